@@ -1,0 +1,63 @@
+package io.isobench;
+
+import java.util.Locale;
+
+/**
+ * An arm of a task: {@code baseline} (parent commit), {@code human} (merged commit) or an agent arm
+ * (parent + an agent's patch). Agent arms carry the agent's name; legacy data knows one agent per tree.
+ */
+public record Arm(Kind kind, String agentName) {
+
+    public enum Kind { BASELINE, HUMAN, AGENT }
+
+    public static final Arm BASELINE = new Arm(Kind.BASELINE, null);
+    public static final Arm HUMAN = new Arm(Kind.HUMAN, null);
+
+    public Arm {
+        if (kind == null) {
+            throw new IllegalArgumentException("arm kind must not be null");
+        }
+        if (kind == Kind.AGENT && (agentName == null || agentName.isBlank())) {
+            throw new IllegalArgumentException("agent arm needs an agent name");
+        }
+        if (kind != Kind.AGENT) {
+            agentName = null;
+        }
+    }
+
+    public static Arm agent(String name) {
+        return new Arm(Kind.AGENT, normalizeAgent(name));
+    }
+
+    /** {@code -} and {@code _} are interchangeable in agent names: {@code claude-code} = {@code claude_code}. */
+    public static String normalizeAgent(String name) {
+        return name == null ? null : name.trim().toLowerCase(Locale.ROOT).replace('-', '_');
+    }
+
+    /** Stable label used in the store and in outputs: {@code baseline}, {@code human}, {@code agent:<name>}. */
+    public String label() {
+        return switch (kind) {
+            case BASELINE -> "baseline";
+            case HUMAN -> "human";
+            case AGENT -> "agent:" + agentName;
+        };
+    }
+
+    public static Arm fromLabel(String label) {
+        if (label.equals("baseline")) {
+            return BASELINE;
+        }
+        if (label.equals("human")) {
+            return HUMAN;
+        }
+        if (label.startsWith("agent:")) {
+            return agent(label.substring("agent:".length()));
+        }
+        throw new IllegalArgumentException("unknown arm label '" + label + "' (expected baseline, human or agent:<name>)");
+    }
+
+    @Override
+    public String toString() {
+        return label();
+    }
+}

@@ -1,0 +1,16 @@
+package io.isobench.cli;
+
+import picocli.CommandLine.Command;
+
+@Command(name = "import", mixinStandardHelpOptions = true,
+        description = "Import results: old ISO-Bench result trees (legacy) or the published HF table (hf).",
+        subcommands = {})
+final class ImportCommand implements Runnable {
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+}

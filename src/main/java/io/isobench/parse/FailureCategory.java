@@ -1,0 +1,71 @@
+package io.isobench.parse;
+
+/**
+ * Failure taxonomy (DESIGN.md §7, a contract for the names). Every failed run gets exactly one category.
+ * Declaration order is irrelevant; precedence between signatures is {@link #precedence()}.
+ */
+public enum FailureCategory {
+    INFRA_TRANSIENT(Retry.YES, 1),
+    DISK_FULL(Retry.AFTER_CLEANUP, 1),
+    ENV_MISSING(Retry.NO, 1),
+    BUILD_FAILED(Retry.NO, 1),
+    DEPENDENCY_CONFLICT(Retry.FIX_RECIPE, 1),
+    MODEL_UNSUPPORTED(Retry.NO, 1),
+    MODEL_ACCESS(Retry.NO, 1),
+    GPU_OOM(Retry.MAYBE, 1),
+    RESOURCES_INSUFFICIENT(Retry.NO, 1),
+    PORT_CONFLICT(Retry.YES, 1),
+    BAD_PERF_COMMAND(Retry.NO, 1),
+    NO_PERF_COMMAND(Retry.NO, 1),
+    PATCH_FAILED(Retry.NO, 1),
+    EMPTY_PATCH(Retry.NO, 1),
+    OUTPUT_MISMATCH(Retry.NO, 1),
+    CUDA_ERROR(Retry.NO, 1),
+    GIT_ERROR(Retry.YES, 1),
+    SERVER_START_TIMEOUT(Retry.MAYBE, 2),
+    SERVER_CRASHED(Retry.MAYBE, 2),
+    NO_METRICS(Retry.NO, 3),
+    TIMEOUT(Retry.MAYBE, 3),
+    UNKNOWN(Retry.NO, 4);
+
+    /** Whether (and how) a failure of this category is worth retrying. */
+    public enum Retry {
+        YES, NO, MAYBE, AFTER_CLEANUP, FIX_RECIPE;
+
+        public String label() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    private final Retry retry;
+    private final int precedence;
+
+    FailureCategory(Retry retry, int precedence) {
+        this.retry = retry;
+        this.precedence = precedence;
+    }
+
+    public Retry retry() {
+        return retry;
+    }
+
+    /** True when an automatic retry may succeed without changing anything (bounded backoff). */
+    public boolean retryable() {
+        return retry == Retry.YES;
+    }
+
+    /** True when a rerun can succeed after a fix (cleanup, recipe, flags) rather than never. */
+    public boolean fixable() {
+        return retry != Retry.NO;
+    }
+
+    /** Lower wins: specific root causes (1) beat server crash/timeout (2), beat no-metrics/timeout (3), beat unknown (4). */
+    public int precedence() {
+        return precedence;
+    }
+
+    /** True for outcomes that belong to the agent's patch itself rather than the infrastructure. */
+    public boolean agentOutcome() {
+        return this == PATCH_FAILED || this == EMPTY_PATCH || this == OUTPUT_MISMATCH;
+    }
+}

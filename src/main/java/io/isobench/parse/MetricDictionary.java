@@ -1,0 +1,87 @@
+package io.isobench.parse;
+
+import io.isobench.Mode;
+
+import java.util.regex.Pattern;
+
+/**
+ * The canonical metric dictionary (DESIGN.md §5, a contract): names carry their unit, direction is fixed.
+ * Percentile families accept any statistic suffix ({@code mean}, {@code median}, {@code std}, {@code pNN}).
+ */
+public final class MetricDictionary {
+
+    private static final Pattern STAT = Pattern.compile("(mean|median|std|p\\d{1,2}(\\.\\d+)?|min|max)");
+    private static final Pattern LATENCY_STAT = Pattern.compile("(avg|p\\d{1,2}(\\.\\d+)?|median|std)");
+
+    private MetricDictionary() {
+    }
+
+    /** Unit and direction of a canonical metric name, or {@code null} if the name is not canonical. */
+    public static Definition lookup(String name) {
+        if (name == null) {
+            return null;
+        }
+        for (String fam : new String[] {"ttft_ms_", "tpot_ms_", "itl_ms_", "e2el_ms_"}) {
+            if (name.startsWith(fam) && STAT.matcher(name.substring(fam.length())).matches()) {
+                return new Definition(name, "ms", Better.LOWER);
+            }
+        }
+        if (name.startsWith("latency_ms_") && LATENCY_STAT.matcher(name.substring(11)).matches()) {
+            return new Definition(name, "ms", Better.LOWER);
+        }
+        if (name.startsWith("client_queue_ms_") && STAT.matcher(name.substring(16)).matches()) {
+            return new Definition(name, "ms", Better.NONE);
+        }
+        return switch (name) {
+            case "request_throughput_rps", "request_goodput_rps" -> new Definition(name, "req/s", Better.HIGHER);
+            case "output_throughput_tok_s", "total_throughput_tok_s", "input_throughput_tok_s",
+                 "peak_output_throughput_tok_s" -> new Definition(name, "tok/s", Better.HIGHER);
+            case "peak_concurrent_requests" -> new Definition(name, "requests", Better.NONE);
+            case "completed_requests", "failed_requests" -> new Definition(name, "requests", Better.NONE);
+            case "total_input_tokens", "total_output_tokens" -> new Definition(name, "tokens", Better.NONE);
+            case "duration_s" -> new Definition(name, "s", Better.NONE);
+            case "micro_avg_ms", "micro_p50_ms" -> new Definition(name, "ms", Better.LOWER);
+            case "accuracy_score" -> new Definition(name, "score", Better.HIGHER);
+            default -> null;
+        };
+    }
+
+    /** Like {@link #lookup} but fails for unknown names: a stored metric always has a unit. */
+    public static Definition require(String name) {
+        Definition d = lookup(name);
+        if (d == null) {
+            throw new IllegalArgumentException("'" + name + "' is not a canonical metric name (DESIGN.md §5)");
+        }
+        return d;
+    }
+
+    /** Primary metric per mode (DESIGN.md §5). */
+    public static String primaryMetric(Mode mode) {
+        return switch (mode) {
+            case SERVING -> "tpot_ms_mean";
+            case LATENCY -> "latency_ms_avg";
+            case THROUGHPUT -> "total_throughput_tok_s";
+            case PREFIX_CACHING -> "output_throughput_tok_s";
+            case MICRO -> "micro_avg_ms";
+        };
+    }
+
+    /**
+     * Improvement in percent, positive = better: lower-is-better {@code (B − X)/B × 100},
+     * higher-is-better {@code (X − B)/B × 100}. Null (never 0, never NaN) when a value is missing or B = 0.
+     */
+    public static Double improvementPct(Better better, Double base, Double x) {
+        if (base == null || x == null || base == 0.0 || base.isNaN() || x.isNaN()
+                || base.isInfinite() || x.isInfinite()) {
+            return null;
+        }
+        return switch (better) {
+            case LOWER -> (base - x) / base * 100.0;
+            case HIGHER -> (x - base) / base * 100.0;
+            case NONE -> null;
+        };
+    }
+
+    public record Definition(String name, String unit, Better better) {
+    }
+}

@@ -1,0 +1,51 @@
+package io.isobench.store;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * The results store: embedded DuckDB by default, PostgreSQL for teams (same schema, versioned migrations).
+ * Obtain one with {@link Stores#open(String)}.
+ */
+public interface Store extends AutoCloseable {
+
+    /** Runs {@code work} in one transaction: all of it is stored, or none of it. */
+    <T> T inTransaction(TxWork<T> work);
+
+    /** Stores bytes once (content-addressed, compressed); returns the sha256 hex. Whole, never truncated. */
+    String putArtifact(String kind, byte[] bytes);
+
+    /** The stored bytes for a sha256, decompressed. */
+    Optional<byte[]> artifact(String sha256);
+
+    /** An imported source with this relative path and content hash, if any. */
+    Optional<SourceRecord> findSource(String path, String sha256);
+
+    void putSource(SourceRecord source);
+
+    /** Inserts or replaces a run and its metrics. */
+    void putRun(RunRecord run);
+
+    void putTask(TaskRecord task);
+
+    Optional<TaskRecord> task(String taskId);
+
+    /** Streams runs matching the filter, ordered by commitShort, pipeline, arm, round. */
+    void forEachRun(RunFilter filter, Consumer<RunRecord> sink);
+
+    long countRuns();
+
+    List<SourceRecord> sources();
+
+    /** Where the store lives, for messages (a file path or a JDBC URL without credentials). */
+    String describe();
+
+    @Override
+    void close();
+
+    @FunctionalInterface
+    interface TxWork<T> {
+        T run(Store tx);
+    }
+}
