@@ -54,6 +54,7 @@ public final class LintReport {
         m.put("model", p.model());
         m.put("model_from_task", p.modelFromTask());
         m.put("env", p.env());
+        m.put("argv", p.argv());
         m.put("gpus", p.gpus());
         if (p.modelSize() != null) {
             Map<String, Object> s = new LinkedHashMap<>();

@@ -77,7 +77,8 @@ public record ModelSize(String model, double paramsB, double bytesPerParam, Stri
         for (Known k : TABLE) {
             if (k.name.matcher(base).find()) {
                 double b = k.bytesPerParam != null && bytes == 2.0 ? k.bytesPerParam : bytes;
-                String p = k.bytesPerParam != null && bytes == 2.0 ? fmt(b) + " bytes/param (native)" : precision;
+                String p = k.bytesPerParam != null && bytes == 2.0 ? fmt(b) + (b == 1.0 ? " byte" : " bytes") + "/param (native)"
+                        : precision;
                 return Optional.of(new ModelSize(name, k.paramsB, b, k.note + ", " + p));
             }
         }

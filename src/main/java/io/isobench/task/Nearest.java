@@ -10,6 +10,15 @@ final class Nearest {
     }
 
     static Optional<String> of(String name, Collection<String> known) {
+        String prefixed = null;
+        for (String k : known) {
+            if (k.startsWith(name) && k.length() > name.length() && (prefixed == null || k.length() < prefixed.length())) {
+                prefixed = k;
+            }
+        }
+        if (prefixed != null) {
+            return Optional.of(prefixed);
+        }
         String best = null;
         int bestD = Integer.MAX_VALUE;
         for (String k : known) {

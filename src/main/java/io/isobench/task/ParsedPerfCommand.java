@@ -51,6 +51,20 @@ public record ParsedPerfCommand(
         ClientConfig client,
         List<Finding> findings) {
 
+    /**
+     * Offline modes: the benchmark argv to run — the command as written (env prefix excluded: see {@link #env()}),
+     * plus {@code --model M} when the model came from the task. Serving tasks run isobench's client instead.
+     */
+    public List<String> benchmarkArgv() {
+        if (!modelFromTask || model == null) {
+            return argv;
+        }
+        List<String> out = new ArrayList<>(argv);
+        out.add("--model");
+        out.add(model);
+        return List.copyOf(out);
+    }
+
     /** The OpenAI-compatible server module every serving arm starts. */
     public static final String SERVER_MODULE = "vllm.entrypoints.openai.api_server";
 

@@ -32,7 +32,8 @@ public final class PerfCommand {
     private static final Pattern ENV_ASSIGNMENT = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*=.*", Pattern.DOTALL);
     private static final Pattern NUMBER = Pattern.compile("-?\\d+(\\.\\d+)?([eE][-+]?\\d+)?");
     private static final Pattern ALL_CAPS = Pattern.compile("[A-Z][A-Z0-9_]*[A-Z0-9]");
-    private static final Pattern ANGLE_OR_BRACE = Pattern.compile("<[^<>]+>|\\{[^{}]*}|\\$\\{?[A-Za-z_][A-Za-z0-9_]*}?");
+    private static final Pattern ANGLE_OR_BRACE = Pattern.compile(
+            "<[A-Za-z_][A-Za-z0-9_ -]*>|\\{[A-Za-z_][A-Za-z0-9_]*}|\\$\\{?[A-Za-z_][A-Za-z0-9_]*}?");
     private static final Pattern SCRIPT_NAME = Pattern.compile("benchmark_(serving|throughput|latency|prefix_caching)\\.py");
     private static final Pattern HF_TOKEN = Pattern.compile("hf_[A-Za-z0-9]{10,}");
     private static final Pattern API_KEY = Pattern.compile("sk-[A-Za-z0-9_-]{16,}");
@@ -492,7 +493,7 @@ public final class PerfCommand {
                     ModelSize s = est.get();
                     double capacity = replica * ModelSize.H100_MEMORY_GB;
                     String estimate = "estimate: " + ModelSize.fmt(s.paramsB()) + "B params × "
-                            + ModelSize.fmt(s.bytesPerParam()) + " bytes ≈ " + ModelSize.fmt(Math.round(s.weightsGb()))
+                            + ModelSize.fmt(s.bytesPerParam()) + (s.bytesPerParam() == 1.0 ? " byte ≈ " : " bytes ≈ ") + ModelSize.fmt(Math.round(s.weightsGb()))
                             + " GB of weights; " + s.basis();
                     int need = s.gpusNeeded();
                     if (s.weightsGb() > capacity) {

@@ -11,6 +11,9 @@ import java.util.List;
  */
 final class Shell {
 
+    private static final java.util.regex.Pattern ANGLE_PLACEHOLDER =
+            java.util.regex.Pattern.compile("<[A-Za-z_][A-Za-z0-9_-]*>(?=\\s|$)");
+
     private Shell() {
     }
 
@@ -98,6 +101,13 @@ final class Shell {
                     quoted = false;
                 }
                 i++;
+            } else if (c == '<' && ANGLE_PLACEHOLDER.matcher(text).region(i, n).lookingAt()) {
+                // `<model>` in a documented command is a placeholder, not a redirection
+                var m = ANGLE_PLACEHOLDER.matcher(text).region(i, n);
+                m.lookingAt();
+                word.append(m.group());
+                inWord = true;
+                i = m.end();
             } else if (c == ';' || c == '&' || c == '|' || c == '<' || c == '>' || c == '(' || c == ')') {
                 if (inWord && (c == '>' || c == '<') && isFdNumber(word)) {
                     word.setLength(0);
