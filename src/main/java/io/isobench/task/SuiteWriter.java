@@ -56,7 +56,9 @@ public final class SuiteWriter {
             if (t.parentCommit() != null) {
                 b.append("    parent_commit: ").append(q(t.parentCommit())).append('\n');
             }
-            b.append("    perf_command: ").append(t.perfCommand() == null ? "\"\"" : q(t.perfCommand())).append('\n');
+            if (t.perfCommand() != null) {
+                b.append("    perf_command: ").append(q(t.perfCommand())).append('\n');
+            }
             if (t.model() != null) {
                 b.append("    model: ").append(q(t.model())).append('\n');
             }
