@@ -282,6 +282,10 @@ public final class PerfCommand {
                     name = t.substring(0, eq);
                     value = t.substring(eq + 1);
                 }
+                if (value == null && name.matches("-O[0-3]")) { // -O3: compilation level, value attached
+                    value = name.substring(2);
+                    name = "-O";
+                }
                 String canonical = VllmFlags.ALIASES.getOrDefault(name, name);
                 if (value == null && k + 1 < w.size() && !isFlagLike(w.get(k + 1))) {
                     String next = w.get(k + 1);

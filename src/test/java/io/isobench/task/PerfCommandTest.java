@@ -200,4 +200,15 @@ class PerfCommandTest {
         assertThat(p.findings().get(0).message()).contains("--multi-step-stream-outputs");
         assertThat(p.serverArgv()).endsWith("--multi-step");
     }
+
+    @Test
+    void attachedAndEqualsValuesAreUnderstood() {
+        ParsedPerfCommand p = PerfCommand.parse("python benchmarks/benchmark_serving.py --model=facebook/opt-125m"
+                + " -tp=2 -O3 --num-prompts=10");
+        assertThat(p.model()).isEqualTo("facebook/opt-125m");
+        assertThat(p.gpus()).isEqualTo(2);
+        assertThat(p.serverArgv()).containsSubsequence("--tensor-parallel-size", "2", "--compilation-config", "3");
+        assertThat(p.client().get("--num-prompts")).contains("10");
+        assertThat(p.findings()).isEmpty();
+    }
 }
