@@ -28,8 +28,13 @@ final class LenientJson {
             .nodeFactory(JsonNodeFactory.withExactBigDecimals(true))
             .build();
 
+    /** Reads the first value and stops (used to find where a complete object ends). */
+    private static final ObjectMapper FIRST_VALUE = MAPPER.rebuild()
+            .disable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .build();
+
     /** {@code "key": ,} or {@code "key": }} — a member whose value is missing. */
-    private static final Pattern MISSING_VALUE = Pattern.compile("(\"(?:[^\"\\\\]|\\\\.)*\"\\s*:\\s*)(?=[,}\\]])");
+    private static final Pattern MISSING_VALUE = Pattern.compile("(\"(?:[^\"\\\\]++|\\\\.)*+\"\\s*+:\\s*+)(?=[,}\\]])");
 
     private LenientJson() {
     }
@@ -59,8 +64,8 @@ final class LenientJson {
     private static Parsed recover(String text, JsonProcessingException first) throws Unrecoverable {
         String reason = describe(first);
         // 1. A complete value followed by a stray fragment.
-        try (JsonParser p = MAPPER.getFactory().createParser(text)) {
-            JsonNode node = MAPPER.readTree(p);
+        try (JsonParser p = FIRST_VALUE.getFactory().createParser(text)) {
+            JsonNode node = FIRST_VALUE.readTree(p);
             if (node != null && node.isContainerNode()) {
                 JsonLocation end = p.currentLocation();
                 long offset = end.getCharOffset();
