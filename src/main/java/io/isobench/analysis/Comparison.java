@@ -62,6 +62,11 @@ public record Comparison(
      */
     public static Comparison compute(ArmSamples x, ArmSamples reference, Better better, NoiseFloor noiseFloor,
                                      StatsConfig config) {
+        return compute(x, reference, better, noiseFloor, config, new MedianCache(config));
+    }
+
+    static Comparison compute(ArmSamples x, ArmSamples reference, Better better, NoiseFloor noiseFloor,
+                              StatsConfig config, MedianCache medians) {
         if (better == null || better == Better.NONE) {
             throw new IllegalArgumentException("metric direction (" + better
                     + ") must be lower or higher: a metric without direction has no better/worse");
@@ -95,7 +100,7 @@ public record Comparison(
             if (positive) {
                 ratio = mx / mr;
                 speedup = better == Better.LOWER ? mr / mx : mx / mr;
-                double[] ci = Bootstrap.speedupCi(xs, rs, better, config.bootstrapResamples(), config.bootstrapSeed(),
+                double[] ci = Bootstrap.speedupCi(medians.asArm(x), medians.asReference(reference), better,
                         config.confidence());
                 ciLow = ci[0];
                 ciHigh = ci[1];

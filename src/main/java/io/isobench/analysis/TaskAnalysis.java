@@ -122,11 +122,12 @@ public record TaskAnalysis(
         ArmSummary secondSummary = second == null ? null : ArmSummary.of(second);
         NoiseFloor floor = NoiseFloor.of(input.baseline().values(), second);
         Better better = input.better();
-        Comparison hb = Comparison.compute(input.human(), input.baseline(), better, floor, config);
+        MedianCache medians = new MedianCache(config);
+        Comparison hb = Comparison.compute(input.human(), input.baseline(), better, floor, config, medians);
         List<AgentOutcome> agents = new ArrayList<>(input.agents().size());
         for (ArmSamples a : input.agents()) {
-            Comparison ab = Comparison.compute(a, input.baseline(), better, floor, config);
-            Comparison ah = Comparison.compute(a, input.human(), better, floor, config);
+            Comparison ab = Comparison.compute(a, input.baseline(), better, floor, config, medians);
+            Comparison ah = Comparison.compute(a, input.human(), better, floor, config, medians);
             agents.add(AgentOutcome.of(ab, ah, hb, config));
         }
         return new TaskAnalysis(input.metric(), better, summaries, secondSummary, floor, hb, agents,
