@@ -50,6 +50,31 @@ public record Comparison(
         }
     }
 
+    /**
+     * Flat machine form with snake_case keys (insertion-ordered, unmodifiable; {@code null} values kept), without
+     * the config: store it once per task ({@link TaskAnalysis#toMap()}).
+     */
+    public java.util.Map<String, Object> toMap() {
+        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+        m.put("arm", arm);
+        m.put("reference", reference);
+        m.put("better", better.label());
+        m.put("n", n);
+        m.put("n_reference", nReference);
+        m.put("median_ratio", medianRatio);
+        m.put("speedup", speedup);
+        m.put("delta_pct", deltaPct);
+        m.put("ci_low_speedup", ciLowSpeedup);
+        m.put("ci_high_speedup", ciHighSpeedup);
+        m.put("mann_whitney_u", mannWhitneyU);
+        m.put("p_value", pValue);
+        m.put("p_value_method", pValueMethod.label());
+        m.put("threshold_pct", thresholdPct);
+        m.put("verdict", verdict.label());
+        m.put("reason", reason);
+        return java.util.Collections.unmodifiableMap(m);
+    }
+
     /** True when the CI lies wholly above or wholly below 1. */
     public boolean ciExcludesOne() {
         return ciLowSpeedup != null && ciHighSpeedup != null && (ciLowSpeedup > 1.0 || ciHighSpeedup < 1.0);

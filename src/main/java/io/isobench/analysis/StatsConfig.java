@@ -77,6 +77,16 @@ public record StatsConfig(
                 minEffectPct, optHumanFraction);
     }
 
+    /** One line, for table footers and log lines. */
+    public String shortText() {
+        return String.format(Locale.ROOT,
+                "median ratio, %s%% percentile bootstrap CI (%d resamples, seed %d); Mann-Whitney U two-sided "
+                        + "(exact n<=%d, no ties); inconclusive n<%d or CV>%s%%; better/worse: CI excludes 1 and "
+                        + "|delta|>max(noise floor, %s%%)",
+                fmt(confidence * 100), bootstrapResamples, bootstrapSeed, exactMaxN, minValidRounds, fmt(cvGatePct),
+                fmt(minEffectPct));
+    }
+
     /** One paragraph, for report receipts and dataset cards. */
     public String describe() {
         return String.format(Locale.ROOT,

@@ -138,6 +138,49 @@ public record TaskAnalysis(
         return analyse(input, StatsConfig.defaults());
     }
 
+    /**
+     * Machine form (snake_case keys, insertion-ordered, {@code null} kept for undefined values) to store beside the
+     * raw samples; includes the method ({@link StatsConfig#toMap()}).
+     */
+    public Map<String, Object> toMap() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("metric", metric);
+        m.put("better", better.label());
+        Map<String, Object> arms = new LinkedHashMap<>();
+        summaries.forEach((label, s) -> arms.put(label, summaryMap(s)));
+        m.put("arms", arms);
+        m.put("second_baseline", secondBaselineSummary == null ? null : summaryMap(secondBaselineSummary));
+        m.put("noise_floor_pct", noiseFloor.noiseFloorPct());
+        m.put("noise_floor_source", noiseFloor.source().label());
+        m.put("human_vs_baseline", humanVsBaseline.toMap());
+        List<Object> agentMaps = new ArrayList<>();
+        for (AgentOutcome a : agents) {
+            Map<String, Object> am = new LinkedHashMap<>();
+            am.put("agent", a.agent());
+            am.put("vs_baseline", a.vsBaseline().toMap());
+            am.put("vs_human", a.vsHuman().toMap());
+            am.put("opt_base", a.optBase());
+            am.put("opt_human", a.optHuman());
+            agentMaps.add(Collections.unmodifiableMap(am));
+        }
+        m.put("agents", Collections.unmodifiableList(agentMaps));
+        m.put("replay_validity", replayValidity.label());
+        m.put("method", config.toMap());
+        return Collections.unmodifiableMap(m);
+    }
+
+    private static Map<String, Object> summaryMap(ArmSummary s) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("n", s.n());
+        m.put("median", s.median());
+        m.put("mean", s.mean());
+        m.put("sd", s.sd());
+        m.put("cv", s.cv());
+        m.put("min", s.min());
+        m.put("max", s.max());
+        return Collections.unmodifiableMap(m);
+    }
+
     /** The outcome of one agent arm by label ({@code agent:<name>}). */
     public java.util.Optional<AgentOutcome> agent(String label) {
         return agents.stream().filter(a -> a.agent().equals(label)).findFirst();

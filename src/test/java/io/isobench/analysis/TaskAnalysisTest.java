@@ -42,6 +42,8 @@ class TaskAnalysisTest {
                 .containsEntry("test_exact_max_n", 8).containsEntry("test_gating", false);
         assertThat(CFG.describe()).contains("10000 resamples", "seed 42", "95% percentile bootstrap",
                 "n <= 8", "< 3 valid rounds", "CV > 10%", "max(noise floor, 2%)", "0.95 x human");
+        assertThat(CFG.shortText()).contains("95% percentile bootstrap CI (10000 resamples, seed 42)", "CV>10%",
+                "max(noise floor, 2%)");
         assertThatThrownBy(() -> CFG.withBootstrap(10, 1)).hasMessageContaining("bootstrapResamples (10)");
     }
 
@@ -92,6 +94,19 @@ class TaskAnalysisTest {
         assertThat(a.optHuman()).isFalse(); // 40/35 = 1.143 < 0.95 * 1.333
         assertThat(t.summaries()).containsOnlyKeys("baseline", "human", "agent:claude_code");
         assertThat(t.noiseFloor().source()).isEqualTo(NoiseFloor.Source.SPLIT_ROUNDS);
+    }
+
+    @Test
+    void machineFormIsJsonReady() throws Exception {
+        TaskAnalysis t = lower(around(40), around(30), ArmSamples.of(CLAUDE));
+        String json = new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(t.toMap());
+        assertThat(json).startsWith("{\"metric\":\"tpot_ms_mean\",\"better\":\"lower\",\"arms\":{\"baseline\":{\"n\":5,")
+                .contains("\"noise_floor_source\":\"split_rounds\"", "\"verdict\":\"better\"",
+                        "\"verdict\":\"failed\"", "\"speedup\":null", "\"opt_base\":false",
+                        "\"replay_validity\":\"valid\"", "\"method\":{\"ci_method\":", "\"p_value_method\":\"exact\"");
+        assertThat(t.humanVsBaseline().toMap().keySet()).containsExactly("arm", "reference", "better", "n",
+                "n_reference", "median_ratio", "speedup", "delta_pct", "ci_low_speedup", "ci_high_speedup",
+                "mann_whitney_u", "p_value", "p_value_method", "threshold_pct", "verdict", "reason");
     }
 
     @Test
