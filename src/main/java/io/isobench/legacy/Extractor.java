@@ -2,6 +2,10 @@ package io.isobench.legacy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.isobench.Mode;
+import io.isobench.parse.Metric;
+import io.isobench.parse.MetricDictionary;
+import io.isobench.parse.OutputParser;
+import io.isobench.parse.ParsedOutput;
 import io.isobench.store.RunRecord.RunKind;
 import io.isobench.store.RunRecord.RunStatus;
 
@@ -36,9 +40,6 @@ final class Extractor {
 
     private static final Pattern ARM_IN_ERROR = Pattern.compile("^\\s*(baseline|human|agent)\\b", Pattern.CASE_INSENSITIVE);
     private static final Pattern PATCH_AGENT = Pattern.compile("/runs/[^/]+/([^/]+)/");
-    private static final Pattern NEW_THROUGHPUT_OUTPUT =
-            Pattern.compile("Throughput: [0-9.]+ requests/s, [0-9.]+ total tokens/s, ([0-9.]+) output tokens/s");
-    private static final Pattern LATENCY_PCT = Pattern.compile("(?m)^(\\d{1,2})% percentile latency: ([0-9.eE+-]+) seconds");
 
     /** Task facts found in a file (nulls when absent). */
     record TaskInfo(String commit, String parent, String subject, String perfCommand, String model, String gpuConfig,
@@ -164,6 +165,7 @@ final class Extractor {
             String raw = text(result, arm + "_raw");
             d.raw = raw;
             RawText rt = new RawText(raw, headTruncated);
+            d.truncation = headTruncated ? OutputParser.Truncation.HEAD_KEPT : OutputParser.Truncation.NONE;
             evaluate(d, metrics == null || metrics.isNull() ? null : metrics, rt, mode);
             String armError = text(result, arm + "_error");
             d.sourceStatus = status;
@@ -197,7 +199,7 @@ final class Extractor {
             } else {
                 d.status = RunStatus.FAILED;
             }
-            d.failureText = join(armError, namedArm == null || namedArm.equals(arm) ? error : null, raw);
+            d.failureError = join(armError, namedArm == null || namedArm.equals(arm) ? error : null);
             runs.add(d);
         }
         return runs;
@@ -213,6 +215,7 @@ final class Extractor {
         d.model = text(root, "model");
         String raw = text(root, "raw_output");
         d.raw = raw;
+        d.truncation = OutputParser.Truncation.TAIL_KEPT;
         RawText rt = new RawText(raw, false);
         Mode mode = rt.mode();
         if (mode == null) {
@@ -246,7 +249,7 @@ final class Extractor {
             d.extra.set("parameters", root.get("parameters"));
         }
         d.status = perFileStatus(d, status, root, raw);
-        d.failureText = join(error, raw);
+        d.failureError = error;
         TaskInfo task = new TaskInfo(d.commit, firstText(root, "parent_commit", "parent_hash", "parent_short"), null,
                 null, d.arm.equals("human") ? d.model : null, null, "vllm");
         String pipeline = det.format() == LegacyFormat.R3 ? "run_2026-01-18/19" : "separate";
@@ -313,7 +316,7 @@ final class Extractor {
             d.notes.add("substitute model " + d.model + " for " + text(root, "original_model"));
         }
         d.status = perFileStatus(d, status, root, d.raw);
-        d.failureText = join(d.sourceError, d.raw);
+        d.failureError = d.sourceError;
         return new Extracted(List.of(d), new TaskInfo(d.commit, null, null, null, null, null, "vllm"),
                 "docker_single", List.of());
     }
@@ -351,7 +354,7 @@ final class Extractor {
             putIfText(d, "source_error", d.sourceError);
             putIfText(d, "benchmark_type", text(a, "benchmark_type"));
             d.status = perFileStatus(d, d.sourceStatus, a, raw);
-            d.failureText = join(d.sourceError, raw);
+            d.failureError = d.sourceError;
             runs.add(d);
         }
         return new Extracted(runs, new TaskInfo(commit, null, null, null, null, null, "vllm"), "docker_3way",
@@ -390,6 +393,7 @@ final class Extractor {
             }
             String raw = text(a, "raw_output");
             d.raw = raw;
+            d.truncation = OutputParser.Truncation.TAIL_KEPT;
             evaluate(d, a, new RawText(raw, false), mode);
             d.sourceStatus = text(a, "status");
             d.sourceError = firstText(a, "error", "error_message");
@@ -398,7 +402,7 @@ final class Extractor {
             putIfText(d, "source_status", d.sourceStatus);
             putIfText(d, "source_error", d.sourceError);
             d.status = perFileStatus(d, d.sourceStatus, a, raw);
-            d.failureText = join(d.sourceError, raw);
+            d.failureError = d.sourceError;
             runs.add(d);
         }
         TaskInfo task = new TaskInfo(commit, text(root, "parent_hash"), text(root, "description"),
@@ -462,13 +466,13 @@ final class Extractor {
                     d.extra.set("speedup", result.get("speedup"));
                 }
                 d.raw = text(result, "stdout");
-                d.failureText = join(error, text(result, "stderr"), d.raw);
+                d.failureError = join(error, text(result, "stderr"));
             } else {
                 JsonNode m = result.get(pair[1] + "_metrics");
                 String raw = text(m, "raw_output");
                 d.raw = raw;
                 evaluate(d, m == null || m.isNull() ? null : m, new RawText(raw, false), mode);
-                d.failureText = join(error, raw);
+                d.failureError = error;
             }
             if (d.primary != null) {
                 d.status = RunStatus.SUCCESS;
@@ -494,7 +498,6 @@ final class Extractor {
         d.mode = micro ? Mode.MICRO : null;
         d.status = RunStatus.FAILED;
         d.raw = text;
-        d.failureText = text;
         d.notes.add("no result JSON beside this log: the first (baseline) run failed before writing one");
         return new Extracted(List.of(d), new TaskInfo(d.commit, null, null, null, null, null, "vllm"),
                 micro ? "micro" : "native_runner", List.of());
@@ -553,66 +556,19 @@ final class Extractor {
     }
 
     private static void collectMetrics(RunDraft d, RawText rt, Mode mode) {
-        // TODO(parse): use io.isobench.parse.OutputParser for the other metrics once it lands on main.
-        for (Map.Entry<String, RawText.Found> row : rt.servingRows().entrySet()) {
-            String name = servingRowMetric(row.getKey());
-            if (name != null) {
-                d.metrics.putIfAbsent(name, row.getValue().value().doubleValue());
+        if (!rt.isEmpty()) {
+            ParsedOutput parsed = OutputParser.parse(rt.text(), d.truncation);
+            for (Metric m : parsed.metrics()) {
+                d.metrics.putIfAbsent(m.name(), m.value());
+            }
+            if (!parsed.warnings().isEmpty()) {
+                d.extra.set("parse_warnings", LenientJson.MAPPER.valueToTree(parsed.warnings()));
             }
         }
-        String text = rt.text();
-        Matcher tp = RawText.THROUGHPUT.matcher(text);
-        if (tp.find()) {
-            putDecimal(d, "request_throughput_rps", tp.group(1));
-            putDecimal(d, "total_throughput_tok_s", tp.group(2));
-            Matcher out = NEW_THROUGHPUT_OUTPUT.matcher(text);
-            if (out.find()) {
-                putDecimal(d, "output_throughput_tok_s", out.group(1));
-            }
-        }
-        Matcher lat = LATENCY_PCT.matcher(text);
-        while (lat.find()) {
-            RawText.Found f = RawText.decimal(lat.group(2));
-            if (f != null) {
-                d.metrics.putIfAbsent("latency_ms_p" + lat.group(1), RawText.scaled(f, 3).value().doubleValue());
-            }
-        }
+        // The contract's primary value wins over whatever a general parser read.
         if (mode != null && mode != Mode.MICRO && d.primary != null) {
-            d.metrics.put(io.isobench.parse.MetricDictionary.primaryMetric(mode),
-                    d.primary.found().value().doubleValue());
+            d.metrics.put(MetricDictionary.primaryMetric(mode), d.primary.found().value().doubleValue());
         }
-    }
-
-    private static void putDecimal(RunDraft d, String name, String text) {
-        RawText.Found f = RawText.decimal(text);
-        if (f != null) {
-            d.metrics.putIfAbsent(name, f.value().doubleValue());
-        }
-    }
-
-    /** Canonical metric name for a serving-block row label, or null. */
-    static String servingRowMetric(String label) {
-        if (RawText.isPercentileRow(label)) {
-            String[] parts = label.split(" ");
-            String stat = parts[0].toLowerCase(Locale.ROOT);
-            String fam = parts[1].toLowerCase(Locale.ROOT);
-            return fam + "_ms_" + stat;
-        }
-        return switch (label) {
-            case "Successful requests" -> "completed_requests";
-            case "Failed requests" -> "failed_requests";
-            case "Benchmark duration (s)" -> "duration_s";
-            case "Total input tokens" -> "total_input_tokens";
-            case "Total generated tokens" -> "total_output_tokens";
-            case "Request throughput (req/s)" -> "request_throughput_rps";
-            case "Request goodput (req/s)" -> "request_goodput_rps";
-            case "Output token throughput (tok/s)" -> "output_throughput_tok_s";
-            case "Peak output token throughput (tok/s)" -> "peak_output_throughput_tok_s";
-            case "Total Token throughput (tok/s)", "Total token throughput (tok/s)" -> "total_throughput_tok_s";
-            case "Input token throughput (tok/s)" -> "input_throughput_tok_s";
-            case "Peak concurrent requests" -> "peak_concurrent_requests";
-            default -> null;
-        };
     }
 
     /** Mode from a perf_command (R1 rule, case-insensitive); SGLang's {@code bench_serving} counts as serving. */

@@ -43,6 +43,8 @@ public final class LegacyImporter {
     private final Store store;
     private final String agentOption;
     private final PrintWriter progress;
+    private Map<String, SourceRecord> known = Map.of();
+    private final Map<String, TaskRecord> tasksSeen = new java.util.HashMap<>();
 
     /**
      * @param store       where runs go
@@ -76,6 +78,11 @@ public final class LegacyImporter {
             throw new IsobenchException.BadInput("import root '" + root + "' is empty (no files to import)");
         }
         Path absRoot = root.toAbsolutePath().normalize();
+        // One read of the sources instead of a query per file (one row per imported file: small even for big stores).
+        known = new java.util.HashMap<>();
+        for (SourceRecord src : store.sources()) {
+            known.put(src.path() + "\n" + src.sha256(), src);
+        }
         List<ImportSummary.FileOutcome> outcomes = new ArrayList<>();
         for (Path file : files) {
             String path = canonicalPath(absRoot, file.toAbsolutePath().normalize());
@@ -132,7 +139,7 @@ public final class LegacyImporter {
         byte[] bytes = Files.readAllBytes(file);
         String sha = sha256(bytes);
         FormatDetector.Detection det = FormatDetector.detect(path);
-        Optional<SourceRecord> existing = store.findSource(path, sha);
+        Optional<SourceRecord> existing = Optional.ofNullable(known.get(path + "\n" + sha));
         if (existing.isPresent()) {
             return new ImportSummary.FileOutcome(path, existing.get().formatId(), ImportSummary.Outcome.UNCHANGED,
                     "already imported (" + existing.get().outcome() + ")", 0);
@@ -253,13 +260,14 @@ public final class LegacyImporter {
                     sidecarArts.put(name, "unreadable: " + e.getMessage());
                 }
             }
-            int n = 0;
+            List<RunRecord> records = new ArrayList<>();
             for (RunDraft d : ex.runs()) {
-                tx.putRun(toRecord(d, tx, path, sourceId, formatId, ex, fileAgent, recovery, sidecarArts));
-                n++;
+                records.add(toRecord(d, tx, path, sourceId, formatId, ex, fileAgent, recovery, sidecarArts));
             }
+            tx.putRuns(records);
+            int n = records.size();
             if (ex.task() != null) {
-                putTask(tx, ex.task(), det.commit());
+                putTask(tx, ex.task(), det.commit(), tasksSeen);
             }
             tx.putSource(new SourceRecord(sourceId, formatId, path, sha, ex.pipeline(), sourceId, fileAgent,
                     outcome, recovery, contentArt));
@@ -339,14 +347,13 @@ public final class LegacyImporter {
                 d.envRef, null, logArt, notes.isEmpty() ? null : String.join("; ", notes), extra.toString(), metrics);
     }
 
-    private static void putTask(Store tx, Extractor.TaskInfo t, String pathCommit) {
+    private static void putTask(Store tx, Extractor.TaskInfo t, String pathCommit, Map<String, TaskRecord> seen) {
         String commit = t.commit() != null ? t.commit().toLowerCase(Locale.ROOT) : pathCommit;
         if (commit == null) {
             return;
         }
         String id = commit.substring(0, Math.min(8, commit.length()));
-        Optional<TaskRecord> old = tx.task(id);
-        TaskRecord o = old.orElse(null);
+        TaskRecord o = seen.containsKey(id) ? seen.get(id) : tx.task(id).orElse(null);
         Integer gpus = null;
         String gpuConfig = pick(t.gpuConfig(), o == null ? null : o.gpuConfig());
         if (gpuConfig != null) {
@@ -356,12 +363,16 @@ public final class LegacyImporter {
             }
         }
         String full = longer(commit, o == null ? null : o.commit());
-        tx.putTask(new TaskRecord(id, pick(o == null ? null : o.repo(), t.repo()), full,
+        TaskRecord merged = new TaskRecord(id, pick(o == null ? null : o.repo(), t.repo()), full,
                 pick(o == null ? null : o.parentCommit(), t.parent()),
                 longer(t.subject(), o == null ? null : o.subject()),
                 pick(o == null ? null : o.perfCommand(), t.perfCommand()),
                 pick(o == null ? null : o.model(), t.model()), gpuConfig,
-                gpus != null ? gpus : o == null ? null : o.gpuCount()));
+                gpus != null ? gpus : o == null ? null : o.gpuCount());
+        if (!merged.equals(o)) {
+            tx.putTask(merged);
+        }
+        seen.put(id, merged);
     }
 
     private static String pick(String a, String b) {

@@ -22,7 +22,7 @@ import java.util.regex.Pattern;
  */
 final class LenientJson {
 
-    static final ObjectMapper MAPPER = JsonMapper.builder()
+    static final JsonMapper MAPPER = JsonMapper.builder()
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .nodeFactory(JsonNodeFactory.withExactBigDecimals(true))

@@ -38,10 +38,6 @@ final class RawText {
     private static final Pattern TOTAL_INPUT_TOKENS = Pattern.compile("^Total input tokens:\\s+([0-9]+)", F);
     private static final Pattern TOTAL_GENERATED_TOKENS = Pattern.compile("^Total generated tokens:\\s+([0-9]+)", F);
     private static final Pattern OUTPUT_TOK_S = Pattern.compile("^Output token throughput \\(tok/s\\):\\s+([0-9.]+)", F);
-    private static final Pattern BLOCK_ROW = Pattern.compile("^([A-Za-z][A-Za-z0-9 ()/%-]*?)\\s*:\\s+([0-9.]+)[ \\t]*$", F);
-    private static final Pattern BLOCK_END = Pattern.compile("^={20,}[ \\t]*$", F);
-    private static final Pattern PERCENTILE_ROW =
-            Pattern.compile("(Mean|Median|P[0-9]{1,2}(?:\\.[0-9]+)?|Std) (TTFT|TPOT|ITL|E2EL) \\(ms\\)");
 
     private final String text;
     private final boolean headTruncated;
@@ -133,38 +129,6 @@ final class RawText {
                 // not an integer: leave it out
             }
         }
-    }
-
-    /**
-     * Every numeric row of the first serving block, by its label (e.g. {@code Mean TPOT (ms)} → 4.76). Rows cut by a
-     * head truncation are left out.
-     */
-    Map<String, Found> servingRows() {
-        Map<String, Found> rows = new LinkedHashMap<>();
-        int start = servingHeader();
-        if (start < 0) {
-            return rows;
-        }
-        int headerEnd = text.indexOf('\n', start);
-        if (headerEnd < 0) {
-            return rows;
-        }
-        Matcher end = BLOCK_END.matcher(text);
-        int stop = end.find(headerEnd + 1) ? end.start() : text.length();
-        Matcher m = BLOCK_ROW.matcher(text).region(headerEnd + 1, stop);
-        while (m.find()) {
-            if (trusted(m.end(2))) {
-                Found f = decimal(m.group(2));
-                if (f != null) {
-                    rows.putIfAbsent(m.group(1).strip(), f);
-                }
-            }
-        }
-        return rows;
-    }
-
-    static boolean isPercentileRow(String label) {
-        return PERCENTILE_ROW.matcher(label).matches();
     }
 
     private Found fromServingBlock(Pattern p) {

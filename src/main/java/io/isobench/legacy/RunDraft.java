@@ -32,7 +32,8 @@ final class RunDraft {
     RawText.Found outputTokS;
     final Map<String, Double> metrics = new LinkedHashMap<>();
     String raw;
-    String failureText;               // text the failure classifier reads (error + raw)
+    String failureError;              // error text the failure classifier reads (with the status and the raw)
+    io.isobench.parse.OutputParser.Truncation truncation = io.isobench.parse.OutputParser.Truncation.NONE;
     String sourceStatus;
     String sourceError;
     Instant startedAt;

@@ -185,7 +185,13 @@ class LegacyImportTest {
             long t0 = System.nanoTime();
             ImportSummary sum = importSample(store);
             long ms = (System.nanoTime() - t0) / 1_000_000;
-            System.out.println("legacy import of the 42-file sample: " + ms + " ms (" + sum.runs() + " runs)");
+            double loadPerCore = java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                    .getSystemLoadAverage() / Runtime.getRuntime().availableProcessors();
+            System.out.printf(java.util.Locale.ROOT, "legacy import of the 42-file sample: %d ms (%d runs, DuckDB,"
+                    + " load average per core %.1f)%n", ms, sum.runs(), loadPerCore);
+            // A timing bound means nothing on a machine that is busy with other work: say so instead of failing.
+            org.junit.jupiter.api.Assumptions.assumeTrue(loadPerCore < 1.5,
+                    () -> "machine too busy to judge import speed (load per core " + loadPerCore + ")");
             assertThat(ms).isLessThan(2000);
         }
     }
