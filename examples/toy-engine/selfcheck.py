@@ -27,7 +27,7 @@ PY = sys.executable
 
 SERVING = dict(num_prompts=8, max_concurrency=4, input_len=32, output_len=128)
 LATENCY_ARGS = ["--batch-size", "1", "--input-len", "32", "--output-len", "16",
-                "--num-iters", "10", "--num-iters-warmup", "2", "--seed", "0"]
+                "--num-iters", "20", "--num-iters-warmup", "2", "--seed", "0"]
 THROUGHPUT_ARGS = ["--input-len", "32", "--output-len", "16", "--num-prompts", "32",
                    "--seed", "0"]
 

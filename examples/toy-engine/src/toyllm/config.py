@@ -11,7 +11,7 @@ TOKEN_COST_S = 0.00001
 DECODE_COST_PER_TOKEN_S = 0.00003
 
 # How long the idle engine loop sleeps before it looks for new requests again.
-POLL_INTERVAL_S = 0.02
+POLL_INTERVAL_S = 0.05
 
 MAX_MODEL_LEN = 4096
 DEFAULT_MODEL = "toy-1m"

@@ -1,7 +1,8 @@
 """The pseudo-model: the next token is a hash of the whole context (prompt + output so far).
 
 Greedy output therefore depends only on the prompt; sampled output on the prompt and seed.
-The forward pass sleeps for a simulated GPU time that grows with the tokens in the batch.
+The forward pass charges a simulated GPU time that grows with the tokens in the batch
+(paid by the engine at the end of the step, see toyllm.simcost).
 """
 import math
 import struct
@@ -34,7 +35,6 @@ class ToyModel:
             num_tokens += 1 if seq.prefilled else len(seq.prompt_token_ids)
             seq.prefilled = True
         simcost.charge(config.STEP_OVERHEAD_S + num_tokens * config.TOKEN_COST_S)
-        simcost.settle()
         return [self.sample(seq) for seq in seqs]
 
     def _candidates(self, state: int):

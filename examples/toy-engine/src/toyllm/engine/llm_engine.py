@@ -38,6 +38,7 @@ class LLMEngine:
         self._aborted: deque = deque()
         self._thread: Optional[threading.Thread] = None
         self._stopped = False
+        self._idle = True
 
     # ---- API used by callers -------------------------------------------------------------
     def next_request_id(self) -> str:
@@ -110,6 +111,9 @@ class LLMEngine:
         seqs = self.scheduler.schedule()
         if not seqs:
             return []
+        if self._idle:  # the simulated device was idle: its clock starts now
+            simcost.restart()
+            self._idle = False
         next_tokens = self.model.execute_model(seqs)
         outputs = []
         for seq, token in zip(seqs, next_tokens):
@@ -117,8 +121,10 @@ class LLMEngine:
             self._check_stop(seq, token)
             delta = self.detokenizer.decode_sequence(seq)
             outputs.append((seq, seq.to_output(delta)))
+        # Pay the simulated cost of the forward pass and the detokenization in one sleep.
         simcost.settle()
         self.scheduler.free_finished(seqs)
+        self._idle = not self.scheduler.has_unfinished_seqs()
         for seq, out in outputs:
             if seq.on_output is not None:
                 seq.on_output(out)
