@@ -88,17 +88,38 @@ class Handler(BaseHTTPRequestHandler):
         try:
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
-            if path != "/v1/completions":
+            if path not in ("/v1/completions", "/tokenize", "/detokenize"):
                 raise BadRequest(f"Not Found: {path}", 404, "NotFoundError")
             try:
                 body = json.loads(raw or b"{}")
             except ValueError as e:
                 raise BadRequest(f"invalid JSON body: {e}")
-            self._completions(body)
+            if path == "/tokenize":
+                self._tokenize(body)
+            elif path == "/detokenize":
+                self._detokenize(body)
+            else:
+                self._completions(body)
         except BadRequest as e:
             self._send_json(e.status, _error_body(str(e), e.kind, e.status))
         except (BrokenPipeError, ConnectionResetError):
             pass
+
+    def _tokenize(self, body):
+        prompt = body.get("prompt")
+        if not isinstance(prompt, str):
+            raise BadRequest("'prompt' must be a string")
+        tokens = self.engine.tokenizer.encode(prompt)
+        self._send_json(200, {"count": len(tokens), "max_model_len": self.engine.max_model_len,
+                              "tokens": tokens})
+
+    def _detokenize(self, body):
+        tokens = body.get("tokens")
+        vocab = self.engine.tokenizer.vocab_size
+        if not isinstance(tokens, list) or not all(isinstance(t, int) and 0 <= t < vocab
+                                                   for t in tokens):
+            raise BadRequest(f"'tokens' must be a list of token ids below {vocab}")
+        self._send_json(200, {"prompt": self.engine.tokenizer.decode(tokens)})
 
     def _parse(self, body):
         model = body.get("model", self.served_model)
