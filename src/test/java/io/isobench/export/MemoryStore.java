@@ -21,7 +21,7 @@ import java.util.function.Consumer;
  * A small in-memory {@link Store} for tests of the export package (named fake: the real stores live in
  * io.isobench.store and are exercised by their own contract tests). Transactions restore a snapshot on failure.
  */
-final class MemoryStore implements Store {
+class MemoryStore implements Store {
 
     final Map<String, RunRecord> runs = new HashMap<>();
     final Map<String, byte[]> artifacts = new HashMap<>();
