@@ -33,7 +33,7 @@ final class RowBuilder {
 
     /** Pipelines in the legacy precedence order; anything else (native, …) comes after them. */
     static final List<String> PRECEDENCE = List.of("rerun_4_fixable", "docker_3way", "modal",
-            "run_2026-01-18", "run_2026-01-19", "separate");
+            "run_2026-01-18/19", "run_2026-01-18", "run_2026-01-19", "separate");
     private static final Set<String> ONE_INVOCATION = Set.of("rerun_4_fixable", "docker_3way", "modal");
     static final double LEGACY_BAND_PCT = 5.0;
     static final String SINGLE_RUN_RULE = "single-run legacy data, ±5 % band";
