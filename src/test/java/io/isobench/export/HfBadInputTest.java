@@ -2,7 +2,7 @@ package io.isobench.export;
 
 import io.isobench.IsobenchException;
 import io.isobench.SharedData;
-import io.isobench.store.RunRecord;
+import io.isobench.store.Store;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,15 +27,15 @@ class HfBadInputTest {
         String text = Files.readString(sample());
         Path bad = tmp.resolve("renamed.csv");
         Files.writeString(bad, text.replaceFirst(",perf_command,", ",perf_cmd,"));
-        MemoryStore store = new MemoryStore();
+        Store store = TestStores.open(tmp, "s");
         assertThatThrownBy(() -> HfImporter.importFile(store, bad))
                 .isInstanceOf(IsobenchException.BadInput.class)
                 .hasMessageContaining(bad.toString())
                 .hasMessageContaining("column 'perf_command' missing")
                 .hasMessageContaining("perf_cmd")
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
-        assertThat(store.runs).isEmpty();
-        assertThat(store.sources).isEmpty();
+        assertThat(store.countRuns()).isZero();
+        assertThat(store.sources()).isEmpty();
     }
 
     @Test
@@ -53,7 +53,7 @@ class HfBadInputTest {
         Path ptr = tmp.resolve("train-00000-of-00001.parquet");
         Files.writeString(ptr, "version https://git-lfs.github.com/spec/v1\n"
                 + "oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 500946\n");
-        assertThatThrownBy(() -> HfImporter.importFile(new MemoryStore(), ptr))
+        assertThatThrownBy(() -> HfImporter.importFile(TestStores.open(tmp, "s"), ptr))
                 .isInstanceOf(IsobenchException.BadInput.class)
                 .hasMessageContaining(ptr.toString())
                 .hasMessageContaining("LFS pointer, data not present")
@@ -95,31 +95,23 @@ class HfBadInputTest {
         String text = Files.readString(sample());
         Path bad = tmp.resolve("badvalue.csv");
         Files.writeString(bad, text.replace(",596.34,", ",fast,"));
-        MemoryStore store = new MemoryStore();
+        Store store = TestStores.open(tmp, "s");
         assertThatThrownBy(() -> HfImporter.importFile(store, bad))
                 .isInstanceOf(IsobenchException.BadInput.class)
                 .hasMessageContaining("row 1, column 'baseline_ttft_mean' (float64)")
                 .hasMessageContaining("'fast'");
-        assertThat(store.runs).isEmpty();
+        assertThat(store.countRuns()).isZero();
     }
 
     @Test
-    void aStoreFailureMidwayLeavesNothingHalfWritten() {
-        MemoryStore store = new MemoryStore() {
-            int puts;
-
-            @Override
-            public void putRun(RunRecord run) {
-                if (++puts == 20) {
-                    throw new IllegalStateException("disk full (simulated)");
-                }
-                super.putRun(run);
-            }
-        };
+    void aStoreFailureMidwayLeavesNothingHalfWritten() throws Exception {
+        Store real = TestStores.open(tmp, "s");
+        Store store = new TestStores.FailingStore(real, 20);
         assertThatThrownBy(() -> HfImporter.importFile(store, sample())).hasMessageContaining("simulated");
-        assertThat(store.runs).isEmpty();
-        assertThat(store.sources).isEmpty();
-        assertThat(store.artifacts).isEmpty();
+        assertThat(real.countRuns()).isZero();
+        assertThat(real.sources()).isEmpty();
+        assertThat(real.tasks()).isEmpty();
+        assertThat(real.artifact(HfImporter.sha256(Files.readAllBytes(sample())))).isEmpty();
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.isobench.export;
 import io.isobench.SharedData;
 import io.isobench.parse.Metric;
 import io.isobench.store.RunRecord;
+import io.isobench.store.Store;
 import io.isobench.store.TaskRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,7 +44,7 @@ class HfComputedRowsTest {
 
     @Test
     void legacyAndNativeRunsBecomeOneRowPerCommitAndAgent() throws Exception {
-        MemoryStore store = new MemoryStore();
+        Store store = TestStores.open(tmp, "s");
         String c1 = "aaaaaaaa11112222333344445555666677778888";
         // legacy tree claude_code, modal pipeline (one invocation), serving
         double[][] v = {{20.0, 100.0, 3000.0}, {18.0, 90.0, 3300.0}, {21.0, 110.0, 2900.0}};
@@ -119,7 +120,7 @@ class HfComputedRowsTest {
 
     @Test
     void anImportedRowKeepsItsValuesAndTakesIsobenchColumnsFromLegacyRunsOfTheSameAgent() throws Exception {
-        MemoryStore store = new MemoryStore();
+        Store store = TestStores.open(tmp, "s");
         HfImporter.importFile(store, SharedData.require(HfRoundTripTest.SAMPLE_CSV));
         String c = "e206b5433109d298e53451015465b2bf8f03ef0a";
         String[] arms = {"baseline", "human", "agent:claude_code"};

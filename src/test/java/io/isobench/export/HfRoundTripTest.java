@@ -2,6 +2,7 @@ package io.isobench.export;
 
 import io.isobench.SharedData;
 import io.isobench.store.RunRecord;
+import io.isobench.store.Store;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,11 +33,11 @@ class HfRoundTripTest {
     @Test
     void csvImportThenExportKeepsEvery76ColumnValue() throws Exception {
         Path csv = SharedData.require(SAMPLE_CSV);
-        MemoryStore store = new MemoryStore();
+        Store store = TestStores.open(tmp, "s");
         HfImporter.Summary s = HfImporter.importFile(store, csv);
         assertThat(s.rows()).isEqualTo(11);
         assertThat(s.runs()).isEqualTo(33);
-        assertThat(store.runs.values()).allMatch(r -> r.kind() == RunRecord.RunKind.HF_IMPORT);
+        assertThat(TestStores.runs(store)).hasSize(33).allMatch(r -> r.kind() == RunRecord.RunKind.HF_IMPORT);
 
         HfExporter.Summary e = HfExporter.export(store, tmp.resolve("out"));
         assertThat(e.rows()).isEqualTo(11);
@@ -93,7 +94,7 @@ class HfRoundTripTest {
 
     @Test
     void exportedTableHasTheCardsColumnsThenIsobenchColumnsInParquetAndJsonl() throws Exception {
-        MemoryStore store = new MemoryStore();
+        Store store = TestStores.open(tmp, "s");
         HfImporter.importFile(store, SharedData.require(SAMPLE_CSV));
         HfExporter.export(store, tmp.resolve("out"));
         List<String[]> card = HfSchemaTest.cardFeatures();
@@ -158,19 +159,19 @@ class HfRoundTripTest {
     @Test
     void reimportingTheSameFileChangesNothingAndTheExportReimportsLosslessly() throws Exception {
         Path csv = SharedData.require(SAMPLE_CSV);
-        MemoryStore store = new MemoryStore();
+        Store store = TestStores.open(tmp, "s");
         HfImporter.importFile(store, csv);
-        Map<String, RunRecord> before = new HashMap<>(store.runs);
+        List<RunRecord> before = TestStores.runs(store);
         HfImporter.Summary again = HfImporter.importFile(store, csv);
         assertThat(again.alreadyImported()).isTrue();
-        assertThat(store.runs).isEqualTo(before);
+        assertThat(TestStores.runs(store)).isEqualTo(before);
 
         HfExporter.export(store, tmp.resolve("a"));
-        MemoryStore second = new MemoryStore();
+        Store second = TestStores.open(tmp, "second");
         HfImporter.Summary fromParquet = HfImporter.importFile(second, tmp.resolve("a/data/train-00000-of-00001.parquet"));
         assertThat(fromParquet.rows()).isEqualTo(11);
         assertThat(fromParquet.ignoredColumns()).isNotEmpty().allMatch(c -> c.startsWith("isobench_"));
-        HfImporter.Summary fromJsonl = HfImporter.importFile(new MemoryStore(), tmp.resolve("a/data/train-00000-of-00001.jsonl"));
+        HfImporter.Summary fromJsonl = HfImporter.importFile(TestStores.open(tmp, "third"), tmp.resolve("a/data/train-00000-of-00001.jsonl"));
         assertThat(fromJsonl.rows()).isEqualTo(11);
         HfExporter.export(second, tmp.resolve("b"));
         try (Connection c = DriverManager.getConnection("jdbc:duckdb:"); Statement st = c.createStatement();
