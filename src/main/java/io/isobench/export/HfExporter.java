@@ -240,18 +240,21 @@ public final class HfExporter {
                     + " cmd VARCHAR, model VARCHAR, gpu VARCHAR, commit_full VARCHAR)");
         }
         try (DuckDBAppender app = ((DuckDBConnection) c).createAppender(DuckDBConnection.DEFAULT_SCHEMA, "tasks")) {
-            for (String id : commits) {
-                Optional<TaskRecord> t = store.task(id);
-                if (t.isEmpty()) {
-                    continue;
+            // Many commits: one read of all tasks beats a point lookup per commit; few: look them up.
+            if (commits.size() > 1000) {
+                java.util.Set<String> wanted = new java.util.HashSet<>(commits);
+                for (TaskRecord task : store.tasks()) {
+                    if (wanted.contains(task.taskId())) {
+                        appendTask(app, task.taskId(), task);
+                    }
                 }
-                TaskRecord task = t.get();
-                app.beginRow();
-                for (String v : new String[] {id, task.repo(), task.parentCommit(), task.subject(), task.perfCommand(),
-                        task.model(), task.gpuConfig(), task.commit()}) {
-                    appendValue(app, v, HfSchema.Type.STRING);
+            } else {
+                for (String id : commits) {
+                    Optional<TaskRecord> t = store.task(id);
+                    if (t.isPresent()) {
+                        appendTask(app, id, t.get());
+                    }
                 }
-                app.endRow();
             }
         }
         try (Statement st = c.createStatement()) {
@@ -262,6 +265,15 @@ public final class HfExporter {
                     + " FROM tasks t WHERE hf._hf_row IS NULL AND hf._commit = t.id");
             st.execute("DROP TABLE tasks");
         }
+    }
+
+    private static void appendTask(DuckDBAppender app, String id, TaskRecord task) throws SQLException {
+        app.beginRow();
+        for (String v : new String[] {id, task.repo(), task.parentCommit(), task.subject(), task.perfCommand(),
+                task.model(), task.gpuConfig(), task.commit()}) {
+            appendValue(app, v, HfSchema.Type.STRING);
+        }
+        app.endRow();
     }
 
     static String columnsDdl() {
