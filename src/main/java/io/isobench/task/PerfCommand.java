@@ -407,6 +407,9 @@ public final class PerfCommand {
             }
             for (ParsedPerfCommand.Flag f : flags) {
                 String n = f.name();
+                if (VllmFlags.ENGINE.contains(n) && !scriptFlags.contains(n) && !n.equals("--model")) {
+                    addServer(f); // engine flags: the server for the correctness gate runs with the same engine config
+                }
                 if (scriptFlags.contains(n) || VllmFlags.ENGINE.contains(n)) {
                     continue;
                 }
@@ -548,7 +551,7 @@ public final class PerfCommand {
             List<String> redactedArgv = argv.stream().map(PerfCommand::redact).toList();
             return new ParsedPerfCommand(redact(raw), env, redactedArgv, tool, script, interpreter,
                     tool.mode().orElse(null), model, modelFromTask, flags, tp, pp, dp, size,
-                    tool.isServing() ? serverFlags : List.of(),
+                    serverFlags,
                     tool.isServing() ? new ClientConfig(clientFlags) : null, findings);
         }
 

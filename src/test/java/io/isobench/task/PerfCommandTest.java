@@ -54,7 +54,9 @@ class PerfCommandTest {
         assertThat(p.mode()).isEqualTo(Mode.LATENCY);
         assertThat(p.tensorParallelSize()).isEqualTo(4);
         assertThat(p.gpus()).isEqualTo(4);
-        assertThat(p.serverArgv()).isEmpty();
+        assertThat(p.serverArgv()).containsExactly("python3", "-m", "vllm.entrypoints.openai.api_server",
+                "--model", "meta-llama/Meta-Llama-3-70B", "--load-format", "dummy", "--enforce-eager",
+                "--tensor-parallel-size", "4");
         assertThat(p.client()).isNull();
         assertThat(p.benchmarkArgv()).startsWith("python3", "benchmarks/benchmark_latency.py").contains("-tp", "4");
         assertThat(p.findings()).isEmpty();
