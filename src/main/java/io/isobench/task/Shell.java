@@ -33,6 +33,7 @@ final class Shell {
         boolean inWord = false;
         boolean quoted = false;
         String error = null;
+        int backticks = 0;
         int n = text.length();
         int i = 0;
         while (i < n) {
@@ -67,7 +68,7 @@ final class Shell {
                     } else {
                         if (d == '$' && j + 1 < n && isExpansionStart(text.charAt(j + 1))) {
                             expansions.add(expansionAt(text, j));
-                        } else if (d == '`') {
+                        } else if (d == '`' && (backticks++ % 2 == 0)) {
                             expansions.add("`…`");
                         }
                         word.append(d);

@@ -67,7 +67,8 @@ public final class TaskImport {
             String parent = IsoBenchRows.blank(r.parentCommit()) ? null : r.parentCommit().trim();
             tasks.add(new TaskSpec(id, commit, parent, perf, model, label, null, r.gpus(), null, null, 0));
         }
-        EngineSpec engine = new EngineSpec(repo, null, "vllm");
+        EngineSpec engine = new EngineSpec(repo, EngineSpec.looksLikeUrl(repo) ? null
+                : Path.of(repo).toAbsolutePath().normalize(), "vllm");
         Suite suite = new Suite(null, engine, tasks, List.of(), RunConfig.DEFAULT);
         return new Result(suite, file, List.copyOf(agents.values()), notes);
     }
