@@ -329,6 +329,8 @@ final class ReportModel implements AutoCloseable {
             String[] values = {row.baselineValue(), row.humanValue(), row.agentValue()};
             String[] arms = {"baseline", "human", "agent"};
             List<String> missing = new ArrayList<>();
+            java.util.LinkedHashSet<String> actions = new java.util.LinkedHashSet<>();
+            List<String> why = new ArrayList<>();
             boolean otherHasValue = false;
             for (int i = 0; i < 3; i++) {
                 if (values[i] != null) {
@@ -347,9 +349,11 @@ final class ReportModel implements AutoCloseable {
                     agentFailures++;
                     agentFailureCategories.merge(cat, 1, Integer::sum);
                 }
-                m.todo.add("| `" + row.commit() + "` | " + agent + " | " + row.status() + " | " + action(cat, arms[i])
-                        + " | " + (cat == null ? arms[i] + " has no value" : arms[i] + " failed: " + cat) + " |");
+                actions.add(action(cat, arms[i]));
+                why.add(cat == null ? arms[i] + " has no value" : arms[i] + " failed: " + cat);
             }
+            m.todo.add("| `" + row.commit() + "` | " + agent + " | " + row.status() + " | "
+                    + String.join("; ", actions) + " | " + String.join("; ", why) + " |");
             incomplete.add("| `" + row.commit() + "` | " + row.status() + " | " + MarkdownReport.val(row.pipeline())
                     + " | " + MarkdownReport.val(row.mode()) + " | " + MarkdownReport.val(row.baselineValue()) + " / "
                     + MarkdownReport.val(row.humanValue()) + " / " + MarkdownReport.val(row.agentValue()) + " | "
