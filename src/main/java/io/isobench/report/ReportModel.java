@@ -331,6 +331,7 @@ final class ReportModel implements AutoCloseable {
             List<String> missing = new ArrayList<>();
             java.util.LinkedHashSet<String> actions = new java.util.LinkedHashSet<>();
             List<String> why = new ArrayList<>();
+            List<String> noValue = new ArrayList<>();
             boolean otherHasValue = false;
             for (int i = 0; i < 3; i++) {
                 if (values[i] != null) {
@@ -349,8 +350,16 @@ final class ReportModel implements AutoCloseable {
                     agentFailures++;
                     agentFailureCategories.merge(cat, 1, Integer::sum);
                 }
-                actions.add(action(cat, arms[i]));
-                why.add(cat == null ? arms[i] + " has no value" : arms[i] + " failed: " + cat);
+                if (cat == null) {
+                    noValue.add(arms[i]);
+                } else {
+                    actions.add(action(cat, arms[i]));
+                    why.add(arms[i] + " failed: " + cat);
+                }
+            }
+            if (!noValue.isEmpty()) {
+                actions.add("run " + String.join(", ", noValue) + " (never ran here or produced nothing)");
+                why.add(String.join(", ", noValue) + ": no value, no failure recorded");
             }
             m.todo.add("| `" + row.commit() + "` | " + agent + " | " + row.status() + " | "
                     + String.join("; ", actions) + " | " + String.join("; ", why) + " |");
@@ -387,9 +396,6 @@ final class ReportModel implements AutoCloseable {
         }
 
         static String action(String category, String arm) {
-            if (category == null) {
-                return "run the " + arm + " arm (never ran or produced nothing)";
-            }
             FailureCategory c;
             try {
                 c = FailureCategory.valueOf(category);
