@@ -129,6 +129,9 @@ class Handler(BaseHTTPRequestHandler):
         if isinstance(prompt, str):
             prompts = [(prompt, None)]
         elif isinstance(prompt, list) and prompt and all(isinstance(p, int) for p in prompt):
+            vocab = self.engine.tokenizer.vocab_size
+            if not all(0 <= p < vocab for p in prompt):
+                raise BadRequest(f"token ids in 'prompt' must be in 0..{vocab - 1}")
             prompts = [(None, prompt)]
         elif isinstance(prompt, list) and prompt and all(isinstance(p, str) for p in prompt):
             prompts = [(p, None) for p in prompt]
