@@ -120,8 +120,8 @@ final class Extractor {
 
     private static Extracted r9(FormatDetector.Detection det, JsonNode root) {
         List<RunDraft> runs = modalArms(det, root, null, 0, RunKind.LEGACY_SINGLE_VERSION, true);
-        // SGLang trees hold the human arm only: keep arms that have something.
-        runs.removeIf(r -> !r.arm.equals("human") && r.status == RunStatus.NOT_RUN);
+        // SGLang results are human-only runs of the engine (no baseline, no agent patch): keep the human arm.
+        runs.removeIf(r -> !r.arm.equals("human"));
         runs.forEach(r -> r.notes.add("SGLang engine run"));
         TaskInfo task = new TaskInfo(firstText(root, "full_commit", "commit"), text(root, "parent_commit"),
                 text(root, "subject"), text(root, "perf_command"), text(root, "model"), text(root, "gpu_config"),

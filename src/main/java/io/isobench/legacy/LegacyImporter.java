@@ -60,23 +60,7 @@ public final class LegacyImporter {
     /** Imports every regular file under {@code root}. Throws {@link IsobenchException.BadInput} for a bad root. */
     public ImportSummary importTree(Path root) {
         long t0 = System.nanoTime();
-        if (!Files.exists(root)) {
-            throw new IsobenchException.BadInput("import root '" + root + "' does not exist (give a results tree"
-                    + " or a folder above it)");
-        }
-        if (!Files.isDirectory(root)) {
-            throw new IsobenchException.BadInput("import root '" + root + "' is not a directory (give a results tree"
-                    + " or a folder above it)");
-        }
-        List<Path> files;
-        try (Stream<Path> s = Files.walk(root)) {
-            files = s.filter(Files::isRegularFile).sorted().toList();
-        } catch (IOException e) {
-            throw new IsobenchException.BadInput("import root '" + root + "' cannot be read: " + e.getMessage(), e);
-        }
-        if (files.isEmpty()) {
-            throw new IsobenchException.BadInput("import root '" + root + "' is empty (no files to import)");
-        }
+        List<Path> files = checkRoot(root);
         Path absRoot = root.toAbsolutePath().normalize();
         // One read of the sources instead of a query per file (one row per imported file: small even for big stores).
         known = new java.util.HashMap<>();
@@ -103,6 +87,31 @@ public final class LegacyImporter {
             outcomes.add(o);
         }
         return new ImportSummary(root.toString(), outcomes, (System.nanoTime() - t0) / 1_000_000);
+    }
+
+    /**
+     * Checks an import root and lists its regular files (sorted).
+     *
+     * @throws IsobenchException.BadInput when it is missing, not a directory, unreadable or holds no file
+     */
+    public static List<Path> checkRoot(Path root) {
+        if (!Files.exists(root)) {
+            throw new IsobenchException.BadInput("import root '" + root + "' does not exist (give a results tree"
+                    + " or a folder above it)");
+        }
+        if (!Files.isDirectory(root)) {
+            throw new IsobenchException.BadInput("import root '" + root + "' is not a directory (give a results tree"
+                    + " or a folder above it)");
+        }
+        try (Stream<Path> s = Files.walk(root)) {
+            List<Path> files = s.filter(Files::isRegularFile).sorted().toList();
+            if (files.isEmpty()) {
+                throw new IsobenchException.BadInput("import root '" + root + "' is empty (no files to import)");
+            }
+            return files;
+        } catch (IOException | UncheckedIOException e) {
+            throw new IsobenchException.BadInput("import root '" + root + "' cannot be read: " + e.getMessage(), e);
+        }
     }
 
     /**
@@ -203,10 +212,18 @@ public final class LegacyImporter {
         Path json = file.resolveSibling("benchmark_result.json");
         if (Files.isRegularFile(json)) {
             // Its content is stored here; the result JSON's runs reference it.
-            String id = det.format().id();
+            String id;
+            try {
+                String sibling = Files.readString(json, StandardCharsets.UTF_8);
+                id = sibling.contains("\"baseline_ms\"") || sibling.contains("\"baseline_output\"")
+                        ? LegacyFormat.R11.id() : LegacyFormat.R12.id();
+            } catch (IOException | UncheckedIOException e) {
+                id = det.format().id();
+            }
+            String formatId = id;
             store.inTransaction(tx -> {
                 String art = tx.putArtifact("legacy-log", Redactor.redact(text).getBytes(StandardCharsets.UTF_8));
-                tx.putSource(new SourceRecord(sourceId, "R11/R12-sidecar", path, sha, null, null, agent, "imported",
+                tx.putSource(new SourceRecord(sourceId, formatId, path, sha, null, null, agent, "imported",
                         "log beside " + json.getFileName(), art));
                 return null;
             });
