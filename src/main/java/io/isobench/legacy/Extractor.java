@@ -192,7 +192,9 @@ final class Extractor {
                     && mode == null) {
                 d.status = RunStatus.SUCCESS;
                 d.notes.add("no primary metric: the mode is unknown");
-            } else if (namedArm != null && !namedArm.equals(arm) && !ran) {
+            } else if (namedArm != null && !namedArm.equals(arm) && (raw == null || raw.isBlank()) && armError == null
+                    && (metrics == null || metrics.isNull() || metrics.isObject() && metrics.isEmpty())) {
+                // Another arm's failure stopped the invocation; an empty {} placeholder is not evidence of a run.
                 d.status = RunStatus.NOT_RUN;
             } else if (!ran && isSuccess(status)) {
                 d.status = RunStatus.NOT_RUN;
