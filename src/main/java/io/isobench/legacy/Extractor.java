@@ -335,7 +335,8 @@ final class Extractor {
             JsonNode a = results.get(arm);
             RunDraft d = new RunDraft();
             d.arm = arm;
-            d.commit = firstNonNull(text(a, "commit_hash"), commit);
+            d.commit = commit; // the task's commit: an arm's own commit_hash may name the version it ran
+            putIfText(d, "arm_commit_hash", text(a, "commit_hash"));
             if (a == null || !a.isObject()) {
                 d.status = RunStatus.NOT_RUN;
                 d.mode = common;

@@ -279,7 +279,8 @@ public final class LegacyImporter {
             }
             List<RunRecord> records = new ArrayList<>();
             for (RunDraft d : ex.runs()) {
-                records.add(toRecord(d, tx, path, sourceId, formatId, ex, fileAgent, recovery, sidecarArts));
+                records.add(toRecord(d, tx, path, det.commit(), sourceId, formatId, ex, fileAgent, recovery,
+                        sidecarArts));
             }
             tx.putRuns(records);
             int n = records.size();
@@ -297,7 +298,7 @@ public final class LegacyImporter {
                 recovered ? ImportSummary.Outcome.RECOVERED : ImportSummary.Outcome.IMPORTED, recovery, count);
     }
 
-    private RunRecord toRecord(RunDraft d, Store tx, String path, String sourceId, String formatId,
+    private RunRecord toRecord(RunDraft d, Store tx, String path, String pathCommit, String sourceId, String formatId,
                                Extractor.Extracted ex, String fileAgent, String recovery, ObjectNode sidecarArts) {
         String agent = d.agentOverride != null ? d.agentOverride : fileAgent;
         String armLabel = switch (d.arm) {
@@ -305,7 +306,13 @@ public final class LegacyImporter {
             case "human" -> "human";
             default -> "agent:" + (agent == null ? "unknown" : agent);
         };
-        String commit = d.commit == null ? null : d.commit.toLowerCase(Locale.ROOT);
+        String commit = d.commit == null ? pathCommit : d.commit.strip().toLowerCase(Locale.ROOT);
+        if (pathCommit != null && commit != null && !commit.startsWith(pathCommit) && !pathCommit.startsWith(commit)) {
+            // The file name is what the old pipelines keyed on; keep the content's id as evidence.
+            d.notes.add("commit in the file (" + commit + ") differs from the file name (" + pathCommit + ")");
+            d.extra.put("file_commit", commit);
+            commit = pathCommit;
+        }
         String commitShort = commit == null ? null : commit.substring(0, Math.min(8, commit.length()));
         String runId = "legacy-" + sha256((path + "#" + d.index + "#" + d.arm).getBytes(StandardCharsets.UTF_8))
                 .substring(0, 32);
