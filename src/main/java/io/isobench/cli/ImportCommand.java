@@ -6,6 +6,7 @@ import picocli.CommandLine.Command;
         description = "Import results: old ISO-Bench result trees (legacy) or the published HF table (hf).",
         subcommands = {
                 ImportLegacyCommand.class,
+                ImportHfCommand.class,
         })
 final class ImportCommand implements Runnable {
     @picocli.CommandLine.Spec

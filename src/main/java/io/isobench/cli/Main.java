@@ -21,6 +21,7 @@ import java.util.Locale;
                 + " and how an AI agent's patch for the same task compares.",
         subcommands = {
                 ImportCommand.class,
+                TasksCommand.class,
                 TableCommand.class,
                 ReportCommand.class,
                 ExportCommand.class,

@@ -329,6 +329,9 @@ final class ReportModel implements AutoCloseable {
             String[] values = {row.baselineValue(), row.humanValue(), row.agentValue()};
             String[] arms = {"baseline", "human", "agent"};
             List<String> missing = new ArrayList<>();
+            java.util.LinkedHashSet<String> actions = new java.util.LinkedHashSet<>();
+            List<String> why = new ArrayList<>();
+            List<String> noValue = new ArrayList<>();
             boolean otherHasValue = false;
             for (int i = 0; i < 3; i++) {
                 if (values[i] != null) {
@@ -347,9 +350,19 @@ final class ReportModel implements AutoCloseable {
                     agentFailures++;
                     agentFailureCategories.merge(cat, 1, Integer::sum);
                 }
-                m.todo.add("| `" + row.commit() + "` | " + agent + " | " + row.status() + " | " + action(cat, arms[i])
-                        + " | " + (cat == null ? arms[i] + " has no value" : arms[i] + " failed: " + cat) + " |");
+                if (cat == null) {
+                    noValue.add(arms[i]);
+                } else {
+                    actions.add(action(cat, arms[i]));
+                    why.add(arms[i] + " failed: " + cat);
+                }
             }
+            if (!noValue.isEmpty()) {
+                actions.add("run " + String.join(", ", noValue) + " (never ran here or produced nothing)");
+                why.add(String.join(", ", noValue) + ": no value, no failure recorded");
+            }
+            m.todo.add("| `" + row.commit() + "` | " + agent + " | " + row.status() + " | "
+                    + String.join("; ", actions) + " | " + String.join("; ", why) + " |");
             incomplete.add("| `" + row.commit() + "` | " + row.status() + " | " + MarkdownReport.val(row.pipeline())
                     + " | " + MarkdownReport.val(row.mode()) + " | " + MarkdownReport.val(row.baselineValue()) + " / "
                     + MarkdownReport.val(row.humanValue()) + " / " + MarkdownReport.val(row.agentValue()) + " | "
@@ -383,9 +396,6 @@ final class ReportModel implements AutoCloseable {
         }
 
         static String action(String category, String arm) {
-            if (category == null) {
-                return "run the " + arm + " arm (never ran or produced nothing)";
-            }
             FailureCategory c;
             try {
                 c = FailureCategory.valueOf(category);
