@@ -73,16 +73,9 @@ public final class LegacyImporter {
             ImportSummary.FileOutcome o;
             try {
                 o = importFile(file, path);
-            } catch (IsobenchException e) {
-                throw e;
             } catch (IOException | UncheckedIOException e) {
                 o = new ImportSummary.FileOutcome(path, FormatDetector.detect(path).format().id(),
                         ImportSummary.Outcome.REFUSED, "cannot be read: " + e.getMessage(), 0);
-            } catch (RuntimeException e) {
-                // Never let one file stop the walk; say exactly what failed.
-                o = new ImportSummary.FileOutcome(path, FormatDetector.detect(path).format().id(),
-                        ImportSummary.Outcome.REFUSED, "could not be imported: " + e, 0);
-                note("isobench: " + path + ": " + e);
             }
             outcomes.add(o);
         }
@@ -181,6 +174,8 @@ public final class LegacyImporter {
             parsed = LenientJson.parse(text);
         } catch (LenientJson.Unrecoverable e) {
             return refuse(path, sha, sourceId, det, agent, text, e.getMessage());
+        } catch (RuntimeException | StackOverflowError e) {
+            return refuse(path, sha, sourceId, det, agent, text, "could not be read: " + e);
         }
         FormatDetector.Detection d2 = det;
         if (det.microOrNative()) {
@@ -194,6 +189,9 @@ public final class LegacyImporter {
             ex = Extractor.extract(d2, parsed.root());
         } catch (Extractor.WrongShape e) {
             return refuse(path, sha, sourceId, d2, agent, text, e.getMessage());
+        } catch (RuntimeException e) {
+            note("isobench: " + path + ": " + e);
+            return refuse(path, sha, sourceId, d2, agent, text, "could not be read: " + e);
         }
         List<String> sidecars = new ArrayList<>();
         if (d2.microOrNative()) {
@@ -266,30 +264,41 @@ public final class LegacyImporter {
         String formatId = det.format().id();
         String fileAgent = det.engine().equals("sglang") ? null : agent;
         String outcome = recovered ? "recovered" : "imported";
-        int count = store.inTransaction(tx -> {
-            String contentArt = tx.putArtifact("legacy-source", Redactor.redact(text).getBytes(StandardCharsets.UTF_8));
+        // Everything is built before the transaction: a file that cannot be turned into records is refused with
+        // the reason; a store that cannot write stops the import (it is not the file's fault).
+        Map<String, Pending> artifacts = new java.util.LinkedHashMap<>();
+        List<RunRecord> records = new ArrayList<>();
+        String contentArt;
+        try {
+            contentArt = pending(artifacts, "legacy-source", text);
             ObjectNode sidecarArts = LenientJson.MAPPER.createObjectNode();
             for (String name : sidecars) {
                 try {
-                    String s = Files.readString(file.resolveSibling(name), StandardCharsets.UTF_8);
-                    sidecarArts.put(name, tx.putArtifact("legacy-log", Redactor.redact(s).getBytes(StandardCharsets.UTF_8)));
-                } catch (IOException e) {
+                    sidecarArts.put(name, pending(artifacts, "legacy-log",
+                            Files.readString(file.resolveSibling(name), StandardCharsets.UTF_8)));
+                } catch (IOException | UncheckedIOException e) {
                     sidecarArts.put(name, "unreadable: " + e.getMessage());
                 }
             }
-            List<RunRecord> records = new ArrayList<>();
             for (RunDraft d : ex.runs()) {
-                records.add(toRecord(d, tx, path, det.commit(), sourceId, formatId, ex, fileAgent, recovery,
+                records.add(toRecord(d, artifacts, path, det.commit(), sourceId, formatId, ex, fileAgent, recovery,
                         sidecarArts));
             }
+        } catch (RuntimeException e) {
+            note("isobench: " + path + ": " + e);
+            return refuse(path, sha, sourceId, det, agent, text, "could not be imported: " + e);
+        }
+        int count = store.inTransaction(tx -> {
+            for (Pending a : artifacts.values()) {
+                tx.putArtifact(a.kind(), a.bytes());
+            }
             tx.putRuns(records);
-            int n = records.size();
             if (ex.task() != null) {
                 putTask(tx, ex.task(), det.commit(), tasksSeen);
             }
             tx.putSource(new SourceRecord(sourceId, formatId, path, sha, ex.pipeline(), sourceId, fileAgent,
                     outcome, recovery, contentArt));
-            return n;
+            return records.size();
         });
         if (recovered) {
             note("isobench: " + path + ": " + recovery);
@@ -298,7 +307,19 @@ public final class LegacyImporter {
                 recovered ? ImportSummary.Outcome.RECOVERED : ImportSummary.Outcome.IMPORTED, recovery, count);
     }
 
-    private RunRecord toRecord(RunDraft d, Store tx, String path, String pathCommit, String sourceId, String formatId,
+    /** An artifact to store with the file's transaction. */
+    private record Pending(String kind, byte[] bytes) {
+    }
+
+    /** Redacts, queues and returns the sha256 the store will give the artifact (content-addressed). */
+    private static String pending(Map<String, Pending> artifacts, String kind, String text) {
+        byte[] bytes = Redactor.redact(text).getBytes(StandardCharsets.UTF_8);
+        String sha = sha256(bytes);
+        artifacts.putIfAbsent(sha, new Pending(kind, bytes));
+        return sha;
+    }
+
+    private RunRecord toRecord(RunDraft d, Map<String, Pending> artifacts, String path, String pathCommit, String sourceId, String formatId,
                                Extractor.Extracted ex, String fileAgent, String recovery, ObjectNode sidecarArts) {
         String agent = d.agentOverride != null ? d.agentOverride : fileAgent;
         String armLabel = switch (d.arm) {
@@ -317,7 +338,7 @@ public final class LegacyImporter {
         String runId = "legacy-" + sha256((path + "#" + d.index + "#" + d.arm).getBytes(StandardCharsets.UTF_8))
                 .substring(0, 32);
         String logArt = d.raw == null || d.raw.isEmpty() ? null
-                : tx.putArtifact("legacy-raw", Redactor.redact(d.raw).getBytes(StandardCharsets.UTF_8));
+                : pending(artifacts, "legacy-raw", d.raw);
         ObjectNode extra = d.extra;
         extra.put("format", formatId);
         extra.put("path", path);

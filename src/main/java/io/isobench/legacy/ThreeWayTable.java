@@ -269,7 +269,8 @@ public final class ThreeWayTable {
         if (r.workload() != null && extra != null && extra.path("serving_block").asBoolean(false)) {
             try {
                 JsonNode w = LenientJson.MAPPER.readTree(r.workload());
-                if (w.hasNonNull("successful_requests") || w.hasNonNull("total_input_tokens")) {
+                // Only a complete fingerprint is compared (a head-truncated raw may have lost a row).
+                if (w.hasNonNull("successful_requests") && w.hasNonNull("total_input_tokens")) {
                     workload = w.path("successful_requests").asText("-") + "/" + w.path("total_input_tokens").asText("-");
                 }
             } catch (JsonProcessingException e) {
