@@ -314,4 +314,23 @@ class LegacyImportTest {
             assertThat(store.artifact(base.logArtifact()).map(b -> new String(b, StandardCharsets.UTF_8).length())).contains(3000);
         }
     }
+
+    @Test
+    void aChangedFileReplacesItsRuns(@TempDir Path dir) throws Exception {
+        Path src = SharedData.require("isobench-data/archive/results/2026-01/omniperf_results_3way_claude_code/results/modal/310aca88/benchmark_result.json");
+        Path modal = dir.resolve("tree/omniperf_results_3way_x/results/modal/310aca88");
+        Files.createDirectories(modal);
+        Path copy = modal.resolve("benchmark_result.json");
+        Files.copy(src, copy);
+        try (Store store = newStore(dir)) {
+            LegacyImporter imp = new LegacyImporter(store, null, null);
+            imp.importTree(dir.resolve("tree"));
+            assertThat(table(store, "x").get(0).baselineValue()).isEqualTo("4261.011293366673");
+            Files.writeString(copy, Files.readString(copy).replace("4261.011293366673", "4000.5"));
+            ImportSummary again = new LegacyImporter(store, null, null).importTree(dir.resolve("tree"));
+            assertThat(again.count(ImportSummary.Outcome.IMPORTED)).isEqualTo(1);
+            assertThat(store.countRuns()).isEqualTo(3);
+            assertThat(table(store, "x").get(0).baselineValue()).isEqualTo("4000.5");
+        }
+    }
 }

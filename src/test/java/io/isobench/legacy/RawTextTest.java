@@ -110,4 +110,21 @@ class RawTextTest {
         assertThat(FormatDetector.detect("x/results/modal/nothex99/benchmark_result.json").format())
                 .isEqualTo(LegacyFormat.OTHER);
     }
+
+    @Test
+    void secretsAreRedactedBeforeStoring() {
+        String r = Redactor.redact("token hf_abcdefghijklmnopqrstuvwxyz012345 key sk-ABCDEFGHIJKLMNOPQRSTUVWX\n"
+                + "Authorization: Bearer abc.def.ghi\nplain text");
+        assertThat(r).doesNotContain("hf_abcdefghij").doesNotContain("sk-ABCDEFGHIJ").doesNotContain("abc.def.ghi")
+                .contains("hf_***REDACTED***").contains("plain text");
+    }
+
+    @Test
+    void timestampsInEveryStyle() {
+        assertThat(Timestamps.parse("2026-01-14 21:01:19")).hasToString("2026-01-14T21:01:19Z");
+        assertThat(Timestamps.parse("2026-01-09T14:00:00Z")).hasToString("2026-01-09T14:00:00Z");
+        assertThat(Timestamps.parse("2026-01-12T14:22:25.610911")).hasToString("2026-01-12T14:22:25.610911Z");
+        assertThat(Timestamps.parse("20251231_011435")).hasToString("2025-12-31T01:14:35Z");
+        assertThat(Timestamps.parse("01-02 17:05:28")).isNull();
+    }
 }
