@@ -65,8 +65,17 @@ public final class ThreeWayTable {
                         boolean outputTokS, String path) {
 
         Value value(Mode m) {
-            if (m == null || byMode == null) {
+            if (m == null) {
                 return null;
+            }
+            if (byMode == null) {
+                // Runs stored without per-mode candidates (other writers, synthetic stores): their own primary value
+                // counts for their own mode.
+                if (m != mode || run.primaryValue() == null || !Double.isFinite(run.primaryValue())) {
+                    return null;
+                }
+                String text = java.math.BigDecimal.valueOf(run.primaryValue()).toPlainString();
+                return new Value(text, run.primaryValue(), run.primaryOrigin(), run.runId());
             }
             JsonNode v = byMode.get(m.label());
             if (v == null || !v.hasNonNull("value")) {
@@ -265,6 +274,9 @@ public final class ThreeWayTable {
         }
         Mode mode = Mode.fromLabel(r.mode()).filter(m -> m != Mode.MICRO).orElse(null);
         JsonNode byMode = extra == null ? null : extra.get("primary_by_mode");
+        if (byMode != null && !byMode.isObject()) {
+            byMode = null;
+        }
         String workload = null;
         if (r.workload() != null && extra != null && extra.path("serving_block").asBoolean(false)) {
             try {

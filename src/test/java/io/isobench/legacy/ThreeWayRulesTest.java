@@ -199,4 +199,19 @@ class ThreeWayRulesTest {
         assertThat(TableFormat.plain("1E-7")).isEqualTo("0.0000001");
         assertThat(TableFormat.delta(-0.00001)).isEqualTo("0.0000");
     }
+
+    @Test
+    void runsWithoutPerModeCandidatesUseTheirOwnPrimaryValue() {
+        List<RunRecord> runs = new ArrayList<>();
+        for (String[] a : new String[][] {{"baseline", "10.0"}, {"human", "9.0"}, {"agent:a", "8.5"}}) {
+            runs.add(new RunRecord("id-" + a[0], null, RunRecord.RunKind.LEGACY, "abcdef1234", "abcdef12", "a", a[0], 0,
+                    RunRecord.RunStatus.SUCCESS, null, "serving", "m", "docker_3way", null, "tpot_ms_mean",
+                    Double.valueOf(a[1]), "raw", null, null, null, null, null, null, null, null, "{\"synthetic\":true}",
+                    List.of()));
+        }
+        ThreeWayRow r = row(runs);
+        assertThat(r.status()).isEqualTo("complete_3way_same_run");
+        assertThat(r.baselineValue()).isEqualTo("10.0");
+        assertThat(r.agentDeltaPct()).isCloseTo(15.0, within(1e-9));
+    }
 }
