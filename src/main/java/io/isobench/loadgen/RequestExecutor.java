@@ -1,0 +1,391 @@
+package io.isobench.loadgen;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedDeque;
+
+/** Sends one request and measures it (vLLM's {@code backend_request_func} semantics), over a keep-alive pool. */
+final class RequestExecutor implements AutoCloseable {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final LoadgenConfig config;
+    private final InetSocketAddress addr;
+    private final String hostHeader;
+    private final String path;
+    private final String apiKey;
+    private final long timeoutNs;
+    private final ConcurrentLinkedDeque<HttpConn> idle = new ConcurrentLinkedDeque<>();
+
+    RequestExecutor(LoadgenConfig config) {
+        this.config = config;
+        URI u = config.requestUri();
+        int port = u.getPort() > 0 ? u.getPort() : 80;
+        this.addr = new InetSocketAddress(u.getHost(), port);
+        this.hostHeader = u.getHost() + ":" + port;
+        String p = u.getRawPath() == null || u.getRawPath().isEmpty() ? "/" : u.getRawPath();
+        this.path = u.getRawQuery() == null ? p : p + "?" + u.getRawQuery();
+        String key = config.apiKeyEnv() == null ? null : System.getenv(config.apiKeyEnv());
+        this.apiKey = key == null || key.isBlank() ? null : key;
+        this.timeoutNs = config.requestTimeout().toNanos();
+    }
+
+    /** A request ready to go: head and body bytes are built before its send time. */
+    record Prepared(byte[] head, byte[] body, Prompt prompt) {
+    }
+
+    Prepared prepare(Prompt prompt, String requestId) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("model", config.model());
+        if (config.chat()) {
+            body.put("messages", List.of(Map.of("role", "user", "content", prompt.text())));
+            body.put("max_completion_tokens", prompt.outputLen());
+        } else {
+            body.put("prompt", prompt.text());
+        }
+        body.put("max_tokens", prompt.outputLen());
+        body.put("stream", config.stream());
+        if (config.stream() && config.includeUsage()) {
+            body.put("stream_options", Map.of("include_usage", true));
+        }
+        body.put("temperature", 0.0);
+        body.putAll(config.sampling());
+        if (config.ignoreEos()) {
+            body.put("ignore_eos", true);
+        }
+        body.putAll(config.extraBody());
+        byte[] bytes;
+        try {
+            bytes = JSON.writeValueAsBytes(body);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot serialize the request body: " + e.getMessage(), e);
+        }
+        StringBuilder h = new StringBuilder(256);
+        h.append("POST ").append(path).append(" HTTP/1.1\r\n")
+                .append("Host: ").append(hostHeader).append("\r\n")
+                .append("User-Agent: isobench-loadgen\r\n")
+                .append("Content-Type: application/json\r\n")
+                .append("Accept: ").append(config.stream() ? "text/event-stream" : "application/json").append("\r\n")
+                .append("Content-Length: ").append(bytes.length).append("\r\n");
+        if (requestId != null) {
+            h.append("X-Request-Id: ").append(requestId).append("\r\n");
+        }
+        if (apiKey != null) {
+            h.append("Authorization: Bearer ").append(apiKey).append("\r\n");
+        }
+        for (var e : config.headers().entrySet()) {
+            h.append(e.getKey()).append(": ").append(e.getValue()).append("\r\n");
+        }
+        h.append("\r\n");
+        return new Prepared(h.toString().getBytes(StandardCharsets.UTF_8), bytes, prompt);
+    }
+
+    /** Runs one request; never throws for request-level problems (they become the result's error). */
+    RequestResult execute(int index, Prepared req, long t0, long scheduledNs) {
+        long send = System.nanoTime();
+        Outcome o = new Outcome();
+        HttpConn conn = null;
+        boolean reusable = false;
+        try {
+            conn = idle.pollFirst();
+            boolean retried = false;
+            HttpConn.Head head;
+            while (true) {
+                if (conn == null) {
+                    conn = connect();
+                    conn.reused = false;
+                } else {
+                    conn.reused = true;
+                }
+                conn.deadline(send + timeoutNs);
+                try {
+                    conn.write(req.head(), req.body());
+                    head = conn.readHead();
+                    break;
+                } catch (IOException e) {
+                    // a kept-alive connection the server closed meanwhile: retry once on a fresh one
+                    if (conn.reused && !retried && !(e instanceof SocketTimeoutException)) {
+                        conn.close();
+                        conn = null;
+                        retried = true;
+                        continue;
+                    }
+                    throw e;
+                }
+            }
+            if (head.status() != 200) {
+                String body = conn.readBody(4096);
+                reusable = conn.keepAlive;
+                o.fail("http_" + head.status(), "HTTP " + head.status() + ": " + HttpConn.abbreviate(body));
+            } else if (config.stream()) {
+                if (head.contentType() != null && !head.contentType().toLowerCase(Locale.ROOT).contains("event-stream")) {
+                    String body = conn.readBody(4096);
+                    reusable = conn.keepAlive;
+                    o.fail("non_sse", "non-SSE response (Content-Type: " + head.contentType() + ") to a streaming request: "
+                            + HttpConn.abbreviate(body));
+                } else {
+                    stream(conn, send, o);
+                    reusable = o.done && conn.drain();
+                }
+            } else {
+                String body = conn.readBody(64 << 20);
+                long end = System.nanoTime();
+                reusable = conn.keepAlive;
+                ChunkParser cp = new ChunkParser();
+                try {
+                    byte[] b = body.getBytes(StandardCharsets.UTF_8);
+                    cp.parse(b, 0, b.length);
+                    if (cp.error != null) {
+                        o.fail("server_error", "server error: " + HttpConn.abbreviate(cp.error));
+                    } else if (!cp.hasChoices) {
+                        o.fail("no_choices", "response has no choices: " + HttpConn.abbreviate(body));
+                    } else {
+                        o.text.append(cp.text == null ? "" : cp.text);
+                        o.addChunk(end - send);
+                        o.promptTokens = cp.promptTokens;
+                        o.completionTokens = cp.completionTokens;
+                    }
+                } catch (IOException e) {
+                    o.fail("malformed_json", "malformed JSON response: " + e.getMessage());
+                }
+            }
+        } catch (ConnectException e) {
+            o.fail("connect", "server not reachable at " + hostHeader + ": " + e.getMessage());
+        } catch (SocketTimeoutException e) {
+            o.fail("timeout", "request timed out after " + timeoutNs / 1_000_000 + " ms"
+                    + (o.chunks > 0 ? " (stalled after " + o.chunks + " chunks)" : ""));
+        } catch (IOException e) {
+            o.fail("io", e.getClass().getSimpleName() + ": " + e.getMessage());
+        } finally {
+            if (conn != null) {
+                if (reusable) {
+                    conn.deadline(Long.MAX_VALUE);
+                    idle.addFirst(conn);
+                } else {
+                    conn.close();
+                }
+            }
+        }
+        long end = System.nanoTime();
+        boolean success = o.errorKind == null && o.chunks > 0;
+        String errorKind = o.errorKind;
+        String error = o.error;
+        if (o.errorKind == null && o.chunks == 0) {
+            errorKind = "no_chunk";
+            error = "Never received a valid chunk to calculate TTFT.";
+        }
+        long[] chunks = Arrays.copyOf(o.chunkNs, o.chunks);
+        long ttft = o.chunks > 0 ? chunks[0] : -1;
+        long latency = o.chunks > 0 ? chunks[o.chunks - 1] : -1;
+        boolean fromUsage = o.completionTokens >= 0;
+        int out = fromUsage ? o.completionTokens : o.chunks;
+        return new RequestResult(index, success, errorKind, error, scheduledNs, send - t0, end - t0, ttft, latency,
+                chunks, req.prompt().expectedInputTokens(), o.promptTokens, out, fromUsage, req.prompt().outputLen(),
+                o.text.toString());
+    }
+
+    private HttpConn connect() throws IOException {
+        long ms = Math.max(1, Math.min(30_000, timeoutNs / 1_000_000));
+        return new HttpConn(addr, (int) ms);
+    }
+
+    /** Reads SSE lines; a chunk is any {@code data:} object with non-empty choices (vLLM's rule). */
+    private void stream(HttpConn c, long send, Outcome o) throws IOException {
+        ChunkParser cp = new ChunkParser();
+        byte[] line = new byte[8192];
+        int ll = 0;
+        int n;
+        while ((n = c.nextBody()) >= 0) {
+            byte[] b = c.buf;
+            int start = c.pos;
+            int end = start + n;
+            long at = c.lastReadNs;
+            int segStart = start;
+            for (int i = start; i < end; i++) {
+                if (b[i] == '\n') {
+                    int segLen = i - segStart;
+                    if (ll == 0) {
+                        handleLine(b, segStart, segLen, at - send, cp, o);
+                    } else {
+                        line = append(line, ll, b, segStart, segLen);
+                        ll += segLen;
+                        handleLine(line, 0, ll, at - send, cp, o);
+                        ll = 0;
+                    }
+                    if (o.errorKind != null) {
+                        c.pos = end;
+                        return;
+                    }
+                    if (o.done) {
+                        c.pos = end; // what follows [DONE] in this slice is only the event's blank line
+                        return;
+                    }
+                    segStart = i + 1;
+                }
+            }
+            if (segStart < end) {
+                line = append(line, ll, b, segStart, end - segStart);
+                ll += end - segStart;
+            }
+            c.pos = end;
+        }
+        if (ll > 0) {
+            handleLine(line, 0, ll, c.lastReadNs - send, cp, o);
+        }
+    }
+
+    private static byte[] append(byte[] line, int ll, byte[] src, int off, int len) {
+        if (ll + len > line.length) {
+            line = Arrays.copyOf(line, Math.max(line.length * 2, ll + len));
+        }
+        System.arraycopy(src, off, line, ll, len);
+        return line;
+    }
+
+    private static final byte[] DATA = "data:".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] DONE = "[DONE]".getBytes(StandardCharsets.US_ASCII);
+
+    private void handleLine(byte[] b, int off, int len, long atNs, ChunkParser cp, Outcome o) {
+        int end = off + len;
+        while (end > off && (b[end - 1] == '\r' || b[end - 1] == ' ' || b[end - 1] == '\t')) {
+            end--;
+        }
+        int s = off;
+        while (s < end && (b[s] == ' ' || b[s] == '\t')) {
+            s++;
+        }
+        if (s == end) {
+            return;
+        }
+        if (startsWith(b, s, end, DATA)) {
+            int p = s + DATA.length;
+            while (p < end && b[p] == ' ') {
+                p++;
+            }
+            if (end - p == DONE.length && startsWith(b, p, end, DONE)) {
+                o.done = true;
+                return;
+            }
+            try {
+                cp.parse(b, p, end - p);
+            } catch (IOException e) {
+                o.fail("malformed_json", "malformed JSON in SSE chunk " + (o.chunks + 1) + ": " + e.getMessage()
+                        + " in " + HttpConn.abbreviate(new String(b, p, end - p, StandardCharsets.UTF_8)));
+                return;
+            }
+            if (cp.error != null) {
+                o.fail("server_error", "server error in stream: " + HttpConn.abbreviate(cp.error));
+                return;
+            }
+            if (cp.hasChoices) {
+                o.addChunk(atNs);
+                if (cp.text != null) {
+                    o.text.append(cp.text);
+                }
+            }
+            if (cp.promptTokens >= 0) {
+                o.promptTokens = cp.promptTokens;
+            }
+            if (cp.completionTokens >= 0) {
+                o.completionTokens = cp.completionTokens;
+            }
+            return;
+        }
+        byte c0 = b[s];
+        if (c0 == ':' || startsWith(b, s, end, "event:") || startsWith(b, s, end, "id:")
+                || startsWith(b, s, end, "retry:")) {
+            return;
+        }
+        o.fail("malformed_sse", "malformed SSE line: " + HttpConn.abbreviate(new String(b, s, end - s, StandardCharsets.UTF_8)));
+    }
+
+    private static boolean startsWith(byte[] b, int s, int end, String prefix) {
+        return startsWith(b, s, end, prefix.getBytes(StandardCharsets.US_ASCII));
+    }
+
+    private static boolean startsWith(byte[] b, int s, int end, byte[] prefix) {
+        if (end - s < prefix.length) {
+            return false;
+        }
+        for (int i = 0; i < prefix.length; i++) {
+            if (b[s + i] != prefix[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Mutable per-request state while reading. */
+    private static final class Outcome {
+        long[] chunkNs = new long[64];
+        int chunks;
+        final StringBuilder text = new StringBuilder();
+        int promptTokens = -1;
+        int completionTokens = -1;
+        boolean done;
+        String errorKind;
+        String error;
+
+        void addChunk(long ns) {
+            if (chunks == chunkNs.length) {
+                chunkNs = Arrays.copyOf(chunkNs, chunks * 2);
+            }
+            chunkNs[chunks++] = ns;
+        }
+
+        void fail(String kind, String detail) {
+            if (errorKind == null) {
+                errorKind = kind;
+                error = detail;
+            }
+        }
+    }
+
+    /** GET a path; status code, or -1 when nothing answered. Used for the readiness check and /tokenize. */
+    int get(String p) {
+        try (HttpConn c = connect()) {
+            c.deadline(System.nanoTime() + 5_000_000_000L);
+            c.write(("GET " + p + " HTTP/1.1\r\nHost: " + hostHeader + "\r\nConnection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII), new byte[0]);
+            HttpConn.Head h = c.readHead();
+            c.readBody(1 << 16);
+            return h.status();
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    /** POST JSON, returning the body on 200 or null. */
+    String postJson(String p, Object body) {
+        try (HttpConn c = connect()) {
+            byte[] b = JSON.writeValueAsBytes(body);
+            c.deadline(System.nanoTime() + 10_000_000_000L);
+            c.write(("POST " + p + " HTTP/1.1\r\nHost: " + hostHeader + "\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: " + b.length + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII), b);
+            HttpConn.Head h = c.readHead();
+            String s = c.readBody(16 << 20);
+            return h.status() == 200 ? s : null;
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    @Override
+    public void close() {
+        HttpConn c;
+        while ((c = idle.pollFirst()) != null) {
+            c.close();
+        }
+    }
+}
