@@ -24,6 +24,7 @@ import java.util.Locale;
                 TableCommand.class,
                 ReportCommand.class,
                 ExportCommand.class,
+                LoadgenCommand.class,
                 CommandLine.HelpCommand.class
         })
 public final class Main implements Runnable {
