@@ -13,18 +13,11 @@ import java.util.function.Consumer;
 
 /**
  * Runs one load-generator benchmark in-process: prepares every request, sends them on the arrival schedule
- * (one virtual thread per request, at most {@code maxConcurrency} in flight), measures each, and summarizes.
+ * (at most {@code maxConcurrency} in flight) through one non-blocking I/O thread, measures each, and summarizes.
  * Request-level failures are recorded, never thrown; a bad configuration or dataset throws
  * {@link IllegalArgumentException} before anything is sent.
  */
 public final class LoadGenerator {
-
-    /**
-     * Request threads: virtual by default; {@code -Disobench.loadgen.threads=platform} uses platform threads (one per
-     * request in flight), which the kernel wakes directly when bytes arrive.
-     */
-    private static final Thread.Builder THREADS = "platform".equals(System.getProperty("isobench.loadgen.threads"))
-            ? Thread.ofPlatform().daemon().stackSize(256 * 1024) : Thread.ofVirtual();
 
     private LoadGenerator() {
     }
@@ -33,7 +26,7 @@ public final class LoadGenerator {
     public static LoadgenResult run(LoadgenConfig config, Consumer<String> progress) {
         Consumer<String> log = progress == null ? s -> { } : progress;
         List<String> notes = new ArrayList<>();
-        try (RequestExecutor exec = new RequestExecutor(config)) {
+        try (RequestExecutor exec = new RequestExecutor(config); EventLoop io = new EventLoop(exec)) {
             if (!config.readyCheckTimeout().isZero()) {
                 waitReady(exec, config, log, notes);
             }
@@ -51,20 +44,16 @@ public final class LoadGenerator {
 
             if (config.numWarmups() > 0) {
                 log.accept("loadgen: " + config.numWarmups() + " warm-up requests (discarded)");
-                List<Thread> ws = new ArrayList<>();
+                Semaphore warmDone = new Semaphore(0);
                 long w0 = System.nanoTime();
                 for (int i = 0; i < config.numWarmups(); i++) {
-                    RequestExecutor.Prepared p = prepared.get(pool + i);
                     acquire(slots);
-                    ws.add(THREADS.start(() -> {
-                        try {
-                            exec.execute(-1, p, w0, 0);
-                        } finally {
-                            release(slots);
-                        }
+                    io.submit(new EventLoop.Exchange(-1, prepared.get(pool + i), w0, 0, r -> {
+                        release(slots);
+                        warmDone.release();
                     }));
                 }
-                joinAll(ws);
+                warmDone.acquireUninterruptibly(config.numWarmups());
             }
 
             int n = config.duration() == null ? config.numPrompts() : Integer.MAX_VALUE;
@@ -83,7 +72,8 @@ public final class LoadGenerator {
 
             List<RequestResult> results = new ArrayList<>();
             List<RequestResult[]> slotsOut = new ArrayList<>();
-            List<Thread> threads = new ArrayList<>();
+            Semaphore finished = new Semaphore(0);
+            int submitted = 0;
             Instant startedAt = Instant.now();
             long t0 = System.nanoTime();
             for (int i = 0; i < n; i++) {
@@ -105,16 +95,14 @@ public final class LoadGenerator {
                 RequestExecutor.Prepared p = prepared.get(i % pool);
                 RequestResult[] box = new RequestResult[1];
                 slotsOut.add(box);
-                final int idx = i;
-                threads.add(THREADS.start(() -> {
-                    try {
-                        box[0] = exec.execute(idx, p, t0, at);
-                    } finally {
-                        release(slots);
-                    }
+                io.submit(new EventLoop.Exchange(i, p, t0, at, r -> {
+                    box[0] = r;
+                    release(slots);
+                    finished.release();
                 }));
+                submitted++;
             }
-            joinAll(threads);
+            finished.acquireUninterruptibly(submitted);
             long t1 = System.nanoTime();
             for (RequestResult[] b : slotsOut) {
                 results.add(b[0]);
@@ -149,21 +137,6 @@ public final class LoadGenerator {
     private static void release(Semaphore s) {
         if (s != null) {
             s.release();
-        }
-    }
-
-    private static void joinAll(List<Thread> ts) {
-        for (Thread t : ts) {
-            boolean done = false;
-            while (!done) {
-                try {
-                    t.join();
-                    done = true;
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException("interrupted while waiting for requests", e);
-                }
-            }
         }
     }
 

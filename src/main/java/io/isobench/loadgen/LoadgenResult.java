@@ -412,6 +412,8 @@ public record LoadgenResult(LoadgenConfig config, Instant startedAt, long startN
         notes.forEach(notesNode::add);
         o.set("isobench_workload", workloadFingerprint());
         if (detailed) {
+            // the run's monotonic origin (System.nanoTime, CLOCK_MONOTONIC on Linux): sent_s and ttfts are offsets
+            o.put("isobench_start_monotonic_ns", startNanoTime);
             ArrayNode sched = o.putArray("isobench_scheduled_s");
             ArrayNode sent = o.putArray("isobench_sent_s");
             ArrayNode e2 = o.putArray("isobench_e2els");

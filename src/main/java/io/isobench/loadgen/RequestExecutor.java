@@ -3,17 +3,13 @@ package io.isobench.loadgen;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.io.IOException;
-import java.net.ConnectException;
 import java.net.InetSocketAddress;
-import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.ConcurrentLinkedDeque;
 
 /** Sends one request and measures it (vLLM's {@code backend_request_func} semantics), over a keep-alive pool. */
 final class RequestExecutor implements AutoCloseable {
@@ -26,7 +22,6 @@ final class RequestExecutor implements AutoCloseable {
     private final String path;
     private final String apiKey;
     private final long timeoutNs;
-    private final ConcurrentLinkedDeque<HttpConn> idle = new ConcurrentLinkedDeque<>();
 
     RequestExecutor(LoadgenConfig config) {
         this.config = config;
@@ -43,6 +38,12 @@ final class RequestExecutor implements AutoCloseable {
 
     /** A request ready to go: head and body bytes are built before its send time. */
     record Prepared(byte[] head, byte[] body, Prompt prompt) {
+        /** Head and body in one array, written with one call. */
+        byte[] wire() {
+            byte[] w = Arrays.copyOf(head, head.length + body.length);
+            System.arraycopy(body, 0, w, head.length, body.length);
+            return w;
+        }
     }
 
     Prepared prepare(Prompt prompt, String requestId) {
@@ -91,161 +92,12 @@ final class RequestExecutor implements AutoCloseable {
         return new Prepared(h.toString().getBytes(StandardCharsets.UTF_8), bytes, prompt);
     }
 
-    /** Runs one request; never throws for request-level problems (they become the result's error). */
-    RequestResult execute(int index, Prepared req, long t0, long scheduledNs) {
-        long send = System.nanoTime();
-        Outcome o = new Outcome();
-        HttpConn conn = null;
-        boolean reusable = false;
-        try {
-            conn = idle.pollFirst();
-            boolean retried = false;
-            HttpConn.Head head;
-            while (true) {
-                if (conn == null) {
-                    conn = connect();
-                    conn.reused = false;
-                } else {
-                    conn.reused = true;
-                }
-                conn.deadline(send + timeoutNs);
-                try {
-                    conn.write(req.head(), req.body());
-                    head = conn.readHead();
-                    break;
-                } catch (IOException e) {
-                    // a kept-alive connection the server closed meanwhile: retry once on a fresh one
-                    if (conn.reused && !retried && !(e instanceof SocketTimeoutException)) {
-                        conn.close();
-                        conn = null;
-                        retried = true;
-                        continue;
-                    }
-                    throw e;
-                }
-            }
-            if (head.status() != 200) {
-                String body = conn.readBody(4096);
-                reusable = conn.keepAlive;
-                o.fail("http_" + head.status(), "HTTP " + head.status() + ": " + HttpConn.abbreviate(body));
-            } else if (config.stream()) {
-                if (head.contentType() != null && !head.contentType().toLowerCase(Locale.ROOT).contains("event-stream")) {
-                    String body = conn.readBody(4096);
-                    reusable = conn.keepAlive;
-                    o.fail("non_sse", "non-SSE response (Content-Type: " + head.contentType() + ") to a streaming request: "
-                            + HttpConn.abbreviate(body));
-                } else {
-                    stream(conn, send, o);
-                    reusable = o.done && conn.drain();
-                }
-            } else {
-                String body = conn.readBody(64 << 20);
-                long end = System.nanoTime();
-                reusable = conn.keepAlive;
-                ChunkParser cp = new ChunkParser();
-                try {
-                    byte[] b = body.getBytes(StandardCharsets.UTF_8);
-                    cp.parse(b, 0, b.length);
-                    if (cp.error != null) {
-                        o.fail("server_error", "server error: " + HttpConn.abbreviate(cp.error));
-                    } else if (!cp.hasChoices) {
-                        o.fail("no_choices", "response has no choices: " + HttpConn.abbreviate(body));
-                    } else {
-                        o.text.append(cp.text == null ? "" : cp.text);
-                        o.addChunk(end - send);
-                        o.promptTokens = cp.promptTokens;
-                        o.completionTokens = cp.completionTokens;
-                    }
-                } catch (IOException e) {
-                    o.fail("malformed_json", "malformed JSON response: " + e.getMessage());
-                }
-            }
-        } catch (ConnectException e) {
-            o.fail("connect", "server not reachable at " + hostHeader + ": " + e.getMessage());
-        } catch (SocketTimeoutException e) {
-            o.fail("timeout", "request timed out after " + timeoutNs / 1_000_000 + " ms"
-                    + (o.chunks > 0 ? " (stalled after " + o.chunks + " chunks)" : ""));
-        } catch (IOException e) {
-            o.fail("io", e.getClass().getSimpleName() + ": " + e.getMessage());
-        } finally {
-            if (conn != null) {
-                if (reusable) {
-                    conn.deadline(Long.MAX_VALUE);
-                    idle.addFirst(conn);
-                } else {
-                    conn.close();
-                }
-            }
-        }
-        long end = System.nanoTime();
-        boolean success = o.errorKind == null && o.chunks > 0;
-        String errorKind = o.errorKind;
-        String error = o.error;
-        if (o.errorKind == null && o.chunks == 0) {
-            errorKind = "no_chunk";
-            error = "Never received a valid chunk to calculate TTFT.";
-        }
-        long[] chunks = Arrays.copyOf(o.chunkNs, o.chunks);
-        long ttft = o.chunks > 0 ? chunks[0] : -1;
-        long latency = o.chunks > 0 ? chunks[o.chunks - 1] : -1;
-        boolean fromUsage = o.completionTokens >= 0;
-        int out = fromUsage ? o.completionTokens : o.chunks;
-        return new RequestResult(index, success, errorKind, error, scheduledNs, send - t0, end - t0, ttft, latency,
-                chunks, req.prompt().expectedInputTokens(), o.promptTokens, out, fromUsage, req.prompt().outputLen(),
-                o.text.toString());
-    }
-
-    private HttpConn connect() throws IOException {
+    HttpConn connect() throws IOException {
         long ms = Math.max(1, Math.min(30_000, timeoutNs / 1_000_000));
         return new HttpConn(addr, (int) ms);
     }
 
-    /** Reads SSE lines; a chunk is any {@code data:} object with non-empty choices (vLLM's rule). */
-    private void stream(HttpConn c, long send, Outcome o) throws IOException {
-        ChunkParser cp = new ChunkParser();
-        byte[] line = new byte[8192];
-        int ll = 0;
-        int n;
-        while ((n = c.nextBody()) >= 0) {
-            byte[] b = c.buf;
-            int start = c.pos;
-            int end = start + n;
-            long at = c.lastReadNs;
-            int segStart = start;
-            for (int i = start; i < end; i++) {
-                if (b[i] == '\n') {
-                    int segLen = i - segStart;
-                    if (ll == 0) {
-                        handleLine(b, segStart, segLen, at - send, cp, o);
-                    } else {
-                        line = append(line, ll, b, segStart, segLen);
-                        ll += segLen;
-                        handleLine(line, 0, ll, at - send, cp, o);
-                        ll = 0;
-                    }
-                    if (o.errorKind != null) {
-                        c.pos = end;
-                        return;
-                    }
-                    if (o.done) {
-                        c.pos = end; // what follows [DONE] in this slice is only the event's blank line
-                        return;
-                    }
-                    segStart = i + 1;
-                }
-            }
-            if (segStart < end) {
-                line = append(line, ll, b, segStart, end - segStart);
-                ll += end - segStart;
-            }
-            c.pos = end;
-        }
-        if (ll > 0) {
-            handleLine(line, 0, ll, c.lastReadNs - send, cp, o);
-        }
-    }
-
-    private static byte[] append(byte[] line, int ll, byte[] src, int off, int len) {
+    static byte[] append(byte[] line, int ll, byte[] src, int off, int len) {
         if (ll + len > line.length) {
             line = Arrays.copyOf(line, Math.max(line.length * 2, ll + len));
         }
@@ -256,7 +108,8 @@ final class RequestExecutor implements AutoCloseable {
     private static final byte[] DATA = "data:".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] DONE = "[DONE]".getBytes(StandardCharsets.US_ASCII);
 
-    private void handleLine(byte[] b, int off, int len, long atNs, ChunkParser cp, Outcome o) {
+    /** One SSE line (without its LF); a chunk is any {@code data:} object with non-empty choices (vLLM's rule). */
+    static void handleLine(byte[] b, int off, int len, long atNs, ChunkParser cp, Outcome o) {
         int end = off + len;
         while (end > off && (b[end - 1] == '\r' || b[end - 1] == ' ' || b[end - 1] == '\t')) {
             end--;
@@ -327,7 +180,7 @@ final class RequestExecutor implements AutoCloseable {
     }
 
     /** Mutable per-request state while reading. */
-    private static final class Outcome {
+    static final class Outcome {
         long[] chunkNs = new long[64];
         int chunks;
         final StringBuilder text = new StringBuilder();
@@ -349,6 +202,24 @@ final class RequestExecutor implements AutoCloseable {
                 errorKind = kind;
                 error = detail;
             }
+        }
+
+        RequestResult toResult(int index, Prepared req, long t0, long scheduledNs, long send, long end) {
+            boolean success = errorKind == null && chunks > 0;
+            String kind = errorKind;
+            String err = error;
+            if (errorKind == null && chunks == 0) {
+                kind = "no_chunk";
+                err = "Never received a valid chunk to calculate TTFT.";
+            }
+            long[] ch = Arrays.copyOf(chunkNs, chunks);
+            long ttft = chunks > 0 ? ch[0] : -1;
+            long latency = chunks > 0 ? ch[chunks - 1] : -1;
+            boolean fromUsage = completionTokens >= 0;
+            int out = fromUsage ? completionTokens : chunks;
+            return new RequestResult(index, success, kind, err, scheduledNs, send - t0, end - t0, ttft, latency, ch,
+                    req.prompt().expectedInputTokens(), promptTokens, out, fromUsage, req.prompt().outputLen(),
+                    text.toString());
         }
     }
 
@@ -381,11 +252,24 @@ final class RequestExecutor implements AutoCloseable {
         }
     }
 
+    LoadgenConfig config() {
+        return config;
+    }
+
+    InetSocketAddress address() {
+        return addr;
+    }
+
+    String hostHeader() {
+        return hostHeader;
+    }
+
+    long timeoutNs() {
+        return timeoutNs;
+    }
+
     @Override
     public void close() {
-        HttpConn c;
-        while ((c = idle.pollFirst()) != null) {
-            c.close();
-        }
+        // connections of the measured requests live in the EventLoop; nothing pooled here
     }
 }

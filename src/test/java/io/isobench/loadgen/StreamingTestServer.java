@@ -63,8 +63,9 @@ public final class StreamingTestServer implements AutoCloseable {
                 Socket s = server.accept();
                 s.setTcpNoDelay(true);
                 connections.incrementAndGet();
-                // platform threads: the server must not share the client's virtual-thread carriers
-                Thread.ofPlatform().daemon().stackSize(256 * 1024).start(() -> serve(s));
+                // virtual threads: the server's CPU is bounded by its carriers and cannot crowd out the client's
+                // single I/O thread the way a thousand runnable platform threads would
+                Thread.ofVirtual().start(() -> serve(s));
             } catch (IOException e) {
                 if (!running) {
                     return;
