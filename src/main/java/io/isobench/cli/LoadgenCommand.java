@@ -162,6 +162,15 @@ final class LoadgenCommand implements Callable<Integer> {
     @Option(names = "--label", description = "Label saved in the result JSON.")
     String label;
 
+    // ---- isobench store
+    @Option(names = "--store", description = "Store the run (metrics + per-request detail) in the isobench store"
+            + " (--db, default ./isobench.duckdb). Implied by an explicit --db.")
+    boolean store;
+    @Option(names = "--arm", defaultValue = "adhoc", description = "Arm label of the stored run (default: ${DEFAULT-VALUE}).")
+    String arm;
+    @Option(names = "--commit", description = "Commit the stored run measured, if any.")
+    String commit;
+
     @CommandLine.Unmatched
     List<String> unmatched = new ArrayList<>();
 
@@ -211,12 +220,59 @@ final class LoadgenCommand implements Callable<Integer> {
             Path file = save(result);
             main.err.println("isobench loadgen: result saved to " + file);
         }
+        if (store || main.db != null) {
+            String id = storeRun(result);
+            main.err.println("isobench loadgen: stored run " + id + " in " + main.dbSpec());
+        }
         if (result.summary().completed() == 0) {
             throw new IsobenchException.NothingMeasured("no request succeeded ("
                     + result.summary().failuresByReason() + "); first error: "
                     + result.requests().stream().filter(r -> r.error() != null).map(r -> r.error()).findFirst().orElse("-"));
         }
         return Main.OK;
+    }
+
+    private String storeRun(LoadgenResult result) {
+        String runId = "loadgen-" + java.util.UUID.randomUUID();
+        ObjectMapper m = new ObjectMapper();
+        try (io.isobench.store.Store st = io.isobench.store.Stores.open(main.dbSpec())) {
+            byte[] detail = m.writeValueAsBytes(result.resultJson(true));
+            String artifact = st.putArtifact("loadgen-detail", detail);
+            ObjectNode extra = m.createObjectNode();
+            extra.put("loadgen_detail_artifact", artifact);
+            extra.put("base_url", result.config().baseUrl().toString());
+            extra.put("endpoint", result.config().endpoint());
+            extra.set("failures_by_reason", m.valueToTree(result.summary().failuresByReason()));
+            boolean ok = result.summary().completed() > 0;
+            double primary = result.summary().dists().get("tpot").mean();
+            io.isobench.store.RunRecord run = new io.isobench.store.RunRecord(runId, null,
+                    io.isobench.store.RunRecord.RunKind.MEASURED, commit,
+                    commit == null ? null : commit.substring(0, Math.min(8, commit.length())), null, arm, 0,
+                    ok ? io.isobench.store.RunRecord.RunStatus.SUCCESS : io.isobench.store.RunRecord.RunStatus.FAILED,
+                    ok ? null : new io.isobench.store.RunRecord.FailureInfo("NO_METRICS",
+                            "no request succeeded: " + result.summary().failuresByReason(), null, true),
+                    "serving", result.config().model(), "native", null, "tpot_ms_mean",
+                    ok && result.summary().dists().get("tpot").count() > 0 ? primary : null, "measured",
+                    m.writeValueAsString(result.workloadFingerprint()), result.startedAt(), result.durationS() * 1000,
+                    null, null, m.writeValueAsString(redactArgs(spec.commandLine().getParseResult().originalArgs())), null,
+                    String.join("; ", result.notes()), m.writeValueAsString(extra), result.metrics());
+            st.putRun(run);
+        } catch (IOException e) {
+            throw new IsobenchException.BadInput("cannot store the run: " + e.getMessage(), e);
+        }
+        return runId;
+    }
+
+    /** Secrets never reach the store: header values that carry credentials, HF tokens, bearer keys. */
+    static List<String> redactArgs(List<String> args) {
+        List<String> out = new ArrayList<>();
+        for (String a : args) {
+            String r = a.replaceAll("hf_[A-Za-z0-9]{8,}", "hf_***")
+                    .replaceAll("(?i)(bearer\\s+)\\S+", "$1***")
+                    .replaceAll("(?i)^((authorization|x-api-key|api-key)=).*", "$1***");
+            out.add(r);
+        }
+        return out;
     }
 
     private Path save(LoadgenResult result) {

@@ -79,6 +79,31 @@ class LoadgenCommandTest {
     }
 
     @Test
+    void storeKeepsTheRunWithMetricsAndDetail(@TempDir Path dir) {
+        String db = dir.resolve("s.duckdb").toString();
+        Run r = run("--base-url", server.baseUrl(), "--model", "m", "--random-input-len", "8", "--random-output-len", "4",
+                "--num-prompts", "6", "--db", db, "--arm", "baseline", "--header", "Authorization=Bearer sk-secret");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.err()).contains("stored run loadgen-");
+        try (io.isobench.store.Store st = io.isobench.store.Stores.open(db)) {
+            List<io.isobench.store.RunRecord> runs = new ArrayList<>();
+            st.forEachRun(io.isobench.store.RunFilter.all(), runs::add);
+            assertThat(runs).hasSize(1);
+            io.isobench.store.RunRecord run = runs.get(0);
+            assertThat(run.kind()).isEqualTo(io.isobench.store.RunRecord.RunKind.MEASURED);
+            assertThat(run.arm()).isEqualTo("baseline");
+            assertThat(run.primaryMetric()).isEqualTo("tpot_ms_mean");
+            assertThat(run.metrics()).extracting(io.isobench.parse.Metric::name).contains("ttft_ms_p99", "completed_requests");
+            assertThat(run.argvJson()).doesNotContain("sk-secret").contains("Authorization=***");
+            assertThat(run.workload()).contains("\"requests\":6");
+            String sha = new ObjectMapper().readTree(run.extraJson()).get("loadgen_detail_artifact").asText();
+            assertThat(new String(st.artifact(sha).orElseThrow())).contains("\"itls\"");
+        } catch (java.io.IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
     void unknownFlagNamesTheNearestKnownFlag() {
         Run r = run("--model", "m", "--request-rat", "5");
         assertThat(r.code()).isEqualTo(2);
