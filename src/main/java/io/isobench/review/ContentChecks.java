@@ -1,0 +1,526 @@
+package io.isobench.review;
+
+import io.isobench.review.PatchFile.Hunk;
+import io.isobench.review.PatchFile.Kind;
+import io.isobench.review.PatchFile.Line;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The checks that read hunk contents: WORK_SHRINKING_DEFAULT, PROMPT_KEYED_CACHE and DISABLED_CODE_PATH. Each
+ * looks only at added lines, compared with the removed lines of the same change block (a run of consecutive
+ * removed/added lines) or with the new side of the hunk. The rules, and why they are narrow, are in
+ * docs/patch-review.md.
+ */
+final class ContentChecks {
+
+    record Hit(Check check, String reason, Hunk hunk) {
+    }
+
+    enum Lang { PYTHON, C_LIKE, CONFIG, OTHER }
+
+    /** Work-size settings: lowering one makes each request or the whole benchmark do less work. */
+    static final Set<String> WORK_KEYS = Set.of("max_tokens", "max_new_tokens", "max_completion_tokens",
+            "batch_size", "max_batch_size", "max_num_seqs", "max_num_batched_tokens", "max_model_len",
+            "num_prompts", "output_len", "input_len", "prompt_len", "n", "best_of", "num_generations");
+    /** Settings that only count as keyword arguments, fields or flags: as plain variables they mean anything. */
+    private static final Set<String> KEYWORD_ONLY = Set.of("n", "best_of");
+    static final Set<String> SAMPLING_KEYS = Set.of("temperature", "top_p", "top_k", "min_p", "greedy",
+            "do_sample", "use_beam_search", "ignore_eos", "sampling_type");
+    private static final Pattern FORCED_SAMPLING = Pattern.compile(
+            "^\\s*[A-Za-z_][\\w.]*\\.(temperature|top_p|top_k|min_p|ignore_eos|use_beam_search)\\s*=\\s*"
+                    + "(-?[\\d.]+|True|False|true|false)\\s*;?\\s*$");
+    private static final Pattern SHRINKING_OP = Pattern.compile("//|/|>>|\\bmin\\s*\\(|-\\s*\\d|\\*\\s*0?\\.\\d");
+
+    private static final Pattern CACHE_DECORATOR = Pattern.compile(
+            "^\\s*@\\s*(?:functools\\.)?(?:lru_cache|cache|cached|memoize|memoized)\\b.*");
+    private static final Pattern DEF = Pattern.compile("^\\s*(?:async\\s+)?def\\s+\\w+\\s*\\((.*)");
+    private static final Pattern CACHE_NAME = Pattern.compile("(?i)\\b([A-Za-z_]\\w*(?:cache|memo)\\w*)\\b");
+    private static final Pattern CACHE_DECL = Pattern.compile(
+            "(?i)^\\s*(?:self\\.|cls\\.)?([A-Za-z_]\\w*(?:cache|memo)\\w*)\\s*(?::[^=]+)?=\\s*"
+                    + "(?:\\{\\s*\\}|dict\\(|OrderedDict\\(|defaultdict\\(|LRUCache\\(|lru_cache|cachetools|"
+                    + "collections\\.OrderedDict\\(|WeakValueDictionary\\().*");
+    /** Caches of engine internals keyed on token ids by design (prefix caching, KV blocks, compiled graphs). */
+    private static final Pattern LEGIT_CACHE_NAME = Pattern.compile(
+            "(?i).*(block|prefix|kv|swap|graph|kernel|compile|dtype|shape|config|attn|lora|mm_|encoder).*");
+
+    private static final Pattern DEAD_END = Pattern.compile("^(?:return|continue|break)\\b(?!\\s*[(=.\\[]\\s*$).*");
+    private static final Pattern ALWAYS_FALSE = Pattern.compile(
+            "^\\s*(?:(?:el)?if|while)\\s*\\(?\\s*(?:False|false|0)\\s*\\)?\\s*(?::|\\{|$|and\\b|&&).*"
+                    + "|^\\s*#\\s*if\\s+0\\b.*|.*\\b(?:and|&&)\\s*(?:False|false)\\s*\\)?\\s*[:{]?\\s*$");
+    private static final Pattern FLAG_NAME = Pattern.compile(
+            "(?i)(?:^|_)(?:enable|enabled|use|allow|do|with|support|supports|flag)(?:_|$).*|.*_enabled$");
+    private static final Pattern DISABLE_NAME = Pattern.compile("(?i)(?:^|_)(?:disable|disabled|skip|no)(?:_|$).*");
+    private static final Pattern ENV_FORCED = Pattern.compile(
+            "(?:os\\.environ\\s*\\[\\s*[\"']([A-Z0-9_]+)[\"']\\s*\\]\\s*=|os\\.environ\\.setdefault\\(\\s*[\"']([A-Z0-9_]+)[\"']\\s*,)"
+                    + "\\s*[\"'](0|false|False|)[\"']");
+    private static final Pattern ENV_DEFAULT = Pattern.compile(
+            "(?:getenv|environ\\.get)\\(\\s*[\"']([A-Z0-9_]+)[\"']\\s*,\\s*[\"']?([^\"')]*)[\"']?\\s*\\)");
+
+    private ContentChecks() {
+    }
+
+    static Lang lang(String path) {
+        String p = path.toLowerCase(Locale.ROOT);
+        if (p.endsWith(".py") || p.endsWith(".pyi")) {
+            return Lang.PYTHON;
+        }
+        if (p.matches(".*\\.(c|cc|cpp|cxx|cu|cuh|h|hh|hpp|hxx|rs|go|java)$")) {
+            return Lang.C_LIKE;
+        }
+        if (p.matches(".*\\.(ya?ml|json|toml|cfg|ini|sh|env)$") || p.endsWith("dockerfile")) {
+            return Lang.CONFIG;
+        }
+        return Lang.OTHER;
+    }
+
+    static List<Hit> run(PatchFile file) {
+        Lang lang = lang(file.path());
+        List<Hit> hits = new ArrayList<>();
+        if (file.binary() || lang == Lang.OTHER) {
+            return hits;
+        }
+        for (Hunk h : file.hunks()) {
+            workShrinking(h, lang, hits);
+            if (lang != Lang.CONFIG) {
+                promptKeyedCache(h, lang, hits);
+                disabledCodePath(h, lang, hits);
+            }
+        }
+        return hits;
+    }
+
+    // ---- WORK_SHRINKING_DEFAULT ---------------------------------------------------------------------------
+
+    private record Occurrence(String key, String value, boolean keywordArg) {
+    }
+
+    private static void workShrinking(Hunk h, Lang lang, List<Hit> hits) {
+        boolean cLike = lang == Lang.C_LIKE;
+        List<String> flags = argparseFlags(h);
+        for (List<Integer> block : changeBlocks(h)) {
+            List<Occurrence> removed = new ArrayList<>();
+            List<Occurrence> added = new ArrayList<>();
+            for (int idx : block) {
+                Line l = h.lines().get(idx);
+                if (isComment(l.text(), lang)) {
+                    continue;
+                }
+                for (Assignments.Pair p : Assignments.on(l.text(), flags.get(idx), cLike)) {
+                    String key = canonicalKey(p.name());
+                    if (key == null || (KEYWORD_ONLY.contains(key) && !p.keywordArg() && flags.get(idx) == null
+                            && !l.text().strip().startsWith(p.name()))) {
+                        continue;
+                    }
+                    (l.kind() == Kind.REMOVED ? removed : added).add(new Occurrence(key, p.value(), p.keywordArg()));
+                }
+            }
+            List<String> seen = new ArrayList<>();
+            for (Occurrence a : added) {
+                Occurrence r = removed.stream().filter(o -> o.key().equals(a.key())).findFirst().orElse(null);
+                String reason = r == null ? null : compare(a.key(), r.value(), a.value());
+                if (reason != null && !seen.contains(reason)) {
+                    seen.add(reason);
+                    hits.add(new Hit(Check.WORK_SHRINKING_DEFAULT, reason, h));
+                }
+            }
+            for (int idx : block) {
+                Line l = h.lines().get(idx);
+                Matcher m = FORCED_SAMPLING.matcher(Assignments.stripComment(l.text(), cLike));
+                if (l.kind() == Kind.ADDED && m.matches()) {
+                    String key = m.group(1);
+                    boolean paired = removed.stream().anyMatch(o -> o.key().equals(key));
+                    if (!paired) {
+                        hits.add(new Hit(Check.WORK_SHRINKING_DEFAULT,
+                                "forces " + l.text().strip().replaceAll(";$", "") + " on every request", h));
+                    }
+                }
+            }
+        }
+    }
+
+    /** WORK_KEYS / SAMPLING_KEYS name for an identifier ({@code MAX_NUM_SEQS}, {@code max_tokens}); null if none. */
+    private static String canonicalKey(String name) {
+        String k = name.toLowerCase(Locale.ROOT).replace('-', '_');
+        if (k.startsWith("default_")) {
+            k = k.substring("default_".length());
+        }
+        return WORK_KEYS.contains(k) || SAMPLING_KEYS.contains(k) ? k : null;
+    }
+
+    private static String compare(String key, String oldValue, String newValue) {
+        String o = oldValue.replaceAll("\\s+", "");
+        String n = newValue.replaceAll("\\s+", "");
+        if (o.equals(n)) {
+            return null;
+        }
+        if (SAMPLING_KEYS.contains(key)) {
+            if (key.equals("ignore_eos") && !isFalse(o) && isFalse(n)) {
+                return "turns ignore_eos off (" + oldValue + " -> " + newValue + "): generation may stop early";
+            }
+            if (key.equals("ignore_eos")) {
+                return null;
+            }
+            return "changes sampling setting " + key + " from " + oldValue + " to " + newValue;
+        }
+        Double ov = Assignments.number(oldValue);
+        Double nv = Assignments.number(newValue);
+        if (ov != null && nv != null) {
+            return nv < ov ? "lowers " + key + " from " + oldValue + " to " + newValue : null;
+        }
+        if (ov == null && nv != null) {
+            return "replaces " + key + " = " + oldValue + " with the constant " + newValue;
+        }
+        if (ov == null && n.contains(o) && SHRINKING_OP.matcher(n.replace(o, "")).find()) {
+            return "shrinks " + key + ": " + oldValue + " becomes " + newValue;
+        }
+        return null;
+    }
+
+    private static boolean isFalse(String v) {
+        return v.equals("False") || v.equals("false") || v.equals("0");
+    }
+
+    /** For each hunk line, the argparse flag whose add_argument call it belongs to (within 6 lines), else null. */
+    private static List<String> argparseFlags(Hunk h) {
+        List<String> out = new ArrayList<>();
+        String flag = null;
+        int since = 0;
+        for (Line l : h.lines()) {
+            String f = Assignments.argparseFlag(l.text());
+            if (f != null) {
+                flag = f;
+                since = 0;
+            } else if (l.text().contains("add_argument(") || since > 6) {
+                flag = null;
+            }
+            out.add(flag);
+            since++;
+            if (flag != null && l.text().strip().endsWith(")") && f == null) {
+                since = 99; // the call closed on this line
+            }
+        }
+        return out;
+    }
+
+    // ---- PROMPT_KEYED_CACHE -------------------------------------------------------------------------------
+
+    private static void promptKeyedCache(Hunk h, Lang lang, List<Hit> hits) {
+        List<Line> newSide = newSide(h);
+        List<String> reasons = new ArrayList<>();
+        for (int i = 0; i < newSide.size(); i++) {
+            Line l = newSide.get(i);
+            if (l.kind() != Kind.ADDED || isComment(l.text(), lang)) {
+                continue;
+            }
+            String code = Assignments.stripComment(l.text(), lang == Lang.C_LIKE);
+            if (lang == Lang.PYTHON && CACHE_DECORATOR.matcher(code).matches()) {
+                for (int k = i + 1; k < Math.min(newSide.size(), i + 4); k++) {
+                    Matcher d = DEF.matcher(newSide.get(k).text());
+                    if (d.find()) {
+                        List<String> promptParams = identifiers(d.group(1)).stream()
+                                .filter(ContentChecks::promptLike).toList();
+                        if (!promptParams.isEmpty()) {
+                            reasons.add("memoizes " + newSide.get(k).text().strip() + " on " + String.join(", ", promptParams)
+                                    + " (" + code.strip() + ")");
+                        }
+                        break;
+                    }
+                }
+            }
+            Matcher decl = CACHE_DECL.matcher(code);
+            if (decl.matches()) {
+                String name = decl.group(1);
+                if (name.toLowerCase(Locale.ROOT).matches(".*(prompt|request|completion|response).*")) {
+                    reasons.add("adds cache " + name + " named after prompts/requests");
+                }
+            }
+            Matcher m = CACHE_NAME.matcher(code);
+            while (m.find()) {
+                String name = m.group(1);
+                if (LEGIT_CACHE_NAME.matcher(name).matches()) {
+                    continue;
+                }
+                String key = cacheKey(code, m.start(), m.end());
+                if (key == null) {
+                    continue;
+                }
+                List<String> promptIds = identifiers(key).stream().filter(ContentChecks::promptLike).toList();
+                if (!promptIds.isEmpty()) {
+                    reasons.add("looks up " + name + " by " + key.strip());
+                }
+            }
+        }
+        if (!reasons.isEmpty()) {
+            hits.add(new Hit(Check.PROMPT_KEYED_CACHE, String.join("; ", reasons.stream().distinct().toList()), h));
+        }
+    }
+
+    /** The key expression of {@code NAME[key]}, {@code NAME.get(key...)}, {@code key in NAME}; null otherwise. */
+    private static String cacheKey(String code, int start, int end) {
+        String after = code.substring(end);
+        if (after.startsWith("[")) {
+            return bracketBody(after, '[', ']');
+        }
+        Matcher g = Pattern.compile("^\\.(?:get|setdefault|pop|__getitem__|__contains__)\\s*\\(").matcher(after);
+        if (g.find()) {
+            String args = bracketBody(after.substring(g.end() - 1), '(', ')');
+            if (args == null) {
+                return null;
+            }
+            int comma = topLevelComma(args);
+            return comma < 0 ? args : args.substring(0, comma);
+        }
+        String before = code.substring(0, start);
+        Matcher in = Pattern.compile("([\\w.()\\[\\]]+)\\s+(?:not\\s+)?in\\s+(?:self\\.|cls\\.)?$").matcher(before);
+        if (in.find()) {
+            return in.group(1);
+        }
+        return null;
+    }
+
+    private static String bracketBody(String s, char open, char close) {
+        int depth = 0;
+        for (int k = 0; k < s.length(); k++) {
+            char c = s.charAt(k);
+            if (c == open) {
+                depth++;
+            } else if (c == close && --depth == 0) {
+                return s.substring(1, k);
+            }
+        }
+        return null;
+    }
+
+    private static int topLevelComma(String s) {
+        int depth = 0;
+        for (int k = 0; k < s.length(); k++) {
+            char c = s.charAt(k);
+            if (c == '(' || c == '[' || c == '{') {
+                depth++;
+            } else if (c == ')' || c == ']' || c == '}') {
+                depth--;
+            } else if (c == ',' && depth == 0) {
+                return k;
+            }
+        }
+        return -1;
+    }
+
+    private static List<String> identifiers(String s) {
+        List<String> out = new ArrayList<>();
+        Matcher m = Pattern.compile("[A-Za-z_]\\w*").matcher(s);
+        while (m.find()) {
+            out.add(m.group());
+        }
+        return out;
+    }
+
+    /** Identifiers that carry a request's input: prompts, input/token ids, request text, chat messages. */
+    static boolean promptLike(String ident) {
+        String i = ident.toLowerCase(Locale.ROOT);
+        if (i.contains("prompt") || i.endsWith("input_ids") || i.endsWith("token_ids")) {
+            return true;
+        }
+        return Set.of("inputs", "input_text", "text", "texts", "messages", "request", "req", "query", "queries",
+                "request_text").contains(i);
+    }
+
+    // ---- DISABLED_CODE_PATH -------------------------------------------------------------------------------
+
+    private static void disabledCodePath(Hunk h, Lang lang, List<Hit> hits) {
+        boolean cLike = lang == Lang.C_LIKE;
+        List<String> reasons = new ArrayList<>();
+        List<Line> newSide = newSide(h);
+        for (int i = 0; i < newSide.size(); i++) {
+            Line l = newSide.get(i);
+            if (l.kind() != Kind.ADDED || isComment(l.text(), lang) && !l.text().strip().startsWith("#if")) {
+                continue;
+            }
+            String code = Assignments.stripComment(l.text(), cLike).stripTrailing();
+            String stmt = code.strip();
+            if (cLike && stmt.endsWith(";")) {
+                stmt = stmt.substring(0, stmt.length() - 1).strip();
+            }
+            if (DEAD_END.matcher(stmt).matches() && !stmt.endsWith("(") && !stmt.endsWith("\\")) {
+                int indent = indent(l.text());
+                Line dead = firstDeadLine(newSide, i, indent, lang);
+                if (dead != null) {
+                    reasons.add("added `" + stmt + "` (new line " + l.newLine() + ") makes the code after it"
+                            + " unreachable: `" + dead.text().strip() + "` (line " + dead.newLine() + ")");
+                }
+            }
+            if (ALWAYS_FALSE.matcher(l.text()).matches()) {
+                reasons.add("added always-false condition `" + l.text().strip() + "` (line " + l.newLine() + ")");
+            }
+            Matcher env = ENV_FORCED.matcher(code);
+            if (env.find()) {
+                String var = env.group(1) != null ? env.group(1) : env.group(2);
+                reasons.add("forces environment variable " + var + " off: `" + stmt + "`");
+            }
+        }
+        for (List<Integer> block : changeBlocks(h)) {
+            List<Line> removed = new ArrayList<>();
+            List<Line> added = new ArrayList<>();
+            for (int idx : block) {
+                Line l = h.lines().get(idx);
+                (l.kind() == Kind.REMOVED ? removed : added).add(l);
+            }
+            forcedFlags(removed, added, cLike, reasons);
+            commentedOut(removed, added, lang, reasons);
+            stubbedBody(removed, added, lang, reasons);
+        }
+        if (!reasons.isEmpty()) {
+            hits.add(new Hit(Check.DISABLED_CODE_PATH, String.join("; ", reasons.stream().distinct().toList()), h));
+        }
+    }
+
+    /** The first statement after an added return/continue/break at the same indentation, before the block ends. */
+    private static Line firstDeadLine(List<Line> newSide, int at, int indent, Lang lang) {
+        for (int k = at + 1; k < newSide.size(); k++) {
+            Line n = newSide.get(k);
+            String s = n.text().strip();
+            if (s.isEmpty() || isComment(n.text(), lang)) {
+                continue;
+            }
+            int ind = indent(n.text());
+            if (ind < indent) {
+                return null;
+            }
+            if (ind > indent) {
+                continue; // continuation of a multi-line return
+            }
+            if (s.matches("^(else|elif|except|finally|case|default)\\b.*") || s.startsWith("}") || s.startsWith(")")
+                    || s.startsWith("]") || s.startsWith("#") || s.endsWith(":") && s.startsWith("case ")) {
+                return null;
+            }
+            return n;
+        }
+        return null;
+    }
+
+    private static void forcedFlags(List<Line> removed, List<Line> added, boolean cLike, List<String> reasons) {
+        for (Line a : added) {
+            for (Assignments.Pair p : Assignments.on(a.text(), null, cLike)) {
+                boolean enableFlag = FLAG_NAME.matcher(p.name()).matches();
+                boolean disableFlag = DISABLE_NAME.matcher(p.name()).matches();
+                String v = p.value().strip();
+                boolean off = enableFlag && v.matches("False|false|0|None|nullptr|\"0\"|'0'")
+                        || disableFlag && v.matches("True|true|1");
+                if (!off) {
+                    continue;
+                }
+                for (Line r : removed) {
+                    for (Assignments.Pair q : Assignments.on(r.text(), null, cLike)) {
+                        if (q.name().equals(p.name()) && !q.value().strip().equals(v)) {
+                            reasons.add("forces " + p.name() + " = " + v + " (was " + q.value().strip() + ")");
+                        }
+                    }
+                }
+            }
+            Matcher na = ENV_DEFAULT.matcher(a.text());
+            while (na.find()) {
+                for (Line r : removed) {
+                    Matcher nr = ENV_DEFAULT.matcher(r.text());
+                    while (nr.find()) {
+                        if (nr.group(1).equals(na.group(1)) && !nr.group(2).equals(na.group(2))
+                                && na.group(2).matches("0|false|False|")) {
+                            reasons.add("turns the default of " + na.group(1) + " off (" + nr.group(2) + " -> "
+                                    + na.group(2) + ")");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    private static void commentedOut(List<Line> removed, List<Line> added, Lang lang, List<String> reasons) {
+        for (Line a : added) {
+            String s = a.text().strip();
+            String body;
+            if (lang == Lang.PYTHON && s.startsWith("#")) {
+                body = s.substring(1).strip();
+            } else if (lang == Lang.C_LIKE && s.startsWith("//")) {
+                body = s.substring(2).strip();
+            } else {
+                continue;
+            }
+            if (!body.contains("(")) {
+                continue;
+            }
+            for (Line r : removed) {
+                String rs = r.text().strip();
+                if (!rs.isEmpty() && !isComment(r.text(), lang) && rs.replaceAll("\\s+", "").equals(body.replaceAll("\\s+", ""))) {
+                    reasons.add("comments out `" + rs + "`");
+                    break;
+                }
+            }
+        }
+    }
+
+    private static void stubbedBody(List<Line> removed, List<Line> added, Lang lang, List<String> reasons) {
+        List<String> removedCode = removed.stream().map(l -> l.text().strip())
+                .filter(s -> !s.isEmpty() && !isComment(s, lang)).toList();
+        List<String> addedCode = added.stream().map(l -> l.text().strip())
+                .filter(s -> !s.isEmpty() && !isComment(s, lang)).toList();
+        if (removedCode.size() >= 2 && addedCode.size() == 1
+                && addedCode.get(0).replaceAll(";$", "").matches("pass|return|return None|continue")) {
+            reasons.add("replaces " + removedCode.size() + " lines of code with `" + addedCode.get(0) + "`");
+        }
+    }
+
+    // ---- shared -------------------------------------------------------------------------------------------
+
+    private static boolean isComment(String text, Lang lang) {
+        String s = text.strip();
+        return switch (lang) {
+            case PYTHON, CONFIG -> s.startsWith("#");
+            case C_LIKE -> s.startsWith("//") || s.startsWith("/*") || s.startsWith("*");
+            case OTHER -> false;
+        };
+    }
+
+    private static int indent(String text) {
+        int n = 0;
+        for (int k = 0; k < text.length(); k++) {
+            char c = text.charAt(k);
+            if (c == ' ') {
+                n++;
+            } else if (c == '\t') {
+                n += 8 - n % 8;
+            } else {
+                break;
+            }
+        }
+        return n;
+    }
+
+    /** Context and added lines: the hunk as it reads after the patch. */
+    private static List<Line> newSide(Hunk h) {
+        return h.lines().stream().filter(l -> l.kind() == Kind.CONTEXT || l.kind() == Kind.ADDED).toList();
+    }
+
+    /** Indices of maximal runs of removed/added lines (a change block). */
+    private static List<List<Integer>> changeBlocks(Hunk h) {
+        List<List<Integer>> out = new ArrayList<>();
+        List<Integer> cur = new ArrayList<>();
+        for (int i = 0; i < h.lines().size(); i++) {
+            Kind k = h.lines().get(i).kind();
+            if (k == Kind.ADDED || k == Kind.REMOVED) {
+                cur.add(i);
+            } else if (k == Kind.CONTEXT && !cur.isEmpty()) {
+                out.add(cur);
+                cur = new ArrayList<>();
+            }
+        }
+        if (!cur.isEmpty()) {
+            out.add(cur);
+        }
+        return out;
+    }
+}
