@@ -40,7 +40,12 @@ final class ContentChecks {
     private static final Pattern CACHE_DECORATOR = Pattern.compile(
             "^\\s*@\\s*(?:functools\\.)?(?:lru_cache|cache|cached|memoize|memoized)\\b.*");
     private static final Pattern DEF = Pattern.compile("^\\s*(?:async\\s+)?def\\s+\\w+\\s*\\((.*)");
-    private static final Pattern CACHE_NAME = Pattern.compile("(?i)\\b([A-Za-z_]\\w*(?:cache|memo)\\w*)\\b");
+    private static final Pattern CACHE_NAME = Pattern.compile("(?i)\\w*(?:cache|memo)\\w*");
+    private static final Pattern IDENT = Pattern.compile("(?<![\\w])([A-Za-z_]\\w*)");
+    /** A dict-like container created by an added line: a new mapping looked up by prompt is a cache, whatever its name. */
+    private static final Pattern NEW_DICT = Pattern.compile(
+            "^\\s*(?:self\\.|cls\\.)?([A-Za-z_]\\w*)\\s*(?::[^=]+)?=\\s*(?:\\{\\s*\\}|dict\\(\\)|OrderedDict\\(\\)|"
+                    + "collections\\.OrderedDict\\(\\)|defaultdict\\(|LRUCache\\(|cachetools\\.).*");
     private static final Pattern CACHE_DECL = Pattern.compile(
             "(?i)^\\s*(?:self\\.|cls\\.)?([A-Za-z_]\\w*(?:cache|memo)\\w*)\\s*(?::[^=]+)?=\\s*"
                     + "(?:\\{\\s*\\}|dict\\(|OrderedDict\\(|defaultdict\\(|LRUCache\\(|lru_cache|cachetools|"
@@ -85,10 +90,19 @@ final class ContentChecks {
         if (file.binary() || lang == Lang.OTHER) {
             return hits;
         }
+        Set<String> newDicts = new java.util.HashSet<>();
+        for (Hunk h : file.hunks()) {
+            for (Line l : h.lines()) {
+                Matcher d = NEW_DICT.matcher(l.text());
+                if (l.kind() == Kind.ADDED && d.matches()) {
+                    newDicts.add(d.group(1));
+                }
+            }
+        }
         for (Hunk h : file.hunks()) {
             workShrinking(h, lang, hits);
             if (lang != Lang.CONFIG) {
-                promptKeyedCache(h, lang, hits);
+                promptKeyedCache(h, lang, newDicts, hits);
                 disabledCodePath(h, lang, hits);
             }
         }
@@ -210,7 +224,7 @@ final class ContentChecks {
 
     // ---- PROMPT_KEYED_CACHE -------------------------------------------------------------------------------
 
-    private static void promptKeyedCache(Hunk h, Lang lang, List<Hit> hits) {
+    private static void promptKeyedCache(Hunk h, Lang lang, Set<String> newDicts, List<Hit> hits) {
         List<Line> newSide = newSide(h);
         List<String> reasons = new ArrayList<>();
         for (int i = 0; i < newSide.size(); i++) {
@@ -240,17 +254,18 @@ final class ContentChecks {
                     reasons.add("adds cache " + name + " named after prompts/requests");
                 }
             }
-            Matcher m = CACHE_NAME.matcher(code);
+            Matcher m = IDENT.matcher(code);
             while (m.find()) {
                 String name = m.group(1);
-                if (LEGIT_CACHE_NAME.matcher(name).matches()) {
+                if (!(CACHE_NAME.matcher(name).matches() || newDicts.contains(name))
+                        || LEGIT_CACHE_NAME.matcher(name).matches()) {
                     continue;
                 }
                 String key = cacheKey(code, m.start(), m.end());
                 if (key == null) {
                     continue;
                 }
-                List<String> promptIds = identifiers(key).stream().filter(ContentChecks::promptLike).toList();
+                List<String> promptIds = keyParts(key).stream().filter(ContentChecks::promptLike).toList();
                 if (!promptIds.isEmpty()) {
                     reasons.add("looks up " + name + " by " + key.strip());
                 }
@@ -310,6 +325,17 @@ final class ContentChecks {
             }
         }
         return -1;
+    }
+
+    /** The last name of each dotted chain in a key expression: {@code str(request.prompt)} gives str, prompt. */
+    private static List<String> keyParts(String s) {
+        List<String> out = new ArrayList<>();
+        Matcher m = Pattern.compile("[A-Za-z_]\\w*(?:\\s*\\.\\s*[A-Za-z_]\\w*)*").matcher(s);
+        while (m.find()) {
+            String chain = m.group();
+            out.add(chain.substring(chain.lastIndexOf('.') + 1).strip());
+        }
+        return out;
     }
 
     private static List<String> identifiers(String s) {
