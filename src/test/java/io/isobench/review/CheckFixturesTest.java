@@ -1,0 +1,202 @@
+package io.isobench.review;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Each check against a positive and a negative real diff (src/test/resources/review, made with git by
+ * make_fixtures.py), reviewed with the default config and {@link Fixtures#PERF_COMMAND}.
+ */
+class CheckFixturesTest {
+
+    static Stream<Arguments> pairs() {
+        return Stream.of(
+                Arguments.of(Check.BENCHMARK_EDIT, "benchmark_edit_positive", "benchmark_edit_negative"),
+                Arguments.of(Check.TEST_EDIT, "test_edit_positive", "test_edit_negative"),
+                Arguments.of(Check.PERF_INPUT_EDIT, "perf_input_edit_positive", "perf_input_edit_negative"),
+                Arguments.of(Check.WORKLOAD_DEFINITION_EDIT, "workload_definition_edit_positive",
+                        "workload_definition_edit_negative"),
+                Arguments.of(Check.WORK_SHRINKING_DEFAULT, "work_shrinking_default_positive",
+                        "work_shrinking_default_negative"),
+                Arguments.of(Check.WORK_SHRINKING_DEFAULT, "work_shrinking_sampling_positive",
+                        "work_shrinking_default_negative"),
+                Arguments.of(Check.PROMPT_KEYED_CACHE, "prompt_keyed_cache_positive", "prompt_keyed_cache_negative"),
+                Arguments.of(Check.DISABLED_CODE_PATH, "disabled_code_path_positive", "disabled_code_path_negative"),
+                Arguments.of(Check.OUTSIDE_SOURCE_TREE, "outside_source_tree_positive", "outside_source_tree_negative"),
+                Arguments.of(Check.BINARY_FILE, "binary_file_positive", "binary_file_negative"),
+                Arguments.of(Check.BINARY_FILE, "binary_file_plain", "binary_file_negative"));
+    }
+
+    @ParameterizedTest(name = "{0}: {1} / {2}")
+    @MethodSource("pairs")
+    void positiveFixtureIsFlaggedAndNegativeIsNot(Check check, String positive, String negative) {
+        ReviewResult pos = Fixtures.reviewFixture(positive);
+        assertThat(pos.findings(check)).as(positive).isNotEmpty();
+        for (Finding f : pos.findings(check)) {
+            assertThat(f.severity()).isEqualTo(ReviewConfig.defaults().severityOf(check));
+            assertThat(f.reason()).isNotBlank();
+            assertThat(f.evidenceHunk()).isNotBlank();
+            assertThat(pos.files()).contains(f.file());
+        }
+        assertThat(Fixtures.reviewFixture(negative).findings(check)).as(negative).isEmpty();
+    }
+
+    @Test
+    void everyCheckHasAPair() {
+        List<Check> covered = pairs().map(a -> (Check) a.get()[0]).distinct().toList();
+        assertThat(covered).containsAll(List.of(Check.values()).stream()
+                .filter(c -> c != Check.OVERSIZED_PATCH).toList()); // OVERSIZED_PATCH: ToyEnginePatchReviewTest
+    }
+
+    @Test
+    void benchmarkEditQuotesTheWholeFileDiff() {
+        Finding f = Fixtures.reviewFixture("benchmark_edit_positive").findings(Check.BENCHMARK_EDIT).get(0);
+        assertThat(f.evidenceHunk()).isEqualTo(Fixtures.review("benchmark_edit_positive"));
+        assertThat(f.severity()).isEqualTo(Finding.Severity.ERROR);
+    }
+
+    @Test
+    void testEditIsAWarningByDefault() {
+        ReviewResult r = Fixtures.reviewFixture("test_edit_positive");
+        assertThat(r.findings()).singleElement().satisfies(f -> {
+            assertThat(f.check()).isEqualTo(Check.TEST_EDIT);
+            assertThat(f.severity()).isEqualTo(Finding.Severity.WARNING);
+            assertThat(f.reason()).isEqualTo("edits test file tests/samplers/test_rejection_sampler.py (matches tests/) (+0 -1)");
+        });
+        assertThat(r.failsArm()).isFalse();
+    }
+
+    @Test
+    void perfInputsComeFromThePerfCommand() {
+        assertThat(ReviewConfig.perfInputsOf(Fixtures.PERF_COMMAND)).containsExactly(
+                "benchmarks/benchmark_serving.py", "meta-llama/Llama-3.1-8B-Instruct", "examples/template_chatml.jinja");
+        assertThat(ReviewConfig.perfInputsOf("vllm bench latency --model facebook/opt-125m"
+                + " --dataset-path=./data/sonnet.txt --output-json /tmp/out.json")).containsExactly(
+                "facebook/opt-125m", "data/sonnet.txt");
+        ReviewResult r = Fixtures.reviewFixture("perf_input_edit_positive");
+        assertThat(r.findings(Check.PERF_INPUT_EDIT)).singleElement().extracting(Finding::reason)
+                .isEqualTo("edits examples/template_chatml.jinja, which the perf_command names"
+                        + " (examples/template_chatml.jinja) (+1 -1)");
+        // one cause, one finding: a perf input is not also reported as outside the source tree
+        assertThat(r.findings(Check.OUTSIDE_SOURCE_TREE)).isEmpty();
+        // without the perf_command the same edit is only outside the tree
+        ReviewResult plain = PatchReview.review(Fixtures.review("perf_input_edit_positive"), ReviewConfig.defaults());
+        assertThat(plain.findings()).extracting(Finding::check).containsExactly(Check.OUTSIDE_SOURCE_TREE);
+    }
+
+    @Test
+    void workloadEditsAreReportedWithWhatTheyShrink() {
+        ReviewResult r = Fixtures.reviewFixture("workload_definition_edit_positive");
+        assertThat(r.findings()).extracting(Finding::check)
+                .containsExactly(Check.WORKLOAD_DEFINITION_EDIT, Check.WORK_SHRINKING_DEFAULT);
+        assertThat(r.findings(Check.WORK_SHRINKING_DEFAULT).get(0).reason()).isEqualTo("lowers num_prompts from 200 to 20");
+    }
+
+    @Test
+    void workShrinkingReasonsNameKeyAndValues() {
+        ReviewResult r = Fixtures.reviewFixture("work_shrinking_default_positive");
+        assertThat(r.findings()).extracting(Finding::file, Finding::reason).containsExactly(
+                org.assertj.core.groups.Tuple.tuple("vllm/config.py",
+                        "shrinks max_num_seqs: max_num_seqs becomes min(max_num_seqs, 16)"),
+                org.assertj.core.groups.Tuple.tuple("vllm/engine/arg_utils.py", "lowers max_num_seqs from 256 to 32"),
+                org.assertj.core.groups.Tuple.tuple("vllm/sampling_params.py", "lowers max_tokens from 16 to 8"));
+        // the argparse default is tied to its flag three lines up; the evidence is that whole hunk
+        Finding args = r.findings().get(1);
+        assertThat(args.evidenceHunk()).startsWith("@@ -7,7 +7,7 @@\n")
+                .contains("         parser.add_argument('--max-num-seqs',\n")
+                .contains("-                            default=256,\n+                            default=32,\n");
+        ReviewResult s = Fixtures.reviewFixture("work_shrinking_sampling_positive");
+        assertThat(s.findings()).extracting(Finding::reason).containsExactly(
+                "forces params.temperature = 0.0 on every request",
+                "replaces n = self.n with the constant 1; changes sampling setting temperature from self.temperature"
+                        + " to 0.0; turns ignore_eos off (self.ignore_eos -> False): generation may stop early");
+    }
+
+    @Test
+    void raisingLimitsAndUnrelatedNumbersAreNotWorkShrinking() {
+        // max_num_batched_tokens 2048 -> 8192, a new max_num_seqs_per_graph field, block_size 16 -> 8
+        assertThat(Fixtures.reviewFixture("work_shrinking_default_negative").findings()).isEmpty();
+    }
+
+    @Test
+    void promptKeyedCachesAreFoundByNameByNewDictAndByDecorator() {
+        ReviewResult r = Fixtures.reviewFixture("prompt_keyed_cache_positive");
+        assertThat(r.findings()).extracting(Finding::file, Finding::reason).containsExactly(
+                org.assertj.core.groups.Tuple.tuple("vllm/entrypoints/llm.py", "looks up _output_memo by tuple(prompts)"),
+                org.assertj.core.groups.Tuple.tuple("vllm/entrypoints/openai/serving_completion.py",
+                        "looks up _COMPLETION_RESULTS by str(request.prompt)"),
+                org.assertj.core.groups.Tuple.tuple("vllm/transformers_utils/tokenizer_group.py",
+                        "memoizes def encode(self, prompt: str, request_id=None, lora_request=None) -> List[int]:"
+                                + " on prompt (@functools.lru_cache(maxsize=65536))"));
+        assertThat(r.findings()).allMatch(f -> f.severity() == Finding.Severity.ERROR);
+    }
+
+    @Test
+    void cachesOfBlocksRopeAndDeviceQueriesAreNotPromptKeyed() {
+        // lru_cache on get_max_shared_memory_bytes(gpu), a prefix-caching block map, a rope dict keyed on shapes
+        assertThat(Fixtures.reviewFixture("prompt_keyed_cache_negative").findings()).isEmpty();
+    }
+
+    @Test
+    void disabledCodePathsNameTheDeadCode() {
+        ReviewResult r = Fixtures.reviewFixture("disabled_code_path_positive");
+        assertThat(r.findings()).extracting(Finding::reason).containsExactly(
+                "added `return proposals.proposal_token_ids` (new line 6) makes the code after it unreachable:"
+                        + " `proposal_lens_list = proposals.proposal_lens.tolist()` (line 7)",
+                "comments out `self._maybe_log_stage_times()`",
+                "forces enable_prefix_caching = False (was cache_config.enable_prefix_caching)",
+                "added always-false condition `if False:` (line 14)");
+        assertThat(r.findings()).allMatch(f -> f.severity() == Finding.Severity.WARNING);
+        assertThat(r.findings().get(0).evidenceHunk()).isEqualTo("""
+                @@ -3,6 +3,7 @@ class SpecDecodeWorker(LoraNotSupportedWorkerBase):
+                     def _verify_tokens(self, proposals: SpeculativeProposals,
+                                        proposal_scores: SpeculativeScores) -> torch.Tensor:
+                         \"""Determine which speculative tokens are accepted using the rejection sampler.\"""
+                +        return proposals.proposal_token_ids
+                         proposal_lens_list = proposals.proposal_lens.tolist()
+                         spec_indices = [i for i, n in enumerate(proposal_lens_list) if n > 0]
+                         proposal_verifier_probs = proposal_scores.probs[spec_indices]
+                """);
+    }
+
+    @Test
+    void guardClausesRefactoredReturnsAndNewFlagsAreNotDisabledPaths() {
+        // `if proposals.no_proposals: return ...`, a body folded into one `return f(...)`, a new `use_... = False`
+        assertThat(Fixtures.reviewFixture("disabled_code_path_negative").findings()).isEmpty();
+    }
+
+    @Test
+    void outsideSourceTreeIsAWarningAndEngineRootsAreConfigurable() {
+        ReviewResult r = Fixtures.reviewFixture("outside_source_tree_positive");
+        assertThat(r.findings()).extracting(Finding::file)
+                .containsExactly(".github/workflows/ruff.yml", "requirements-cuda.txt");
+        assertThat(r.failsArm()).isFalse();
+        ReviewConfig wide = ReviewConfig.defaults().withEngineRoots(List.of("vllm/", "requirements*.txt", ".github/"));
+        assertThat(PatchReview.review(Fixtures.review("outside_source_tree_positive"), wide).findings()).isEmpty();
+        ReviewConfig off = ReviewConfig.defaults().withEngineRoots(List.of());
+        assertThat(PatchReview.review(Fixtures.review("outside_source_tree_positive"), off).findings()).isEmpty();
+    }
+
+    @Test
+    void binaryFilesQuoteTheirHeaderAndTheTextFileBesideThemIsReviewedNormally() {
+        ReviewResult r = Fixtures.reviewFixture("binary_file_positive");
+        assertThat(r.files()).containsExactly("vllm/_moe_C_precompiled.so",
+                "vllm/model_executor/layers/fused_moe/configs/E=8,N=14336,device_name=NVIDIA_H100.json");
+        assertThat(r.findings()).singleElement().satisfies(f -> {
+            assertThat(f.check()).isEqualTo(Check.BINARY_FILE);
+            assertThat(f.reason()).isEqualTo("adds binary file vllm/_moe_C_precompiled.so");
+            assertThat(f.evidenceHunk()).startsWith("diff --git a/vllm/_moe_C_precompiled.so b/vllm/_moe_C_precompiled.so\n"
+                    + "new file mode 100644\n").contains("GIT binary patch\nliteral 1024\n").contains("literal 0\n");
+        });
+        ReviewResult plain = Fixtures.reviewFixture("binary_file_plain");
+        assertThat(plain.findings(Check.BINARY_FILE)).singleElement().extracting(Finding::reason)
+                .isEqualTo("edits binary file docs/source/assets/logos/vllm-logo-text-light.png");
+    }
+}
