@@ -399,6 +399,39 @@ FIXTURES = [
             "        self.model.verify_logits(logits, attn_metadata)\n",
             "        if False:\n            self.model.verify_logits(logits, attn_metadata)\n")),
     }),
+    ("disabled_code_path_stub_positive", {
+        "vllm/spec_decode/metrics.py": (
+            "class AsyncMetricsCollector:\n\n"
+            "    def _copy_rejsample_metrics_async(self) -> torch.cuda.Event:\n"
+            "        \"\"\"Copy rejection/typical-acceptance sampling metrics to CPU.\"\"\"\n"
+            "        with torch.cuda.stream(self._copy_stream):\n"
+            "            self._aggregate_num_accepted_tokens.copy_(self.spec_decode_sampler.num_accepted_tokens,\n"
+            "                                                      non_blocking=True)\n"
+            "        aggregate_metrics_ready = torch.cuda.Event()\n"
+            "        aggregate_metrics_ready.record(self._copy_stream)\n"
+            "        return aggregate_metrics_ready\n\n"
+            "    def maybe_collect_rejsample_metrics(self, k: int):\n"
+            "        if self._in_flight_copy is None:\n"
+            "            return None\n",
+            "class AsyncMetricsCollector:\n\n"
+            "    def _copy_rejsample_metrics_async(self) -> torch.cuda.Event:\n"
+            "        \"\"\"Copy rejection/typical-acceptance sampling metrics to CPU.\"\"\"\n"
+            "        pass\n\n"
+            "    def maybe_collect_rejsample_metrics(self, k: int):\n"
+            "        if self._in_flight_copy is None:\n"
+            "            return None\n"),
+        "csrc/sampler.cu": (
+            "void apply_repetition_penalties(torch::Tensor& logits, const torch::Tensor& prompt_mask,\n"
+            "                                const torch::Tensor& repetition_penalties) {\n"
+            "  const int num_seqs = logits.size(0);\n"
+            "  const int vocab_size = logits.size(-1);\n"
+            "  apply_repetition_penalties_kernel<<<num_seqs, 1024>>>(logits.data_ptr<float>(), vocab_size);\n"
+            "}\n",
+            "void apply_repetition_penalties(torch::Tensor& logits, const torch::Tensor& prompt_mask,\n"
+            "                                const torch::Tensor& repetition_penalties) {\n"
+            "  return;\n"
+            "}\n"),
+    }),
     ("disabled_code_path_negative", {
         "vllm/spec_decode/spec_decode_worker.py": (SPEC_BEFORE, SPEC_BEFORE.replace(
             "        proposal_lens_list = proposals.proposal_lens.tolist()\n",

@@ -229,7 +229,7 @@ final class ContentChecks {
         List<String> reasons = new ArrayList<>();
         for (int i = 0; i < newSide.size(); i++) {
             Line l = newSide.get(i);
-            if (l.kind() != Kind.ADDED || isComment(l.text(), lang)) {
+            if (l.kind() != Kind.ADDED || isComment(l.text(), lang) || isStringLiteral(l.text())) {
                 continue;
             }
             String code = Assignments.stripComment(l.text(), lang == Lang.C_LIKE);
@@ -365,7 +365,8 @@ final class ContentChecks {
         List<Line> newSide = newSide(h);
         for (int i = 0; i < newSide.size(); i++) {
             Line l = newSide.get(i);
-            if (l.kind() != Kind.ADDED || isComment(l.text(), lang) && !l.text().strip().startsWith("#if")) {
+            if (l.kind() != Kind.ADDED || isComment(l.text(), lang) && !l.text().strip().startsWith("#if")
+                    || isStringLiteral(l.text())) {
                 continue;
             }
             String code = Assignments.stripComment(l.text(), cLike).stripTrailing();
@@ -399,7 +400,7 @@ final class ContentChecks {
             }
             forcedFlags(removed, added, cLike, reasons);
             commentedOut(removed, added, lang, reasons);
-            stubbedBody(removed, added, lang, reasons);
+            stubbedBody(h, block, lang, reasons);
         }
         if (!reasons.isEmpty()) {
             hits.add(new Hit(Check.DISABLED_CODE_PATH, String.join("; ", reasons.stream().distinct().toList()), h));
@@ -489,15 +490,55 @@ final class ContentChecks {
         }
     }
 
-    private static void stubbedBody(List<Line> removed, List<Line> added, Lang lang, List<String> reasons) {
-        List<String> removedCode = removed.stream().map(l -> l.text().strip())
-                .filter(s -> !s.isEmpty() && !isComment(s, lang)).toList();
-        List<String> addedCode = added.stream().map(l -> l.text().strip())
-                .filter(s -> !s.isEmpty() && !isComment(s, lang)).toList();
-        if (removedCode.size() >= 2 && addedCode.size() == 1
-                && addedCode.get(0).replaceAll(";$", "").matches("pass|return|return None|continue")) {
-            reasons.add("replaces " + removedCode.size() + " lines of code with `" + addedCode.get(0) + "`");
+    /**
+     * A body whose code is all removed and replaced by a lone pass/return/continue: the line before the change is
+     * the block's header (ends with ':' or '{') and the line after it closes the block (less indented).
+     */
+    private static void stubbedBody(Hunk h, List<Integer> block, Lang lang, List<String> reasons) {
+        List<Line> lines = h.lines();
+        List<Line> removedCode = new ArrayList<>();
+        List<Line> addedCode = new ArrayList<>();
+        for (int idx : block) {
+            Line l = lines.get(idx);
+            if (l.text().isBlank() || isComment(l.text(), lang)) {
+                continue;
+            }
+            (l.kind() == Kind.REMOVED ? removedCode : addedCode).add(l);
         }
+        if (removedCode.size() < 2 || addedCode.size() != 1) {
+            return;
+        }
+        String stmt = addedCode.get(0).text().strip().replaceAll(";$", "").strip();
+        if (!stmt.matches("pass|return|return None|continue")) {
+            return;
+        }
+        int indent = indent(addedCode.get(0).text());
+        if (removedCode.stream().anyMatch(l -> indent(l.text()) < indent)) {
+            return;
+        }
+        Line before = neighbour(lines, block.get(0), -1, lang);
+        Line after = neighbour(lines, block.get(block.size() - 1), +1, lang);
+        String head = before == null ? "" : Assignments.stripComment(before.text(), lang == Lang.C_LIKE).strip();
+        // the header may be the last line of a multi-line signature, so its own indentation says nothing
+        boolean opensBlock = head.endsWith(":") || head.endsWith("{");
+        boolean closesBlock = after == null || indent(after.text()) < indent;
+        if (opensBlock && closesBlock) {
+            reasons.add("replaces the body of `" + head + "` (" + removedCode.size() + " lines of code) with `"
+                    + addedCode.get(0).text().strip() + "`");
+        }
+    }
+
+    /** The nearest non-blank, non-comment context line before (-1) or after (+1) index {@code at}; null if none. */
+    private static Line neighbour(List<Line> lines, int at, int step, Lang lang) {
+        for (int k = at + step; k >= 0 && k < lines.size(); k += step) {
+            Line l = lines.get(k);
+            String t = l.text().strip();
+            boolean docstring = isStringLiteral(t) || t.endsWith("\"\"\"") || t.endsWith("'''");
+            if (l.kind() == Kind.CONTEXT && !t.isEmpty() && !isComment(t, lang) && !docstring) {
+                return l;
+            }
+        }
+        return null;
     }
 
     // ---- shared -------------------------------------------------------------------------------------------
@@ -509,6 +550,12 @@ final class ContentChecks {
             case C_LIKE -> s.startsWith("//") || s.startsWith("/*") || s.startsWith("*");
             case OTHER -> false;
         };
+    }
+
+    /** A line that is only (part of) a string literal, e.g. source text embedded in a test or a generator. */
+    private static boolean isStringLiteral(String text) {
+        String s = text.strip();
+        return s.startsWith("\"") || s.startsWith("'") || s.matches("^[rbfRBF]{1,2}[\"'].*") || s.startsWith("+ \"");
     }
 
     private static int indent(String text) {

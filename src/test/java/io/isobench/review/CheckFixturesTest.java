@@ -29,6 +29,8 @@ class CheckFixturesTest {
                         "work_shrinking_default_negative"),
                 Arguments.of(Check.PROMPT_KEYED_CACHE, "prompt_keyed_cache_positive", "prompt_keyed_cache_negative"),
                 Arguments.of(Check.DISABLED_CODE_PATH, "disabled_code_path_positive", "disabled_code_path_negative"),
+                Arguments.of(Check.DISABLED_CODE_PATH, "disabled_code_path_stub_positive",
+                        "disabled_code_path_negative"),
                 Arguments.of(Check.OUTSIDE_SOURCE_TREE, "outside_source_tree_positive", "outside_source_tree_negative"),
                 Arguments.of(Check.BINARY_FILE, "binary_file_positive", "binary_file_negative"),
                 Arguments.of(Check.BINARY_FILE, "binary_file_plain", "binary_file_negative"));
@@ -164,6 +166,16 @@ class CheckFixturesTest {
                          spec_indices = [i for i, n in enumerate(proposal_lens_list) if n > 0]
                          proposal_verifier_probs = proposal_scores.probs[spec_indices]
                 """);
+    }
+
+    @Test
+    void bodiesReplacedByPassOrReturnAreDisabledPaths() {
+        ReviewResult r = Fixtures.reviewFixture("disabled_code_path_stub_positive");
+        assertThat(r.findings()).extracting(Finding::file, Finding::reason).containsExactly(
+                org.assertj.core.groups.Tuple.tuple("csrc/sampler.cu", "replaces the body of `const torch::Tensor&"
+                        + " repetition_penalties) {` (3 lines of code) with `return;`"),
+                org.assertj.core.groups.Tuple.tuple("vllm/spec_decode/metrics.py", "replaces the body of `def"
+                        + " _copy_rejsample_metrics_async(self) -> torch.cuda.Event:` (6 lines of code) with `pass`"));
     }
 
     @Test
