@@ -42,6 +42,14 @@ class ReviewCommandTest {
                 .startsWith("diff --git a/benchmarks/benchmark_latency.py");
     }
 
+    /** The JSON report is a machine format: sealed by a golden file (regenerate only for a deliberate change). */
+    @Test
+    void jsonMatchesGoldenFile() throws Exception {
+        MainTest.Result r = MainTest.run("review", "--format", "json", CHARLIE_LATENCY);
+        String golden = java.nio.file.Files.readString(Path.of("src/test/resources/review/charlie_latency.review.json"));
+        assertThat(r.out().strip()).isEqualTo(golden.strip());
+    }
+
     @Test
     void cleanPatchAndEngineRootOption() {
         MainTest.Result clean = MainTest.run("review", "examples/toy-engine/patches/human/tpot.patch");
