@@ -188,4 +188,14 @@ class OutputParserFormatsTest {
         assertThat(OutputParser.parse("").mode()).isNull();
         assertThat(OutputParser.parse("\n\n\r\r").metrics()).isEmpty();
     }
+
+    @Test
+    void workloadFingerprintComparison() {
+        Workload a = new Workload(100L, 23958L, 6400L);
+        assertThat(a.sameAs(new Workload(100L, 23958L, 6400L))).isTrue();
+        assertThat(a.sameAs(new Workload(100L, 23958L, null))).isTrue();
+        assertThat(a.sameAs(new Workload(100L, 25600L, 6400L))).isFalse();
+        assertThat(a.sameAs(new Workload(null, null, null))).isFalse();
+        assertThat(a.sameAs(null)).isFalse();
+    }
 }
