@@ -27,16 +27,64 @@ public interface Store extends AutoCloseable {
     /** Inserts or replaces a run and its metrics. */
     void putRun(RunRecord run);
 
+    /** {@link #putRun} for many runs, batched, in one transaction. */
+    void putRuns(List<RunRecord> runs);
+
+    /** The run with this id and its metrics, if any. */
+    Optional<RunRecord> run(String runId);
+
+    /** Deletes the runs (and their metrics) imported from a source; returns how many runs were deleted. */
+    int deleteRunsOfSource(String sourceId);
+
+    /** Inserts or replaces a session. */
+    void putSession(SessionRecord session);
+
+    Optional<SessionRecord> session(String sessionId);
+
+    /** All sessions, ordered by start time then id. */
+    List<SessionRecord> sessions();
+
     void putTask(TaskRecord task);
 
     Optional<TaskRecord> task(String taskId);
 
-    /** Streams runs matching the filter, ordered by commitShort, pipeline, arm, round. */
+    /**
+     * Streams runs matching the filter, ordered by commitShort, pipeline, arm, round (then runId), without
+     * holding the whole result in Java. Outside {@link #inTransaction} the sink may call this store; inside,
+     * it must not (the transaction's connection is busy streaming).
+     */
     void forEachRun(RunFilter filter, Consumer<RunRecord> sink);
 
     long countRuns();
 
+    /**
+     * Runs matching the filter whose notes contain {@code notesFragment} (case-insensitive; null: every run),
+     * counted in the database.
+     */
+    long countRuns(RunFilter filter, String notesFragment);
+
+    /**
+     * Failed runs matching the filter, per category and arm, aggregated in the database (reports over millions of
+     * runs never stream them): with the first {@code examples} commits (by commit order) and the first evidence.
+     */
+    List<FailureCount> failureCounts(RunFilter filter, int examples);
+
+    /**
+     * Failed runs of one category: counts per arm, the first evidence, the first commits (by commit order) and
+     * whether more commits have this failure.
+     */
+    record FailureCount(String category, long baselineRuns, long humanRuns, long agentRuns, String exampleEvidence,
+                        List<String> exampleCommits, boolean moreCommits) {
+
+        public long runs() {
+            return baselineRuns + humanRuns + agentRuns;
+        }
+    }
+
+    /** All sources, ordered by path then sourceId. */
     List<SourceRecord> sources();
+
+    List<TaskRecord> tasks();
 
     /** Where the store lives, for messages (a file path or a JDBC URL without credentials). */
     String describe();

@@ -1,0 +1,332 @@
+package io.isobench.store;
+
+import io.isobench.IsobenchException;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Properties;
+import java.util.regex.Pattern;
+
+/**
+ * Opens stores: a file path is an embedded DuckDB database (created with its folders when absent), a
+ * {@code jdbc:postgresql://…} URL is a PostgreSQL database. Both get the same schema through versioned migrations.
+ */
+public final class Stores {
+
+    /** The database the CLI uses when {@code --db} is not given. */
+    public static final String DEFAULT_SPEC = "isobench.duckdb";
+
+    /** Schema migrations, applied in order; the number is the schema version. */
+    private static final List<String> MIGRATIONS = List.of("V1__init");
+
+    private static final byte[] DUCKDB_MAGIC = "DUCK".getBytes(StandardCharsets.US_ASCII);
+    private static final Pattern URL_PASSWORD = Pattern.compile("(?i)(password=)[^&;]*");
+    private static final Pattern URL_USERINFO = Pattern.compile("(//[^/:@]*:)[^@/]*@");
+
+    private Stores() {
+    }
+
+    /** The newest schema version this code knows. */
+    public static int schemaVersion() {
+        return MIGRATIONS.size();
+    }
+
+    /**
+     * Opens (creating and migrating when needed) the store named by {@code spec}.
+     *
+     * @throws IsobenchException.BadInput when the path or URL cannot hold a store (one line naming it and the fix)
+     */
+    public static Store open(String spec) {
+        if (spec == null || spec.isBlank()) {
+            throw new IsobenchException.BadInput("--db is empty: give a DuckDB file path (default " + DEFAULT_SPEC
+                    + ") or a jdbc:postgresql://HOST:PORT/DB URL");
+        }
+        if (spec.startsWith("jdbc:postgresql:")) {
+            return openPostgres(spec);
+        }
+        if (spec.startsWith("jdbc:")) {
+            throw new IsobenchException.BadInput("--db " + redact(spec) + " is not supported: give a DuckDB file path or a "
+                    + "jdbc:postgresql://HOST:PORT/DB URL");
+        }
+        return openDuckDb(spec);
+    }
+
+    /** A JDBC URL with passwords replaced by {@code ***}. */
+    public static String redact(String url) {
+        if (url == null) {
+            return null;
+        }
+        String s = URL_PASSWORD.matcher(url).replaceAll("$1***");
+        return URL_USERINFO.matcher(s).replaceAll("$1***@");
+    }
+
+    // ---------------------------------------------------------------- DuckDB
+
+    private static Store openDuckDb(String spec) {
+        Path path;
+        try {
+            path = Path.of(spec).toAbsolutePath().normalize();
+        } catch (InvalidPathException e) {
+            throw new IsobenchException.BadInput("--db " + spec + " is not a valid file path: " + e.getReason());
+        }
+        if (Files.isDirectory(path)) {
+            throw new IsobenchException.BadInput("--db " + path + " is a folder: give a database file, e.g. "
+                    + path.resolve(DEFAULT_SPEC));
+        }
+        boolean existed = Files.exists(path);
+        if (existed && emptyFile(path)) {
+            // e.g. from mktemp: DuckDB refuses an empty file, so let it create the database in its place
+            deleteQuietly(path);
+            existed = false;
+        }
+        if (existed) {
+            checkDuckDbFile(path);
+        } else {
+            Path parent = path.getParent();
+            try {
+                Files.createDirectories(parent);
+            } catch (IOException | SecurityException e) {
+                throw new IsobenchException.BadInput("--db " + path + ": cannot create folder " + parent + " ("
+                        + e.getClass().getSimpleName() + ": " + firstLine(e.getMessage()) + "); choose a writable location");
+            }
+            if (!Files.isWritable(parent)) {
+                throw new IsobenchException.BadInput("--db " + path + ": folder " + parent
+                        + " is not writable; choose a writable location");
+            }
+        }
+        Connection conn = null;
+        try {
+            Properties props = new Properties();
+            props.setProperty("jdbc_stream_results", "true");
+            conn = DriverManager.getConnection("jdbc:duckdb:" + path, props);
+            Connection main = conn;
+            Migrations.apply(conn, JdbcStore.Dialect.DUCKDB, path.toString());
+            return new JdbcStore(conn, JdbcStore.Dialect.DUCKDB, path.toString(),
+                    () -> ((org.duckdb.DuckDBConnection) main).duplicate());
+        } catch (SQLException | RuntimeException e) {
+            closeQuietly(conn);
+            if (!existed) {
+                deleteQuietly(path);
+                deleteQuietly(Path.of(path + ".wal"));
+            }
+            if (e instanceof IsobenchException ie) {
+                throw ie;
+            }
+            throw new IsobenchException.BadInput(duckDbMessage(path, e), e);
+        }
+    }
+
+    private static boolean emptyFile(Path path) {
+        try {
+            return Files.isRegularFile(path) && Files.size(path) == 0 && Files.isWritable(path.getParent());
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static void checkDuckDbFile(Path path) {
+        if (!Files.isRegularFile(path)) {
+            throw new IsobenchException.BadInput("--db " + path + " is not a regular file; give a DuckDB database file");
+        }
+        if (!Files.isReadable(path) || !Files.isWritable(path)) {
+            throw new IsobenchException.BadInput("--db " + path + " is not readable and writable; fix its permissions "
+                    + "or choose another file");
+        }
+        byte[] head = new byte[12];
+        int n;
+        try (InputStream in = Files.newInputStream(path)) {
+            n = in.readNBytes(head, 0, head.length);
+        } catch (IOException e) {
+            throw new IsobenchException.BadInput("--db " + path + " cannot be read (" + firstLine(e.getMessage())
+                    + "); fix its permissions or choose another file");
+        }
+        if (n < head.length || !Arrays.equals(Arrays.copyOfRange(head, 8, 12), DUCKDB_MAGIC)) {
+            throw new IsobenchException.BadInput("--db " + path + " is not a DuckDB database; give a new file name or an "
+                    + "existing isobench store");
+        }
+    }
+
+    private static String duckDbMessage(Path path, Exception e) {
+        String msg = firstLine(e.getMessage());
+        if (msg.contains("Could not set lock") || msg.contains("Conflicting lock")) {
+            return "--db " + path + " is in use by another process; wait for it to finish or use another --db";
+        }
+        if (msg.contains("newer") && msg.contains("version")) {
+            return "--db " + path + " was written by a newer DuckDB (" + msg + "); upgrade isobench";
+        }
+        return "--db " + path + " cannot be opened as a DuckDB store (" + msg + "); choose a writable location or "
+                + "another file";
+    }
+
+    // ---------------------------------------------------------------- PostgreSQL
+
+    private static Store openPostgres(String url) {
+        String shown = redact(url);
+        Connection conn = null;
+        try {
+            conn = DriverManager.getConnection(url, props(url));
+        } catch (SQLException e) {
+            throw new IsobenchException.BadInput("--db " + shown + ": cannot connect to PostgreSQL ("
+                    + firstLine(redact(e.getMessage())) + "); check that the server runs and the host, port, database, "
+                    + "user and password in the URL", e);
+        }
+        try {
+            Migrations.apply(conn, JdbcStore.Dialect.POSTGRES, shown);
+            return new JdbcStore(conn, JdbcStore.Dialect.POSTGRES, shown, () -> DriverManager.getConnection(url, props(url)));
+        } catch (SQLException | RuntimeException e) {
+            closeQuietly(conn);
+            if (e instanceof IsobenchException ie) {
+                throw ie;
+            }
+            throw new IsobenchException.BadInput("--db " + shown + ": cannot prepare the store schema ("
+                    + firstLine(redact(e.getMessage())) + "); the user needs CREATE rights on the database", e);
+        }
+    }
+
+    private static Properties props(String url) {
+        Properties props = new Properties();
+        if (!url.contains("connectTimeout=")) {
+            props.setProperty("connectTimeout", "10");
+        }
+        props.setProperty("ApplicationName", "isobench");
+        return props;
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    static String firstLine(String s) {
+        if (s == null) {
+            return "no detail";
+        }
+        String t = s.strip();
+        int nl = t.indexOf('\n');
+        return nl < 0 ? t : t.substring(0, nl).strip();
+    }
+
+    private static void closeQuietly(Connection c) {
+        if (c != null) {
+            try {
+                c.close();
+            } catch (SQLException e) {
+                // already failing; the caller reports the first error
+            }
+        }
+    }
+
+    private static void deleteQuietly(Path p) {
+        try {
+            Files.deleteIfExists(p);
+        } catch (IOException e) {
+            // best effort: the caller reports the first error
+        }
+    }
+
+    /** Versioned schema migrations ({@code schema_version}), each applied in its own transaction. */
+    static final class Migrations {
+
+        private Migrations() {
+        }
+
+        static void apply(Connection c, JdbcStore.Dialect dialect, String where) throws SQLException {
+            c.setAutoCommit(true);
+            try (Statement st = c.createStatement()) {
+                st.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, "
+                        + "description VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)");
+            }
+            int current = current(c);
+            if (current > MIGRATIONS.size()) {
+                throw new IsobenchException.BadInput("--db " + where + " has schema version " + current
+                        + ", newer than this isobench supports (" + MIGRATIONS.size() + "); upgrade isobench");
+            }
+            for (int v = current + 1; v <= MIGRATIONS.size(); v++) {
+                String name = MIGRATIONS.get(v - 1);
+                List<String> statements = statements(name, dialect);
+                c.setAutoCommit(false);
+                try (Statement st = c.createStatement()) {
+                    if (dialect == JdbcStore.Dialect.POSTGRES) {
+                        // two clients opening a fresh database at once: the second waits, then skips
+                        st.execute("SELECT pg_advisory_xact_lock(7305981)");
+                        if (current(c) >= v) {
+                            c.commit();
+                            continue;
+                        }
+                    }
+                    for (String sql : statements) {
+                        st.execute(sql);
+                    }
+                    try (PreparedStatement ps = c.prepareStatement(
+                            "INSERT INTO schema_version (version, description, applied_at) VALUES (?, ?, ?)")) {
+                        ps.setInt(1, v);
+                        ps.setString(2, name);
+                        JdbcStore.setInstant(ps, 3, Instant.now());
+                        ps.executeUpdate();
+                    }
+                    c.commit();
+                } catch (SQLException | RuntimeException e) {
+                    try {
+                        c.rollback();
+                    } catch (SQLException r) {
+                        e.addSuppressed(r);
+                    }
+                    throw e;
+                } finally {
+                    c.setAutoCommit(true);
+                }
+            }
+        }
+
+        private static int current(Connection c) throws SQLException {
+            try (Statement st = c.createStatement();
+                 ResultSet rs = st.executeQuery("SELECT max(version) FROM schema_version")) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        }
+
+        static List<String> statements(String name, JdbcStore.Dialect dialect) {
+            String resource = name + ".sql";
+            String text;
+            try (InputStream in = Stores.class.getResourceAsStream(resource)) {
+                if (in == null) {
+                    throw new IllegalStateException("migration " + resource + " is missing from the build");
+                }
+                text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot read migration " + resource, e);
+            }
+            text = text.replace("${BLOB}", dialect == JdbcStore.Dialect.POSTGRES ? "BYTEA" : "BLOB");
+            List<String> out = new ArrayList<>();
+            StringBuilder cur = new StringBuilder();
+            for (String line : text.split("\n")) {
+                String t = line.strip();
+                if (t.startsWith("--") || t.isEmpty()) {
+                    continue;
+                }
+                cur.append(line).append('\n');
+                if (t.endsWith(";")) {
+                    String sql = cur.toString().strip();
+                    out.add(sql.substring(0, sql.length() - 1));
+                    cur.setLength(0);
+                }
+            }
+            if (!cur.toString().isBlank()) {
+                out.add(cur.toString().strip());
+            }
+            return out;
+        }
+    }
+}

@@ -1,0 +1,94 @@
+package io.isobench.store;
+
+import io.isobench.IsobenchException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class DuckDbStoreTest extends StoreContract {
+
+    @TempDir
+    Path dir;
+
+    @Override
+    String freshSpec() {
+        return dir.resolve("nested/deeper/isobench.duckdb").toString();
+    }
+
+    @Test
+    void createsParentFoldersAndDescribesTheFile() {
+        Path file = Path.of(spec).toAbsolutePath();
+        assertThat(file).exists();
+        assertThat(store.describe()).isEqualTo(file.toString());
+    }
+
+    @Test
+    void pathUnderProcIsRefusedWithoutLeavingAFile() {
+        assertThatThrownBy(() -> Stores.open("/proc/x.duckdb"))
+                .isInstanceOf(IsobenchException.BadInput.class)
+                .hasMessageContaining("/proc/x.duckdb")
+                .hasMessageNotContaining("\n");
+        assertThat(Path.of("/proc/x.duckdb")).doesNotExist();
+    }
+
+    @Test
+    void folderIsRefused() {
+        assertThatThrownBy(() -> Stores.open(dir.toString()))
+                .isInstanceOf(IsobenchException.BadInput.class)
+                .hasMessageContaining(dir.toString())
+                .hasMessageContaining("is a folder");
+    }
+
+    @Test
+    void textFileIsRefusedAndLeftAlone() throws Exception {
+        Path text = dir.resolve("notes.txt");
+        Files.writeString(text, "just some notes, not a database\n");
+        assertThatThrownBy(() -> Stores.open(text.toString()))
+                .isInstanceOf(IsobenchException.BadInput.class)
+                .hasMessageContaining(text.toString())
+                .hasMessageContaining("not a DuckDB database");
+        assertThat(Files.readString(text)).isEqualTo("just some notes, not a database\n");
+    }
+
+    @Test
+    void fileUnderAFileIsRefused() throws Exception {
+        Path text = dir.resolve("plain");
+        Files.writeString(text, "x");
+        assertThatThrownBy(() -> Stores.open(text.resolve("db.duckdb").toString()))
+                .isInstanceOf(IsobenchException.BadInput.class)
+                .hasMessageContaining(text.resolve("db.duckdb").toString())
+                .hasMessageContaining("cannot create folder");
+    }
+
+    @Test
+    void emptyFileBecomesAStore() throws Exception {
+        Path empty = Files.createFile(dir.resolve("empty.duckdb"));
+        try (Store s = Stores.open(empty.toString())) {
+            assertThat(s.countRuns()).isZero();
+        }
+    }
+
+    @Test
+    void unsupportedUrlAndPasswordsAreRedacted() {
+        assertThatThrownBy(() -> Stores.open("jdbc:mysql://h/db?password=secret"))
+                .isInstanceOf(IsobenchException.BadInput.class)
+                .hasMessageNotContaining("secret");
+        assertThat(Stores.redact("jdbc:postgresql://h:5432/db?user=u&password=s3cret&ssl=true"))
+                .isEqualTo("jdbc:postgresql://h:5432/db?user=u&password=***&ssl=true");
+        assertThat(Stores.redact("jdbc:postgresql://u:s3cret@h/db")).isEqualTo("jdbc:postgresql://u:***@h/db");
+    }
+
+    @Test
+    void unreachablePostgresIsBadInputWithoutPassword() {
+        assertThatThrownBy(() -> Stores.open("jdbc:postgresql://127.0.0.1:1/nodb?user=u&password=s3cret&connectTimeout=2"))
+                .isInstanceOf(IsobenchException.BadInput.class)
+                .hasMessageContaining("jdbc:postgresql://127.0.0.1:1/nodb")
+                .hasMessageContaining("cannot connect to PostgreSQL")
+                .hasMessageNotContaining("s3cret");
+    }
+}

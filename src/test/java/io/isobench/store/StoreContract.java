@@ -1,0 +1,334 @@
+package io.isobench.store;
+
+import io.isobench.IsobenchException;
+import io.isobench.parse.Better;
+import io.isobench.parse.Metric;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Behaviour every store backend must have; subclasses say where the store lives. */
+abstract class StoreContract {
+
+    /** A spec for a fresh, empty store (a new file, or a new database). */
+    abstract String freshSpec() throws Exception;
+
+    protected String spec;
+    protected Store store;
+
+    @BeforeEach
+    void openStore() throws Exception {
+        spec = freshSpec();
+        store = Stores.open(spec);
+    }
+
+    @AfterEach
+    void closeStore() {
+        if (store != null) {
+            store.close();
+        }
+    }
+
+    static RunRecord run(String id, String commit, String agent, String arm, int round, RunRecord.RunKind kind,
+                         String pipeline, List<Metric> metrics) {
+        return new RunRecord(id, "s1", kind, commit, commit.substring(0, 8), agent, arm, round,
+                RunRecord.RunStatus.SUCCESS, null, "serving", "m", pipeline, null, "tpot_ms_mean",
+                metrics.isEmpty() ? null : metrics.get(0).value(), "measured", null, null, null, null, null, null, null,
+                null, null, metrics);
+    }
+
+    static RunRecord fullRun() {
+        return new RunRecord("run-full", "sess-1", RunRecord.RunKind.LEGACY, "0123456789abcdef0123456789abcdef01234567",
+                "01234567", "Claude-Code", "agent:claude_code", 2, RunRecord.RunStatus.FAILED,
+                new RunRecord.FailureInfo("GPU_OOM", "CUDA out of memory", "line 1\nline 2 'quoted' \"x\"", true),
+                "serving", "meta-llama/Llama-3.1-8B-Instruct", "docker_3way", "src-1", "tpot_ms_mean", 12.5, "raw",
+                "{\"requests\":100}", Instant.parse("2026-01-02T03:04:05.123456Z"), 61234.5, "0.6.3",
+                "wheel:abc", "[\"vllm\",\"bench\"]", "ab".repeat(32), "recovered; corrected", "{\"subject\":\"é ünïcode ✓\"}",
+                List.of(new Metric("tpot_ms_mean", 12.5, "ms", Better.LOWER),
+                        new Metric("ttft_ms_p99", 230.25, "ms", Better.LOWER),
+                        new Metric("output_throughput_tok_s", 1500.0, "tok/s", Better.HIGHER),
+                        new Metric("completed_requests", 100, "requests", Better.NONE)));
+    }
+
+    private List<RunRecord> all(RunFilter filter) {
+        List<RunRecord> out = new ArrayList<>();
+        store.forEachRun(filter, out::add);
+        return out;
+    }
+
+    @Test
+    void reopeningAppliesNoMigrationTwiceAndKeepsData() {
+        store.putTask(new TaskRecord("t1", "vllm", "abc", null, null, null, null, null, null));
+        store.close();
+        store = Stores.open(spec);
+        store = reopen();
+        assertThat(store.task("t1")).isPresent();
+        JdbcStore js = (JdbcStore) store;
+        int rows = js.withConnection("count", false, c -> {
+            try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT count(*), max(version) FROM schema_version")) {
+                rs.next();
+                assertThat(rs.getInt(2)).isEqualTo(Stores.schemaVersion());
+                return rs.getInt(1);
+            }
+        });
+        assertThat(rows).isEqualTo(Stores.schemaVersion());
+    }
+
+    private Store reopen() {
+        store.close();
+        return Stores.open(spec);
+    }
+
+    @Test
+    void schemaNewerThanCodeIsRefused() {
+        ((JdbcStore) store).withConnection("bump", false, c -> {
+            try (PreparedStatement ps = c.prepareStatement(
+                    "INSERT INTO schema_version (version, description, applied_at) VALUES (?, 'future', ?)")) {
+                ps.setInt(1, Stores.schemaVersion() + 1);
+                JdbcStore.setInstant(ps, 2, Instant.now());
+                return ps.executeUpdate();
+            }
+        });
+        store.close();
+        store = null;
+        assertThatThrownBy(() -> Stores.open(spec))
+                .isInstanceOf(IsobenchException.BadInput.class)
+                .hasMessageContaining("newer than this isobench supports")
+                .hasMessageContaining("upgrade isobench");
+    }
+
+    @Test
+    void runRoundTripsWithEveryField() {
+        RunRecord r = fullRun();
+        store.putRun(r);
+        RunRecord back = store.run("run-full").orElseThrow();
+        // agent names are stored normalised (- and _ interchangeable, lower case)
+        RunRecord expected = new RunRecord(r.runId(), r.sessionId(), r.kind(), r.commit(), r.commitShort(), "claude_code",
+                r.arm(), r.round(), r.status(), r.failure(), r.mode(), r.model(), r.pipeline(), r.sourceId(),
+                r.primaryMetric(), r.primaryValue(), r.primaryOrigin(), r.workload(), r.startedAt(), r.durationMs(),
+                r.engineVersion(), r.envRef(), r.argvJson(), r.logArtifact(), r.notes(), r.extraJson(), r.metrics());
+        assertThat(back).isEqualTo(expected);
+        assertThat(all(RunFilter.all())).containsExactly(expected);
+        assertThat(store.countRuns()).isEqualTo(1);
+    }
+
+    @Test
+    void nullableFieldsRoundTripAsNull() {
+        RunRecord r = new RunRecord("bare", null, RunRecord.RunKind.MICRO, null, null, null, "baseline", 0,
+                RunRecord.RunStatus.NOT_RUN, null, null, null, null, null, null, null, null, null, null, null, null,
+                null, null, null, null, null, List.of());
+        store.putRun(r);
+        assertThat(store.run("bare")).contains(r);
+    }
+
+    @Test
+    void putRunReplacesTheRunAndItsMetrics() {
+        store.putRun(run("r1", "aaaaaaaa11", "x", "baseline", 0, RunRecord.RunKind.MEASURED, "native",
+                List.of(Metric.of("tpot_ms_mean", 10), Metric.of("ttft_ms_mean", 50))));
+        RunRecord second = run("r1", "aaaaaaaa11", "x", "baseline", 0, RunRecord.RunKind.MEASURED, "native",
+                List.of(Metric.of("tpot_ms_mean", 9)));
+        store.putRun(second);
+        assertThat(store.countRuns()).isEqualTo(1);
+        assertThat(store.run("r1")).contains(second);
+        store.putRuns(List.of(
+                run("r1", "aaaaaaaa11", "x", "human", 0, RunRecord.RunKind.MEASURED, "native", List.of(Metric.of("tpot_ms_mean", 1))),
+                run("r2", "aaaaaaaa11", "x", "human", 1, RunRecord.RunKind.MEASURED, "native", List.of()),
+                run("r1", "aaaaaaaa11", "x", "human", 0, RunRecord.RunKind.MEASURED, "native", List.of(Metric.of("tpot_ms_mean", 2)))));
+        assertThat(store.countRuns()).isEqualTo(2);
+        assertThat(store.run("r1").orElseThrow().metrics()).containsExactly(Metric.of("tpot_ms_mean", 2));
+    }
+
+    @Test
+    void forEachRunOrdersAndFilters() {
+        List<RunRecord> runs = List.of(
+                run("a", "bbbbbbbb00", "claude_code", "human", 1, RunRecord.RunKind.MEASURED, "native", List.of(Metric.of("tpot_ms_mean", 1))),
+                run("b", "aaaaaaaa00", "claude_code", "human", 0, RunRecord.RunKind.LEGACY, "modal", List.of()),
+                run("c", "aaaaaaaa00", "codex", "baseline", 0, RunRecord.RunKind.LEGACY, "docker_3way", List.of(Metric.of("tpot_ms_mean", 3))),
+                run("d", "bbbbbbbb00", "claude-code", "human", 0, RunRecord.RunKind.MEASURED, "native", List.of()),
+                run("e", "aaaaaaaa00", "codex", "agent:codex", 0, RunRecord.RunKind.LEGACY, "docker_3way", List.of()),
+                run("f", "bbbbbbbb00", "claude_code", "baseline", 10, RunRecord.RunKind.MEASURED, "native",
+                        List.of(Metric.of("tpot_ms_mean", 5), Metric.of("itl_ms_p99", 7))),
+                run("g", "bbbbbbbb00", "claude_code", "baseline", 2, RunRecord.RunKind.MEASURED, "native", List.of()));
+        store.putRuns(runs);
+        assertThat(all(RunFilter.all())).extracting(RunRecord::runId).containsExactly("e", "c", "b", "g", "f", "d", "a");
+        assertThat(all(new RunFilter("CLAUDE-code", null, null, true))).extracting(RunRecord::runId)
+                .containsExactly("b", "g", "f", "d", "a");
+        assertThat(all(new RunFilter(null, EnumSet.of(RunRecord.RunKind.LEGACY), null, true)))
+                .extracting(RunRecord::runId).containsExactly("e", "c", "b");
+        assertThat(all(new RunFilter(null, Set.of(), null, true))).isEmpty();
+        assertThat(all(new RunFilter(null, null, "nope", true))).isEmpty();
+        assertThat(all(new RunFilter(null, null, "s1", true))).hasSize(7);
+        RunRecord f = all(RunFilter.all()).stream().filter(r -> r.runId().equals("f")).findFirst().orElseThrow();
+        assertThat(f.metrics()).containsExactly(Metric.of("tpot_ms_mean", 5), Metric.of("itl_ms_p99", 7));
+        assertThat(all(new RunFilter(null, null, null, false))).allSatisfy(r -> assertThat(r.metrics()).isEmpty())
+                .hasSize(7);
+    }
+
+    @Test
+    void sinkMayUseTheStoreWhileRunsStream() {
+        List<RunRecord> runs = new ArrayList<>();
+        for (int i = 0; i < 5000; i++) {
+            runs.add(run(String.format("r%05d", i), String.format("%08x00", i), "x", "baseline", 0,
+                    RunRecord.RunKind.MEASURED, "native", List.of(Metric.of("tpot_ms_mean", i))));
+        }
+        store.putRuns(runs);
+        long[] seen = {0};
+        store.forEachRun(RunFilter.all(), r -> {
+            seen[0]++;
+            if (seen[0] % 1000 == 0) {
+                store.putTask(new TaskRecord(r.commitShort(), "vllm", r.commit(), null, null, null, null, null, null));
+                assertThat(store.task(r.commitShort())).isPresent();
+            }
+        });
+        assertThat(seen[0]).isEqualTo(5000);
+        assertThat(store.tasks()).hasSize(5);
+    }
+
+    @Test
+    void artifactsAreContentAddressedStoredOnceAndWhole() {
+        byte[] log = new byte[11 * 1024 * 1024 + 17];
+        Random rnd = new Random(42);
+        for (int i = 0; i < log.length; i++) { // text-like, partly random: compresses, but not to nothing
+            log[i] = (byte) (i % 97 == 0 ? '\n' : 'a' + rnd.nextInt(20));
+        }
+        String sha = store.putArtifact("log", log);
+        assertThat(sha).isEqualTo(JdbcStore.sha256(log)).hasSize(64);
+        assertThat(store.putArtifact("log", log.clone())).isEqualTo(sha);
+        assertThat(store.artifact(sha)).hasValueSatisfying(b -> assertThat(b).isEqualTo(log));
+        String small = store.putArtifact("text", "héllo\n".getBytes(StandardCharsets.UTF_8));
+        assertThat(store.artifact(small)).hasValueSatisfying(b -> assertThat(new String(b, StandardCharsets.UTF_8)).isEqualTo("héllo\n"));
+        String empty = store.putArtifact("empty", new byte[0]);
+        assertThat(store.artifact(empty)).hasValueSatisfying(b -> assertThat(b).isEmpty());
+        assertThat(store.artifact("00".repeat(32))).isEmpty();
+        int rows = ((JdbcStore) store).withConnection("count", false, c -> {
+            try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT count(*) FROM artifact")) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        });
+        assertThat(rows).isEqualTo(3);
+    }
+
+    @Test
+    void transactionRollsBackEverythingWrittenInside() {
+        RunRecord before = run("before", "cccccccc00", "x", "baseline", 0, RunRecord.RunKind.MEASURED, "native",
+                List.of(Metric.of("tpot_ms_mean", 1)));
+        store.putRun(before);
+        assertThatThrownBy(() -> store.inTransaction(tx -> {
+            tx.putRun(run("inside", "cccccccc00", "x", "human", 0, RunRecord.RunKind.MEASURED, "native",
+                    List.of(Metric.of("tpot_ms_mean", 2))));
+            tx.putRun(run("before", "cccccccc00", "x", "baseline", 0, RunRecord.RunKind.MEASURED, "native",
+                    List.of(Metric.of("tpot_ms_mean", 99))));
+            tx.putTask(new TaskRecord("t-inside", null, null, null, null, null, null, null, null));
+            assertThat(tx.countRuns()).isEqualTo(2);
+            throw new IllegalStateException("boom");
+        })).hasMessage("boom");
+        assertThat(store.countRuns()).isEqualTo(1);
+        assertThat(store.run("before")).contains(before);
+        assertThat(store.run("inside")).isEmpty();
+        assertThat(store.task("t-inside")).isEmpty();
+        int metricRows = ((JdbcStore) store).withConnection("count", false, c -> {
+            try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT count(*) FROM metric")) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        });
+        assertThat(metricRows).isEqualTo(1);
+
+        String committed = store.inTransaction(tx -> {
+            tx.putRun(run("inside", "cccccccc00", "x", "human", 0, RunRecord.RunKind.MEASURED, "native", List.of()));
+            List<String> ids = new ArrayList<>();
+            tx.forEachRun(RunFilter.all(), r -> ids.add(r.runId()));
+            assertThat(ids).containsExactly("before", "inside");
+            return "ok";
+        });
+        assertThat(committed).isEqualTo("ok");
+        assertThat(store.countRuns()).isEqualTo(2);
+    }
+
+    @Test
+    void sourcesAreFoundByPathAndHashAndRunsDeletedBySource() {
+        SourceRecord s = new SourceRecord("src-1", "R3", "a/b.json", "f".repeat(64), "modal", "grp", "Claude-Code",
+                "imported", null, null);
+        store.putSource(s);
+        store.putSource(new SourceRecord("src-0", "R6", "a/a.json", "e".repeat(64), null, null, null, "skipped",
+                "single version", null));
+        assertThat(store.findSource("a/b.json", "f".repeat(64))).hasValueSatisfying(found -> {
+            assertThat(found.sourceId()).isEqualTo("src-1");
+            assertThat(found.agent()).isEqualTo("claude_code");
+            assertThat(found.invocationGroup()).isEqualTo("grp");
+        });
+        assertThat(store.findSource("a/b.json", "0".repeat(64))).isEmpty();
+        assertThat(store.sources()).extracting(SourceRecord::sourceId).containsExactly("src-0", "src-1");
+        store.putSource(new SourceRecord("src-1", "R3", "a/b.json", "f".repeat(64), "modal", "grp", null, "refused",
+                "bad", null));
+        assertThat(store.sources()).hasSize(2);
+        assertThat(store.findSource("a/b.json", "f".repeat(64)).orElseThrow().outcome()).isEqualTo("refused");
+
+        RunRecord fromSource = new RunRecord("imp-1", null, RunRecord.RunKind.LEGACY, "dddddddd", "dddddddd", "x",
+                "baseline", 0, RunRecord.RunStatus.SUCCESS, null, null, null, "modal", "src-1", null, null, null, null,
+                null, null, null, null, null, null, null, null, List.of(Metric.of("tpot_ms_mean", 4)));
+        store.putRun(fromSource);
+        store.putRun(run("other", "dddddddd00", "x", "human", 0, RunRecord.RunKind.MEASURED, "native", List.of()));
+        assertThat(store.deleteRunsOfSource("src-1")).isEqualTo(1);
+        assertThat(all(RunFilter.all())).extracting(RunRecord::runId).containsExactly("other");
+    }
+
+    @Test
+    void tasksAndSessionsRoundTrip() {
+        TaskRecord t = new TaskRecord("8aa1c1f8", "vllm", "8aa1c1f8e1", "0000aaaa", "Speed up x", "vllm bench serve -tp 2",
+                "meta-llama/Llama-3.1-70B", "H100:2", 2);
+        store.putTask(t);
+        store.putTask(new TaskRecord("00000001", null, null, null, null, null, null, null, null));
+        assertThat(store.task("8aa1c1f8")).contains(t);
+        assertThat(store.task("missing")).isEmpty();
+        assertThat(store.tasks()).extracting(TaskRecord::taskId).containsExactly("00000001", "8aa1c1f8");
+
+        SessionRecord s = new SessionRecord("sess-1", Instant.parse("2026-11-25T10:00:00Z"), null, "gpu-host",
+                "EPYC", "H100 80GB / 550.54 / 12.4", "{\"gpus\":1}", "{\"tasks\":[]}", "{\"rounds\":5}", -42L, "running");
+        store.putSession(s);
+        assertThat(store.session("sess-1")).contains(s);
+        SessionRecord done = new SessionRecord("sess-1", s.startedAt(), Instant.parse("2026-11-25T11:00:00.5Z"),
+                s.host(), s.cpu(), s.gpu(), s.machineJson(), s.suiteJson(), s.statsConfigJson(), null, "done");
+        store.putSession(done);
+        assertThat(store.sessions()).containsExactly(done);
+    }
+
+    @Test
+    void syntheticGeneratorFillsRealisticRuns() {
+        SyntheticStore.Result result = SyntheticStore.generate(store, 40, 2, 7);
+        assertThat(result.runs()).isEqualTo(store.countRuns());
+        assertThat(result.tasks()).isEqualTo(40);
+        List<RunRecord> runs = all(RunFilter.all());
+        assertThat(runs).extracting(RunRecord::kind).contains(RunRecord.RunKind.MEASURED, RunRecord.RunKind.LEGACY);
+        assertThat(runs).extracting(RunRecord::mode).contains("serving", "throughput", "latency");
+        assertThat(runs).filteredOn(r -> r.status() == RunRecord.RunStatus.FAILED).isNotEmpty()
+                .allSatisfy(r -> assertThat(r.failure().category()).isNotBlank());
+        assertThat(runs).filteredOn(r -> r.status() == RunRecord.RunStatus.SUCCESS).isNotEmpty().allSatisfy(r -> {
+            assertThat(r.primaryValue()).isPositive();
+            assertThat(r.metrics()).isNotEmpty();
+            assertThat(r.metrics().get(0).name()).isEqualTo(r.primaryMetric());
+            assertThat(r.metrics().get(0).value()).isEqualTo(r.primaryValue());
+        });
+        assertThat(runs).filteredOn(r -> r.kind() == RunRecord.RunKind.LEGACY)
+                .allSatisfy(r -> assertThat(r.pipeline()).isNotEqualTo("native"));
+        assertThat(store.tasks()).hasSize(40);
+        // regenerating with the same seed replaces, it does not duplicate
+        SyntheticStore.generate(store, 40, 2, 7);
+        assertThat(store.countRuns()).isEqualTo(result.runs());
+    }
+}
