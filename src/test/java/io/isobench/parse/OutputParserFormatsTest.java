@@ -183,6 +183,14 @@ class OutputParserFormatsTest {
     }
 
     @Test
+    void valuesThatOverflowWhenScaledAreSkipped() {
+        ParsedOutput p = OutputParser.parse("Avg latency: 1e306 seconds\n50% percentile latency: 0.5 seconds\n");
+        assertThat(p.value("latency_ms_avg")).isEmpty();
+        assertThat(p.warnings()).anyMatch(w -> w.contains("latency_ms_avg"));
+        assertThat(p.warnings()).noneMatch(w -> w.startsWith("parser error"));
+    }
+
+    @Test
     void nullAndEmptyInput() {
         assertThat(OutputParser.parse(null).hasMetrics()).isFalse();
         assertThat(OutputParser.parse("").mode()).isNull();
