@@ -53,14 +53,14 @@ public final class FailureClassifier {
     }
 
     private static Optional<Failure> doClassify(String status, String error, String rawText) {
-        ParsedOutput parsed = OutputParser.parse(rawText);
+        String raw = rawText == null ? "" : ConsoleText.stripControls(rawText);
+        ParsedOutput parsed = OutputParser.parseStripped(raw, OutputParser.Truncation.NONE);
         if (parsed.hasMetrics()) {
             return Optional.empty();
         }
         Map<FailureCategory, Hit> hits = new EnumMap<>(FailureCategory.class);
         String st = status == null ? "" : ConsoleText.stripControls(status).strip();
         String err = error == null ? "" : ConsoleText.stripControls(error);
-        String raw = rawText == null ? "" : ConsoleText.stripControls(rawText);
         if (!st.isEmpty()) {
             match(st, 0, true, "status: ", hits);
         }
