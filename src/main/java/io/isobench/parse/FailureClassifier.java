@@ -314,6 +314,16 @@ public final class FailureClassifier {
                 break;
             }
         }
+        // A Python bytes/str repr (b'…\\n…') holds a whole log on one line with escaped newlines: the evidence is
+        // the escaped line that holds the match.
+        int escBefore = text.lastIndexOf("\\n", Math.min(pos, se) - 1);
+        if (escBefore >= ss) {
+            ss = escBefore + 2;
+        }
+        int escAfter = text.indexOf("\\n", Math.max(pos, ss));
+        if (escAfter >= 0 && escAfter < se) {
+            se = escAfter;
+        }
         if (se - ss > ConsoleText.MAX_EVIDENCE_CHARS) {
             int from = Math.max(ss, pos - ConsoleText.MAX_EVIDENCE_CHARS / 4);
             int to = Math.min(se, from + ConsoleText.MAX_EVIDENCE_CHARS);
