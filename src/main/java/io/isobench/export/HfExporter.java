@@ -136,9 +136,12 @@ public final class HfExporter {
 
             Path parquetTmp = tmpDir.resolve("train.parquet");
             Path jsonlTmp = tmpDir.resolve("train.jsonl");
-            String select = "SELECT " + columnList() + " FROM hf ORDER BY _commit, _agent NULLS FIRST, _seq";
-            st.execute("COPY (" + select + ") TO '" + sqlString(parquetTmp.toString()) + "' (FORMAT parquet, COMPRESSION zstd)");
-            st.execute("COPY (" + select + ") TO '" + sqlString(jsonlTmp.toString()) + "' (FORMAT json)");
+            // sort once; both files are written from the sorted table in its order
+            st.execute("CREATE TABLE hf_out AS SELECT " + columnList() + " FROM hf ORDER BY _commit, _agent NULLS FIRST, _seq");
+            st.execute("DROP TABLE hf");
+            st.execute("SET preserve_insertion_order = true");
+            st.execute("COPY hf_out TO '" + sqlString(parquetTmp.toString()) + "' (FORMAT parquet, COMPRESSION zstd)");
+            st.execute("COPY hf_out TO '" + sqlString(jsonlTmp.toString()) + "' (FORMAT json)");
             Timing.mark("copy");
             DatasetCard.Stats stats = DatasetCard.stats(st, rows, Files.size(parquetTmp));
             Files.writeString(tmpDir.resolve("README.md"), DatasetCard.render(stats), StandardCharsets.UTF_8);
