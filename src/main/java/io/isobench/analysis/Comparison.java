@@ -96,6 +96,10 @@ public record Comparison(
             throw new IllegalArgumentException("metric direction (" + better
                     + ") must be lower or higher: a metric without direction has no better/worse");
         }
+        if (x == null || reference == null || noiseFloor == null || config == null) {
+            throw new IllegalArgumentException("arm, reference, noise floor and config must not be null"
+                    + " (use NoiseFloor.none() when there is none)");
+        }
         double threshold = noiseFloor.thresholdPct(config.minEffectPct());
         String armLabel = x.arm().label();
         String refLabel = reference.arm().label();

@@ -44,8 +44,12 @@ final class ConsoleText {
 
         /** Segments and de-glued remainders, each stripped of leading/trailing whitespace, never empty. */
         List<String> pieces() {
-            List<String> out = new ArrayList<>(2);
             int n = text.length();
+            if (n <= MAX_PIECE_CHARS && text.indexOf('\r') < 0 && text.indexOf("%|") < 0) {
+                String t = text.strip();
+                return t.isEmpty() ? List.of() : List.of(t);
+            }
+            List<String> out = new ArrayList<>(2);
             int start = 0;
             while (start <= n) {
                 int cr = text.indexOf('\r', start);
@@ -93,28 +97,6 @@ final class ConsoleText {
         if (!t.isEmpty()) {
             out.add(t);
         }
-    }
-
-    /** Splits on {@code \n} after removing ANSI escapes and control characters (tab and {@code \r} are kept). */
-    static List<Line> lines(String raw) {
-        List<Line> out = new ArrayList<>();
-        if (raw == null || raw.isEmpty()) {
-            return out;
-        }
-        String clean = stripControls(raw);
-        int n = clean.length();
-        int start = 0;
-        int number = 1;
-        while (start < n) {
-            int nl = clean.indexOf('\n', start);
-            if (nl < 0) {
-                out.add(new Line(number, clean.substring(start), false));
-                break;
-            }
-            out.add(new Line(number++, clean.substring(start, nl), true));
-            start = nl + 1;
-        }
-        return out;
     }
 
     /** Removes CSI/OSC escape sequences and C0/C1 control characters other than \n, \r, \t. Linear, no regex. */
