@@ -484,7 +484,7 @@ final class JdbcStore implements Store {
         ps.setString(i++, r.commit());
         ps.setString(i++, r.commitShort());
         ps.setString(i++, Arm.normalizeAgent(r.agent()));
-        ps.setString(i++, r.arm());
+        ps.setString(i++, normalizeArm(r.arm()));
         ps.setInt(i++, r.round());
         ps.setString(i++, r.status().name());
         RunRecord.FailureInfo f = r.failure();
@@ -513,6 +513,11 @@ final class JdbcStore implements Store {
         ps.setString(i++, r.notes());
         ps.setString(i++, r.extraJson());
         return i;
+    }
+
+    /** {@code agent:Claude-Code} is stored as {@code agent:claude_code}, like {@link Arm#label()}. */
+    static String normalizeArm(String arm) {
+        return arm.startsWith("agent:") ? "agent:" + Arm.normalizeAgent(arm.substring("agent:".length())) : arm;
     }
 
     /** Reads the run columns starting at column 1; metrics are added by the caller. */

@@ -24,7 +24,10 @@ public interface Store extends AutoCloseable {
 
     void putSource(SourceRecord source);
 
-    /** Inserts or replaces a run and its metrics. */
+    /**
+     * Inserts or replaces a run and its metrics. Agent names are stored normalised ({@link io.isobench.Arm#normalizeAgent},
+     * also inside {@code agent:NAME} arm labels), so what reads back may differ from what was put in that respect only.
+     */
     void putRun(RunRecord run);
 
     /** {@link #putRun} for many runs, batched, in one transaction. */

@@ -53,7 +53,7 @@ abstract class StoreContract {
 
     static RunRecord fullRun() {
         return new RunRecord("run-full", "sess-1", RunRecord.RunKind.LEGACY, "0123456789abcdef0123456789abcdef01234567",
-                "01234567", "Claude-Code", "agent:claude_code", 2, RunRecord.RunStatus.FAILED,
+                "01234567", "Claude-Code", "agent:Claude-Code", 2, RunRecord.RunStatus.FAILED,
                 new RunRecord.FailureInfo("GPU_OOM", "CUDA out of memory", "line 1\nline 2 'quoted' \"x\"", true),
                 "serving", "meta-llama/Llama-3.1-8B-Instruct", "docker_3way", "src-1", "tpot_ms_mean", 12.5, "raw",
                 "{\"requests\":100}", Instant.parse("2026-01-02T03:04:05.123456Z"), 61234.5, "0.6.3",
@@ -116,9 +116,9 @@ abstract class StoreContract {
         RunRecord r = fullRun();
         store.putRun(r);
         RunRecord back = store.run("run-full").orElseThrow();
-        // agent names are stored normalised (- and _ interchangeable, lower case)
+        // agent names (also in agent arm labels) are stored normalised: - and _ interchangeable, lower case
         RunRecord expected = new RunRecord(r.runId(), r.sessionId(), r.kind(), r.commit(), r.commitShort(), "claude_code",
-                r.arm(), r.round(), r.status(), r.failure(), r.mode(), r.model(), r.pipeline(), r.sourceId(),
+                "agent:claude_code", r.round(), r.status(), r.failure(), r.mode(), r.model(), r.pipeline(), r.sourceId(),
                 r.primaryMetric(), r.primaryValue(), r.primaryOrigin(), r.workload(), r.startedAt(), r.durationMs(),
                 r.engineVersion(), r.envRef(), r.argvJson(), r.logArtifact(), r.notes(), r.extraJson(), r.metrics());
         assertThat(back).isEqualTo(expected);
