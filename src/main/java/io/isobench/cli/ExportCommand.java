@@ -1,14 +1,18 @@
 package io.isobench.cli;
 
-import io.isobench.IsobenchException;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
-import java.util.concurrent.Callable;
+@Command(name = "export", mixinStandardHelpOptions = true,
+        description = "Export results: the HuggingFace dataset (hf).",
+        subcommands = {ExportHfCommand.class})
+final class ExportCommand implements Runnable {
+    @Spec
+    CommandSpec spec;
 
-@Command(name = "export", mixinStandardHelpOptions = true, description = "(being built)")
-final class ExportCommand implements Callable<Integer> {
     @Override
-    public Integer call() {
-        throw new IsobenchException.EnvironmentMissing("'export' is not implemented yet");
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
     }
 }

@@ -4,7 +4,10 @@ import picocli.CommandLine.Command;
 
 @Command(name = "import", mixinStandardHelpOptions = true,
         description = "Import results: old ISO-Bench result trees (legacy) or the published HF table (hf).",
-        subcommands = {})
+        subcommands = {
+                ImportLegacyCommand.class,
+                ImportHfCommand.class,
+        })
 final class ImportCommand implements Runnable {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;

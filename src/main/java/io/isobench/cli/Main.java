@@ -21,9 +21,12 @@ import java.util.Locale;
                 + " and how an AI agent's patch for the same task compares.",
         subcommands = {
                 ImportCommand.class,
+                TasksCommand.class,
                 TableCommand.class,
                 ReportCommand.class,
                 ExportCommand.class,
+                LoadgenCommand.class,
+                SynthCommand.class,
                 CommandLine.HelpCommand.class
         })
 public final class Main implements Runnable {

@@ -1,14 +1,78 @@
 package io.isobench.cli;
 
 import io.isobench.IsobenchException;
+import io.isobench.report.MarkdownReport;
+import io.isobench.store.Store;
+import io.isobench.store.Stores;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
 
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Instant;
 import java.util.concurrent.Callable;
 
-@Command(name = "report", mixinStandardHelpOptions = true, description = "(being built)")
+@Command(name = "report", mixinStandardHelpOptions = true,
+        description = "Write the report: executive summary, comparable 3-way tables per agent, not-comparable rows "
+                + "apart, win/tie/loss, failures by category, to-do list, caveats. Markdown to stdout unless --out.")
 final class ReportCommand implements Callable<Integer> {
+
+    @ParentCommand
+    Main main;
+
+    @Option(names = "--format", defaultValue = "md", description = "Output format: md (default ${DEFAULT-VALUE}).")
+    String format;
+
+    @Option(names = "--out", paramLabel = "FILE", description = "Write to FILE instead of stdout.")
+    Path outFile;
+
+    @Option(names = "--agent", paramLabel = "NAME", description = "Only this agent (default: every agent).")
+    String agent;
+
+    @Option(names = "--band", defaultValue = "5", paramLabel = "PCT",
+            description = "Win/tie/loss band for single-run rows, percent (default ±${DEFAULT-VALUE}).")
+    double bandPct;
+
     @Override
-    public Integer call() {
-        throw new IsobenchException.EnvironmentMissing("'report' is not implemented yet");
+    public Integer call() throws IOException {
+        if (!"md".equals(format) && !"markdown".equals(format)) {
+            throw new IsobenchException.BadInput("--format " + format + " is not supported; use --format md");
+        }
+        if (!(bandPct >= 0) || Double.isInfinite(bandPct)) {
+            throw new IsobenchException.BadInput("--band (" + bandPct + ") must be a percentage >= 0");
+        }
+        MarkdownReport.Options options = new MarkdownReport.Options(agent, bandPct, Instant.now());
+        try (Store store = Stores.open(main.dbSpec())) {
+            if (outFile == null) {
+                MarkdownReport.write(store, options, main.out);
+                main.out.flush();
+                return Main.OK;
+            }
+            Path target = outFile.toAbsolutePath();
+            Path dir = target.getParent();
+            try {
+                Files.createDirectories(dir);
+            } catch (IOException e) {
+                throw new IsobenchException.BadInput("--out " + outFile + ": cannot create folder " + dir + " ("
+                        + e.getMessage() + ")");
+            }
+            // write beside the target, then move: a failed run never leaves a half-written report
+            Path tmp = Files.createTempFile(dir, ".report-", ".tmp");
+            try (Writer w = new BufferedWriter(Files.newBufferedWriter(tmp, StandardCharsets.UTF_8), 1 << 16)) {
+                MarkdownReport.write(store, options, w);
+            } catch (RuntimeException | IOException e) {
+                Files.deleteIfExists(tmp);
+                throw e;
+            }
+            Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            main.out.println(target);
+        }
+        return Main.OK;
     }
 }

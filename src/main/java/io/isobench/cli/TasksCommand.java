@@ -1,0 +1,89 @@
+package io.isobench.cli;
+
+import io.isobench.task.LintReport;
+import io.isobench.task.SuiteWriter;
+import io.isobench.task.TaskImport;
+import io.isobench.task.TaskLint;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+@Command(name = "tasks", mixinStandardHelpOptions = true,
+        description = "Task suites: lint perf_commands, import tasks from ISO-Bench data.",
+        subcommands = {TasksCommand.Lint.class, TasksCommand.Import.class})
+final class TasksCommand implements Runnable {
+
+    @ParentCommand
+    Main main;
+
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(main.out);
+    }
+
+    enum Format { text, json }
+
+    @Command(name = "lint", mixinStandardHelpOptions = true,
+            description = {"Parse and lint perf_commands: tool, mode, model, GPUs, server/client flags, problems.",
+                    "Exit 0 when lint ran (findings are outcomes), 2 when the input cannot be read."})
+    static final class Lint implements Callable<Integer> {
+        @ParentCommand
+        TasksCommand parent;
+
+        @Parameters(paramLabel = "FILE", description = "A suite (.yaml), ISO-Bench full_results.jsonl, an HF table"
+                + " (.parquet/.csv/.jsonl), or a text file with one perf_command per line.")
+        Path file;
+
+        @Option(names = "--format", defaultValue = "text", description = "text (default) or json (one object per line).")
+        Format format;
+
+        @Override
+        public Integer call() {
+            List<TaskLint.Linted> items = TaskLint.lintFile(file);
+            parent.main.out.print(format == Format.json ? LintReport.jsonLines(items) : LintReport.text(items));
+            parent.main.out.flush();
+            return Main.OK;
+        }
+    }
+
+    @Command(name = "import", mixinStandardHelpOptions = true,
+            description = "Build a suite from ISO-Bench data (full_results.jsonl, or the HF table as parquet/jsonl/csv).")
+    static final class Import implements Callable<Integer> {
+        @ParentCommand
+        TasksCommand parent;
+
+        @Parameters(paramLabel = "FILE", description = "ISO-Bench full_results.jsonl or the HF table (.parquet/.jsonl/.csv).")
+        Path file;
+
+        @Option(names = "--out", paramLabel = "SUITE.yaml", description = "Write the suite here (default: stdout).")
+        Path out;
+
+        @Option(names = "--repo", paramLabel = "PATH|URL", defaultValue = TaskImport.DEFAULT_REPO,
+                description = "Engine repo for the suite (default: ${DEFAULT-VALUE}).")
+        String repo;
+
+        @Override
+        public Integer call() {
+            TaskImport.Result r = TaskImport.fromIsoBench(file, repo);
+            String yaml = SuiteWriter.toYaml(r);
+            if (out == null) {
+                parent.main.out.print(yaml);
+                parent.main.out.flush();
+            } else {
+                SuiteWriter.write(out, yaml);
+                parent.main.out.println(out);
+            }
+            parent.main.err.println("imported " + r.tasks().size() + " task(s) from " + file + " ("
+                    + r.notRunnable() + " with perf_command errors: `isobench tasks lint` lists them)");
+            return Main.OK;
+        }
+    }
+}

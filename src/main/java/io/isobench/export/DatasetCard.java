@@ -1,0 +1,196 @@
+package io.isobench.export;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** Writes the dataset card ({@code README.md}) in the style of the published schema-v5 card, with a method section. */
+final class DatasetCard {
+
+    /** Facts about the exported table, read from the staging table. */
+    record Stats(long rows, long commits, long parquetBytes, List<String[]> agents, Map<String, Long> dataSources,
+                 Map<String, Long> modes, Map<String, Long> statuses, int maxRounds, List<String> rules,
+                 long noiseFloorRows, Double noiseFloorMedianPct, long comparableRows) {
+    }
+
+    private DatasetCard() {
+    }
+
+    static Stats stats(Statement st, long rows, long parquetBytes) throws SQLException {
+        long commits = single(st, "SELECT count(DISTINCT _commit) FROM hf");
+        List<String[]> agents = new ArrayList<>();
+        try (ResultSet rs = st.executeQuery("SELECT coalesce(isobench_agent, '(none)'), coalesce(isobench_agent_model, ''),"
+                + " count(*) FROM hf GROUP BY ALL ORDER BY 1, 2")) {
+            while (rs.next()) {
+                agents.add(new String[] {rs.getString(1), rs.getString(2), Long.toString(rs.getLong(3))});
+            }
+        }
+        int maxRounds = (int) single(st, "SELECT coalesce(max(isobench_n_rounds), 0) FROM hf");
+        List<String> rules = new ArrayList<>();
+        try (ResultSet rs = st.executeQuery("SELECT DISTINCT isobench_verdict_rule FROM hf WHERE isobench_verdict_rule IS NOT NULL ORDER BY 1")) {
+            while (rs.next()) {
+                rules.add(rs.getString(1));
+            }
+        }
+        long nfRows = single(st, "SELECT count(isobench_noise_floor_pct) FROM hf");
+        Double nfMedian = null;
+        if (nfRows > 0) {
+            try (ResultSet rs = st.executeQuery("SELECT median(isobench_noise_floor_pct) FROM hf")) {
+                rs.next();
+                nfMedian = rs.getDouble(1);
+            }
+        }
+        long comparable = single(st, "SELECT count(*) FROM hf WHERE isobench_status = 'complete_3way_same_run'");
+        return new Stats(rows, commits, parquetBytes, agents, counts(st, "isobench_data_source"), counts(st, "isobench_mode"),
+                counts(st, "isobench_status"), maxRounds, rules, nfRows, nfMedian, comparable);
+    }
+
+    private static Map<String, Long> counts(Statement st, String column) throws SQLException {
+        Map<String, Long> m = new LinkedHashMap<>();
+        try (ResultSet rs = st.executeQuery("SELECT coalesce(" + column + ", '(unknown)'), count(*) FROM hf GROUP BY 1 ORDER BY 2 DESC, 1")) {
+            while (rs.next()) {
+                m.put(rs.getString(1), rs.getLong(2));
+            }
+        }
+        return m;
+    }
+
+    private static long single(Statement st, String sql) throws SQLException {
+        try (ResultSet rs = st.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    static String sizeCategory(long n) {
+        if (n < 1_000) {
+            return "n<1K";
+        }
+        if (n < 10_000) {
+            return "1K<n<10K";
+        }
+        if (n < 100_000) {
+            return "10K<n<100K";
+        }
+        if (n < 1_000_000) {
+            return "100K<n<1M";
+        }
+        return "1M<n<10M";
+    }
+
+    static String render(Stats s) {
+        StringBuilder b = new StringBuilder();
+        b.append("---\n");
+        b.append("license: apache-2.0\n");
+        b.append("task_categories:\n- text-generation\n");
+        b.append("language:\n- en\n");
+        b.append("tags:\n- benchmark\n- performance\n- vllm\n- llm-inference\n- optimization\n- isobench\n");
+        b.append("pretty_name: isobench vLLM Performance Benchmarks\n");
+        b.append("size_categories:\n- ").append(sizeCategory(s.rows())).append('\n');
+        b.append("configs:\n- config_name: default\n  data_files:\n  - split: train\n    path: data/train-*.parquet\n");
+        b.append("dataset_info:\n  features:\n");
+        for (HfSchema.Column c : HfSchema.EXPORT) {
+            b.append("  - name: ").append(c.name()).append('\n');
+            if (c.type() == HfSchema.Type.LIST_STRING) {
+                b.append("    list: string\n");
+            } else {
+                b.append("    dtype: ").append(c.type().label()).append('\n');
+            }
+        }
+        b.append("  splits:\n  - name: train\n    num_examples: ").append(s.rows()).append('\n');
+        b.append("  download_size: ").append(s.parquetBytes()).append('\n');
+        b.append("---\n\n");
+
+        b.append("# isobench vLLM Performance Benchmarks\n\n");
+        b.append("Performance of vLLM commits: the human change against its parent (baseline) and AI coding agents'")
+                .append(" patches for the same task. One row per (commit, agent). Generated by `isobench export hf`.\n\n");
+        b.append("## Overview\n\n| Metric | Value |\n|--------|-------|\n");
+        b.append("| **Rows** | ").append(s.rows()).append(" |\n");
+        b.append("| **Unique commits** | ").append(s.commits()).append(" |\n");
+        b.append("| **Schema** | v5 (76 columns) + ").append(HfSchema.ISOBENCH.size()).append(" `isobench_` columns |\n");
+        b.append("| **Comparable rows** (`complete_3way_same_run`) | ").append(s.comparableRows()).append(" |\n\n");
+
+        b.append("## Agents\n\n| Agent | Agent model | Rows |\n|-------|-------------|------|\n");
+        for (String[] a : s.agents()) {
+            b.append("| `").append(a[0]).append("` | ").append(a[1].isEmpty() ? "—" : "`" + a[1] + "`").append(" | ")
+                    .append(a[2]).append(" |\n");
+        }
+        b.append('\n');
+        table(b, "Data sources", "isobench_data_source", s.dataSources());
+        table(b, "Modes", "isobench_mode", s.modes());
+        table(b, "3-way status", "isobench_status", s.statuses());
+
+        b.append("## Method\n\n");
+        boolean imported = s.dataSources().containsKey("hf_import") || s.dataSources().containsKey("legacy");
+        boolean nativeRuns = s.dataSources().containsKey("native");
+        b.append("- **Machine.** ");
+        if (imported) {
+            b.append("Imported rows were measured by the earlier ISO-Bench harness, not re-run by isobench; the GPU is")
+                    .append(" the row's `gpu_config` (H100 in the published data). ");
+        }
+        if (nativeRuns) {
+            b.append("Native rows were measured by isobench; each session's machine fingerprint (host, CPU, GPU model,")
+                    .append(" driver, CUDA) is recorded in the store beside the runs.");
+        }
+        b.append('\n');
+        b.append("- **Rounds.** ");
+        if (s.maxRounds() <= 1) {
+            b.append("One run per arm (single-run data).\n");
+        } else {
+            b.append("Up to ").append(s.maxRounds()).append(" interleaved rounds per arm (`isobench_n_rounds`);")
+                    .append(" each arm's value is the median over its valid rounds.\n");
+        }
+        b.append("- **Statistical rule.** ");
+        if (s.rules().isEmpty()) {
+            b.append("No verdicts (no arm had a value).\n");
+        } else {
+            b.append(String.join("; ", s.rules())).append(". ");
+            if (s.rules().contains(RowBuilder.SINGLE_RUN_RULE)) {
+                b.append("For single-run rows a change is `better`/`worse` when its improvement exceeds ±5 %")
+                        .append(" (the band the final ISO-Bench analysis used), else `tie`; an arm without a value is `failed`.");
+            }
+            b.append('\n');
+        }
+        b.append("- **Noise floor.** ");
+        if (s.noiseFloorRows() == 0) {
+            b.append(imported ? "Not measured: single-run legacy data, ±5 % band.\n" : "Not measured.\n");
+        } else {
+            b.append(String.format(Locale.ROOT, "A/A noise floor measured for %d rows, median %.2f %% (`isobench_noise_floor_pct`).\n",
+                    s.noiseFloorRows(), s.noiseFloorMedianPct()));
+        }
+        b.append("- **Improvement.** Percent, positive = better: `(B − X)/B × 100` for lower-is-better metrics,")
+                .append(" `(X − B)/B × 100` for higher-is-better; agent vs human uses the human value as B; null when a value")
+                .append(" is missing or B = 0.\n\n");
+
+        b.append("## Columns\n\n");
+        b.append("The first 76 columns are schema v5 of the published ISO-Bench table, with the same names, order and")
+                .append(" types. Rows imported from a published table keep the source's own values verbatim (labels")
+                .append(" such as `benchmark_mode` or `agent_name` are not corrected there). `benchmark_mode` is")
+                .append(" `serving`, `standalone` or `prefix_caching`; `*_throughput` is output tok/s for serving and prefix")
+                .append(" caching, total tok/s for throughput runs, null for latency-only runs. Everything isobench adds")
+                .append(" or corrects is in the columns after them:\n\n");
+        b.append("| Column | Type | Meaning |\n|--------|------|---------|\n");
+        for (HfSchema.Column c : HfSchema.ISOBENCH) {
+            b.append("| `").append(c.name()).append("` | ").append(c.type().label()).append(" | ")
+                    .append(c.description() == null ? "" : c.description().replace("|", "\\|")).append(" |\n");
+        }
+        b.append("\n## Files\n\n");
+        b.append("- `data/train-00000-of-00001.parquet` — the table (read it with `datasets`, pandas or DuckDB).\n");
+        b.append("- `data/train-00000-of-00001.jsonl` — the same rows and columns, one JSON object per line.\n\n");
+        b.append("## License\n\nApache 2.0\n");
+        return b.toString();
+    }
+
+    private static void table(StringBuilder b, String title, String column, Map<String, Long> counts) {
+        b.append("### ").append(title).append(" (`").append(column).append("`)\n\n| Value | Rows |\n|-------|------|\n");
+        for (Map.Entry<String, Long> e : counts.entrySet()) {
+            b.append("| `").append(e.getKey()).append("` | ").append(e.getValue()).append(" |\n");
+        }
+        b.append('\n');
+    }
+}

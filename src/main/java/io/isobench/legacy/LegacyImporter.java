@@ -1,0 +1,451 @@
+package io.isobench.legacy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.isobench.Arm;
+import io.isobench.IsobenchException;
+import io.isobench.Mode;
+import io.isobench.parse.Metric;
+import io.isobench.parse.MetricDictionary;
+import io.isobench.store.RunRecord;
+import io.isobench.store.SourceRecord;
+import io.isobench.store.Store;
+import io.isobench.store.TaskRecord;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * {@code isobench import legacy}: walks a tree of old ISO-Bench results and stores every run with its source
+ * (legacy-import.md). Each file is imported in its own transaction; a file already stored with the same relative
+ * path and SHA-256 changes nothing.
+ */
+public final class LegacyImporter {
+
+    static final String LFS_MAGIC = "version https://git-lfs.github.com/spec/v1";
+    private static final Pattern GPU_COUNT = Pattern.compile(":(\\d+)\\s*$");
+
+    private final Store store;
+    private final String agentOption;
+    private final PrintWriter progress;
+    private Map<String, SourceRecord> known = Map.of();
+    private final Map<String, TaskRecord> tasksSeen = new java.util.HashMap<>();
+
+    /**
+     * @param store       where runs go
+     * @param agentOption agent for trees whose folder names none ({@code --agent}), or null
+     * @param progress    diagnostics (stderr), or null
+     */
+    public LegacyImporter(Store store, String agentOption, PrintWriter progress) {
+        this.store = store;
+        this.agentOption = agentOption == null || agentOption.isBlank() ? null : Arm.normalizeAgent(agentOption);
+        this.progress = progress;
+    }
+
+    /** Imports every regular file under {@code root}. Throws {@link IsobenchException.BadInput} for a bad root. */
+    public ImportSummary importTree(Path root) {
+        long t0 = System.nanoTime();
+        List<Path> files = checkRoot(root);
+        Path absRoot = root.toAbsolutePath().normalize();
+        // One read of the sources instead of a query per file (one row per imported file: small even for big stores).
+        known = new java.util.HashMap<>();
+        for (SourceRecord src : store.sources()) {
+            known.put(src.path() + "\n" + src.sha256(), src);
+        }
+        List<ImportSummary.FileOutcome> outcomes = new ArrayList<>();
+        for (Path file : files) {
+            String path = canonicalPath(absRoot, file.toAbsolutePath().normalize());
+            ImportSummary.FileOutcome o;
+            try {
+                o = importFile(file, path);
+            } catch (IOException | UncheckedIOException e) {
+                o = new ImportSummary.FileOutcome(path, FormatDetector.detect(path).format().id(),
+                        ImportSummary.Outcome.REFUSED, "cannot be read: " + e.getMessage(), 0);
+            }
+            outcomes.add(o);
+        }
+        return new ImportSummary(root.toString(), outcomes, (System.nanoTime() - t0) / 1_000_000);
+    }
+
+    /**
+     * Checks an import root and lists its regular files (sorted).
+     *
+     * @throws IsobenchException.BadInput when it is missing, not a directory, unreadable or holds no file
+     */
+    public static List<Path> checkRoot(Path root) {
+        if (!Files.exists(root)) {
+            throw new IsobenchException.BadInput("import root '" + root + "' does not exist (give a results tree"
+                    + " or a folder above it)");
+        }
+        if (!Files.isDirectory(root)) {
+            throw new IsobenchException.BadInput("import root '" + root + "' is not a directory (give a results tree"
+                    + " or a folder above it)");
+        }
+        try (Stream<Path> s = Files.walk(root)) {
+            List<Path> files = s.filter(Files::isRegularFile).sorted().toList();
+            if (files.isEmpty()) {
+                throw new IsobenchException.BadInput("import root '" + root + "' is empty (no files to import)");
+            }
+            return files;
+        } catch (IOException | UncheckedIOException e) {
+            throw new IsobenchException.BadInput("import root '" + root + "' cannot be read: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The path a file is known by: from {@code archive/results/} when it lives there, else from the month folder or
+     * the {@code omniperf_results*} folder of its tree, else relative to the root. The same file therefore keeps
+     * its identity whether the root is the tree itself or any folder above it.
+     */
+    static String canonicalPath(Path absRoot, Path absFile) {
+        List<String> segs = new ArrayList<>();
+        for (Path p : absFile) {
+            segs.add(p.toString());
+        }
+        int start = -1;
+        for (int i = 0; i + 1 < segs.size(); i++) {
+            if (segs.get(i).equals("archive") && segs.get(i + 1).equals("results")) {
+                start = i;
+            }
+        }
+        if (start < 0) {
+            for (int i = 0; i < segs.size() - 1; i++) {
+                if (segs.get(i).startsWith("omniperf_results")) {
+                    start = i > 0 && segs.get(i - 1).matches("\\d{4}-\\d{2}") ? i - 1 : i;
+                    break;
+                }
+            }
+        }
+        if (start < 0) {
+            return absRoot.relativize(absFile).toString().replace('\\', '/');
+        }
+        return String.join("/", segs.subList(start, segs.size()));
+    }
+
+    private ImportSummary.FileOutcome importFile(Path file, String path) throws IOException {
+        byte[] bytes = Files.readAllBytes(file);
+        String sha = sha256(bytes);
+        FormatDetector.Detection det = FormatDetector.detect(path);
+        Optional<SourceRecord> existing = Optional.ofNullable(known.get(path + "\n" + sha));
+        if (existing.isPresent()) {
+            return new ImportSummary.FileOutcome(path, existing.get().formatId(), ImportSummary.Outcome.UNCHANGED,
+                    "already imported (" + existing.get().outcome() + ")", 0);
+        }
+        String text = new String(bytes, StandardCharsets.UTF_8);
+        String sourceId = sha256((path + "\n" + sha).getBytes(StandardCharsets.UTF_8));
+        String agent = det.agent() != null ? det.agent() : agentOption;
+        if (det.agent() != null && agentOption != null && !det.agent().equals(agentOption)) {
+            note("isobench: " + path + ": the tree folder names agent '" + det.agent() + "'; --agent "
+                    + agentOption + " applies only to trees whose folder names none");
+        }
+
+        if (det.format() == LegacyFormat.OTHER) {
+            return skip(path, sha, sourceId, det, agent, "not a result file");
+        }
+        if (text.startsWith(LFS_MAGIC)) {
+            return refuse(path, sha, sourceId, det, agent, text, "LFS pointer, data not present");
+        }
+        if (det.format() == LegacyFormat.EXPORT) {
+            return skip(path, sha, sourceId, det, agent, "export table: use `isobench import hf`");
+        }
+        if (det.format() == LegacyFormat.R13) {
+            return skip(path, sha, sourceId, det, agent, "aggregate report (derived data)");
+        }
+        if (det.sidecar()) {
+            return sidecar(file, path, sha, sourceId, det, agent, text);
+        }
+        LenientJson.Parsed parsed;
+        try {
+            parsed = LenientJson.parse(text);
+        } catch (LenientJson.Unrecoverable e) {
+            return refuse(path, sha, sourceId, det, agent, text, e.getMessage());
+        } catch (RuntimeException | StackOverflowError e) {
+            return refuse(path, sha, sourceId, det, agent, text, "could not be read: " + e);
+        }
+        FormatDetector.Detection d2 = det;
+        if (det.microOrNative()) {
+            JsonNode result = parsed.root().path("result");
+            boolean micro = result.has("baseline_ms") || result.has("patched_ms") || result.has("baseline_output");
+            d2 = new FormatDetector.Detection(micro ? LegacyFormat.R11 : LegacyFormat.R12, det.commit(), det.arm(),
+                    det.agent(), det.engine(), true, false);
+        }
+        Extractor.Extracted ex;
+        try {
+            ex = Extractor.extract(d2, parsed.root());
+        } catch (Extractor.WrongShape e) {
+            return refuse(path, sha, sourceId, d2, agent, text, e.getMessage());
+        } catch (RuntimeException e) {
+            note("isobench: " + path + ": " + e);
+            return refuse(path, sha, sourceId, d2, agent, text, "could not be read: " + e);
+        }
+        List<String> sidecars = new ArrayList<>();
+        if (d2.microOrNative()) {
+            for (String name : new String[] {"stdout.txt", "stderr.txt"}) {
+                Path s = file.resolveSibling(name);
+                if (Files.isRegularFile(s)) {
+                    sidecars.add(name);
+                }
+            }
+        }
+        return store(file, path, sha, sourceId, d2, agent, text, parsed.recovery(), ex, sidecars);
+    }
+
+    private ImportSummary.FileOutcome sidecar(Path file, String path, String sha, String sourceId,
+                                              FormatDetector.Detection det, String agent, String text) {
+        Path json = file.resolveSibling("benchmark_result.json");
+        if (Files.isRegularFile(json)) {
+            // Its content is stored here; the result JSON's runs reference it.
+            String id;
+            try {
+                String sibling = Files.readString(json, StandardCharsets.UTF_8);
+                id = sibling.contains("\"baseline_ms\"") || sibling.contains("\"baseline_output\"")
+                        ? LegacyFormat.R11.id() : LegacyFormat.R12.id();
+            } catch (IOException | UncheckedIOException e) {
+                id = det.format().id();
+            }
+            String formatId = id;
+            store.inTransaction(tx -> {
+                String art = tx.putArtifact("legacy-log", Redactor.redact(text).getBytes(StandardCharsets.UTF_8));
+                tx.putSource(new SourceRecord(sourceId, formatId, path, sha, null, null, agent, "imported",
+                        "log beside " + json.getFileName(), art));
+                return null;
+            });
+            return new ImportSummary.FileOutcome(path, id, ImportSummary.Outcome.IMPORTED,
+                    "log beside benchmark_result.json", 0);
+        }
+        boolean micro = text.contains("omniperf_test_") || text.contains("\"impl_tag\"")
+                || (path.contains("omniperf_results_v2/") && !text.contains("=== BASELINE ==="));
+        FormatDetector.Detection d2 = new FormatDetector.Detection(micro ? LegacyFormat.R11 : LegacyFormat.R12,
+                det.commit(), null, det.agent(), det.engine(), true, true);
+        Extractor.Extracted ex = Extractor.sidecarOnly(d2, text, micro);
+        return store(file, path, sha, sourceId, d2, agent, text, null, ex, List.of());
+    }
+
+    private ImportSummary.FileOutcome skip(String path, String sha, String sourceId, FormatDetector.Detection det,
+                                           String agent, String reason) {
+        store.inTransaction(tx -> {
+            tx.putSource(new SourceRecord(sourceId, det.format().id(), path, sha, null, null, agent, "skipped", reason,
+                    null));
+            return null;
+        });
+        return new ImportSummary.FileOutcome(path, det.format().id(), ImportSummary.Outcome.SKIPPED, reason, 0);
+    }
+
+    private ImportSummary.FileOutcome refuse(String path, String sha, String sourceId, FormatDetector.Detection det,
+                                             String agent, String text, String reason) {
+        store.inTransaction(tx -> {
+            String art = tx.putArtifact("legacy-source", Redactor.redact(text).getBytes(StandardCharsets.UTF_8));
+            tx.putSource(new SourceRecord(sourceId, det.format().id(), path, sha, null, null, agent, "refused", reason,
+                    art));
+            return null;
+        });
+        return new ImportSummary.FileOutcome(path, det.format().id(), ImportSummary.Outcome.REFUSED, reason, 0);
+    }
+
+    private ImportSummary.FileOutcome store(Path file, String path, String sha, String sourceId,
+                                            FormatDetector.Detection det, String agent, String text, String recovery,
+                                            Extractor.Extracted ex, List<String> sidecars) {
+        boolean recovered = recovery != null;
+        String formatId = det.format().id();
+        String fileAgent = det.engine().equals("sglang") ? null : agent;
+        String outcome = recovered ? "recovered" : "imported";
+        // Everything is built before the transaction: a file that cannot be turned into records is refused with
+        // the reason; a store that cannot write stops the import (it is not the file's fault).
+        Map<String, Pending> artifacts = new java.util.LinkedHashMap<>();
+        List<RunRecord> records = new ArrayList<>();
+        String contentArt;
+        try {
+            contentArt = pending(artifacts, "legacy-source", text);
+            ObjectNode sidecarArts = LenientJson.MAPPER.createObjectNode();
+            for (String name : sidecars) {
+                try {
+                    sidecarArts.put(name, pending(artifacts, "legacy-log",
+                            Files.readString(file.resolveSibling(name), StandardCharsets.UTF_8)));
+                } catch (IOException | UncheckedIOException e) {
+                    sidecarArts.put(name, "unreadable: " + e.getMessage());
+                }
+            }
+            for (RunDraft d : ex.runs()) {
+                records.add(toRecord(d, artifacts, path, det.commit(), sourceId, formatId, ex, fileAgent, recovery,
+                        sidecarArts));
+            }
+        } catch (RuntimeException e) {
+            note("isobench: " + path + ": " + e);
+            return refuse(path, sha, sourceId, det, agent, text, "could not be imported: " + e);
+        }
+        int count = store.inTransaction(tx -> {
+            for (Pending a : artifacts.values()) {
+                tx.putArtifact(a.kind(), a.bytes());
+            }
+            tx.putRuns(records);
+            if (ex.task() != null) {
+                putTask(tx, ex.task(), det.commit(), tasksSeen);
+            }
+            tx.putSource(new SourceRecord(sourceId, formatId, path, sha, ex.pipeline(), sourceId, fileAgent,
+                    outcome, recovery, contentArt));
+            return records.size();
+        });
+        if (recovered) {
+            note("isobench: " + path + ": " + recovery);
+        }
+        return new ImportSummary.FileOutcome(path, formatId,
+                recovered ? ImportSummary.Outcome.RECOVERED : ImportSummary.Outcome.IMPORTED, recovery, count);
+    }
+
+    /** An artifact to store with the file's transaction. */
+    private record Pending(String kind, byte[] bytes) {
+    }
+
+    /** Redacts, queues and returns the sha256 the store will give the artifact (content-addressed). */
+    private static String pending(Map<String, Pending> artifacts, String kind, String text) {
+        byte[] bytes = Redactor.redact(text).getBytes(StandardCharsets.UTF_8);
+        String sha = sha256(bytes);
+        artifacts.putIfAbsent(sha, new Pending(kind, bytes));
+        return sha;
+    }
+
+    private RunRecord toRecord(RunDraft d, Map<String, Pending> artifacts, String path, String pathCommit, String sourceId, String formatId,
+                               Extractor.Extracted ex, String fileAgent, String recovery, ObjectNode sidecarArts) {
+        String agent = d.agentOverride != null ? d.agentOverride : fileAgent;
+        String armLabel = switch (d.arm) {
+            case "baseline" -> "baseline";
+            case "human" -> "human";
+            default -> "agent:" + (agent == null ? "unknown" : agent);
+        };
+        String commit = d.commit == null ? pathCommit : d.commit.strip().toLowerCase(Locale.ROOT);
+        if (pathCommit != null && commit != null && !commit.startsWith(pathCommit) && !pathCommit.startsWith(commit)) {
+            // The file name is what the old pipelines keyed on; keep the content's id as evidence.
+            d.notes.add("commit in the file (" + commit + ") differs from the file name (" + pathCommit + ")");
+            d.extra.put("file_commit", commit);
+            commit = pathCommit;
+        }
+        String commitShort = commit == null ? null : commit.substring(0, Math.min(8, commit.length()));
+        String runId = "legacy-" + sha256((path + "#" + d.index + "#" + d.arm).getBytes(StandardCharsets.UTF_8))
+                .substring(0, 32);
+        String logArt = d.raw == null || d.raw.isEmpty() ? null
+                : pending(artifacts, "legacy-raw", d.raw);
+        ObjectNode extra = d.extra;
+        extra.put("format", formatId);
+        extra.put("path", path);
+        extra.put("invocation_group", sourceId);
+        if (recovery != null) {
+            extra.put("recovered", true);
+            extra.put("recovery", recovery);
+        }
+        ObjectNode byMode = extra.putObject("primary_by_mode");
+        for (Map.Entry<Mode, RunDraft.Value> e : d.byMode.entrySet()) {
+            ObjectNode v = byMode.putObject(e.getKey().label());
+            v.put("value", e.getValue().found().text());
+            v.put("origin", e.getValue().origin());
+        }
+        if (d.primary != null) {
+            extra.put("primary_text", d.primary.found().text());
+        }
+        if (d.outputTokS != null) {
+            extra.put("output_tok_s", d.outputTokS.text());
+        }
+        extra.put("serving_block", d.servingBlock);
+        if (!sidecarArts.isEmpty()) {
+            extra.set("sidecar_artifacts", sidecarArts);
+        }
+        String workload = null;
+        if (d.servingBlock && !d.workload.isEmpty()) {
+            ObjectNode w = LenientJson.MAPPER.createObjectNode();
+            d.workload.forEach(w::put);
+            w.put("source", "raw serving block");
+            workload = w.toString();
+        }
+        List<Metric> metrics = new ArrayList<>();
+        for (Map.Entry<String, Double> m : d.metrics.entrySet()) {
+            MetricDictionary.Definition def = MetricDictionary.lookup(m.getKey());
+            if (def != null && Double.isFinite(m.getValue())) {
+                metrics.add(new Metric(m.getKey(), m.getValue(), def.unit(), def.better()));
+            }
+        }
+        List<String> notes = new ArrayList<>();
+        if (recovery != null) {
+            notes.add("recovered file: " + recovery + "; not used as a 3-way source");
+        }
+        notes.addAll(d.notes);
+        Mode mode = d.mode;
+        RunRecord.FailureInfo failure = d.status == RunRecord.RunStatus.FAILED ? Failures.classify(d) : null;
+        return new RunRecord(runId, null, d.kind, commit, commitShort, agent, armLabel, 0, d.status, failure,
+                mode == null ? null : mode.label(), d.model, ex.pipeline(), sourceId,
+                mode == null ? null : MetricDictionary.primaryMetric(mode),
+                d.primary == null ? null : d.primary.found().value().doubleValue(),
+                d.primary == null ? null : d.primary.origin(), workload, d.startedAt, d.durationMs, d.engineVersion,
+                d.envRef, null, logArt, notes.isEmpty() ? null : String.join("; ", notes), extra.toString(), metrics);
+    }
+
+    private static void putTask(Store tx, Extractor.TaskInfo t, String pathCommit, Map<String, TaskRecord> seen) {
+        String commit = t.commit() != null ? t.commit().toLowerCase(Locale.ROOT) : pathCommit;
+        if (commit == null) {
+            return;
+        }
+        String id = commit.substring(0, Math.min(8, commit.length()));
+        TaskRecord o = seen.containsKey(id) ? seen.get(id) : tx.task(id).orElse(null);
+        Integer gpus = null;
+        String gpuConfig = pick(t.gpuConfig(), o == null ? null : o.gpuConfig());
+        if (gpuConfig != null) {
+            Matcher m = GPU_COUNT.matcher(gpuConfig);
+            if (m.find()) {
+                gpus = Integer.parseInt(m.group(1));
+            }
+        }
+        String full = longer(commit, o == null ? null : o.commit());
+        TaskRecord merged = new TaskRecord(id, pick(o == null ? null : o.repo(), t.repo()), full,
+                pick(o == null ? null : o.parentCommit(), t.parent()),
+                longer(t.subject(), o == null ? null : o.subject()),
+                pick(o == null ? null : o.perfCommand(), t.perfCommand()),
+                pick(o == null ? null : o.model(), t.model()), gpuConfig,
+                gpus != null ? gpus : o == null ? null : o.gpuCount());
+        if (!merged.equals(o)) {
+            tx.putTask(merged);
+        }
+        seen.put(id, merged);
+    }
+
+    private static String pick(String a, String b) {
+        return a != null && !a.isBlank() ? a : b;
+    }
+
+    private static String longer(String a, String b) {
+        if (a == null) {
+            return b;
+        }
+        if (b == null) {
+            return a;
+        }
+        return b.length() > a.length() ? b : a;
+    }
+
+    private void note(String line) {
+        if (progress != null) {
+            progress.println(line);
+            progress.flush();
+        }
+    }
+
+    static String sha256(byte[] bytes) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JDK", e);
+        }
+    }
+}

@@ -1,0 +1,46 @@
+package io.isobench.legacy;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.isobench.Mode;
+import io.isobench.store.RunRecord;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** A run being extracted from a legacy file, before it becomes a {@link RunRecord}. Mutable, package-private. */
+final class RunDraft {
+
+    /** A primary-metric candidate: the value as written, and where it came from (raw | json). */
+    record Value(RawText.Found found, String origin) {
+    }
+
+    String arm;                       // baseline | human | agent
+    int index;                        // position inside the file (R2 entries)
+    RunRecord.RunKind kind = RunRecord.RunKind.LEGACY;
+    String commit;
+    RunRecord.RunStatus status = RunRecord.RunStatus.NOT_RUN;
+    Mode mode;
+    String model;
+    Value primary;
+    final Map<Mode, Value> byMode = new EnumMap<>(Mode.class);
+    Map<String, Long> workload = Map.of();
+    boolean servingBlock;
+    RawText.Found outputTokS;
+    final Map<String, Double> metrics = new LinkedHashMap<>();
+    String raw;
+    String failureError;              // error text the failure classifier reads (with the status and the raw)
+    io.isobench.parse.OutputParser.Truncation truncation = io.isobench.parse.OutputParser.Truncation.NONE;
+    String sourceStatus;
+    String sourceError;
+    Instant startedAt;
+    Double durationMs;
+    String engineVersion;
+    String envRef;
+    final List<String> notes = new ArrayList<>();
+    ObjectNode extra = LenientJson.MAPPER.createObjectNode();
+    String agentOverride;             // agent named by the file itself (R11/R12 patch path)
+}

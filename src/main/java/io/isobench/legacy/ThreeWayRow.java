@@ -1,0 +1,63 @@
+package io.isobench.legacy;
+
+import java.util.List;
+
+/**
+ * One row of the 3-way table (legacy-import.md "The 3-way table", a contract). Values are the decimal strings as
+ * parsed (null = undefined); deltas are percent, positive = better (null = undefined).
+ *
+ * @param commit          8-hex commit
+ * @param status          complete_3way_same_run | same_run_3_values_delta_undefined | same_run_3_values_with_issues |
+ *                        cross_run_3_values_not_comparable | incomplete | no_metrics
+ * @param pipeline        rerun_4_fixable | docker_3way | modal | run_2026-01-18/19 | separate
+ * @param mode            serving | throughput | latency | prefix_caching, or null
+ * @param metric          canonical primary metric name, or null
+ * @param unit            its unit, or null
+ * @param better          lower | higher, or null
+ * @param baselineValue   baseline value as written, or null
+ * @param humanValue      human value as written, or null
+ * @param agentValue      agent value as written, or null
+ * @param humanDeltaPct   human vs baseline, or null
+ * @param agentDeltaPct   agent vs baseline, or null
+ * @param agentVsHumanPct agent vs human, or null
+ * @param comparability   same_run | same_run_with_issues | cross_run, or null when no arm has a value
+ * @param issues          {@code ; }-separated issues, or null
+ * @param origins         origin of each value (raw | json | null), baseline/human/agent
+ * @param runIds          the runs the three values came from (null where none), baseline/human/agent
+ */
+public record ThreeWayRow(
+        String commit,
+        String status,
+        String pipeline,
+        String mode,
+        String metric,
+        String unit,
+        String better,
+        String baselineValue,
+        String humanValue,
+        String agentValue,
+        Double humanDeltaPct,
+        Double agentDeltaPct,
+        Double agentVsHumanPct,
+        String comparability,
+        String issues,
+        List<String> origins,
+        List<String> runIds) {
+
+    /** The contract columns, in order. */
+    public static final List<String> COLUMNS = List.of("commit", "status", "pipeline", "mode", "metric", "unit",
+            "better", "baseline_value", "human_value", "agent_value", "human_delta_pct", "agent_delta_pct",
+            "agent_vs_human_pct", "comparability", "issues");
+
+    public ThreeWayRow {
+        origins = origins == null ? java.util.Arrays.asList(null, null, null) : java.util.Collections.unmodifiableList(
+                new java.util.ArrayList<>(origins));
+        runIds = runIds == null ? java.util.Arrays.asList(null, null, null) : java.util.Collections.unmodifiableList(
+                new java.util.ArrayList<>(runIds));
+    }
+
+    /** True for the rows the headline tables count (DESIGN.md §12). */
+    public boolean comparable() {
+        return "complete_3way_same_run".equals(status);
+    }
+}

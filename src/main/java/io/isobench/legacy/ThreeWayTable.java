@@ -1,0 +1,346 @@
+package io.isobench.legacy;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.isobench.Arm;
+import io.isobench.Mode;
+import io.isobench.parse.Better;
+import io.isobench.parse.MetricDictionary;
+import io.isobench.store.RunFilter;
+import io.isobench.store.RunRecord;
+import io.isobench.store.Store;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.EnumSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Consumer;
+
+/**
+ * The 3-way rules of legacy-import.md ("Turning old files into 3-way rows", a contract) as a pure function over runs
+ * read back from the store. {@link #rows} streams runs ordered by commit and holds one commit at a time, so it works
+ * on stores of any size.
+ */
+public final class ThreeWayTable {
+
+    /** Candidate sources in precedence order (the {@code pipeline} values). */
+    public static final List<String> PIPELINES =
+            List.of("rerun_4_fixable", "docker_3way", "modal", "run_2026-01-18/19", "separate");
+    private static final Set<String> ONE_INVOCATION = Set.of("rerun_4_fixable", "docker_3way", "modal");
+    private static final String[] ARMS = {"baseline", "human", "agent"};
+
+    private ThreeWayTable() {
+    }
+
+    /** Streams the rows for one agent, sorted by commit, to {@code sink}. */
+    public static void rows(Store store, String agent, Consumer<ThreeWayRow> sink) {
+        String wanted = Arm.normalizeAgent(agent);
+        RunFilter filter = new RunFilter(wanted, EnumSet.of(RunRecord.RunKind.LEGACY), null, false);
+        List<RunRecord> current = new ArrayList<>();
+        String[] commit = {null};
+        store.forEachRun(filter, r -> {
+            if (r.commitShort() == null || r.agent() == null || !Arm.normalizeAgent(r.agent()).equals(wanted)
+                    || r.kind() != RunRecord.RunKind.LEGACY) {
+                return;
+            }
+            if (commit[0] != null && !commit[0].equals(r.commitShort())) {
+                row(commit[0], current).ifPresent(sink);
+                current.clear();
+            }
+            commit[0] = r.commitShort();
+            current.add(r);
+        });
+        if (commit[0] != null) {
+            row(commit[0], current).ifPresent(sink);
+        }
+    }
+
+    /** A run as the rules see it. */
+    private record View(RunRecord run, String arm, Mode mode, JsonNode byMode, String model, String workload,
+                        boolean outputTokS, String path) {
+
+        Value value(Mode m) {
+            if (m == null) {
+                return null;
+            }
+            if (byMode == null) {
+                // Runs stored without per-mode candidates (other writers, synthetic stores): their own primary value
+                // counts for their own mode.
+                if (m != mode || run.primaryValue() == null || !Double.isFinite(run.primaryValue())) {
+                    return null;
+                }
+                String text = java.math.BigDecimal.valueOf(run.primaryValue()).toPlainString();
+                return new Value(text, run.primaryValue(), run.primaryOrigin(), run.runId());
+            }
+            JsonNode v = byMode.get(m.label());
+            if (v == null || !v.hasNonNull("value")) {
+                return null;
+            }
+            String text = v.get("value").asText();
+            try {
+                return new Value(text, Double.parseDouble(text), v.path("origin").asText(null), run.runId());
+            } catch (NumberFormatException e) {
+                return null;
+            }
+        }
+    }
+
+    private record Value(String text, double number, String origin, String runId) {
+    }
+
+    /** One candidate source evaluated. */
+    private record Candidate(int precedence, String pipeline, Mode mode, Value[] values, String comparability,
+                             List<String> issues, int outputArms, Double hDelta, Double aDelta, Double avh) {
+
+        int count() {
+            int n = 0;
+            for (Value v : values) {
+                if (v != null) {
+                    n++;
+                }
+            }
+            return n;
+        }
+    }
+
+    /**
+     * The row for one commit from its runs (any order, any pipelines; recovered files, other kinds and unknown
+     * pipelines are ignored). Empty when no candidate source exists.
+     */
+    public static Optional<ThreeWayRow> row(String commitShort, List<RunRecord> runs) {
+        List<Candidate> candidates = new ArrayList<>();
+        for (int p = 0; p < PIPELINES.size(); p++) {
+            String pipeline = PIPELINES.get(p);
+            View[] arms = new View[3];
+            for (RunRecord r : runs) {
+                if (!pipeline.equals(r.pipeline()) || r.kind() != RunRecord.RunKind.LEGACY) {
+                    continue;
+                }
+                View v = view(r);
+                if (v == null) {
+                    continue;
+                }
+                int i = Arrays.asList(ARMS).indexOf(v.arm());
+                arms[i] = prefer(arms[i], v);
+            }
+            if (arms[0] == null && arms[1] == null && arms[2] == null) {
+                continue;
+            }
+            candidates.add(evaluate(p, pipeline, arms));
+        }
+        if (candidates.isEmpty()) {
+            return Optional.empty();
+        }
+        Candidate chosen = null;
+        String status = null;
+        for (Candidate c : candidates) {
+            if (c.count() == 3 && "same_run".equals(c.comparability()) && c.hDelta() != null && c.aDelta() != null) {
+                chosen = c;
+                status = "complete_3way_same_run";
+                break;
+            }
+        }
+        if (chosen == null) {
+            chosen = first(candidates, c -> c.count() == 3 && "same_run".equals(c.comparability()));
+            status = "same_run_3_values_delta_undefined";
+        }
+        if (chosen == null) {
+            chosen = first(candidates, c -> c.count() == 3 && "same_run_with_issues".equals(c.comparability()));
+            status = "same_run_3_values_with_issues";
+        }
+        if (chosen == null) {
+            chosen = first(candidates, c -> c.count() == 3);
+            status = "cross_run_3_values_not_comparable";
+        }
+        if (chosen == null) {
+            chosen = candidates.stream().filter(c -> c.count() > 0)
+                    .max(Comparator.comparingInt(Candidate::count).thenComparingInt(Candidate::outputArms)
+                            .thenComparing(Comparator.comparingInt(Candidate::precedence).reversed()))
+                    .orElse(null);
+            status = "incomplete";
+        }
+        if (chosen == null) {
+            Candidate c = candidates.get(0);
+            return Optional.of(new ThreeWayRow(commitShort, "no_metrics", c.pipeline(), label(c.mode()),
+                    metric(c.mode()), unit(c.mode()), better(c.mode()), null, null, null, null, null, null, null,
+                    c.issues().isEmpty() ? null : String.join("; ", c.issues()), null, null));
+        }
+        Value[] v = chosen.values();
+        return Optional.of(new ThreeWayRow(commitShort, status, chosen.pipeline(), label(chosen.mode()),
+                metric(chosen.mode()), unit(chosen.mode()), better(chosen.mode()), text(v[0]), text(v[1]), text(v[2]),
+                chosen.hDelta(), chosen.aDelta(), chosen.avh(), chosen.comparability(),
+                chosen.issues().isEmpty() ? null : String.join("; ", chosen.issues()),
+                Arrays.asList(origin(v[0]), origin(v[1]), origin(v[2])),
+                Arrays.asList(id(v[0]), id(v[1]), id(v[2]))));
+    }
+
+    private static Candidate evaluate(int precedence, String pipeline, View[] arms) {
+        List<String> issues = new ArrayList<>();
+        // Mode: the arms' common mode; if they differ, serving if any says serving, else the alphabetically first.
+        TreeSet<String> modes = new TreeSet<>();
+        for (View a : arms) {
+            if (a != null && a.mode() != null) {
+                modes.add(a.mode().label());
+            }
+        }
+        Mode mode = null;
+        if (modes.size() == 1) {
+            mode = Mode.fromLabel(modes.first()).orElse(null);
+        } else if (modes.size() > 1) {
+            mode = modes.contains("serving") ? Mode.SERVING : Mode.fromLabel(modes.first()).orElse(null);
+            issues.add("modes differ across files");
+        }
+        Value[] values = new Value[3];
+        int outputArms = 0;
+        for (int i = 0; i < 3; i++) {
+            if (arms[i] != null) {
+                values[i] = arms[i].value(mode);
+                if (arms[i].outputTokS()) {
+                    outputArms++;
+                }
+            }
+        }
+        boolean anyValue = values[0] != null || values[1] != null || values[2] != null;
+        Set<String> models = new LinkedHashSet<>();
+        Set<String> workloads = new LinkedHashSet<>();
+        for (View a : arms) {
+            if (a == null) {
+                continue;
+            }
+            if (a.model() != null && !a.model().isBlank()) {
+                models.add(a.model());
+            }
+            if (a.workload() != null) {
+                workloads.add(a.workload());
+            }
+        }
+        List<String> mismatch = new ArrayList<>();
+        if (models.size() > 1) {
+            mismatch.add("model mismatch");
+        }
+        if (workloads.size() > 1) {
+            mismatch.add("workload mismatch");
+        }
+        String comparability = null;
+        if (anyValue) {
+            if (ONE_INVOCATION.contains(pipeline)) {
+                comparability = mismatch.isEmpty() ? "same_run" : "same_run_with_issues";
+            } else {
+                comparability = "cross_run";
+                issues.add(0, "cross-run");
+            }
+        }
+        issues.addAll(mismatch);
+        Better better = mode == null ? Better.NONE : MetricDictionary.require(MetricDictionary.primaryMetric(mode)).better();
+        Double h = delta(better, values[0], values[1]);
+        Double a = delta(better, values[0], values[2]);
+        Double avh = delta(better, values[1], values[2]);
+        return new Candidate(precedence, pipeline, mode, values, comparability, issues, outputArms, h, a, avh);
+    }
+
+    private static Double delta(Better better, Value base, Value x) {
+        if (base == null || x == null) {
+            return null;
+        }
+        return MetricDictionary.improvementPct(better, base.number(), x.number());
+    }
+
+    private static View view(RunRecord r) {
+        String arm;
+        try {
+            arm = switch (Arm.fromLabel(r.arm()).kind()) {
+                case BASELINE -> "baseline";
+                case HUMAN -> "human";
+                case AGENT -> "agent";
+            };
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+        JsonNode extra = null;
+        if (r.extraJson() != null) {
+            try {
+                extra = LenientJson.MAPPER.readTree(r.extraJson());
+            } catch (JsonProcessingException e) {
+                extra = null;
+            }
+        }
+        if (extra != null && extra.path("recovered").asBoolean(false)) {
+            return null; // recovered files are never 3-way sources
+        }
+        Mode mode = Mode.fromLabel(r.mode()).filter(m -> m != Mode.MICRO).orElse(null);
+        JsonNode byMode = extra == null ? null : extra.get("primary_by_mode");
+        if (byMode != null && !byMode.isObject()) {
+            byMode = null;
+        }
+        String workload = null;
+        if (r.workload() != null && extra != null && extra.path("serving_block").asBoolean(false)) {
+            try {
+                JsonNode w = LenientJson.MAPPER.readTree(r.workload());
+                // Only a complete fingerprint is compared (a head-truncated raw may have lost a row).
+                if (w.hasNonNull("successful_requests") && w.hasNonNull("total_input_tokens")) {
+                    workload = w.path("successful_requests").asText("-") + "/" + w.path("total_input_tokens").asText("-");
+                }
+            } catch (JsonProcessingException e) {
+                workload = null;
+            }
+        }
+        boolean output = extra != null && extra.hasNonNull("output_tok_s");
+        String path = extra == null ? "" : extra.path("path").asText("");
+        return new View(r, arm, mode, byMode, r.model(), workload, output, path);
+    }
+
+    /** Two runs for one arm of one pipeline (e.g. the same tree imported from two places): keep one, deterministically. */
+    private static View prefer(View old, View neu) {
+        if (old == null) {
+            return neu;
+        }
+        boolean oldHas = old.value(old.mode()) != null;
+        boolean newHas = neu.value(neu.mode()) != null;
+        if (oldHas != newHas) {
+            return newHas ? neu : old;
+        }
+        return neu.path().compareTo(old.path()) < 0 ? neu : old;
+    }
+
+    private static Candidate first(List<Candidate> list, java.util.function.Predicate<Candidate> p) {
+        for (Candidate c : list) {
+            if (p.test(c)) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    private static String label(Mode m) {
+        return m == null ? null : m.label();
+    }
+
+    private static String metric(Mode m) {
+        return m == null ? null : MetricDictionary.primaryMetric(m);
+    }
+
+    private static String unit(Mode m) {
+        return m == null ? null : MetricDictionary.require(MetricDictionary.primaryMetric(m)).unit();
+    }
+
+    private static String better(Mode m) {
+        return m == null ? null : MetricDictionary.require(MetricDictionary.primaryMetric(m)).better().label();
+    }
+
+    private static String text(Value v) {
+        return v == null ? null : v.text();
+    }
+
+    private static String origin(Value v) {
+        return v == null ? null : v.origin();
+    }
+
+    private static String id(Value v) {
+        return v == null ? null : v.runId();
+    }
+}

@@ -1,0 +1,380 @@
+package io.isobench.parse;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * Classifies a failed run into exactly one {@link FailureCategory} (DESIGN.md §7), with a short detail and the
+ * evidence line(s). Signatures live in one ordered table ({@link FailureSignatures#ALL}); docs/parsing.md lists them.
+ *
+ * <p>Rules, in order:
+ * <ol>
+ *   <li>Output that parses into metrics is not a failure, whatever a stored status says (ISO-Bench stored
+ *       {@code error} for runs whose raw text holds a valid result): the result is empty.</li>
+ *   <li>A stored status {@code success} with no failure signature anywhere is not a failure either.</li>
+ *   <li>Every line of the status, the error text and the console text is matched against the table; a serving
+ *       result header without metric rows counts as a {@code NO_METRICS} signature.</li>
+ *   <li>The matched category with the lowest {@link FailureCategory#precedence()} wins: a specific root cause beats
+ *       {@code SERVER_CRASHED}/{@code SERVER_START_TIMEOUT}, which beat {@code NO_METRICS}/{@code TIMEOUT}; ties go to
+ *       the signature listed first in the table.</li>
+ *   <li>Nothing matched: {@code UNKNOWN}, keeping the error and the last non-blank console lines as evidence.</li>
+ * </ol>
+ * Never throws; work is linear in the input size.
+ */
+public final class FailureClassifier {
+
+    /** Evidence lines kept per failure (the first ones, in text order). */
+    static final int MAX_EVIDENCE = 8;
+    private static final int UNKNOWN_TAIL_LINES = 3;
+
+    private FailureClassifier() {
+    }
+
+    /** Classifies console text alone (for instance a stderr file). */
+    public static Optional<Failure> classify(String text) {
+        return classify(null, null, text);
+    }
+
+    /**
+     * Classifies a run from its stored status (e.g. {@code version_bug}, {@code no_perf_command}, {@code timeout},
+     * {@code exception}, {@code baseline_failed}), its error message and its console text; any may be null.
+     */
+    public static Optional<Failure> classify(String status, String error, String rawText) {
+        try {
+            return doClassify(status, error, rawText);
+        } catch (RuntimeException | StackOverflowError e) {
+            return Optional.of(new Failure(FailureCategory.UNKNOWN,
+                    "classifier error (" + e.getClass().getSimpleName() + ")", List.of()));
+        }
+    }
+
+    private static Optional<Failure> doClassify(String status, String error, String rawText) {
+        ParsedOutput parsed = OutputParser.parse(rawText);
+        if (parsed.hasMetrics()) {
+            return Optional.empty();
+        }
+        Map<FailureCategory, Hit> hits = new EnumMap<>(FailureCategory.class);
+        String st = status == null ? "" : ConsoleText.stripControls(status).strip();
+        String err = error == null ? "" : ConsoleText.stripControls(error);
+        String raw = rawText == null ? "" : ConsoleText.stripControls(rawText);
+        if (!st.isEmpty()) {
+            match(st, 0, true, "status: ", hits);
+        }
+        match(err, 1, true, "", hits);
+        match(raw, 2, false, "", hits);
+        if (parsed.emptyResultBlock()) {
+            Hit h = hits.computeIfAbsent(FailureCategory.NO_METRICS,
+                    c -> new Hit(Integer.MAX_VALUE, "serving result block without metric rows: no metrics"));
+            int at = raw.indexOf("Serving Benchmark Result");
+            if (at >= 0) {
+                h.add(key(2, lineStart(raw, at)), evidence(raw, at, ""));
+            }
+        }
+        if (hits.isEmpty()) {
+            if (st.equalsIgnoreCase("success")) {
+                return Optional.empty();
+            }
+            return Optional.of(unknown(st, err, raw));
+        }
+        FailureCategory best = null;
+        for (Map.Entry<FailureCategory, Hit> e : hits.entrySet()) {
+            if (best == null || e.getKey().precedence() < best.precedence()
+                    || e.getKey().precedence() == best.precedence() && e.getValue().order < hits.get(best).order) {
+                best = e.getKey();
+            }
+        }
+        Hit win = hits.get(best);
+        List<String> evidence = win.evidence();
+        StringBuilder detail = new StringBuilder(win.description);
+        String first = win.bestLine != null ? win.bestLine : evidence.isEmpty() ? "" : evidence.get(0);
+        if (!first.isEmpty()) {
+            detail.append(": ").append(first.length() > 200 ? first.substring(0, 200) + "…" : first);
+        }
+        List<String> also = new ArrayList<>();
+        for (FailureCategory c : hits.keySet()) {
+            if (c != best) {
+                also.add(c.name());
+            }
+        }
+        if (!also.isEmpty()) {
+            detail.append(" (also seen: ").append(String.join(", ", also)).append(')');
+        }
+        return Optional.of(new Failure(best, detail.toString(), evidence));
+    }
+
+    private static final class Hit {
+        int order;
+        String description;
+        /** The line matched by the signature that gave {@code description}. */
+        String bestLine;
+        /** Evidence by (source, line start): text order, one entry per line. */
+        private final TreeMap<Long, String> lines = new TreeMap<>();
+
+        Hit(int order, String description) {
+            this.order = order;
+            this.description = description;
+        }
+
+        void add(long key, String line) {
+            lines.putIfAbsent(key, line);
+        }
+
+        List<String> evidence() {
+            List<String> out = new ArrayList<>();
+            for (String l : lines.values()) {
+                if (out.size() == MAX_EVIDENCE) {
+                    break;
+                }
+                if (!out.contains(l)) {
+                    out.add(l);
+                }
+            }
+            return out;
+        }
+    }
+
+    private static long key(int source, int lineStart) {
+        return ((long) source << 40) | lineStart;
+    }
+
+    /**
+     * Searches every signature's needle through the whole text (one {@code indexOf} sweep per signature), checks
+     * its regex on a bounded window of the line around each occurrence, and records at most
+     * {@link #MAX_EVIDENCE} lines per signature. Linear in the text length.
+     */
+    private static final NeedleScanner SCANNER =
+            new NeedleScanner(FailureSignatures.ALL.stream().map(FailureSignatures.Signature::needle).toList());
+
+    private static void match(String text, int source, boolean hint, String prefix, Map<FailureCategory, Hit> hits) {
+        if (text.isBlank()) {
+            return;
+        }
+        List<FailureSignatures.Signature> table = FailureSignatures.ALL;
+        if (hint) {
+            String whole = asciiLower(text.strip());
+            for (int i = 0; i < table.size(); i++) {
+                if (table.get(i).whole() && whole.equals(table.get(i).needle())) {
+                    record(hits, table.get(i), i, source, 0, evidence(text, 0, prefix));
+                }
+            }
+        }
+        SCANNER.scan(text, new Occurrences(text, source, hint, prefix, hits));
+    }
+
+    /** Handles the scanner's occurrences (in text order): context checks, evidence, at most MAX_EVIDENCE per signature. */
+    private static final class Occurrences implements NeedleScanner.Sink {
+        private final String text;
+        private final int source;
+        private final boolean hint;
+        private final String prefix;
+        private final Map<FailureCategory, Hit> hits;
+        private final int[] found = new int[FailureSignatures.ALL.size()];
+        private final int[] skipUntil = new int[FailureSignatures.ALL.size()];
+        private final Follow[] follows = new Follow[FailureSignatures.ALL.size()];
+        private String lower;
+        private int ls;
+        private int le = -1; // bounds of the line of the current occurrence, found once per line (linear overall)
+
+        Occurrences(String text, int source, boolean hint, String prefix, Map<FailureCategory, Hit> hits) {
+            this.text = text;
+            this.source = source;
+            this.hint = hint;
+            this.prefix = prefix;
+            this.hits = hits;
+        }
+
+        @Override
+        public void occurrence(int k, int pos) {
+            FailureSignatures.Signature s = FailureSignatures.ALL.get(k);
+            if (s.whole() || s.scope() == FailureSignatures.Scope.HINT && !hint || found[k] >= MAX_EVIDENCE
+                    || pos < skipUntil[k]) {
+                return;
+            }
+            if (pos > le) {
+                ls = lineStart(text, pos, le + 1);
+                le = text.indexOf('\n', pos);
+                if (le < 0) {
+                    le = text.length();
+                }
+            }
+            if (!s.after().isEmpty() || !s.before().isEmpty()) {
+                if (lower == null) {
+                    lower = asciiLower(text);
+                }
+                int end = pos + s.needle().length();
+                if (!s.after().isEmpty()) {
+                    if (follows[k] == null) {
+                        follows[k] = new Follow(lower, s.after());
+                    }
+                    if (!follows[k].within(end, Math.min(le, end + s.within()))) {
+                        return;
+                    }
+                }
+                if (!s.before().isEmpty() && !endsBefore(lower, s.before(), Math.max(ls, pos - s.within()), pos)) {
+                    return;
+                }
+            }
+            record(hits, s, k, source, ls, evidence(text, pos, ls, le, prefix));
+            found[k]++;
+            skipUntil[k] = le + 1;
+        }
+    }
+
+    private static void record(Map<FailureCategory, Hit> hits, FailureSignatures.Signature s, int order, int source,
+                               int lineStart, String line) {
+        Hit h = hits.computeIfAbsent(s.category(), c -> new Hit(order, s.description()));
+        if (order < h.order || h.bestLine == null && h.order == order) {
+            h.order = order;
+            h.description = s.description();
+            h.bestLine = line;
+        }
+        h.add(key(source, lineStart), line);
+    }
+
+    /**
+     * "One of these words starts in [from, limit)". Remembers the next occurrence of each word, so that a needle
+     * repeated all over a huge line costs amortised linear time, not needle count × distance.
+     */
+    private static final class Follow {
+        private final String lower;
+        private final List<String> words;
+        private final int[] next;
+
+        Follow(String lower, List<String> words) {
+            this.lower = lower;
+            this.words = words;
+            this.next = new int[words.size()];
+            java.util.Arrays.fill(next, -2);
+        }
+
+        boolean within(int from, int limit) {
+            for (int w = 0; w < words.size(); w++) {
+                if (next[w] == -1) {
+                    continue; // no occurrence anywhere after an earlier search point
+                }
+                if (next[w] < from) {
+                    next[w] = lower.indexOf(words.get(w), from);
+                }
+                if (next[w] >= 0 && next[w] + words.get(w).length() <= limit) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    /** One of {@code words} lies entirely in [from, to). The span is short (a signature's {@code within}). */
+    private static boolean endsBefore(String lower, List<String> words, int from, int to) {
+        for (String w : words) {
+            for (int i = to - w.length(); i >= from; i--) {
+                if (lower.startsWith(w, i)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static int lineStart(String text, int pos) {
+        return text.lastIndexOf('\n', pos) + 1;
+    }
+
+    /** Start of the line holding {@code pos}, searching back no further than {@code floor}. */
+    private static int lineStart(String text, int pos, int floor) {
+        for (int i = pos - 1; i >= floor; i--) {
+            if (text.charAt(i) == '\n') {
+                return i + 1;
+            }
+        }
+        return floor;
+    }
+
+    /** The evidence line around {@code pos}: its {@code \r}-segment (what the terminal showed), whole up to a cap. */
+    private static String evidence(String text, int pos, String prefix) {
+        int le = text.indexOf('\n', pos);
+        return evidence(text, pos, lineStart(text, pos), le < 0 ? text.length() : le, prefix);
+    }
+
+    private static String evidence(String text, int pos, int ls, int le, String prefix) {
+        int ss = ls;
+        for (int i = Math.min(pos, le) - 1; i >= ls; i--) {
+            if (text.charAt(i) == '\r') {
+                ss = i + 1;
+                break;
+            }
+        }
+        int se = le;
+        for (int i = ss; i < le; i++) {
+            if (text.charAt(i) == '\r') {
+                se = i;
+                break;
+            }
+        }
+        if (se - ss > ConsoleText.MAX_EVIDENCE_CHARS) {
+            int from = Math.max(ss, pos - ConsoleText.MAX_EVIDENCE_CHARS / 4);
+            int to = Math.min(se, from + ConsoleText.MAX_EVIDENCE_CHARS);
+            return ConsoleText.redact(prefix + "…" + text.substring(from, to).strip() + " …[line of " + (se - ss)
+                    + " chars cut]");
+        }
+        return ConsoleText.redact(prefix + text.substring(ss, se).strip());
+    }
+
+    /** Lower-cases ASCII letters only, so that indexes stay aligned with the original text (needles are ASCII). */
+    static String asciiLower(String s) {
+        char[] c = null;
+        for (int i = 0; i < s.length(); i++) {
+            char ch = s.charAt(i);
+            if (ch >= 'A' && ch <= 'Z') {
+                if (c == null) {
+                    c = s.toCharArray();
+                }
+                c[i] = (char) (ch + 32);
+            }
+        }
+        return c == null ? s : new String(c);
+    }
+
+    /** What a terminal shows of a line: its last non-blank {@code \r}-segment, capped and redacted. */
+    private static String lastSegment(String line) {
+        int end = line.length();
+        while (end > 0) {
+            int cr = line.lastIndexOf('\r', end - 1);
+            String seg = line.substring(cr + 1, end);
+            if (!seg.isBlank()) {
+                return evidence(seg, 0, 0, seg.length(), "");
+            }
+            end = cr < 0 ? 0 : cr;
+        }
+        return "";
+    }
+
+    private static Failure unknown(String status, String error, String raw) {
+        List<String> evidence = new ArrayList<>();
+        if (!status.isEmpty()) {
+            evidence.add("status: " + status);
+        }
+        for (String l : error.split("\n", MAX_EVIDENCE + 1)) {
+            if (!l.isBlank() && evidence.size() < MAX_EVIDENCE) {
+                evidence.add(lastSegment(l));
+            }
+        }
+        List<String> tail = new ArrayList<>();
+        int end = raw.length();
+        while (end > 0 && tail.size() < UNKNOWN_TAIL_LINES) {
+            int ls = raw.lastIndexOf('\n', end - 1) + 1;
+            String line = raw.substring(ls, end);
+            if (!line.isBlank()) {
+                tail.add(0, lastSegment(line));
+            }
+            end = ls - 1;
+        }
+        evidence.addAll(tail);
+        String detail = evidence.isEmpty() ? "no output and no error recorded"
+                : "no known failure signature; kept the error and the last output lines";
+        return new Failure(FailureCategory.UNKNOWN, detail, evidence);
+    }
+}

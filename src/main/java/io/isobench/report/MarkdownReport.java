@@ -1,0 +1,378 @@
+package io.isobench.report;
+
+import io.isobench.Arm;
+import io.isobench.analysis.SingleRunRule;
+import io.isobench.legacy.ThreeWayRow;
+import io.isobench.legacy.ThreeWayTable;
+import io.isobench.parse.FailureCategory;
+import io.isobench.store.RunFilter;
+import io.isobench.store.RunRecord;
+import io.isobench.store.SourceRecord;
+import io.isobench.store.Store;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The Markdown report (issue "Foundation" point 7): executive summary, per agent the comparable 3-way table
+ * (same-run only) and, apart, the rows that are not comparable with the reason; win/tie/loss with the band stated;
+ * agent failures counted as outcomes; failures by category with retryability and evidence; a to-do list; caveats;
+ * an agent comparison on shared commits.
+ *
+ * <p>One streaming pass over the runs (ordered by commit), one commit in memory at a time; per-section text goes to
+ * temporary files, so memory stays bounded on stores with millions of runs.
+ */
+public final class MarkdownReport {
+
+    /**
+     * @param agent       only this agent (null: every agent in the store)
+     * @param bandPct     single-run win/tie/loss band in percent (DESIGN.md §12: ±5 %)
+     * @param generatedAt timestamp printed in the header
+     */
+    public record Options(String agent, double bandPct, Instant generatedAt) {
+        public Options {
+            if (!(bandPct >= 0)) {
+                throw new IllegalArgumentException("bandPct (" + bandPct + ") must be >= 0");
+            }
+            generatedAt = generatedAt == null ? Instant.now() : generatedAt;
+        }
+
+        public static Options defaults() {
+            return new Options(null, SingleRunRule.DEFAULT_BAND_PCT, Instant.now());
+        }
+    }
+
+    private MarkdownReport() {
+    }
+
+    /** Writes the report for the store to {@code out}. */
+    public static void write(Store store, Options options, Writer out) {
+        try (ReportModel model = ReportModel.collect(store, options)) {
+            new Renderer(store, options, model, out).render();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the report: " + e.getMessage(), e);
+        }
+    }
+
+    /** Turns the collected model into Markdown. */
+    private static final class Renderer {
+        private final Store store;
+        private final Options options;
+        private final ReportModel m;
+        private final Writer out;
+
+        Renderer(Store store, Options options, ReportModel model, Writer out) {
+            this.store = store;
+            this.options = options;
+            this.m = model;
+            this.out = out;
+        }
+
+        void render() throws IOException {
+            String band = fmt1(options.bandPct());
+            line("# isobench report");
+            line("");
+            line("Generated " + options.generatedAt().truncatedTo(ChronoUnit.SECONDS) + " from `" + store.describe()
+                    + "`. Improvements are in percent, positive = better (lower-is-better: (B − X)/B × 100; "
+                    + "higher-is-better: (X − B)/B × 100; agent vs human uses the human value as B).");
+            line("");
+            line("**Method.** Imported ISO-Bench rows are single runs (one run per arm): win/tie/loss uses a stated "
+                    + "±" + band + " % band on the improvement (the final ISO-Bench analysis used ±5 %). "
+                    + "Only `complete_3way_same_run` rows (three arms measured in one invocation, same model and "
+                    + "workload) are counted in headline numbers; `same_run_3_values_delta_undefined` rows are shown "
+                    + "but not counted; cross-run rows are listed apart as not comparable.");
+            line("");
+            summary(band);
+            for (ReportModel.AgentSection a : m.agents().values()) {
+                agent(a, band);
+            }
+            agentComparison();
+            failures();
+            todo();
+            caveats();
+            out.flush();
+        }
+
+        private void summary(String band) throws IOException {
+            line("## Executive summary");
+            line("");
+            if (m.agents().isEmpty()) {
+                line("No 3-way data in this store. Import results first: `isobench import legacy <dir>` or "
+                        + "`isobench import hf <file>`.");
+                line("");
+                return;
+            }
+            line("| agent | commits | comparable (same run) | agent vs baseline win / tie / loss (±" + band
+                    + " %) | agent vs human win / tie / loss (±" + band + " %) | Δ undefined | same run, with issues "
+                    + "| cross-run (not comparable) | incomplete | no metrics | agent failures |");
+            line("|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|");
+            for (ReportModel.AgentSection a : m.agents().values()) {
+                line("| " + a.agent() + " | " + a.commits() + " | " + a.count("complete_3way_same_run") + " | "
+                        + wtl(a.vsBaseline()) + " | " + wtl(a.vsHuman()) + " | "
+                        + a.count("same_run_3_values_delta_undefined") + " | "
+                        + a.count("same_run_3_values_with_issues") + " | "
+                        + a.count("cross_run_3_values_not_comparable") + " | " + a.count("incomplete") + " | "
+                        + a.count("no_metrics") + " | " + a.agentFailures() + " |");
+            }
+            line("");
+            line("Win/tie/loss count only comparable rows. \"Agent failures\" are outcomes: the agent arm failed "
+                    + "(crash, no metrics, patch problem…) on a commit where at least one other arm produced a value.");
+            line("");
+        }
+
+        private void agent(ReportModel.AgentSection a, String band) throws IOException {
+            line("## Agent: " + a.agent());
+            line("");
+            line("### Comparable 3-way rows (same run)");
+            line("");
+            if (a.count("complete_3way_same_run") == 0) {
+                line("None.");
+            } else {
+                line("| commit | mode | metric | baseline | human | agent | human Δ % | agent Δ % | agent vs human % "
+                        + "| vs baseline (±" + band + " %) | vs human (±" + band + " %) |");
+                line("|---|---|---|---:|---:|---:|---:|---:|---:|---|---|");
+                a.comparable().copyTo(out);
+            }
+            line("");
+            sectionIfAny(a.undefinedDelta(), "### Same-run rows with an undefined Δ (shown, not counted)",
+                    "| commit | mode | metric | baseline | human | agent | human Δ % | agent Δ % | why |",
+                    "|---|---|---|---:|---:|---:|---:|---:|---|");
+            sectionIfAny(a.withIssues(), "### Same-run rows with issues (not counted)",
+                    "| commit | pipeline | mode | metric | baseline | human | agent | human Δ % | agent Δ % | issues |",
+                    "|---|---|---|---|---:|---:|---:|---:|---:|---|");
+            sectionIfAny(a.crossRun(), "### Cross-run rows — not comparable",
+                    "| commit | pipeline | mode | metric | baseline | human | agent | why not comparable |",
+                    "|---|---|---|---|---:|---:|---:|---|");
+            sectionIfAny(a.incomplete(), "### Incomplete and no-metrics commits",
+                    "| commit | status | pipeline | mode | values (B / H / A) | missing arms: failure |",
+                    "|---|---|---|---|---|---|");
+            if (!a.agentFailureCategories().isEmpty()) {
+                line("### Agent failures (outcomes)");
+                line("");
+                line("| category | commits |");
+                line("|---|---:|");
+                for (Map.Entry<String, Integer> e : a.agentFailureCategories().entrySet()) {
+                    line("| " + e.getKey() + " | " + e.getValue() + " |");
+                }
+                line("");
+            }
+        }
+
+        private void sectionIfAny(ReportModel.Spool spool, String title, String header, String rule)
+                throws IOException {
+            if (spool.lines() == 0) {
+                return;
+            }
+            line(title);
+            line("");
+            line(header);
+            line(rule);
+            spool.copyTo(out);
+            line("");
+        }
+
+        private void agentComparison() throws IOException {
+            if (m.agents().size() < 2) {
+                return;
+            }
+            List<String> agents = new ArrayList<>(m.agents().keySet());
+            line("## Agent comparison on shared commits");
+            line("");
+            if (m.shared().lines() == 0) {
+                line("No commit has a comparable row for two or more agents.");
+                line("");
+                return;
+            }
+            line("Agent Δ % vs baseline on commits where at least two agents have a comparable (same-run) row; "
+                    + "empty = no comparable row for that agent.");
+            line("");
+            StringBuilder h = new StringBuilder("| commit | mode | metric |");
+            StringBuilder r = new StringBuilder("|---|---|---|");
+            for (String a : agents) {
+                h.append(' ').append(a).append(" Δ % |");
+                r.append("---:|");
+            }
+            line(h.toString());
+            line(r.toString());
+            m.shared().copyTo(out);
+            line("");
+        }
+
+        private void failures() throws IOException {
+            line("## Failures by category");
+            line("");
+            if (m.failures().isEmpty()) {
+                line("No failed runs.");
+                line("");
+                return;
+            }
+            line("Every failed run has exactly one category (DESIGN.md §7). Retry: `yes` = retry as is; "
+                    + "`after_cleanup`, `fix_recipe`, `maybe` = fixable; `no` = needs a new build, token or command.");
+            line("");
+            line("| category | runs | baseline | human | agent | retry | fixable | example evidence | example commits |");
+            line("|---|---:|---:|---:|---:|---|---|---|---|");
+            for (Store.FailureCount f : m.failures()) {
+                FailureCategory c = category(f.category());
+                line("| " + f.category() + " | " + f.runs() + " | " + f.baselineRuns() + " | " + f.humanRuns() + " | "
+                        + f.agentRuns() + " | " + (c == null ? "?" : c.retry().label()) + " | "
+                        + (c == null ? "?" : c.fixable() ? "yes" : "no") + " | " + code(firstLine(f.exampleEvidence()))
+                        + " | " + commits(f) + " |");
+            }
+            line("");
+        }
+
+        private void todo() throws IOException {
+            line("## To-do list");
+            line("");
+            if (m.todo().lines() == 0) {
+                line("Nothing to rerun: every commit has a comparable 3-way row.");
+                line("");
+                return;
+            }
+            line("What to rerun or rebuild, and why (from the failure category of the missing arm, or the reason the "
+                    + "row is not comparable).");
+            line("");
+            line("| commit | agent | status | action | why |");
+            line("|---|---|---|---|---|");
+            m.todo().copyTo(out);
+            line("");
+        }
+
+        private void caveats() throws IOException {
+            line("## Caveats");
+            line("");
+            List<String> c = new ArrayList<>();
+            if (m.modelMismatch() > 0) {
+                c.add(m.modelMismatch() + " row(s) compare arms that ran different models (model substitution): "
+                        + "never counted as comparable.");
+            }
+            if (m.workloadMismatch() > 0) {
+                c.add(m.workloadMismatch() + " row(s) compare arms with different workloads (requests or input "
+                        + "tokens differ): never counted as comparable.");
+            }
+            if (m.substituted() > 0) {
+                c.add(m.substituted() + " run(s) used a substitute model instead of the task's model; they are kept "
+                        + "as single-version runs and never compared with the real model.");
+            }
+            if (m.singleVersion() > 0) {
+                c.add(m.singleVersion() + " single-version run(s) (old `results/docker/<c8>_result.json`, often a "
+                        + "substitute model such as opt-125m) are stored but not used in 3-way rows.");
+            }
+            if (m.truncated() > 0) {
+                c.add(m.truncated() + " run(s) have truncated raw text in the source (the old system kept the first "
+                        + "3,000 or the last 5,000–10,000 characters); a metric line cut by the truncation is not "
+                        + "trusted, and such values fall back to the stored JSON (origin `json`).");
+            }
+            if (m.correctedStatus() > 0) {
+                c.add(m.correctedStatus() + " run(s) had a wrong stored status (e.g. `error` although the raw "
+                        + "output holds a valid metric line); isobench uses what the output shows.");
+            }
+            if (m.superseded() > 0) {
+                c.add(m.superseded() + " superseded attempt(s) from progress logs are stored but not used in tables.");
+            }
+            long recovered = m.sources().stream().filter(s -> "recovered".equals(s.outcome())).count();
+            if (recovered > 0) {
+                c.add(recovered + " file(s) were not valid JSON and were recovered (imported, flagged, not used as "
+                        + "3-way sources): " + joinPaths(m.sources(), "recovered") + ".");
+            }
+            long refused = m.sources().stream().filter(s -> "refused".equals(s.outcome())).count();
+            if (refused > 0) {
+                c.add(refused + " file(s) were refused: " + joinPaths(m.sources(), "refused") + ".");
+            }
+            c.add("Single runs carry no noise estimate: a ±" + fmt1(options.bandPct()) + " % band is a convention, "
+                    + "not a confidence interval. Native isobench sessions (repeated, interleaved rounds) report "
+                    + "verdicts with bootstrap CIs and a measured noise floor instead.");
+            for (String s : c) {
+                line("- " + s);
+            }
+            line("");
+        }
+
+        private static String commits(Store.FailureCount f) {
+            List<String> c = new ArrayList<>();
+            for (String commit : f.exampleCommits()) {
+                c.add("`" + commit + "`");
+            }
+            return String.join(", ", c) + (f.moreCommits() ? ", …" : "");
+        }
+
+        private static String joinPaths(List<SourceRecord> sources, String outcome) {
+            List<String> p = new ArrayList<>();
+            for (SourceRecord s : sources) {
+                if (outcome.equals(s.outcome())) {
+                    p.add("`" + s.path() + "`" + (s.reason() == null ? "" : " (" + s.reason() + ")"));
+                }
+            }
+            return String.join("; ", p);
+        }
+
+        private static FailureCategory category(String name) {
+            try {
+                return FailureCategory.valueOf(name);
+            } catch (IllegalArgumentException | NullPointerException e) {
+                return null;
+            }
+        }
+
+        private void line(String s) throws IOException {
+            out.write(s);
+            out.write('\n');
+        }
+    }
+
+    static String wtl(int[] c) {
+        return c[0] + " / " + c[1] + " / " + c[2];
+    }
+
+    static String fmt1(double v) {
+        return String.format(Locale.ROOT, "%.1f", v);
+    }
+
+    /** A delta with sign and two decimals, or an em dash when undefined. */
+    static String pct(Double v) {
+        return v == null ? "—" : String.format(Locale.ROOT, "%+.2f", v);
+    }
+
+    /** The first line of a (possibly multi-line) evidence text. */
+    static String firstLine(String s) {
+        if (s == null) {
+            return null;
+        }
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
+    }
+
+    static String val(String v) {
+        return v == null ? "—" : v;
+    }
+
+    /** Markdown-safe inline code for an evidence line (whole line, pipes escaped). */
+    static String code(String s) {
+        if (s == null || s.isBlank()) {
+            return "";
+        }
+        String t = s.replace("\r", " ").replace("\n", " ⏎ ").replace("|", "\\|").replace("`", "'");
+        return "`" + t + "`";
+    }
+
+    /** Run kinds whose failures the report counts (superseded attempts are kept, not counted). */
+    static final java.util.Set<RunRecord.RunKind> FAILURE_KINDS = EnumSet.of(RunRecord.RunKind.LEGACY,
+            RunRecord.RunKind.LEGACY_SINGLE_VERSION, RunRecord.RunKind.MICRO, RunRecord.RunKind.MEASURED,
+            RunRecord.RunKind.HF_IMPORT);
+
+    static RunFilter filter(String agent, java.util.Set<RunRecord.RunKind> kinds) {
+        return new RunFilter(agent == null ? null : Arm.normalizeAgent(agent), kinds, null, false);
+    }
+
+    static ThreeWayRow rowFor(String commit, List<RunRecord> runs) {
+        return ThreeWayTable.row(commit, runs).orElse(null);
+    }
+}

@@ -1,0 +1,24 @@
+package io.isobench.task;
+
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * An agent arm: a name, the model behind it, and its patch per task (absolute paths). A task without a patch for
+ * this agent has no arm for it.
+ */
+public record AgentSpec(String name, String model, Map<String, Path> patches) {
+
+    public AgentSpec {
+        Objects.requireNonNull(name, "name");
+        patches = Collections.unmodifiableMap(new LinkedHashMap<>(patches));
+    }
+
+    public Optional<Path> patchFor(String taskId) {
+        return Optional.ofNullable(patches.get(taskId));
+    }
+}

@@ -1,0 +1,51 @@
+package io.isobench.task;
+
+import java.util.Set;
+
+/**
+ * How a suite runs (DESIGN.md §4): measured rounds of interleaved arms, warm-up requests discarded before each
+ * measurement, timeouts, the executor, the seed for the per-round order, and an optional first port.
+ *
+ * @param portBase first server port to use; null lets isobench pick free ports
+ */
+public record RunConfig(int rounds, int warmupRequests, Timeouts timeouts, String executor, long seed,
+                        Integer portBase) {
+
+    public static final Set<String> EXECUTORS = Set.of("local", "docker", "slurm", "kubernetes");
+    public static final int DEFAULT_ROUNDS = 5;
+    public static final int DEFAULT_WARMUP_REQUESTS = 10;
+    public static final long DEFAULT_SEED = 42;
+
+    /** Limits in seconds: server readiness, one benchmark run, one environment build. */
+    public record Timeouts(int serverStartS, int runS, int buildS) {
+        public static final Timeouts DEFAULT = new Timeouts(900, 1800, 3600);
+
+        public Timeouts {
+            if (serverStartS < 1 || runS < 1 || buildS < 1) {
+                throw new IllegalArgumentException("timeouts (" + serverStartS + ", " + runS + ", " + buildS
+                        + ") must be >= 1 s");
+            }
+        }
+    }
+
+    public static final RunConfig DEFAULT = new RunConfig(DEFAULT_ROUNDS, DEFAULT_WARMUP_REQUESTS, Timeouts.DEFAULT,
+            "local", DEFAULT_SEED, null);
+
+    public RunConfig {
+        if (rounds < 1) {
+            throw new IllegalArgumentException("rounds (" + rounds + ") must be >= 1");
+        }
+        if (warmupRequests < 0) {
+            throw new IllegalArgumentException("warmupRequests (" + warmupRequests + ") must be >= 0");
+        }
+        if (!EXECUTORS.contains(executor)) {
+            throw new IllegalArgumentException("executor (" + executor + ") must be one of " + EXECUTORS);
+        }
+        if (portBase != null && (portBase < 1024 || portBase > 65000)) {
+            throw new IllegalArgumentException("portBase (" + portBase + ") must be in 1024..65000");
+        }
+        if (timeouts == null) {
+            timeouts = Timeouts.DEFAULT;
+        }
+    }
+}

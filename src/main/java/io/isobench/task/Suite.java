@@ -1,0 +1,43 @@
+package io.isobench.task;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A task suite: the engine, the tasks (one per performance commit), the agent arms and the run configuration. Loaded
+ * by {@link SuiteLoader}; the format is documented in {@code docs/suite-format.md}.
+ *
+ * @param file the suite file (relative paths in it resolve against its folder); null for a suite built in memory
+ */
+public record Suite(Path file, EngineSpec engine, List<TaskSpec> tasks, List<AgentSpec> agents, RunConfig run) {
+
+    public Suite {
+        Objects.requireNonNull(engine, "engine");
+        Objects.requireNonNull(run, "run");
+        tasks = List.copyOf(tasks);
+        agents = List.copyOf(agents);
+    }
+
+    /** Tasks whose perf_command has no lint error: the ones a run executes. */
+    public List<TaskSpec> runnableTasks() {
+        return tasks.stream().filter(t -> !t.parsedCommand().hasErrors()).toList();
+    }
+
+    /** Tasks that are not run, each with its lint errors (the reason reported instead of a result). */
+    public java.util.Map<String, List<Finding>> notRunnable() {
+        java.util.Map<String, List<Finding>> out = new java.util.LinkedHashMap<>();
+        for (TaskSpec t : tasks) {
+            List<Finding> errors = t.parsedCommand().errors();
+            if (!errors.isEmpty()) {
+                out.put(t.id(), errors);
+            }
+        }
+        return java.util.Collections.unmodifiableMap(out);
+    }
+
+    public Optional<TaskSpec> task(String id) {
+        return tasks.stream().filter(t -> t.id().equals(id)).findFirst();
+    }
+}

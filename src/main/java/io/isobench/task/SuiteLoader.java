@@ -1,0 +1,519 @@
+package io.isobench.task;
+
+import io.isobench.IsobenchException;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
+import org.yaml.snakeyaml.error.YAMLException;
+import org.yaml.snakeyaml.nodes.MappingNode;
+import org.yaml.snakeyaml.nodes.Node;
+import org.yaml.snakeyaml.nodes.NodeTuple;
+import org.yaml.snakeyaml.nodes.ScalarNode;
+import org.yaml.snakeyaml.nodes.SequenceNode;
+import org.yaml.snakeyaml.nodes.Tag;
+
+import java.io.IOException;
+import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Reads a suite YAML file into a {@link Suite}. Every problem is reported as {@code file:line: field: problem (fix)};
+ * all problems of a file are collected and thrown together as one {@link IsobenchException.BadInput} (exit 2).
+ * Unknown keys are errors that name the nearest known key.
+ */
+public final class SuiteLoader {
+
+    private static final List<String> TOP_KEYS = List.of("name", "description", "engine", "tasks", "agents", "run");
+    private static final List<String> ENGINE_KEYS = List.of("repo", "name");
+    private static final List<String> TASK_KEYS = List.of("id", "human_commit", "parent_commit", "perf_command", "model",
+            "mode", "server_command", "gpus", "timeout_s", "correctness");
+    private static final List<String> CORRECTNESS_KEYS = List.of("prompts", "max_tokens", "tolerance");
+    private static final List<String> AGENT_KEYS = List.of("name", "model", "patches");
+    private static final List<String> RUN_KEYS = List.of("rounds", "warmup_requests", "timeouts", "executor", "seed",
+            "port_base");
+    private static final List<String> TIMEOUT_KEYS = List.of("server_start_s", "run_s", "build_s");
+    private static final List<String> MODE_LABELS = List.of("serving", "throughput", "latency", "prefix_caching",
+            "standalone");
+    private static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");
+    private static final Pattern REF = Pattern.compile("[^\\s~^:?*\\[\\\\]+");
+    private static final Pattern TEMPLATE_FIELD = Pattern.compile("\\{[^{}]*}");
+
+    private final String fileLabel;
+    private final Path baseDir;
+    private final List<String> problems = new ArrayList<>();
+    private final boolean checkPaths;
+
+    private SuiteLoader(String fileLabel, Path baseDir, boolean checkPaths) {
+        this.fileLabel = fileLabel;
+        this.baseDir = baseDir;
+        this.checkPaths = checkPaths;
+    }
+
+    /** Loads and validates a suite file; a local engine repo and every patch file must exist. */
+    public static Suite load(Path file) {
+        return load(file, true);
+    }
+
+    /**
+     * Loads a suite; with {@code checkPaths} false a missing local engine repo or patch file is not an error (for
+     * {@code tasks lint}, which may run before the clone exists). Paths are still resolved.
+     */
+    public static Suite load(Path file, boolean checkPaths) {
+        String text;
+        try {
+            text = Files.readString(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IsobenchException.BadInput(file + ": cannot read the suite (" + e.getMessage()
+                    + ") (fix: give the path of a suite YAML file)", e);
+        }
+        Path abs = file.toAbsolutePath().normalize();
+        return new SuiteLoader(file.toString(), abs.getParent(), checkPaths).read(text, abs);
+    }
+
+    /** Parses suite text as if it were the file {@code file} (relative paths resolve against its folder). */
+    public static Suite parse(String yamlText, Path file) {
+        Path abs = file.toAbsolutePath().normalize();
+        return new SuiteLoader(file.toString(), abs.getParent(), true).read(yamlText, abs);
+    }
+
+    private Suite read(String text, Path file) {
+        Node root;
+        try {
+            LoaderOptions opts = new LoaderOptions();
+            opts.setAllowDuplicateKeys(true); // checked here, with a line number
+            root = new Yaml(new SafeConstructor(opts)).compose(new StringReader(text));
+        } catch (MarkedYAMLException e) {
+            int line = e.getProblemMark() != null ? e.getProblemMark().getLine() + 1 : 1;
+            throw IsobenchException.badInput("%s:%d: yaml: %s (fix: correct the YAML syntax)", fileLabel, line,
+                    e.getProblem());
+        } catch (YAMLException e) {
+            throw IsobenchException.badInput("%s:1: yaml: %s (fix: correct the YAML syntax)", fileLabel, e.getMessage());
+        }
+        if (root == null) {
+            throw IsobenchException.badInput("%s:1: suite: the file is empty (fix: see docs/suite-format.md)", fileLabel);
+        }
+        Map<String, NodeTuple> top = mapping(root, "suite", TOP_KEYS);
+        if (top == null) {
+            throw failure();
+        }
+        EngineSpec engine = engine(top.get("engine"), root);
+        List<TaskSpec> tasks = tasks(top.get("tasks"), root);
+        Set<String> taskIds = new HashSet<>();
+        tasks.forEach(t -> taskIds.add(t.id()));
+        List<AgentSpec> agents = agents(top.get("agents"), taskIds);
+        RunConfig run = run(top.get("run"));
+        if (!problems.isEmpty()) {
+            throw failure();
+        }
+        return new Suite(file, engine, tasks, agents, run);
+    }
+
+    private IsobenchException.BadInput failure() {
+        String msg = problems.size() == 1 ? problems.get(0)
+                : problems.size() + " problems in the suite:\n  " + String.join("\n  ", problems);
+        return new IsobenchException.BadInput(msg);
+    }
+
+    // --- sections ---
+
+    private EngineSpec engine(NodeTuple t, Node root) {
+        if (t == null) {
+            problem(root, "engine", "missing (fix: engine: {repo: PATH|URL, name: vllm})");
+            return null;
+        }
+        Map<String, NodeTuple> m = mapping(t.getValueNode(), "engine", ENGINE_KEYS);
+        if (m == null) {
+            return null;
+        }
+        String repo = string(m.get("repo"), "engine.repo", true);
+        String name = string(m.get("name"), "engine.name", false);
+        if (name == null) {
+            name = "vllm";
+        } else if (!EngineSpec.NAMES.contains(name)) {
+            problem(m.get("name").getValueNode(), "engine.name", "'" + name + "' is not an engine adapter (fix: vllm or toy)");
+            return null;
+        }
+        if (repo == null) {
+            if (!m.containsKey("repo")) {
+                problem(t.getValueNode(), "engine.repo", "missing (fix: a local clone path or a git URL)");
+            }
+            return null;
+        }
+        if (EngineSpec.looksLikeUrl(repo)) {
+            return new EngineSpec(repo, null, name);
+        }
+        Path p = resolve(repo);
+        if (checkPaths && !Files.isDirectory(p)) {
+            problem(m.get("repo").getValueNode(), "engine.repo", "no such directory " + p
+                    + " (fix: a local clone, relative to the suite's folder, or a git URL)");
+            return null;
+        }
+        return new EngineSpec(repo, p, name);
+    }
+
+    private List<TaskSpec> tasks(NodeTuple t, Node root) {
+        List<TaskSpec> out = new ArrayList<>();
+        if (t == null) {
+            problem(root, "tasks", "missing (fix: a list of tasks, each with id, human_commit, perf_command)");
+            return out;
+        }
+        if (!(t.getValueNode() instanceof SequenceNode seq)) {
+            problem(t.getValueNode(), "tasks", "must be a list (fix: - id: …)");
+            return out;
+        }
+        if (seq.getValue().isEmpty()) {
+            problem(seq, "tasks", "the list is empty (fix: add at least one task)");
+        }
+        Map<String, Integer> ids = new LinkedHashMap<>();
+        int i = 0;
+        for (Node n : seq.getValue()) {
+            String field = "tasks[" + i++ + "]";
+            Map<String, NodeTuple> m = mapping(n, field, TASK_KEYS);
+            if (m == null) {
+                continue;
+            }
+            String id = string(m.get("id"), field + ".id", true);
+            if (id == null && !m.containsKey("id")) {
+                problem(n, field + ".id", "missing (fix: a short unique id such as the commit's first 8 hex digits)");
+            }
+            if (id != null && !ID.matcher(id).matches()) {
+                problem(m.get("id").getValueNode(), field + ".id", "'" + id
+                        + "' is not a valid id (fix: letters, digits, '.', '_', '-')");
+                id = null;
+            }
+            if (id != null) {
+                Integer prev = ids.putIfAbsent(id, line(m.get("id").getValueNode()));
+                if (prev != null) {
+                    problem(m.get("id").getValueNode(), field + ".id", "duplicate id '" + id + "' (first at line "
+                            + prev + ") (fix: ids must be unique)");
+                }
+            }
+            String human = ref(m, "human_commit", field, true);
+            String parent = ref(m, "parent_commit", field, false);
+            String perf = string(m.get("perf_command"), field + ".perf_command", false);
+            String model = string(m.get("model"), field + ".model", false);
+            String mode = string(m.get("mode"), field + ".mode", false);
+            if (mode != null && !MODE_LABELS.contains(mode)) {
+                problem(m.get("mode").getValueNode(), field + ".mode", "'" + mode + "' is not a mode"
+                        + Nearest.of(mode, MODE_LABELS).map(s -> " (did you mean " + s + "?)").orElse("")
+                        + " (fix: serving, throughput, latency or prefix_caching; omit it to infer from perf_command)");
+                mode = null;
+            }
+            String server = string(m.get("server_command"), field + ".server_command", false);
+            if (server != null) {
+                checkTemplate(m.get("server_command").getValueNode(), field + ".server_command", server);
+            }
+            Integer gpus = integer(m.get("gpus"), field + ".gpus", 1, 1024);
+            Integer timeout = integer(m.get("timeout_s"), field + ".timeout_s", 1, Integer.MAX_VALUE);
+            TaskSpec.Correctness corr = correctness(m.get("correctness"), field + ".correctness");
+            if (id != null && human != null) {
+                out.add(new TaskSpec(id, human, parent, perf, model, mode, server, gpus, timeout, corr, line(n)));
+            }
+        }
+        return out;
+    }
+
+    private void checkTemplate(Node node, String field, String template) {
+        Shell.Result r = Shell.tokenize(template);
+        if (r.error() != null || !r.operators().isEmpty() || !r.expansions().isEmpty()) {
+            problem(node, field, "needs a shell (" + (r.error() != null ? r.error()
+                    : !r.operators().isEmpty() ? "operators " + String.join(" ", r.operators())
+                    : "expansion " + String.join(" ", r.expansions()))
+                    + "); isobench runs it as an argv list (fix: one command, placeholders {model} {host} {port}"
+                    + " {server_flags})");
+            return;
+        }
+        Matcher mm = TEMPLATE_FIELD.matcher(template);
+        while (mm.find()) {
+            if (!TaskSpec.SERVER_PLACEHOLDERS.contains(mm.group())) {
+                problem(node, field, "unknown placeholder " + mm.group()
+                        + Nearest.of(mm.group(), TaskSpec.SERVER_PLACEHOLDERS).map(s -> " (did you mean " + s + "?)").orElse("")
+                        + " (fix: use " + String.join(", ", TaskSpec.SERVER_PLACEHOLDERS) + ")");
+            }
+        }
+        if (!template.contains("{port}")) {
+            problem(node, field, "has no {port} (fix: pass --port {port}; isobench chooses the port)");
+        }
+    }
+
+    private TaskSpec.Correctness correctness(NodeTuple t, String field) {
+        if (t == null || isNull(t.getValueNode())) {
+            return null;
+        }
+        Map<String, NodeTuple> m = mapping(t.getValueNode(), field, CORRECTNESS_KEYS);
+        if (m == null) {
+            return null;
+        }
+        TaskSpec.Correctness d = TaskSpec.Correctness.DEFAULT;
+        Integer prompts = integer(m.get("prompts"), field + ".prompts", 1, 100_000);
+        Integer max = integer(m.get("max_tokens"), field + ".max_tokens", 1, 1_000_000);
+        Double tol = decimal(m.get("tolerance"), field + ".tolerance", 0, 1);
+        return new TaskSpec.Correctness(prompts == null ? d.prompts() : prompts, max == null ? d.maxTokens() : max,
+                tol == null ? d.tolerance() : tol);
+    }
+
+    private List<AgentSpec> agents(NodeTuple t, Set<String> taskIds) {
+        List<AgentSpec> out = new ArrayList<>();
+        if (t == null || isNull(t.getValueNode())) {
+            return out;
+        }
+        if (!(t.getValueNode() instanceof SequenceNode seq)) {
+            problem(t.getValueNode(), "agents", "must be a list (fix: - name: …)");
+            return out;
+        }
+        Set<String> names = new HashSet<>();
+        int i = 0;
+        for (Node n : seq.getValue()) {
+            String field = "agents[" + i++ + "]";
+            Map<String, NodeTuple> m = mapping(n, field, AGENT_KEYS);
+            if (m == null) {
+                continue;
+            }
+            String name = string(m.get("name"), field + ".name", true);
+            if (name == null) {
+                if (!m.containsKey("name")) {
+                    problem(n, field + ".name", "missing (fix: the agent's name, e.g. claude-code)");
+                }
+                continue;
+            }
+            if (!ID.matcher(name).matches() || name.equals("baseline") || name.equals("human")) {
+                problem(m.get("name").getValueNode(), field + ".name", "'" + name + "' is not a usable agent name"
+                        + " (fix: letters, digits, '.', '_', '-'; not baseline or human)");
+                continue;
+            }
+            if (!names.add(io.isobench.Arm.normalizeAgent(name))) {
+                problem(m.get("name").getValueNode(), field + ".name", "duplicate agent '" + name
+                        + "' ('-' and '_' are the same in agent names) (fix: names must be unique)");
+            }
+            String model = string(m.get("model"), field + ".model", false);
+            Map<String, Path> patches = new LinkedHashMap<>();
+            NodeTuple pt = m.get("patches");
+            if (pt != null && !isNull(pt.getValueNode())) {
+                if (!(pt.getValueNode() instanceof MappingNode pm)) {
+                    problem(pt.getValueNode(), field + ".patches", "must be a map of task id to patch file"
+                            + " (fix: patches: {TASK_ID: path/to.patch})");
+                } else {
+                    for (NodeTuple e : pm.getValue()) {
+                        String taskId = scalarText(e.getKeyNode());
+                        String pf = field + ".patches." + taskId;
+                        if (!taskIds.contains(taskId)) {
+                            problem(e.getKeyNode(), pf, "no task with id '" + taskId + "'"
+                                    + Nearest.of(taskId, taskIds).map(s -> " (did you mean " + s + "?)").orElse("")
+                                    + " (fix: use an id from tasks)");
+                            continue;
+                        }
+                        if (patches.containsKey(taskId)) {
+                            problem(e.getKeyNode(), pf, "duplicate key (fix: one patch per task)");
+                            continue;
+                        }
+                        String path = string(e, pf, true);
+                        if (path == null) {
+                            continue;
+                        }
+                        Path p = resolve(path);
+                        if (checkPaths && !Files.isRegularFile(p)) {
+                            problem(e.getValueNode(), pf, "no such file " + p
+                                    + " (fix: a patch file, relative to the suite's folder)");
+                            continue;
+                        }
+                        patches.put(taskId, p);
+                    }
+                }
+            }
+            out.add(new AgentSpec(name, model, patches));
+        }
+        return out;
+    }
+
+    private RunConfig run(NodeTuple t) {
+        RunConfig d = RunConfig.DEFAULT;
+        if (t == null || isNull(t.getValueNode())) {
+            return d;
+        }
+        Map<String, NodeTuple> m = mapping(t.getValueNode(), "run", RUN_KEYS);
+        if (m == null) {
+            return d;
+        }
+        Integer rounds = integer(m.get("rounds"), "run.rounds", 1, 1000);
+        Integer warm = integer(m.get("warmup_requests"), "run.warmup_requests", 0, 1_000_000);
+        String executor = string(m.get("executor"), "run.executor", false);
+        if (executor != null && !RunConfig.EXECUTORS.contains(executor)) {
+            problem(m.get("executor").getValueNode(), "run.executor", "'" + executor + "' is not an executor"
+                    + Nearest.of(executor, RunConfig.EXECUTORS).map(s -> " (did you mean " + s + "?)").orElse("")
+                    + " (fix: local, docker, slurm or kubernetes)");
+            executor = null;
+        }
+        Long seed = null;
+        NodeTuple st = m.get("seed");
+        if (st != null) {
+            String s = string(st, "run.seed", true);
+            if (s != null) {
+                try {
+                    seed = Long.parseLong(s.trim());
+                } catch (NumberFormatException e) {
+                    problem(st.getValueNode(), "run.seed", "'" + s + "' is not an integer (fix: e.g. 42)");
+                }
+            }
+        }
+        Integer port = integer(m.get("port_base"), "run.port_base", 1024, 65000);
+        RunConfig.Timeouts timeouts = RunConfig.Timeouts.DEFAULT;
+        NodeTuple tt = m.get("timeouts");
+        if (tt != null && !isNull(tt.getValueNode())) {
+            Map<String, NodeTuple> tm = mapping(tt.getValueNode(), "run.timeouts", TIMEOUT_KEYS);
+            if (tm != null) {
+                Integer a = integer(tm.get("server_start_s"), "run.timeouts.server_start_s", 1, Integer.MAX_VALUE);
+                Integer b = integer(tm.get("run_s"), "run.timeouts.run_s", 1, Integer.MAX_VALUE);
+                Integer c = integer(tm.get("build_s"), "run.timeouts.build_s", 1, Integer.MAX_VALUE);
+                RunConfig.Timeouts td = RunConfig.Timeouts.DEFAULT;
+                timeouts = new RunConfig.Timeouts(a == null ? td.serverStartS() : a, b == null ? td.runS() : b,
+                        c == null ? td.buildS() : c);
+            }
+        }
+        return new RunConfig(rounds == null ? d.rounds() : rounds, warm == null ? d.warmupRequests() : warm, timeouts,
+                executor == null ? d.executor() : executor, seed == null ? d.seed() : seed, port);
+    }
+
+    // --- node helpers ---
+
+    /** The mapping's entries by key, with unknown and duplicate keys reported; null when the node is not a mapping. */
+    private Map<String, NodeTuple> mapping(Node node, String field, List<String> known) {
+        if (!(node instanceof MappingNode mn)) {
+            problem(node, field, "must be a mapping of key: value" + (node instanceof ScalarNode s && !isNull(s)
+                    ? ", not '" + s.getValue() + "'" : "") + " (fix: see docs/suite-format.md)");
+            return null;
+        }
+        Map<String, NodeTuple> out = new LinkedHashMap<>();
+        for (NodeTuple t : mn.getValue()) {
+            String key = scalarText(t.getKeyNode());
+            String where = field.equals("suite") ? key : field + "." + key;
+            if (!known.contains(key)) {
+                problem(t.getKeyNode(), where, "unknown key"
+                        + Nearest.of(key, known).map(s -> " (did you mean " + s + "?)").orElse("")
+                        + " (fix: known keys here: " + String.join(", ", known) + ")");
+                continue;
+            }
+            if (out.containsKey(key)) {
+                problem(t.getKeyNode(), where, "duplicate key (first at line "
+                        + line(out.get(key).getKeyNode()) + ") (fix: give it once)");
+                continue;
+            }
+            out.put(key, t);
+        }
+        return out;
+    }
+
+    private String string(NodeTuple t, String field, boolean required) {
+        if (t == null) {
+            return null;
+        }
+        Node v = t.getValueNode();
+        if (isNull(v)) {
+            if (required) {
+                problem(v, field, "is empty (fix: give a value)");
+            }
+            return null;
+        }
+        if (!(v instanceof ScalarNode s)) {
+            problem(v, field, "must be a single value, not a " + (v instanceof SequenceNode ? "list" : "mapping")
+                    + " (fix: quote it as a string)");
+            return null;
+        }
+        if (required && s.getValue().isBlank()) {
+            problem(v, field, "is empty (fix: give a value)");
+            return null;
+        }
+        return s.getValue();
+    }
+
+    private String ref(Map<String, NodeTuple> m, String key, String field, boolean required) {
+        NodeTuple t = m.get(key);
+        if (t == null) {
+            if (required) {
+                problem(m.isEmpty() ? null : m.values().iterator().next().getKeyNode(), field + "." + key,
+                        "missing (fix: the commit hash, e.g. 0d243f2a54fbd1c56da8a571f0899c30b6aba5d9)");
+            }
+            return null;
+        }
+        String v = string(t, field + "." + key, required);
+        if (v == null) {
+            return null;
+        }
+        v = v.trim();
+        if (!REF.matcher(v).matches()) {
+            problem(t.getValueNode(), field + "." + key, "'" + v + "' is not a git commit or ref (fix: a commit hash)");
+            return null;
+        }
+        return v;
+    }
+
+    private Integer integer(NodeTuple t, String field, long min, long max) {
+        String s = string(t, field, true);
+        if (s == null) {
+            return null;
+        }
+        long v;
+        try {
+            v = Long.parseLong(s.trim().replace("_", ""));
+        } catch (NumberFormatException e) {
+            problem(t.getValueNode(), field, "'" + s + "' is not an integer (fix: a whole number)");
+            return null;
+        }
+        if (v < min || v > max) {
+            problem(t.getValueNode(), field, v + " is out of range (fix: " + min + ".."
+                    + (max == Integer.MAX_VALUE ? "" : Long.toString(max)) + ")");
+            return null;
+        }
+        return (int) v;
+    }
+
+    private Double decimal(NodeTuple t, String field, double min, double max) {
+        String s = string(t, field, true);
+        if (s == null) {
+            return null;
+        }
+        double v;
+        try {
+            v = Double.parseDouble(s.trim());
+        } catch (NumberFormatException e) {
+            problem(t.getValueNode(), field, "'" + s + "' is not a number (fix: e.g. 0.05)");
+            return null;
+        }
+        if (!(v >= min && v <= max)) {
+            problem(t.getValueNode(), field, s + " is out of range (fix: " + min + ".." + max + ")");
+            return null;
+        }
+        return v;
+    }
+
+    private static boolean isNull(Node n) {
+        return n instanceof ScalarNode s && (Tag.NULL.equals(s.getTag()));
+    }
+
+    private static String scalarText(Node n) {
+        return n instanceof ScalarNode s ? s.getValue() : "<" + n.getNodeId() + ">";
+    }
+
+    private static int line(Node n) {
+        return n == null || n.getStartMark() == null ? 1 : n.getStartMark().getLine() + 1;
+    }
+
+    private Path resolve(String path) {
+        Path p = Path.of(path);
+        return (p.isAbsolute() ? p : baseDir.resolve(p)).normalize();
+    }
+
+    private void problem(Node node, String field, String message) {
+        problems.add(fileLabel + ":" + line(node) + ": " + field + ": " + message);
+    }
+}

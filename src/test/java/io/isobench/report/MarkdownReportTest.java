@@ -1,0 +1,103 @@
+package io.isobench.report;
+
+import io.isobench.SharedData;
+import io.isobench.legacy.LegacyImporter;
+import io.isobench.store.Store;
+import io.isobench.store.Stores;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The report over the real ISO-Bench sample: numbers come from the import, sections say what they should. */
+class MarkdownReportTest {
+
+    @TempDir
+    static Path dir;
+
+    static String report;
+
+    @BeforeAll
+    static void importSampleAndReport() throws java.io.IOException {
+        Path data = SharedData.isobenchData();
+        try (Store store = Stores.open(dir.resolve("r.duckdb").toString())) {
+            new LegacyImporter(store, null, new PrintWriter(new StringWriter())).importTree(data);
+            StringWriter out = new StringWriter();
+            MarkdownReport.write(store, new MarkdownReport.Options(null, 5.0,
+                    Instant.parse("2026-11-25T00:00:00Z")), out);
+            report = out.toString();
+            // kept as a test artifact for people reading the build output
+            java.nio.file.Files.createDirectories(Path.of("target"));
+            java.nio.file.Files.writeString(Path.of("target", "sample-report.md"), report);
+        }
+    }
+
+    private static Optional<String> rowOf(String commit, String sectionTitle) {
+        int start = report.indexOf(sectionTitle);
+        assertThat(start).as("section %s", sectionTitle).isNotNegative();
+        int end = report.indexOf("\n## ", start + 1);
+        List<String> lines = Arrays.asList(report.substring(start, end < 0 ? report.length() : end).split("\n"));
+        return lines.stream().filter(l -> l.startsWith("| `" + commit + "`")).findFirst();
+    }
+
+    @Test
+    void comparableRowCarriesParsedValuesAndDeltas() {
+        String row = rowOf("299ebb62", "## Agent: claude_code").orElseThrow();
+        assertThat(row).contains("| serving |", "tpot_ms_mean", "| 4.76 | 4.20 | 4.30 |", "+11.76", "+9.66", "-2.38")
+                .contains("| win | tie |");
+    }
+
+    @Test
+    void latencyRowUsesMillisecondsNotTheBogusThroughput() {
+        String row = rowOf("310aca88", "## Agent: claude_code").orElseThrow();
+        assertThat(row).contains("latency_ms_avg", "-1.17", "+0.35", "+1.51");
+    }
+
+    @Test
+    void notComparableRowsAreApartWithTheirReason() {
+        int cross = report.indexOf("### Cross-run rows — not comparable");
+        int comparable = report.indexOf("### Comparable 3-way rows (same run)");
+        assertThat(comparable).isNotNegative();
+        if (cross >= 0) {
+            assertThat(report.substring(cross, report.indexOf("\n### ", cross + 5)))
+                    .contains("separate invocations");
+        }
+    }
+
+    @Test
+    void summaryStatesTheBandAndCountsAgents() {
+        assertThat(report).contains("## Executive summary").contains("±5.0 %")
+                .contains("| claude_code |").contains("| codex |");
+    }
+
+    @Test
+    void failureBreakdownHasCategoriesRetryabilityAndEvidence() {
+        String failures = report.substring(report.indexOf("## Failures by category"), report.indexOf("## To-do list"));
+        assertThat(failures).contains("| GPU_OOM |", "| DISK_FULL |", "| PORT_CONFLICT |", "| MODEL_UNSUPPORTED |",
+                "| GIT_ERROR |", "| NO_METRICS |", "| TIMEOUT |", "| DEPENDENCY_CONFLICT |");
+        String disk = failures.lines().filter(l -> l.startsWith("| DISK_FULL |")).findFirst().orElseThrow();
+        assertThat(disk).contains("after_cleanup").contains("no space left on device").contains("`3476ed08`");
+    }
+
+    @Test
+    void todoListSaysWhatToRerunAndWhy() {
+        String todo = report.substring(report.indexOf("## To-do list"), report.indexOf("## Caveats"));
+        assertThat(todo).contains("free disk space").contains("DISK_FULL");
+        assertThat(todo).contains("`eefbf4a6`").contains("retry");
+    }
+
+    @Test
+    void caveatsMentionRecoveryAndTruncation() {
+        String caveats = report.substring(report.indexOf("## Caveats"));
+        assertThat(caveats).contains("recovered").contains("f092153f").contains("bfdb1ba5");
+    }
+}
