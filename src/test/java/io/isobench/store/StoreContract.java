@@ -343,4 +343,35 @@ abstract class StoreContract {
         store.forEachRun(RunFilter.all(), r -> ids.add(r.runId()));
         assertThat(ids).containsExactly("x1");
     }
+
+    @Test
+    void failuresAndNotesAreCountedInTheDatabase() {
+        RunRecord.FailureInfo oom = new RunRecord.FailureInfo("GPU_OOM", "CUDA out of memory", "torch.OutOfMemoryError", false);
+        List<RunRecord> runs = new ArrayList<>();
+        String[] commits = {"cccccccc00", "aaaaaaaa00", "bbbbbbbb00"};
+        String[] arms = {"baseline", "human", "agent:codex"};
+        for (int i = 0; i < 3; i++) {
+            for (int a = 0; a < 3; a++) {
+                RunRecord ok = run("f" + i + a, commits[i], "codex", arms[a], 0, RunRecord.RunKind.MEASURED, "native", List.of());
+                boolean failed = a == 2 || i == 0;
+                runs.add(new RunRecord(ok.runId(), ok.sessionId(), ok.kind(), ok.commit(), ok.commitShort(), ok.agent(),
+                        ok.arm(), 0, failed ? RunRecord.RunStatus.FAILED : RunRecord.RunStatus.SUCCESS,
+                        failed ? oom : null, ok.mode(), ok.model(), ok.pipeline(), null, null, null, null, null, null, null,
+                        null, null, null, null, a == 0 ? "Recovered file; status corrected" : null, null, List.of()));
+            }
+        }
+        store.putRuns(runs);
+        List<Store.FailureCount> counts = store.failureCounts(RunFilter.all(), 2);
+        assertThat(counts).hasSize(1);
+        Store.FailureCount c = counts.get(0);
+        assertThat(c.category()).isEqualTo("GPU_OOM");
+        assertThat(List.of(c.baselineRuns(), c.humanRuns(), c.agentRuns())).containsExactly(1L, 1L, 3L);
+        assertThat(c.exampleCommits()).containsExactly("aaaaaaaa", "bbbbbbbb");
+        assertThat(c.moreCommits()).isTrue();
+        assertThat(c.exampleEvidence()).isEqualTo("torch.OutOfMemoryError");
+        assertThat(store.failureCounts(new RunFilter("other", null, null, false), 2)).isEmpty();
+        assertThat(store.countRuns(RunFilter.all(), "STATUS CORRECTED")).isEqualTo(3);
+        assertThat(store.countRuns(new RunFilter("codex", null, null, false), null)).isEqualTo(9);
+        assertThat(store.countRuns(new RunFilter(null, Set.of(), null, false), null)).isZero();
+    }
 }
