@@ -69,6 +69,7 @@ final class JdbcStore implements Store {
     private final String description;
     private final ConnectionSource readers;
     private Connection reader;
+    private boolean readerBusy;
     private boolean inTx;
     private boolean closed;
 
@@ -769,11 +770,24 @@ final class JdbcStore implements Store {
     private void read(String sql, List<Object> args, RowsWork work) {
         Connection c;
         boolean ownTx = false;
+        boolean usesReader = false;
+        boolean temporary = false;
         try {
             if (inTx) {
                 c = conn;
             } else {
-                c = reader();
+                if (readerBusy) {
+                    // a sink reading again (nested forEachRun, run(id)): a new query would end the outer stream
+                    c = readers.open();
+                    temporary = true;
+                    if (dialect == Dialect.POSTGRES) {
+                        c.setAutoCommit(false);
+                    }
+                } else {
+                    c = reader();
+                    usesReader = true;
+                    readerBusy = true;
+                }
                 ownTx = dialect == Dialect.POSTGRES; // PostgreSQL streams (cursor + fetch size) only inside a transaction
             }
         } catch (SQLException e) {
@@ -784,12 +798,18 @@ final class JdbcStore implements Store {
         } catch (SQLException e) {
             throw failure("cannot read runs", e);
         } finally {
-            if (ownTx) {
-                try {
+            if (usesReader) {
+                readerBusy = false;
+            }
+            try {
+                if (ownTx) {
                     c.commit();
-                } catch (SQLException e) {
-                    // read-only transaction; nothing to lose
                 }
+                if (temporary) {
+                    c.close();
+                }
+            } catch (SQLException e) {
+                // read-only work; nothing to lose
             }
         }
     }

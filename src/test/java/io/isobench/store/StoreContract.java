@@ -196,6 +196,14 @@ abstract class StoreContract {
         });
         assertThat(seen[0]).isEqualTo(5000);
         assertThat(store.tasks()).hasSize(5);
+        long[] nested = {0, 0};
+        store.forEachRun(new RunFilter(null, null, null, false), r -> {
+            if (nested[0]++ % 2500 == 0) {
+                assertThat(store.run(r.runId()).orElseThrow().metrics()).hasSize(1);
+                store.forEachRun(RunFilter.all(), inner -> nested[1]++);
+            }
+        });
+        assertThat(nested).containsExactly(5000, 10000);
     }
 
     @Test
