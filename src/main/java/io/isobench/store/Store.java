@@ -54,8 +54,7 @@ public interface Store extends AutoCloseable {
     /**
      * Streams runs matching the filter, ordered by commitShort, pipeline, arm, round (then runId), without
      * holding the whole result in Java. Outside {@link #inTransaction} the sink may call this store (write, read,
-     * stream again); inside,
-     * it must not (the transaction's connection is busy streaming).
+     * stream again); inside, it must not (the transaction's connection is busy streaming).
      */
     void forEachRun(RunFilter filter, Consumer<RunRecord> sink);
 
