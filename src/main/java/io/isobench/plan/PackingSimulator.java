@@ -75,11 +75,13 @@ public final class PackingSimulator {
         List<SimResult.Placement> best = null;
         double bestMakespan = Double.POSITIVE_INFINITY;
         String bestPolicy = "";
+        Map<String, Double> tried = new java.util.LinkedHashMap<>();
         for (Map.Entry<String, Comparator<SimJob>> e : orders.entrySet()) {
             List<SimJob> ordered = new ArrayList<>(ok);
             ordered.sort(e.getValue());
             List<SimResult.Placement> schedule = listSchedule(ordered, nodeGpus);
             double makespan = schedule.stream().mapToDouble(SimResult.Placement::endS).max().orElse(0);
+            tried.put(e.getKey(), makespan);
             if (makespan < bestMakespan) {
                 bestMakespan = makespan;
                 best = schedule;
@@ -87,7 +89,7 @@ public final class PackingSimulator {
             }
         }
         return new SimResult(nodeGpus, ok.size(), gpuSeconds, work, longest, big, lower, binding, bestMakespan,
-                bestPolicy, best, refused);
+                bestPolicy, best, refused, tried);
     }
 
     private record Running(double endS, SimJob job, GpuLease lease) {

@@ -28,6 +28,10 @@ public final class SimReport {
         b.append(String.format(Locale.ROOT, "makespan:     %.0f s (%.2f h), policy %s%n", r.makespanS(),
                 r.makespanS() / 3600, r.policy()));
         b.append(String.format(Locale.ROOT, "ratio:        %.4f × lower bound%n", r.ratio()));
+        StringBuilder tried = new StringBuilder();
+        r.policyMakespansS().forEach((k, v) -> tried.append(tried.isEmpty() ? "" : ", ")
+                .append(String.format(Locale.ROOT, "%s %.0f s", k, v)));
+        b.append("orders tried: ").append(tried).append('\n');
         b.append(String.format(Locale.ROOT, "utilisation:  %.1f %%%n", 100 * r.utilisation()));
         for (SimJob j : r.refused()) {
             b.append(String.format(Locale.ROOT, "refused:      %s needs %d GPU(s) > %d: %s (%s)%n", j.id(), j.gpus(),
@@ -65,6 +69,8 @@ public final class SimReport {
         o.put("ratio", Math.round(r.ratio() * 1e6) / 1e6);
         o.put("utilisation", Math.round(r.utilisation() * 1e6) / 1e6);
         o.put("policy", r.policy());
+        ObjectNode tried = o.putObject("policies_makespan_s");
+        r.policyMakespansS().forEach((k, v) -> tried.put(k, round(v)));
         ArrayNode refused = o.putArray("refused");
         for (SimJob j : r.refused()) {
             ObjectNode x = refused.addObject();

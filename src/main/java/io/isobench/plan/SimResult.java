@@ -1,6 +1,7 @@
 package io.isobench.plan;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * What {@link PackingSimulator#simulate} found for one node shape.
@@ -17,10 +18,11 @@ import java.util.List;
  * @param policy            the ordering that gave the best makespan
  * @param placements        the schedule: every job with start, end and concrete GPU ids, by start time
  * @param refused           jobs needing more GPUs than the node has ({@code RESOURCES_INSUFFICIENT})
+ * @param policyMakespansS  the makespan each ordering tried gave, in the order tried
  */
 public record SimResult(int nodeGpus, int jobs, double gpuSeconds, double workBoundS, double longestJobS,
                         double bigJobsBoundS, double lowerBoundS, Bound binding, double makespanS, String policy,
-                        List<Placement> placements, List<SimJob> refused) {
+                        List<Placement> placements, List<SimJob> refused, Map<String, Double> policyMakespansS) {
 
     /** The lower-bound terms. */
     public enum Bound {
@@ -42,6 +44,7 @@ public record SimResult(int nodeGpus, int jobs, double gpuSeconds, double workBo
     public SimResult {
         placements = List.copyOf(placements);
         refused = List.copyOf(refused);
+        policyMakespansS = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(policyMakespansS));
     }
 
     /** makespan / lower bound; 1.0 for an empty schedule. */
