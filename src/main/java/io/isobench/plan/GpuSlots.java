@@ -4,6 +4,8 @@ import io.isobench.parse.FailureCategory;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedList;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeSet;
@@ -17,8 +19,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Placement: a request for {@code n} GPUs gets an aligned contiguous block (ids {@code k·n … k·n+n-1}, the
  * NVLink/PCIe-switch neighbours on common 8-GPU boards) when one is free, else the lowest free contiguous run, else
- * the lowest free ids. Blocking {@link #acquire(int)} lets smaller requests pass a waiting larger one (no head-of-line
- * blocking); callers that must not starve big jobs submit them first (the {@link PackingSimulator} order does).
+ * the lowest free ids. Blocking {@link #acquire(int)} grants waiting requests in arrival order, each that fits, so a
+ * smaller request may pass a waiting larger one (no head-of-line blocking); callers that must not starve wide jobs
+ * submit them first (the {@link PackingSimulator} order does).
  */
 public final class GpuSlots {
 
@@ -52,7 +55,7 @@ public final class GpuSlots {
     private final List<Integer> all;
     private final TreeSet<Integer> free;
     private final ReentrantLock lock = new ReentrantLock();
-    private final Condition released = lock.newCondition();
+    private final LinkedList<Waiter> waiters = new LinkedList<>();
 
     /** A node with the given GPU ids (e.g. from {@link GpuDiscovery}); distinct, non-negative. */
     public GpuSlots(List<Integer> ids) {
@@ -119,16 +122,30 @@ public final class GpuSlots {
         }
     }
 
-    /** Waits until {@code n} GPUs are free and takes them. */
+    /**
+     * Waits until {@code n} GPUs are free and takes them. Waiting requests are granted in arrival order whenever GPUs
+     * come back, each one that fits (a narrower later request may start while a wider earlier one still waits): the
+     * list scheduling {@link PackingSimulator} models, so submitting jobs in its order reproduces its schedule.
+     */
     public GpuLease acquire(int n) throws InterruptedException {
         check(n);
         lock.lockInterruptibly();
         try {
-            GpuLease lease;
-            while ((lease = take(n)) == null) {
-                released.await();
+            GpuLease now = take(n);
+            if (now != null) {
+                return now;
             }
-            return lease;
+            Waiter w = new Waiter(n, lock.newCondition());
+            waiters.add(w);
+            try {
+                while (w.lease == null) {
+                    w.granted.await();
+                }
+                return w.lease;
+            } catch (InterruptedException e) {
+                abandon(w);
+                throw e;
+            }
         } finally {
             lock.unlock();
         }
@@ -140,16 +157,35 @@ public final class GpuSlots {
         long nanos = timeout.toNanos();
         lock.lockInterruptibly();
         try {
-            GpuLease lease;
-            while ((lease = take(n)) == null) {
-                if (nanos <= 0) {
-                    return Optional.empty();
-                }
-                nanos = released.awaitNanos(nanos);
+            GpuLease now = take(n);
+            if (now != null) {
+                return Optional.of(now);
             }
-            return Optional.of(lease);
+            Waiter w = new Waiter(n, lock.newCondition());
+            waiters.add(w);
+            try {
+                while (w.lease == null) {
+                    if (nanos <= 0) {
+                        waiters.remove(w);
+                        return Optional.empty();
+                    }
+                    nanos = w.granted.awaitNanos(nanos);
+                }
+                return Optional.of(w.lease);
+            } catch (InterruptedException e) {
+                abandon(w);
+                throw e;
+            }
         } finally {
             lock.unlock();
+        }
+    }
+
+    /** Under the lock: an interrupted waiter leaves; GPUs granted to it meanwhile go to the others. */
+    private void abandon(Waiter w) {
+        if (!waiters.remove(w) && w.lease != null) {
+            free.addAll(w.lease.ids());
+            grant();
         }
     }
 
@@ -161,6 +197,9 @@ public final class GpuSlots {
     public void release(List<Integer> ids) {
         lock.lock();
         try {
+            if (new TreeSet<>(ids).size() != ids.size()) {
+                throw new IllegalArgumentException("GPU ids repeated in " + ids);
+            }
             for (Integer id : ids) {
                 if (!all.contains(id)) {
                     throw new IllegalArgumentException("GPU " + id + " is not on this node " + all);
@@ -170,9 +209,43 @@ public final class GpuSlots {
                 }
             }
             free.addAll(ids);
-            released.signalAll();
+            grant();
         } finally {
             lock.unlock();
+        }
+    }
+
+    /** Requests waiting in {@link #acquire}; for diagnostics. */
+    public int waiting() {
+        lock.lock();
+        try {
+            return waiters.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Under the lock: grants waiting requests in arrival order, each that fits. */
+    private void grant() {
+        for (Iterator<Waiter> it = waiters.iterator(); it.hasNext() && !free.isEmpty(); ) {
+            Waiter w = it.next();
+            GpuLease l = take(w.n);
+            if (l != null) {
+                w.lease = l;
+                it.remove();
+                w.granted.signal();
+            }
+        }
+    }
+
+    private static final class Waiter {
+        final int n;
+        final Condition granted;
+        GpuLease lease;
+
+        Waiter(int n, Condition granted) {
+            this.n = n;
+            this.granted = granted;
         }
     }
 

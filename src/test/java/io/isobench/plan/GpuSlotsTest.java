@@ -101,6 +101,62 @@ class GpuSlotsTest {
         }
     }
 
+    @Test
+    void waitersAreGrantedInArrivalOrderWithBackfill() throws Exception {
+        GpuSlots slots = GpuSlots.of(2);
+        GpuLease a = slots.tryAcquire(1).orElseThrow();
+        GpuLease b = slots.tryAcquire(1).orElseThrow();
+        ExecutorService pool = Executors.newFixedThreadPool(3);
+        try {
+            Future<GpuLease> wide = pool.submit(() -> slots.acquire(2));
+            awaitWaiting(slots, 1);
+            Future<GpuLease> first = pool.submit(() -> slots.acquire(1));
+            awaitWaiting(slots, 2);
+            Future<GpuLease> second = pool.submit(() -> slots.acquire(1));
+            awaitWaiting(slots, 3);
+            slots.release(a); // one GPU back: the wide request cannot use it, the earlier narrow one gets it
+            GpuLease got = first.get(5, TimeUnit.SECONDS);
+            assertThat(got.ids()).containsExactly(0);
+            assertThat(second.isDone()).isFalse();
+            assertThat(wide.isDone()).isFalse();
+            slots.release(b);
+            assertThat(second.get(5, TimeUnit.SECONDS).ids()).containsExactly(1);
+            slots.release(got);
+            assertThat(wide.isDone()).isFalse();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void timedOutAndInterruptedWaitersLeaveTheQueue() throws Exception {
+        GpuSlots slots = GpuSlots.of(1);
+        GpuLease held = slots.acquire(1);
+        assertThat(slots.acquire(1, Duration.ofMillis(20))).isEmpty();
+        assertThat(slots.waiting()).isZero();
+        Thread t = new Thread(() -> {
+            try {
+                slots.acquire(1);
+            } catch (InterruptedException expected) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        t.start();
+        awaitWaiting(slots, 1);
+        t.interrupt();
+        t.join(5000);
+        assertThat(slots.waiting()).isZero();
+        slots.release(held);
+        assertThat(slots.free()).isEqualTo(1);
+    }
+
+    static void awaitWaiting(GpuSlots slots, int n) throws InterruptedException {
+        for (int i = 0; i < 500 && slots.waiting() < n; i++) {
+            Thread.sleep(10);
+        }
+        assertThat(slots.waiting()).isEqualTo(n);
+    }
+
     /** Random job streams, several threads: no GPU is ever held by two jobs; every GPU comes back. */
     @Property(tries = 30)
     void neverOversubscribes(@ForAll @IntRange(min = 1, max = 8) int nodeGpus,
