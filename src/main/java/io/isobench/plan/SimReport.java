@@ -12,6 +12,9 @@ import java.util.Map;
 /** Text and JSON renderings of a {@link SimResult} for {@code isobench plan simulate}. */
 public final class SimReport {
 
+    /** Identifies the JSON shape (a contract, sealed by {@code src/test/resources/golden/plan-simulate.json}). */
+    public static final String FORMAT_ID = "isobench-plan-simulate/1";
+
     private SimReport() {
     }
 
@@ -55,6 +58,7 @@ public final class SimReport {
     public static String json(SimInput.Jobs input, SimResult r, boolean withSchedule) {
         ObjectMapper m = new ObjectMapper();
         ObjectNode o = m.createObjectNode();
+        o.put("format", FORMAT_ID);
         o.put("input", input.source());
         o.put("gpus", r.nodeGpus());
         o.put("jobs", r.jobs());
