@@ -1,5 +1,6 @@
 package io.isobench.cli;
 
+import io.isobench.IsobenchException;
 import io.isobench.plan.PackingSimulator;
 import io.isobench.plan.SimInput;
 import io.isobench.plan.SimReport;
@@ -35,7 +36,7 @@ final class PlanCommand implements Runnable {
             description = {"Pack jobs (tasks × arms × rounds, each with its GPU count and estimated duration) onto a node"
                     + " and report the makespan against the lower bound (max of GPU-seconds/G, the longest job, the"
                     + " jobs needing more than G/2 GPUs). Jobs needing more GPUs than the node are refused"
-                    + " (RESOURCES_INSUFFICIENT).", "Exit 0 when simulated, 2 for bad input."})
+                    + " (RESOURCES_INSUFFICIENT).", "Exit 0 when simulated, 2 for bad input, 3 when no --gpus is given and no GPU is found."})
     static final class Simulate implements Callable<Integer> {
         @ParentCommand
         PlanCommand parent;
@@ -67,13 +68,15 @@ final class PlanCommand implements Runnable {
 
         @Override
         public Integer call() {
-            GpuDiscovery.Inventory node = GpuDiscovery.discover(gpus);
             SimInput.Jobs jobs = SimInput.load(file, new SimInput.Options(arms, rounds, durations));
+            GpuDiscovery.Inventory node = GpuDiscovery.discover(gpus);
+            if (node.count() == 0 && (gpus == null || gpus.isBlank())) {
+                throw new IsobenchException.EnvironmentMissing("no GPUs on this machine: " + node.source()
+                        + " (fix: give the node shape to simulate, e.g. --gpus 8)");
+            }
             SimResult r = PackingSimulator.simulate(jobs.jobs(), node.count());
             Main m = parent.main;
-            if (node.count() == 0) {
-                m.err.println("isobench: no GPUs (" + node.source() + "); every job needing a GPU is refused");
-            }
+            m.err.println("node: " + node.count() + " GPU(s) from " + node.source());
             m.out.print(format == Format.json ? SimReport.json(jobs, r, schedule) : SimReport.text(jobs, r));
             m.out.flush();
             return Main.OK;

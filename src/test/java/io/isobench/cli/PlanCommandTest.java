@@ -88,4 +88,14 @@ class PlanCommandTest {
         assertThat(badGpus.code()).isEqualTo(2);
         assertThat(badGpus.err()).contains("--gpus 'eight'");
     }
+
+    @Test
+    void noGpusAndNoOverrideIsAnEnvironmentProblem() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(System.getenv("ISOBENCH_GPUS") == null
+                && io.isobench.plan.GpuDiscovery.discover(null).count() == 0, "this machine has GPUs");
+        Path f = SharedData.require(FULL_RESULTS);
+        MainTest.Result r = MainTest.run("plan", "simulate", f.toString());
+        assertThat(r.code()).isEqualTo(3);
+        assertThat(r.err()).contains("no GPUs on this machine").contains("--gpus 8");
+    }
 }
