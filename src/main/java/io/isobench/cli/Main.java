@@ -27,6 +27,7 @@ import java.util.Locale;
                 ExportCommand.class,
                 LoadgenCommand.class,
                 SynthCommand.class,
+                PlanCommand.class,
                 ReviewCommand.class,
                 CommandLine.HelpCommand.class
         })
