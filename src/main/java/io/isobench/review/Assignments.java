@@ -15,10 +15,15 @@ final class Assignments {
     record Pair(String name, String value, boolean keywordArg) {
     }
 
+    static final int MAX_LINE_CHARS = 4000;
+
     private Assignments() {
     }
 
     static List<Pair> on(String line, String argparseFlag, boolean cLike) {
+        if (line.length() > MAX_LINE_CHARS) {
+            return List.of(); // generated or minified text, not a settings line; keeps the scan linear
+        }
         String code = stripComment(line, cLike);
         List<Pair> out = new ArrayList<>();
         int n = code.length();
