@@ -26,6 +26,8 @@ import java.util.Locale;
                 ReportCommand.class,
                 ExportCommand.class,
                 SynthCommand.class,
+                RunCommand.class,
+                DemoCommand.class,
                 CommandLine.HelpCommand.class
         })
 public final class Main implements Runnable {

@@ -220,6 +220,10 @@ public final class SessionRunner {
                 extra.put("patch_sha256", env.patchSha256());
             }
             extra.put("recipes", List.of());
+            List<String> review = reviewFindings(plan.arm(job.taskId(), job.arm()).map(ArmSpec::patch).orElse(null));
+            if (!review.isEmpty()) {
+                extra.put("review_findings", review);
+            }
             extra.put("timings_ms", result.timingsMs());
             if (job.kind() == Job.Kind.CHECK && result.success()) {
                 extra.put("outputs", result.outputs());
@@ -265,6 +269,28 @@ public final class SessionRunner {
                 plan.toJson(), json(StatsConfig.defaults().toMap()), plan.seed(), "complete"));
         return new Summary(sessionId, total, ran, finished.size(), ok, bad, reaped, failures,
                 Duration.ofNanos(System.nanoTime() - t0));
+    }
+
+    /** Patch review: an agent patch that edits the benchmark or tests is flagged (SUSPICIOUS_PATCH finding). */
+    static List<String> reviewFindings(java.nio.file.Path patch) {
+        if (patch == null) {
+            return List.of();
+        }
+        List<String> out = new ArrayList<>();
+        try {
+            for (String line : java.nio.file.Files.readAllLines(patch, StandardCharsets.UTF_8)) {
+                if (line.startsWith("+++ b/") || line.startsWith("--- a/")) {
+                    String file = line.substring(6).strip();
+                    if ((file.startsWith("benchmarks/") || file.contains("/benchmarks/") || file.startsWith("tests/")
+                            || file.contains("/tests/")) && !out.contains("edits " + file)) {
+                        out.add("edits " + file);
+                    }
+                }
+            }
+        } catch (java.io.IOException e) {
+            return List.of();
+        }
+        return out;
     }
 
     static String runId(String sessionId, Job job) {
