@@ -144,6 +144,17 @@ public final class ProcessGroup implements AutoCloseable {
         }
     }
 
+    /** True when the process exists and is not a zombie (/proc), so zombies left for init do not count. */
+    public static boolean alive(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            String state = stat.substring(stat.lastIndexOf(')') + 2).split(" ")[0];
+            return !"Z".equals(state) && !"X".equals(state);
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
     /** Live (non-zombie) processes whose process group is {@code pgid}, from /proc. */
     public static List<Long> members(long pgid) {
         List<Long> out = new ArrayList<>();
