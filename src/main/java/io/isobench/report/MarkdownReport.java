@@ -219,12 +219,12 @@ public final class MarkdownReport {
             line("");
             line("| category | runs | baseline | human | agent | retry | fixable | example evidence | example commits |");
             line("|---|---:|---:|---:|---:|---|---|---|---|");
-            for (ReportModel.FailureRow f : m.failures().values()) {
+            for (Store.FailureCount f : m.failures()) {
                 FailureCategory c = category(f.category());
-                line("| " + f.category() + " | " + f.runs() + " | " + f.byArm()[0] + " | " + f.byArm()[1] + " | "
-                        + f.byArm()[2] + " | " + (c == null ? "?" : c.retry().label()) + " | "
-                        + (c == null ? "?" : c.fixable() ? "yes" : "no") + " | " + code(f.evidence()) + " | "
-                        + String.join(", ", f.commits()) + (f.runs() > f.commits().size() ? ", …" : "") + " |");
+                line("| " + f.category() + " | " + f.runs() + " | " + f.baselineRuns() + " | " + f.humanRuns() + " | "
+                        + f.agentRuns() + " | " + (c == null ? "?" : c.retry().label()) + " | "
+                        + (c == null ? "?" : c.fixable() ? "yes" : "no") + " | " + code(firstLine(f.exampleEvidence()))
+                        + " | " + commits(f) + " |");
             }
             line("");
         }
@@ -258,6 +258,10 @@ public final class MarkdownReport {
                 c.add(m.workloadMismatch() + " row(s) compare arms with different workloads (requests or input "
                         + "tokens differ): never counted as comparable.");
             }
+            if (m.substituted() > 0) {
+                c.add(m.substituted() + " run(s) used a substitute model instead of the task's model; they are kept "
+                        + "as single-version runs and never compared with the real model.");
+            }
             if (m.singleVersion() > 0) {
                 c.add(m.singleVersion() + " single-version run(s) (old `results/docker/<c8>_result.json`, often a "
                         + "substitute model such as opt-125m) are stored but not used in 3-way rows.");
@@ -290,6 +294,14 @@ public final class MarkdownReport {
                 line("- " + s);
             }
             line("");
+        }
+
+        private static String commits(Store.FailureCount f) {
+            List<String> c = new ArrayList<>();
+            for (String commit : f.exampleCommits()) {
+                c.add("`" + commit + "`");
+            }
+            return String.join(", ", c) + (f.moreCommits() ? ", …" : "");
         }
 
         private static String joinPaths(List<SourceRecord> sources, String outcome) {
@@ -329,6 +341,15 @@ public final class MarkdownReport {
         return v == null ? "—" : String.format(Locale.ROOT, "%+.2f", v);
     }
 
+    /** The first line of a (possibly multi-line) evidence text. */
+    static String firstLine(String s) {
+        if (s == null) {
+            return null;
+        }
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
+    }
+
     static String val(String v) {
         return v == null ? "—" : v;
     }
@@ -342,12 +363,13 @@ public final class MarkdownReport {
         return "`" + t + "`";
     }
 
-    /** Runs considered by the report: 3-way sources plus everything that can carry a failure. */
-    static RunFilter filter(String agent) {
-        return new RunFilter(agent == null ? null : Arm.normalizeAgent(agent),
-                EnumSet.of(RunRecord.RunKind.LEGACY, RunRecord.RunKind.LEGACY_SINGLE_VERSION,
-                        RunRecord.RunKind.LEGACY_SUPERSEDED, RunRecord.RunKind.MICRO, RunRecord.RunKind.MEASURED),
-                null, false);
+    /** Run kinds whose failures the report counts (superseded attempts are kept, not counted). */
+    static final java.util.Set<RunRecord.RunKind> FAILURE_KINDS = EnumSet.of(RunRecord.RunKind.LEGACY,
+            RunRecord.RunKind.LEGACY_SINGLE_VERSION, RunRecord.RunKind.MICRO, RunRecord.RunKind.MEASURED,
+            RunRecord.RunKind.HF_IMPORT);
+
+    static RunFilter filter(String agent, java.util.Set<RunRecord.RunKind> kinds) {
+        return new RunFilter(agent == null ? null : Arm.normalizeAgent(agent), kinds, null, false);
     }
 
     static ThreeWayRow rowFor(String commit, List<RunRecord> runs) {

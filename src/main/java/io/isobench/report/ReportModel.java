@@ -36,17 +36,18 @@ final class ReportModel implements AutoCloseable {
 
     private final Options opts;
     private final TreeMap<String, AgentSection> agents = new TreeMap<>();
-    private final TreeMap<String, FailureRow> failures = new TreeMap<>();
+    private List<Store.FailureCount> failures = List.of();
     private final List<Spool> spools = new ArrayList<>();
     private final Spool todo;
     private final Spool shared;
     private List<SourceRecord> sources = List.of();
     private int modelMismatch;
     private int workloadMismatch;
-    private int singleVersion;
-    private int truncated;
-    private int correctedStatus;
-    private int superseded;
+    private long singleVersion;
+    private long substituted;
+    private long truncated;
+    private long correctedStatus;
+    private long superseded;
 
     private record Options(double bandPct, String agent) {
     }
@@ -61,9 +62,20 @@ final class ReportModel implements AutoCloseable {
         ReportModel m = new ReportModel(options);
         try {
             m.sources = store.sources();
+            // counters and failures are aggregated in the database: the report never streams every run
+            String agent = m.opts.agent();
+            m.failures = store.failureCounts(MarkdownReport.filter(agent, MarkdownReport.FAILURE_KINDS),
+                    EXAMPLE_COMMITS);
+            m.singleVersion = store.countRuns(MarkdownReport.filter(agent,
+                    java.util.EnumSet.of(RunRecord.RunKind.LEGACY_SINGLE_VERSION)), null);
+            m.superseded = store.countRuns(MarkdownReport.filter(agent,
+                    java.util.EnumSet.of(RunRecord.RunKind.LEGACY_SUPERSEDED)), null);
+            m.substituted = store.countRuns(MarkdownReport.filter(agent, null), "substitute model");
+            m.truncated = store.countRuns(MarkdownReport.filter(agent, null), "truncat");
+            m.correctedStatus = store.countRuns(MarkdownReport.filter(agent, null), "status corrected");
             List<RunRecord> group = new ArrayList<>();
             String[] commit = {null};
-            store.forEachRun(MarkdownReport.filter(m.opts.agent()), r -> {
+            store.forEachRun(MarkdownReport.filter(m.opts.agent(), java.util.EnumSet.of(RunRecord.RunKind.LEGACY)), r -> {
                 String c = r.commitShort() == null ? "" : r.commitShort();
                 if (commit[0] != null && !commit[0].equals(c)) {
                     m.commit(commit[0], group);
@@ -86,7 +98,6 @@ final class ReportModel implements AutoCloseable {
     private void commit(String commit, List<RunRecord> runs) {
         Map<String, List<RunRecord>> byAgent = new TreeMap<>();
         for (RunRecord r : runs) {
-            run(r);
             if (r.kind() == RunRecord.RunKind.LEGACY && r.agent() != null) {
                 byAgent.computeIfAbsent(Arm.normalizeAgent(r.agent()), k -> new ArrayList<>()).add(r);
             }
@@ -117,36 +128,6 @@ final class ReportModel implements AutoCloseable {
         }
     }
 
-    private void run(RunRecord r) {
-        String notes = r.notes() == null ? "" : r.notes().toLowerCase(Locale.ROOT);
-        switch (r.kind()) {
-            case LEGACY_SINGLE_VERSION -> singleVersion++;
-            case LEGACY_SUPERSEDED -> superseded++;
-            default -> {
-            }
-        }
-        if (notes.contains("truncat")) {
-            truncated++;
-        }
-        if (notes.contains("old status") || notes.contains("status was wrong") || notes.contains("corrected")) {
-            correctedStatus++;
-        }
-        if (r.status() != RunRecord.RunStatus.FAILED || r.failure() == null || r.failure().category() == null
-                || r.kind() == RunRecord.RunKind.LEGACY_SUPERSEDED) {
-            return;
-        }
-        FailureRow f = failures.computeIfAbsent(r.failure().category(), FailureRow::new);
-        f.runs++;
-        f.byArm[armIndex(r.arm())]++;
-        if (f.evidence == null) {
-            String ev = r.failure().evidence();
-            f.evidence = ev == null || ev.isBlank() ? r.failure().detail() : ev.lines().findFirst().orElse(ev);
-        }
-        if (f.commits.size() < EXAMPLE_COMMITS && r.commitShort() != null) {
-            f.commits.add("`" + r.commitShort() + "`");
-        }
-    }
-
     static int armIndex(String arm) {
         if ("baseline".equals(arm)) {
             return 0;
@@ -167,7 +148,7 @@ final class ReportModel implements AutoCloseable {
         return agents;
     }
 
-    TreeMap<String, FailureRow> failures() {
+    List<Store.FailureCount> failures() {
         return failures;
     }
 
@@ -191,19 +172,23 @@ final class ReportModel implements AutoCloseable {
         return workloadMismatch;
     }
 
-    int singleVersion() {
+    long singleVersion() {
         return singleVersion;
     }
 
-    int truncated() {
+    long truncated() {
         return truncated;
     }
 
-    int correctedStatus() {
+    long correctedStatus() {
         return correctedStatus;
     }
 
-    int superseded() {
+    long substituted() {
+        return substituted;
+    }
+
+    long superseded() {
         return superseded;
     }
 
@@ -211,39 +196,6 @@ final class ReportModel implements AutoCloseable {
     public void close() {
         for (Spool s : spools) {
             s.close();
-        }
-    }
-
-    /** Failures of one category across the store. */
-    static final class FailureRow {
-        private final String category;
-        private int runs;
-        private final int[] byArm = new int[3];
-        private String evidence;
-        private final TreeSet<String> commits = new TreeSet<>();
-
-        FailureRow(String category) {
-            this.category = category;
-        }
-
-        String category() {
-            return category;
-        }
-
-        int runs() {
-            return runs;
-        }
-
-        int[] byArm() {
-            return byArm;
-        }
-
-        String evidence() {
-            return evidence;
-        }
-
-        TreeSet<String> commits() {
-            return commits;
         }
     }
 
@@ -331,6 +283,7 @@ final class ReportModel implements AutoCloseable {
             List<String> missing = new ArrayList<>();
             java.util.LinkedHashSet<String> actions = new java.util.LinkedHashSet<>();
             List<String> why = new ArrayList<>();
+            List<String> noValue = new ArrayList<>();
             boolean otherHasValue = false;
             for (int i = 0; i < 3; i++) {
                 if (values[i] != null) {
@@ -349,8 +302,16 @@ final class ReportModel implements AutoCloseable {
                     agentFailures++;
                     agentFailureCategories.merge(cat, 1, Integer::sum);
                 }
-                actions.add(action(cat, arms[i]));
-                why.add(cat == null ? arms[i] + " has no value" : arms[i] + " failed: " + cat);
+                if (cat == null) {
+                    noValue.add(arms[i]);
+                } else {
+                    actions.add(action(cat, arms[i]));
+                    why.add(arms[i] + " failed: " + cat);
+                }
+            }
+            if (!noValue.isEmpty()) {
+                actions.add("run " + String.join(", ", noValue) + " (never ran here or produced nothing)");
+                why.add(String.join(", ", noValue) + ": no value, no failure recorded");
             }
             m.todo.add("| `" + row.commit() + "` | " + agent + " | " + row.status() + " | "
                     + String.join("; ", actions) + " | " + String.join("; ", why) + " |");
@@ -387,9 +348,6 @@ final class ReportModel implements AutoCloseable {
         }
 
         static String action(String category, String arm) {
-            if (category == null) {
-                return "run the " + arm + " arm (never ran or produced nothing)";
-            }
             FailureCategory c;
             try {
                 c = FailureCategory.valueOf(category);

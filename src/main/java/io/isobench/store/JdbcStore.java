@@ -555,15 +555,24 @@ final class JdbcStore implements Store {
 
     @Override
     public synchronized void forEachRun(RunFilter filter, Consumer<RunRecord> sink) {
-        StringBuilder where = new StringBuilder();
         List<Object> args = new ArrayList<>();
+        StringBuilder where = where(filter, args);
+        if (where == null) {
+            return;
+        }
+        streamRuns(where.toString(), args, filter.withMetrics(), sink);
+    }
+
+    /** WHERE clause for a filter (alias r), or null when the filter matches nothing. */
+    private static StringBuilder where(RunFilter filter, List<Object> args) {
+        StringBuilder where = new StringBuilder();
         if (filter.agent() != null) {
             where.append(where.isEmpty() ? " WHERE " : " AND ").append("r.agent = ?");
             args.add(Arm.normalizeAgent(filter.agent()));
         }
         if (filter.kinds() != null) {
             if (filter.kinds().isEmpty()) {
-                return;
+                return null;
             }
             where.append(where.isEmpty() ? " WHERE " : " AND ").append("r.kind IN (")
                     .append(String.join(", ", java.util.Collections.nCopies(filter.kinds().size(), "?"))).append(')');
@@ -573,7 +582,96 @@ final class JdbcStore implements Store {
             where.append(where.isEmpty() ? " WHERE " : " AND ").append("r.session_id = ?");
             args.add(filter.sessionId());
         }
-        streamRuns(where.toString(), args, filter.withMetrics(), sink);
+        return where;
+    }
+
+    @Override
+    public synchronized List<FailureCount> failureCounts(RunFilter filter, int examples) {
+        List<Object> args = new ArrayList<>();
+        StringBuilder where = where(filter, args);
+        if (where == null) {
+            return List.of();
+        }
+        String failed = (where.isEmpty() ? " WHERE " : where + " AND ")
+                + "r.status = 'FAILED' AND r.failure_category IS NOT NULL";
+        return plain("cannot count failures", c -> {
+            java.util.Map<String, long[]> counts = new java.util.TreeMap<>();
+            String armCase = "CASE WHEN r.arm = 'baseline' THEN 0 WHEN r.arm = 'human' THEN 1 ELSE 2 END";
+            try (PreparedStatement ps = c.prepareStatement("SELECT r.failure_category, " + armCase
+                    + ", count(*) FROM run r" + failed + " GROUP BY 1, 2")) {
+                bind(ps, args, 0);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        counts.computeIfAbsent(rs.getString(1), k -> new long[3])[rs.getInt(2)] = rs.getLong(3);
+                    }
+                }
+            }
+            List<FailureCount> out = new ArrayList<>();
+            int limit = Math.max(1, examples);
+            String ofCategory = " FROM run r" + failed + " AND r.failure_category = ?";
+            try (PreparedStatement commitsPs = c.prepareStatement("SELECT r.commit_short" + ofCategory
+                    + " AND r.commit_short IS NOT NULL GROUP BY r.commit_short ORDER BY "
+                    + dialect.textOrder("r.commit_short") + " LIMIT " + (limit + 1));
+                 PreparedStatement evidencePs = c.prepareStatement("SELECT r.failure_evidence, r.failure_detail"
+                    + ofCategory + " ORDER BY " + dialect.textOrder("r.commit_short") + " NULLS LAST, "
+                    + dialect.textOrder("r.run_id") + " LIMIT 1")) {
+                for (java.util.Map.Entry<String, long[]> e : counts.entrySet()) {
+                    List<String> commits = new ArrayList<>();
+                    bind(commitsPs, args, 0);
+                    commitsPs.setString(args.size() + 1, e.getKey());
+                    try (ResultSet rs = commitsPs.executeQuery()) {
+                        while (rs.next()) {
+                            commits.add(rs.getString(1));
+                        }
+                    }
+                    boolean more = commits.size() > limit;
+                    if (more) {
+                        commits = commits.subList(0, limit);
+                    }
+                    String evidence = null;
+                    bind(evidencePs, args, 0);
+                    evidencePs.setString(args.size() + 1, e.getKey());
+                    try (ResultSet rs = evidencePs.executeQuery()) {
+                        if (rs.next()) {
+                            String ev = rs.getString(1);
+                            evidence = ev == null || ev.isBlank() ? rs.getString(2) : ev;
+                        }
+                    }
+                    long[] n = e.getValue();
+                    out.add(new FailureCount(e.getKey(), n[0], n[1], n[2], evidence, List.copyOf(commits), more));
+                }
+            }
+            return out;
+        });
+    }
+
+    @Override
+    public synchronized long countRuns(RunFilter filter, String notesFragment) {
+        List<Object> args = new ArrayList<>();
+        StringBuilder where = where(filter, args);
+        if (where == null) {
+            return 0;
+        }
+        if (notesFragment != null) {
+            where.append(where.isEmpty() ? " WHERE " : " AND ").append("lower(r.notes) LIKE ?");
+            args.add("%" + notesFragment.toLowerCase(Locale.ROOT) + "%");
+        }
+        String sql = "SELECT count(*) FROM run r" + where;
+        return plain("cannot count runs", c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                bind(ps, args, 0);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return rs.getLong(1);
+                }
+            }
+        });
+    }
+
+    private static void bind(PreparedStatement ps, List<Object> args, int offset) throws SQLException {
+        for (int i = 0; i < args.size(); i++) {
+            ps.setObject(offset + i + 1, args.get(i));
+        }
     }
 
     private void streamRuns(String where, List<Object> args, boolean withMetrics, Consumer<RunRecord> sink) {

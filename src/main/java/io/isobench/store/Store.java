@@ -57,6 +57,30 @@ public interface Store extends AutoCloseable {
 
     long countRuns();
 
+    /**
+     * Runs matching the filter whose notes contain {@code notesFragment} (case-insensitive; null: every run),
+     * counted in the database.
+     */
+    long countRuns(RunFilter filter, String notesFragment);
+
+    /**
+     * Failed runs matching the filter, per category and arm, aggregated in the database (reports over millions of
+     * runs never stream them): with the first {@code examples} commits (by commit order) and the first evidence.
+     */
+    List<FailureCount> failureCounts(RunFilter filter, int examples);
+
+    /**
+     * Failed runs of one category: counts per arm, the first evidence, the first commits (by commit order) and
+     * whether more commits have this failure.
+     */
+    record FailureCount(String category, long baselineRuns, long humanRuns, long agentRuns, String exampleEvidence,
+                        List<String> exampleCommits, boolean moreCommits) {
+
+        public long runs() {
+            return baselineRuns + humanRuns + agentRuns;
+        }
+    }
+
     /** All sources, ordered by path then sourceId. */
     List<SourceRecord> sources();
 

@@ -45,6 +45,7 @@ public final class SyntheticStore {
                 st.executeUpdate("DELETE FROM run WHERE run_id LIKE '" + prefix + "%'");
                 st.executeUpdate(fill(TASKS_SQL, tasks, roundsPerArm, s, prefix, letter));
                 long runs = st.executeUpdate(fill(RUNS_SQL, tasks, roundsPerArm, s, prefix, letter));
+                st.executeUpdate(fill(LEGACY_EXTRA_SQL, tasks, roundsPerArm, s, prefix, letter));
                 long metrics = st.executeUpdate(fill(METRICS_SQL, tasks, roundsPerArm, s, prefix, letter));
                 return new long[] {runs, metrics};
             }
@@ -141,6 +142,17 @@ public final class SyntheticStore {
             ) x
             WHERE NOT (legacy AND r > 0)
             """.formatted(JdbcStore.RUN_COLUMNS, COMMIT_SHORT, COMMIT_LONG, MODE_NO);
+
+    /**
+     * Legacy rows carry their primary value per mode the way the legacy importer stores it ({@code primary_by_mode}
+     * in extra_json, the value as the decimal text "as parsed"), so the 3-way rules read them like imported data.
+     */
+    private static final String LEGACY_EXTRA_SQL = """
+            UPDATE run SET extra_json = '{"synthetic":true,"path":"synthetic/' || commit_short || '/' || arm
+                   || '","primary_by_mode":{"' || mode || '":{"value":"'
+                   || CAST(round(CAST(primary_value AS NUMERIC), 4) AS VARCHAR) || '","origin":"raw"}}}'
+            WHERE run_id LIKE '{PREFIX}%' AND kind = 'LEGACY' AND primary_value IS NOT NULL
+            """;
 
     private static final String METRICS_SQL = """
             INSERT INTO metric (run_id, seq, name, value, unit, better)

@@ -42,6 +42,8 @@ final class IsoBenchRows {
 
     private static final Pattern GPU_CONFIG = Pattern.compile("(?:[A-Za-z0-9_-]+\\s*[:x×]\\s*)?(\\d+)");
 
+    private static final Pattern GPU_CONFIG_COUNT_FIRST = Pattern.compile("(\\d+)\\s*[x×]\\s*[A-Za-z][A-Za-z0-9_-]*");
+
     private IsoBenchRows() {
     }
 
@@ -53,7 +55,8 @@ final class IsoBenchRows {
         if (m.matches()) {
             return Integer.parseInt(m.group(1));
         }
-        return null;
+        Matcher pre = GPU_CONFIG_COUNT_FIRST.matcher(gpuConfig.trim());
+        return pre.matches() ? Integer.valueOf(pre.group(1)) : null;
     }
 
     static boolean isLfsPointer(Path file) {

@@ -67,7 +67,7 @@ public final class LintReport {
         } else {
             m.put("model_size_estimate", null);
         }
-        m.put("server_argv", p.isServing() ? p.serverArgv() : null);
+        m.put("server_argv", p.serverArgv().isEmpty() ? null : p.serverArgv());
         m.put("client_argv", p.client() == null ? null : p.client().argv());
         List<Map<String, String>> fs = new ArrayList<>();
         for (Finding f : p.findings()) {

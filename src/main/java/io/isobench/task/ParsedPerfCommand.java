@@ -28,7 +28,9 @@ import java.util.Optional;
  * @param pipelineParallelSize {@code --pipeline-parallel-size}/{@code -pp}, default 1
  * @param dataParallelSize  {@code --data-parallel-size}/{@code -dp}, default 1
  * @param modelSize         the size estimate; null when the name gives no hint
- * @param serverFlags       serving only: the flags forwarded to the server (canonical names), never stripped
+ * @param serverFlags       the flags for the server (canonical names): serving — every flag that is not the client's,
+ *                          forwarded, never stripped; offline — the engine flags, so that a server started for the
+ *                          correctness gate runs the same engine configuration
  * @param client            serving only: the client workload in {@code vllm bench serve} names; null otherwise
  * @param findings          lint findings, errors first
  */
@@ -123,12 +125,13 @@ public record ParsedPerfCommand(
     }
 
     /**
-     * The server command for a serving task, without host and port:
-     * {@code python -m vllm.entrypoints.openai.api_server --model M <server flags>}. Empty for non-serving commands
-     * and for serving commands without a model.
+     * The server command, without host and port:
+     * {@code python -m vllm.entrypoints.openai.api_server --model M <server flags>}. Serving tasks are measured
+     * against it; offline tasks need it only for the correctness gate. Empty when there is no model or no
+     * recognised benchmark.
      */
     public List<String> serverArgv() {
-        if (!isServing() || model == null) {
+        if (mode == null || model == null) {
             return List.of();
         }
         List<String> out = new ArrayList<>();

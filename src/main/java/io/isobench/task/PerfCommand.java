@@ -282,6 +282,10 @@ public final class PerfCommand {
                     name = t.substring(0, eq);
                     value = t.substring(eq + 1);
                 }
+                if (value == null && name.matches("-O[0-3]")) { // -O3: compilation level, value attached
+                    value = name.substring(2);
+                    name = "-O";
+                }
                 String canonical = VllmFlags.ALIASES.getOrDefault(name, name);
                 if (value == null && k + 1 < w.size() && !isFlagLike(w.get(k + 1))) {
                     String next = w.get(k + 1);
@@ -403,6 +407,9 @@ public final class PerfCommand {
             }
             for (ParsedPerfCommand.Flag f : flags) {
                 String n = f.name();
+                if (VllmFlags.ENGINE.contains(n) && !scriptFlags.contains(n) && !n.equals("--model")) {
+                    addServer(f); // engine flags: the server for the correctness gate runs with the same engine config
+                }
                 if (scriptFlags.contains(n) || VllmFlags.ENGINE.contains(n)) {
                     continue;
                 }
@@ -544,7 +551,7 @@ public final class PerfCommand {
             List<String> redactedArgv = argv.stream().map(PerfCommand::redact).toList();
             return new ParsedPerfCommand(redact(raw), env, redactedArgv, tool, script, interpreter,
                     tool.mode().orElse(null), model, modelFromTask, flags, tp, pp, dp, size,
-                    tool.isServing() ? serverFlags : List.of(),
+                    serverFlags,
                     tool.isServing() ? new ClientConfig(clientFlags) : null, findings);
         }
 

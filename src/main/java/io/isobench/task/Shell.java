@@ -33,6 +33,7 @@ final class Shell {
         boolean inWord = false;
         boolean quoted = false;
         String error = null;
+        int backticks = 0;
         int n = text.length();
         int i = 0;
         while (i < n) {
@@ -67,8 +68,8 @@ final class Shell {
                     } else {
                         if (d == '$' && j + 1 < n && isExpansionStart(text.charAt(j + 1))) {
                             expansions.add(expansionAt(text, j));
-                        } else if (d == '`') {
-                            expansions.add("`");
+                        } else if (d == '`' && (backticks++ % 2 == 0)) {
+                            expansions.add("`…`");
                         }
                         word.append(d);
                         j++;
@@ -123,6 +124,9 @@ final class Shell {
                 while (j < n && j - i < 2 && text.charAt(j) == c) {
                     j++;
                 }
+                if ((c == '>' || c == '<') && j < n && text.charAt(j) == '&') {
+                    j++; // 2>&1: duplicate a descriptor
+                }
                 String op = text.substring(i, j);
                 operators.add(op);
                 if (c == '>' || c == '<') {
@@ -138,12 +142,20 @@ final class Shell {
                     current = new ArrayList<>();
                 }
                 i = j;
+            } else if (c == '$' && i + 1 < n && isExpansionStart(text.charAt(i + 1))) {
+                String e = expansionAt(text, i);
+                expansions.add(e);
+                word.append(e);
+                inWord = true;
+                i += e.length();
+            } else if (c == '`') {
+                int end = text.indexOf('`', i + 1);
+                String e = end < 0 ? text.substring(i) : text.substring(i, end + 1);
+                expansions.add(e);
+                word.append(e);
+                inWord = true;
+                i += e.length();
             } else {
-                if (c == '$' && i + 1 < n && isExpansionStart(text.charAt(i + 1))) {
-                    expansions.add(expansionAt(text, i));
-                } else if (c == '`') {
-                    expansions.add("`");
-                }
                 word.append(c);
                 inWord = true;
                 i++;

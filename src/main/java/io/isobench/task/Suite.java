@@ -20,6 +20,23 @@ public record Suite(Path file, EngineSpec engine, List<TaskSpec> tasks, List<Age
         agents = List.copyOf(agents);
     }
 
+    /** Tasks whose perf_command has no lint error: the ones a run executes. */
+    public List<TaskSpec> runnableTasks() {
+        return tasks.stream().filter(t -> !t.parsedCommand().hasErrors()).toList();
+    }
+
+    /** Tasks that are not run, each with its lint errors (the reason reported instead of a result). */
+    public java.util.Map<String, List<Finding>> notRunnable() {
+        java.util.Map<String, List<Finding>> out = new java.util.LinkedHashMap<>();
+        for (TaskSpec t : tasks) {
+            List<Finding> errors = t.parsedCommand().errors();
+            if (!errors.isEmpty()) {
+                out.put(t.id(), errors);
+            }
+        }
+        return java.util.Collections.unmodifiableMap(out);
+    }
+
     public Optional<TaskSpec> task(String id) {
         return tasks.stream().filter(t -> t.id().equals(id)).findFirst();
     }

@@ -52,14 +52,24 @@ public final class SuiteLoader {
     private final String fileLabel;
     private final Path baseDir;
     private final List<String> problems = new ArrayList<>();
+    private final boolean checkPaths;
 
-    private SuiteLoader(String fileLabel, Path baseDir) {
+    private SuiteLoader(String fileLabel, Path baseDir, boolean checkPaths) {
         this.fileLabel = fileLabel;
         this.baseDir = baseDir;
+        this.checkPaths = checkPaths;
     }
 
-    /** Loads and validates a suite file. */
+    /** Loads and validates a suite file; a local engine repo and every patch file must exist. */
     public static Suite load(Path file) {
+        return load(file, true);
+    }
+
+    /**
+     * Loads a suite; with {@code checkPaths} false a missing local engine repo or patch file is not an error (for
+     * {@code tasks lint}, which may run before the clone exists). Paths are still resolved.
+     */
+    public static Suite load(Path file, boolean checkPaths) {
         String text;
         try {
             text = Files.readString(file, StandardCharsets.UTF_8);
@@ -68,13 +78,13 @@ public final class SuiteLoader {
                     + ") (fix: give the path of a suite YAML file)", e);
         }
         Path abs = file.toAbsolutePath().normalize();
-        return new SuiteLoader(file.toString(), abs.getParent()).read(text, abs);
+        return new SuiteLoader(file.toString(), abs.getParent(), checkPaths).read(text, abs);
     }
 
     /** Parses suite text as if it were the file {@code file} (relative paths resolve against its folder). */
     public static Suite parse(String yamlText, Path file) {
         Path abs = file.toAbsolutePath().normalize();
-        return new SuiteLoader(file.toString(), abs.getParent()).read(yamlText, abs);
+        return new SuiteLoader(file.toString(), abs.getParent(), true).read(yamlText, abs);
     }
 
     private Suite read(String text, Path file) {
@@ -144,7 +154,7 @@ public final class SuiteLoader {
             return new EngineSpec(repo, null, name);
         }
         Path p = resolve(repo);
-        if (!Files.isDirectory(p)) {
+        if (checkPaths && !Files.isDirectory(p)) {
             problem(m.get("repo").getValueNode(), "engine.repo", "no such directory " + p
                     + " (fix: a local clone, relative to the suite's folder, or a git URL)");
             return null;
@@ -312,7 +322,7 @@ public final class SuiteLoader {
                             continue;
                         }
                         Path p = resolve(path);
-                        if (!Files.isRegularFile(p)) {
+                        if (checkPaths && !Files.isRegularFile(p)) {
                             problem(e.getValueNode(), pf, "no such file " + p
                                     + " (fix: a patch file, relative to the suite's folder)");
                             continue;

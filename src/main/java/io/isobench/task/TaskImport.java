@@ -3,7 +3,6 @@ package io.isobench.task;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -41,11 +40,11 @@ public final class TaskImport {
         List<IsoBenchRows.Row> rows = IsoBenchRows.read(file);
         List<TaskSpec> tasks = new ArrayList<>();
         Set<String> ids = new HashSet<>();
-        Set<String> agents = new LinkedHashSet<>();
+        java.util.Map<String, String> agents = new java.util.LinkedHashMap<>();
         List<String> notes = new ArrayList<>();
         for (IsoBenchRows.Row r : rows) {
             if (!IsoBenchRows.blank(r.agentName())) {
-                agents.add(r.agentName());
+                agents.putIfAbsent(io.isobench.Arm.normalizeAgent(r.agentName()), r.agentName().trim());
             }
             if (IsoBenchRows.blank(r.commit())) {
                 notes.add(file + ":" + r.line() + ": skipped: no commit_hash");
@@ -68,8 +67,9 @@ public final class TaskImport {
             String parent = IsoBenchRows.blank(r.parentCommit()) ? null : r.parentCommit().trim();
             tasks.add(new TaskSpec(id, commit, parent, perf, model, label, null, r.gpus(), null, null, 0));
         }
-        EngineSpec engine = new EngineSpec(repo, null, "vllm");
+        EngineSpec engine = new EngineSpec(repo, EngineSpec.looksLikeUrl(repo) ? null
+                : Path.of(repo).toAbsolutePath().normalize(), "vllm");
         Suite suite = new Suite(null, engine, tasks, List.of(), RunConfig.DEFAULT);
-        return new Result(suite, file, List.copyOf(agents), notes);
+        return new Result(suite, file, List.copyOf(agents.values()), notes);
     }
 }

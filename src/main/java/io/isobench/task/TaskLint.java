@@ -41,7 +41,7 @@ public final class TaskLint {
         }
         String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
         if (name.endsWith(".yaml") || name.endsWith(".yml")) {
-            return lintSuite(SuiteLoader.load(file));
+            return lintSuite(SuiteLoader.load(file, false));
         }
         if (name.endsWith(".jsonl") || name.endsWith(".json") || name.endsWith(".parquet") || name.endsWith(".csv")) {
             return lintRows(file);

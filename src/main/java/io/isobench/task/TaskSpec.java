@@ -61,15 +61,16 @@ public record TaskSpec(String id, String humanCommit, String parentCommit, Strin
     }
 
     /**
-     * The server argv for a serving task: the {@code server_command} template with {@code {model}}, {@code {host}},
-     * {@code {port}} and {@code {server_flags}} filled in, else the adapter's default. Empty for non-serving tasks.
+     * The server argv: the {@code server_command} template with {@code {model}}, {@code {host}}, {@code {port}} and
+     * {@code {server_flags}} filled in, else the adapter's default. Serving tasks are measured against it; offline
+     * tasks start it only for the correctness gate. Empty when the command names no model or no benchmark.
      */
     public List<String> serverArgv(String host, int port) {
         ParsedPerfCommand p = parsedCommand();
         if (serverCommand == null || serverCommand.isBlank()) {
             return p.serverArgv(host, port);
         }
-        if (!p.isServing()) {
+        if (p.serverArgv().isEmpty()) {
             return List.of();
         }
         List<String> out = new ArrayList<>();

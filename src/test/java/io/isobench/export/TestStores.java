@@ -137,6 +137,16 @@ final class TestStores {
             }
 
             @Override
+            public long countRuns(RunFilter filter, String notesFragment) {
+                return tx.countRuns(filter, notesFragment);
+            }
+
+            @Override
+            public java.util.List<FailureCount> failureCounts(RunFilter filter, int examples) {
+                return tx.failureCounts(filter, examples);
+            }
+
+            @Override
             public List<SourceRecord> sources() {
                 return tx.sources();
             }
@@ -229,6 +239,16 @@ final class TestStores {
         @Override
         public long countRuns() {
             return d.countRuns();
+        }
+
+        @Override
+        public long countRuns(RunFilter filter, String notesFragment) {
+            return d.countRuns(filter, notesFragment);
+        }
+
+        @Override
+        public java.util.List<FailureCount> failureCounts(RunFilter filter, int examples) {
+            return d.failureCounts(filter, examples);
         }
 
         @Override

@@ -54,7 +54,9 @@ class PerfCommandTest {
         assertThat(p.mode()).isEqualTo(Mode.LATENCY);
         assertThat(p.tensorParallelSize()).isEqualTo(4);
         assertThat(p.gpus()).isEqualTo(4);
-        assertThat(p.serverArgv()).isEmpty();
+        assertThat(p.serverArgv()).containsExactly("python3", "-m", "vllm.entrypoints.openai.api_server",
+                "--model", "meta-llama/Meta-Llama-3-70B", "--load-format", "dummy", "--enforce-eager",
+                "--tensor-parallel-size", "4");
         assertThat(p.client()).isNull();
         assertThat(p.benchmarkArgv()).startsWith("python3", "benchmarks/benchmark_latency.py").contains("-tp", "4");
         assertThat(p.findings()).isEmpty();
@@ -199,5 +201,16 @@ class PerfCommandTest {
         assertThat(codes(p)).containsExactly("UNKNOWN_FLAG");
         assertThat(p.findings().get(0).message()).contains("--multi-step-stream-outputs");
         assertThat(p.serverArgv()).endsWith("--multi-step");
+    }
+
+    @Test
+    void attachedAndEqualsValuesAreUnderstood() {
+        ParsedPerfCommand p = PerfCommand.parse("python benchmarks/benchmark_serving.py --model=facebook/opt-125m"
+                + " -tp=2 -O3 --num-prompts=10");
+        assertThat(p.model()).isEqualTo("facebook/opt-125m");
+        assertThat(p.gpus()).isEqualTo(2);
+        assertThat(p.serverArgv()).containsSubsequence("--tensor-parallel-size", "2", "--compilation-config", "3");
+        assertThat(p.client().get("--num-prompts")).contains("10");
+        assertThat(p.findings()).isEmpty();
     }
 }

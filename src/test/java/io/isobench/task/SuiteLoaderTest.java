@@ -196,4 +196,19 @@ class SuiteLoaderTest {
         assertThat(t.agents().get(0).patches()).isEqualTo(s.agents().get(0).patches());
         assertThat(t.run()).isEqualTo(s.run());
     }
+
+    @Test
+    void tasksWithLintErrorsAreNotRunnableAndCarryTheReason() throws IOException {
+        Suite s = SuiteLoader.load(write("""
+                engine: {repo: https://github.com/vllm-project/vllm}
+                tasks:
+                  - {id: ok, human_commit: a1, perf_command: "vllm bench latency --model facebook/opt-125m"}
+                  - {id: bad, human_commit: a2, perf_command: "python benchmarks/benchmark_latency.py --batch-size BS"}
+                  - {id: none, human_commit: a3}
+                """));
+        assertThat(s.runnableTasks()).extracting(TaskSpec::id).containsExactly("ok");
+        assertThat(s.notRunnable()).containsOnlyKeys("bad", "none");
+        assertThat(s.notRunnable().get("bad")).extracting(Finding::code).containsExactly("PLACEHOLDER");
+        assertThat(s.notRunnable().get("none")).extracting(Finding::code).containsExactly("NO_PERF_COMMAND");
+    }
 }
