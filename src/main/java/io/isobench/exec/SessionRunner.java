@@ -99,7 +99,7 @@ public final class SessionRunner {
 
     public static String newSessionId() {
         return "s" + DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT).format(Instant.now()
-                .atOffset(ZoneOffset.UTC)) + "-" + Long.toHexString(Double.doubleToLongBits(Math.random())).substring(0, 4);
+                .atOffset(ZoneOffset.UTC)) + "-" + String.format(Locale.ROOT, "%04x", new java.security.SecureRandom().nextInt(0x10000));
     }
 
     private Summary run() {
