@@ -25,6 +25,7 @@ import java.util.Locale;
                 TableCommand.class,
                 ReportCommand.class,
                 ExportCommand.class,
+                LoadgenCommand.class,
                 SynthCommand.class,
                 RunCommand.class,
                 DemoCommand.class,

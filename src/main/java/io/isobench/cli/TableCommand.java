@@ -1,14 +1,56 @@
 package io.isobench.cli;
 
 import io.isobench.IsobenchException;
+import io.isobench.legacy.TableFormat;
+import io.isobench.legacy.ThreeWayTable;
+import io.isobench.store.Store;
+import io.isobench.store.Stores;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
-@Command(name = "table", mixinStandardHelpOptions = true, description = "(being built)")
+@Command(name = "table", mixinStandardHelpOptions = true,
+        description = {"Print the 3-way table (baseline / human / agent) of one agent, one row per commit.",
+                "Columns: commit,status,pipeline,mode,metric,unit,better,baseline_value,human_value,agent_value,"
+                        + "human_delta_pct,agent_delta_pct,agent_vs_human_pct,comparability,issues."})
 final class TableCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--agent", required = true, paramLabel = "NAME",
+            description = "Agent whose rows to print ('-' and '_' are interchangeable).")
+    String agent;
+
+    @Option(names = "--format", paramLabel = "csv|md|json", defaultValue = "csv",
+            description = "Output format: csv (default, RFC 4180), md (Markdown table) or json (array of objects).")
+    TableFormat format;
+
     @Override
     public Integer call() {
-        throw new IsobenchException.EnvironmentMissing("'table' is not implemented yet");
+        Main main = (Main) spec.root().userObject();
+        String db = main.dbSpec();
+        if (!db.startsWith("jdbc:") && !Files.exists(Path.of(db))) {
+            throw new IsobenchException.BadInput("--db " + db + " does not exist: import results first"
+                    + " (isobench --db " + db + " import legacy DIR)");
+        }
+        try (Store store = Stores.open(db)) {
+            TableFormat.Writer w = format.open(main.out);
+            int[] n = {0};
+            ThreeWayTable.rows(store, agent, row -> {
+                w.row(row);
+                n[0]++;
+            });
+            w.end();
+            if (n[0] == 0) {
+                main.err.println("isobench: no 3-way rows for agent '" + agent + "' in " + store.describe());
+            }
+        }
+        return Main.OK;
     }
 }

@@ -59,8 +59,27 @@ public final class HfExporter {
     private HfExporter() {
     }
 
+    static final class Timing {
+        static long t = System.nanoTime();
+        static final boolean ON = Boolean.getBoolean("isobench.exportTiming");
+
+        static void mark(String what) {
+            long now = System.nanoTime();
+            if (ON) {
+                System.err.printf(Locale.ROOT, "[export timing] %s: %d ms%n", what, (now - t) / 1_000_000);
+            }
+            t = now;
+        }
+    }
+
     public static Summary export(Store store, Path outDir) {
+        return export(store, outDir, true);
+    }
+
+    /** {@code useSql = false} forces the streaming path even for DuckDB stores (tests compare both). */
+    static Summary export(Store store, Path outDir, boolean useSql) {
         long t0 = System.nanoTime();
+        Timing.t = t0;
         Path dataDir = outDir.resolve("data");
         try {
             Files.createDirectories(dataDir);
@@ -80,13 +99,38 @@ public final class HfExporter {
             st.execute("SET memory_limit = '1GB'");
             st.execute("CREATE TABLE hf (" + columnsDdl() + ", " + HIDDEN + ")");
             long[] counters = new long[4]; // runs, commits, seq, imported
-            try (DuckDBAppender app = ((DuckDBConnection) c).createAppender(DuckDBConnection.DEFAULT_SCHEMA, "hf")) {
-                Streamer s = new Streamer(app, counters);
-                store.forEachRun(new RunFilter(null, null, null, true), s::accept);
-                s.flush();
+            Connection sqlStore = useSql ? SqlRows.connect(store) : null;
+            if (sqlStore != null) {
+                // DuckDB store: rows from legacy/native runs are computed inside the store's database; only the
+                // (few) imported HF rows travel through Java.
+                Path computed = tmpDir.resolve("computed.parquet");
+                try (sqlStore) {
+                    SqlRows.writeComputed(sqlStore, computed);
+                }
+                Timing.mark("sql rows");
+                st.execute("INSERT INTO hf SELECT *, NULL, NULL FROM read_parquet('" + sqlString(computed.toString()) + "')");
+                try (DuckDBAppender app = ((DuckDBConnection) c).createAppender(DuckDBConnection.DEFAULT_SCHEMA, "hf")) {
+                    Streamer s = new Streamer(app, counters);
+                    store.forEachRun(new RunFilter(null, java.util.EnumSet.of(RunRecord.RunKind.HF_IMPORT), null, true), s::accept);
+                    s.flush();
+                }
+                counters[0] = store.countRuns();
+            } else {
+                try (DuckDBAppender app = ((DuckDBConnection) c).createAppender(DuckDBConnection.DEFAULT_SCHEMA, "hf")) {
+                    Streamer s = new Streamer(app, counters);
+                    store.forEachRun(new RunFilter(null, null, null, true), s::accept);
+                    s.flush();
+                }
             }
+            linkImportedRows(st);
+            counters[1] = count(st, "SELECT count(DISTINCT _commit) FROM hf");
+            Timing.mark("stream+build+append");
             fillImportedRows(store, c);
-            fillTasks(store, c);
+            Timing.mark("imported rows");
+            if (sqlStore == null) {
+                fillTasks(store, c);
+            }
+            Timing.mark("tasks");
             long rows = count(st, "SELECT count(*) FROM hf");
             long imported = count(st, "SELECT count(*) FROM hf WHERE _hf_row IS NOT NULL");
 
@@ -95,6 +139,7 @@ public final class HfExporter {
             String select = "SELECT " + columnList() + " FROM hf ORDER BY _commit, _agent NULLS FIRST, _seq";
             st.execute("COPY (" + select + ") TO '" + sqlString(parquetTmp.toString()) + "' (FORMAT parquet, COMPRESSION zstd)");
             st.execute("COPY (" + select + ") TO '" + sqlString(jsonlTmp.toString()) + "' (FORMAT json)");
+            Timing.mark("copy");
             DatasetCard.Stats stats = DatasetCard.stats(st, rows, Files.size(parquetTmp));
             Files.writeString(tmpDir.resolve("README.md"), DatasetCard.render(stats), StandardCharsets.UTF_8);
 
@@ -124,6 +169,9 @@ public final class HfExporter {
 
         void accept(RunRecord r) {
             counters[0]++;
+            if (r.commitShort() == null) {
+                return; // a run without a commit cannot be a row
+            }
             if (!current.isEmpty() && !Objects.equals(commit, r.commitShort())) {
                 flush();
             }
@@ -174,6 +222,28 @@ public final class HfExporter {
             case FLOAT64 -> app.append(((Number) v).doubleValue());
             case INT32 -> app.append(((Number) v).intValue());
         }
+    }
+
+    /**
+     * An imported row whose commit and agent also have legacy or native runs takes its isobench columns from the
+     * row computed from those runs (keeping its own agent model), and the computed row is dropped: one row per
+     * (commit, agent).
+     */
+    private static void linkImportedRows(Statement st) throws SQLException {
+        StringBuilder set = new StringBuilder();
+        for (HfSchema.Column col : HfSchema.ISOBENCH) {
+            if (col.name().equals("isobench_agent_model")) {
+                continue;
+            }
+            if (!set.isEmpty()) {
+                set.append(", ");
+            }
+            set.append(quote(col.name())).append(" = c.").append(quote(col.name()));
+        }
+        st.execute("UPDATE hf SET " + set + " FROM (SELECT * FROM hf WHERE _hf_row IS NULL) c"
+                + " WHERE hf._hf_row IS NOT NULL AND hf._commit = c._commit AND hf._agent = c._agent");
+        st.execute("DELETE FROM hf WHERE _hf_row IS NULL AND EXISTS (SELECT 1 FROM hf h WHERE h._hf_row IS NOT NULL"
+                + " AND h._commit = hf._commit AND h._agent = hf._agent)");
     }
 
     /**

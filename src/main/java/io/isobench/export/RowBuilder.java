@@ -37,6 +37,7 @@ final class RowBuilder {
     private static final Set<String> ONE_INVOCATION = Set.of("rerun_4_fixable", "docker_3way", "modal");
     static final double LEGACY_BAND_PCT = 5.0;
     static final String SINGLE_RUN_RULE = "single-run legacy data, ±5 % band";
+    static final String ROUNDS_RULE = "rounds: medians exported; CI/verdicts not computed by this export";
 
     /** A row of the export: either a reference to an imported HF row or computed v5 values; plus isobench columns. */
     record Built(String commitShort, String agent, String hfRowSha, Object[] v5, Object[] iso) {
@@ -156,17 +157,22 @@ final class RowBuilder {
     /** The runs of one (commit, agent, pipeline): per arm, the runs over rounds. */
     static final class Group {
         final String pipeline;
-        final Map<String, List<RunRecord>> byArm = new HashMap<>();
+        /** Arms in a fixed order (baseline, human, agent, then others as met) so "first" means the same everywhere. */
+        final Map<String, List<RunRecord>> byArm = new LinkedHashMap<>();
         final Mode mode;
         /** Set for published rows, whose comparability follows from their data source. */
         String forcedComparability;
 
         private Group(String pipeline, List<RunRecord> runs) {
             this.pipeline = pipeline;
+            byArm.put("baseline", new ArrayList<>());
+            byArm.put("human", new ArrayList<>());
+            byArm.put("agent", new ArrayList<>());
             for (RunRecord r : runs) {
                 String arm = r.arm().startsWith("agent:") ? "agent" : r.arm();
                 byArm.computeIfAbsent(arm, k -> new ArrayList<>()).add(r);
             }
+            byArm.values().removeIf(List::isEmpty);
             Map<String, Integer> modes = new HashMap<>();
             for (RunRecord r : runs) {
                 if (r.mode() != null) {
@@ -414,7 +420,7 @@ final class RowBuilder {
                 // here, only arms without valid runs get a verdict and the rule says so.
                 set(iso, "isobench_human_verdict", value("human") == null && byArm.containsKey("human") ? "failed" : null);
                 set(iso, "isobench_agent_verdict", value("agent") == null && byArm.containsKey("agent") ? "failed" : null);
-                set(iso, "isobench_verdict_rule", "rounds: medians exported; CI/verdicts not computed by this export");
+                set(iso, "isobench_verdict_rule", ROUNDS_RULE);
             }
             List<String> issues = new ArrayList<>();
             if ("cross_run".equals(comparability)) {

@@ -120,8 +120,8 @@ final class Extractor {
 
     private static Extracted r9(FormatDetector.Detection det, JsonNode root) {
         List<RunDraft> runs = modalArms(det, root, null, 0, RunKind.LEGACY_SINGLE_VERSION, true);
-        // SGLang trees hold the human arm only: keep arms that have something.
-        runs.removeIf(r -> !r.arm.equals("human") && r.status == RunStatus.NOT_RUN);
+        // SGLang results are human-only runs of the engine (no baseline, no agent patch): keep the human arm.
+        runs.removeIf(r -> !r.arm.equals("human"));
         runs.forEach(r -> r.notes.add("SGLang engine run"));
         TaskInfo task = new TaskInfo(firstText(root, "full_commit", "commit"), text(root, "parent_commit"),
                 text(root, "subject"), text(root, "perf_command"), text(root, "model"), text(root, "gpu_config"),
@@ -192,7 +192,9 @@ final class Extractor {
                     && mode == null) {
                 d.status = RunStatus.SUCCESS;
                 d.notes.add("no primary metric: the mode is unknown");
-            } else if (namedArm != null && !namedArm.equals(arm) && !ran) {
+            } else if (namedArm != null && !namedArm.equals(arm) && (raw == null || raw.isBlank()) && armError == null
+                    && (metrics == null || metrics.isNull() || metrics.isObject() && metrics.isEmpty())) {
+                // Another arm's failure stopped the invocation; an empty {} placeholder is not evidence of a run.
                 d.status = RunStatus.NOT_RUN;
             } else if (!ran && isSuccess(status)) {
                 d.status = RunStatus.NOT_RUN;
@@ -333,7 +335,8 @@ final class Extractor {
             JsonNode a = results.get(arm);
             RunDraft d = new RunDraft();
             d.arm = arm;
-            d.commit = firstNonNull(text(a, "commit_hash"), commit);
+            d.commit = commit; // the task's commit: an arm's own commit_hash may name the version it ran
+            putIfText(d, "arm_commit_hash", text(a, "commit_hash"));
             if (a == null || !a.isObject()) {
                 d.status = RunStatus.NOT_RUN;
                 d.mode = common;

@@ -60,23 +60,7 @@ public final class LegacyImporter {
     /** Imports every regular file under {@code root}. Throws {@link IsobenchException.BadInput} for a bad root. */
     public ImportSummary importTree(Path root) {
         long t0 = System.nanoTime();
-        if (!Files.exists(root)) {
-            throw new IsobenchException.BadInput("import root '" + root + "' does not exist (give a results tree"
-                    + " or a folder above it)");
-        }
-        if (!Files.isDirectory(root)) {
-            throw new IsobenchException.BadInput("import root '" + root + "' is not a directory (give a results tree"
-                    + " or a folder above it)");
-        }
-        List<Path> files;
-        try (Stream<Path> s = Files.walk(root)) {
-            files = s.filter(Files::isRegularFile).sorted().toList();
-        } catch (IOException e) {
-            throw new IsobenchException.BadInput("import root '" + root + "' cannot be read: " + e.getMessage(), e);
-        }
-        if (files.isEmpty()) {
-            throw new IsobenchException.BadInput("import root '" + root + "' is empty (no files to import)");
-        }
+        List<Path> files = checkRoot(root);
         Path absRoot = root.toAbsolutePath().normalize();
         // One read of the sources instead of a query per file (one row per imported file: small even for big stores).
         known = new java.util.HashMap<>();
@@ -89,20 +73,38 @@ public final class LegacyImporter {
             ImportSummary.FileOutcome o;
             try {
                 o = importFile(file, path);
-            } catch (IsobenchException e) {
-                throw e;
             } catch (IOException | UncheckedIOException e) {
                 o = new ImportSummary.FileOutcome(path, FormatDetector.detect(path).format().id(),
                         ImportSummary.Outcome.REFUSED, "cannot be read: " + e.getMessage(), 0);
-            } catch (RuntimeException e) {
-                // Never let one file stop the walk; say exactly what failed.
-                o = new ImportSummary.FileOutcome(path, FormatDetector.detect(path).format().id(),
-                        ImportSummary.Outcome.REFUSED, "could not be imported: " + e, 0);
-                note("isobench: " + path + ": " + e);
             }
             outcomes.add(o);
         }
         return new ImportSummary(root.toString(), outcomes, (System.nanoTime() - t0) / 1_000_000);
+    }
+
+    /**
+     * Checks an import root and lists its regular files (sorted).
+     *
+     * @throws IsobenchException.BadInput when it is missing, not a directory, unreadable or holds no file
+     */
+    public static List<Path> checkRoot(Path root) {
+        if (!Files.exists(root)) {
+            throw new IsobenchException.BadInput("import root '" + root + "' does not exist (give a results tree"
+                    + " or a folder above it)");
+        }
+        if (!Files.isDirectory(root)) {
+            throw new IsobenchException.BadInput("import root '" + root + "' is not a directory (give a results tree"
+                    + " or a folder above it)");
+        }
+        try (Stream<Path> s = Files.walk(root)) {
+            List<Path> files = s.filter(Files::isRegularFile).sorted().toList();
+            if (files.isEmpty()) {
+                throw new IsobenchException.BadInput("import root '" + root + "' is empty (no files to import)");
+            }
+            return files;
+        } catch (IOException | UncheckedIOException e) {
+            throw new IsobenchException.BadInput("import root '" + root + "' cannot be read: " + e.getMessage(), e);
+        }
     }
 
     /**
@@ -172,6 +174,8 @@ public final class LegacyImporter {
             parsed = LenientJson.parse(text);
         } catch (LenientJson.Unrecoverable e) {
             return refuse(path, sha, sourceId, det, agent, text, e.getMessage());
+        } catch (RuntimeException | StackOverflowError e) {
+            return refuse(path, sha, sourceId, det, agent, text, "could not be read: " + e);
         }
         FormatDetector.Detection d2 = det;
         if (det.microOrNative()) {
@@ -185,6 +189,9 @@ public final class LegacyImporter {
             ex = Extractor.extract(d2, parsed.root());
         } catch (Extractor.WrongShape e) {
             return refuse(path, sha, sourceId, d2, agent, text, e.getMessage());
+        } catch (RuntimeException e) {
+            note("isobench: " + path + ": " + e);
+            return refuse(path, sha, sourceId, d2, agent, text, "could not be read: " + e);
         }
         List<String> sidecars = new ArrayList<>();
         if (d2.microOrNative()) {
@@ -203,10 +210,18 @@ public final class LegacyImporter {
         Path json = file.resolveSibling("benchmark_result.json");
         if (Files.isRegularFile(json)) {
             // Its content is stored here; the result JSON's runs reference it.
-            String id = det.format().id();
+            String id;
+            try {
+                String sibling = Files.readString(json, StandardCharsets.UTF_8);
+                id = sibling.contains("\"baseline_ms\"") || sibling.contains("\"baseline_output\"")
+                        ? LegacyFormat.R11.id() : LegacyFormat.R12.id();
+            } catch (IOException | UncheckedIOException e) {
+                id = det.format().id();
+            }
+            String formatId = id;
             store.inTransaction(tx -> {
                 String art = tx.putArtifact("legacy-log", Redactor.redact(text).getBytes(StandardCharsets.UTF_8));
-                tx.putSource(new SourceRecord(sourceId, "R11/R12-sidecar", path, sha, null, null, agent, "imported",
+                tx.putSource(new SourceRecord(sourceId, formatId, path, sha, null, null, agent, "imported",
                         "log beside " + json.getFileName(), art));
                 return null;
             });
@@ -249,29 +264,41 @@ public final class LegacyImporter {
         String formatId = det.format().id();
         String fileAgent = det.engine().equals("sglang") ? null : agent;
         String outcome = recovered ? "recovered" : "imported";
-        int count = store.inTransaction(tx -> {
-            String contentArt = tx.putArtifact("legacy-source", Redactor.redact(text).getBytes(StandardCharsets.UTF_8));
+        // Everything is built before the transaction: a file that cannot be turned into records is refused with
+        // the reason; a store that cannot write stops the import (it is not the file's fault).
+        Map<String, Pending> artifacts = new java.util.LinkedHashMap<>();
+        List<RunRecord> records = new ArrayList<>();
+        String contentArt;
+        try {
+            contentArt = pending(artifacts, "legacy-source", text);
             ObjectNode sidecarArts = LenientJson.MAPPER.createObjectNode();
             for (String name : sidecars) {
                 try {
-                    String s = Files.readString(file.resolveSibling(name), StandardCharsets.UTF_8);
-                    sidecarArts.put(name, tx.putArtifact("legacy-log", Redactor.redact(s).getBytes(StandardCharsets.UTF_8)));
-                } catch (IOException e) {
+                    sidecarArts.put(name, pending(artifacts, "legacy-log",
+                            Files.readString(file.resolveSibling(name), StandardCharsets.UTF_8)));
+                } catch (IOException | UncheckedIOException e) {
                     sidecarArts.put(name, "unreadable: " + e.getMessage());
                 }
             }
-            List<RunRecord> records = new ArrayList<>();
             for (RunDraft d : ex.runs()) {
-                records.add(toRecord(d, tx, path, sourceId, formatId, ex, fileAgent, recovery, sidecarArts));
+                records.add(toRecord(d, artifacts, path, det.commit(), sourceId, formatId, ex, fileAgent, recovery,
+                        sidecarArts));
+            }
+        } catch (RuntimeException e) {
+            note("isobench: " + path + ": " + e);
+            return refuse(path, sha, sourceId, det, agent, text, "could not be imported: " + e);
+        }
+        int count = store.inTransaction(tx -> {
+            for (Pending a : artifacts.values()) {
+                tx.putArtifact(a.kind(), a.bytes());
             }
             tx.putRuns(records);
-            int n = records.size();
             if (ex.task() != null) {
                 putTask(tx, ex.task(), det.commit(), tasksSeen);
             }
             tx.putSource(new SourceRecord(sourceId, formatId, path, sha, ex.pipeline(), sourceId, fileAgent,
                     outcome, recovery, contentArt));
-            return n;
+            return records.size();
         });
         if (recovered) {
             note("isobench: " + path + ": " + recovery);
@@ -280,7 +307,19 @@ public final class LegacyImporter {
                 recovered ? ImportSummary.Outcome.RECOVERED : ImportSummary.Outcome.IMPORTED, recovery, count);
     }
 
-    private RunRecord toRecord(RunDraft d, Store tx, String path, String sourceId, String formatId,
+    /** An artifact to store with the file's transaction. */
+    private record Pending(String kind, byte[] bytes) {
+    }
+
+    /** Redacts, queues and returns the sha256 the store will give the artifact (content-addressed). */
+    private static String pending(Map<String, Pending> artifacts, String kind, String text) {
+        byte[] bytes = Redactor.redact(text).getBytes(StandardCharsets.UTF_8);
+        String sha = sha256(bytes);
+        artifacts.putIfAbsent(sha, new Pending(kind, bytes));
+        return sha;
+    }
+
+    private RunRecord toRecord(RunDraft d, Map<String, Pending> artifacts, String path, String pathCommit, String sourceId, String formatId,
                                Extractor.Extracted ex, String fileAgent, String recovery, ObjectNode sidecarArts) {
         String agent = d.agentOverride != null ? d.agentOverride : fileAgent;
         String armLabel = switch (d.arm) {
@@ -288,12 +327,18 @@ public final class LegacyImporter {
             case "human" -> "human";
             default -> "agent:" + (agent == null ? "unknown" : agent);
         };
-        String commit = d.commit == null ? null : d.commit.toLowerCase(Locale.ROOT);
+        String commit = d.commit == null ? pathCommit : d.commit.strip().toLowerCase(Locale.ROOT);
+        if (pathCommit != null && commit != null && !commit.startsWith(pathCommit) && !pathCommit.startsWith(commit)) {
+            // The file name is what the old pipelines keyed on; keep the content's id as evidence.
+            d.notes.add("commit in the file (" + commit + ") differs from the file name (" + pathCommit + ")");
+            d.extra.put("file_commit", commit);
+            commit = pathCommit;
+        }
         String commitShort = commit == null ? null : commit.substring(0, Math.min(8, commit.length()));
         String runId = "legacy-" + sha256((path + "#" + d.index + "#" + d.arm).getBytes(StandardCharsets.UTF_8))
                 .substring(0, 32);
         String logArt = d.raw == null || d.raw.isEmpty() ? null
-                : tx.putArtifact("legacy-raw", Redactor.redact(d.raw).getBytes(StandardCharsets.UTF_8));
+                : pending(artifacts, "legacy-raw", d.raw);
         ObjectNode extra = d.extra;
         extra.put("format", formatId);
         extra.put("path", path);

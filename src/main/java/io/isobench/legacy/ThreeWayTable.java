@@ -65,8 +65,17 @@ public final class ThreeWayTable {
                         boolean outputTokS, String path) {
 
         Value value(Mode m) {
-            if (m == null || byMode == null) {
+            if (m == null) {
                 return null;
+            }
+            if (byMode == null) {
+                // Runs stored without per-mode candidates (other writers, synthetic stores): their own primary value
+                // counts for their own mode.
+                if (m != mode || run.primaryValue() == null || !Double.isFinite(run.primaryValue())) {
+                    return null;
+                }
+                String text = java.math.BigDecimal.valueOf(run.primaryValue()).toPlainString();
+                return new Value(text, run.primaryValue(), run.primaryOrigin(), run.runId());
             }
             JsonNode v = byMode.get(m.label());
             if (v == null || !v.hasNonNull("value")) {
@@ -265,11 +274,15 @@ public final class ThreeWayTable {
         }
         Mode mode = Mode.fromLabel(r.mode()).filter(m -> m != Mode.MICRO).orElse(null);
         JsonNode byMode = extra == null ? null : extra.get("primary_by_mode");
+        if (byMode != null && !byMode.isObject()) {
+            byMode = null;
+        }
         String workload = null;
         if (r.workload() != null && extra != null && extra.path("serving_block").asBoolean(false)) {
             try {
                 JsonNode w = LenientJson.MAPPER.readTree(r.workload());
-                if (w.hasNonNull("successful_requests") || w.hasNonNull("total_input_tokens")) {
+                // Only a complete fingerprint is compared (a head-truncated raw may have lost a row).
+                if (w.hasNonNull("successful_requests") && w.hasNonNull("total_input_tokens")) {
                     workload = w.path("successful_requests").asText("-") + "/" + w.path("total_input_tokens").asText("-");
                 }
             } catch (JsonProcessingException e) {

@@ -44,8 +44,12 @@ final class ConsoleText {
 
         /** Segments and de-glued remainders, each stripped of leading/trailing whitespace, never empty. */
         List<String> pieces() {
-            List<String> out = new ArrayList<>(2);
             int n = text.length();
+            if (n <= MAX_PIECE_CHARS && text.indexOf('\r') < 0 && text.indexOf("%|") < 0) {
+                String t = text.strip();
+                return t.isEmpty() ? List.of() : List.of(t);
+            }
+            List<String> out = new ArrayList<>(2);
             int start = 0;
             while (start <= n) {
                 int cr = text.indexOf('\r', start);
@@ -97,11 +101,16 @@ final class ConsoleText {
 
     /** Splits on {@code \n} after removing ANSI escapes and control characters (tab and {@code \r} are kept). */
     static List<Line> lines(String raw) {
+        return lines(raw, true);
+    }
+
+    /** As {@link #lines(String)}; {@code strip = false} when the caller already removed control characters. */
+    static List<Line> lines(String raw, boolean strip) {
         List<Line> out = new ArrayList<>();
         if (raw == null || raw.isEmpty()) {
             return out;
         }
-        String clean = stripControls(raw);
+        String clean = strip ? stripControls(raw) : raw;
         int n = clean.length();
         int start = 0;
         int number = 1;

@@ -2,12 +2,10 @@ package io.isobench.parse;
 
 import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * Classifies a failed run into exactly one {@link FailureCategory} (DESIGN.md §7), with a short detail and the
@@ -32,8 +30,6 @@ public final class FailureClassifier {
     /** Evidence lines kept per failure (the first ones, in text order). */
     static final int MAX_EVIDENCE = 8;
     private static final int UNKNOWN_TAIL_LINES = 3;
-    /** Lines longer than this are matched on their head and tail windows only. */
-    private static final int MATCH_WINDOW = 16_384;
 
     private FailureClassifier() {
     }
@@ -62,33 +58,27 @@ public final class FailureClassifier {
             return Optional.empty();
         }
         Map<FailureCategory, Hit> hits = new EnumMap<>(FailureCategory.class);
-        String st = status == null ? "" : status.strip();
+        String st = status == null ? "" : ConsoleText.stripControls(status).strip();
+        String err = error == null ? "" : ConsoleText.stripControls(error);
+        String raw = rawText == null ? "" : ConsoleText.stripControls(rawText);
         if (!st.isEmpty()) {
-            match(st, "status: " + st, true, hits);
+            match(st, 0, true, "status: ", hits);
         }
-        List<ConsoleText.Line> errorLines = ConsoleText.lines(error);
-        for (ConsoleText.Line l : errorLines) {
-            match(l.text(), l.evidence(), true, hits);
-        }
-        List<ConsoleText.Line> rawLines = ConsoleText.lines(rawText);
-        for (ConsoleText.Line l : rawLines) {
-            match(l.text(), l.evidence(), false, hits);
-        }
+        match(err, 1, true, "", hits);
+        match(raw, 2, false, "", hits);
         if (parsed.emptyResultBlock()) {
             Hit h = hits.computeIfAbsent(FailureCategory.NO_METRICS,
                     c -> new Hit(Integer.MAX_VALUE, "serving result block without metric rows: no metrics"));
-            for (ConsoleText.Line l : rawLines) {
-                if (l.text().contains("Serving Benchmark Result")) {
-                    h.add(l.evidence());
-                    break;
-                }
+            int at = raw.indexOf("Serving Benchmark Result");
+            if (at >= 0) {
+                h.add(key(2, lineStart(raw, at)), evidence(raw, at, ""));
             }
         }
         if (hits.isEmpty()) {
             if (st.equalsIgnoreCase("success")) {
                 return Optional.empty();
             }
-            return Optional.of(unknown(st, errorLines, rawLines));
+            return Optional.of(unknown(st, err, raw));
         }
         FailureCategory best = null;
         for (Map.Entry<FailureCategory, Hit> e : hits.entrySet()) {
@@ -98,9 +88,9 @@ public final class FailureClassifier {
             }
         }
         Hit win = hits.get(best);
+        List<String> evidence = win.evidence();
         StringBuilder detail = new StringBuilder(win.description);
-        String first = win.bestLine != null ? win.bestLine
-                : win.evidence.isEmpty() ? "" : win.evidence.iterator().next();
+        String first = win.bestLine != null ? win.bestLine : evidence.isEmpty() ? "" : evidence.get(0);
         if (!first.isEmpty()) {
             detail.append(": ").append(first.length() > 200 ? first.substring(0, 200) + "…" : first);
         }
@@ -113,7 +103,7 @@ public final class FailureClassifier {
         if (!also.isEmpty()) {
             detail.append(" (also seen: ").append(String.join(", ", also)).append(')');
         }
-        return Optional.of(new Failure(best, detail.toString(), new ArrayList<>(win.evidence)));
+        return Optional.of(new Failure(best, detail.toString(), evidence));
     }
 
     private static final class Hit {
@@ -121,68 +111,266 @@ public final class FailureClassifier {
         String description;
         /** The line matched by the signature that gave {@code description}. */
         String bestLine;
-        final Set<String> evidence = new LinkedHashSet<>();
+        /** Evidence by (source, line start): text order, one entry per line. */
+        private final TreeMap<Long, String> lines = new TreeMap<>();
 
         Hit(int order, String description) {
             this.order = order;
             this.description = description;
         }
 
-        void add(String line) {
-            if (evidence.size() < MAX_EVIDENCE) {
-                evidence.add(line);
+        void add(long key, String line) {
+            lines.putIfAbsent(key, line);
+        }
+
+        List<String> evidence() {
+            List<String> out = new ArrayList<>();
+            for (String l : lines.values()) {
+                if (out.size() == MAX_EVIDENCE) {
+                    break;
+                }
+                if (!out.contains(l)) {
+                    out.add(l);
+                }
             }
+            return out;
         }
     }
 
-    private static void match(String text, String evidence, boolean hint, Map<FailureCategory, Hit> hits) {
+    private static long key(int source, int lineStart) {
+        return ((long) source << 40) | lineStart;
+    }
+
+    /**
+     * Searches every signature's needle through the whole text (one {@code indexOf} sweep per signature), checks
+     * its regex on a bounded window of the line around each occurrence, and records at most
+     * {@link #MAX_EVIDENCE} lines per signature. Linear in the text length.
+     */
+    private static final NeedleScanner SCANNER =
+            new NeedleScanner(FailureSignatures.ALL.stream().map(FailureSignatures.Signature::needle).toList());
+
+    private static void match(String text, int source, boolean hint, String prefix, Map<FailureCategory, Hit> hits) {
         if (text.isBlank()) {
             return;
         }
-        if (text.length() <= 2 * MATCH_WINDOW) {
-            matchWindow(text, evidence, hint, hits);
-        } else {
-            matchWindow(text.substring(0, MATCH_WINDOW), evidence, hint, hits);
-            matchWindow(text.substring(text.length() - MATCH_WINDOW), evidence, hint, hits);
-        }
-    }
-
-    private static void matchWindow(String text, String evidence, boolean hint, Map<FailureCategory, Hit> hits) {
-        String lower = text.toLowerCase(Locale.ROOT);
         List<FailureSignatures.Signature> table = FailureSignatures.ALL;
-        for (int i = 0; i < table.size(); i++) {
-            FailureSignatures.Signature s = table.get(i);
-            if (s.matches(text, lower, hint)) {
-                final int order = i;
-                Hit h = hits.computeIfAbsent(s.category(), c -> new Hit(order, s.description()));
-                if (h.bestLine == null && h.order == order) {
-                    h.bestLine = evidence;
+        if (hint) {
+            String whole = asciiLower(text.strip());
+            for (int i = 0; i < table.size(); i++) {
+                if (table.get(i).whole() && whole.equals(table.get(i).needle())) {
+                    record(hits, table.get(i), i, source, 0, evidence(text, 0, prefix));
                 }
-                if (order < h.order) {
-                    h.order = order;
-                    h.description = s.description();
-                    h.bestLine = evidence;
-                }
-                h.add(evidence);
             }
         }
+        SCANNER.scan(text, new Occurrences(text, source, hint, prefix, hits));
     }
 
-    private static Failure unknown(String status, List<ConsoleText.Line> errorLines, List<ConsoleText.Line> rawLines) {
+    /** Handles the scanner's occurrences (in text order): context checks, evidence, at most MAX_EVIDENCE per signature. */
+    private static final class Occurrences implements NeedleScanner.Sink {
+        private final String text;
+        private final int source;
+        private final boolean hint;
+        private final String prefix;
+        private final Map<FailureCategory, Hit> hits;
+        private final int[] found = new int[FailureSignatures.ALL.size()];
+        private final int[] skipUntil = new int[FailureSignatures.ALL.size()];
+        private final Follow[] follows = new Follow[FailureSignatures.ALL.size()];
+        private String lower;
+        private int ls;
+        private int le = -1; // bounds of the line of the current occurrence, found once per line (linear overall)
+
+        Occurrences(String text, int source, boolean hint, String prefix, Map<FailureCategory, Hit> hits) {
+            this.text = text;
+            this.source = source;
+            this.hint = hint;
+            this.prefix = prefix;
+            this.hits = hits;
+        }
+
+        @Override
+        public void occurrence(int k, int pos) {
+            FailureSignatures.Signature s = FailureSignatures.ALL.get(k);
+            if (s.whole() || s.scope() == FailureSignatures.Scope.HINT && !hint || found[k] >= MAX_EVIDENCE
+                    || pos < skipUntil[k]) {
+                return;
+            }
+            if (pos > le) {
+                ls = lineStart(text, pos, le + 1);
+                le = text.indexOf('\n', pos);
+                if (le < 0) {
+                    le = text.length();
+                }
+            }
+            if (!s.after().isEmpty() || !s.before().isEmpty()) {
+                if (lower == null) {
+                    lower = asciiLower(text);
+                }
+                int end = pos + s.needle().length();
+                if (!s.after().isEmpty()) {
+                    if (follows[k] == null) {
+                        follows[k] = new Follow(lower, s.after());
+                    }
+                    if (!follows[k].within(end, Math.min(le, end + s.within()))) {
+                        return;
+                    }
+                }
+                if (!s.before().isEmpty() && !endsBefore(lower, s.before(), Math.max(ls, pos - s.within()), pos)) {
+                    return;
+                }
+            }
+            record(hits, s, k, source, ls, evidence(text, pos, ls, le, prefix));
+            found[k]++;
+            skipUntil[k] = le + 1;
+        }
+    }
+
+    private static void record(Map<FailureCategory, Hit> hits, FailureSignatures.Signature s, int order, int source,
+                               int lineStart, String line) {
+        Hit h = hits.computeIfAbsent(s.category(), c -> new Hit(order, s.description()));
+        if (order < h.order || h.bestLine == null && h.order == order) {
+            h.order = order;
+            h.description = s.description();
+            h.bestLine = line;
+        }
+        h.add(key(source, lineStart), line);
+    }
+
+    /**
+     * "One of these words starts in [from, limit)". Remembers the next occurrence of each word, so that a needle
+     * repeated all over a huge line costs amortised linear time, not needle count × distance.
+     */
+    private static final class Follow {
+        private final String lower;
+        private final List<String> words;
+        private final int[] next;
+
+        Follow(String lower, List<String> words) {
+            this.lower = lower;
+            this.words = words;
+            this.next = new int[words.size()];
+            java.util.Arrays.fill(next, -2);
+        }
+
+        boolean within(int from, int limit) {
+            for (int w = 0; w < words.size(); w++) {
+                if (next[w] == -1) {
+                    continue; // no occurrence anywhere after an earlier search point
+                }
+                if (next[w] < from) {
+                    next[w] = lower.indexOf(words.get(w), from);
+                }
+                if (next[w] >= 0 && next[w] + words.get(w).length() <= limit) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    /** One of {@code words} lies entirely in [from, to). The span is short (a signature's {@code within}). */
+    private static boolean endsBefore(String lower, List<String> words, int from, int to) {
+        for (String w : words) {
+            for (int i = to - w.length(); i >= from; i--) {
+                if (lower.startsWith(w, i)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static int lineStart(String text, int pos) {
+        return text.lastIndexOf('\n', pos) + 1;
+    }
+
+    /** Start of the line holding {@code pos}, searching back no further than {@code floor}. */
+    private static int lineStart(String text, int pos, int floor) {
+        for (int i = pos - 1; i >= floor; i--) {
+            if (text.charAt(i) == '\n') {
+                return i + 1;
+            }
+        }
+        return floor;
+    }
+
+    /** The evidence line around {@code pos}: its {@code \r}-segment (what the terminal showed), whole up to a cap. */
+    private static String evidence(String text, int pos, String prefix) {
+        int le = text.indexOf('\n', pos);
+        return evidence(text, pos, lineStart(text, pos), le < 0 ? text.length() : le, prefix);
+    }
+
+    private static String evidence(String text, int pos, int ls, int le, String prefix) {
+        int ss = ls;
+        for (int i = Math.min(pos, le) - 1; i >= ls; i--) {
+            if (text.charAt(i) == '\r') {
+                ss = i + 1;
+                break;
+            }
+        }
+        int se = le;
+        for (int i = ss; i < le; i++) {
+            if (text.charAt(i) == '\r') {
+                se = i;
+                break;
+            }
+        }
+        if (se - ss > ConsoleText.MAX_EVIDENCE_CHARS) {
+            int from = Math.max(ss, pos - ConsoleText.MAX_EVIDENCE_CHARS / 4);
+            int to = Math.min(se, from + ConsoleText.MAX_EVIDENCE_CHARS);
+            return ConsoleText.redact(prefix + "…" + text.substring(from, to).strip() + " …[line of " + (se - ss)
+                    + " chars cut]");
+        }
+        return ConsoleText.redact(prefix + text.substring(ss, se).strip());
+    }
+
+    /** Lower-cases ASCII letters only, so that indexes stay aligned with the original text (needles are ASCII). */
+    static String asciiLower(String s) {
+        char[] c = null;
+        for (int i = 0; i < s.length(); i++) {
+            char ch = s.charAt(i);
+            if (ch >= 'A' && ch <= 'Z') {
+                if (c == null) {
+                    c = s.toCharArray();
+                }
+                c[i] = (char) (ch + 32);
+            }
+        }
+        return c == null ? s : new String(c);
+    }
+
+    /** What a terminal shows of a line: its last non-blank {@code \r}-segment, capped and redacted. */
+    private static String lastSegment(String line) {
+        int end = line.length();
+        while (end > 0) {
+            int cr = line.lastIndexOf('\r', end - 1);
+            String seg = line.substring(cr + 1, end);
+            if (!seg.isBlank()) {
+                return evidence(seg, 0, 0, seg.length(), "");
+            }
+            end = cr < 0 ? 0 : cr;
+        }
+        return "";
+    }
+
+    private static Failure unknown(String status, String error, String raw) {
         List<String> evidence = new ArrayList<>();
         if (!status.isEmpty()) {
             evidence.add("status: " + status);
         }
-        for (ConsoleText.Line l : errorLines) {
-            if (!l.text().isBlank() && evidence.size() < MAX_EVIDENCE) {
-                evidence.add(l.evidence());
+        for (String l : error.split("\n", MAX_EVIDENCE + 1)) {
+            if (!l.isBlank() && evidence.size() < MAX_EVIDENCE) {
+                evidence.add(lastSegment(l));
             }
         }
         List<String> tail = new ArrayList<>();
-        for (int i = rawLines.size() - 1; i >= 0 && tail.size() < UNKNOWN_TAIL_LINES; i--) {
-            if (!rawLines.get(i).text().isBlank()) {
-                tail.add(0, rawLines.get(i).evidence());
+        int end = raw.length();
+        while (end > 0 && tail.size() < UNKNOWN_TAIL_LINES) {
+            int ls = raw.lastIndexOf('\n', end - 1) + 1;
+            String line = raw.substring(ls, end);
+            if (!line.isBlank()) {
+                tail.add(0, lastSegment(line));
             }
+            end = ls - 1;
         }
         evidence.addAll(tail);
         String detail = evidence.isEmpty() ? "no output and no error recorded"

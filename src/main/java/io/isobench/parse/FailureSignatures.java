@@ -2,53 +2,61 @@ package io.isobench.parse;
 
 import java.util.List;
 import java.util.Locale;
-import java.util.regex.Pattern;
 
 import static io.isobench.parse.FailureCategory.*;
 
 /**
- * The signature table of the failure classifier (DESIGN.md §7): one ordered list of (needle, optional regex) →
- * category. A line matches a signature when it contains the needle (case-insensitive) and, if a regex is given,
- * the regex finds a match in it (case-insensitive). Every regex here is led by a literal and has no nested
- * quantifiers, so matching is linear in the line length.
+ * The signature table of the failure classifier (DESIGN.md §7; docs/parsing.md lists it): one ordered list of
+ * signature → category. A signature is a needle (matched case-insensitively), optionally with words that must come
+ * shortly <em>after</em> it on the same line, or shortly <em>before</em> it. There are deliberately no general regexes:
+ * needles are found with {@code indexOf}, so classification stays linear however hostile the text.
  *
  * <p>Between categories, {@link FailureCategory#precedence()} decides. Between two signatures of the same
- * precedence, the one listed first wins — so more specific signatures come first (e.g. {@code CUDA out of memory}
- * before the generic {@code CUDA error}).
+ * precedence, the one listed first wins, so more specific signatures come first (e.g. {@code CUDA out of memory}
+ * before the generic {@code CUDA error:}).
  *
  * <p>{@link Scope#HINT} signatures only look at the structured status/error fields of a result, never at console
- * text, because the words they use are too common in ordinary logs.
+ * text, because their words are too common in ordinary logs. A {@code whole} signature must equal the whole field.
  */
 final class FailureSignatures {
 
     enum Scope { ANY, HINT }
 
-    record Signature(FailureCategory category, String needle, Pattern regex, Scope scope, String description) {
-
-        boolean matches(String line, String lower, boolean hint) {
-            if (scope == Scope.HINT && !hint) {
-                return false;
-            }
-            if (!lower.contains(needle)) {
-                return false;
-            }
-            return regex == null || regex.matcher(line).find();
-        }
+    /**
+     * @param needle       lower-case text that must occur
+     * @param after        if not empty: one of these must start within {@code within} chars after the needle
+     * @param before       if not empty: one of these must end within {@code within} chars before the needle
+     * @param within       distance for {@code after}/{@code before}, same line only
+     * @param whole        the needle must be the whole (trimmed) field
+     */
+    record Signature(FailureCategory category, String needle, List<String> after, List<String> before, int within,
+                     boolean whole, Scope scope, String description) {
     }
 
     private static Signature sig(FailureCategory c, String needle, String description) {
-        return new Signature(c, needle.toLowerCase(Locale.ROOT), null, Scope.ANY, description);
+        return new Signature(c, lower(needle), List.of(), List.of(), 0, false, Scope.ANY, description);
     }
 
-    private static Signature sig(FailureCategory c, String needle, String regex, String description) {
-        return new Signature(c, needle.toLowerCase(Locale.ROOT),
-                Pattern.compile(regex, Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE), Scope.ANY, description);
+    private static Signature after(FailureCategory c, String needle, int within, List<String> after, String description) {
+        return new Signature(c, lower(needle), after.stream().map(FailureSignatures::lower).toList(), List.of(), within,
+                false, Scope.ANY, description);
     }
 
-    private static Signature hint(FailureCategory c, String needle, String regex, String description) {
-        return new Signature(c, needle.toLowerCase(Locale.ROOT),
-                regex == null ? null : Pattern.compile(regex, Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE),
-                Scope.HINT, description);
+    private static Signature before(FailureCategory c, String needle, int within, List<String> before, String description) {
+        return new Signature(c, lower(needle), List.of(), before.stream().map(FailureSignatures::lower).toList(), within,
+                false, Scope.ANY, description);
+    }
+
+    private static Signature hint(FailureCategory c, String needle, String description) {
+        return new Signature(c, lower(needle), List.of(), List.of(), 0, false, Scope.HINT, description);
+    }
+
+    private static Signature wholeHint(FailureCategory c, String needle, String description) {
+        return new Signature(c, lower(needle), List.of(), List.of(), 0, true, Scope.HINT, description);
+    }
+
+    private static String lower(String s) {
+        return s.toLowerCase(Locale.ROOT);
     }
 
     /** The table. Order matters only between signatures of equal category precedence. */
@@ -58,18 +66,19 @@ final class FailureSignatures {
             sig(DISK_FULL, "errno 28", "disk full (ENOSPC)"),
             sig(DISK_FULL, "disk quota exceeded", "disk quota exceeded"),
 
-            sig(GPU_OOM, "out of memory", "(CUDA|GPU|HIP)[^\\n]{0,40}out of memory", "GPU out of memory"),
+            before(GPU_OOM, "out of memory", 40, List.of("cuda", "gpu", "hip"), "GPU out of memory"),
             sig(GPU_OOM, "outofmemoryerror", "GPU out of memory (OutOfMemoryError)"),
             sig(GPU_OOM, "no available memory for the cache blocks", "GPU memory too small for the KV cache"),
 
-            sig(MODEL_UNSUPPORTED, "rope scaling type", "Unknown RoPE scaling type", "engine version cannot run the model (RoPE scaling)"),
-            sig(MODEL_UNSUPPORTED, "rope_scaling", "rope_scaling[^\\n]{0,80}(must|should be|invalid|unsupported|not supported|unknown)",
+            sig(MODEL_UNSUPPORTED, "unknown rope scaling type", "engine version cannot run the model (RoPE scaling)"),
+            after(MODEL_UNSUPPORTED, "rope_scaling", 80,
+                    List.of("must", "should be", "invalid", "unsupported", "not supported", "unknown"),
                     "engine version cannot run the model (rope_scaling format)"),
             sig(MODEL_UNSUPPORTED, "are not supported for now", "model architecture not supported by this engine version"),
-            sig(MODEL_UNSUPPORTED, "architecture", "architectures?[^\\n]{0,120}(not supported|is not supported|unsupported)",
+            after(MODEL_UNSUPPORTED, "architecture", 120, List.of("not supported", "unsupported"),
                     "model architecture not supported by this engine version"),
-            hint(MODEL_UNSUPPORTED, "incompatible", null, "engine version incompatible with the model"),
-            hint(MODEL_UNSUPPORTED, "unsupported model", null, "model unsupported by this engine version"),
+            hint(MODEL_UNSUPPORTED, "incompatible", "engine version incompatible with the model"),
+            hint(MODEL_UNSUPPORTED, "unsupported model", "model unsupported by this engine version"),
 
             sig(MODEL_ACCESS, "gatedrepoerror", "gated model repository (HF access denied)"),
             sig(MODEL_ACCESS, "gated repo", "gated model repository (HF access denied)"),
@@ -78,38 +87,39 @@ final class FailureSignatures {
             sig(MODEL_ACCESS, "invalid user token", "HF token invalid"),
             sig(MODEL_ACCESS, "repositorynotfounderror", "model repository not found or not accessible"),
 
-            sig(DEPENDENCY_CONFLICT, "is already used by a transformers config", "library version clash (Transformers config name already registered)"),
+            sig(DEPENDENCY_CONFLICT, "is already used by a transformers config",
+                    "library version clash (Transformers config name already registered)"),
             sig(DEPENDENCY_CONFLICT, "numpy is not available", "NumPy ABI/version mismatch"),
             sig(DEPENDENCY_CONFLICT, "cannot import name", "library API changed (cannot import name)"),
             sig(DEPENDENCY_CONFLICT, "no module named", "missing Python module"),
             sig(DEPENDENCY_CONFLICT, "modulenotfounderror", "missing Python module"),
             sig(DEPENDENCY_CONFLICT, "undefined symbol", "binary incompatibility (undefined symbol)"),
-            sig(DEPENDENCY_CONFLICT, "attributeerror", "AttributeError:[^\\n]{0,300}has no attribute",
+            after(DEPENDENCY_CONFLICT, "attributeerror:", 300, List.of("has no attribute"),
                     "library API changed (AttributeError on a library object)"),
-            sig(DEPENDENCY_CONFLICT, "but you have", "requires [^\\n]{0,200}but you have", "pip dependency conflict"),
+            before(DEPENDENCY_CONFLICT, "but you have", 200, List.of("requires"), "pip dependency conflict"),
 
             sig(RESOURCES_INSUFFICIENT, "exceeds the total number of available gpus", "needs more GPUs than available"),
             sig(RESOURCES_INSUFFICIENT, "resources_insufficient", "needs more GPUs than the executor has"),
 
             sig(PORT_CONFLICT, "address already in use", "port already in use"),
             sig(PORT_CONFLICT, "errno 98", "port already in use (EADDRINUSE)"),
-            sig(PORT_CONFLICT, "8791", "#8791", "vLLM 0.6.0–0.6.5 port-binding bug #8791"),
-            hint(PORT_CONFLICT, "version_bug", null, "known engine version bug (#8791 port binding)"),
+            sig(PORT_CONFLICT, "#8791", "vLLM 0.6.0–0.6.5 port-binding bug #8791"),
+            wholeHint(PORT_CONFLICT, "version_bug", "known engine version bug (#8791 port binding)"),
 
             sig(BAD_PERF_COMMAND, "unrecognized arguments", "perf command has arguments this version does not accept"),
             sig(BAD_PERF_COMMAND, "invalid int value", "perf command has a non-integer value (placeholder?)"),
             sig(BAD_PERF_COMMAND, "invalid float value", "perf command has a non-numeric value (placeholder?)"),
-            sig(BAD_PERF_COMMAND, "invalid choice", "error: argument[^\\n]{0,200}invalid choice", "perf command uses an invalid choice"),
+            before(BAD_PERF_COMMAND, "invalid choice", 200, List.of("error: argument"), "perf command uses an invalid choice"),
             sig(BAD_PERF_COMMAND, "the following arguments are required", "perf command lacks required arguments"),
             sig(BAD_PERF_COMMAND, "can't open file", "perf command script is missing"),
 
             sig(NO_PERF_COMMAND, "no perf_command", "task has no perf command"),
             sig(NO_PERF_COMMAND, "no perf command", "task has no perf command"),
-            hint(NO_PERF_COMMAND, "no_perf_command", null, "task has no perf command"),
+            wholeHint(NO_PERF_COMMAND, "no_perf_command", "task has no perf command"),
 
             sig(PATCH_FAILED, "patch does not apply", "agent patch does not apply"),
             sig(PATCH_FAILED, "corrupt patch", "agent patch is corrupt"),
-            sig(PATCH_FAILED, "hunk #", "Hunk #\\d{1,6} FAILED", "agent patch does not apply"),
+            after(PATCH_FAILED, "hunk #", 12, List.of("failed"), "agent patch does not apply"),
             sig(PATCH_FAILED, "patch_failed", "agent patch does not apply"),
             sig(EMPTY_PATCH, "empty patch", "agent patch is empty"),
             sig(EMPTY_PATCH, "patch is empty", "agent patch is empty"),
@@ -120,15 +130,22 @@ final class FailureSignatures {
             sig(CUDA_ERROR, "device-side assert", "CUDA device-side assert"),
             sig(CUDA_ERROR, "misaligned address", "CUDA misaligned address"),
             sig(CUDA_ERROR, "compilationerror", "Triton compilation error"),
-            sig(CUDA_ERROR, "triton", "triton[^\\n]{0,200}(compil\\w{0,10} (error|failed)|error[^\\n]{0,40}compil)", "Triton compilation error"),
+            after(CUDA_ERROR, "triton", 200, List.of("compilation error", "compile error", "compilation failed",
+                    "compile failed"), "Triton compilation error"),
             sig(CUDA_ERROR, "no kernel image is available", "CUDA kernel not built for this GPU"),
-            sig(CUDA_ERROR, "cuda error", "CUDA error: ", "CUDA error"),
+            sig(CUDA_ERROR, "cuda error: ", "CUDA error"),
 
             sig(GIT_ERROR, "index.lock", "git index.lock exists"),
-            sig(GIT_ERROR, "'git'", "\\['git'[^\\n]{0,300}timed out", "git command timed out"),
-            sig(GIT_ERROR, "git ", "\\bgit (reset|checkout|clone|fetch|apply|worktree)\\b[^\\n]{0,200}timed out", "git command timed out"),
-            sig(GIT_ERROR, "fatal:", "fatal: (reference is not a tree|bad object|not a git repository|unable to access|could not read from remote)",
-                    "git error"),
+            after(GIT_ERROR, "['git'", 300, List.of("timed out"), "git command timed out"),
+            after(GIT_ERROR, "git reset", 200, List.of("timed out"), "git command timed out"),
+            after(GIT_ERROR, "git checkout", 200, List.of("timed out"), "git command timed out"),
+            after(GIT_ERROR, "git clone", 200, List.of("timed out"), "git command timed out"),
+            after(GIT_ERROR, "git fetch", 200, List.of("timed out"), "git command timed out"),
+            sig(GIT_ERROR, "fatal: reference is not a tree", "git error"),
+            sig(GIT_ERROR, "fatal: bad object", "git error"),
+            sig(GIT_ERROR, "fatal: not a git repository", "git error"),
+            sig(GIT_ERROR, "fatal: unable to access", "git error"),
+            sig(GIT_ERROR, "fatal: could not read from remote", "git error"),
 
             sig(ENV_MISSING, "no wheel available", "no engine wheel for this commit"),
             sig(ENV_MISSING, "no ancestor wheel", "no engine wheel for this commit"),
@@ -136,42 +153,49 @@ final class FailureSignatures {
             sig(ENV_MISSING, "pull access denied", "engine image missing"),
             sig(ENV_MISSING, "manifest unknown", "engine image missing"),
             sig(ENV_MISSING, "no such image", "engine image missing"),
-            sig(ENV_MISSING, "command not found", "vllm[^\\n]{0,40}command not found", "engine not installed"),
+            before(ENV_MISSING, "command not found", 40, List.of("vllm"), "engine not installed"),
 
             sig(BUILD_FAILED, "failed building editable", "engine build failed"),
             sig(BUILD_FAILED, "failed building wheel", "engine build failed"),
-            sig(BUILD_FAILED, "failed to build", "Failed to build (vllm|installable wheels|wheel)", "engine build failed"),
+            after(BUILD_FAILED, "failed to build", 30, List.of("vllm", "wheel"), "engine build failed"),
             sig(BUILD_FAILED, "cmake error", "engine build failed (CMake)"),
             sig(BUILD_FAILED, "ninja: build stopped", "engine build failed (compiler error)"),
             sig(BUILD_FAILED, "compilation terminated", "engine build failed (compiler error)"),
-            sig(BUILD_FAILED, "build", "build[^\\n]{0,40}(timed out|timeout)", "engine build timed out"),
+            after(BUILD_FAILED, "build", 40, List.of("timed out", "timeout"), "engine build timed out"),
 
             sig(INFRA_TRANSIENT, "broken pipe", "infrastructure: broken pipe"),
             sig(INFRA_TRANSIENT, "connection reset", "infrastructure: connection reset"),
             sig(INFRA_TRANSIENT, "connectionreseterror", "infrastructure: connection reset"),
             sig(INFRA_TRANSIENT, "remotedisconnected", "infrastructure: remote end closed the connection"),
             sig(INFRA_TRANSIENT, "temporary failure in name resolution", "infrastructure: DNS failure"),
-            sig(INFRA_TRANSIENT, "sandbox", "sandbox[^\\n]{0,80}(terminated|crashed|error|failed|lost)", "infrastructure: sandbox failure"),
+            after(INFRA_TRANSIENT, "sandbox", 80, List.of("terminated", "crashed", "error", "failed", "lost"),
+                    "infrastructure: sandbox failure"),
 
             // --- precedence 2: the server died / never became ready, no root cause known -------------------------
             sig(SERVER_START_TIMEOUT, "server_start_timeout", "server never became ready"),
-            sig(SERVER_START_TIMEOUT, "server", "server[^\\n]{0,60}(did not become ready|not ready after|never became ready|start(up)? timed out|failed to start within)",
+            after(SERVER_START_TIMEOUT, "server", 60, List.of("did not become ready", "not ready after",
+                    "never became ready", "start timed out", "startup timed out", "failed to start within"),
                     "server never became ready"),
-            sig(SERVER_START_TIMEOUT, "waiting for", "timed out waiting for[^\\n]{0,40}server", "server never became ready"),
+            after(SERVER_START_TIMEOUT, "timed out waiting for", 40, List.of("server"), "server never became ready"),
             sig(SERVER_CRASHED, "server_crashed", "server process died"),
             sig(SERVER_CRASHED, "server crashed", "server process died"),
-            sig(SERVER_CRASHED, "failed to start", "(server failed to start|failed to start[^\\n]{0,20}server)", "server process died during startup"),
+            sig(SERVER_CRASHED, "server failed to start", "server process died during startup"),
+            after(SERVER_CRASHED, "failed to start", 30, List.of("server"), "server process died during startup"),
             sig(SERVER_CRASHED, "engine core initialization failed", "engine process died during startup"),
             sig(SERVER_CRASHED, "engine process failed to start", "engine process died during startup"),
             sig(SERVER_CRASHED, "enginedeaderror", "engine process died"),
 
             // --- precedence 3: ran without result / ran out of time ------------------------------------------------
             sig(NO_METRICS, "never received a valid chunk", "benchmark client got no valid streamed chunk: no metrics"),
-            sig(NO_METRICS, "no metrics", "(produced no metrics|no metrics in)", "benchmark produced no metrics"),
-            sig(NO_METRICS, "metrics in", "no (throughput|latency|serving) metrics in", "benchmark produced no metrics"),
+            sig(NO_METRICS, "produced no metrics", "benchmark produced no metrics"),
+            sig(NO_METRICS, "no metrics in", "benchmark produced no metrics"),
+            sig(NO_METRICS, "no throughput metrics", "benchmark produced no metrics"),
+            sig(NO_METRICS, "no latency metrics", "benchmark produced no metrics"),
+            sig(NO_METRICS, "no serving metrics", "benchmark produced no metrics"),
             sig(TIMEOUT, "timed out after", "run exceeded its time limit"),
             sig(TIMEOUT, "timeoutexpired", "run exceeded its time limit"),
-            hint(TIMEOUT, "timeout", "^timeout$", "run exceeded its time limit"));
+            wholeHint(TIMEOUT, "timeout", "run exceeded its time limit"),
+            wholeHint(TIMEOUT, "timed_out", "run exceeded its time limit"));
 
     private FailureSignatures() {
     }

@@ -38,6 +38,8 @@ public final class OutputParser {
 
     static final String NUM = "([-+]?(?:\\d{1,300}(?:\\.\\d{0,300})?|\\.\\d{1,300})(?:[eE][-+]?\\d{1,4})?|nan|NaN|inf|-inf)";
 
+    /** No line that any format reads is shorter than this (the 10-character rule is the shortest). */
+    private static final int MIN_USEFUL_LINE = 10;
     private static final String SERVING_HEADER = "Serving Benchmark Result";
     /** "Label: value" with a printable label; the value alone, with trailing padding. */
     private static final Pattern ROW = Pattern.compile("([A-Za-z][A-Za-z0-9 ()/._%-]{0,80}):[ \\t]{0,200}" + NUM + "[ \\t]*");
@@ -160,139 +162,211 @@ public final class OutputParser {
         }
     }
 
+    /**
+     * One parse: a single pass over the lines, each line cut into pieces once, every piece offered to the handler of
+     * each format. Cheap literal checks guard every regex, so ordinary log lines cost a few {@code indexOf} calls.
+     */
     private static final class Run {
-        private final List<ConsoleText.Line> lines;
+        private final String text;
+        private final Truncation truncation;
         private final List<String> warnings = new ArrayList<>();
 
+        // serving
+        private Collector servingBlock;
+        private Collector servingCurrent;
+        private int servingHeaders;
+        private int servingComplete;
+        private int servingStart;
+        private boolean servingClosed;
+        private boolean servingHasRows;
+        // latency
+        private final Collector latency = new Collector(warnings);
+        private int avgCount;
+        // throughput
+        private final Collector throughput = new Collector(warnings);
+        private int throughputCount;
+        // prefix caching: state after the last "start generating" marker
+        private int markerLine = -1;
+        private String speedInput;
+        private String speedOutput;
+        private ConsoleText.Line speedLine;
+        private String costTime;
+        private ConsoleText.Line costLine;
+        // micro
+        private final List<MicroResult> micro = new ArrayList<>();
+
         Run(String text, Truncation truncation) {
-            List<ConsoleText.Line> all = ConsoleText.lines(text);
-            if (truncation == Truncation.HEAD_KEPT && !all.isEmpty() && !all.get(all.size() - 1).terminated()) {
-                ConsoleText.Line cut = all.remove(all.size() - 1);
-                if (!cut.text().isBlank()) {
-                    warnings.add("ignored line " + cut.number() + ": the text was head-truncated and the line has no newline");
-                }
-            }
-            if (truncation == Truncation.TAIL_KEPT && !all.isEmpty()) {
-                all.remove(0);
-            }
-            this.lines = all;
+            this.text = text == null ? "" : ConsoleText.stripControls(text);
+            this.truncation = truncation;
         }
 
         ParsedOutput parse() {
-            Serving serving = serving();
-            if (serving.block != null) {
-                return result(Mode.SERVING, serving.block, serving.workload(), List.of(), false);
+            // Lines are produced lazily (a multi-megabyte text of tiny lines must not become millions of live objects).
+            int n = text.length();
+            int start = 0;
+            int number = 0;
+            while (start < n) {
+                int nl = text.indexOf('\n', start);
+                boolean terminated = nl >= 0;
+                int end = terminated ? nl : n;
+                number++;
+                int lineStart = start;
+                start = end + 1;
+                if (number == 1 && truncation == Truncation.TAIL_KEPT) {
+                    continue;
+                }
+                if (end - lineStart < MIN_USEFUL_LINE && terminated) {
+                    continue; // shorter than the shortest line any format reads ("==========", "Throughput: …")
+                }
+                ConsoleText.Line line = new ConsoleText.Line(number, text.substring(lineStart, end), terminated);
+                if (!terminated && truncation == Truncation.HEAD_KEPT) {
+                    if (!line.text().isBlank()) {
+                        warnings.add("ignored line " + number + ": the text was head-truncated and the line has no newline");
+                    }
+                    break;
+                }
+                boolean headerOnLine = false;
+                for (String piece : line.pieces()) {
+                    headerOnLine = serving(piece, line, headerOnLine);
+                    latency(piece, line);
+                    throughput(piece, line);
+                    prefixCaching(piece, line);
+                    micro(piece, line);
+                }
             }
-            Collector latency = latency();
+            return finish();
+        }
+
+        private ParsedOutput finish() {
+            servingComplete += servingHasRows ? 1 : 0;
+            if (servingBlock != null) {
+                if (!servingClosed && servingCurrent == servingBlock) {
+                    warnings.add("serving block starting at line " + servingStart + " has no closing rule (text ends inside it)");
+                }
+                if (servingComplete > 1) {
+                    warnings.add(servingComplete + " serving result blocks with metric rows (real block + harness echo?): "
+                            + "the first complete one was used");
+                }
+                Workload w = Workload.ofNullable(asLong(servingBlock, "completed_requests"),
+                        asLong(servingBlock, "total_input_tokens"), asLong(servingBlock, "total_output_tokens"));
+                return result(Mode.SERVING, servingBlock, w, List.of());
+            }
             if (!latency.isEmpty()) {
-                return result(Mode.LATENCY, latency, null, List.of(), false);
+                if (avgCount > 1) {
+                    warnings.add(avgCount + " 'Avg latency' lines: the first was used");
+                }
+                return result(Mode.LATENCY, latency, null, List.of());
             }
-            Collector throughput = throughput();
             if (!throughput.isEmpty()) {
-                return result(Mode.THROUGHPUT, throughput, null, List.of(), false);
+                if (throughputCount > 1) {
+                    warnings.add(throughputCount + " 'Throughput:' lines: the first was used");
+                }
+                return result(Mode.THROUGHPUT, throughput, null, List.of());
             }
-            Collector prefix = prefixCaching();
-            if (!prefix.isEmpty()) {
-                return result(Mode.PREFIX_CACHING, prefix, null, List.of(), false);
+            if (markerLine >= 0) {
+                if (speedLine == null) {
+                    warnings.add("'start generating' marker at line " + markerLine + " but no 'est. speed' line after it");
+                } else {
+                    Collector c = new Collector(warnings);
+                    c.put("output_throughput_tok_s", speedOutput, 1.0, speedLine.evidence(), speedLine);
+                    c.put("input_throughput_tok_s", speedInput, 1.0, speedLine.evidence(), speedLine);
+                    if (costTime != null) {
+                        c.put("duration_s", costTime, 1.0, costLine.evidence(), costLine);
+                    }
+                    if (!c.isEmpty()) {
+                        return result(Mode.PREFIX_CACHING, c, null, List.of());
+                    }
+                }
             }
-            List<MicroResult> micro = new ArrayList<>();
-            Collector microMetrics = micro(micro);
             if (!micro.isEmpty()) {
-                return result(Mode.MICRO, microMetrics, null, micro, false);
+                Collector c = new Collector(warnings);
+                for (MicroResult r : micro) {
+                    if (r.ok()) {
+                        c.put("micro_avg_ms", Double.toString(r.avgMs()), 1.0, r.line(), null);
+                        if (r.p50Ms() != null) {
+                            c.put("micro_p50_ms", Double.toString(r.p50Ms()), 1.0, r.line(), null);
+                        }
+                        break;
+                    }
+                }
+                if (micro.size() > 1) {
+                    warnings.add(micro.size() + " micro-benchmark result lines: metrics come from the first successful one");
+                }
+                for (MicroResult r : micro) {
+                    if (r.error() != null) {
+                        warnings.add("micro-benchmark error object: " + r.error());
+                    }
+                }
+                return result(Mode.MICRO, c, null, micro);
             }
-            if (serving.headers > 0) {
-                warnings.add("serving result header printed " + serving.headers
+            if (servingHeaders > 0) {
+                warnings.add("serving result header printed " + servingHeaders
                         + " time(s) but no block has a metric row: no metrics (a header is not a success)");
                 return new ParsedOutput(Mode.SERVING, List.of(), null, Map.of(), warnings, List.of(), true);
             }
             return ParsedOutput.empty(warnings);
         }
 
-        private ParsedOutput result(Mode mode, Collector c, Workload workload, List<MicroResult> micro, boolean empty) {
-            return new ParsedOutput(mode, new ArrayList<>(c.metrics.values()), workload, c.evidence, warnings, micro, empty);
+        private ParsedOutput result(Mode mode, Collector c, Workload workload, List<MicroResult> microResults) {
+            return new ParsedOutput(mode, new ArrayList<>(c.metrics.values()), workload, c.evidence, warnings,
+                    microResults, false);
+        }
+
+        private static Long asLong(Collector c, String name) {
+            Metric m = c.metrics.get(name);
+            return m == null ? null : Math.round(m.value());
         }
 
         // ---- serving block ------------------------------------------------------------------------------------
 
-        private static final class Serving {
-            Collector block;
-            int headers;
-
-            Workload workload() {
-                return Workload.ofNullable(asLong("completed_requests"), asLong("total_input_tokens"),
-                        asLong("total_output_tokens"));
+        /** Returns whether a header was seen on this line (a de-glued piece repeats the header of its segment). */
+        private boolean serving(String piece, ConsoleText.Line line, boolean headerOnLine) {
+            if (piece.indexOf(SERVING_HEADER) >= 0) {
+                if (headerOnLine) {
+                    return true;
+                }
+                servingComplete += servingHasRows ? 1 : 0;
+                servingHeaders++;
+                // once a block with rows is chosen, later blocks are only counted (no collector)
+                servingCurrent = servingBlock == null ? new Collector(warnings) : null;
+                servingStart = line.number();
+                servingClosed = false;
+                servingHasRows = false;
+                return true;
             }
-
-            private Long asLong(String name) {
-                Metric m = block.metrics.get(name);
-                return m == null ? null : Math.round(m.value());
+            if (servingHeaders == 0 || servingClosed) {
+                return headerOnLine;
             }
-        }
-
-        private Serving serving() {
-            Serving s = new Serving();
-            Collector current = null;
-            int currentStart = 0;
-            boolean currentClosed = false;
-            boolean currentHasRows = false;
-            int complete = 0;
-            for (ConsoleText.Line line : lines) {
-                boolean headerOnLine = false;
-                for (String piece : line.pieces()) {
-                    if (piece.contains(SERVING_HEADER)) {
-                        if (headerOnLine) {
-                            continue; // the same header seen again as the de-glued remainder of a progress bar
-                        }
-                        headerOnLine = true;
-                        complete += currentHasRows ? 1 : 0;
-                        s.headers++;
-                        // once a block with rows is chosen, later blocks are only counted (no collector)
-                        current = s.block == null ? new Collector(warnings) : null;
-                        currentStart = line.number();
-                        currentClosed = false;
-                        currentHasRows = false;
-                        continue;
-                    }
-                    if (s.headers == 0 || currentClosed) {
-                        continue;
-                    }
-                    if (isRule(piece, '=')) {
-                        currentClosed = true;
-                        continue;
-                    }
-                    Matcher m = ROW.matcher(piece);
-                    if (!m.matches()) {
-                        continue;
-                    }
-                    String name = servingMetricName(m.group(1).strip());
-                    if (name == null) {
-                        continue;
-                    }
-                    if (current != null) {
-                        current.put(name, m.group(2), 1.0, line.evidence(), line);
-                        if (!current.isEmpty() && s.block == null) {
-                            s.block = current;
-                        }
-                    }
-                    currentHasRows = true;
+            if (isRule(piece, '=')) {
+                servingClosed = true;
+                return headerOnLine;
+            }
+            if (piece.indexOf(':') < 0) {
+                return headerOnLine;
+            }
+            Matcher m = ROW.matcher(piece);
+            if (!m.matches()) {
+                return headerOnLine;
+            }
+            String name = servingMetricName(m.group(1).strip());
+            if (name == null) {
+                return headerOnLine;
+            }
+            if (servingCurrent != null) {
+                servingCurrent.put(name, m.group(2), 1.0, line.evidence(), line);
+                if (servingBlock == null && !servingCurrent.isEmpty()) {
+                    servingBlock = servingCurrent;
                 }
             }
-            complete += currentHasRows ? 1 : 0;
-            if (s.headers > 0 && !currentClosed && currentHasRows && current != null && current == s.block) {
-                warnings.add("serving block starting at line " + currentStart + " has no closing rule (text ends inside it)");
-            }
-            if (complete > 1) {
-                warnings.add(complete + " serving result blocks with metric rows (real block + harness echo?): "
-                        + "the first complete one was used");
-            }
-            return s;
+            servingHasRows = true;
+            return headerOnLine;
         }
 
         private static boolean isRule(String piece, char c) {
-            if (piece.length() < 10) {
+            if (piece.length() < 10 || piece.charAt(0) != c) {
                 return false;
             }
-            for (int i = 0; i < piece.length(); i++) {
+            for (int i = 1; i < piece.length(); i++) {
                 if (piece.charAt(i) != c) {
                     return false;
                 }
@@ -302,168 +376,107 @@ public final class OutputParser {
 
         // ---- latency ------------------------------------------------------------------------------------------
 
-        private Collector latency() {
-            Collector c = new Collector(warnings);
-            boolean seenAvg = false;
-            int avgCount = 0;
-            for (ConsoleText.Line line : lines) {
-                for (String piece : line.pieces()) {
-                    if (piece.contains("Avg latency: ")) {
-                        Matcher m = AVG_LATENCY.matcher(piece);
-                        if (m.find()) {
-                            avgCount++;
-                            if (!seenAvg) {
-                                c.put("latency_ms_avg", m.group(1), 1000.0, line.evidence(), line);
-                                seenAvg = c.has("latency_ms_avg");
-                                continue;
-                            }
-                        }
+        private void latency(String piece, ConsoleText.Line line) {
+            if (piece.indexOf("latency: ") < 0) {
+                return;
+            }
+            if (piece.indexOf("Avg latency: ") >= 0) {
+                Matcher m = AVG_LATENCY.matcher(piece);
+                if (m.find()) {
+                    avgCount++;
+                    if (!latency.has("latency_ms_avg")) {
+                        latency.put("latency_ms_avg", m.group(1), 1000.0, line.evidence(), line);
                     }
-                    if (seenAvg && avgCount == 1 && piece.contains("% percentile latency: ")) {
-                        Matcher m = PCT_LATENCY.matcher(piece);
-                        if (m.lookingAt()) {
-                            c.put("latency_ms_p" + m.group(1), m.group(2), 1000.0, line.evidence(), line);
-                        }
-                    }
+                    return;
                 }
             }
-            if (avgCount > 1 && seenAvg) {
-                warnings.add(avgCount + " 'Avg latency' lines: the first was used");
+            // percentile lines belong to the first Avg latency line: they follow it
+            if (avgCount == 1 && latency.has("latency_ms_avg") && piece.indexOf("% percentile latency: ") >= 0) {
+                Matcher m = PCT_LATENCY.matcher(piece);
+                if (m.lookingAt()) {
+                    latency.put("latency_ms_p" + m.group(1), m.group(2), 1000.0, line.evidence(), line);
+                }
             }
-            return c;
         }
 
         // ---- throughput ---------------------------------------------------------------------------------------
 
-        private Collector throughput() {
-            Collector c = new Collector(warnings);
-            int count = 0;
-            for (ConsoleText.Line line : lines) {
-                for (String piece : line.pieces()) {
-                    if (piece.contains("Throughput: ")) {
-                        Matcher m = THROUGHPUT.matcher(piece);
-                        if (m.find()) {
-                            count++;
-                            if (count == 1) {
-                                String ev = line.evidence();
-                                c.put("request_throughput_rps", m.group(1), 1.0, ev, line);
-                                c.put("total_throughput_tok_s", m.group(2), 1.0, ev, line);
-                                if (m.group(4) != null) {
-                                    c.put("output_throughput_tok_s", m.group(4), 1.0, ev, line);
-                                }
-                            }
-                        }
-                    } else if (count >= 1 && piece.startsWith("Total num ")) {
-                        Matcher p = NUM_PROMPT_TOKENS.matcher(piece);
-                        if (p.lookingAt()) {
-                            c.put("total_input_tokens", p.group(1), 1.0, line.evidence(), line);
-                        }
-                        Matcher o = NUM_OUTPUT_TOKENS.matcher(piece);
-                        if (o.lookingAt()) {
-                            c.put("total_output_tokens", o.group(1), 1.0, line.evidence(), line);
+        private void throughput(String piece, ConsoleText.Line line) {
+            if (piece.indexOf("Throughput: ") >= 0) {
+                Matcher m = THROUGHPUT.matcher(piece);
+                if (m.find()) {
+                    throughputCount++;
+                    if (throughputCount == 1) {
+                        String ev = line.evidence();
+                        throughput.put("request_throughput_rps", m.group(1), 1.0, ev, line);
+                        throughput.put("total_throughput_tok_s", m.group(2), 1.0, ev, line);
+                        if (m.group(4) != null) {
+                            throughput.put("output_throughput_tok_s", m.group(4), 1.0, ev, line);
                         }
                     }
                 }
+            } else if (throughputCount >= 1 && piece.startsWith("Total num ")) {
+                Matcher p = NUM_PROMPT_TOKENS.matcher(piece);
+                if (p.lookingAt()) {
+                    throughput.put("total_input_tokens", p.group(1), 1.0, line.evidence(), line);
+                }
+                Matcher o = NUM_OUTPUT_TOKENS.matcher(piece);
+                if (o.lookingAt()) {
+                    throughput.put("total_output_tokens", o.group(1), 1.0, line.evidence(), line);
+                }
             }
-            if (count > 1) {
-                warnings.add(count + " 'Throughput:' lines: the first was used");
-            }
-            return c;
         }
 
         // ---- prefix caching -----------------------------------------------------------------------------------
 
-        private Collector prefixCaching() {
-            Collector c = new Collector(warnings);
-            int markerLine = -1;
-            for (int i = 0; i < lines.size(); i++) {
-                String t = lines.get(i).text();
-                if (t.contains("enerating") && t.toLowerCase(Locale.ROOT).contains("start generating")) {
-                    markerLine = i;
+        private void prefixCaching(String piece, ConsoleText.Line line) {
+            String p = piece;
+            if (piece.indexOf("enerating") >= 0) {
+                int at = lastIndexOfIgnoreCase(piece, "start generating");
+                if (at >= 0) {
+                    // a new marker: everything measured before it was warm-up
+                    markerLine = line.number();
+                    speedInput = null;
+                    speedOutput = null;
+                    speedLine = null;
+                    costTime = null;
+                    costLine = null;
+                    p = piece.substring(at);
                 }
             }
             if (markerLine < 0) {
-                return c;
+                return;
             }
-            String input = null;
-            String output = null;
-            ConsoleText.Line speedLine = null;
-            String cost = null;
-            ConsoleText.Line costLine = null;
-            for (int i = markerLine; i < lines.size(); i++) {
-                ConsoleText.Line line = lines.get(i);
-                for (String piece : line.pieces()) {
-                    String p = piece;
-                    if (i == markerLine) {
-                        int at = lastIndexOfIgnoreCase(piece, "start generating");
-                        if (at < 0) {
-                            continue;
-                        }
-                        p = piece.substring(at);
-                    }
-                    if (p.contains("est. speed input: ")) {
-                        Matcher m = EST_SPEED.matcher(p);
-                        while (m.find()) {
-                            input = m.group(1);
-                            output = m.group(2);
-                            speedLine = line;
-                        }
-                    }
-                    if (cost == null && speedLine != null && p.startsWith("cost time ")) {
-                        Matcher m = COST_TIME.matcher(p);
-                        if (m.lookingAt()) {
-                            cost = m.group(1);
-                            costLine = line;
-                        }
-                    }
+            if (p.indexOf("est. speed input: ") >= 0) {
+                Matcher m = EST_SPEED.matcher(p);
+                while (m.find()) {
+                    speedInput = m.group(1);
+                    speedOutput = m.group(2);
+                    speedLine = line;
+                    costTime = null;
+                    costLine = null;
                 }
             }
-            if (speedLine == null) {
-                warnings.add("'start generating' marker at line " + lines.get(markerLine).number()
-                        + " but no 'est. speed' line after it");
-                return c;
+            if (costTime == null && speedLine != null && p.startsWith("cost time ")) {
+                Matcher m = COST_TIME.matcher(p);
+                if (m.lookingAt()) {
+                    costTime = m.group(1);
+                    costLine = line;
+                }
             }
-            c.put("output_throughput_tok_s", output, 1.0, speedLine.evidence(), speedLine);
-            c.put("input_throughput_tok_s", input, 1.0, speedLine.evidence(), speedLine);
-            if (cost != null) {
-                c.put("duration_s", cost, 1.0, costLine.evidence(), costLine);
-            }
-            return c;
         }
 
         // ---- micro-benchmark JSON lines -----------------------------------------------------------------------
 
-        private Collector micro(List<MicroResult> out) {
-            Collector c = new Collector(warnings);
-            for (ConsoleText.Line line : lines) {
-                for (String piece : line.pieces()) {
-                    if (piece.charAt(0) != '{' || piece.charAt(piece.length() - 1) != '}'
-                            || !(piece.contains("\"avg_ms\"") || piece.contains("\"impl_tag\"")
-                                 || piece.contains("\"error\""))) {
-                        continue;
-                    }
-                    MicroResult r = microLine(piece);
-                    if (r == null) {
-                        continue;
-                    }
-                    out.add(r);
-                    if (r.ok() && c.isEmpty()) {
-                        c.put("micro_avg_ms", Double.toString(r.avgMs()), 1.0, line.evidence(), line);
-                        if (r.p50Ms() != null) {
-                            c.put("micro_p50_ms", Double.toString(r.p50Ms()), 1.0, line.evidence(), line);
-                        }
-                    }
-                }
+        private void micro(String piece, ConsoleText.Line line) {
+            if (piece.charAt(0) != '{' || piece.charAt(piece.length() - 1) != '}'
+                    || !(piece.contains("\"avg_ms\"") || piece.contains("\"impl_tag\"") || piece.contains("\"error\""))) {
+                return;
             }
-            if (out.size() > 1) {
-                warnings.add(out.size() + " micro-benchmark result lines: metrics come from the first successful one");
+            MicroResult r = microLine(piece);
+            if (r != null) {
+                micro.add(r);
             }
-            for (MicroResult r : out) {
-                if (r.error() != null) {
-                    warnings.add("micro-benchmark error object: " + r.error());
-                }
-            }
-            return c;
         }
 
         private static MicroResult microLine(String piece) {

@@ -680,36 +680,42 @@ final class JdbcStore implements Store {
         String order = " ORDER BY " + dialect.textOrder("r.commit_short") + " NULLS LAST, "
                 + dialect.textOrder("r.pipeline") + " NULLS LAST, " + dialect.textOrder("r.arm") + ", r.round, "
                 + dialect.textOrder("r.run_id");
-        String sql = withMetrics
-                ? "SELECT " + cols + ", m.name, m.value, m.unit, m.better FROM run r LEFT JOIN metric m ON m.run_id = r.run_id"
-                        + where + order + ", m.seq"
-                : "SELECT " + cols + " FROM run r" + where + order;
-        Connection c;
-        boolean ownTx = false;
-        try {
-            if (inTx) {
-                c = conn;
-            } else {
-                c = reader();
-                if (dialect == Dialect.POSTGRES) {
-                    ownTx = true; // PostgreSQL streams (cursor + fetch size) only inside a transaction
+        String runsSql = "SELECT " + cols + " FROM run r" + where + order;
+        if (!withMetrics) {
+            read(runsSql, args, rs -> {
+                while (rs.next()) {
+                    sink.accept(readRun(rs, List.of()));
                 }
-            }
-        } catch (SQLException e) {
-            throw failure("cannot open a reading connection", e);
-        }
-        try (PreparedStatement ps = c.prepareStatement(sql, ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY)) {
-            ps.setFetchSize(FETCH_SIZE);
-            for (int i = 0; i < args.size(); i++) {
-                ps.setObject(i + 1, args.get(i));
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!withMetrics) {
-                    while (rs.next()) {
-                        sink.accept(readRun(rs, List.of()));
+            });
+        } else if (dialect == Dialect.DUCKDB && !inTx) {
+            // Two aligned streams instead of a join: DuckDB's JDBC converts every column of every row, so a join
+            // would convert each run's 29 columns once per metric. Both queries start before the sink runs and
+            // nothing else can write to the file meanwhile (this store is synchronized and holds the file lock),
+            // so they read the same snapshot.
+            String metricsSql = "SELECT m.run_id, m.name, m.value, m.unit, m.better FROM metric m JOIN run r ON "
+                    + "r.run_id = m.run_id" + where + order + ", m.seq";
+            try (Connection second = readers.open()) {
+                read(runsSql, args, runs -> {
+                    try (PreparedStatement ps = prepare(second, metricsSql, args); ResultSet ms = ps.executeQuery()) {
+                        boolean more = ms.next();
+                        while (runs.next()) {
+                            String runId = runs.getString(1);
+                            List<Metric> metrics = new ArrayList<>();
+                            while (more && runId.equals(ms.getString(1))) {
+                                metrics.add(readMetric(ms, 2));
+                                more = ms.next();
+                            }
+                            sink.accept(readRun(runs, metrics));
+                        }
                     }
-                    return;
-                }
+                });
+            } catch (SQLException e) {
+                throw failure("cannot read runs", e);
+            }
+        } else {
+            String joinSql = "SELECT " + cols + ", m.name, m.value, m.unit, m.better FROM run r LEFT JOIN metric m ON "
+                    + "m.run_id = r.run_id" + where + order + ", m.seq";
+            read(joinSql, args, rs -> {
                 RunRecord pending = null;
                 List<Metric> metrics = new ArrayList<>();
                 int nameCol = RUN_COLUMN_COUNT + 1;
@@ -723,17 +729,53 @@ final class JdbcStore implements Store {
                     if (pending == null) {
                         pending = readRun(rs, List.of());
                     }
-                    String name = rs.getString(nameCol);
-                    if (name != null) {
-                        String better = rs.getString(nameCol + 3);
-                        metrics.add(new Metric(name, rs.getDouble(nameCol + 1), rs.getString(nameCol + 2),
-                                better == null ? null : Better.valueOf(better.toUpperCase(Locale.ROOT))));
+                    if (rs.getString(nameCol) != null) {
+                        metrics.add(readMetric(rs, nameCol));
                     }
                 }
                 if (pending != null) {
                     sink.accept(withMetrics(pending, metrics));
                 }
+            });
+        }
+    }
+
+    private static Metric readMetric(ResultSet rs, int nameCol) throws SQLException {
+        String better = rs.getString(nameCol + 3);
+        return new Metric(rs.getString(nameCol), rs.getDouble(nameCol + 1), rs.getString(nameCol + 2),
+                better == null ? null : Better.valueOf(better.toUpperCase(Locale.ROOT)));
+    }
+
+    @FunctionalInterface
+    private interface RowsWork {
+        void run(ResultSet rs) throws SQLException;
+    }
+
+    private static PreparedStatement prepare(Connection c, String sql, List<Object> args) throws SQLException {
+        PreparedStatement ps = c.prepareStatement(sql, ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY);
+        ps.setFetchSize(FETCH_SIZE);
+        for (int i = 0; i < args.size(); i++) {
+            ps.setObject(i + 1, args.get(i));
+        }
+        return ps;
+    }
+
+    /** Streams one query: on the transaction's connection inside {@link #inTransaction}, else on the reader. */
+    private void read(String sql, List<Object> args, RowsWork work) {
+        Connection c;
+        boolean ownTx = false;
+        try {
+            if (inTx) {
+                c = conn;
+            } else {
+                c = reader();
+                ownTx = dialect == Dialect.POSTGRES; // PostgreSQL streams (cursor + fetch size) only inside a transaction
             }
+        } catch (SQLException e) {
+            throw failure("cannot open a reading connection", e);
+        }
+        try (PreparedStatement ps = prepare(c, sql, args); ResultSet rs = ps.executeQuery()) {
+            work.run(rs);
         } catch (SQLException e) {
             throw failure("cannot read runs", e);
         } finally {

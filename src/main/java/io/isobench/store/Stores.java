@@ -22,13 +22,16 @@ import java.util.Properties;
 import java.util.regex.Pattern;
 
 /**
- * Opens stores: a file path is an embedded DuckDB database (created with its folders when absent), a
- * {@code jdbc:postgresql://…} URL is a PostgreSQL database. Both get the same schema through versioned migrations.
+ * Opens stores: a file path (or {@code jdbc:duckdb:PATH}) is an embedded DuckDB database (created with its folders
+ * when absent), {@code :memory:} an in-memory DuckDB store, a {@code jdbc:postgresql://…} URL a PostgreSQL database. Both get the same schema through versioned migrations.
  */
 public final class Stores {
 
     /** The database the CLI uses when {@code --db} is not given. */
     public static final String DEFAULT_SPEC = "isobench.duckdb";
+
+    /** An in-memory DuckDB store, gone when closed (tests, dry runs). */
+    public static final String MEMORY = ":memory:";
 
     /** Schema migrations, applied in order; the number is the schema version. */
     private static final List<String> MIGRATIONS = List.of("V1__init");
@@ -57,6 +60,12 @@ public final class Stores {
         }
         if (spec.startsWith("jdbc:postgresql:")) {
             return openPostgres(spec);
+        }
+        if (spec.equals(MEMORY) || spec.equals("jdbc:duckdb:") || spec.equals("jdbc:duckdb::memory:")) {
+            return openDuckDbInMemory();
+        }
+        if (spec.startsWith("jdbc:duckdb:")) {
+            return openDuckDb(spec.substring("jdbc:duckdb:".length()));
         }
         if (spec.startsWith("jdbc:")) {
             throw new IsobenchException.BadInput("--db " + redact(spec) + " is not supported: give a DuckDB file path or a "
@@ -135,6 +144,17 @@ public final class Stores {
             return Files.isRegularFile(path) && Files.size(path) == 0 && Files.isWritable(path.getParent());
         } catch (IOException e) {
             return false;
+        }
+    }
+
+    private static Store openDuckDbInMemory() {
+        try {
+            Connection conn = DriverManager.getConnection("jdbc:duckdb:");
+            Migrations.apply(conn, JdbcStore.Dialect.DUCKDB, MEMORY);
+            return new JdbcStore(conn, JdbcStore.Dialect.DUCKDB, MEMORY,
+                    () -> ((org.duckdb.DuckDBConnection) conn).duplicate());
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot open an in-memory DuckDB store: " + firstLine(e.getMessage()), e);
         }
     }
 

@@ -1,6 +1,9 @@
 package io.isobench.store;
 
+import java.sql.ResultSet;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Fills a store with synthetic runs that look like real ones, for performance tests and benchmarks of readers
@@ -39,18 +42,54 @@ public final class SyntheticStore {
         String prefix = "syn-" + s + "-";
         char letter = "abcdef".charAt((int) (s % 6));
         long start = System.nanoTime();
-        long[] counts = js.withConnection("cannot generate synthetic runs", true, c -> {
-            try (Statement st = c.createStatement()) {
-                st.executeUpdate("DELETE FROM metric WHERE run_id LIKE '" + prefix + "%'");
-                st.executeUpdate("DELETE FROM run WHERE run_id LIKE '" + prefix + "%'");
-                st.executeUpdate(fill(TASKS_SQL, tasks, roundsPerArm, s, prefix, letter));
-                long runs = st.executeUpdate(fill(RUNS_SQL, tasks, roundsPerArm, s, prefix, letter));
-                st.executeUpdate(fill(LEGACY_EXTRA_SQL, tasks, roundsPerArm, s, prefix, letter));
-                long metrics = st.executeUpdate(fill(METRICS_SQL, tasks, roundsPerArm, s, prefix, letter));
-                return new long[] {runs, metrics};
-            }
-        });
+        // DuckDB builds an index over a loaded table several times faster than it maintains it row by row; a
+        // DROP INDEX inside the loading transaction does not help, so indexes go before and come back after it.
+        List<String> indexes = js.dialect() == JdbcStore.Dialect.DUCKDB ? dropIndexes(js) : List.of();
+        long[] counts;
+        try {
+            counts = js.withConnection("cannot generate synthetic runs", true, c -> {
+                try (Statement st = c.createStatement()) {
+                    st.executeUpdate("DELETE FROM metric WHERE run_id LIKE '" + prefix + "%'");
+                    st.executeUpdate("DELETE FROM run WHERE run_id LIKE '" + prefix + "%'");
+                    st.executeUpdate(fill(TASKS_SQL, tasks, roundsPerArm, s, prefix, letter));
+                    long runs = st.executeUpdate(fill(RUNS_SQL, tasks, roundsPerArm, s, prefix, letter));
+                    st.executeUpdate(fill(LEGACY_EXTRA_SQL, tasks, roundsPerArm, s, prefix, letter));
+                    long metrics = st.executeUpdate(fill(METRICS_SQL, tasks, roundsPerArm, s, prefix, letter));
+                    return new long[] {runs, metrics};
+                }
+            });
+        } finally {
+            js.withConnection("cannot recreate indexes", false, c -> {
+                try (Statement st = c.createStatement()) {
+                    for (String sql : indexes) {
+                        st.execute(sql);
+                    }
+                }
+                return null;
+            });
+        }
         return new Result(tasks, counts[0], counts[1], (System.nanoTime() - start) / 1_000_000);
+    }
+
+    /** Drops the secondary indexes of run and metric; returns the statements that recreate them. */
+    private static List<String> dropIndexes(JdbcStore js) {
+        return js.withConnection("cannot drop indexes", false, c -> {
+            List<String> names = new ArrayList<>();
+            List<String> sqls = new ArrayList<>();
+            try (Statement st = c.createStatement()) {
+                try (ResultSet rs = st.executeQuery("SELECT index_name, sql FROM duckdb_indexes() "
+                        + "WHERE table_name IN ('run', 'metric') AND sql IS NOT NULL")) {
+                    while (rs.next()) {
+                        names.add(rs.getString(1));
+                        sqls.add(rs.getString(2));
+                    }
+                }
+                for (String name : names) {
+                    st.execute("DROP INDEX " + name);
+                }
+            }
+            return sqls;
+        });
     }
 
     private static String fill(String sql, int tasks, int rounds, long s, String prefix, char letter) {

@@ -91,4 +91,21 @@ class DuckDbStoreTest extends StoreContract {
                 .hasMessageContaining("cannot connect to PostgreSQL")
                 .hasMessageNotContaining("s3cret");
     }
+
+    @Test
+    void inMemoryAndJdbcDuckDbSpecsWork() {
+        try (Store mem = Stores.open(Stores.MEMORY)) {
+            mem.putRun(run("m1", "abcdef0123", "x", "baseline", 0, RunRecord.RunKind.MEASURED, "native", java.util.List.of()));
+            assertThat(mem.countRuns()).isEqualTo(1);
+            assertThat(mem.describe()).isEqualTo(":memory:");
+        }
+        try (Store mem = Stores.open(Stores.MEMORY)) {
+            assertThat(mem.countRuns()).isZero();
+        }
+        Path file = dir.resolve("via-url.duckdb");
+        try (Store s = Stores.open("jdbc:duckdb:" + file)) {
+            assertThat(s.describe()).isEqualTo(file.toString());
+        }
+        assertThat(file).exists();
+    }
 }

@@ -1,13 +1,9 @@
 package io.isobench.store;
 
 import io.isobench.IsobenchException;
-import io.isobench.parse.Metric;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
-import java.util.ArrayList;
-import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -45,17 +41,5 @@ class PostgresStoreIT extends StoreContract {
                 .hasMessageContaining("no_such_db")
                 .hasMessageContaining("cannot connect to PostgreSQL")
                 .hasMessageNotContaining("s3cret");
-    }
-
-    @Test
-    void twoStoresOnOneDatabaseSeeEachOthersCommits() {
-        try (Store other = Stores.open(spec)) {
-            other.putRun(run("x1", "eeeeeeee00", "a", "baseline", 0, RunRecord.RunKind.MEASURED, "native",
-                    List.of(Metric.of("tpot_ms_mean", 3))));
-        }
-        assertThat(store.run("x1")).isPresent();
-        List<String> ids = new ArrayList<>();
-        store.forEachRun(RunFilter.all(), r -> ids.add(r.runId()));
-        assertThat(ids).containsExactly("x1");
     }
 }

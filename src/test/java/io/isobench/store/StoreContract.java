@@ -331,4 +331,16 @@ abstract class StoreContract {
         SyntheticStore.generate(store, 40, 2, 7);
         assertThat(store.countRuns()).isEqualTo(result.runs());
     }
+
+    @Test
+    void twoStoresOnOneDatabaseSeeEachOthersCommits() {
+        try (Store other = Stores.open(spec)) {
+            other.putRun(run("x1", "eeeeeeee00", "a", "baseline", 0, RunRecord.RunKind.MEASURED, "native",
+                    List.of(Metric.of("tpot_ms_mean", 3))));
+        }
+        assertThat(store.run("x1")).isPresent();
+        List<String> ids = new ArrayList<>();
+        store.forEachRun(RunFilter.all(), r -> ids.add(r.runId()));
+        assertThat(ids).containsExactly("x1");
+    }
 }

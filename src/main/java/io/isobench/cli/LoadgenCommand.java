@@ -1,0 +1,503 @@
+package io.isobench.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.isobench.IsobenchException;
+import io.isobench.loadgen.DatasetSpec;
+import io.isobench.loadgen.LoadGenerator;
+import io.isobench.loadgen.LoadgenConfig;
+import io.isobench.loadgen.LoadgenResult;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code isobench loadgen}: the pinned serving client. Flags follow {@code vllm bench serve}; flags that only make
+ * sense inside vLLM are accepted with a one-line warning; an unknown flag is an error naming the nearest known one.
+ */
+@Command(name = "loadgen", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Serving load generator for OpenAI-compatible servers (/v1/completions, /v1/chat/completions).",
+                "Flags follow `vllm bench serve`; the console block and --save-result JSON use vLLM's layout and keys."},
+        footer = {"", "vLLM-only flags (--backend, --tokenizer, --trust-remote-code, --hf-*, --profile, ...) are accepted"
+                + " with a warning.", "The API key is read from $OPENAI_API_KEY (or --api-key-env) and never logged."})
+final class LoadgenCommand implements Callable<Integer> {
+
+    @CommandLine.ParentCommand
+    Main main;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    // ---- server
+    @Option(names = "--base-url", paramLabel = "URL", description = "Server or API base URL (overrides --host/--port).")
+    String baseUrl;
+    @Option(names = "--host", defaultValue = "127.0.0.1", description = "Server host (default: ${DEFAULT-VALUE}).")
+    String host;
+    @Option(names = "--port", defaultValue = "8000", description = "Server port (default: ${DEFAULT-VALUE}).")
+    int port;
+    @Option(names = "--endpoint", defaultValue = "/v1/completions",
+            description = "API endpoint: /v1/completions or /v1/chat/completions (default: ${DEFAULT-VALUE}).")
+    String endpoint;
+    @Option(names = "--model", description = "Model name sent in each request (required).")
+    String model;
+    @Option(names = "--served-model-name", description = "Model name used in the API, if different from --model.")
+    String servedModelName;
+    @Option(names = "--header", arity = "1..*", paramLabel = "KEY=VALUE", description = "Extra HTTP headers.")
+    List<String> header = new ArrayList<>();
+    @Option(names = "--api-key-env", defaultValue = "OPENAI_API_KEY", paramLabel = "VAR",
+            description = "Environment variable holding the API key (default: ${DEFAULT-VALUE}).")
+    String apiKeyEnv;
+    @Option(names = "--ready-check-timeout-sec", defaultValue = "0",
+            description = "Wait up to this long for /health or /v1/models before sending (default: ${DEFAULT-VALUE}).")
+    int readyCheckTimeoutSec;
+    @Option(names = "--request-timeout", defaultValue = "21600", paramLabel = "SEC",
+            description = "Per-request limit in seconds; a stalled stream fails after it (default: ${DEFAULT-VALUE}).")
+    double requestTimeoutSec;
+
+    // ---- dataset
+    @Option(names = "--dataset-name", defaultValue = "random",
+            description = "random | sharegpt | custom (JSONL, {\"prompt\": ...} per line; alias jsonl) | fixed"
+                    + " (default: ${DEFAULT-VALUE}).")
+    String datasetName;
+    @Option(names = "--dataset-path", description = "Dataset file for sharegpt/custom.")
+    Path datasetPath;
+    @Option(names = "--random-input-len", defaultValue = "1024", description = "Random: input tokens (default: ${DEFAULT-VALUE}).")
+    int randomInputLen;
+    @Option(names = "--random-output-len", defaultValue = "128", description = "Random: output tokens (default: ${DEFAULT-VALUE}).")
+    int randomOutputLen;
+    @Option(names = "--random-range-ratio", defaultValue = "0.0",
+            description = "Random: lengths uniform in [len*(1-r), len*(1+r)] (default: ${DEFAULT-VALUE}).")
+    double randomRangeRatio;
+    @Option(names = "--random-prefix-len", defaultValue = "0", description = "Random: shared prefix tokens (default: ${DEFAULT-VALUE}).")
+    int randomPrefixLen;
+    @Option(names = "--sharegpt-output-len", description = "ShareGPT: override each request's output length.")
+    Integer sharegptOutputLen;
+    @Option(names = "--custom-output-len", defaultValue = "256", description = "Custom/JSONL and fixed: output tokens (default: ${DEFAULT-VALUE}).")
+    int customOutputLen;
+    @Option(names = "--prompt", description = "Fixed: the prompt sent by every request.")
+    String prompt;
+    @Option(names = "--seed", defaultValue = "0", description = "Seed for the dataset sampler and arrivals (default: ${DEFAULT-VALUE}).")
+    long seed;
+
+    // ---- load shape
+    @Option(names = "--num-prompts", defaultValue = "1000", description = "Requests to send (default: ${DEFAULT-VALUE}).")
+    int numPrompts;
+    @Option(names = "--duration", paramLabel = "SEC", description = "Send requests for this many seconds instead of --num-prompts.")
+    Double durationSec;
+    @Option(names = "--request-rate", defaultValue = "inf",
+            description = "Requests per second, or inf to send all at once (default: ${DEFAULT-VALUE}).")
+    String requestRate;
+    @Option(names = "--burstiness", defaultValue = "1.0",
+            description = "Gamma shape of arrival gaps: 1 = Poisson, <1 burstier, >1 more uniform (default: ${DEFAULT-VALUE}).")
+    double burstiness;
+    @Option(names = "--max-concurrency", description = "Maximum requests in flight (client queue time is recorded).")
+    Integer maxConcurrency;
+    @Option(names = "--ramp-up-strategy", description = "linear | exponential ramp of the request rate.")
+    String rampUpStrategy;
+    @Option(names = "--ramp-up-start-rps", description = "Ramp-up start rate.")
+    Double rampUpStartRps;
+    @Option(names = "--ramp-up-end-rps", description = "Ramp-up end rate.")
+    Double rampUpEndRps;
+    @Option(names = "--num-warmups", defaultValue = "0", description = "Warm-up requests, sent first and discarded (default: ${DEFAULT-VALUE}).")
+    int numWarmups;
+
+    // ---- request body
+    @Option(names = "--ignore-eos", description = "Send ignore_eos: true (generate exactly the output length).")
+    boolean ignoreEos;
+    @Option(names = "--temperature", description = "Sampling temperature (default 0: greedy).")
+    Double temperature;
+    @Option(names = "--top-p", description = "Top-p.")
+    Double topP;
+    @Option(names = "--top-k", description = "Top-k.")
+    Integer topK;
+    @Option(names = "--min-p", description = "Min-p.")
+    Double minP;
+    @Option(names = "--extra-body", paramLabel = "JSON", description = "JSON object merged into every request body.")
+    String extraBody;
+    @Option(names = "--no-stream", description = "Do not stream (TTFT = E2EL).")
+    boolean noStream;
+    @Option(names = "--no-usage", description = "Do not ask for stream_options.include_usage (count chunks instead).")
+    boolean noUsage;
+    @Option(names = "--request-id-prefix", defaultValue = "bench-", description = "X-Request-Id prefix (default: ${DEFAULT-VALUE}).")
+    String requestIdPrefix;
+
+    // ---- metrics and output
+    @Option(names = "--percentile-metrics", defaultValue = "ttft,tpot,itl",
+            description = "Metrics to report percentiles for: ttft,tpot,itl,e2el (default: ${DEFAULT-VALUE}).")
+    String percentileMetrics;
+    @Option(names = "--metric-percentiles", defaultValue = "99",
+            description = "Comma-separated percentiles, e.g. 25,50,90,99 (default: ${DEFAULT-VALUE}).")
+    String metricPercentiles;
+    @Option(names = "--goodput", arity = "1..*", paramLabel = "KEY:MS", description = "SLOs for goodput: ttft:MS tpot:MS e2el:MS.")
+    List<String> goodput = new ArrayList<>();
+    @Option(names = "--save-result", description = "Save the result JSON (vLLM keys + isobench_ extras).")
+    boolean saveResult;
+    @Option(names = "--save-detailed", description = "Include per-request arrays (ttfts, itls, texts, errors...).")
+    boolean saveDetailed;
+    @Option(names = "--append-result", description = "Append to the result file instead of overwriting.")
+    boolean appendResult;
+    @Option(names = "--result-dir", description = "Directory for the result file (default: current).")
+    Path resultDir;
+    @Option(names = "--result-filename", description = "Result file name (default: vLLM's openai-{rate}qps-...json).")
+    String resultFilename;
+    @Option(names = "--metadata", arity = "1..*", paramLabel = "KEY=VALUE", description = "Saved in the result JSON.")
+    List<String> metadata = new ArrayList<>();
+    @Option(names = "--label", description = "Label saved in the result JSON.")
+    String label;
+
+    // ---- isobench store
+    @Option(names = "--store", description = "Store the run (metrics + per-request detail) in the isobench store"
+            + " (--db, default ./isobench.duckdb). Implied by an explicit --db.")
+    boolean store;
+    @Option(names = "--arm", defaultValue = "adhoc", description = "Arm label of the stored run (default: ${DEFAULT-VALUE}).")
+    String arm;
+    @Option(names = "--commit", description = "Commit the stored run measured, if any.")
+    String commit;
+
+    @CommandLine.Unmatched
+    List<String> unmatched = new ArrayList<>();
+
+    /** vLLM flags that only make sense inside vLLM: accepted with a warning. true = takes a value. */
+    static final Map<String, Boolean> VLLM_ONLY = new LinkedHashMap<>();
+
+    static {
+        for (String f : List.of("--backend", "--tokenizer", "--tokenizer-mode", "--hf-subset", "--hf-split",
+                "--hf-output-len", "--hf-name", "--lora-modules", "--sonnet-input-len", "--sonnet-output-len",
+                "--sonnet-prefix-len", "--random-batch-size", "--logprobs", "--plot-timeline", "--timeline-itl-thresholds",
+                "--trust-remote-code-revision", "--lora-assignment", "--dataset-config", "--input-len", "--output-len",
+                "--skip-chat-template", "--blazedit-min-distance", "--blazedit-max-distance", "--spec-bench-output-len",
+                "--spec-bench-category", "--prefix-repetition-prefix-len", "--prefix-repetition-suffix-len",
+                "--prefix-repetition-num-prefixes", "--prefix-repetition-output-len", "--mm-limit",
+                "--random-mm-base-items-per-request", "--random-mm-num-mm-items-range-ratio",
+                "--random-mm-limit-mm-per-prompt", "--random-mm-bucket-config", "--request-id-prefix-len")) {
+            VLLM_ONLY.put(f, true);
+        }
+        for (String f : List.of("--trust-remote-code", "--disable-tqdm", "--profile", "--use-beam-search",
+                "--disable-shuffle", "--no-oversample", "--custom-skip-chat-template", "--no-stream-usage",
+                "--insecure", "--debug", "--save-timeline")) {
+            VLLM_ONLY.put(f, false);
+        }
+    }
+
+    @Override
+    public Integer call() {
+        List<String> warnings = handleUnmatched();
+        warnings.forEach(w -> main.err.println("isobench loadgen: warning: " + w));
+        LoadgenConfig config;
+        try {
+            config = buildConfig();
+        } catch (IllegalArgumentException e) {
+            throw new IsobenchException.BadInput(e.getMessage(), e);
+        }
+        LoadgenResult result;
+        try {
+            result = LoadGenerator.run(config, main.err::println);
+        } catch (IllegalArgumentException e) {
+            throw new IsobenchException.BadInput(e.getMessage(), e);
+        }
+        main.out.print(result.consoleBlock());
+        main.out.flush();
+        main.err.print(result.detailBlock());
+        main.err.flush();
+        if (saveResult || saveDetailed || appendResult) {
+            Path file = save(result);
+            main.err.println("isobench loadgen: result saved to " + file);
+        }
+        if (store || main.db != null) {
+            String id = storeRun(result);
+            main.err.println("isobench loadgen: stored run " + id + " in " + main.dbSpec());
+        }
+        if (result.summary().completed() == 0) {
+            throw new IsobenchException.NothingMeasured("no request succeeded ("
+                    + result.summary().failuresByReason() + "); first error: "
+                    + result.requests().stream().filter(r -> r.error() != null).map(r -> r.error()).findFirst().orElse("-"));
+        }
+        return Main.OK;
+    }
+
+    private String storeRun(LoadgenResult result) {
+        String runId = "loadgen-" + java.util.UUID.randomUUID();
+        ObjectMapper m = new ObjectMapper();
+        try (io.isobench.store.Store st = io.isobench.store.Stores.open(main.dbSpec())) {
+            byte[] detail = m.writeValueAsBytes(result.resultJson(true));
+            String artifact = st.putArtifact("loadgen-detail", detail);
+            ObjectNode extra = m.createObjectNode();
+            extra.put("loadgen_detail_artifact", artifact);
+            extra.put("base_url", result.config().baseUrl().toString());
+            extra.put("endpoint", result.config().endpoint());
+            extra.set("failures_by_reason", m.valueToTree(result.summary().failuresByReason()));
+            boolean ok = result.summary().completed() > 0;
+            double primary = result.summary().dists().get("tpot").mean();
+            io.isobench.store.RunRecord run = new io.isobench.store.RunRecord(runId, null,
+                    io.isobench.store.RunRecord.RunKind.MEASURED, commit,
+                    commit == null ? null : commit.substring(0, Math.min(8, commit.length())), null, arm, 0,
+                    ok ? io.isobench.store.RunRecord.RunStatus.SUCCESS : io.isobench.store.RunRecord.RunStatus.FAILED,
+                    ok ? null : new io.isobench.store.RunRecord.FailureInfo("NO_METRICS",
+                            "no request succeeded: " + result.summary().failuresByReason(), null, true),
+                    "serving", result.config().model(), "native", null, "tpot_ms_mean",
+                    ok && result.summary().dists().get("tpot").count() > 0 ? primary : null, "measured",
+                    m.writeValueAsString(result.workloadFingerprint()), result.startedAt(), result.durationS() * 1000,
+                    null, null, m.writeValueAsString(redactArgs(spec.commandLine().getParseResult().originalArgs())), null,
+                    String.join("; ", result.notes()), m.writeValueAsString(extra), result.metrics());
+            st.putRun(run);
+        } catch (IOException e) {
+            throw new IsobenchException.BadInput("cannot store the run: " + e.getMessage(), e);
+        }
+        return runId;
+    }
+
+    /** Secrets never reach the store: header values that carry credentials, HF tokens, bearer keys. */
+    static List<String> redactArgs(List<String> args) {
+        List<String> out = new ArrayList<>();
+        for (String a : args) {
+            String r = a.replaceAll("hf_[A-Za-z0-9]{8,}", "hf_***")
+                    .replaceAll("(?i)(bearer\\s+)\\S+", "$1***")
+                    .replaceAll("(?i)^((authorization|x-api-key|api-key)=).*", "$1***");
+            out.add(r);
+        }
+        return out;
+    }
+
+    private Path save(LoadgenResult result) {
+        ObjectNode json = result.resultJson(saveDetailed);
+        for (String kv : metadata) {
+            int eq = kv.indexOf('=');
+            if (eq <= 0) {
+                throw new IsobenchException.BadInput("--metadata '" + kv + "' must be KEY=VALUE");
+            }
+            json.put(kv.substring(0, eq), kv.substring(eq + 1));
+        }
+        String name = resultFilename != null ? resultFilename : result.defaultResultFilename();
+        Path file = resultDir != null ? resultDir.resolve(name) : Path.of(name);
+        try {
+            if (file.toAbsolutePath().getParent() != null) {
+                Files.createDirectories(file.toAbsolutePath().getParent());
+            }
+            String text = new ObjectMapper().writeValueAsString(json);
+            if (appendResult && Files.exists(file) && Files.size(file) > 0) {
+                Files.writeString(file, "\n" + text, StandardCharsets.UTF_8, StandardOpenOption.APPEND);
+            } else {
+                Files.writeString(file, text, StandardCharsets.UTF_8);
+            }
+        } catch (IOException e) {
+            throw new IsobenchException.BadInput("cannot write the result file " + file + ": " + e.getMessage(), e);
+        }
+        return file;
+    }
+
+    /** Warnings for vLLM-only flags; a BadInput naming the nearest known flag for anything else. */
+    List<String> handleUnmatched() {
+        // picocli lets a multi-value option swallow flags it does not know: hand those back
+        for (List<String> multi : List.of(goodput, header, metadata)) {
+            for (int i = 0; i < multi.size(); i++) {
+                if (multi.get(i).startsWith("--")) {
+                    List<String> tail = new ArrayList<>(multi.subList(i, multi.size()));
+                    multi.subList(i, multi.size()).clear();
+                    unmatched.addAll(0, tail);
+                    break;
+                }
+            }
+        }
+        List<String> warnings = new ArrayList<>();
+        for (int i = 0; i < unmatched.size(); i++) {
+            String a = unmatched.get(i);
+            if (!a.startsWith("-")) {
+                throw new IsobenchException.BadInput("unexpected argument '" + a + "' (loadgen takes only --flags)");
+            }
+            String name = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
+            Boolean takesValue = VLLM_ONLY.get(name);
+            if (takesValue == null) {
+                throw new IsobenchException.BadInput("unknown flag '" + name + "'; did you mean '" + nearest(name) + "'?"
+                        + " (see isobench loadgen --help)");
+            }
+            StringBuilder w = new StringBuilder("ignoring " + name);
+            if (takesValue && !a.contains("=")) {
+                // vLLM flags with values may take several (nargs='+'): consume until the next flag
+                while (i + 1 < unmatched.size() && !unmatched.get(i + 1).startsWith("--")) {
+                    w.append(' ').append(unmatched.get(++i));
+                }
+            }
+            w.append(" (only meaningful inside vLLM)");
+            warnings.add(w.toString());
+        }
+        return warnings;
+    }
+
+    String nearest(String flag) {
+        Set<String> known = new TreeSet<>(VLLM_ONLY.keySet());
+        for (CommandLine.Model.OptionSpec o : spec.options()) {
+            known.addAll(List.of(o.names()));
+        }
+        String best = null;
+        int bestD = Integer.MAX_VALUE;
+        for (String k : known) {
+            if (!k.startsWith("--")) {
+                continue;
+            }
+            int d = levenshtein(flag, k);
+            if (d < bestD) {
+                bestD = d;
+                best = k;
+            }
+        }
+        return best;
+    }
+
+    static int levenshtein(String a, String b) {
+        int[] prev = new int[b.length() + 1];
+        int[] cur = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            prev[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            cur[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int c = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + c);
+            }
+            int[] t = prev;
+            prev = cur;
+            cur = t;
+        }
+        return prev[b.length()];
+    }
+
+    LoadgenConfig buildConfig() {
+        LoadgenConfig.Builder b = LoadgenConfig.builder();
+        URI base;
+        try {
+            base = baseUrl != null ? URI.create(stripTrailingSlash(baseUrl)) : URI.create("http://" + host + ":" + port);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--base-url '" + baseUrl + "' is not a URL");
+        }
+        b.baseUrl(base).endpoint(endpoint).model(servedModelName != null ? servedModelName : model);
+        if (model == null && servedModelName == null) {
+            throw new IllegalArgumentException("--model is required (the model name the server serves)");
+        }
+        for (String h : header) {
+            int eq = h.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("--header '" + h + "' must be KEY=VALUE");
+            }
+            b.header(h.substring(0, eq), h.substring(eq + 1));
+        }
+        b.apiKeyEnv(apiKeyEnv).readyCheckTimeout(Duration.ofSeconds(readyCheckTimeoutSec))
+                .requestTimeout(Duration.ofMillis((long) (requestTimeoutSec * 1000)));
+        String ds = datasetName.toLowerCase(Locale.ROOT);
+        b.dataset(switch (ds) {
+            case "random" -> DatasetSpec.random(randomInputLen, randomOutputLen, randomRangeRatio, randomPrefixLen);
+            case "sharegpt" -> DatasetSpec.sharegpt(datasetPath, sharegptOutputLen == null ? 0 : sharegptOutputLen);
+            case "custom", "jsonl" -> DatasetSpec.custom(datasetPath, customOutputLen);
+            case "fixed" -> DatasetSpec.fixed(prompt, customOutputLen);
+            default -> throw new IllegalArgumentException("--dataset-name '" + datasetName
+                    + "' is not supported here; use random, sharegpt, custom (jsonl) or fixed");
+        });
+        if (ds.equals("fixed") || (prompt != null && !ds.equals("fixed"))) {
+            if (prompt != null && !ds.equals("fixed")) {
+                throw new IllegalArgumentException("--prompt needs --dataset-name fixed");
+            }
+        }
+        b.seed(seed).numPrompts(numPrompts).numWarmups(numWarmups);
+        if (durationSec != null) {
+            if (!(durationSec > 0)) {
+                throw new IllegalArgumentException("--duration (" + durationSec + ") must be > 0 seconds");
+            }
+            b.duration(Duration.ofMillis((long) (durationSec * 1000)));
+        }
+        double rate;
+        try {
+            rate = requestRate.equalsIgnoreCase("inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(requestRate);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--request-rate '" + requestRate + "' must be a number or inf");
+        }
+        b.requestRate(rate).burstiness(burstiness).maxConcurrency(maxConcurrency);
+        if (rampUpStrategy != null) {
+            if (rampUpStartRps == null || rampUpEndRps == null) {
+                throw new IllegalArgumentException("--ramp-up-strategy needs --ramp-up-start-rps and --ramp-up-end-rps");
+            }
+            b.rampUp(new LoadgenConfig.RampUp(rampUpStrategy, rampUpStartRps, rampUpEndRps));
+        } else if (rampUpStartRps != null || rampUpEndRps != null) {
+            throw new IllegalArgumentException("--ramp-up-start-rps/--ramp-up-end-rps need --ramp-up-strategy linear|exponential");
+        }
+        b.ignoreEos(ignoreEos).stream(!noStream).includeUsage(!noUsage).requestIdPrefix(requestIdPrefix);
+        if (temperature != null) {
+            b.sampling("temperature", temperature);
+        }
+        if (topP != null) {
+            b.sampling("top_p", topP);
+        }
+        if (topK != null) {
+            b.sampling("top_k", topK);
+        }
+        if (minP != null) {
+            b.sampling("min_p", minP);
+        }
+        if (extraBody != null) {
+            try {
+                Map<String, Object> m = new ObjectMapper().readValue(extraBody,
+                        new com.fasterxml.jackson.core.type.TypeReference<LinkedHashMap<String, Object>>() { });
+                b.extraBody(m);
+            } catch (IOException e) {
+                throw new IllegalArgumentException("--extra-body is not a JSON object: " + firstLine(e.getMessage()));
+            }
+        }
+        Set<String> pm = new LinkedHashSet<>();
+        for (String s : percentileMetrics.split(",")) {
+            if (!s.isBlank()) {
+                pm.add(s.trim().toLowerCase(Locale.ROOT));
+            }
+        }
+        b.percentileMetrics(pm);
+        List<Double> ps = new ArrayList<>();
+        for (String s : metricPercentiles.split(",")) {
+            try {
+                ps.add(Double.parseDouble(s.trim()));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--metric-percentiles value '" + s + "' is not a number");
+            }
+        }
+        b.percentiles(ps);
+        for (String g : goodput) {
+            int c = g.indexOf(':');
+            if (c <= 0) {
+                throw new IllegalArgumentException("--goodput '" + g + "' must be KEY:MS (ttft, tpot or e2el)");
+            }
+            try {
+                b.goodput(g.substring(0, c).toLowerCase(Locale.ROOT), Double.parseDouble(g.substring(c + 1)));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--goodput '" + g + "': '" + g.substring(c + 1) + "' is not a number of ms");
+            }
+        }
+        b.label(label);
+        return b.build();
+    }
+
+    private static String stripTrailingSlash(String s) {
+        return s.endsWith("/") ? s.substring(0, s.length() - 1) : s;
+    }
+
+    private static String firstLine(String s) {
+        if (s == null) {
+            return "";
+        }
+        int i = s.indexOf('\n');
+        return i < 0 ? s : s.substring(0, i);
+    }
+}

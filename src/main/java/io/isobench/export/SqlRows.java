@@ -1,0 +1,305 @@
+package io.isobench.export;
+
+import io.isobench.store.Store;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+
+/**
+ * The rows computed from legacy and native runs, done inside the store's own DuckDB database (no row crosses
+ * JDBC): the same rules as {@link RowBuilder} written in SQL, checked against it by a test that exports one store
+ * both ways. Used for DuckDB file stores; PostgreSQL stores stream runs through {@link RowBuilder} instead.
+ */
+final class SqlRows {
+
+    private SqlRows() {
+    }
+
+    /**
+     * A connection to the store's DuckDB instance (same file, same settings as {@code Stores.open}, so DuckDB shares
+     * the open database), or null when the store is not a DuckDB file or cannot be shared.
+     */
+    static Connection connect(Store store) {
+        String where = store.describe();
+        if (where == null || where.startsWith("jdbc:") || !Files.isRegularFile(Path.of(where))) {
+            return null;
+        }
+        Properties props = new Properties();
+        props.setProperty("jdbc_stream_results", "true");
+        try {
+            return DriverManager.getConnection("jdbc:duckdb:" + where, props);
+        } catch (SQLException e) {
+            return null;
+        }
+    }
+
+    private static final List<String> FIXED = List.of("ttft_mean", "ttft_median", "ttft_p99", "tpot_mean",
+            "tpot_median", "tpot_p99", "itl_mean", "itl_median", "itl_p99", "latency_avg");
+
+    private static String metricName(String v) {
+        return switch (v) {
+            case "latency_avg" -> "latency_ms_avg";
+            case "out_tput" -> "output_throughput_tok_s";
+            case "tot_tput" -> "total_throughput_tok_s";
+            default -> v.replace("_mean", "_ms_mean").replace("_median", "_ms_median").replace("_p99", "_ms_p99");
+        };
+    }
+
+    private static List<String> valueCols() {
+        List<String> l = new ArrayList<>(FIXED);
+        l.add("out_tput");
+        l.add("tot_tput");
+        return l;
+    }
+
+    /** Writes the computed rows (EXPORT columns + _commit, _agent) to a parquet file. */
+    static void writeComputed(Connection c, Path parquet) throws SQLException {
+        try (Statement st = c.createStatement()) {
+            int i = 0;
+            for (String sql : statements()) {
+                i++;
+                try {
+                    st.execute(sql);
+                } catch (SQLException e) {
+                    throw new SQLException("export SQL step " + i + " failed: " + e.getMessage(), e);
+                }
+            }
+            st.execute("COPY (SELECT * FROM x_rows) TO '" + HfExporter.sqlString(parquet.toString()) + "' (FORMAT parquet)");
+            for (String t : List.of("x_rows", "x_choice", "x_g", "x_ga", "x_v", "x_pm", "x_mine", "x_agents", "x_runs")) {
+                st.execute("DROP TABLE IF EXISTS " + t);
+            }
+        }
+    }
+
+    static String norm(String x) {
+        return "replace(lower(trim(" + x + ")), '-', '_')";
+    }
+
+    static List<String> statements() {
+        List<String> out = new ArrayList<>();
+        out.add("""
+                CREATE OR REPLACE TEMP MACRO jmed(l) AS CASE WHEN l IS NULL OR len(l) = 0 THEN NULL
+                    WHEN len(l) % 2 = 1 THEN list_sort(l)[len(l) // 2 + 1]
+                    ELSE (list_sort(l)[len(l) // 2] + list_sort(l)[len(l) // 2 + 1]) / 2.0 END""");
+        out.add("""
+                CREATE OR REPLACE TEMP MACRO impr(lower_better, b, x) AS CASE
+                    WHEN b IS NULL OR x IS NULL OR b = 0 OR isnan(b) OR isnan(x) OR isinf(b) OR isinf(x) THEN NULL
+                    WHEN lower_better THEN (b - x) / b * 100.0 ELSE (x - b) / b * 100.0 END""");
+        out.add("CREATE OR REPLACE TEMP TABLE x_runs AS SELECT run_id, commit_short, commit_id, kind, session_id, status,"
+                + " failure_category, mode, model, coalesce(pipeline, 'native') AS pipeline, pipeline AS pipeline_raw, round,"
+                + " started_at, extra_json, primary_metric, primary_value,"
+                + " CASE WHEN arm LIKE 'agent:%' THEN 'agent' ELSE arm END AS arm_key,"
+                + " CASE arm WHEN 'baseline' THEN 0 WHEN 'human' THEN 1 ELSE 2 END AS arm_order,"
+                + " CASE WHEN arm LIKE 'agent:%' THEN " + norm("substr(arm, 7)") + " ELSE " + norm("agent") + " END AS agent_key,"
+                + " lpad(CAST(round AS VARCHAR), 10, '0') || run_id AS ord"
+                + " FROM run WHERE kind IN ('LEGACY', 'MEASURED') AND commit_short IS NOT NULL");
+        out.add("CREATE OR REPLACE TEMP TABLE x_agents AS SELECT DISTINCT commit_short, agent_key FROM x_runs WHERE agent_key IS NOT NULL");
+        out.add("CREATE OR REPLACE TEMP TABLE x_mine AS SELECT a.agent_key AS agent, r.* FROM x_agents a JOIN x_runs r"
+                + " ON r.commit_short = a.commit_short AND (r.agent_key IS NULL OR r.agent_key = a.agent_key)");
+        StringBuilder pm = new StringBuilder("CREATE OR REPLACE TEMP TABLE x_pm AS SELECT m.run_id");
+        for (String v : valueCols()) {
+            pm.append(", arg_min(m.value, m.seq) FILTER (WHERE m.name = '").append(metricName(v)).append("') AS ").append(v);
+        }
+        pm.append(" FROM metric m SEMI JOIN x_runs r ON r.run_id = m.run_id AND r.status = 'SUCCESS' GROUP BY m.run_id");
+        out.add(pm.toString());
+        StringBuilder v = new StringBuilder("CREATE OR REPLACE TEMP TABLE x_v AS SELECT r.*");
+        for (String col : valueCols()) {
+            v.append(", CASE WHEN r.status = 'SUCCESS' THEN coalesce(p.").append(col).append(", CASE WHEN r.primary_metric = '")
+                    .append(metricName(col)).append("' THEN r.primary_value END) END AS v_").append(col);
+        }
+        v.append(" FROM x_mine r LEFT JOIN x_pm p ON p.run_id = r.run_id");
+        out.add(v.toString());
+        StringBuilder ga = new StringBuilder("CREATE OR REPLACE TEMP TABLE x_ga AS SELECT commit_short, agent, pipeline, arm_key,");
+        for (String col : valueCols()) {
+            ga.append(" jmed(list(v_").append(col).append(") FILTER (WHERE v_").append(col).append(" IS NOT NULL)) AS ").append(col).append(',');
+        }
+        ga.append(" count(DISTINCT round) AS n_rounds, bool_or(status = 'SUCCESS') AS any_success,"
+                + " arg_max(lower(status), ord) AS last_status,"
+                + " arg_max(failure_category, ord) FILTER (WHERE failure_category IS NOT NULL) AS last_failure"
+                + " FROM x_v GROUP BY commit_short, agent, pipeline, arm_key");
+        out.add(ga.toString());
+
+        // per group (commit, agent, pipeline): mode, arms pivoted, comparability inputs, first values
+        StringBuilder g = new StringBuilder("CREATE OR REPLACE TEMP TABLE x_g AS WITH modes AS ("
+                + " SELECT commit_short, agent, pipeline, mode, row_number() OVER (PARTITION BY commit_short, agent, pipeline"
+                + " ORDER BY count(*) DESC, mode ASC) AS rn FROM x_mine WHERE mode IS NOT NULL GROUP BY commit_short, agent, pipeline, mode),"
+                + " grp AS (SELECT commit_short, agent, pipeline, min(pipeline_raw) AS pipeline_raw,"
+                + " bool_and(pipeline_raw IS NULL) AS raw_null,"
+                + " count(DISTINCT model) AS n_models,"
+                + " bool_and(kind = 'MEASURED' AND session_id IS NOT NULL) AND count(DISTINCT session_id) = 1 AS same_session,"
+                + " arg_min(kind, arm_order * 1000000000000 + 0) AS k0,"
+                + " arg_min(model, lpad(CAST(arm_order AS VARCHAR), 3, '0') || ord) FILTER (WHERE model IS NOT NULL) AS model,"
+                + " arg_min(json_extract_string(extra_json, '$.subject'), lpad(CAST(arm_order AS VARCHAR), 3, '0') || ord)"
+                + "   FILTER (WHERE json_extract_string(extra_json, '$.subject') IS NOT NULL) AS subject,"
+                + " arg_min(json_extract_string(extra_json, '$.perf_command'), lpad(CAST(arm_order AS VARCHAR), 3, '0') || ord)"
+                + "   FILTER (WHERE json_extract_string(extra_json, '$.perf_command') IS NOT NULL) AS perf_command,"
+                + " arg_min(json_extract_string(extra_json, '$.agent_model'), lpad(CAST(arm_order AS VARCHAR), 3, '0') || ord)"
+                + "   FILTER (WHERE json_extract_string(extra_json, '$.agent_model') IS NOT NULL) AS agent_model,"
+                + " arg_max(commit_id, length(commit_id)) AS commit_id,"
+                + " CAST(min(CAST(started_at AS DATE)) AS VARCHAR) AS bdate,"
+                + " max(0) AS dummy"
+                + " FROM x_mine GROUP BY commit_short, agent, pipeline),"
+                + " rounds AS (SELECT commit_short, agent, pipeline, max(n_rounds) AS n_rounds FROM x_ga GROUP BY commit_short, agent, pipeline)"
+                + " SELECT grp.*, rounds.n_rounds,"
+                + " CASE WHEN m.mode IN ('serving', 'throughput', 'latency', 'prefix_caching', 'micro') THEN m.mode END AS mode");
+        for (String arm : List.of("baseline", "human", "agent")) {
+            String a = arm.substring(0, 1);
+            g.append(", ").append(a).append(".arm_key IS NOT NULL AS ").append(a).append("_present");
+            for (String col : valueCols()) {
+                g.append(", ").append(a).append('.').append(col).append(" AS ").append(a).append('_').append(col);
+            }
+            g.append(", CASE WHEN ").append(a).append(".arm_key IS NULL THEN NULL WHEN ").append(a)
+                    .append(".any_success THEN 'success' ELSE ").append(a).append(".last_status END AS ").append(a).append("_status");
+            g.append(", CASE WHEN ").append(a).append(".arm_key IS NULL OR ").append(a).append(".any_success THEN NULL ELSE ")
+                    .append(a).append(".last_failure END AS ").append(a).append("_failure");
+        }
+        g.append(" FROM grp JOIN rounds USING (commit_short, agent, pipeline)"
+                + " LEFT JOIN modes m ON m.commit_short = grp.commit_short AND m.agent = grp.agent AND m.pipeline = grp.pipeline AND m.rn = 1");
+        for (String arm : List.of("baseline", "human", "agent")) {
+            String a = arm.substring(0, 1);
+            g.append(" LEFT JOIN x_ga ").append(a).append(" ON ").append(a).append(".commit_short = grp.commit_short AND ")
+                    .append(a).append(".agent = grp.agent AND ").append(a).append(".pipeline = grp.pipeline AND ")
+                    .append(a).append(".arm_key = '").append(arm).append('\'');
+        }
+        out.add(g.toString());
+        // primary values, comparability, choice
+        StringBuilder ch = new StringBuilder("CREATE OR REPLACE TEMP TABLE x_choice AS WITH p AS (SELECT *,"
+                + " CASE mode WHEN 'serving' THEN 'tpot_ms_mean' WHEN 'latency' THEN 'latency_ms_avg'"
+                + " WHEN 'throughput' THEN 'total_throughput_tok_s' WHEN 'prefix_caching' THEN 'output_throughput_tok_s'"
+                + " WHEN 'micro' THEN 'micro_avg_ms' END AS primary_metric,"
+                + " mode IN ('serving', 'latency') AS lower_better");
+        for (String a : List.of("b", "h", "a")) {
+            ch.append(", CASE mode WHEN 'serving' THEN ").append(a).append("_tpot_mean WHEN 'latency' THEN ").append(a)
+                    .append("_latency_avg WHEN 'throughput' THEN ").append(a).append("_tot_tput WHEN 'prefix_caching' THEN ")
+                    .append(a).append("_out_tput END AS ").append(a).append("_val");
+            ch.append(", CASE WHEN mode IN ('serving', 'prefix_caching') THEN ").append(a).append("_out_tput WHEN mode = 'throughput' THEN ")
+                    .append(a).append("_tot_tput END AS ").append(a).append("_throughput");
+        }
+        ch.append(" FROM x_g), q AS (SELECT *, (b_val IS NOT NULL)::INT + (h_val IS NOT NULL)::INT + (a_val IS NOT NULL)::INT AS vp,"
+                + " CASE WHEN mode IS NULL OR mode = 'micro' THEN NULL ELSE impr(lower_better, b_val, h_val) END AS hd,"
+                + " CASE WHEN mode IS NULL OR mode = 'micro' THEN NULL ELSE impr(lower_better, b_val, a_val) END AS ad,"
+                + " CASE WHEN mode IS NULL OR mode = 'micro' THEN NULL ELSE impr(lower_better, h_val, a_val) END AS avh,"
+                + " list_position(['rerun_4_fixable', 'docker_3way', 'modal', 'run_2026-01-18/19', 'run_2026-01-18',"
+                + " 'run_2026-01-19', 'separate'], pipeline) AS prank FROM p),"
+                + " c AS (SELECT *, CASE WHEN vp = 0 THEN NULL"
+                + " WHEN NOT (pipeline IN ('rerun_4_fixable', 'docker_3way', 'modal') OR same_session) THEN 'cross_run'"
+                + " WHEN n_models > 1 THEN 'same_run_with_issues' ELSE 'same_run' END AS comparability FROM q)"
+                + " SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY commit_short, agent ORDER BY"
+                + " (vp = 3 AND comparability LIKE 'same_run%' AND hd IS NOT NULL AND ad IS NOT NULL) DESC, (vp = 3) DESC,"
+                + " vp DESC, coalesce(prank, 99), raw_null, pipeline_raw) AS pick FROM c) WHERE pick = 1");
+        out.add(ch.toString());
+
+        // the export rows, in HfSchema.EXPORT order, with the task's fields joined in
+        java.util.Map<String, String> cols = new java.util.LinkedHashMap<>();
+        add(cols, "CASE WHEN length(t.commit_id) > length(coalesce(x.commit_id, x.commit_short)) THEN t.commit_id"
+                + " WHEN length(x.commit_id) > length(x.commit_short) THEN x.commit_id ELSE x.commit_short END AS commit_hash");
+        add(cols, "x.commit_short AS commit_short");
+        add(cols, "coalesce(x.subject, t.subject) AS commit_subject");
+        add(cols, "t.repo AS repo");
+        add(cols, "coalesce(x.perf_command, t.perf_command) AS perf_command");
+        add(cols, "CAST(NULL AS VARCHAR[]) AS files_changed");
+        add(cols, "CAST(NULL AS VARCHAR) AS pr_url");
+        add(cols, "CAST(NULL AS VARCHAR[]) AS models");
+        add(cols, "t.parent_commit AS parent_commit");
+        add(cols, "t.gpu_config AS gpu_config");
+        add(cols, "CASE x.mode WHEN 'serving' THEN 'serving' WHEN 'prefix_caching' THEN 'prefix_caching'"
+                + " WHEN 'throughput' THEN 'standalone' WHEN 'latency' THEN 'standalone' END AS benchmark_mode");
+        add(cols, "x.agent AS agent_name");
+        add(cols, "x.agent_model AS agent_model");
+        add(cols, "x.bdate AS benchmark_date");
+        add(cols, "coalesce(x.model, t.model) AS model");
+        add(cols, "CASE WHEN x.a_present THEN coalesce(x.a_failure, '') <> 'EMPTY_PATCH' END AS has_agent_patch");
+        add(cols, "CAST(NULL AS VARCHAR) AS patch_path");
+        for (String a : List.of("b", "h", "a")) {
+            for (String f : FIXED) {
+                add(cols, "x." + a + "_" + f + " AS " + prefix(a) + "_" + f);
+            }
+            add(cols, "x." + a + "_throughput AS " + prefix(a) + "_throughput");
+        }
+        for (String stat : List.of("ttft_mean", "tpot_mean", "itl_mean", "ttft_median", "ttft_p99", "latency_avg", "throughput")) {
+            String lower = stat.equals("throughput") ? "false" : "true";
+            add(cols, "impr(" + lower + ", x.b_" + stat + ", x.h_" + stat + ") AS human_improvement_" + stat);
+            add(cols, "impr(" + lower + ", x.b_" + stat + ", x.a_" + stat + ") AS agent_improvement_" + stat);
+            add(cols, "impr(" + lower + ", x.h_" + stat + ", x.a_" + stat + ") AS agent_vs_human_" + stat);
+        }
+        for (String raw : List.of("baseline_raw", "human_raw", "agent_raw", "test_script")) {
+            add(cols, "CAST(NULL AS VARCHAR) AS " + raw);
+        }
+        add(cols, "x.pipeline AS data_source");
+        // isobench columns
+        add(cols, "x.agent AS isobench_agent");
+        add(cols, "CAST(NULL AS VARCHAR) AS isobench_agent_model");
+        add(cols, "x.mode AS isobench_mode");
+        add(cols, "x.pipeline AS isobench_pipeline");
+        add(cols, "CASE x.k0 WHEN 'HF_IMPORT' THEN 'hf_import' WHEN 'MEASURED' THEN 'native' ELSE 'legacy' END AS isobench_data_source");
+        add(cols, "x.comparability AS isobench_comparability");
+        add(cols, "CASE WHEN x.vp = 3 THEN CASE WHEN x.comparability = 'same_run' THEN CASE WHEN x.hd IS NOT NULL AND x.ad IS NOT NULL"
+                + " THEN 'complete_3way_same_run' ELSE 'same_run_3_values_delta_undefined' END"
+                + " WHEN x.comparability = 'same_run_with_issues' THEN 'same_run_3_values_with_issues'"
+                + " ELSE 'cross_run_3_values_not_comparable' END WHEN x.vp = 0 THEN 'no_metrics' ELSE 'incomplete' END AS isobench_status");
+        for (String a : List.of("b", "h", "a")) {
+            add(cols, "x." + a + "_status AS isobench_status_" + prefix(a));
+            add(cols, "x." + a + "_failure AS isobench_failure_" + prefix(a));
+        }
+        add(cols, "CASE WHEN x.n_rounds = 0 THEN NULL ELSE CAST(x.n_rounds AS INTEGER) END AS isobench_n_rounds");
+        add(cols, "x.primary_metric AS isobench_primary_metric");
+        add(cols, "x.b_val AS isobench_baseline_value");
+        add(cols, "x.h_val AS isobench_human_value");
+        add(cols, "x.a_val AS isobench_agent_value");
+        add(cols, "x.hd AS isobench_human_delta_pct");
+        add(cols, "x.ad AS isobench_agent_delta_pct");
+        add(cols, "x.avh AS isobench_agent_vs_human_pct");
+        String[][] cmp = {{"human", "hd", "h"}, {"agent", "ad", "a"}, {"agent_vs_human", "avh", "a"}};
+        for (String[] cv : cmp) {
+            add(cols, "CAST(NULL AS DOUBLE) AS isobench_" + cv[0] + "_ci_low");
+            add(cols, "CAST(NULL AS DOUBLE) AS isobench_" + cv[0] + "_ci_high");
+            String single = "CASE WHEN x." + cv[2] + "_present AND x." + cv[2] + "_val IS NULL THEN 'failed' WHEN x." + cv[1]
+                    + " IS NULL THEN NULL WHEN x." + cv[1] + " > " + RowBuilder.LEGACY_BAND_PCT + " THEN 'better' WHEN x." + cv[1]
+                    + " < -" + RowBuilder.LEGACY_BAND_PCT + " THEN 'worse' ELSE 'tie' END";
+            String rounds = cv[0].equals("agent_vs_human") ? "NULL"
+                    : "CASE WHEN x." + cv[2] + "_present AND x." + cv[2] + "_val IS NULL THEN 'failed' END";
+            add(cols, "CASE WHEN x.n_rounds <= 1 THEN " + single + " ELSE " + rounds + " END AS isobench_" + cv[0] + "_verdict");
+        }
+        add(cols, "CAST(NULL AS DOUBLE) AS isobench_noise_floor_pct");
+        add(cols, "CASE WHEN x.n_rounds <= 1 THEN '" + RowBuilder.SINGLE_RUN_RULE + "' ELSE '" + RowBuilder.ROUNDS_RULE
+                + "' END AS isobench_verdict_rule");
+        add(cols, "CASE x.comparability WHEN 'cross_run' THEN 'cross-run' WHEN 'same_run_with_issues' THEN 'model mismatch' END AS isobench_issues");
+        add(cols, "x.commit_short AS _commit");
+        add(cols, "x.agent AS _agent");
+        List<String> select = new ArrayList<>();
+        for (HfSchema.Column col : HfSchema.EXPORT) {
+            String e = cols.remove(col.name());
+            if (e == null) {
+                throw new IllegalStateException("no SQL expression for export column " + col.name());
+            }
+            select.add(e + " AS " + HfExporter.quote(col.name()));
+        }
+        for (java.util.Map.Entry<String, String> e : cols.entrySet()) {
+            select.add(e.getValue() + " AS " + e.getKey());
+        }
+        out.add("CREATE OR REPLACE TEMP TABLE x_rows AS SELECT " + String.join(", ", select)
+                + " FROM x_choice x LEFT JOIN task t ON t.task_id = x.commit_short");
+        return out;
+    }
+
+    /** Adds "EXPR AS name" under its name. */
+    private static void add(java.util.Map<String, String> cols, String exprAsName) {
+        int i = exprAsName.lastIndexOf(" AS ");
+        cols.put(exprAsName.substring(i + 4).trim(), exprAsName.substring(0, i));
+    }
+
+    private static String prefix(String a) {
+        return switch (a) {
+            case "b" -> "baseline";
+            case "h" -> "human";
+            default -> "agent";
+        };
+    }
+}

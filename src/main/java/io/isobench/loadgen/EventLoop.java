@@ -1,0 +1,578 @@
+package io.isobench.loadgen;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Consumer;
+
+/**
+ * The measuring transport: one thread, one selector, non-blocking HTTP/1.1 connections (kept alive and reused),
+ * and a resumable parser for the response head, chunked/length/close framing and SSE lines. A readiness event costs
+ * one read; bytes are stamped with the time that read returned. Request-level problems end as recorded errors.
+ */
+final class EventLoop implements AutoCloseable {
+
+    private final RequestExecutor exec;
+    private final Selector selector;
+    private final Thread thread;
+    private final ConcurrentLinkedQueue<Exchange> incoming = new ConcurrentLinkedQueue<>();
+    private final ArrayDeque<Conn> idle = new ArrayDeque<>();
+    private final List<Conn> busy = new ArrayList<>();
+    private volatile boolean running = true;
+    private final ByteBuffer readBuf = ByteBuffer.allocateDirect(64 * 1024);
+    private final ChunkParser parser = new ChunkParser();
+
+    EventLoop(RequestExecutor exec) {
+        this.exec = exec;
+        try {
+            this.selector = Selector.open();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot open a selector: " + e.getMessage(), e);
+        }
+        this.thread = Thread.ofPlatform().daemon().name("loadgen-io").start(this::loop);
+    }
+
+    /** One request and where its result goes (called on the loop thread). */
+    static final class Exchange {
+        final int index;
+        final RequestExecutor.Prepared req;
+        final long t0;
+        final long scheduledNs;
+        final Consumer<RequestResult> done;
+        long send;
+        long deadline;
+        boolean retried;
+        final RequestExecutor.Outcome o = new RequestExecutor.Outcome();
+
+        Exchange(int index, RequestExecutor.Prepared req, long t0, long scheduledNs, Consumer<RequestResult> done) {
+            this.index = index;
+            this.req = req;
+            this.t0 = t0;
+            this.scheduledNs = scheduledNs;
+            this.done = done;
+        }
+    }
+
+    void submit(Exchange x) {
+        incoming.add(x);
+        selector.wakeup();
+    }
+
+    // ------------------------------------------------------------------ connection state machine
+
+    private static final int HEAD = 0, CHUNK_SIZE = 1, CHUNK_DATA = 2, CHUNK_CRLF = 3, TRAILERS = 4, LENGTH = 5,
+            UNTIL_EOF = 6;
+
+    private final class Conn {
+        final SocketChannel ch;
+        SelectionKey key;
+        Exchange x;
+        ByteBuffer out;
+        byte[] buf = new byte[16 * 1024];
+        int pos;
+        int lim;
+        int state;
+        long remaining;
+        boolean keepAlive;
+        boolean sse;
+        int status;
+        String contentType;
+        boolean gotBytes;
+        boolean reused;
+        ByteArrayOutputStream body;
+        byte[] line = new byte[1024];
+        int ll;
+
+        Conn(SocketChannel ch) {
+            this.ch = ch;
+        }
+
+        void close() {
+            try {
+                ch.close();
+            } catch (IOException ignored) {
+                // closing: nothing to recover
+            }
+            busy.remove(this);
+            idle.remove(this);
+        }
+    }
+
+    private void loop() {
+        long lastScan = System.nanoTime();
+        while (running) {
+            try {
+                selector.select(10);
+            } catch (IOException e) {
+                continue;
+            }
+            Exchange x;
+            while ((x = incoming.poll()) != null) {
+                start(x);
+            }
+            Iterator<SelectionKey> it = selector.selectedKeys().iterator();
+            while (it.hasNext()) {
+                SelectionKey k = it.next();
+                it.remove();
+                Conn c = (Conn) k.attachment();
+                if (!k.isValid()) {
+                    continue;
+                }
+                try {
+                    if (k.isConnectable()) {
+                        connected(c);
+                    } else {
+                        if (k.isWritable()) {
+                            write(c);
+                        }
+                        if (k.isValid() && k.isReadable()) {
+                            read(c);
+                        }
+                    }
+                } catch (IOException | RuntimeException e) {
+                    ioFailure(c, e);
+                }
+            }
+            long now = System.nanoTime();
+            if (now - lastScan > 10_000_000L) {
+                lastScan = now;
+                for (Conn c : new ArrayList<>(busy)) {
+                    if (c.x != null && now - c.x.deadline > 0) {
+                        Exchange e = c.x;
+                        e.o.fail("timeout", "request timed out after " + exec.timeoutNs() / 1_000_000 + " ms"
+                                + (e.o.chunks > 0 ? " (stalled after " + e.o.chunks + " chunks)" : ""));
+                        c.close();
+                        finish(e, now);
+                    }
+                }
+            }
+        }
+        for (Conn c : new ArrayList<>(idle)) {
+            c.close();
+        }
+        try {
+            selector.close();
+        } catch (IOException ignored) {
+            // closing
+        }
+    }
+
+    private void start(Exchange x) {
+        x.send = System.nanoTime();
+        x.deadline = x.send + exec.timeoutNs();
+        Conn c = idle.pollFirst();
+        if (c != null && c.ch.isOpen()) {
+            c.reused = true;
+            assign(c, x);
+            return;
+        }
+        open(x);
+    }
+
+    private void open(Exchange x) {
+        try {
+            SocketChannel ch = SocketChannel.open();
+            ch.configureBlocking(false);
+            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            Conn c = new Conn(ch);
+            c.x = x;
+            busy.add(c);
+            if (ch.connect(exec.address())) {
+                c.key = ch.register(selector, 0, c);
+                assign(c, x);
+            } else {
+                c.key = ch.register(selector, SelectionKey.OP_CONNECT, c);
+            }
+        } catch (IOException e) {
+            x.o.fail("connect", "server not reachable at " + exec.hostHeader() + ": " + e.getMessage());
+            finish(x, System.nanoTime());
+        }
+    }
+
+    private void connected(Conn c) throws IOException {
+        try {
+            c.ch.finishConnect();
+        } catch (IOException e) {
+            Exchange x = c.x;
+            c.close();
+            x.o.fail("connect", "server not reachable at " + exec.hostHeader() + ": "
+                    + (e instanceof ConnectException ? "Connection refused" : e.getMessage()));
+            finish(x, System.nanoTime());
+            return;
+        }
+        assign(c, c.x);
+    }
+
+    private void assign(Conn c, Exchange x) {
+        c.x = x;
+        c.state = HEAD;
+        c.gotBytes = false;
+        c.body = null;
+        c.ll = 0;
+        if (!busy.contains(c)) {
+            busy.add(c);
+        }
+        c.out = ByteBuffer.wrap(x.req.wire());
+        try {
+            write(c);
+        } catch (IOException e) {
+            ioFailure(c, e);
+        }
+    }
+
+    private void write(Conn c) throws IOException {
+        c.ch.write(c.out);
+        c.key.interestOps(c.out.hasRemaining() ? SelectionKey.OP_WRITE | SelectionKey.OP_READ : SelectionKey.OP_READ);
+    }
+
+    private void ioFailure(Conn c, Exception e) {
+        Exchange x = c.x;
+        boolean stale = c.reused && !c.gotBytes && x != null && !x.retried;
+        c.close();
+        if (x == null) {
+            return;
+        }
+        if (stale) {
+            // a kept-alive connection the server had closed: retry once on a fresh one
+            x.retried = true;
+            open(x);
+            return;
+        }
+        x.o.fail("io", e instanceof ClosedChannelException ? "connection closed" : e.getClass().getSimpleName() + ": " + e.getMessage());
+        finish(x, System.nanoTime());
+    }
+
+    private void read(Conn c) throws IOException {
+        readBuf.clear();
+        int n = c.ch.read(readBuf);
+        long now = System.nanoTime();
+        if (n < 0) {
+            eof(c, now);
+            return;
+        }
+        if (c.x == null) {
+            c.close(); // unsolicited bytes on an idle connection
+            return;
+        }
+        c.gotBytes = true;
+        readBuf.flip();
+        if (c.lim + n > c.buf.length) {
+            if (c.pos > 0) {
+                System.arraycopy(c.buf, c.pos, c.buf, 0, c.lim - c.pos);
+                c.lim -= c.pos;
+                c.pos = 0;
+            }
+            if (c.lim + n > c.buf.length) {
+                c.buf = java.util.Arrays.copyOf(c.buf, Math.max(c.buf.length * 2, c.lim + n));
+            }
+        }
+        readBuf.get(c.buf, c.lim, n);
+        c.lim += n;
+        process(c, now);
+    }
+
+    private void eof(Conn c, long now) {
+        Exchange x = c.x;
+        if (x == null) {
+            c.close();
+            return;
+        }
+        if (c.state == UNTIL_EOF) {
+            flushLine(c, now);
+            c.close();
+            endOfBody(c, x, now, false);
+            return;
+        }
+        ioFailure(c, new IOException(c.gotBytes ? "connection closed by the server mid-response"
+                : "connection closed by the server before a response"));
+    }
+
+    /** Consumes what the buffer holds; returns when it needs more bytes or the exchange ended. */
+    private void process(Conn c, long now) throws IOException {
+        Exchange x = c.x;
+        while (c.x == x && x != null) {
+            switch (c.state) {
+                case HEAD -> {
+                    int end = headEnd(c.buf, c.pos, c.lim);
+                    if (end < 0) {
+                        if (c.lim - c.pos > 64 * 1024) {
+                            throw new IOException("response head longer than 64 KiB");
+                        }
+                        return;
+                    }
+                    parseHead(c, new String(c.buf, c.pos, end - c.pos, StandardCharsets.ISO_8859_1));
+                    c.pos = end;
+                }
+                case CHUNK_SIZE -> {
+                    int nl = indexOf(c.buf, c.pos, c.lim, (byte) '\n');
+                    if (nl < 0) {
+                        return;
+                    }
+                    String sl = new String(c.buf, c.pos, nl - c.pos, StandardCharsets.ISO_8859_1).trim();
+                    c.pos = nl + 1;
+                    int semi = sl.indexOf(';');
+                    long size;
+                    try {
+                        size = Long.parseLong(semi >= 0 ? sl.substring(0, semi).trim() : sl, 16);
+                    } catch (NumberFormatException e) {
+                        throw new IOException("bad chunk size: " + HttpConn.abbreviate(sl));
+                    }
+                    c.remaining = size;
+                    c.state = size == 0 ? TRAILERS : CHUNK_DATA;
+                }
+                case CHUNK_DATA, LENGTH, UNTIL_EOF -> {
+                    if (c.state == LENGTH && c.remaining == 0) {
+                        flushLine(c, now);
+                        endOfBody(c, x, now, c.keepAlive && c.pos == c.lim);
+                        return;
+                    }
+                    int avail = c.lim - c.pos;
+                    if (avail == 0) {
+                        return;
+                    }
+                    int n = c.state == UNTIL_EOF ? avail : (int) Math.min(avail, c.remaining);
+                    body(c, c.pos, n, now);
+                    c.pos += n;
+                    if (c.state != UNTIL_EOF) {
+                        c.remaining -= n;
+                    }
+                    if (x.o.errorKind != null) {
+                        c.close();
+                        finish(x, now);
+                        return;
+                    }
+                    if (c.state == CHUNK_DATA && c.remaining == 0) {
+                        c.state = CHUNK_CRLF;
+                    }
+                }
+                case CHUNK_CRLF -> {
+                    int nl = indexOf(c.buf, c.pos, c.lim, (byte) '\n');
+                    if (nl < 0) {
+                        return;
+                    }
+                    if (nl - c.pos > 1 || (nl - c.pos == 1 && c.buf[c.pos] != '\r')) {
+                        throw new IOException("bad chunked encoding (no CRLF after chunk)");
+                    }
+                    c.pos = nl + 1;
+                    c.state = CHUNK_SIZE;
+                }
+                case TRAILERS -> {
+                    int nl = indexOf(c.buf, c.pos, c.lim, (byte) '\n');
+                    if (nl < 0) {
+                        return;
+                    }
+                    boolean empty = nl == c.pos || (nl - c.pos == 1 && c.buf[c.pos] == '\r');
+                    c.pos = nl + 1;
+                    if (empty) {
+                        flushLine(c, now);
+                        endOfBody(c, x, now, c.keepAlive && c.pos == c.lim);
+                        return;
+                    }
+                }
+                default -> throw new IllegalStateException("state " + c.state);
+            }
+        }
+    }
+
+    private void parseHead(Conn c, String head) throws IOException {
+        String[] lines = head.split("\r?\n");
+        int i = 0;
+        while (i < lines.length && lines[i].isEmpty()) {
+            i++;
+        }
+        String status = i < lines.length ? lines[i] : "";
+        if (!status.startsWith("HTTP/1.")) {
+            throw new IOException("not an HTTP response: " + HttpConn.abbreviate(status));
+        }
+        int sp = status.indexOf(' ');
+        try {
+            c.status = Integer.parseInt(status.substring(sp + 1, Math.min(status.length(), sp + 4)));
+        } catch (RuntimeException e) {
+            throw new IOException("bad HTTP status line: " + HttpConn.abbreviate(status));
+        }
+        boolean chunked = false;
+        long len = -1;
+        Boolean close = null;
+        c.contentType = null;
+        for (int j = i + 1; j < lines.length; j++) {
+            String h = lines[j];
+            int colon = h.indexOf(':');
+            if (colon <= 0) {
+                continue;
+            }
+            String name = h.substring(0, colon).trim().toLowerCase(Locale.ROOT);
+            String value = h.substring(colon + 1).trim();
+            switch (name) {
+                case "content-type" -> c.contentType = value;
+                case "transfer-encoding" -> chunked = value.toLowerCase(Locale.ROOT).contains("chunked");
+                case "content-length" -> {
+                    try {
+                        len = Long.parseLong(value);
+                    } catch (NumberFormatException e) {
+                        throw new IOException("bad Content-Length: " + HttpConn.abbreviate(value));
+                    }
+                }
+                case "connection" -> close = value.equalsIgnoreCase("close");
+                default -> {
+                }
+            }
+        }
+        c.keepAlive = close != null ? !close : !status.startsWith("HTTP/1.0");
+        if (chunked) {
+            c.state = CHUNK_SIZE;
+        } else if (len >= 0) {
+            c.state = LENGTH;
+            c.remaining = len;
+        } else {
+            c.state = UNTIL_EOF;
+            c.keepAlive = false;
+        }
+        boolean streamReq = exec.config().stream();
+        c.sse = c.status == 200 && streamReq
+                && (c.contentType == null || c.contentType.toLowerCase(Locale.ROOT).contains("event-stream"));
+        if (!c.sse) {
+            c.body = new ByteArrayOutputStream();
+        }
+    }
+
+    /** Body bytes: SSE lines go to the chunk handler, anything else is collected. */
+    private void body(Conn c, int off, int n, long now) {
+        if (!c.sse) {
+            if (c.body.size() < (64 << 20)) {
+                c.body.write(c.buf, off, n);
+            }
+            return;
+        }
+        Exchange x = c.x;
+        if (x.o.done) {
+            return; // after [DONE]: drain to the end of the body so the connection can be reused
+        }
+        byte[] b = c.buf;
+        int end = off + n;
+        int seg = off;
+        long at = now - x.send;
+        for (int i = off; i < end; i++) {
+            if (b[i] == '\n') {
+                if (c.ll == 0) {
+                    RequestExecutor.handleLine(b, seg, i - seg, at, parser, x.o);
+                } else {
+                    c.line = RequestExecutor.append(c.line, c.ll, b, seg, i - seg);
+                    c.ll += i - seg;
+                    RequestExecutor.handleLine(c.line, 0, c.ll, at, parser, x.o);
+                    c.ll = 0;
+                }
+                seg = i + 1;
+                if (x.o.errorKind != null || x.o.done) {
+                    return;
+                }
+            }
+        }
+        if (seg < end) {
+            c.line = RequestExecutor.append(c.line, c.ll, b, seg, end - seg);
+            c.ll += end - seg;
+        }
+    }
+
+    private void flushLine(Conn c, long now) {
+        if (c.sse && c.ll > 0 && c.x != null && !c.x.o.done && c.x.o.errorKind == null) {
+            RequestExecutor.handleLine(c.line, 0, c.ll, now - c.x.send, parser, c.x.o);
+            c.ll = 0;
+        }
+    }
+
+    private void endOfBody(Conn c, Exchange x, long now, boolean reusable) {
+        if (!c.sse) {
+            String text = c.body.toString(StandardCharsets.UTF_8);
+            if (c.status != 200) {
+                x.o.fail("http_" + c.status, "HTTP " + c.status + ": " + HttpConn.abbreviate(text));
+            } else if (exec.config().stream()) {
+                x.o.fail("non_sse", "non-SSE response (Content-Type: " + c.contentType + ") to a streaming request: "
+                        + HttpConn.abbreviate(text));
+            } else {
+                byte[] bytes = c.body.toByteArray();
+                try {
+                    parser.parse(bytes, 0, bytes.length);
+                    if (parser.error != null) {
+                        x.o.fail("server_error", "server error: " + HttpConn.abbreviate(parser.error));
+                    } else if (!parser.hasChoices) {
+                        x.o.fail("no_choices", "response has no choices: " + HttpConn.abbreviate(text));
+                    } else {
+                        x.o.text.append(parser.text == null ? "" : parser.text);
+                        x.o.addChunk(now - x.send);
+                        x.o.promptTokens = parser.promptTokens;
+                        x.o.completionTokens = parser.completionTokens;
+                    }
+                } catch (IOException e) {
+                    x.o.fail("malformed_json", "malformed JSON response: " + e.getMessage());
+                }
+            }
+        }
+        c.x = null;
+        busy.remove(c);
+        if (reusable && c.ch.isOpen()) {
+            c.reused = true;
+            c.pos = 0;
+            c.lim = 0;
+            idle.addFirst(c);
+        } else {
+            c.close();
+        }
+        finish(x, now);
+    }
+
+    private void finish(Exchange x, long now) {
+        try {
+            x.done.accept(x.o.toResult(x.index, x.req, x.t0, x.scheduledNs, x.send, now));
+        } catch (RuntimeException e) {
+            // the consumer must never take the loop down
+            e.printStackTrace();
+        }
+    }
+
+    private static int headEnd(byte[] b, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (b[i] == '\n') {
+                if (i + 1 < to && b[i + 1] == '\n') {
+                    return i + 2;
+                }
+                if (i + 2 < to && b[i + 1] == '\r' && b[i + 2] == '\n') {
+                    return i + 3;
+                }
+            }
+        }
+        return -1;
+    }
+
+    private static int indexOf(byte[] b, int from, int to, byte v) {
+        for (int i = from; i < to; i++) {
+            if (b[i] == v) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        selector.wakeup();
+        try {
+            thread.join(5000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

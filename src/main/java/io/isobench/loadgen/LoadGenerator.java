@@ -1,0 +1,192 @@
+package io.isobench.loadgen;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+
+/**
+ * Runs one load-generator benchmark in-process: prepares every request, sends them on the arrival schedule
+ * (at most {@code maxConcurrency} in flight) through one non-blocking I/O thread, measures each, and summarizes.
+ * Request-level failures are recorded, never thrown; a bad configuration or dataset throws
+ * {@link IllegalArgumentException} before anything is sent.
+ */
+public final class LoadGenerator {
+
+    private LoadGenerator() {
+    }
+
+    /** Runs with progress lines to {@code progress} (may be null). */
+    public static LoadgenResult run(LoadgenConfig config, Consumer<String> progress) {
+        Consumer<String> log = progress == null ? s -> { } : progress;
+        List<String> notes = new ArrayList<>();
+        try (RequestExecutor exec = new RequestExecutor(config); EventLoop io = new EventLoop(exec)) {
+            if (!config.readyCheckTimeout().isZero()) {
+                waitReady(exec, config, log, notes);
+            }
+            double tokensPerWord = 1.0;
+            if (config.dataset().kind() == DatasetSpec.Kind.RANDOM) {
+                tokensPerWord = calibrate(exec, config, log, notes);
+            }
+            int pool = config.duration() == null ? config.numPrompts() : Math.max(config.numPrompts(), 1);
+            List<Prompt> prompts = Datasets.load(config.dataset(), pool + config.numWarmups(), config.seed(), tokensPerWord);
+            List<RequestExecutor.Prepared> prepared = new ArrayList<>(prompts.size());
+            for (int i = 0; i < prompts.size(); i++) {
+                prepared.add(exec.prepare(prompts.get(i), config.requestIdPrefix() + i));
+            }
+            Semaphore slots = config.maxConcurrency() == null ? null : new Semaphore(config.maxConcurrency(), true);
+
+            if (config.numWarmups() > 0) {
+                log.accept("loadgen: " + config.numWarmups() + " warm-up requests (discarded)");
+                Semaphore warmDone = new Semaphore(0);
+                long w0 = System.nanoTime();
+                for (int i = 0; i < config.numWarmups(); i++) {
+                    acquire(slots);
+                    io.submit(new EventLoop.Exchange(-1, prepared.get(pool + i), w0, 0, r -> {
+                        release(slots);
+                        warmDone.release();
+                    }));
+                }
+                warmDone.acquireUninterruptibly(config.numWarmups());
+            }
+
+            int n = config.duration() == null ? config.numPrompts() : Integer.MAX_VALUE;
+            long[] schedule = config.duration() == null ? Arrivals.schedule(config, n) : null;
+            Arrivals open = config.duration() == null ? null
+                    : new Arrivals(config.requestRate(), config.burstiness(), config.rampUp(), config.seed(),
+                    Math.max(1, (int) Math.min(Integer.MAX_VALUE,
+                            config.duration().toSeconds() * (Double.isInfinite(config.requestRate()) ? 1
+                                    : config.requestRate()))));
+            long durationNs = config.duration() == null ? Long.MAX_VALUE : config.duration().toNanos();
+            log.accept("loadgen: sending " + (config.duration() == null ? n + " requests" : "requests for "
+                    + config.duration().toSeconds() + " s") + " to " + config.requestUri()
+                    + " (rate " + (Double.isInfinite(config.requestRate()) ? "inf" : config.requestRate())
+                    + ", burstiness " + config.burstiness() + ", max concurrency "
+                    + (config.maxConcurrency() == null ? "none" : config.maxConcurrency()) + ")");
+
+            List<RequestResult> results = new ArrayList<>();
+            List<RequestResult[]> slotsOut = new ArrayList<>();
+            Semaphore finished = new Semaphore(0);
+            int submitted = 0;
+            Instant startedAt = Instant.now();
+            long t0 = System.nanoTime();
+            for (int i = 0; i < n; i++) {
+                long at;
+                if (schedule != null) {
+                    at = schedule[i];
+                } else {
+                    at = (long) (open.nextSeconds() * 1e9);
+                    if (at >= durationNs) {
+                        break;
+                    }
+                }
+                sleepUntil(t0 + at);
+                acquire(slots);
+                if (schedule == null && System.nanoTime() - t0 >= durationNs) {
+                    release(slots);
+                    break;
+                }
+                RequestExecutor.Prepared p = prepared.get(i % pool);
+                RequestResult[] box = new RequestResult[1];
+                slotsOut.add(box);
+                io.submit(new EventLoop.Exchange(i, p, t0, at, r -> {
+                    box[0] = r;
+                    release(slots);
+                    finished.release();
+                }));
+                submitted++;
+            }
+            finished.acquireUninterruptibly(submitted);
+            long t1 = System.nanoTime();
+            for (RequestResult[] b : slotsOut) {
+                results.add(b[0]);
+            }
+            double durS = (t1 - t0) / 1e9;
+            LoadgenResult.Summary s = LoadgenResult.summarize(config, results, durS);
+            if (s.completed() > 0 && s.outputFromUsage() < s.completed()) {
+                notes.add((s.completed() - s.outputFromUsage()) + " of " + s.completed()
+                        + " successful requests had no usage.completion_tokens: their output length is the chunk count");
+            }
+            if (s.completed() > 0 && s.inputFromUsage() < s.completed()) {
+                notes.add((s.completed() - s.inputFromUsage()) + " of " + s.completed()
+                        + " successful requests had no usage.prompt_tokens: their input length is the dataset's estimate");
+            }
+            if (s.promptDriftPct() != null && Math.abs(s.promptDriftPct()) > 5) {
+                notes.add(String.format(java.util.Locale.ROOT,
+                        "prompt lengths drift %.1f%% from the intended lengths (server-counted vs dataset); "
+                                + "the server's counts are used", s.promptDriftPct()));
+            }
+            log.accept("loadgen: done: " + s.completed() + " ok, " + s.failed() + " failed in "
+                    + String.format(java.util.Locale.ROOT, "%.2f s", durS));
+            return new LoadgenResult(config, startedAt, t0, durS, config.numWarmups(), results, s, notes);
+        }
+    }
+
+    private static void acquire(Semaphore s) {
+        if (s != null) {
+            s.acquireUninterruptibly();
+        }
+    }
+
+    private static void release(Semaphore s) {
+        if (s != null) {
+            s.release();
+        }
+    }
+
+    /** Parks until the deadline; the last stretch spins on yield so arrivals land within microseconds. */
+    private static void sleepUntil(long deadline) {
+        long left;
+        while ((left = deadline - System.nanoTime()) > 0) {
+            if (left > 200_000) {
+                LockSupport.parkNanos(left - 100_000);
+            } else {
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    private static void waitReady(RequestExecutor exec, LoadgenConfig c, Consumer<String> log, List<String> notes) {
+        long end = System.nanoTime() + c.readyCheckTimeout().toNanos();
+        log.accept("loadgen: waiting up to " + c.readyCheckTimeout().toSeconds() + " s for " + c.baseUrl());
+        while (System.nanoTime() < end) {
+            if (exec.get("/health") == 200 || exec.get("/v1/models") == 200) {
+                return;
+            }
+            LockSupport.parkNanos(500_000_000L);
+        }
+        notes.add("server did not answer /health or /v1/models within " + c.readyCheckTimeout().toSeconds() + " s");
+    }
+
+    /**
+     * With no tokenizer at hand: asks the server's {@code /tokenize} (vLLM's API) how many tokens a sample of the
+     * random vocabulary takes, so random prompts land near the intended length. 1.0 when the server has none.
+     */
+    private static double calibrate(RequestExecutor exec, LoadgenConfig c, Consumer<String> log, List<String> notes) {
+        String sample = Datasets.words(new java.util.SplittableRandom(c.seed() + 1), 256);
+        String body = exec.postJson("/tokenize", Map.of("model", c.model(), "prompt", sample));
+        if (body == null) {
+            return 1.0;
+        }
+        try {
+            JsonNode n = new ObjectMapper().readTree(body);
+            int count = n.has("count") ? n.get("count").asInt() : n.path("tokens").size();
+            if (count <= 0) {
+                return 1.0;
+            }
+            double r = count / 256.0;
+            notes.add(String.format(java.util.Locale.ROOT,
+                    "random prompts calibrated with the server's /tokenize: %.3f tokens per word", r));
+            log.accept(String.format(java.util.Locale.ROOT, "loadgen: /tokenize says %.3f tokens per word", r));
+            return r;
+        } catch (java.io.IOException e) {
+            return 1.0;
+        }
+    }
+}

@@ -1,0 +1,104 @@
+package io.isobench.export;
+
+import io.isobench.SharedData;
+import io.isobench.parse.Metric;
+import io.isobench.store.RunRecord;
+import io.isobench.store.Store;
+import io.isobench.store.SyntheticStore;
+import io.isobench.store.TaskRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.List;
+
+import static io.isobench.export.HfComputedRowsTest.run;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The SQL path (inside a DuckDB store) and the streaming path (RowBuilder) write the same table. */
+class HfSqlPathTest {
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void sqlAndStreamingPathsWriteTheSameRows() throws Exception {
+        try (Store store = TestStores.open(tmp, "mixed")) {
+            SyntheticStore.generate(store, 300, 3, 7);
+            HfImporter.importFile(store, SharedData.require(HfRoundTripTest.SAMPLE_CSV));
+            String c = "e206b5433109d298e53451015465b2bf8f03ef0a";
+            String[] arms = {"baseline", "human", "agent:claude_code"};
+            for (int i = 0; i < 3; i++) {
+                store.putRun(run("L" + i, RunRecord.RunKind.LEGACY, c, "claude-code", arms[i], 0, RunRecord.RunStatus.SUCCESS,
+                        "serving", "modal", null, i == 2 ? "other/model" : "meta-llama/Llama-3.1-8B-Instruct", null,
+                        List.of(Metric.of("tpot_ms_mean", 20.0 + i), Metric.of("ttft_ms_p99", 100.0 * i)),
+                        "{\"subject\":\"s\",\"agent_model\":\"m1\"}"));
+                store.putRun(run("D" + i, RunRecord.RunKind.LEGACY, c, "claude-code", arms[i], 0, RunRecord.RunStatus.SUCCESS,
+                        "serving", "separate", null, null, null, List.of(Metric.of("tpot_ms_mean", 30.0 + i)), null));
+            }
+            String c2 = "cccccccc11112222333344445555666677778888";
+            store.putTask(new TaskRecord("cccccccc", "vllm", c2, "p", "subj", "python benchmarks/benchmark_latency.py", "mm", "H100:2", 2));
+            for (int r = 0; r < 4; r++) {
+                store.putRun(run("Nb" + r, RunRecord.RunKind.MEASURED, c2, null, "baseline", r, RunRecord.RunStatus.SUCCESS,
+                        "latency", "native", "s9", "m", null, List.of(Metric.of("latency_ms_avg", 100.0 + r)), null));
+                store.putRun(run("Nh" + r, RunRecord.RunKind.MEASURED, c2, null, "human", r,
+                        r == 3 ? RunRecord.RunStatus.FAILED : RunRecord.RunStatus.SUCCESS, "latency", "native", "s9", "m",
+                        r == 3 ? new RunRecord.FailureInfo("TIMEOUT", "t", "e", true) : null,
+                        r == 3 ? List.of() : List.of(Metric.of("latency_ms_avg", 90.0 + r)), null));
+                for (String agent : List.of("agent:codex", "agent:trae")) {
+                    store.putRun(run("N" + agent + r, RunRecord.RunKind.MEASURED, c2, null, agent, r, RunRecord.RunStatus.FAILED,
+                            "latency", "native", "s9", "m", new RunRecord.FailureInfo(agent.endsWith("trae") ? "EMPTY_PATCH" : "GPU_OOM", "d", "e", false),
+                            List.of(), null));
+                }
+            }
+            HfExporter.Summary sql = HfExporter.export(store, tmp.resolve("sql"), true);
+            HfExporter.Summary java = HfExporter.export(store, tmp.resolve("java"), false);
+            assertThat(sql.rows()).isEqualTo(java.rows()).isGreaterThan(300);
+            assertThat(sql.importedRows()).isEqualTo(11);
+            String a = "read_parquet('" + tmp.resolve("sql/data/train-00000-of-00001.parquet") + "')";
+            String b = "read_parquet('" + tmp.resolve("java/data/train-00000-of-00001.parquet") + "')";
+            try (Connection conn = DriverManager.getConnection("jdbc:duckdb:"); Statement st = conn.createStatement()) {
+                for (String[] pair : new String[][] {{a, b}, {b, a}}) {
+                    try (ResultSet rs = st.executeQuery("SELECT * FROM " + pair[0] + " EXCEPT ALL SELECT * FROM " + pair[1]
+                            + " ORDER BY commit_short LIMIT 1")) {
+                        StringBuilder diff = new StringBuilder();
+                        while (rs.next()) {
+                            diff.append(rs.getString("commit_short")).append('/').append(rs.getString("agent_name")).append(' ');
+                            for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
+                                diff.append(rs.getMetaData().getColumnName(i)).append('=').append(rs.getString(i)).append(", ");
+                            }
+                            diff.append('\n');
+                        }
+                        assertThat(diff.toString()).as("rows only in " + pair[0]).isEmpty();
+                    }
+                }
+                try (ResultSet rs = st.executeQuery("SELECT isobench_pipeline, isobench_comparability, agent_name, isobench_agent_model"
+                        + " FROM " + a + " WHERE commit_short = 'e206b543'")) {
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.getString(1)).isEqualTo("modal");
+                    assertThat(rs.getString(2)).isEqualTo("same_run_with_issues");
+                    assertThat(rs.getString(3)).isEqualTo("claude-code");
+                    assertThat(rs.getString(4)).isEqualTo("sonnet-4.5");
+                    assertThat(rs.next()).isFalse();
+                }
+                try (ResultSet rs = st.executeQuery("SELECT agent_name, has_agent_patch, isobench_failure_agent, human_latency_avg,"
+                        + " isobench_n_rounds, gpu_config FROM " + a + " WHERE commit_short = 'cccccccc' ORDER BY agent_name")) {
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.getString(1)).isEqualTo("codex");
+                    assertThat(rs.getBoolean(2)).isTrue();
+                    assertThat(rs.getString(3)).isEqualTo("GPU_OOM");
+                    assertThat(rs.getDouble(4)).isEqualTo(91.0);
+                    assertThat(rs.getInt(5)).isEqualTo(4);
+                    assertThat(rs.getString(6)).isEqualTo("H100:2");
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.getString(1)).isEqualTo("trae");
+                    assertThat(rs.getBoolean(2)).isFalse();
+                }
+            }
+        }
+    }
+}

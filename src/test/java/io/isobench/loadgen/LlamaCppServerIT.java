@@ -1,0 +1,156 @@
+package io.isobench.loadgen;
+
+import io.isobench.SharedData;
+import io.isobench.cli.Main;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Against a real LLM engine on CPU: llama.cpp (node-llama-cpp) serving the tiny GGUF model through
+ * tools/llm-server/server.mjs on a free 127.0.0.1 port, started in its own process group and stopped with it.
+ */
+class LlamaCppServerIT {
+
+    static Process server;
+    static long pgid;
+    static String baseUrl;
+    static Path log;
+
+    @BeforeAll
+    static void startServer() throws Exception {
+        Path dir = Path.of("tools", "llm-server").toAbsolutePath();
+        boolean installed = Files.isDirectory(dir.resolve("node_modules/node-llama-cpp"));
+        SharedData.requireService(installed && onPath("node") && onPath("setsid"),
+                "node + node-llama-cpp in tools/llm-server/node_modules (scripts/provision runs npm install there)");
+        Path model = SharedData.require("fixtures/tiny-llama.gguf");
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        log = Files.createTempFile("llm-server", ".log");
+        server = new ProcessBuilder("setsid", "node", "server.mjs", "--model", model.toString(), "--port",
+                Integer.toString(port), "--host", "127.0.0.1", "--sequences", "4")
+                .directory(dir.toFile()).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        pgid = server.pid(); // setsid execs node directly: its pid is the new group's id
+        baseUrl = "http://127.0.0.1:" + port;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+        LoadgenConfig probe = LoadgenConfig.builder().baseUrl(baseUrl).model("tiny-llama").build();
+        try (RequestExecutor ex = new RequestExecutor(probe)) {
+            while (ex.get("/health") != 200) {
+                if (!server.isAlive()) {
+                    throw new AssertionError("llm server exited with " + server.exitValue() + ": " + Files.readString(log));
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("llm server not ready in 180 s: " + Files.readString(log));
+                }
+                Thread.sleep(200);
+            }
+        }
+    }
+
+    @AfterAll
+    static void stopServer() throws Exception {
+        if (server == null) {
+            return;
+        }
+        kill("-TERM");
+        if (!server.waitFor(10, TimeUnit.SECONDS)) {
+            kill("-KILL");
+            server.waitFor(10, TimeUnit.SECONDS);
+        }
+        assertThat(server.isAlive()).isFalse();
+        Process check = new ProcessBuilder("pgrep", "-g", Long.toString(pgid)).start();
+        assertThat(check.waitFor()).as("no process left in group " + pgid).isEqualTo(1);
+        Files.deleteIfExists(log);
+    }
+
+    private static void kill(String sig) throws IOException, InterruptedException {
+        new ProcessBuilder("kill", sig, "--", "-" + pgid).start().waitFor();
+    }
+
+    private static boolean onPath(String exe) {
+        for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
+            if (Files.isExecutable(Path.of(d, exe))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Test
+    void streamingCompletionsMatchServerUsage() {
+        int n = 24;
+        int out = 16;
+        LoadgenConfig c = LoadgenConfig.builder().baseUrl(baseUrl).model("tiny-llama")
+                .dataset(DatasetSpec.random(32, out, 0.25, 0)).numPrompts(n).maxConcurrency(4)
+                .requestRate(200).ignoreEos(true).numWarmups(2).seed(1)
+                .percentiles(java.util.List.of(50.0, 90.0, 99.0))
+                .percentileMetrics(java.util.Set.of("ttft", "tpot", "itl", "e2el"))
+                .requestTimeout(Duration.ofSeconds(120)).build();
+        LoadgenResult r = LoadGenerator.run(c, System.err::println);
+        System.err.print(r.consoleBlock());
+        System.err.print(r.detailBlock());
+        assertThat(r.summary().failed()).as(r.summary().failuresByReason().toString()).isZero();
+        assertThat(r.summary().completed()).isEqualTo(n);
+        long expectedOut = 0;
+        long reportedIn = 0;
+        for (RequestResult q : r.requests()) {
+            assertThat(q.success()).as(q.error()).isTrue();
+            assertThat(q.outputTokensFromUsage()).isTrue();
+            assertThat(q.promptTokens()).isPositive();
+            // ignore_eos: exactly max_tokens tokens, one SSE chunk per token
+            assertThat(q.outputTokens()).isEqualTo(q.maxTokens());
+            assertThat(q.chunkNs()).hasSize(q.outputTokens());
+            assertThat(q.itlNs()).hasSize(q.chunkNs().length - 1);
+            assertThat(q.latencyNs()).isGreaterThanOrEqualTo(q.ttftNs());
+            assertThat(q.ttftNs()).isPositive();
+            for (long g : q.itlNs()) {
+                assertThat(g).isGreaterThanOrEqualTo(0);
+            }
+            expectedOut += q.maxTokens();
+            reportedIn += q.promptTokens();
+        }
+        assertThat(r.summary().totalOutput()).isEqualTo(expectedOut);
+        assertThat(r.summary().totalInput()).isEqualTo(reportedIn);
+        assertThat(r.summary().dists().get("itl").count()).isEqualTo((int) (expectedOut - n));
+        assertThat(r.summary().maxInFlight()).isLessThanOrEqualTo(4);
+        // no tokenizer here: the drift between intended and server-counted prompt lengths is measured and reported
+        assertThat(r.summary().promptDriftPct()).isNotNull();
+        assertThat(r.summary().dists().get("e2el").mean()).isGreaterThanOrEqualTo(r.summary().dists().get("ttft").mean());
+        assertThat(r.summary().dists().get("tpot").count()).isEqualTo(n);
+    }
+
+    @Test
+    void cliAgainstRealServerChatAndUnstreamed() {
+        StringWriter o = new StringWriter();
+        StringWriter e = new StringWriter();
+        int code = Main.run(new PrintWriter(o, true), new PrintWriter(e, true), "loadgen", "--base-url", baseUrl,
+                "--endpoint", "/v1/chat/completions", "--model", "tiny-llama", "--dataset-name", "random",
+                "--random-input-len", "24", "--random-output-len", "8", "--num-prompts", "8", "--max-concurrency", "4",
+                "--ignore-eos");
+        assertThat(code).as(e.toString()).isZero();
+        assertThat(o.toString()).contains("Successful requests:                     8 ")
+                .contains("Total generated tokens:                  64 ");
+        LoadgenConfig c = LoadgenConfig.builder().baseUrl(baseUrl).model("tiny-llama")
+                .dataset(DatasetSpec.fixed("hello world", 6)).numPrompts(4).maxConcurrency(2).ignoreEos(true)
+                .stream(false).build();
+        LoadgenResult r = LoadGenerator.run(c, null);
+        assertThat(r.summary().completed()).isEqualTo(4);
+        assertThat(r.summary().totalOutput()).isEqualTo(24);
+        for (RequestResult q : r.requests()) {
+            assertThat(q.ttftNs()).isEqualTo(q.latencyNs());
+        }
+    }
+}
