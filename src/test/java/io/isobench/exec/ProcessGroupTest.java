@@ -139,4 +139,16 @@ class ProcessGroupTest {
         assertThat(t.failure().category()).isEqualTo(FailureCategory.TIMEOUT);
         assertThat(ProcessGroup.members(tg[0])).isEmpty();
     }
+
+    @Test
+    void busyPortInTheServerLogIsAPortConflictNotACrash() {
+        var f = LocalExecutor.serverFailure("INFO: starting\nOSError: [Errno 98] Address already in use\n",
+                FailureCategory.SERVER_CRASHED, "exited");
+        assertThat(f.category()).isEqualTo(FailureCategory.PORT_CONFLICT);
+        assertThat(f.category().retryable()).isTrue();
+        var crash = LocalExecutor.serverFailure("Traceback (most recent call last):\nTypeError: LLMEngine.__init__() "
+                + "got an unexpected keyword argument 'incremental_detokenization'\n", FailureCategory.SERVER_CRASHED, "x");
+        assertThat(crash.category()).isEqualTo(FailureCategory.SERVER_CRASHED);
+        assertThat(crash.evidence()).anyMatch(l -> l.contains("TypeError"));
+    }
 }
