@@ -199,9 +199,22 @@ final class LocalExecutor implements Executor {
         return new Failure(fallback, detail, tail(log));
     }
 
+    /** Evidence: the last error line (…Error: / …Exception) first, then the log's last lines. */
     private static List<String> tail(String text) {
         List<String> lines = text.strip().lines().filter(l -> !l.isBlank()).toList();
-        return new ArrayList<>(lines.subList(Math.max(0, lines.size() - 3), lines.size()));
+        List<String> out = new ArrayList<>();
+        for (int i = lines.size() - 1; i >= 0; i--) {
+            if (lines.get(i).matches("^\\S*(Error|Exception)\\b.*")) {
+                out.add(lines.get(i).strip());
+                break;
+            }
+        }
+        for (String l : lines.subList(Math.max(0, lines.size() - 3), lines.size())) {
+            if (!out.contains(l.strip())) {
+                out.add(l);
+            }
+        }
+        return out;
     }
 
     private static String modelOf(List<String> argv) {
