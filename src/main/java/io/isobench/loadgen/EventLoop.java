@@ -290,7 +290,8 @@ final class EventLoop implements AutoCloseable {
             c.close();
             return;
         }
-        if (c.state == UNTIL_EOF) {
+        if (c.state == UNTIL_EOF || (c.sse && x.o.done)) {
+            // end of a close-delimited body, or a server that hung up right after [DONE]: the stream is complete
             flushLine(c, now);
             c.close();
             endOfBody(c, x, now, false);

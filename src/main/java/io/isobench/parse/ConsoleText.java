@@ -99,33 +99,6 @@ final class ConsoleText {
         }
     }
 
-    /** Splits on {@code \n} after removing ANSI escapes and control characters (tab and {@code \r} are kept). */
-    static List<Line> lines(String raw) {
-        return lines(raw, true);
-    }
-
-    /** As {@link #lines(String)}; {@code strip = false} when the caller already removed control characters. */
-    static List<Line> lines(String raw, boolean strip) {
-        List<Line> out = new ArrayList<>();
-        if (raw == null || raw.isEmpty()) {
-            return out;
-        }
-        String clean = strip ? stripControls(raw) : raw;
-        int n = clean.length();
-        int start = 0;
-        int number = 1;
-        while (start < n) {
-            int nl = clean.indexOf('\n', start);
-            if (nl < 0) {
-                out.add(new Line(number, clean.substring(start), false));
-                break;
-            }
-            out.add(new Line(number++, clean.substring(start, nl), true));
-            start = nl + 1;
-        }
-        return out;
-    }
-
     /** Removes CSI/OSC escape sequences and C0/C1 control characters other than \n, \r, \t. Linear, no regex. */
     static String stripControls(String s) {
         StringBuilder b = null;

@@ -53,14 +53,14 @@ public final class FailureClassifier {
     }
 
     private static Optional<Failure> doClassify(String status, String error, String rawText) {
-        ParsedOutput parsed = OutputParser.parse(rawText);
+        String raw = rawText == null ? "" : ConsoleText.stripControls(rawText);
+        ParsedOutput parsed = OutputParser.parseStripped(raw, OutputParser.Truncation.NONE);
         if (parsed.hasMetrics()) {
             return Optional.empty();
         }
         Map<FailureCategory, Hit> hits = new EnumMap<>(FailureCategory.class);
         String st = status == null ? "" : ConsoleText.stripControls(status).strip();
         String err = error == null ? "" : ConsoleText.stripControls(error);
-        String raw = rawText == null ? "" : ConsoleText.stripControls(rawText);
         if (!st.isEmpty()) {
             match(st, 0, true, "status: ", hits);
         }
@@ -313,6 +313,16 @@ public final class FailureClassifier {
                 se = i;
                 break;
             }
+        }
+        // A Python bytes/str repr (b'…\\n…') holds a whole log on one line with escaped newlines: the evidence is
+        // the escaped line that holds the match.
+        int escBefore = text.lastIndexOf("\\n", Math.min(pos, se) - 1);
+        if (escBefore >= ss) {
+            ss = escBefore + 2;
+        }
+        int escAfter = text.indexOf("\\n", Math.max(pos, ss));
+        if (escAfter >= 0 && escAfter < se) {
+            se = escAfter;
         }
         if (se - ss > ConsoleText.MAX_EVIDENCE_CHARS) {
             int from = Math.max(ss, pos - ConsoleText.MAX_EVIDENCE_CHARS / 4);

@@ -91,6 +91,15 @@ public final class OutputParser {
         }
     }
 
+    /** As {@link #parse(String, Truncation)} for text whose control characters are already stripped. */
+    static ParsedOutput parseStripped(String stripped, Truncation truncation) {
+        try {
+            return new Run(stripped, truncation, false).parse();
+        } catch (RuntimeException | StackOverflowError e) {
+            return ParsedOutput.empty(List.of("parser error (" + e.getClass().getSimpleName() + "): " + e.getMessage()));
+        }
+    }
+
     /** Canonical name of a serving-block row label, or null when the label is not a metric. */
     static String servingMetricName(String label) {
         String name = SERVING_LABELS.get(label);
@@ -131,7 +140,6 @@ public final class OutputParser {
         final Map<String, Metric> metrics = new LinkedHashMap<>();
         final Map<String, String> evidence = new LinkedHashMap<>();
         final List<String> warnings;
-        ConsoleText.Line lastLine;
 
         Collector(List<String> warnings) {
             this.warnings = warnings;
@@ -146,7 +154,7 @@ public final class OutputParser {
                 return;
             }
             Double v = number(value);
-            if (v == null) {
+            if (v == null || !Double.isFinite(v * scale)) {
                 warnings.add("skipped " + name + ": value '" + value + "' is not a finite number");
                 return;
             }
@@ -196,7 +204,11 @@ public final class OutputParser {
         private final List<MicroResult> micro = new ArrayList<>();
 
         Run(String text, Truncation truncation) {
-            this.text = text == null ? "" : ConsoleText.stripControls(text);
+            this(text, truncation, true);
+        }
+
+        Run(String text, Truncation truncation, boolean strip) {
+            this.text = text == null ? "" : strip ? ConsoleText.stripControls(text) : text;
             this.truncation = truncation;
         }
 

@@ -284,6 +284,7 @@ final class ReportModel implements AutoCloseable {
             java.util.LinkedHashSet<String> actions = new java.util.LinkedHashSet<>();
             List<String> why = new ArrayList<>();
             List<String> noValue = new ArrayList<>();
+            List<String> notRun = new ArrayList<>();
             boolean otherHasValue = false;
             for (int i = 0; i < 3; i++) {
                 if (values[i] != null) {
@@ -302,12 +303,19 @@ final class ReportModel implements AutoCloseable {
                     agentFailures++;
                     agentFailureCategories.merge(cat, 1, Integer::sum);
                 }
-                if (cat == null) {
+                if (cat == null && notRun(runs, arms[i])) {
+                    missing.set(missing.size() - 1, arms[i] + ": not run (the invocation stopped before it)");
+                    notRun.add(arms[i]);
+                } else if (cat == null) {
                     noValue.add(arms[i]);
                 } else {
                     actions.add(action(cat, arms[i]));
                     why.add(arms[i] + " failed: " + cat);
                 }
+            }
+            if (!notRun.isEmpty()) {
+                actions.add("run " + String.join(", ", notRun) + " once the failure above is fixed");
+                why.add(String.join(", ", notRun) + ": not run");
             }
             if (!noValue.isEmpty()) {
                 actions.add("run " + String.join(", ", noValue) + " (never ran here or produced nothing)");
@@ -319,6 +327,21 @@ final class ReportModel implements AutoCloseable {
                     + " | " + MarkdownReport.val(row.mode()) + " | " + MarkdownReport.val(row.baselineValue()) + " / "
                     + MarkdownReport.val(row.humanValue()) + " / " + MarkdownReport.val(row.agentValue()) + " | "
                     + String.join("; ", missing) + " |");
+        }
+
+        /** True when the arm's only record says it never ran (another arm's failure stopped the invocation). */
+        private static boolean notRun(List<RunRecord> runs, String arm) {
+            boolean any = false;
+            for (RunRecord r : runs) {
+                boolean armMatches = arm.equals("agent") ? r.arm().startsWith("agent") : arm.equals(r.arm());
+                if (armMatches) {
+                    if (r.status() != RunRecord.RunStatus.NOT_RUN) {
+                        return false;
+                    }
+                    any = true;
+                }
+            }
+            return any;
         }
 
         private static String firstLine(RunRecord.FailureInfo f) {

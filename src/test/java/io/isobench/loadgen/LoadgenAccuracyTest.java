@@ -39,6 +39,7 @@ class LoadgenAccuracyTest {
                     .numPrompts(requests).maxConcurrency(concurrency).numWarmups(Math.min(concurrency, 64)).ignoreEos(true)
                     .requestTimeout(Duration.ofSeconds(60))
                     .build();
+            System.gc(); // start from an empty young generation: a collection pauses server and client alike
             LoadgenResult r = LoadGenerator.run(c, null);
 
             assertThat(r.summary().completed()).isEqualTo(requests);

@@ -111,6 +111,14 @@ class FailureClassifierRealDataTest {
     }
 
     @Test
+    void evidenceInsideAnEscapedBytesReprIsTheEscapedLineThatMatched() {
+        Failure f = FailureClassifier.classify(
+                RealFiles.text("archive/results/omniperf_results_fixed/vllm/fc542144/stderr.txt")).orElseThrow();
+        assertThat(f.category()).isEqualTo(FailureCategory.MODEL_ACCESS);
+        assertThat(f.firstEvidence()).contains("403").doesNotContain("\\n").hasSizeLessThan(400);
+    }
+
+    @Test
     void successfulFilesAreNotFailures() {
         for (String f : List.of(CODEX + "results/aea94362_agent_result.json", CODEX + "results/98f47f2a_agent_result.json",
                 RealFiles.CODEX_CLI + "results/2deb029d_agent_result.json",

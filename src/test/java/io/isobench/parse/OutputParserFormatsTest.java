@@ -183,9 +183,27 @@ class OutputParserFormatsTest {
     }
 
     @Test
+    void valuesThatOverflowWhenScaledAreSkipped() {
+        ParsedOutput p = OutputParser.parse("Avg latency: 1e306 seconds\n50% percentile latency: 0.5 seconds\n");
+        assertThat(p.value("latency_ms_avg")).isEmpty();
+        assertThat(p.warnings()).anyMatch(w -> w.contains("latency_ms_avg"));
+        assertThat(p.warnings()).noneMatch(w -> w.startsWith("parser error"));
+    }
+
+    @Test
     void nullAndEmptyInput() {
         assertThat(OutputParser.parse(null).hasMetrics()).isFalse();
         assertThat(OutputParser.parse("").mode()).isNull();
         assertThat(OutputParser.parse("\n\n\r\r").metrics()).isEmpty();
+    }
+
+    @Test
+    void workloadFingerprintComparison() {
+        Workload a = new Workload(100L, 23958L, 6400L);
+        assertThat(a.sameAs(new Workload(100L, 23958L, 6400L))).isTrue();
+        assertThat(a.sameAs(new Workload(100L, 23958L, null))).isTrue();
+        assertThat(a.sameAs(new Workload(100L, 25600L, 6400L))).isFalse();
+        assertThat(a.sameAs(new Workload(null, null, null))).isFalse();
+        assertThat(a.sameAs(null)).isFalse();
     }
 }
