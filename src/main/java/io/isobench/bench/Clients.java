@@ -10,9 +10,9 @@ public final class Clients {
     private Clients() {
     }
 
-    /** The pinned serving client every arm uses. */
+    /** The pinned serving client every arm uses: isobench's load generator, in-process. */
     public static ServingClient serving() {
-        return new BuiltinServingClient();
+        return new LoadgenServingClient();
     }
 
     /** {@code [--num-prompts, 8, --ignore-eos]} → {@code {num-prompts=8, ignore-eos=true}}. */

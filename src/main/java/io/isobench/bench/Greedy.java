@@ -28,9 +28,25 @@ public final class Greedy {
         Random rng = new Random(20260105L);
         List<String> out = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            out.add(BuiltinServingClient.prompt(rng, 6 + i % 7));
+            out.add(prompt(rng, 6 + i % 7));
         }
         return out;
+    }
+
+    private static final String LETTERS = "abcdefghiklmnoprstuvz";
+
+    static String prompt(Random rng, int words) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < words; i++) {
+            if (i > 0) {
+                sb.append(' ');
+            }
+            int len = 2 + rng.nextInt(5);
+            for (int k = 0; k < len; k++) {
+                sb.append(LETTERS.charAt(rng.nextInt(LETTERS.length())));
+            }
+        }
+        return sb.toString();
     }
 
     /** Greedy texts of each prompt from the server at {@code baseUrl}. */
