@@ -1,12 +1,7 @@
 package io.isobench.cli;
 
 import io.isobench.IsobenchException;
-import io.isobench.exec.Executor;
-import io.isobench.exec.SessionRunner;
-import io.isobench.plan.Plan;
 import io.isobench.plan.Planner;
-import io.isobench.store.Store;
-import io.isobench.store.Stores;
 import io.isobench.task.Suite;
 import io.isobench.task.SuiteLoader;
 import picocli.CommandLine.Command;
@@ -15,7 +10,6 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
 import java.nio.file.Path;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 
 @Command(name = "run", mixinStandardHelpOptions = true,

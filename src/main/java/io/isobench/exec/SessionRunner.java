@@ -167,6 +167,31 @@ public final class SessionRunner {
             }
         }
 
+        // Ctrl-C / SIGTERM of the orchestrator: tear down the group of the job in flight (SIGKILL cannot be caught:
+        // the next --resume reaps it from the placeholder row)
+        java.util.concurrent.atomic.AtomicLong inFlight = new java.util.concurrent.atomic.AtomicLong();
+        Thread hook = new Thread(() -> {
+            long g = inFlight.get();
+            if (g > 1) {
+                ProcessGroup.kill(g, Duration.ofSeconds(2));
+            }
+        }, "isobench-teardown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            return runJobs(sessionId, started, finished, previous, envs, humanSha, reference, reaped, inFlight, t0);
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException e) {
+                // shutting down
+            }
+        }
+    }
+
+    private Summary runJobs(String sessionId, Instant started, Set<String> finished, Map<String, RunRecord> previous,
+                            Map<String, Environment> envs, Map<String, String> humanSha,
+                            Map<String, List<String>> reference, int reaped,
+                            java.util.concurrent.atomic.AtomicLong inFlight, long t0) {
         int ran = 0;
         int ok = 0;
         int bad = 0;
@@ -195,8 +220,11 @@ public final class SessionRunner {
                 result = null;
                 for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
                     final int att = attempt;
-                    result = options.executor().execute(runnable, new Executor.Hooks(pgid -> store.putRun(
-                            placeholder(rid, sessionId, job, commit, pgid, att)), () -> false));
+                    result = options.executor().execute(runnable, new Executor.Hooks(pgid -> {
+                        inFlight.set(pgid);
+                        store.putRun(placeholder(rid, sessionId, job, commit, pgid, att));
+                    }, () -> false));
+                    inFlight.set(0);
                     if (result.success() || !result.failure().category().retryable() || attempt == MAX_ATTEMPTS) {
                         break;
                     }
