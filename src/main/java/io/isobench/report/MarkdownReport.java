@@ -79,6 +79,7 @@ public final class MarkdownReport {
             }
             StringBuilder sb = new StringBuilder("\n");
             SessionReport.section(a, sb);
+            SessionReport.skipped(s.suiteJson(), sb);
             out.write(sb.toString());
         }
         out.flush();

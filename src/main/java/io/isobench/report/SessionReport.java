@@ -38,6 +38,9 @@ public final class SessionReport {
                     s.host(), s.cpu(), s.gpu(), s.startedAt(), s.endedAt() == null ? "—" : s.endedAt(), s.seed()));
         }
         section(a, sb);
+        if (s != null) {
+            skipped(s.suiteJson(), sb);
+        }
         try {
             out.write(sb.toString());
             out.flush();
@@ -141,6 +144,28 @@ public final class SessionReport {
                     outs.isEmpty() ? "—" : outs));
         }
         sb.append('\n');
+    }
+
+    /** Tasks the plan did not run (perf_command lint), from the plan stored on the session. */
+    static void skipped(String planJson, StringBuilder sb) {
+        if (planJson == null) {
+            return;
+        }
+        try {
+            com.fasterxml.jackson.databind.JsonNode sk = new com.fasterxml.jackson.databind.ObjectMapper().readTree(planJson)
+                    .path("skipped");
+            if (!sk.isArray() || sk.isEmpty()) {
+                return;
+            }
+            sb.append("### Tasks not run\n\n| task | category | reason |\n|---|---|---|\n");
+            for (com.fasterxml.jackson.databind.JsonNode n : sk) {
+                sb.append(String.format(Locale.ROOT, "| %s | `%s` | %s |%n", n.path("task").asText(),
+                        n.path("category").asText(), n.path("reason").asText().replace("|", "\\|")));
+            }
+            sb.append('\n');
+        } catch (IOException e) {
+            // not a plan: nothing to add
+        }
     }
 
     static String speedup(Comparison c) {
