@@ -22,37 +22,37 @@ final class DatasetCard {
     }
 
     static Stats stats(Statement st, long rows, long parquetBytes) throws SQLException {
-        long commits = single(st, "SELECT count(DISTINCT _commit) FROM hf");
+        long commits = single(st, "SELECT count(DISTINCT commit_short) FROM hf_out");
         List<String[]> agents = new ArrayList<>();
         try (ResultSet rs = st.executeQuery("SELECT coalesce(isobench_agent, '(none)'), coalesce(isobench_agent_model, ''),"
-                + " count(*) FROM hf GROUP BY ALL ORDER BY 1, 2")) {
+                + " count(*) FROM hf_out GROUP BY ALL ORDER BY 1, 2")) {
             while (rs.next()) {
                 agents.add(new String[] {rs.getString(1), rs.getString(2), Long.toString(rs.getLong(3))});
             }
         }
-        int maxRounds = (int) single(st, "SELECT coalesce(max(isobench_n_rounds), 0) FROM hf");
+        int maxRounds = (int) single(st, "SELECT coalesce(max(isobench_n_rounds), 0) FROM hf_out");
         List<String> rules = new ArrayList<>();
-        try (ResultSet rs = st.executeQuery("SELECT DISTINCT isobench_verdict_rule FROM hf WHERE isobench_verdict_rule IS NOT NULL ORDER BY 1")) {
+        try (ResultSet rs = st.executeQuery("SELECT DISTINCT isobench_verdict_rule FROM hf_out WHERE isobench_verdict_rule IS NOT NULL ORDER BY 1")) {
             while (rs.next()) {
                 rules.add(rs.getString(1));
             }
         }
-        long nfRows = single(st, "SELECT count(isobench_noise_floor_pct) FROM hf");
+        long nfRows = single(st, "SELECT count(isobench_noise_floor_pct) FROM hf_out");
         Double nfMedian = null;
         if (nfRows > 0) {
-            try (ResultSet rs = st.executeQuery("SELECT median(isobench_noise_floor_pct) FROM hf")) {
+            try (ResultSet rs = st.executeQuery("SELECT median(isobench_noise_floor_pct) FROM hf_out")) {
                 rs.next();
                 nfMedian = rs.getDouble(1);
             }
         }
-        long comparable = single(st, "SELECT count(*) FROM hf WHERE isobench_status = 'complete_3way_same_run'");
+        long comparable = single(st, "SELECT count(*) FROM hf_out WHERE isobench_status = 'complete_3way_same_run'");
         return new Stats(rows, commits, parquetBytes, agents, counts(st, "isobench_data_source"), counts(st, "isobench_mode"),
                 counts(st, "isobench_status"), maxRounds, rules, nfRows, nfMedian, comparable);
     }
 
     private static Map<String, Long> counts(Statement st, String column) throws SQLException {
         Map<String, Long> m = new LinkedHashMap<>();
-        try (ResultSet rs = st.executeQuery("SELECT coalesce(" + column + ", '(unknown)'), count(*) FROM hf GROUP BY 1 ORDER BY 2 DESC, 1")) {
+        try (ResultSet rs = st.executeQuery("SELECT coalesce(" + column + ", '(unknown)'), count(*) FROM hf_out GROUP BY 1 ORDER BY 2 DESC, 1")) {
             while (rs.next()) {
                 m.put(rs.getString(1), rs.getLong(2));
             }

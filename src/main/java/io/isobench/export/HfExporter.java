@@ -104,15 +104,19 @@ public final class HfExporter {
                 // DuckDB store: rows from legacy/native runs are computed inside the store's database; only the
                 // (few) imported HF rows travel through Java.
                 Path computed = tmpDir.resolve("computed.parquet");
-                try (sqlStore) {
+                long hfRuns;
+                try (sqlStore; Statement ss = sqlStore.createStatement()) {
                     SqlRows.writeComputed(sqlStore, computed);
+                    hfRuns = count(ss, "SELECT count(*) FROM run WHERE kind = 'HF_IMPORT'");
                 }
                 Timing.mark("sql rows");
                 st.execute("INSERT INTO hf SELECT *, NULL, NULL FROM read_parquet('" + sqlString(computed.toString()) + "')");
-                try (DuckDBAppender app = ((DuckDBConnection) c).createAppender(DuckDBConnection.DEFAULT_SCHEMA, "hf")) {
-                    Streamer s = new Streamer(app, counters);
-                    store.forEachRun(new RunFilter(null, java.util.EnumSet.of(RunRecord.RunKind.HF_IMPORT), null, true), s::accept);
-                    s.flush();
+                if (hfRuns > 0) {
+                    try (DuckDBAppender app = ((DuckDBConnection) c).createAppender(DuckDBConnection.DEFAULT_SCHEMA, "hf")) {
+                        Streamer s = new Streamer(app, counters);
+                        store.forEachRun(new RunFilter(null, java.util.EnumSet.of(RunRecord.RunKind.HF_IMPORT), null, true), s::accept);
+                        s.flush();
+                    }
                 }
                 counters[0] = store.countRuns();
             } else {
@@ -136,9 +140,12 @@ public final class HfExporter {
 
             Path parquetTmp = tmpDir.resolve("train.parquet");
             Path jsonlTmp = tmpDir.resolve("train.jsonl");
-            String select = "SELECT " + columnList() + " FROM hf ORDER BY _commit, _agent NULLS FIRST, _seq";
-            st.execute("COPY (" + select + ") TO '" + sqlString(parquetTmp.toString()) + "' (FORMAT parquet, COMPRESSION zstd)");
-            st.execute("COPY (" + select + ") TO '" + sqlString(jsonlTmp.toString()) + "' (FORMAT json)");
+            // sort once; both files are written from the sorted table in its order
+            st.execute("CREATE TABLE hf_out AS SELECT " + columnList() + " FROM hf ORDER BY _commit, _agent NULLS FIRST, _seq");
+            st.execute("DROP TABLE hf");
+            st.execute("SET preserve_insertion_order = true");
+            st.execute("COPY hf_out TO '" + sqlString(parquetTmp.toString()) + "' (FORMAT parquet, COMPRESSION zstd)");
+            st.execute("COPY hf_out TO '" + sqlString(jsonlTmp.toString()) + "' (FORMAT json)");
             Timing.mark("copy");
             DatasetCard.Stats stats = DatasetCard.stats(st, rows, Files.size(parquetTmp));
             Files.writeString(tmpDir.resolve("README.md"), DatasetCard.render(stats), StandardCharsets.UTF_8);
@@ -230,6 +237,9 @@ public final class HfExporter {
      * (commit, agent).
      */
     private static void linkImportedRows(Statement st) throws SQLException {
+        if (count(st, "SELECT count(*) FROM hf WHERE _hf_row IS NOT NULL") == 0) {
+            return;
+        }
         StringBuilder set = new StringBuilder();
         for (HfSchema.Column col : HfSchema.ISOBENCH) {
             if (col.name().equals("isobench_agent_model")) {

@@ -72,7 +72,7 @@ final class SqlRows {
                 }
             }
             st.execute("COPY (SELECT * FROM x_rows) TO '" + HfExporter.sqlString(parquet.toString()) + "' (FORMAT parquet)");
-            for (String t : List.of("x_rows", "x_choice", "x_g", "x_ga", "x_v", "x_pm", "x_mine", "x_agents", "x_runs")) {
+            for (String t : List.of("x_rows", "x_choice", "x_g", "x_ga", "x_pm", "x_mine", "x_agents", "x_runs")) {
                 st.execute("DROP TABLE IF EXISTS " + t);
             }
         }
@@ -94,36 +94,42 @@ final class SqlRows {
                     WHEN lower_better THEN (b - x) / b * 100.0 ELSE (x - b) / b * 100.0 END""");
         out.add("CREATE OR REPLACE TEMP TABLE x_runs AS SELECT run_id, commit_short, commit_id, kind, session_id, status,"
                 + " failure_category, mode, model, coalesce(pipeline, 'native') AS pipeline, pipeline AS pipeline_raw, round,"
-                + " started_at, extra_json, primary_metric, primary_value,"
+                + " CAST(started_at AS DATE) AS started_date, primary_metric, primary_value,"
+                + " CASE WHEN extra_json IS NOT NULL THEN json_extract_string(extra_json, '$.subject') END AS subj,"
+                + " CASE WHEN extra_json IS NOT NULL THEN json_extract_string(extra_json, '$.perf_command') END AS pcmd,"
+                + " CASE WHEN extra_json IS NOT NULL THEN json_extract_string(extra_json, '$.agent_model') END AS amodel,"
                 + " CASE WHEN arm LIKE 'agent:%' THEN 'agent' ELSE arm END AS arm_key,"
                 + " CASE arm WHEN 'baseline' THEN 0 WHEN 'human' THEN 1 ELSE 2 END AS arm_order,"
-                + " CASE WHEN arm LIKE 'agent:%' THEN " + norm("substr(arm, 7)") + " ELSE " + norm("agent") + " END AS agent_key,"
-                + " lpad(CAST(round AS VARCHAR), 10, '0') || run_id AS ord"
+                + " CASE WHEN arm LIKE 'agent:%' THEN " + norm("substr(arm, 7)") + " ELSE " + norm("agent") + " END AS agent_key"
                 + " FROM run WHERE kind IN ('LEGACY', 'MEASURED') AND commit_short IS NOT NULL");
         out.add("CREATE OR REPLACE TEMP TABLE x_agents AS SELECT DISTINCT commit_short, agent_key FROM x_runs WHERE agent_key IS NOT NULL");
-        out.add("CREATE OR REPLACE TEMP TABLE x_mine AS SELECT a.agent_key AS agent, r.* FROM x_agents a JOIN x_runs r"
-                + " ON r.commit_short = a.commit_short AND (r.agent_key IS NULL OR r.agent_key = a.agent_key)");
         StringBuilder pm = new StringBuilder("CREATE OR REPLACE TEMP TABLE x_pm AS SELECT m.run_id");
         for (String v : valueCols()) {
             pm.append(", arg_min(m.value, m.seq) FILTER (WHERE m.name = '").append(metricName(v)).append("') AS ").append(v);
         }
-        pm.append(" FROM metric m SEMI JOIN x_runs r ON r.run_id = m.run_id AND r.status = 'SUCCESS' GROUP BY m.run_id");
+        // one pass over the metric table (hash aggregate); joining it to the runs first makes DuckDB probe the index
+        pm.append(" FROM metric m WHERE m.name IN (");
+        for (String v2 : valueCols()) {
+            pm.append(v2.equals(valueCols().get(0)) ? "" : ", ").append('\'').append(metricName(v2)).append('\'');
+        }
+        pm.append(") GROUP BY m.run_id");
         out.add(pm.toString());
-        StringBuilder v = new StringBuilder("CREATE OR REPLACE TEMP TABLE x_v AS SELECT r.*");
+        StringBuilder v = new StringBuilder("CREATE OR REPLACE TEMP TABLE x_mine AS SELECT a.agent_key AS agent, r.*");
         for (String col : valueCols()) {
             v.append(", CASE WHEN r.status = 'SUCCESS' THEN coalesce(p.").append(col).append(", CASE WHEN r.primary_metric = '")
                     .append(metricName(col)).append("' THEN r.primary_value END) END AS v_").append(col);
         }
-        v.append(" FROM x_mine r LEFT JOIN x_pm p ON p.run_id = r.run_id");
+        v.append(" FROM x_agents a JOIN x_runs r ON r.commit_short = a.commit_short"
+                + " AND (r.agent_key IS NULL OR r.agent_key = a.agent_key) LEFT JOIN x_pm p ON p.run_id = r.run_id");
         out.add(v.toString());
         StringBuilder ga = new StringBuilder("CREATE OR REPLACE TEMP TABLE x_ga AS SELECT commit_short, agent, pipeline, arm_key,");
         for (String col : valueCols()) {
             ga.append(" jmed(list(v_").append(col).append(") FILTER (WHERE v_").append(col).append(" IS NOT NULL)) AS ").append(col).append(',');
         }
         ga.append(" count(DISTINCT round) AS n_rounds, bool_or(status = 'SUCCESS') AS any_success,"
-                + " arg_max(lower(status), ord) AS last_status,"
-                + " arg_max(failure_category, ord) FILTER (WHERE failure_category IS NOT NULL) AS last_failure"
-                + " FROM x_v GROUP BY commit_short, agent, pipeline, arm_key");
+                + " arg_max(lower(status), {'r': round, 'id': run_id}) AS last_status,"
+                + " arg_max(failure_category, {'r': round, 'id': run_id}) FILTER (WHERE failure_category IS NOT NULL) AS last_failure"
+                + " FROM x_mine GROUP BY commit_short, agent, pipeline, arm_key");
         out.add(ga.toString());
 
         // per group (commit, agent, pipeline): mode, arms pivoted, comparability inputs, first values
@@ -134,16 +140,13 @@ final class SqlRows {
                 + " bool_and(pipeline_raw IS NULL) AS raw_null,"
                 + " count(DISTINCT model) AS n_models,"
                 + " bool_and(kind = 'MEASURED' AND session_id IS NOT NULL) AND count(DISTINCT session_id) = 1 AS same_session,"
-                + " arg_min(kind, arm_order * 1000000000000 + 0) AS k0,"
-                + " arg_min(model, lpad(CAST(arm_order AS VARCHAR), 3, '0') || ord) FILTER (WHERE model IS NOT NULL) AS model,"
-                + " arg_min(json_extract_string(extra_json, '$.subject'), lpad(CAST(arm_order AS VARCHAR), 3, '0') || ord)"
-                + "   FILTER (WHERE json_extract_string(extra_json, '$.subject') IS NOT NULL) AS subject,"
-                + " arg_min(json_extract_string(extra_json, '$.perf_command'), lpad(CAST(arm_order AS VARCHAR), 3, '0') || ord)"
-                + "   FILTER (WHERE json_extract_string(extra_json, '$.perf_command') IS NOT NULL) AS perf_command,"
-                + " arg_min(json_extract_string(extra_json, '$.agent_model'), lpad(CAST(arm_order AS VARCHAR), 3, '0') || ord)"
-                + "   FILTER (WHERE json_extract_string(extra_json, '$.agent_model') IS NOT NULL) AS agent_model,"
+                + " arg_min(kind, arm_order) AS k0,"
+                + " arg_min(model, {'a': arm_order, 'r': round, 'id': run_id}) FILTER (WHERE model IS NOT NULL) AS model,"
+                + " arg_min(subj, {'a': arm_order, 'r': round, 'id': run_id}) FILTER (WHERE subj IS NOT NULL) AS subject,"
+                + " arg_min(pcmd, {'a': arm_order, 'r': round, 'id': run_id}) FILTER (WHERE pcmd IS NOT NULL) AS perf_command,"
+                + " arg_min(amodel, {'a': arm_order, 'r': round, 'id': run_id}) FILTER (WHERE amodel IS NOT NULL) AS agent_model,"
                 + " arg_max(commit_id, length(commit_id)) AS commit_id,"
-                + " CAST(min(CAST(started_at AS DATE)) AS VARCHAR) AS bdate,"
+                + " CAST(min(started_date) AS VARCHAR) AS bdate,"
                 + " max(0) AS dummy"
                 + " FROM x_mine GROUP BY commit_short, agent, pipeline),"
                 + " rounds AS (SELECT commit_short, agent, pipeline, max(n_rounds) AS n_rounds FROM x_ga GROUP BY commit_short, agent, pipeline)"

@@ -69,6 +69,7 @@ final class JdbcStore implements Store {
     private final String description;
     private final ConnectionSource readers;
     private Connection reader;
+    private boolean readerBusy;
     private boolean inTx;
     private boolean closed;
 
@@ -484,7 +485,7 @@ final class JdbcStore implements Store {
         ps.setString(i++, r.commit());
         ps.setString(i++, r.commitShort());
         ps.setString(i++, Arm.normalizeAgent(r.agent()));
-        ps.setString(i++, r.arm());
+        ps.setString(i++, normalizeArm(r.arm()));
         ps.setInt(i++, r.round());
         ps.setString(i++, r.status().name());
         RunRecord.FailureInfo f = r.failure();
@@ -513,6 +514,11 @@ final class JdbcStore implements Store {
         ps.setString(i++, r.notes());
         ps.setString(i++, r.extraJson());
         return i;
+    }
+
+    /** {@code agent:Claude-Code} is stored as {@code agent:claude_code}, like {@link Arm#label()}. */
+    static String normalizeArm(String arm) {
+        return arm.startsWith("agent:") ? "agent:" + Arm.normalizeAgent(arm.substring("agent:".length())) : arm;
     }
 
     /** Reads the run columns starting at column 1; metrics are added by the caller. */
@@ -764,11 +770,24 @@ final class JdbcStore implements Store {
     private void read(String sql, List<Object> args, RowsWork work) {
         Connection c;
         boolean ownTx = false;
+        boolean usesReader = false;
+        boolean temporary = false;
         try {
             if (inTx) {
                 c = conn;
             } else {
-                c = reader();
+                if (readerBusy) {
+                    // a sink reading again (nested forEachRun, run(id)): a new query would end the outer stream
+                    c = readers.open();
+                    temporary = true;
+                    if (dialect == Dialect.POSTGRES) {
+                        c.setAutoCommit(false);
+                    }
+                } else {
+                    c = reader();
+                    usesReader = true;
+                    readerBusy = true;
+                }
                 ownTx = dialect == Dialect.POSTGRES; // PostgreSQL streams (cursor + fetch size) only inside a transaction
             }
         } catch (SQLException e) {
@@ -779,12 +798,18 @@ final class JdbcStore implements Store {
         } catch (SQLException e) {
             throw failure("cannot read runs", e);
         } finally {
-            if (ownTx) {
-                try {
+            if (usesReader) {
+                readerBusy = false;
+            }
+            try {
+                if (ownTx) {
                     c.commit();
-                } catch (SQLException e) {
-                    // read-only transaction; nothing to lose
                 }
+                if (temporary) {
+                    c.close();
+                }
+            } catch (SQLException e) {
+                // read-only work; nothing to lose
             }
         }
     }

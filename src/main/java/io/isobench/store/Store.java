@@ -24,7 +24,10 @@ public interface Store extends AutoCloseable {
 
     void putSource(SourceRecord source);
 
-    /** Inserts or replaces a run and its metrics. */
+    /**
+     * Inserts or replaces a run and its metrics. Agent names are stored normalised ({@link io.isobench.Arm#normalizeAgent},
+     * also inside {@code agent:NAME} arm labels), so what reads back may differ from what was put in that respect only.
+     */
     void putRun(RunRecord run);
 
     /** {@link #putRun} for many runs, batched, in one transaction. */
@@ -50,8 +53,8 @@ public interface Store extends AutoCloseable {
 
     /**
      * Streams runs matching the filter, ordered by commitShort, pipeline, arm, round (then runId), without
-     * holding the whole result in Java. Outside {@link #inTransaction} the sink may call this store; inside,
-     * it must not (the transaction's connection is busy streaming).
+     * holding the whole result in Java. Outside {@link #inTransaction} the sink may call this store (write, read,
+     * stream again); inside, it must not (the transaction's connection is busy streaming).
      */
     void forEachRun(RunFilter filter, Consumer<RunRecord> sink);
 

@@ -53,7 +53,7 @@ abstract class StoreContract {
 
     static RunRecord fullRun() {
         return new RunRecord("run-full", "sess-1", RunRecord.RunKind.LEGACY, "0123456789abcdef0123456789abcdef01234567",
-                "01234567", "Claude-Code", "agent:claude_code", 2, RunRecord.RunStatus.FAILED,
+                "01234567", "Claude-Code", "agent:Claude-Code", 2, RunRecord.RunStatus.FAILED,
                 new RunRecord.FailureInfo("GPU_OOM", "CUDA out of memory", "line 1\nline 2 'quoted' \"x\"", true),
                 "serving", "meta-llama/Llama-3.1-8B-Instruct", "docker_3way", "src-1", "tpot_ms_mean", 12.5, "raw",
                 "{\"requests\":100}", Instant.parse("2026-01-02T03:04:05.123456Z"), 61234.5, "0.6.3",
@@ -116,9 +116,9 @@ abstract class StoreContract {
         RunRecord r = fullRun();
         store.putRun(r);
         RunRecord back = store.run("run-full").orElseThrow();
-        // agent names are stored normalised (- and _ interchangeable, lower case)
+        // agent names (also in agent arm labels) are stored normalised: - and _ interchangeable, lower case
         RunRecord expected = new RunRecord(r.runId(), r.sessionId(), r.kind(), r.commit(), r.commitShort(), "claude_code",
-                r.arm(), r.round(), r.status(), r.failure(), r.mode(), r.model(), r.pipeline(), r.sourceId(),
+                "agent:claude_code", r.round(), r.status(), r.failure(), r.mode(), r.model(), r.pipeline(), r.sourceId(),
                 r.primaryMetric(), r.primaryValue(), r.primaryOrigin(), r.workload(), r.startedAt(), r.durationMs(),
                 r.engineVersion(), r.envRef(), r.argvJson(), r.logArtifact(), r.notes(), r.extraJson(), r.metrics());
         assertThat(back).isEqualTo(expected);
@@ -196,6 +196,14 @@ abstract class StoreContract {
         });
         assertThat(seen[0]).isEqualTo(5000);
         assertThat(store.tasks()).hasSize(5);
+        long[] nested = {0, 0};
+        store.forEachRun(new RunFilter(null, null, null, false), r -> {
+            if (nested[0]++ % 2500 == 0) {
+                assertThat(store.run(r.runId()).orElseThrow().metrics()).hasSize(1);
+                store.forEachRun(RunFilter.all(), inner -> nested[1]++);
+            }
+        });
+        assertThat(nested).containsExactly(5000, 10000);
     }
 
     @Test
@@ -342,5 +350,36 @@ abstract class StoreContract {
         List<String> ids = new ArrayList<>();
         store.forEachRun(RunFilter.all(), r -> ids.add(r.runId()));
         assertThat(ids).containsExactly("x1");
+    }
+
+    @Test
+    void failuresAndNotesAreCountedInTheDatabase() {
+        RunRecord.FailureInfo oom = new RunRecord.FailureInfo("GPU_OOM", "CUDA out of memory", "torch.OutOfMemoryError", false);
+        List<RunRecord> runs = new ArrayList<>();
+        String[] commits = {"cccccccc00", "aaaaaaaa00", "bbbbbbbb00"};
+        String[] arms = {"baseline", "human", "agent:codex"};
+        for (int i = 0; i < 3; i++) {
+            for (int a = 0; a < 3; a++) {
+                RunRecord ok = run("f" + i + a, commits[i], "codex", arms[a], 0, RunRecord.RunKind.MEASURED, "native", List.of());
+                boolean failed = a == 2 || i == 0;
+                runs.add(new RunRecord(ok.runId(), ok.sessionId(), ok.kind(), ok.commit(), ok.commitShort(), ok.agent(),
+                        ok.arm(), 0, failed ? RunRecord.RunStatus.FAILED : RunRecord.RunStatus.SUCCESS,
+                        failed ? oom : null, ok.mode(), ok.model(), ok.pipeline(), null, null, null, null, null, null, null,
+                        null, null, null, null, a == 0 ? "Recovered file; status corrected" : null, null, List.of()));
+            }
+        }
+        store.putRuns(runs);
+        List<Store.FailureCount> counts = store.failureCounts(RunFilter.all(), 2);
+        assertThat(counts).hasSize(1);
+        Store.FailureCount c = counts.get(0);
+        assertThat(c.category()).isEqualTo("GPU_OOM");
+        assertThat(List.of(c.baselineRuns(), c.humanRuns(), c.agentRuns())).containsExactly(1L, 1L, 3L);
+        assertThat(c.exampleCommits()).containsExactly("aaaaaaaa", "bbbbbbbb");
+        assertThat(c.moreCommits()).isTrue();
+        assertThat(c.exampleEvidence()).isEqualTo("torch.OutOfMemoryError");
+        assertThat(store.failureCounts(new RunFilter("other", null, null, false), 2)).isEmpty();
+        assertThat(store.countRuns(RunFilter.all(), "STATUS CORRECTED")).isEqualTo(3);
+        assertThat(store.countRuns(new RunFilter("codex", null, null, false), null)).isEqualTo(9);
+        assertThat(store.countRuns(new RunFilter(null, Set.of(), null, false), null)).isZero();
     }
 }
