@@ -46,27 +46,33 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
     private static final ObjectMapper JSON = new ObjectMapper();
 
     public static SessionAnalysis of(Store store, String sessionId, StatsConfig config) {
-        Map<String, List<RunRecord>> byTask = new LinkedHashMap<>();
+        Map<String, List<Parsed>> byTask = new LinkedHashMap<>();
         store.forEachRun(new RunFilter(null, Set.of(RunRecord.RunKind.MEASURED), sessionId, false), r -> {
-            String task = taskOf(r);
-            if (task != null) {
-                byTask.computeIfAbsent(task, k -> new ArrayList<>()).add(r);
+            JsonNode x = extra(r);
+            JsonNode t = x.path("task");
+            if (t.isTextual()) {
+                byTask.computeIfAbsent(t.asText(), k -> new ArrayList<>())
+                        .add(new Parsed(r, x, x.path("job_index").asInt(Integer.MAX_VALUE)));
             }
         });
         List<TaskResult> out = new ArrayList<>();
-        for (Map.Entry<String, List<RunRecord>> e : byTask.entrySet()) {
+        for (Map.Entry<String, List<Parsed>> e : byTask.entrySet()) {
             out.add(task(e.getKey(), e.getValue(), config));
         }
         out.sort(Comparator.comparingInt(t -> firstIndex(byTask.get(t.taskId()))));
         return new SessionAnalysis(sessionId, out, config);
     }
 
-    private static int firstIndex(List<RunRecord> runs) {
-        return runs.stream().mapToInt(r -> extra(r).path("job_index").asInt(Integer.MAX_VALUE)).min().orElse(0);
+    /** A run with its extra_json parsed once. */
+    private record Parsed(RunRecord run, JsonNode extra, int jobIndex) {
     }
 
-    private static TaskResult task(String taskId, List<RunRecord> runs, StatsConfig config) {
-        runs.sort(Comparator.comparingInt(r -> extra(r).path("job_index").asInt(0)));
+    private static int firstIndex(List<Parsed> runs) {
+        return runs.stream().mapToInt(Parsed::jobIndex).min().orElse(0);
+    }
+
+    private static TaskResult task(String taskId, List<Parsed> runs, StatsConfig config) {
+        runs.sort(Comparator.comparingInt(Parsed::jobIndex));
         List<String> arms = new ArrayList<>();
         Map<String, List<double[]>> samples = new LinkedHashMap<>();
         Map<String, Map<String, Integer>> outcomes = new LinkedHashMap<>();
@@ -76,13 +82,14 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
         String mode = null;
         String commit = null;
         String metric = null;
-        for (RunRecord r : runs) {
+        for (Parsed p : runs) {
+            RunRecord r = p.run();
             if (!arms.contains(r.arm())) {
                 arms.add(r.arm());
             }
             mode = mode == null ? r.mode() : mode;
             commit = commit == null ? r.commit() : commit;
-            JsonNode x = extra(r);
+            JsonNode x = p.extra();
             for (JsonNode f : x.path("review_findings")) {
                 List<String> l = findings.computeIfAbsent(r.arm(), k -> new ArrayList<>());
                 if (!l.contains(f.asText())) {
@@ -131,11 +138,6 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
         s.sort(Comparator.comparingDouble(a -> a[0]));
         ArmSamples out = ArmSamples.of(Arm.fromLabel(label), s.stream().mapToDouble(a -> a[1]).toArray());
         return incorrect.contains(label) ? out.markedIncorrect() : out;
-    }
-
-    private static String taskOf(RunRecord r) {
-        JsonNode t = extra(r).path("task");
-        return t.isTextual() ? t.asText() : null;
     }
 
     private static JsonNode extra(RunRecord r) {
