@@ -29,6 +29,7 @@ import java.util.Locale;
                 SynthCommand.class,
                 RunCommand.class,
                 DemoCommand.class,
+                PlanCommand.class,
                 CommandLine.HelpCommand.class
         })
 public final class Main implements Runnable {
