@@ -24,9 +24,15 @@ public sealed interface Executor permits LocalExecutor {
         public static final Hooks NONE = new Hooks(pgid -> { }, () -> false);
     }
 
-    /** The local executor with the default readiness probe. */
+    /**
+     * The local executor with the default readiness probe. GPUs come from {@code ISOBENCH_GPUS} or nvidia-smi
+     * (plan.GpuDiscovery); each job leases its GPU count ({@code CUDA_VISIBLE_DEVICES}), a job wider than the node is
+     * {@code RESOURCES_INSUFFICIENT}. On a machine without GPUs jobs run unleased (CPU engines such as the toy).
+     */
     static Executor local() {
+        io.isobench.plan.GpuDiscovery.Inventory inv = io.isobench.plan.GpuDiscovery.discover(null);
         return new LocalExecutor(Readiness.http(java.time.Duration.ofMillis(10)),
-                io.isobench.bench.Clients.serving(), java.time.Duration.ofSeconds(5));
+                io.isobench.bench.Clients.serving(), java.time.Duration.ofSeconds(5),
+                inv.count() == 0 ? null : inv.slots());
     }
 }

@@ -39,11 +39,18 @@ final class LocalExecutor implements Executor {
     private final Readiness readiness;
     private final ServingClient client;
     private final Duration grace;
+    /** The node's GPUs, or null on a machine without any (CPU engines such as the toy run unleased). */
+    private final io.isobench.plan.GpuSlots gpus;
 
     LocalExecutor(Readiness readiness, ServingClient client, Duration grace) {
+        this(readiness, client, grace, null);
+    }
+
+    LocalExecutor(Readiness readiness, ServingClient client, Duration grace, io.isobench.plan.GpuSlots gpus) {
         this.readiness = readiness;
         this.client = client;
         this.grace = grace;
+        this.gpus = gpus;
     }
 
     @Override
@@ -63,8 +70,34 @@ final class LocalExecutor implements Executor {
                 return done(t0, new Failure(FailureCategory.ENV_MISSING, "environment " + job.cwd()
                         + " does not exist", List.of()), List.of(), null, "", timings, List.of(), job.argv());
             }
-            return job.serving() || job.kind() == Job.Kind.CHECK
-                    ? server(job, hooks, log, t0, timings) : offline(job, hooks, log, t0, timings);
+            if (gpus == null) {
+                return job.serving() || job.kind() == Job.Kind.CHECK
+                        ? server(job, hooks, log, t0, timings) : offline(job, hooks, log, t0, timings);
+            }
+            if (job.gpus() > gpus.total()) {
+                return done(t0, new Failure(FailureCategory.RESOURCES_INSUFFICIENT, "the job needs " + job.gpus()
+                        + " GPU(s); this node has " + gpus.total(), List.of()), List.of(), null, "", timings,
+                        List.of(), job.argv());
+            }
+            io.isobench.plan.GpuLease lease;
+            try {
+                lease = gpus.acquire(job.gpus());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return done(t0, new Failure(FailureCategory.INFRA_TRANSIENT, "interrupted waiting for GPUs",
+                        List.of()), List.of(), null, "", timings, List.of(), job.argv());
+            }
+            try {
+                Map<String, String> env = new LinkedHashMap<>(job.env());
+                env.put("CUDA_VISIBLE_DEVICES", lease.cudaVisibleDevices());
+                Job leased = new Job(job.index(), job.jobId(), job.taskId(), job.arm(), job.round(), job.kind(),
+                        job.mode(), job.argv(), job.client(), env, job.cwd(), job.serverStartS(), job.runTimeoutS(),
+                        job.gpus(), job.warmupRequests());
+                return leased.serving() || leased.kind() == Job.Kind.CHECK
+                        ? server(leased, hooks, log, t0, timings) : offline(leased, hooks, log, t0, timings);
+            } finally {
+                gpus.release(lease);
+            }
         } finally {
             try {
                 Files.deleteIfExists(log);
@@ -105,7 +138,11 @@ final class LocalExecutor implements Executor {
             return done(t0, null, parsed.metrics(), workload, text, timings, List.of(), argv);
         }
         Failure f = FailureClassifier.classify(text).orElse(null);
-        if (f == null) {
+        if (exit == 127 || text.contains("setsid: failed to execute")) {
+            f = new Failure(FailureCategory.BAD_PERF_COMMAND, "cannot run " + argv.get(0) + ": not found or not "
+                    + "executable in " + job.cwd(), tail(text));
+        }
+        if (f == null || f.category() == FailureCategory.UNKNOWN) {
             f = exit == 0 ? new Failure(FailureCategory.NO_METRICS, "exited 0 without a metric block", List.of())
                     : new Failure(FailureCategory.UNKNOWN, "exited " + exit + " without metrics", tail(text));
         }
@@ -139,7 +176,11 @@ final class LocalExecutor implements Executor {
             long ts = System.nanoTime();
             Readiness.Outcome ready = readiness.await(pg, HOST, port, Duration.ofSeconds(job.serverStartS()));
             timings.put("ready_ms", (System.nanoTime() - ts) / 1e6);
-            if (ready.state() == Readiness.State.CRASHED) {
+            if (ready.state() == Readiness.State.CRASHED && (Integer.valueOf(127).equals(ready.exitCode())
+                    || read(log).contains("setsid: failed to execute"))) {
+                failure = new Failure(FailureCategory.ENV_MISSING, "the server command " + argv.get(0)
+                        + " does not exist or is not executable", tail(read(log)));
+            } else if (ready.state() == Readiness.State.CRASHED) {
                 failure = serverFailure(read(log), FailureCategory.SERVER_CRASHED,
                         "the server exited with code " + ready.exitCode() + " before it was ready");
             } else if (ready.state() == Readiness.State.TIMEOUT) {

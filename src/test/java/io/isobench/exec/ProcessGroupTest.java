@@ -128,8 +128,15 @@ class ProcessGroupTest {
                 List.of("/nonexistent/bin/bench", "--x"), List.of(), Map.of(), dir, 10, 10, 1, 0);
         JobResult m = Executor.local().execute(missing, Executor.Hooks.NONE);
         assertThat(m.success()).isFalse();
-        assertThat(m.failure().category()).isIn(FailureCategory.BAD_PERF_COMMAND, FailureCategory.UNKNOWN);
+        assertThat(m.failure().category()).isEqualTo(FailureCategory.BAD_PERF_COMMAND);
         assertThat(m.failure().detail() + m.log()).contains("/nonexistent/bin/bench");
+
+        Job noServer = new Job(0, "t/baseline/r2", "t", "baseline", 2, Job.Kind.MEASURE, "serving",
+                List.of("/nonexistent/bin/server", "--port", "{port}"), List.of("--model", "m"), Map.of(), dir, 10, 10,
+                1, 0);
+        JobResult ns = Executor.local().execute(noServer, Executor.Hooks.NONE);
+        assertThat(ns.failure().category()).isEqualTo(FailureCategory.ENV_MISSING);
+        assertThat(ns.failure().detail()).contains("/nonexistent/bin/server").contains("does not exist");
 
         Job timeout = new Job(0, "t/baseline/r1", "t", "baseline", 1, Job.Kind.MEASURE, "latency",
                 List.of("python3", script().toString(), "hang", dir.resolve("t.pid").toString(), "1"), List.of(),
@@ -150,5 +157,20 @@ class ProcessGroupTest {
                 + "got an unexpected keyword argument 'incremental_detokenization'\n", FailureCategory.SERVER_CRASHED, "x");
         assertThat(crash.category()).isEqualTo(FailureCategory.SERVER_CRASHED);
         assertThat(crash.evidence().get(0)).startsWith("TypeError: LLMEngine.__init__()");
+    }
+
+    @Test
+    void jobsLeaseTheirGpusAndAJobWiderThanTheNodeIsRefused() {
+        LocalExecutor ex = new LocalExecutor(Readiness.http(Duration.ofMillis(10)), io.isobench.bench.Clients.serving(),
+                Duration.ofSeconds(2), io.isobench.plan.GpuSlots.of(1));
+        Job wide = new Job(0, "t/baseline/r0", "t", "baseline", 0, Job.Kind.MEASURE, "latency",
+                List.of("true"), List.of(), Map.of(), dir, 10, 10, 2, 0);
+        assertThat(ex.execute(wide, Executor.Hooks.NONE).failure().category())
+                .isEqualTo(FailureCategory.RESOURCES_INSUFFICIENT);
+        Job one = new Job(0, "t/baseline/r1", "t", "baseline", 1, Job.Kind.MEASURE, "latency",
+                List.of("sh", "-c", "echo visible=$CUDA_VISIBLE_DEVICES"), List.of(), Map.of(), dir, 10, 10, 1, 0);
+        JobResult r = ex.execute(one, Executor.Hooks.NONE);
+        assertThat(r.log()).contains("visible=0");
+        assertThat(r.failure().category()).isEqualTo(FailureCategory.NO_METRICS);
     }
 }
