@@ -27,6 +27,8 @@ import java.util.Locale;
                 ExportCommand.class,
                 LoadgenCommand.class,
                 SynthCommand.class,
+                RunCommand.class,
+                DemoCommand.class,
                 PlanCommand.class,
                 ReviewCommand.class,
                 CommandLine.HelpCommand.class

@@ -46,6 +46,10 @@ final class TableCommand implements Callable<Integer> {
                 w.row(row);
                 n[0]++;
             });
+            io.isobench.report.NativeTable.rows(store, agent, row -> {
+                w.row(row);
+                n[0]++;
+            });
             w.end();
             if (n[0] == 0) {
                 main.err.println("isobench: no 3-way rows for agent '" + agent + "' in " + store.describe());

@@ -57,9 +57,32 @@ public final class MarkdownReport {
     public static void write(Store store, Options options, Writer out) {
         try (ReportModel model = ReportModel.collect(store, options)) {
             new Renderer(store, options, model, out).render();
+            writeNativeSessions(store, options, out);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the report: " + e.getMessage(), e);
         }
+    }
+
+    /** Native sessions (rows with rounds: the verdicts of DESIGN §6), after the legacy sections; none → nothing. */
+    private static void writeNativeSessions(Store store, Options options, Writer out) throws IOException {
+        for (io.isobench.store.SessionRecord s : store.sessions()) {
+            io.isobench.analysis.SessionAnalysis a = io.isobench.analysis.SessionAnalysis.of(store, s.sessionId(),
+                    io.isobench.analysis.StatsConfig.defaults());
+            if (a.tasks().isEmpty()) {
+                continue;
+            }
+            if (options.agent() != null) {
+                String wanted = io.isobench.Arm.agent(options.agent()).label();
+                if (a.tasks().stream().noneMatch(t -> t.arms().contains(wanted))) {
+                    continue;
+                }
+            }
+            StringBuilder sb = new StringBuilder("\n");
+            SessionReport.section(a, sb);
+            SessionReport.skipped(s.suiteJson(), sb);
+            out.write(sb.toString());
+        }
+        out.flush();
     }
 
     /** Turns the collected model into Markdown. */

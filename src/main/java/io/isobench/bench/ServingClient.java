@@ -1,0 +1,34 @@
+package io.isobench.bench;
+
+import io.isobench.parse.Metric;
+
+import java.net.URI;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The pinned client of serving runs (DESIGN §4): the same workload for every arm, from the task's
+ * {@code vllm bench serve} flags. Blocking; throws {@link ClientFailure} when no request completed.
+ */
+public interface ServingClient {
+
+    /**
+     * @param baseUrl        {@code http://host:port}
+     * @param model          the served model name
+     * @param flags          client flags in {@code vllm bench serve} names (without leading dashes) → value
+     * @param warmupRequests requests sent first and discarded
+     * @param seed           seed of the synthetic prompts
+     */
+    Result run(URI baseUrl, String model, Map<String, String> flags, int warmupRequests, long seed);
+
+    /** Metrics (canonical names), the workload fingerprint (JSON text) and the console block for the log. */
+    record Result(List<Metric> metrics, String workloadJson, String console) {
+    }
+
+    /** The client could not measure (every request failed, or the server went away). */
+    final class ClientFailure extends RuntimeException {
+        public ClientFailure(String message) {
+            super(message);
+        }
+    }
+}

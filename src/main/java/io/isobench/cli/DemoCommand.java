@@ -1,0 +1,119 @@
+package io.isobench.cli;
+
+import io.isobench.IsobenchException;
+import io.isobench.plan.Planner;
+import io.isobench.report.SessionReport;
+import io.isobench.store.Store;
+import io.isobench.store.Stores;
+import io.isobench.task.Suite;
+import io.isobench.task.SuiteLoader;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+
+import java.io.IOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+
+@Command(name = "demo", mixinStandardHelpOptions = true,
+        description = "Run the bundled demo: the toy engine's three tasks (baseline, human, four agents) measured on"
+                + " this machine; writes <workdir>/report.md. Keeps its own store and working folder"
+                + " (./isobench-demo/ unless --db/--workdir); a second demo starts a new session unless --resume.")
+final class DemoCommand implements Callable<Integer> {
+
+    static final int DEFAULT_ROUNDS = 5;
+
+    @ParentCommand
+    Main main;
+
+    @Option(names = "--workdir", paramLabel = "DIR", defaultValue = "isobench-demo",
+            description = "Working folder: engine repo, worktrees, store, report (default ${DEFAULT-VALUE}).")
+    Path workdir;
+
+    @Option(names = "--rounds", paramLabel = "N", description = "Measured rounds (default " + DEFAULT_ROUNDS + ").")
+    Integer rounds;
+
+    @Option(names = "--resume", description = "Continue the latest demo session instead of starting a new one.")
+    boolean resume;
+
+    @Option(names = "--dry-run", description = "Print the plan; run nothing.")
+    boolean dryRun;
+
+    @Option(names = "--format", defaultValue = "text", description = "Plan format for --dry-run: text or json.")
+    String format;
+
+    @Override
+    public Integer call() throws IOException, InterruptedException {
+        int n = rounds == null ? DEFAULT_ROUNDS : rounds;
+        if (n < 1) {
+            throw new IsobenchException.BadInput("--rounds (" + n + ") must be >= 1");
+        }
+        Path toy = toyEngine();
+        Path dir = workdir.toAbsolutePath();
+        Files.createDirectories(dir);
+        Path repo = dir.resolve("toyllm-repo");
+        if (!resume || !Files.isDirectory(repo.resolve(".git"))) {
+            buildRepo(toy, repo);
+        }
+        Path suiteFile = toy.resolve("demo-suite.yaml");
+        String yaml = Files.readString(suiteFile, StandardCharsets.UTF_8);
+        String pointed = yaml.replaceFirst("(?m)^(\\s+repo:)\\s*\\./toyllm-repo\\s*$",
+                "$1 '" + repo.toString().replace("'", "''").replace("\\", "\\\\").replace("$", "\\$") + "'");
+        if (pointed.equals(yaml)) {
+            throw new IsobenchException.EnvironmentMissing(suiteFile + ": no 'repo: ./toyllm-repo' line to point at "
+                    + repo);
+        }
+        Suite suite = SuiteLoader.parse(pointed, suiteFile);
+        String db = main.db != null && !main.db.isBlank() ? main.db : dir.resolve("isobench.duckdb").toString();
+        String[] session = new String[1];
+        int code = Sessions.run(main, suite, new Planner.Options(n, null, dir), db, null, resume, dryRun, format,
+                session);
+        if (dryRun || session[0] == null) {
+            return code;
+        }
+        Path report = dir.resolve("report.md");
+        try (Store store = Stores.open(db); Writer w = Files.newBufferedWriter(report, StandardCharsets.UTF_8)) {
+            SessionReport.write(store, session[0], w);
+        }
+        main.out.println("report: " + report);
+        return Main.OK;
+    }
+
+    /** examples/toy-engine, from the working directory or beside the jar (target/isobench.jar → repo root). */
+    static Path toyEngine() {
+        Path rel = Path.of("examples", "toy-engine");
+        String prop = System.getProperty("isobench.home");
+        if (prop != null && Files.isRegularFile(Path.of(prop).resolve(rel).resolve("demo-suite.yaml"))) {
+            return Path.of(prop).resolve(rel).toAbsolutePath();
+        }
+        if (Files.isRegularFile(rel.resolve("demo-suite.yaml"))) {
+            return rel.toAbsolutePath();
+        }
+        try {
+            Path jar = Path.of(DemoCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            for (Path p = jar.getParent(); p != null; p = p.getParent()) {
+                if (Files.isRegularFile(p.resolve(rel).resolve("demo-suite.yaml"))) {
+                    return p.resolve(rel).toAbsolutePath();
+                }
+            }
+        } catch (Exception e) {
+            // fall through
+        }
+        throw new IsobenchException.EnvironmentMissing("examples/toy-engine/demo-suite.yaml not found; run the demo "
+                + "from the isobench checkout (or pass -Disobench.home=<checkout>)");
+    }
+
+    private static void buildRepo(Path toy, Path repo) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("bash", toy.resolve("build-repo.sh").toString(), repo.toString())
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            throw new IsobenchException.EnvironmentMissing("building the toy engine repo into " + repo + " failed: "
+                    + out.strip());
+        }
+    }
+}

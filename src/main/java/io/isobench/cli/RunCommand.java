@@ -1,0 +1,58 @@
+package io.isobench.cli;
+
+import io.isobench.IsobenchException;
+import io.isobench.plan.Planner;
+import io.isobench.task.Suite;
+import io.isobench.task.SuiteLoader;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+@Command(name = "run", mixinStandardHelpOptions = true,
+        description = "Run a suite as one session: every task's arms (baseline, human, one per agent) for N interleaved"
+                + " rounds on the local executor; each run is committed when it ends. --resume continues an"
+                + " interrupted session without repeating finished runs. --dry-run prints the plan.")
+final class RunCommand implements Callable<Integer> {
+
+    @ParentCommand
+    Main main;
+
+    @Parameters(index = "0", paramLabel = "SUITE", description = "The suite YAML file (docs/suite-format.md).")
+    Path suiteFile;
+
+    @Option(names = "--session", paramLabel = "ID", description = "Session id to create or (with --resume) continue.")
+    String session;
+
+    @Option(names = "--resume", description = "Continue the session (--session, else the latest unfinished one).")
+    boolean resume;
+
+    @Option(names = "--dry-run", description = "Print the plan (argv, env, cwd, timeouts per job); run nothing.")
+    boolean dryRun;
+
+    @Option(names = "--format", defaultValue = "text", description = "Plan format for --dry-run: text or json.")
+    String format;
+
+    @Option(names = "--rounds", paramLabel = "N", description = "Measured rounds (default: the suite's run.rounds).")
+    Integer rounds;
+
+    @Option(names = "--workdir", paramLabel = "DIR", defaultValue = "isobench-work",
+            description = "Where the arm environments (git worktrees) go (default ${DEFAULT-VALUE}).")
+    Path workdir;
+
+    @Override
+    public Integer call() {
+        if (rounds != null && rounds < 1) {
+            throw new IsobenchException.BadInput("--rounds (" + rounds + ") must be >= 1");
+        }
+        if (!format.equals("text") && !format.equals("json")) {
+            throw new IsobenchException.BadInput("--format " + format + ": use text or json");
+        }
+        Suite suite = SuiteLoader.load(suiteFile);
+        return Sessions.run(main, suite, new Planner.Options(rounds, null, workdir.toAbsolutePath()), main.dbSpec(),
+                session, resume, dryRun, format);
+    }
+}

@@ -1,0 +1,66 @@
+package io.isobench.cli;
+
+import io.isobench.IsobenchException;
+import io.isobench.exec.Executor;
+import io.isobench.exec.SessionRunner;
+import io.isobench.plan.Plan;
+import io.isobench.plan.Planner;
+import io.isobench.plan.SkippedTask;
+import io.isobench.store.Store;
+import io.isobench.store.Stores;
+import io.isobench.task.Suite;
+
+import java.util.Locale;
+
+/** What run and demo share: plan, dry-run output, the session, the summary lines. */
+final class Sessions {
+
+    private Sessions() {
+    }
+
+    /** Runs (or prints) the plan; returns the exit code; {@code sessionOut[0]} gets the session id. */
+    static int run(Main main, Suite suite, Planner.Options po, String db, String session, boolean resume,
+                   boolean dryRun, String format) {
+        return run(main, suite, po, db, session, resume, dryRun, format, new String[1]);
+    }
+
+    static int run(Main main, Suite suite, Planner.Options po, String db, String session, boolean resume,
+                   boolean dryRun, String format, String[] sessionOut) {
+        if (suite.engine().isUrl()) {
+            throw new IsobenchException.EnvironmentMissing("engine.repo " + suite.engine().repo() + " is a URL; the "
+                    + "local executor needs a local clone (git clone it and point engine.repo at the folder)");
+        }
+        Plan plan = Planner.plan(suite, po);
+        if (dryRun) {
+            main.out.print("json".equals(format) ? plan.toJson() : plan.toText());
+            main.out.flush();
+            return Main.OK;
+        }
+        for (SkippedTask s : plan.skipped()) {
+            main.err.println("isobench: task " + s.taskId() + " is not run: " + s.category() + " — " + s.reason());
+        }
+        try (Store store = Stores.open(db)) {
+            String id = session;
+            if (resume) {
+                id = SessionRunner.resumable(store, session).orElseThrow(() -> new IsobenchException.BadInput(
+                        "--resume: no session " + (session == null ? "to resume" : session) + " in " + store.describe()));
+            } else if (id != null && store.session(id).isPresent()) {
+                throw new IsobenchException.BadInput("--session " + id + " already exists in " + store.describe()
+                        + "; add --resume to continue it");
+            }
+            boolean tty = System.console() != null && System.getenv("ISOBENCH_PLAIN_PROGRESS") == null;
+            SessionRunner.Summary s = SessionRunner.run(store, suite, plan,
+                    new SessionRunner.Options(id, resume, main.err, tty, Executor.local()));
+            sessionOut[0] = s.sessionId();
+            main.out.println(String.format(Locale.ROOT,
+                    "session %s: %d job(s), %d run now, %d already finished, %d ok, %d failed %s in %.1f s",
+                    s.sessionId(), s.jobs(), s.ran(), s.skippedFinished(), s.succeeded(), s.failed(), s.failures(),
+                    s.wall().toMillis() / 1000.0));
+            for (SkippedTask sk : plan.skipped()) {
+                main.out.println("not run: " + sk.taskId() + " " + sk.category() + " — " + sk.reason());
+            }
+            main.out.flush();
+            return s.succeeded() == 0 && s.skippedFinished() == 0 ? Main.NOTHING_MEASURED : Main.OK;
+        }
+    }
+}

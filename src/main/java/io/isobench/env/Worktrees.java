@@ -1,0 +1,173 @@
+package io.isobench.env;
+
+import io.isobench.parse.Failure;
+import io.isobench.parse.FailureCategory;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The local environment strategy: one git worktree per arm at the intended commit, the agent patch checked with
+ * {@code git apply --check} before it is applied, and the result verified with {@code git rev-parse HEAD}.
+ * Never throws for a bad repo, commit or patch: those are {@link Environment#failure()} outcomes.
+ */
+public final class Worktrees {
+
+    private static final long GIT_TIMEOUT_S = 60;
+
+    private Worktrees() {
+    }
+
+    /**
+     * Prepares (or re-creates) the worktree {@code dest} of {@code repo} at {@code commitRef}, applying
+     * {@code patch} when given.
+     */
+    public static Environment prepare(Path repo, String commitRef, Path patch, Path dest) {
+        StringBuilder log = new StringBuilder();
+        if (repo == null || !Files.isDirectory(repo)) {
+            return fail(dest, null, FailureCategory.ENV_MISSING, "engine repository " + repo + " does not exist",
+                    log);
+        }
+        Git rc = git(log, repo, "rev-parse", "--git-dir");
+        if (rc.code != 0) {
+            return fail(dest, null, FailureCategory.ENV_MISSING, "engine repository " + repo + " is not a git repository",
+                    log);
+        }
+        Git sha = git(log, repo, "rev-parse", "--verify", "--quiet", commitRef + "^{commit}");
+        if (sha.code != 0 || sha.out.isBlank()) {
+            return fail(dest, null, FailureCategory.ENV_MISSING, "commit " + commitRef + " not found in " + repo, log);
+        }
+        String intended = sha.out.strip();
+        try {
+            if (Files.exists(dest)) {
+                git(log, repo, "worktree", "remove", "--force", dest.toString());
+                deleteTree(dest);
+            }
+            git(log, repo, "worktree", "prune");
+            Files.createDirectories(dest.getParent());
+        } catch (IOException e) {
+            return fail(dest, intended, FailureCategory.GIT_ERROR, "cannot clear " + dest + ": " + e.getMessage(), log);
+        }
+        Git add = git(log, repo, "worktree", "add", "--force", "--detach", dest.toString(), intended);
+        if (add.code != 0) {
+            return fail(dest, intended, FailureCategory.GIT_ERROR, "git worktree add failed: " + firstLine(add.out), log);
+        }
+        String patchSha = null;
+        if (patch != null) {
+            byte[] bytes;
+            try {
+                bytes = Files.readAllBytes(patch);
+            } catch (IOException e) {
+                return fail(dest, intended, FailureCategory.PATCH_FAILED, "agent patch " + patch + " cannot be read: "
+                        + e.getMessage(), log);
+            }
+            patchSha = sha256(bytes);
+            if (new String(bytes, StandardCharsets.UTF_8).isBlank()) {
+                return fail(dest, intended, FailureCategory.EMPTY_PATCH, "agent patch " + patch.getFileName()
+                        + " is empty (" + bytes.length + " bytes)", log);
+            }
+            Git check = git(log, dest, "apply", "--check", patch.toAbsolutePath().toString());
+            if (check.code != 0) {
+                return fail(dest, intended, FailureCategory.PATCH_FAILED, "git apply --check " + patch.getFileName()
+                        + ": " + firstLine(check.out), log);
+            }
+            Git apply = git(log, dest, "apply", patch.toAbsolutePath().toString());
+            if (apply.code != 0) {
+                return fail(dest, intended, FailureCategory.PATCH_FAILED, "git apply " + patch.getFileName() + ": "
+                        + firstLine(apply.out), log);
+            }
+        }
+        Git head = git(log, dest, "rev-parse", "HEAD");
+        String verified = head.code == 0 ? head.out.strip() : null;
+        if (!intended.equals(verified)) {
+            return new Environment(dest, intended, verified, patchSha, null, new Failure(FailureCategory.GIT_ERROR,
+                    "environment is at " + verified + ", not the intended " + intended, List.of()), log.toString());
+        }
+        String ref = "git-worktree:" + verified + (patchSha == null ? "" : "+patch:" + patchSha.substring(0, 12));
+        return new Environment(dest, intended, verified, patchSha, ref, null, log.toString());
+    }
+
+    /** Removes the worktree (best effort). */
+    public static void remove(Path repo, Path dest) {
+        StringBuilder ignored = new StringBuilder();
+        if (repo != null && Files.isDirectory(repo)) {
+            git(ignored, repo, "worktree", "remove", "--force", dest.toString());
+        }
+        try {
+            deleteTree(dest);
+        } catch (IOException e) {
+            // best effort
+        }
+    }
+
+    private static Environment fail(Path dest, String intended, FailureCategory category, String detail,
+                                    StringBuilder log) {
+        log.append("# ").append(category).append(": ").append(detail).append('\n');
+        return new Environment(dest, intended, null, null, null, new Failure(category, detail, List.of(detail)),
+                log.toString());
+    }
+
+    private record Git(int code, String out) {
+    }
+
+    private static Git git(StringBuilder log, Path cwd, String... args) {
+        List<String> argv = new ArrayList<>();
+        argv.add("git");
+        argv.add("-c");
+        argv.add("advice.detachedHead=false");
+        argv.addAll(List.of(args));
+        log.append("$ (").append(cwd).append(") ").append(String.join(" ", argv)).append('\n');
+        try {
+            Process p = new ProcessBuilder(argv).directory(cwd.toFile()).redirectErrorStream(true).start();
+            p.getOutputStream().close();
+            byte[] out = p.getInputStream().readAllBytes();
+            if (!p.waitFor(GIT_TIMEOUT_S, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                log.append("git timed out\n");
+                return new Git(124, "git timed out");
+            }
+            String text = new String(out, StandardCharsets.UTF_8);
+            log.append(text);
+            return new Git(p.exitValue(), text);
+        } catch (IOException e) {
+            log.append(e.getMessage()).append('\n');
+            return new Git(127, "git: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Git(130, "interrupted");
+        }
+    }
+
+    private static String firstLine(String s) {
+        String t = s.strip();
+        int nl = t.indexOf('\n');
+        return nl < 0 ? t : t.substring(0, nl);
+    }
+
+    static String sha256(byte[] bytes) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void deleteTree(Path p) throws IOException {
+        if (!Files.exists(p)) {
+            return;
+        }
+        try (var s = Files.walk(p)) {
+            for (Path x : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(x);
+            }
+        }
+    }
+}

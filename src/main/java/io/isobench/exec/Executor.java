@@ -1,0 +1,38 @@
+package io.isobench.exec;
+
+import io.isobench.plan.Job;
+
+import java.util.function.BooleanSupplier;
+import java.util.function.LongConsumer;
+
+/**
+ * Runs one job of a plan: a job in, a result out. Only the local executor exists now; docker, Slurm and Kubernetes
+ * executors implement the same contract. An executor never throws for a failing job: failures are classified in
+ * the {@link JobResult}.
+ */
+public sealed interface Executor permits LocalExecutor {
+
+    /**
+     * @param job   the job (its {@code cwd} is the prepared environment)
+     * @param hooks where the executor reports the process group it started (so a resumed session can reap it) and
+     *              how it learns of a cancellation
+     */
+    JobResult execute(Job job, Hooks hooks);
+
+    /** Callbacks of one execution. */
+    record Hooks(LongConsumer processGroupStarted, BooleanSupplier cancelled) {
+        public static final Hooks NONE = new Hooks(pgid -> { }, () -> false);
+    }
+
+    /**
+     * The local executor with the default readiness probe. GPUs come from {@code ISOBENCH_GPUS} or nvidia-smi
+     * (plan.GpuDiscovery); each job leases its GPU count ({@code CUDA_VISIBLE_DEVICES}), a job wider than the node is
+     * {@code RESOURCES_INSUFFICIENT}. On a machine without GPUs jobs run unleased (CPU engines such as the toy).
+     */
+    static Executor local() {
+        io.isobench.plan.GpuDiscovery.Inventory inv = io.isobench.plan.GpuDiscovery.discover(null);
+        return new LocalExecutor(Readiness.http(java.time.Duration.ofMillis(10)),
+                io.isobench.bench.Clients.serving(), java.time.Duration.ofSeconds(5),
+                inv.count() == 0 ? null : inv.slots());
+    }
+}

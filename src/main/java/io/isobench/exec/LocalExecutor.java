@@ -1,0 +1,344 @@
+package io.isobench.exec;
+
+import io.isobench.bench.Clients;
+import io.isobench.bench.Greedy;
+import io.isobench.bench.ServingClient;
+import io.isobench.parse.Failure;
+import io.isobench.parse.FailureCategory;
+import io.isobench.parse.FailureClassifier;
+import io.isobench.parse.Metric;
+import io.isobench.parse.OutputParser;
+import io.isobench.parse.ParsedOutput;
+import io.isobench.plan.Job;
+import io.isobench.plan.Planner;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Runs jobs on this machine. Offline modes: the benchmark command in its own process group, its output parsed.
+ * Serving: the server in its own process group, the readiness probe (crash detection while waiting), the pinned
+ * client in-process, then the whole group torn down and the port verified free. Every path tears the group down.
+ */
+final class LocalExecutor implements Executor {
+
+    static final String HOST = "127.0.0.1";
+
+    private final Readiness readiness;
+    private final ServingClient client;
+    private final Duration grace;
+    /** The node's GPUs, or null on a machine without any (CPU engines such as the toy run unleased). */
+    private final io.isobench.plan.GpuSlots gpus;
+
+    LocalExecutor(Readiness readiness, ServingClient client, Duration grace) {
+        this(readiness, client, grace, null);
+    }
+
+    LocalExecutor(Readiness readiness, ServingClient client, Duration grace, io.isobench.plan.GpuSlots gpus) {
+        this.readiness = readiness;
+        this.client = client;
+        this.grace = grace;
+        this.gpus = gpus;
+    }
+
+    @Override
+    public JobResult execute(Job job, Hooks hooks) {
+        long t0 = System.nanoTime();
+        Map<String, Double> timings = new LinkedHashMap<>();
+        Path log;
+        try {
+            log = Files.createTempFile("isobench-job-", ".log");
+        } catch (IOException e) {
+            return done(t0, new Failure(FailureCategory.DISK_FULL,
+                    "cannot create a log file: " + e.getMessage(), List.of()), List.of(), null, "", timings,
+                    List.of(), job.argv());
+        }
+        try {
+            if (job.cwd() == null || !Files.isDirectory(job.cwd())) {
+                return done(t0, new Failure(FailureCategory.ENV_MISSING, "environment " + job.cwd()
+                        + " does not exist", List.of()), List.of(), null, "", timings, List.of(), job.argv());
+            }
+            if (gpus == null) {
+                return job.serving() || job.kind() == Job.Kind.CHECK
+                        ? server(job, hooks, log, t0, timings) : offline(job, hooks, log, t0, timings);
+            }
+            if (job.gpus() > gpus.total()) {
+                return done(t0, new Failure(FailureCategory.RESOURCES_INSUFFICIENT, "the job needs " + job.gpus()
+                        + " GPU(s); this node has " + gpus.total(), List.of()), List.of(), null, "", timings,
+                        List.of(), job.argv());
+            }
+            io.isobench.plan.GpuLease lease;
+            try {
+                lease = gpus.acquire(job.gpus());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return done(t0, new Failure(FailureCategory.INFRA_TRANSIENT, "interrupted waiting for GPUs",
+                        List.of()), List.of(), null, "", timings, List.of(), job.argv());
+            }
+            try {
+                Map<String, String> env = new LinkedHashMap<>(job.env());
+                env.put("CUDA_VISIBLE_DEVICES", lease.cudaVisibleDevices());
+                Job leased = new Job(job.index(), job.jobId(), job.taskId(), job.arm(), job.round(), job.kind(),
+                        job.mode(), job.argv(), job.client(), env, job.cwd(), job.serverStartS(), job.runTimeoutS(),
+                        job.gpus(), job.warmupRequests());
+                return leased.serving() || leased.kind() == Job.Kind.CHECK
+                        ? server(leased, hooks, log, t0, timings) : offline(leased, hooks, log, t0, timings);
+            } finally {
+                gpus.release(lease);
+            }
+        } finally {
+            try {
+                Files.deleteIfExists(log);
+            } catch (IOException e) {
+                // temp file
+            }
+        }
+    }
+
+    private JobResult offline(Job job, Hooks hooks, Path log, long t0, Map<String, Double> timings) {
+        List<String> argv = job.argv();
+        ProcessGroup pg;
+        try {
+            pg = ProcessGroup.start(argv, job.cwd(), job.env(), log);
+        } catch (IOException e) {
+            return done(t0, new Failure(FailureCategory.BAD_PERF_COMMAND, "cannot start " + argv.get(0) + ": "
+                    + e.getMessage(), List.of(String.valueOf(e.getMessage()))), List.of(), null, "", timings,
+                    List.of(), argv);
+        }
+        hooks.processGroupStarted().accept(pg.pgid());
+        Integer exit;
+        try {
+            exit = waitCancellable(pg, Duration.ofSeconds(job.runTimeoutS()), hooks);
+        } finally {
+            long td = System.nanoTime();
+            pg.terminate(grace);
+            timings.put("teardown_ms", (System.nanoTime() - td) / 1e6);
+        }
+        String text = read(log);
+        if (exit == null) {
+            return done(t0, new Failure(FailureCategory.TIMEOUT, "the benchmark ran past " + job.runTimeoutS()
+                    + " s and was killed", List.of("timeout " + job.runTimeoutS() + " s")), List.of(), null, text,
+                    timings, List.of(), argv);
+        }
+        ParsedOutput parsed = OutputParser.parse(text);
+        if (exit == 0 && parsed.hasMetrics()) {
+            String workload = workloadJson(argv, parsed.workload());
+            return done(t0, null, parsed.metrics(), workload, text, timings, List.of(), argv);
+        }
+        Failure f = FailureClassifier.classify(text).orElse(null);
+        if (exit == 127 || text.contains("setsid: failed to execute")) {
+            f = new Failure(FailureCategory.BAD_PERF_COMMAND, "cannot run " + argv.get(0) + ": not found or not "
+                    + "executable in " + job.cwd(), tail(text));
+        }
+        if (f == null || f.category() == FailureCategory.UNKNOWN) {
+            f = exit == 0 ? new Failure(FailureCategory.NO_METRICS, "exited 0 without a metric block", List.of())
+                    : new Failure(FailureCategory.UNKNOWN, "exited " + exit + " without metrics", tail(text));
+        }
+        return done(t0, f, List.of(), null, text, timings, List.of(), argv);
+    }
+
+    private JobResult server(Job job, Hooks hooks, Path log, long t0, Map<String, Double> timings) {
+        int port;
+        try {
+            port = freePort();
+        } catch (IOException e) {
+            return done(t0, new Failure(FailureCategory.PORT_CONFLICT, "no free port: " + e.getMessage(), List.of()),
+                    List.of(), null, "", timings, List.of(), job.argv());
+        }
+        List<String> argv = job.argv().stream().map(w -> w.replace(Planner.PORT, Integer.toString(port))).toList();
+        ProcessGroup pg;
+        try {
+            pg = ProcessGroup.start(argv, job.cwd(), job.env(), log);
+        } catch (IOException e) {
+            return done(t0, new Failure(FailureCategory.ENV_MISSING, "cannot start the server " + argv.get(0) + ": "
+                    + e.getMessage(), List.of(String.valueOf(e.getMessage()))), List.of(), null, "", timings,
+                    List.of(), argv);
+        }
+        hooks.processGroupStarted().accept(pg.pgid());
+        StringBuilder clientLog = new StringBuilder();
+        Failure failure = null;
+        List<Metric> metrics = List.of();
+        String workload = null;
+        List<String> outputs = List.of();
+        try {
+            long ts = System.nanoTime();
+            Readiness.Outcome ready = readiness.await(pg, HOST, port, Duration.ofSeconds(job.serverStartS()));
+            timings.put("ready_ms", (System.nanoTime() - ts) / 1e6);
+            if (ready.state() == Readiness.State.CRASHED && (Integer.valueOf(127).equals(ready.exitCode())
+                    || read(log).contains("setsid: failed to execute"))) {
+                failure = new Failure(FailureCategory.ENV_MISSING, "the server command " + argv.get(0)
+                        + " does not exist or is not executable", tail(read(log)));
+            } else if (ready.state() == Readiness.State.CRASHED) {
+                failure = serverFailure(read(log), FailureCategory.SERVER_CRASHED,
+                        "the server exited with code " + ready.exitCode() + " before it was ready");
+            } else if (ready.state() == Readiness.State.TIMEOUT) {
+                failure = serverFailure(read(log), FailureCategory.SERVER_START_TIMEOUT,
+                        "the server was not ready within " + job.serverStartS() + " s");
+            } else {
+                long tc = System.nanoTime();
+                URI base = URI.create("http://" + HOST + ":" + port);
+                Map<String, String> flags = Clients.flagMap(job.client());
+                String model = Optional.ofNullable(flags.get("model")).orElse(modelOf(argv));
+                try {
+                    if (job.kind() == Job.Kind.CHECK) {
+                        outputs = Greedy.outputs(base, model, Integer.parseInt(flags.getOrDefault("num-prompts", "8")),
+                                Integer.parseInt(flags.getOrDefault("max-tokens", "32")));
+                        clientLog.append("greedy outputs: ").append(outputs.size()).append(" prompts\n");
+                    } else {
+                        ServingClient.Result r = client.run(base, model, flags, job.warmupRequests(), 0L);
+                        metrics = r.metrics();
+                        workload = r.workloadJson();
+                        clientLog.append(r.console());
+                    }
+                } catch (IOException | RuntimeException e) {
+                    String text = read(log);
+                    failure = pg.leaderAlive()
+                            ? new Failure(FailureCategory.NO_METRICS, "the client failed: " + e.getMessage(),
+                            List.of(String.valueOf(e.getMessage())))
+                            : serverFailure(text, FailureCategory.SERVER_CRASHED, "the server died during the run");
+                }
+                timings.put("client_ms", (System.nanoTime() - tc) / 1e6);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            failure = new Failure(FailureCategory.INFRA_TRANSIENT, "interrupted", List.of());
+        } finally {
+            long td = System.nanoTime();
+            boolean gone = pg.terminate(grace);
+            boolean portFree = awaitPortFree(port, Duration.ofSeconds(2));
+            timings.put("teardown_ms", (System.nanoTime() - td) / 1e6);
+            if (!gone) {
+                clientLog.append("isobench: process group ").append(pg.pgid()).append(" survived SIGKILL\n");
+            }
+            if (!portFree) {
+                clientLog.append("isobench: port ").append(port).append(" still bound after teardown\n");
+            }
+        }
+        String text = read(log) + (clientLog.isEmpty() ? "" : "\n--- isobench client ---\n" + clientLog);
+        return done(t0, failure, metrics, workload, text, timings, outputs, argv);
+    }
+
+    /** The classifier's root cause when it finds one (PORT_CONFLICT, GPU_OOM…), else the given category. */
+    static Failure serverFailure(String log, FailureCategory fallback, String detail) {
+        Optional<Failure> f = FailureClassifier.classify(log);
+        if (f.isPresent() && f.get().category().precedence() == 1
+                && f.get().category() != FailureCategory.DEPENDENCY_CONFLICT) {
+            return f.get();
+        }
+        return new Failure(fallback, detail, tail(log));
+    }
+
+    /** Evidence: the last error line (…Error: / …Exception) first, then the log's last lines. */
+    private static List<String> tail(String text) {
+        List<String> lines = text.strip().lines().filter(l -> !l.isBlank()).toList();
+        List<String> out = new ArrayList<>();
+        for (int i = lines.size() - 1; i >= 0; i--) {
+            if (lines.get(i).matches("^\\S*(Error|Exception)\\b.*")) {
+                out.add(lines.get(i).strip());
+                break;
+            }
+        }
+        for (String l : lines.subList(Math.max(0, lines.size() - 3), lines.size())) {
+            if (!out.contains(l.strip())) {
+                out.add(l);
+            }
+        }
+        return out;
+    }
+
+    private static String modelOf(List<String> argv) {
+        int i = argv.indexOf("--model");
+        return i >= 0 && i + 1 < argv.size() ? argv.get(i + 1) : "model";
+    }
+
+    private static Integer waitCancellable(ProcessGroup pg, Duration limit, Hooks hooks) {
+        long end = System.nanoTime() + limit.toNanos();
+        try {
+            while (true) {
+                Integer exit = pg.waitFor(Duration.ofMillis(100));
+                if (exit != null) {
+                    return exit;
+                }
+                if (System.nanoTime() > end || hooks.cancelled().getAsBoolean()) {
+                    return null;
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    private static String workloadJson(List<String> argv, io.isobench.parse.Workload w) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("argv", argv);
+        if (w != null) {
+            m.put("requests", w.completedRequests());
+            m.put("input_tokens", w.totalInputTokens());
+            m.put("output_tokens", w.totalOutputTokens());
+        }
+        try {
+            return new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(m);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket()) {
+            s.setReuseAddress(false);
+            s.bind(new InetSocketAddress(InetAddress.getByName(HOST), 0));
+            return s.getLocalPort();
+        }
+    }
+
+    static boolean awaitPortFree(int port, Duration limit) {
+        long end = System.nanoTime() + limit.toNanos();
+        while (true) {
+            try (ServerSocket s = new ServerSocket()) {
+                s.setReuseAddress(true);
+                s.bind(new InetSocketAddress(InetAddress.getByName(HOST), port));
+                return true;
+            } catch (IOException e) {
+                if (System.nanoTime() > end) {
+                    return false;
+                }
+                try {
+                    Thread.sleep(10);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+        }
+    }
+
+    private static String read(Path log) {
+        try {
+            return Files.readString(log, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            try {
+                return new String(Files.readAllBytes(log), StandardCharsets.ISO_8859_1);
+            } catch (IOException e2) {
+                return "";
+            }
+        }
+    }
+
+    private static JobResult done(long t0, Failure failure, List<Metric> metrics, String workload, String log,
+                                  Map<String, Double> timings, List<String> outputs, List<String> argv) {
+        return new JobResult(failure, metrics, workload, log, (System.nanoTime() - t0) / 1e6, timings, outputs, argv);
+    }
+}

@@ -1,0 +1,147 @@
+package io.isobench.plan;
+
+import io.isobench.Arm;
+import io.isobench.Mode;
+import io.isobench.task.AgentSpec;
+import io.isobench.task.Finding;
+import io.isobench.task.GpuEstimate;
+import io.isobench.task.ParsedPerfCommand;
+import io.isobench.task.RunConfig;
+import io.isobench.task.Suite;
+import io.isobench.task.TaskSpec;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.stream.Collectors;
+
+/**
+ * Builds the {@link Plan} of a suite: for every runnable task the arms baseline, human and one per agent with a
+ * patch for it; each arm's correctness check; then {@code rounds} measured rounds, each holding every (task, arm)
+ * once, in an order shuffled per round with {@code new Random(seed + round)} (DESIGN §4: interleaved B, H, A…).
+ */
+public final class Planner {
+
+    /** Marker the server argv carries where the executor puts the port it picked. */
+    public static final String PORT = "{port}";
+    private static final int PORT_SENTINEL = 65432;
+
+    private Planner() {
+    }
+
+    /** Options the CLI may override; null keeps the suite's value. */
+    public record Options(Integer rounds, Long seed, Path workdir) {
+    }
+
+    public static Plan plan(Suite suite, Options options) {
+        RunConfig run = suite.run();
+        int rounds = options.rounds() != null ? options.rounds() : run.rounds();
+        if (rounds < 1) {
+            throw new IllegalArgumentException("rounds (" + rounds + ") must be >= 1");
+        }
+        long seed = options.seed() != null ? options.seed() : run.seed();
+        Path repo = suite.engine().local().orElse(null);
+        Path envRoot = options.workdir().resolve("envs");
+        List<ArmSpec> arms = new ArrayList<>();
+        List<SkippedTask> skipped = new ArrayList<>();
+        List<Job> checks = new ArrayList<>();
+        List<List<Job>> perTask = new ArrayList<>();
+        for (TaskSpec task : suite.tasks()) {
+            ParsedPerfCommand cmd = task.parsedCommand();
+            if (cmd.hasErrors()) {
+                Finding f = cmd.errors().get(0);
+                skipped.add(new SkippedTask(task.id(), f.code(), cmd.errors().stream().map(Finding::message)
+                        .collect(Collectors.joining("; "))));
+                continue;
+            }
+            Optional<Mode> mode = task.mode();
+            if (mode.isEmpty() || mode.get() == Mode.MICRO) {
+                skipped.add(new SkippedTask(task.id(), "BAD_PERF_COMMAND", "the benchmark mode is unknown"));
+                continue;
+            }
+            List<ArmSpec> taskArms = new ArrayList<>();
+            String parent = task.parentCommit() != null ? task.parentCommit() : task.humanCommit() + "^";
+            taskArms.add(new ArmSpec(task.id(), Arm.BASELINE.label(), parent, null,
+                    envRoot.resolve(task.id()).resolve("baseline")));
+            taskArms.add(new ArmSpec(task.id(), Arm.HUMAN.label(), task.humanCommit(), null,
+                    envRoot.resolve(task.id()).resolve("human")));
+            for (AgentSpec agent : suite.agents()) {
+                Optional<Path> patch = agent.patchFor(task.id());
+                if (patch.isPresent()) {
+                    String label = Arm.agent(agent.name()).label();
+                    taskArms.add(new ArmSpec(task.id(), label, parent, patch.get(),
+                            envRoot.resolve(task.id()).resolve(agent.name())));
+                }
+            }
+            arms.addAll(taskArms);
+            int gpus = GpuEstimate.forTask(task).gpus();
+            int runS = task.timeoutS() != null ? task.timeoutS() : run.timeouts().runS();
+            boolean serving = mode.get() == Mode.SERVING;
+            List<String> argv = serving ? serverArgv(task) : cmd.benchmarkArgv();
+            List<String> client = serving && cmd.client() != null ? cmd.client().argv() : List.of();
+            Map<String, String> env = cmd.env();
+            List<Job> measure = new ArrayList<>();
+            for (ArmSpec a : taskArms) {
+                // the correctness check always talks to the arm's server
+                checks.add(new Job(0, task.id() + "/" + a.arm() + "/check", task.id(), a.arm(), -1, Job.Kind.CHECK,
+                        mode.get().label(), serverArgv(task), checkFlags(task, cmd), env, a.worktree(),
+                        run.timeouts().serverStartS(),
+                        runS, gpus, 0));
+                measure.add(new Job(0, "", task.id(), a.arm(), 0, Job.Kind.MEASURE,
+                        mode.get().label(), argv, client, env, a.worktree(), run.timeouts().serverStartS(), runS, gpus,
+                        run.warmupRequests()));
+            }
+            perTask.add(measure);
+        }
+        List<Job> jobs = new ArrayList<>(checks);
+        for (int r = 0; r < rounds; r++) {
+            List<Job> round = new ArrayList<>();
+            for (List<Job> t : perTask) {
+                round.addAll(t);
+            }
+            Collections.shuffle(round, new Random(seed + r));
+            for (Job j : round) {
+                jobs.add(new Job(0, j.taskId() + "/" + j.arm() + "/r" + r, j.taskId(), j.arm(), r, j.kind(), j.mode(),
+                        j.argv(), j.client(), j.env(), j.cwd(), j.serverStartS(), j.runTimeoutS(), j.gpus(),
+                        j.warmupRequests()));
+            }
+        }
+        List<Job> indexed = new ArrayList<>(jobs.size());
+        for (int i = 0; i < jobs.size(); i++) {
+            Job j = jobs.get(i);
+            indexed.add(new Job(i, j.jobId(), j.taskId(), j.arm(), j.round(), j.kind(), j.mode(), j.argv(), j.client(),
+                    j.env(), j.cwd(), j.serverStartS(), j.runTimeoutS(), j.gpus(), j.warmupRequests()));
+        }
+        return new Plan(suite.engine() == null ? "suite" : nameOf(suite), repo, rounds, seed, arms, indexed, skipped);
+    }
+
+    private static String nameOf(Suite suite) {
+        Path f = suite.file();
+        return f == null ? "suite" : f.getFileName().toString();
+    }
+
+    private static List<String> checkFlags(TaskSpec task, ParsedPerfCommand cmd) {
+        TaskSpec.Correctness c = task.correctness() != null ? task.correctness() : TaskSpec.Correctness.DEFAULT;
+        String model = cmd.model() != null ? cmd.model() : task.model() != null ? task.model() : "model";
+        return List.of("--model", model, "--num-prompts", Integer.toString(c.prompts()), "--max-tokens",
+                Integer.toString(c.maxTokens()), "--tolerance", Double.toString(c.tolerance()));
+    }
+
+    /** The server argv with {@link #PORT} where the port goes. */
+    static List<String> serverArgv(TaskSpec task) {
+        List<String> argv = task.serverArgv("127.0.0.1", PORT_SENTINEL);
+        if (argv.isEmpty()) {
+            // offline tasks' correctness checks still start the engine's server
+            TaskSpec asServing = new TaskSpec(task.id(), task.humanCommit(), task.parentCommit(),
+                    "vllm bench serve --model " + (task.model() == null ? "model" : task.model()), task.model(),
+                    "serving", task.serverCommand(), task.gpus(), task.timeoutS(), task.correctness(), task.line());
+            argv = asServing.serverArgv("127.0.0.1", PORT_SENTINEL);
+        }
+        String s = Integer.toString(PORT_SENTINEL);
+        return argv.stream().map(w -> w.replace(s, PORT)).toList();
+    }
+}

@@ -1,0 +1,89 @@
+package io.isobench.report;
+
+import io.isobench.Arm;
+import io.isobench.analysis.AgentOutcome;
+import io.isobench.analysis.ArmSummary;
+import io.isobench.analysis.SessionAnalysis;
+import io.isobench.analysis.StatsConfig;
+import io.isobench.analysis.TaskAnalysis;
+import io.isobench.legacy.ThreeWayRow;
+import io.isobench.parse.MetricDictionary;
+import io.isobench.store.SessionRecord;
+import io.isobench.store.Store;
+
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * 3-way rows of native sessions for {@code isobench table --agent NAME}: one row per (session, task) where the
+ * agent has an arm; values are the medians of the measured rounds; {@code pipeline} {@code native},
+ * {@code comparability} {@code native_session}; {@code issues} carries the session, n and the verdicts with CIs.
+ * Legacy rows are not touched (they come from {@link io.isobench.legacy.ThreeWayTable} first).
+ */
+public final class NativeTable {
+
+    public static final String COMPARABILITY = "native_session";
+
+    private NativeTable() {
+    }
+
+    public static void rows(Store store, String agent, Consumer<ThreeWayRow> sink) {
+        String wanted = Arm.agent(agent).label();
+        for (SessionRecord s : store.sessions()) {
+            SessionAnalysis a = SessionAnalysis.of(store, s.sessionId(), StatsConfig.defaults());
+            for (SessionAnalysis.TaskResult t : a.tasks()) {
+                if (!t.arms().contains(wanted) || t.analysis() == null) {
+                    continue;
+                }
+                sink.accept(row(s.sessionId(), t, wanted));
+            }
+        }
+    }
+
+    static ThreeWayRow row(String sessionId, SessionAnalysis.TaskResult t, String armLabel) {
+        TaskAnalysis ta = t.analysis();
+        Double b = median(ta.summaries().get("baseline"));
+        Double h = median(ta.summaries().get("human"));
+        Double x = median(ta.summaries().get(armLabel));
+        AgentOutcome o = ta.agent(armLabel).orElse(null);
+        List<String> issues = new ArrayList<>();
+        issues.add("session=" + sessionId);
+        issues.add("task=" + t.taskId());
+        issues.add(String.format(Locale.ROOT, "n=%d/%d/%d", n(ta.summaries().get("baseline")),
+                n(ta.summaries().get("human")), n(ta.summaries().get(armLabel))));
+        issues.add("human_vs_baseline=" + ta.humanVsBaseline().verdict().label());
+        if (o != null) {
+            issues.add("agent_vs_baseline=" + o.vsBaseline().verdict().label() + " " + SessionReport.speedup(o.vsBaseline()));
+            issues.add("agent_vs_human=" + o.vsHuman().verdict().label() + " " + SessionReport.speedup(o.vsHuman()));
+        }
+        issues.add("replay=" + ta.replayValidity().label());
+        for (Map.Entry<String, Integer> e : t.outcomes().getOrDefault(armLabel, Map.of()).entrySet()) {
+            issues.add(e.getKey() + "x" + e.getValue());
+        }
+        String status = b != null && h != null && x != null ? "ok" : "incomplete";
+        return new ThreeWayRow(t.commit() == null ? t.taskId() : t.commit().substring(0, Math.min(8, t.commit().length())),
+                status, "native", t.mode(), ta.metric(), MetricDictionary.lookup(ta.metric()).unit(),
+                ta.better().name().toLowerCase(Locale.ROOT), text(b), text(h), text(x),
+                MetricDictionary.improvementPct(ta.better(), b, h), MetricDictionary.improvementPct(ta.better(), b, x),
+                MetricDictionary.improvementPct(ta.better(), h, x), COMPARABILITY, String.join("; ", issues),
+                java.util.Arrays.asList("measured", "measured", "measured"), null);
+    }
+
+    private static Double median(ArmSummary s) {
+        return s == null ? null : s.median();
+    }
+
+    private static int n(ArmSummary s) {
+        return s == null ? 0 : s.n();
+    }
+
+    private static String text(Double v) {
+        return v == null ? null : BigDecimal.valueOf(v).setScale(4, RoundingMode.HALF_EVEN).stripTrailingZeros()
+                .toPlainString();
+    }
+}

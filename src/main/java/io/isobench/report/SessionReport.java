@@ -1,0 +1,195 @@
+package io.isobench.report;
+
+import io.isobench.analysis.AgentOutcome;
+import io.isobench.analysis.ArmSummary;
+import io.isobench.analysis.Comparison;
+import io.isobench.analysis.SessionAnalysis;
+import io.isobench.analysis.StatsConfig;
+import io.isobench.analysis.TaskAnalysis;
+import io.isobench.store.SessionRecord;
+import io.isobench.store.Store;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The Markdown section for a native session (DESIGN §6, §10): per task and arm n, median, CV, speedup vs baseline
+ * and vs human with the 95 % CI, the Mann-Whitney p-value, the verdict, noise floor, replay validity,
+ * opt_base/opt_human and the method receipt; agent outcomes (PATCH_FAILED, EMPTY_PATCH, SERVER_CRASHED,
+ * OUTPUT_MISMATCH…) counted apart from the measurements.
+ */
+public final class SessionReport {
+
+    private SessionReport() {
+    }
+
+    /** A whole report for one session. */
+    public static void write(Store store, String sessionId, Writer out) {
+        SessionAnalysis a = SessionAnalysis.of(store, sessionId, StatsConfig.defaults());
+        SessionRecord s = store.session(sessionId).orElse(null);
+        StringBuilder sb = new StringBuilder();
+        sb.append("# isobench report — session ").append(sessionId).append("\n\n");
+        if (s != null) {
+            sb.append(String.format(Locale.ROOT, "Machine: %s (%s), GPU: %s. Started %s, ended %s, plan seed %s.%n%n",
+                    s.host(), s.cpu(), s.gpu(), s.startedAt(), s.endedAt() == null ? "—" : s.endedAt(), s.seed()));
+        }
+        section(a, sb);
+        if (s != null) {
+            skipped(s.suiteJson(), sb);
+        }
+        try {
+            out.write(sb.toString());
+            out.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The native-session section (headings at level 2). */
+    public static void section(SessionAnalysis a, StringBuilder sb) {
+        sb.append("## Native session ").append(a.sessionId()).append("\n\n");
+        sb.append("Method: ").append(a.config().describe()).append("\n\n");
+        sb.append("| task | mode | metric | replay | noise floor | arms | agent verdicts vs human |\n");
+        sb.append("|---|---|---|---|---|---|---|\n");
+        for (SessionAnalysis.TaskResult t : a.tasks()) {
+            TaskAnalysis ta = t.analysis();
+            StringBuilder verdicts = new StringBuilder();
+            if (ta != null) {
+                for (AgentOutcome o : ta.agents()) {
+                    verdicts.append(o.agent().substring("agent:".length())).append(": ")
+                            .append(o.vsHuman().verdict().label()).append("; ");
+                }
+            }
+            sb.append(String.format(Locale.ROOT, "| %s | %s | `%s` | %s | %s | %d | %s |%n", t.taskId(), t.mode(),
+                    ta == null ? "—" : ta.metric(), ta == null ? "—" : ta.replayValidity().label(),
+                    ta == null ? "—" : pct(ta.noiseFloor().noiseFloorPct()), t.arms().size(),
+                    verdicts.isEmpty() ? "—" : verdicts.substring(0, verdicts.length() - 2)));
+        }
+        sb.append('\n');
+        for (SessionAnalysis.TaskResult t : a.tasks()) {
+            task(t, sb);
+        }
+        sb.append("### Agent outcomes (counted apart from the measurements)\n\n");
+        sb.append("| task | arm | outcome | runs |\n|---|---|---|---|\n");
+        boolean any = false;
+        for (SessionAnalysis.TaskResult t : a.tasks()) {
+            for (Map.Entry<String, Map<String, Integer>> e : t.outcomes().entrySet()) {
+                for (Map.Entry<String, Integer> c : e.getValue().entrySet()) {
+                    sb.append(String.format(Locale.ROOT, "| %s | %s | `%s` | %d |%n", t.taskId(), e.getKey(),
+                            c.getKey(), c.getValue()));
+                    any = true;
+                }
+            }
+            for (Map.Entry<String, List<String>> f : t.findings().entrySet()) {
+                for (String s : f.getValue()) {
+                    sb.append(String.format(Locale.ROOT, "| %s | %s | `SUSPICIOUS_PATCH` (review: %s) | — |%n",
+                            t.taskId(), f.getKey(), s));
+                    any = true;
+                }
+            }
+        }
+        if (!any) {
+            sb.append("| — | — | none | 0 |\n");
+        }
+        sb.append('\n');
+    }
+
+    private static void task(SessionAnalysis.TaskResult t, StringBuilder sb) {
+        TaskAnalysis ta = t.analysis();
+        sb.append("### Task ").append(t.taskId()).append(" (").append(t.mode()).append(", commit ")
+                .append(t.commit() == null ? "?" : t.commit().substring(0, Math.min(12, t.commit().length())))
+                .append(")\n\n");
+        if (ta == null) {
+            sb.append("No statistics: the baseline or human arm has no runs.\n\n");
+            return;
+        }
+        sb.append(String.format(Locale.ROOT,
+                "Metric `%s` (%s is better). Noise floor %s (%s). Replay: **%s** (human vs baseline %s).%n%n",
+                ta.metric(), ta.better().name().toLowerCase(Locale.ROOT), pct(ta.noiseFloor().noiseFloorPct()),
+                ta.noiseFloor().source().label(), ta.replayValidity().label(), ta.humanVsBaseline().verdict().label()));
+        sb.append("| arm | runs | n | median | CV | speedup vs baseline [95% CI] | p | verdict | speedup vs human "
+                + "[95% CI] | p | verdict | opt_base | opt_human | outcomes |\n");
+        sb.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        for (String arm : t.arms()) {
+            ArmSummary s = ta.summaries().get(arm);
+            Comparison vb = null;
+            Comparison vh = null;
+            String ob = "—";
+            String oh = "—";
+            if (arm.equals("human")) {
+                vb = ta.humanVsBaseline();
+            } else if (arm.startsWith("agent:")) {
+                AgentOutcome o = ta.agent(arm).orElse(null);
+                if (o != null) {
+                    vb = o.vsBaseline();
+                    vh = o.vsHuman();
+                    ob = o.optBase() ? "yes" : "no";
+                    oh = o.optHuman() ? "yes" : "no";
+                }
+            }
+            Map<String, Integer> oc = t.outcomes().getOrDefault(arm, Map.of());
+            StringBuilder outs = new StringBuilder();
+            oc.forEach((k, v) -> outs.append(outs.isEmpty() ? "" : ", ").append(k).append(" ×").append(v));
+            if (t.findings().containsKey(arm)) {
+                outs.append(outs.isEmpty() ? "" : ", ").append("SUSPICIOUS_PATCH");
+            }
+            sb.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n",
+                    arm, t.runs().getOrDefault(arm, 0), s == null ? "0" : Integer.toString(s.n()),
+                    s == null ? "—" : num(s.median()), s == null ? "—" : pct(s.cvPct()),
+                    speedup(vb), p(vb), verdict(vb), speedup(vh), p(vh), verdict(vh), ob, oh,
+                    outs.isEmpty() ? "—" : outs));
+        }
+        sb.append('\n');
+    }
+
+    /** Tasks the plan did not run (perf_command lint), from the plan stored on the session. */
+    static void skipped(String planJson, StringBuilder sb) {
+        if (planJson == null) {
+            return;
+        }
+        try {
+            com.fasterxml.jackson.databind.JsonNode sk = new com.fasterxml.jackson.databind.ObjectMapper().readTree(planJson)
+                    .path("skipped");
+            if (!sk.isArray() || sk.isEmpty()) {
+                return;
+            }
+            sb.append("### Tasks not run\n\n| task | category | reason |\n|---|---|---|\n");
+            for (com.fasterxml.jackson.databind.JsonNode n : sk) {
+                sb.append(String.format(Locale.ROOT, "| %s | `%s` | %s |%n", n.path("task").asText(),
+                        n.path("category").asText(), n.path("reason").asText().replace("|", "\\|")));
+            }
+            sb.append('\n');
+        } catch (IOException e) {
+            // not a plan: nothing to add
+        }
+    }
+
+    static String speedup(Comparison c) {
+        if (c == null || c.speedup() == null) {
+            return "—";
+        }
+        return String.format(Locale.ROOT, "%.3f× [%s, %s]", c.speedup(), c.ciLowSpeedup() == null ? "—"
+                : String.format(Locale.ROOT, "%.3f", c.ciLowSpeedup()), c.ciHighSpeedup() == null ? "—"
+                : String.format(Locale.ROOT, "%.3f", c.ciHighSpeedup()));
+    }
+
+    static String p(Comparison c) {
+        return c == null || c.pValue() == null ? "—" : String.format(Locale.ROOT, "%.3g", c.pValue());
+    }
+
+    static String verdict(Comparison c) {
+        return c == null ? "—" : "**" + c.verdict().label() + "**";
+    }
+
+    static String num(Double v) {
+        return v == null ? "—" : String.format(Locale.ROOT, "%.2f", v);
+    }
+
+    static String pct(Double v) {
+        return v == null ? "—" : String.format(Locale.ROOT, "%.1f %%", v);
+    }
+}

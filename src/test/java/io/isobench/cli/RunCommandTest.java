@@ -1,0 +1,100 @@
+package io.isobench.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.isobench.store.RunRecord;
+import io.isobench.store.Store;
+import io.isobench.store.Stores;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RunCommandTest {
+
+    @TempDir
+    Path dir;
+
+    private record Result(int code, String out, String err) {
+    }
+
+    private Result cli(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
+        return new Result(code, out.toString(), err.toString());
+    }
+
+    private Path suite(String repoLine, String extra) throws Exception {
+        Path s = dir.resolve("suite.yaml");
+        Files.writeString(s, String.join("\n",
+                "engine: {" + repoLine + ", name: toy}",
+                "tasks:",
+                "  - id: lat",
+                "    human_commit: task-latency",
+                "    parent_commit: baseline",
+                "    mode: latency",
+                "    model: toy-1m",
+                "    perf_command: python3 benchmarks/benchmark_latency.py --model toy-1m --num-iters 3",
+                extra,
+                "run: {rounds: 2, seed: 3}",
+                ""));
+        return s;
+    }
+
+    @Test
+    void dryRunPrintsThePlanAsJsonAndText() throws Exception {
+        Files.createDirectories(dir.resolve("repo"));
+        Path s = suite("repo: ./repo", "");
+        Result json = cli("run", s.toString(), "--dry-run", "--format", "json", "--workdir", dir.resolve("w").toString());
+        assertThat(json.code()).as(json.err()).isZero();
+        JsonNode n = new ObjectMapper().readTree(json.out());
+        assertThat(n.path("rounds").asInt()).isEqualTo(2);
+        assertThat(n.path("seed").asInt()).isEqualTo(3);
+        assertThat(n.path("jobs").size()).isEqualTo(2 + 2 * 2);
+        assertThat(n.path("jobs").get(2).path("argv").get(0).asText()).isEqualTo("python3");
+        Result text = cli("run", s.toString(), "--dry-run", "--workdir", dir.resolve("w").toString());
+        assertThat(text.out()).contains("lat/baseline/r0").contains("argv python3 benchmarks/benchmark_latency.py");
+        assertThat(Files.exists(dir.resolve("isobench.duckdb"))).isFalse();
+    }
+
+    @Test
+    void badSuiteNamesFileLineAndField() throws Exception {
+        Path s = dir.resolve("bad.yaml");
+        Files.writeString(s, "engine: {repo: ./nowhere, name: toy}\ntasks: []\n");
+        Result r = cli("run", s.toString(), "--dry-run");
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).contains("bad.yaml:1").contains("engine.repo");
+    }
+
+    @Test
+    void aRepoThatIsNotGitIsClassifiedAndTheLintFailureIsReported() throws Exception {
+        Files.createDirectories(dir.resolve("repo"));
+        Path s = suite("repo: ./repo", String.join("\n",
+                "  - id: broken",
+                "    human_commit: task-x",
+                "    mode: throughput",
+                "    perf_command: python3 benchmarks/benchmark_throughput.py --input-len BS",
+                ""));
+        String db = dir.resolve("db.duckdb").toString();
+        Result r = cli("--db", db, "run", s.toString(), "--workdir", dir.resolve("w").toString());
+        assertThat(r.code()).as(r.err()).isEqualTo(Main.NOTHING_MEASURED);
+        assertThat(r.err()).contains("task broken is not run").contains("not a git repository");
+        assertThat(r.out()).contains("not run: broken");
+        try (Store store = Stores.open(db)) {
+            List<RunRecord> runs = new ArrayList<>();
+            store.forEachRun(io.isobench.store.RunFilter.all(), runs::add);
+            assertThat(runs).hasSize(6);
+            assertThat(runs).allSatisfy(x -> assertThat(x.failure().category()).isEqualTo("ENV_MISSING"));
+        }
+        Result report = cli("--db", db, "report");
+        assertThat(report.out()).contains("## Native session").contains("Tasks not run").contains("broken");
+    }
+}
