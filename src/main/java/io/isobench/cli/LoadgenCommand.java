@@ -351,32 +351,13 @@ final class LoadgenCommand implements Callable<Integer> {
             if (!k.startsWith("--")) {
                 continue;
             }
-            int d = levenshtein(flag, k);
+            int d = io.isobench.task.Nearest.distance(flag, k);
             if (d < bestD) {
                 bestD = d;
                 best = k;
             }
         }
         return best;
-    }
-
-    static int levenshtein(String a, String b) {
-        int[] prev = new int[b.length() + 1];
-        int[] cur = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            prev[j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            cur[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
-                int c = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-                cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + c);
-            }
-            int[] t = prev;
-            prev = cur;
-            cur = t;
-        }
-        return prev[b.length()];
     }
 
     LoadgenConfig buildConfig() {

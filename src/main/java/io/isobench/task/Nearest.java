@@ -4,7 +4,7 @@ import java.util.Collection;
 import java.util.Optional;
 
 /** "Did you mean": the closest known name by edit distance, when it is close enough to help. */
-final class Nearest {
+public final class Nearest {
 
     private Nearest() {
     }
@@ -36,7 +36,8 @@ final class Nearest {
         return prefix || bestD <= limit ? Optional.of(best) : Optional.empty();
     }
 
-    static int distance(String a, String b) {
+    /** Levenshtein edit distance. */
+    public static int distance(String a, String b) {
         int[] prev = new int[b.length() + 1];
         int[] cur = new int[b.length() + 1];
         for (int j = 0; j <= b.length(); j++) {
