@@ -106,7 +106,7 @@ public final class HfExporter {
                 Path computed = tmpDir.resolve("computed.parquet");
                 long hfRuns;
                 try (sqlStore; Statement ss = sqlStore.createStatement()) {
-                    SqlRows.writeComputed(sqlStore, computed);
+                    SqlRows.writeComputed(sqlStore, store, computed);
                     hfRuns = count(ss, "SELECT count(*) FROM run WHERE kind = 'HF_IMPORT'");
                 }
                 Timing.mark("sql rows");
