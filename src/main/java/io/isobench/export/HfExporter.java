@@ -100,6 +100,26 @@ public final class HfExporter {
             st.execute("CREATE TABLE hf (" + columnsDdl() + ", " + HIDDEN + ")");
             long[] counters = new long[4]; // runs, commits, seq, imported
             Connection sqlStore = useSql ? SqlRows.connect(store) : null;
+            if (sqlStore != null && count(sqlStore, "SELECT count(*) FROM run WHERE kind = 'HF_IMPORT'") == 0) {
+                // DuckDB store without imported HF rows: the store's database writes both files directly
+                Path parquetTmp = tmpDir.resolve("train.parquet");
+                Path jsonlTmp = tmpDir.resolve("train.jsonl");
+                try (sqlStore) {
+                    SqlRows.writeFinal(sqlStore, store, parquetTmp, jsonlTmp);
+                }
+                st.execute("CREATE VIEW hf_out AS SELECT * FROM read_parquet('" + sqlString(parquetTmp.toString()) + "')");
+                long rows = count(st, "SELECT count(*) FROM hf_out");
+                long commits = count(st, "SELECT count(DISTINCT commit_short) FROM hf_out");
+                DatasetCard.Stats stats = DatasetCard.stats(st, rows, Files.size(parquetTmp));
+                Files.writeString(tmpDir.resolve("README.md"), DatasetCard.render(stats), StandardCharsets.UTF_8);
+                st.execute("DROP VIEW hf_out");
+                move(parquetTmp, outDir.resolve(PARQUET));
+                move(jsonlTmp, outDir.resolve(JSONL));
+                move(tmpDir.resolve("README.md"), outDir.resolve(CARD));
+                Timing.mark("card");
+                return new Summary(outDir, rows, 0, rows, store.countRuns(), commits,
+                        Duration.ofNanos(System.nanoTime() - t0));
+            }
             if (sqlStore != null) {
                 // DuckDB store: rows from legacy/native runs are computed inside the store's database; only the
                 // (few) imported HF rows travel through Java.
@@ -395,6 +415,12 @@ public final class HfExporter {
 
     static String sqlString(String s) {
         return s.replace("'", "''");
+    }
+
+    private static long count(Connection c, String sql) throws SQLException {
+        try (Statement st = c.createStatement()) {
+            return count(st, sql);
+        }
     }
 
     private static long count(Statement st, String sql) throws SQLException {

@@ -317,7 +317,7 @@ final class RowBuilder {
                         break;
                     }
                 }
-                if (v == null && metric.equals(r.primaryMetric())) {
+                if (v == null && r.kind() != RunRecord.RunKind.MEASURED && metric.equals(r.primaryMetric())) {
                     v = r.primaryValue();
                 }
                 if (v != null) {

@@ -146,6 +146,37 @@ final class SqlRows {
         }
     }
 
+    /**
+     * A store without imported HF rows: the computed rows are the export. Both files are written straight from the
+     * store's database (sorted once), nothing crosses JDBC.
+     */
+    static void writeFinal(Connection c, Store store, Path parquet, Path jsonl) throws SQLException {
+        legacyRows(c, store);
+        HfExporter.Timing.mark("sql: legacy 3-way rows");
+        try (Statement st = c.createStatement()) {
+            int i = 0;
+            for (String sql : statements()) {
+                i++;
+                try {
+                    st.execute(sql);
+                } catch (SQLException e) {
+                    throw new SQLException("export SQL step " + i + " failed: " + e.getMessage(), e);
+                }
+                HfExporter.Timing.mark("sql step " + i);
+            }
+            st.execute("SET preserve_insertion_order = true");
+            String select = "SELECT " + HfExporter.columnList() + " FROM x_rows";
+            st.execute("COPY (" + select + ") TO '" + HfExporter.sqlString(parquet.toString())
+                    + "' (FORMAT parquet, COMPRESSION zstd)");
+            HfExporter.Timing.mark("parquet");
+            st.execute("COPY (" + select + ") TO '" + HfExporter.sqlString(jsonl.toString()) + "' (FORMAT json)");
+            HfExporter.Timing.mark("jsonl");
+            for (String t : List.of("x_rows", "x_choice", "x_g", "x_val", "x_arm", "x_grp", "x_modes", "x_mine", "x_lg")) {
+                st.execute("DROP TABLE IF EXISTS " + t);
+            }
+        }
+    }
+
     static String norm(String x) {
         return "replace(lower(trim(" + x + ")), '-', '_')";
     }
@@ -169,7 +200,8 @@ final class SqlRows {
         // files are never sources.
         String runs = "SELECT run_id, commit_short, commit_id, kind, session_id, status, failure_category, mode, model,"
                 + " coalesce(pipeline, 'native') AS pipeline, pipeline AS pipeline_raw, round, started_at, primary_metric,"
-                + " primary_value, extra_json,"
+                + " primary_value, CASE WHEN extra_json LIKE '%\"subject\"%' OR extra_json LIKE '%\"perf_command\"%'"
+                + " OR extra_json LIKE '%\"agent_model\"%' THEN extra_json END AS extra_json,"
                 + " CASE WHEN arm LIKE 'agent:%' THEN 'agent' ELSE arm END AS arm_key,"
                 + " CASE arm WHEN 'baseline' THEN 0 WHEN 'human' THEN 1 ELSE 2 END AS arm_order,"
                 + " CASE WHEN kind = 'LEGACY' THEN " + norm("agent") + " WHEN arm LIKE 'agent:%' THEN " + norm("substr(arm, 7)")
@@ -181,13 +213,14 @@ final class SqlRows {
                 + " SELECT agent_key AS agent, * FROM r WHERE agent_key IS NOT NULL"
                 + " UNION ALL SELECT a.agent, r.* FROM (SELECT DISTINCT commit_short, agent_key AS agent FROM r"
                 + " WHERE agent_key IS NOT NULL) a JOIN r ON r.commit_short = a.commit_short AND r.agent_key IS NULL");
-        // per (commit, agent, pipeline, arm): medians over successful rounds, straight from the metric table; a run
-        // without the metric contributes its primary value when that is the metric
+        // per (commit, agent, pipeline, arm): medians over successful rounds, straight from the metric table; a legacy
+        // run without the metric contributes its primary value when that is the metric (native runs always store
+        // their primary metric among their metrics)
         StringBuilder val = new StringBuilder("CREATE OR REPLACE TEMP TABLE x_val AS WITH v AS ("
                 + " SELECT r.commit_short, r.agent, r.pipeline, r.arm_key, m.name, m.value FROM metric m"
                 + " JOIN x_mine r ON m.run_id = r.run_id WHERE r.status = 'SUCCESS' AND m.name IN (" + metricList() + ")"
                 + " UNION ALL SELECT r.commit_short, r.agent, r.pipeline, r.arm_key, r.primary_metric, r.primary_value"
-                + " FROM x_mine r WHERE r.status = 'SUCCESS' AND r.primary_metric IN (" + metricList() + ")"
+                + " FROM x_mine r WHERE r.kind = 'LEGACY' AND r.status = 'SUCCESS' AND r.primary_metric IN (" + metricList() + ")"
                 + " AND r.primary_value IS NOT NULL AND NOT EXISTS (SELECT 1 FROM metric m WHERE m.run_id = r.run_id"
                 + " AND m.name = r.primary_metric))"
                 + " SELECT commit_short, agent, pipeline, arm_key");
@@ -257,7 +290,7 @@ final class SqlRows {
                 + " CASE WHEN x_g.k0 = 'LEGACY' THEN lg.mode ELSE x_g.mode END AS mode),"
                 + " lg.commit_short IS NOT NULL AS is_legacy, lg.status AS lg_status, lg.comparability AS lg_comparability,"
                 + " lg.bv, lg.hv, lg.av, lg.hd AS lg_hd, lg.ad AS lg_ad, lg.avh AS lg_avh, lg.issues AS lg_issues"
-                + " FROM x_g LEFT JOIN x_lg lg ON x_g.k0 = 'LEGACY' AND lg.commit_short = x_g.commit_short"
+                + " FROM x_g LEFT JOIN x_lg lg ON lg.commit_short = x_g.commit_short"
                 + " AND lg.agent = x_g.agent AND lg.pipeline = x_g.pipeline"
                 + " WHERE x_g.k0 <> 'LEGACY' OR lg.commit_short IS NOT NULL),"
                 + " p2 AS (SELECT *, CASE mode WHEN 'serving' THEN 'tpot_ms_mean' WHEN 'latency' THEN 'latency_ms_avg'"
@@ -382,7 +415,7 @@ final class SqlRows {
             select.add(e.getValue() + " AS " + e.getKey());
         }
         out.add("CREATE OR REPLACE TEMP TABLE x_rows AS SELECT " + String.join(", ", select)
-                + " FROM x_choice x LEFT JOIN task t ON t.task_id = x.commit_short");
+                + " FROM x_choice x LEFT JOIN task t ON t.task_id = x.commit_short ORDER BY _commit, _agent NULLS FIRST");
         return out;
     }
 
