@@ -129,16 +129,7 @@ final class SqlRows {
         legacyRows(c, store);
         HfExporter.Timing.mark("sql: legacy 3-way rows");
         try (Statement st = c.createStatement()) {
-            int i = 0;
-            for (String sql : statements()) {
-                i++;
-                try {
-                    st.execute(sql);
-                } catch (SQLException e) {
-                    throw new SQLException("export SQL step " + i + " failed: " + e.getMessage(), e);
-                }
-                HfExporter.Timing.mark("sql step " + i);
-            }
+            runSteps(st);
             st.execute("COPY (SELECT * FROM x_rows) TO '" + HfExporter.sqlString(parquet.toString()) + "' (FORMAT parquet)");
             for (String t : List.of("x_rows", "x_choice", "x_g", "x_val", "x_arm", "x_grp", "x_modes", "x_mine", "x_lg")) {
                 st.execute("DROP TABLE IF EXISTS " + t);
@@ -154,16 +145,7 @@ final class SqlRows {
         legacyRows(c, store);
         HfExporter.Timing.mark("sql: legacy 3-way rows");
         try (Statement st = c.createStatement()) {
-            int i = 0;
-            for (String sql : statements()) {
-                i++;
-                try {
-                    st.execute(sql);
-                } catch (SQLException e) {
-                    throw new SQLException("export SQL step " + i + " failed: " + e.getMessage(), e);
-                }
-                HfExporter.Timing.mark("sql step " + i);
-            }
+            runSteps(st);
             st.execute("SET preserve_insertion_order = true");
             String select = "SELECT " + HfExporter.columnList() + " FROM x_rows";
             st.execute("COPY (" + select + ") TO '" + HfExporter.sqlString(parquet.toString())
@@ -174,6 +156,27 @@ final class SqlRows {
             for (String t : List.of("x_rows", "x_choice", "x_g", "x_val", "x_arm", "x_grp", "x_modes", "x_mine", "x_lg")) {
                 st.execute("DROP TABLE IF EXISTS " + t);
             }
+        }
+    }
+
+    /**
+     * Runs {@link #statements()}: 1 GB of memory at most (DuckDB spills beyond it), insertion order kept only for
+     * the last (sorted) table.
+     */
+    private static void runSteps(Statement st) throws SQLException {
+        st.execute("SET memory_limit = '1GB'");
+        st.execute("SET preserve_insertion_order = false");
+        List<String> steps = statements();
+        for (int i = 0; i < steps.size(); i++) {
+            if (i == steps.size() - 1) {
+                st.execute("SET preserve_insertion_order = true");
+            }
+            try {
+                st.execute(steps.get(i));
+            } catch (SQLException e) {
+                throw new SQLException("export SQL step " + (i + 1) + " failed: " + e.getMessage(), e);
+            }
+            HfExporter.Timing.mark("sql step " + (i + 1));
         }
     }
 
@@ -314,7 +317,7 @@ final class SqlRows {
                 + " c AS (SELECT *, CASE WHEN is_legacy THEN lg_comparability WHEN vp = 0 THEN NULL"
                 + " WHEN NOT (pipeline IN ('rerun_4_fixable', 'docker_3way', 'modal') OR same_session) THEN 'cross_run'"
                 + " WHEN n_models > 1 THEN 'same_run_with_issues' ELSE 'same_run' END AS comparability FROM q),"
-                + " s AS (SELECT *, CASE WHEN is_legacy THEN lg_status WHEN vp = 3 THEN CASE WHEN comparability = 'same_run'"
+                + " s AS MATERIALIZED (SELECT *, CASE WHEN is_legacy THEN lg_status WHEN vp = 3 THEN CASE WHEN comparability = 'same_run'"
                 + " THEN CASE WHEN hd IS NOT NULL AND ad IS NOT NULL THEN 'complete_3way_same_run' ELSE 'same_run_3_values_delta_undefined' END"
                 + " WHEN comparability = 'same_run_with_issues' THEN 'same_run_3_values_with_issues'"
                 + " ELSE 'cross_run_3_values_not_comparable' END WHEN vp = 0 THEN 'no_metrics' ELSE 'incomplete' END AS status,"
@@ -322,11 +325,14 @@ final class SqlRows {
                 + " WHEN comparability = 'same_run_with_issues' THEN 'model mismatch' END AS issues FROM c),"
                 // native: the first pipeline with three same-run values and defined deltas, else three values, else
                 // the most values; then legacy against native (RowBuilder.prefer)
-                + " n AS (SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY commit_short, agent, is_legacy ORDER BY"
+                + " n AS (SELECT commit_short, agent, pipeline, status, vp, is_legacy FROM (SELECT commit_short, agent, pipeline,"
+                + " status, vp, is_legacy, row_number() OVER (PARTITION BY commit_short, agent, is_legacy ORDER BY"
                 + " (vp = 3 AND comparability LIKE 'same_run%' AND hd IS NOT NULL AND ad IS NOT NULL) DESC, (vp = 3) DESC,"
-                + " vp DESC, coalesce(prank, 99), raw_null, pipeline_raw) AS pick0 FROM s) WHERE pick0 = 1)"
-                + " SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY commit_short, agent ORDER BY"
-                + " (status = 'complete_3way_same_run') DESC, vp DESC, is_legacy DESC) AS pick FROM n) WHERE pick = 1");
+                + " vp DESC, coalesce(prank, 99), raw_null, pipeline_raw) AS pick0 FROM s) WHERE pick0 = 1),"
+                + " k AS (SELECT commit_short, agent, pipeline FROM (SELECT *, row_number() OVER (PARTITION BY commit_short, agent"
+                + " ORDER BY (status = 'complete_3way_same_run') DESC, vp DESC, is_legacy DESC) AS pick FROM n) WHERE pick = 1)"
+                + " SELECT s.* FROM s SEMI JOIN k ON k.commit_short = s.commit_short AND k.agent = s.agent"
+                + " AND k.pipeline = s.pipeline");
         out.add(ch.toString());
 
         // the export rows, in HfSchema.EXPORT order, with the task's fields joined in
