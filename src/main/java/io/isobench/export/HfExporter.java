@@ -66,7 +66,10 @@ public final class HfExporter {
         static void mark(String what) {
             long now = System.nanoTime();
             if (ON) {
-                System.err.printf(Locale.ROOT, "[export timing] %s: %d ms%n", what, (now - t) / 1_000_000);
+                long cpu = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                        .getOperatingSystemMXBean()).getProcessCpuTime();
+                System.err.printf(Locale.ROOT, "[export timing] %s: %d ms wall, %d ms process CPU so far%n", what,
+                        (now - t) / 1_000_000, cpu / 1_000_000);
             }
             t = now;
         }
@@ -80,6 +83,7 @@ public final class HfExporter {
     static Summary export(Store store, Path outDir, boolean useSql) {
         long t0 = System.nanoTime();
         Timing.t = t0;
+        Timing.mark("start (store open)");
         Path dataDir = outDir.resolve("data");
         try {
             Files.createDirectories(dataDir);
