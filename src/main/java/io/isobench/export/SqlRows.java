@@ -160,13 +160,20 @@ final class SqlRows {
     }
 
     /**
-     * Runs {@link #statements()}: 1 GB of memory at most (DuckDB spills beyond it), insertion order kept only for
+     * Runs {@link #statements(boolean)}: 1 GB of memory at most (DuckDB spills beyond it), insertion order kept only for
      * the last (sorted) table.
      */
     private static void runSteps(Statement st) throws SQLException {
         st.execute("SET memory_limit = '1GB'");
         st.execute("SET preserve_insertion_order = false");
-        List<String> steps = statements();
+        // runs without an agent (shared by every agent of their commit) are rare: skip that join when there are none
+        boolean shared;
+        try (java.sql.ResultSet rs = st.executeQuery("SELECT count(*) FROM run WHERE kind IN ('LEGACY', 'MEASURED')"
+                + " AND commit_short IS NOT NULL AND agent IS NULL AND arm NOT LIKE 'agent:%'")) {
+            rs.next();
+            shared = rs.getLong(1) > 0;
+        }
+        List<String> steps = statements(shared);
         for (int i = 0; i < steps.size(); i++) {
             if (i == steps.size() - 1) {
                 st.execute("SET preserve_insertion_order = true");
@@ -192,7 +199,7 @@ final class SqlRows {
         return sb.toString();
     }
 
-    static List<String> statements() {
+    static List<String> statements(boolean shared) {
         List<String> out = new ArrayList<>();
         out.add("""
                 CREATE OR REPLACE TEMP MACRO impr(lower_better, b, x) AS CASE
@@ -214,8 +221,8 @@ final class SqlRows {
                 + " AND coalesce(json_extract_string(extra_json, '$.recovered'), '') = 'true')";
         out.add("CREATE OR REPLACE TEMP TABLE x_mine AS WITH r AS (" + runs + ")"
                 + " SELECT agent_key AS agent, * FROM r WHERE agent_key IS NOT NULL"
-                + " UNION ALL SELECT a.agent, r.* FROM (SELECT DISTINCT commit_short, agent_key AS agent FROM r"
-                + " WHERE agent_key IS NOT NULL) a JOIN r ON r.commit_short = a.commit_short AND r.agent_key IS NULL");
+                + (shared ? " UNION ALL SELECT a.agent, r.* FROM (SELECT DISTINCT commit_short, agent_key AS agent FROM r"
+                + " WHERE agent_key IS NOT NULL) a JOIN r ON r.commit_short = a.commit_short AND r.agent_key IS NULL" : ""));
         // per (commit, agent, pipeline, arm): medians over successful rounds, straight from the metric table; a legacy
         // run without the metric contributes its primary value when that is the metric (native runs always store
         // their primary metric among their metrics)
