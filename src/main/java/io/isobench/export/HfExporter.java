@@ -66,7 +66,10 @@ public final class HfExporter {
         static void mark(String what) {
             long now = System.nanoTime();
             if (ON) {
-                System.err.printf(Locale.ROOT, "[export timing] %s: %d ms%n", what, (now - t) / 1_000_000);
+                long cpu = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                        .getOperatingSystemMXBean()).getProcessCpuTime();
+                System.err.printf(Locale.ROOT, "[export timing] %s: %d ms wall, %d ms process CPU so far%n", what,
+                        (now - t) / 1_000_000, cpu / 1_000_000);
             }
             t = now;
         }
@@ -80,6 +83,7 @@ public final class HfExporter {
     static Summary export(Store store, Path outDir, boolean useSql) {
         long t0 = System.nanoTime();
         Timing.t = t0;
+        Timing.mark("start (store open)");
         Path dataDir = outDir.resolve("data");
         try {
             Files.createDirectories(dataDir);
@@ -100,13 +104,33 @@ public final class HfExporter {
             st.execute("CREATE TABLE hf (" + columnsDdl() + ", " + HIDDEN + ")");
             long[] counters = new long[4]; // runs, commits, seq, imported
             Connection sqlStore = useSql ? SqlRows.connect(store) : null;
+            if (sqlStore != null && count(sqlStore, "SELECT count(*) FROM run WHERE kind = 'HF_IMPORT'") == 0) {
+                // DuckDB store without imported HF rows: the store's database writes both files directly
+                Path parquetTmp = tmpDir.resolve("train.parquet");
+                Path jsonlTmp = tmpDir.resolve("train.jsonl");
+                try (sqlStore) {
+                    SqlRows.writeFinal(sqlStore, store, parquetTmp, jsonlTmp);
+                }
+                st.execute("CREATE VIEW hf_out AS SELECT * FROM read_parquet('" + sqlString(parquetTmp.toString()) + "')");
+                long rows = count(st, "SELECT count(*) FROM hf_out");
+                long commits = count(st, "SELECT count(DISTINCT commit_short) FROM hf_out");
+                DatasetCard.Stats stats = DatasetCard.stats(st, rows, Files.size(parquetTmp));
+                Files.writeString(tmpDir.resolve("README.md"), DatasetCard.render(stats), StandardCharsets.UTF_8);
+                st.execute("DROP VIEW hf_out");
+                move(parquetTmp, outDir.resolve(PARQUET));
+                move(jsonlTmp, outDir.resolve(JSONL));
+                move(tmpDir.resolve("README.md"), outDir.resolve(CARD));
+                Timing.mark("card");
+                return new Summary(outDir, rows, 0, rows, store.countRuns(), commits,
+                        Duration.ofNanos(System.nanoTime() - t0));
+            }
             if (sqlStore != null) {
                 // DuckDB store: rows from legacy/native runs are computed inside the store's database; only the
                 // (few) imported HF rows travel through Java.
                 Path computed = tmpDir.resolve("computed.parquet");
                 long hfRuns;
                 try (sqlStore; Statement ss = sqlStore.createStatement()) {
-                    SqlRows.writeComputed(sqlStore, computed);
+                    SqlRows.writeComputed(sqlStore, store, computed);
                     hfRuns = count(ss, "SELECT count(*) FROM run WHERE kind = 'HF_IMPORT'");
                 }
                 Timing.mark("sql rows");
@@ -395,6 +419,12 @@ public final class HfExporter {
 
     static String sqlString(String s) {
         return s.replace("'", "''");
+    }
+
+    private static long count(Connection c, String sql) throws SQLException {
+        try (Statement st = c.createStatement()) {
+            return count(st, sql);
+        }
     }
 
     private static long count(Statement st, String sql) throws SQLException {

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.isobench.Arm;
 import io.isobench.Mode;
 import io.isobench.parse.Better;
+import io.isobench.legacy.ThreeWayRow;
+import io.isobench.legacy.ThreeWayTable;
 import io.isobench.parse.Metric;
 import io.isobench.parse.MetricDictionary;
 import io.isobench.store.RunRecord;
@@ -25,9 +27,10 @@ import java.util.Set;
  * Turns the runs of one commit into export rows: one per (commit, agent). Rows imported from an HF table are
  * referenced (their 76 values are written back verbatim); other rows are computed from legacy or native runs.
  *
- * <p>The choice of pipeline and the comparability/status rules here are a compact version of the legacy 3-way rules
- * (docs legacy-import.md): pipelines in precedence order, one-invocation pipelines are {@code same_run} unless the
- * arms' models differ. TODO(legacy): use {@code io.isobench.legacy.ThreeWayTable} once it is on main.
+ * <p>Legacy runs follow exactly the 3-way rules of {@code isobench table} ({@link ThreeWayTable#row}): its pipeline,
+ * mode, values, deltas, comparability, status and issues; the schema-v5 value columns come from the chosen pipeline's
+ * runs. Native runs (with rounds): medians per arm; among native pipelines the first with three same-run values and
+ * defined deltas, else three values, else the most values. When a (commit, agent) has both, {@link #prefer} decides.
  */
 final class RowBuilder {
 
@@ -65,15 +68,54 @@ final class RowBuilder {
         }
         Map<String, Object[]> computedIso = new LinkedHashMap<>();
         Map<String, Object[]> computedV5 = new LinkedHashMap<>();
-        for (String agent : agentsOf(other)) {
+        List<RunRecord> legacy = new ArrayList<>();
+        List<RunRecord> measured = new ArrayList<>();
+        for (RunRecord r : other) {
+            (r.kind() == RunRecord.RunKind.LEGACY ? legacy : measured).add(r);
+        }
+        Set<String> agents = new LinkedHashSet<>();
+        for (RunRecord r : legacy) {
+            if (r.agent() != null) {
+                agents.add(Arm.normalizeAgent(r.agent()));
+            }
+        }
+        agents.addAll(agentsOf(measured));
+        for (String agent : agents) {
+            Group legacyGroup = null;
+            List<RunRecord> mineLegacy = new ArrayList<>();
+            for (RunRecord r : legacy) {
+                if (r.agent() != null && Arm.normalizeAgent(r.agent()).equals(agent)) {
+                    mineLegacy.add(r);
+                }
+            }
+            if (!mineLegacy.isEmpty()) {
+                java.util.Optional<ThreeWayRow> tw = ThreeWayTable.row(commitShort, mineLegacy);
+                if (tw.isPresent()) {
+                    List<RunRecord> chosen = new ArrayList<>();
+                    for (RunRecord r : mineLegacy) {
+                        if (tw.get().pipeline().equals(r.pipeline()) && !recovered(r)) {
+                            chosen.add(r);
+                        }
+                    }
+                    legacyGroup = Group.of(chosen, tw.get().pipeline());
+                    legacyGroup.legacy = tw.get();
+                }
+            }
+            Group nativeGroup = null;
             List<RunRecord> mine = new ArrayList<>();
-            for (RunRecord r : other) {
+            for (RunRecord r : measured) {
                 String a = agentOfRun(r);
                 if (a == null || a.equals(agent)) {
                     mine.add(r);
                 }
             }
-            Group g = Group.choose(mine);
+            if (!mine.isEmpty()) {
+                nativeGroup = Group.choose(mine);
+            }
+            Group g = prefer(legacyGroup, nativeGroup);
+            if (g == null) {
+                continue;
+            }
             computedIso.put(agent, g.isobench(agent, null));
             computedV5.put(agent, g.v5(commitShort, agent));
         }
@@ -101,6 +143,26 @@ final class RowBuilder {
             }
         }
         return out;
+    }
+
+    /** A legacy file marked recovered (legacy-import.md) is never a 3-way source. */
+    static boolean recovered(RunRecord r) {
+        return r.extraJson() != null && r.extraJson().contains("\"recovered\"") && "true".equals(extra(r, "recovered"));
+    }
+
+    /** Legacy 3-way row or native row for one (commit, agent): complete same-run first, then three values, then most values, legacy on ties. */
+    static Group prefer(Group legacy, Group nativeGroup) {
+        if (legacy == null || nativeGroup == null) {
+            return legacy == null ? nativeGroup : legacy;
+        }
+        boolean lc = "complete_3way_same_run".equals(legacy.legacy.status());
+        boolean nc = "complete_3way_same_run".equals(nativeGroup.status(nativeGroup.comparability()));
+        if (lc != nc) {
+            return lc ? legacy : nativeGroup;
+        }
+        int lv = legacy.valuesPresent();
+        int nv = nativeGroup.valuesPresent();
+        return nv > lv ? nativeGroup : legacy;
     }
 
     /** Published rows do not say whether the arms ran together: only single-invocation sources are same_run. */
@@ -162,6 +224,8 @@ final class RowBuilder {
         final Mode mode;
         /** Set for published rows, whose comparability follows from their data source. */
         String forcedComparability;
+        /** Set for legacy rows: the 3-way row of {@code isobench table}, whose rules decide the isobench columns. */
+        ThreeWayRow legacy;
 
         private Group(String pipeline, List<RunRecord> runs) {
             this.pipeline = pipeline;
@@ -225,6 +289,7 @@ final class RowBuilder {
         }
 
         String primary() {
+            Mode mode = mode();
             return mode == null ? null : MetricDictionary.primaryMetric(mode);
         }
 
@@ -252,7 +317,7 @@ final class RowBuilder {
                         break;
                     }
                 }
-                if (v == null && metric.equals(r.primaryMetric())) {
+                if (v == null && r.kind() != RunRecord.RunKind.MEASURED && metric.equals(r.primaryMetric())) {
                     v = r.primaryValue();
                 }
                 if (v != null) {
@@ -269,7 +334,19 @@ final class RowBuilder {
         }
 
         Double value(String arm) {
+            if (legacy != null) {
+                String v = switch (arm) {
+                    case "baseline" -> legacy.baselineValue();
+                    case "human" -> legacy.humanValue();
+                    default -> legacy.agentValue();
+                };
+                return v == null ? null : Double.valueOf(v);
+            }
             return median(arm, primary());
+        }
+
+        Mode mode() {
+            return legacy != null ? Mode.fromLabel(legacy.mode()).orElse(null) : mode;
         }
 
         int valuesPresent() {
@@ -293,6 +370,9 @@ final class RowBuilder {
         }
 
         String comparability() {
+            if (legacy != null) {
+                return legacy.comparability();
+            }
             if (valuesPresent() == 0) {
                 return null;
             }
@@ -328,6 +408,9 @@ final class RowBuilder {
         }
 
         String status(String comparability) {
+            if (legacy != null) {
+                return legacy.status();
+            }
             int n = valuesPresent();
             if (n == 3) {
                 if ("same_run".equals(comparability)) {
@@ -388,9 +471,10 @@ final class RowBuilder {
             Double h = value("human");
             Double a = value("agent");
             Better better = better();
-            Double hd = MetricDictionary.improvementPct(better, b, h);
-            Double ad = MetricDictionary.improvementPct(better, b, a);
-            Double avh = MetricDictionary.improvementPct(better, h, a);
+            Double hd = legacy != null ? legacy.humanDeltaPct() : MetricDictionary.improvementPct(better, b, h);
+            Double ad = legacy != null ? legacy.agentDeltaPct() : MetricDictionary.improvementPct(better, b, a);
+            Double avh = legacy != null ? legacy.agentVsHumanPct() : MetricDictionary.improvementPct(better, h, a);
+            Mode mode = mode();
             set(iso, "isobench_agent", agent);
             set(iso, "isobench_agent_model", agentModel);
             set(iso, "isobench_mode", mode == null ? null : mode.label());
@@ -429,7 +513,7 @@ final class RowBuilder {
             if ("same_run_with_issues".equals(comparability)) {
                 issues.add("model mismatch");
             }
-            set(iso, "isobench_issues", issues.isEmpty() ? null : String.join("; ", issues));
+            set(iso, "isobench_issues", legacy != null ? legacy.issues() : issues.isEmpty() ? null : String.join("; ", issues));
             return iso;
         }
 
@@ -494,6 +578,7 @@ final class RowBuilder {
             put(v, "commit_short", commitShort);
             put(v, "commit_subject", subject);
             put(v, "perf_command", perfCommand);
+            Mode mode = mode();
             put(v, "benchmark_mode", HfMapping.benchmarkModeLabel(mode));
             put(v, "agent_name", agent);
             put(v, "agent_model", agentModel);

@@ -1,6 +1,13 @@
 package io.isobench.export;
 
+import io.isobench.Arm;
+import io.isobench.legacy.ThreeWayRow;
+import io.isobench.legacy.ThreeWayTable;
+import io.isobench.store.RunFilter;
+import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
+import org.duckdb.DuckDBAppender;
+import org.duckdb.DuckDBConnection;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -9,6 +16,7 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Properties;
 
@@ -59,22 +67,123 @@ final class SqlRows {
         return l;
     }
 
-    /** Writes the computed rows (EXPORT columns + _commit, _agent) to a parquet file. */
-    static void writeComputed(Connection c, Path parquet) throws SQLException {
+    /** The 3-way rows of legacy runs, as {@code isobench table} computes them, keyed by (commit, agent). */
+    private static final String LG_DDL = "CREATE OR REPLACE TEMP TABLE x_lg (commit_short VARCHAR, agent VARCHAR,"
+            + " pipeline VARCHAR, mode VARCHAR, metric VARCHAR, status VARCHAR, comparability VARCHAR, bv DOUBLE,"
+            + " hv DOUBLE, av DOUBLE, hd DOUBLE, ad DOUBLE, avh DOUBLE, issues VARCHAR)";
+
+    /**
+     * Legacy runs (a few thousand in real stores) stream through {@link ThreeWayTable#row}, one commit at a time,
+     * without metrics; the rows go into the temp table {@code x_lg} of {@code c}.
+     */
+    static void legacyRows(Connection c, Store store) throws SQLException {
         try (Statement st = c.createStatement()) {
-            int i = 0;
-            for (String sql : statements()) {
-                i++;
-                try {
-                    st.execute(sql);
-                } catch (SQLException e) {
-                    throw new SQLException("export SQL step " + i + " failed: " + e.getMessage(), e);
-                }
+            st.execute(LG_DDL);
+        }
+        List<ThreeWayRow> rows = new ArrayList<>();
+        List<String> agents = new ArrayList<>();
+        java.util.Map<String, List<RunRecord>> byAgent = new java.util.TreeMap<>();
+        String[] commit = {null};
+        Runnable flush = () -> {
+            for (java.util.Map.Entry<String, List<RunRecord>> e : byAgent.entrySet()) {
+                ThreeWayTable.row(commit[0], e.getValue()).ifPresent(r -> {
+                    rows.add(r);
+                    agents.add(e.getKey());
+                });
             }
+            byAgent.clear();
+        };
+        store.forEachRun(new RunFilter(null, EnumSet.of(RunRecord.RunKind.LEGACY), null, false), r -> {
+            if (r.commitShort() == null || r.agent() == null || r.kind() != RunRecord.RunKind.LEGACY) {
+                return;
+            }
+            if (commit[0] != null && !commit[0].equals(r.commitShort())) {
+                flush.run();
+            }
+            commit[0] = r.commitShort();
+            byAgent.computeIfAbsent(Arm.normalizeAgent(r.agent()), k -> new ArrayList<>()).add(r);
+        });
+        flush.run();
+        try (DuckDBAppender app = ((DuckDBConnection) c).createAppender("temp", "main", "x_lg")) {
+            for (int i = 0; i < rows.size(); i++) {
+                ThreeWayRow r = rows.get(i);
+                app.beginRow();
+                for (String v : new String[] {r.commit(), agents.get(i), r.pipeline(), r.mode(), r.metric(), r.status(),
+                        r.comparability()}) {
+                    HfExporter.appendValue(app, v, HfSchema.Type.STRING);
+                }
+                for (String v : new String[] {r.baselineValue(), r.humanValue(), r.agentValue()}) {
+                    HfExporter.appendValue(app, v == null ? null : Double.valueOf(v), HfSchema.Type.FLOAT64);
+                }
+                for (Double v : new Double[] {r.humanDeltaPct(), r.agentDeltaPct(), r.agentVsHumanPct()}) {
+                    HfExporter.appendValue(app, v, HfSchema.Type.FLOAT64);
+                }
+                HfExporter.appendValue(app, r.issues(), HfSchema.Type.STRING);
+                app.endRow();
+            }
+        }
+    }
+
+    /** Writes the computed rows (EXPORT columns + _commit, _agent) to a parquet file. */
+    static void writeComputed(Connection c, Store store, Path parquet) throws SQLException {
+        legacyRows(c, store);
+        HfExporter.Timing.mark("sql: legacy 3-way rows");
+        try (Statement st = c.createStatement()) {
+            runSteps(st);
             st.execute("COPY (SELECT * FROM x_rows) TO '" + HfExporter.sqlString(parquet.toString()) + "' (FORMAT parquet)");
-            for (String t : List.of("x_rows", "x_choice", "x_g", "x_ga", "x_pm", "x_mine", "x_agents", "x_runs")) {
+            for (String t : List.of("x_rows", "x_choice", "x_g", "x_val", "x_arm", "x_grp", "x_modes", "x_mine", "x_lg")) {
                 st.execute("DROP TABLE IF EXISTS " + t);
             }
+        }
+    }
+
+    /**
+     * A store without imported HF rows: the computed rows are the export. Both files are written straight from the
+     * store's database (sorted once), nothing crosses JDBC.
+     */
+    static void writeFinal(Connection c, Store store, Path parquet, Path jsonl) throws SQLException {
+        legacyRows(c, store);
+        HfExporter.Timing.mark("sql: legacy 3-way rows");
+        try (Statement st = c.createStatement()) {
+            runSteps(st);
+            st.execute("SET preserve_insertion_order = true");
+            String select = "SELECT " + HfExporter.columnList() + " FROM x_rows";
+            st.execute("COPY (" + select + ") TO '" + HfExporter.sqlString(parquet.toString())
+                    + "' (FORMAT parquet, COMPRESSION zstd)");
+            HfExporter.Timing.mark("parquet");
+            st.execute("COPY (" + select + ") TO '" + HfExporter.sqlString(jsonl.toString()) + "' (FORMAT json)");
+            HfExporter.Timing.mark("jsonl");
+            for (String t : List.of("x_rows", "x_choice", "x_g", "x_val", "x_arm", "x_grp", "x_modes", "x_mine", "x_lg")) {
+                st.execute("DROP TABLE IF EXISTS " + t);
+            }
+        }
+    }
+
+    /**
+     * Runs {@link #statements(boolean)}: 1 GB of memory at most (DuckDB spills beyond it), insertion order kept only for
+     * the last (sorted) table.
+     */
+    private static void runSteps(Statement st) throws SQLException {
+        st.execute("SET memory_limit = '1GB'");
+        st.execute("SET preserve_insertion_order = false");
+        // runs without an agent (shared by every agent of their commit) are rare: skip that join when there are none
+        boolean shared;
+        try (java.sql.ResultSet rs = st.executeQuery("SELECT count(*) FROM run WHERE kind IN ('LEGACY', 'MEASURED')"
+                + " AND commit_short IS NOT NULL AND agent IS NULL AND arm NOT LIKE 'agent:%'")) {
+            rs.next();
+            shared = rs.getLong(1) > 0;
+        }
+        List<String> steps = statements(shared);
+        for (int i = 0; i < steps.size(); i++) {
+            if (i == steps.size() - 1) {
+                st.execute("SET preserve_insertion_order = true");
+            }
+            try {
+                st.execute(steps.get(i));
+            } catch (SQLException e) {
+                throw new SQLException("export SQL step " + (i + 1) + " failed: " + e.getMessage(), e);
+            }
+            HfExporter.Timing.mark("sql step " + (i + 1));
         }
     }
 
@@ -82,121 +191,155 @@ final class SqlRows {
         return "replace(lower(trim(" + x + ")), '-', '_')";
     }
 
-    static List<String> statements() {
+    private static String metricList() {
+        StringBuilder sb = new StringBuilder();
+        for (String v : valueCols()) {
+            sb.append(sb.isEmpty() ? "" : ", ").append('\'').append(metricName(v)).append('\'');
+        }
+        return sb.toString();
+    }
+
+    static List<String> statements(boolean shared) {
         List<String> out = new ArrayList<>();
-        out.add("""
-                CREATE OR REPLACE TEMP MACRO jmed(l) AS CASE WHEN l IS NULL OR len(l) = 0 THEN NULL
-                    WHEN len(l) % 2 = 1 THEN list_sort(l)[len(l) // 2 + 1]
-                    ELSE (list_sort(l)[len(l) // 2] + list_sort(l)[len(l) // 2 + 1]) / 2.0 END""");
         out.add("""
                 CREATE OR REPLACE TEMP MACRO impr(lower_better, b, x) AS CASE
                     WHEN b IS NULL OR x IS NULL OR b = 0 OR isnan(b) OR isnan(x) OR isinf(b) OR isinf(x) THEN NULL
                     WHEN lower_better THEN (b - x) / b * 100.0 ELSE (x - b) / b * 100.0 END""");
-        out.add("CREATE OR REPLACE TEMP TABLE x_runs AS SELECT run_id, commit_short, commit_id, kind, session_id, status,"
-                + " failure_category, mode, model, coalesce(pipeline, 'native') AS pipeline, pipeline AS pipeline_raw, round,"
-                + " CAST(started_at AS DATE) AS started_date, primary_metric, primary_value,"
-                + " CASE WHEN extra_json IS NOT NULL THEN json_extract_string(extra_json, '$.subject') END AS subj,"
-                + " CASE WHEN extra_json IS NOT NULL THEN json_extract_string(extra_json, '$.perf_command') END AS pcmd,"
-                + " CASE WHEN extra_json IS NOT NULL THEN json_extract_string(extra_json, '$.agent_model') END AS amodel,"
+        // Runs of each (commit, agent): legacy runs belong to their tree's agent (as in isobench table), native runs
+        // to the agent of their arm; runs without an agent are shared by every agent of the commit. Recovered legacy
+        // files are never sources.
+        String runs = "SELECT run_id, commit_short, commit_id, kind, session_id, status, failure_category, mode, model,"
+                + " coalesce(pipeline, 'native') AS pipeline, pipeline AS pipeline_raw, round, started_at, primary_metric,"
+                + " primary_value, CASE WHEN extra_json LIKE '%\"subject\"%' OR extra_json LIKE '%\"perf_command\"%'"
+                + " OR extra_json LIKE '%\"agent_model\"%' THEN extra_json END AS extra_json,"
                 + " CASE WHEN arm LIKE 'agent:%' THEN 'agent' ELSE arm END AS arm_key,"
                 + " CASE arm WHEN 'baseline' THEN 0 WHEN 'human' THEN 1 ELSE 2 END AS arm_order,"
-                + " CASE WHEN arm LIKE 'agent:%' THEN " + norm("substr(arm, 7)") + " ELSE " + norm("agent") + " END AS agent_key"
-                + " FROM run WHERE kind IN ('LEGACY', 'MEASURED') AND commit_short IS NOT NULL");
-        out.add("CREATE OR REPLACE TEMP TABLE x_agents AS SELECT DISTINCT commit_short, agent_key FROM x_runs WHERE agent_key IS NOT NULL");
-        StringBuilder pm = new StringBuilder("CREATE OR REPLACE TEMP TABLE x_pm AS SELECT m.run_id");
+                + " CASE WHEN kind = 'LEGACY' THEN " + norm("agent") + " WHEN arm LIKE 'agent:%' THEN " + norm("substr(arm, 7)")
+                + " ELSE " + norm("agent") + " END AS agent_key"
+                + " FROM run WHERE kind IN ('LEGACY', 'MEASURED') AND commit_short IS NOT NULL"
+                + " AND NOT (kind = 'LEGACY' AND coalesce(extra_json LIKE '%\"recovered\"%', false)"
+                + " AND coalesce(json_extract_string(extra_json, '$.recovered'), '') = 'true')";
+        out.add("CREATE OR REPLACE TEMP TABLE x_mine AS WITH r AS (" + runs + ")"
+                + " SELECT agent_key AS agent, * FROM r WHERE agent_key IS NOT NULL"
+                + (shared ? " UNION ALL SELECT a.agent, r.* FROM (SELECT DISTINCT commit_short, agent_key AS agent FROM r"
+                + " WHERE agent_key IS NOT NULL) a JOIN r ON r.commit_short = a.commit_short AND r.agent_key IS NULL" : ""));
+        // per (commit, agent, pipeline, arm): medians over successful rounds, straight from the metric table; a legacy
+        // run without the metric contributes its primary value when that is the metric (native runs always store
+        // their primary metric among their metrics)
+        StringBuilder val = new StringBuilder("CREATE OR REPLACE TEMP TABLE x_val AS WITH v AS ("
+                + " SELECT r.commit_short, r.agent, r.pipeline, r.arm_key, m.name, m.value FROM metric m"
+                + " JOIN x_mine r ON m.run_id = r.run_id WHERE r.status = 'SUCCESS' AND m.name IN (" + metricList() + ")"
+                + " UNION ALL SELECT r.commit_short, r.agent, r.pipeline, r.arm_key, r.primary_metric, r.primary_value"
+                + " FROM x_mine r WHERE r.kind = 'LEGACY' AND r.status = 'SUCCESS' AND r.primary_metric IN (" + metricList() + ")"
+                + " AND r.primary_value IS NOT NULL AND NOT EXISTS (SELECT 1 FROM metric m WHERE m.run_id = r.run_id"
+                + " AND m.name = r.primary_metric))"
+                + " SELECT commit_short, agent, pipeline, arm_key");
         for (String v : valueCols()) {
-            pm.append(", arg_min(m.value, m.seq) FILTER (WHERE m.name = '").append(metricName(v)).append("') AS ").append(v);
+            val.append(", median(value) FILTER (WHERE name = '").append(metricName(v)).append("') AS ").append(v);
         }
-        // one pass over the metric table (hash aggregate); joining it to the runs first makes DuckDB probe the index
-        pm.append(" FROM metric m WHERE m.name IN (");
-        for (String v2 : valueCols()) {
-            pm.append(v2.equals(valueCols().get(0)) ? "" : ", ").append('\'').append(metricName(v2)).append('\'');
-        }
-        pm.append(") GROUP BY m.run_id");
-        out.add(pm.toString());
-        StringBuilder v = new StringBuilder("CREATE OR REPLACE TEMP TABLE x_mine AS SELECT a.agent_key AS agent, r.*");
-        for (String col : valueCols()) {
-            v.append(", CASE WHEN r.status = 'SUCCESS' THEN coalesce(p.").append(col).append(", CASE WHEN r.primary_metric = '")
-                    .append(metricName(col)).append("' THEN r.primary_value END) END AS v_").append(col);
-        }
-        v.append(" FROM x_agents a JOIN x_runs r ON r.commit_short = a.commit_short"
-                + " AND (r.agent_key IS NULL OR r.agent_key = a.agent_key) LEFT JOIN x_pm p ON p.run_id = r.run_id");
-        out.add(v.toString());
-        StringBuilder ga = new StringBuilder("CREATE OR REPLACE TEMP TABLE x_ga AS SELECT commit_short, agent, pipeline, arm_key,");
-        for (String col : valueCols()) {
-            ga.append(" jmed(list(v_").append(col).append(") FILTER (WHERE v_").append(col).append(" IS NOT NULL)) AS ").append(col).append(',');
-        }
-        ga.append(" count(DISTINCT round) AS n_rounds, bool_or(status = 'SUCCESS') AS any_success,"
+        val.append(" FROM v GROUP BY commit_short, agent, pipeline, arm_key");
+        out.add(val.toString());
+        out.add("CREATE OR REPLACE TEMP TABLE x_arm AS SELECT commit_short, agent, pipeline, arm_key,"
+                + " count(DISTINCT round) AS n_rounds, bool_or(status = 'SUCCESS') AS any_success,"
                 + " arg_max(lower(status), {'r': round, 'id': run_id}) AS last_status,"
                 + " arg_max(failure_category, {'r': round, 'id': run_id}) FILTER (WHERE failure_category IS NOT NULL) AS last_failure"
                 + " FROM x_mine GROUP BY commit_short, agent, pipeline, arm_key");
-        out.add(ga.toString());
-
-        // per group (commit, agent, pipeline): mode, arms pivoted, comparability inputs, first values
-        StringBuilder g = new StringBuilder("CREATE OR REPLACE TEMP TABLE x_g AS WITH modes AS ("
-                + " SELECT commit_short, agent, pipeline, mode, row_number() OVER (PARTITION BY commit_short, agent, pipeline"
-                + " ORDER BY count(*) DESC, mode ASC) AS rn FROM x_mine WHERE mode IS NOT NULL GROUP BY commit_short, agent, pipeline, mode),"
-                + " grp AS (SELECT commit_short, agent, pipeline, min(pipeline_raw) AS pipeline_raw,"
-                + " bool_and(pipeline_raw IS NULL) AS raw_null,"
-                + " count(DISTINCT model) AS n_models,"
+        String first = "{'a': arm_order, 'r': round, 'id': run_id}";
+        out.add("CREATE OR REPLACE TEMP TABLE x_grp AS SELECT commit_short, agent, pipeline, min(pipeline_raw) AS pipeline_raw,"
+                + " bool_and(pipeline_raw IS NULL) AS raw_null, count(DISTINCT model) AS n_models,"
                 + " bool_and(kind = 'MEASURED' AND session_id IS NOT NULL) AND count(DISTINCT session_id) = 1 AS same_session,"
                 + " arg_min(kind, arm_order) AS k0,"
-                + " arg_min(model, {'a': arm_order, 'r': round, 'id': run_id}) FILTER (WHERE model IS NOT NULL) AS model,"
-                + " arg_min(subj, {'a': arm_order, 'r': round, 'id': run_id}) FILTER (WHERE subj IS NOT NULL) AS subject,"
-                + " arg_min(pcmd, {'a': arm_order, 'r': round, 'id': run_id}) FILTER (WHERE pcmd IS NOT NULL) AS perf_command,"
-                + " arg_min(amodel, {'a': arm_order, 'r': round, 'id': run_id}) FILTER (WHERE amodel IS NOT NULL) AS agent_model,"
-                + " arg_max(commit_id, length(commit_id)) AS commit_id,"
-                + " CAST(min(started_date) AS VARCHAR) AS bdate,"
-                + " max(0) AS dummy"
-                + " FROM x_mine GROUP BY commit_short, agent, pipeline),"
-                + " rounds AS (SELECT commit_short, agent, pipeline, max(n_rounds) AS n_rounds FROM x_ga GROUP BY commit_short, agent, pipeline)"
-                + " SELECT grp.*, rounds.n_rounds,"
-                + " CASE WHEN m.mode IN ('serving', 'throughput', 'latency', 'prefix_caching', 'micro') THEN m.mode END AS mode");
+                + " arg_min(model, " + first + ") FILTER (WHERE model IS NOT NULL) AS model,"
+                + " json_extract_string(arg_min(extra_json, " + first + ") FILTER (WHERE extra_json LIKE '%\"subject\"%'"
+                + " AND json_extract_string(extra_json, '$.subject') IS NOT NULL), '$.subject') AS subject,"
+                + " json_extract_string(arg_min(extra_json, " + first + ") FILTER (WHERE extra_json LIKE '%\"perf_command\"%'"
+                + " AND json_extract_string(extra_json, '$.perf_command') IS NOT NULL), '$.perf_command') AS perf_command,"
+                + " json_extract_string(arg_min(extra_json, " + first + ") FILTER (WHERE extra_json LIKE '%\"agent_model\"%'"
+                + " AND json_extract_string(extra_json, '$.agent_model') IS NOT NULL), '$.agent_model') AS agent_model,"
+                + " arg_max(commit_id, length(commit_id)) AS commit_id, CAST(CAST(min(started_at) AS DATE) AS VARCHAR) AS bdate,"
+                + " count(DISTINCT mode) AS n_modes, min(mode) AS mode1"
+                + " FROM x_mine GROUP BY commit_short, agent, pipeline");
+        // the most frequent mode (ties: alphabetically first), computed only where the runs disagree
+        out.add("CREATE OR REPLACE TEMP TABLE x_modes AS SELECT commit_short, agent, pipeline, mode FROM ("
+                + " SELECT commit_short, agent, pipeline, mode, row_number() OVER (PARTITION BY commit_short, agent, pipeline"
+                + " ORDER BY count(*) DESC, mode ASC) AS rn FROM x_mine"
+                + " WHERE mode IS NOT NULL AND (commit_short, agent, pipeline) IN (SELECT (commit_short, agent, pipeline)"
+                + " FROM x_grp WHERE n_modes > 1) GROUP BY commit_short, agent, pipeline, mode) WHERE rn = 1");
+
+        // per group (commit, agent, pipeline): mode, arms pivoted, comparability inputs, first values
+        StringBuilder g = new StringBuilder("CREATE OR REPLACE TEMP TABLE x_g AS SELECT grp.*,"
+                + " greatest(coalesce(b.n_rounds, 0), coalesce(h.n_rounds, 0), coalesce(a.n_rounds, 0)) AS n_rounds,"
+                + " CASE WHEN coalesce(m.mode, grp.mode1) IN ('serving', 'throughput', 'latency', 'prefix_caching', 'micro')"
+                + " THEN coalesce(m.mode, grp.mode1) END AS mode");
         for (String arm : List.of("baseline", "human", "agent")) {
             String a = arm.substring(0, 1);
             g.append(", ").append(a).append(".arm_key IS NOT NULL AS ").append(a).append("_present");
             for (String col : valueCols()) {
-                g.append(", ").append(a).append('.').append(col).append(" AS ").append(a).append('_').append(col);
+                g.append(", ").append(a).append("v.").append(col).append(" AS ").append(a).append('_').append(col);
             }
             g.append(", CASE WHEN ").append(a).append(".arm_key IS NULL THEN NULL WHEN ").append(a)
                     .append(".any_success THEN 'success' ELSE ").append(a).append(".last_status END AS ").append(a).append("_status");
             g.append(", CASE WHEN ").append(a).append(".arm_key IS NULL OR ").append(a).append(".any_success THEN NULL ELSE ")
                     .append(a).append(".last_failure END AS ").append(a).append("_failure");
         }
-        g.append(" FROM grp JOIN rounds USING (commit_short, agent, pipeline)"
-                + " LEFT JOIN modes m ON m.commit_short = grp.commit_short AND m.agent = grp.agent AND m.pipeline = grp.pipeline AND m.rn = 1");
+        g.append(" FROM x_grp grp LEFT JOIN x_modes m ON m.commit_short = grp.commit_short AND m.agent = grp.agent"
+                + " AND m.pipeline = grp.pipeline");
         for (String arm : List.of("baseline", "human", "agent")) {
             String a = arm.substring(0, 1);
-            g.append(" LEFT JOIN x_ga ").append(a).append(" ON ").append(a).append(".commit_short = grp.commit_short AND ")
-                    .append(a).append(".agent = grp.agent AND ").append(a).append(".pipeline = grp.pipeline AND ")
-                    .append(a).append(".arm_key = '").append(arm).append('\'');
+            for (String[] t : new String[][] {{"x_arm", a}, {"x_val", a + "v"}}) {
+                g.append(" LEFT JOIN ").append(t[0]).append(' ').append(t[1]).append(" ON ").append(t[1])
+                        .append(".commit_short = grp.commit_short AND ").append(t[1]).append(".agent = grp.agent AND ")
+                        .append(t[1]).append(".pipeline = grp.pipeline AND ").append(t[1]).append(".arm_key = '")
+                        .append(arm).append('\'');
+            }
         }
         out.add(g.toString());
-        // primary values, comparability, choice
-        StringBuilder ch = new StringBuilder("CREATE OR REPLACE TEMP TABLE x_choice AS WITH p AS (SELECT *,"
-                + " CASE mode WHEN 'serving' THEN 'tpot_ms_mean' WHEN 'latency' THEN 'latency_ms_avg'"
+        // primary values, comparability, choice. Legacy groups take everything that decides the row from x_lg (the
+        // rules of isobench table) and exist only for the pipeline it chose; native groups are computed here.
+        StringBuilder ch = new StringBuilder("CREATE OR REPLACE TEMP TABLE x_choice AS WITH p AS (SELECT x_g.* REPLACE ("
+                + " CASE WHEN x_g.k0 = 'LEGACY' THEN lg.mode ELSE x_g.mode END AS mode),"
+                + " lg.commit_short IS NOT NULL AS is_legacy, lg.status AS lg_status, lg.comparability AS lg_comparability,"
+                + " lg.bv, lg.hv, lg.av, lg.hd AS lg_hd, lg.ad AS lg_ad, lg.avh AS lg_avh, lg.issues AS lg_issues"
+                + " FROM x_g LEFT JOIN x_lg lg ON lg.commit_short = x_g.commit_short"
+                + " AND lg.agent = x_g.agent AND lg.pipeline = x_g.pipeline"
+                + " WHERE x_g.k0 <> 'LEGACY' OR lg.commit_short IS NOT NULL),"
+                + " p2 AS (SELECT *, CASE mode WHEN 'serving' THEN 'tpot_ms_mean' WHEN 'latency' THEN 'latency_ms_avg'"
                 + " WHEN 'throughput' THEN 'total_throughput_tok_s' WHEN 'prefix_caching' THEN 'output_throughput_tok_s'"
                 + " WHEN 'micro' THEN 'micro_avg_ms' END AS primary_metric,"
                 + " mode IN ('serving', 'latency') AS lower_better");
         for (String a : List.of("b", "h", "a")) {
-            ch.append(", CASE mode WHEN 'serving' THEN ").append(a).append("_tpot_mean WHEN 'latency' THEN ").append(a)
+            ch.append(", CASE WHEN is_legacy THEN ").append(a).append("v ELSE CASE mode WHEN 'serving' THEN ").append(a)
+                    .append("_tpot_mean WHEN 'latency' THEN ").append(a)
                     .append("_latency_avg WHEN 'throughput' THEN ").append(a).append("_tot_tput WHEN 'prefix_caching' THEN ")
-                    .append(a).append("_out_tput END AS ").append(a).append("_val");
+                    .append(a).append("_out_tput END END AS ").append(a).append("_val");
             ch.append(", CASE WHEN mode IN ('serving', 'prefix_caching') THEN ").append(a).append("_out_tput WHEN mode = 'throughput' THEN ")
                     .append(a).append("_tot_tput END AS ").append(a).append("_throughput");
         }
-        ch.append(" FROM x_g), q AS (SELECT *, (b_val IS NOT NULL)::INT + (h_val IS NOT NULL)::INT + (a_val IS NOT NULL)::INT AS vp,"
-                + " CASE WHEN mode IS NULL OR mode = 'micro' THEN NULL ELSE impr(lower_better, b_val, h_val) END AS hd,"
-                + " CASE WHEN mode IS NULL OR mode = 'micro' THEN NULL ELSE impr(lower_better, b_val, a_val) END AS ad,"
-                + " CASE WHEN mode IS NULL OR mode = 'micro' THEN NULL ELSE impr(lower_better, h_val, a_val) END AS avh,"
+        ch.append(" FROM p), q AS (SELECT *, (b_val IS NOT NULL)::INT + (h_val IS NOT NULL)::INT + (a_val IS NOT NULL)::INT AS vp,"
+                + " CASE WHEN is_legacy THEN lg_hd WHEN mode IS NULL OR mode = 'micro' THEN NULL ELSE impr(lower_better, b_val, h_val) END AS hd,"
+                + " CASE WHEN is_legacy THEN lg_ad WHEN mode IS NULL OR mode = 'micro' THEN NULL ELSE impr(lower_better, b_val, a_val) END AS ad,"
+                + " CASE WHEN is_legacy THEN lg_avh WHEN mode IS NULL OR mode = 'micro' THEN NULL ELSE impr(lower_better, h_val, a_val) END AS avh,"
                 + " list_position(['rerun_4_fixable', 'docker_3way', 'modal', 'run_2026-01-18/19', 'run_2026-01-18',"
-                + " 'run_2026-01-19', 'separate'], pipeline) AS prank FROM p),"
-                + " c AS (SELECT *, CASE WHEN vp = 0 THEN NULL"
+                + " 'run_2026-01-19', 'separate'], pipeline) AS prank FROM p2),"
+                + " c AS (SELECT *, CASE WHEN is_legacy THEN lg_comparability WHEN vp = 0 THEN NULL"
                 + " WHEN NOT (pipeline IN ('rerun_4_fixable', 'docker_3way', 'modal') OR same_session) THEN 'cross_run'"
-                + " WHEN n_models > 1 THEN 'same_run_with_issues' ELSE 'same_run' END AS comparability FROM q)"
-                + " SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY commit_short, agent ORDER BY"
+                + " WHEN n_models > 1 THEN 'same_run_with_issues' ELSE 'same_run' END AS comparability FROM q),"
+                + " s AS MATERIALIZED (SELECT *, CASE WHEN is_legacy THEN lg_status WHEN vp = 3 THEN CASE WHEN comparability = 'same_run'"
+                + " THEN CASE WHEN hd IS NOT NULL AND ad IS NOT NULL THEN 'complete_3way_same_run' ELSE 'same_run_3_values_delta_undefined' END"
+                + " WHEN comparability = 'same_run_with_issues' THEN 'same_run_3_values_with_issues'"
+                + " ELSE 'cross_run_3_values_not_comparable' END WHEN vp = 0 THEN 'no_metrics' ELSE 'incomplete' END AS status,"
+                + " CASE WHEN is_legacy THEN lg_issues WHEN comparability = 'cross_run' THEN 'cross-run'"
+                + " WHEN comparability = 'same_run_with_issues' THEN 'model mismatch' END AS issues FROM c),"
+                // native: the first pipeline with three same-run values and defined deltas, else three values, else
+                // the most values; then legacy against native (RowBuilder.prefer)
+                + " n AS (SELECT commit_short, agent, pipeline, status, vp, is_legacy FROM (SELECT commit_short, agent, pipeline,"
+                + " status, vp, is_legacy, row_number() OVER (PARTITION BY commit_short, agent, is_legacy ORDER BY"
                 + " (vp = 3 AND comparability LIKE 'same_run%' AND hd IS NOT NULL AND ad IS NOT NULL) DESC, (vp = 3) DESC,"
-                + " vp DESC, coalesce(prank, 99), raw_null, pipeline_raw) AS pick FROM c) WHERE pick = 1");
+                + " vp DESC, coalesce(prank, 99), raw_null, pipeline_raw) AS pick0 FROM s) WHERE pick0 = 1),"
+                + " k AS (SELECT commit_short, agent, pipeline FROM (SELECT *, row_number() OVER (PARTITION BY commit_short, agent"
+                + " ORDER BY (status = 'complete_3way_same_run') DESC, vp DESC, is_legacy DESC) AS pick FROM n) WHERE pick = 1)"
+                + " SELECT s.* FROM s SEMI JOIN k ON k.commit_short = s.commit_short AND k.agent = s.agent"
+                + " AND k.pipeline = s.pipeline");
         out.add(ch.toString());
 
         // the export rows, in HfSchema.EXPORT order, with the task's fields joined in
@@ -243,10 +386,7 @@ final class SqlRows {
         add(cols, "x.pipeline AS isobench_pipeline");
         add(cols, "CASE x.k0 WHEN 'HF_IMPORT' THEN 'hf_import' WHEN 'MEASURED' THEN 'native' ELSE 'legacy' END AS isobench_data_source");
         add(cols, "x.comparability AS isobench_comparability");
-        add(cols, "CASE WHEN x.vp = 3 THEN CASE WHEN x.comparability = 'same_run' THEN CASE WHEN x.hd IS NOT NULL AND x.ad IS NOT NULL"
-                + " THEN 'complete_3way_same_run' ELSE 'same_run_3_values_delta_undefined' END"
-                + " WHEN x.comparability = 'same_run_with_issues' THEN 'same_run_3_values_with_issues'"
-                + " ELSE 'cross_run_3_values_not_comparable' END WHEN x.vp = 0 THEN 'no_metrics' ELSE 'incomplete' END AS isobench_status");
+        add(cols, "x.status AS isobench_status");
         for (String a : List.of("b", "h", "a")) {
             add(cols, "x." + a + "_status AS isobench_status_" + prefix(a));
             add(cols, "x." + a + "_failure AS isobench_failure_" + prefix(a));
@@ -273,7 +413,7 @@ final class SqlRows {
         add(cols, "CAST(NULL AS DOUBLE) AS isobench_noise_floor_pct");
         add(cols, "CASE WHEN x.n_rounds <= 1 THEN '" + RowBuilder.SINGLE_RUN_RULE + "' ELSE '" + RowBuilder.ROUNDS_RULE
                 + "' END AS isobench_verdict_rule");
-        add(cols, "CASE x.comparability WHEN 'cross_run' THEN 'cross-run' WHEN 'same_run_with_issues' THEN 'model mismatch' END AS isobench_issues");
+        add(cols, "x.issues AS isobench_issues");
         add(cols, "x.commit_short AS _commit");
         add(cols, "x.agent AS _agent");
         List<String> select = new ArrayList<>();
@@ -288,7 +428,7 @@ final class SqlRows {
             select.add(e.getValue() + " AS " + e.getKey());
         }
         out.add("CREATE OR REPLACE TEMP TABLE x_rows AS SELECT " + String.join(", ", select)
-                + " FROM x_choice x LEFT JOIN task t ON t.task_id = x.commit_short");
+                + " FROM x_choice x LEFT JOIN task t ON t.task_id = x.commit_short ORDER BY _commit, _agent NULLS FIRST");
         return out;
     }
 
