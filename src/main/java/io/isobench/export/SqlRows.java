@@ -72,14 +72,12 @@ final class SqlRows {
             + " pipeline VARCHAR, mode VARCHAR, metric VARCHAR, status VARCHAR, comparability VARCHAR, bv DOUBLE,"
             + " hv DOUBLE, av DOUBLE, hd DOUBLE, ad DOUBLE, avh DOUBLE, issues VARCHAR)";
 
-    /**
-     * Legacy runs (a few thousand in real stores) stream through {@link ThreeWayTable#row}, one commit at a time,
-     * without metrics; the rows go into the temp table {@code x_lg} of {@code c}.
-     */
-    static void legacyRows(Connection c, Store store) throws SQLException {
-        try (Statement st = c.createStatement()) {
-            st.execute(LG_DDL);
-        }
+    /** Legacy 3-way rows with the agent each belongs to (computed in Java, appended to {@code x_lg} later). */
+    private record LegacyRows(List<ThreeWayRow> rows, List<String> agents) {
+    }
+
+    /** Streams the legacy runs through {@link ThreeWayTable#row}; pure Java, so it can overlap the SQL steps. */
+    private static LegacyRows computeLegacy(Store store) {
         List<ThreeWayRow> rows = new ArrayList<>();
         List<String> agents = new ArrayList<>();
         java.util.Map<String, List<RunRecord>> byAgent = new java.util.TreeMap<>();
@@ -104,6 +102,13 @@ final class SqlRows {
             byAgent.computeIfAbsent(Arm.normalizeAgent(r.agent()), k -> new ArrayList<>()).add(r);
         });
         flush.run();
+        return new LegacyRows(rows, agents);
+    }
+
+    /** Appends the legacy rows to the temp table {@code x_lg} of {@code c} (created by {@link #LG_DDL}). */
+    private static void appendLegacy(Connection c, LegacyRows lg) throws SQLException {
+        List<ThreeWayRow> rows = lg.rows();
+        List<String> agents = lg.agents();
         try (DuckDBAppender app = ((DuckDBConnection) c).createAppender("temp", "main", "x_lg")) {
             for (int i = 0; i < rows.size(); i++) {
                 ThreeWayRow r = rows.get(i);
@@ -126,10 +131,8 @@ final class SqlRows {
 
     /** Writes the computed rows (EXPORT columns + _commit, _agent) to a parquet file. */
     static void writeComputed(Connection c, Store store, Path parquet) throws SQLException {
-        legacyRows(c, store);
-        HfExporter.Timing.mark("sql: legacy 3-way rows");
         try (Statement st = c.createStatement()) {
-            runSteps(st);
+            runSteps(c, st, store);
             st.execute("COPY (SELECT * FROM x_rows) TO '" + HfExporter.sqlString(parquet.toString()) + "' (FORMAT parquet)");
             for (String t : List.of("x_rows", "x_choice", "x_g", "x_val", "x_arm", "x_grp", "x_modes", "x_mine", "x_lg")) {
                 st.execute("DROP TABLE IF EXISTS " + t);
@@ -142,10 +145,8 @@ final class SqlRows {
      * store's database (sorted once), nothing crosses JDBC.
      */
     static void writeFinal(Connection c, Store store, Path parquet, Path jsonl) throws SQLException {
-        legacyRows(c, store);
-        HfExporter.Timing.mark("sql: legacy 3-way rows");
         try (Statement st = c.createStatement()) {
-            runSteps(st);
+            runSteps(c, st, store);
             st.execute("SET preserve_insertion_order = true");
             String select = "SELECT " + HfExporter.columnList() + " FROM x_rows";
             st.execute("COPY (" + select + ") TO '" + HfExporter.sqlString(parquet.toString())
@@ -163,7 +164,12 @@ final class SqlRows {
      * Runs {@link #statements(boolean)}: 1 GB of memory at most (DuckDB spills beyond it), insertion order kept only for
      * the last (sorted) table.
      */
-    private static void runSteps(Statement st) throws SQLException {
+    private static void runSteps(Connection c, Statement st, Store store) throws SQLException {
+        st.execute(LG_DDL);
+        // The legacy pass is Java work on the store's own reader: it overlaps the SQL steps that do not need x_lg.
+        java.util.concurrent.CompletableFuture<LegacyRows> legacy =
+                java.util.concurrent.CompletableFuture.supplyAsync(() -> computeLegacy(store));
+        boolean legacyIn = false;
         st.execute("SET memory_limit = '1GB'");
         st.execute("SET preserve_insertion_order = false");
         // runs without an agent (shared by every agent of their commit) are rare: skip that join when there are none
@@ -175,6 +181,11 @@ final class SqlRows {
         }
         List<String> steps = statements(shared);
         for (int i = 0; i < steps.size(); i++) {
+            if (!legacyIn && steps.get(i).contains("x_lg")) {
+                appendLegacy(c, join(legacy));
+                legacyIn = true;
+                HfExporter.Timing.mark("sql: legacy 3-way rows (computed beside steps 1-" + i + ")");
+            }
             if (i == steps.size() - 1) {
                 st.execute("SET preserve_insertion_order = true");
             }
@@ -184,6 +195,20 @@ final class SqlRows {
                 throw new SQLException("export SQL step " + (i + 1) + " failed: " + e.getMessage(), e);
             }
             HfExporter.Timing.mark("sql step " + (i + 1));
+        }
+        if (!legacyIn) {
+            appendLegacy(c, join(legacy));
+        }
+    }
+
+    private static LegacyRows join(java.util.concurrent.CompletableFuture<LegacyRows> f) throws SQLException {
+        try {
+            return f.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            if (e.getCause() instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new SQLException("legacy 3-way rows failed: " + e.getCause(), e.getCause());
         }
     }
 
