@@ -30,140 +30,27 @@ final class TestStores {
         return out;
     }
 
-    /** Delegates to a real store; the n-th putRun (inside or outside a transaction) throws. */
+    /** Delegates to a real store; the n-th putRun inside a transaction throws. */
     static final class FailingStore implements Store {
         private final Store d;
         private final int failAt;
-        private int puts;
+        private final int[] puts;
+        private final boolean inTx;
 
         FailingStore(Store delegate, int failAt) {
+            this(delegate, failAt, new int[1], false);
+        }
+
+        private FailingStore(Store delegate, int failAt, int[] puts, boolean inTx) {
             this.d = delegate;
             this.failAt = failAt;
+            this.puts = puts;
+            this.inTx = inTx;
         }
 
         @Override
         public <T> T inTransaction(TxWork<T> work) {
-            return d.inTransaction(tx -> work.run(new FailingTx(tx)));
-        }
-
-        private final class FailingTx implements Store {
-            private final Store tx;
-
-            FailingTx(Store tx) {
-                this.tx = tx;
-            }
-
-            @Override
-            public <T> T inTransaction(TxWork<T> work) {
-                return work.run(this);
-            }
-
-            @Override
-            public String putArtifact(String kind, byte[] bytes) {
-                return tx.putArtifact(kind, bytes);
-            }
-
-            @Override
-            public Optional<byte[]> artifact(String sha256) {
-                return tx.artifact(sha256);
-            }
-
-            @Override
-            public Optional<SourceRecord> findSource(String path, String sha256) {
-                return tx.findSource(path, sha256);
-            }
-
-            @Override
-            public void putSource(SourceRecord source) {
-                tx.putSource(source);
-            }
-
-            @Override
-            public void putRun(RunRecord run) {
-                if (++puts == failAt) {
-                    throw new IllegalStateException("disk full (simulated)");
-                }
-                tx.putRun(run);
-            }
-
-            @Override
-            public void putRuns(List<RunRecord> runs) {
-                runs.forEach(this::putRun);
-            }
-
-            @Override
-            public Optional<RunRecord> run(String runId) {
-                return tx.run(runId);
-            }
-
-            @Override
-            public int deleteRunsOfSource(String sourceId) {
-                return tx.deleteRunsOfSource(sourceId);
-            }
-
-            @Override
-            public void putSession(SessionRecord session) {
-                tx.putSession(session);
-            }
-
-            @Override
-            public Optional<SessionRecord> session(String sessionId) {
-                return tx.session(sessionId);
-            }
-
-            @Override
-            public List<SessionRecord> sessions() {
-                return tx.sessions();
-            }
-
-            @Override
-            public void putTask(TaskRecord task) {
-                tx.putTask(task);
-            }
-
-            @Override
-            public Optional<TaskRecord> task(String taskId) {
-                return tx.task(taskId);
-            }
-
-            @Override
-            public void forEachRun(RunFilter filter, Consumer<RunRecord> sink) {
-                tx.forEachRun(filter, sink);
-            }
-
-            @Override
-            public long countRuns() {
-                return tx.countRuns();
-            }
-
-            @Override
-            public long countRuns(RunFilter filter, String notesFragment) {
-                return tx.countRuns(filter, notesFragment);
-            }
-
-            @Override
-            public java.util.List<FailureCount> failureCounts(RunFilter filter, int examples) {
-                return tx.failureCounts(filter, examples);
-            }
-
-            @Override
-            public List<SourceRecord> sources() {
-                return tx.sources();
-            }
-
-            @Override
-            public List<TaskRecord> tasks() {
-                return tx.tasks();
-            }
-
-            @Override
-            public String describe() {
-                return tx.describe();
-            }
-
-            @Override
-            public void close() {
-            }
+            return inTx ? work.run(this) : d.inTransaction(tx -> work.run(new FailingStore(tx, failAt, puts, true)));
         }
 
         @Override
@@ -188,12 +75,19 @@ final class TestStores {
 
         @Override
         public void putRun(RunRecord run) {
+            if (inTx && ++puts[0] == failAt) {
+                throw new IllegalStateException("disk full (simulated)");
+            }
             d.putRun(run);
         }
 
         @Override
         public void putRuns(List<RunRecord> runs) {
-            d.putRuns(runs);
+            if (inTx) {
+                runs.forEach(this::putRun);
+            } else {
+                d.putRuns(runs);
+            }
         }
 
         @Override
