@@ -21,10 +21,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.TreeSet;
 
 /**
  * Everything the report shows, collected in one streaming pass over the store (one commit at a time). Row text is
@@ -126,16 +124,6 @@ final class ReportModel implements AutoCloseable {
             }
             shared.add(sb.toString());
         }
-    }
-
-    static int armIndex(String arm) {
-        if ("baseline".equals(arm)) {
-            return 0;
-        }
-        if ("human".equals(arm)) {
-            return 1;
-        }
-        return 2;
     }
 
     private Spool spool() {
