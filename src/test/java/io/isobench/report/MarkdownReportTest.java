@@ -64,13 +64,15 @@ class MarkdownReportTest {
 
     @Test
     void notComparableRowsAreApartWithTheirReason() {
-        int cross = report.indexOf("### Cross-run rows — not comparable");
-        int comparable = report.indexOf("### Comparable 3-way rows (same run)");
-        assertThat(comparable).isNotNegative();
-        if (cross >= 0) {
-            assertThat(report.substring(cross, report.indexOf("\n### ", cross + 5)))
-                    .contains("separate invocations");
-        }
+        String agent = report.substring(report.indexOf("## Agent: claude_code"), report.indexOf("## Agent: codex"));
+        String comparable = agent.substring(agent.indexOf("### Comparable 3-way rows"),
+                agent.indexOf("\n### ", agent.indexOf("### Comparable 3-way rows") + 5));
+        // 89a84b0b has values only from separate invocations (cross-run), 6dd94dbe lacks the agent value
+        assertThat(comparable).doesNotContain("`89a84b0b`").doesNotContain("`6dd94dbe`");
+        String cross = rowOf("89a84b0b", "## Agent: claude_code").orElseThrow();
+        assertThat(cross).contains("| incomplete |").contains("agent: ");
+        String missingAgent = rowOf("6dd94dbe", "## Agent: claude_code").orElseThrow();
+        assertThat(missingAgent).contains("agent: NO_METRICS");
     }
 
     @Test
