@@ -14,7 +14,7 @@ import java.util.concurrent.Callable;
 
 @Command(name = "run", mixinStandardHelpOptions = true,
         description = "Run a suite as one session: every task's arms (baseline, human, one per agent) for N interleaved"
-                + " rounds on the local executor; each run is committed when it ends. --resume continues an"
+                + " rounds on an executor (local by default); each run is committed when it ends. --resume continues an"
                 + " interrupted session without repeating finished runs. --dry-run prints the plan.")
 final class RunCommand implements Callable<Integer> {
 
@@ -43,6 +43,10 @@ final class RunCommand implements Callable<Integer> {
             description = "Where the arm environments (git worktrees) go (default ${DEFAULT-VALUE}).")
     Path workdir;
 
+    @Option(names = "--executor", paramLabel = "NAME",
+            description = "Where jobs run: local, docker, slurm or kubernetes (default: the suite's run.executor).")
+    String executor;
+
     @Override
     public Integer call() {
         if (rounds != null && rounds < 1) {
@@ -53,6 +57,6 @@ final class RunCommand implements Callable<Integer> {
         }
         Suite suite = SuiteLoader.load(suiteFile);
         return Sessions.run(main, suite, new Planner.Options(rounds, null, workdir.toAbsolutePath()), main.dbSpec(),
-                session, resume, dryRun, format);
+                session, resume, dryRun, format, executor);
     }
 }

@@ -2,6 +2,7 @@ package io.isobench.cli;
 
 import io.isobench.IsobenchException;
 import io.isobench.exec.Executor;
+import io.isobench.exec.Executors;
 import io.isobench.exec.SessionRunner;
 import io.isobench.plan.Plan;
 import io.isobench.plan.Planner;
@@ -20,13 +21,15 @@ final class Sessions {
 
     /** Runs (or prints) the plan; returns the exit code; {@code sessionOut[0]} gets the session id. */
     static int run(Main main, Suite suite, Planner.Options po, String db, String session, boolean resume,
-                   boolean dryRun, String format) {
-        return run(main, suite, po, db, session, resume, dryRun, format, new String[1]);
+                   boolean dryRun, String format, String executor) {
+        return run(main, suite, po, db, session, resume, dryRun, format, executor, new String[1]);
     }
 
     static int run(Main main, Suite suite, Planner.Options po, String db, String session, boolean resume,
-                   boolean dryRun, String format, String[] sessionOut) {
-        if (suite.engine().isUrl()) {
+                   boolean dryRun, String format, String executor, String[] sessionOut) {
+        String executorName = executor != null ? executor : suite.run().executor();
+        Executor chosen = dryRun ? null : Executors.create(executorName);
+        if (suite.engine().isUrl() && "local".equals(executorName)) {
             throw new IsobenchException.EnvironmentMissing("engine.repo " + suite.engine().repo() + " is a URL; the "
                     + "local executor needs a local clone (git clone it and point engine.repo at the folder)");
         }
@@ -50,7 +53,7 @@ final class Sessions {
             }
             boolean tty = System.console() != null && System.getenv("ISOBENCH_PLAIN_PROGRESS") == null;
             SessionRunner.Summary s = SessionRunner.run(store, suite, plan,
-                    new SessionRunner.Options(id, resume, main.err, tty, Executor.local()));
+                    new SessionRunner.Options(id, resume, main.err, tty, chosen));
             sessionOut[0] = s.sessionId();
             main.out.println(String.format(Locale.ROOT,
                     "session %s: %d job(s), %d run now, %d already finished, %d ok, %d failed %s in %.1f s",

@@ -6,11 +6,16 @@ import java.util.function.BooleanSupplier;
 import java.util.function.LongConsumer;
 
 /**
- * Runs one job of a plan: a job in, a result out. Only the local executor exists now; docker, Slurm and Kubernetes
- * executors implement the same contract. An executor never throws for a failing job: failures are classified in
+ * Runs one job of a plan: a job in, a result out. {@link Executors#create} picks the implementation by name (local,
+ * docker, slurm, kubernetes); all implement the same contract. An executor never throws for a failing job: failures are classified in
  * the {@link JobResult}.
  */
-public sealed interface Executor permits LocalExecutor {
+public interface Executor {
+
+    /** The executor's name as a suite or {@code --executor} names it: local, docker, slurm, kubernetes. */
+    default String name() {
+        return "local";
+    }
 
     /**
      * @param job   the job (its {@code cwd} is the prepared environment)

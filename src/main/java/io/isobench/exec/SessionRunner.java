@@ -107,7 +107,7 @@ public final class SessionRunner {
         String sessionId = options.sessionId() != null ? options.sessionId() : newSessionId();
         Optional<SessionRecord> existing = store.session(sessionId);
         Instant started = existing.map(SessionRecord::startedAt).orElse(Instant.now());
-        store.putSession(new SessionRecord(sessionId, started, null, host(), cpu(), "none", machineJson(),
+        store.putSession(new SessionRecord(sessionId, started, null, host(), cpu(), "none", machineJson(options.executor().name()),
                 plan.toJson(), json(StatsConfig.defaults().toMap()), plan.seed(), "running"));
 
         // what a previous, interrupted attempt of this session left
@@ -293,7 +293,7 @@ public final class SessionRunner {
         if (options.tty()) {
             options.progress().println();
         }
-        store.putSession(new SessionRecord(sessionId, started, Instant.now(), host(), cpu(), "none", machineJson(),
+        store.putSession(new SessionRecord(sessionId, started, Instant.now(), host(), cpu(), "none", machineJson(options.executor().name()),
                 plan.toJson(), json(StatsConfig.defaults().toMap()), plan.seed(), "complete"));
         return new Summary(sessionId, total, ran, finished.size(), ok, bad, reaped, failures,
                 Duration.ofNanos(System.nanoTime() - t0));
@@ -474,13 +474,13 @@ public final class SessionRunner {
         return Runtime.getRuntime().availableProcessors() + " cpu(s), " + System.getProperty("os.arch");
     }
 
-    private static String machineJson() {
+    private static String machineJson(String executorName) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("host", host());
         m.put("cpus", Runtime.getRuntime().availableProcessors());
         m.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version"));
         m.put("java", Runtime.version().toString());
-        m.put("executor", "local");
+        m.put("executor", executorName);
         return json(m);
     }
 }
