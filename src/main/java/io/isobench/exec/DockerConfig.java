@@ -43,11 +43,16 @@ import java.util.Set;
  *                       removable
  * @param extraArgs      more {@code docker run} options, verbatim (e.g. {@code --ipc=host})
  * @param minFreeDiskMb  preflight: free space needed on docker's root dir and the job's directory
+ * @param patchDir       where an agent patch is applied inside the image when {@code mountWorktree} is false
+ *                       (default: {@code sourceDir}); e.g. the site-packages dir holding an installed {@code vllm/}
+ * @param mergeOutput    run the command under {@code sh -c 'exec 2>&1; exec "$@"'} so stdout and stderr reach the
+ *                       log in order, as on the host (docker relays the two streams separately); needs /bin/sh in
+ *                       the image
  */
 public record DockerConfig(String docker, Map<String, String> images, boolean mountWorktree, String sourceDir,
                            String network, String shmSize, List<String> volumes, List<String> secretEnv,
                            String gpuMode, String gpuDevice, boolean init, boolean runAsOwner, List<String> extraArgs,
-                           long minFreeDiskMb) {
+                           long minFreeDiskMb, boolean mergeOutput, String patchDir) {
 
     /** The image scripts/provision-docker builds: Debian bookworm minbase with python3 and git. */
     public static final String DEFAULT_IMAGE = "isobench/python:bookworm";
@@ -56,11 +61,11 @@ public record DockerConfig(String docker, Map<String, String> images, boolean mo
 
     public static final DockerConfig DEFAULT = new DockerConfig("docker", Map.of("default", DEFAULT_IMAGE), true,
             null, "host", "8g", List.of(), List.of("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"), "auto", "/dev/nvidia{i}",
-            true, true, List.of(), 2048);
+            true, true, List.of(), 2048, true, null);
 
     private static final List<String> KEYS = List.of("docker", "images", "mount_worktree", "source_dir", "network",
             "shm_size", "volumes", "secret_env", "gpus", "gpu_device", "init", "run_as_owner", "extra_args",
-            "min_free_disk_mb");
+            "min_free_disk_mb", "merge_output", "patch_dir");
 
     public DockerConfig {
         images = Map.copyOf(images);
@@ -69,6 +74,12 @@ public record DockerConfig(String docker, Map<String, String> images, boolean mo
         extraArgs = List.copyOf(extraArgs);
         if (!images.containsKey("default") && !(images.containsKey("baseline") && images.containsKey("human"))) {
             throw new IllegalArgumentException("images needs a 'default' template or both 'baseline' and 'human'");
+        }
+        if (patchDir == null) {
+            patchDir = sourceDir;
+        }
+        if (patchDir != null && (patchDir.contains("'") || !patchDir.startsWith("/"))) {
+            throw new IllegalArgumentException("patch_dir (" + patchDir + ") must be an absolute path without quotes");
         }
         if (!GPU_MODES.contains(gpuMode)) {
             throw new IllegalArgumentException("gpus (" + gpuMode + ") must be one of " + GPU_MODES);
@@ -154,7 +165,8 @@ public record DockerConfig(String docker, Map<String, String> images, boolean mo
                 list(m, "volumes", d.volumes()), list(m, "secret_env", d.secretEnv()), str(m, "gpus", d.gpuMode()),
                 str(m, "gpu_device", d.gpuDevice()), bool(m, "init", d.init()), bool(m, "run_as_owner", d.runAsOwner()),
                 list(m, "extra_args", d.extraArgs()),
-                m.get("min_free_disk_mb") == null ? d.minFreeDiskMb() : Long.parseLong(String.valueOf(m.get("min_free_disk_mb"))));
+                m.get("min_free_disk_mb") == null ? d.minFreeDiskMb() : Long.parseLong(String.valueOf(m.get("min_free_disk_mb"))),
+                bool(m, "merge_output", d.mergeOutput()), str(m, "patch_dir", d.patchDir()));
     }
 
     private static String str(Map<?, ?> m, String k, String def) {

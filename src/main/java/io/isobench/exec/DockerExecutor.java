@@ -145,7 +145,7 @@ final class DockerExecutor implements Executor {
             Failure f = r.failure();
             if (f != null && log.contains(PATCH_MARKER)) {
                 f = new Failure(FailureCategory.PATCH_FAILED, "the agent patch does not apply to " + image + " at "
-                        + config.sourceDir(), List.of(PATCH_MARKER));
+                        + config.patchDir(), List.of(PATCH_MARKER));
             } else if (f != null && log.contains("Unable to find image")) {
                 f = new Failure(FailureCategory.ENV_MISSING, "image " + image + " is not present", List.of());
             }
@@ -285,12 +285,21 @@ final class DockerExecutor implements Executor {
         }
         a.addAll(c.extraArgs());
         a.add(image);
+        StringBuilder script = new StringBuilder();
+        if (c.mergeOutput()) {
+            // one stream, as on the host: docker relays stdout and stderr separately and reorders them mid-line
+            script.append("exec 2>&1; ");
+        }
         if (patch != null) {
             // applied and verified inside the container (reverse --check proves it is in place), then the command
-            a.addAll(List.of("sh", "-c", "git apply --whitespace=nowarn " + PATCH_IN_CONTAINER + " && git apply "
-                    + "--reverse --check " + PATCH_IN_CONTAINER + " || { echo \"" + PATCH_MARKER + " ($PWD)\" >&2; "
-                    + "exit 97; }; echo \"isobench: agent patch applied and verified in $PWD\"; exec \"$@\"",
-                    "isobench-agent"));
+            String dir = c.patchDir() == null ? "." : c.patchDir();
+            script.append("(cd '" + dir + "' && git apply --whitespace=nowarn " + PATCH_IN_CONTAINER
+                    + " && git apply --reverse --check " + PATCH_IN_CONTAINER + ") || { echo \"" + PATCH_MARKER
+                    + " (" + dir + ")\"; exit 97; }; echo \"isobench: agent patch applied and verified in " + dir
+                    + "\"; ");
+        }
+        if (!script.isEmpty()) {
+            a.addAll(List.of("sh", "-c", script + "exec \"$@\"", "isobench"));
         }
         a.addAll(argv);
         return a;

@@ -3,8 +3,6 @@ package io.isobench.exec;
 import io.isobench.SharedData;
 
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -32,34 +30,11 @@ class DockerExecutorContractIT extends ExecutorContract {
     /** Containers (running or not) whose job directory is under {@code workRoot}. */
     @Override
     protected List<String> leftovers(Path workRoot) {
-        return containersUnder(workRoot);
-    }
-
-    static List<String> containersUnder(Path workRoot) {
-        List<String> out = new ArrayList<>();
-        try {
-            DockerExecutor.Cmd c = DockerExecutor.Cmd.run(List.of("docker", "ps", "-a", "--filter",
-                    "label=io.isobench.job", "--format", "{{.Names}} {{.Label \"io.isobench.cwd\"}}"),
-                    Duration.ofSeconds(30));
-            for (String line : c.out().lines().toList()) {
-                String[] f = line.split(" ", 2);
-                if (f.length == 2 && f[1].startsWith(workRoot.toString())) {
-                    out.add(line);
-                }
-            }
-        } catch (java.io.IOException e) {
-            out.add("docker ps failed: " + e.getMessage());
-        }
-        return out;
+        return DockerLeftovers.under(workRoot);
     }
 
     static boolean dockerReady() {
-        try {
-            return Cli.has("python3") && Cli.has("git") && Cli.has("setsid") && DockerExecutor.Cmd.run(
-                    List.of("docker", "image", "inspect", DockerConfig.DEFAULT_IMAGE), Duration.ofSeconds(30))
-                    .code() == 0;
-        } catch (java.io.IOException e) {
-            return false;
-        }
+        return Cli.has("python3") && Cli.has("git") && Cli.has("setsid") && Cli.has("docker")
+                && DockerLeftovers.imagePresent(DockerConfig.DEFAULT_IMAGE);
     }
 }
