@@ -189,7 +189,7 @@ final class DockerExecutor implements Executor {
             env.forEach((k, v) -> sb.append(k).append('=').append(v).append('\n'));
             Files.writeString(envFile, sb.toString(), StandardCharsets.UTF_8);
             List<String> run = runArgv(config, gpuMode, job, argv, image, name, envFile, ownerOf(job.cwd()),
-                    leased(job), patch);
+                    leased(job), patch, System.getProperty("user.home"));
             dockerLine = "isobench: " + String.join(" ", run) + "\n";
             return ProcessGroup.start(run, job.cwd(), Map.of(), log);
         }
@@ -246,10 +246,10 @@ final class DockerExecutor implements Executor {
     /**
      * The {@code docker run} argv of one job (a pure function: golden-tested). {@code argv} is the job's command
      * with its port resolved; {@code gpuIds} the GPUs leased to it; {@code patch} the agent patch on the host (or
-     * null) when the image holds the source.
+     * null) when the image holds the source; {@code home} what {@code {home}} in volume specs expands to.
      */
     static List<String> runArgv(DockerConfig c, String gpuMode, Job job, List<String> argv, String image, String name,
-                                Path envFile, String user, List<Integer> gpuIds, Path patch) {
+                                Path envFile, String user, List<Integer> gpuIds, Path patch, String home) {
         List<String> a = new ArrayList<>(List.of(c.docker(), "run", "--rm", "--name", name,
                 "--label", "io.isobench.job=" + job.jobId(), "--label", "io.isobench.cwd=" + job.cwd(),
                 "--network", c.network()));
@@ -271,7 +271,6 @@ final class DockerExecutor implements Executor {
         if (patch != null) {
             a.addAll(List.of("-v", patch + ":" + PATCH_IN_CONTAINER + ":ro"));
         }
-        String home = System.getProperty("user.home");
         for (String v : c.volumes()) {
             a.addAll(List.of("-v", v.replace("{home}", home)));
         }

@@ -46,15 +46,16 @@ class DockerRunGoldenTest {
         StringBuilder out = new StringBuilder("# docker run argv of real ISO-Bench vLLM tasks under "
                 + "examples/docker/vllm-h100.yaml (golden; DockerRunGoldenTest)\n");
         for (String task : TASKS) {
-            for (String jobId : List.of(task + "/baseline/r0", task + "/human/r0", task + "/agent:claude-code/r0",
+            for (String jobId : List.of(task + "/baseline/r0", task + "/human/r0", task + "/agent:claude_code/r0",
                     task + "/human/check")) {
                 Job j = plan.jobs().stream().filter(x -> x.jobId().equals(jobId)).findFirst().orElseThrow();
                 ArmSpec arm = plan.arm(j.taskId(), j.arm()).orElseThrow();
                 List<String> argv = DockerExecutor.runArgv(profile, "nvidia", j, resolved(j), profile.image(j.taskId(),
                         j.arm(), arm.commitRef()), DockerExecutor.containerName(j), ENV_FILE, "1000:1000", gpus(j),
-                        j.arm().startsWith("agent") ? PATCH : null);
+                        j.arm().startsWith("agent") ? PATCH : null, "/home/bench");
                 out.append("\n# ").append(jobId).append(" — ").append(j.mode()).append(", ").append(j.gpus())
-                        .append(" GPU(s), commit ").append(arm.commitRef()).append('\n').append(quote(argv)).append('\n');
+                        .append(" GPU(s), commit ").append(arm.commitRef())
+                        .append(arm.commitRef().endsWith("^") ? " (at run time {commit} is the worktree's HEAD sha)" : "").append('\n').append(quote(argv)).append('\n');
             }
         }
         String actual = out.toString();
@@ -62,7 +63,7 @@ class DockerRunGoldenTest {
         assertThat(actual).contains("--gpus '\"device=0,1,2,3\"'").contains("--gpus '\"device=0\"'")
                 .contains("--enable-prefix-caching").contains("-tp 4").contains("--tensor-parallel-size 4")
                 .contains("--shm-size 16g").contains("--ipc=host").contains("--env-file " + ENV_FILE)
-                .contains(":/root/.cache/huggingface").doesNotContain("hf_").doesNotContain("--user")
+                .contains("-v /home/bench/.cache/huggingface:/root/.cache/huggingface").doesNotContain("hf_").doesNotContain("--user")
                 .contains("-v " + PATCH + ":/isobench/agent.patch:ro").contains("benchmarks/benchmark_prefix_caching.py")
                 .contains("vllm-ci-postmerge-repo:660470e5");
         golden(GOLDEN_GPU, actual);
@@ -74,10 +75,10 @@ class DockerRunGoldenTest {
         Plan plan = plan();
         StringBuilder out = new StringBuilder("# docker run argv with the default settings (worktree bind-mounted, "
                 + "image " + DockerConfig.DEFAULT_IMAGE + ") and fake GPU devices (golden; DockerRunGoldenTest)\n");
-        for (String jobId : List.of("310aca88/agent:claude-code/r0", "660470e5/baseline/r0")) {
+        for (String jobId : List.of("310aca88/agent:claude_code/r0", "660470e5/baseline/r0")) {
             Job j = plan.jobs().stream().filter(x -> x.jobId().equals(jobId)).findFirst().orElseThrow();
             List<String> argv = DockerExecutor.runArgv(fake, "devices", j, resolved(j), fake.image(j.taskId(), j.arm(),
-                    null), DockerExecutor.containerName(j), ENV_FILE, "1000:1000", gpus(j), null);
+                    null), DockerExecutor.containerName(j), ENV_FILE, "1000:1000", gpus(j), null, "/home/bench");
             out.append("\n# ").append(jobId).append('\n').append(quote(argv)).append('\n');
         }
         String actual = out.toString();

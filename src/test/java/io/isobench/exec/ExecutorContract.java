@@ -83,6 +83,11 @@ public abstract class ExecutorContract {
         return List.of();
     }
 
+    /** This test's work root (a fresh directory per test). */
+    protected final Path root() {
+        return root;
+    }
+
     @BeforeEach
     void setUp() throws IOException {
         requireEnvironment();
