@@ -261,10 +261,19 @@ public abstract class ExecutorContract {
         }
         assertThat(finished).as("progress of the first attempt: " + lines).isEqualTo(3);
         // kill while the 4th job is in flight (each runs ~5 s; its placeholder row records what it started)
-        Thread.sleep(1500);
+        Path envs = Path.of(work, "envs");
+        long until = System.nanoTime() + 30_000_000_000L;
+        while (processesUnder(envs).isEmpty() && leftovers(envs).isEmpty() && System.nanoTime() < until) {
+            Thread.sleep(50);
+        }
+        Thread.sleep(500);
         first.destroyForcibly(); // SIGKILL: no shutdown hook runs
         assertThat(first.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(first.exitValue()).as("killed by SIGKILL: " + lines).isEqualTo(137);
+
+        List<String> inFlight = new ArrayList<>(processesUnder(envs));
+        inFlight.addAll(leftovers(envs));
+        assertThat(inFlight).as("the killed orchestrator left its job running").isNotEmpty();
 
         Map<String, RunRecord> before = runs(db);
         long done = before.values().stream().filter(r -> r.status() != RunRecord.RunStatus.NOT_RUN).count();
