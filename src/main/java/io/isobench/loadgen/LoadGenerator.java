@@ -75,6 +75,8 @@ public final class LoadGenerator {
             Semaphore finished = new Semaphore(0);
             int submitted = 0;
             Instant startedAt = Instant.now();
+            long cpu0 = processCpuNs();
+            long io0 = io.threadCpuNs();
             long t0 = System.nanoTime();
             for (int i = 0; i < n; i++) {
                 long at;
@@ -104,6 +106,10 @@ public final class LoadGenerator {
             }
             finished.acquireUninterruptibly(submitted);
             long t1 = System.nanoTime();
+            long cpu1 = processCpuNs();
+            long io1 = io.threadCpuNs();
+            LoadgenResult.ClientCpu cpu = new LoadgenResult.ClientCpu(cpu0 < 0 || cpu1 < 0 ? -1 : (cpu1 - cpu0) / 1e9,
+                    io0 < 0 || io1 < 0 ? -1 : (io1 - io0) / 1e9);
             for (RequestResult[] b : slotsOut) {
                 results.add(b[0]);
             }
@@ -124,8 +130,17 @@ public final class LoadGenerator {
             }
             log.accept("loadgen: done: " + s.completed() + " ok, " + s.failed() + " failed in "
                     + String.format(java.util.Locale.ROOT, "%.2f s", durS));
-            return new LoadgenResult(config, startedAt, t0, durS, config.numWarmups(), results, s, notes);
+            return new LoadgenResult(config, startedAt, t0, durS, config.numWarmups(), results, s, notes, cpu);
         }
+    }
+
+    /** CPU time of this whole process (all threads, user + system) in ns, or -1. */
+    static long processCpuNs() {
+        if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.OperatingSystemMXBean os) {
+            return os.getProcessCpuTime();
+        }
+        return -1;
     }
 
     private static void acquire(Semaphore s) {
