@@ -76,6 +76,7 @@ public final class LoadGenerator {
             int submitted = 0;
             Instant startedAt = Instant.now();
             long cpu0 = processCpuNs();
+            long[] ticks0 = procSelfTicks();
             long io0 = io.threadCpuNs();
             long t0 = System.nanoTime();
             for (int i = 0; i < n; i++) {
@@ -108,7 +109,10 @@ public final class LoadGenerator {
             long t1 = System.nanoTime();
             long cpu1 = processCpuNs();
             long io1 = io.threadCpuNs();
+            long[] ticks1 = procSelfTicks();
+            boolean ticks = ticks0 != null && ticks1 != null;
             LoadgenResult.ClientCpu cpu = new LoadgenResult.ClientCpu(cpu0 < 0 || cpu1 < 0 ? -1 : (cpu1 - cpu0) / 1e9,
+                    ticks ? (ticks1[0] - ticks0[0]) / 100.0 : -1, ticks ? (ticks1[1] - ticks0[1]) / 100.0 : -1,
                     io0 < 0 || io1 < 0 ? -1 : (io1 - io0) / 1e9);
             for (RequestResult[] b : slotsOut) {
                 results.add(b[0]);
@@ -141,6 +145,17 @@ public final class LoadGenerator {
             return os.getProcessCpuTime();
         }
         return -1;
+    }
+
+    /** utime and stime of this process in clock ticks (USER_HZ = 100 on Linux) from /proc/self/stat, or null. */
+    static long[] procSelfTicks() {
+        try {
+            String st = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/self/stat"));
+            String[] f = st.substring(st.lastIndexOf(')') + 2).split(" ");
+            return new long[] {Long.parseLong(f[11]), Long.parseLong(f[12])}; // fields 14 and 15 of stat(5)
+        } catch (java.io.IOException | RuntimeException e) {
+            return null;
+        }
     }
 
     private static void acquire(Semaphore s) {

@@ -49,9 +49,11 @@ public record LoadgenResult(LoadgenConfig config, Instant startedAt, long startN
      * reporting excluded): the whole process (every thread: I/O loop, dispatcher, GC, JIT) and the I/O thread alone.
      *
      * @param processS  process CPU seconds (user + system), -1 when the JVM cannot tell
+     * @param userS     the user part of it from /proc/self/stat (10 ms ticks), -1 where there is none
+     * @param sysS      the system (kernel) part, likewise
      * @param ioThreadS CPU seconds of the I/O thread, -1 when the JVM cannot tell
      */
-    public record ClientCpu(double processS, double ioThreadS) {
+    public record ClientCpu(double processS, double userS, double sysS, double ioThreadS) {
     }
 
     /** Distribution of one per-request metric, in ms. */
@@ -419,6 +421,8 @@ public record LoadgenResult(LoadgenConfig config, Instant startedAt, long startN
         o.put("isobench_chunks", s.chunks());
         if (clientCpu != null) {
             o.put("isobench_client_cpu_s", clientCpu.processS());
+            o.put("isobench_client_cpu_user_s", clientCpu.userS());
+            o.put("isobench_client_cpu_sys_s", clientCpu.sysS());
             o.put("isobench_client_io_thread_cpu_s", clientCpu.ioThreadS());
         }
         o.put("isobench_input_throughput", s.inputThroughput());
