@@ -26,16 +26,23 @@ public final class LoadGenerator {
     public static LoadgenResult run(LoadgenConfig config, Consumer<String> progress) {
         Consumer<String> log = progress == null ? s -> { } : progress;
         List<String> notes = new ArrayList<>();
+        // a bad tokenizer file is a config error: reported before anything is sent
+        BpeTokenizer tokenizer = config.tokenizer() == null ? null : BpeTokenizer.load(config.tokenizer());
         try (RequestExecutor exec = new RequestExecutor(config); EventLoop io = new EventLoop(exec)) {
             if (!config.readyCheckTimeout().isZero()) {
                 waitReady(exec, config, log, notes);
             }
             double tokensPerWord = 1.0;
-            if (config.dataset().kind() == DatasetSpec.Kind.RANDOM) {
+            if (config.dataset().kind() == DatasetSpec.Kind.RANDOM && tokenizer == null) {
                 tokensPerWord = calibrate(exec, config, log, notes);
+            } else if (config.dataset().kind() == DatasetSpec.Kind.RANDOM) {
+                notes.add("random prompts built with the tokenizer " + config.tokenizer() + " to exact token lengths"
+                        + (tokenizer.specialTokenCount() > 0 ? " (+" + tokenizer.specialTokenCount()
+                        + " special tokens from its template)" : ""));
             }
             int pool = config.duration() == null ? config.numPrompts() : Math.max(config.numPrompts(), 1);
-            List<Prompt> prompts = Datasets.load(config.dataset(), pool + config.numWarmups(), config.seed(), tokensPerWord);
+            List<Prompt> prompts = Datasets.load(config.dataset(), pool + config.numWarmups(), config.seed(), tokensPerWord,
+                    tokenizer);
             List<RequestExecutor.Prepared> prepared = new ArrayList<>(prompts.size());
             for (int i = 0; i < prompts.size(); i++) {
                 prepared.add(exec.prepare(prompts.get(i), config.requestIdPrefix() + i));
