@@ -34,5 +34,6 @@ print(json.dumps({"chunks": len(lat), "ok": r["completed"], "failed": r["failed"
                   "cpu_s": r.get("isobench_client_cpu_s"), "cpu_user_s": r.get("isobench_client_cpu_user_s"),
                   "cpu_sys_s": r.get("isobench_client_cpu_sys_s"),
                   "io_thread_cpu_s": r.get("isobench_client_io_thread_cpu_s"),
+                  "io_thread_user_s": r.get("isobench_client_io_thread_user_s"),
                   "lat_p50_ms": pct(lat, 50), "lat_p99_ms": pct(lat, 99), "lat_max_ms": pct(lat, 100),
                   "itl_err_p99_ms": pct(itl_err, 99)}))

@@ -178,6 +178,15 @@ final class EventLoop implements AutoCloseable {
         }
     }
 
+    /** User-mode CPU time the I/O thread has used so far, in ns (-1 when the JVM cannot tell). */
+    long threadUserNs() {
+        try {
+            return java.lang.management.ManagementFactory.getThreadMXBean().getThreadUserTime(thread.threadId());
+        } catch (UnsupportedOperationException e) {
+            return -1;
+        }
+    }
+
     private void start(Exchange x) {
         x.send = System.nanoTime();
         x.deadline = x.send + exec.timeoutNs();

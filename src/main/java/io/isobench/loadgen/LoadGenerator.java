@@ -85,6 +85,7 @@ public final class LoadGenerator {
             long cpu0 = processCpuNs();
             long[] ticks0 = procSelfTicks();
             long io0 = io.threadCpuNs();
+            long iou0 = io.threadUserNs();
             long t0 = System.nanoTime();
             for (int i = 0; i < n; i++) {
                 long at;
@@ -116,11 +117,12 @@ public final class LoadGenerator {
             long t1 = System.nanoTime();
             long cpu1 = processCpuNs();
             long io1 = io.threadCpuNs();
+            long iou1 = io.threadUserNs();
             long[] ticks1 = procSelfTicks();
             boolean ticks = ticks0 != null && ticks1 != null;
             LoadgenResult.ClientCpu cpu = new LoadgenResult.ClientCpu(cpu0 < 0 || cpu1 < 0 ? -1 : (cpu1 - cpu0) / 1e9,
                     ticks ? (ticks1[0] - ticks0[0]) / 100.0 : -1, ticks ? (ticks1[1] - ticks0[1]) / 100.0 : -1,
-                    io0 < 0 || io1 < 0 ? -1 : (io1 - io0) / 1e9);
+                    io0 < 0 || io1 < 0 ? -1 : (io1 - io0) / 1e9, iou0 < 0 || iou1 < 0 ? -1 : (iou1 - iou0) / 1e9);
             for (RequestResult[] b : slotsOut) {
                 results.add(b[0]);
             }

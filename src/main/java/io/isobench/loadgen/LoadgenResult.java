@@ -52,8 +52,9 @@ public record LoadgenResult(LoadgenConfig config, Instant startedAt, long startN
      * @param userS     the user part of it from /proc/self/stat (10 ms ticks), -1 where there is none
      * @param sysS      the system (kernel) part, likewise
      * @param ioThreadS CPU seconds of the I/O thread, -1 when the JVM cannot tell
+     * @param ioThreadUserS the user part of it, -1 when the JVM cannot tell
      */
-    public record ClientCpu(double processS, double userS, double sysS, double ioThreadS) {
+    public record ClientCpu(double processS, double userS, double sysS, double ioThreadS, double ioThreadUserS) {
     }
 
     /** Distribution of one per-request metric, in ms. */
@@ -348,7 +349,7 @@ public record LoadgenResult(LoadgenConfig config, Instant startedAt, long startN
             o.putNull("label");
         }
         o.put("model_id", config.model());
-        o.put("tokenizer_id", config.model());
+        o.put("tokenizer_id", config.tokenizer() != null ? config.tokenizer().toString() : config.model());
         o.put("num_prompts", requests.size());
         if (Double.isInfinite(config.requestRate())) {
             o.put("request_rate", "inf");
@@ -424,6 +425,7 @@ public record LoadgenResult(LoadgenConfig config, Instant startedAt, long startN
             o.put("isobench_client_cpu_user_s", clientCpu.userS());
             o.put("isobench_client_cpu_sys_s", clientCpu.sysS());
             o.put("isobench_client_io_thread_cpu_s", clientCpu.ioThreadS());
+            o.put("isobench_client_io_thread_user_s", clientCpu.ioThreadUserS());
         }
         o.put("isobench_input_throughput", s.inputThroughput());
         if (s.promptDriftPct() != null) {
