@@ -276,7 +276,7 @@ final class DockerExecutor implements Executor {
         }
         if (!gpuIds.isEmpty()) {
             switch (gpuMode) {
-                case "nvidia" -> a.addAll(List.of("--gpus", "\"device=" + join(gpuIds) + "\""));
+                case "nvidia" -> a.addAll(new io.isobench.plan.GpuLease(gpuIds).dockerArgs());
                 case "devices" -> gpuIds.forEach(i -> a.addAll(List.of("--device", c.gpuDevice().replace("{i}",
                         Integer.toString(i)))));
                 default -> { }
@@ -302,10 +302,6 @@ final class DockerExecutor implements Executor {
         }
         a.addAll(argv);
         return a;
-    }
-
-    private static String join(List<Integer> ids) {
-        return String.join(",", ids.stream().map(String::valueOf).toList());
     }
 
     /** {@code isobench-<job id, sanitized>-<hash of job id and cwd>}: stable across an orchestrator restart. */
