@@ -256,6 +256,11 @@ public final class SessionRunner {
             extra.put("job", job.jobId());
             extra.put("job_index", job.index());
             extra.put("plan_seed", plan.seed());
+            if (job.arm().startsWith("agent:")) {
+                String name = job.arm().substring("agent:".length());
+                suite.agents().stream().filter(a -> io.isobench.Arm.normalizeAgent(a.name()).equals(name)
+                        && a.model() != null).findFirst().ifPresent(a -> extra.put("agent_model", a.model()));
+            }
             if (env != null) {
                 extra.put("intended_commit", env.intendedCommit());
                 extra.put("verified_commit", env.verifiedCommit());
