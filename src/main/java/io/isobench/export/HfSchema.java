@@ -149,16 +149,14 @@ public final class HfSchema {
         ib.add(new Column("isobench_opt_human", Type.BOOL, "opt_base and agent speedup >= 0.95 x human speedup"));
         for (String arm : List.of("baseline", "human", "agent")) {
             ib.add(new Column("isobench_n_" + arm, Type.INT32, arm + ": valid measured rounds (samples)"));
-            ib.add(new Column("isobench_" + arm + "_cv_pct", Type.FLOAT64, arm + ": coefficient of variation of the primary metric over rounds, percent"));
         }
         for (String arm : List.of("baseline", "human", "agent")) {
             ib.add(new Column("isobench_correctness_" + arm, Type.STRING, arm + ": greedy-output gate: reference (baseline) | match | mismatch"
                     + " | no_reference | check_failed | not_checked"));
             ib.add(new Column("isobench_exact_match_" + arm, Type.FLOAT64, arm + ": fraction of the gate's greedy outputs identical to the baseline's (0..1)"));
         }
-        for (String arm : List.of("baseline", "human", "agent")) {
-            ib.add(new Column("isobench_build_" + arm, Type.STRING, arm + ": build step of its environment: ok | failed | timeout; null when none"));
-        }
+        ib.add(new Column("isobench_build", Type.STRING, "build step of the arms' environments: ok (every arm built), else arm=status"
+                + " per arm ('; '-separated; ok | failed | timeout); null when the suite has none"));
         ib.add(new Column("isobench_recipes", Type.STRING, "fix recipes applied to the row's arms: name (kind) [arms], '; '-separated; FAILED marks one that failed"));
         ISOBENCH = Collections.unmodifiableList(ib);
         SESSION = ISOBENCH.subList(sessionStart, ISOBENCH.size());

@@ -167,13 +167,13 @@ final class SessionRows {
             for (String[] a : armCols) {
                 ArmSummary sum = ta.summaries().get(a[1]);
                 set(iso, "isobench_n_" + a[0], sum == null ? 0 : sum.n());
-                set(iso, "isobench_" + a[0] + "_cv_pct", sum == null ? null : sum.cvPct());
                 set(iso, "isobench_" + a[0] + "_value", sum == null ? null : sum.median());
             }
         }
         // correctness gate, build, recipes: from the arms' runs
         String[][] armCols = {{"baseline", "baseline"}, {"human", "human"}, {"agent", agentArm}};
         Set<String> recipes = new LinkedHashSet<>();
+        Map<String, String> builds = new LinkedHashMap<>();
         for (String[] a : armCols) {
             Parsed check = null;
             Parsed any = null;
@@ -210,7 +210,11 @@ final class SessionRows {
             set(iso, "isobench_exact_match_" + a[0], exact);
             if (any != null) {
                 JsonNode b = any.extra().path("build");
-                set(iso, "isobench_build_" + a[0], b.isObject() ? b.path("status").asText(null) : null);
+                if (b.isObject()) {
+                    builds.put(a[0], b.path("status").asText("?"));
+                } else if (any.run().failure() != null) {
+                    builds.put(a[0], "not_reached");
+                }
                 for (JsonNode r : any.extra().path("recipes")) {
                     recipes.add(r.path("name").asText() + " (" + r.path("kind").asText() + ")"
                             + (r.path("ok").asBoolean(true) ? "" : " FAILED") + " [" + a[0] + "]");
@@ -218,6 +222,12 @@ final class SessionRows {
             }
         }
         set(iso, "isobench_recipes", recipes.isEmpty() ? null : mergeArms(recipes));
+        if (builds.values().stream().anyMatch(v -> !v.equals("not_reached"))) {
+            boolean allOk = builds.size() == 3 && builds.values().stream().allMatch("ok"::equals);
+            List<String> parts = new ArrayList<>();
+            builds.forEach((k, v) -> parts.add(k + "=" + v));
+            set(iso, "isobench_build", allOk ? "ok" : String.join("; ", parts));
+        }
         if (t.incorrect().contains(agentArm)) {
             String issues = (String) iso[RowBuilder.isoIndex("isobench_issues")];
             set(iso, "isobench_issues", (issues == null ? "" : issues + "; ") + "agent outputs failed the correctness gate");

@@ -116,13 +116,13 @@ class RunBuildRecipesTest {
         assertThat(code).isZero();
         try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:duckdb:");
              java.sql.Statement st = c.createStatement();
-             java.sql.ResultSet rs = st.executeQuery("SELECT isobench_failure_agent, isobench_build_agent, isobench_build_human,"
+             java.sql.ResultSet rs = st.executeQuery("SELECT isobench_failure_agent, isobench_build, isobench_status_human,"
                      + " isobench_agent_verdict, isobench_recipes, isobench_correctness_human FROM read_parquet('"
                      + dir.resolve("hf/data/train-00000-of-00001.parquet") + "')")) {
             assertThat(rs.next()).isTrue();
             assertThat(rs.getString(1)).isEqualTo("BUILD_FAILED");
-            assertThat(rs.getString(2)).isEqualTo("failed");
-            assertThat(rs.getString(3)).isEqualTo("ok");
+            assertThat(rs.getString(2)).isEqualTo("baseline=ok; human=ok; agent=failed");
+            assertThat(rs.getString(3)).isEqualTo("success");
             assertThat(rs.getString(4)).isEqualTo("failed");
             assertThat(rs.getString(5)).isEqualTo("tag (env) [baseline, human, agent]; break-agent (replace_in_file) [agent]");
             assertThat(rs.getString(6)).isEqualTo("match");
