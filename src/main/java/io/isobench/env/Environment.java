@@ -3,6 +3,8 @@ package io.isobench.env;
 import io.isobench.parse.Failure;
 
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -14,10 +16,25 @@ import java.util.Optional;
  * @param patchSha256    sha256 of the applied agent patch, or null
  * @param envRef         what the run records: {@code git-worktree:<sha>[+patch:<sha256 prefix>]}
  * @param failure        why the arm cannot run (PATCH_FAILED, EMPTY_PATCH, ENV_MISSING, GIT_ERROR), or null
- * @param log            the git commands and their output, for the artifact store
+ * @param log            the git commands, recipes and build with their output, for the artifact store
+ * @param recipes        the fix recipes applied (or tried: the last one may have failed), in order
+ * @param build          the build step as it ran; null when the arm has none or did not get that far
+ * @param env            variables the arm's commands get from its recipes ({@code env}, {@code pip_pin}'s PYTHONPATH)
  */
 public record Environment(Path path, String intendedCommit, String verifiedCommit, String patchSha256,
-                          String envRef, Failure failure, String log) {
+                          String envRef, Failure failure, String log, List<RecipeApplication> recipes,
+                          BuildStep build, Map<String, String> env) {
+
+    public Environment {
+        recipes = recipes == null ? List.of() : List.copyOf(recipes);
+        env = env == null ? Map.of() : Map.copyOf(env);
+    }
+
+    /** An environment without recipes or build. */
+    public Environment(Path path, String intendedCommit, String verifiedCommit, String patchSha256, String envRef,
+                       Failure failure, String log) {
+        this(path, intendedCommit, verifiedCommit, patchSha256, envRef, failure, log, List.of(), null, Map.of());
+    }
 
     public boolean ready() {
         return failure == null;

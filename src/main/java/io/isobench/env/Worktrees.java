@@ -2,6 +2,7 @@ package io.isobench.env;
 
 import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
+import io.isobench.task.Recipe;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -11,7 +12,9 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -31,6 +34,18 @@ public final class Worktrees {
      * {@code patch} when given.
      */
     public static Environment prepare(Path repo, String commitRef, Path patch, Path dest) {
+        return prepare(repo, commitRef, patch, dest, ArmSetup.NONE);
+    }
+
+    /**
+     * Prepares the worktree as {@link #prepare(Path, String, Path, Path)} does, then applies the fix recipes of
+     * {@code setup} in order and runs its build step (DESIGN §3). A recipe that fails is classified
+     * ({@code pip_pin}: DEPENDENCY_CONFLICT when pip reports a resolution conflict, else ENV_MISSING;
+     * {@code apply_patch}, {@code replace_in_file}: BUILD_FAILED); a build that exits non-zero or passes its
+     * limit is BUILD_FAILED, one whose program does not exist ENV_MISSING. Never throws for those: they are
+     * {@link Environment#failure()} outcomes, with the recipes tried and the build recorded.
+     */
+    public static Environment prepare(Path repo, String commitRef, Path patch, Path dest, ArmSetup setup) {
         StringBuilder log = new StringBuilder();
         if (repo == null || !Files.isDirectory(repo)) {
             return fail(dest, null, FailureCategory.ENV_MISSING, "engine repository " + repo + " does not exist",
@@ -51,6 +66,7 @@ public final class Worktrees {
                 git(log, repo, "worktree", "remove", "--force", dest.toString());
                 deleteTree(dest);
             }
+            deleteTree(siteDir(dest));
             git(log, repo, "worktree", "prune");
             Files.createDirectories(dest.getParent());
         } catch (IOException e) {
@@ -85,14 +101,47 @@ public final class Worktrees {
                         + firstLine(apply.out), log);
             }
         }
+        List<RecipeApplication> applied = new ArrayList<>();
+        Map<String, String> env = new LinkedHashMap<>();
+        for (Recipe r : setup.recipes()) {
+            Failure f = Recipes.apply(r, dest, env, setup.buildTimeoutS(), applied, log);
+            if (f != null) {
+                log.append("# ").append(f.category()).append(": ").append(f.detail()).append('\n');
+                return new Environment(dest, intended, null, patchSha, null, f, log.toString(), applied, null, env);
+            }
+        }
+        BuildStep build = null;
+        if (!setup.build().isEmpty()) {
+            log.append("$ (").append(dest).append(") ").append(String.join(" ", setup.build()))
+                    .append("   # build, limit ").append(setup.buildTimeoutS()).append(" s\n");
+            build = Recipes.run(setup.build(), dest, env, setup.buildTimeoutS());
+            log.append(build.log());
+            if (!build.log().isEmpty() && !build.log().endsWith("\n")) {
+                log.append('\n');
+            }
+            log.append("# build ").append(build.status()).append(" in ")
+                    .append(String.format(java.util.Locale.ROOT, "%.0f", build.durationMs())).append(" ms")
+                    .append(build.exitCode() == null ? "" : " (exit " + build.exitCode() + ")").append('\n');
+            if (!build.ok()) {
+                Failure f = Recipes.buildFailure(build, setup.buildTimeoutS());
+                log.append("# ").append(f.category()).append(": ").append(f.detail()).append('\n');
+                return new Environment(dest, intended, null, patchSha, null, f, log.toString(), applied, build, env);
+            }
+        }
         Git head = git(log, dest, "rev-parse", "HEAD");
         String verified = head.code == 0 ? head.out.strip() : null;
         if (!intended.equals(verified)) {
             return new Environment(dest, intended, verified, patchSha, null, new Failure(FailureCategory.GIT_ERROR,
-                    "environment is at " + verified + ", not the intended " + intended, List.of()), log.toString());
+                    "environment is at " + verified + ", not the intended " + intended, List.of()), log.toString(),
+                    applied, build, env);
         }
         String ref = "git-worktree:" + verified + (patchSha == null ? "" : "+patch:" + patchSha.substring(0, 12));
-        return new Environment(dest, intended, verified, patchSha, ref, null, log.toString());
+        return new Environment(dest, intended, verified, patchSha, ref, null, log.toString(), applied, build, env);
+    }
+
+    /** Where {@code pip_pin} installs for the worktree {@code dest}: a sibling folder, put first on PYTHONPATH. */
+    static Path siteDir(Path dest) {
+        return dest.resolveSibling(dest.getFileName() + ".site");
     }
 
     /** Removes the worktree (best effort). */
@@ -103,6 +152,7 @@ public final class Worktrees {
         }
         try {
             deleteTree(dest);
+            deleteTree(siteDir(dest));
         } catch (IOException e) {
             // best effort
         }
@@ -115,10 +165,10 @@ public final class Worktrees {
                 log.toString());
     }
 
-    private record Git(int code, String out) {
+    record Git(int code, String out) {
     }
 
-    private static Git git(StringBuilder log, Path cwd, String... args) {
+    static Git git(StringBuilder log, Path cwd, String... args) {
         List<String> argv = new ArrayList<>();
         argv.add("git");
         argv.add("-c");
@@ -146,7 +196,7 @@ public final class Worktrees {
         }
     }
 
-    private static String firstLine(String s) {
+    static String firstLine(String s) {
         String t = s.strip();
         int nl = t.indexOf('\n');
         return nl < 0 ? t : t.substring(0, nl);

@@ -150,17 +150,29 @@ public final class SessionRunner {
             }
         }
         Map<String, String> humanSha = new HashMap<>();
+        Map<String, String> buildLogs = new HashMap<>();
         for (ArmSpec a : plan.arms()) {
             if (!neededArms.contains(a.taskId() + "|" + a.arm())) {
                 continue;
             }
-            Environment env = Worktrees.prepare(plan.repo(), a.commitRef(), a.patch(), a.worktree());
+            TaskSpec task = suite.task(a.taskId()).orElseThrow();
+            io.isobench.env.ArmSetup setup = new io.isobench.env.ArmSetup(suite.recipesFor(a.taskId(), a.arm()),
+                    suite.buildArgv(task), suite.run().timeouts().buildS());
+            Environment env = Worktrees.prepare(plan.repo(), a.commitRef(), a.patch(), a.worktree(), setup);
             envs.put(a.taskId() + "|" + a.arm(), env);
+            if (env.build() != null) {
+                buildLogs.put(a.taskId() + "|" + a.arm(), store.putArtifact("build_log",
+                        Redact.secrets(env.build().log()).getBytes(StandardCharsets.UTF_8)));
+            }
             if (a.arm().equals("human") && env.intendedCommit() != null) {
                 humanSha.put(a.taskId(), env.intendedCommit());
             }
             say(String.format(Locale.ROOT, "env %s %s: %s", a.taskId(), a.arm(), env.ready()
                     ? "at " + env.verifiedCommit().substring(0, 12) + (a.patch() == null ? "" : " + patch")
+                    + (env.recipes().isEmpty() ? "" : " + recipes " + String.join(",",
+                    env.recipes().stream().map(io.isobench.env.RecipeApplication::name).toList()))
+                    + (env.build() == null ? "" : String.format(Locale.ROOT, ", built in %.1f s",
+                    env.build().durationMs() / 1000))
                     : env.failure().category() + " — " + env.failure().detail()));
         }
 
@@ -183,7 +195,8 @@ public final class SessionRunner {
         }, "isobench-teardown");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
-            return runJobs(sessionId, started, finished, previous, envs, humanSha, reference, reaped, inFlight, t0);
+            return runJobs(sessionId, started, finished, previous, envs, buildLogs, humanSha, reference, reaped,
+                    inFlight, t0);
         } finally {
             try {
                 Runtime.getRuntime().removeShutdownHook(hook);
@@ -194,7 +207,8 @@ public final class SessionRunner {
     }
 
     private Summary runJobs(String sessionId, Instant started, Set<String> finished, Map<String, RunRecord> previous,
-                            Map<String, Environment> envs, Map<String, String> humanSha,
+                            Map<String, Environment> envs, Map<String, String> buildLogs,
+                            Map<String, String> humanSha,
                             Map<String, List<String>> reference, int reaped,
                             java.util.concurrent.atomic.AtomicLong inFlight, long t0) {
         int ran = 0;
@@ -221,7 +235,7 @@ public final class SessionRunner {
                 result = new JobResult(f, List.of(), null, env == null ? "" : env.log(), 0, Map.of(), List.of(),
                         job.argv());
             } else {
-                Job runnable = job;
+                Job runnable = withEnv(job, env.env());
                 result = null;
                 for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
                     final int att = attempt;
@@ -247,12 +261,21 @@ public final class SessionRunner {
             extra.put("job", job.jobId());
             extra.put("job_index", job.index());
             extra.put("plan_seed", plan.seed());
+            if (job.arm().startsWith("agent:")) {
+                String name = job.arm().substring("agent:".length());
+                suite.agents().stream().filter(a -> io.isobench.Arm.normalizeAgent(a.name()).equals(name)
+                        && a.model() != null).findFirst().ifPresent(a -> extra.put("agent_model", a.model()));
+            }
             if (env != null) {
                 extra.put("intended_commit", env.intendedCommit());
                 extra.put("verified_commit", env.verifiedCommit());
                 extra.put("patch_sha256", env.patchSha256());
             }
-            extra.put("recipes", List.of());
+            extra.put("recipes", env == null ? List.of()
+                    : env.recipes().stream().map(io.isobench.env.RecipeApplication::toMap).toList());
+            if (env != null && env.build() != null) {
+                extra.put("build", env.build().toMap(buildLogs.get(job.taskId() + "|" + job.arm())));
+            }
             List<String> review = reviewFindings(plan.arm(job.taskId(), job.arm()).map(ArmSpec::patch).orElse(null));
             if (!review.isEmpty()) {
                 extra.put("review_findings", review);
@@ -302,6 +325,18 @@ public final class SessionRunner {
                 plan.toJson(), json(StatsConfig.defaults().toMap()), plan.seed(), "complete"));
         return new Summary(sessionId, total, ran, finished.size(), ok, bad, reaped, failures,
                 Duration.ofNanos(System.nanoTime() - t0));
+    }
+
+    /** The job with the arm's recipe variables added (the perf_command's own {@code VAR=value} prefix wins). */
+    static Job withEnv(Job job, Map<String, String> armEnv) {
+        if (armEnv.isEmpty()) {
+            return job;
+        }
+        Map<String, String> env = new LinkedHashMap<>(armEnv);
+        env.putAll(job.env());
+        return new Job(job.index(), job.jobId(), job.taskId(), job.arm(), job.round(), job.kind(), job.mode(),
+                job.argv(), job.client(), env, job.cwd(), job.serverStartS(), job.runTimeoutS(), job.gpus(),
+                job.warmupRequests());
     }
 
     /** Patch review: an agent patch that edits the benchmark or tests is flagged (SUSPICIOUS_PATCH finding). */

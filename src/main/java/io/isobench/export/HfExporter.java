@@ -111,6 +111,19 @@ public final class HfExporter {
                 try (sqlStore) {
                     SqlRows.writeFinal(sqlStore, store, parquetTmp, jsonlTmp);
                 }
+                List<SessionRows.Row> sessionRows = SessionRows.compute(store);
+                if (!sessionRows.isEmpty()) {
+                    // native sessions (a small pass): their rows replace the bulk rows of the same (commit, agent),
+                    // and both files are written again, sorted as before
+                    st.execute("CREATE TABLE hf_out AS SELECT * FROM read_parquet('" + sqlString(parquetTmp.toString()) + "')");
+                    SessionRows.replaceInto(c, "hf_out", false, sessionRows);
+                    st.execute("SET preserve_insertion_order = true");
+                    String sorted = "(SELECT * FROM hf_out ORDER BY commit_short, isobench_agent NULLS FIRST)";
+                    st.execute("COPY " + sorted + " TO '" + sqlString(parquetTmp.toString()) + "' (FORMAT parquet, COMPRESSION zstd)");
+                    st.execute("COPY " + sorted + " TO '" + sqlString(jsonlTmp.toString()) + "' (FORMAT json)");
+                    st.execute("DROP TABLE hf_out");
+                    Timing.mark("native sessions");
+                }
                 st.execute("CREATE VIEW hf_out AS SELECT * FROM read_parquet('" + sqlString(parquetTmp.toString()) + "')");
                 long rows = count(st, "SELECT count(*) FROM hf_out");
                 long commits = count(st, "SELECT count(DISTINCT commit_short) FROM hf_out");
@@ -150,6 +163,7 @@ public final class HfExporter {
                     s.flush();
                 }
             }
+            SessionRows.replaceInto(c, "hf", true, SessionRows.compute(store));
             linkImportedRows(st);
             counters[1] = count(st, "SELECT count(DISTINCT _commit) FROM hf");
             Timing.mark("stream+build+append");

@@ -58,6 +58,12 @@ public final class HfSchema {
     /** Additive columns written by isobench after the 76 (never read back on import). */
     public static final List<Column> ISOBENCH;
 
+    /**
+     * The tail of {@link #ISOBENCH} that only native sessions fill (statistics of DESIGN §6 beyond CI and verdict,
+     * correctness, build and recipes); null in legacy and imported rows.
+     */
+    public static final List<Column> SESSION;
+
     /** V5 followed by ISOBENCH: the full exported table. */
     public static final List<Column> EXPORT;
 
@@ -130,7 +136,30 @@ public final class HfSchema {
         ib.add(new Column("isobench_noise_floor_pct", Type.FLOAT64, "A/A noise floor of the task in percent; null when not measured"));
         ib.add(new Column("isobench_verdict_rule", Type.STRING, "how the verdicts were decided (e.g. single-run ±5 % band)"));
         ib.add(new Column("isobench_issues", Type.STRING, "free text, '; '-separated"));
+        int sessionStart = ib.size();
+        ib.add(new Column("isobench_session_id", Type.STRING, "native session whose statistics fill the columns below (null for other rows)"));
+        ib.add(new Column("isobench_task_id", Type.STRING, "task id in the suite of that session"));
+        for (String cmp : List.of("human", "agent", "agent_vs_human")) {
+            ib.add(new Column("isobench_" + cmp + "_speedup", Type.FLOAT64, cmp + ": ratio of medians oriented so > 1 is better"
+                    + " (reference/X for lower-is-better metrics, X/reference for higher-is-better); the CI bounds are of this ratio"));
+            ib.add(new Column("isobench_" + cmp + "_p_value", Type.FLOAT64, cmp + ": two-sided Mann-Whitney U p-value (reported, not gating)"));
+        }
+        ib.add(new Column("isobench_replay_validity", Type.STRING, "valid (human vs baseline significant) | low_signal"));
+        ib.add(new Column("isobench_opt_base", Type.BOOL, "the agent's verdict vs baseline is better"));
+        ib.add(new Column("isobench_opt_human", Type.BOOL, "opt_base and agent speedup >= 0.95 x human speedup"));
+        for (String arm : List.of("baseline", "human", "agent")) {
+            ib.add(new Column("isobench_n_" + arm, Type.INT32, arm + ": valid measured rounds (samples)"));
+        }
+        for (String arm : List.of("baseline", "human", "agent")) {
+            ib.add(new Column("isobench_correctness_" + arm, Type.STRING, arm + ": greedy-output gate: reference (baseline) | match | mismatch"
+                    + " | no_reference | check_failed | not_checked"));
+            ib.add(new Column("isobench_exact_match_" + arm, Type.FLOAT64, arm + ": fraction of the gate's greedy outputs identical to the baseline's (0..1)"));
+        }
+        ib.add(new Column("isobench_build", Type.STRING, "build step of the arms' environments: ok (every arm built), else arm=status"
+                + " per arm ('; '-separated; ok | failed | timeout); null when the suite has none"));
+        ib.add(new Column("isobench_recipes", Type.STRING, "fix recipes applied to the row's arms: name (kind) [arms], '; '-separated; FAILED marks one that failed"));
         ISOBENCH = Collections.unmodifiableList(ib);
+        SESSION = ISOBENCH.subList(sessionStart, ISOBENCH.size());
 
         List<Column> all = new ArrayList<>(V5);
         all.addAll(ISOBENCH);

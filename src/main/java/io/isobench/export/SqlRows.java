@@ -518,6 +518,10 @@ final class SqlRows {
         add(cols, "x.issues AS isobench_issues");
         add(cols, "x.commit_short AS _commit");
         add(cols, "x.agent AS _agent");
+        for (HfSchema.Column col : HfSchema.SESSION) {
+            // filled by the native-session pass (SessionRows), null here
+            cols.putIfAbsent(col.name(), "CAST(NULL AS " + col.type().duckdbType() + ")");
+        }
         List<String> select = new ArrayList<>();
         for (HfSchema.Column col : HfSchema.EXPORT) {
             String e = cols.remove(col.name());

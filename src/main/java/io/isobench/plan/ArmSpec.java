@@ -1,6 +1,7 @@
 package io.isobench.plan;
 
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * The environment one arm of one task needs.
@@ -10,6 +11,19 @@ import java.nio.file.Path;
  * @param commitRef the commit to check out, as the suite names it (a sha, tag or branch)
  * @param patch     the agent patch applied on top ({@code git apply --check} first); null for baseline/human
  * @param worktree  where the git worktree goes
+ * @param recipes   names of the fix recipes applied to it, in order (suite {@code recipes})
+ * @param build     its build argv ({@code tasks[].build}, else {@code engine.build}); empty = none
  */
-public record ArmSpec(String taskId, String arm, String commitRef, Path patch, Path worktree) {
+public record ArmSpec(String taskId, String arm, String commitRef, Path patch, Path worktree, List<String> recipes,
+                      List<String> build) {
+
+    public ArmSpec {
+        recipes = recipes == null ? List.of() : List.copyOf(recipes);
+        build = build == null ? List.of() : List.copyOf(build);
+    }
+
+    /** An arm without recipes or build step. */
+    public ArmSpec(String taskId, String arm, String commitRef, Path patch, Path worktree) {
+        this(taskId, arm, commitRef, patch, worktree, List.of(), List.of());
+    }
 }

@@ -58,6 +58,12 @@ public record Plan(String suite, Path repo, int rounds, long seed, List<ArmSpec>
             am.put("commit", a.commitRef());
             am.put("patch", a.patch() == null ? null : a.patch().toString());
             am.put("worktree", a.worktree().toString());
+            if (!a.recipes().isEmpty()) {
+                am.put("recipes", a.recipes());
+            }
+            if (!a.build().isEmpty()) {
+                am.put("build", a.build());
+            }
             armList.add(am);
         }
         m.put("arms", armList);
@@ -111,6 +117,12 @@ public record Plan(String suite, Path repo, int rounds, long seed, List<ArmSpec>
         for (ArmSpec a : arms) {
             sb.append(String.format(Locale.ROOT, "  env %-12s %-16s commit %s%s -> %s%n", a.taskId(), a.arm(),
                     a.commitRef(), a.patch() == null ? "" : " + patch " + a.patch(), a.worktree()));
+            if (!a.recipes().isEmpty()) {
+                sb.append("       recipes ").append(String.join(", ", a.recipes())).append('\n');
+            }
+            if (!a.build().isEmpty()) {
+                sb.append("       build ").append(String.join(" ", a.build())).append('\n');
+            }
         }
         for (Job j : jobs) {
             sb.append(String.format(Locale.ROOT, "%4d %-28s %-7s %-10s gpus=%d timeout=%ds%s%n", j.index() + 1,

@@ -77,6 +77,13 @@ public final class Planner {
                             envRoot.resolve(task.id()).resolve(agent.name())));
                 }
             }
+            List<String> build = suite.buildArgv(task);
+            for (int k = 0; k < taskArms.size(); k++) {
+                ArmSpec a = taskArms.get(k);
+                taskArms.set(k, new ArmSpec(a.taskId(), a.arm(), a.commitRef(), a.patch(), a.worktree(),
+                        suite.recipesFor(a.taskId(), a.arm()).stream().map(io.isobench.task.Recipe::name).toList(),
+                        build));
+            }
             arms.addAll(taskArms);
             int gpus = GpuEstimate.forTask(task).gpus();
             int runS = task.timeoutS() != null ? task.timeoutS() : run.timeouts().runS();

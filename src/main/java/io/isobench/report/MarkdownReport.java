@@ -79,6 +79,7 @@ public final class MarkdownReport {
             }
             StringBuilder sb = new StringBuilder("\n");
             SessionReport.section(a, sb);
+            SessionReport.environments(store, s.sessionId(), sb);
             SessionReport.skipped(s.suiteJson(), sb);
             out.write(sb.toString());
         }

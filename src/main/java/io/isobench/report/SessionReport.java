@@ -38,6 +38,7 @@ public final class SessionReport {
                     s.host(), s.cpu(), s.gpu(), s.startedAt(), s.endedAt() == null ? "—" : s.endedAt(), s.seed()));
         }
         section(a, sb);
+        environments(store, sessionId, sb);
         if (s != null) {
             skipped(s.suiteJson(), sb);
         }
@@ -144,6 +145,70 @@ public final class SessionReport {
                     outs.isEmpty() ? "—" : outs));
         }
         sb.append('\n');
+    }
+
+    /**
+     * Per arm environment: its build step (status, time, exit code, log artifact) and the fix recipes applied, as
+     * recorded on the arm's runs (DESIGN §3). Nothing when no arm of the session had a build step or a recipe.
+     */
+    public static void environments(Store store, String sessionId, StringBuilder sb) {
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        Map<String, com.fasterxml.jackson.databind.JsonNode> byArm = new java.util.LinkedHashMap<>();
+        Map<String, Integer> order = new java.util.HashMap<>();
+        store.forEachRun(new io.isobench.store.RunFilter(null, java.util.Set.of(io.isobench.store.RunRecord.RunKind.MEASURED),
+                sessionId, false), r -> {
+            if (r.status() == io.isobench.store.RunRecord.RunStatus.NOT_RUN || r.extraJson() == null) {
+                return;
+            }
+            try {
+                com.fasterxml.jackson.databind.JsonNode x = json.readTree(r.extraJson());
+                String key = x.path("task").asText("?") + "|" + r.arm();
+                int idx = x.path("job_index").asInt(Integer.MAX_VALUE);
+                if (!order.containsKey(key) || idx < order.get(key)) {
+                    order.put(key, idx);
+                    byArm.put(key, x);
+                }
+            } catch (IOException e) {
+                // not ours
+            }
+        });
+        boolean any = byArm.values().stream().anyMatch(x -> x.has("build") || (x.path("recipes").isArray()
+                && !x.path("recipes").isEmpty()));
+        if (!any) {
+            return;
+        }
+        List<String> keys = new java.util.ArrayList<>(byArm.keySet());
+        keys.sort(java.util.Comparator.comparingInt(order::get));
+        sb.append("### Environments (build step and fix recipes)\n\n");
+        sb.append("| task | arm | build | recipes |\n|---|---|---|---|\n");
+        for (String k : keys) {
+            com.fasterxml.jackson.databind.JsonNode x = byArm.get(k);
+            com.fasterxml.jackson.databind.JsonNode b = x.path("build");
+            String build = "—";
+            if (b.isObject()) {
+                build = String.format(Locale.ROOT, "%s in %.1f s%s (`%s`, log %s)", b.path("status").asText(),
+                        b.path("duration_ms").asDouble() / 1000,
+                        b.path("exit_code").isNull() ? "" : ", exit " + b.path("exit_code").asInt(),
+                        String.join(" ", listOf(b.path("argv"))).replace("|", "\\|"),
+                        b.path("log_sha256").isTextual() ? b.path("log_sha256").asText().substring(0, 12) : "—");
+            }
+            StringBuilder rec = new StringBuilder();
+            for (com.fasterxml.jackson.databind.JsonNode r : x.path("recipes")) {
+                rec.append(rec.isEmpty() ? "" : "; ").append(r.path("name").asText()).append(" (")
+                        .append(r.path("kind").asText()).append("): ").append(r.path("ok").asBoolean() ? "ok" : "FAILED")
+                        .append(" — ").append(r.path("detail").asText().replace("|", "\\|"));
+            }
+            int bar = k.indexOf('|');
+            sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %s |%n", k.substring(0, bar), k.substring(bar + 1),
+                    build, rec.isEmpty() ? "—" : rec));
+        }
+        sb.append('\n');
+    }
+
+    private static List<String> listOf(com.fasterxml.jackson.databind.JsonNode arr) {
+        List<String> out = new java.util.ArrayList<>();
+        arr.forEach(n -> out.add(n.asText()));
+        return out;
     }
 
     /** Tasks the plan did not run (perf_command lint), from the plan stored on the session. */

@@ -11,13 +11,33 @@ import java.util.Optional;
  *
  * @param file the suite file (relative paths in it resolve against its folder); null for a suite built in memory
  */
-public record Suite(Path file, EngineSpec engine, List<TaskSpec> tasks, List<AgentSpec> agents, RunConfig run) {
+public record Suite(Path file, EngineSpec engine, List<TaskSpec> tasks, List<AgentSpec> agents, RunConfig run,
+                    List<Recipe> recipes) {
 
     public Suite {
         Objects.requireNonNull(engine, "engine");
         Objects.requireNonNull(run, "run");
         tasks = List.copyOf(tasks);
         agents = List.copyOf(agents);
+        recipes = recipes == null ? List.of() : List.copyOf(recipes);
+    }
+
+    /** A suite without fix recipes. */
+    public Suite(Path file, EngineSpec engine, List<TaskSpec> tasks, List<AgentSpec> agents, RunConfig run) {
+        this(file, engine, tasks, agents, run, List.of());
+    }
+
+    /** The recipes that apply to one arm of one task, in suite order. */
+    public List<Recipe> recipesFor(String taskId, String armLabel) {
+        return recipes.stream().filter(r -> r.appliesTo(taskId, armLabel)).toList();
+    }
+
+    /** The build argv of a task's environments: the task's own, else the engine's; empty = no build step. */
+    public List<String> buildArgv(TaskSpec task) {
+        if (task.build() != null) {
+            return task.build();
+        }
+        return engine.build();
     }
 
     /** Tasks whose perf_command has no lint error: the ones a run executes. */

@@ -34,10 +34,17 @@ import java.util.regex.Pattern;
  */
 public final class SuiteLoader {
 
-    private static final List<String> TOP_KEYS = List.of("name", "description", "engine", "tasks", "agents", "run");
-    private static final List<String> ENGINE_KEYS = List.of("repo", "name");
+    private static final List<String> TOP_KEYS = List.of("name", "description", "engine", "tasks", "agents", "run",
+            "recipes");
+    private static final List<String> ENGINE_KEYS = List.of("repo", "name", "build");
     private static final List<String> TASK_KEYS = List.of("id", "human_commit", "parent_commit", "perf_command", "model",
-            "mode", "server_command", "gpus", "timeout_s", "correctness");
+            "mode", "server_command", "gpus", "timeout_s", "correctness", "build");
+    private static final List<String> RECIPE_KEYS = List.of("name", "pip_pin", "env", "apply_patch", "replace_in_file",
+            "tasks", "arms");
+    private static final List<String> REPLACE_KEYS = List.of("path", "from", "to");
+    private static final Pattern PIP_SPEC = Pattern.compile(
+            "[A-Za-z0-9][A-Za-z0-9._-]*(\\[[A-Za-z0-9,._-]+])?==[A-Za-z0-9][A-Za-z0-9.+!_-]*");
+    private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     private static final List<String> CORRECTNESS_KEYS = List.of("prompts", "max_tokens", "tolerance");
     private static final List<String> AGENT_KEYS = List.of("name", "model", "patches");
     private static final List<String> RUN_KEYS = List.of("rounds", "warmup_requests", "timeouts", "executor", "seed",
@@ -113,10 +120,11 @@ public final class SuiteLoader {
         tasks.forEach(t -> taskIds.add(t.id()));
         List<AgentSpec> agents = agents(top.get("agents"), taskIds);
         RunConfig run = run(top.get("run"));
+        List<Recipe> recipes = recipes(top.get("recipes"), taskIds, agents);
         if (!problems.isEmpty()) {
             throw failure();
         }
-        return new Suite(file, engine, tasks, agents, run);
+        return new Suite(file, engine, tasks, agents, run, recipes);
     }
 
     private IsobenchException.BadInput failure() {
@@ -150,8 +158,12 @@ public final class SuiteLoader {
             }
             return null;
         }
+        List<String> build = argv(m.get("build"), "engine.build", false);
+        if (build == null) {
+            build = List.of();
+        }
         if (EngineSpec.looksLikeUrl(repo)) {
-            return new EngineSpec(repo, null, name);
+            return new EngineSpec(repo, null, name, build);
         }
         Path p = resolve(repo);
         if (checkPaths && !Files.isDirectory(p)) {
@@ -159,7 +171,7 @@ public final class SuiteLoader {
                     + " (fix: a local clone, relative to the suite's folder, or a git URL)");
             return null;
         }
-        return new EngineSpec(repo, p, name);
+        return new EngineSpec(repo, p, name, build);
     }
 
     private List<TaskSpec> tasks(NodeTuple t, Node root) {
@@ -217,8 +229,9 @@ public final class SuiteLoader {
             Integer gpus = integer(m.get("gpus"), field + ".gpus", 1, 1024);
             Integer timeout = integer(m.get("timeout_s"), field + ".timeout_s", 1, Integer.MAX_VALUE);
             TaskSpec.Correctness corr = correctness(m.get("correctness"), field + ".correctness");
+            List<String> build = argv(m.get("build"), field + ".build", true);
             if (id != null && human != null) {
-                out.add(new TaskSpec(id, human, parent, perf, model, mode, server, gpus, timeout, corr, line(n)));
+                out.add(new TaskSpec(id, human, parent, perf, model, mode, server, gpus, timeout, corr, line(n), build));
             }
         }
         return out;
@@ -332,6 +345,216 @@ public final class SuiteLoader {
                 }
             }
             out.add(new AgentSpec(name, model, patches));
+        }
+        return out;
+    }
+
+    /**
+     * A command as an argv list ({@code [python3, -m, compileall, -q, .]}); a plain string is refused (isobench runs
+     * commands without a shell). Null when absent or invalid; an empty list only when {@code emptyAllowed}.
+     */
+    private List<String> argv(NodeTuple t, String field, boolean emptyAllowed) {
+        if (t == null || isNull(t.getValueNode())) {
+            return null;
+        }
+        String fix = " (fix: an argv list run without a shell, e.g. [python3, -m, compileall, -q, .]"
+                + (emptyAllowed ? "; [] for no build" : "") + ")";
+        if (!(t.getValueNode() instanceof SequenceNode seq)) {
+            problem(t.getValueNode(), field, (t.getValueNode() instanceof ScalarNode s
+                    ? "must be an argv list, not a shell string '" + s.getValue() + "'" : "must be an argv list") + fix);
+            return null;
+        }
+        List<String> out = new ArrayList<>();
+        int i = 0;
+        for (Node n : seq.getValue()) {
+            if (!(n instanceof ScalarNode s) || isNull(n) || s.getValue().isEmpty()) {
+                problem(n, field + "[" + i + "]", "must be a non-empty string" + fix);
+                return null;
+            }
+            out.add(s.getValue());
+            i++;
+        }
+        if (out.isEmpty() && !emptyAllowed) {
+            problem(seq, field, "the list is empty" + fix);
+            return null;
+        }
+        return out;
+    }
+
+    private List<Recipe> recipes(NodeTuple t, Set<String> taskIds, List<AgentSpec> agents) {
+        List<Recipe> out = new ArrayList<>();
+        if (t == null || isNull(t.getValueNode())) {
+            return out;
+        }
+        if (!(t.getValueNode() instanceof SequenceNode seq)) {
+            problem(t.getValueNode(), "recipes", "must be a list (fix: - name: …, pip_pin|env|apply_patch|replace_in_file: …)");
+            return out;
+        }
+        Set<String> agentNames = new HashSet<>();
+        agents.forEach(a -> agentNames.add(io.isobench.Arm.normalizeAgent(a.name())));
+        Map<String, Integer> names = new LinkedHashMap<>();
+        int i = 0;
+        for (Node n : seq.getValue()) {
+            String field = "recipes[" + i++ + "]";
+            Map<String, NodeTuple> m = mapping(n, field, RECIPE_KEYS);
+            if (m == null) {
+                continue;
+            }
+            String name = string(m.get("name"), field + ".name", true);
+            if (name == null && !m.containsKey("name")) {
+                problem(n, field + ".name", "missing (fix: a short unique name, e.g. pin-numpy)");
+            }
+            if (name != null && !ID.matcher(name).matches()) {
+                problem(m.get("name").getValueNode(), field + ".name", "'" + name
+                        + "' is not a valid name (fix: letters, digits, '.', '_', '-')");
+                name = null;
+            }
+            if (name != null) {
+                Integer prev = names.putIfAbsent(name, line(m.get("name").getValueNode()));
+                if (prev != null) {
+                    problem(m.get("name").getValueNode(), field + ".name", "duplicate recipe '" + name
+                            + "' (first at line " + prev + ") (fix: names must be unique)");
+                }
+            }
+            List<Recipe.Kind> kinds = new ArrayList<>();
+            for (Recipe.Kind k : Recipe.Kind.values()) {
+                if (m.containsKey(k.key())) {
+                    kinds.add(k);
+                }
+            }
+            if (kinds.size() != 1) {
+                problem(kinds.isEmpty() ? n : m.get(kinds.get(1).key()).getKeyNode(), field, (kinds.isEmpty()
+                        ? "has no action" : "has " + kinds.size() + " actions ("
+                        + String.join(", ", kinds.stream().map(Recipe.Kind::key).toList()) + ")")
+                        + " (fix: exactly one of pip_pin, env, apply_patch, replace_in_file per recipe)");
+                continue;
+            }
+            Recipe.Kind kind = kinds.get(0);
+            NodeTuple at = m.get(kind.key());
+            String af = field + "." + kind.key();
+            Map<String, String> params = new LinkedHashMap<>();
+            switch (kind) {
+                case PIP_PIN -> {
+                    String spec = string(at, af, true);
+                    if (spec != null && !PIP_SPEC.matcher(spec.trim()).matches()) {
+                        problem(at.getValueNode(), af, "'" + spec + "' is not an exact pin"
+                                + " (fix: package==version, e.g. numpy==1.26.4)");
+                        spec = null;
+                    }
+                    if (spec != null) {
+                        params.put("spec", spec.trim());
+                    }
+                }
+                case ENV -> {
+                    if (!(at.getValueNode() instanceof MappingNode em) || em.getValue().isEmpty()) {
+                        problem(at.getValueNode(), af, "must be a non-empty map of variable to value"
+                                + " (fix: env: {VAR: value})");
+                        break;
+                    }
+                    for (NodeTuple e : em.getValue()) {
+                        String var = scalarText(e.getKeyNode());
+                        if (!ENV_NAME.matcher(var).matches()) {
+                            problem(e.getKeyNode(), af + "." + var, "is not a variable name"
+                                    + " (fix: letters, digits and _, not starting with a digit)");
+                            continue;
+                        }
+                        if (params.containsKey(var)) {
+                            problem(e.getKeyNode(), af + "." + var, "duplicate key (fix: give it once)");
+                            continue;
+                        }
+                        Node v = e.getValueNode();
+                        if (!(v instanceof ScalarNode sv)) {
+                            problem(v, af + "." + var, "must be a single value (fix: quote it as a string)");
+                            continue;
+                        }
+                        params.put(var, isNull(v) ? "" : sv.getValue());
+                    }
+                }
+                case APPLY_PATCH -> {
+                    String path = string(at, af, true);
+                    if (path != null) {
+                        Path p = resolve(path);
+                        if (checkPaths && !Files.isRegularFile(p)) {
+                            problem(at.getValueNode(), af, "no such file " + p
+                                    + " (fix: a patch file, relative to the suite's folder)");
+                        } else {
+                            params.put("path", p.toString());
+                        }
+                    }
+                }
+                case REPLACE_IN_FILE -> {
+                    Map<String, NodeTuple> rm = mapping(at.getValueNode(), af, REPLACE_KEYS);
+                    if (rm == null) {
+                        break;
+                    }
+                    for (String k : REPLACE_KEYS) {
+                        if (!rm.containsKey(k)) {
+                            problem(at.getValueNode(), af + "." + k, "missing (fix: replace_in_file: {path: FILE,"
+                                    + " from: OLD TEXT, to: NEW TEXT})");
+                        }
+                    }
+                    String path = string(rm.get("path"), af + ".path", true);
+                    String from = string(rm.get("from"), af + ".from", true);
+                    String to = rm.containsKey("to") && isNull(rm.get("to").getValueNode()) ? ""
+                            : string(rm.get("to"), af + ".to", false);
+                    if (path != null) {
+                        Path rp = Path.of(path).normalize();
+                        if (rp.isAbsolute() || rp.startsWith("..")) {
+                            problem(rm.get("path").getValueNode(), af + ".path", "'" + path
+                                    + "' leaves the engine tree (fix: a path relative to the repository root)");
+                            path = null;
+                        }
+                    }
+                    if (path != null && from != null && to != null) {
+                        params.put("path", path);
+                        params.put("from", from);
+                        params.put("to", to);
+                    }
+                }
+                default -> throw new IllegalStateException(kind.toString());
+            }
+            List<String> tasks = stringList(m.get("tasks"), field + ".tasks");
+            for (int k = 0; k < tasks.size(); k++) {
+                String id = tasks.get(k);
+                if (!taskIds.contains(id)) {
+                    problem(((SequenceNode) m.get("tasks").getValueNode()).getValue().get(k), field + ".tasks[" + k
+                            + "]", "no task with id '" + id + "'"
+                            + Nearest.of(id, taskIds).map(s -> " (did you mean " + s + "?)").orElse("")
+                            + " (fix: use an id from tasks)");
+                }
+            }
+            List<String> arms = stringList(m.get("arms"), field + ".arms");
+            for (int k = 0; k < arms.size(); k++) {
+                String a = arms.get(k);
+                boolean ok = a.equals("baseline") || a.equals("human") || a.equals("agent")
+                        || (a.startsWith("agent:") && agentNames.contains(io.isobench.Arm.normalizeAgent(a.substring(6))));
+                if (!ok) {
+                    problem(((SequenceNode) m.get("arms").getValueNode()).getValue().get(k), field + ".arms[" + k
+                            + "]", "'" + a + "' is not an arm"
+                            + Nearest.of(a, List.of("baseline", "human", "agent")).map(s -> " (did you mean " + s + "?)")
+                            .orElse("") + " (fix: baseline, human, agent (every agent) or agent:NAME of a declared agent)");
+                }
+            }
+            int expected = kind == Recipe.Kind.ENV ? 1 : kind == Recipe.Kind.REPLACE_IN_FILE ? 3 : 1;
+            if (name != null && params.size() >= expected) {
+                out.add(new Recipe(name, kind, params, tasks, arms, line(n)));
+            }
+        }
+        return out;
+    }
+
+    /** A list of strings; empty when absent (problems reported). */
+    private List<String> stringList(NodeTuple t, String field) {
+        if (t == null || isNull(t.getValueNode())) {
+            return List.of();
+        }
+        if (!(t.getValueNode() instanceof SequenceNode seq)) {
+            problem(t.getValueNode(), field, "must be a list (fix: [a, b])");
+            return List.of();
+        }
+        List<String> out = new ArrayList<>();
+        for (Node n : seq.getValue()) {
+            out.add(n instanceof ScalarNode s ? s.getValue() : "<" + n.getNodeId() + ">");
         }
         return out;
     }

@@ -22,10 +22,19 @@ import java.util.Optional;
  * @param timeoutS      per-run limit overriding the suite's; null for the suite's
  * @param correctness   the greedy-output gate; null when the task has none
  * @param line          the line of the task in the suite file (1-based); 0 when built in memory
+ * @param build         this task's build argv, overriding {@code engine.build}; empty = no build; null = the engine's
  */
 public record TaskSpec(String id, String humanCommit, String parentCommit, String perfCommand, String model,
                        String modeLabel, String serverCommand, Integer gpus, Integer timeoutS,
-                       Correctness correctness, int line) {
+                       Correctness correctness, int line, List<String> build) {
+
+    /** A task that uses the engine's build step. */
+    public TaskSpec(String id, String humanCommit, String parentCommit, String perfCommand, String model,
+                    String modeLabel, String serverCommand, Integer gpus, Integer timeoutS, Correctness correctness,
+                    int line) {
+        this(id, humanCommit, parentCommit, perfCommand, model, modeLabel, serverCommand, gpus, timeoutS, correctness,
+                line, null);
+    }
 
     /** Greedy outputs of each arm compared with the baseline's: {@code prompts} prompts × {@code maxTokens}. */
     public record Correctness(int prompts, int maxTokens, double tolerance) {
@@ -47,6 +56,7 @@ public record TaskSpec(String id, String humanCommit, String parentCommit, Strin
     public TaskSpec {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(humanCommit, "humanCommit");
+        build = build == null ? null : List.copyOf(build);
     }
 
     /** The perf_command parsed and linted against this task's model, mode label and GPU count. */

@@ -85,6 +85,11 @@ class DemoIT {
                 .contains("**incorrect**").contains("**failed**")
                 .contains("`SERVER_CRASHED`").contains("`PATCH_FAILED`").contains("`EMPTY_PATCH`")
                 .contains("`OUTPUT_MISMATCH`").contains("SUSPICIOUS_PATCH").contains("valid");
+        // the build step and the recipe of the demo suite ran for every arm that got that far, and are recorded
+        assertThat(md).contains("### Environments (build step and fix recipes)")
+                .contains("| tpot | baseline | ok in ").contains("`python3 -m compileall -q .`")
+                .contains("utf8-io (env): ok — set PYTHONIOENCODING");
+        assertThat(err.toString()).contains("env tpot human: at ").contains("+ recipes utf8-io, built in ");
     }
 
     /**

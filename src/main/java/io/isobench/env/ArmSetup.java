@@ -1,0 +1,26 @@
+package io.isobench.env;
+
+import io.isobench.task.Recipe;
+
+import java.util.List;
+
+/**
+ * What an arm's environment gets after checkout and the agent patch: the fix recipes that apply to it (suite order),
+ * then the build step.
+ *
+ * @param recipes       recipes applied in order; the first that fails stops the preparation
+ * @param build         the build argv (run without a shell in the worktree); empty = no build step
+ * @param buildTimeoutS limit of the build and of each {@code pip_pin} install, seconds
+ */
+public record ArmSetup(List<Recipe> recipes, List<String> build, int buildTimeoutS) {
+
+    public static final ArmSetup NONE = new ArmSetup(List.of(), List.of(), 3600);
+
+    public ArmSetup {
+        recipes = recipes == null ? List.of() : List.copyOf(recipes);
+        build = build == null ? List.of() : List.copyOf(build);
+        if (buildTimeoutS < 1) {
+            throw new IllegalArgumentException("buildTimeoutS (" + buildTimeoutS + ") must be >= 1");
+        }
+    }
+}

@@ -1,0 +1,198 @@
+package io.isobench.env;
+
+import io.isobench.parse.Failure;
+import io.isobench.parse.FailureCategory;
+import io.isobench.task.Recipe;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+
+/** Applies fix recipes to a worktree and runs commands (build, pip) without a shell, with a time limit. */
+final class Recipes {
+
+    private static final Pattern PIP_CONFLICT = Pattern.compile(
+            "(?i)ResolutionImpossible|conflicting dependencies|dependency conflict|is incompatible");
+
+    private Recipes() {
+    }
+
+    /**
+     * Applies {@code r} to the worktree {@code dest}; variables it sets go into {@code env}. Appends the application
+     * to {@code applied}. Returns null on success, else the classified failure.
+     */
+    static Failure apply(Recipe r, Path dest, Map<String, String> env, int timeoutS, List<RecipeApplication> applied,
+                         StringBuilder log) {
+        String kind = r.kind().key();
+        log.append("# recipe ").append(r.name()).append(" (").append(kind).append(") ").append(r.params()).append('\n');
+        String detail;
+        Failure failure = null;
+        switch (r.kind()) {
+            case ENV -> {
+                env.putAll(r.params());
+                detail = "set " + String.join(", ", r.params().keySet());
+            }
+            case PIP_PIN -> {
+                String spec = r.params().get("spec");
+                Path site = Worktrees.siteDir(dest);
+                try {
+                    Files.createDirectories(site);
+                } catch (IOException e) {
+                    detail = "cannot create " + site + ": " + e.getMessage();
+                    failure = fail(FailureCategory.ENV_MISSING, r, detail, List.of(detail));
+                    break;
+                }
+                List<String> argv = List.of(python(), "-m", "pip", "install", "--disable-pip-version-check",
+                        "--no-input", "--no-warn-script-location", "--upgrade", "--target", site.toString(), spec);
+                log.append("$ (").append(dest).append(") ").append(String.join(" ", argv)).append('\n');
+                BuildStep run = run(argv, dest, env, timeoutS);
+                log.append(run.log());
+                if (run.ok()) {
+                    String prev = env.getOrDefault("PYTHONPATH", System.getenv("PYTHONPATH"));
+                    env.put("PYTHONPATH", site + (prev == null || prev.isEmpty() ? "" : java.io.File.pathSeparator + prev));
+                    detail = "installed " + spec + " into " + site.getFileName() + " (first on PYTHONPATH)";
+                } else {
+                    detail = run.timedOut() ? "pip timed out after " + timeoutS + " s"
+                            : run.exitCode() == null ? lastLines(run.log(), 1).stream().findFirst().orElse("pip did not start")
+                            : "pip install " + spec + " exited with " + run.exitCode() + ": "
+                            + lastLines(run.log(), 1).stream().findFirst().orElse("");
+                    FailureCategory c = PIP_CONFLICT.matcher(run.log()).find() ? FailureCategory.DEPENDENCY_CONFLICT
+                            : FailureCategory.ENV_MISSING;
+                    failure = fail(c, r, detail, lastLines(run.log(), 5));
+                }
+            }
+            case APPLY_PATCH -> {
+                String p = r.params().get("path");
+                Worktrees.Git check = Worktrees.git(log, dest, "apply", "--check", p);
+                if (check.code() != 0) {
+                    detail = "git apply --check " + Path.of(p).getFileName() + ": " + Worktrees.firstLine(check.out());
+                    failure = fail(FailureCategory.BUILD_FAILED, r, detail, List.of(Worktrees.firstLine(check.out())));
+                    break;
+                }
+                Worktrees.Git apply = Worktrees.git(log, dest, "apply", p);
+                if (apply.code() != 0) {
+                    detail = "git apply " + Path.of(p).getFileName() + ": " + Worktrees.firstLine(apply.out());
+                    failure = fail(FailureCategory.BUILD_FAILED, r, detail, List.of(Worktrees.firstLine(apply.out())));
+                    break;
+                }
+                detail = "applied " + Path.of(p).getFileName();
+            }
+            case REPLACE_IN_FILE -> {
+                String rel = r.params().get("path");
+                String from = r.params().get("from");
+                String to = r.params().get("to");
+                Path file = dest.resolve(rel).normalize();
+                if (!file.startsWith(dest) || !Files.isRegularFile(file)) {
+                    detail = "no file " + rel + " in the worktree";
+                    failure = fail(FailureCategory.BUILD_FAILED, r, detail, List.of(detail));
+                    break;
+                }
+                try {
+                    String text = Files.readString(file, StandardCharsets.UTF_8);
+                    int count = 0;
+                    for (int i = text.indexOf(from); i >= 0; i = text.indexOf(from, i + from.length())) {
+                        count++;
+                    }
+                    if (count == 0) {
+                        detail = "text not found in " + rel + ": " + abbreviate(from);
+                        failure = fail(FailureCategory.BUILD_FAILED, r, detail, List.of(detail));
+                        break;
+                    }
+                    Files.writeString(file, text.replace(from, to), StandardCharsets.UTF_8);
+                    detail = String.format(Locale.ROOT, "replaced %d occurrence%s in %s", count, count == 1 ? "" : "s",
+                            rel);
+                } catch (IOException e) {
+                    detail = "cannot edit " + rel + ": " + e.getMessage();
+                    failure = fail(FailureCategory.BUILD_FAILED, r, detail, List.of(detail));
+                }
+            }
+            default -> throw new IllegalStateException(kind);
+        }
+        log.append("# recipe ").append(r.name()).append(": ").append(failure == null ? "ok" : "FAILED").append(" — ")
+                .append(detail).append('\n');
+        applied.add(new RecipeApplication(r.name(), kind, r.params(), failure == null, detail));
+        return failure;
+    }
+
+    private static Failure fail(FailureCategory c, Recipe r, String detail, List<String> evidence) {
+        return new Failure(c, "fix recipe '" + r.name() + "' (" + r.kind().key() + ") failed: " + detail, evidence);
+    }
+
+    /** The classified failure of a build that did not succeed. */
+    static Failure buildFailure(BuildStep b, int timeoutS) {
+        String cmd = String.join(" ", b.argv());
+        if (b.timedOut()) {
+            return new Failure(FailureCategory.BUILD_FAILED, "build timed out after " + timeoutS + " s: " + cmd,
+                    lastLines(b.log(), 5));
+        }
+        if (b.exitCode() == null) {
+            return new Failure(FailureCategory.ENV_MISSING, "build command " + b.argv().get(0) + " cannot run: "
+                    + b.log().strip() + " (fix: install it or correct engine.build)", List.of(b.log().strip()));
+        }
+        List<String> tail = lastLines(b.log(), 5);
+        return new Failure(FailureCategory.BUILD_FAILED, "build exited with " + b.exitCode() + ": " + cmd
+                + (tail.isEmpty() ? "" : " — " + tail.get(tail.size() - 1)), tail);
+    }
+
+    /** Runs argv in {@code cwd} with {@code env} added, output captured whole; killed (with descendants) past the limit. */
+    static BuildStep run(List<String> argv, Path cwd, Map<String, String> env, int timeoutS) {
+        long t0 = System.nanoTime();
+        Path out = null;
+        try {
+            out = Files.createTempFile("isobench-build", ".log");
+            ProcessBuilder pb = new ProcessBuilder(argv).directory(cwd.toFile()).redirectErrorStream(true)
+                    .redirectOutput(out.toFile());
+            pb.environment().putAll(env);
+            Process p = pb.start();
+            p.getOutputStream().close();
+            boolean done = p.waitFor(timeoutS, TimeUnit.SECONDS);
+            if (!done) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+                p.waitFor(5, TimeUnit.SECONDS);
+            }
+            String log = new String(Files.readAllBytes(out), StandardCharsets.UTF_8);
+            return new BuildStep(argv, done ? p.exitValue() : null, (System.nanoTime() - t0) / 1e6, !done, log);
+        } catch (IOException e) {
+            return new BuildStep(argv, null, (System.nanoTime() - t0) / 1e6, false, e.getMessage() + "\n");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new BuildStep(argv, null, (System.nanoTime() - t0) / 1e6, false, "interrupted\n");
+        } finally {
+            if (out != null) {
+                try {
+                    Files.deleteIfExists(out);
+                } catch (IOException e) {
+                    // temp file
+                }
+            }
+        }
+    }
+
+    static List<String> lastLines(String text, int n) {
+        List<String> lines = new ArrayList<>();
+        for (String l : text.split("\n")) {
+            if (!l.isBlank()) {
+                lines.add(l.strip());
+            }
+        }
+        return lines.subList(Math.max(0, lines.size() - n), lines.size());
+    }
+
+    private static String python() {
+        String p = System.getenv("ISOBENCH_PYTHON");
+        return p == null || p.isBlank() ? "python3" : p;
+    }
+
+    private static String abbreviate(String s) {
+        String t = s.replace("\n", "\\n");
+        return "\"" + (t.length() > 60 ? t.substring(0, 60) + "…" : t) + "\"";
+    }
+}
