@@ -90,7 +90,7 @@ public final class NativeTable {
             issues.add("SUSPICIOUS_PATCH=" + findings.size() + " finding(s): "
                     + String.join(" / ", findings.stream().map(f -> f.replace(";", ",")).toList()));
         }
-        String status = b != null && h != null && x != null ? "ok" : "incomplete";
+        String status = b == null || h == null || x == null ? "incomplete" : t.incorrect().contains(armLabel) ? "incorrect" : "ok";
         return new ThreeWayRow(t.commit() == null ? t.taskId() : t.commit().substring(0, Math.min(8, t.commit().length())),
                 status, "native", t.mode(), ta.metric(), MetricDictionary.lookup(ta.metric()).unit(),
                 ta.better().name().toLowerCase(Locale.ROOT), text(b), text(h), text(x),
