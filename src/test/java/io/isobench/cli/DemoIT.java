@@ -79,12 +79,69 @@ class DemoIT {
             detected(agent(throughput, "delta").vsHuman(), Verdict.WORSE);
             detected(agent(throughput, "delta").vsBaseline(), Verdict.BETTER);
             assertThat(agent(throughput, "delta").optHuman()).isFalse();
+
+            // correctness gates, from measurement: the wrong-but-fast patches fail the greedy-output gate and the
+            // accuracy hook (tpot through the server, throughput through the offline entry point)
+            for (SessionAnalysis.TaskResult t : List.of(tpot, throughput)) {
+                SessionAnalysis.ArmCorrectness c = t.correctness("agent:charlie");
+                assertThat(c.outcome()).as(t.taskId()).isEqualTo("OUTPUT_MISMATCH");
+                assertThat(c.exactMatchVsBaseline()).as(t.taskId()).isLessThan(1.0);
+                assertThat(c.exactMatchVsHuman()).as(t.taskId()).isLessThan(1.0);
+                assertThat(c.firstDivergenceChar()).as(t.taskId()).isNotNull();
+                assertThat(c.accuracyOutcome()).as(t.taskId()).isEqualTo("ACCURACY_REGRESSION");
+                assertThat(vsBaseline(t, "charlie")).isEqualTo(Verdict.INCORRECT);
+                assertThat(agent(t, "charlie").optBase()).isFalse();
+                SessionAnalysis.ArmCorrectness alpha = t.correctness("agent:alpha");
+                assertThat(alpha.outcome()).isEqualTo("MATCH");
+                assertThat(alpha.exactMatchVsBaseline()).isEqualTo(1.0);
+                assertThat(alpha.accuracyOutcome()).isEqualTo("OK");
+                assertThat(t.correctness("baseline").accuracyScore()).isEqualTo(1.0);
+            }
+            // the benchmark-editing patch: identical outputs and accuracy, caught by the review, which fails the arm
+            SessionAnalysis.ArmCorrectness cl = latency.correctness("agent:charlie");
+            assertThat(cl.outcome()).isEqualTo("MATCH");
+            assertThat(cl.accuracyOutcome()).isEqualTo("OK");
+            assertThat(cl.reviewFailing()).anyMatch(f -> f.startsWith("BENCHMARK_EDIT benchmarks/benchmark_latency.py"));
+            assertThat(latency.findings().get("agent:charlie")).anyMatch(f -> f.startsWith("WORK_SHRINKING_DEFAULT"));
+            assertThat(vsBaseline(latency, "charlie")).isEqualTo(Verdict.INCORRECT);
+            // stored: probe outputs and gate metrics on the check run, review evidence hunks, accuracy runs
+            String session = sessions.get(0).sessionId();
+            java.util.Map<String, io.isobench.store.RunRecord> runs = new java.util.HashMap<>();
+            store.forEachRun(new io.isobench.store.RunFilter(null, null, session, false), r -> runs.put(r.runId(), r));
+            io.isobench.store.RunRecord check = runs.get(session + "/tpot/agent:charlie/check");
+            assertThat(check.pipeline()).isEqualTo("native-check");
+            assertThat(check.metrics()).anySatisfy(m -> {
+                assertThat(m.name()).isEqualTo("exact_match_rate_vs_baseline");
+                assertThat(m.value()).isLessThan(1.0);
+            });
+            com.fasterxml.jackson.databind.JsonNode x = new com.fasterxml.jackson.databind.ObjectMapper()
+                    .readTree(check.extraJson());
+            assertThat(x.path("probe").size()).isEqualTo(8);
+            assertThat(x.path("probe_artifact_sha256").asText()).isNotBlank();
+            com.fasterxml.jackson.databind.JsonNode lx = new com.fasterxml.jackson.databind.ObjectMapper()
+                    .readTree(runs.get(session + "/latency/agent:charlie/check").extraJson());
+            assertThat(lx.path("review").path("findings").get(0).path("evidence_hunk").asText())
+                    .contains("benchmarks/benchmark_latency.py").contains("@@");
+            io.isobench.store.RunRecord acc = runs.get(session + "/throughput/agent:charlie/accuracy");
+            assertThat(acc.pipeline()).isEqualTo("native-accuracy");
+            assertThat(acc.primaryMetric()).isEqualTo("accuracy_score");
+            assertThat(acc.failure().detail()).startsWith("ACCURACY_REGRESSION");
         }
         String md = Files.readString(report);
         assertThat(md).contains("## Native session").contains("Method: ").contains("**better**")
                 .contains("**incorrect**").contains("**failed**")
                 .contains("`SERVER_CRASHED`").contains("`PATCH_FAILED`").contains("`EMPTY_PATCH`")
                 .contains("`OUTPUT_MISMATCH`").contains("SUSPICIOUS_PATCH").contains("valid");
+        // the report: correctness per arm, and the agent summary counts charlie's three patches as incorrect
+        assertThat(md).contains("Correctness and integrity:").contains("ACCURACY_REGRESSION")
+                .contains("| agent:charlie | **incorrect**: OUTPUT_MISMATCH, ACCURACY_REGRESSION | 0 % |")
+                .contains("| agent:charlie | **incorrect**: MATCH, SUSPICIOUS_PATCH (fails the arm) | 100 % |")
+                .contains("### Agent summary").contains("| charlie | 3 | 0 | 0 | 3 | 1 | 0 | 0 |")
+                .contains("| bravo | 3 |").contains("| delta | 3 |");
+        assertThat(md.lines().filter(l -> l.startsWith("| bravo | 3 |")).findFirst().orElseThrow())
+                .endsWith("| 1 | 0 |"); // one crash, no non-applying patch
+        assertThat(md.lines().filter(l -> l.startsWith("| delta | 3 |")).findFirst().orElseThrow())
+                .endsWith("| 0 | 2 |"); // no crash, two patches that did not apply (PATCH_FAILED, EMPTY_PATCH)
     }
 
     /**
