@@ -44,6 +44,10 @@ final class TableCommand implements Callable<Integer> {
                     + " (isobench --db " + db + " import legacy DIR)");
         }
         try (Store store = Stores.open(db)) {
+            if (session != null && store.session(session).isEmpty()) {
+                throw new IsobenchException.BadInput("--session " + session + ": no such session in "
+                        + store.describe() + " (fix: isobench report lists the sessions)");
+            }
             TableFormat.Writer w = format.open(main.out);
             int[] n = {0};
             if (session == null) {
@@ -51,9 +55,6 @@ final class TableCommand implements Callable<Integer> {
                     w.row(row);
                     n[0]++;
                 });
-            } else if (store.session(session).isEmpty()) {
-                throw new IsobenchException.BadInput("--session " + session + ": no such session in "
-                        + store.describe() + " (fix: isobench report lists the sessions)");
             }
             io.isobench.report.NativeTable.rows(store, agent, session, row -> {
                 w.row(row);
