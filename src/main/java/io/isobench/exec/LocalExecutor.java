@@ -103,7 +103,7 @@ final class LocalExecutor implements Executor {
                         + " does not exist", List.of()), List.of(), null, "", timings, List.of(), job.argv());
             }
             if (gpus == null) {
-                return offlineProbe(job) ? OfflineProbe.run(job, hooks, log, t0, timings, grace)
+                return offlineProbe(job) ? OfflineProbe.run(job, hooks, log, t0, timings, grace, launcher)
                         : job.serving() || job.kind() == Job.Kind.CHECK
                         ? server(job, hooks, log, t0, timings) : offline(job, hooks, log, t0, timings);
             }
@@ -126,7 +126,7 @@ final class LocalExecutor implements Executor {
                 Job leased = new Job(job.index(), job.jobId(), job.taskId(), job.arm(), job.round(), job.kind(),
                         job.mode(), job.argv(), job.client(), env, job.cwd(), job.serverStartS(), job.runTimeoutS(),
                         job.gpus(), job.warmupRequests());
-                return offlineProbe(leased) ? OfflineProbe.run(leased, hooks, log, t0, timings, grace)
+                return offlineProbe(leased) ? OfflineProbe.run(leased, hooks, log, t0, timings, grace, launcher)
                         : leased.serving() || leased.kind() == Job.Kind.CHECK
                         ? server(leased, hooks, log, t0, timings) : offline(leased, hooks, log, t0, timings);
             } finally {

@@ -23,8 +23,9 @@ import java.util.Optional;
 
 /**
  * The correctness check through a task's offline entry point ({@code correctness.offline_command}): isobench writes
- * the probe prompts to a file (one JSON string per line), runs the command in the arm's environment without a
- * shell, and reads one JSON object per prompt from its output: {@code {"text": …, "token_ids": […]?,
+ * the probe prompts to {@code .isobench-probe-prompts.jsonl} in the arm's worktree (one JSON string per line; removed
+ * afterwards), runs the command there without a shell through the executor's launcher (local process group or
+ * container), and reads one JSON object per prompt from its output: {@code {"text": …, "token_ids": […]?,
  * "logprobs": […]?}}, in prompt order; other lines are ignored.
  */
 final class OfflineProbe {
@@ -35,14 +36,15 @@ final class OfflineProbe {
     }
 
     static JobResult run(Job job, Executor.Hooks hooks, Path log, long t0, Map<String, Double> timings,
-                         Duration grace) {
+                         Duration grace, LocalExecutor.Launcher launcher) {
         Map<String, String> flags = Clients.flagMap(job.client());
         int n = Integer.parseInt(flags.getOrDefault("num-prompts", "8"));
         String maxTokens = flags.getOrDefault("max-tokens", "32");
         String model = flags.getOrDefault("model", "model");
         Path prompts;
         try {
-            prompts = Files.createTempFile("isobench-probe-", ".jsonl");
+            // inside the arm's environment, so a container executor that mounts the worktree sees it too
+            prompts = job.cwd().resolve(".isobench-probe-prompts.jsonl");
             StringBuilder sb = new StringBuilder();
             for (String p : Greedy.prompts(n)) {
                 sb.append(JSON.writeValueAsString(p)).append('\n');
@@ -58,7 +60,7 @@ final class OfflineProbe {
         try {
             ProcessGroup pg;
             try {
-                pg = ProcessGroup.start(argv, job.cwd(), job.env(), log);
+                pg = launcher.start(job, argv, log);
             } catch (IOException e) {
                 return result(t0, new Failure(FailureCategory.BAD_PERF_COMMAND, "cannot start the offline probe command "
                         + argv.get(0) + ": " + e.getMessage(), List.of(String.valueOf(e.getMessage()))), "", timings,
@@ -76,7 +78,7 @@ final class OfflineProbe {
                 Thread.currentThread().interrupt();
             } finally {
                 long td = System.nanoTime();
-                pg.terminate(grace);
+                launcher.stop(job, pg, grace);
                 timings.put("client_ms", (td - tc) / 1e6);
                 timings.put("teardown_ms", (System.nanoTime() - td) / 1e6);
             }
