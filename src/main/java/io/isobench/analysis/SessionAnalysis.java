@@ -37,11 +37,75 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
      * @param incorrect  arms whose greedy outputs failed the gate
      * @param findings   per arm: patch-review findings (e.g. SUSPICIOUS_PATCH: touches benchmarks/)
      * @param runs       per arm: measured runs
+     * @param correctness per arm: the correctness gate, accuracy hook and review verdict
      */
     public record TaskResult(String taskId, String mode, String commit, List<String> arms, TaskAnalysis analysis,
                              Map<String, Map<String, Integer>> outcomes, Set<String> incorrect,
-                             Map<String, List<String>> findings, Map<String, Integer> runs) {
+                             Map<String, List<String>> findings, Map<String, Integer> runs,
+                             Map<String, ArmCorrectness> correctness) {
+
+        /** The arm's correctness record (empty when nothing was checked). */
+        public ArmCorrectness correctness(String arm) {
+            return correctness.getOrDefault(arm, ArmCorrectness.NONE);
+        }
     }
+
+    /**
+     * What the gates said about one arm.
+     *
+     * @param outcome            greedy-output gate: REFERENCE (baseline), MATCH, OUTPUT_MISMATCH, PROBE_REJECTED,
+     *                           NO_GREEDY_SUPPORT, OFFLINE_PROBE_FAILED, NO_REFERENCE, CHECK_FAILED; null: unchecked
+     * @param reason             one line: why
+     * @param exactMatchVsBaseline exact-match rate of the greedy probes vs the baseline's (0..1); null when not compared
+     * @param exactMatchVsHuman  the same vs the human arm's
+     * @param firstDivergenceChar smallest character offset where a probe differs from the baseline's
+     * @param accuracyOutcome    accuracy hook: REFERENCE, OK, ACCURACY_REGRESSION, ACCURACY_FAILED, NO_REFERENCE; null
+     *                           when the task has none
+     * @param accuracyScore      the arm's accuracy_score
+     * @param accuracyReason     one line
+     * @param reviewFailing      review findings the suite marks as failing the arm
+     * @param gateFailures       why the arm is {@code incorrect} (empty when it is not)
+     */
+    public record ArmCorrectness(String outcome, String reason, Double exactMatchVsBaseline, Double exactMatchVsHuman,
+                                 Double firstDivergenceChar, String accuracyOutcome, Double accuracyScore,
+                                 String accuracyReason, List<String> reviewFailing, List<String> gateFailures) {
+        public static final ArmCorrectness NONE = new ArmCorrectness(null, null, null, null, null, null, null, null,
+                List.of(), List.of());
+
+        /** Short label for tables: the gate outcome, with the accuracy outcome when it is not OK. */
+        public String label() {
+            String o = outcome == null ? "unchecked" : outcome;
+            if (accuracyOutcome != null && !accuracyOutcome.equals("OK") && !accuracyOutcome.equals("REFERENCE")) {
+                o += ", " + accuracyOutcome;
+            }
+            if (!reviewFailing.isEmpty()) {
+                o += ", SUSPICIOUS_PATCH (fails the arm)";
+            }
+            return o;
+        }
+    }
+
+    /** Mutable collector for {@link ArmCorrectness}. */
+    private static final class Gate {
+        String outcome;
+        String reason;
+        Double emB;
+        Double emH;
+        Double div;
+        String accOutcome;
+        Double accScore;
+        String accReason;
+        final List<String> reviewFailing = new ArrayList<>();
+
+        ArmCorrectness done(List<String> gateFailures) {
+            return new ArmCorrectness(outcome, reason, emB, emH, div, accOutcome, accScore, accReason,
+                    List.copyOf(reviewFailing), List.copyOf(gateFailures));
+        }
+    }
+
+    /** Probe outcomes that say the arm's server answered, but not with usable greedy outputs. */
+    private static final Set<String> PROBE_FAILURES = Set.of("PROBE_REJECTED", "NO_GREEDY_SUPPORT",
+            "OFFLINE_PROBE_FAILED");
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -79,6 +143,7 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
         Map<String, List<String>> findings = new LinkedHashMap<>();
         Map<String, Integer> measured = new LinkedHashMap<>();
         java.util.Set<String> incorrect = new java.util.LinkedHashSet<>();
+        Map<String, Gate> gates = new LinkedHashMap<>();
         String mode = null;
         String commit = null;
         String metric = null;
@@ -99,6 +164,34 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
             if (r.status() == RunRecord.RunStatus.NOT_RUN) {
                 continue; // interrupted, not finished
             }
+            for (JsonNode f : x.path("review_failing")) {
+                Gate g = gates.computeIfAbsent(r.arm(), k -> new Gate());
+                if (!g.reviewFailing.contains(f.asText())) {
+                    g.reviewFailing.add(f.asText());
+                }
+            }
+            if ("native-check".equals(r.pipeline())) {
+                Gate g = gates.computeIfAbsent(r.arm(), k -> new Gate());
+                JsonNode c = x.path("correctness");
+                if (c.path("outcome").isTextual()) {
+                    g.outcome = c.path("outcome").asText();
+                    g.reason = c.path("reason").asText(null);
+                } else if (r.failure() != null) {
+                    g.outcome = "OUTPUT_MISMATCH".equals(r.failure().category()) ? "OUTPUT_MISMATCH" : "CHECK_FAILED";
+                    g.reason = r.failure().detail();
+                } else if (x.has("correctness")) {
+                    g.outcome = "MATCH";
+                }
+                g.emB = number(c.path("vs_baseline").path("exact_match_rate"), g.emB);
+                g.emH = number(c.path("vs_human").path("exact_match_rate"), g.emH);
+                g.div = number(c.path("vs_baseline").path("first_divergence_char"), g.div);
+            } else if ("native-accuracy".equals(r.pipeline())) {
+                Gate g = gates.computeIfAbsent(r.arm(), k -> new Gate());
+                JsonNode a = x.path("accuracy");
+                g.accOutcome = a.path("outcome").asText(null);
+                g.accReason = a.path("reason").asText(null);
+                g.accScore = number(a.path("score"), null);
+            }
             if (r.failure() != null) {
                 if ("OUTPUT_MISMATCH".equals(r.failure().category())) {
                     incorrect.add(r.arm());
@@ -118,6 +211,32 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
         if (metric == null && mode != null) {
             metric = Mode.fromLabel(mode).map(MetricDictionary::primaryMetric).orElse(null);
         }
+        Gate base = gates.getOrDefault("baseline", new Gate());
+        Map<String, ArmCorrectness> correctness = new LinkedHashMap<>();
+        for (String a : arms) {
+            Gate g = gates.get(a);
+            if (g == null) {
+                continue;
+            }
+            List<String> why = new ArrayList<>();
+            if ("OUTPUT_MISMATCH".equals(g.outcome)) {
+                why.add("OUTPUT_MISMATCH: " + g.reason);
+            } else if (g.outcome != null && PROBE_FAILURES.contains(g.outcome) && "REFERENCE".equals(base.outcome)) {
+                why.add(g.outcome + ": " + g.reason + " (the baseline answered the same probes)");
+            }
+            if ("ACCURACY_REGRESSION".equals(g.accOutcome)) {
+                why.add("ACCURACY_REGRESSION: " + g.accReason);
+            } else if ("ACCURACY_FAILED".equals(g.accOutcome) && "REFERENCE".equals(base.accOutcome)) {
+                why.add(g.accReason + " (the baseline's accuracy command succeeded)");
+            }
+            for (String f : g.reviewFailing) {
+                why.add("SUSPICIOUS_PATCH (fails the arm): " + f);
+            }
+            if (!why.isEmpty()) {
+                incorrect.add(a);
+            }
+            correctness.put(a, g.done(why));
+        }
         TaskAnalysis analysis = null;
         if (metric != null && arms.contains("baseline") && arms.contains("human")) {
             Better better = MetricDictionary.lookup(metric).better();
@@ -130,7 +249,8 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
             analysis = TaskAnalysis.analyse(new TaskAnalysis.Input(metric, better,
                     armSamples("baseline", samples, incorrect), armSamples("human", samples, incorrect), agents), config);
         }
-        return new TaskResult(taskId, mode, commit, arms, analysis, outcomes, incorrect, findings, measured);
+        return new TaskResult(taskId, mode, commit, arms, analysis, outcomes, incorrect, findings, measured,
+                correctness);
     }
 
     private static ArmSamples armSamples(String label, Map<String, List<double[]>> samples, Set<String> incorrect) {
@@ -138,6 +258,10 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
         s.sort(Comparator.comparingDouble(a -> a[0]));
         ArmSamples out = ArmSamples.of(Arm.fromLabel(label), s.stream().mapToDouble(a -> a[1]).toArray());
         return incorrect.contains(label) ? out.markedIncorrect() : out;
+    }
+
+    private static Double number(JsonNode n, Double fallback) {
+        return n != null && n.isNumber() ? Double.valueOf(n.asDouble()) : fallback;
     }
 
     private static JsonNode extra(RunRecord r) {

@@ -52,26 +52,97 @@ public final class Greedy {
     /** Greedy texts of each prompt from the server at {@code baseUrl}. */
     public static List<String> outputs(URI baseUrl, String model, int prompts, int maxTokens)
             throws IOException, InterruptedException {
-        List<String> texts = new ArrayList<>();
+        return probe(baseUrl, model, prompts, maxTokens, false).stream().map(Probe::text).toList();
+    }
+
+    /**
+     * Runs the probe set against the server at {@code baseUrl}: each prompt once with {@code temperature 0}, a fixed
+     * seed and {@code max_tokens}, then the first prompt a second time (greedy decoding must repeat itself).
+     *
+     * @param logprobs also ask for per-token logprobs ({@code "logprobs": 1}) and token ids
+     * @throws ProbeException PROBE_REJECTED when the server answers a probe with an error, NO_GREEDY_SUPPORT when it
+     *                        refuses temperature 0 or two identical greedy requests give different text
+     */
+    public static List<Probe> probe(URI baseUrl, String model, int prompts, int maxTokens, boolean logprobs)
+            throws IOException, InterruptedException {
+        List<Probe> out = new ArrayList<>();
+        List<String> ps = prompts(prompts);
         try (HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
-            for (String p : prompts(prompts)) {
-                Map<String, Object> body = new LinkedHashMap<>();
-                body.put("model", model);
-                body.put("prompt", p);
-                body.put("max_tokens", maxTokens);
-                body.put("temperature", 0);
-                HttpRequest req = HttpRequest.newBuilder(baseUrl.resolve("/v1/completions"))
-                        .timeout(Duration.ofSeconds(60)).header("Content-Type", "application/json")
-                        .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))).build();
-                HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString());
-                if (r.statusCode() != 200) {
-                    throw new IOException("HTTP " + r.statusCode() + " from /v1/completions: " + r.body());
-                }
-                JsonNode n = JSON.readTree(r.body());
-                texts.add(n.path("choices").path(0).path("text").asText());
+            for (int i = 0; i < ps.size(); i++) {
+                out.add(one(http, baseUrl, model, ps.get(i), i, maxTokens, logprobs));
+            }
+            Probe again = one(http, baseUrl, model, ps.get(0), 0, maxTokens, logprobs);
+            if (!again.text().equals(out.get(0).text())) {
+                throw new ProbeException(ProbeException.Kind.NO_GREEDY_SUPPORT, "the server does not decode greedily:"
+                        + " two identical temperature-0 requests for prompt 0 gave different text ("
+                        + quote(out.get(0).text()) + " then " + quote(again.text()) + ")");
             }
         }
-        return texts;
+        return out;
+    }
+
+    private static Probe one(HttpClient http, URI baseUrl, String model, String prompt, int index, int maxTokens,
+                             boolean logprobs) throws IOException, InterruptedException {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("model", model);
+        body.put("prompt", prompt);
+        body.put("max_tokens", maxTokens);
+        body.put("temperature", 0);
+        body.put("seed", SEED);
+        if (logprobs) {
+            body.put("logprobs", 1);
+            body.put("return_token_ids", true);
+        }
+        HttpRequest req = HttpRequest.newBuilder(baseUrl.resolve("/v1/completions"))
+                .timeout(Duration.ofSeconds(60)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))).build();
+        HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200) {
+            String b = r.body() == null ? "" : r.body().strip();
+            String low = b.toLowerCase(java.util.Locale.ROOT);
+            boolean greedy = low.contains("temperature") || low.contains("greedy");
+            throw new ProbeException(greedy ? ProbeException.Kind.NO_GREEDY_SUPPORT : ProbeException.Kind.PROBE_REJECTED,
+                    (greedy ? "the server refuses greedy decoding: " : "the server rejected probe " + index + ": ")
+                            + "HTTP " + r.statusCode() + " from /v1/completions: "
+                            + (b.length() > 300 ? b.substring(0, 300) + "…" : b));
+        }
+        JsonNode n;
+        try {
+            n = JSON.readTree(r.body());
+        } catch (IOException e) {
+            throw new ProbeException(ProbeException.Kind.PROBE_REJECTED, "the server answered probe " + index
+                    + " with a body that is not JSON: " + e.getMessage());
+        }
+        JsonNode c = n.path("choices").path(0);
+        if (!c.path("text").isTextual()) {
+            throw new ProbeException(ProbeException.Kind.PROBE_REJECTED, "the server's answer to probe " + index
+                    + " has no choices[0].text");
+        }
+        List<Integer> ids = null;
+        JsonNode tid = c.path("token_ids");
+        if (tid.isArray()) {
+            ids = new ArrayList<>();
+            for (JsonNode t : tid) {
+                ids.add(t.asInt());
+            }
+        }
+        List<Double> lps = null;
+        JsonNode tl = c.path("logprobs").path("token_logprobs");
+        if (tl.isArray()) {
+            lps = new ArrayList<>();
+            for (JsonNode t : tl) {
+                lps.add(t.isNumber() ? t.asDouble() : Double.NaN);
+            }
+        }
+        return new Probe(c.path("text").asText(), ids, lps);
+    }
+
+    /** The seed sent with every probe (greedy decoding must not depend on it). */
+    public static final long SEED = 0;
+
+    private static String quote(String s) {
+        String t = s.replace("\n", "\\n");
+        return "\"" + (t.length() > 40 ? t.substring(0, 40) + "…" : t) + "\"";
     }
 
     /** Fraction of prompts whose text differs from the reference's (1.0 when the sizes differ). */

@@ -31,6 +31,10 @@ final class TableCommand implements Callable<Integer> {
             description = "Output format: csv (default, RFC 4180), md (Markdown table) or json (array of objects).")
     TableFormat format;
 
+    @Option(names = "--session", paramLabel = "ID",
+            description = "Only the native rows of this session (legacy rows are left out).")
+    String session;
+
     @Override
     public Integer call() {
         Main main = (Main) spec.root().userObject();
@@ -40,13 +44,19 @@ final class TableCommand implements Callable<Integer> {
                     + " (isobench --db " + db + " import legacy DIR)");
         }
         try (Store store = Stores.open(db)) {
+            if (session != null && store.session(session).isEmpty()) {
+                throw new IsobenchException.BadInput("--session " + session + ": no such session in "
+                        + store.describe() + " (fix: isobench report lists the sessions)");
+            }
             TableFormat.Writer w = format.open(main.out);
             int[] n = {0};
-            ThreeWayTable.rows(store, agent, row -> {
-                w.row(row);
-                n[0]++;
-            });
-            io.isobench.report.NativeTable.rows(store, agent, row -> {
+            if (session == null) {
+                ThreeWayTable.rows(store, agent, row -> {
+                    w.row(row);
+                    n[0]++;
+                });
+            }
+            io.isobench.report.NativeTable.rows(store, agent, session, row -> {
                 w.row(row);
                 n[0]++;
             });

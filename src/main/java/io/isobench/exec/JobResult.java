@@ -17,9 +17,19 @@ import java.util.Map;
  * @param timingsMs    phases: start, ready, client, teardown… (harness overhead accounting)
  * @param outputs      CHECK jobs: the greedy texts; empty otherwise
  * @param argv         what ran (server argv for serving, benchmark argv offline), port resolved
+ * @param probeJson    CHECK jobs: the probe outputs with token ids/logprobs where returned ({@code Probe.toJson});
+ *                     null otherwise
+ * @param probeFailure CHECK jobs whose probe set could not run: the {@code ProbeException.Kind} name
+ *                     (PROBE_REJECTED, NO_GREEDY_SUPPORT, OFFLINE_PROBE_FAILED); null otherwise
  */
 public record JobResult(Failure failure, List<Metric> metrics, String workloadJson, String log, double durationMs,
-                        Map<String, Double> timingsMs, List<String> outputs, List<String> argv) {
+                        Map<String, Double> timingsMs, List<String> outputs, List<String> argv, String probeJson,
+                        String probeFailure) {
+
+    public JobResult(Failure failure, List<Metric> metrics, String workloadJson, String log, double durationMs,
+                     Map<String, Double> timingsMs, List<String> outputs, List<String> argv) {
+        this(failure, metrics, workloadJson, log, durationMs, timingsMs, outputs, argv, null, null);
+    }
 
     public JobResult {
         metrics = List.copyOf(metrics);

@@ -103,7 +103,8 @@ final class LocalExecutor implements Executor {
                         + " does not exist", List.of()), List.of(), null, "", timings, List.of(), job.argv());
             }
             if (gpus == null) {
-                return job.serving() || job.kind() == Job.Kind.CHECK
+                return offlineProbe(job) ? OfflineProbe.run(job, hooks, log, t0, timings, grace, launcher)
+                        : job.serving() || job.kind() == Job.Kind.CHECK
                         ? server(job, hooks, log, t0, timings) : offline(job, hooks, log, t0, timings);
             }
             if (job.gpus() > gpus.total()) {
@@ -125,7 +126,8 @@ final class LocalExecutor implements Executor {
                 Job leased = new Job(job.index(), job.jobId(), job.taskId(), job.arm(), job.round(), job.kind(),
                         job.mode(), job.argv(), job.client(), env, job.cwd(), job.serverStartS(), job.runTimeoutS(),
                         job.gpus(), job.warmupRequests());
-                return leased.serving() || leased.kind() == Job.Kind.CHECK
+                return offlineProbe(leased) ? OfflineProbe.run(leased, hooks, log, t0, timings, grace, launcher)
+                        : leased.serving() || leased.kind() == Job.Kind.CHECK
                         ? server(leased, hooks, log, t0, timings) : offline(leased, hooks, log, t0, timings);
             } finally {
                 gpus.release(lease);
@@ -204,6 +206,8 @@ final class LocalExecutor implements Executor {
         List<Metric> metrics = List.of();
         String workload = null;
         List<String> outputs = List.of();
+        String probeJson = null;
+        String probeFailure = null;
         try {
             long ts = System.nanoTime();
             Readiness.Outcome ready = readiness.await(pg, HOST, port, Duration.ofSeconds(job.serverStartS()));
@@ -225,8 +229,11 @@ final class LocalExecutor implements Executor {
                 String model = Optional.ofNullable(flags.get("model")).orElse(modelOf(argv));
                 try {
                     if (job.kind() == Job.Kind.CHECK) {
-                        outputs = Greedy.outputs(base, model, Integer.parseInt(flags.getOrDefault("num-prompts", "8")),
-                                Integer.parseInt(flags.getOrDefault("max-tokens", "32")));
+                        List<io.isobench.bench.Probe> probes = Greedy.probe(base, model,
+                                Integer.parseInt(flags.getOrDefault("num-prompts", "8")),
+                                Integer.parseInt(flags.getOrDefault("max-tokens", "32")), flags.containsKey("logprobs"));
+                        outputs = probes.stream().map(io.isobench.bench.Probe::text).toList();
+                        probeJson = io.isobench.bench.Probe.toJson(probes);
                         clientLog.append("greedy outputs: ").append(outputs.size()).append(" prompts\n");
                     } else {
                         ServingClient.Result r = client.run(base, model, flags, job.warmupRequests(), 0L);
@@ -234,6 +241,14 @@ final class LocalExecutor implements Executor {
                         workload = r.workloadJson();
                         clientLog.append(r.console());
                     }
+                } catch (io.isobench.bench.ProbeException e) {
+                    // the server is up and answered, but not with greedy outputs of the probe set
+                    probeFailure = e.kind().name();
+                    clientLog.append("probe: ").append(e.getMessage()).append('\n');
+                    failure = pg.leaderAlive()
+                            ? new Failure(FailureCategory.NO_METRICS, e.kind().name() + ": " + e.getMessage(),
+                            List.of(e.getMessage()))
+                            : serverFailure(read(log), FailureCategory.SERVER_CRASHED, "the server died during the probes");
                 } catch (IOException | RuntimeException e) {
                     String text = read(log);
                     failure = pg.leaderAlive()
@@ -259,7 +274,8 @@ final class LocalExecutor implements Executor {
             }
         }
         String text = read(log) + (clientLog.isEmpty() ? "" : "\n--- isobench client ---\n" + clientLog);
-        return done(t0, failure, metrics, workload, text, timings, outputs, argv);
+        return new JobResult(failure, metrics, workload, text, (System.nanoTime() - t0) / 1e6, timings, outputs, argv,
+                failure == null ? probeJson : null, failure == null ? null : probeFailure);
     }
 
     /** The classifier's root cause when it finds one (PORT_CONFLICT, GPU_OOM…), else the given category. */
@@ -334,6 +350,11 @@ final class LocalExecutor implements Executor {
             s.bind(new InetSocketAddress(InetAddress.getByName(HOST), 0));
             return s.getLocalPort();
         }
+    }
+
+    /** A CHECK job that runs the task's offline probe command instead of the server ({@code --probe offline}). */
+    static boolean offlineProbe(Job job) {
+        return job.kind() == Job.Kind.CHECK && "offline".equals(Clients.flagMap(job.client()).get("probe"));
     }
 
     static boolean awaitPortFree(int port, Duration limit) {

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.Arm;
 import io.isobench.analysis.StatsConfig;
+import io.isobench.bench.OutputDiff;
+import io.isobench.bench.Probe;
 import io.isobench.env.Environment;
 import io.isobench.env.Worktrees;
 import io.isobench.parse.Failure;
@@ -13,6 +15,10 @@ import io.isobench.parse.MetricDictionary;
 import io.isobench.plan.ArmSpec;
 import io.isobench.plan.Job;
 import io.isobench.plan.Plan;
+import io.isobench.review.Check;
+import io.isobench.review.PatchReview;
+import io.isobench.review.ReviewConfig;
+import io.isobench.review.ReviewResult;
 import io.isobench.store.RunFilter;
 import io.isobench.store.RunRecord;
 import io.isobench.store.SessionRecord;
@@ -149,6 +155,12 @@ public final class SessionRunner {
                 neededArms.add(j.taskId() + "|" + j.arm());
             }
         }
+        for (ArmSpec a : plan.arms()) {
+            TaskSpec t = suite.task(a.taskId()).orElse(null);
+            if (t != null && t.accuracy() != null && !finished.contains(accuracyRunId(sessionId, a))) {
+                neededArms.add(a.taskId() + "|" + a.arm());
+            }
+        }
         Map<String, String> humanSha = new HashMap<>();
         Map<String, String> buildLogs = new HashMap<>();
         for (ArmSpec a : plan.arms()) {
@@ -176,11 +188,13 @@ public final class SessionRunner {
                     : env.failure().category() + " — " + env.failure().detail()));
         }
 
-        // greedy reference outputs and arms that failed the gate (from this attempt or a previous one)
-        Map<String, List<String>> reference = new HashMap<>();
+        // greedy reference outputs (baseline and human, from this attempt or a previous one)
+        Map<String, List<Probe>> reference = new HashMap<>();
         for (RunRecord r : previous.values()) {
-            if (PIPELINE_CHECK.equals(r.pipeline()) && "baseline".equals(r.arm()) && r.status() == RunRecord.RunStatus.SUCCESS) {
-                reference.put(taskOf(r), outputsOf(r));
+            if (PIPELINE_CHECK.equals(r.pipeline()) && ("baseline".equals(r.arm()) || "human".equals(r.arm()))
+                    && (r.status() == RunRecord.RunStatus.SUCCESS || "human".equals(r.arm()) && r.failure() != null
+                    && "OUTPUT_MISMATCH".equals(r.failure().category()))) {
+                reference.put(taskOf(r) + "|" + r.arm(), probesOf(r));
             }
         }
 
@@ -209,7 +223,7 @@ public final class SessionRunner {
     private Summary runJobs(String sessionId, Instant started, Set<String> finished, Map<String, RunRecord> previous,
                             Map<String, Environment> envs, Map<String, String> buildLogs,
                             Map<String, String> humanSha,
-                            Map<String, List<String>> reference, int reaped,
+                            Map<String, List<Probe>> reference, int reaped,
                             java.util.concurrent.atomic.AtomicLong inFlight, long t0) {
         int ran = 0;
         int ok = 0;
@@ -276,30 +290,20 @@ public final class SessionRunner {
             if (env != null && env.build() != null) {
                 extra.put("build", env.build().toMap(buildLogs.get(job.taskId() + "|" + job.arm())));
             }
-            List<String> review = reviewFindings(plan.arm(job.taskId(), job.arm()).map(ArmSpec::patch).orElse(null));
-            if (!review.isEmpty()) {
-                extra.put("review_findings", review);
+            ReviewResult review = review(job.taskId(), job.arm(), task);
+            if (review != null) {
+                putReview(extra, review, job.kind() == Job.Kind.CHECK);
             }
             extra.put("timings_ms", result.timingsMs());
-            if (job.kind() == Job.Kind.CHECK && result.success()) {
-                extra.put("outputs", result.outputs());
-                if (job.arm().equals("baseline")) {
-                    reference.put(job.taskId(), result.outputs());
-                } else {
-                    List<String> ref = reference.get(job.taskId());
-                    double tol = task.correctness() == null ? 0.0 : task.correctness().tolerance();
-                    if (ref == null) {
-                        extra.put("correctness", "no_reference");
-                    } else {
-                        double mismatch = io.isobench.bench.Greedy.mismatchFraction(ref, result.outputs());
-                        extra.put("mismatch_fraction", mismatch);
-                        extra.put("correctness", mismatch > tol ? "mismatch" : "match");
-                        if (mismatch > tol) {
-                            failure = new Failure(FailureCategory.OUTPUT_MISMATCH, String.format(Locale.ROOT,
-                                    "%.0f %% of the greedy outputs differ from the baseline's (tolerance %.0f %%)",
-                                    mismatch * 100, tol * 100), List.of(firstDiff(ref, result.outputs())));
-                        }
-                    }
+            if (job.kind() == Job.Kind.CHECK) {
+                Gate gate = gate(job, task, result, reference, extra);
+                failure = gate.failure() != null ? gate.failure() : failure;
+                if (!gate.metrics().isEmpty()) {
+                    List<Metric> all = new ArrayList<>(result.metrics());
+                    all.addAll(gate.metrics());
+                    result = new JobResult(result.failure(), all, result.workloadJson(), result.log(),
+                            result.durationMs(), result.timingsMs(), result.outputs(), result.argv(),
+                            result.probeJson(), result.probeFailure());
                 }
             }
             RunRecord rec = record(rid, sessionId, job, commit, env, result, failure, extra);
@@ -317,6 +321,31 @@ public final class SessionRunner {
             double perJobS = (System.nanoTime() - runStart) / 1e9 / ranThisAttempt;
             long etaS = Math.round(perJobS * (total - done));
             progress(done, total, job, failure, rec, etaS, bookkeepingMs);
+        }
+        for (ArmSpec a : accuracyOrder()) {
+            String rid = accuracyRunId(sessionId, a);
+            if (finished.contains(rid)) {
+                continue;
+            }
+            Environment env = envs.get(a.taskId() + "|" + a.arm());
+            if (env == null || !env.ready()) {
+                continue; // the arm's outcome is already its environment failure (PATCH_FAILED, EMPTY_PATCH…)
+            }
+            TaskSpec task = suite.task(a.taskId()).orElseThrow();
+            String commit = humanSha.getOrDefault(a.taskId(), task.humanCommit());
+            RunRecord rec = Accuracy.run(store, sessionId, rid, a, task, env, commit, jobOf(a), suiteDir(),
+                    review(a.taskId(), a.arm(), task), options.executor().name(), inFlight, previous);
+            previous.put(rid, rec);
+            ran++;
+            if (rec.failure() == null) {
+                ok++;
+            } else {
+                bad++;
+                failures.merge(rec.failure().category(), 1, Integer::sum);
+            }
+            say(String.format(Locale.ROOT, "accuracy %s %s: %s", a.taskId(), a.arm(), rec.failure() != null
+                    ? rec.failure().category() + " — " + rec.failure().detail()
+                    : String.format(Locale.ROOT, "accuracy_score=%s", rec.primaryValue())));
         }
         if (options.tty()) {
             options.progress().println();
@@ -339,26 +368,215 @@ public final class SessionRunner {
                 job.warmupRequests());
     }
 
-    /** Patch review: an agent patch that edits the benchmark or tests is flagged (SUSPICIOUS_PATCH finding). */
-    static List<String> reviewFindings(java.nio.file.Path patch) {
-        if (patch == null) {
-            return List.of();
+    /** What the correctness gate decided for one check run. */
+    private record Gate(Failure failure, List<Metric> metrics) {
+    }
+
+    /**
+     * The correctness gate of a check run: stores the probe outputs (extra_json {@code outputs}/{@code probe} and the
+     * artifact {@code probe_outputs}), compares them with the baseline's (gating, with the task's thresholds) and the
+     * human's (reported), and records exact-match rate, first divergence and logprob drift as metrics.
+     */
+    private Gate gate(Job job, TaskSpec task, JobResult result, Map<String, List<Probe>> reference,
+                      Map<String, Object> extra) {
+        TaskSpec.Correctness c = task.correctness() != null ? task.correctness() : TaskSpec.Correctness.DEFAULT;
+        Map<String, Object> corr = new LinkedHashMap<>();
+        Map<String, Object> thresholds = new LinkedHashMap<>();
+        thresholds.put("tolerance", c.tolerance());
+        thresholds.put("max_logprob_drift", c.maxLogprobDrift());
+        thresholds.put("prompts", c.prompts());
+        thresholds.put("max_tokens", c.maxTokens());
+        thresholds.put("probe", c.offlineCommand() != null ? "offline" : "server");
+        corr.put("thresholds", thresholds);
+        extra.put("correctness", corr);
+        if (!result.success()) {
+            String kind = result.probeFailure();
+            corr.put("outcome", kind != null ? kind : "CHECK_FAILED");
+            corr.put("reason", result.failure().detail());
+            return new Gate(null, List.of());
         }
-        List<String> out = new ArrayList<>();
-        try {
-            for (String line : java.nio.file.Files.readAllLines(patch, StandardCharsets.UTF_8)) {
-                if (line.startsWith("+++ b/") || line.startsWith("--- a/")) {
-                    String file = line.substring(6).strip();
-                    if ((file.startsWith("benchmarks/") || file.contains("/benchmarks/") || file.startsWith("tests/")
-                            || file.contains("/tests/")) && !out.contains("edits " + file)) {
-                        out.add("edits " + file);
-                    }
-                }
+        List<Probe> probes = result.probeJson() != null ? Probe.fromJson(result.probeJson())
+                : result.outputs().stream().map(Probe::text).toList();
+        extra.put("outputs", result.outputs());
+        extra.put("probe", probes.stream().map(Probe::toMap).toList());
+        Map<String, Object> art = new LinkedHashMap<>();
+        art.put("task", job.taskId());
+        art.put("arm", job.arm());
+        art.put("prompts", io.isobench.bench.Greedy.prompts(c.prompts()));
+        art.put("max_tokens", c.maxTokens());
+        art.put("outputs", probes.stream().map(Probe::toMap).toList());
+        extra.put("probe_artifact_sha256", store.putArtifact("probe_outputs",
+                Redact.secrets(json(art)).getBytes(StandardCharsets.UTF_8)));
+        if (job.arm().equals("baseline")) {
+            reference.put(job.taskId() + "|baseline", probes);
+            corr.put("outcome", "REFERENCE");
+            corr.put("reason", "the baseline's outputs are the reference");
+            return new Gate(null, List.of());
+        }
+        List<Metric> metrics = new ArrayList<>();
+        List<Probe> human = reference.get(job.taskId() + "|human");
+        if (!job.arm().equals("human") && human != null) {
+            OutputDiff vh = OutputDiff.compare(human, probes);
+            corr.put("vs_human", vh.toMap());
+            metrics.addAll(diffMetrics(vh, "human"));
+        }
+        List<Probe> ref = reference.get(job.taskId() + "|baseline");
+        Failure failure = null;
+        if (ref == null) {
+            corr.put("outcome", "NO_REFERENCE");
+            corr.put("reason", "the baseline's probe outputs are missing (its check failed): nothing to compare with");
+        } else {
+            OutputDiff vb = OutputDiff.compare(ref, probes);
+            corr.put("vs_baseline", vb.toMap());
+            metrics.addAll(diffMetrics(vb, "baseline"));
+            extra.put("mismatch_fraction", vb.mismatchFraction());
+            boolean textFails = vb.mismatchFraction() > c.tolerance() + 1e-12;
+            boolean driftFails = c.maxLogprobDrift() != null && vb.maxLogprobDrift() != null
+                    && vb.maxLogprobDrift() > c.maxLogprobDrift();
+            if (textFails || driftFails) {
+                String detail = textFails
+                        ? String.format(Locale.ROOT, "%.0f %% of the greedy outputs differ from the baseline's"
+                        + " (tolerance %.0f %%): %s", vb.mismatchFraction() * 100, c.tolerance() * 100, vb.describe())
+                        : String.format(Locale.ROOT, "logprob drift %.4g exceeds the task's max_logprob_drift %.4g: %s",
+                        vb.maxLogprobDrift(), c.maxLogprobDrift(), vb.describe());
+                failure = new Failure(FailureCategory.OUTPUT_MISMATCH, detail,
+                        List.of(firstDiff(ref.stream().map(Probe::text).toList(), result.outputs())));
+                corr.put("outcome", "OUTPUT_MISMATCH");
+                corr.put("reason", detail);
+            } else {
+                corr.put("outcome", "MATCH");
+                corr.put("reason", vb.describe());
             }
-        } catch (java.io.IOException e) {
-            return List.of();
+            if (job.arm().equals("human")) {
+                reference.put(job.taskId() + "|human", probes);
+            }
+        }
+        if (job.arm().equals("human") && ref == null) {
+            reference.put(job.taskId() + "|human", probes);
+        }
+        return new Gate(failure, metrics);
+    }
+
+    private static List<Metric> diffMetrics(OutputDiff d, String vs) {
+        List<Metric> out = new ArrayList<>();
+        out.add(Metric.of("exact_match_rate_vs_" + vs, d.exactMatchRate()));
+        if (d.firstDivergenceChar() != null) {
+            out.add(Metric.of("first_divergence_char_vs_" + vs, d.firstDivergenceChar()));
+        }
+        if (d.firstDivergenceToken() != null) {
+            out.add(Metric.of("first_divergence_token_vs_" + vs, d.firstDivergenceToken()));
+        }
+        if (d.maxLogprobDrift() != null) {
+            out.add(Metric.of("logprob_drift_max_vs_" + vs, d.maxLogprobDrift()));
         }
         return out;
+    }
+
+    private final Map<String, Optional<ReviewResult>> reviews = new HashMap<>();
+
+    /** The patch review of an agent arm (once per arm); null for baseline/human or an unreadable patch. */
+    private ReviewResult review(String taskId, String arm, TaskSpec task) {
+        return reviews.computeIfAbsent(taskId + "|" + arm, k -> {
+            java.nio.file.Path patch = plan.arm(taskId, arm).map(ArmSpec::patch).orElse(null);
+            if (patch == null) {
+                return Optional.empty();
+            }
+            try {
+                String text = java.nio.file.Files.readString(patch, StandardCharsets.UTF_8);
+                return Optional.of(PatchReview.review(text, reviewConfig(task)));
+            } catch (java.io.IOException | java.io.UncheckedIOException e) {
+                return Optional.empty();
+            }
+        }).orElse(null);
+    }
+
+    /** The review settings of a task: defaults, the files its perf_command names, then the suite's review keys. */
+    public static ReviewConfig reviewConfig(TaskSpec task) {
+        ReviewConfig rc = ReviewConfig.defaults().withPerfCommand(task.perfCommand());
+        TaskSpec.Review r = task.review();
+        if (r == null) {
+            return rc;
+        }
+        if (r.failOn() != null) {
+            Set<Check> checks = new HashSet<>();
+            for (String n : r.failOn()) {
+                checks.add(Check.valueOf(n.toUpperCase(Locale.ROOT)));
+            }
+            rc = rc.withFailingChecks(checks);
+        }
+        if (r.maxPatchLines() != null || r.maxPatchBytes() != null) {
+            rc = rc.withMaxPatch(r.maxPatchLines() != null ? r.maxPatchLines() : rc.maxChangedLines(),
+                    r.maxPatchBytes() != null ? r.maxPatchBytes() : rc.maxPatchBytes());
+        }
+        if (r.engineRoots() != null) {
+            rc = rc.withEngineRoots(r.engineRoots());
+        }
+        return rc;
+    }
+
+    /**
+     * Review fields of a run's extra_json: {@code review_findings} (one line per finding: SUSPICIOUS_PATCH reasons),
+     * {@code review_fails_arm}, {@code review_failing} (the findings the suite marks as failing the arm); the check
+     * run also carries {@code review} (the whole review with every evidence hunk) and the artifact
+     * {@code patch_review}.
+     */
+    void putReview(Map<String, Object> extra, ReviewResult review, boolean full) {
+        if (review.suspicious()) {
+            extra.put("review_findings", review.reasons());
+            extra.put("review_fails_arm", review.failsArm());
+            extra.put("review_failing", review.findings().stream()
+                    .filter(f -> f.severity() == io.isobench.review.Finding.Severity.ERROR)
+                    .map(io.isobench.review.Finding::oneLine).toList());
+        }
+        if (full) {
+            try {
+                extra.put("review", JSON.readTree(review.json()));
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            extra.put("review_artifact_sha256", store.putArtifact("patch_review",
+                    review.json().getBytes(StandardCharsets.UTF_8)));
+        }
+    }
+
+    /** Arms of tasks with an accuracy hook, baseline first per task (its score is the reference). */
+    private List<ArmSpec> accuracyOrder() {
+        List<ArmSpec> out = new ArrayList<>();
+        for (ArmSpec a : plan.arms()) {
+            if (suite.task(a.taskId()).map(t -> t.accuracy() != null).orElse(false)) {
+                out.add(a);
+            }
+        }
+        out.sort(java.util.Comparator.comparing(a -> a.arm().equals("baseline") ? 0 : 1));
+        List<ArmSpec> byTask = new ArrayList<>();
+        for (ArmSpec a : out) {
+            if (a.arm().equals("baseline")) {
+                byTask.add(a);
+            }
+        }
+        for (ArmSpec a : out) {
+            if (!a.arm().equals("baseline")) {
+                byTask.add(a);
+            }
+        }
+        return byTask;
+    }
+
+    private Job jobOf(ArmSpec a) {
+        for (Job j : plan.jobs()) {
+            if (j.taskId().equals(a.taskId()) && j.arm().equals(a.arm()) && j.kind() == Job.Kind.MEASURE) {
+                return j;
+            }
+        }
+        return null;
+    }
+
+    private String suiteDir() {
+        return suite.file() == null ? "." : suite.file().toAbsolutePath().normalize().getParent().toString();
+    }
+
+    static String accuracyRunId(String sessionId, ArmSpec a) {
+        return sessionId + "/" + a.taskId() + "/" + a.arm() + "/accuracy";
     }
 
     static String runId(String sessionId, Job job) {
@@ -459,6 +677,23 @@ public final class SessionRunner {
         } catch (Exception e) {
             return null;
         }
+    }
+
+    /** The probes a check run stored (with token ids/logprobs when present), else its plain texts. */
+    static List<Probe> probesOf(RunRecord r) {
+        try {
+            JsonNode p = JSON.readTree(r.extraJson()).path("probe");
+            if (p.isArray() && !p.isEmpty()) {
+                List<Probe> out = new ArrayList<>();
+                for (JsonNode n : p) {
+                    out.add(Probe.of(n));
+                }
+                return out;
+            }
+        } catch (Exception e) {
+            // fall back to the texts
+        }
+        return outputsOf(r).stream().map(Probe::text).toList();
     }
 
     static List<String> outputsOf(RunRecord r) {

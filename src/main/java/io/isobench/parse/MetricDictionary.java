@@ -42,6 +42,11 @@ public final class MetricDictionary {
             case "duration_s" -> new Definition(name, "s", Better.NONE);
             case "micro_avg_ms", "micro_p50_ms" -> new Definition(name, "ms", Better.LOWER);
             case "accuracy_score" -> new Definition(name, "score", Better.HIGHER);
+            // correctness gate (check runs, pipeline native-check): the arm's greedy probes vs a reference arm
+            case "exact_match_rate_vs_baseline", "exact_match_rate_vs_human" -> new Definition(name, "ratio", Better.HIGHER);
+            case "first_divergence_char_vs_baseline", "first_divergence_char_vs_human" -> new Definition(name, "chars", Better.NONE);
+            case "first_divergence_token_vs_baseline", "first_divergence_token_vs_human" -> new Definition(name, "tokens", Better.NONE);
+            case "logprob_drift_max_vs_baseline", "logprob_drift_max_vs_human" -> new Definition(name, "nats", Better.LOWER);
             default -> null;
         };
     }

@@ -93,9 +93,9 @@ public final class Planner {
             Map<String, String> env = cmd.env();
             List<Job> measure = new ArrayList<>();
             for (ArmSpec a : taskArms) {
-                // the correctness check always talks to the arm's server
+                // the correctness check talks to the arm's server, or runs the task's offline probe command
                 checks.add(new Job(0, task.id() + "/" + a.arm() + "/check", task.id(), a.arm(), -1, Job.Kind.CHECK,
-                        mode.get().label(), serverArgv(task), checkFlags(task, cmd), env, a.worktree(),
+                        mode.get().label(), checkArgv(task, suite), checkFlags(task, cmd), env, a.worktree(),
                         run.timeouts().serverStartS(),
                         runS, gpus, 0));
                 measure.add(new Job(0, "", task.id(), a.arm(), 0, Job.Kind.MEASURE,
@@ -134,8 +134,25 @@ public final class Planner {
     private static List<String> checkFlags(TaskSpec task, ParsedPerfCommand cmd) {
         TaskSpec.Correctness c = task.correctness() != null ? task.correctness() : TaskSpec.Correctness.DEFAULT;
         String model = cmd.model() != null ? cmd.model() : task.model() != null ? task.model() : "model";
-        return List.of("--model", model, "--num-prompts", Integer.toString(c.prompts()), "--max-tokens",
-                Integer.toString(c.maxTokens()), "--tolerance", Double.toString(c.tolerance()));
+        List<String> flags = new ArrayList<>(List.of("--model", model, "--num-prompts", Integer.toString(c.prompts()),
+                "--max-tokens", Integer.toString(c.maxTokens()), "--tolerance", Double.toString(c.tolerance())));
+        if (c.logprobs()) {
+            flags.add("--logprobs");
+        }
+        if (c.offlineCommand() != null) {
+            flags.addAll(List.of("--probe", "offline"));
+        }
+        return List.copyOf(flags);
+    }
+
+    /** The check's argv: the offline probe command ({suite_dir} resolved) when the task has one, else the server. */
+    static List<String> checkArgv(TaskSpec task, Suite suite) {
+        TaskSpec.Correctness c = task.correctness();
+        if (c == null || c.offlineCommand() == null) {
+            return serverArgv(task);
+        }
+        String dir = suite.file() == null ? "." : suite.file().toAbsolutePath().normalize().getParent().toString();
+        return c.offlineArgv(dir);
     }
 
     /** The server argv with {@link #PORT} where the port goes. */

@@ -33,8 +33,16 @@ public final class NativeTable {
     }
 
     public static void rows(Store store, String agent, Consumer<ThreeWayRow> sink) {
+        rows(store, agent, null, sink);
+    }
+
+    /** Rows of one session only ({@code sessionId} null: every session). */
+    public static void rows(Store store, String agent, String sessionId, Consumer<ThreeWayRow> sink) {
         String wanted = Arm.agent(agent).label();
         for (SessionRecord s : store.sessions()) {
+            if (sessionId != null && !sessionId.equals(s.sessionId())) {
+                continue;
+            }
             SessionAnalysis a = SessionAnalysis.of(store, s.sessionId(), StatsConfig.defaults());
             for (SessionAnalysis.TaskResult t : a.tasks()) {
                 if (!t.arms().contains(wanted) || t.analysis() == null) {
@@ -65,7 +73,24 @@ public final class NativeTable {
         for (Map.Entry<String, Integer> e : t.outcomes().getOrDefault(armLabel, Map.of()).entrySet()) {
             issues.add(e.getKey() + "x" + e.getValue());
         }
-        String status = b != null && h != null && x != null ? "ok" : "incomplete";
+        SessionAnalysis.ArmCorrectness c = t.correctness(armLabel);
+        issues.add("correctness=" + (t.incorrect().contains(armLabel) ? "incorrect:" : "") + c.label());
+        if (c.exactMatchVsBaseline() != null) {
+            issues.add(String.format(Locale.ROOT, "exact_match_vs_baseline=%.4f", c.exactMatchVsBaseline()));
+        }
+        if (c.exactMatchVsHuman() != null) {
+            issues.add(String.format(Locale.ROOT, "exact_match_vs_human=%.4f", c.exactMatchVsHuman()));
+        }
+        if (c.accuracyOutcome() != null) {
+            issues.add("accuracy=" + c.accuracyOutcome() + (c.accuracyScore() == null ? ""
+                    : String.format(Locale.ROOT, ":%.4g", c.accuracyScore())));
+        }
+        List<String> findings = t.findings().getOrDefault(armLabel, List.of());
+        if (!findings.isEmpty()) {
+            issues.add("SUSPICIOUS_PATCH=" + findings.size() + " finding(s): "
+                    + String.join(" / ", findings.stream().map(f -> f.replace(";", ",")).toList()));
+        }
+        String status = b == null || h == null || x == null ? "incomplete" : t.incorrect().contains(armLabel) ? "incorrect" : "ok";
         return new ThreeWayRow(t.commit() == null ? t.taskId() : t.commit().substring(0, Math.min(8, t.commit().length())),
                 status, "native", t.mode(), ta.metric(), MetricDictionary.lookup(ta.metric()).unit(),
                 ta.better().name().toLowerCase(Locale.ROOT), text(b), text(h), text(x),

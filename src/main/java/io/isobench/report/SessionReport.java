@@ -97,6 +97,91 @@ public final class SessionReport {
             sb.append("| — | — | none | 0 |\n");
         }
         sb.append('\n');
+        agentSummary(a, sb);
+    }
+
+    /**
+     * Per agent over the session's tasks: how many patches were better than the baseline, tie/worse/inconclusive,
+     * incorrect (failed a correctness, accuracy or review gate: never counted as faster), flagged by the patch
+     * review, crashed or failed to run, and did not apply (PATCH_FAILED / EMPTY_PATCH). Each patch is counted in
+     * exactly one of the outcome columns (precedence: did not apply, incorrect, crashed, measured); "suspicious" is
+     * counted beside them.
+     */
+    static void agentSummary(SessionAnalysis a, StringBuilder sb) {
+        Map<String, int[]> counts = new java.util.LinkedHashMap<>();
+        for (SessionAnalysis.TaskResult t : a.tasks()) {
+            for (String arm : t.arms()) {
+                if (!arm.startsWith("agent:")) {
+                    continue;
+                }
+                int[] c = counts.computeIfAbsent(arm.substring("agent:".length()), k -> new int[7]);
+                c[0]++;
+                Map<String, Integer> oc = t.outcomes().getOrDefault(arm, Map.of());
+                boolean notApplied = oc.containsKey("PATCH_FAILED") || oc.containsKey("EMPTY_PATCH");
+                AgentOutcome o = t.analysis() == null ? null : t.analysis().agent(arm).orElse(null);
+                if (notApplied) {
+                    c[6]++;
+                } else if (t.incorrect().contains(arm)) {
+                    c[3]++;
+                } else if (o == null || o.vsBaseline().verdict() == io.isobench.analysis.Verdict.FAILED) {
+                    c[5]++;
+                } else if (o.vsBaseline().verdict() == io.isobench.analysis.Verdict.BETTER) {
+                    c[1]++;
+                } else {
+                    c[2]++;
+                }
+                if (t.findings().containsKey(arm)) {
+                    c[4]++;
+                }
+            }
+        }
+        sb.append("### Agent summary\n\n");
+        if (counts.isEmpty()) {
+            sb.append("No agent arms in this session.\n\n");
+            return;
+        }
+        sb.append("| agent | patches | better than baseline | tie / worse / inconclusive | incorrect (correctness,"
+                + " accuracy or review gate) | suspicious patch (review findings) | crashed / failed to run |"
+                + " did not apply / empty |\n|---|---|---|---|---|---|---|---|\n");
+        for (Map.Entry<String, int[]> e : counts.entrySet()) {
+            int[] c = e.getValue();
+            sb.append(String.format(Locale.ROOT, "| %s | %d | %d | %d | %d | %d | %d | %d |%n", e.getKey(), c[0], c[1],
+                    c[2], c[3], c[4], c[5], c[6]));
+        }
+        sb.append("\nAn incorrect patch is never counted as faster, whatever its speed; it is counted apart from"
+                + " crashes and patches that did not apply.\n\n");
+    }
+
+    /** Per task and arm: the greedy-output gate, exact-match rates, accuracy and patch-review findings. */
+    static void correctness(SessionAnalysis.TaskResult t, StringBuilder sb) {
+        if (t.correctness().isEmpty() && t.findings().isEmpty()) {
+            return;
+        }
+        sb.append("Correctness and integrity:\n\n");
+        sb.append("| arm | correctness | exact match vs baseline | vs human | first divergence (char) | accuracy |"
+                + " integrity findings | why |\n|---|---|---|---|---|---|---|---|\n");
+        for (String arm : t.arms()) {
+            SessionAnalysis.ArmCorrectness c = t.correctness(arm);
+            List<String> f = t.findings().getOrDefault(arm, List.of());
+            String acc = c.accuracyOutcome() == null ? "—" : c.accuracyOutcome()
+                    + (c.accuracyScore() == null ? "" : String.format(Locale.ROOT, " (%.4g)", c.accuracyScore()));
+            String why = !c.gateFailures().isEmpty() ? String.join("; ", c.gateFailures())
+                    : c.reason() == null ? "—" : c.reason();
+            sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s |%n", arm,
+                    t.incorrect().contains(arm) ? "**incorrect**: " + c.label() : c.label(), rate(c.exactMatchVsBaseline()),
+                    rate(c.exactMatchVsHuman()), c.firstDivergenceChar() == null ? "—"
+                            : String.format(Locale.ROOT, "%.0f", c.firstDivergenceChar()), acc,
+                    f.isEmpty() ? "—" : "`SUSPICIOUS_PATCH`: " + cell(String.join("; ", f)), cell(why)));
+        }
+        sb.append('\n');
+    }
+
+    private static String rate(Double r) {
+        return r == null ? "—" : String.format(Locale.ROOT, "%.0f %%", r * 100);
+    }
+
+    private static String cell(String s) {
+        return s.replace("|", "\\|").replace("\n", " ");
     }
 
     private static void task(SessionAnalysis.TaskResult t, StringBuilder sb) {
@@ -106,6 +191,7 @@ public final class SessionReport {
                 .append(")\n\n");
         if (ta == null) {
             sb.append("No statistics: the baseline or human arm has no runs.\n\n");
+            correctness(t, sb);
             return;
         }
         sb.append(String.format(Locale.ROOT,
@@ -145,6 +231,7 @@ public final class SessionReport {
                     outs.isEmpty() ? "—" : outs));
         }
         sb.append('\n');
+        correctness(t, sb);
     }
 
     /**

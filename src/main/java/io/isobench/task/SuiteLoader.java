@@ -35,17 +35,28 @@ import java.util.regex.Pattern;
 public final class SuiteLoader {
 
     private static final List<String> TOP_KEYS = List.of("name", "description", "engine", "tasks", "agents", "run",
-            "recipes");
+            "recipes", "review");
     private static final List<String> ENGINE_KEYS = List.of("repo", "name", "build");
     private static final List<String> TASK_KEYS = List.of("id", "human_commit", "parent_commit", "perf_command", "model",
-            "mode", "server_command", "gpus", "timeout_s", "correctness", "build");
+            "mode", "server_command", "gpus", "timeout_s", "correctness", "build", "accuracy", "review");
     private static final List<String> RECIPE_KEYS = List.of("name", "pip_pin", "env", "apply_patch", "replace_in_file",
             "tasks", "arms");
     private static final List<String> REPLACE_KEYS = List.of("path", "from", "to");
     private static final Pattern PIP_SPEC = Pattern.compile(
             "[A-Za-z0-9][A-Za-z0-9._-]*(\\[[A-Za-z0-9,._-]+])?==[A-Za-z0-9][A-Za-z0-9.+!_-]*");
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
-    private static final List<String> CORRECTNESS_KEYS = List.of("prompts", "max_tokens", "tolerance");
+    private static final List<String> CORRECTNESS_KEYS = List.of("prompts", "max_tokens", "tolerance",
+            "max_logprob_drift", "logprobs", "offline_command");
+    private static final List<String> ACCURACY_KEYS = List.of("command", "score_regex", "json_path", "tolerance_abs",
+            "tolerance_rel", "higher_is_better", "timeout_s");
+    private static final List<String> REVIEW_KEYS = List.of("fail_on", "max_patch_lines", "max_patch_bytes",
+            "engine_roots");
+    /** Placeholders of correctness.offline_command. */
+    public static final List<String> OFFLINE_PLACEHOLDERS = List.of("{prompts_file}", "{max_tokens}", "{model}",
+            "{suite_dir}");
+    /** Placeholders of accuracy.command. */
+    public static final List<String> ACCURACY_PLACEHOLDERS = List.of("{model}", "{suite_dir}");
+    private static final Pattern JSON_PATH = Pattern.compile("[^.\\[\\]]+(\\[\\d+])*(\\.[^.\\[\\]]+(\\[\\d+])*)*");
     private static final List<String> AGENT_KEYS = List.of("name", "model", "patches");
     private static final List<String> RUN_KEYS = List.of("rounds", "warmup_requests", "timeouts", "executor", "seed",
             "port_base");
@@ -60,6 +71,7 @@ public final class SuiteLoader {
     private final Path baseDir;
     private final List<String> problems = new ArrayList<>();
     private final boolean checkPaths;
+    private TaskSpec.Review suiteReview;
 
     private SuiteLoader(String fileLabel, Path baseDir, boolean checkPaths) {
         this.fileLabel = fileLabel;
@@ -115,6 +127,7 @@ public final class SuiteLoader {
             throw failure();
         }
         EngineSpec engine = engine(top.get("engine"), root);
+        suiteReview = review(top.get("review"), "review");
         List<TaskSpec> tasks = tasks(top.get("tasks"), root);
         Set<String> taskIds = new HashSet<>();
         tasks.forEach(t -> taskIds.add(t.id()));
@@ -230,8 +243,12 @@ public final class SuiteLoader {
             Integer timeout = integer(m.get("timeout_s"), field + ".timeout_s", 1, Integer.MAX_VALUE);
             TaskSpec.Correctness corr = correctness(m.get("correctness"), field + ".correctness");
             List<String> build = argv(m.get("build"), field + ".build", true);
+            TaskSpec.Accuracy acc = accuracy(m.get("accuracy"), field + ".accuracy");
+            TaskSpec.Review rev = review(m.get("review"), field + ".review");
+            TaskSpec.Review merged = rev == null ? suiteReview : rev.over(suiteReview);
             if (id != null && human != null) {
-                out.add(new TaskSpec(id, human, parent, perf, model, mode, server, gpus, timeout, corr, line(n), build));
+                out.add(new TaskSpec(id, human, parent, perf, model, mode, server, gpus, timeout, corr, line(n), build,
+                        acc, merged));
             }
         }
         return out;
@@ -272,8 +289,212 @@ public final class SuiteLoader {
         Integer prompts = integer(m.get("prompts"), field + ".prompts", 1, 100_000);
         Integer max = integer(m.get("max_tokens"), field + ".max_tokens", 1, 1_000_000);
         Double tol = decimal(m.get("tolerance"), field + ".tolerance", 0, 1);
+        Double drift = decimal(m.get("max_logprob_drift"), field + ".max_logprob_drift", 0, 1e9);
+        Boolean logprobs = bool(m.get("logprobs"), field + ".logprobs");
+        String offline = string(m.get("offline_command"), field + ".offline_command", true);
+        if (offline != null) {
+            offline = commandTemplate(m.get("offline_command").getValueNode(), field + ".offline_command", offline,
+                    OFFLINE_PLACEHOLDERS, "{prompts_file}");
+        }
         return new TaskSpec.Correctness(prompts == null ? d.prompts() : prompts, max == null ? d.maxTokens() : max,
-                tol == null ? d.tolerance() : tol);
+                tol == null ? d.tolerance() : tol, drift, logprobs != null && logprobs, offline);
+    }
+
+    /** An argv template that must run without a shell and use only the given placeholders; null when bad. */
+    private String commandTemplate(Node node, String field, String template, List<String> placeholders,
+                                   String required) {
+        Shell.Result r = Shell.tokenize(template);
+        if (r.error() != null || !r.operators().isEmpty() || !r.expansions().isEmpty()) {
+            problem(node, field, "needs a shell (" + (r.error() != null ? r.error()
+                    : !r.operators().isEmpty() ? "operators " + String.join(" ", r.operators())
+                    : "expansion " + String.join(" ", r.expansions()))
+                    + "); isobench runs it as an argv list (fix: one command; placeholders "
+                    + String.join(" ", placeholders) + ")");
+            return null;
+        }
+        boolean ok = true;
+        Matcher mm = TEMPLATE_FIELD.matcher(template);
+        while (mm.find()) {
+            if (!placeholders.contains(mm.group())) {
+                problem(node, field, "unknown placeholder " + mm.group()
+                        + Nearest.of(mm.group(), placeholders).map(x -> " (did you mean " + x + "?)").orElse("")
+                        + " (fix: use " + String.join(", ", placeholders) + ")");
+                ok = false;
+            }
+        }
+        if (required != null && !template.contains(required)) {
+            problem(node, field, "has no " + required + " (fix: isobench writes the probe prompts to "
+                    + required + ", one JSON string per line)");
+            ok = false;
+        }
+        return ok ? template : null;
+    }
+
+    private TaskSpec.Accuracy accuracy(NodeTuple t, String field) {
+        if (t == null || isNull(t.getValueNode())) {
+            return null;
+        }
+        Map<String, NodeTuple> m = mapping(t.getValueNode(), field, ACCURACY_KEYS);
+        if (m == null) {
+            return null;
+        }
+        List<String> command = null;
+        NodeTuple ct = m.get("command");
+        if (ct == null) {
+            problem(t.getValueNode(), field + ".command", "missing (fix: command: [python3, eval.py, --model, {model}])");
+        } else if (ct.getValueNode() instanceof SequenceNode seq) {
+            command = new ArrayList<>();
+            int i = 0;
+            for (Node w : seq.getValue()) {
+                if (!(w instanceof ScalarNode sc) || isNull(w)) {
+                    problem(w, field + ".command[" + i + "]", "must be a string (fix: quote it)");
+                    command = null;
+                    break;
+                }
+                command.add(sc.getValue());
+                i++;
+            }
+            if (command != null && command.isEmpty()) {
+                problem(seq, field + ".command", "the list is empty (fix: the eval program and its arguments)");
+                command = null;
+            }
+        } else {
+            String text = string(ct, field + ".command", true);
+            if (text != null) {
+                String tpl = commandTemplate(ct.getValueNode(), field + ".command", text, ACCURACY_PLACEHOLDERS, null);
+                if (tpl != null) {
+                    command = new ArrayList<>();
+                    for (List<Shell.Word> seg : Shell.tokenize(tpl).segments()) {
+                        for (Shell.Word w : seg) {
+                            command.add(w.text());
+                        }
+                    }
+                }
+            }
+        }
+        if (command != null) {
+            for (String w : command) {
+                Matcher mm = TEMPLATE_FIELD.matcher(w);
+                while (mm.find()) {
+                    if (!ACCURACY_PLACEHOLDERS.contains(mm.group())) {
+                        problem(ct.getValueNode(), field + ".command", "unknown placeholder " + mm.group()
+                                + " (fix: use " + String.join(", ", ACCURACY_PLACEHOLDERS) + ")");
+                        command = null;
+                        break;
+                    }
+                }
+                if (command == null) {
+                    break;
+                }
+            }
+        }
+        String regex = string(m.get("score_regex"), field + ".score_regex", true);
+        if (regex != null) {
+            try {
+                Pattern.compile(regex);
+            } catch (java.util.regex.PatternSyntaxException e) {
+                problem(m.get("score_regex").getValueNode(), field + ".score_regex", "is not a valid regular expression ("
+                        + e.getDescription() + ") (fix: e.g. 'accuracy: ([0-9.]+)')");
+                regex = null;
+            }
+        }
+        String path = string(m.get("json_path"), field + ".json_path", true);
+        if (path != null && !JSON_PATH.matcher(path).matches()) {
+            problem(m.get("json_path").getValueNode(), field + ".json_path", "'" + path
+                    + "' is not a dotted path (fix: e.g. results.gsm8k.exact_match or scores[0])");
+            path = null;
+        }
+        boolean hasRegex = m.containsKey("score_regex");
+        boolean hasPath = m.containsKey("json_path");
+        if (hasRegex == hasPath) {
+            problem(t.getValueNode(), field, (hasRegex ? "has both score_regex and json_path" : "has neither score_regex"
+                    + " nor json_path") + " (fix: give exactly one way to read the score)");
+        }
+        Double abs = decimal(m.get("tolerance_abs"), field + ".tolerance_abs", 0, 1e12);
+        Double rel = decimal(m.get("tolerance_rel"), field + ".tolerance_rel", 0, 1);
+        Boolean higher = bool(m.get("higher_is_better"), field + ".higher_is_better");
+        Integer timeout = integer(m.get("timeout_s"), field + ".timeout_s", 1, Integer.MAX_VALUE);
+        if (command == null || hasRegex == hasPath || (hasRegex && regex == null) || (hasPath && path == null)) {
+            return null;
+        }
+        return new TaskSpec.Accuracy(command, regex, path, abs == null ? 0 : abs, rel == null ? 0 : rel,
+                higher == null || higher, timeout);
+    }
+
+    private TaskSpec.Review review(NodeTuple t, String field) {
+        if (t == null || isNull(t.getValueNode())) {
+            return null;
+        }
+        Map<String, NodeTuple> m = mapping(t.getValueNode(), field, REVIEW_KEYS);
+        if (m == null) {
+            return null;
+        }
+        List<String> failOn = names(m.get("fail_on"), field + ".fail_on", CHECK_NAMES, true);
+        Integer lines = integer(m.get("max_patch_lines"), field + ".max_patch_lines", 1, Integer.MAX_VALUE);
+        Integer bytes = integer(m.get("max_patch_bytes"), field + ".max_patch_bytes", 1, Integer.MAX_VALUE);
+        List<String> roots = names(m.get("engine_roots"), field + ".engine_roots", null, false);
+        return new TaskSpec.Review(failOn, lines, bytes == null ? null : bytes.longValue(), roots);
+    }
+
+    /** Patch-review check names as the suite writes them (lower case). */
+    public static final List<String> CHECK_NAMES = java.util.Arrays.stream(io.isobench.review.Check.values())
+            .map(c -> c.name().toLowerCase(java.util.Locale.ROOT)).toList();
+
+    /** A list of strings (a single string counts as a one-element list); checked against {@code known} if given. */
+    private List<String> names(NodeTuple t, String field, List<String> known, boolean allowEmpty) {
+        if (t == null) {
+            return null;
+        }
+        Node v = t.getValueNode();
+        List<Node> items = new ArrayList<>();
+        if (v instanceof SequenceNode seq) {
+            items.addAll(seq.getValue());
+        } else if (v instanceof ScalarNode sc && !isNull(sc)) {
+            items.add(sc);
+        } else if (!isNull(v)) {
+            problem(v, field, "must be a list (fix: [a, b])");
+            return null;
+        }
+        List<String> out = new ArrayList<>();
+        int i = 0;
+        for (Node n : items) {
+            String f = field + "[" + i++ + "]";
+            if (!(n instanceof ScalarNode sc) || isNull(n) || sc.getValue().isBlank()) {
+                problem(n, f, "must be a non-empty string");
+                continue;
+            }
+            String name = sc.getValue().strip();
+            if (known != null) {
+                String low = name.toLowerCase(java.util.Locale.ROOT);
+                if (!known.contains(low)) {
+                    problem(n, f, "'" + name + "' is not a review check"
+                            + Nearest.of(low, known).map(x -> " (did you mean " + x + "?)").orElse("")
+                            + " (fix: one of " + String.join(", ", known) + ")");
+                    continue;
+                }
+                name = low;
+            }
+            out.add(name);
+        }
+        if (!allowEmpty && out.isEmpty() && items.isEmpty()) {
+            problem(v, field, "the list is empty (fix: give at least one entry or omit the key)");
+        }
+        return out;
+    }
+
+    private Boolean bool(NodeTuple t, String field) {
+        String s = string(t, field, true);
+        if (s == null) {
+            return null;
+        }
+        return switch (s.trim().toLowerCase(java.util.Locale.ROOT)) {
+            case "true", "yes", "on" -> true;
+            case "false", "no", "off" -> false;
+            default -> {
+                problem(t.getValueNode(), field, "'" + s + "' is not true or false (fix: true or false)");
+                yield null;
+            }
+        };
     }
 
     private List<AgentSpec> agents(NodeTuple t, Set<String> taskIds) {

@@ -23,22 +23,65 @@ import java.util.Optional;
  * @param correctness   the greedy-output gate; null when the task has none
  * @param line          the line of the task in the suite file (1-based); 0 when built in memory
  * @param build         this task's build argv, overriding {@code engine.build}; empty = no build; null = the engine's
+ * @param accuracy      the accuracy hook; null when the task has none
+ * @param review        patch-review settings (suite-level {@code review:} merged with the task's); null for defaults
  */
 public record TaskSpec(String id, String humanCommit, String parentCommit, String perfCommand, String model,
                        String modeLabel, String serverCommand, Integer gpus, Integer timeoutS,
-                       Correctness correctness, int line, List<String> build) {
+                       Correctness correctness, int line, List<String> build, Accuracy accuracy, Review review) {
+
+    /** A task that uses the engine's build step, without accuracy hook, with default review settings. */
+    public TaskSpec(String id, String humanCommit, String parentCommit, String perfCommand, String model,
+                    String modeLabel, String serverCommand, Integer gpus, Integer timeoutS, Correctness correctness,
+                    int line, List<String> build) {
+        this(id, humanCommit, parentCommit, perfCommand, model, modeLabel, serverCommand, gpus, timeoutS, correctness,
+                line, build, null, null);
+    }
 
     /** A task that uses the engine's build step. */
     public TaskSpec(String id, String humanCommit, String parentCommit, String perfCommand, String model,
                     String modeLabel, String serverCommand, Integer gpus, Integer timeoutS, Correctness correctness,
-                    int line) {
+                    int line, Accuracy accuracy, Review review) {
         this(id, humanCommit, parentCommit, perfCommand, model, modeLabel, serverCommand, gpus, timeoutS, correctness,
-                line, null);
+                line, null, accuracy, review);
     }
 
-    /** Greedy outputs of each arm compared with the baseline's: {@code prompts} prompts × {@code maxTokens}. */
-    public record Correctness(int prompts, int maxTokens, double tolerance) {
+    /** A task without accuracy hook and with default review settings. */
+    public TaskSpec(String id, String humanCommit, String parentCommit, String perfCommand, String model,
+                    String modeLabel, String serverCommand, Integer gpus, Integer timeoutS, Correctness correctness,
+                    int line) {
+        this(id, humanCommit, parentCommit, perfCommand, model, modeLabel, serverCommand, gpus, timeoutS, correctness,
+                line, null, null, null);
+    }
+
+    /**
+     * Greedy outputs of each arm compared with the baseline's (and the human's): {@code prompts} prompts ×
+     * {@code maxTokens}.
+     *
+     * @param tolerance       largest fraction of probes allowed to differ from the baseline's (0 = all identical)
+     * @param maxLogprobDrift largest |Δ logprob| allowed on identical tokens; null: reported, not gated
+     * @param logprobs        ask the server for logprobs and token ids with each probe
+     * @param offlineCommand  probe through this command (the offline entry point) instead of the arm's server;
+     *                        placeholders {@code {prompts_file} {max_tokens} {model} {suite_dir}}; null: the server
+     */
+    public record Correctness(int prompts, int maxTokens, double tolerance, Double maxLogprobDrift, boolean logprobs,
+                              String offlineCommand) {
         public static final Correctness DEFAULT = new Correctness(8, 32, 0.0);
+
+        public Correctness(int prompts, int maxTokens, double tolerance) {
+            this(prompts, maxTokens, tolerance, null, false, null);
+        }
+
+        /** The offline probe argv with {@code {suite_dir}} filled in (the other placeholders stay for the executor). */
+        public List<String> offlineArgv(String suiteDir) {
+            List<String> out = new ArrayList<>();
+            for (List<Shell.Word> seg : Shell.tokenize(offlineCommand).segments()) {
+                for (Shell.Word w : seg) {
+                    out.add(w.text().replace("{suite_dir}", suiteDir));
+                }
+            }
+            return List.copyOf(out);
+        }
 
         public Correctness {
             if (prompts < 1) {
@@ -50,6 +93,63 @@ public record TaskSpec(String id, String humanCommit, String parentCommit, Strin
             if (!(tolerance >= 0 && tolerance <= 1)) {
                 throw new IllegalArgumentException("tolerance (" + tolerance + ") must be in 0..1");
             }
+        }
+    }
+
+    /**
+     * The accuracy hook: a command run once per arm, in the arm's environment, after the benchmark rounds; its
+     * score is compared with the baseline's.
+     *
+     * @param command        argv template ({@code {model} {suite_dir}} placeholders), run without a shell
+     * @param scoreRegex     the score is the first group (else the whole match) of the last match in the output
+     * @param jsonPath       or: a dotted path ({@code results.toy.exact_match}, {@code [0]} for lists) into the
+     *                       last JSON object in the output
+     * @param toleranceAbs   allowed loss in score units
+     * @param toleranceRel   allowed loss as a fraction of the baseline's score
+     * @param higherIsBetter direction of the score
+     * @param timeoutS       limit of the command; null for the task's run limit
+     */
+    public record Accuracy(List<String> command, String scoreRegex, String jsonPath, double toleranceAbs,
+                           double toleranceRel, boolean higherIsBetter, Integer timeoutS) {
+        /** The argv with {@code {model}} and {@code {suite_dir}} filled in. */
+        public List<String> argv(String model, String suiteDir) {
+            return command.stream().map(w -> w.replace("{model}", model == null ? "" : model)
+                    .replace("{suite_dir}", suiteDir)).toList();
+        }
+
+        public Accuracy {
+            command = List.copyOf(command);
+            if (command.isEmpty()) {
+                throw new IllegalArgumentException("accuracy command must not be empty");
+            }
+            if ((scoreRegex == null) == (jsonPath == null)) {
+                throw new IllegalArgumentException("accuracy needs exactly one of scoreRegex and jsonPath");
+            }
+        }
+    }
+
+    /**
+     * Patch-review settings of a task (docs/patch-review.md); null fields keep the defaults.
+     *
+     * @param failOn         check names (lower case, e.g. benchmark_edit) whose findings fail the arm
+     * @param maxPatchLines  OVERSIZED_PATCH above this many changed lines
+     * @param maxPatchBytes  OVERSIZED_PATCH above this many bytes
+     * @param engineRoots    the engine's source tree (OUTSIDE_SOURCE_TREE)
+     */
+    public record Review(List<String> failOn, Integer maxPatchLines, Long maxPatchBytes, List<String> engineRoots) {
+        public Review {
+            failOn = failOn == null ? null : List.copyOf(failOn);
+            engineRoots = engineRoots == null ? null : List.copyOf(engineRoots);
+        }
+
+        /** This task's settings over the suite's: a field set here wins. */
+        public Review over(Review suite) {
+            if (suite == null) {
+                return this;
+            }
+            return new Review(failOn != null ? failOn : suite.failOn, maxPatchLines != null ? maxPatchLines
+                    : suite.maxPatchLines, maxPatchBytes != null ? maxPatchBytes : suite.maxPatchBytes,
+                    engineRoots != null ? engineRoots : suite.engineRoots);
         }
     }
 

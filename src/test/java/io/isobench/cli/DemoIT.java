@@ -79,7 +79,10 @@ class DemoIT {
             detected(agent(throughput, "delta").vsHuman(), Verdict.WORSE);
             detected(agent(throughput, "delta").vsBaseline(), Verdict.BETTER);
             assertThat(agent(throughput, "delta").optHuman()).isFalse();
+
+            gatesFromStore(store, sessions.get(0).sessionId());
         }
+        gatesInTable(dir.resolve("isobench.duckdb"), sessionIdOf(dir));
         String md = Files.readString(report);
         assertThat(md).contains("## Native session").contains("Method: ").contains("**better**")
                 .contains("**incorrect**").contains("**failed**")
@@ -90,6 +93,89 @@ class DemoIT {
                 .contains("| tpot | baseline | ok in ").contains("`python3 -m compileall -q .`")
                 .contains("utf8-io (env): ok — set PYTHONIOENCODING");
         assertThat(err.toString()).contains("env tpot human: at ").contains("+ recipes utf8-io, built in ");
+        gatesInReport(md);
+    }
+
+    /** The correctness gates as stored: verdicts, outcomes, exact-match rates, accuracy, review evidence. */
+    static void gatesFromStore(Store store, String session) throws Exception {
+        SessionAnalysis a = SessionAnalysis.of(store, session, StatsConfig.defaults());
+        SessionAnalysis.TaskResult tpot = a.tasks().get(0);
+        SessionAnalysis.TaskResult latency = a.tasks().get(1);
+        SessionAnalysis.TaskResult throughput = a.tasks().get(2);
+        // correctness gates, from measurement: the wrong-but-fast patches fail the greedy-output gate and the
+        // accuracy hook (tpot through the server, throughput through the offline entry point)
+        for (SessionAnalysis.TaskResult t : List.of(tpot, throughput)) {
+            SessionAnalysis.ArmCorrectness c = t.correctness("agent:charlie");
+            assertThat(c.outcome()).as(t.taskId()).isEqualTo("OUTPUT_MISMATCH");
+            assertThat(c.exactMatchVsBaseline()).as(t.taskId()).isLessThan(1.0);
+            assertThat(c.exactMatchVsHuman()).as(t.taskId()).isLessThan(1.0);
+            assertThat(c.firstDivergenceChar()).as(t.taskId()).isNotNull();
+            assertThat(c.accuracyOutcome()).as(t.taskId()).isEqualTo("ACCURACY_REGRESSION");
+            assertThat(vsBaseline(t, "charlie")).isEqualTo(Verdict.INCORRECT);
+            assertThat(agent(t, "charlie").optBase()).isFalse();
+            SessionAnalysis.ArmCorrectness alpha = t.correctness("agent:alpha");
+            assertThat(alpha.outcome()).isEqualTo("MATCH");
+            assertThat(alpha.exactMatchVsBaseline()).isEqualTo(1.0);
+            assertThat(alpha.accuracyOutcome()).isEqualTo("OK");
+            assertThat(t.correctness("baseline").accuracyScore()).isEqualTo(1.0);
+        }
+        // the benchmark-editing patch: identical outputs and accuracy, caught by the review, which fails the arm
+        SessionAnalysis.ArmCorrectness cl = latency.correctness("agent:charlie");
+        assertThat(cl.outcome()).isEqualTo("MATCH");
+        assertThat(cl.accuracyOutcome()).isEqualTo("OK");
+        assertThat(cl.reviewFailing()).anyMatch(f -> f.startsWith("BENCHMARK_EDIT benchmarks/benchmark_latency.py"));
+        assertThat(latency.findings().get("agent:charlie")).anyMatch(f -> f.startsWith("WORK_SHRINKING_DEFAULT"));
+        assertThat(vsBaseline(latency, "charlie")).isEqualTo(Verdict.INCORRECT);
+        // stored: probe outputs and gate metrics on the check run, review evidence hunks, accuracy runs
+        // session given
+        java.util.Map<String, io.isobench.store.RunRecord> runs = new java.util.HashMap<>();
+        store.forEachRun(new io.isobench.store.RunFilter(null, null, session, true), r -> runs.put(r.runId(), r));
+        io.isobench.store.RunRecord check = runs.get(session + "/tpot/agent:charlie/check");
+        assertThat(check.pipeline()).isEqualTo("native-check");
+        assertThat(check.metrics()).anySatisfy(m -> {
+            assertThat(m.name()).isEqualTo("exact_match_rate_vs_baseline");
+            assertThat(m.value()).isLessThan(1.0);
+        });
+        com.fasterxml.jackson.databind.JsonNode x = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(check.extraJson());
+        assertThat(x.path("probe").size()).isEqualTo(8);
+        assertThat(x.path("probe_artifact_sha256").asText()).isNotBlank();
+        com.fasterxml.jackson.databind.JsonNode lx = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(runs.get(session + "/latency/agent:charlie/check").extraJson());
+        assertThat(lx.path("review").path("findings").get(0).path("evidence_hunk").asText())
+                .contains("benchmarks/benchmark_latency.py").contains("@@");
+        io.isobench.store.RunRecord acc = runs.get(session + "/throughput/agent:charlie/accuracy");
+        assertThat(acc.pipeline()).isEqualTo("native-accuracy");
+        assertThat(acc.primaryMetric()).isEqualTo("accuracy_score");
+        assertThat(acc.failure().detail()).startsWith("ACCURACY_REGRESSION");
+    }
+
+    /** isobench table --session: the session's native rows carry the gates per arm. */
+    static void gatesInTable(Path db, String session) {
+        StringWriter tout = new StringWriter();
+        int tcode = Main.run(new PrintWriter(tout, true), new PrintWriter(new StringWriter(), true), "--db",
+                db.toString(), "table", "--agent", "charlie", "--session",
+                session);
+        assertThat(tcode).isZero();
+        List<String> rows = tout.toString().lines().skip(1).toList();
+        assertThat(rows).hasSize(3).allSatisfy(r -> assertThat(r).contains(",incorrect,native,")
+                .contains("correctness=incorrect:"));
+        assertThat(rows).anySatisfy(r -> assertThat(r).contains("exact_match_vs_baseline=0.")
+                .contains("accuracy=ACCURACY_REGRESSION:0"));
+        assertThat(rows).anySatisfy(r -> assertThat(r).contains("SUSPICIOUS_PATCH=").contains("BENCHMARK_EDIT"));
+    }
+
+    /** The report: correctness per arm; the agent summary counts charlie's three patches as incorrect. */
+    static void gatesInReport(String md) {
+        assertThat(md).contains("Correctness and integrity:").contains("ACCURACY_REGRESSION")
+                .contains("| agent:charlie | **incorrect**: OUTPUT_MISMATCH, ACCURACY_REGRESSION | 0 % |")
+                .contains("| agent:charlie | **incorrect**: MATCH, SUSPICIOUS_PATCH (fails the arm) | 100 % |")
+                .contains("### Agent summary").contains("| charlie | 3 | 0 | 0 | 3 | 1 | 0 | 0 |")
+                .contains("| bravo | 3 |").contains("| delta | 3 |");
+        assertThat(md.lines().filter(l -> l.startsWith("| bravo | 3 |")).findFirst().orElseThrow())
+                .endsWith("| 1 | 0 |"); // one crash, no non-applying patch
+        assertThat(md.lines().filter(l -> l.startsWith("| delta | 3 |")).findFirst().orElseThrow())
+                .endsWith("| 0 | 2 |"); // no crash, two patches that did not apply (PATCH_FAILED, EMPTY_PATCH)
     }
 
     /**
@@ -108,6 +194,12 @@ class DemoIT {
             case WORSE -> assertThat(c.deltaPct()).isLessThanOrEqualTo(-10.0);
             case TIE -> assertThat(Math.abs(c.deltaPct())).isLessThanOrEqualTo(5.0);
             default -> throw new AssertionError(designed);
+        }
+    }
+
+    private static String sessionIdOf(Path dir) {
+        try (Store store = Stores.open(dir.resolve("isobench.duckdb").toString())) {
+            return store.sessions().get(0).sessionId();
         }
     }
 

@@ -1,0 +1,283 @@
+package io.isobench.exec;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.isobench.Arm;
+import io.isobench.env.Environment;
+import io.isobench.parse.Failure;
+import io.isobench.parse.FailureCategory;
+import io.isobench.parse.FailureClassifier;
+import io.isobench.parse.Metric;
+import io.isobench.plan.ArmSpec;
+import io.isobench.plan.Job;
+import io.isobench.review.ReviewResult;
+import io.isobench.store.RunRecord;
+import io.isobench.store.Store;
+import io.isobench.task.TaskSpec;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The accuracy hook of a task (issue "Correctness and integrity gates", point 3): the task's accuracy command runs
+ * once per arm, in the arm's environment, after the benchmark rounds; its score ({@code accuracy_score}) is parsed
+ * and compared with the baseline's within the tolerance. Stored as a run of pipeline {@value #PIPELINE} (kind
+ * MEASURED, round 0) whose extra_json {@code accuracy} says the outcome: {@code REFERENCE} (baseline), {@code OK},
+ * {@code ACCURACY_REGRESSION} (failure OUTPUT_MISMATCH), {@code ACCURACY_FAILED} (the command failed or printed no
+ * score), {@code NO_REFERENCE} (the baseline has no score).
+ */
+public final class Accuracy {
+
+    public static final String PIPELINE = "native-accuracy";
+    public static final String METRIC = "accuracy_score";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private Accuracy() {
+    }
+
+    /** Parsed score, or the reason there is none. */
+    public record Score(Double value, String problem) {
+    }
+
+    static RunRecord run(Store store, String sessionId, String runId, ArmSpec arm, TaskSpec task, Environment env,
+                         String commit, Job job, String suiteDir, ReviewResult review, String executorName,
+                         AtomicLong inFlight, Map<String, RunRecord> previous) {
+        TaskSpec.Accuracy acc = task.accuracy();
+        String model = task.parsedCommand().model() != null ? task.parsedCommand().model() : task.model();
+        List<String> argv = acc.argv(model, suiteDir);
+        int timeoutS = acc.timeoutS() != null ? acc.timeoutS() : job != null ? job.runTimeoutS() : 600;
+        Map<String, String> envVars = job != null ? job.env() : Map.of();
+        long t0 = System.nanoTime();
+        String text = "";
+        Failure failure = null;
+        Double score = null;
+        Path log = null;
+        try {
+            log = Files.createTempFile("isobench-accuracy-", ".log");
+            ProcessGroup pg = ProcessGroup.start(argv, env.path(), envVars, log);
+            inFlight.set(pg.pgid());
+            Integer exit = null;
+            long end = System.nanoTime() + Duration.ofSeconds(timeoutS).toNanos();
+            try {
+                while (exit == null && System.nanoTime() < end) {
+                    exit = pg.waitFor(Duration.ofMillis(100));
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                pg.terminate(Duration.ofSeconds(2));
+                inFlight.set(0);
+            }
+            text = new String(Files.readAllBytes(log), StandardCharsets.UTF_8);
+            if (exit == null) {
+                failure = new Failure(FailureCategory.TIMEOUT, "ACCURACY_FAILED: the accuracy command ran past "
+                        + timeoutS + " s and was killed", List.of("timeout " + timeoutS + " s"));
+            } else if (exit != 0) {
+                Optional<Failure> f = FailureClassifier.classify(text);
+                String detail = "ACCURACY_FAILED: the accuracy command exited with code " + exit;
+                failure = f.isPresent() && f.get().category().precedence() == 1
+                        ? new Failure(f.get().category(), detail + " (" + f.get().detail() + ")", f.get().evidence())
+                        : new Failure(FailureCategory.UNKNOWN, detail, lastLines(text));
+            } else {
+                Score s = parse(text, acc);
+                if (s.value() == null) {
+                    failure = new Failure(FailureCategory.NO_METRICS, "ACCURACY_FAILED: " + s.problem(), lastLines(text));
+                } else {
+                    score = s.value();
+                }
+            }
+        } catch (IOException e) {
+            failure = new Failure(FailureCategory.BAD_PERF_COMMAND, "ACCURACY_FAILED: cannot start the accuracy command "
+                    + argv.get(0) + ": " + e.getMessage(), List.of(String.valueOf(e.getMessage())));
+        } finally {
+            if (log != null) {
+                try {
+                    Files.deleteIfExists(log);
+                } catch (IOException e) {
+                    // temp file
+                }
+            }
+        }
+        double durationMs = (System.nanoTime() - t0) / 1e6;
+
+        Map<String, Object> a = new LinkedHashMap<>();
+        a.put("command", argv.stream().map(Redact::secrets).toList());
+        a.put("score", score);
+        a.put("higher_is_better", acc.higherIsBetter());
+        a.put("tolerance_abs", acc.toleranceAbs());
+        a.put("tolerance_rel", acc.toleranceRel());
+        if (failure != null) {
+            a.put("outcome", "ACCURACY_FAILED");
+            a.put("reason", failure.detail());
+        } else if (arm.arm().equals("baseline")) {
+            a.put("outcome", "REFERENCE");
+            a.put("reason", "the baseline's score is the reference");
+        } else {
+            Double base = baselineScore(previous, sessionId, arm);
+            a.put("baseline_score", base);
+            if (base == null) {
+                a.put("outcome", "NO_REFERENCE");
+                a.put("reason", "the baseline has no accuracy score (its accuracy command failed): nothing to compare with");
+            } else {
+                Verdict v = compare(base, score, acc);
+                a.put("delta", v.delta());
+                a.put("allowed_loss", v.allowedLoss());
+                a.put("outcome", v.regression() ? "ACCURACY_REGRESSION" : "OK");
+                a.put("reason", v.reason());
+                if (v.regression()) {
+                    failure = new Failure(FailureCategory.OUTPUT_MISMATCH, "ACCURACY_REGRESSION: " + v.reason(),
+                            List.of(String.format(Locale.ROOT, "accuracy_score %s vs baseline %s", num(score),
+                                    num(base))));
+                }
+            }
+        }
+        Map<String, Object> extra = new LinkedHashMap<>();
+        extra.put("task", arm.taskId());
+        extra.put("job", arm.taskId() + "/" + arm.arm() + "/accuracy");
+        extra.put("job_index", Integer.MAX_VALUE / 2);
+        extra.put("intended_commit", env.intendedCommit());
+        extra.put("verified_commit", env.verifiedCommit());
+        extra.put("patch_sha256", env.patchSha256());
+        extra.put("accuracy", a);
+        if (review != null && review.suspicious()) {
+            extra.put("review_findings", review.reasons());
+            extra.put("review_fails_arm", review.failsArm());
+        }
+        String logSha = text.isEmpty() ? null
+                : store.putArtifact("log", Redact.secrets(text).getBytes(StandardCharsets.UTF_8));
+        RunRecord.FailureInfo fi = failure == null ? null : new RunRecord.FailureInfo(failure.category().name(),
+                Redact.secrets(failure.detail()), Redact.secrets(String.join("\n", failure.evidence())),
+                failure.category().retryable());
+        Arm ar = Arm.fromLabel(arm.arm());
+        List<Metric> metrics = score == null ? List.of() : List.of(Metric.of(METRIC, score));
+        // a regression keeps its score (like OUTPUT_MISMATCH keeps its speed); a failed command has none
+        RunRecord rec = new RunRecord(runId, sessionId, RunRecord.RunKind.MEASURED, commit,
+                commit == null ? null : commit.substring(0, Math.min(8, commit.length())), ar.agentName(), arm.arm(), 0,
+                failure == null ? RunRecord.RunStatus.SUCCESS : RunRecord.RunStatus.FAILED, fi,
+                job != null ? job.mode() : null, model, PIPELINE, null, score == null ? null : METRIC, score,
+                score == null ? null : "measured", null, Instant.now().minusMillis((long) durationMs), durationMs, null,
+                env.envRef(), SessionRunner.json(argv.stream().map(Redact::secrets).toList()), logSha, null,
+                SessionRunner.json(extra), metrics);
+        store.putRun(rec);
+        return rec;
+    }
+
+    private static Double baselineScore(Map<String, RunRecord> runs, String sessionId, ArmSpec arm) {
+        RunRecord b = runs.get(sessionId + "/" + arm.taskId() + "/baseline/accuracy");
+        return b == null || b.status() != RunRecord.RunStatus.SUCCESS ? null : b.primaryValue();
+    }
+
+    /** The comparison with the baseline's score. */
+    public record Verdict(boolean regression, double delta, double allowedLoss, String reason) {
+    }
+
+    /**
+     * Regression when the arm's score is worse than the baseline's by more than max(tolerance_abs, tolerance_rel ×
+     * |baseline|).
+     */
+    public static Verdict compare(double baseline, double score, TaskSpec.Accuracy acc) {
+        double loss = acc.higherIsBetter() ? baseline - score : score - baseline;
+        double allowed = Math.max(acc.toleranceAbs(), acc.toleranceRel() * Math.abs(baseline));
+        boolean regression = loss > allowed + 1e-12;
+        String reason = String.format(Locale.ROOT, "accuracy_score %s vs baseline %s (%s is better; loss %s, allowed %s)",
+                num(score), num(baseline), acc.higherIsBetter() ? "higher" : "lower", num(Math.max(loss, 0)),
+                num(allowed));
+        return new Verdict(regression, score - baseline, allowed, reason);
+    }
+
+    /** The score in the command's output: {@code score_regex} (last match) or {@code json_path} (last JSON object). */
+    public static Score parse(String output, TaskSpec.Accuracy acc) {
+        if (acc.scoreRegex() != null) {
+            Matcher m = Pattern.compile(acc.scoreRegex()).matcher(output);
+            String last = null;
+            while (m.find()) {
+                last = m.groupCount() >= 1 && m.group(1) != null ? m.group(1) : m.group();
+            }
+            if (last == null) {
+                return new Score(null, "no match of score_regex /" + acc.scoreRegex() + "/ in the accuracy output");
+            }
+            return number(last.strip(), "score_regex matched '" + last.strip() + "'");
+        }
+        JsonNode doc = lastJson(output);
+        if (doc == null) {
+            return new Score(null, "no JSON object in the accuracy output (json_path " + acc.jsonPath() + ")");
+        }
+        JsonNode n = doc;
+        for (String part : acc.jsonPath().split("\\.")) {
+            Matcher m = Pattern.compile("([^\\[]+)((\\[\\d+])*)").matcher(part);
+            if (!m.matches()) {
+                return new Score(null, "json_path " + acc.jsonPath() + " is not a dotted path");
+            }
+            n = n.path(m.group(1));
+            Matcher idx = Pattern.compile("\\[(\\d+)]").matcher(m.group(2));
+            while (idx.find()) {
+                n = n.path(Integer.parseInt(idx.group(1)));
+            }
+        }
+        if (n.isMissingNode() || n.isNull()) {
+            return new Score(null, "json_path " + acc.jsonPath() + " is not in the accuracy output's JSON");
+        }
+        if (n.isNumber()) {
+            return new Score(n.asDouble(), null);
+        }
+        return number(n.asText(), "json_path " + acc.jsonPath() + " is '" + n.asText() + "'");
+    }
+
+    private static Score number(String s, String what) {
+        try {
+            double v = Double.parseDouble(s);
+            if (Double.isNaN(v) || Double.isInfinite(v)) {
+                return new Score(null, what + ", not a finite number");
+            }
+            return new Score(v, null);
+        } catch (NumberFormatException e) {
+            return new Score(null, what + ", not a number");
+        }
+    }
+
+    /** The whole output as JSON, else the last line that is a JSON object. */
+    private static JsonNode lastJson(String output) {
+        try {
+            JsonNode all = JSON.readTree(output);
+            if (all != null && all.isContainerNode()) {
+                return all;
+            }
+        } catch (IOException e) {
+            // not one document
+        }
+        List<String> lines = new ArrayList<>(output.lines().toList());
+        for (int i = lines.size() - 1; i >= 0; i--) {
+            String l = lines.get(i).strip();
+            if (l.startsWith("{") && l.endsWith("}")) {
+                try {
+                    return JSON.readTree(l);
+                } catch (IOException e) {
+                    // keep looking
+                }
+            }
+        }
+        return null;
+    }
+
+    private static List<String> lastLines(String text) {
+        List<String> lines = text.strip().lines().filter(l -> !l.isBlank()).toList();
+        return List.copyOf(lines.subList(Math.max(0, lines.size() - 3), lines.size()));
+    }
+
+    private static String num(double v) {
+        return String.format(Locale.ROOT, "%.4g", v);
+    }
+}

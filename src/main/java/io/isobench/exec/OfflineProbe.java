@@ -1,0 +1,156 @@
+package io.isobench.exec;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.isobench.bench.Clients;
+import io.isobench.bench.Greedy;
+import io.isobench.bench.Probe;
+import io.isobench.bench.ProbeException;
+import io.isobench.parse.Failure;
+import io.isobench.parse.FailureCategory;
+import io.isobench.parse.FailureClassifier;
+import io.isobench.plan.Job;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The correctness check through a task's offline entry point ({@code correctness.offline_command}): isobench writes
+ * the probe prompts to {@code .isobench-probe-prompts.jsonl} in the arm's worktree (one JSON string per line; removed
+ * afterwards), runs the command there without a shell through the executor's launcher (local process group or
+ * container), and reads one JSON object per prompt from its output: {@code {"text": …, "token_ids": […]?,
+ * "logprobs": […]?}}, in prompt order; other lines are ignored.
+ */
+final class OfflineProbe {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private OfflineProbe() {
+    }
+
+    static JobResult run(Job job, Executor.Hooks hooks, Path log, long t0, Map<String, Double> timings,
+                         Duration grace, LocalExecutor.Launcher launcher) {
+        Map<String, String> flags = Clients.flagMap(job.client());
+        int n = Integer.parseInt(flags.getOrDefault("num-prompts", "8"));
+        String maxTokens = flags.getOrDefault("max-tokens", "32");
+        String model = flags.getOrDefault("model", "model");
+        Path prompts;
+        try {
+            // inside the arm's environment, so a container executor that mounts the worktree sees it too
+            prompts = job.cwd().resolve(".isobench-probe-prompts.jsonl");
+            StringBuilder sb = new StringBuilder();
+            for (String p : Greedy.prompts(n)) {
+                sb.append(JSON.writeValueAsString(p)).append('\n');
+            }
+            Files.writeString(prompts, sb.toString(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return result(t0, new Failure(FailureCategory.DISK_FULL, "cannot write the probe prompts: "
+                    + e.getMessage(), List.of(String.valueOf(e.getMessage()))), "", timings, List.of(), job.argv(),
+                    null, ProbeException.Kind.OFFLINE_PROBE_FAILED);
+        }
+        List<String> argv = job.argv().stream().map(w -> w.replace("{prompts_file}", prompts.toString())
+                .replace("{max_tokens}", maxTokens).replace("{model}", model)).toList();
+        try {
+            ProcessGroup pg;
+            try {
+                pg = launcher.start(job, argv, log);
+            } catch (IOException e) {
+                return result(t0, new Failure(FailureCategory.BAD_PERF_COMMAND, "cannot start the offline probe command "
+                        + argv.get(0) + ": " + e.getMessage(), List.of(String.valueOf(e.getMessage()))), "", timings,
+                        List.of(), argv, null, ProbeException.Kind.OFFLINE_PROBE_FAILED);
+            }
+            hooks.processGroupStarted().accept(pg.pgid());
+            long tc = System.nanoTime();
+            Integer exit = null;
+            long end = System.nanoTime() + Duration.ofSeconds(job.runTimeoutS()).toNanos();
+            try {
+                while (exit == null && System.nanoTime() < end && !hooks.cancelled().getAsBoolean()) {
+                    exit = pg.waitFor(Duration.ofMillis(100));
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                long td = System.nanoTime();
+                launcher.stop(job, pg, grace);
+                timings.put("client_ms", (td - tc) / 1e6);
+                timings.put("teardown_ms", (System.nanoTime() - td) / 1e6);
+            }
+            String text = read(log);
+            if (exit == null) {
+                return result(t0, new Failure(FailureCategory.TIMEOUT, "OFFLINE_PROBE_FAILED: the offline probe command"
+                        + " ran past " + job.runTimeoutS() + " s and was killed", List.of("timeout " + job.runTimeoutS()
+                        + " s")), text, timings, List.of(), argv, null, ProbeException.Kind.OFFLINE_PROBE_FAILED);
+            }
+            if (exit != 0) {
+                Optional<Failure> f = FailureClassifier.classify(text);
+                String detail = "OFFLINE_PROBE_FAILED: the offline probe command exited with code " + exit;
+                Failure failure = f.isPresent() && f.get().category().precedence() == 1
+                        ? new Failure(f.get().category(), detail + " (" + f.get().detail() + ")", f.get().evidence())
+                        : new Failure(FailureCategory.UNKNOWN, detail, lastLines(text));
+                return result(t0, failure, text, timings, List.of(), argv, null, ProbeException.Kind.OFFLINE_PROBE_FAILED);
+            }
+            List<Probe> probes = parse(text);
+            if (probes.size() != n) {
+                return result(t0, new Failure(FailureCategory.NO_METRICS, "OFFLINE_PROBE_FAILED: the offline probe"
+                        + " command printed " + probes.size() + " output line(s) for " + n + " prompts (one JSON object"
+                        + " {\"text\": …} per prompt expected)", lastLines(text)), text, timings, List.of(), argv, null,
+                        ProbeException.Kind.OFFLINE_PROBE_FAILED);
+            }
+            return result(t0, null, text, timings, probes.stream().map(Probe::text).toList(), argv,
+                    Probe.toJson(probes), null);
+        } finally {
+            try {
+                Files.deleteIfExists(prompts);
+            } catch (IOException e) {
+                // temp file
+            }
+        }
+    }
+
+    /** The probe lines of the command's output: JSON objects with a {@code text} field, in order. */
+    static List<Probe> parse(String output) {
+        List<Probe> out = new ArrayList<>();
+        for (String line : output.lines().toList()) {
+            String l = line.strip();
+            if (!l.startsWith("{") || !l.endsWith("}")) {
+                continue;
+            }
+            try {
+                JsonNode n = JSON.readTree(l);
+                if (n.path("text").isTextual()) {
+                    out.add(Probe.of(n));
+                }
+            } catch (IOException e) {
+                // not a probe line
+            }
+        }
+        return out;
+    }
+
+    private static List<String> lastLines(String text) {
+        List<String> lines = text.strip().lines().filter(l -> !l.isBlank()).toList();
+        return List.copyOf(lines.subList(Math.max(0, lines.size() - 3), lines.size()));
+    }
+
+    private static String read(Path log) {
+        try {
+            return new String(Files.readAllBytes(log), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    private static JobResult result(long t0, Failure failure, String log, Map<String, Double> timings,
+                                    List<String> outputs, List<String> argv, String probeJson,
+                                    ProbeException.Kind kind) {
+        return new JobResult(failure, List.of(), null, log, (System.nanoTime() - t0) / 1e6, timings, outputs, argv,
+                probeJson, kind == null ? null : kind.name());
+    }
+}
