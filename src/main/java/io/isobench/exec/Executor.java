@@ -24,9 +24,26 @@ public interface Executor {
      */
     JobResult execute(Job job, Hooks hooks);
 
-    /** Callbacks of one execution. */
-    record Hooks(LongConsumer processGroupStarted, BooleanSupplier cancelled) {
+    /**
+     * The environment an arm runs in. The local strategy (default) makes a git worktree on this machine; cluster
+     * executors whose environment is an image override it (nothing is checked out here).
+     */
+    default io.isobench.env.Environment prepare(io.isobench.plan.ArmSpec arm, java.nio.file.Path repo) {
+        return io.isobench.env.Worktrees.prepare(repo, arm.commitRef(), arm.patch(), arm.worktree());
+    }
+
+    /**
+     * Callbacks of one execution.
+     *
+     * @param runId the store's run id ({@code <session>/<job id>}), or null outside a session: cluster executors
+     *              label what they submit with it, so a resumed session adopts instead of resubmitting
+     */
+    record Hooks(LongConsumer processGroupStarted, BooleanSupplier cancelled, String runId) {
         public static final Hooks NONE = new Hooks(pgid -> { }, () -> false);
+
+        public Hooks(LongConsumer processGroupStarted, BooleanSupplier cancelled) {
+            this(processGroupStarted, cancelled, null);
+        }
     }
 
     /**

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.Arm;
 import io.isobench.analysis.StatsConfig;
 import io.isobench.env.Environment;
-import io.isobench.env.Worktrees;
 import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
 import io.isobench.parse.Metric;
@@ -149,13 +148,14 @@ public final class SessionRunner {
             if (!neededArms.contains(a.taskId() + "|" + a.arm())) {
                 continue;
             }
-            Environment env = Worktrees.prepare(plan.repo(), a.commitRef(), a.patch(), a.worktree());
+            Environment env = options.executor().prepare(a, plan.repo());
             envs.put(a.taskId() + "|" + a.arm(), env);
             if (a.arm().equals("human") && env.intendedCommit() != null) {
                 humanSha.put(a.taskId(), env.intendedCommit());
             }
             say(String.format(Locale.ROOT, "env %s %s: %s", a.taskId(), a.arm(), env.ready()
-                    ? "at " + env.verifiedCommit().substring(0, 12) + (a.patch() == null ? "" : " + patch")
+                    ? (env.verifiedCommit() == null ? env.envRef() : "at " + env.verifiedCommit().substring(0, 12)
+                    + (a.patch() == null ? "" : " + patch"))
                     : env.failure().category() + " — " + env.failure().detail()));
         }
 
@@ -223,7 +223,7 @@ public final class SessionRunner {
                     result = options.executor().execute(runnable, new Executor.Hooks(pgid -> {
                         inFlight.set(pgid);
                         store.putRun(placeholder(rid, sessionId, job, commit, pgid, att));
-                    }, () -> false));
+                    }, () -> false, rid));
                     inFlight.set(0);
                     if (result.success() || !result.failure().category().retryable() || attempt == MAX_ATTEMPTS) {
                         break;
