@@ -652,7 +652,7 @@ final class KubernetesExecutor implements Executor {
             if (arm.startsWith("agent:")) {
                 agent = arm.substring(6);
                 String a = agent;
-                Optional<Path> file = suite.agents().stream().filter(x -> x.name().equals(a)).findFirst()
+                Optional<Path> file = suite.agents().stream().filter(x -> x.name().replace('-', '_').equals(a.replace('-', '_'))).findFirst()
                         .flatMap(x -> x.patchFor(taskId));
                 if (file.isEmpty()) {
                     return new Resolved(null, commit, new Failure(FailureCategory.ENV_MISSING, "agent " + a
