@@ -234,6 +234,11 @@ final class KubernetesExecutor implements Executor {
                              List<String> argv, long t0, Map<String, Double> timings) {
         String log = pod == null ? "" : logs(job, pod);
         String mainLog = pod == null ? "" : log(pod, KubeJobSpec.MAIN);
+        if ("Complete".equals(terminal) && pod == null) {
+            return done(t0, new Failure(FailureCategory.INFRA_TRANSIENT, "Job " + k8s.getMetadata().getName()
+                    + " completed but its pod is gone (removed after ttlSecondsAfterFinished?): no logs to read",
+                    List.of()), List.of(), null, "", timings, List.of(), argv);
+        }
         if ("Complete".equals(terminal)) {
             if (job.kind() == Job.Kind.CHECK) {
                 List<String> outputs = greedyOutputs(mainLog);

@@ -391,6 +391,16 @@ class KubernetesExecutorTest {
     }
 
     @Test
+    void aCompleteJobWithoutItsPodIsRetriedNotCountedAsNoMetrics() throws Exception {
+        var f = start(executor("0ttl"), offline("human", 9), "s8/t1/human/r9", new AtomicBoolean());
+        String name = awaitJob().getMetadata().getName();
+        finish(name, "Complete", null, null);
+        JobResult r = f.get(20, TimeUnit.SECONDS);
+        assertThat(r.failure().category()).isEqualTo(FailureCategory.INFRA_TRANSIENT);
+        assertThat(r.failure().detail()).contains("pod is gone");
+    }
+
+    @Test
     void apiErrorsMapToCategories() {
         assertThat(KubernetesExecutor.apiFailure(new KubernetesClientException("forbidden", 403, null)).category())
                 .isEqualTo(FailureCategory.ENV_MISSING);
