@@ -25,6 +25,14 @@ public interface Executor {
     JobResult execute(Job job, Hooks hooks);
 
     /**
+     * Removes what an earlier, killed orchestrator left running for {@code job} beyond its process group (which the
+     * session reaps itself): a container, a cluster job. Called by a resumed session for each run it finds in
+     * progress; idempotent; the default has nothing to do.
+     */
+    default void reap(Job job) {
+    }
+
+    /**
      * The environment an arm runs in. The local strategy (default) makes a git worktree on this machine; cluster
      * executors whose environment is an image override it (nothing is checked out here).
      */

@@ -32,8 +32,9 @@ public final class Executors {
     public static Executor create(String name, Suite suite) {
         return switch (name) {
             case "local" -> Executor.local();
+            case "docker" -> docker(DockerConfig.fromEnvironment());
             case "kubernetes" -> kubernetes(suite);
-            case "docker", "slurm" -> throw new IsobenchException.EnvironmentMissing(
+            case "slurm" -> throw new IsobenchException.EnvironmentMissing(
                     "executor " + name + " is not built into this isobench yet; use --executor local");
             default -> throw new IsobenchException.BadInput("--executor " + name + ": use one of "
                     + new java.util.TreeSet<>(RunConfig.EXECUTORS));
@@ -64,5 +65,15 @@ public final class Executors {
         }
         KubernetesProfile profile = KubernetesProfile.load(file);
         return KubernetesExecutor.connect(suite, profile);
+    }
+
+    /**
+     * The docker executor with the given settings ({@code create("docker")} reads them from the profile file named by
+     * {@code ISOBENCH_DOCKER_CONFIG}, else {@link DockerConfig#DEFAULT}).
+     *
+     * @throws IsobenchException.EnvironmentMissing when the docker CLI is missing or its daemon does not answer
+     */
+    public static Executor docker(DockerConfig config) {
+        return DockerExecutor.create(config);
     }
 }
