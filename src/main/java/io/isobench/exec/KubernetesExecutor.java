@@ -235,6 +235,7 @@ final class KubernetesExecutor implements Executor {
         String log = pod == null ? "" : logs(job, pod);
         String mainLog = pod == null ? "" : log(pod, KubeJobSpec.MAIN);
         if ("Complete".equals(terminal) && pod == null) {
+            delete(k8s.getMetadata().getName()); // so that the retry creates a fresh Job instead of adopting this one
             return done(t0, new Failure(FailureCategory.INFRA_TRANSIENT, "Job " + k8s.getMetadata().getName()
                     + " completed but its pod is gone (removed after ttlSecondsAfterFinished?): no logs to read",
                     List.of()), List.of(), null, "", timings, List.of(), argv);

@@ -398,6 +398,7 @@ class KubernetesExecutorTest {
         JobResult r = f.get(20, TimeUnit.SECONDS);
         assertThat(r.failure().category()).isEqualTo(FailureCategory.INFRA_TRANSIENT);
         assertThat(r.failure().detail()).contains("pod is gone");
+        assertThat(client.batch().v1().jobs().inNamespace(NS).withName(name).get()).as("deleted for the retry").isNull();
     }
 
     @Test
