@@ -28,6 +28,7 @@ import java.util.Locale;
                 LoadgenCommand.class,
                 SynthCommand.class,
                 RunCommand.class,
+                GreedyCommand.class,
                 DemoCommand.class,
                 PlanCommand.class,
                 ReviewCommand.class,

@@ -28,7 +28,7 @@ final class Sessions {
     static int run(Main main, Suite suite, Planner.Options po, String db, String session, boolean resume,
                    boolean dryRun, String format, String executor, String[] sessionOut) {
         String executorName = executor != null ? executor : suite.run().executor();
-        Executor chosen = dryRun ? null : Executors.create(executorName);
+        Executor chosen = dryRun ? null : Executors.create(executorName, suite);
         if (suite.engine().isUrl() && "local".equals(executorName)) {
             throw new IsobenchException.EnvironmentMissing("engine.repo " + suite.engine().repo() + " is a URL; the "
                     + "local executor needs a local clone (git clone it and point engine.repo at the folder)");

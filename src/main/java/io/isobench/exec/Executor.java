@@ -32,9 +32,29 @@ public interface Executor {
     default void reap(Job job) {
     }
 
-    /** Callbacks of one execution. */
-    record Hooks(LongConsumer processGroupStarted, BooleanSupplier cancelled) {
+    /**
+     * The environment an arm runs in. The local strategy (default) makes a git worktree on this machine; cluster
+     * executors whose environment is an image override it (nothing is checked out here).
+     *
+     * @param setup the arm's fix recipes and build step (the local strategy applies them in the worktree)
+     */
+    default io.isobench.env.Environment prepare(io.isobench.plan.ArmSpec arm, java.nio.file.Path repo,
+                                                io.isobench.env.ArmSetup setup) {
+        return io.isobench.env.Worktrees.prepare(repo, arm.commitRef(), arm.patch(), arm.worktree(), setup);
+    }
+
+    /**
+     * Callbacks of one execution.
+     *
+     * @param runId the store's run id ({@code <session>/<job id>}), or null outside a session: cluster executors
+     *              label what they submit with it, so a resumed session adopts instead of resubmitting
+     */
+    record Hooks(LongConsumer processGroupStarted, BooleanSupplier cancelled, String runId) {
         public static final Hooks NONE = new Hooks(pgid -> { }, () -> false);
+
+        public Hooks(LongConsumer processGroupStarted, BooleanSupplier cancelled) {
+            this(processGroupStarted, cancelled, null);
+        }
     }
 
     /**

@@ -7,7 +7,6 @@ import io.isobench.analysis.StatsConfig;
 import io.isobench.bench.OutputDiff;
 import io.isobench.bench.Probe;
 import io.isobench.env.Environment;
-import io.isobench.env.Worktrees;
 import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
 import io.isobench.parse.Metric;
@@ -170,7 +169,7 @@ public final class SessionRunner {
             TaskSpec task = suite.task(a.taskId()).orElseThrow();
             io.isobench.env.ArmSetup setup = new io.isobench.env.ArmSetup(suite.recipesFor(a.taskId(), a.arm()),
                     suite.buildArgv(task), suite.run().timeouts().buildS());
-            Environment env = Worktrees.prepare(plan.repo(), a.commitRef(), a.patch(), a.worktree(), setup);
+            Environment env = options.executor().prepare(a, plan.repo(), setup);
             envs.put(a.taskId() + "|" + a.arm(), env);
             if (env.build() != null) {
                 buildLogs.put(a.taskId() + "|" + a.arm(), store.putArtifact("build_log",
@@ -180,7 +179,8 @@ public final class SessionRunner {
                 humanSha.put(a.taskId(), env.intendedCommit());
             }
             say(String.format(Locale.ROOT, "env %s %s: %s", a.taskId(), a.arm(), env.ready()
-                    ? "at " + env.verifiedCommit().substring(0, 12) + (a.patch() == null ? "" : " + patch")
+                    ? (env.verifiedCommit() == null ? env.envRef() : "at " + env.verifiedCommit().substring(0, 12)
+                    + (a.patch() == null ? "" : " + patch"))
                     + (env.recipes().isEmpty() ? "" : " + recipes " + String.join(",",
                     env.recipes().stream().map(io.isobench.env.RecipeApplication::name).toList()))
                     + (env.build() == null ? "" : String.format(Locale.ROOT, ", built in %.1f s",
@@ -256,7 +256,7 @@ public final class SessionRunner {
                     result = options.executor().execute(runnable, new Executor.Hooks(pgid -> {
                         inFlight.set(pgid);
                         store.putRun(placeholder(rid, sessionId, job, commit, pgid, att));
-                    }, () -> false));
+                    }, () -> false, rid));
                     inFlight.set(0);
                     if (result.success() || !result.failure().category().retryable() || attempt == MAX_ATTEMPTS) {
                         break;
