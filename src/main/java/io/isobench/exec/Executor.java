@@ -24,6 +24,14 @@ public interface Executor {
      */
     JobResult execute(Job job, Hooks hooks);
 
+    /**
+     * Called once by the session runner before the first job of a session (new or resumed). Executors that name
+     * their jobs after the session (slurm: {@code isb-<session>-<job>}, so a resumed orchestrator finds and adopts
+     * the jobs a killed one submitted) keep the id; the default ignores it.
+     */
+    default void beginSession(String sessionId) {
+    }
+
     /** Callbacks of one execution. */
     record Hooks(LongConsumer processGroupStarted, BooleanSupplier cancelled) {
         public static final Hooks NONE = new Hooks(pgid -> { }, () -> false);
