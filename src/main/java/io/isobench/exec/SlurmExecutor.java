@@ -49,7 +49,7 @@ final class SlurmExecutor implements Executor {
     static final String NAME_PREFIX = "isb-";
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     private static final Duration POLL = Duration.ofMillis(100);
-    private static final long STATE_EVERY_MS = 1000;
+    private static final long STATE_EVERY_MS = 250;
 
     private final SlurmConfig config;
     private final SlurmCli cli;
@@ -373,7 +373,7 @@ final class SlurmExecutor implements Executor {
             }
         }
 
-        /** The state, refreshed at most once a second (null: Slurm no longer knows the job). */
+        /** The state, refreshed at most every 250 ms (null: Slurm no longer knows the job). */
         SlurmCli.JobState state(boolean force) {
             long now = System.nanoTime();
             if (force || state == null || now - stateAt > STATE_EVERY_MS * 1_000_000L) {
