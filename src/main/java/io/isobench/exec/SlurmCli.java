@@ -54,7 +54,11 @@ final class SlurmCli {
     private Boolean accounting;
 
     static boolean onPath(String tool) {
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+        return onPath(tool, System.getenv().getOrDefault("PATH", ""));
+    }
+
+    static boolean onPath(String tool, String path) {
+        for (String dir : path.split(File.pathSeparator)) {
             if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, tool))) {
                 return true;
             }

@@ -73,13 +73,7 @@ final class SlurmExecutor implements Executor {
      * @throws IsobenchException.EnvironmentMissing naming what is missing and how to get it
      */
     static SlurmExecutor connect(SlurmConfig config) {
-        for (String tool : List.of("sbatch", "squeue", "scancel", "scontrol", "sinfo")) {
-            if (!SlurmCli.onPath(tool)) {
-                throw new IsobenchException.EnvironmentMissing("executor slurm: " + tool + " is not on PATH; install"
-                        + " the Slurm client (apt-get install slurm-client) or start a local cluster with"
-                        + " scripts/provision (scripts/provision-slurm)");
-            }
-        }
+        requireTools(System.getenv().getOrDefault("PATH", ""));
         SlurmCli cli = new SlurmCli();
         Optional<String> down = cli.unreachable();
         if (down.isPresent()) {
@@ -87,6 +81,17 @@ final class SlurmExecutor implements Executor {
                     + down.get() + "); start it (scripts/provision-slurm on this machine) or set SLURM_CONF");
         }
         return new SlurmExecutor(config, cli, cli.capacity(), Clients.serving());
+    }
+
+    /** The Slurm client commands on {@code path}, or the one-line EnvironmentMissing naming the first missing one. */
+    static void requireTools(String path) {
+        for (String tool : List.of("sbatch", "squeue", "scancel", "scontrol", "sinfo")) {
+            if (!SlurmCli.onPath(tool, path)) {
+                throw new IsobenchException.EnvironmentMissing("executor slurm: " + tool + " is not on PATH; install"
+                        + " the Slurm client (apt-get install slurm-client) or start a local cluster with"
+                        + " scripts/provision (scripts/provision-slurm)");
+            }
+        }
     }
 
     @Override

@@ -238,6 +238,24 @@ class SlurmExecutorIT {
         assertThat(cli.jobsNamed(SlurmExecutor.jobName(session, j.jobId()))).hasSize(2);
     }
 
+    @Test
+    void dryRunShowsScriptsAndRefusesJobsWiderThanTheClusterAtPlanTime() throws Exception {
+        io.isobench.plan.Plan plan = SlurmScriptGoldenTest.plan(); // real vLLM tasks, TP=1 and TP=4
+        String text = Executors.dryRun("slurm", plan, "dry", "text");
+        assertThat(text).contains("executor slurm: one batch job per job")
+                .contains("refused: RESOURCES_INSUFFICIENT: needs 4 GPU(s); the largest node has 2")
+                .contains("#SBATCH --job-name=isb-dry-3b61cb45_baseline_r0");
+        var json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(Executors.dryRun("slurm", plan, "dry", "json"));
+        for (var jm : json.path("jobs")) {
+            assertThat(jm.path("slurm_job_name").asText()).startsWith("isb-dry-");
+            assertThat(jm.has("sbatch") ^ jm.has("refused")).isTrue();
+            if (jm.path("gpus").asInt() > 2) {
+                assertThat(jm.path("refused").asText()).startsWith("RESOURCES_INSUFFICIENT");
+            }
+        }
+        assertThat(cli.jobsNamed("isb-dry-3b61cb45_baseline_r0")).isEmpty(); // nothing submitted
+    }
+
     private String lastState(Job j) {
         List<Long> ids = cli.jobsNamed(SlurmExecutor.jobName(session, j.jobId()));
         if (ids.isEmpty()) {
