@@ -490,6 +490,13 @@ final class SlurmExecutor implements Executor {
             f = new Failure(FailureCategory.BAD_PERF_COMMAND, "cannot run " + argv.get(0) + ": not found or not "
                     + "executable in " + job.cwd(), LocalExecutor.tail(text));
         }
+        if ((f == null || f.category() == FailureCategory.UNKNOWN) && exit != 0) {
+            // the command was killed under the script (OOM killer of the job's cgroup, node trouble): Slurm's state
+            Failure cluster = clusterFailure(w, "");
+            if (cluster.category() != FailureCategory.UNKNOWN && !"CANCELLED".equals(w.state.state())) {
+                f = cluster;
+            }
+        }
         if (f == null || f.category() == FailureCategory.UNKNOWN) {
             f = exit == 0 ? new Failure(FailureCategory.NO_METRICS, "exited 0 without a metric block", List.of())
                     : new Failure(FailureCategory.UNKNOWN, "exited " + exit + " without metrics",
