@@ -50,6 +50,13 @@ final class SlurmExecutor implements Executor {
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     private static final Duration POLL = Duration.ofMillis(100);
     private static final long STATE_EVERY_MS = 250;
+    /**
+     * What {@link Hooks#processGroupStarted()} gets when a Slurm job starts: the job has no process group on the
+     * orchestrator's host, so the session's placeholder row records none to reap (ProcessGroup never matches a
+     * negative id); a resumed session adopts the job by name instead.
+     */
+    static final long NO_GROUP = -1;
+    private static final Pattern SECRET_NAME = Pattern.compile("(?i).*(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|_KEY)$");
 
     private final SlurmConfig config;
     private final SlurmCli cli;
@@ -187,9 +194,15 @@ final class SlurmExecutor implements Executor {
                 .append(job.cwd().toString().replace("\"", "'")).append(" is not visible on $(hostname)\";"
                         + " echo 200 > \"$exit_file\"; exit 200; }\n");
         for (Map.Entry<String, String> e : new java.util.TreeMap<>(job.env()).entrySet()) {
-            if (ENV_NAME.matcher(e.getKey()).matches()) {
+            if (ENV_NAME.matcher(e.getKey()).matches() && !secret(e.getKey(), e.getValue())) {
                 sb.append("export ").append(e.getKey()).append('=').append(q(e.getValue())).append('\n');
             }
+        }
+        Map<String, String> secrets = secretEnv(job);
+        if (!secrets.isEmpty()) {
+            // values never enter the script (or a command line): a 0600 file beside it, written at submission
+            sb.append("set -a; . \"$dir/secrets.env\"; set +a  # ").append(String.join(" ", secrets.keySet()))
+                    .append('\n');
         }
         if (serverJob(job)) {
             String bind = config.serverBind();
@@ -207,6 +220,22 @@ final class SlurmExecutor implements Executor {
         sb.append("echo \"$code\" > \"$exit_file.tmp\" && mv \"$exit_file.tmp\" \"$exit_file\"\n");
         sb.append("exit \"$code\"\n");
         return sb.toString();
+    }
+
+    /** A variable whose value must stay out of the script: a secret-like name, or a value Redact would hide. */
+    static boolean secret(String name, String value) {
+        return SECRET_NAME.matcher(name).matches() || !Redact.secrets(value).equals(value);
+    }
+
+    /** The job's secret variables (sorted), written to {@code secrets.env} at submission. */
+    static Map<String, String> secretEnv(Job job) {
+        Map<String, String> out = new java.util.TreeMap<>();
+        job.env().forEach((k, v) -> {
+            if (ENV_NAME.matcher(k).matches() && secret(k, v)) {
+                out.put(k, v);
+            }
+        });
+        return out;
     }
 
     /** The server argv with the bind address of the configuration after {@code --host}. */
@@ -275,6 +304,16 @@ final class SlurmExecutor implements Executor {
         } else {
             try {
                 Files.createDirectories(dir);
+                Map<String, String> secrets = secretEnv(job);
+                if (!secrets.isEmpty()) {
+                    Path env = dir.resolve("secrets.env");
+                    Files.deleteIfExists(env);
+                    Files.createFile(env, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                            java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+                    StringBuilder sb = new StringBuilder();
+                    secrets.forEach((k, v) -> sb.append(k).append('=').append(q(v)).append('\n'));
+                    Files.writeString(env, sb, StandardCharsets.UTF_8);
+                }
                 Path script = dir.resolve("job.sbatch");
                 Files.writeString(script, script(job, sessionId, dir, config, capacity), StandardCharsets.UTF_8);
                 SlurmCli.Out o = cli.submit(script);
@@ -319,6 +358,17 @@ final class SlurmExecutor implements Executor {
         return best == null ? null : Long.toString(best);
     }
 
+    /** Pending or running Slurm jobs whose script lies under {@code dir} (test and cleanup helper). */
+    static List<String> activeJobsUnder(Path dir) {
+        SlurmCli.Out o = SlurmCli.run(List.of("squeue", "-h", "-t", "PENDING,RUNNING,CONFIGURING,COMPLETING",
+                "-o", "%i|%T|%j|%o"));
+        String prefix = dir.toAbsolutePath().normalize() + "/";
+        return o.out().strip().lines().filter(l -> {
+            String[] f = l.split("\\|", 4);
+            return f.length == 4 && f[3].startsWith(prefix);
+        }).toList();
+    }
+
     private static Failure submitFailure(SlurmCli.Out o) {
         String msg = (o.err() + " " + o.out()).strip();
         String line = msg.lines().findFirst().orElse("sbatch exit " + o.code());
@@ -355,6 +405,14 @@ final class SlurmExecutor implements Executor {
             return dir.resolve("slurm-" + jobId + ".log");
         }
 
+        /** The job left the queue: note the time and tell the session (no local process group: {@link #NO_GROUP}). */
+        void markStarted() {
+            if (startedNs == 0) {
+                startedNs = System.nanoTime();
+                hooks.processGroupStarted().accept(NO_GROUP);
+            }
+        }
+
         Integer exitCode() {
             try {
                 Path f = dir.resolve("exit-" + jobId);
@@ -385,8 +443,8 @@ final class SlurmExecutor implements Executor {
                 SlurmCli.JobState s = cli.state(jobId);
                 state = s;
                 stateAt = now;
-                if (s != null && !s.pending() && startedNs == 0) {
-                    startedNs = now;
+                if (s != null && !s.pending()) {
+                    markStarted();
                 }
             }
             return state;
@@ -424,9 +482,7 @@ final class SlurmExecutor implements Executor {
             SlurmCli.JobState s = w.state(false);
             if (s == null || !s.pending() || w.exitCode() != null || w.endpoint() != null) {
                 timings.put("queue_ms", (System.nanoTime() - submitNs) / 1e6);
-                if (w.startedNs == 0) {
-                    w.startedNs = System.nanoTime();
-                }
+                w.markStarted();
                 return null;
             }
             if (w.hooks.cancelled().getAsBoolean()) {

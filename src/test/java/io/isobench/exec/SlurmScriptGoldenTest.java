@@ -121,6 +121,17 @@ class SlurmScriptGoldenTest {
     }
 
     @Test
+    void secretsStayOutOfTheScript() {
+        Job j = new Job(0, "t/baseline/r0", "t", "baseline", 0, Job.Kind.MEASURE, "latency", List.of("x"), List.of(),
+                Map.of("HF_TOKEN", "hf_abcdefghijklmnopqrstuvwxyz123456", "VLLM_USE_V1", "1",
+                        "OTHER", "Authorization: Bearer xyz"), Path.of("/w/envs/t/baseline"), 10, 10, 1, 0);
+        String s = SlurmExecutor.script(j, "s", Path.of("/w/slurm/s/t_baseline_r0"), SlurmConfig.DEFAULT, null);
+        assertThat(s).contains("export VLLM_USE_V1=1\n").doesNotContain("hf_abcdefghij").doesNotContain("Bearer")
+                .contains("set -a; . \"$dir/secrets.env\"; set +a  # HF_TOKEN OTHER\n");
+        assertThat(SlurmExecutor.secretEnv(j)).containsOnlyKeys("HF_TOKEN", "OTHER");
+    }
+
+    @Test
     void slurmAnswersAreParsed() {
         assertThat(SlurmCli.gresGpus("gpu:fake:2")).isEqualTo(2);
         assertThat(SlurmCli.gresGpus("gpu:a100:4(S:0-1),gpu:h100:4")).isEqualTo(8);
