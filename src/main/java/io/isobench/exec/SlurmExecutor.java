@@ -64,6 +64,7 @@ final class SlurmExecutor implements Executor {
     private final ServingClient client;
     private final Set<String> consumed = new HashSet<>();
     private String sessionId;
+    private volatile Watch current;
 
     SlurmExecutor(SlurmConfig config, SlurmCli cli, SlurmCli.Capacity capacity, ServingClient client) {
         this.config = config;
@@ -87,7 +88,9 @@ final class SlurmExecutor implements Executor {
             throw new IsobenchException.EnvironmentMissing("executor slurm: the Slurm controller does not answer ("
                     + down.get() + "); start it (scripts/provision-slurm on this machine) or set SLURM_CONF");
         }
-        return new SlurmExecutor(config, cli, cli.capacity(), Clients.serving());
+        SlurmExecutor ex = new SlurmExecutor(config, cli, cli.capacity(), Clients.serving());
+        Runtime.getRuntime().addShutdownHook(new Thread(ex::cancelInFlight, "isobench-slurm-scancel"));
+        return ex;
     }
 
     /** The Slurm client commands on {@code path}, or the one-line EnvironmentMissing naming the first missing one. */
@@ -331,7 +334,33 @@ final class SlurmExecutor implements Executor {
         }
         consumed.add(jobId);
         Watch w = new Watch(jobId, dir, hooks);
-        return serverJob(job) ? server(job, w, t0, timings, notes) : offline(job, w, t0, timings, notes);
+        current = w;
+        try {
+            return serverJob(job) ? server(job, w, t0, timings, notes) : offline(job, w, t0, timings, notes);
+        } finally {
+            current = null;
+        }
+    }
+
+    /** isobench cancelled this job itself (timeout, cancellation, teardown, Ctrl-C): never adopt it later. */
+    private static void markCancelled(Path dir, String jobId) {
+        try {
+            Files.writeString(dir.resolve("cancelled-" + jobId), "", StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            // the job is cancelled anyway; a resumed session would adopt it and classify it CANCELLED
+        }
+    }
+
+    /**
+     * Ctrl-C or SIGTERM of the orchestrator: scancel the job in flight (SIGKILL cannot be caught; then the job keeps
+     * running until {@code --time} or until a resumed session adopts it).
+     */
+    private void cancelInFlight() {
+        Watch w = current;
+        if (w != null) {
+            markCancelled(w.dir, w.jobId);
+            cli.cancel(w.jobId);
+        }
     }
 
     /** The newest job of this name (squeue, or recorded in the shared directory) not consumed by this process. */
@@ -351,7 +380,7 @@ final class SlurmExecutor implements Executor {
         }
         Long best = null;
         for (long id : ids) {
-            if (!consumed.contains(Long.toString(id))) {
+            if (!consumed.contains(Long.toString(id)) && !Files.exists(dir.resolve("cancelled-" + id))) {
                 best = id;
             }
         }
@@ -458,6 +487,7 @@ final class SlurmExecutor implements Executor {
         /** Cancels the job and waits (bounded) until Slurm reports it ended. */
         void cancel(Map<String, Double> timings) {
             long td = System.nanoTime();
+            markCancelled(dir, jobId);
             cli.cancel(jobId);
             long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             while (System.nanoTime() < end) {

@@ -256,6 +256,45 @@ class SlurmExecutorIT {
         assertThat(cli.jobsNamed("isb-dry-3b61cb45_baseline_r0")).isEmpty(); // nothing submitted
     }
 
+    @Test
+    void sigtermOfTheOrchestratorScancelsTheJobInFlight() throws Exception {
+        Path repo = dir.resolve("repo");
+        Cli.buildToyRepo(repo);
+        Path suite = dir.resolve("suite.yaml");
+        Files.writeString(suite, String.join("\n",
+                "engine: {repo: ./repo, name: toy}",
+                "tasks:",
+                "  - id: latency",
+                "    human_commit: task-latency",
+                "    parent_commit: baseline",
+                "    mode: latency",
+                "    model: toy-1m",
+                "    server_command: python3 -m toyllm.entrypoints.api_server --host {host} --port {port} --model {model} {server_flags}",
+                "    perf_command: python3 benchmarks/benchmark_latency.py --model toy-1m --batch-size 1 --input-len 16"
+                        + " --output-len 16 --num-iters 400 --num-iters-warmup 1 --seed 0",
+                "run: {rounds: 1, seed: 7, warmup_requests: 0, timeouts: {server_start_s: 60, run_s: 120, build_s: 60}}",
+                ""));
+        Path work = dir.resolve("work");
+        Process p = Cli.builder("run", suite.toString(), "--db", dir.resolve("db.duckdb").toString(), "--session",
+                session, "--workdir", work.toString(), "--executor", "slurm")
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        String prefix = SlurmExecutor.NAME_PREFIX + session + "-latency_";
+        String running = null;
+        long end = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        while (running == null && System.nanoTime() < end) {
+            SlurmCli.Out o = SlurmCli.run(List.of("squeue", "-h", "-t", "RUNNING", "-o", "%j"));
+            running = o.out().lines().filter(l -> l.startsWith(prefix) && l.endsWith("_r0")).findFirst().orElse(null);
+            Thread.sleep(100);
+        }
+        assertThat(running).as("a measured job running").isNotNull();
+        p.destroy(); // SIGTERM: the shutdown hook scancels the job in flight
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        List<Long> ids = cli.jobsNamed(running);
+        SlurmCli.JobState st = cli.state(Long.toString(ids.get(ids.size() - 1)));
+        assertThat(st == null ? "gone" : st.state()).isIn("CANCELLED", "gone");
+        assertThat(SlurmExecutor.activeJobsUnder(work)).isEmpty();
+    }
+
     private String lastState(Job j) {
         List<Long> ids = cli.jobsNamed(SlurmExecutor.jobName(session, j.jobId()));
         if (ids.isEmpty()) {
