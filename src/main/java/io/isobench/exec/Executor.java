@@ -32,6 +32,14 @@ public interface Executor {
     default void beginSession(String sessionId) {
     }
 
+    /**
+     * Removes what an earlier, killed orchestrator left running for {@code job} beyond its process group (which the
+     * session reaps itself): a container, a cluster job. Called by a resumed session for each run it finds in
+     * progress; idempotent; the default has nothing to do.
+     */
+    default void reap(Job job) {
+    }
+
     /** Callbacks of one execution. */
     record Hooks(LongConsumer processGroupStarted, BooleanSupplier cancelled) {
         public static final Hooks NONE = new Hooks(pgid -> { }, () -> false);

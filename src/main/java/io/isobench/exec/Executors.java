@@ -26,12 +26,23 @@ public final class Executors {
     public static Executor create(String name) {
         return switch (name) {
             case "local" -> Executor.local();
+            case "docker" -> docker(DockerConfig.fromEnvironment());
             case "slurm" -> SlurmExecutor.connect(SlurmConfig.fromEnv(System.getenv()));
-            case "docker", "kubernetes" -> throw new IsobenchException.EnvironmentMissing(
+            case "kubernetes" -> throw new IsobenchException.EnvironmentMissing(
                     "executor " + name + " is not built into this isobench yet; use --executor local");
             default -> throw new IsobenchException.BadInput("--executor " + name + ": use one of "
                     + new java.util.TreeSet<>(RunConfig.EXECUTORS));
         };
+    }
+
+    /**
+     * The docker executor with the given settings ({@code create("docker")} reads them from the profile file named by
+     * {@code ISOBENCH_DOCKER_CONFIG}, else {@link DockerConfig#DEFAULT}).
+     *
+     * @throws IsobenchException.EnvironmentMissing when the docker CLI is missing or its daemon does not answer
+     */
+    public static Executor docker(DockerConfig config) {
+        return DockerExecutor.create(config);
     }
 
     /**

@@ -41,16 +41,48 @@ final class LocalExecutor implements Executor {
     private final Duration grace;
     /** The node's GPUs, or null on a machine without any (CPU engines such as the toy run unleased). */
     private final io.isobench.plan.GpuSlots gpus;
+    /** How a command is started and torn down: a process group here, a container for the docker executor. */
+    private final Launcher launcher;
+
+    /**
+     * Starts and stops one job's command. The local launcher runs it in its own process group; another (docker)
+     * wraps it (a {@code docker run} client in that group) and tears down what the group alone cannot reach.
+     */
+    interface Launcher {
+        /** Starts {@code argv} (port resolved) of {@code job}, output appended to {@code log}. */
+        ProcessGroup start(Job job, List<String> argv, Path log) throws IOException;
+
+        /** Tears down everything the job started; true when nothing is left. */
+        boolean stop(Job job, ProcessGroup group, Duration grace);
+
+        Launcher LOCAL = new Launcher() {
+            @Override
+            public ProcessGroup start(Job job, List<String> argv, Path log) throws IOException {
+                return ProcessGroup.start(argv, job.cwd(), job.env(), log);
+            }
+
+            @Override
+            public boolean stop(Job job, ProcessGroup group, Duration grace) {
+                return group.terminate(grace);
+            }
+        };
+    }
 
     LocalExecutor(Readiness readiness, ServingClient client, Duration grace) {
         this(readiness, client, grace, null);
     }
 
     LocalExecutor(Readiness readiness, ServingClient client, Duration grace, io.isobench.plan.GpuSlots gpus) {
+        this(readiness, client, grace, gpus, Launcher.LOCAL);
+    }
+
+    LocalExecutor(Readiness readiness, ServingClient client, Duration grace, io.isobench.plan.GpuSlots gpus,
+                  Launcher launcher) {
         this.readiness = readiness;
         this.client = client;
         this.grace = grace;
         this.gpus = gpus;
+        this.launcher = launcher;
     }
 
     @Override
@@ -111,7 +143,7 @@ final class LocalExecutor implements Executor {
         List<String> argv = job.argv();
         ProcessGroup pg;
         try {
-            pg = ProcessGroup.start(argv, job.cwd(), job.env(), log);
+            pg = launcher.start(job, argv, log);
         } catch (IOException e) {
             return done(t0, new Failure(FailureCategory.BAD_PERF_COMMAND, "cannot start " + argv.get(0) + ": "
                     + e.getMessage(), List.of(String.valueOf(e.getMessage()))), List.of(), null, "", timings,
@@ -123,7 +155,7 @@ final class LocalExecutor implements Executor {
             exit = waitCancellable(pg, Duration.ofSeconds(job.runTimeoutS()), hooks);
         } finally {
             long td = System.nanoTime();
-            pg.terminate(grace);
+            launcher.stop(job, pg, grace);
             timings.put("teardown_ms", (System.nanoTime() - td) / 1e6);
         }
         String text = read(log);
@@ -160,7 +192,7 @@ final class LocalExecutor implements Executor {
         List<String> argv = job.argv().stream().map(w -> w.replace(Planner.PORT, Integer.toString(port))).toList();
         ProcessGroup pg;
         try {
-            pg = ProcessGroup.start(argv, job.cwd(), job.env(), log);
+            pg = launcher.start(job, argv, log);
         } catch (IOException e) {
             return done(t0, new Failure(FailureCategory.ENV_MISSING, "cannot start the server " + argv.get(0) + ": "
                     + e.getMessage(), List.of(String.valueOf(e.getMessage()))), List.of(), null, "", timings,
@@ -216,7 +248,7 @@ final class LocalExecutor implements Executor {
             failure = new Failure(FailureCategory.INFRA_TRANSIENT, "interrupted", List.of());
         } finally {
             long td = System.nanoTime();
-            boolean gone = pg.terminate(grace);
+            boolean gone = launcher.stop(job, pg, grace);
             boolean portFree = awaitPortFree(port, Duration.ofSeconds(2));
             timings.put("teardown_ms", (System.nanoTime() - td) / 1e6);
             if (!gone) {

@@ -118,6 +118,11 @@ public final class SessionRunner {
         Set<String> finished = new HashSet<>();
         for (RunRecord r : previous.values()) {
             if (r.status() == RunRecord.RunStatus.NOT_RUN) {
+                for (Job j : plan.jobs()) {
+                    if (runId(sessionId, j).equals(r.runId())) {
+                        options.executor().reap(j); // containers / cluster jobs the killed attempt left
+                    }
+                }
                 Long pgid = pgidOf(r);
                 if (pgid != null && !ProcessGroup.members(pgid).isEmpty()) {
                     ProcessGroup.kill(pgid, Duration.ofSeconds(2));

@@ -173,6 +173,7 @@ final class SlurmExecutor implements Executor {
                 .append("), mode ").append(job.mode()).append("; generated, do not edit\n");
         sb.append("#SBATCH --job-name=").append(jobName(sessionId, job.jobId())).append('\n');
         sb.append("#SBATCH --output=").append(dir).append("/slurm-%j.log\n");
+        sb.append("#SBATCH --chdir=").append(job.cwd()).append('\n');
         sb.append("#SBATCH --nodes=1\n");
         sb.append("#SBATCH --ntasks=1\n");
         sb.append("#SBATCH --cpus-per-task=").append(cpus).append('\n');
@@ -387,14 +388,14 @@ final class SlurmExecutor implements Executor {
         return best == null ? null : Long.toString(best);
     }
 
-    /** Pending or running Slurm jobs whose script lies under {@code dir} (test and cleanup helper). */
+    /** Pending or running Slurm jobs whose working directory or script lies under {@code dir} (tests, cleanup). */
     static List<String> activeJobsUnder(Path dir) {
         SlurmCli.Out o = SlurmCli.run(List.of("squeue", "-h", "-t", "PENDING,RUNNING,CONFIGURING,COMPLETING",
-                "-o", "%i|%T|%j|%o"));
+                "-o", "%i|%T|%j|%Z|%o"));
         String prefix = dir.toAbsolutePath().normalize() + "/";
         return o.out().strip().lines().filter(l -> {
-            String[] f = l.split("\\|", 4);
-            return f.length == 4 && f[3].startsWith(prefix);
+            String[] f = l.split("\\|", 5);
+            return f.length == 5 && ((f[3] + "/").startsWith(prefix) || f[4].startsWith(prefix));
         }).toList();
     }
 
