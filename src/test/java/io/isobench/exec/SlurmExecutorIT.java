@@ -291,6 +291,10 @@ class SlurmExecutorIT {
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         List<Long> ids = cli.jobsNamed(running);
         SlurmCli.JobState st = cli.state(Long.toString(ids.get(ids.size() - 1)));
+        for (int i = 0; i < 100 && st != null && !st.terminal(); i++) { // COMPLETING: the cancel is being carried out
+            Thread.sleep(200);
+            st = cli.state(Long.toString(ids.get(ids.size() - 1)));
+        }
         assertThat(st == null ? "gone" : st.state()).isIn("CANCELLED", "gone");
         assertThat(SlurmExecutor.activeJobsUnder(work)).isEmpty();
     }
