@@ -4,7 +4,9 @@
 
 The benchmark's reference point for isobench loadgen. Against bench's StreamingTestServer every chunk's text is
 "<server nanoTime>;", so client-added latency = arrival (time.perf_counter_ns, CLOCK_MONOTONIC) - stamp.
-Prints one JSON line: chunks, cpu_s (this process), wall_s, client-added latency percentiles (ms).
+Prints one JSON line: chunks, cpu_s (this process, over the measured phase: after the --warmups requests, before
+reporting; user + system), cpu_total_s (the whole process, interpreter start-up and imports included), wall_s,
+client-added latency percentiles (ms) and the ITL error (measured gap - server stamp gap) p99 (ms).
 Run with Debian's /usr/bin/python3 (python3-aiohttp).
 """
 import argparse
@@ -53,6 +55,8 @@ async def request(session, url, payload, out):
             out["failed"] += 1
     stamps = [int(s) for s in text.split(";") if s]
     out["lat_ns"].extend(a - s for a, s in zip(arrivals, stamps))
+    out["itl_err_ns"].extend(abs((arrivals[i] - arrivals[i - 1]) - (stamps[i] - stamps[i - 1]))
+                             for i in range(1, min(len(arrivals), len(stamps))))
     out["chunks"] += len(arrivals)
 
 
@@ -62,31 +66,41 @@ async def main():
     ap.add_argument("--requests", type=int, required=True)
     ap.add_argument("--concurrency", type=int, required=True)
     ap.add_argument("--max-tokens", type=int, required=True)
+    ap.add_argument("--warmups", type=int, default=0, help="requests sent first and not measured")
     a = ap.parse_args()
-    out = {"ok": 0, "failed": 0, "chunks": 0, "output_tokens": 0, "lat_ns": []}
+    out = {"ok": 0, "failed": 0, "chunks": 0, "output_tokens": 0, "lat_ns": [], "itl_err_ns": []}
     sem = asyncio.Semaphore(a.concurrency)
     connector = aiohttp.TCPConnector(limit=0)
     async with aiohttp.ClientSession(trust_env=True, timeout=AIOHTTP_TIMEOUT, connector=connector) as session:
-        async def one(i):
+        async def one(i, sink):
             async with sem:
                 payload = {"model": "test", "prompt": "hello world", "max_tokens": a.max_tokens, "stream": True,
                            "ignore_eos": True, "temperature": 0.0, "stream_options": {"include_usage": True}}
-                await request(session, a.url, payload, out)
+                await request(session, a.url, payload, sink)
+        if a.warmups:
+            discard = {"ok": 0, "failed": 0, "chunks": 0, "output_tokens": 0, "lat_ns": [], "itl_err_ns": []}
+            await asyncio.gather(*(one(i, discard) for i in range(a.warmups)))
+        ru0 = resource.getrusage(resource.RUSAGE_SELF)
         t0 = time.perf_counter()
-        await asyncio.gather(*(one(i) for i in range(a.requests)))
+        await asyncio.gather(*(one(i, out) for i in range(a.requests)))
         wall = time.perf_counter() - t0
-    ru = resource.getrusage(resource.RUSAGE_SELF)
+        ru1 = resource.getrusage(resource.RUSAGE_SELF)
     lat = sorted(out.pop("lat_ns"))
+    itl_err = sorted(out.pop("itl_err_ns"))
 
-    def pct(p):
-        if not lat:
+    def pct(v, p):
+        if not v:
             return None
-        k = (len(lat) - 1) * p / 100.0
-        lo, hi = int(k), min(int(k) + 1, len(lat) - 1)
-        return (lat[lo] + (lat[hi] - lat[lo]) * (k - lo)) / 1e6
+        k = (len(v) - 1) * p / 100.0
+        lo, hi = int(k), min(int(k) + 1, len(v) - 1)
+        return (v[lo] + (v[hi] - v[lo]) * (k - lo)) / 1e6
 
-    out.update({"client": "python-aiohttp", "wall_s": wall, "cpu_s": ru.ru_utime + ru.ru_stime,
-                "lat_p50_ms": pct(50), "lat_p99_ms": pct(99), "lat_max_ms": pct(100)})
+    out.update({"client": "python-aiohttp", "wall_s": wall,
+                "cpu_s": (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime),
+                "cpu_user_s": ru1.ru_utime - ru0.ru_utime, "cpu_sys_s": ru1.ru_stime - ru0.ru_stime,
+                "cpu_total_s": ru1.ru_utime + ru1.ru_stime,
+                "lat_p50_ms": pct(lat, 50), "lat_p99_ms": pct(lat, 99), "lat_max_ms": pct(lat, 100),
+                "itl_err_p99_ms": pct(itl_err, 99)})
     print(json.dumps(out))
 
 

@@ -35,7 +35,7 @@ import java.util.concurrent.Callable;
 @Command(name = "loadgen", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Serving load generator for OpenAI-compatible servers (/v1/completions, /v1/chat/completions).",
                 "Flags follow `vllm bench serve`; the console block and --save-result JSON use vLLM's layout and keys."},
-        footer = {"", "vLLM-only flags (--backend, --tokenizer, --trust-remote-code, --hf-*, --profile, ...) are accepted"
+        footer = {"", "vLLM-only flags (--backend, --tokenizer-mode, --trust-remote-code, --hf-*, --profile, ...) are accepted"
                 + " with a warning.", "The API key is read from $OPENAI_API_KEY (or --api-key-env) and never logged."})
 final class LoadgenCommand implements Callable<Integer> {
 
@@ -85,6 +85,10 @@ final class LoadgenCommand implements Callable<Integer> {
     @Option(names = "--random-range-ratio", defaultValue = "0.0",
             description = "Random: lengths uniform in [len*(1-r), len*(1+r)] (default: ${DEFAULT-VALUE}).")
     double randomRangeRatio;
+    @Option(names = "--tokenizer", paramLabel = "PATH", description = "A HuggingFace tokenizer.json (byte-level BPE: GPT-2,"
+            + " Llama-3, Qwen…, or a directory holding one): random prompts are built to an exact token length with it."
+            + " Without it, prompts are checked against the server's usage.prompt_tokens.")
+    String tokenizer;
     @Option(names = "--random-prefix-len", defaultValue = "0", description = "Random: shared prefix tokens (default: ${DEFAULT-VALUE}).")
     int randomPrefixLen;
     @Option(names = "--sharegpt-output-len", description = "ShareGPT: override each request's output length.")
@@ -178,7 +182,7 @@ final class LoadgenCommand implements Callable<Integer> {
     static final Map<String, Boolean> VLLM_ONLY = new LinkedHashMap<>();
 
     static {
-        for (String f : List.of("--backend", "--tokenizer", "--tokenizer-mode", "--hf-subset", "--hf-split",
+        for (String f : List.of("--backend", "--tokenizer-mode", "--hf-subset", "--hf-split",
                 "--hf-output-len", "--hf-name", "--lora-modules", "--sonnet-input-len", "--sonnet-output-len",
                 "--sonnet-prefix-len", "--random-batch-size", "--logprobs", "--plot-timeline", "--timeline-itl-thresholds",
                 "--trust-remote-code-revision", "--lora-assignment", "--dataset-config", "--input-len", "--output-len",
@@ -381,6 +385,19 @@ final class LoadgenCommand implements Callable<Integer> {
         }
         b.apiKeyEnv(apiKeyEnv).readyCheckTimeout(Duration.ofSeconds(readyCheckTimeoutSec))
                 .requestTimeout(Duration.ofMillis((long) (requestTimeoutSec * 1000)));
+        if (tokenizer != null) {
+            java.nio.file.Path t = java.nio.file.Path.of(tokenizer);
+            if (java.nio.file.Files.isDirectory(t)) {
+                t = t.resolve("tokenizer.json");
+            }
+            if (java.nio.file.Files.isRegularFile(t)) {
+                b.tokenizer(t);
+            } else {
+                // a hub id as vLLM takes it: nothing to download here, so the run goes on without it
+                main.err.println("isobench loadgen: warning: --tokenizer " + tokenizer + " is not a local tokenizer.json"
+                        + " (or a directory with one); prompt lengths are checked against the server's counts instead");
+            }
+        }
         String ds = datasetName.toLowerCase(Locale.ROOT);
         b.dataset(switch (ds) {
             case "random" -> DatasetSpec.random(randomInputLen, randomOutputLen, randomRangeRatio, randomPrefixLen);

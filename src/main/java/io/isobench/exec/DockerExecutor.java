@@ -32,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  * ({@code ENV_MISSING}) and docker's root dir and the job's directory must have free space ({@code DISK_FULL}).
  * Containers are named from the job (so a resumed session removes what a killed one left) and removed
  * ({@code docker rm -f}) on every exit path. Environment variables, secrets included, go through a mode-600 env file
- * deleted after the run; never through the command line.
+ * deleted as soon as the container exists; never through the command line.
  */
 final class DockerExecutor implements Executor {
 
@@ -191,7 +191,20 @@ final class DockerExecutor implements Executor {
             List<String> run = runArgv(config, gpuMode, job, argv, image, name, envFile, ownerOf(job.cwd()),
                     leased(job), patch, System.getProperty("user.home"));
             dockerLine = "isobench: " + String.join(" ", run) + "\n";
-            return ProcessGroup.start(run, job.cwd(), Map.of(), log);
+            ProcessGroup pg = ProcessGroup.start(run, job.cwd(), Map.of(), log);
+            // the client reads the env file before it creates the container: delete it as soon as the container
+            // exists (or the client is gone), so not even a SIGKILLed orchestrator leaves the secrets on disk
+            long end = System.nanoTime() + 60_000_000_000L;
+            while (pg.leaderAlive() && !containerExists(name) && System.nanoTime() < end) {
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+            Files.deleteIfExists(envFile);
+            return pg;
         }
 
         @Override
@@ -276,7 +289,7 @@ final class DockerExecutor implements Executor {
         }
         if (!gpuIds.isEmpty()) {
             switch (gpuMode) {
-                case "nvidia" -> a.addAll(List.of("--gpus", "\"device=" + join(gpuIds) + "\""));
+                case "nvidia" -> a.addAll(new io.isobench.plan.GpuLease(gpuIds).dockerArgs());
                 case "devices" -> gpuIds.forEach(i -> a.addAll(List.of("--device", c.gpuDevice().replace("{i}",
                         Integer.toString(i)))));
                 default -> { }
@@ -302,10 +315,6 @@ final class DockerExecutor implements Executor {
         }
         a.addAll(argv);
         return a;
-    }
-
-    private static String join(List<Integer> ids) {
-        return String.join(",", ids.stream().map(String::valueOf).toList());
     }
 
     /** {@code isobench-<job id, sanitized>-<hash of job id and cwd>}: stable across an orchestrator restart. */

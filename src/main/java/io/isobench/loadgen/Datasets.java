@@ -33,8 +33,13 @@ final class Datasets {
 
     /** Loads the dataset; I/O and format problems become {@link IllegalArgumentException} (a config error). */
     static List<Prompt> load(DatasetSpec spec, int count, long seed, double tokensPerWord) {
+        return load(spec, count, seed, tokensPerWord, null);
+    }
+
+    /** As {@link #load(DatasetSpec, int, long, double)}; with a tokenizer, random prompts have exact token lengths. */
+    static List<Prompt> load(DatasetSpec spec, int count, long seed, double tokensPerWord, BpeTokenizer tokenizer) {
         return switch (spec.kind()) {
-            case RANDOM -> random(spec, count, seed, tokensPerWord);
+            case RANDOM -> tokenizer == null ? random(spec, count, seed, tokensPerWord) : random(spec, count, seed, tokenizer);
             case FIXED -> {
                 List<Prompt> l = new ArrayList<>(count);
                 for (int i = 0; i < count; i++) {
@@ -75,6 +80,76 @@ final class Datasets {
             out.add(new Prompt(text, in + spec.prefixLen(), o));
         }
         return out;
+    }
+
+    /**
+     * Random prompts of an exact token length: every word is one that the tokenizer turns into exactly one token
+     * when preceded by a space (the pre-tokenizer cuts before each " word", and BPE never merges across that cut), so
+     * n words are n tokens; each prompt is checked by encoding it. The intended length includes the special tokens
+     * the tokenizer's template adds (a BOS, say), as a server counting with the same tokenizer reports it.
+     */
+    static List<Prompt> random(DatasetSpec spec, int count, long seed, BpeTokenizer tk) {
+        String[] pool = singleTokenWords(tk);
+        SplittableRandom rng = new SplittableRandom(seed);
+        int inLo = (int) Math.floor(spec.inputLen() * (1 - spec.rangeRatio()));
+        int inHi = (int) Math.ceil(spec.inputLen() * (1 + spec.rangeRatio()));
+        int outLo = Math.max(1, (int) Math.floor(spec.outputLen() * (1 - spec.rangeRatio())));
+        int outHi = (int) Math.ceil(spec.outputLen() * (1 + spec.rangeRatio()));
+        String prefix = pick(rng, pool, spec.prefixLen());
+        List<Prompt> out = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            int in = Math.max(1, rng.nextInt(inLo, inHi + 1));
+            int o = rng.nextInt(outLo, outHi + 1);
+            String text = prefix + pick(rng, pool, in);
+            int n = tk.count(text, false);
+            if (n != in + spec.prefixLen()) {
+                throw new IllegalStateException("tokenizer " + tk.source() + ": a random prompt of " + (in + spec.prefixLen())
+                        + " single-token words encodes to " + n + " tokens");
+            }
+            out.add(new Prompt(text, n + tk.specialTokenCount(), o));
+        }
+        return out;
+    }
+
+    private static String pick(SplittableRandom rng, String[] pool, int n) {
+        StringBuilder sb = new StringBuilder(n * 5);
+        for (int i = 0; i < n; i++) {
+            sb.append(pool[rng.nextInt(pool.length)]);
+        }
+        return sb.toString();
+    }
+
+    /** " word" strings that are one token each: the common-word list first, else letter-only vocabulary entries. */
+    static String[] singleTokenWords(BpeTokenizer tk) {
+        java.util.LinkedHashSet<String> pool = new java.util.LinkedHashSet<>();
+        for (String w : WORDS) {
+            if (tk.count(" " + w, false) == 1) {
+                pool.add(" " + w);
+            }
+        }
+        if (pool.size() < 32) {
+            for (int id = 0; pool.size() < 256; id++) {
+                String t = tk.token(id);
+                if (t == null) {
+                    if (id > 1_000_000) {
+                        break;
+                    }
+                    continue;
+                }
+                String d = tk.decode(new int[] {id});
+                if (d.length() >= 3 && d.charAt(0) == ' ' && d.substring(1).chars().allMatch(Character::isLetter)
+                        && tk.count(d, false) == 1) {
+                    pool.add(d);
+                }
+                if (id > 1_000_000) {
+                    break;
+                }
+            }
+        }
+        if (pool.isEmpty()) {
+            throw new IllegalArgumentException("tokenizer " + tk.source() + " has no single-token words to build prompts from");
+        }
+        return pool.toArray(new String[0]);
     }
 
     private static int wordsFor(int tokens, double tokensPerWord) {

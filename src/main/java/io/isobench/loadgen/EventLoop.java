@@ -12,7 +12,6 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -30,7 +29,7 @@ final class EventLoop implements AutoCloseable {
     private final Thread thread;
     private final ConcurrentLinkedQueue<Exchange> incoming = new ConcurrentLinkedQueue<>();
     private final ArrayDeque<Conn> idle = new ArrayDeque<>();
-    private final List<Conn> busy = new ArrayList<>();
+    private final List<Conn> busy = new ArrayList<>(); // index kept in Conn.busyIdx: O(1) add/remove
     private volatile boolean running = true;
     private final ByteBuffer readBuf = ByteBuffer.allocateDirect(64 * 1024);
     private final ChunkParser parser = new ChunkParser();
@@ -95,6 +94,7 @@ final class EventLoop implements AutoCloseable {
         ByteArrayOutputStream body;
         byte[] line = new byte[1024];
         int ll;
+        int busyIdx = -1;
 
         Conn(SocketChannel ch) {
             this.ch = ch;
@@ -106,7 +106,7 @@ final class EventLoop implements AutoCloseable {
             } catch (IOException ignored) {
                 // closing: nothing to recover
             }
-            busy.remove(this);
+            unbusy(this);
             idle.remove(this);
         }
     }
@@ -115,36 +115,13 @@ final class EventLoop implements AutoCloseable {
         long lastScan = System.nanoTime();
         while (running) {
             try {
-                selector.select(10);
+                selector.select(this::ready, 10);
             } catch (IOException e) {
                 continue;
             }
             Exchange x;
             while ((x = incoming.poll()) != null) {
                 start(x);
-            }
-            Iterator<SelectionKey> it = selector.selectedKeys().iterator();
-            while (it.hasNext()) {
-                SelectionKey k = it.next();
-                it.remove();
-                Conn c = (Conn) k.attachment();
-                if (!k.isValid()) {
-                    continue;
-                }
-                try {
-                    if (k.isConnectable()) {
-                        connected(c);
-                    } else {
-                        if (k.isWritable()) {
-                            write(c);
-                        }
-                        if (k.isValid() && k.isReadable()) {
-                            read(c);
-                        }
-                    }
-                } catch (IOException | RuntimeException e) {
-                    ioFailure(c, e);
-                }
             }
             long now = System.nanoTime();
             if (now - lastScan > 10_000_000L) {
@@ -170,6 +147,46 @@ final class EventLoop implements AutoCloseable {
         }
     }
 
+    /** One ready key (called by the selector, on the loop thread). */
+    private void ready(SelectionKey k) {
+        Conn c = (Conn) k.attachment();
+        if (!k.isValid()) {
+            return;
+        }
+        try {
+            if (k.isConnectable()) {
+                connected(c);
+            } else {
+                if (k.isWritable()) {
+                    write(c);
+                }
+                if (k.isValid() && k.isReadable()) {
+                    read(c);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            ioFailure(c, e);
+        }
+    }
+
+    /** CPU time the I/O thread has used so far, in ns (-1 when the JVM cannot tell). */
+    long threadCpuNs() {
+        try {
+            return java.lang.management.ManagementFactory.getThreadMXBean().getThreadCpuTime(thread.threadId());
+        } catch (UnsupportedOperationException e) {
+            return -1;
+        }
+    }
+
+    /** User-mode CPU time the I/O thread has used so far, in ns (-1 when the JVM cannot tell). */
+    long threadUserNs() {
+        try {
+            return java.lang.management.ManagementFactory.getThreadMXBean().getThreadUserTime(thread.threadId());
+        } catch (UnsupportedOperationException e) {
+            return -1;
+        }
+    }
+
     private void start(Exchange x) {
         x.send = System.nanoTime();
         x.deadline = x.send + exec.timeoutNs();
@@ -189,7 +206,7 @@ final class EventLoop implements AutoCloseable {
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
             Conn c = new Conn(ch);
             c.x = x;
-            busy.add(c);
+            busy(c);
             if (ch.connect(exec.address())) {
                 c.key = ch.register(selector, 0, c);
                 assign(c, x);
@@ -222,9 +239,7 @@ final class EventLoop implements AutoCloseable {
         c.gotBytes = false;
         c.body = null;
         c.ll = 0;
-        if (!busy.contains(c)) {
-            busy.add(c);
-        }
+        busy(c);
         c.out = ByteBuffer.wrap(x.req.wire());
         try {
             write(c);
@@ -236,6 +251,26 @@ final class EventLoop implements AutoCloseable {
     private void write(Conn c) throws IOException {
         c.ch.write(c.out);
         c.key.interestOps(c.out.hasRemaining() ? SelectionKey.OP_WRITE | SelectionKey.OP_READ : SelectionKey.OP_READ);
+    }
+
+    private void busy(Conn c) {
+        if (c.busyIdx < 0) {
+            c.busyIdx = busy.size();
+            busy.add(c);
+        }
+    }
+
+    private void unbusy(Conn c) {
+        int i = c.busyIdx;
+        if (i < 0) {
+            return;
+        }
+        Conn last = busy.remove(busy.size() - 1);
+        if (last != c) {
+            busy.set(i, last);
+            last.busyIdx = i;
+        }
+        c.busyIdx = -1;
     }
 
     private void ioFailure(Conn c, Exception e) {
@@ -320,17 +355,13 @@ final class EventLoop implements AutoCloseable {
                 case CHUNK_SIZE -> {
                     int nl = indexOf(c.buf, c.pos, c.lim, (byte) '\n');
                     if (nl < 0) {
+                        if (c.lim - c.pos > 4096) {
+                            throw new IOException("chunk-size line longer than 4 KiB");
+                        }
                         return;
                     }
-                    String sl = new String(c.buf, c.pos, nl - c.pos, StandardCharsets.ISO_8859_1).trim();
+                    long size = chunkSize(c.buf, c.pos, nl);
                     c.pos = nl + 1;
-                    int semi = sl.indexOf(';');
-                    long size;
-                    try {
-                        size = Long.parseLong(semi >= 0 ? sl.substring(0, semi).trim() : sl, 16);
-                    } catch (NumberFormatException e) {
-                        throw new IOException("bad chunk size: " + HttpConn.abbreviate(sl));
-                    }
                     c.remaining = size;
                     c.state = size == 0 ? TRAILERS : CHUNK_DATA;
                 }
@@ -511,7 +542,7 @@ final class EventLoop implements AutoCloseable {
                     } else if (!parser.hasChoices) {
                         x.o.fail("no_choices", "response has no choices: " + HttpConn.abbreviate(text));
                     } else {
-                        x.o.text.append(parser.text == null ? "" : parser.text);
+                        x.o.appendText(parser.textBuf, 0, parser.hasText ? parser.textLen : 0);
                         x.o.addChunk(now - x.send);
                         x.o.promptTokens = parser.promptTokens;
                         x.o.completionTokens = parser.completionTokens;
@@ -522,7 +553,7 @@ final class EventLoop implements AutoCloseable {
             }
         }
         c.x = null;
-        busy.remove(c);
+        unbusy(c);
         if (reusable && c.ch.isOpen()) {
             c.reused = true;
             c.pos = 0;
@@ -541,6 +572,34 @@ final class EventLoop implements AutoCloseable {
             // the consumer must never take the loop down
             e.printStackTrace();
         }
+    }
+
+    /** The hex size of a chunk-size line {@code b[from, nl)} (extensions after ';' ignored), without a String. */
+    private static long chunkSize(byte[] b, int from, int nl) throws IOException {
+        int i = from;
+        int end = nl;
+        while (i < end && (b[i] == ' ' || b[i] == '\t')) {
+            i++;
+        }
+        long size = 0;
+        int digits = 0;
+        for (; i < end; i++) {
+            int d = Character.digit(b[i], 16);
+            if (d < 0) {
+                break;
+            }
+            if (++digits > 15) {
+                throw new IOException("bad chunk size: " + HttpConn.abbreviate(new String(b, from, nl - from, StandardCharsets.ISO_8859_1)));
+            }
+            size = size << 4 | d;
+        }
+        while (i < end && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r')) {
+            i++;
+        }
+        if (digits == 0 || (i < end && b[i] != ';')) {
+            throw new IOException("bad chunk size: " + HttpConn.abbreviate(new String(b, from, nl - from, StandardCharsets.ISO_8859_1).trim()));
+        }
+        return size;
     }
 
     private static int headEnd(byte[] b, int from, int to) {

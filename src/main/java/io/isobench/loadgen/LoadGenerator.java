@@ -26,16 +26,23 @@ public final class LoadGenerator {
     public static LoadgenResult run(LoadgenConfig config, Consumer<String> progress) {
         Consumer<String> log = progress == null ? s -> { } : progress;
         List<String> notes = new ArrayList<>();
+        // a bad tokenizer file is a config error: reported before anything is sent
+        BpeTokenizer tokenizer = config.tokenizer() == null ? null : BpeTokenizer.load(config.tokenizer());
         try (RequestExecutor exec = new RequestExecutor(config); EventLoop io = new EventLoop(exec)) {
             if (!config.readyCheckTimeout().isZero()) {
                 waitReady(exec, config, log, notes);
             }
             double tokensPerWord = 1.0;
-            if (config.dataset().kind() == DatasetSpec.Kind.RANDOM) {
+            if (config.dataset().kind() == DatasetSpec.Kind.RANDOM && tokenizer == null) {
                 tokensPerWord = calibrate(exec, config, log, notes);
+            } else if (config.dataset().kind() == DatasetSpec.Kind.RANDOM) {
+                notes.add("random prompts built with the tokenizer " + config.tokenizer() + " to exact token lengths"
+                        + (tokenizer.specialTokenCount() > 0 ? " (+" + tokenizer.specialTokenCount()
+                        + " special tokens from its template)" : ""));
             }
             int pool = config.duration() == null ? config.numPrompts() : Math.max(config.numPrompts(), 1);
-            List<Prompt> prompts = Datasets.load(config.dataset(), pool + config.numWarmups(), config.seed(), tokensPerWord);
+            List<Prompt> prompts = Datasets.load(config.dataset(), pool + config.numWarmups(), config.seed(), tokensPerWord,
+                    tokenizer);
             List<RequestExecutor.Prepared> prepared = new ArrayList<>(prompts.size());
             for (int i = 0; i < prompts.size(); i++) {
                 prepared.add(exec.prepare(prompts.get(i), config.requestIdPrefix() + i));
@@ -75,6 +82,10 @@ public final class LoadGenerator {
             Semaphore finished = new Semaphore(0);
             int submitted = 0;
             Instant startedAt = Instant.now();
+            long cpu0 = processCpuNs();
+            long[] ticks0 = procSelfTicks();
+            long io0 = io.threadCpuNs();
+            long iou0 = io.threadUserNs();
             long t0 = System.nanoTime();
             for (int i = 0; i < n; i++) {
                 long at;
@@ -104,6 +115,14 @@ public final class LoadGenerator {
             }
             finished.acquireUninterruptibly(submitted);
             long t1 = System.nanoTime();
+            long cpu1 = processCpuNs();
+            long io1 = io.threadCpuNs();
+            long iou1 = io.threadUserNs();
+            long[] ticks1 = procSelfTicks();
+            boolean ticks = ticks0 != null && ticks1 != null;
+            LoadgenResult.ClientCpu cpu = new LoadgenResult.ClientCpu(cpu0 < 0 || cpu1 < 0 ? -1 : (cpu1 - cpu0) / 1e9,
+                    ticks ? (ticks1[0] - ticks0[0]) / 100.0 : -1, ticks ? (ticks1[1] - ticks0[1]) / 100.0 : -1,
+                    io0 < 0 || io1 < 0 ? -1 : (io1 - io0) / 1e9, iou0 < 0 || iou1 < 0 ? -1 : (iou1 - iou0) / 1e9);
             for (RequestResult[] b : slotsOut) {
                 results.add(b[0]);
             }
@@ -124,7 +143,27 @@ public final class LoadGenerator {
             }
             log.accept("loadgen: done: " + s.completed() + " ok, " + s.failed() + " failed in "
                     + String.format(java.util.Locale.ROOT, "%.2f s", durS));
-            return new LoadgenResult(config, startedAt, t0, durS, config.numWarmups(), results, s, notes);
+            return new LoadgenResult(config, startedAt, t0, durS, config.numWarmups(), results, s, notes, cpu);
+        }
+    }
+
+    /** CPU time of this whole process (all threads, user + system) in ns, or -1. */
+    static long processCpuNs() {
+        if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.OperatingSystemMXBean os) {
+            return os.getProcessCpuTime();
+        }
+        return -1;
+    }
+
+    /** utime and stime of this process in clock ticks (USER_HZ = 100 on Linux) from /proc/self/stat, or null. */
+    static long[] procSelfTicks() {
+        try {
+            String st = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/self/stat"));
+            String[] f = st.substring(st.lastIndexOf(')') + 2).split(" ");
+            return new long[] {Long.parseLong(f[11]), Long.parseLong(f[12])}; // fields 14 and 15 of stat(5)
+        } catch (java.io.IOException | RuntimeException e) {
+            return null;
         }
     }
 

@@ -42,6 +42,8 @@ import java.util.Set;
  * @param requestIdPrefix     prefix for the {@code X-Request-Id} header
  * @param readyCheckTimeout   wait up to this for the server to answer before the run (zero: don't wait)
  * @param label               label saved in the result (vLLM's {@code endpoint_type}/label)
+ * @param tokenizer           a HF {@code tokenizer.json} ({@code --tokenizer}): random prompts are built to an exact
+ *                            token length with it; null: word-based prompts checked against the server's counts
  */
 public record LoadgenConfig(
         URI baseUrl,
@@ -69,7 +71,8 @@ public record LoadgenConfig(
         Map<String, Double> goodputSloMs,
         String requestIdPrefix,
         Duration readyCheckTimeout,
-        String label) {
+        String label,
+        java.nio.file.Path tokenizer) {
 
     public static final Set<String> METRIC_KEYS = Set.of("ttft", "tpot", "itl", "e2el");
 
@@ -115,6 +118,7 @@ public record LoadgenConfig(
         private URI baseUrl = URI.create("http://127.0.0.1:8000");
         private String endpoint = "/v1/completions";
         private String model;
+        private java.nio.file.Path tokenizer;
         private DatasetSpec dataset = DatasetSpec.random(1024, 128, 0.0, 0);
         private int numPrompts = 1000;
         private Duration duration;
@@ -166,6 +170,7 @@ public record LoadgenConfig(
         public Builder requestIdPrefix(String v) { requestIdPrefix = v; return this; }
         public Builder readyCheckTimeout(Duration v) { readyCheckTimeout = v; return this; }
         public Builder label(String v) { label = v; return this; }
+        public Builder tokenizer(java.nio.file.Path v) { tokenizer = v; return this; }
 
         /** Validates and builds; throws {@link IllegalArgumentException} with a one-line message on a bad value. */
         public LoadgenConfig build() {
@@ -228,10 +233,13 @@ public record LoadgenConfig(
                 }
             }
             dataset.validate();
+            if (tokenizer != null && !java.nio.file.Files.isRegularFile(tokenizer)) {
+                throw new IllegalArgumentException("--tokenizer " + tokenizer + " is not a file (give the model's tokenizer.json)");
+            }
             return new LoadgenConfig(baseUrl, endpoint, model, dataset, numPrompts, duration, requestRate, burstiness,
                     maxConcurrency, rampUp, numWarmups, ignoreEos, sampling, extraBody, stream, includeUsage, apiKeyEnv,
                     headers, seed, requestTimeout, percentiles, percentileMetrics, goodput, requestIdPrefix,
-                    readyCheckTimeout, label);
+                    readyCheckTimeout, label, tokenizer);
         }
     }
 }

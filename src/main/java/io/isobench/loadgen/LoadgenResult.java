@@ -27,15 +27,34 @@ import java.util.TreeMap;
  * @param requests      measured requests, in send order
  * @param summary       aggregates
  * @param notes         things the user should know (token-count fallbacks, prompt length drift, ignored flags…)
+ * @param clientCpu     what the client itself cost during the measured phase, or null when not measured
  */
 public record LoadgenResult(LoadgenConfig config, Instant startedAt, long startNanoTime, double durationS, int warmups,
-                            List<RequestResult> requests, Summary summary, List<String> notes) {
+                            List<RequestResult> requests, Summary summary, List<String> notes, ClientCpu clientCpu) {
 
     static final String VERSION = "isobench-loadgen/1";
 
     public LoadgenResult {
         requests = List.copyOf(requests);
         notes = List.copyOf(notes);
+    }
+
+    public LoadgenResult(LoadgenConfig config, Instant startedAt, long startNanoTime, double durationS, int warmups,
+                         List<RequestResult> requests, Summary summary, List<String> notes) {
+        this(config, startedAt, startNanoTime, durationS, warmups, requests, summary, notes, null);
+    }
+
+    /**
+     * The client's own CPU over the measured phase (first dispatch to last completion; warm-ups, start-up and
+     * reporting excluded): the whole process (every thread: I/O loop, dispatcher, GC, JIT) and the I/O thread alone.
+     *
+     * @param processS  process CPU seconds (user + system), -1 when the JVM cannot tell
+     * @param userS     the user part of it from /proc/self/stat (10 ms ticks), -1 where there is none
+     * @param sysS      the system (kernel) part, likewise
+     * @param ioThreadS CPU seconds of the I/O thread, -1 when the JVM cannot tell
+     * @param ioThreadUserS the user part of it, -1 when the JVM cannot tell
+     */
+    public record ClientCpu(double processS, double userS, double sysS, double ioThreadS, double ioThreadUserS) {
     }
 
     /** Distribution of one per-request metric, in ms. */
@@ -298,6 +317,13 @@ public record LoadgenResult(LoadgenConfig config, Instant startedAt, long startN
         if (s.promptDriftPct() != null) {
             l.add(row("Prompt length drift (%):", f2(s.promptDriftPct())));
         }
+        if (clientCpu != null && clientCpu.processS() >= 0) {
+            l.add(row("Client CPU, measured phase (s):", String.format(Locale.ROOT, "%.3f", clientCpu.processS())));
+            if (s.chunks() > 0) {
+                l.add(row("Client CPU per chunk (us):",
+                        String.format(Locale.ROOT, "%.2f", clientCpu.processS() * 1e6 / s.chunks())));
+            }
+        }
         for (var f : s.failuresByReason().entrySet()) {
             l.add(row("Failed (" + f.getKey() + "):", Integer.toString(f.getValue())));
         }
@@ -323,7 +349,7 @@ public record LoadgenResult(LoadgenConfig config, Instant startedAt, long startN
             o.putNull("label");
         }
         o.put("model_id", config.model());
-        o.put("tokenizer_id", config.model());
+        o.put("tokenizer_id", config.tokenizer() != null ? config.tokenizer().toString() : config.model());
         o.put("num_prompts", requests.size());
         if (Double.isInfinite(config.requestRate())) {
             o.put("request_rate", "inf");
@@ -394,6 +420,13 @@ public record LoadgenResult(LoadgenConfig config, Instant startedAt, long startN
         o.put("isobench_output_tokens_from_usage", s.outputFromUsage());
         o.put("isobench_input_tokens_from_usage", s.inputFromUsage());
         o.put("isobench_chunks", s.chunks());
+        if (clientCpu != null) {
+            o.put("isobench_client_cpu_s", clientCpu.processS());
+            o.put("isobench_client_cpu_user_s", clientCpu.userS());
+            o.put("isobench_client_cpu_sys_s", clientCpu.sysS());
+            o.put("isobench_client_io_thread_cpu_s", clientCpu.ioThreadS());
+            o.put("isobench_client_io_thread_user_s", clientCpu.ioThreadUserS());
+        }
         o.put("isobench_input_throughput", s.inputThroughput());
         if (s.promptDriftPct() != null) {
             o.put("isobench_prompt_len_drift_pct", s.promptDriftPct());

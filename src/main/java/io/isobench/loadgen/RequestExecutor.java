@@ -143,8 +143,8 @@ final class RequestExecutor implements AutoCloseable {
             }
             if (cp.hasChoices) {
                 o.addChunk(atNs);
-                if (cp.text != null) {
-                    o.text.append(cp.text);
+                if (cp.hasText) {
+                    o.appendText(cp.textBuf, 0, cp.textLen);
                 }
             }
             if (cp.promptTokens >= 0) {
@@ -183,7 +183,8 @@ final class RequestExecutor implements AutoCloseable {
     static final class Outcome {
         long[] chunkNs = new long[64];
         int chunks;
-        final StringBuilder text = new StringBuilder();
+        byte[] text = new byte[256];
+        int textLen;
         int promptTokens = -1;
         int completionTokens = -1;
         boolean done;
@@ -195,6 +196,15 @@ final class RequestExecutor implements AutoCloseable {
                 chunkNs = Arrays.copyOf(chunkNs, chunks * 2);
             }
             chunkNs[chunks++] = ns;
+        }
+
+        /** Streamed text is kept as the UTF-8 bytes the server sent (decoded once, at the end). */
+        void appendText(byte[] src, int off, int len) {
+            if (textLen + len > text.length) {
+                text = Arrays.copyOf(text, Math.max(text.length * 2, textLen + len));
+            }
+            System.arraycopy(src, off, text, textLen, len);
+            textLen += len;
         }
 
         void fail(String kind, String detail) {
@@ -219,7 +229,7 @@ final class RequestExecutor implements AutoCloseable {
             int out = fromUsage ? completionTokens : chunks;
             return new RequestResult(index, success, kind, err, scheduledNs, send - t0, end - t0, ttft, latency, ch,
                     req.prompt().expectedInputTokens(), promptTokens, out, fromUsage, req.prompt().outputLen(),
-                    text.toString());
+                    new String(text, 0, textLen, StandardCharsets.UTF_8));
         }
     }
 

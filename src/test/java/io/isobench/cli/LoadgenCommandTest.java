@@ -44,6 +44,21 @@ class LoadgenCommandTest {
     }
 
     @Test
+    void tokenizerDirectoryBuildsExactLengthPrompts(@TempDir Path dir) throws Exception {
+        Path tok = io.isobench.SharedData.require("fixtures/tiny-llama-hf");
+        Run r = run("--base-url", server.baseUrl(), "--model", "m", "--dataset-name", "random", "--random-input-len", "16",
+                "--random-output-len", "2", "--num-prompts", "4", "--tokenizer", tok.toString(), "--save-result",
+                "--result-dir", dir.toString(), "--result-filename", "r.json");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.err()).contains("random prompts built with the tokenizer " + tok.resolve("tokenizer.json"));
+        assertThat(new ObjectMapper().readTree(dir.resolve("r.json").toFile()).path("tokenizer_id").asText())
+                .isEqualTo(tok.resolve("tokenizer.json").toString());
+        Run bad = run("--base-url", server.baseUrl(), "--model", "m", "--tokenizer", dir.resolve("r.json").toString());
+        assertThat(bad.code()).isEqualTo(2);
+        assertThat(bad.err()).contains("model type '' is not supported");
+    }
+
+    @Test
     void vllmFlagsRunAndSaveResultWithVllmKeys(@TempDir Path dir) throws Exception {
         Run r = run("--base-url", server.baseUrl(), "--model", "org/test-model", "--dataset-name", "random",
                 "--random-input-len", "16", "--random-output-len", "8", "--num-prompts", "20", "--request-rate", "200",
@@ -61,7 +76,8 @@ class LoadgenCommandTest {
                 .contains("-----Time per Output Token (excl. 1st token)------\n")
                 .endsWith("==================================================\n");
         assertThat(r.err()).contains("warning: ignoring --backend vllm (only meaningful inside vLLM)")
-                .contains("warning: ignoring --tokenizer meta/llama").contains("warning: ignoring --trust-remote-code");
+                .contains("warning: --tokenizer meta/llama is not a local tokenizer.json")
+                .contains("warning: ignoring --trust-remote-code");
         JsonNode j = new ObjectMapper().readTree(dir.resolve("r.json").toFile());
         for (String k : List.of("date", "endpoint_type", "label", "model_id", "tokenizer_id", "num_prompts", "request_rate",
                 "burstiness", "max_concurrency", "duration", "completed", "failed", "total_input_tokens",

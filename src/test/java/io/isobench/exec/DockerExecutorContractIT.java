@@ -44,7 +44,9 @@ class DockerExecutorContractIT extends ExecutorContract {
     /** Containers (running or not) whose job directory is under {@code workRoot}. */
     @Override
     protected List<String> leftovers(Path workRoot) {
-        return DockerLeftovers.under(workRoot);
+        List<String> out = new java.util.ArrayList<>(DockerLeftovers.under(workRoot));
+        out.addAll(DockerLeftovers.envFiles());
+        return out;
     }
 
     static boolean dockerReady() {

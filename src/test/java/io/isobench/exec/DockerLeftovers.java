@@ -43,4 +43,20 @@ public final class DockerLeftovers {
             return false;
         }
     }
+
+    /** Env files of the docker executor still on disk (they hold secrets; none may outlive its container's start). */
+    public static List<String> envFiles() {
+        List<String> out = new ArrayList<>();
+        try (var dirs = java.nio.file.Files.newDirectoryStream(Path.of(System.getProperty("java.io.tmpdir")),
+                "isobench-docker-*")) {
+            for (Path d : dirs) {
+                if (java.nio.file.Files.exists(d.resolve("env"))) {
+                    out.add("env file " + d.resolve("env"));
+                }
+            }
+        } catch (IOException e) {
+            out.add("cannot list " + System.getProperty("java.io.tmpdir") + ": " + e.getMessage());
+        }
+        return out;
+    }
 }

@@ -153,4 +153,46 @@ class LlamaCppServerIT {
             assertThat(q.ttftNs()).isEqualTo(q.latencyNs());
         }
     }
+
+    @Test
+    void tokenizerJsonAgreesWithTheServersTokenizer() throws Exception {
+        BpeTokenizer t = BpeTokenizer.load(SharedData.require("fixtures/tiny-llama-hf/tokenizer.json"));
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        try (RequestExecutor ex = new RequestExecutor(LoadgenConfig.builder().baseUrl(baseUrl).model("tiny-llama").build())) {
+            // no digits: the GGUF was converted with llama.cpp's "default" pre-tokenizer, which cuts " 12345" into
+            // " ", "123", "45" where HF's ByteLevel regex (and so this tokenizer.json) keeps " 12345" whole
+            java.util.List<String> mismatches = new java.util.ArrayList<>();
+            for (String s : java.util.List.of("Hello world", "the quick brown fox jumps over the lazy dog",
+                    " there  are many cats!!", "It's a test, isn't it?", "naïve café 😀", "line one\nline two\ttab",
+                    "Once upon a time, there was a little girl who lived in a village near the forest.")) {
+                String body = ex.postJson("/tokenize", java.util.Map.of("prompt", s));
+                assertThat(body).as("/tokenize answered").isNotNull();
+                int[] server = toInts(json.readTree(body).path("tokens"));
+                if (!java.util.Arrays.equals(t.encode(s, false), server)) {
+                    mismatches.add(s + ": isobench " + java.util.Arrays.toString(t.encode(s, false)) + " vs server "
+                            + java.util.Arrays.toString(server));
+                }
+            }
+            assertThat(mismatches).as("token ids that differ from the server's /tokenize").isEmpty();
+        }
+        // random prompts built with the tokenizer: the server counts exactly the intended length (drift 0)
+        LoadgenConfig c = LoadgenConfig.builder().baseUrl(baseUrl).model("tiny-llama")
+                .dataset(DatasetSpec.random(40, 4, 0.5, 0)).numPrompts(12).maxConcurrency(4).ignoreEos(true).seed(5)
+                .tokenizer(SharedData.require("fixtures/tiny-llama-hf/tokenizer.json"))
+                .requestTimeout(Duration.ofSeconds(120)).build();
+        LoadgenResult r = LoadGenerator.run(c, null);
+        assertThat(r.summary().completed()).isEqualTo(12);
+        for (RequestResult q : r.requests()) {
+            assertThat(q.promptTokens()).as("server usage.prompt_tokens").isEqualTo(q.expectedInputTokens());
+        }
+        assertThat(r.summary().promptDriftPct()).isEqualTo(0.0);
+    }
+
+    private static int[] toInts(com.fasterxml.jackson.databind.JsonNode a) {
+        int[] v = new int[a.size()];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = a.get(i).asInt();
+        }
+        return v;
+    }
 }

@@ -1,0 +1,458 @@
+package io.isobench.loadgen;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.text.Normalizer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A pure-Java byte-level BPE tokenizer read from a HuggingFace {@code tokenizer.json} (GPT-2 / RoBERTa / Llama-3 /
+ * Qwen style: {@code model.type = "BPE"} with a {@code ByteLevel} pre-tokenizer, optionally after a regex
+ * {@code Split}), so random prompts can be built to an exact token length without the server ({@code --tokenizer}).
+ * Supported: added (special) tokens matched literally, normalizers NFC/NFD/NFKC/NFKD/Lowercase (and Sequence),
+ * ByteLevel with or without its GPT-2 regex and {@code add_prefix_space}, Split with a regex pattern, merges as
+ * {@code "a b"} strings or {@code [a, b]} pairs, {@code ignore_merges}, and a TemplateProcessing post-processor's
+ * special tokens. Anything else (SentencePiece-style Metaspace/byte_fallback models, WordPiece, Unigram) is refused
+ * with a message naming what is unsupported.
+ */
+public final class BpeTokenizer {
+
+    /** GPT-2's pre-tokenizer regex (what HF's ByteLevel uses when {@code use_regex} is true). */
+    static final String GPT2_PATTERN = "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
+
+    private static final char[] BYTE_TO_CHAR = new char[256];
+    private static final Map<Character, Integer> CHAR_TO_BYTE = new HashMap<>();
+
+    static {
+        // GPT-2's bytes_to_unicode: printable bytes map to themselves, the rest to U+0100 upwards
+        int n = 0;
+        for (int b = 0; b < 256; b++) {
+            boolean printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
+            char c = printable ? (char) b : (char) (256 + n++);
+            BYTE_TO_CHAR[b] = c;
+            CHAR_TO_BYTE.put(c, b);
+        }
+    }
+
+    private final String source;
+    private final Map<String, Integer> vocab;
+    private final String[] idToToken;
+    private final Map<String, Integer> mergeRank;
+    private final boolean ignoreMerges;
+    private final List<String> normalizers;
+    private final List<Pattern> splits;
+    private final boolean byteLevelRegex;
+    private final boolean addPrefixSpace;
+    private final Map<String, Integer> added;
+    private final Pattern addedPattern;
+    private final int[] prefixIds;
+    private final int[] suffixIds;
+    private final Map<String, int[]> cache = new HashMap<>();
+
+    private BpeTokenizer(String source, Map<String, Integer> vocab, Map<String, Integer> mergeRank, boolean ignoreMerges,
+                         List<String> normalizers, List<Pattern> splits, boolean byteLevelRegex, boolean addPrefixSpace,
+                         Map<String, Integer> added, int[] prefixIds, int[] suffixIds) {
+        this.source = source;
+        this.vocab = vocab;
+        this.mergeRank = mergeRank;
+        this.ignoreMerges = ignoreMerges;
+        this.normalizers = normalizers;
+        this.splits = splits;
+        this.byteLevelRegex = byteLevelRegex;
+        this.addPrefixSpace = addPrefixSpace;
+        this.added = added;
+        this.prefixIds = prefixIds;
+        this.suffixIds = suffixIds;
+        int max = 0;
+        for (int id : vocab.values()) {
+            max = Math.max(max, id);
+        }
+        for (int id : added.values()) {
+            max = Math.max(max, id);
+        }
+        idToToken = new String[max + 1];
+        vocab.forEach((t, id) -> idToToken[id] = t);
+        added.forEach((t, id) -> idToToken[id] = t);
+        if (added.isEmpty()) {
+            addedPattern = null;
+        } else {
+            List<String> keys = new ArrayList<>(added.keySet());
+            keys.sort((a, b) -> b.length() - a.length()); // longest first
+            StringBuilder sb = new StringBuilder();
+            for (String k : keys) {
+                sb.append(sb.isEmpty() ? "" : "|").append(Pattern.quote(k));
+            }
+            addedPattern = Pattern.compile(sb.toString());
+        }
+    }
+
+    /**
+     * Reads a {@code tokenizer.json}; a missing file, bad JSON or an unsupported tokenizer is an
+     * {@link IllegalArgumentException} naming the file and what is wrong (a config error).
+     */
+    public static BpeTokenizer load(Path file) {
+        JsonNode root;
+        try {
+            root = new ObjectMapper().readTree(Files.readString(file, StandardCharsets.UTF_8));
+        } catch (NoSuchFileException e) {
+            throw new IllegalArgumentException("tokenizer file " + file + " does not exist");
+        } catch (IOException e) {
+            throw new IllegalArgumentException("tokenizer file " + file + " is not valid JSON: " + e.getMessage());
+        }
+        String where = "tokenizer file " + file;
+        JsonNode model = root.path("model");
+        String type = model.path("type").asText("");
+        if (!type.equals("BPE")) {
+            throw new IllegalArgumentException(where + ": model type '" + type + "' is not supported (only byte-level BPE)");
+        }
+        if (model.path("byte_fallback").asBoolean(false)) {
+            throw new IllegalArgumentException(where + ": a SentencePiece-style BPE (byte_fallback) is not supported");
+        }
+        if (!model.path("continuing_subword_prefix").isNull() && !model.path("continuing_subword_prefix").isMissingNode()
+                || !model.path("end_of_word_suffix").isNull() && !model.path("end_of_word_suffix").isMissingNode()) {
+            throw new IllegalArgumentException(where + ": continuing_subword_prefix/end_of_word_suffix are not supported");
+        }
+        Map<String, Integer> vocab = new HashMap<>();
+        model.path("vocab").fields().forEachRemaining(e -> vocab.put(e.getKey(), e.getValue().asInt()));
+        if (vocab.isEmpty()) {
+            throw new IllegalArgumentException(where + ": model.vocab is empty");
+        }
+        Map<String, Integer> ranks = new HashMap<>();
+        int r = 0;
+        for (JsonNode m : model.path("merges")) {
+            String a;
+            String b;
+            if (m.isArray() && m.size() == 2) {
+                a = m.get(0).asText();
+                b = m.get(1).asText();
+            } else {
+                String s = m.asText();
+                int sp = s.indexOf(' ', 1);
+                if (sp < 0) {
+                    throw new IllegalArgumentException(where + ": bad merge '" + s + "'");
+                }
+                a = s.substring(0, sp);
+                b = s.substring(sp + 1);
+            }
+            ranks.putIfAbsent(a + " " + b, r++);
+        }
+        List<String> norms = new ArrayList<>();
+        normalizers(root.path("normalizer"), norms, where);
+        List<Pattern> splits = new ArrayList<>();
+        boolean[] byteLevel = new boolean[3]; // seen, use_regex, add_prefix_space
+        preTokenizer(root.path("pre_tokenizer"), splits, byteLevel, where);
+        if (!byteLevel[0]) {
+            throw new IllegalArgumentException(where + ": no ByteLevel pre-tokenizer (only byte-level BPE is supported)");
+        }
+        Map<String, Integer> added = new HashMap<>();
+        for (JsonNode t : root.path("added_tokens")) {
+            added.put(t.path("content").asText(), t.path("id").asInt());
+        }
+        List<Integer> pre = new ArrayList<>();
+        List<Integer> post = new ArrayList<>();
+        postProcessor(root.path("post_processor"), pre, post, vocab, added, where);
+        return new BpeTokenizer(file.toString(), vocab, ranks, model.path("ignore_merges").asBoolean(false), norms, splits,
+                byteLevel[1], byteLevel[2], added, pre.stream().mapToInt(Integer::intValue).toArray(),
+                post.stream().mapToInt(Integer::intValue).toArray());
+    }
+
+    private static void normalizers(JsonNode n, List<String> out, String where) {
+        if (n == null || n.isNull() || n.isMissingNode()) {
+            return;
+        }
+        String t = n.path("type").asText("");
+        switch (t) {
+            case "Sequence" -> n.path("normalizers").forEach(c -> normalizers(c, out, where));
+            case "NFC", "NFD", "NFKC", "NFKD", "Lowercase" -> out.add(t);
+            default -> throw new IllegalArgumentException(where + ": normalizer '" + t + "' is not supported");
+        }
+    }
+
+    private static void preTokenizer(JsonNode n, List<Pattern> splits, boolean[] byteLevel, String where) {
+        if (n == null || n.isNull() || n.isMissingNode()) {
+            return;
+        }
+        String t = n.path("type").asText("");
+        switch (t) {
+            case "Sequence" -> n.path("pretokenizers").forEach(c -> preTokenizer(c, splits, byteLevel, where));
+            case "ByteLevel" -> {
+                byteLevel[0] = true;
+                byteLevel[1] = n.path("use_regex").asBoolean(true);
+                byteLevel[2] = n.path("add_prefix_space").asBoolean(false);
+            }
+            case "Split" -> {
+                String behavior = n.path("behavior").asText("");
+                JsonNode pat = n.path("pattern");
+                if (!behavior.equals("Isolated") || n.path("invert").asBoolean(false)) {
+                    throw new IllegalArgumentException(where + ": Split behavior '" + behavior + "' is not supported");
+                }
+                if (pat.has("Regex")) {
+                    splits.add(Pattern.compile(pat.get("Regex").asText()));
+                } else if (pat.has("String")) {
+                    splits.add(Pattern.compile(Pattern.quote(pat.get("String").asText())));
+                } else {
+                    throw new IllegalArgumentException(where + ": Split without a pattern");
+                }
+            }
+            default -> throw new IllegalArgumentException(where + ": pre-tokenizer '" + t + "' is not supported");
+        }
+    }
+
+    private static void postProcessor(JsonNode n, List<Integer> pre, List<Integer> post, Map<String, Integer> vocab,
+                                      Map<String, Integer> added, String where) {
+        if (n == null || n.isNull() || n.isMissingNode()) {
+            return;
+        }
+        String t = n.path("type").asText("");
+        switch (t) {
+            case "ByteLevel" -> {
+                // offsets only
+            }
+            case "Sequence" -> n.path("processors").forEach(c -> postProcessor(c, pre, post, vocab, added, where));
+            case "TemplateProcessing" -> {
+                boolean seenA = false;
+                for (JsonNode piece : n.path("single")) {
+                    if (piece.has("Sequence")) {
+                        seenA = true;
+                    } else if (piece.has("SpecialToken")) {
+                        String id = piece.get("SpecialToken").path("id").asText();
+                        JsonNode spec = n.path("special_tokens").path(id);
+                        List<Integer> ids = new ArrayList<>();
+                        spec.path("ids").forEach(x -> ids.add(x.asInt()));
+                        if (ids.isEmpty()) {
+                            Integer v = added.getOrDefault(id, vocab.get(id));
+                            if (v == null) {
+                                throw new IllegalArgumentException(where + ": template special token '" + id + "' is unknown");
+                            }
+                            ids.add(v);
+                        }
+                        (seenA ? post : pre).addAll(ids);
+                    }
+                }
+            }
+            default -> throw new IllegalArgumentException(where + ": post-processor '" + t + "' is not supported");
+        }
+    }
+
+    /** Where the tokenizer came from (for notes and results). */
+    public String source() {
+        return source;
+    }
+
+    /** Token ids of {@code text}, with the post-processor's special tokens (e.g. BOS) when {@code addSpecial}. */
+    public int[] encode(String text, boolean addSpecial) {
+        List<Integer> out = new ArrayList<>();
+        if (addSpecial) {
+            for (int id : prefixIds) {
+                out.add(id);
+            }
+        }
+        if (addedPattern == null) {
+            encodeOrdinary(text, out);
+        } else {
+            Matcher m = addedPattern.matcher(text);
+            int last = 0;
+            while (m.find()) {
+                encodeOrdinary(text.substring(last, m.start()), out);
+                out.add(added.get(m.group()));
+                last = m.end();
+            }
+            encodeOrdinary(text.substring(last), out);
+        }
+        if (addSpecial) {
+            for (int id : suffixIds) {
+                out.add(id);
+            }
+        }
+        return out.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** Number of tokens of {@code text} (special tokens of the template included when {@code addSpecial}). */
+    public int count(String text, boolean addSpecial) {
+        return encode(text, addSpecial).length;
+    }
+
+    /** Special tokens the post-processor adds around a single sequence (e.g. 1 for a BOS). */
+    public int specialTokenCount() {
+        return prefixIds.length + suffixIds.length;
+    }
+
+    /** The vocabulary entry of an id (byte-level form, e.g. {@code "Ġthe"}), or null. */
+    public String token(int id) {
+        return id >= 0 && id < idToToken.length ? idToToken[id] : null;
+    }
+
+    /** The id of a vocabulary entry, or -1. */
+    public int id(String token) {
+        Integer v = vocab.get(token);
+        if (v == null) {
+            v = added.get(token);
+        }
+        return v == null ? -1 : v;
+    }
+
+    /** Text of token ids (added tokens as their content; byte-level tokens back to UTF-8). */
+    public String decode(int[] ids) {
+        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+        for (int id : ids) {
+            String t = token(id);
+            if (t == null) {
+                continue;
+            }
+            if (added.containsKey(t)) {
+                b.writeBytes(t.getBytes(StandardCharsets.UTF_8));
+                continue;
+            }
+            for (int i = 0; i < t.length(); i++) {
+                Integer by = CHAR_TO_BYTE.get(t.charAt(i));
+                if (by != null) {
+                    b.write(by);
+                }
+            }
+        }
+        return b.toString(StandardCharsets.UTF_8);
+    }
+
+    private void encodeOrdinary(String text, List<Integer> out) {
+        if (text.isEmpty()) {
+            return;
+        }
+        String s = normalize(text);
+        if (addPrefixSpace && !s.startsWith(" ")) {
+            s = " " + s;
+        }
+        List<String> pieces = List.of(s);
+        for (Pattern p : splits) {
+            pieces = split(pieces, p);
+        }
+        if (byteLevelRegex) {
+            pieces = split(pieces, GPT2);
+        }
+        for (String piece : pieces) {
+            for (int id : bpe(byteLevel(piece))) {
+                out.add(id);
+            }
+        }
+    }
+
+    private static final Pattern GPT2 = Pattern.compile(GPT2_PATTERN);
+
+    /** HF Split(behavior = Isolated): matches and the text between them are separate pieces. */
+    private static List<String> split(List<String> in, Pattern p) {
+        List<String> out = new ArrayList<>();
+        for (String s : in) {
+            Matcher m = p.matcher(s);
+            int last = 0;
+            while (m.find()) {
+                if (m.start() > last) {
+                    out.add(s.substring(last, m.start()));
+                }
+                if (m.end() > m.start()) {
+                    out.add(m.group());
+                }
+                last = m.end();
+            }
+            if (last < s.length()) {
+                out.add(s.substring(last));
+            }
+        }
+        return out;
+    }
+
+    private String normalize(String s) {
+        for (String n : normalizers) {
+            s = switch (n) {
+                case "NFC" -> Normalizer.normalize(s, Normalizer.Form.NFC);
+                case "NFD" -> Normalizer.normalize(s, Normalizer.Form.NFD);
+                case "NFKC" -> Normalizer.normalize(s, Normalizer.Form.NFKC);
+                case "NFKD" -> Normalizer.normalize(s, Normalizer.Form.NFKD);
+                default -> s.toLowerCase(Locale.ROOT);
+            };
+        }
+        return s;
+    }
+
+    private static String byteLevel(String piece) {
+        byte[] bytes = piece.getBytes(StandardCharsets.UTF_8);
+        char[] c = new char[bytes.length];
+        for (int i = 0; i < bytes.length; i++) {
+            c[i] = BYTE_TO_CHAR[bytes[i] & 0xff];
+        }
+        return new String(c);
+    }
+
+    /** Classic BPE on one pre-token: repeatedly merge the adjacent pair with the lowest merge rank. */
+    private int[] bpe(String word) {
+        int[] hit = cache.get(word);
+        if (hit != null) {
+            return hit;
+        }
+        int[] ids;
+        Integer whole = vocab.get(word);
+        if (ignoreMerges && whole != null) {
+            ids = new int[] {whole};
+        } else {
+            List<String> sym = new ArrayList<>(word.length());
+            for (int i = 0; i < word.length(); ) {
+                int cp = word.codePointAt(i);
+                int n = Character.charCount(cp);
+                sym.add(word.substring(i, i + n));
+                i += n;
+            }
+            while (sym.size() > 1) {
+                int best = -1;
+                int bestRank = Integer.MAX_VALUE;
+                for (int i = 0; i + 1 < sym.size(); i++) {
+                    Integer rk = mergeRank.get(sym.get(i) + " " + sym.get(i + 1));
+                    if (rk != null && rk < bestRank) {
+                        bestRank = rk;
+                        best = i;
+                    }
+                }
+                if (best < 0) {
+                    break;
+                }
+                // merge every occurrence of that pair, left to right (GPT-2's bpe(); HF's merge order agrees)
+                String a = sym.get(best);
+                String b = sym.get(best + 1);
+                List<String> next = new ArrayList<>(sym.size());
+                for (int i = 0; i < sym.size(); ) {
+                    if (i + 1 < sym.size() && sym.get(i).equals(a) && sym.get(i + 1).equals(b)) {
+                        next.add(a + b);
+                        i += 2;
+                    } else {
+                        next.add(sym.get(i));
+                        i++;
+                    }
+                }
+                sym = next;
+            }
+            ids = new int[sym.size()];
+            for (int i = 0; i < ids.length; i++) {
+                Integer v = vocab.get(sym.get(i));
+                if (v == null) {
+                    throw new IllegalArgumentException("tokenizer " + source + ": symbol '" + sym.get(i)
+                            + "' is not in the vocabulary (no unk token)");
+                }
+                ids[i] = v;
+            }
+        }
+        if (cache.size() < 100_000) {
+            cache.put(word, ids);
+        }
+        return ids;
+    }
+
+}
