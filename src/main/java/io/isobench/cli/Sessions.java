@@ -35,7 +35,7 @@ final class Sessions {
         }
         Plan plan = Planner.plan(suite, po);
         if (dryRun) {
-            main.out.print("json".equals(format) ? plan.toJson() : plan.toText());
+            main.out.print(Executors.dryRun(executorName, plan, session, format));
             main.out.flush();
             return Main.OK;
         }

@@ -25,6 +25,14 @@ public interface Executor {
     JobResult execute(Job job, Hooks hooks);
 
     /**
+     * Called once by the session runner before the first job of a session (new or resumed). Executors that name
+     * their jobs after the session (slurm: {@code isb-<session>-<job>}, so a resumed orchestrator finds and adopts
+     * the jobs a killed one submitted) keep the id; the default ignores it.
+     */
+    default void beginSession(String sessionId) {
+    }
+
+    /**
      * Removes what an earlier, killed orchestrator left running for {@code job} beyond its process group (which the
      * session reaps itself): a container, a cluster job. Called by a resumed session for each run it finds in
      * progress; idempotent; the default has nothing to do.

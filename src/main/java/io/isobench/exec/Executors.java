@@ -1,11 +1,19 @@
 package io.isobench.exec;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
 import io.isobench.IsobenchException;
+import io.isobench.plan.Job;
+import io.isobench.plan.Plan;
 import io.isobench.task.RunConfig;
 import io.isobench.task.Suite;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 /** Picks an {@link Executor} by the name a suite's {@code run.executor} or {@code --executor} gives. */
 public final class Executors {
@@ -34,8 +42,7 @@ public final class Executors {
             case "local" -> Executor.local();
             case "docker" -> docker(DockerConfig.fromEnvironment());
             case "kubernetes" -> kubernetes(suite);
-            case "slurm" -> throw new IsobenchException.EnvironmentMissing(
-                    "executor " + name + " is not built into this isobench yet; use --executor local");
+            case "slurm" -> SlurmExecutor.connect(SlurmConfig.fromEnv(System.getenv()));
             default -> throw new IsobenchException.BadInput("--executor " + name + ": use one of "
                     + new java.util.TreeSet<>(RunConfig.EXECUTORS));
         };
@@ -75,5 +82,68 @@ public final class Executors {
      */
     public static Executor docker(DockerConfig config) {
         return DockerExecutor.create(config);
+    }
+
+    /**
+     * What {@code --dry-run} prints for a plan on an executor: the plan itself, plus, for executors that generate a
+     * per-job spec (slurm: the sbatch script), each job's spec. Needs no cluster; when the Slurm controller answers,
+     * jobs wider than its largest node are marked {@code RESOURCES_INSUFFICIENT} and CPU/memory requests are capped
+     * to that node.
+     *
+     * @param sessionId the session the jobs would belong to (job names and shared paths derive from it); null shows
+     *                  {@code SESSION}
+     * @param format    text or json
+     */
+    public static String dryRun(String name, Plan plan, String sessionId, String format) {
+        boolean json = "json".equals(format);
+        if (!"slurm".equals(name)) {
+            return json ? plan.toJson() : plan.toText();
+        }
+        String session = sessionId == null ? "SESSION" : sessionId;
+        SlurmConfig config = SlurmConfig.fromEnv(System.getenv());
+        SlurmCli.Capacity capacity = SlurmCli.onPath("sinfo") ? new SlurmCli().capacity() : null;
+        Map<String, String> scripts = new LinkedHashMap<>();
+        Map<String, String> refused = new LinkedHashMap<>();
+        for (Job j : plan.jobs()) {
+            if (capacity != null && config.gpusFor(j.gpus()) > capacity.gpus()) {
+                refused.put(j.jobId(), "RESOURCES_INSUFFICIENT: needs " + j.gpus() + " GPU(s); the largest node has "
+                        + capacity.gpus());
+            } else {
+                scripts.put(j.jobId(), SlurmExecutor.script(j, session, SlurmExecutor.jobDir(config, session, j),
+                        config, capacity));
+            }
+        }
+        if (json) {
+            Map<String, Object> m = plan.toMap();
+            m.put("executor", "slurm");
+            @SuppressWarnings("unchecked")
+            List<Map<String, Object>> jobs = (List<Map<String, Object>>) m.get("jobs");
+            for (Map<String, Object> jm : jobs) {
+                String id = (String) jm.get("id");
+                jm.put("slurm_job_name", SlurmExecutor.jobName(session, id));
+                if (refused.containsKey(id)) {
+                    jm.put("refused", refused.get(id));
+                } else {
+                    jm.put("sbatch", scripts.get(id));
+                }
+            }
+            try {
+                return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(m) + "\n";
+            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        StringBuilder sb = new StringBuilder(plan.toText());
+        sb.append("executor slurm: one batch job per job, scripts below (session ").append(session).append(")\n");
+        for (Job j : plan.jobs()) {
+            sb.append("---- ").append(j.index() + 1).append(' ').append(j.jobId()).append(" -> ")
+                    .append(SlurmExecutor.jobName(session, j.jobId())).append('\n');
+            if (refused.containsKey(j.jobId())) {
+                sb.append("refused: ").append(refused.get(j.jobId())).append('\n');
+            } else {
+                sb.append(scripts.get(j.jobId()));
+            }
+        }
+        return sb.toString();
     }
 }

@@ -289,7 +289,7 @@ final class LocalExecutor implements Executor {
     }
 
     /** Evidence: the last error line (…Error: / …Exception) first, then the log's last lines. */
-    private static List<String> tail(String text) {
+    static List<String> tail(String text) {
         List<String> lines = text.strip().lines().filter(l -> !l.isBlank()).toList();
         List<String> out = new ArrayList<>();
         for (int i = lines.size() - 1; i >= 0; i--) {
@@ -306,7 +306,7 @@ final class LocalExecutor implements Executor {
         return out;
     }
 
-    private static String modelOf(List<String> argv) {
+    static String modelOf(List<String> argv) {
         int i = argv.indexOf("--model");
         return i >= 0 && i + 1 < argv.size() ? argv.get(i + 1) : "model";
     }
@@ -329,7 +329,7 @@ final class LocalExecutor implements Executor {
         }
     }
 
-    private static String workloadJson(List<String> argv, io.isobench.parse.Workload w) {
+    static String workloadJson(List<String> argv, io.isobench.parse.Workload w) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("argv", argv);
         if (w != null) {

@@ -53,7 +53,7 @@ public interface Readiness {
             }
         }
 
-        private static boolean ok(String host, int port, String path) {
+        static boolean ok(String host, int port, String path) {
             HttpURLConnection c = null;
             try {
                 c = (HttpURLConnection) URI.create("http://" + host + ":" + port + path).toURL().openConnection();

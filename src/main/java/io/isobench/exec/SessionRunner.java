@@ -116,6 +116,7 @@ public final class SessionRunner {
                 plan.toJson(), json(StatsConfig.defaults().toMap()), plan.seed(), "running"));
 
         // what a previous, interrupted attempt of this session left
+        options.executor().beginSession(sessionId);
         Map<String, RunRecord> previous = new HashMap<>();
         store.forEachRun(new RunFilter(null, null, sessionId, false), r -> previous.put(r.runId(), r));
         int reaped = 0;

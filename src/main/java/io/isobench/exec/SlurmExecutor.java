@@ -1,0 +1,786 @@
+package io.isobench.exec;
+
+import io.isobench.IsobenchException;
+import io.isobench.bench.Clients;
+import io.isobench.bench.Greedy;
+import io.isobench.bench.ServingClient;
+import io.isobench.parse.Failure;
+import io.isobench.parse.FailureCategory;
+import io.isobench.parse.FailureClassifier;
+import io.isobench.parse.Metric;
+import io.isobench.parse.OutputParser;
+import io.isobench.parse.ParsedOutput;
+import io.isobench.plan.Job;
+import io.isobench.plan.Planner;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Runs each job as one Slurm batch job (docs/slurm-executor.md).
+ *
+ * <p>The job script is generated from the job ({@link #script}) and is part of the plan ({@code --dry-run}). Offline
+ * modes: the script runs the benchmark argv; its output is the job's log ({@code --output}) in the shared directory
+ * and its exit code goes to a file beside it; the orchestrator parses the log exactly like the local executor.
+ * Serving and correctness checks: the script picks a free port, starts the server and writes {@code host port} to
+ * an endpoint file; the orchestrator probes readiness there (crash detection: the script writes the server's exit
+ * code when it dies), runs the same pinned client in-process as the local executor, then {@code scancel}s the job.
+ *
+ * <p>Job names are {@code isb-<session>-<job id>}: a resumed orchestrator finds the jobs the killed one submitted
+ * (squeue by name, and the ids recorded in the shared directory) and adopts the newest one it has not consumed yet
+ * — waiting for it, ingesting its finished output, or measuring its running server — instead of submitting again.
+ */
+final class SlurmExecutor implements Executor {
+
+    static final String NAME_PREFIX = "isb-";
+    private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+    private static final Duration POLL = Duration.ofMillis(100);
+    private static final long STATE_EVERY_MS = 250;
+    /**
+     * What {@link Hooks#processGroupStarted()} gets when a Slurm job starts: the job has no process group on the
+     * orchestrator's host, so the session's placeholder row records none to reap (ProcessGroup never matches a
+     * negative id); a resumed session adopts the job by name instead.
+     */
+    static final long NO_GROUP = -1;
+    private static final Pattern SECRET_NAME = Pattern.compile("(?i).*(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|_KEY)$");
+
+    private final SlurmConfig config;
+    private final SlurmCli cli;
+    private final SlurmCli.Capacity capacity;
+    private final ServingClient client;
+    private final Set<String> consumed = new HashSet<>();
+    private String sessionId;
+    private volatile Watch current;
+
+    SlurmExecutor(SlurmConfig config, SlurmCli cli, SlurmCli.Capacity capacity, ServingClient client) {
+        this.config = config;
+        this.cli = cli;
+        this.capacity = capacity;
+        this.client = client;
+        this.sessionId = "adhoc-" + ProcessHandle.current().pid() + "-"
+                + Long.toString(System.currentTimeMillis() % 1_000_000_000L, 36);
+    }
+
+    /**
+     * Checks that the Slurm client commands exist and the controller answers.
+     *
+     * @throws IsobenchException.EnvironmentMissing naming what is missing and how to get it
+     */
+    static SlurmExecutor connect(SlurmConfig config) {
+        requireTools(System.getenv().getOrDefault("PATH", ""));
+        SlurmCli cli = new SlurmCli();
+        Optional<String> down = cli.unreachable();
+        if (down.isPresent()) {
+            throw new IsobenchException.EnvironmentMissing("executor slurm: the Slurm controller does not answer ("
+                    + down.get() + "); start it (scripts/provision-slurm on this machine) or set SLURM_CONF");
+        }
+        SlurmExecutor ex = new SlurmExecutor(config, cli, cli.capacity(), Clients.serving());
+        Runtime.getRuntime().addShutdownHook(new Thread(ex::cancelInFlight, "isobench-slurm-scancel"));
+        return ex;
+    }
+
+    /** The Slurm client commands on {@code path}, or the one-line EnvironmentMissing naming the first missing one. */
+    static void requireTools(String path) {
+        for (String tool : List.of("sbatch", "squeue", "scancel", "scontrol", "sinfo")) {
+            if (!SlurmCli.onPath(tool, path)) {
+                throw new IsobenchException.EnvironmentMissing("executor slurm: " + tool + " is not on PATH; install"
+                        + " the Slurm client (apt-get install slurm-client) or start a local cluster with"
+                        + " scripts/provision (scripts/provision-slurm)");
+            }
+        }
+    }
+
+    @Override
+    public String name() {
+        return "slurm";
+    }
+
+    @Override
+    public void beginSession(String sessionId) {
+        this.sessionId = sessionId;
+    }
+
+    // ---------------------------------------------------------------- naming, paths, script
+
+    /** {@code isb-<session>-<job id>} with every character outside {@code [A-Za-z0-9._-]} as {@code _}. */
+    static String jobName(String sessionId, String jobId) {
+        return NAME_PREFIX + safe(sessionId) + "-" + safe(jobId);
+    }
+
+    static String safe(String s) {
+        return s.replaceAll("[^A-Za-z0-9._-]", "_");
+    }
+
+    /** The shared directory of one job: {@code <root>/<session>/<job id>}. */
+    static Path jobDir(SlurmConfig config, String sessionId, Job job) {
+        return sharedRoot(config, job).resolve(safe(sessionId)).resolve(safe(job.jobId()));
+    }
+
+    /** ISOBENCH_SLURM_DIR, else {@code <workdir>/slurm} (the workdir holds {@code envs/<task>/<arm>}). */
+    static Path sharedRoot(SlurmConfig config, Job job) {
+        if (config.sharedDir() != null) {
+            return config.sharedDir();
+        }
+        Path cwd = job.cwd().toAbsolutePath().normalize();
+        for (Path p = cwd; p != null; p = p.getParent()) {
+            if (p.getFileName() != null && p.getFileName().toString().equals("envs") && p.getParent() != null) {
+                return p.getParent().resolve("slurm");
+            }
+        }
+        return (cwd.getParent() == null ? cwd : cwd.getParent()).resolve("isobench-slurm");
+    }
+
+    static boolean serverJob(Job job) {
+        return job.serving() || job.kind() == Job.Kind.CHECK;
+    }
+
+    /** Minutes of {@code --time}: the job's limits plus two minutes for start and teardown. */
+    static int timeLimitMin(Job job) {
+        long s = (long) job.runTimeoutS() + (serverJob(job) ? job.serverStartS() : 0) + 120;
+        return (int) Math.max(1, (s + 59) / 60);
+    }
+
+    /**
+     * The batch script of a job (what {@code --dry-run} shows). {@code capacity} (the largest node) caps the CPU and
+     * memory requests; null leaves them as configured.
+     */
+    static String script(Job job, String sessionId, Path dir, SlurmConfig config, SlurmCli.Capacity capacity) {
+        int gpus = config.gpusFor(job.gpus());
+        int cpus = config.cpusFor(job.gpus());
+        long mem = config.memMbFor(job.gpus());
+        if (capacity != null) {
+            cpus = capacity.cpus() > 0 ? Math.min(cpus, capacity.cpus()) : cpus;
+            mem = capacity.memMb() > 0 ? Math.min(mem, capacity.memMb()) : mem;
+        }
+        StringBuilder sb = new StringBuilder();
+        sb.append("#!/bin/bash\n");
+        sb.append("# isobench ").append(job.kind().name().toLowerCase(Locale.ROOT)).append(" job ")
+                .append(job.jobId()).append(" (run ").append(sessionId).append('/').append(job.jobId())
+                .append("), mode ").append(job.mode()).append("; generated, do not edit\n");
+        sb.append("#SBATCH --job-name=").append(jobName(sessionId, job.jobId())).append('\n');
+        sb.append("#SBATCH --output=").append(dir).append("/slurm-%j.log\n");
+        sb.append("#SBATCH --chdir=").append(job.cwd()).append('\n');
+        sb.append("#SBATCH --nodes=1\n");
+        sb.append("#SBATCH --ntasks=1\n");
+        sb.append("#SBATCH --cpus-per-task=").append(cpus).append('\n');
+        sb.append("#SBATCH --mem=").append(mem).append("M\n");
+        if (gpus > 0) {
+            sb.append("#SBATCH --gpus=").append(gpus).append('\n');
+        }
+        sb.append("#SBATCH --time=").append(timeLimitMin(job)).append('\n');
+        if (config.partition() != null) {
+            sb.append("#SBATCH --partition=").append(config.partition()).append('\n');
+        }
+        if (config.account() != null) {
+            sb.append("#SBATCH --account=").append(config.account()).append('\n');
+        }
+        for (String e : config.extra()) {
+            sb.append("#SBATCH ").append(e).append('\n');
+        }
+        sb.append("set -u\n");
+        sb.append("dir=").append(q(dir.toString())).append('\n');
+        sb.append("exit_file=\"$dir/exit-$SLURM_JOB_ID\"\n");
+        sb.append("cd ").append(q(job.cwd().toString())).append(" || { echo \"isobench: the environment ")
+                .append(job.cwd().toString().replace("\"", "'")).append(" is not visible on $(hostname)\";"
+                        + " echo 200 > \"$exit_file\"; exit 200; }\n");
+        for (Map.Entry<String, String> e : new java.util.TreeMap<>(job.env()).entrySet()) {
+            if (ENV_NAME.matcher(e.getKey()).matches() && !secret(e.getKey(), e.getValue())) {
+                sb.append("export ").append(e.getKey()).append('=').append(q(e.getValue())).append('\n');
+            }
+        }
+        Map<String, String> secrets = secretEnv(job);
+        if (!secrets.isEmpty()) {
+            // values never enter the script (or a command line): a 0600 file beside it, written at submission
+            sb.append("set -a; . \"$dir/secrets.env\"; set +a  # ").append(String.join(" ", secrets.keySet()))
+                    .append('\n');
+        }
+        if (serverJob(job)) {
+            String bind = config.serverBind();
+            sb.append("port=$(( 20000 + SLURM_JOB_ID % 20000 ))\n");
+            sb.append("while (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; do port=$(( port + 1 )); done\n");
+            sb.append(argvLine(serverArgv(job.argv(), bind), "\"$port\"")).append(" &\n");
+            sb.append("server=$!\n");
+            sb.append("printf '%s %s\\n' \"$(hostname)\" \"$port\" > \"$dir/endpoint-$SLURM_JOB_ID.tmp\"\n");
+            sb.append("mv \"$dir/endpoint-$SLURM_JOB_ID.tmp\" \"$dir/endpoint-$SLURM_JOB_ID\"\n");
+            sb.append("wait \"$server\"\n");
+        } else {
+            sb.append(argvLine(job.argv(), null)).append('\n');
+        }
+        sb.append("code=$?\n");
+        sb.append("echo \"$code\" > \"$exit_file.tmp\" && mv \"$exit_file.tmp\" \"$exit_file\"\n");
+        sb.append("exit \"$code\"\n");
+        return sb.toString();
+    }
+
+    /** A variable whose value must stay out of the script: a secret-like name, or a value Redact would hide. */
+    static boolean secret(String name, String value) {
+        return SECRET_NAME.matcher(name).matches() || !Redact.secrets(value).equals(value);
+    }
+
+    /** The job's secret variables (sorted), written to {@code secrets.env} at submission. */
+    static Map<String, String> secretEnv(Job job) {
+        Map<String, String> out = new java.util.TreeMap<>();
+        job.env().forEach((k, v) -> {
+            if (ENV_NAME.matcher(k).matches() && secret(k, v)) {
+                out.put(k, v);
+            }
+        });
+        return out;
+    }
+
+    /** The server argv with the bind address of the configuration after {@code --host}. */
+    static List<String> serverArgv(List<String> argv, String bind) {
+        List<String> out = new ArrayList<>(argv);
+        for (int i = 0; i + 1 < out.size(); i++) {
+            if (out.get(i).equals("--host") && out.get(i + 1).equals("127.0.0.1")) {
+                out.set(i + 1, bind);
+            }
+        }
+        return out;
+    }
+
+    /** Each word single-quoted; {@link Planner#PORT} inside a word becomes {@code portExpr}. */
+    static String argvLine(List<String> argv, String portExpr) {
+        List<String> words = new ArrayList<>();
+        for (String w : argv) {
+            if (portExpr == null || !w.contains(Planner.PORT)) {
+                words.add(q(w));
+                continue;
+            }
+            StringBuilder sb = new StringBuilder();
+            String[] parts = w.split(Pattern.quote(Planner.PORT), -1);
+            for (int i = 0; i < parts.length; i++) {
+                if (!parts[i].isEmpty()) {
+                    sb.append(q(parts[i]));
+                }
+                if (i + 1 < parts.length) {
+                    sb.append(portExpr);
+                }
+            }
+            words.add(sb.toString());
+        }
+        return String.join(" ", words);
+    }
+
+    static String q(String s) {
+        if (s.matches("[A-Za-z0-9_./:=,+@%-]+")) {
+            return s;
+        }
+        return "'" + s.replace("'", "'\"'\"'") + "'";
+    }
+
+    // ---------------------------------------------------------------- execution
+
+    @Override
+    public JobResult execute(Job job, Hooks hooks) {
+        long t0 = System.nanoTime();
+        Map<String, Double> timings = new LinkedHashMap<>();
+        if (job.cwd() == null) {
+            return done(t0, new Failure(FailureCategory.ENV_MISSING, "the job has no environment", List.of()),
+                    List.of(), null, "", timings, List.of(), job.argv());
+        }
+        if (capacity != null && config.gpusFor(job.gpus()) > capacity.gpus()) {
+            return done(t0, new Failure(FailureCategory.RESOURCES_INSUFFICIENT, "the job needs "
+                    + job.gpus() + " GPU(s); the largest node of the Slurm cluster has " + capacity.gpus()
+                    + " (GRES gpu)", List.of()), List.of(), null, "", timings, List.of(), job.argv());
+        }
+        String name = jobName(sessionId, job.jobId());
+        Path dir = jobDir(config, sessionId, job);
+        StringBuilder notes = new StringBuilder();
+        String jobId = adoptable(name, dir);
+        if (jobId != null) {
+            notes.append("isobench: adopted Slurm job ").append(jobId).append(" (").append(name)
+                    .append(") submitted by an earlier orchestrator of session ").append(sessionId).append('\n');
+        } else {
+            try {
+                Files.createDirectories(dir);
+                Map<String, String> secrets = secretEnv(job);
+                if (!secrets.isEmpty()) {
+                    Path env = dir.resolve("secrets.env");
+                    Files.deleteIfExists(env);
+                    Files.createFile(env, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                            java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+                    StringBuilder sb = new StringBuilder();
+                    secrets.forEach((k, v) -> sb.append(k).append('=').append(q(v)).append('\n'));
+                    Files.writeString(env, sb, StandardCharsets.UTF_8);
+                }
+                Path script = dir.resolve("job.sbatch");
+                Files.writeString(script, script(job, sessionId, dir, config, capacity), StandardCharsets.UTF_8);
+                SlurmCli.Out o = cli.submit(script);
+                if (!o.ok()) {
+                    return done(t0, submitFailure(o), List.of(), null, o.err() + o.out(), timings, List.of(),
+                            job.argv());
+                }
+                jobId = SlurmCli.jobIdOf(o.out());
+                Files.writeString(dir.resolve("submitted"), jobId + "\n", StandardCharsets.UTF_8,
+                        StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            } catch (IOException e) {
+                return done(t0, new Failure(FailureCategory.DISK_FULL, "cannot write the job script to " + dir
+                        + ": " + e.getMessage(), List.of()), List.of(), null, "", timings, List.of(), job.argv());
+            }
+        }
+        consumed.add(jobId);
+        Watch w = new Watch(jobId, dir, hooks);
+        current = w;
+        try {
+            return serverJob(job) ? server(job, w, t0, timings, notes) : offline(job, w, t0, timings, notes);
+        } finally {
+            current = null;
+        }
+    }
+
+    /** isobench cancelled this job itself (timeout, cancellation, teardown, Ctrl-C): never adopt it later. */
+    private static void markCancelled(Path dir, String jobId) {
+        try {
+            Files.writeString(dir.resolve("cancelled-" + jobId), "", StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            // the job is cancelled anyway; a resumed session would adopt it and classify it CANCELLED
+        }
+    }
+
+    /**
+     * Ctrl-C or SIGTERM of the orchestrator: scancel the job in flight (SIGKILL cannot be caught; then the job keeps
+     * running until {@code --time} or until a resumed session adopts it).
+     */
+    private void cancelInFlight() {
+        Watch w = current;
+        if (w != null) {
+            markCancelled(w.dir, w.jobId);
+            cli.cancel(w.jobId);
+        }
+    }
+
+    /** The newest job of this name (squeue, or recorded in the shared directory) not consumed by this process. */
+    private String adoptable(String name, Path dir) {
+        Set<Long> ids = new java.util.TreeSet<>(cli.jobsNamed(name));
+        try {
+            Path sub = dir.resolve("submitted");
+            if (Files.exists(sub)) {
+                for (String l : Files.readAllLines(sub, StandardCharsets.UTF_8)) {
+                    if (l.strip().matches("\\d+")) {
+                        ids.add(Long.parseLong(l.strip()));
+                    }
+                }
+            }
+        } catch (IOException e) {
+            // nothing recorded
+        }
+        Long best = null;
+        for (long id : ids) {
+            if (!consumed.contains(Long.toString(id)) && !Files.exists(dir.resolve("cancelled-" + id))) {
+                best = id;
+            }
+        }
+        return best == null ? null : Long.toString(best);
+    }
+
+    /** Pending or running Slurm jobs whose working directory or script lies under {@code dir} (tests, cleanup). */
+    static List<String> activeJobsUnder(Path dir) {
+        SlurmCli.Out o = SlurmCli.run(List.of("squeue", "-h", "-t", "PENDING,RUNNING,CONFIGURING,COMPLETING",
+                "-o", "%i|%T|%j|%Z|%o"));
+        String prefix = dir.toAbsolutePath().normalize() + "/";
+        return o.out().strip().lines().filter(l -> {
+            String[] f = l.split("\\|", 5);
+            return f.length == 5 && ((f[3] + "/").startsWith(prefix) || f[4].startsWith(prefix));
+        }).toList();
+    }
+
+    private static Failure submitFailure(SlurmCli.Out o) {
+        String msg = (o.err() + " " + o.out()).strip();
+        String line = msg.lines().findFirst().orElse("sbatch exit " + o.code());
+        String low = msg.toLowerCase(Locale.ROOT);
+        if (low.contains("requested node configuration is not available") || low.contains("invalid generic resource")
+                || low.contains("more processors requested than permitted") || low.contains("memory specification")) {
+            return new Failure(FailureCategory.RESOURCES_INSUFFICIENT, "sbatch refused the request: " + line,
+                    List.of(line));
+        }
+        if (low.contains("unable to contact") || low.contains("socket timed out") || low.contains("zero bytes")
+                || low.contains("connection refused") || low.contains("try again")) {
+            return new Failure(FailureCategory.INFRA_TRANSIENT, "sbatch could not reach the controller: " + line,
+                    List.of(line));
+        }
+        return new Failure(FailureCategory.ENV_MISSING, "sbatch failed: " + line, List.of(line));
+    }
+
+    /** Watches one Slurm job: its files in the shared directory and (every second) its state. */
+    private final class Watch {
+        final String jobId;
+        final Path dir;
+        final Hooks hooks;
+        SlurmCli.JobState state;
+        long stateAt;
+        long startedNs;
+
+        Watch(String jobId, Path dir, Hooks hooks) {
+            this.jobId = jobId;
+            this.dir = dir;
+            this.hooks = hooks;
+        }
+
+        Path log() {
+            return dir.resolve("slurm-" + jobId + ".log");
+        }
+
+        /** The job left the queue: note the time and tell the session (no local process group: {@link #NO_GROUP}). */
+        void markStarted() {
+            if (startedNs == 0) {
+                startedNs = System.nanoTime();
+                hooks.processGroupStarted().accept(NO_GROUP);
+            }
+        }
+
+        Integer exitCode() {
+            try {
+                Path f = dir.resolve("exit-" + jobId);
+                return Files.exists(f) ? Integer.valueOf(Files.readString(f).strip()) : null;
+            } catch (IOException | NumberFormatException e) {
+                return null;
+            }
+        }
+
+        /** {@code host port} the job wrote, or null. */
+        String[] endpoint() {
+            try {
+                Path f = dir.resolve("endpoint-" + jobId);
+                if (!Files.exists(f)) {
+                    return null;
+                }
+                String[] hp = Files.readString(f).strip().split("\\s+");
+                return hp.length == 2 ? hp : null;
+            } catch (IOException e) {
+                return null;
+            }
+        }
+
+        /** The state, refreshed at most every 250 ms (null: Slurm no longer knows the job). */
+        SlurmCli.JobState state(boolean force) {
+            long now = System.nanoTime();
+            if (force || state == null || now - stateAt > STATE_EVERY_MS * 1_000_000L) {
+                SlurmCli.JobState s = cli.state(jobId);
+                state = s;
+                stateAt = now;
+                if (s != null && !s.pending()) {
+                    markStarted();
+                }
+            }
+            return state;
+        }
+
+        boolean gone() {
+            SlurmCli.JobState s = state(false);
+            return s == null || s.terminal();
+        }
+
+        /** Cancels the job and waits (bounded) until Slurm reports it ended. */
+        void cancel(Map<String, Double> timings) {
+            long td = System.nanoTime();
+            markCancelled(dir, jobId);
+            cli.cancel(jobId);
+            long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (System.nanoTime() < end) {
+                SlurmCli.JobState s = state(true);
+                if (s == null || s.terminal()) {
+                    break;
+                }
+                sleep(200);
+            }
+            timings.put("teardown_ms", (System.nanoTime() - td) / 1e6);
+        }
+
+        String readLog() {
+            return read(log());
+        }
+    }
+
+    /** Waits until the job left the queue; false on cancellation or when it waited longer than the limit. */
+    private String awaitStart(Watch w, long submitNs, Map<String, Double> timings) {
+        long end = submitNs + Duration.ofSeconds(config.pendingLimitS()).toNanos();
+        while (true) {
+            SlurmCli.JobState s = w.state(false);
+            if (s == null || !s.pending() || w.exitCode() != null || w.endpoint() != null) {
+                timings.put("queue_ms", (System.nanoTime() - submitNs) / 1e6);
+                w.markStarted();
+                return null;
+            }
+            if (w.hooks.cancelled().getAsBoolean()) {
+                return "cancelled while pending (" + s.reason() + ")";
+            }
+            if (System.nanoTime() > end) {
+                return "still pending after " + config.pendingLimitS() + " s (" + s.reason() + ")";
+            }
+            sleep(POLL.toMillis());
+        }
+    }
+
+    private JobResult offline(Job job, Watch w, long t0, Map<String, Double> timings, StringBuilder notes) {
+        List<String> argv = job.argv();
+        String pend = awaitStart(w, t0, timings);
+        if (pend != null) {
+            w.cancel(timings);
+            return done(t0, new Failure(FailureCategory.TIMEOUT, "Slurm job " + w.jobId + " " + pend,
+                    List.of(pend)), List.of(), null, notes + w.readLog(), timings, List.of(), argv);
+        }
+        long end = w.startedNs + Duration.ofSeconds(job.runTimeoutS()).toNanos();
+        Integer exit;
+        boolean cancelled = false;
+        while (true) {
+            exit = w.exitCode();
+            if (exit != null) {
+                break;
+            }
+            if (w.gone()) {
+                exit = awaitExitFile(w);
+                break;
+            }
+            if (System.nanoTime() > end || w.hooks.cancelled().getAsBoolean()) {
+                cancelled = true;
+                break;
+            }
+            sleep(POLL.toMillis());
+        }
+        if (cancelled) {
+            w.cancel(timings);
+            String text = notes + w.readLog();
+            return done(t0, new Failure(FailureCategory.TIMEOUT, "the benchmark ran past " + job.runTimeoutS()
+                    + " s (or was cancelled); Slurm job " + w.jobId + " cancelled",
+                    List.of("timeout " + job.runTimeoutS() + " s")), List.of(), null, text, timings, List.of(), argv);
+        }
+        awaitEnd(w);
+        String text = notes + w.readLog();
+        if (exit == null) {
+            return done(t0, clusterFailure(w, text), List.of(), null, text, timings, List.of(), argv);
+        }
+        ParsedOutput parsed = OutputParser.parse(text);
+        if (exit == 0 && parsed.hasMetrics()) {
+            return done(t0, null, parsed.metrics(), LocalExecutor.workloadJson(argv, parsed.workload()), text, timings,
+                    List.of(), argv);
+        }
+        Failure f = FailureClassifier.classify(text).orElse(null);
+        if (exit == 200) {
+            f = new Failure(FailureCategory.ENV_MISSING, "the environment " + job.cwd() + " is not visible on the"
+                    + " compute node", LocalExecutor.tail(text));
+        } else if (exit == 127) {
+            f = new Failure(FailureCategory.BAD_PERF_COMMAND, "cannot run " + argv.get(0) + ": not found or not "
+                    + "executable in " + job.cwd(), LocalExecutor.tail(text));
+        }
+        if ((f == null || f.category() == FailureCategory.UNKNOWN) && exit != 0) {
+            // the command was killed under the script (OOM killer of the job's cgroup, node trouble): Slurm's state
+            Failure cluster = clusterFailure(w, "");
+            if (cluster.category() != FailureCategory.UNKNOWN && !"CANCELLED".equals(w.state.state())) {
+                f = cluster;
+            }
+        }
+        if (f == null || f.category() == FailureCategory.UNKNOWN) {
+            f = exit == 0 ? new Failure(FailureCategory.NO_METRICS, "exited 0 without a metric block", List.of())
+                    : new Failure(FailureCategory.UNKNOWN, "exited " + exit + " without metrics",
+                    LocalExecutor.tail(text));
+        }
+        return done(t0, f, List.of(), null, text, timings, List.of(), argv);
+    }
+
+    private JobResult server(Job job, Watch w, long t0, Map<String, Double> timings, StringBuilder notes) {
+        List<String> argv = job.argv();
+        String pend = awaitStart(w, t0, timings);
+        if (pend != null) {
+            w.cancel(timings);
+            return done(t0, new Failure(FailureCategory.SERVER_START_TIMEOUT, "Slurm job " + w.jobId + " " + pend,
+                    List.of(pend)), List.of(), null, notes + w.readLog(), timings, List.of(), argv);
+        }
+        Failure failure = null;
+        List<Metric> metrics = List.of();
+        String workload = null;
+        List<String> outputs = List.of();
+        StringBuilder clientLog = new StringBuilder();
+        long ts = System.nanoTime();
+        long end = w.startedNs + Duration.ofSeconds(job.serverStartS()).toNanos();
+        String host = null;
+        int port = -1;
+        try {
+            // readiness: endpoint written, then GET /health and /v1/models; a server exit is a crash
+            int stage = 0;
+            List<String> paths = List.of("/health", "/v1/models");
+            while (true) {
+                Integer exit = w.exitCode();
+                if (exit == null && w.gone()) {
+                    exit = awaitExitFile(w);
+                    if (exit == null) {
+                        failure = clusterFailure(w, w.readLog());
+                        break;
+                    }
+                }
+                if (exit != null) {
+                    failure = crash(job, w, exit, argv);
+                    break;
+                }
+                String[] ep = w.endpoint();
+                if (ep != null && host == null) {
+                    host = config.serverBind().equals("0.0.0.0") ? ep[0] : config.serverBind();
+                    port = Integer.parseInt(ep[1]);
+                }
+                if (host != null && Readiness.HttpProbe.ok(host, port, paths.get(stage))) {
+                    stage++;
+                    if (stage == paths.size()) {
+                        break;
+                    }
+                    continue;
+                }
+                if (w.hooks.cancelled().getAsBoolean()) {
+                    failure = new Failure(FailureCategory.SERVER_START_TIMEOUT, "cancelled before the server was"
+                            + " ready", List.of());
+                    break;
+                }
+                if (System.nanoTime() > end) {
+                    failure = LocalExecutor.serverFailure(w.readLog(), FailureCategory.SERVER_START_TIMEOUT,
+                            "the server was not ready within " + job.serverStartS() + " s");
+                    break;
+                }
+                sleep(10);
+            }
+            timings.put("ready_ms", (System.nanoTime() - ts) / 1e6);
+            if (failure == null) {
+                final int p = port;
+                argv = job.argv().stream().map(x -> x.replace(Planner.PORT, Integer.toString(p))).toList();
+                long tc = System.nanoTime();
+                URI base = URI.create("http://" + host + ":" + port);
+                Map<String, String> flags = Clients.flagMap(job.client());
+                String model = Optional.ofNullable(flags.get("model")).orElse(LocalExecutor.modelOf(argv));
+                try {
+                    if (job.kind() == Job.Kind.CHECK) {
+                        outputs = Greedy.outputs(base, model, Integer.parseInt(flags.getOrDefault("num-prompts", "8")),
+                                Integer.parseInt(flags.getOrDefault("max-tokens", "32")));
+                        clientLog.append("greedy outputs: ").append(outputs.size()).append(" prompts\n");
+                    } else {
+                        ServingClient.Result r = client.run(base, model, flags, job.warmupRequests(), 0L);
+                        metrics = r.metrics();
+                        workload = r.workloadJson();
+                        clientLog.append(r.console());
+                    }
+                } catch (IOException | RuntimeException e) {
+                    Integer exit = w.exitCode();
+                    failure = exit == null && !w.gone()
+                            ? new Failure(FailureCategory.NO_METRICS, "the client failed: " + e.getMessage(),
+                            List.of(String.valueOf(e.getMessage())))
+                            : LocalExecutor.serverFailure(w.readLog(), FailureCategory.SERVER_CRASHED,
+                            "the server died during the run");
+                }
+                timings.put("client_ms", (System.nanoTime() - tc) / 1e6);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            failure = new Failure(FailureCategory.INFRA_TRANSIENT, "interrupted", List.of());
+        } finally {
+            w.cancel(timings);
+        }
+        String text = notes + w.readLog() + (clientLog.isEmpty() ? "" : "\n--- isobench client ---\n" + clientLog);
+        return done(t0, failure, metrics, workload, text, timings, outputs, argv);
+    }
+
+    private static Failure crash(Job job, Watch w, int exit, List<String> argv) {
+        String text = w.readLog();
+        if (exit == 127) {
+            return new Failure(FailureCategory.ENV_MISSING, "the server command " + argv.get(0)
+                    + " does not exist or is not executable", LocalExecutor.tail(text));
+        }
+        if (exit == 200) {
+            return new Failure(FailureCategory.ENV_MISSING, "the environment " + job.cwd() + " is not visible on the"
+                    + " compute node", LocalExecutor.tail(text));
+        }
+        return LocalExecutor.serverFailure(text, FailureCategory.SERVER_CRASHED,
+                "the server exited with code " + exit + " before it was ready");
+    }
+
+    /** After Slurm says the job ended: the exit file may lag on a shared filesystem; wait a little for it. */
+    private static Integer awaitExitFile(Watch w) {
+        long end = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+        while (System.nanoTime() < end) {
+            Integer e = w.exitCode();
+            if (e != null) {
+                return e;
+            }
+            sleep(100);
+        }
+        return w.exitCode();
+    }
+
+    /** The script wrote its exit code; give Slurm a moment to finish the job so the log is complete. */
+    private static void awaitEnd(Watch w) {
+        long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (System.nanoTime() < end) {
+            SlurmCli.JobState s = w.state(true);
+            if (s == null || s.terminal()) {
+                return;
+            }
+            sleep(100);
+        }
+    }
+
+    /** A job that ended without the script writing an exit code: Slurm killed it (DESIGN §7 categories). */
+    private Failure clusterFailure(Watch w, String log) {
+        SlurmCli.JobState s = w.state(true);
+        String st = s == null ? "UNKNOWN" : s.state();
+        String evidence = "Slurm job " + w.jobId + " state " + st + (s == null || s.reason().isEmpty()
+                || s.reason().equals("None") ? "" : " (" + s.reason() + ")")
+                + (s == null || s.exitCode() == null ? "" : " ExitCode=" + s.exitCode())
+                + (s == null ? "" : " [" + s.source() + "]");
+        return classifyState(st, evidence, log);
+    }
+
+    static Failure classifyState(String state, String evidence, String log) {
+        String st = state.replaceAll("[^A-Z_].*", "");
+        return switch (st) {
+            case "NODE_FAIL", "BOOT_FAIL", "PREEMPTED", "REVOKED" -> new Failure(FailureCategory.INFRA_TRANSIENT,
+                    "the cluster ended the job: " + st, List.of(evidence));
+            case "CANCELLED" -> new Failure(FailureCategory.INFRA_TRANSIENT,
+                    "the job was cancelled outside isobench (scancel by a user or an administrator)", List.of(evidence));
+            case "OUT_OF_MEMORY" -> new Failure(FailureCategory.RESOURCES_INSUFFICIENT,
+                    "the job exceeded its memory request (--mem) and was killed; raise ISOBENCH_SLURM_MEM_PER_GPU_MB"
+                            + " / ISOBENCH_SLURM_MEM_MB", List.of(evidence));
+            case "TIMEOUT", "DEADLINE" -> new Failure(FailureCategory.TIMEOUT, "Slurm's time limit (--time) ended the"
+                    + " job", List.of(evidence));
+            default -> {
+                Optional<Failure> f = FailureClassifier.classify(log);
+                yield f.filter(x -> x.category() != FailureCategory.UNKNOWN).orElse(new Failure(
+                        FailureCategory.UNKNOWN, "the job ended without an exit code: " + st, List.of(evidence)));
+            }
+        };
+    }
+
+    private static String read(Path log) {
+        try {
+            return Files.readString(log, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            try {
+                return new String(Files.readAllBytes(log), StandardCharsets.ISO_8859_1);
+            } catch (IOException e2) {
+                return "";
+            }
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static JobResult done(long t0, Failure failure, List<Metric> metrics, String workload, String log,
+                                  Map<String, Double> timings, List<String> outputs, List<String> argv) {
+        return new JobResult(failure, metrics, workload, log, (System.nanoTime() - t0) / 1e6, timings, outputs, argv);
+    }
+}

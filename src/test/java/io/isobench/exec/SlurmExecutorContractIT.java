@@ -1,0 +1,36 @@
+package io.isobench.exec;
+
+import io.isobench.SharedData;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * The executor contract on the Slurm executor: every scenario as a real batch job of the single-node cluster
+ * (scripts/provision-slurm), the orchestrator-kill scenario included (the resumed session adopts the running job by
+ * name). Leftovers: pending or running Slurm jobs whose script lies under the test's work root.
+ */
+class SlurmExecutorContractIT extends ExecutorContract {
+
+    @Override
+    protected void requireEnvironment() {
+        SharedData.requireService(SlurmExecutorIT.clusterUp(),
+                "a Slurm cluster (sbatch on PATH, slurmctld answering sinfo)");
+        SharedData.requireService(Cli.has("python3") && Cli.has("git"), "python3 and git for the toy engine");
+    }
+
+    @Override
+    protected Executor executor() {
+        return Executors.create("slurm");
+    }
+
+    @Override
+    protected String executorName() {
+        return "slurm";
+    }
+
+    @Override
+    protected List<String> leftovers(Path workRoot) {
+        return SlurmExecutor.activeJobsUnder(workRoot);
+    }
+}
