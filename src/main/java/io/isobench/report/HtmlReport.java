@@ -930,7 +930,7 @@ public final class HtmlReport {
                                 .append(esc(t.result().taskId())).append("</a></td><td>")
                                 .append(Html.armLabel(e.getKey(), colours.of(e.getKey()))).append("</td><td><code>")
                                 .append(esc(c.getKey())).append("</code></td>").append(td(c.getValue()))
-                                .append(td(cat == null ? "?" : cat.retry().label())).append("</td></tr>\n");
+                                .append(td(cat == null ? "?" : cat.retry().label())).append("</tr>\n");
                         if (cat == null || !cat.agentOutcome()) {
                             String arm = e.getKey().startsWith("agent:") ? "agent" : e.getKey();
                             nativeTodo.add(new String[] {t.page(), t.result().taskId(), e.getKey(),
