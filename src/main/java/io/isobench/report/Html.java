@@ -58,7 +58,7 @@ final class Html {
             @media (max-width:700px){
               body{font-size:14px}
               main{padding:0 .5em 1em}
-              header.top{flex-direction:column;gap:.2em}
+              header.top{gap:.2em .8em}
               table{display:block;overflow-x:auto;max-width:100%}
               .receipt{padding:.4em .6em}
             }

@@ -76,6 +76,7 @@ public final class HtmlReport {
     public static Result write(Store store, MarkdownReport.Options options, Path dir) {
         try {
             Files.createDirectories(dir);
+            removeOldPages(dir);
             Site site = new Site(dir);
             try (ReportModel model = ReportModel.collect(store, options)) {
                 List<NativeTask> tasks = nativeTasks(store, options, site);
@@ -85,6 +86,30 @@ public final class HtmlReport {
             return new Result(dir.resolve("index.html"), site.pages, site.largest, site.largestName);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the HTML report to " + dir + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Pages of an earlier report in the same folder (names this report writes; nothing else is touched). */
+    private static final java.util.regex.Pattern OUR_PAGES = java.util.regex.Pattern.compile(
+            "(index|failures|legacy|tasks|todo|task-[0-9]+-[0-9]+|legacy-.+|tasks-[0-9]+|todo-[0-9]+)\\.html");
+
+    private static void removeOldPages(Path dir) throws IOException {
+        try (java.util.stream.Stream<Path> s = Files.list(dir)) {
+            for (Path p : s.toList()) {
+                if (Files.isRegularFile(p) && OUR_PAGES.matcher(p.getFileName().toString()).matches()) {
+                    Files.delete(p);
+                }
+            }
+        }
+        Path logs = dir.resolve("logs");
+        if (Files.isDirectory(logs)) {
+            try (java.util.stream.Stream<Path> s = Files.list(logs)) {
+                for (Path p : s.toList()) {
+                    if (Files.isRegularFile(p) && p.getFileName().toString().matches("[0-9a-fA-F]+\\.log\\.txt")) {
+                        Files.delete(p);
+                    }
+                }
+            }
         }
     }
 

@@ -278,6 +278,42 @@ class HtmlReportTest {
         assertThat(HtmlSite.brokenLinks(out, paged)).isEmpty();
     }
 
+    @Test
+    void aSecondReportReplacesItsOwnPagesOnly(@TempDir Path tmp) throws Exception {
+        Path out = tmp.resolve("site");
+        Files.createDirectories(out);
+        Files.writeString(out.resolve("task-9-9.html"), "stale");
+        Files.writeString(out.resolve("notes.txt"), "mine");
+        try (Store store = Stores.open(tmp.resolve("e.duckdb").toString())) {
+            HtmlReport.Result r = HtmlReport.write(store, MarkdownReport.Options.defaults(), out);
+            assertThat(r.index()).isEqualTo(out.resolve("index.html"));
+        }
+        assertThat(out.resolve("task-9-9.html")).doesNotExist();
+        assertThat(out.resolve("notes.txt")).hasContent("mine");
+        Map<String, Document> empty = HtmlSite.parseAll(out);
+        assertThat(HtmlSite.brokenLinks(out, empty)).isEmpty();
+        assertThat(Files.readString(out.resolve("index.html"))).contains("No native session in this store")
+                .contains("No imported 3-way data in this store");
+    }
+
+    @Test
+    void theCliWritesTheSiteIntoAFolder(@TempDir Path tmp) {
+        String db = tmp.resolve("c.duckdb").toString();
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = io.isobench.cli.Main.run(new PrintWriter(out, true), new PrintWriter(err, true), "--db", db,
+                "report", "--format", "html");
+        assertThat(code).isEqualTo(2);
+        assertThat(err.toString()).contains("--out DIR");
+        Path site = tmp.resolve("site");
+        code = io.isobench.cli.Main.run(new PrintWriter(out, true), new PrintWriter(err, true), "--db", db,
+                "report", "--format", "html", "--out", site.toString());
+        assertThat(code).as(err.toString()).isZero();
+        assertThat(out.toString()).contains(site.toAbsolutePath().resolve("index.html").toString());
+        assertThat(site.resolve("index.html")).exists();
+        assertThat(err.toString()).contains("html report: ");
+    }
+
     /** Rows of a table by id: first cell text → all cell texts. */
     private static Map<String, List<String>> rows(Document d, String id) {
         Map<String, List<String>> out = new java.util.LinkedHashMap<>();
