@@ -186,6 +186,10 @@ final class Html {
         return out.toString();
     }
 
+    private static final java.util.regex.Pattern NUMERIC = java.util.regex.Pattern.compile("[+−-]?[0-9][0-9.,eE+-]*( %)?");
+    private static final java.util.regex.Pattern NUMERIC_CELL =
+            java.util.regex.Pattern.compile("[+−-]?[0-9][0-9.,eE+-]*( %|×)?");
+
     /** A table row from a Markdown row; numeric-looking cells right-aligned. */
     static String mdRow(String line, String rowClass, String firstCellHtml) {
         StringBuilder b = new StringBuilder("<tr");
@@ -197,7 +201,7 @@ final class Html {
             b.append("<td>").append(firstCellHtml).append("</td>");
         }
         for (String c : mdCells(line)) {
-            boolean num = c.matches("[+−-]?[0-9][0-9.,eE+-]*( %)?");
+            boolean num = NUMERIC.matcher(c).matches();
             b.append(num ? "<td class=\"num\">" : "<td>").append(mdInline(c)).append("</td>");
         }
         return b.append("</tr>\n").toString();
@@ -213,7 +217,7 @@ final class Html {
 
     static String td(Object v) {
         String s = v == null ? "—" : v.toString();
-        boolean num = v instanceof Number || s.matches("[+−-]?[0-9][0-9.,eE+-]*( %|×)?");
+        boolean num = v instanceof Number || NUMERIC_CELL.matcher(s).matches();
         return (num ? "<td class=\"num\">" : "<td>") + esc(s) + "</td>";
     }
 
