@@ -220,6 +220,9 @@ final class Svg {
 
     static String num(double v) {
         double a = Math.abs(v);
+        if (v == Math.rint(v) && a < 1e6) {
+            return fmt("%.0f", v);
+        }
         if (a != 0 && (a >= 1e6 || a < 1e-3)) {
             return fmt("%.3g", v);
         }
