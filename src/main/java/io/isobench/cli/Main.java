@@ -57,7 +57,14 @@ public final class Main implements Runnable {
     public static void main(String[] args) {
         PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
         PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
-        int code = run(out, err, args);
+        int code;
+        try {
+            io.isobench.store.DuckNative.prepare();
+            code = run(out, err, args);
+        } catch (io.isobench.IsobenchException.EnvironmentMissing e) {
+            err.println("isobench: " + e.getMessage());
+            code = ENV_MISSING;
+        }
         out.flush();
         err.flush();
         System.exit(code);

@@ -132,39 +132,111 @@ final class SqlRows {
     /** Writes the computed rows (EXPORT columns + _commit, _agent) to a parquet file. */
     static void writeComputed(Connection c, Store store, Path parquet) throws SQLException {
         try (Statement st = c.createStatement()) {
-            runSteps(c, st, store);
+            runSteps(c, st, store, "x_rows");
             st.execute("COPY (SELECT * FROM x_rows) TO '" + HfExporter.sqlString(parquet.toString()) + "' (FORMAT parquet)");
-            for (String t : List.of("x_rows", "x_choice", "x_g", "x_val", "x_arm", "x_grp", "x_modes", "x_mine", "x_lg")) {
-                st.execute("DROP TABLE IF EXISTS " + t);
-            }
+            dropSteps(st);
         }
     }
 
     /**
      * A store without imported HF rows: the computed rows are the export. Both files are written straight from the
-     * store's database (sorted once), nothing crosses JDBC.
+     * store's database (sorted once), nothing crosses JDBC. The rows go to an in-memory database attached to the
+     * store's instance, so three connections write at once: the parquet file and the two halves of the JSONL file
+     * (DuckDB writes one ordered JSON file on one thread); the second half is then appended to the first.
      */
     static void writeFinal(Connection c, Store store, Path parquet, Path jsonl) throws SQLException {
         try (Statement st = c.createStatement()) {
-            runSteps(c, st, store);
-            st.execute("SET preserve_insertion_order = true");
-            String select = "SELECT " + HfExporter.columnList() + " FROM x_rows";
-            st.execute("COPY (" + select + ") TO '" + HfExporter.sqlString(parquet.toString())
-                    + "' (FORMAT parquet, COMPRESSION zstd)");
-            HfExporter.Timing.mark("parquet");
-            st.execute("COPY (" + select + ") TO '" + HfExporter.sqlString(jsonl.toString()) + "' (FORMAT json)");
-            HfExporter.Timing.mark("jsonl");
-            for (String t : List.of("x_rows", "x_choice", "x_g", "x_val", "x_arm", "x_grp", "x_modes", "x_mine", "x_lg")) {
-                st.execute("DROP TABLE IF EXISTS " + t);
+            st.execute("ATTACH IF NOT EXISTS ':memory:' AS " + ROWS_DB);
+            try {
+                runSteps(c, st, store, ROWS_DB + ".x_rows");
+                dropSteps(st);
+                long n;
+                try (java.sql.ResultSet rs = st.executeQuery("SELECT count(*) FROM " + ROWS_DB + ".x_rows")) {
+                    rs.next();
+                    n = rs.getLong(1);
+                }
+                String cols = HfExporter.columnList();
+                String from = " FROM " + ROWS_DB + ".x_rows";
+                Path tail = jsonl.resolveSibling(jsonl.getFileName() + ".part2");
+                List<String> copies = List.of(
+                        "COPY (SELECT " + cols + from + ") TO '" + HfExporter.sqlString(parquet.toString())
+                                + "' (FORMAT parquet, COMPRESSION zstd)",
+                        "COPY (SELECT " + cols + from + " WHERE rowid < " + n / 2 + ") TO '"
+                                + HfExporter.sqlString(jsonl.toString()) + "' (FORMAT json)",
+                        "COPY (SELECT " + cols + from + " WHERE rowid >= " + n / 2 + ") TO '"
+                                + HfExporter.sqlString(tail.toString()) + "' (FORMAT json)");
+                try {
+                    parallel(c, copies);
+                    HfExporter.Timing.mark("parquet + jsonl (3 writers)");
+                    appendAndDelete(jsonl, tail);
+                    HfExporter.Timing.mark("jsonl halves joined");
+                } finally {
+                    Files.deleteIfExists(tail);
+                }
+            } catch (java.io.IOException e) {
+                throw new SQLException("writing " + jsonl + ": " + e.getMessage(), e);
+            } finally {
+                st.execute("DETACH DATABASE IF EXISTS " + ROWS_DB);
             }
         }
     }
 
+    /** The in-memory database the final rows go to (visible to every connection of the store's instance). */
+    private static final String ROWS_DB = "isobench_export_rows";
+
+    private static void dropSteps(Statement st) throws SQLException {
+        for (String t : List.of("x_rows", "x_choice", "x_g", "x_val", "x_arm", "x_grp", "x_modes", "x_mine", "x_lg")) {
+            st.execute("DROP TABLE IF EXISTS " + t);
+        }
+    }
+
+    /** Runs each statement on its own duplicate of {@code c}, all at once; the first failure is thrown. */
+    private static void parallel(Connection c, List<String> statements) throws SQLException {
+        List<java.util.concurrent.CompletableFuture<Void>> running = new ArrayList<>();
+        for (String sql : statements) {
+            Connection d = ((DuckDBConnection) c).duplicate();
+            running.add(java.util.concurrent.CompletableFuture.runAsync(() -> {
+                try (d; Statement s = d.createStatement()) {
+                    s.execute("SET preserve_insertion_order = true");
+                    s.execute(sql);
+                } catch (SQLException e) {
+                    throw new java.util.concurrent.CompletionException(e);
+                }
+            }, r -> new Thread(r, "export-writer").start()));
+        }
+        SQLException first = null;
+        for (java.util.concurrent.CompletableFuture<Void> f : running) {
+            try {
+                f.join();
+            } catch (java.util.concurrent.CompletionException e) {
+                if (first == null) {
+                    first = e.getCause() instanceof SQLException se ? se : new SQLException(e.getCause());
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    private static void appendAndDelete(Path head, Path tail) throws java.io.IOException {
+        try (java.nio.channels.FileChannel out = java.nio.channels.FileChannel.open(head,
+                java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.APPEND);
+             java.nio.channels.FileChannel in = java.nio.channels.FileChannel.open(tail)) {
+            long size = in.size();
+            long done = 0;
+            while (done < size) {
+                done += in.transferTo(done, size - done, out);
+            }
+        }
+        Files.delete(tail);
+    }
+
     /**
-     * Runs {@link #statements(boolean)}: 1 GB of memory at most (DuckDB spills beyond it), insertion order kept only for
+     * Runs {@link #statements(boolean, String)}: 1 GB of memory at most (DuckDB spills beyond it), insertion order kept only for
      * the last (sorted) table.
      */
-    private static void runSteps(Connection c, Statement st, Store store) throws SQLException {
+    private static void runSteps(Connection c, Statement st, Store store, String rowsTable) throws SQLException {
         st.execute(LG_DDL);
         // The legacy pass is Java work on the store's own reader: it overlaps the SQL steps that do not need x_lg.
         java.util.concurrent.CompletableFuture<LegacyRows> legacy =
@@ -179,7 +251,7 @@ final class SqlRows {
             rs.next();
             shared = rs.getLong(1) > 0;
         }
-        List<String> steps = statements(shared);
+        List<String> steps = statements(shared, rowsTable);
         for (int i = 0; i < steps.size(); i++) {
             if (!legacyIn && steps.get(i).contains("x_lg")) {
                 appendLegacy(c, join(legacy));
@@ -225,6 +297,11 @@ final class SqlRows {
     }
 
     static List<String> statements(boolean shared) {
+        return statements(shared, "x_rows");
+    }
+
+    /** @param rowsTable where the last step puts the rows: {@code x_rows} (a temp table) or a qualified name */
+    static List<String> statements(boolean shared, String rowsTable) {
         List<String> out = new ArrayList<>();
         out.add("""
                 CREATE OR REPLACE TEMP MACRO impr(lower_better, b, x) AS CASE
@@ -452,7 +529,8 @@ final class SqlRows {
         for (java.util.Map.Entry<String, String> e : cols.entrySet()) {
             select.add(e.getValue() + " AS " + e.getKey());
         }
-        out.add("CREATE OR REPLACE TEMP TABLE x_rows AS SELECT " + String.join(", ", select)
+        out.add("CREATE OR REPLACE " + (rowsTable.equals("x_rows") ? "TEMP TABLE x_rows" : "TABLE " + rowsTable)
+                + " AS SELECT " + String.join(", ", select)
                 + " FROM x_choice x LEFT JOIN task t ON t.task_id = x.commit_short ORDER BY _commit, _agent NULLS FIRST");
         return out;
     }

@@ -25,6 +25,35 @@ class HfSqlPathTest {
     @TempDir
     Path tmp;
 
+    /** Without imported HF rows the SQL path writes parquet and the two JSONL halves at once: one table, one order. */
+    @Test
+    void jsonlIsTheParquetRowForRowInTheSameOrder() throws Exception {
+        try (Store store = TestStores.open(tmp, "computed")) {
+            SyntheticStore.generate(store, 251, 2, 11);
+            HfExporter.Summary s = HfExporter.export(store, tmp.resolve("out"), true);
+            assertThat(s.importedRows()).isZero();
+            Path parquet = tmp.resolve("out/data/train-00000-of-00001.parquet");
+            Path jsonl = tmp.resolve("out/data/train-00000-of-00001.jsonl");
+            assertThat(jsonl.resolveSibling(jsonl.getFileName() + ".part2")).doesNotExist();
+            List<String> lines = java.nio.file.Files.readAllLines(jsonl);
+            assertThat(lines).hasSize((int) s.rows()).allMatch(l -> l.startsWith("{") && l.endsWith("}"));
+            try (Connection conn = DriverManager.getConnection("jdbc:duckdb:"); Statement st = conn.createStatement();
+                 ResultSet rs = st.executeQuery("SELECT commit_short, agent_name, baseline_tpot_mean FROM read_parquet('"
+                         + parquet + "')")) {
+                int i = 0;
+                while (rs.next()) {
+                    var row = HfMapping.JSON.readTree(lines.get(i++));
+                    assertThat(row.get("commit_short").asText()).as("row %d", i).isEqualTo(rs.getString(1));
+                    assertThat(row.get("agent_name").asText()).as("row %d", i).isEqualTo(rs.getString(2));
+                    double b = rs.getDouble(3);
+                    assertThat(rs.wasNull() ? row.get("baseline_tpot_mean").isNull()
+                            : row.get("baseline_tpot_mean").asDouble() == b).as("row %d", i).isTrue();
+                }
+                assertThat(i).isEqualTo(lines.size());
+            }
+        }
+    }
+
     @Test
     void sqlAndStreamingPathsWriteTheSameRows() throws Exception {
         try (Store store = TestStores.open(tmp, "mixed")) {

@@ -34,6 +34,20 @@ class GpuDiscoveryTest {
                 new GpuDiscovery.Gpu(0, "Tesla T4", null, null));
     }
 
+    /**
+     * Byte for byte what {@link GpuDiscovery#NVIDIA_SMI} printed on a lent H200 machine (driver 580.159.04, CUDA 13.0,
+     * 2026-11-26; the device check of issue 5).
+     */
+    static final String H200_REAL = "0, NVIDIA H200, 143771 MiB, GPU-5417b345-e020-e870-b6bc-30f906ce461d\n";
+
+    @Test
+    void parsesTheRealH200Output() {
+        GpuDiscovery.Inventory inv = GpuDiscovery.discover(null, Map.of(), argv -> H200_REAL);
+        assertThat(inv.gpus()).containsExactly(new GpuDiscovery.Gpu(0, "NVIDIA H200", 143771L,
+                "GPU-5417b345-e020-e870-b6bc-30f906ce461d"));
+        assertThat(inv.slots().total()).isEqualTo(1);
+    }
+
     @Test
     void malformedOutputIsRefusedNotHalfRead() {
         assertThatThrownBy(() -> GpuDiscovery.parse("0, A, 1 MiB, GPU-1\nNo devices were found\n"))
