@@ -55,6 +55,8 @@ public final class HtmlReport {
     public static final int ROWS_PER_PAGE = 500;
     /** Tasks listed per chart before the chart says "first N of M". */
     static final int CHART_ROWS = 40;
+    /** Metrics charted per task page (the primary one first, with statistics; the others descriptive). */
+    static final int MAX_METRICS = 24;
 
     /**
      * What was written.
@@ -124,6 +126,9 @@ public final class HtmlReport {
     /** Per task: samples per arm in round order, failures, fingerprint, environment and provenance. */
     static final class TaskExtra {
         final Map<String, TreeMap<Integer, Double>> samples = new LinkedHashMap<>();
+        /** Every metric of the successful native rounds: metric → arm → round → value. */
+        final Map<String, Map<String, TreeMap<Integer, Double>>> metrics = new TreeMap<>();
+        final Map<String, io.isobench.parse.Metric> metricInfo = new LinkedHashMap<>();
         final List<RunFailure> failures = new ArrayList<>();
         final Map<String, String> env = new LinkedHashMap<>();
         final Map<String, String> argv = new LinkedHashMap<>();
@@ -159,7 +164,7 @@ public final class HtmlReport {
                 extras.put(t.taskId(), new TaskExtra());
             }
             List<RunRecord> failedWithLog = new ArrayList<>();
-            store.forEachRun(new RunFilter(null, Set.of(RunRecord.RunKind.MEASURED), s.sessionId(), false), r -> {
+            store.forEachRun(new RunFilter(null, Set.of(RunRecord.RunKind.MEASURED), s.sessionId(), true), r -> {
                 JsonNode x = extra(r);
                 TaskExtra e = extras.get(x.path("task").asText(""));
                 if (e == null) {
@@ -233,6 +238,15 @@ public final class HtmlReport {
         if ("native".equals(r.pipeline()) && r.status() == RunRecord.RunStatus.SUCCESS && r.primaryValue() != null
                 && (metric == null || metric.equals(r.primaryMetric()))) {
             e.samples.computeIfAbsent(r.arm(), k -> new TreeMap<>()).put(r.round(), r.primaryValue());
+        }
+        if ("native".equals(r.pipeline()) && r.status() == RunRecord.RunStatus.SUCCESS) {
+            for (io.isobench.parse.Metric mt : r.metrics()) {
+                if (Double.isFinite(mt.value()) && (e.metrics.containsKey(mt.name()) || e.metrics.size() < MAX_METRICS)) {
+                    e.metricInfo.putIfAbsent(mt.name(), mt);
+                    e.metrics.computeIfAbsent(mt.name(), k -> new LinkedHashMap<>())
+                            .computeIfAbsent(r.arm(), k -> new TreeMap<>()).put(r.round(), mt.value());
+                }
+            }
         }
     }
 
@@ -713,6 +727,7 @@ public final class HtmlReport {
                 armTable(b, t, ta);
                 deltas(b, ta);
                 rounds(b, t);
+                otherMetrics(b, t, ta.metric());
             }
             b.append("<h2 id=\"fingerprint\">Workload fingerprint</h2>\n");
             if (x.workloads.isEmpty()) {
@@ -782,6 +797,35 @@ public final class HtmlReport {
                     config.confidence() * 100))).append(" percentile bootstrap CI; grey band: the tie band "
                     + "|Δ| ≤ max(noise floor, minimum effect).</p>\n");
             b.append(Svg.intervals("Speedups of task " + t.result().taskId(), iv, hb.thresholdPct()));
+        }
+
+        /** Every other metric the rounds produced: samples per arm and round, the median; no verdicts. */
+        private void otherMetrics(StringBuilder b, NativeTask t, String primary) {
+            Map<String, Map<String, TreeMap<Integer, Double>>> all = t.extra().metrics;
+            if (all.keySet().stream().allMatch(primary::equals)) {
+                return;
+            }
+            b.append("<h2 id=\"other-metrics\">Other metrics</h2>\n<p class=\"note\">Every metric the measured rounds "
+                    + "produced (up to ").append(MAX_METRICS).append("): a dot per round, a bar at the median. "
+                    + "Descriptive only: verdicts and CIs are computed for the primary metric <code>")
+                    .append(esc(primary)).append("</code>.</p>\n");
+            for (Map.Entry<String, Map<String, TreeMap<Integer, Double>>> m : all.entrySet()) {
+                if (m.getKey().equals(primary)) {
+                    continue;
+                }
+                io.isobench.parse.Metric info = t.extra().metricInfo.get(m.getKey());
+                List<Svg.Series> series = new ArrayList<>();
+                for (String arm : t.result().arms()) {
+                    double[] v = m.getValue().getOrDefault(arm, new TreeMap<>()).values().stream()
+                            .mapToDouble(Double::doubleValue).toArray();
+                    series.add(new Svg.Series(arm, colours.of(arm), v, v.length == 0 ? null : ArmSummary.of(v).median()));
+                }
+                String unit = info == null || info.unit() == null ? MetricDictionary.lookup(m.getKey()).unit() : info.unit();
+                String better = info == null || info.better() == null || info.better() == io.isobench.parse.Better.NONE
+                        ? "" : ", " + info.better().label() + " is better";
+                b.append(Svg.strip(m.getKey() + " per round and arm", m.getKey() + " (" + nz(unit) + better + ")",
+                        series, null, null));
+            }
         }
 
         private Svg.Interval interval(String label, String arm, Comparison c) {

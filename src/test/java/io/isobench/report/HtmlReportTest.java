@@ -2,6 +2,8 @@ package io.isobench.report;
 
 import io.isobench.SharedData;
 import io.isobench.legacy.LegacyImporter;
+import io.isobench.parse.Better;
+import io.isobench.parse.Metric;
 import io.isobench.store.RunRecord;
 import io.isobench.store.SessionRecord;
 import io.isobench.store.Store;
@@ -101,7 +103,8 @@ class HtmlReportTest {
                         "serving", "toy", "native", null, "tpot_ms_mean", crash ? null : v[a][r], "measured",
                         "{\"requests\":8}", Instant.parse("2026-11-25T10:00:00Z").plusSeconds(job), 1000.0, "0.1",
                         "git-worktree:abc", "[\"python3\",\"-m\",\"toyllm\"]", crash ? log : null, null, extra,
-                        List.of()));
+                        crash ? List.of() : List.of(new Metric("tpot_ms_mean", v[a][r], "ms", Better.LOWER),
+                                new Metric("ttft_ms_mean", 3 * v[a][r], "ms", Better.LOWER))));
             }
         }
         store.putRuns(runs);
@@ -170,7 +173,8 @@ class HtmlReportTest {
         }
         assertThat(HtmlSite.cell(page, "agent:alpha", "speedup-vs-baseline")).matches("1\\.4\\d\\d× \\[.*");
         assertThat(HtmlSite.cell(page, "agent:bravo", "verdict-vs-baseline")).isEqualTo("failed");
-        assertThat(page).contains("SERVER_CRASHED").contains("RuntimeError: Engine core initialization failed.");
+        assertThat(page).contains("SERVER_CRASHED").contains("RuntimeError: Engine core initialization failed.")
+                .contains("ttft_ms_mean (ms, lower is better)");
         String index = Files.readString(site.resolve("index.html"));
         assertThat(index).contains("Benchmark receipt").contains("host-a").contains("5 measured round(s) per arm")
                 .contains("Mann-Whitney").contains("Noise floor");
