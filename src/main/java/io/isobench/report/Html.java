@@ -34,7 +34,7 @@ final class Html {
             header.top .brand{font-weight:700;margin-right:1em}
             main{padding:0 1em 2em;max-width:1200px;margin:0 auto}
             h1{font-size:1.5em}h2{font-size:1.25em;margin-top:1.6em;border-bottom:1px solid var(--line)}h3{font-size:1.05em}
-            table{border-collapse:collapse;margin:.6em 0;font-size:.9em}
+            table{border-collapse:collapse;margin:.6em 0;font-size:.9em;display:block;overflow-x:auto;max-width:100%}
             th,td{border:1px solid var(--line);padding:.25em .5em;text-align:left;vertical-align:top}
             th{background:var(--head)}
             td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
@@ -59,7 +59,7 @@ final class Html {
               body{font-size:14px}
               main{padding:0 .5em 1em}
               header.top{gap:.2em .8em}
-              table{display:block;overflow-x:auto;max-width:100%}
+              table{font-size:.85em}
               .receipt{padding:.4em .6em}
             }
             """;
