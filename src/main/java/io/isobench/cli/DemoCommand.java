@@ -2,6 +2,8 @@ package io.isobench.cli;
 
 import io.isobench.IsobenchException;
 import io.isobench.plan.Planner;
+import io.isobench.report.HtmlReport;
+import io.isobench.report.MarkdownReport;
 import io.isobench.report.SessionReport;
 import io.isobench.store.Store;
 import io.isobench.store.Stores;
@@ -21,7 +23,8 @@ import java.util.concurrent.TimeUnit;
 
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = "Run the bundled demo: the toy engine's three tasks (baseline, human, four agents) measured on"
-                + " this machine; writes <workdir>/report.md. Keeps its own store and working folder"
+                + " this machine; writes <workdir>/report.md and the HTML report <workdir>/report-html/index.html."
+                + " Keeps its own store and working folder"
                 + " (./isobench-demo/ unless --db/--workdir); a second demo starts a new session unless --resume.")
 final class DemoCommand implements Callable<Integer> {
 
@@ -84,6 +87,11 @@ final class DemoCommand implements Callable<Integer> {
             SessionReport.write(store, session[0], w);
         }
         main.out.println("report: " + report);
+        Path site = dir.resolve("report-html");
+        try (Store store = Stores.open(db)) {
+            HtmlReport.Result r = HtmlReport.write(store, MarkdownReport.Options.defaults(), site);
+            main.out.println("html report: " + r.index());
+        }
         return Main.OK;
     }
 

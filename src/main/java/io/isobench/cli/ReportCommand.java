@@ -1,6 +1,7 @@
 package io.isobench.cli;
 
 import io.isobench.IsobenchException;
+import io.isobench.report.HtmlReport;
 import io.isobench.report.MarkdownReport;
 import io.isobench.store.Store;
 import io.isobench.store.Stores;
@@ -26,10 +27,12 @@ final class ReportCommand implements Callable<Integer> {
     @ParentCommand
     Main main;
 
-    @Option(names = "--format", defaultValue = "md", description = "Output format: md (default ${DEFAULT-VALUE}).")
+    @Option(names = "--format", defaultValue = "md",
+            description = "Output format: md (default ${DEFAULT-VALUE}) or html (a static site in the --out folder).")
     String format;
 
-    @Option(names = "--out", paramLabel = "FILE", description = "Write to FILE instead of stdout.")
+    @Option(names = "--out", paramLabel = "FILE",
+            description = "Write to FILE instead of stdout (html: the folder of the site, required).")
     Path outFile;
 
     @Option(names = "--agent", paramLabel = "NAME", description = "Only this agent (default: every agent).")
@@ -41,14 +44,29 @@ final class ReportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        if (!"md".equals(format) && !"markdown".equals(format)) {
-            throw new IsobenchException.BadInput("--format " + format + " is not supported; use --format md");
+        boolean html = "html".equals(format);
+        if (!html && !"md".equals(format) && !"markdown".equals(format)) {
+            throw new IsobenchException.BadInput("--format " + format + " is not supported; use --format md or html");
+        }
+        if (html && outFile == null) {
+            throw new IsobenchException.BadInput("--format html writes a folder of pages: add --out DIR");
         }
         if (!(bandPct >= 0) || Double.isInfinite(bandPct)) {
             throw new IsobenchException.BadInput("--band (" + bandPct + ") must be a percentage >= 0");
         }
         MarkdownReport.Options options = new MarkdownReport.Options(agent, bandPct, Instant.now());
         try (Store store = Stores.open(main.dbSpec())) {
+            if (html) {
+                Path dir = outFile.toAbsolutePath();
+                if (Files.exists(dir) && !Files.isDirectory(dir)) {
+                    throw new IsobenchException.BadInput("--out " + outFile + " is a file; --format html needs a folder");
+                }
+                HtmlReport.Result r = HtmlReport.write(store, options, dir);
+                main.err.printf(java.util.Locale.ROOT, "html report: %d pages, largest %s (%d bytes)%n", r.pages(),
+                        r.largestPage(), r.largestPageBytes());
+                main.out.println(r.index());
+                return Main.OK;
+            }
             if (outFile == null) {
                 MarkdownReport.write(store, options, main.out);
                 main.out.flush();
