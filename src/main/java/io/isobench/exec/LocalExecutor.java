@@ -378,7 +378,8 @@ final class LocalExecutor implements Executor {
         }
     }
 
-    private static String read(Path log) {
+    /** A log file as text (UTF-8, else byte for byte as ISO-8859-1; empty when unreadable). */
+    static String read(Path log) {
         try {
             return Files.readString(log, StandardCharsets.UTF_8);
         } catch (IOException e) {

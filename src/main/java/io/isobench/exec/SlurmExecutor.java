@@ -760,15 +760,7 @@ final class SlurmExecutor implements Executor {
     }
 
     private static String read(Path log) {
-        try {
-            return Files.readString(log, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            try {
-                return new String(Files.readAllBytes(log), StandardCharsets.ISO_8859_1);
-            } catch (IOException e2) {
-                return "";
-            }
-        }
+        return LocalExecutor.read(log);
     }
 
     private static void sleep(long ms) {

@@ -841,27 +841,12 @@ public final class HtmlReport {
                     "speedup vs human [95% CI]", "p", "verdict", "opt_base", "opt_human", "outcomes"));
             for (String arm : r.arms()) {
                 ArmSummary s = ta.summaries().get(arm);
-                Comparison vb = null;
-                Comparison vh = null;
-                String ob = "—";
-                String oh = "—";
-                if (arm.equals("human")) {
-                    vb = ta.humanVsBaseline();
-                } else if (arm.startsWith("agent:")) {
-                    AgentOutcome o = ta.agent(arm).orElse(null);
-                    if (o != null) {
-                        vb = o.vsBaseline();
-                        vh = o.vsHuman();
-                        ob = o.optBase() ? "yes" : "no";
-                        oh = o.optHuman() ? "yes" : "no";
-                    }
-                }
-                StringBuilder outs = new StringBuilder();
-                r.outcomes().getOrDefault(arm, Map.of()).forEach((k, v) ->
-                        outs.append(outs.isEmpty() ? "" : ", ").append(k).append(" ×").append(v));
-                if (r.findings().containsKey(arm)) {
-                    outs.append(outs.isEmpty() ? "" : ", ").append("SUSPICIOUS_PATCH");
-                }
+                SessionReport.ArmRow row = SessionReport.ArmRow.of(r, ta, arm);
+                Comparison vb = row.vsBaseline();
+                Comparison vh = row.vsHuman();
+                String ob = row.optBase();
+                String oh = row.optHuman();
+                String outs = row.outcomes();
                 String a = esc(arm);
                 b.append("<tr data-arm=\"").append(a).append("\"><td>").append(Html.armLabel(arm, colours.of(arm)))
                         .append("</td>").append(td(r.runs().getOrDefault(arm, 0)))

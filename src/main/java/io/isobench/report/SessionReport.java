@@ -203,6 +203,29 @@ public final class SessionReport {
         sb.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (String arm : t.arms()) {
             ArmSummary s = ta.summaries().get(arm);
+            ArmRow row = ArmRow.of(t, ta, arm);
+            Comparison vb = row.vsBaseline();
+            Comparison vh = row.vsHuman();
+            String ob = row.optBase();
+            String oh = row.optHuman();
+            String outs = row.outcomes();
+            sb.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n",
+                    arm, t.runs().getOrDefault(arm, 0), s == null ? "0" : Integer.toString(s.n()),
+                    s == null ? "—" : num(s.median()), s == null ? "—" : pct(s.cvPct()),
+                    speedup(vb), p(vb), verdict(vb), speedup(vh), p(vh), verdict(vh), ob, oh,
+                    outs.isEmpty() ? "—" : outs));
+        }
+        sb.append('\n');
+        correctness(t, sb);
+    }
+
+    /**
+     * What the arm table (Markdown and HTML) shows for one arm beyond its summary: the comparisons, opt_base /
+     * opt_human ("—" for baseline and human) and the outcome counts with SUSPICIOUS_PATCH where the review found
+     * something.
+     */
+    record ArmRow(Comparison vsBaseline, Comparison vsHuman, String optBase, String optHuman, String outcomes) {
+        static ArmRow of(SessionAnalysis.TaskResult t, TaskAnalysis ta, String arm) {
             Comparison vb = null;
             Comparison vh = null;
             String ob = "—";
@@ -218,20 +241,14 @@ public final class SessionReport {
                     oh = o.optHuman() ? "yes" : "no";
                 }
             }
-            Map<String, Integer> oc = t.outcomes().getOrDefault(arm, Map.of());
             StringBuilder outs = new StringBuilder();
-            oc.forEach((k, v) -> outs.append(outs.isEmpty() ? "" : ", ").append(k).append(" ×").append(v));
+            t.outcomes().getOrDefault(arm, Map.of()).forEach((k, v) ->
+                    outs.append(outs.isEmpty() ? "" : ", ").append(k).append(" ×").append(v));
             if (t.findings().containsKey(arm)) {
                 outs.append(outs.isEmpty() ? "" : ", ").append("SUSPICIOUS_PATCH");
             }
-            sb.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n",
-                    arm, t.runs().getOrDefault(arm, 0), s == null ? "0" : Integer.toString(s.n()),
-                    s == null ? "—" : num(s.median()), s == null ? "—" : pct(s.cvPct()),
-                    speedup(vb), p(vb), verdict(vb), speedup(vh), p(vh), verdict(vh), ob, oh,
-                    outs.isEmpty() ? "—" : outs));
+            return new ArmRow(vb, vh, ob, oh, outs.toString());
         }
-        sb.append('\n');
-        correctness(t, sb);
     }
 
     /**
