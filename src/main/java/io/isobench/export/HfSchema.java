@@ -151,8 +151,8 @@ public final class HfSchema {
             ib.add(new Column("isobench_n_" + arm, Type.INT32, arm + ": valid measured rounds (samples)"));
         }
         for (String arm : List.of("baseline", "human", "agent")) {
-            ib.add(new Column("isobench_correctness_" + arm, Type.STRING, arm + ": greedy-output gate: reference (baseline) | match | mismatch"
-                    + " | no_reference | check_failed | not_checked"));
+            ib.add(new Column("isobench_correctness_" + arm, Type.STRING, arm + ": greedy-output gate: reference (baseline) | match | output_mismatch"
+                    + " | no_reference | probe_rejected | no_greedy_support | offline_probe_failed | check_failed | not_checked"));
             ib.add(new Column("isobench_exact_match_" + arm, Type.FLOAT64, arm + ": fraction of the gate's greedy outputs identical to the baseline's (0..1)"));
         }
         ib.add(new Column("isobench_build", Type.STRING, "build step of the arms' environments: ok (every arm built), else arm=status"

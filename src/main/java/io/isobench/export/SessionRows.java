@@ -196,9 +196,14 @@ final class SessionRows {
                 outcome = check.run().status() == RunRecord.RunStatus.SUCCESS ? "reference" : "check_failed";
                 exact = outcome.equals("reference") ? 1.0 : null;
             } else {
-                String c = text(check.extra(), "correctness");
-                outcome = c != null ? c : "check_failed";
-                JsonNode rate = check.extra().path("exact_match_rate");
+                // the gate's record: {outcome, reason, vs_baseline: {exact_match_rate…}, …} (an older store: a string)
+                JsonNode corr = check.extra().path("correctness");
+                String c = corr.isObject() ? text(corr, "outcome") : text(check.extra(), "correctness");
+                outcome = c != null ? c.toLowerCase(java.util.Locale.ROOT) : "check_failed";
+                JsonNode rate = corr.path("vs_baseline").path("exact_match_rate");
+                if (!rate.isNumber()) {
+                    rate = check.extra().path("exact_match_rate");
+                }
                 JsonNode mismatch = check.extra().path("mismatch_fraction");
                 if (rate.isNumber()) {
                     exact = rate.asDouble();
