@@ -323,7 +323,7 @@ public abstract class ExecutorContract {
     }
 
     /** {@code root/name} with the scenario scripts. */
-    private Path scripts(String name) throws IOException {
+    protected Path scripts(String name) throws IOException {
         Path d = Files.createDirectories(root.resolve(name));
         Files.writeString(d.resolve("bench.py"), String.join("\n",
                 "import os, sys",
@@ -360,7 +360,7 @@ public abstract class ExecutorContract {
     }
 
     /** A copy of the toy engine's sources (server and benchmarks) in {@code root/name}. */
-    private Path toyEngine(String name) throws IOException {
+    protected Path toyEngine(String name) throws IOException {
         Path src = Path.of("examples/toy-engine/src").toAbsolutePath();
         Path dest = root.resolve(name);
         try (Stream<Path> s = Files.walk(src)) {

@@ -100,6 +100,8 @@ final class FakeKubelet implements AutoCloseable {
     private final Map<String, Path> pulled = new ConcurrentHashMap<>();
     private final Thread loop;
     private volatile boolean closed;
+    /** How long each image "pull" takes (a slow registry); zero by default. */
+    volatile Duration pullDelay = Duration.ZERO;
 
     /**
      * @param sourceDir the profile's {@code source_dir}, mapped to each image's directory
@@ -449,6 +451,7 @@ final class FakeKubelet implements AutoCloseable {
         private void runPod() {
             try {
                 Map<String, Path> images = new LinkedHashMap<>();
+                sleep(pullDelay);
                 for (Ctr c : ctrs.values()) {
                     Path dir = pull(c.spec.getImage());
                     if (dir == null) {

@@ -9,18 +9,26 @@ import io.fabric8.mockwebserver.ServerRequest;
 import io.fabric8.mockwebserver.ServerResponse;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import io.isobench.parse.FailureCategory;
+import io.isobench.plan.Job;
 import org.yaml.snakeyaml.Yaml;
 
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The executor contract on the Kubernetes executor, with no cluster: fabric8's mock API server (CRUD mode, plain
@@ -79,12 +87,93 @@ class KubernetesExecutorContractTest extends ExecutorContract {
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
+        return executor(10, null);
+    }
+
+    /**
+     * The executor on the mock with {@code start_slack_s = slackS}; every arm's image is {@code image}, or (null)
+     * {@code fake-host:} the contract's directory for the scenario.
+     */
+    private KubernetesExecutor executor(int slackS, String image) {
         KubernetesExecutor.Arms arms = (task, arm) -> new KubernetesExecutor.Resolved(new KubeJobSpec.ArmImage(
-                FakeKubelet.HOST_IMAGE + root().resolve(task.replaceFirst("^contract-", "")), null, null),
-                "fake", null);
+                image != null ? image : FakeKubelet.HOST_IMAGE + root().resolve(task.replaceFirst("^contract-", "")),
+                null, null), "fake", null);
         return new KubernetesExecutor(client, KubernetesProfile.fromMap("contract", new Yaml().load(
-                profileYaml("{human: unused, baseline: unused}"))), arms,
+                profileYaml("{human: unused, baseline: unused}").replace("start_slack_s: 10",
+                        "start_slack_s: " + slackS))), arms,
                 () -> String.format(java.util.Locale.ROOT, "%04x", ThreadLocalRandom.current().nextInt(0x10000)));
+    }
+
+    // ---- beyond the contract: cluster-side outcomes the fake kubelet produces for real ---------------------------
+
+    /**
+     * The Job's activeDeadlineSeconds passes while the benchmark runs (slow image pull, no start slack): the job
+     * controller deletes the pod, so the executor classifies from the pod as it last saw it (started: TIMEOUT).
+     */
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void theJobDeadlineAfterTheStartIsATimeoutThoughThePodIsGone() throws IOException {
+        scripts("deadline");
+        kubelet.pullDelay = Duration.ofSeconds(1);
+        try {
+            JobResult r = executor(0, null).execute(offline("deadline", List.of("python3", "sleep.py", "300"), 3,
+                    Map.of()), Executor.Hooks.NONE);
+            assertThat(r.failure()).isNotNull();
+            assertThat(r.failure().category()).isEqualTo(FailureCategory.TIMEOUT);
+            assertThat(r.failure().detail()).contains("activeDeadlineSeconds");
+        } finally {
+            kubelet.pullDelay = Duration.ZERO;
+        }
+    }
+
+    /** The deadline passes before any container started (image still pulling): RESOURCES_INSUFFICIENT. */
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void theJobDeadlineBeforeTheStartIsResourcesInsufficient() throws IOException {
+        scripts("unstarted");
+        kubelet.pullDelay = Duration.ofSeconds(30);
+        try {
+            JobResult r = executor(0, null).execute(offline("unstarted", List.of("python3", "sleep.py", "300"), 2,
+                    Map.of()), Executor.Hooks.NONE);
+            assertThat(r.failure()).isNotNull();
+            assertThat(r.failure().category()).isEqualTo(FailureCategory.RESOURCES_INSUFFICIENT);
+            assertThat(r.failure().detail()).contains("never scheduled or started");
+        } finally {
+            kubelet.pullDelay = Duration.ZERO;
+        }
+    }
+
+    /** An image that cannot be pulled: ENV_MISSING naming it, the Job deleted at once. */
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void anImageThatCannotBePulledIsEnvMissing() throws IOException {
+        scripts("pull");
+        JobResult r = executor(10, "registry.invalid/vllm:nosuch").execute(offline("pull",
+                List.of("python3", "bench.py", "1"), 60, Map.of()), Executor.Hooks.NONE);
+        assertThat(r.failure()).isNotNull();
+        assertThat(r.failure().category()).isEqualTo(FailureCategory.ENV_MISSING);
+        assertThat(r.failure().detail()).contains("registry.invalid/vllm:nosuch").contains("ErrImagePull");
+        assertThat(client.batch().v1().jobs().inNamespace(NS).list().getItems()).isEmpty();
+    }
+
+    /**
+     * The client fails after the server was ready: the kubelet then stops the sidecar (SIGTERM, non-zero exit), which
+     * is the pod's teardown, not a server crash — the client's failure is what is reported.
+     */
+    @Test
+    @Timeout(value = 3, unit = TimeUnit.MINUTES)
+    void aFailingClientIsNotMistakenForAServerCrash() throws IOException {
+        Path cwd = toyEngine("badclient");
+        Job job = new Job(0, "contract-badclient/baseline/r0", "contract-badclient", "baseline", 0,
+                Job.Kind.MEASURE, "serving", List.of("python3", "-m", "toyllm.entrypoints.api_server", "--host",
+                "127.0.0.1", "--port", "{port}", "--model", "toy-1m", "--disable-log-requests"),
+                List.of("--model", "toy-1m", "--no-such-flag", "1"), Map.of(), cwd, 60, 120, 1, 0);
+        JobResult r = executor(10, null).execute(job, Executor.Hooks.NONE);
+        assertThat(r.failure()).as(r.log()).isNotNull();
+        assertThat(r.failure().category()).as(r.failure().toString()).isNotEqualTo(FailureCategory.SERVER_CRASHED);
+        assertThat(r.failure().detail()).contains("the client exited 2");
+        assertThat(r.log()).contains("--- container server ---").contains("--- container bench ---")
+                .contains("no-such-flag");
     }
 
     /** The profile's kubernetes: section (in-JVM executor and, with fake-git images, the CLI's profile file). */
