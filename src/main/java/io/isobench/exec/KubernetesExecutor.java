@@ -46,6 +46,12 @@ import java.util.function.Supplier;
 final class KubernetesExecutor implements Executor {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    /**
+     * What {@link Hooks#processGroupStarted()} gets when the Job's pod starts: there is no process group on the
+     * orchestrator's host, so the session's placeholder row records none to reap; a resumed session adopts the Job
+     * by label instead.
+     */
+    static final long NO_GROUP = -1;
     private static final java.util.Set<String> IMAGE_ERRORS = java.util.Set.of("ErrImagePull", "ImagePullBackOff",
             "InvalidImageName", "ErrImageNeverPull");
     private static final java.util.Set<String> CONFIG_ERRORS = java.util.Set.of("CreateContainerConfigError",
@@ -130,6 +136,9 @@ final class KubernetesExecutor implements Executor {
         }
         long limitNs = ((long) profile.startSlackS() + job.runTimeoutS()
                 + (argv == job.argv() ? 0 : job.serverStartS()) + 60) * 1_000_000_000L;
+        Pod lastPod = null;
+        long mainSeenNs = 0;
+        boolean reported = false;
         try {
             while (true) {
                 io.fabric8.kubernetes.api.model.batch.v1.Job current = events.poll(profile.pollIntervalMs(),
@@ -149,9 +158,17 @@ final class KubernetesExecutor implements Executor {
                 }
                 Optional<String> terminal = terminal(current);
                 Pod pod = latestPod(name);
+                if (pod != null) {
+                    lastPod = pod;
+                    if (!reported && started(pod)) {
+                        // no local process group: the session's placeholder records none to reap (as for Slurm)
+                        hooks.processGroupStarted().accept(NO_GROUP);
+                        reported = true;
+                    }
+                }
                 if (terminal.isPresent()) {
                     timings.put("k8s_job_ms", (System.nanoTime() - t0) / 1e6);
-                    JobResult r = finish(job, current, terminal.get(), pod, argv, t0, timings);
+                    JobResult r = finish(job, current, terminal.get(), pod, lastPod, argv, t0, timings);
                     cleanupPatch(name);
                     return r;
                 }
@@ -160,6 +177,19 @@ final class KubernetesExecutor implements Executor {
                     String log = logs(job, pod);
                     delete(name);
                     return done(t0, early, List.of(), null, log, timings, List.of(), argv);
+                }
+                if (mainSeenNs == 0 && pod != null && mainRunning(pod)) {
+                    mainSeenNs = System.nanoTime();
+                }
+                if (mainSeenNs != 0 && System.nanoTime() - mainSeenNs > job.runTimeoutS() * 1_000_000_000L) {
+                    // run_s counts from the benchmark's (client's) start, as on the other executors; the Job's
+                    // activeDeadlineSeconds (which also covers scheduling) stays the cluster-side backstop. Read the
+                    // log now: once the Job is deleted, its pod and logs go with it.
+                    String log = logs(job, pod != null ? pod : lastPod);
+                    delete(name);
+                    return done(t0, new Failure(FailureCategory.TIMEOUT, (argv == job.argv() ? "the benchmark"
+                            : "the client") + " ran longer than run_s (" + job.runTimeoutS() + " s); Job " + name
+                            + " deleted", List.of("timeout")), List.of(), null, log, timings, List.of(), argv);
                 }
                 if (System.nanoTime() - t0 > limitNs) {
                     String log = pod == null ? "" : logs(job, pod);
@@ -231,7 +261,7 @@ final class KubernetesExecutor implements Executor {
     }
 
     private JobResult finish(Job job, io.fabric8.kubernetes.api.model.batch.v1.Job k8s, String terminal, Pod pod,
-                             List<String> argv, long t0, Map<String, Double> timings) {
+                             Pod lastSeen, List<String> argv, long t0, Map<String, Double> timings) {
         String log = pod == null ? "" : logs(job, pod);
         String mainLog = pod == null ? "" : log(pod, KubeJobSpec.MAIN);
         if ("Complete".equals(terminal) && pod == null) {
@@ -241,6 +271,9 @@ final class KubernetesExecutor implements Executor {
                     List.of()), List.of(), null, "", timings, List.of(), argv);
         }
         if ("Complete".equals(terminal)) {
+            if (job.serving() || job.kind() == Job.Kind.CHECK) {
+                timings.putAll(servingTimings(pod));
+            }
             if (job.kind() == Job.Kind.CHECK) {
                 List<String> outputs = greedyOutputs(mainLog);
                 if (outputs == null) {
@@ -258,7 +291,73 @@ final class KubernetesExecutor implements Executor {
                     .orElse(new Failure(FailureCategory.NO_METRICS, "exited 0 without a metric block", List.of()));
             return done(t0, f, List.of(), null, log, timings, List.of(), argv);
         }
-        return done(t0, classifyFailed(job, k8s, pod, log), List.of(), null, log, timings, List.of(), argv);
+        // the job controller deletes the pods of a Job past its deadline: classify from the pod as last seen
+        return done(t0, classifyFailed(job, k8s, pod != null ? pod : lastSeen, log), List.of(), null, log, timings,
+                List.of(), argv);
+    }
+
+    /**
+     * {@code ready_ms} (server start to client start: the client starts once the sidecar's startup probe passed),
+     * {@code client_ms} and {@code teardown_ms} (client end to server end) from the kubelet's container timestamps
+     * (whole seconds on a real cluster); absent when the pod does not show them.
+     */
+    static Map<String, Double> servingTimings(Pod pod) {
+        Map<String, Double> out = new LinkedHashMap<>();
+        if (pod == null || pod.getStatus() == null) {
+            return out;
+        }
+        var server = nonNull(pod.getStatus().getInitContainerStatuses()).stream()
+                .filter(c -> KubeJobSpec.SERVER.equals(c.getName())).findFirst().orElse(null);
+        var client = nonNull(pod.getStatus().getContainerStatuses()).stream()
+                .filter(c -> KubeJobSpec.MAIN.equals(c.getName())).findFirst().orElse(null);
+        var ct = client == null || client.getState() == null ? null : client.getState().getTerminated();
+        if (ct == null) {
+            return out;
+        }
+        Instant clientStart = instant(ct.getStartedAt());
+        Instant clientEnd = instant(ct.getFinishedAt());
+        Instant serverStart = null;
+        Instant serverEnd = null;
+        if (server != null && server.getState() != null) {
+            if (server.getState().getTerminated() != null) {
+                serverStart = instant(server.getState().getTerminated().getStartedAt());
+                serverEnd = instant(server.getState().getTerminated().getFinishedAt());
+            } else if (server.getState().getRunning() != null) {
+                serverStart = instant(server.getState().getRunning().getStartedAt());
+            }
+        }
+        if (serverStart != null && clientStart != null) {
+            out.put("ready_ms", (double) Math.max(0, clientStart.toEpochMilli() - serverStart.toEpochMilli()));
+        }
+        if (clientStart != null && clientEnd != null) {
+            out.put("client_ms", (double) Math.max(0, clientEnd.toEpochMilli() - clientStart.toEpochMilli()));
+        }
+        if (clientEnd != null && serverEnd != null) {
+            out.put("teardown_ms", (double) Math.max(0, serverEnd.toEpochMilli() - clientEnd.toEpochMilli()));
+        }
+        return out;
+    }
+
+    private static Instant instant(String rfc3339) {
+        try {
+            return rfc3339 == null ? null : Instant.parse(rfc3339);
+        } catch (java.time.format.DateTimeParseException e) {
+            return null;
+        }
+    }
+
+    /** The client container of a serving pod left its waiting state (so the server's startup probe passed). */
+    private static boolean clientStarted(Pod pod) {
+        return nonNull(pod.getStatus() == null ? null : pod.getStatus().getContainerStatuses()).stream()
+                .anyMatch(cs -> KubeJobSpec.MAIN.equals(cs.getName()) && cs.getState() != null
+                        && (cs.getState().getRunning() != null || cs.getState().getTerminated() != null));
+    }
+
+    /** The benchmark (offline) or client (serving) container is running. */
+    private static boolean mainRunning(Pod pod) {
+        return nonNull(pod.getStatus() == null ? null : pod.getStatus().getContainerStatuses()).stream()
+                .anyMatch(cs -> KubeJobSpec.MAIN.equals(cs.getName()) && cs.getState() != null
+                        && cs.getState().getRunning() != null);
     }
 
     /** Why a Failed Job failed: the pod's story first (evicted, OOMKilled, patch, server), then the Job's reason. */
@@ -340,6 +439,9 @@ final class KubernetesExecutor implements Executor {
                             + profile.sourceDir() + " out of the image (kubernetes.source_dir)", tail(clog));
                 }
                 case KubeJobSpec.SERVER -> {
+                    if (clientStarted(pod)) {
+                        continue; // stopped by the kubelet after the client ended: the client's exit tells
+                    }
                     if (t.getExitCode() == 127 || "StartError".equals(t.getReason())
                             || "ContainerCannotRun".equals(t.getReason())) {
                         return new Failure(FailureCategory.ENV_MISSING, "the server command " + job.argv().get(0)
@@ -396,7 +498,8 @@ final class KubernetesExecutor implements Executor {
             }
         }
         for (ContainerStatus cs : nonNull(pod.getStatus() == null ? null : pod.getStatus().getInitContainerStatuses())) {
-            if (!KubeJobSpec.SERVER.equals(cs.getName())) {
+            if (!KubeJobSpec.SERVER.equals(cs.getName()) || clientStarted(pod)) {
+                // once the client runs, the server was ready; its end after the client's is the pod's teardown
                 continue;
             }
             boolean restarted = cs.getRestartCount() != null && cs.getRestartCount() > 0;

@@ -83,6 +83,14 @@ public abstract class ExecutorContract {
         return List.of();
     }
 
+    /**
+     * Extra environment of the real CLI the orchestrator-kill scenario starts (e.g. {@code KUBECONFIG} pointing at a
+     * mock API server); default none.
+     */
+    protected Map<String, String> cliEnvironment() {
+        return Map.of();
+    }
+
     /** This test's work root (a fresh directory per test). */
     protected final Path root() {
         return root;
@@ -241,8 +249,10 @@ public abstract class ExecutorContract {
         String work = root.resolve("work").toString();
         int jobs = 2 + 2 * 3;
 
-        Process first = Cli.builder("run", suite.toString(), "--db", db, "--session", "contract-kill", "--workdir",
-                work, "--executor", executorName()).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        ProcessBuilder firstPb = Cli.builder("run", suite.toString(), "--db", db, "--session", "contract-kill",
+                "--workdir", work, "--executor", executorName()).redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        firstPb.environment().putAll(cliEnvironment());
+        Process first = firstPb.start();
         Pattern progress = Pattern.compile("^job (\\d+)/(\\d+) ");
         int finished = 0;
         List<String> lines = new ArrayList<>();
@@ -279,8 +289,10 @@ public abstract class ExecutorContract {
         long done = before.values().stream().filter(r -> r.status() != RunRecord.RunStatus.NOT_RUN).count();
         assertThat(done).isBetween(3L, 4L);
 
-        Process second = Cli.builder("run", suite.toString(), "--db", db, "--session", "contract-kill", "--resume",
-                "--workdir", work, "--executor", executorName()).redirectErrorStream(true).start();
+        ProcessBuilder secondPb = Cli.builder("run", suite.toString(), "--db", db, "--session", "contract-kill",
+                "--resume", "--workdir", work, "--executor", executorName()).redirectErrorStream(true);
+        secondPb.environment().putAll(cliEnvironment());
+        Process second = secondPb.start();
         String out = new String(second.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(second.waitFor(5, TimeUnit.MINUTES)).isTrue();
         assertThat(second.exitValue()).as(out).isZero();
@@ -311,7 +323,7 @@ public abstract class ExecutorContract {
     }
 
     /** {@code root/name} with the scenario scripts. */
-    private Path scripts(String name) throws IOException {
+    protected Path scripts(String name) throws IOException {
         Path d = Files.createDirectories(root.resolve(name));
         Files.writeString(d.resolve("bench.py"), String.join("\n",
                 "import os, sys",
@@ -348,7 +360,7 @@ public abstract class ExecutorContract {
     }
 
     /** A copy of the toy engine's sources (server and benchmarks) in {@code root/name}. */
-    private Path toyEngine(String name) throws IOException {
+    protected Path toyEngine(String name) throws IOException {
         Path src = Path.of("examples/toy-engine/src").toAbsolutePath();
         Path dest = root.resolve(name);
         try (Stream<Path> s = Files.walk(src)) {
