@@ -35,15 +35,31 @@ final class OfflineProbe {
     private OfflineProbe() {
     }
 
-    static JobResult run(Job job, Executor.Hooks hooks, Path log, long t0, Map<String, Double> timings,
-                         Duration grace, LocalExecutor.Launcher launcher) {
+    /**
+     * The probe prompts written into the arm's worktree and the command with its placeholders filled in; or, when the
+     * prompts cannot be written, the failed result.
+     */
+    record Prepared(List<String> argv, Path prompts, int n, JobResult failure) {
+        /** Removes the prompts file (it lives in the arm's worktree). */
+        void cleanUp() {
+            if (prompts != null) {
+                try {
+                    Files.deleteIfExists(prompts);
+                } catch (IOException e) {
+                    // temp file
+                }
+            }
+        }
+    }
+
+    static Prepared prepare(Job job, long t0, Map<String, Double> timings) {
         Map<String, String> flags = Clients.flagMap(job.client());
         int n = Integer.parseInt(flags.getOrDefault("num-prompts", "8"));
         String maxTokens = flags.getOrDefault("max-tokens", "32");
         String model = flags.getOrDefault("model", "model");
         Path prompts;
         try {
-            // inside the arm's environment, so a container executor that mounts the worktree sees it too
+            // inside the arm's environment, so a container or cluster executor that shares the worktree sees it too
             prompts = job.cwd().resolve(".isobench-probe-prompts.jsonl");
             StringBuilder sb = new StringBuilder();
             for (String p : Greedy.prompts(n)) {
@@ -51,12 +67,23 @@ final class OfflineProbe {
             }
             Files.writeString(prompts, sb.toString(), StandardCharsets.UTF_8);
         } catch (IOException e) {
-            return result(t0, new Failure(FailureCategory.DISK_FULL, "cannot write the probe prompts: "
-                    + e.getMessage(), List.of(String.valueOf(e.getMessage()))), "", timings, List.of(), job.argv(),
-                    null, ProbeException.Kind.OFFLINE_PROBE_FAILED);
+            return new Prepared(job.argv(), null, n, result(t0, new Failure(FailureCategory.DISK_FULL,
+                    "cannot write the probe prompts: " + e.getMessage(), List.of(String.valueOf(e.getMessage()))), "",
+                    timings, List.of(), job.argv(), null, ProbeException.Kind.OFFLINE_PROBE_FAILED));
         }
-        List<String> argv = job.argv().stream().map(w -> w.replace("{prompts_file}", prompts.toString())
+        Path file = prompts;
+        List<String> argv = job.argv().stream().map(w -> w.replace("{prompts_file}", file.toString())
                 .replace("{max_tokens}", maxTokens).replace("{model}", model)).toList();
+        return new Prepared(argv, prompts, n, null);
+    }
+
+    static JobResult run(Job job, Executor.Hooks hooks, Path log, long t0, Map<String, Double> timings,
+                         Duration grace, LocalExecutor.Launcher launcher) {
+        Prepared prepared = prepare(job, t0, timings);
+        if (prepared.failure() != null) {
+            return prepared.failure();
+        }
+        List<String> argv = prepared.argv();
         try {
             ProcessGroup pg;
             try {
@@ -82,36 +109,41 @@ final class OfflineProbe {
                 timings.put("client_ms", (td - tc) / 1e6);
                 timings.put("teardown_ms", (System.nanoTime() - td) / 1e6);
             }
-            String text = read(log);
-            if (exit == null) {
-                return result(t0, new Failure(FailureCategory.TIMEOUT, "OFFLINE_PROBE_FAILED: the offline probe command"
-                        + " ran past " + job.runTimeoutS() + " s and was killed", List.of("timeout " + job.runTimeoutS()
-                        + " s")), text, timings, List.of(), argv, null, ProbeException.Kind.OFFLINE_PROBE_FAILED);
-            }
-            if (exit != 0) {
-                Optional<Failure> f = FailureClassifier.classify(text);
-                String detail = "OFFLINE_PROBE_FAILED: the offline probe command exited with code " + exit;
-                Failure failure = f.isPresent() && f.get().category().precedence() == 1
-                        ? new Failure(f.get().category(), detail + " (" + f.get().detail() + ")", f.get().evidence())
-                        : new Failure(FailureCategory.UNKNOWN, detail, lastLines(text));
-                return result(t0, failure, text, timings, List.of(), argv, null, ProbeException.Kind.OFFLINE_PROBE_FAILED);
-            }
-            List<Probe> probes = parse(text);
-            if (probes.size() != n) {
-                return result(t0, new Failure(FailureCategory.NO_METRICS, "OFFLINE_PROBE_FAILED: the offline probe"
-                        + " command printed " + probes.size() + " output line(s) for " + n + " prompts (one JSON object"
-                        + " {\"text\": …} per prompt expected)", lastLines(text)), text, timings, List.of(), argv, null,
-                        ProbeException.Kind.OFFLINE_PROBE_FAILED);
-            }
-            return result(t0, null, text, timings, probes.stream().map(Probe::text).toList(), argv,
-                    Probe.toJson(probes), null);
+            return finish(job, prepared, exit, read(log), t0, timings);
         } finally {
-            try {
-                Files.deleteIfExists(prompts);
-            } catch (IOException e) {
-                // temp file
-            }
+            prepared.cleanUp();
         }
+    }
+
+    /**
+     * The result of a finished (or, {@code exit} null, killed at its limit) offline probe command from its output.
+     */
+    static JobResult finish(Job job, Prepared prepared, Integer exit, String text, long t0,
+                            Map<String, Double> timings) {
+        List<String> argv = prepared.argv();
+        int n = prepared.n();
+        if (exit == null) {
+            return result(t0, new Failure(FailureCategory.TIMEOUT, "OFFLINE_PROBE_FAILED: the offline probe command"
+                    + " ran past " + job.runTimeoutS() + " s and was killed", List.of("timeout " + job.runTimeoutS()
+                    + " s")), text, timings, List.of(), argv, null, ProbeException.Kind.OFFLINE_PROBE_FAILED);
+        }
+        if (exit != 0) {
+            Optional<Failure> f = FailureClassifier.classify(text);
+            String detail = "OFFLINE_PROBE_FAILED: the offline probe command exited with code " + exit;
+            Failure failure = f.isPresent() && f.get().category().precedence() == 1
+                    ? new Failure(f.get().category(), detail + " (" + f.get().detail() + ")", f.get().evidence())
+                    : new Failure(FailureCategory.UNKNOWN, detail, lastLines(text));
+            return result(t0, failure, text, timings, List.of(), argv, null, ProbeException.Kind.OFFLINE_PROBE_FAILED);
+        }
+        List<Probe> probes = parse(text);
+        if (probes.size() != n) {
+            return result(t0, new Failure(FailureCategory.NO_METRICS, "OFFLINE_PROBE_FAILED: the offline probe"
+                    + " command printed " + probes.size() + " output line(s) for " + n + " prompts (one JSON object"
+                    + " {\"text\": …} per prompt expected)", lastLines(text)), text, timings, List.of(), argv, null,
+                    ProbeException.Kind.OFFLINE_PROBE_FAILED);
+        }
+        return result(t0, null, text, timings, probes.stream().map(Probe::text).toList(), argv,
+                Probe.toJson(probes), null);
     }
 
     /** The probe lines of the command's output: JSON objects with a {@code text} field, in order. */

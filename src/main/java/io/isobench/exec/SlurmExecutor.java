@@ -145,7 +145,7 @@ final class SlurmExecutor implements Executor {
     }
 
     static boolean serverJob(Job job) {
-        return job.serving() || job.kind() == Job.Kind.CHECK;
+        return (job.serving() || job.kind() == Job.Kind.CHECK) && !LocalExecutor.offlineProbe(job);
     }
 
     /** Minutes of {@code --time}: the job's limits plus two minutes for start and teardown. */
@@ -289,6 +289,26 @@ final class SlurmExecutor implements Executor {
     public JobResult execute(Job job, Hooks hooks) {
         long t0 = System.nanoTime();
         Map<String, Double> timings = new LinkedHashMap<>();
+        if (job.cwd() != null && LocalExecutor.offlineProbe(job)) {
+            // the correctness check through the offline entry point: the prompts go into the (shared) worktree, the
+            // command runs as an offline batch job, its output is read as probe outputs
+            OfflineProbe.Prepared probe = OfflineProbe.prepare(job, t0, timings);
+            if (probe.failure() != null) {
+                return probe.failure();
+            }
+            try {
+                return execute(new Job(job.index(), job.jobId(), job.taskId(), job.arm(), job.round(), job.kind(),
+                        job.mode(), probe.argv(), job.client(), job.env(), job.cwd(), job.serverStartS(),
+                        job.runTimeoutS(), job.gpus(), job.warmupRequests()), hooks, t0, timings, probe);
+            } finally {
+                probe.cleanUp();
+            }
+        }
+        return execute(job, hooks, t0, timings, null);
+    }
+
+    private JobResult execute(Job job, Hooks hooks, long t0, Map<String, Double> timings,
+                              OfflineProbe.Prepared probe) {
         if (job.cwd() == null) {
             return done(t0, new Failure(FailureCategory.ENV_MISSING, "the job has no environment", List.of()),
                     List.of(), null, "", timings, List.of(), job.argv());
@@ -337,7 +357,7 @@ final class SlurmExecutor implements Executor {
         Watch w = new Watch(jobId, dir, hooks);
         current = w;
         try {
-            return serverJob(job) ? server(job, w, t0, timings, notes) : offline(job, w, t0, timings, notes);
+            return serverJob(job) ? server(job, w, t0, timings, notes) : offline(job, w, t0, timings, notes, probe);
         } finally {
             current = null;
         }
@@ -526,7 +546,8 @@ final class SlurmExecutor implements Executor {
         }
     }
 
-    private JobResult offline(Job job, Watch w, long t0, Map<String, Double> timings, StringBuilder notes) {
+    private JobResult offline(Job job, Watch w, long t0, Map<String, Double> timings, StringBuilder notes,
+                              OfflineProbe.Prepared probe) {
         List<String> argv = job.argv();
         String pend = awaitStart(w, t0, timings);
         if (pend != null) {
@@ -555,6 +576,9 @@ final class SlurmExecutor implements Executor {
         if (cancelled) {
             w.cancel(timings);
             String text = notes + w.readLog();
+            if (probe != null) {
+                return OfflineProbe.finish(job, probe, null, text, t0, timings);
+            }
             return done(t0, new Failure(FailureCategory.TIMEOUT, "the benchmark ran past " + job.runTimeoutS()
                     + " s (or was cancelled); Slurm job " + w.jobId + " cancelled",
                     List.of("timeout " + job.runTimeoutS() + " s")), List.of(), null, text, timings, List.of(), argv);
@@ -563,6 +587,9 @@ final class SlurmExecutor implements Executor {
         String text = notes + w.readLog();
         if (exit == null) {
             return done(t0, clusterFailure(w, text), List.of(), null, text, timings, List.of(), argv);
+        }
+        if (probe != null && exit != 200 && exit != 127) {
+            return OfflineProbe.finish(job, probe, exit, text, t0, timings);
         }
         ParsedOutput parsed = OutputParser.parse(text);
         if (exit == 0 && parsed.hasMetrics()) {

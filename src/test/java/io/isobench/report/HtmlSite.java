@@ -112,10 +112,16 @@ final class HtmlSite {
         }
         int end = md.indexOf("\n### ", start + 5);
         Map<String, List<String>> rows = new LinkedHashMap<>();
+        boolean inTable = false;
         for (String line : md.substring(start, end < 0 ? md.length() : end).split("\n")) {
-            if (line.startsWith("| ") && !line.startsWith("| arm ")) {
-                List<String> cells = Html.mdCells(line);
-                rows.put(cells.get(0), cells);
+            if (line.startsWith("|")) {
+                inTable = true;
+                if (line.startsWith("| ") && !line.startsWith("| arm ")) {
+                    List<String> cells = Html.mdCells(line);
+                    rows.put(cells.get(0), cells);
+                }
+            } else if (inTable) {
+                break; // the arm table is the section's first table (the correctness table follows it)
             }
         }
         return rows;
