@@ -568,8 +568,9 @@ public final class HtmlReport {
                     + "; inconclusive when an arm has fewer than " + config.minValidRounds()
                     + esc(fmt(" valid rounds or CV > %.1f %%; opt_human: opt_base and speedup ≥ %.2f × the human's.",
                     config.cvGatePct(), config.optHumanFraction()))
-                    + " Median speedup: median over the agent's tasks of the per-task speedup; each task's "
-                    + esc(fmt("%.0f %%", config.confidence() * 100)) + " CI is in the chart below and on its page.</p>\n");
+                    + " Median speedup: median over the agent's tasks of the per-task speedup, with its "
+                    + esc(fmt("%.0f %%", config.confidence() * 100)) + " percentile-bootstrap CI over tasks in brackets"
+                    + " (tasks resampled); each task's own CI is in the chart below and on its page.</p>\n");
             b.append("<table id=\"leaderboard\">\n");
             b.append(th("agent", "tasks", "applied", "crashed", "incorrect", "measured",
                     "vs baseline: better / tie / worse / inconclusive / failed / incorrect",
@@ -1236,10 +1237,10 @@ public final class HtmlReport {
             if (v.isEmpty()) {
                 return "—";
             }
-            double[] a = v.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-            int n = a.length;
-            double med = n % 2 == 1 ? a[n / 2] : (a[n / 2 - 1] + a[n / 2]) / 2;
-            return fmt("%.3f× (%d task%s)", med, n, n == 1 ? "" : "s");
+            io.isobench.analysis.MedianCi m = io.isobench.analysis.MedianCi.of(
+                    v.stream().mapToDouble(Double::doubleValue).toArray(), StatsConfig.defaults());
+            return m.n() == 1 ? fmt("%.3f× (1 task)", m.median())
+                    : fmt("%.3f× [%.3f, %.3f] (%d tasks)", m.median(), m.low(), m.high(), m.n());
         }
     }
 }
