@@ -16,7 +16,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -34,10 +33,7 @@ class RunBuildRecipesTest {
     void buildAndRecipesRunPerArmAndABrokenAgentBuildIsAnAgentOutcome() throws Exception {
         Path toy = Path.of("examples/toy-engine").toAbsolutePath();
         Path repo = dir.resolve("repo");
-        Process p = new ProcessBuilder("bash", toy.resolve("build-repo.sh").toString(), repo.toString())
-                .redirectErrorStream(true).start();
-        p.getInputStream().readAllBytes();
-        assertThat(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0).isTrue();
+        io.isobench.ToyRepo.build(repo);
         Path suite = dir.resolve("suite.yaml");
         Files.writeString(suite, String.join("\n",
                 "engine:",

@@ -13,7 +13,6 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
 
@@ -30,10 +29,7 @@ class RecipesBuildTest {
     @BeforeEach
     void build() throws Exception {
         repo = dir.resolve("repo");
-        Process p = new ProcessBuilder("bash", toy.resolve("build-repo.sh").toString(), repo.toString())
-                .redirectErrorStream(true).start();
-        p.getInputStream().readAllBytes();
-        assertThat(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0).isTrue();
+        io.isobench.ToyRepo.build(repo);
     }
 
     static Recipe recipe(String name, Recipe.Kind kind, Map<String, String> params) {

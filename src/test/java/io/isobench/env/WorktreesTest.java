@@ -7,7 +7,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -21,10 +20,7 @@ class WorktreesTest {
     @BeforeEach
     void build() throws Exception {
         repo = dir.resolve("repo");
-        Process p = new ProcessBuilder("bash", toy.resolve("build-repo.sh").toString(), repo.toString())
-                .redirectErrorStream(true).start();
-        p.getInputStream().readAllBytes();
-        assertThat(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0).isTrue();
+        io.isobench.ToyRepo.build(repo);
     }
 
     @Test

@@ -6,7 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /** Launches the real CLI in its own JVM: target/isobench.jar when built (failsafe), else the test classpath. */
 final class Cli {
@@ -45,11 +44,6 @@ final class Cli {
 
     /** Builds the toy engine repo into {@code dest}. */
     static void buildToyRepo(Path dest) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder("bash", Path.of("examples/toy-engine/build-repo.sh").toAbsolutePath().toString(),
-                dest.toString()).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IllegalStateException("build-repo.sh failed: " + out);
-        }
+        io.isobench.ToyRepo.build(dest);
     }
 }
