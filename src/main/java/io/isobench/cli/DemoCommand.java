@@ -40,9 +40,8 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--rounds", paramLabel = "N", description = "Measured rounds (default " + DEFAULT_ROUNDS + ").")
     Integer rounds;
 
-    @Option(names = "--executor", paramLabel = "NAME",
-            description = "Where jobs run: local, docker, slurm or kubernetes (default: the suite's run.executor).")
-    String executor;
+    @picocli.CommandLine.Mixin
+    ExecutionOptions execution = new ExecutionOptions();
 
     @Option(names = "--resume", description = "Continue the latest demo session instead of starting a new one.")
     boolean resume;
@@ -78,7 +77,7 @@ final class DemoCommand implements Callable<Integer> {
         String db = main.db != null && !main.db.isBlank() ? main.db : dir.resolve("isobench.duckdb").toString();
         String[] session = new String[1];
         int code = Sessions.run(main, suite, new Planner.Options(n, null, dir), db, null, resume, dryRun, format,
-                executor, session);
+                execution, session);
         if (dryRun || session[0] == null) {
             return code;
         }

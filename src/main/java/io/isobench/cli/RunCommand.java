@@ -43,9 +43,8 @@ final class RunCommand implements Callable<Integer> {
             description = "Where the arm environments (git worktrees) go (default ${DEFAULT-VALUE}).")
     Path workdir;
 
-    @Option(names = "--executor", paramLabel = "NAME",
-            description = "Where jobs run: local, docker, slurm or kubernetes (default: the suite's run.executor).")
-    String executor;
+    @picocli.CommandLine.Mixin
+    ExecutionOptions execution = new ExecutionOptions();
 
     @Override
     public Integer call() {
@@ -57,6 +56,6 @@ final class RunCommand implements Callable<Integer> {
         }
         Suite suite = SuiteLoader.load(suiteFile);
         return Sessions.run(main, suite, new Planner.Options(rounds, null, workdir.toAbsolutePath()), main.dbSpec(),
-                session, resume, dryRun, format, executor);
+                session, resume, dryRun, format, execution);
     }
 }

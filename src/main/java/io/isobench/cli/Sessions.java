@@ -21,13 +21,14 @@ final class Sessions {
 
     /** Runs (or prints) the plan; returns the exit code; {@code sessionOut[0]} gets the session id. */
     static int run(Main main, Suite suite, Planner.Options po, String db, String session, boolean resume,
-                   boolean dryRun, String format, String executor) {
-        return run(main, suite, po, db, session, resume, dryRun, format, executor, new String[1]);
+                   boolean dryRun, String format, ExecutionOptions execution) {
+        return run(main, suite, po, db, session, resume, dryRun, format, execution, new String[1]);
     }
 
     static int run(Main main, Suite suite, Planner.Options po, String db, String session, boolean resume,
-                   boolean dryRun, String format, String executor, String[] sessionOut) {
-        String executorName = executor != null ? executor : suite.run().executor();
+                   boolean dryRun, String format, ExecutionOptions execution, String[] sessionOut) {
+        String executorName = execution.executor != null ? execution.executor : suite.run().executor();
+        int parallel = execution.parallelJobs();
         Executor chosen = dryRun ? null : Executors.create(executorName, suite);
         if (suite.engine().isUrl() && "local".equals(executorName)) {
             throw new IsobenchException.EnvironmentMissing("engine.repo " + suite.engine().repo() + " is a URL; the "
@@ -53,7 +54,7 @@ final class Sessions {
             }
             boolean tty = System.console() != null && System.getenv("ISOBENCH_PLAIN_PROGRESS") == null;
             SessionRunner.Summary s = SessionRunner.run(store, suite, plan,
-                    new SessionRunner.Options(id, resume, main.err, tty, chosen));
+                    new SessionRunner.Options(id, resume, main.err, tty, chosen, parallel));
             sessionOut[0] = s.sessionId();
             main.out.println(String.format(Locale.ROOT,
                     "session %s: %d job(s), %d run now, %d already finished, %d ok, %d failed %s in %.1f s",

@@ -95,6 +95,11 @@ final class DockerExecutor implements Executor {
     }
 
     @Override
+    public int gpuCapacity() {
+        return gpus == null ? 0 : gpus.total();
+    }
+
+    @Override
     public JobResult execute(Job job, Hooks hooks) {
         long t0 = System.nanoTime();
         if (job.cwd() == null || !Files.isDirectory(job.cwd())) {
@@ -149,8 +154,7 @@ final class DockerExecutor implements Executor {
             } else if (f != null && log.contains("Unable to find image")) {
                 f = new Failure(FailureCategory.ENV_MISSING, "image " + image + " is not present", List.of());
             }
-            return new JobResult(f, r.metrics(), r.workloadJson(), log, (System.nanoTime() - t0) / 1e6,
-                    r.timingsMs(), r.outputs(), r.argv());
+            return r.withOutcome(f, log, (System.nanoTime() - t0) / 1e6);
         } catch (IOException e) {
             return failed(t0, job, FailureCategory.DISK_FULL, "cannot write the run's env file: " + e.getMessage(), "");
         } finally {

@@ -8,7 +8,8 @@ import java.util.function.LongConsumer;
 /**
  * Runs one job of a plan: a job in, a result out. {@link Executors#create} picks the implementation by name (local,
  * docker, slurm, kubernetes); all implement the same contract. An executor never throws for a failing job: failures are classified in
- * the {@link JobResult}.
+ * the {@link JobResult}. A session with {@code --parallel} above 1 calls {@link #execute} from several threads at once:
+ * implementations are thread-safe.
  */
 public interface Executor {
 
@@ -23,6 +24,14 @@ public interface Executor {
      *              how it learns of a cancellation
      */
     JobResult execute(Job job, Hooks hooks);
+
+    /**
+     * The GPUs this executor hands out on this node (local, docker: the discovered or {@code ISOBENCH_GPUS} ones); 0
+     * when it has none or a cluster places the jobs. The session runner packs concurrent jobs into them.
+     */
+    default int gpuCapacity() {
+        return 0;
+    }
 
     /**
      * Called once by the session runner before the first job of a session (new or resumed). Executors that name

@@ -21,14 +21,22 @@ import java.util.Map;
  *                     null otherwise
  * @param probeFailure CHECK jobs whose probe set could not run: the {@code ProbeException.Kind} name
  *                     (PROBE_REJECTED, NO_GREEDY_SUPPORT, OFFLINE_PROBE_FAILED); null otherwise
+ * @param gpus         the GPU ids the job held on this node ({@code CUDA_VISIBLE_DEVICES} form, e.g. {@code 0,1}); null
+ *                     when it held none or the cluster placed it
  */
 public record JobResult(Failure failure, List<Metric> metrics, String workloadJson, String log, double durationMs,
                         Map<String, Double> timingsMs, List<String> outputs, List<String> argv, String probeJson,
-                        String probeFailure) {
+                        String probeFailure, String gpus) {
 
     public JobResult(Failure failure, List<Metric> metrics, String workloadJson, String log, double durationMs,
                      Map<String, Double> timingsMs, List<String> outputs, List<String> argv) {
         this(failure, metrics, workloadJson, log, durationMs, timingsMs, outputs, argv, null, null);
+    }
+
+    public JobResult(Failure failure, List<Metric> metrics, String workloadJson, String log, double durationMs,
+                     Map<String, Double> timingsMs, List<String> outputs, List<String> argv, String probeJson,
+                     String probeFailure) {
+        this(failure, metrics, workloadJson, log, durationMs, timingsMs, outputs, argv, probeJson, probeFailure, null);
     }
 
     public JobResult {
@@ -36,6 +44,24 @@ public record JobResult(Failure failure, List<Metric> metrics, String workloadJs
         timingsMs = Map.copyOf(timingsMs);
         outputs = List.copyOf(outputs);
         argv = List.copyOf(argv);
+    }
+
+    /** This result as run on the given GPUs. */
+    public JobResult withGpus(String gpuIds) {
+        return new JobResult(failure, metrics, workloadJson, log, durationMs, timingsMs, outputs, argv, probeJson,
+                probeFailure, gpuIds);
+    }
+
+    /** This result with other metrics (the correctness gate adds its own). */
+    public JobResult withMetrics(List<Metric> all) {
+        return new JobResult(failure, all, workloadJson, log, durationMs, timingsMs, outputs, argv, probeJson,
+                probeFailure, gpus);
+    }
+
+    /** This result with another failure, log and wall time (a wrapping executor adds its own lines and phases). */
+    public JobResult withOutcome(Failure f, String fullLog, double wallMs) {
+        return new JobResult(f, metrics, workloadJson, fullLog, wallMs, timingsMs, outputs, argv, probeJson,
+                probeFailure, gpus);
     }
 
     public boolean success() {

@@ -86,6 +86,11 @@ final class LocalExecutor implements Executor {
     }
 
     @Override
+    public int gpuCapacity() {
+        return gpus == null ? 0 : gpus.total();
+    }
+
+    @Override
     public JobResult execute(Job job, Hooks hooks) {
         long t0 = System.nanoTime();
         Map<String, Double> timings = new LinkedHashMap<>();
@@ -126,9 +131,10 @@ final class LocalExecutor implements Executor {
                 Job leased = new Job(job.index(), job.jobId(), job.taskId(), job.arm(), job.round(), job.kind(),
                         job.mode(), job.argv(), job.client(), env, job.cwd(), job.serverStartS(), job.runTimeoutS(),
                         job.gpus(), job.warmupRequests());
-                return offlineProbe(leased) ? OfflineProbe.run(leased, hooks, log, t0, timings, grace, launcher)
+                return (offlineProbe(leased) ? OfflineProbe.run(leased, hooks, log, t0, timings, grace, launcher)
                         : leased.serving() || leased.kind() == Job.Kind.CHECK
-                        ? server(leased, hooks, log, t0, timings) : offline(leased, hooks, log, t0, timings);
+                        ? server(leased, hooks, log, t0, timings) : offline(leased, hooks, log, t0, timings))
+                        .withGpus(lease.cudaVisibleDevices());
             } finally {
                 gpus.release(lease);
             }

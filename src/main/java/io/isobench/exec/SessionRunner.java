@@ -63,8 +63,15 @@ public final class SessionRunner {
      * @param progress     where progress lines go (stderr)
      * @param tty          draw a progress bar instead of lines
      * @param executor     runs the jobs
+     * @param parallel     the most jobs in flight; 0 (auto) packs them into the executor's GPUs when it has some, else
+     *                     runs one at a time
      */
-    public record Options(String sessionId, boolean resume, PrintWriter progress, boolean tty, Executor executor) {
+    public record Options(String sessionId, boolean resume, PrintWriter progress, boolean tty, Executor executor,
+                          int parallel) {
+
+        public Options(String sessionId, boolean resume, PrintWriter progress, boolean tty, Executor executor) {
+            this(sessionId, resume, progress, tty, executor, 0);
+        }
     }
 
     /** What the session did. */
@@ -112,7 +119,7 @@ public final class SessionRunner {
         String sessionId = options.sessionId() != null ? options.sessionId() : newSessionId();
         Optional<SessionRecord> existing = store.session(sessionId);
         Instant started = existing.map(SessionRecord::startedAt).orElse(Instant.now());
-        store.putSession(new SessionRecord(sessionId, started, null, host(), cpu(), "none", machineJson(options.executor().name()),
+        store.putSession(new SessionRecord(sessionId, started, null, host(), cpu(), "none", machineJson(),
                 plan.toJson(), json(StatsConfig.defaults().toMap()), plan.seed(), "running"));
 
         // what a previous, interrupted attempt of this session left
@@ -199,19 +206,23 @@ public final class SessionRunner {
             }
         }
 
-        // Ctrl-C / SIGTERM of the orchestrator: tear down the group of the job in flight (SIGKILL cannot be caught:
-        // the next --resume reaps it from the placeholder row)
-        java.util.concurrent.atomic.AtomicLong inFlight = new java.util.concurrent.atomic.AtomicLong();
+        // Ctrl-C / SIGTERM of the orchestrator: tear down the groups of the jobs in flight (SIGKILL cannot be caught:
+        // the next --resume reaps them from the placeholder rows)
+        Set<Long> inFlight = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        java.util.concurrent.atomic.AtomicLong accuracyInFlight = new java.util.concurrent.atomic.AtomicLong();
         Thread hook = new Thread(() -> {
-            long g = inFlight.get();
-            if (g > 1) {
-                ProcessGroup.kill(g, Duration.ofSeconds(2));
+            List<Long> groups = new ArrayList<>(inFlight);
+            groups.add(accuracyInFlight.get());
+            for (long g : groups) {
+                if (g > 1) {
+                    ProcessGroup.kill(g, Duration.ofSeconds(2));
+                }
             }
         }, "isobench-teardown");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
             return runJobs(sessionId, started, finished, previous, envs, buildLogs, humanSha, reference, reaped,
-                    inFlight, t0);
+                    inFlight, accuracyInFlight, t0);
         } finally {
             try {
                 Runtime.getRuntime().removeShutdownHook(hook);
@@ -221,108 +232,61 @@ public final class SessionRunner {
         }
     }
 
-    private Summary runJobs(String sessionId, Instant started, Set<String> finished, Map<String, RunRecord> previous,
-                            Map<String, Environment> envs, Map<String, String> buildLogs,
-                            Map<String, String> humanSha,
-                            Map<String, List<Probe>> reference, int reaped,
-                            java.util.concurrent.atomic.AtomicLong inFlight, long t0) {
-        int ran = 0;
-        int ok = 0;
-        int bad = 0;
-        Map<String, Integer> failures = new LinkedHashMap<>();
-        int total = plan.jobs().size();
-        int done = finished.size();
-        long runStart = System.nanoTime();
-        int ranThisAttempt = 0;
-        for (Job job : plan.jobs()) {
-            String rid = runId(sessionId, job);
-            if (finished.contains(rid)) {
-                continue;
-            }
-            Environment env = envs.get(job.taskId() + "|" + job.arm());
-            TaskSpec task = suite.task(job.taskId()).orElseThrow();
-            String commit = humanSha.getOrDefault(job.taskId(), task.humanCommit());
-            JobResult result;
-            long tb;
-            if (env == null || !env.ready()) {
-                Failure f = env == null ? new Failure(FailureCategory.ENV_MISSING, "no environment", List.of())
-                        : env.failure();
-                result = new JobResult(f, List.of(), null, env == null ? "" : env.log(), 0, Map.of(), List.of(),
-                        job.argv());
-            } else {
-                Job runnable = withEnv(job, env.env());
-                result = null;
-                for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-                    final int att = attempt;
-                    result = options.executor().execute(runnable, new Executor.Hooks(pgid -> {
-                        inFlight.set(pgid);
-                        store.putRun(placeholder(rid, sessionId, job, commit, pgid, att));
-                    }, () -> false, rid));
-                    inFlight.set(0);
-                    if (result.success() || !result.failure().category().retryable() || attempt == MAX_ATTEMPTS) {
-                        break;
-                    }
-                    long backoffMs = 500L << (attempt - 1);
-                    say(String.format(Locale.ROOT, "retrying %s after %s (attempt %d/%d, backoff %d ms)", job.jobId(),
-                            result.failure().category(), attempt + 1, MAX_ATTEMPTS, backoffMs));
-                    sleep(backoffMs);
-                }
-            }
-            tb = System.nanoTime();
-            // correctness gate
-            Failure failure = result.failure();
-            Map<String, Object> extra = new LinkedHashMap<>();
-            extra.put("task", job.taskId());
-            extra.put("job", job.jobId());
-            extra.put("job_index", job.index());
-            extra.put("plan_seed", plan.seed());
-            if (job.arm().startsWith("agent:")) {
-                String name = job.arm().substring("agent:".length());
-                suite.agents().stream().filter(a -> io.isobench.Arm.normalizeAgent(a.name()).equals(name)
-                        && a.model() != null).findFirst().ifPresent(a -> extra.put("agent_model", a.model()));
-            }
-            if (env != null) {
-                extra.put("intended_commit", env.intendedCommit());
-                extra.put("verified_commit", env.verifiedCommit());
-                extra.put("patch_sha256", env.patchSha256());
-            }
-            extra.put("recipes", env == null ? List.of()
-                    : env.recipes().stream().map(io.isobench.env.RecipeApplication::toMap).toList());
-            if (env != null && env.build() != null) {
-                extra.put("build", env.build().toMap(buildLogs.get(job.taskId() + "|" + job.arm())));
-            }
-            ReviewResult review = review(job.taskId(), job.arm(), task);
-            if (review != null) {
-                putReview(extra, review, job.kind() == Job.Kind.CHECK);
-            }
-            extra.put("timings_ms", result.timingsMs());
-            if (job.kind() == Job.Kind.CHECK) {
-                Gate gate = gate(job, task, result, reference, extra);
-                failure = gate.failure() != null ? gate.failure() : failure;
-                if (!gate.metrics().isEmpty()) {
-                    List<Metric> all = new ArrayList<>(result.metrics());
-                    all.addAll(gate.metrics());
-                    result = new JobResult(result.failure(), all, result.workloadJson(), result.log(),
-                            result.durationMs(), result.timingsMs(), result.outputs(), result.argv(),
-                            result.probeJson(), result.probeFailure());
-                }
-            }
-            RunRecord rec = record(rid, sessionId, job, commit, env, result, failure, extra);
-            store.putRun(rec);
-            double bookkeepingMs = (System.nanoTime() - tb) / 1e6;
+    /** Counts of a session attempt, updated by the job threads. */
+    private static final class Tally {
+        final int total;
+        final long startNs = System.nanoTime();
+        int done;
+        int ran;
+        int ranThisAttempt;
+        int ok;
+        int bad;
+        final Map<String, Integer> failures = new LinkedHashMap<>();
+
+        Tally(int total, int done) {
+            this.total = total;
+            this.done = done;
+        }
+
+        synchronized void count(String failureCategory, boolean thisAttempt) {
             ran++;
-            ranThisAttempt++;
-            done++;
-            if (failure == null) {
+            if (thisAttempt) {
+                ranThisAttempt++;
+                done++;
+            }
+            if (failureCategory == null) {
                 ok++;
             } else {
                 bad++;
-                failures.merge(failure.category().name(), 1, Integer::sum);
+                failures.merge(failureCategory, 1, Integer::sum);
             }
-            double perJobS = (System.nanoTime() - runStart) / 1e9 / ranThisAttempt;
-            long etaS = Math.round(perJobS * (total - done));
-            progress(done, total, job, failure, rec, etaS, bookkeepingMs);
         }
+    }
+
+    /** The most jobs in flight: {@code --parallel}, else (auto) the executor's GPUs on a GPU node, else 1. */
+    int parallelism() {
+        if (options.parallel() > 0) {
+            return options.parallel();
+        }
+        return Math.max(1, options.executor().gpuCapacity());
+    }
+
+    private Summary runJobs(String sessionId, Instant started, Set<String> finished, Map<String, RunRecord> previous,
+                            Map<String, Environment> envs, Map<String, String> buildLogs,
+                            Map<String, String> humanSha,
+                            Map<String, List<Probe>> reference, int reaped, Set<Long> inFlight,
+                            java.util.concurrent.atomic.AtomicLong accuracyInFlight, long t0) {
+        Tally tally = new Tally(plan.jobs().size(), finished.size());
+        List<Job> todo = plan.jobs().stream().filter(j -> !finished.contains(runId(sessionId, j))).toList();
+        int parallel = parallelism();
+        if (parallel > 1) {
+            say(String.format(Locale.ROOT, "up to %d job(s) at once%s", parallel,
+                    options.executor().gpuCapacity() > 0 ? ", packed into " + options.executor().gpuCapacity()
+                            + " GPU(s)" : ""));
+        }
+        Map<String, List<Probe>> refs = new java.util.concurrent.ConcurrentHashMap<>(reference);
+        JobDispatcher.run(todo, parallel, options.executor().gpuCapacity(), job -> runJob(job, sessionId, envs,
+                buildLogs, humanSha, refs, inFlight, tally));
         for (ArmSpec a : accuracyOrder()) {
             String rid = accuracyRunId(sessionId, a);
             if (finished.contains(rid)) {
@@ -335,15 +299,9 @@ public final class SessionRunner {
             TaskSpec task = suite.task(a.taskId()).orElseThrow();
             String commit = humanSha.getOrDefault(a.taskId(), task.humanCommit());
             RunRecord rec = Accuracy.run(store, sessionId, rid, a, task, env, commit, jobOf(a), suiteDir(),
-                    review(a.taskId(), a.arm(), task), options.executor().name(), inFlight, previous);
+                    review(a.taskId(), a.arm(), task), options.executor().name(), accuracyInFlight, previous);
             previous.put(rid, rec);
-            ran++;
-            if (rec.failure() == null) {
-                ok++;
-            } else {
-                bad++;
-                failures.merge(rec.failure().category(), 1, Integer::sum);
-            }
+            tally.count(rec.failure() == null ? null : rec.failure().category(), false);
             say(String.format(Locale.ROOT, "accuracy %s %s: %s", a.taskId(), a.arm(), rec.failure() != null
                     ? rec.failure().category() + " — " + rec.failure().detail()
                     : String.format(Locale.ROOT, "accuracy_score=%s", rec.primaryValue())));
@@ -351,10 +309,98 @@ public final class SessionRunner {
         if (options.tty()) {
             options.progress().println();
         }
-        store.putSession(new SessionRecord(sessionId, started, Instant.now(), host(), cpu(), "none", machineJson(options.executor().name()),
+        store.putSession(new SessionRecord(sessionId, started, Instant.now(), host(), cpu(), "none", machineJson(),
                 plan.toJson(), json(StatsConfig.defaults().toMap()), plan.seed(), "complete"));
-        return new Summary(sessionId, total, ran, finished.size(), ok, bad, reaped, failures,
-                Duration.ofNanos(System.nanoTime() - t0));
+        return new Summary(sessionId, tally.total, tally.ran, finished.size(), tally.ok, tally.bad, reaped,
+                tally.failures, Duration.ofNanos(System.nanoTime() - t0));
+    }
+
+    /** Runs one job to its end (retries included), applies the correctness gate and commits the run. */
+    private void runJob(Job job, String sessionId, Map<String, Environment> envs, Map<String, String> buildLogs,
+                        Map<String, String> humanSha, Map<String, List<Probe>> reference, Set<Long> inFlight,
+                        Tally tally) {
+        String rid = runId(sessionId, job);
+        Environment env = envs.get(job.taskId() + "|" + job.arm());
+        TaskSpec task = suite.task(job.taskId()).orElseThrow();
+        String commit = humanSha.getOrDefault(job.taskId(), task.humanCommit());
+        JobResult result;
+        long tb;
+        if (env == null || !env.ready()) {
+            Failure f = env == null ? new Failure(FailureCategory.ENV_MISSING, "no environment", List.of())
+                    : env.failure();
+            result = new JobResult(f, List.of(), null, env == null ? "" : env.log(), 0, Map.of(), List.of(),
+                    job.argv());
+        } else {
+            Job runnable = withEnv(job, env.env());
+            result = null;
+            for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+                final int att = attempt;
+                long[] group = {0};
+                result = options.executor().execute(runnable, new Executor.Hooks(pgid -> {
+                    group[0] = pgid;
+                    inFlight.add(pgid);
+                    store.putRun(placeholder(rid, sessionId, job, commit, pgid, att));
+                }, () -> false, rid));
+                inFlight.remove(group[0]);
+                if (result.success() || !result.failure().category().retryable() || attempt == MAX_ATTEMPTS) {
+                    break;
+                }
+                long backoffMs = 500L << (attempt - 1);
+                say(String.format(Locale.ROOT, "retrying %s after %s (attempt %d/%d, backoff %d ms)", job.jobId(),
+                        result.failure().category(), attempt + 1, MAX_ATTEMPTS, backoffMs));
+                sleep(backoffMs);
+            }
+        }
+        tb = System.nanoTime();
+        // correctness gate
+        Failure failure = result.failure();
+        Map<String, Object> extra = new LinkedHashMap<>();
+        extra.put("task", job.taskId());
+        extra.put("job", job.jobId());
+        extra.put("job_index", job.index());
+        extra.put("plan_seed", plan.seed());
+        if (job.arm().startsWith("agent:")) {
+            String name = job.arm().substring("agent:".length());
+            suite.agents().stream().filter(a -> io.isobench.Arm.normalizeAgent(a.name()).equals(name)
+                    && a.model() != null).findFirst().ifPresent(a -> extra.put("agent_model", a.model()));
+        }
+        if (env != null) {
+            extra.put("intended_commit", env.intendedCommit());
+            extra.put("verified_commit", env.verifiedCommit());
+            extra.put("patch_sha256", env.patchSha256());
+        }
+        extra.put("recipes", env == null ? List.of()
+                : env.recipes().stream().map(io.isobench.env.RecipeApplication::toMap).toList());
+        if (env != null && env.build() != null) {
+            extra.put("build", env.build().toMap(buildLogs.get(job.taskId() + "|" + job.arm())));
+        }
+        ReviewResult review = review(job.taskId(), job.arm(), task);
+        if (review != null) {
+            putReview(extra, review, job.kind() == Job.Kind.CHECK);
+        }
+        extra.put("timings_ms", result.timingsMs());
+        if (result.gpus() != null) {
+            extra.put("gpus", result.gpus());
+        }
+        if (job.kind() == Job.Kind.CHECK) {
+            Gate gate = gate(job, task, result, reference, extra);
+            failure = gate.failure() != null ? gate.failure() : failure;
+            if (!gate.metrics().isEmpty()) {
+                List<Metric> all = new ArrayList<>(result.metrics());
+                all.addAll(gate.metrics());
+                result = result.withMetrics(all);
+            }
+        }
+        RunRecord rec = record(rid, sessionId, job, commit, env, result, failure, extra);
+        store.putRun(rec);
+        double bookkeepingMs = (System.nanoTime() - tb) / 1e6;
+        String category = failure == null ? null : failure.category().name();
+        synchronized (tally) {
+            tally.count(category, true);
+            double perJobS = (System.nanoTime() - tally.startNs) / 1e9 / tally.ranThisAttempt;
+            long etaS = Math.round(perJobS * (tally.total - tally.done));
+            progress(tally.done, tally.total, job, failure, rec, etaS, bookkeepingMs);
+        }
     }
 
     /** The job with the arm's recipe variables added (the perf_command's own {@code VAR=value} prefix wins). */
@@ -473,7 +519,7 @@ public final class SessionRunner {
         return out;
     }
 
-    private final Map<String, Optional<ReviewResult>> reviews = new HashMap<>();
+    private final Map<String, Optional<ReviewResult>> reviews = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** The patch review of an agent arm (once per arm); null for baseline/human or an unreadable patch. */
     private ReviewResult review(String taskId, String arm, TaskSpec task) {
@@ -631,7 +677,7 @@ public final class SessionRunner {
                 null, json(extra), result.metrics());
     }
 
-    private void progress(int done, int total, Job job, Failure failure, RunRecord rec, long etaS, double bookMs) {
+    private synchronized void progress(int done, int total, Job job, Failure failure, RunRecord rec, long etaS, double bookMs) {
         String what = failure != null ? failure.category().name()
                 : rec.primaryValue() != null ? String.format(Locale.ROOT, "%s=%.2f", rec.primaryMetric(), rec.primaryValue())
                 : "ok";
@@ -650,7 +696,7 @@ public final class SessionRunner {
         }
     }
 
-    private void say(String line) {
+    private synchronized void say(String line) {
         if (options.tty()) {
             options.progress().print("\r");
         }
@@ -750,13 +796,16 @@ public final class SessionRunner {
         return Runtime.getRuntime().availableProcessors() + " cpu(s), " + System.getProperty("os.arch");
     }
 
-    private static String machineJson(String executorName) {
+    private String machineJson() {
+        String executorName = options.executor().name();
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("host", host());
         m.put("cpus", Runtime.getRuntime().availableProcessors());
         m.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version"));
         m.put("java", Runtime.version().toString());
         m.put("executor", executorName);
+        m.put("parallel", parallelism());
+        m.put("node_gpus", options.executor().gpuCapacity());
         return json(m);
     }
 }

@@ -21,7 +21,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -62,9 +61,9 @@ final class SlurmExecutor implements Executor {
     private final SlurmCli cli;
     private final SlurmCli.Capacity capacity;
     private final ServingClient client;
-    private final Set<String> consumed = new HashSet<>();
-    private String sessionId;
-    private volatile Watch current;
+    private final Set<String> consumed = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private volatile String sessionId;
+    private final Set<Watch> inFlight = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     SlurmExecutor(SlurmConfig config, SlurmCli cli, SlurmCli.Capacity capacity, ServingClient client) {
         this.config = config;
@@ -355,11 +354,11 @@ final class SlurmExecutor implements Executor {
         }
         consumed.add(jobId);
         Watch w = new Watch(jobId, dir, hooks);
-        current = w;
+        inFlight.add(w);
         try {
             return serverJob(job) ? server(job, w, t0, timings, notes) : offline(job, w, t0, timings, notes, probe);
         } finally {
-            current = null;
+            inFlight.remove(w);
         }
     }
 
@@ -373,12 +372,11 @@ final class SlurmExecutor implements Executor {
     }
 
     /**
-     * Ctrl-C or SIGTERM of the orchestrator: scancel the job in flight (SIGKILL cannot be caught; then the job keeps
-     * running until {@code --time} or until a resumed session adopts it).
+     * Ctrl-C or SIGTERM of the orchestrator: scancel the jobs in flight (SIGKILL cannot be caught; then they keep
+     * running until {@code --time} or until a resumed session adopts them).
      */
     private void cancelInFlight() {
-        Watch w = current;
-        if (w != null) {
+        for (Watch w : List.copyOf(inFlight)) {
             markCancelled(w.dir, w.jobId);
             cli.cancel(w.jobId);
         }

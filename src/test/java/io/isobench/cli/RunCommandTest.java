@@ -66,6 +66,20 @@ class RunCommandTest {
     }
 
     @Test
+    void aBadParallelValueIsOneLineBeforeAnythingRuns() throws Exception {
+        Files.createDirectories(dir.resolve("repo"));
+        Path s = suite("repo: ./repo", "");
+        for (String bad : List.of("0", "-2", "many")) {
+            Result r = cli("run", s.toString(), "--parallel", bad, "--db", dir.resolve("p.duckdb").toString(),
+                    "--workdir", dir.resolve("w").toString());
+            assertThat(r.code()).as(r.err()).isEqualTo(2);
+            assertThat(r.err().strip()).isEqualTo("isobench: --parallel " + bad + ": use a number of jobs >= 1 or auto");
+        }
+        assertThat(Files.exists(dir.resolve("p.duckdb"))).isFalse();
+        assertThat(Files.exists(dir.resolve("w"))).isFalse();
+    }
+
+    @Test
     void badSuiteNamesFileLineAndField() throws Exception {
         Path s = dir.resolve("bad.yaml");
         Files.writeString(s, "engine: {repo: ./nowhere, name: toy}\ntasks: []\n");

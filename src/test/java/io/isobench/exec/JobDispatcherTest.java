@@ -1,0 +1,184 @@
+package io.isobench.exec;
+
+import io.isobench.plan.Job;
+import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The session's job dispatcher with real threads: jobs whose body sleeps a few milliseconds and records what ran at
+ * the same time (no executor involved: what is under test is only who may start when).
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class JobDispatcherTest {
+
+    private static Job job(int index, String task, String arm, Job.Kind kind, int gpus) {
+        return new Job(index, task + "/" + arm + "/" + index, task, arm, kind == Job.Kind.CHECK ? -1 : 0, kind,
+                "serving", List.of("true"), List.of(), Map.of(), Path.of("."), 10, 10, gpus, 0);
+    }
+
+    /** What a dispatch did: GPUs and jobs in use over time, start order, and which jobs overlapped. */
+    private static final class Trace {
+        final AtomicInteger gpusInUse = new AtomicInteger();
+        final AtomicInteger jobsInFlight = new AtomicInteger();
+        final AtomicInteger maxGpus = new AtomicInteger();
+        final AtomicInteger maxJobs = new AtomicInteger();
+        final List<Job> started = Collections.synchronizedList(new ArrayList<>());
+        final List<String> events = Collections.synchronizedList(new ArrayList<>());
+        final List<Job> overlappedAlone = Collections.synchronizedList(new ArrayList<>());
+
+        void body(Job j, long sleepMs) {
+            int g = gpusInUse.addAndGet(j.gpus());
+            int n = jobsInFlight.incrementAndGet();
+            maxGpus.accumulateAndGet(g, Math::max);
+            maxJobs.accumulateAndGet(n, Math::max);
+            if (j.gpus() == 0 && n > 1) {
+                overlappedAlone.add(j);
+            }
+            started.add(j);
+            events.add("start " + j.jobId());
+            try {
+                Thread.sleep(sleepMs);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            events.add("end " + j.jobId());
+            jobsInFlight.decrementAndGet();
+            gpusInUse.addAndGet(-j.gpus());
+        }
+    }
+
+    @RepeatedTest(5)
+    void packsJobsIntoTheNodesGpusWithoutOversubscribing() {
+        Random rnd = new Random(7);
+        List<Job> jobs = new ArrayList<>();
+        int[] widths = {1, 2, 4, 1, 1, 2, 8, 1, 4, 2};
+        for (int i = 0; i < 60; i++) {
+            jobs.add(job(i, "t" + (i % 10), "baseline", Job.Kind.MEASURE, widths[i % widths.length]));
+        }
+        Trace t = new Trace();
+        JobDispatcher.run(jobs, 8, 8, j -> t.body(j, 2 + rnd.nextInt(6)));
+        assertThat(t.started).hasSize(60);
+        assertThat(t.maxGpus.get()).as("GPUs in use at once").isLessThanOrEqualTo(8);
+        assertThat(t.maxJobs.get()).as("jobs in flight at once: packing happened").isGreaterThan(1)
+                .isLessThanOrEqualTo(8);
+    }
+
+    @Test
+    void aWideJobIsPassedAtMostParallelTimes() {
+        // four 1-GPU jobs hold the node; the 4-GPU job comes next, then many 1-GPU jobs that would always fit
+        List<Job> jobs = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            jobs.add(job(i, "narrow" + i, "baseline", Job.Kind.MEASURE, 1));
+        }
+        jobs.add(job(3, "wide", "baseline", Job.Kind.MEASURE, 4));
+        for (int i = 4; i < 40; i++) {
+            jobs.add(job(i, "narrow" + i, "baseline", Job.Kind.MEASURE, 1));
+        }
+        Trace t = new Trace();
+        JobDispatcher.run(jobs, 4, 4, j -> t.body(j, 5));
+        int wideAt = t.started.indexOf(jobs.get(3));
+        assertThat(wideAt).as("start position of the wide job (plan position 3, may be passed at most 4 times)")
+                .isBetween(3, 3 + 4);
+        assertThat(t.maxGpus.get()).isLessThanOrEqualTo(4);
+    }
+
+    @Test
+    void aJobWithoutGpusOnAGpuNodeRunsAlone() {
+        List<Job> jobs = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            jobs.add(job(i, "t" + i, "human", Job.Kind.MEASURE, i % 4 == 2 ? 0 : 1));
+        }
+        Trace t = new Trace();
+        JobDispatcher.run(jobs, 4, 4, j -> t.body(j, 5));
+        assertThat(t.overlappedAlone).isEmpty();
+        assertThat(t.maxJobs.get()).isGreaterThan(1);
+    }
+
+    @Test
+    void checksOfATaskRunOneAfterTheOtherInPlanOrder() {
+        List<Job> jobs = new ArrayList<>();
+        int i = 0;
+        for (String task : List.of("a", "b", "c")) {
+            for (String arm : List.of("baseline", "human", "agent:x")) {
+                jobs.add(job(i++, task, arm, Job.Kind.CHECK, 1));
+            }
+        }
+        Trace t = new Trace();
+        JobDispatcher.run(jobs, 8, 8, j -> t.body(j, 5));
+        for (String task : List.of("a", "b", "c")) {
+            List<String> mine = t.events.stream().filter(e -> e.split(" ")[1].startsWith(task + "/")).toList();
+            assertThat(mine).containsExactly("start " + task + "/baseline/" + jobs.stream().filter(j -> j.taskId()
+                            .equals(task) && j.arm().equals("baseline")).findFirst().orElseThrow().index(),
+                    mine.get(1), mine.get(2), mine.get(3), mine.get(4), mine.get(5));
+            for (int k = 0; k < 6; k += 2) {
+                assertThat(mine.get(k)).startsWith("start ");
+                assertThat(mine.get(k + 1)).startsWith("end ").endsWith(mine.get(k).substring("start ".length()));
+            }
+        }
+        assertThat(t.maxJobs.get()).as("checks of different tasks overlap").isGreaterThan(1);
+    }
+
+    @Test
+    void withoutGpusOnlyParallelBoundsTheJobsInFlight() {
+        List<Job> jobs = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            jobs.add(job(i, "t" + i, "baseline", Job.Kind.MEASURE, i % 3)); // a cluster places them
+        }
+        Trace t = new Trace();
+        JobDispatcher.run(jobs, 3, 0, j -> t.body(j, 5));
+        assertThat(t.maxJobs.get()).isEqualTo(3);
+        assertThat(t.started).hasSize(20);
+    }
+
+    @Test
+    void oneAtATimeRunsInPlanOrderOnTheCallersThread() {
+        List<Job> jobs = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            jobs.add(job(i, "t" + i, "baseline", Job.Kind.MEASURE, 2));
+        }
+        List<String> threads = new ArrayList<>();
+        List<Job> order = new ArrayList<>();
+        JobDispatcher.run(jobs, 1, 8, j -> {
+            threads.add(Thread.currentThread().getName());
+            order.add(j);
+        });
+        assertThat(order).containsExactlyElementsOf(jobs);
+        assertThat(threads).containsOnly(Thread.currentThread().getName());
+    }
+
+    @Test
+    void aThrowingJobStopsNewStartsAndIsRethrownAfterTheRunningOnesEnd() {
+        List<Job> jobs = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            jobs.add(job(i, "t" + i, "baseline", Job.Kind.MEASURE, 1));
+        }
+        Trace t = new Trace();
+        assertThatThrownBy(() -> JobDispatcher.run(jobs, 2, 2, j -> {
+            if (j.index() == 4) {
+                throw new IllegalStateException("store is gone");
+            }
+            t.body(j, 5);
+        })).isInstanceOf(IllegalStateException.class).hasMessage("store is gone");
+        assertThat(t.jobsInFlight.get()).as("nothing left running").isZero();
+        assertThat(t.started.size()).as("no job started after the failure was seen").isLessThan(8);
+    }
+
+    @Test
+    void refusesNonsense() {
+        assertThatThrownBy(() -> JobDispatcher.run(List.of(), 0, 1, j -> { }))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+}
