@@ -45,6 +45,59 @@ public final class LegacyImporter {
     private final PrintWriter progress;
     private Map<String, SourceRecord> known = Map.of();
     private final Map<String, TaskRecord> tasksSeen = new java.util.HashMap<>();
+    private final Batch batch = new Batch();
+
+    /** Files flushed together in one transaction, at most this many (a file is never split across two). */
+    private static final int BATCH_FILES = 256;
+    /** … or about this many artifact bytes (whole logs are kept in memory until their batch is stored). */
+    private static final long BATCH_BYTES = 32L << 20;
+
+    /**
+     * The writes of files read but not stored yet. DuckDB spends milliseconds per statement, so a file per
+     * transaction (about ten statements each) dominated an import; a batch is a few multi-row statements. Each file
+     * is all in one batch, and a batch is one transaction: a file is stored whole or not at all.
+     */
+    private final class Batch {
+        final Map<String, Store.ArtifactInput> artifacts = new java.util.LinkedHashMap<>();
+        final List<RunRecord> runs = new ArrayList<>();
+        final Map<String, TaskRecord> tasks = new java.util.LinkedHashMap<>();
+        final List<SourceRecord> sources = new ArrayList<>();
+        long bytes;
+
+        /** Queues an artifact (redacted) and returns the sha256 the store will give it. */
+        String artifact(String kind, String text) {
+            byte[] b = Redactor.redact(text).getBytes(StandardCharsets.UTF_8);
+            String sha = sha256(b);
+            if (artifacts.putIfAbsent(sha, new Store.ArtifactInput(kind, b)) == null) {
+                bytes += b.length;
+            }
+            return sha;
+        }
+
+        void fileDone() {
+            if (sources.size() >= BATCH_FILES || bytes >= BATCH_BYTES) {
+                flush();
+            }
+        }
+
+        void flush() {
+            if (sources.isEmpty() && runs.isEmpty() && artifacts.isEmpty() && tasks.isEmpty()) {
+                return;
+            }
+            store.inTransaction(tx -> {
+                tx.putArtifacts(List.copyOf(artifacts.values()));
+                tx.putRuns(runs);
+                tx.putTasks(List.copyOf(tasks.values()));
+                tx.putSources(sources);
+                return null;
+            });
+            artifacts.clear();
+            runs.clear();
+            tasks.clear();
+            sources.clear();
+            bytes = 0;
+        }
+    }
 
     /**
      * @param store       where runs go
@@ -67,6 +120,9 @@ public final class LegacyImporter {
         for (SourceRecord src : store.sources()) {
             known.put(src.path() + "\n" + src.sha256(), src);
         }
+        for (TaskRecord t : store.tasks()) {
+            tasksSeen.put(t.taskId(), t);
+        }
         List<ImportSummary.FileOutcome> outcomes = new ArrayList<>();
         for (Path file : files) {
             String path = canonicalPath(absRoot, file.toAbsolutePath().normalize());
@@ -78,7 +134,9 @@ public final class LegacyImporter {
                         ImportSummary.Outcome.REFUSED, "cannot be read: " + e.getMessage(), 0);
             }
             outcomes.add(o);
+            batch.fileDone();
         }
+        batch.flush();
         return new ImportSummary(root.toString(), outcomes, (System.nanoTime() - t0) / 1_000_000);
     }
 
@@ -218,13 +276,9 @@ public final class LegacyImporter {
             } catch (IOException | UncheckedIOException e) {
                 id = det.format().id();
             }
-            String formatId = id;
-            store.inTransaction(tx -> {
-                String art = tx.putArtifact("legacy-log", Redactor.redact(text).getBytes(StandardCharsets.UTF_8));
-                tx.putSource(new SourceRecord(sourceId, formatId, path, sha, null, null, agent, "imported",
-                        "log beside " + json.getFileName(), art));
-                return null;
-            });
+            String art = batch.artifact("legacy-log", text);
+            batch.sources.add(new SourceRecord(sourceId, id, path, sha, null, null, agent, "imported",
+                    "log beside " + json.getFileName(), art));
             return new ImportSummary.FileOutcome(path, id, ImportSummary.Outcome.IMPORTED,
                     "log beside benchmark_result.json", 0);
         }
@@ -238,22 +292,16 @@ public final class LegacyImporter {
 
     private ImportSummary.FileOutcome skip(String path, String sha, String sourceId, FormatDetector.Detection det,
                                            String agent, String reason) {
-        store.inTransaction(tx -> {
-            tx.putSource(new SourceRecord(sourceId, det.format().id(), path, sha, null, null, agent, "skipped", reason,
-                    null));
-            return null;
-        });
+        batch.sources.add(new SourceRecord(sourceId, det.format().id(), path, sha, null, null, agent, "skipped", reason,
+                null));
         return new ImportSummary.FileOutcome(path, det.format().id(), ImportSummary.Outcome.SKIPPED, reason, 0);
     }
 
     private ImportSummary.FileOutcome refuse(String path, String sha, String sourceId, FormatDetector.Detection det,
                                              String agent, String text, String reason) {
-        store.inTransaction(tx -> {
-            String art = tx.putArtifact("legacy-source", Redactor.redact(text).getBytes(StandardCharsets.UTF_8));
-            tx.putSource(new SourceRecord(sourceId, det.format().id(), path, sha, null, null, agent, "refused", reason,
-                    art));
-            return null;
-        });
+        String art = batch.artifact("legacy-source", text);
+        batch.sources.add(new SourceRecord(sourceId, det.format().id(), path, sha, null, null, agent, "refused", reason,
+                art));
         return new ImportSummary.FileOutcome(path, det.format().id(), ImportSummary.Outcome.REFUSED, reason, 0);
     }
 
@@ -288,18 +336,19 @@ public final class LegacyImporter {
             note("isobench: " + path + ": " + e);
             return refuse(path, sha, sourceId, det, agent, text, "could not be imported: " + e);
         }
-        int count = store.inTransaction(tx -> {
-            for (Pending a : artifacts.values()) {
-                tx.putArtifact(a.kind(), a.bytes());
+        for (Map.Entry<String, Pending> a : artifacts.entrySet()) {
+            if (batch.artifacts.putIfAbsent(a.getKey(), new Store.ArtifactInput(a.getValue().kind(),
+                    a.getValue().bytes())) == null) {
+                batch.bytes += a.getValue().bytes().length;
             }
-            tx.putRuns(records);
-            if (ex.task() != null) {
-                putTask(tx, ex.task(), det.commit(), tasksSeen);
-            }
-            tx.putSource(new SourceRecord(sourceId, formatId, path, sha, ex.pipeline(), sourceId, fileAgent,
-                    outcome, recovery, contentArt));
-            return records.size();
-        });
+        }
+        batch.runs.addAll(records);
+        if (ex.task() != null) {
+            putTask(batch.tasks, ex.task(), det.commit(), tasksSeen);
+        }
+        batch.sources.add(new SourceRecord(sourceId, formatId, path, sha, ex.pipeline(), sourceId, fileAgent,
+                outcome, recovery, contentArt));
+        int count = records.size();
         if (recovered) {
             note("isobench: " + path + ": " + recovery);
         }
@@ -392,13 +441,14 @@ public final class LegacyImporter {
                 d.envRef, null, logArt, notes.isEmpty() ? null : String.join("; ", notes), extra.toString(), metrics);
     }
 
-    private static void putTask(Store tx, Extractor.TaskInfo t, String pathCommit, Map<String, TaskRecord> seen) {
+    private static void putTask(Map<String, TaskRecord> toStore, Extractor.TaskInfo t, String pathCommit,
+                                Map<String, TaskRecord> seen) {
         String commit = t.commit() != null ? t.commit().toLowerCase(Locale.ROOT) : pathCommit;
         if (commit == null) {
             return;
         }
         String id = commit.substring(0, Math.min(8, commit.length()));
-        TaskRecord o = seen.containsKey(id) ? seen.get(id) : tx.task(id).orElse(null);
+        TaskRecord o = seen.get(id); // every stored task was read when the import began
         Integer gpus = null;
         String gpuConfig = pick(t.gpuConfig(), o == null ? null : o.gpuConfig());
         if (gpuConfig != null) {
@@ -415,7 +465,7 @@ public final class LegacyImporter {
                 pick(o == null ? null : o.model(), t.model()), gpuConfig,
                 gpus != null ? gpus : o == null ? null : o.gpuCount());
         if (!merged.equals(o)) {
-            tx.putTask(merged);
+            toStore.put(id, merged);
         }
         seen.put(id, merged);
     }

@@ -63,6 +63,9 @@ final class JdbcStore implements Store {
     private static final int FETCH_SIZE = 2000;
     private static final int RUN_CHUNK = 200;
     private static final int METRIC_CHUNK = 1000;
+    /** Rows per multi-row statement for sources, tasks and artifacts (PostgreSQL allows 65,535 parameters). */
+    private static final int ROW_CHUNK = 500;
+    private static final int ARTIFACT_CHUNK = 200;
 
     private final Connection conn;
     private final Dialect dialect;
@@ -157,30 +160,64 @@ final class JdbcStore implements Store {
 
     @Override
     public synchronized String putArtifact(String kind, byte[] bytes) {
-        if (bytes == null) {
-            throw new IllegalArgumentException("artifact bytes must not be null");
+        return putArtifacts(List.of(new ArtifactInput(kind, bytes))).get(0);
+    }
+
+    @Override
+    public synchronized List<String> putArtifacts(List<ArtifactInput> input) {
+        List<String> shas = new ArrayList<>(input.size());
+        java.util.Map<String, ArtifactInput> bySha = new java.util.LinkedHashMap<>();
+        for (ArtifactInput a : input) {
+            if (a == null || a.bytes() == null) {
+                throw new IllegalArgumentException("artifact bytes must not be null");
+            }
+            String sha = sha256(a.bytes());
+            shas.add(sha);
+            bySha.putIfAbsent(sha, a);
         }
-        String sha = sha256(bytes);
-        return atomically("cannot store artifact " + sha, c -> {
-            try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM artifact WHERE sha256 = ?")) {
-                ps.setString(1, sha);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (rs.next()) {
-                        return sha;
+        if (bySha.isEmpty()) {
+            return shas;
+        }
+        String what = bySha.size() == 1 ? "cannot store artifact " + bySha.keySet().iterator().next()
+                : "cannot store " + bySha.size() + " artifacts";
+        atomically(what, c -> {
+            List<String> all = List.copyOf(bySha.keySet());
+            for (int from = 0; from < all.size(); from += ARTIFACT_CHUNK) {
+                List<String> chunk = all.subList(from, Math.min(all.size(), from + ARTIFACT_CHUNK));
+                java.util.Set<String> present = new java.util.HashSet<>();
+                try (PreparedStatement ps = c.prepareStatement("SELECT sha256 FROM artifact WHERE sha256 IN ("
+                        + String.join(", ", java.util.Collections.nCopies(chunk.size(), "?")) + ")")) {
+                    int i = 1;
+                    for (String sha : chunk) {
+                        ps.setString(i++, sha);
+                    }
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            present.add(rs.getString(1));
+                        }
                     }
                 }
+                List<String> missing = chunk.stream().filter(sha -> !present.contains(sha)).toList();
+                if (missing.isEmpty()) {
+                    continue;
+                }
+                try (PreparedStatement ps = c.prepareStatement("INSERT INTO artifact (sha256, kind, size_bytes, "
+                        + "compressed) VALUES " + String.join(", ", java.util.Collections.nCopies(missing.size(),
+                        "(?, ?, ?, ?)")) + " ON CONFLICT (sha256) DO NOTHING")) {
+                    int i = 1;
+                    for (String sha : missing) {
+                        ArtifactInput a = bySha.get(sha);
+                        ps.setString(i++, sha);
+                        ps.setString(i++, a.kind());
+                        ps.setLong(i++, a.bytes().length);
+                        ps.setBytes(i++, gzip(a.bytes()));
+                    }
+                    ps.executeUpdate();
+                }
             }
-            try (PreparedStatement ps = c.prepareStatement(
-                    "INSERT INTO artifact (sha256, kind, size_bytes, compressed) VALUES (?, ?, ?, ?) "
-                            + "ON CONFLICT (sha256) DO NOTHING")) {
-                ps.setString(1, sha);
-                ps.setString(2, kind);
-                ps.setLong(3, bytes.length);
-                ps.setBytes(4, gzip(bytes));
-                ps.executeUpdate();
-            }
-            return sha;
+            return null;
         });
+        return shas;
     }
 
     @Override
@@ -247,25 +284,47 @@ final class JdbcStore implements Store {
 
     @Override
     public synchronized void putSource(SourceRecord s) {
-        if (s == null || s.sourceId() == null || s.sourceId().isBlank()) {
-            throw new IllegalArgumentException("source needs a sourceId");
+        putSources(List.of(s));
+    }
+
+    @Override
+    public synchronized void putSources(List<SourceRecord> input) {
+        java.util.Map<String, SourceRecord> byId = new java.util.LinkedHashMap<>();
+        for (SourceRecord s : input) {
+            if (s == null || s.sourceId() == null || s.sourceId().isBlank()) {
+                throw new IllegalArgumentException("source needs a sourceId");
+            }
+            byId.put(s.sourceId(), s); // the last one wins, as with successive putSource calls
         }
-        plain("cannot store source " + s.sourceId(), c -> {
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO source (" + SOURCE_COLUMNS + ", imported_at) "
-                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (source_id) DO UPDATE SET "
-                    + updateSet(SOURCE_COLUMNS + ", imported_at", "source_id"))) {
-                ps.setString(1, s.sourceId());
-                ps.setString(2, s.formatId());
-                ps.setString(3, s.path());
-                ps.setString(4, s.sha256());
-                ps.setString(5, s.pipeline());
-                ps.setString(6, s.invocationGroup());
-                ps.setString(7, Arm.normalizeAgent(s.agent()));
-                ps.setString(8, s.outcome());
-                ps.setString(9, s.reason());
-                ps.setString(10, s.contentArtifact());
-                setInstant(ps, 11, Instant.now());
-                ps.executeUpdate();
+        if (byId.isEmpty()) {
+            return;
+        }
+        List<SourceRecord> all = List.copyOf(byId.values());
+        Instant now = Instant.now();
+        atomically(all.size() == 1 ? "cannot store source " + all.get(0).sourceId()
+                : "cannot store " + all.size() + " sources", c -> {
+            for (int from = 0; from < all.size(); from += ROW_CHUNK) {
+                List<SourceRecord> chunk = all.subList(from, Math.min(all.size(), from + ROW_CHUNK));
+                try (PreparedStatement ps = c.prepareStatement("INSERT INTO source (" + SOURCE_COLUMNS
+                        + ", imported_at) VALUES " + String.join(", ", java.util.Collections.nCopies(chunk.size(),
+                        "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) + " ON CONFLICT (source_id) DO UPDATE SET "
+                        + updateSet(SOURCE_COLUMNS + ", imported_at", "source_id"))) {
+                    int i = 1;
+                    for (SourceRecord s : chunk) {
+                        ps.setString(i++, s.sourceId());
+                        ps.setString(i++, s.formatId());
+                        ps.setString(i++, s.path());
+                        ps.setString(i++, s.sha256());
+                        ps.setString(i++, s.pipeline());
+                        ps.setString(i++, s.invocationGroup());
+                        ps.setString(i++, Arm.normalizeAgent(s.agent()));
+                        ps.setString(i++, s.outcome());
+                        ps.setString(i++, s.reason());
+                        ps.setString(i++, s.contentArtifact());
+                        setInstant(ps, i++, now);
+                    }
+                    ps.executeUpdate();
+                }
             }
             return null;
         });
@@ -295,23 +354,43 @@ final class JdbcStore implements Store {
 
     @Override
     public synchronized void putTask(TaskRecord t) {
-        if (t == null || t.taskId() == null || t.taskId().isBlank()) {
-            throw new IllegalArgumentException("task needs a taskId");
+        putTasks(List.of(t));
+    }
+
+    @Override
+    public synchronized void putTasks(List<TaskRecord> input) {
+        java.util.Map<String, TaskRecord> byId = new java.util.LinkedHashMap<>();
+        for (TaskRecord t : input) {
+            if (t == null || t.taskId() == null || t.taskId().isBlank()) {
+                throw new IllegalArgumentException("task needs a taskId");
+            }
+            byId.put(t.taskId(), t);
         }
-        plain("cannot store task " + t.taskId(), c -> {
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO task (" + TASK_COLUMNS + ") "
-                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (task_id) DO UPDATE SET "
-                    + updateSet(TASK_COLUMNS, "task_id"))) {
-                ps.setString(1, t.taskId());
-                ps.setString(2, t.repo());
-                ps.setString(3, t.commit());
-                ps.setString(4, t.parentCommit());
-                ps.setString(5, t.subject());
-                ps.setString(6, t.perfCommand());
-                ps.setString(7, t.model());
-                ps.setString(8, t.gpuConfig());
-                setInt(ps, 9, t.gpuCount());
-                ps.executeUpdate();
+        if (byId.isEmpty()) {
+            return;
+        }
+        List<TaskRecord> all = List.copyOf(byId.values());
+        atomically(all.size() == 1 ? "cannot store task " + all.get(0).taskId()
+                : "cannot store " + all.size() + " tasks", c -> {
+            for (int from = 0; from < all.size(); from += ROW_CHUNK) {
+                List<TaskRecord> chunk = all.subList(from, Math.min(all.size(), from + ROW_CHUNK));
+                try (PreparedStatement ps = c.prepareStatement("INSERT INTO task (" + TASK_COLUMNS + ") VALUES "
+                        + String.join(", ", java.util.Collections.nCopies(chunk.size(), "(?, ?, ?, ?, ?, ?, ?, ?, ?)"))
+                        + " ON CONFLICT (task_id) DO UPDATE SET " + updateSet(TASK_COLUMNS, "task_id"))) {
+                    int i = 1;
+                    for (TaskRecord t : chunk) {
+                        ps.setString(i++, t.taskId());
+                        ps.setString(i++, t.repo());
+                        ps.setString(i++, t.commit());
+                        ps.setString(i++, t.parentCommit());
+                        ps.setString(i++, t.subject());
+                        ps.setString(i++, t.perfCommand());
+                        ps.setString(i++, t.model());
+                        ps.setString(i++, t.gpuConfig());
+                        setInt(ps, i++, t.gpuCount());
+                    }
+                    ps.executeUpdate();
+                }
             }
             return null;
         });

@@ -16,6 +16,16 @@ public interface Store extends AutoCloseable {
     /** Stores bytes once (content-addressed, compressed); returns the sha256 hex. Whole, never truncated. */
     String putArtifact(String kind, byte[] bytes);
 
+    /** An artifact to store: its kind and its bytes (whole). */
+    record ArtifactInput(String kind, byte[] bytes) {
+    }
+
+    /**
+     * {@link #putArtifact} for many, in one transaction and a few statements (importers store a batch of files at
+     * once); returns the sha256 of each input, in order.
+     */
+    List<String> putArtifacts(List<ArtifactInput> artifacts);
+
     /** The stored bytes for a sha256, decompressed. */
     Optional<byte[]> artifact(String sha256);
 
@@ -23,6 +33,9 @@ public interface Store extends AutoCloseable {
     Optional<SourceRecord> findSource(String path, String sha256);
 
     void putSource(SourceRecord source);
+
+    /** {@link #putSource} for many, in one transaction and a few statements. */
+    void putSources(List<SourceRecord> sources);
 
     /**
      * Inserts or replaces a run and its metrics. Agent names are stored normalised ({@link io.isobench.Arm#normalizeAgent},
@@ -48,6 +61,9 @@ public interface Store extends AutoCloseable {
     List<SessionRecord> sessions();
 
     void putTask(TaskRecord task);
+
+    /** Inserts or replaces many tasks, in one transaction and a few statements. */
+    void putTasks(List<TaskRecord> tasks);
 
     Optional<TaskRecord> task(String taskId);
 
@@ -87,6 +103,7 @@ public interface Store extends AutoCloseable {
     /** All sources, ordered by path then sourceId. */
     List<SourceRecord> sources();
 
+    /** All tasks, ordered by id. */
     List<TaskRecord> tasks();
 
     /** Where the store lives, for messages (a file path or a JDBC URL without credentials). */

@@ -59,6 +59,21 @@ final class TestStores {
         }
 
         @Override
+        public List<String> putArtifacts(List<ArtifactInput> artifacts) {
+            return d.putArtifacts(artifacts);
+        }
+
+        @Override
+        public void putSources(List<SourceRecord> sources) {
+            d.putSources(sources);
+        }
+
+        @Override
+        public void putTasks(List<TaskRecord> tasks) {
+            d.putTasks(tasks);
+        }
+
+        @Override
         public Optional<byte[]> artifact(String sha256) {
             return d.artifact(sha256);
         }

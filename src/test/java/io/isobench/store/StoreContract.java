@@ -232,6 +232,53 @@ abstract class StoreContract {
     }
 
     @Test
+    void bulkWritesSpanSeveralStatementsLastOneWinsAndRollBackTogether() {
+        String kept = store.putArtifact("log", "already here".getBytes(StandardCharsets.UTF_8));
+        List<Store.ArtifactInput> arts = new ArrayList<>();
+        for (int i = 0; i < 450; i++) { // more than one multi-row statement
+            arts.add(new Store.ArtifactInput("log", ("artifact " + i).getBytes(StandardCharsets.UTF_8)));
+        }
+        arts.add(new Store.ArtifactInput("log", "artifact 7".getBytes(StandardCharsets.UTF_8))); // repeated
+        arts.add(new Store.ArtifactInput("log", "already here".getBytes(StandardCharsets.UTF_8)));
+        List<String> shas = store.putArtifacts(arts);
+        assertThat(shas).hasSize(452);
+        assertThat(shas.get(450)).isEqualTo(shas.get(7));
+        assertThat(shas.get(451)).isEqualTo(kept);
+        assertThat(store.artifact(shas.get(449))).hasValueSatisfying(b ->
+                assertThat(new String(b, StandardCharsets.UTF_8)).isEqualTo("artifact 449"));
+
+        List<SourceRecord> sources = new ArrayList<>();
+        List<TaskRecord> tasks = new ArrayList<>();
+        for (int i = 0; i < 1203; i++) {
+            sources.add(new SourceRecord(String.format("src-%05d", i), "R3", "p/" + i, "a".repeat(64), null, null,
+                    "Claude-Code", "imported", null, shas.get(i % 450)));
+            tasks.add(new TaskRecord(String.format("t%07d", i), "vllm", "c" + i, null, null, null, null, null, i));
+        }
+        sources.add(new SourceRecord("src-00005", "R6", "p/5", "a".repeat(64), null, null, null, "refused", "bad",
+                null));
+        tasks.add(new TaskRecord("t0000005", "vllm", "c5", "parent", "subject", null, null, "H100:4", 4));
+        store.putSources(sources);
+        store.putTasks(tasks);
+        assertThat(store.sources()).hasSize(1203);
+        assertThat(store.findSource("p/5", "a".repeat(64)).orElseThrow().outcome()).isEqualTo("refused");
+        assertThat(store.findSource("p/1202", "a".repeat(64)).orElseThrow().agent()).isEqualTo("claude_code");
+        assertThat(store.tasks()).hasSize(1203);
+        assertThat(store.task("t0000005").orElseThrow().gpuConfig()).isEqualTo("H100:4");
+        assertThat(store.task("t0001202").orElseThrow().gpuCount()).isEqualTo(1202);
+
+        assertThatThrownBy(() -> store.inTransaction(tx -> {
+            tx.putArtifacts(List.of(new Store.ArtifactInput("log", "never".getBytes(StandardCharsets.UTF_8))));
+            tx.putSources(List.of(new SourceRecord("src-never", "R3", "p/never", "b".repeat(64), null, null, null,
+                    "imported", null, null)));
+            tx.putTasks(List.of(new TaskRecord("t-never", null, null, null, null, null, null, null, null)));
+            throw new IllegalStateException("boom");
+        })).hasMessage("boom");
+        assertThat(store.findSource("p/never", "b".repeat(64))).isEmpty();
+        assertThat(store.task("t-never")).isEmpty();
+        assertThat(store.artifact(JdbcStore.sha256("never".getBytes(StandardCharsets.UTF_8)))).isEmpty();
+    }
+
+    @Test
     void transactionRollsBackEverythingWrittenInside() {
         RunRecord before = run("before", "cccccccc00", "x", "baseline", 0, RunRecord.RunKind.MEASURED, "native",
                 List.of(Metric.of("tpot_ms_mean", 1)));
