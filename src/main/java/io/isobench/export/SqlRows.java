@@ -68,7 +68,7 @@ final class SqlRows {
     }
 
     /** The 3-way rows of legacy runs, as {@code isobench table} computes them, keyed by (commit, agent). */
-    private static final String LG_DDL = "CREATE OR REPLACE TEMP TABLE x_lg (commit_short VARCHAR, agent VARCHAR,"
+    static final String LG_DDL = "CREATE OR REPLACE TEMP TABLE x_lg (commit_short VARCHAR, agent VARCHAR,"
             + " pipeline VARCHAR, mode VARCHAR, metric VARCHAR, status VARCHAR, comparability VARCHAR, bv DOUBLE,"
             + " hv DOUBLE, av DOUBLE, hd DOUBLE, ad DOUBLE, avh DOUBLE, issues VARCHAR)";
 
@@ -267,7 +267,11 @@ final class SqlRows {
                 st.execute("SET preserve_insertion_order = true");
             }
             try {
-                st.execute(steps.get(i));
+                if (steps.get(i).equals(UNIQUE_GID)) {
+                    uniqueGid(st);
+                } else {
+                    st.execute(steps.get(i));
+                }
             } catch (SQLException e) {
                 throw new SQLException("export SQL step " + (i + 1) + " failed: " + e.getMessage(), e);
             }
@@ -287,6 +291,35 @@ final class SqlRows {
             }
             throw new SQLException("legacy 3-way rows failed: " + e.getCause(), e.getCause());
         }
+    }
+
+    /**
+     * Where two (commit, agent, pipeline, arm) keys share a hash (practically never: 64 bits), every key gets a dense
+     * number instead, in x_mine and x_arm, before x_val groups by it.
+     */
+    static final String UNIQUE_GID = "UNIQUE GID";
+
+    private static final List<String> RENUMBER = List.of(
+            "CREATE OR REPLACE TEMP TABLE x_key AS SELECT commit_short, agent, pipeline, arm_key,"
+                    + " row_number() OVER () AS gid FROM x_arm",
+            "CREATE OR REPLACE TEMP TABLE x_mine AS SELECT x_mine.* REPLACE (k.gid AS gid) FROM x_mine JOIN x_key k"
+                    + " USING (commit_short, agent, pipeline, arm_key)",
+            "CREATE OR REPLACE TEMP TABLE x_arm AS SELECT x_arm.* REPLACE (k.gid AS gid) FROM x_arm JOIN x_key k"
+                    + " USING (commit_short, agent, pipeline, arm_key)",
+            "DROP TABLE x_key");
+
+    /** Makes the gid of x_arm unique (see {@link #UNIQUE_GID}); returns true when it had to re-number. */
+    static boolean uniqueGid(Statement st) throws SQLException {
+        try (java.sql.ResultSet rs = st.executeQuery("SELECT count(*) - count(DISTINCT gid) FROM x_arm")) {
+            rs.next();
+            if (rs.getLong(1) == 0) {
+                return false;
+            }
+        }
+        for (String sql : RENUMBER) {
+            st.execute(sql);
+        }
+        return true;
     }
 
     static String norm(String x) {
@@ -326,31 +359,36 @@ final class SqlRows {
                 + " FROM run WHERE kind IN ('LEGACY', 'MEASURED') AND commit_short IS NOT NULL"
                 + " AND NOT (kind = 'LEGACY' AND coalesce(extra_json LIKE '%\"recovered\"%', false)"
                 + " AND coalesce(json_extract_string(extra_json, '$.recovered'), '') = 'true')";
-        out.add("CREATE OR REPLACE TEMP TABLE x_mine AS WITH r AS (" + runs + ")"
+        // gid: one number per (commit, agent, pipeline, arm), so the metric join and the medians group by a number
+        // instead of four strings (a hash: the step after x_arm checks it is unique and re-numbers if it is not)
+        out.add("CREATE OR REPLACE TEMP TABLE x_mine AS WITH r AS (" + runs + "), m AS ("
                 + " SELECT agent_key AS agent, * FROM r WHERE agent_key IS NOT NULL"
                 + (shared ? " UNION ALL SELECT a.agent, r.* FROM (SELECT DISTINCT commit_short, agent_key AS agent FROM r"
-                + " WHERE agent_key IS NOT NULL) a JOIN r ON r.commit_short = a.commit_short AND r.agent_key IS NULL" : ""));
-        // per (commit, agent, pipeline, arm): medians over successful rounds, straight from the metric table; a legacy
-        // run without the metric contributes its primary value when that is the metric (native runs always store
-        // their primary metric among their metrics)
-        StringBuilder val = new StringBuilder("CREATE OR REPLACE TEMP TABLE x_val AS WITH v AS ("
-                + " SELECT r.commit_short, r.agent, r.pipeline, r.arm_key, m.name, m.value FROM metric m"
-                + " JOIN x_mine r ON m.run_id = r.run_id WHERE r.status = 'SUCCESS' AND m.name IN (" + metricList() + ")"
-                + " UNION ALL SELECT r.commit_short, r.agent, r.pipeline, r.arm_key, r.primary_metric, r.primary_value"
-                + " FROM x_mine r WHERE r.kind = 'LEGACY' AND r.status = 'SUCCESS' AND r.primary_metric IN (" + metricList() + ")"
-                + " AND r.primary_value IS NOT NULL AND NOT EXISTS (SELECT 1 FROM metric m WHERE m.run_id = r.run_id"
-                + " AND m.name = r.primary_metric))"
-                + " SELECT commit_short, agent, pipeline, arm_key");
-        for (String v : valueCols()) {
-            val.append(", median(value) FILTER (WHERE name = '").append(metricName(v)).append("') AS ").append(v);
-        }
-        val.append(" FROM v GROUP BY commit_short, agent, pipeline, arm_key");
-        out.add(val.toString());
-        out.add("CREATE OR REPLACE TEMP TABLE x_arm AS SELECT commit_short, agent, pipeline, arm_key,"
+                + " WHERE agent_key IS NOT NULL) a JOIN r ON r.commit_short = a.commit_short AND r.agent_key IS NULL" : "")
+                + ") SELECT *, hash(commit_short, agent, pipeline, arm_key) AS gid FROM m");
+        out.add("CREATE OR REPLACE TEMP TABLE x_arm AS SELECT commit_short, agent, pipeline, arm_key, any_value(gid) AS gid,"
                 + " count(DISTINCT round) AS n_rounds, bool_or(status = 'SUCCESS') AS any_success,"
                 + " arg_max(lower(status), {'r': round, 'id': run_id}) AS last_status,"
                 + " arg_max(failure_category, {'r': round, 'id': run_id}) FILTER (WHERE failure_category IS NOT NULL) AS last_failure"
                 + " FROM x_mine GROUP BY commit_short, agent, pipeline, arm_key");
+        // per (commit, agent, pipeline, arm) = gid: medians over successful rounds, straight from the metric table; a
+        // legacy run without the metric contributes its primary value when that is the metric (native runs always
+        // store their primary metric among their metrics). One median per (gid, metric), then pivoted.
+        StringBuilder val = new StringBuilder("CREATE OR REPLACE TEMP TABLE x_val AS WITH v AS ("
+                + " SELECT r.gid, m.name, m.value FROM metric m"
+                + " JOIN x_mine r ON m.run_id = r.run_id WHERE r.status = 'SUCCESS' AND m.name IN (" + metricList() + ")"
+                + " UNION ALL SELECT r.gid, r.primary_metric, r.primary_value"
+                + " FROM x_mine r WHERE r.kind = 'LEGACY' AND r.status = 'SUCCESS' AND r.primary_metric IN (" + metricList() + ")"
+                + " AND r.primary_value IS NOT NULL AND NOT EXISTS (SELECT 1 FROM metric m WHERE m.run_id = r.run_id"
+                + " AND m.name = r.primary_metric)),"
+                + " med AS (SELECT gid, name, median(value) AS value FROM v GROUP BY gid, name)"
+                + " SELECT gid");
+        for (String v : valueCols()) {
+            val.append(", any_value(value) FILTER (WHERE name = '").append(metricName(v)).append("') AS ").append(v);
+        }
+        val.append(" FROM med GROUP BY gid");
+        out.add(UNIQUE_GID);
+        out.add(val.toString());
         String first = "{'a': arm_order, 'r': round, 'id': run_id}";
         out.add("CREATE OR REPLACE TEMP TABLE x_grp AS SELECT commit_short, agent, pipeline, min(pipeline_raw) AS pipeline_raw,"
                 + " bool_and(pipeline_raw IS NULL) AS raw_null, count(DISTINCT model) AS n_models,"
@@ -393,12 +431,11 @@ final class SqlRows {
                 + " AND m.pipeline = grp.pipeline");
         for (String arm : List.of("baseline", "human", "agent")) {
             String a = arm.substring(0, 1);
-            for (String[] t : new String[][] {{"x_arm", a}, {"x_val", a + "v"}}) {
-                g.append(" LEFT JOIN ").append(t[0]).append(' ').append(t[1]).append(" ON ").append(t[1])
-                        .append(".commit_short = grp.commit_short AND ").append(t[1]).append(".agent = grp.agent AND ")
-                        .append(t[1]).append(".pipeline = grp.pipeline AND ").append(t[1]).append(".arm_key = '")
-                        .append(arm).append('\'');
-            }
+            g.append(" LEFT JOIN x_arm ").append(a).append(" ON ").append(a)
+                    .append(".commit_short = grp.commit_short AND ").append(a).append(".agent = grp.agent AND ")
+                    .append(a).append(".pipeline = grp.pipeline AND ").append(a).append(".arm_key = '")
+                    .append(arm).append('\'');
+            g.append(" LEFT JOIN x_val ").append(a).append("v ON ").append(a).append("v.gid = ").append(a).append(".gid");
         }
         out.add(g.toString());
         // primary values, comparability, choice. Legacy groups take everything that decides the row from x_lg (the

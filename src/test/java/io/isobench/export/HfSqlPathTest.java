@@ -54,6 +54,51 @@ class HfSqlPathTest {
         }
     }
 
+    /**
+     * The SQL path groups by a 64-bit hash of (commit, agent, pipeline, arm). Forcing every key onto three hash values
+     * must make it re-number the keys and compute exactly the rows it computes without collisions.
+     */
+    @Test
+    void collidingGroupHashesAreRenumberedAndChangeNothing() throws Exception {
+        try (Store store = TestStores.open(tmp, "collide")) {
+            SyntheticStore.generate(store, 120, 3, 5);
+            try (Connection c = SqlRows.connect(store); Statement st = c.createStatement()) {
+                assertThat(c).as("a DuckDB file store is shared with the SQL path").isNotNull();
+                st.execute(SqlRows.LG_DDL);
+                for (String forced : new String[] {null, "gid % 3"}) {
+                    String rows = forced == null ? "x_plain" : "x_forced";
+                    List<String> steps = SqlRows.statements(false, rows);
+                    for (String step : steps) {
+                        if (step.equals(SqlRows.UNIQUE_GID)) {
+                            if (forced != null) {
+                                st.execute("UPDATE x_mine SET gid = " + forced);
+                                st.execute("UPDATE x_arm SET gid = " + forced);
+                            }
+                            assertThat(SqlRows.uniqueGid(st)).as("re-numbered").isEqualTo(forced != null);
+                            try (ResultSet rs = st.executeQuery("SELECT count(*) - count(DISTINCT gid) FROM x_arm")) {
+                                rs.next();
+                                assertThat(rs.getLong(1)).isZero();
+                            }
+                        } else {
+                            st.execute(step.replace("TABLE " + rows + " AS", "TEMP TABLE " + rows + " AS"));
+                        }
+                    }
+                }
+                try (ResultSet rs = st.executeQuery("SELECT count(*) FROM x_plain")) {
+                    rs.next();
+                    assertThat(rs.getLong(1)).as("native rows of the synthetic store").isGreaterThan(50);
+                }
+                for (String q : List.of("SELECT * FROM x_plain EXCEPT ALL SELECT * FROM x_forced",
+                        "SELECT * FROM x_forced EXCEPT ALL SELECT * FROM x_plain")) {
+                    try (ResultSet rs = st.executeQuery("SELECT count(*) FROM (" + q + ")")) {
+                        rs.next();
+                        assertThat(rs.getLong(1)).as(q).isZero();
+                    }
+                }
+            }
+        }
+    }
+
     @Test
     void sqlAndStreamingPathsWriteTheSameRows() throws Exception {
         try (Store store = TestStores.open(tmp, "mixed")) {
