@@ -130,6 +130,35 @@ public abstract class ExecutorContract {
         assertThat(r.durationMs()).isPositive();
     }
 
+    /**
+     * {@code --parallel 2}: the session's dispatcher hands two jobs to the executor at once (from two threads); both
+     * succeed and their processes ran at the same time (the time spans their scripts print overlap).
+     */
+    @Test
+    @Timeout(value = 4, unit = TimeUnit.MINUTES)
+    void twoJobsAtOnceRunSideBySide() throws IOException {
+        scripts("span-a");
+        scripts("span-b");
+        List<Job> jobs = List.of(offline("span-a", List.of("python3", "span.py", "4"), 90, Map.of()),
+                offline("span-b", List.of("python3", "span.py", "4"), 90, Map.of()));
+        Map<String, JobResult> results = new java.util.concurrent.ConcurrentHashMap<>();
+        JobDispatcher.run(jobs, 2, executor.gpuCapacity(),
+                j -> results.put(j.jobId(), executor.execute(j, Executor.Hooks.NONE)));
+        assertThat(results).hasSize(2);
+        double[][] spans = new double[2][];
+        int i = 0;
+        for (Job j : jobs) {
+            JobResult r = results.get(j.jobId());
+            assertThat(r.failure()).as(r.log()).isNull();
+            Matcher from = Pattern.compile("span_start=([0-9.]+)").matcher(r.log());
+            Matcher to = Pattern.compile("span_end=([0-9.]+)").matcher(r.log());
+            assertThat(from.find() && to.find()).as(r.log()).isTrue();
+            spans[i++] = new double[] {Double.parseDouble(from.group(1)), Double.parseDouble(to.group(1))};
+        }
+        double overlapS = Math.min(spans[0][1], spans[1][1]) - Math.max(spans[0][0], spans[1][0]);
+        assertThat(overlapS).as("seconds both jobs ran at once").isGreaterThan(1.0);
+    }
+
     @Test
     @Timeout(value = 3, unit = TimeUnit.MINUTES)
     void nonZeroExitIsAClassifiedFailure() throws IOException {
@@ -339,6 +368,13 @@ public abstract class ExecutorContract {
                 "import sys, time",
                 "print('sleeping', flush=True)",
                 "time.sleep(float(sys.argv[1]))",
+                ""));
+        Files.writeString(d.resolve("span.py"), String.join("\n",
+                "import sys, time",
+                "print('span_start=%.3f' % time.time(), flush=True)",
+                "time.sleep(float(sys.argv[1]))",
+                "print('span_end=%.3f' % time.time())",
+                "print('Avg latency: ' + sys.argv[1] + ' seconds')",
                 ""));
         Files.writeString(d.resolve("crash.py"), String.join("\n",
                 "import time",

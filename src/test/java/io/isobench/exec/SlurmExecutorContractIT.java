@@ -21,7 +21,10 @@ class SlurmExecutorContractIT extends ExecutorContract {
 
     @Override
     protected Executor executor() {
-        return Executors.create("slurm");
+        // frugal requests (1 CPU and 512 MB per job) so that the 2-CPU test node can run two jobs at once; the
+        // defaults (8 CPUs and 64 GB per GPU, capped at the node) would make Slurm run them one after the other
+        return SlurmExecutor.connect(new SlurmConfig(null, null, 1, 1, 512, 512, false, "127.0.0.1", null, 3600,
+                List.of()));
     }
 
     @Override
