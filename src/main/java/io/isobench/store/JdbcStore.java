@@ -289,39 +289,59 @@ final class JdbcStore implements Store {
 
     @Override
     public synchronized void putSources(List<SourceRecord> input) {
-        java.util.Map<String, SourceRecord> byId = new java.util.LinkedHashMap<>();
-        for (SourceRecord s : input) {
-            if (s == null || s.sourceId() == null || s.sourceId().isBlank()) {
-                throw new IllegalArgumentException("source needs a sourceId");
+        Instant now = Instant.now();
+        upsert("source", SOURCE_COLUMNS + ", imported_at", "source_id", input, SourceRecord::sourceId, (ps, i, s) -> {
+            ps.setString(i++, s.sourceId());
+            ps.setString(i++, s.formatId());
+            ps.setString(i++, s.path());
+            ps.setString(i++, s.sha256());
+            ps.setString(i++, s.pipeline());
+            ps.setString(i++, s.invocationGroup());
+            ps.setString(i++, Arm.normalizeAgent(s.agent()));
+            ps.setString(i++, s.outcome());
+            ps.setString(i++, s.reason());
+            ps.setString(i++, s.contentArtifact());
+            setInstant(ps, i++, now);
+            return i;
+        });
+    }
+
+    /** Binds one row's columns from parameter {@code i}; returns the next free parameter index. */
+    @FunctionalInterface
+    private interface RowBinder<T> {
+        int bind(PreparedStatement ps, int i, T row) throws SQLException;
+    }
+
+    /**
+     * Inserts or replaces rows by their key in one transaction, with multi-row statements of {@link #ROW_CHUNK}
+     * rows (DuckDB spends milliseconds per statement); for a repeated key the last row wins.
+     */
+    private <T> void upsert(String table, String columns, String key, List<T> input,
+                            java.util.function.Function<T, String> keyOf, RowBinder<T> binder) {
+        java.util.Map<String, T> byKey = new java.util.LinkedHashMap<>();
+        for (T row : input) {
+            String k = row == null ? null : keyOf.apply(row);
+            if (k == null || k.isBlank()) {
+                throw new IllegalArgumentException(table + " needs a " + key);
             }
-            byId.put(s.sourceId(), s); // the last one wins, as with successive putSource calls
+            byKey.put(k, row);
         }
-        if (byId.isEmpty()) {
+        if (byKey.isEmpty()) {
             return;
         }
-        List<SourceRecord> all = List.copyOf(byId.values());
-        Instant now = Instant.now();
-        atomically(all.size() == 1 ? "cannot store source " + all.get(0).sourceId()
-                : "cannot store " + all.size() + " sources", c -> {
+        List<T> all = List.copyOf(byKey.values());
+        int n = columns.split(",").length;
+        String row = "(?" + ", ?".repeat(n - 1) + ")";
+        atomically(all.size() == 1 ? "cannot store " + table + " " + byKey.keySet().iterator().next()
+                : "cannot store " + all.size() + " " + table + " rows", c -> {
             for (int from = 0; from < all.size(); from += ROW_CHUNK) {
-                List<SourceRecord> chunk = all.subList(from, Math.min(all.size(), from + ROW_CHUNK));
-                try (PreparedStatement ps = c.prepareStatement("INSERT INTO source (" + SOURCE_COLUMNS
-                        + ", imported_at) VALUES " + String.join(", ", java.util.Collections.nCopies(chunk.size(),
-                        "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) + " ON CONFLICT (source_id) DO UPDATE SET "
-                        + updateSet(SOURCE_COLUMNS + ", imported_at", "source_id"))) {
+                List<T> chunk = all.subList(from, Math.min(all.size(), from + ROW_CHUNK));
+                try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + table + " (" + columns + ") VALUES "
+                        + String.join(", ", java.util.Collections.nCopies(chunk.size(), row))
+                        + " ON CONFLICT (" + key + ") DO UPDATE SET " + updateSet(columns, key))) {
                     int i = 1;
-                    for (SourceRecord s : chunk) {
-                        ps.setString(i++, s.sourceId());
-                        ps.setString(i++, s.formatId());
-                        ps.setString(i++, s.path());
-                        ps.setString(i++, s.sha256());
-                        ps.setString(i++, s.pipeline());
-                        ps.setString(i++, s.invocationGroup());
-                        ps.setString(i++, Arm.normalizeAgent(s.agent()));
-                        ps.setString(i++, s.outcome());
-                        ps.setString(i++, s.reason());
-                        ps.setString(i++, s.contentArtifact());
-                        setInstant(ps, i++, now);
+                    for (T t : chunk) {
+                        i = binder.bind(ps, i, t);
                     }
                     ps.executeUpdate();
                 }
@@ -359,40 +379,17 @@ final class JdbcStore implements Store {
 
     @Override
     public synchronized void putTasks(List<TaskRecord> input) {
-        java.util.Map<String, TaskRecord> byId = new java.util.LinkedHashMap<>();
-        for (TaskRecord t : input) {
-            if (t == null || t.taskId() == null || t.taskId().isBlank()) {
-                throw new IllegalArgumentException("task needs a taskId");
-            }
-            byId.put(t.taskId(), t);
-        }
-        if (byId.isEmpty()) {
-            return;
-        }
-        List<TaskRecord> all = List.copyOf(byId.values());
-        atomically(all.size() == 1 ? "cannot store task " + all.get(0).taskId()
-                : "cannot store " + all.size() + " tasks", c -> {
-            for (int from = 0; from < all.size(); from += ROW_CHUNK) {
-                List<TaskRecord> chunk = all.subList(from, Math.min(all.size(), from + ROW_CHUNK));
-                try (PreparedStatement ps = c.prepareStatement("INSERT INTO task (" + TASK_COLUMNS + ") VALUES "
-                        + String.join(", ", java.util.Collections.nCopies(chunk.size(), "(?, ?, ?, ?, ?, ?, ?, ?, ?)"))
-                        + " ON CONFLICT (task_id) DO UPDATE SET " + updateSet(TASK_COLUMNS, "task_id"))) {
-                    int i = 1;
-                    for (TaskRecord t : chunk) {
-                        ps.setString(i++, t.taskId());
-                        ps.setString(i++, t.repo());
-                        ps.setString(i++, t.commit());
-                        ps.setString(i++, t.parentCommit());
-                        ps.setString(i++, t.subject());
-                        ps.setString(i++, t.perfCommand());
-                        ps.setString(i++, t.model());
-                        ps.setString(i++, t.gpuConfig());
-                        setInt(ps, i++, t.gpuCount());
-                    }
-                    ps.executeUpdate();
-                }
-            }
-            return null;
+        upsert("task", TASK_COLUMNS, "task_id", input, TaskRecord::taskId, (ps, i, t) -> {
+            ps.setString(i++, t.taskId());
+            ps.setString(i++, t.repo());
+            ps.setString(i++, t.commit());
+            ps.setString(i++, t.parentCommit());
+            ps.setString(i++, t.subject());
+            ps.setString(i++, t.perfCommand());
+            ps.setString(i++, t.model());
+            ps.setString(i++, t.gpuConfig());
+            setInt(ps, i++, t.gpuCount());
+            return i;
         });
     }
 
