@@ -129,6 +129,16 @@ class HfSqlPathTest {
                             List.of(), null));
                 }
             }
+            // rounds beyond 63 (the SQL path counts rounds 0-63 as a bit set, the others exactly), one of them twice
+            String c3 = "dddddddd11112222333344445555666677778888";
+            int[] rounds = {0, 70, 100, 70};
+            for (int k = 0; k < rounds.length; k++) {
+                for (String arm : List.of("baseline", "human", "agent:codex")) {
+                    store.putRun(run("W" + arm + k, RunRecord.RunKind.MEASURED, c3, null, arm, rounds[k],
+                            RunRecord.RunStatus.SUCCESS, "latency", "native", "s10", "m", null,
+                            List.of(Metric.of("latency_ms_avg", 50.0 + k + arm.length())), null));
+                }
+            }
             HfExporter.Summary sql = HfExporter.export(store, tmp.resolve("sql"), true);
             HfExporter.Summary java = HfExporter.export(store, tmp.resolve("java"), false);
             assertThat(sql.rows()).isEqualTo(java.rows()).isGreaterThan(300);
@@ -158,6 +168,10 @@ class HfSqlPathTest {
                     assertThat(rs.getString(3)).isEqualTo("claude-code");
                     assertThat(rs.getString(4)).isEqualTo("sonnet-4.5");
                     assertThat(rs.next()).isFalse();
+                }
+                try (ResultSet rs = st.executeQuery("SELECT isobench_n_rounds FROM " + a + " WHERE commit_short = 'dddddddd'")) {
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.getInt(1)).as("distinct rounds 0, 70, 100").isEqualTo(3);
                 }
                 try (ResultSet rs = st.executeQuery("SELECT agent_name, has_agent_patch, isobench_failure_agent, human_latency_avg,"
                         + " isobench_n_rounds, gpu_config FROM " + a + " WHERE commit_short = 'cccccccc' ORDER BY agent_name")) {
