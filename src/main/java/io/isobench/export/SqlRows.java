@@ -362,8 +362,8 @@ final class SqlRows {
         // gid: one number per (commit, agent, pipeline, arm), so the metric join and the medians group by a number
         // instead of four strings (a hash: the step after x_arm checks it is unique and re-numbers if it is not)
         out.add("CREATE OR REPLACE TEMP TABLE x_mine AS WITH r AS (" + runs + "), m AS ("
-                + " SELECT agent_key AS agent, * FROM r WHERE agent_key IS NOT NULL"
-                + (shared ? " UNION ALL SELECT a.agent, r.* FROM (SELECT DISTINCT commit_short, agent_key AS agent FROM r"
+                + " SELECT agent_key AS agent, * EXCLUDE (agent_key) FROM r WHERE agent_key IS NOT NULL"
+                + (shared ? " UNION ALL SELECT a.agent, r.* EXCLUDE (agent_key) FROM (SELECT DISTINCT commit_short, agent_key AS agent FROM r"
                 + " WHERE agent_key IS NOT NULL) a JOIN r ON r.commit_short = a.commit_short AND r.agent_key IS NULL" : "")
                 + ") SELECT *, hash(commit_short, agent, pipeline, arm_key) AS gid FROM m");
         out.add("CREATE OR REPLACE TEMP TABLE x_arm AS SELECT commit_short, agent, pipeline, arm_key, any_value(gid) AS gid,"
