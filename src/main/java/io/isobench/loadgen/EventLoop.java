@@ -30,12 +30,19 @@ final class EventLoop implements AutoCloseable {
     private final ConcurrentLinkedQueue<Exchange> incoming = new ConcurrentLinkedQueue<>();
     private final ArrayDeque<Conn> idle = new ArrayDeque<>();
     private final List<Conn> busy = new ArrayList<>(); // index kept in Conn.busyIdx: O(1) add/remove
+    /** Submitted exchanges waiting for a connection slot (loop thread only). */
+    private final ArrayDeque<Exchange> pending = new ArrayDeque<>();
+    /** The concurrency cap, enforced here so a finished request starts the next one without a thread hand-off. */
+    private final int maxInFlight;
+    private int inFlight;
     private volatile boolean running = true;
     private final ByteBuffer readBuf = ByteBuffer.allocateDirect(64 * 1024);
     private final ChunkParser parser = new ChunkParser();
 
-    EventLoop(RequestExecutor exec) {
+    /** {@code maxInFlight}: requests on the wire at once (the rest wait, in submission order). */
+    EventLoop(RequestExecutor exec, int maxInFlight) {
         this.exec = exec;
+        this.maxInFlight = maxInFlight;
         try {
             this.selector = Selector.open();
         } catch (IOException e) {
@@ -111,20 +118,27 @@ final class EventLoop implements AutoCloseable {
         }
     }
 
+    /** How often request deadlines are checked (and the longest a select waits). */
+    private static final long SCAN_NS = 50_000_000L;
+
     private void loop() {
         long lastScan = System.nanoTime();
+        java.util.function.Consumer<SelectionKey> onReady = this::ready;
         while (running) {
             try {
-                selector.select(this::ready, 10);
+                selector.select(onReady, SCAN_NS / 1_000_000L);
             } catch (IOException e) {
                 continue;
             }
             Exchange x;
             while ((x = incoming.poll()) != null) {
+                pending.add(x);
+            }
+            while (inFlight < maxInFlight && (x = pending.poll()) != null) {
                 start(x);
             }
             long now = System.nanoTime();
-            if (now - lastScan > 10_000_000L) {
+            if (now - lastScan > SCAN_NS) {
                 lastScan = now;
                 for (Conn c : new ArrayList<>(busy)) {
                     if (c.x != null && now - c.x.deadline > 0) {
@@ -188,6 +202,7 @@ final class EventLoop implements AutoCloseable {
     }
 
     private void start(Exchange x) {
+        inFlight++;
         x.send = System.nanoTime();
         x.deadline = x.send + exec.timeoutNs();
         Conn c = idle.pollFirst();
@@ -566,6 +581,7 @@ final class EventLoop implements AutoCloseable {
     }
 
     private void finish(Exchange x, long now) {
+        inFlight--;
         try {
             x.done.accept(x.o.toResult(x.index, x.req, x.t0, x.scheduledNs, x.send, now));
         } catch (RuntimeException e) {

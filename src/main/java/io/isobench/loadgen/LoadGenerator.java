@@ -7,7 +7,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
@@ -28,7 +28,10 @@ public final class LoadGenerator {
         List<String> notes = new ArrayList<>();
         // a bad tokenizer file is a config error: reported before anything is sent
         BpeTokenizer tokenizer = config.tokenizer() == null ? null : BpeTokenizer.load(config.tokenizer());
-        try (RequestExecutor exec = new RequestExecutor(config); EventLoop io = new EventLoop(exec)) {
+        int cap = config.maxConcurrency() == null ? Integer.MAX_VALUE : config.maxConcurrency();
+        // the I/O thread enforces the cap; the dispatcher only keeps at most one more cap's worth queued behind it
+        Flow flow = new Flow(cap == Integer.MAX_VALUE ? Integer.MAX_VALUE : 2 * cap, cap);
+        try (RequestExecutor exec = new RequestExecutor(config); EventLoop io = new EventLoop(exec, cap)) {
             if (!config.readyCheckTimeout().isZero()) {
                 waitReady(exec, config, log, notes);
             }
@@ -47,20 +50,14 @@ public final class LoadGenerator {
             for (int i = 0; i < prompts.size(); i++) {
                 prepared.add(exec.prepare(prompts.get(i), config.requestIdPrefix() + i));
             }
-            Semaphore slots = config.maxConcurrency() == null ? null : new Semaphore(config.maxConcurrency(), true);
-
             if (config.numWarmups() > 0) {
                 log.accept("loadgen: " + config.numWarmups() + " warm-up requests (discarded)");
-                Semaphore warmDone = new Semaphore(0);
                 long w0 = System.nanoTime();
                 for (int i = 0; i < config.numWarmups(); i++) {
-                    acquire(slots);
-                    io.submit(new EventLoop.Exchange(-1, prepared.get(pool + i), w0, 0, r -> {
-                        release(slots);
-                        warmDone.release();
-                    }));
+                    flow.beforeSubmit();
+                    io.submit(new EventLoop.Exchange(-1, prepared.get(pool + i), w0, 0, r -> flow.completed()));
                 }
-                warmDone.acquireUninterruptibly(config.numWarmups());
+                flow.awaitAll();
             }
 
             int n = config.duration() == null ? config.numPrompts() : Integer.MAX_VALUE;
@@ -79,8 +76,6 @@ public final class LoadGenerator {
 
             List<RequestResult> results = new ArrayList<>();
             List<RequestResult[]> slotsOut = new ArrayList<>();
-            Semaphore finished = new Semaphore(0);
-            int submitted = 0;
             Instant startedAt = Instant.now();
             long cpu0 = processCpuNs();
             long[] ticks0 = procSelfTicks();
@@ -98,22 +93,20 @@ public final class LoadGenerator {
                     }
                 }
                 sleepUntil(t0 + at);
-                acquire(slots);
+                flow.beforeSubmit();
                 if (schedule == null && System.nanoTime() - t0 >= durationNs) {
-                    release(slots);
+                    flow.completed();
                     break;
                 }
                 RequestExecutor.Prepared p = prepared.get(i % pool);
                 RequestResult[] box = new RequestResult[1];
                 slotsOut.add(box);
                 io.submit(new EventLoop.Exchange(i, p, t0, at, r -> {
-                    box[0] = r;
-                    release(slots);
-                    finished.release();
+                    box[0] = r; // published to this thread by flow.completed() (a volatile write)
+                    flow.completed();
                 }));
-                submitted++;
             }
-            finished.acquireUninterruptibly(submitted);
+            flow.awaitAll();
             long t1 = System.nanoTime();
             long cpu1 = processCpuNs();
             long io1 = io.threadCpuNs();
@@ -167,15 +160,55 @@ public final class LoadGenerator {
         }
     }
 
-    private static void acquire(Semaphore s) {
-        if (s != null) {
-            s.acquireUninterruptibly();
-        }
-    }
+    /**
+     * Flow control between the dispatching thread and the I/O thread without a hand-off per request: the dispatcher
+     * waits only when {@code high} requests are outstanding (submitted, not finished) and is woken once when they drop
+     * to {@code low}, or to 0 in {@link #awaitAll}; the I/O thread pays one atomic decrement per finished request.
+     */
+    static final class Flow {
+        private final AtomicInteger outstanding = new AtomicInteger();
+        private final int high;
+        private final int low;
+        private volatile int wakeAt = -1;
+        private volatile Thread waiter;
 
-    private static void release(Semaphore s) {
-        if (s != null) {
-            s.release();
+        Flow(int high, int low) {
+            this.high = high;
+            this.low = Math.min(low, high - 1);
+        }
+
+        /** Dispatcher: called before each submit; blocks while {@code high} requests are outstanding. */
+        void beforeSubmit() {
+            if (outstanding.get() >= high) {
+                await(low);
+            }
+            outstanding.incrementAndGet();
+        }
+
+        /** Dispatcher: blocks until every submitted request finished. */
+        void awaitAll() {
+            await(0);
+        }
+
+        private void await(int level) {
+            waiter = Thread.currentThread();
+            wakeAt = level;
+            while (outstanding.get() > level) {
+                LockSupport.park(this);
+            }
+            wakeAt = -1;
+            waiter = null;
+        }
+
+        /** I/O thread: one request finished. */
+        void completed() {
+            int n = outstanding.decrementAndGet();
+            if (n <= wakeAt) {
+                Thread w = waiter;
+                if (w != null) {
+                    LockSupport.unpark(w);
+                }
+            }
         }
     }
 
