@@ -63,11 +63,26 @@ final class EventLoop implements AutoCloseable {
         boolean retried;
         final RequestExecutor.Outcome o = new RequestExecutor.Outcome();
 
+        /** When true, the request is not sent once {@code startByNs} has passed (a --duration run's end). */
+        final boolean bounded;
+        final long startByNs;
+
         Exchange(int index, RequestExecutor.Prepared req, long t0, long scheduledNs, Consumer<RequestResult> done) {
+            this(index, req, t0, scheduledNs, false, 0, done);
+        }
+
+        /**
+         * {@code bounded}: still waiting for a connection slot at {@code startByNs} (System.nanoTime), the request is
+         * dropped unsent and {@code done} gets null.
+         */
+        Exchange(int index, RequestExecutor.Prepared req, long t0, long scheduledNs, boolean bounded, long startByNs,
+                 Consumer<RequestResult> done) {
             this.index = index;
             this.req = req;
             this.t0 = t0;
             this.scheduledNs = scheduledNs;
+            this.bounded = bounded;
+            this.startByNs = startByNs;
             this.done = done;
         }
     }
@@ -154,7 +169,11 @@ final class EventLoop implements AutoCloseable {
             pending.add(x);
         }
         while (inFlight < maxInFlight && (x = pending.poll()) != null) {
-            start(x);
+            if (x.bounded && System.nanoTime() - x.startByNs >= 0) {
+                drop(x);
+            } else {
+                start(x);
+            }
         }
         long now = System.nanoTime();
         if (now - lastScan > SCAN_NS) {
@@ -622,6 +641,15 @@ final class EventLoop implements AutoCloseable {
             c.close();
         }
         finish(x, now);
+    }
+
+    /** A request whose run ended while it waited for a slot: never sent, reported as null. */
+    private static void drop(Exchange x) {
+        try {
+            x.done.accept(null);
+        } catch (RuntimeException e) {
+            e.printStackTrace();
+        }
     }
 
     private void finish(Exchange x, long now) {

@@ -30,7 +30,7 @@ public final class LoadGenerator {
         BpeTokenizer tokenizer = config.tokenizer() == null ? null : BpeTokenizer.load(config.tokenizer());
         int cap = config.maxConcurrency() == null ? Integer.MAX_VALUE : config.maxConcurrency();
         // the I/O thread enforces the cap; the dispatcher only keeps at most one more cap's worth queued behind it
-        Flow flow = new Flow(cap == Integer.MAX_VALUE ? Integer.MAX_VALUE : 2 * cap, cap);
+        Flow flow = new Flow((int) Math.min(Integer.MAX_VALUE, 2L * cap), cap);
         try (RequestExecutor exec = new RequestExecutor(config); EventLoop io = new EventLoop(exec, cap)) {
             if (!config.readyCheckTimeout().isZero()) {
                 waitReady(exec, config, log, notes);
@@ -108,7 +108,9 @@ public final class LoadGenerator {
                     ticks ? (ticks1[0] - ticks0[0]) / 100.0 : -1, ticks ? (ticks1[1] - ticks0[1]) / 100.0 : -1,
                     io0 < 0 || io1 < 0 ? -1 : (io1 - io0) / 1e9, iou0 < 0 || iou1 < 0 ? -1 : (iou1 - iou0) / 1e9);
             for (RequestResult[] b : slotsOut) {
-                results.add(b[0]);
+                if (b[0] != null) { // null: the --duration ended while it waited for a slot, so it was never sent
+                    results.add(b[0]);
+                }
             }
             double durS = (t1 - t0) / 1e9;
             LoadgenResult.Summary s = LoadgenResult.summarize(config, results, durS);
@@ -154,7 +156,8 @@ public final class LoadGenerator {
     /**
      * Sends request {@code i} at {@code t0 + at} (a method of its own, so the JIT compiles the per-request step early
      * rather than leaving it to the interpreter inside the once-called {@link #run}); false when {@code durationNs}
-     * has passed and nothing was sent.
+     * has passed and nothing was sent. With a duration, a request still waiting for a connection slot when it ends is
+     * dropped unsent by the I/O thread (as the dispatcher used to stop once a slot came too late).
      */
     private static boolean dispatch(EventLoop io, Flow flow, RequestExecutor.Prepared p, int i, long t0, long at,
                                     long durationNs, List<RequestResult[]> out) {
@@ -166,7 +169,7 @@ public final class LoadGenerator {
         }
         RequestResult[] box = new RequestResult[1];
         out.add(box);
-        io.submit(new EventLoop.Exchange(i, p, t0, at, r -> {
+        io.submit(new EventLoop.Exchange(i, p, t0, at, durationNs != Long.MAX_VALUE, t0 + durationNs, r -> {
             box[0] = r; // published to the dispatcher by flow.completed() (a volatile write)
             flow.completed();
         }));
