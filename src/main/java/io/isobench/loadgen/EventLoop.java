@@ -30,12 +30,19 @@ final class EventLoop implements AutoCloseable {
     private final ConcurrentLinkedQueue<Exchange> incoming = new ConcurrentLinkedQueue<>();
     private final ArrayDeque<Conn> idle = new ArrayDeque<>();
     private final List<Conn> busy = new ArrayList<>(); // index kept in Conn.busyIdx: O(1) add/remove
+    /** Submitted exchanges waiting for a connection slot (loop thread only). */
+    private final ArrayDeque<Exchange> pending = new ArrayDeque<>();
+    /** The concurrency cap, enforced here so a finished request starts the next one without a thread hand-off. */
+    private final int maxInFlight;
+    private int inFlight;
     private volatile boolean running = true;
     private final ByteBuffer readBuf = ByteBuffer.allocateDirect(64 * 1024);
     private final ChunkParser parser = new ChunkParser();
 
-    EventLoop(RequestExecutor exec) {
+    /** {@code maxInFlight}: requests on the wire at once (the rest wait, in submission order). */
+    EventLoop(RequestExecutor exec, int maxInFlight) {
         this.exec = exec;
+        this.maxInFlight = maxInFlight;
         try {
             this.selector = Selector.open();
         } catch (IOException e) {
@@ -56,11 +63,26 @@ final class EventLoop implements AutoCloseable {
         boolean retried;
         final RequestExecutor.Outcome o = new RequestExecutor.Outcome();
 
+        /** When true, the request is not sent once {@code startByNs} has passed (a --duration run's end). */
+        final boolean bounded;
+        final long startByNs;
+
         Exchange(int index, RequestExecutor.Prepared req, long t0, long scheduledNs, Consumer<RequestResult> done) {
+            this(index, req, t0, scheduledNs, false, 0, done);
+        }
+
+        /**
+         * {@code bounded}: still waiting for a connection slot at {@code startByNs} (System.nanoTime), the request is
+         * dropped unsent and {@code done} gets null.
+         */
+        Exchange(int index, RequestExecutor.Prepared req, long t0, long scheduledNs, boolean bounded, long startByNs,
+                 Consumer<RequestResult> done) {
             this.index = index;
             this.req = req;
             this.t0 = t0;
             this.scheduledNs = scheduledNs;
+            this.bounded = bounded;
+            this.startByNs = startByNs;
             this.done = done;
         }
     }
@@ -111,31 +133,15 @@ final class EventLoop implements AutoCloseable {
         }
     }
 
+    /** How often request deadlines are checked (and the longest a select waits). */
+    private static final long SCAN_NS = 50_000_000L;
+
+    private final java.util.function.Consumer<SelectionKey> onReady = this::ready;
+    private long lastScan = System.nanoTime();
+
     private void loop() {
-        long lastScan = System.nanoTime();
         while (running) {
-            try {
-                selector.select(this::ready, 10);
-            } catch (IOException e) {
-                continue;
-            }
-            Exchange x;
-            while ((x = incoming.poll()) != null) {
-                start(x);
-            }
-            long now = System.nanoTime();
-            if (now - lastScan > 10_000_000L) {
-                lastScan = now;
-                for (Conn c : new ArrayList<>(busy)) {
-                    if (c.x != null && now - c.x.deadline > 0) {
-                        Exchange e = c.x;
-                        e.o.fail("timeout", "request timed out after " + exec.timeoutNs() / 1_000_000 + " ms"
-                                + (e.o.chunks > 0 ? " (stalled after " + e.o.chunks + " chunks)" : ""));
-                        c.close();
-                        finish(e, now);
-                    }
-                }
-            }
+            turn();
         }
         for (Conn c : new ArrayList<>(idle)) {
             c.close();
@@ -144,6 +150,52 @@ final class EventLoop implements AutoCloseable {
             selector.close();
         } catch (IOException ignored) {
             // closing
+        }
+    }
+
+    /**
+     * One turn of the loop: wait for readiness, handle it, start what is pending, check deadlines. A method of its
+     * own so the JIT compiles it after a few hundred turns: a loop body inside the once-called {@link #loop()} would
+     * run in the interpreter until an on-stack replacement many thousands of turns later.
+     */
+    private void turn() {
+        try {
+            selector.select(onReady, SCAN_NS / 1_000_000L);
+        } catch (IOException e) {
+            return;
+        }
+        Exchange x;
+        while ((x = incoming.poll()) != null) {
+            pending.add(x);
+        }
+        while (inFlight < maxInFlight && (x = pending.poll()) != null) {
+            if (x.bounded && System.nanoTime() - x.startByNs >= 0) {
+                drop(x);
+            } else {
+                start(x);
+            }
+        }
+        long now = System.nanoTime();
+        if (now - lastScan > SCAN_NS) {
+            lastScan = now;
+            expire(now);
+        }
+    }
+
+    private void expire(long now) {
+        // downwards: closing a connection moves the last busy one into its slot, which was already checked
+        for (int i = busy.size() - 1; i >= 0; i--) {
+            if (i >= busy.size()) {
+                continue;
+            }
+            Conn c = busy.get(i);
+            if (c.x != null && now - c.x.deadline > 0) {
+                Exchange e = c.x;
+                e.o.fail("timeout", "request timed out after " + exec.timeoutNs() / 1_000_000 + " ms"
+                        + (e.o.chunks > 0 ? " (stalled after " + e.o.chunks + " chunks)" : ""));
+                c.close();
+                finish(e, now);
+            }
         }
     }
 
@@ -188,6 +240,7 @@ final class EventLoop implements AutoCloseable {
     }
 
     private void start(Exchange x) {
+        inFlight++;
         x.send = System.nanoTime();
         x.deadline = x.send + exec.timeoutNs();
         Conn c = idle.pollFirst();
@@ -420,12 +473,20 @@ final class EventLoop implements AutoCloseable {
     }
 
     private void parseHead(Conn c, String head) throws IOException {
-        String[] lines = head.split("\r?\n");
-        int i = 0;
-        while (i < lines.length && lines[i].isEmpty()) {
-            i++;
+        // lines are split on LF (a CR before it dropped) by hand: no regex and no array per response
+        int n = head.length();
+        int pos = 0;
+        String status = "";
+        while (pos < n) {
+            int nl = head.indexOf('\n', pos);
+            int end = lineEnd(head, pos, nl);
+            int start = pos;
+            pos = nl < 0 ? n : nl + 1;
+            if (end > start) {
+                status = head.substring(start, end);
+                break;
+            }
         }
-        String status = i < lines.length ? lines[i] : "";
         if (!status.startsWith("HTTP/1.")) {
             throw new IOException("not an HTTP response: " + HttpConn.abbreviate(status));
         }
@@ -439,27 +500,44 @@ final class EventLoop implements AutoCloseable {
         long len = -1;
         Boolean close = null;
         c.contentType = null;
-        for (int j = i + 1; j < lines.length; j++) {
-            String h = lines[j];
-            int colon = h.indexOf(':');
-            if (colon <= 0) {
+        while (pos < n) {
+            int nl = head.indexOf('\n', pos);
+            int end = lineEnd(head, pos, nl);
+            int start = pos;
+            pos = nl < 0 ? n : nl + 1;
+            int colon = head.indexOf(':', start);
+            if (colon <= start || colon >= end) {
                 continue;
             }
-            String name = h.substring(0, colon).trim().toLowerCase(Locale.ROOT);
-            String value = h.substring(colon + 1).trim();
-            switch (name) {
-                case "content-type" -> c.contentType = value;
-                case "transfer-encoding" -> chunked = value.toLowerCase(Locale.ROOT).contains("chunked");
-                case "content-length" -> {
-                    try {
-                        len = Long.parseLong(value);
-                    } catch (NumberFormatException e) {
-                        throw new IOException("bad Content-Length: " + HttpConn.abbreviate(value));
-                    }
+            int ns = start;
+            int ne = colon;
+            while (ns < ne && head.charAt(ns) <= ' ') {
+                ns++;
+            }
+            while (ne > ns && head.charAt(ne - 1) <= ' ') {
+                ne--;
+            }
+            int vs = colon + 1;
+            int ve = end;
+            while (vs < ve && head.charAt(vs) <= ' ') {
+                vs++;
+            }
+            while (ve > vs && head.charAt(ve - 1) <= ' ') {
+                ve--;
+            }
+            if (named(head, ns, ne, "content-type")) {
+                c.contentType = head.substring(vs, ve);
+            } else if (named(head, ns, ne, "transfer-encoding")) {
+                chunked = head.substring(vs, ve).toLowerCase(Locale.ROOT).contains("chunked");
+            } else if (named(head, ns, ne, "content-length")) {
+                String value = head.substring(vs, ve);
+                try {
+                    len = Long.parseLong(value);
+                } catch (NumberFormatException e) {
+                    throw new IOException("bad Content-Length: " + HttpConn.abbreviate(value));
                 }
-                case "connection" -> close = value.equalsIgnoreCase("close");
-                default -> {
-                }
+            } else if (named(head, ns, ne, "connection")) {
+                close = head.regionMatches(true, vs, "close", 0, 5) && ve - vs == 5;
             }
         }
         c.keepAlive = close != null ? !close : !status.startsWith("HTTP/1.0");
@@ -565,13 +643,34 @@ final class EventLoop implements AutoCloseable {
         finish(x, now);
     }
 
+    /** A request whose run ended while it waited for a slot: never sent, reported as null. */
+    private static void drop(Exchange x) {
+        try {
+            x.done.accept(null);
+        } catch (RuntimeException e) {
+            e.printStackTrace();
+        }
+    }
+
     private void finish(Exchange x, long now) {
+        inFlight--;
         try {
             x.done.accept(x.o.toResult(x.index, x.req, x.t0, x.scheduledNs, x.send, now));
         } catch (RuntimeException e) {
             // the consumer must never take the loop down
             e.printStackTrace();
         }
+    }
+
+    /** End of the line that starts at {@code from} and ends at LF {@code nl} (-1: the end), a CR before it excluded. */
+    private static int lineEnd(String s, int from, int nl) {
+        int end = nl < 0 ? s.length() : nl;
+        return end > from && s.charAt(end - 1) == '\r' ? end - 1 : end;
+    }
+
+    /** {@code s[from, to)} is the header name {@code name} (ASCII, case-insensitive). */
+    private static boolean named(String s, int from, int to, String name) {
+        return to - from == name.length() && s.regionMatches(true, from, name, 0, name.length());
     }
 
     /** The hex size of a chunk-size line {@code b[from, nl)} (extensions after ';' ignored), without a String. */

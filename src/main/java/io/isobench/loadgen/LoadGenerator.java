@@ -7,7 +7,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
@@ -28,7 +28,10 @@ public final class LoadGenerator {
         List<String> notes = new ArrayList<>();
         // a bad tokenizer file is a config error: reported before anything is sent
         BpeTokenizer tokenizer = config.tokenizer() == null ? null : BpeTokenizer.load(config.tokenizer());
-        try (RequestExecutor exec = new RequestExecutor(config); EventLoop io = new EventLoop(exec)) {
+        int cap = config.maxConcurrency() == null ? Integer.MAX_VALUE : config.maxConcurrency();
+        // the I/O thread enforces the cap; the dispatcher only keeps at most one more cap's worth queued behind it
+        Flow flow = new Flow((int) Math.min(Integer.MAX_VALUE, 2L * cap), cap);
+        try (RequestExecutor exec = new RequestExecutor(config); EventLoop io = new EventLoop(exec, cap)) {
             if (!config.readyCheckTimeout().isZero()) {
                 waitReady(exec, config, log, notes);
             }
@@ -47,20 +50,14 @@ public final class LoadGenerator {
             for (int i = 0; i < prompts.size(); i++) {
                 prepared.add(exec.prepare(prompts.get(i), config.requestIdPrefix() + i));
             }
-            Semaphore slots = config.maxConcurrency() == null ? null : new Semaphore(config.maxConcurrency(), true);
-
             if (config.numWarmups() > 0) {
                 log.accept("loadgen: " + config.numWarmups() + " warm-up requests (discarded)");
-                Semaphore warmDone = new Semaphore(0);
                 long w0 = System.nanoTime();
                 for (int i = 0; i < config.numWarmups(); i++) {
-                    acquire(slots);
-                    io.submit(new EventLoop.Exchange(-1, prepared.get(pool + i), w0, 0, r -> {
-                        release(slots);
-                        warmDone.release();
-                    }));
+                    flow.beforeSubmit();
+                    io.submit(new EventLoop.Exchange(-1, prepared.get(pool + i), w0, 0, r -> flow.completed()));
                 }
-                warmDone.acquireUninterruptibly(config.numWarmups());
+                flow.awaitAll();
             }
 
             int n = config.duration() == null ? config.numPrompts() : Integer.MAX_VALUE;
@@ -79,8 +76,6 @@ public final class LoadGenerator {
 
             List<RequestResult> results = new ArrayList<>();
             List<RequestResult[]> slotsOut = new ArrayList<>();
-            Semaphore finished = new Semaphore(0);
-            int submitted = 0;
             Instant startedAt = Instant.now();
             long cpu0 = processCpuNs();
             long[] ticks0 = procSelfTicks();
@@ -97,23 +92,12 @@ public final class LoadGenerator {
                         break;
                     }
                 }
-                sleepUntil(t0 + at);
-                acquire(slots);
-                if (schedule == null && System.nanoTime() - t0 >= durationNs) {
-                    release(slots);
+                if (!dispatch(io, flow, prepared.get(i % pool), i, t0, at, schedule == null ? durationNs : Long.MAX_VALUE,
+                        slotsOut)) {
                     break;
                 }
-                RequestExecutor.Prepared p = prepared.get(i % pool);
-                RequestResult[] box = new RequestResult[1];
-                slotsOut.add(box);
-                io.submit(new EventLoop.Exchange(i, p, t0, at, r -> {
-                    box[0] = r;
-                    release(slots);
-                    finished.release();
-                }));
-                submitted++;
             }
-            finished.acquireUninterruptibly(submitted);
+            flow.awaitAll();
             long t1 = System.nanoTime();
             long cpu1 = processCpuNs();
             long io1 = io.threadCpuNs();
@@ -124,7 +108,9 @@ public final class LoadGenerator {
                     ticks ? (ticks1[0] - ticks0[0]) / 100.0 : -1, ticks ? (ticks1[1] - ticks0[1]) / 100.0 : -1,
                     io0 < 0 || io1 < 0 ? -1 : (io1 - io0) / 1e9, iou0 < 0 || iou1 < 0 ? -1 : (iou1 - iou0) / 1e9);
             for (RequestResult[] b : slotsOut) {
-                results.add(b[0]);
+                if (b[0] != null) { // null: the --duration ended while it waited for a slot, so it was never sent
+                    results.add(b[0]);
+                }
             }
             double durS = (t1 - t0) / 1e9;
             LoadgenResult.Summary s = LoadgenResult.summarize(config, results, durS);
@@ -167,15 +153,78 @@ public final class LoadGenerator {
         }
     }
 
-    private static void acquire(Semaphore s) {
-        if (s != null) {
-            s.acquireUninterruptibly();
+    /**
+     * Sends request {@code i} at {@code t0 + at} (a method of its own, so the JIT compiles the per-request step early
+     * rather than leaving it to the interpreter inside the once-called {@link #run}); false when {@code durationNs}
+     * has passed and nothing was sent. With a duration, a request still waiting for a connection slot when it ends is
+     * dropped unsent by the I/O thread (as the dispatcher used to stop once a slot came too late).
+     */
+    private static boolean dispatch(EventLoop io, Flow flow, RequestExecutor.Prepared p, int i, long t0, long at,
+                                    long durationNs, List<RequestResult[]> out) {
+        sleepUntil(t0 + at);
+        flow.beforeSubmit();
+        if (System.nanoTime() - t0 >= durationNs) {
+            flow.completed();
+            return false;
         }
+        RequestResult[] box = new RequestResult[1];
+        out.add(box);
+        io.submit(new EventLoop.Exchange(i, p, t0, at, durationNs != Long.MAX_VALUE, t0 + durationNs, r -> {
+            box[0] = r; // published to the dispatcher by flow.completed() (a volatile write)
+            flow.completed();
+        }));
+        return true;
     }
 
-    private static void release(Semaphore s) {
-        if (s != null) {
-            s.release();
+    /**
+     * Flow control between the dispatching thread and the I/O thread without a hand-off per request: the dispatcher
+     * waits only when {@code high} requests are outstanding (submitted, not finished) and is woken once when they drop
+     * to {@code low}, or to 0 in {@link #awaitAll}; the I/O thread pays one atomic decrement per finished request.
+     */
+    static final class Flow {
+        private final AtomicInteger outstanding = new AtomicInteger();
+        private final int high;
+        private final int low;
+        private volatile int wakeAt = -1;
+        private volatile Thread waiter;
+
+        Flow(int high, int low) {
+            this.high = high;
+            this.low = Math.min(low, high - 1);
+        }
+
+        /** Dispatcher: called before each submit; blocks while {@code high} requests are outstanding. */
+        void beforeSubmit() {
+            if (outstanding.get() >= high) {
+                await(low);
+            }
+            outstanding.incrementAndGet();
+        }
+
+        /** Dispatcher: blocks until every submitted request finished. */
+        void awaitAll() {
+            await(0);
+        }
+
+        private void await(int level) {
+            waiter = Thread.currentThread();
+            wakeAt = level;
+            while (outstanding.get() > level) {
+                LockSupport.park(this);
+            }
+            wakeAt = -1;
+            waiter = null;
+        }
+
+        /** I/O thread: one request finished. */
+        void completed() {
+            int n = outstanding.decrementAndGet();
+            if (n <= wakeAt) {
+                Thread w = waiter;
+                if (w != null) {
+                    LockSupport.unpark(w);
+                }
+            }
         }
     }
 

@@ -123,6 +123,25 @@ class LoadgenMetricsTest {
     }
 
     @Test
+    void durationRunWithConcurrencyCapSendsNothingAfterTheEndAndNeverExceedsTheCap() throws Exception {
+        // 300 ms requests, cap 3, 1 s: requests still queued for a slot when the second is over are dropped unsent
+        try (StreamingTestServer server = new StreamingTestServer(0, 10, 50, 0)) {
+            LoadgenConfig c = LoadgenConfig.builder().baseUrl(server.baseUrl()).model("test")
+                    .dataset(DatasetSpec.fixed("hello world", 6)).ignoreEos(true)
+                    .maxConcurrency(3).duration(Duration.ofSeconds(1)).numPrompts(1).build();
+            LoadgenResult r = LoadGenerator.run(c, null);
+            assertThat(r.summary().failed()).isZero();
+            assertThat(r.summary().completed()).isBetween(6, 15);
+            assertThat(r.summary().maxInFlight()).isLessThanOrEqualTo(3);
+            assertThat(r.requests()).allSatisfy(q -> {
+                assertThat(q).isNotNull();
+                assertThat(q.sendNs()).isLessThan(1_000_000_000L);
+            });
+            assertThat(server.requests.get()).isEqualTo(r.requests().size());
+        }
+    }
+
+    @Test
     void configErrorsAreOneLine() {
         assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> LoadgenConfig.builder().model("m")
                 .duration(Duration.ofSeconds(5)).build()))
