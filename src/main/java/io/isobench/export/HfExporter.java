@@ -109,7 +109,7 @@ public final class HfExporter {
                 Path parquetTmp = tmpDir.resolve("train.parquet");
                 Path jsonlTmp = tmpDir.resolve("train.jsonl");
                 try (sqlStore) {
-                    SqlRows.writeFinal(sqlStore, store, parquetTmp, jsonlTmp);
+                    SqlRows.writeFinal(sqlStore, parquetTmp, jsonlTmp);
                 }
                 List<SessionRows.Row> sessionRows = SessionRows.compute(store);
                 if (!sessionRows.isEmpty()) {
@@ -143,7 +143,7 @@ public final class HfExporter {
                 Path computed = tmpDir.resolve("computed.parquet");
                 long hfRuns;
                 try (sqlStore; Statement ss = sqlStore.createStatement()) {
-                    SqlRows.writeComputed(sqlStore, store, computed);
+                    SqlRows.writeComputed(sqlStore, computed);
                     hfRuns = count(ss, "SELECT count(*) FROM run WHERE kind = 'HF_IMPORT'");
                 }
                 Timing.mark("sql rows");

@@ -162,9 +162,9 @@ final class SqlRows {
     }
 
     /** Writes the computed rows (EXPORT columns + _commit, _agent) to a parquet file. */
-    static void writeComputed(Connection c, Store store, Path parquet) throws SQLException {
+    static void writeComputed(Connection c, Path parquet) throws SQLException {
         try (Statement st = c.createStatement()) {
-            runSteps(c, st, store, "x_rows");
+            runSteps(c, st, "x_rows");
             st.execute("COPY (SELECT * FROM x_rows) TO '" + HfExporter.sqlString(parquet.toString()) + "' (FORMAT parquet)");
             dropSteps(st);
         }
@@ -176,11 +176,11 @@ final class SqlRows {
      * store's instance, so three connections write at once: the parquet file and the two halves of the JSONL file
      * (DuckDB writes one ordered JSON file on one thread); the second half is then appended to the first.
      */
-    static void writeFinal(Connection c, Store store, Path parquet, Path jsonl) throws SQLException {
+    static void writeFinal(Connection c, Path parquet, Path jsonl) throws SQLException {
         try (Statement st = c.createStatement()) {
             st.execute("ATTACH IF NOT EXISTS ':memory:' AS " + ROWS_DB);
             try {
-                runSteps(c, st, store, ROWS_DB + ".x_rows");
+                runSteps(c, st, ROWS_DB + ".x_rows");
                 dropSteps(st);
                 long n;
                 try (java.sql.ResultSet rs = st.executeQuery("SELECT count(*) FROM " + ROWS_DB + ".x_rows")) {
@@ -273,9 +273,9 @@ final class SqlRows {
      * Runs {@link #statements(boolean, String)}: 1 GB of memory at most (DuckDB spills beyond it), insertion order kept only for
      * the last (sorted) table.
      */
-    private static void runSteps(Connection c, Statement st, Store store, String rowsTable) throws SQLException {
+    private static void runSteps(Connection c, Statement st, String rowsTable) throws SQLException {
         st.execute(LG_DDL);
-        // The legacy pass is Java work on the store's own reader: it overlaps the SQL steps that do not need x_lg.
+        // The legacy pass (Java, on its own connection) overlaps the SQL steps that do not need x_lg.
         java.util.concurrent.CompletableFuture<LegacyRows> legacy =
                 java.util.concurrent.CompletableFuture.supplyAsync(() -> computeLegacy(c));
         boolean legacyIn = false;
