@@ -108,11 +108,13 @@ public final class HfExporter {
                 // DuckDB store without imported HF rows: the store's database writes both files directly
                 Path parquetTmp = tmpDir.resolve("train.parquet");
                 Path jsonlTmp = tmpDir.resolve("train.jsonl");
+                java.util.concurrent.CompletableFuture<Void> jsonlJoined;
                 try (sqlStore) {
-                    SqlRows.writeFinal(sqlStore, parquetTmp, jsonlTmp);
+                    jsonlJoined = SqlRows.writeFinal(sqlStore, parquetTmp, jsonlTmp);
                 }
                 List<SessionRows.Row> sessionRows = SessionRows.compute(store);
                 if (!sessionRows.isEmpty()) {
+                    join(jsonlJoined);
                     // native sessions (a small pass): their rows replace the bulk rows of the same (commit, agent),
                     // and both files are written again, sorted as before
                     st.execute("CREATE TABLE hf_out AS SELECT * FROM read_parquet('" + sqlString(parquetTmp.toString()) + "')");
@@ -130,6 +132,8 @@ public final class HfExporter {
                 DatasetCard.Stats stats = DatasetCard.stats(st, rows, Files.size(parquetTmp));
                 Files.writeString(tmpDir.resolve("README.md"), DatasetCard.render(stats), StandardCharsets.UTF_8);
                 st.execute("DROP VIEW hf_out");
+                join(jsonlJoined);
+                Timing.mark("jsonl halves joined (beside the card)");
                 move(parquetTmp, outDir.resolve(PARQUET));
                 move(jsonlTmp, outDir.resolve(JSONL));
                 move(tmpDir.resolve("README.md"), outDir.resolve(CARD));
@@ -445,6 +449,18 @@ public final class HfExporter {
         try (ResultSet rs = st.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
+        }
+    }
+
+    /** Waits for a background step; its I/O failure is this export's I/O failure. */
+    private static void join(java.util.concurrent.CompletableFuture<Void> step) throws IOException {
+        try {
+            step.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            if (e.getCause() instanceof java.io.UncheckedIOException u) {
+                throw u.getCause();
+            }
+            throw e.getCause() instanceof RuntimeException re ? re : e;
         }
     }
 

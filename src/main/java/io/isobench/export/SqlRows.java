@@ -112,29 +112,63 @@ final class SqlRows {
                     flush.run();
                 }
                 commit[0] = commitShort;
-                RunRecord r = legacyRun(commitShort, HfMapping.JSON.readTree(rs.getString(2)));
+                RunRecord r = legacyRun(commitShort, rs.getString(2));
                 byAgent.computeIfAbsent(Arm.normalizeAgent(r.agent()), k -> new ArrayList<>()).add(r);
             }
-        } catch (SQLException | com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (SQLException | java.io.IOException e) {
             throw new IllegalStateException("reading the legacy runs: " + e.getMessage(), e);
         }
         flush.run();
         return new LegacyRows(rows, agents);
     }
 
-    /** A legacy run with the fields {@link ThreeWayTable#row} reads (the others are null). */
-    private static RunRecord legacyRun(String commit, com.fasterxml.jackson.databind.JsonNode n) {
-        com.fasterxml.jackson.databind.JsonNode v = n.get("primary_value");
-        return new RunRecord(n.get("run_id").asText(), null, RunRecord.RunKind.LEGACY, null, commit, text(n, "agent"),
-                n.get("arm").asText(), n.path("round").asInt(), RunRecord.RunStatus.valueOf(n.get("status").asText()),
-                null, text(n, "mode"), text(n, "model"), text(n, "pipeline"), null, null,
-                v == null || v.isNull() ? null : v.asDouble(), text(n, "primary_origin"), text(n, "workload"), null,
-                null, null, null, null, null, null, text(n, "extra_json"), List.of());
-    }
+    private static final com.fasterxml.jackson.core.JsonFactory JSON_FACTORY = new com.fasterxml.jackson.core.JsonFactory();
 
-    private static String text(com.fasterxml.jackson.databind.JsonNode n, String field) {
-        com.fasterxml.jackson.databind.JsonNode v = n.get(field);
-        return v == null || v.isNull() ? null : v.asText();
+    /**
+     * A legacy run with the fields {@link ThreeWayTable#row} reads (the others are null), from its JSON text (read
+     * with the streaming parser: no tree per run).
+     */
+    private static RunRecord legacyRun(String commit, String json) throws java.io.IOException {
+        String runId = null;
+        String agent = null;
+        String arm = null;
+        String status = null;
+        String mode = null;
+        String model = null;
+        String pipeline = null;
+        String origin = null;
+        String workload = null;
+        String extra = null;
+        int round = 0;
+        Double value = null;
+        try (com.fasterxml.jackson.core.JsonParser p = JSON_FACTORY.createParser(json)) {
+            if (p.nextToken() != com.fasterxml.jackson.core.JsonToken.START_OBJECT) {
+                throw new java.io.IOException("a legacy run is not a JSON object: " + json);
+            }
+            while (p.nextToken() == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
+                String field = p.currentName();
+                boolean none = p.nextToken() == com.fasterxml.jackson.core.JsonToken.VALUE_NULL;
+                String text = none ? null : p.getText();
+                switch (field) {
+                    case "run_id" -> runId = text;
+                    case "agent" -> agent = text;
+                    case "arm" -> arm = text;
+                    case "round" -> round = none ? 0 : p.getIntValue();
+                    case "status" -> status = text;
+                    case "mode" -> mode = text;
+                    case "model" -> model = text;
+                    case "pipeline" -> pipeline = text;
+                    case "primary_value" -> value = none ? null : p.getDoubleValue();
+                    case "primary_origin" -> origin = text;
+                    case "workload" -> workload = text;
+                    case "extra_json" -> extra = text;
+                    default -> p.skipChildren();
+                }
+            }
+        }
+        return new RunRecord(runId, null, RunRecord.RunKind.LEGACY, null, commit, agent, arm, round,
+                RunRecord.RunStatus.valueOf(status), null, mode, model, pipeline, null, null, value, origin, workload,
+                null, null, null, null, null, null, null, extra, List.of());
     }
 
     /** Appends the legacy rows to the temp table {@code x_lg} of {@code c} (created by {@link #LG_DDL}). */
@@ -176,9 +210,11 @@ final class SqlRows {
      * store's instance, so three connections write at once: the parquet file and the two halves of the JSONL file
      * (DuckDB writes one ordered JSON file on one thread); the second half is then appended to the first.
      */
-    static void writeFinal(Connection c, Path parquet, Path jsonl) throws SQLException {
+    static java.util.concurrent.CompletableFuture<Void> writeFinal(Connection c, Path parquet, Path jsonl)
+            throws SQLException {
         try (Statement st = c.createStatement()) {
             st.execute("ATTACH IF NOT EXISTS ':memory:' AS " + ROWS_DB);
+            Path tail = jsonl.resolveSibling(jsonl.getFileName() + ".part2");
             try {
                 runSteps(c, st, ROWS_DB + ".x_rows");
                 dropSteps(st);
@@ -189,7 +225,6 @@ final class SqlRows {
                 }
                 String cols = HfExporter.columnList();
                 String from = " FROM " + ROWS_DB + ".x_rows";
-                Path tail = jsonl.resolveSibling(jsonl.getFileName() + ".part2");
                 List<String> copies = List.of(
                         "COPY (SELECT " + cols + from + ") TO '" + HfExporter.sqlString(parquet.toString())
                                 + "' (FORMAT parquet, COMPRESSION zstd)",
@@ -197,24 +232,37 @@ final class SqlRows {
                                 + HfExporter.sqlString(jsonl.toString()) + "' (FORMAT json)",
                         "COPY (SELECT " + cols + from + " WHERE rowid >= " + n / 2 + ") TO '"
                                 + HfExporter.sqlString(tail.toString()) + "' (FORMAT json)");
-                try {
-                    // one thread per writer: DuckDB's ordered JSON writer on several threads spends about three
-                    // times the CPU of one thread (measured on 2 cores: 5.6 s against 1.6 s for 420 MB), and the three
-                    // writers on their own connections keep both cores busy anyway
-                    st.execute("SET threads = 1");
-                    parallel(c, copies);
-                    HfExporter.Timing.mark("parquet + jsonl (3 writers)");
-                    appendAndDelete(jsonl, tail);
-                    HfExporter.Timing.mark("jsonl halves joined");
-                } finally {
-                    Files.deleteIfExists(tail);
-                }
-            } catch (java.io.IOException e) {
-                throw new SQLException("writing " + jsonl + ": " + e.getMessage(), e);
+                // one thread per writer: DuckDB's ordered JSON writer on several threads spends about three
+                // times the CPU of one thread (measured on 2 cores: 5.6 s against 1.6 s for 420 MB), and the three
+                // writers on their own connections keep both cores busy anyway
+                st.execute("SET threads = 1");
+                parallel(c, copies);
+                HfExporter.Timing.mark("parquet + jsonl (3 writers)");
+            } catch (SQLException | RuntimeException e) {
+                deleteQuietly(tail);
+                throw e;
             } finally {
                 st.execute("RESET threads");
                 st.execute("DETACH DATABASE IF EXISTS " + ROWS_DB);
             }
+            // the caller writes the dataset card meanwhile; it joins this before it moves the JSONL file
+            return java.util.concurrent.CompletableFuture.runAsync(() -> {
+                try {
+                    appendAndDelete(jsonl, tail);
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException("writing " + jsonl + ": " + e.getMessage(), e);
+                } finally {
+                    deleteQuietly(tail);
+                }
+            }, r -> new Thread(r, "export-jsonl-join").start());
+        }
+    }
+
+    private static void deleteQuietly(Path p) {
+        try {
+            Files.deleteIfExists(p);
+        } catch (java.io.IOException e) {
+            // a temporary file in the export's temporary folder, removed with it
         }
     }
 
