@@ -66,12 +66,19 @@ public final class LegacyImporter {
 
         /** Queues an artifact (redacted) and returns the sha256 the store will give it. */
         String artifact(String kind, String text) {
-            byte[] b = Redactor.redact(text).getBytes(StandardCharsets.UTF_8);
-            String sha = sha256(b);
-            if (artifacts.putIfAbsent(sha, new Store.ArtifactInput(kind, b)) == null) {
-                bytes += b.length;
-            }
+            Map<String, Store.ArtifactInput> one = new java.util.LinkedHashMap<>();
+            String sha = pending(one, kind, text);
+            addArtifacts(one);
             return sha;
+        }
+
+        /** Queues a file's artifacts (by sha256, as {@link #pending} made them). */
+        void addArtifacts(Map<String, Store.ArtifactInput> fileArtifacts) {
+            fileArtifacts.forEach((sha, a) -> {
+                if (artifacts.putIfAbsent(sha, a) == null) {
+                    bytes += a.bytes().length;
+                }
+            });
         }
 
         void fileDone() {
@@ -314,7 +321,7 @@ public final class LegacyImporter {
         String outcome = recovered ? "recovered" : "imported";
         // Everything is built before the transaction: a file that cannot be turned into records is refused with
         // the reason; a store that cannot write stops the import (it is not the file's fault).
-        Map<String, Pending> artifacts = new java.util.LinkedHashMap<>();
+        Map<String, Store.ArtifactInput> artifacts = new java.util.LinkedHashMap<>();
         List<RunRecord> records = new ArrayList<>();
         String contentArt;
         try {
@@ -336,12 +343,7 @@ public final class LegacyImporter {
             note("isobench: " + path + ": " + e);
             return refuse(path, sha, sourceId, det, agent, text, "could not be imported: " + e);
         }
-        for (Map.Entry<String, Pending> a : artifacts.entrySet()) {
-            if (batch.artifacts.putIfAbsent(a.getKey(), new Store.ArtifactInput(a.getValue().kind(),
-                    a.getValue().bytes())) == null) {
-                batch.bytes += a.getValue().bytes().length;
-            }
-        }
+        batch.addArtifacts(artifacts);
         batch.runs.addAll(records);
         if (ex.task() != null) {
             putTask(batch.tasks, ex.task(), det.commit(), tasksSeen);
@@ -356,19 +358,15 @@ public final class LegacyImporter {
                 recovered ? ImportSummary.Outcome.RECOVERED : ImportSummary.Outcome.IMPORTED, recovery, count);
     }
 
-    /** An artifact to store with the file's transaction. */
-    private record Pending(String kind, byte[] bytes) {
-    }
-
     /** Redacts, queues and returns the sha256 the store will give the artifact (content-addressed). */
-    private static String pending(Map<String, Pending> artifacts, String kind, String text) {
+    private static String pending(Map<String, Store.ArtifactInput> artifacts, String kind, String text) {
         byte[] bytes = Redactor.redact(text).getBytes(StandardCharsets.UTF_8);
         String sha = sha256(bytes);
-        artifacts.putIfAbsent(sha, new Pending(kind, bytes));
+        artifacts.putIfAbsent(sha, new Store.ArtifactInput(kind, bytes));
         return sha;
     }
 
-    private RunRecord toRecord(RunDraft d, Map<String, Pending> artifacts, String path, String pathCommit, String sourceId, String formatId,
+    private RunRecord toRecord(RunDraft d, Map<String, Store.ArtifactInput> artifacts, String path, String pathCommit, String sourceId, String formatId,
                                Extractor.Extracted ex, String fileAgent, String recovery, ObjectNode sidecarArts) {
         String agent = d.agentOverride != null ? d.agentOverride : fileAgent;
         String armLabel = switch (d.arm) {
