@@ -91,6 +91,14 @@ public abstract class ExecutorContract {
         return Map.of();
     }
 
+    /**
+     * How long a job's processes may take to go once {@code execute} returned (default 5 s). An executor whose
+     * processes are stopped by something asynchronous (the Kubernetes garbage collector) may need longer.
+     */
+    protected java.time.Duration processGrace() {
+        return java.time.Duration.ofSeconds(5);
+    }
+
     /** This test's work root (a fresh directory per test). */
     protected final Path root() {
         return root;
@@ -110,7 +118,7 @@ public abstract class ExecutorContract {
         if (root == null) {
             return;
         }
-        assertThat(waitForNone(root)).as("processes left under " + root).isEmpty();
+        assertThat(waitForNone(root, processGrace())).as("processes left under " + root).isEmpty();
         assertThat(leftovers(root)).as("executor leftovers under " + root).isEmpty();
         deleteTree(root);
     }
@@ -421,9 +429,9 @@ public abstract class ExecutorContract {
     }
 
     /** Host processes whose working directory is under {@code dir}, after waiting a few seconds for them to go. */
-    private static List<String> waitForNone(Path dir) throws InterruptedException {
+    private static List<String> waitForNone(Path dir, java.time.Duration grace) throws InterruptedException {
         List<String> left = processesUnder(dir);
-        for (int i = 0; i < 50 && !left.isEmpty(); i++) {
+        for (long i = 0; i < grace.toMillis() / 100 && !left.isEmpty(); i++) {
             Thread.sleep(100);
             left = processesUnder(dir);
         }
