@@ -77,12 +77,13 @@ final class SqlRows {
     /**
      * The legacy runs' fields that {@link ThreeWayTable#row} reads, one JSON object per run, in the order
      * {@code Store.forEachRun} streams them. Reading one text per run instead of 29 JDBC columns takes a fifth of the
-     * time (DuckDB's JDBC spends about a microsecond per value).
+     * time (DuckDB's JDBC spends about a microsecond per value), and reading it as UTF-8 bytes (encode: a BLOB) half the time of
+     * a VARCHAR, which DuckDB's JDBC decodes byte by byte.
      */
-    private static final String LEGACY_SQL = "SELECT commit_short, CAST(to_json({'run_id': run_id, 'agent': agent,"
+    private static final String LEGACY_SQL = "SELECT commit_short, encode(CAST(to_json({'run_id': run_id, 'agent': agent,"
             + " 'arm': arm, 'round': round, 'status': status, 'mode': mode, 'model': model, 'pipeline': pipeline,"
             + " 'primary_value': CASE WHEN isfinite(primary_value) THEN primary_value END, 'primary_origin': primary_origin,"
-            + " 'workload': workload, 'extra_json': extra_json}) AS VARCHAR)"
+            + " 'workload': workload, 'extra_json': extra_json}) AS VARCHAR))"
             + " FROM run WHERE kind = 'LEGACY' AND commit_short IS NOT NULL AND agent IS NOT NULL"
             + " ORDER BY commit_short, pipeline NULLS LAST, arm, round, run_id";
 
@@ -112,7 +113,7 @@ final class SqlRows {
                     flush.run();
                 }
                 commit[0] = commitShort;
-                RunRecord r = legacyRun(commitShort, rs.getString(2));
+                RunRecord r = legacyRun(commitShort, rs.getBytes(2));
                 byAgent.computeIfAbsent(Arm.normalizeAgent(r.agent()), k -> new ArrayList<>()).add(r);
             }
         } catch (SQLException | java.io.IOException e) {
@@ -128,7 +129,7 @@ final class SqlRows {
      * A legacy run with the fields {@link ThreeWayTable#row} reads (the others are null), from its JSON text (read
      * with the streaming parser: no tree per run).
      */
-    private static RunRecord legacyRun(String commit, String json) throws java.io.IOException {
+    private static RunRecord legacyRun(String commit, byte[] json) throws java.io.IOException {
         String runId = null;
         String agent = null;
         String arm = null;
@@ -143,7 +144,8 @@ final class SqlRows {
         Double value = null;
         try (com.fasterxml.jackson.core.JsonParser p = JSON_FACTORY.createParser(json)) {
             if (p.nextToken() != com.fasterxml.jackson.core.JsonToken.START_OBJECT) {
-                throw new java.io.IOException("a legacy run is not a JSON object: " + json);
+                throw new java.io.IOException("a legacy run is not a JSON object: "
+                        + new String(json, java.nio.charset.StandardCharsets.UTF_8));
             }
             while (p.nextToken() == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
                 String field = p.currentName();
@@ -172,10 +174,10 @@ final class SqlRows {
     }
 
     /** Appends the legacy rows to the temp table {@code x_lg} of {@code c} (created by {@link #LG_DDL}). */
-    private static void appendLegacy(Connection c, LegacyRows lg) throws SQLException {
+    private static void appendLegacy(Connection c, LegacyRows lg, String catalog) throws SQLException {
         List<ThreeWayRow> rows = lg.rows();
         List<String> agents = lg.agents();
-        try (DuckDBAppender app = ((DuckDBConnection) c).createAppender("temp", "main", "x_lg")) {
+        try (DuckDBAppender app = ((DuckDBConnection) c).createAppender(catalog == null ? "temp" : catalog, "main", "x_lg")) {
             for (int i = 0; i < rows.size(); i++) {
                 ThreeWayRow r = rows.get(i);
                 app.beginRow();
@@ -198,51 +200,60 @@ final class SqlRows {
     /** Writes the computed rows (EXPORT columns + _commit, _agent) to a parquet file. */
     static void writeComputed(Connection c, Path parquet) throws SQLException {
         try (Statement st = c.createStatement()) {
-            runSteps(c, st, "x_rows");
+            runSteps(c, st, null, "x_rows");
             st.execute("COPY (SELECT * FROM x_rows) TO '" + HfExporter.sqlString(parquet.toString()) + "' (FORMAT parquet)");
-            dropSteps(st);
+            dropSteps(st, null);
         }
     }
 
     /**
      * A store without imported HF rows: the computed rows are the export. Both files are written straight from the
-     * store's database (sorted once), nothing crosses JDBC. The rows go to an in-memory database attached to the
-     * store's instance, so three connections write at once: the parquet file and the two halves of the JSONL file
+     * store's database, nothing crosses JDBC. The working tables go to an in-memory database attached to the store's
+     * instance, which every duplicate of the connection sees, so the rows are computed in two halves at once (split at
+     * the median commit: the last step works on ~100k rows, which DuckDB runs on one thread) and then three
+     * connections write at once: the parquet file (both halves, in order) and the two halves of the JSONL file
      * (DuckDB writes one ordered JSON file on one thread); the second half is then appended to the first.
      */
     static java.util.concurrent.CompletableFuture<Void> writeFinal(Connection c, Path parquet, Path jsonl)
             throws SQLException {
         try (Statement st = c.createStatement()) {
             st.execute("ATTACH IF NOT EXISTS ':memory:' AS " + ROWS_DB);
+            String searchPath = searchPath(st, ROWS_DB);
+            st.execute(searchPath);
             Path tail = jsonl.resolveSibling(jsonl.getFileName() + ".part2");
             try {
-                runSteps(c, st, ROWS_DB + ".x_rows");
-                dropSteps(st);
-                long n;
-                try (java.sql.ResultSet rs = st.executeQuery("SELECT count(*) FROM " + ROWS_DB + ".x_rows")) {
+                runSteps(c, st, ROWS_DB, null);
+                String split;
+                try (java.sql.ResultSet rs = st.executeQuery("SELECT quantile_disc(commit_short, 0.5) FROM x_grp")) {
                     rs.next();
-                    n = rs.getLong(1);
+                    split = rs.getString(1);
                 }
-                String cols = HfExporter.columnList();
-                String from = " FROM " + ROWS_DB + ".x_rows";
-                List<String> copies = List.of(
-                        "COPY (SELECT " + cols + from + ") TO '" + HfExporter.sqlString(parquet.toString())
-                                + "' (FORMAT parquet, COMPRESSION zstd)",
-                        "COPY (SELECT " + cols + from + " WHERE rowid < " + n / 2 + ") TO '"
-                                + HfExporter.sqlString(jsonl.toString()) + "' (FORMAT json)",
-                        "COPY (SELECT " + cols + from + " WHERE rowid >= " + n / 2 + ") TO '"
-                                + HfExporter.sqlString(tail.toString()) + "' (FORMAT json)");
-                // one thread per writer: DuckDB's ordered JSON writer on several threads spends about three
-                // times the CPU of one thread (measured on 2 cores: 5.6 s against 1.6 s for 420 MB), and the three
-                // writers on their own connections keep both cores busy anyway
+                String half1 = split == null ? "TRUE" : "commit_short < '" + HfExporter.sqlString(split) + "'";
+                String half2 = split == null ? "FALSE" : "commit_short >= '" + HfExporter.sqlString(split) + "'";
+                String rows1 = ROWS_DB + ".x_rows_1";
+                String rows2 = ROWS_DB + ".x_rows_2";
+                // one thread per connection: each half is one DuckDB row group anyway, and DuckDB's ordered JSON
+                // writer on several threads spends about three times the CPU of one thread (measured on 2 cores:
+                // 5.6 s against 1.6 s for 420 MB); two or three connections at once keep both cores busy
                 st.execute("SET threads = 1");
-                parallel(c, copies);
+                parallel(c, searchPath, List.of(rowsStatement(rows1, half1), rowsStatement(rows2, half2)));
+                HfExporter.Timing.mark("sql: the rows, two halves at once");
+                dropSteps(st, ROWS_DB);
+                String cols = HfExporter.columnList();
+                parallel(c, searchPath, List.of(
+                        "COPY (SELECT " + cols + " FROM " + rows1 + " UNION ALL SELECT " + cols + " FROM " + rows2
+                                + ") TO '" + HfExporter.sqlString(parquet.toString()) + "' (FORMAT parquet, COMPRESSION zstd)",
+                        "COPY (SELECT " + cols + " FROM " + rows1 + ") TO '" + HfExporter.sqlString(jsonl.toString())
+                                + "' (FORMAT json)",
+                        "COPY (SELECT " + cols + " FROM " + rows2 + ") TO '" + HfExporter.sqlString(tail.toString())
+                                + "' (FORMAT json)"));
                 HfExporter.Timing.mark("parquet + jsonl (3 writers)");
             } catch (SQLException | RuntimeException e) {
                 deleteQuietly(tail);
                 throw e;
             } finally {
                 st.execute("RESET threads");
+                st.execute("RESET search_path");
                 st.execute("DETACH DATABASE IF EXISTS " + ROWS_DB);
             }
             // the caller writes the dataset card meanwhile; it joins this before it moves the JSONL file
@@ -258,6 +269,19 @@ final class SqlRows {
         }
     }
 
+    /**
+     * The statement that makes unqualified names find the working tables in {@code catalog} first, then the store's
+     * tables (a per-connection setting: every duplicate runs it too).
+     */
+    private static String searchPath(Statement st, String catalog) throws SQLException {
+        String store;
+        try (java.sql.ResultSet rs = st.executeQuery("SELECT current_database()")) {
+            rs.next();
+            store = rs.getString(1);
+        }
+        return "SET search_path = '" + HfExporter.sqlString(HfExporter.quote(catalog) + ".main," + HfExporter.quote(store) + ".main") + "'";
+    }
+
     private static void deleteQuietly(Path p) {
         try {
             Files.deleteIfExists(p);
@@ -269,19 +293,33 @@ final class SqlRows {
     /** The in-memory database the final rows go to (visible to every connection of the store's instance). */
     private static final String ROWS_DB = "isobench_export_rows";
 
-    private static void dropSteps(Statement st) throws SQLException {
+    /** Drops the working tables (of {@code catalog}, or the temp tables when it is null). */
+    private static void dropSteps(Statement st, String catalog) throws SQLException {
         for (String t : List.of("x_rows", "x_choice", "x_g", "x_val", "x_arm", "x_grp", "x_modes", "x_mine", "x_lg")) {
-            st.execute("DROP TABLE IF EXISTS " + t);
+            st.execute("DROP TABLE IF EXISTS " + (catalog == null ? "" : catalog + ".") + t);
         }
     }
 
-    /** Runs each statement on its own duplicate of {@code c}, all at once; the first failure is thrown. */
-    private static void parallel(Connection c, List<String> statements) throws SQLException {
+    /**
+     * A step's statement with its working table or macro created in {@code catalog} instead of as a temp object
+     * (null: unchanged).
+     */
+    private static String placed(String sql, String catalog) {
+        return catalog == null ? sql
+                : sql.replace("TEMP TABLE x_", "TABLE " + catalog + ".x_").replace("TEMP MACRO ", "MACRO " + catalog + ".");
+    }
+
+    /**
+     * Runs each statement on its own duplicate of {@code c} (after {@code searchPath}), all at once; the first failure
+     * is thrown.
+     */
+    private static void parallel(Connection c, String searchPath, List<String> statements) throws SQLException {
         List<java.util.concurrent.CompletableFuture<Void>> running = new ArrayList<>();
         for (String sql : statements) {
             Connection d = ((DuckDBConnection) c).duplicate();
             running.add(java.util.concurrent.CompletableFuture.runAsync(() -> {
                 try (d; Statement s = d.createStatement()) {
+                    s.execute(searchPath);
                     s.execute("SET preserve_insertion_order = true");
                     s.execute(sql);
                 } catch (SQLException e) {
@@ -318,14 +356,22 @@ final class SqlRows {
     }
 
     /**
-     * Runs {@link #statements(boolean, String)}: 1 GB of memory at most (DuckDB spills beyond it), insertion order kept only for
-     * the last (sorted) table.
+     * Runs the steps ({@link #statements(boolean, String)}, or only {@link #workSteps(boolean)} when {@code rowsTable}
+     * is null): 1 GB of memory at most (DuckDB spills beyond it), insertion order kept only for the last (sorted)
+     * table. The working tables are temp tables of {@code c}, or tables of {@code catalog} when it is not null. The
+     * legacy 3-way rows are computed in Java meanwhile and land in x_lg before the first step that reads it.
      */
-    private static void runSteps(Connection c, Statement st, String rowsTable) throws SQLException {
-        st.execute(LG_DDL);
-        // The legacy pass (Java, on its own connection) overlaps the SQL steps that do not need x_lg.
-        java.util.concurrent.CompletableFuture<LegacyRows> legacy =
-                java.util.concurrent.CompletableFuture.supplyAsync(() -> computeLegacy(c));
+    private static void runSteps(Connection c, Statement st, String catalog, String rowsTable) throws SQLException {
+        st.execute(placed(LG_DDL, catalog));
+        // The legacy pass (Java, on its own connection and thread) overlaps the SQL steps that do not need x_lg.
+        java.util.concurrent.CompletableFuture<LegacyRows> legacy = new java.util.concurrent.CompletableFuture<>();
+        Thread.ofPlatform().name("export-legacy").daemon().start(() -> {
+            try {
+                legacy.complete(computeLegacy(c));
+            } catch (RuntimeException | Error e) {
+                legacy.completeExceptionally(e);
+            }
+        });
         boolean legacyIn = false;
         st.execute("SET memory_limit = '1GB'");
         st.execute("SET preserve_insertion_order = false");
@@ -336,21 +382,21 @@ final class SqlRows {
             rs.next();
             shared = rs.getLong(1) > 0;
         }
-        List<String> steps = statements(shared, rowsTable);
+        List<String> steps = rowsTable == null ? workSteps(shared) : statements(shared, rowsTable);
         for (int i = 0; i < steps.size(); i++) {
             if (!legacyIn && steps.get(i).contains("x_lg")) {
-                appendLegacy(c, join(legacy));
+                appendLegacy(c, join(legacy), catalog);
                 legacyIn = true;
                 HfExporter.Timing.mark("sql: legacy 3-way rows (computed beside steps 1-" + i + ")");
             }
-            if (i == steps.size() - 1) {
+            if (rowsTable != null && i == steps.size() - 1) {
                 st.execute("SET preserve_insertion_order = true");
             }
             try {
                 if (steps.get(i).equals(UNIQUE_GID)) {
-                    uniqueGid(st);
+                    uniqueGid(st, catalog);
                 } else {
-                    st.execute(steps.get(i));
+                    st.execute(placed(steps.get(i), catalog));
                 }
             } catch (SQLException e) {
                 throw new SQLException("export SQL step " + (i + 1) + " failed: " + e.getMessage(), e);
@@ -358,7 +404,8 @@ final class SqlRows {
             HfExporter.Timing.mark("sql step " + (i + 1));
         }
         if (!legacyIn) {
-            appendLegacy(c, join(legacy));
+            appendLegacy(c, join(legacy), catalog);
+            HfExporter.Timing.mark("sql: legacy 3-way rows (computed beside the steps)");
         }
     }
 
@@ -390,6 +437,10 @@ final class SqlRows {
 
     /** Makes the gid of x_arm unique (see {@link #UNIQUE_GID}); returns true when it had to re-number. */
     static boolean uniqueGid(Statement st) throws SQLException {
+        return uniqueGid(st, null);
+    }
+
+    private static boolean uniqueGid(Statement st, String catalog) throws SQLException {
         try (java.sql.ResultSet rs = st.executeQuery("SELECT count(*) - count(DISTINCT gid) FROM x_arm")) {
             rs.next();
             if (rs.getLong(1) == 0) {
@@ -397,7 +448,7 @@ final class SqlRows {
             }
         }
         for (String sql : RENUMBER) {
-            st.execute(sql);
+            st.execute(placed(sql, catalog));
         }
         return true;
     }
@@ -420,6 +471,13 @@ final class SqlRows {
 
     /** @param rowsTable where the last step puts the rows: {@code x_rows} (a temp table) or a qualified name */
     static List<String> statements(boolean shared, String rowsTable) {
+        List<String> out = workSteps(shared);
+        out.add(rowsStatement(rowsTable, null));
+        return out;
+    }
+
+    /** The steps before the last: the working tables x_mine, x_arm, x_val, x_grp, x_modes (temp tables). */
+    private static List<String> workSteps(boolean shared) {
         List<String> out = new ArrayList<>();
         out.add("""
                 CREATE OR REPLACE TEMP MACRO impr(lower_better, b, x) AS CASE
@@ -430,14 +488,14 @@ final class SqlRows {
         // files are never sources.
         String runs = "SELECT run_id, commit_short, commit_id, kind, session_id, status, failure_category, mode, model,"
                 + " coalesce(pipeline, 'native') AS pipeline, pipeline AS pipeline_raw, round, started_at, primary_metric,"
-                + " primary_value, CASE WHEN extra_json LIKE '%\"subject\"%' OR extra_json LIKE '%\"perf_command\"%'"
-                + " OR extra_json LIKE '%\"agent_model\"%' THEN extra_json END AS extra_json,"
+                + " primary_value, CASE WHEN contains(extra_json, '\"subject\"') OR contains(extra_json, '\"perf_command\"')"
+                + " OR contains(extra_json, '\"agent_model\"') THEN extra_json END AS extra_json,"
                 + " CASE WHEN arm LIKE 'agent:%' THEN 'agent' ELSE arm END AS arm_key,"
                 + " CASE arm WHEN 'baseline' THEN 0 WHEN 'human' THEN 1 ELSE 2 END AS arm_order,"
                 + " CASE WHEN kind = 'LEGACY' THEN " + norm("agent") + " WHEN arm LIKE 'agent:%' THEN " + norm("substr(arm, 7)")
                 + " ELSE " + norm("agent") + " END AS agent_key"
                 + " FROM run WHERE kind IN ('LEGACY', 'MEASURED') AND commit_short IS NOT NULL"
-                + " AND NOT (kind = 'LEGACY' AND coalesce(extra_json LIKE '%\"recovered\"%', false)"
+                + " AND NOT (kind = 'LEGACY' AND coalesce(contains(extra_json, '\"recovered\"'), false)"
                 + " AND coalesce(json_extract_string(extra_json, '$.recovered'), '') = 'true')";
         // gid: one number per (commit, agent, pipeline, arm), so the metric join and the medians group by a number
         // instead of four strings (a hash: the step after x_arm checks it is unique and re-numbers if it is not)
@@ -456,20 +514,19 @@ final class SqlRows {
                 + " FROM x_mine GROUP BY commit_short, agent, pipeline, arm_key");
         // per (commit, agent, pipeline, arm) = gid: medians over successful rounds, straight from the metric table; a
         // legacy run without the metric contributes its primary value when that is the metric (native runs always
-        // store their primary metric among their metrics). One median per (gid, metric), then pivoted.
+        // store their primary metric among their metrics). One filtered median per metric, grouped by gid.
         StringBuilder val = new StringBuilder("CREATE OR REPLACE TEMP TABLE x_val AS WITH v AS ("
                 + " SELECT r.gid, m.name, m.value FROM metric m"
                 + " JOIN x_mine r ON m.run_id = r.run_id WHERE r.status = 'SUCCESS' AND m.name IN (" + metricList() + ")"
                 + " UNION ALL SELECT r.gid, r.primary_metric, r.primary_value"
                 + " FROM x_mine r WHERE r.kind = 'LEGACY' AND r.status = 'SUCCESS' AND r.primary_metric IN (" + metricList() + ")"
                 + " AND r.primary_value IS NOT NULL AND NOT EXISTS (SELECT 1 FROM metric m WHERE m.run_id = r.run_id"
-                + " AND m.name = r.primary_metric)),"
-                + " med AS (SELECT gid, name, median(value) AS value FROM v GROUP BY gid, name)"
+                + " AND m.name = r.primary_metric))"
                 + " SELECT gid");
         for (String v : valueCols()) {
-            val.append(", any_value(value) FILTER (WHERE name = '").append(metricName(v)).append("') AS ").append(v);
+            val.append(", median(value) FILTER (WHERE name = '").append(metricName(v)).append("') AS ").append(v);
         }
-        val.append(" FROM med GROUP BY gid");
+        val.append(" FROM v GROUP BY gid");
         out.add(UNIQUE_GID);
         out.add(val.toString());
         String first = "{'a': arm_order, 'r': round, 'id': run_id}";
@@ -480,11 +537,11 @@ final class SqlRows {
                 + " bool_and(kind = 'MEASURED' AND session_id IS NOT NULL) AND min(session_id) = max(session_id) AS same_session,"
                 + " arg_min(kind, arm_order) AS k0,"
                 + " arg_min(model, " + first + ") FILTER (WHERE model IS NOT NULL) AS model,"
-                + " json_extract_string(arg_min(extra_json, " + first + ") FILTER (WHERE extra_json LIKE '%\"subject\"%'"
+                + " json_extract_string(arg_min(extra_json, " + first + ") FILTER (WHERE contains(extra_json, '\"subject\"')"
                 + " AND json_extract_string(extra_json, '$.subject') IS NOT NULL), '$.subject') AS subject,"
-                + " json_extract_string(arg_min(extra_json, " + first + ") FILTER (WHERE extra_json LIKE '%\"perf_command\"%'"
+                + " json_extract_string(arg_min(extra_json, " + first + ") FILTER (WHERE contains(extra_json, '\"perf_command\"')"
                 + " AND json_extract_string(extra_json, '$.perf_command') IS NOT NULL), '$.perf_command') AS perf_command,"
-                + " json_extract_string(arg_min(extra_json, " + first + ") FILTER (WHERE extra_json LIKE '%\"agent_model\"%'"
+                + " json_extract_string(arg_min(extra_json, " + first + ") FILTER (WHERE contains(extra_json, '\"agent_model\"')"
                 + " AND json_extract_string(extra_json, '$.agent_model') IS NOT NULL), '$.agent_model') AS agent_model,"
                 + " arg_max(commit_id, length(commit_id)) AS commit_id, CAST(CAST(min(started_at) AS DATE) AS VARCHAR) AS bdate,"
                 + " CASE WHEN min(mode) <> max(mode) THEN 2 WHEN count(mode) > 0 THEN 1 ELSE 0 END AS n_modes, min(mode) AS mode1"
@@ -496,6 +553,17 @@ final class SqlRows {
                 + " WHERE mode IS NOT NULL AND (commit_short, agent, pipeline) IN (SELECT (commit_short, agent, pipeline)"
                 + " FROM x_grp WHERE n_modes > 1) GROUP BY commit_short, agent, pipeline, mode) WHERE rn = 1");
 
+        return out;
+    }
+
+    /**
+     * The last step: the export rows of the groups (commit, agent, pipeline) of x_grp, in HfSchema.EXPORT order plus
+     * _commit and _agent, sorted by them.
+     *
+     * @param rowsTable where the rows go (created)
+     * @param commitRange null for every group, else a condition on commit_short: the rows of those commits only
+     */
+    private static String rowsStatement(String rowsTable, String commitRange) {
         // per group (commit, agent, pipeline): mode, arms pivoted, comparability inputs, first values
         StringBuilder g = new StringBuilder("SELECT grp.*,"
                 + " greatest(coalesce(b.n_rounds, 0), coalesce(h.n_rounds, 0), coalesce(a.n_rounds, 0)) AS n_rounds,"
@@ -512,7 +580,8 @@ final class SqlRows {
             g.append(", CASE WHEN ").append(a).append(".arm_key IS NULL OR ").append(a).append(".any_success THEN NULL ELSE ")
                     .append(a).append(".last_failure END AS ").append(a).append("_failure");
         }
-        g.append(" FROM x_grp grp LEFT JOIN x_modes m ON m.commit_short = grp.commit_short AND m.agent = grp.agent"
+        g.append(" FROM ").append(commitRange == null ? "x_grp" : "(SELECT * FROM x_grp WHERE " + commitRange + ")")
+                .append(" grp LEFT JOIN x_modes m ON m.commit_short = grp.commit_short AND m.agent = grp.agent"
                 + " AND m.pipeline = grp.pipeline");
         for (String arm : List.of("baseline", "human", "agent")) {
             String a = arm.substring(0, 1);
@@ -560,12 +629,16 @@ final class SqlRows {
                 + " WHEN comparability = 'same_run_with_issues' THEN 'model mismatch' END AS issues FROM c),"
                 // native: the first pipeline with three same-run values and defined deltas, else three values, else
                 // the most values; then legacy against native (RowBuilder.prefer)
-                + " n AS (SELECT commit_short, agent, pipeline, status, vp, is_legacy FROM (SELECT commit_short, agent, pipeline,"
-                + " status, vp, is_legacy, row_number() OVER (PARTITION BY commit_short, agent, is_legacy ORDER BY"
-                + " (vp = 3 AND comparability LIKE 'same_run%' AND hd IS NOT NULL AND ad IS NOT NULL) DESC, (vp = 3) DESC,"
-                + " vp DESC, coalesce(prank, 99), raw_null, pipeline_raw) AS pick0 FROM s) WHERE pick0 = 1),"
-                + " k AS (SELECT commit_short, agent, pipeline FROM (SELECT *, row_number() OVER (PARTITION BY commit_short, agent"
-                + " ORDER BY (status = 'complete_3way_same_run') DESC, vp DESC, is_legacy DESC) AS pick FROM n) WHERE pick = 1)"
+                // (arg_min over a struct key, in the order of the rules, not a window: a hash aggregate, no sort; a
+                // condition that is NULL ranks after false, as NULLS LAST would)
+                + " n AS (SELECT commit_short, agent, is_legacy, arg_min({'pipeline': pipeline, 'status': status, 'vp': vp},"
+                + " {'a': CASE WHEN vp = 3 AND comparability LIKE 'same_run%' AND hd IS NOT NULL AND ad IS NOT NULL THEN 0"
+                + " WHEN NOT (vp = 3 AND comparability LIKE 'same_run%' AND hd IS NOT NULL AND ad IS NOT NULL) THEN 1 ELSE 2 END,"
+                + " 'b': vp <> 3, 'c': -vp, 'd': coalesce(prank, 99), 'e': raw_null, 'f': pipeline_raw}) AS w"
+                + " FROM s GROUP BY commit_short, agent, is_legacy),"
+                + " k AS (SELECT commit_short, agent, arg_min(w.pipeline, {'a': CASE WHEN w.status = 'complete_3way_same_run'"
+                + " THEN 0 WHEN w.status <> 'complete_3way_same_run' THEN 1 ELSE 2 END, 'b': -w.vp, 'c': NOT is_legacy}) AS pipeline"
+                + " FROM n GROUP BY commit_short, agent)"
                 + ", x_choice AS (SELECT s.* FROM s SEMI JOIN k ON k.commit_short = s.commit_short AND k.agent = s.agent"
                 + " AND k.pipeline = s.pipeline)");
 
@@ -658,13 +731,12 @@ final class SqlRows {
         for (java.util.Map.Entry<String, String> e : cols.entrySet()) {
             select.add(e.getValue() + " AS " + e.getKey());
         }
-        out.add("CREATE OR REPLACE " + (rowsTable.equals("x_rows") ? "TEMP TABLE x_rows" : "TABLE " + rowsTable)
+        return "CREATE OR REPLACE " + (rowsTable.equals("x_rows") ? "TEMP TABLE x_rows" : "TABLE " + rowsTable)
                 // x_g, x_choice and the rows in one statement: materialising the two ~100k-row tables between them
                 // cost more than computing them (each is one DuckDB row group, scanned by one thread)
                 + " AS WITH x_g AS (" + g + "), " + ch
                 + " SELECT " + String.join(", ", select)
-                + " FROM x_choice x LEFT JOIN task t ON t.task_id = x.commit_short ORDER BY _commit, _agent NULLS FIRST");
-        return out;
+                + " FROM x_choice x LEFT JOIN task t ON t.task_id = x.commit_short ORDER BY _commit, _agent NULLS FIRST";
     }
 
     /** Adds "EXPR AS name" under its name. */

@@ -25,13 +25,20 @@ class HfSqlPathTest {
     @TempDir
     Path tmp;
 
-    /** Without imported HF rows the SQL path writes parquet and the two JSONL halves at once: one table, one order. */
+    /**
+     * Without imported HF rows the SQL path computes the rows in two halves at once and writes parquet and the two JSONL
+     * halves at once: the same rows as the streaming path, one order, parquet and JSONL row for row.
+     */
     @Test
     void jsonlIsTheParquetRowForRowInTheSameOrder() throws Exception {
         try (Store store = TestStores.open(tmp, "computed")) {
             SyntheticStore.generate(store, 251, 2, 11);
             HfExporter.Summary s = HfExporter.export(store, tmp.resolve("out"), true);
             assertThat(s.importedRows()).isZero();
+            HfExporter.Summary streamed = HfExporter.export(store, tmp.resolve("java"), false);
+            assertThat(s.rows()).isEqualTo(streamed.rows()).isGreaterThan(200);
+            assertSameRows(tmp.resolve("out/data/train-00000-of-00001.parquet"),
+                    tmp.resolve("java/data/train-00000-of-00001.parquet"));
             Path parquet = tmp.resolve("out/data/train-00000-of-00001.parquet");
             Path jsonl = tmp.resolve("out/data/train-00000-of-00001.jsonl");
             assertThat(jsonl.resolveSibling(jsonl.getFileName() + ".part2")).doesNotExist();
@@ -143,23 +150,10 @@ class HfSqlPathTest {
             HfExporter.Summary java = HfExporter.export(store, tmp.resolve("java"), false);
             assertThat(sql.rows()).isEqualTo(java.rows()).isGreaterThan(300);
             assertThat(sql.importedRows()).isEqualTo(11);
+            assertSameRows(tmp.resolve("sql/data/train-00000-of-00001.parquet"),
+                    tmp.resolve("java/data/train-00000-of-00001.parquet"));
             String a = "read_parquet('" + tmp.resolve("sql/data/train-00000-of-00001.parquet") + "')";
-            String b = "read_parquet('" + tmp.resolve("java/data/train-00000-of-00001.parquet") + "')";
             try (Connection conn = DriverManager.getConnection("jdbc:duckdb:"); Statement st = conn.createStatement()) {
-                for (String[] pair : new String[][] {{a, b}, {b, a}}) {
-                    try (ResultSet rs = st.executeQuery("SELECT * FROM " + pair[0] + " EXCEPT ALL SELECT * FROM " + pair[1]
-                            + " ORDER BY commit_short LIMIT 1")) {
-                        StringBuilder diff = new StringBuilder();
-                        while (rs.next()) {
-                            diff.append(rs.getString("commit_short")).append('/').append(rs.getString("agent_name")).append(' ');
-                            for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
-                                diff.append(rs.getMetaData().getColumnName(i)).append('=').append(rs.getString(i)).append(", ");
-                            }
-                            diff.append('\n');
-                        }
-                        assertThat(diff.toString()).as("rows only in " + pair[0]).isEmpty();
-                    }
-                }
                 try (ResultSet rs = st.executeQuery("SELECT isobench_pipeline, isobench_comparability, agent_name, isobench_agent_model"
                         + " FROM " + a + " WHERE commit_short = 'e206b543'")) {
                     assertThat(rs.next()).isTrue();
@@ -185,6 +179,34 @@ class HfSqlPathTest {
                     assertThat(rs.next()).isTrue();
                     assertThat(rs.getString(1)).isEqualTo("trae");
                     assertThat(rs.getBoolean(2)).isFalse();
+                }
+            }
+        }
+    }
+
+    /** Both parquet files hold the same rows (as multisets), in (commit, agent) order. */
+    static void assertSameRows(Path first, Path second) throws Exception {
+        String a = "read_parquet('" + first + "')";
+        String b = "read_parquet('" + second + "')";
+        try (Connection conn = DriverManager.getConnection("jdbc:duckdb:"); Statement st = conn.createStatement()) {
+            for (String[] pair : new String[][] {{a, b}, {b, a}}) {
+                try (ResultSet rs = st.executeQuery("SELECT * FROM " + pair[0] + " EXCEPT ALL SELECT * FROM " + pair[1]
+                        + " ORDER BY commit_short LIMIT 1")) {
+                    StringBuilder diff = new StringBuilder();
+                    while (rs.next()) {
+                        diff.append(rs.getString("commit_short")).append('/').append(rs.getString("agent_name")).append(' ');
+                        for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
+                            diff.append(rs.getMetaData().getColumnName(i)).append('=').append(rs.getString(i)).append(", ");
+                        }
+                        diff.append('\n');
+                    }
+                    assertThat(diff.toString()).as("rows only in " + pair[0]).isEmpty();
+                }
+                try (ResultSet rs = st.executeQuery("SELECT count(*) FROM (SELECT commit_short < lag(commit_short) OVER ()"
+                        + " OR (commit_short = lag(commit_short) OVER () AND isobench_agent < lag(isobench_agent) OVER ())"
+                        + " AS back FROM " + pair[0] + ") WHERE back")) {
+                    rs.next();
+                    assertThat(rs.getLong(1)).as("rows out of (commit, agent) order in " + pair[0]).isZero();
                 }
             }
         }
