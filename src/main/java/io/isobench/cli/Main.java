@@ -32,6 +32,7 @@ import java.util.Locale;
                 DemoCommand.class,
                 PlanCommand.class,
                 ReviewCommand.class,
+                TrainArchiveCommand.class,
                 CommandLine.HelpCommand.class
         })
 public final class Main implements Runnable {
