@@ -77,8 +77,8 @@ final class SqlRows {
     /**
      * The legacy runs' fields that {@link ThreeWayTable#row} reads, one JSON object per run, in the order
      * {@code Store.forEachRun} streams them. Reading one text per run instead of 29 JDBC columns takes a fifth of the
-     * time (DuckDB's JDBC spends about a microsecond per value), and reading it as UTF-8 bytes (encode: a BLOB) half the time of
-     * a VARCHAR, which DuckDB's JDBC decodes byte by byte.
+     * time (DuckDB's JDBC spends about a microsecond per value), and reading it as UTF-8 bytes (encode: a BLOB) half
+     * the time of a VARCHAR, which DuckDB's JDBC decodes byte by byte.
      */
     private static final String LEGACY_SQL = "SELECT commit_short, encode(CAST(to_json({'run_id': run_id, 'agent': agent,"
             + " 'arm': arm, 'round': round, 'status': status, 'mode': mode, 'model': model, 'pipeline': pipeline,"
@@ -177,7 +177,8 @@ final class SqlRows {
     private static void appendLegacy(Connection c, LegacyRows lg, String catalog) throws SQLException {
         List<ThreeWayRow> rows = lg.rows();
         List<String> agents = lg.agents();
-        try (DuckDBAppender app = ((DuckDBConnection) c).createAppender(catalog == null ? "temp" : catalog, "main", "x_lg")) {
+        String db = catalog == null ? "temp" : catalog;
+        try (DuckDBAppender app = ((DuckDBConnection) c).createAppender(db, "main", "x_lg")) {
             for (int i = 0; i < rows.size(); i++) {
                 ThreeWayRow r = rows.get(i);
                 app.beginRow();
@@ -242,7 +243,8 @@ final class SqlRows {
                 String cols = HfExporter.columnList();
                 parallel(c, searchPath, List.of(
                         "COPY (SELECT " + cols + " FROM " + rows1 + " UNION ALL SELECT " + cols + " FROM " + rows2
-                                + ") TO '" + HfExporter.sqlString(parquet.toString()) + "' (FORMAT parquet, COMPRESSION zstd)",
+                                + ") TO '" + HfExporter.sqlString(parquet.toString())
+                                + "' (FORMAT parquet, COMPRESSION zstd)",
                         "COPY (SELECT " + cols + " FROM " + rows1 + ") TO '" + HfExporter.sqlString(jsonl.toString())
                                 + "' (FORMAT json)",
                         "COPY (SELECT " + cols + " FROM " + rows2 + ") TO '" + HfExporter.sqlString(tail.toString())
@@ -279,7 +281,8 @@ final class SqlRows {
             rs.next();
             store = rs.getString(1);
         }
-        return "SET search_path = '" + HfExporter.sqlString(HfExporter.quote(catalog) + ".main," + HfExporter.quote(store) + ".main") + "'";
+        String path = HfExporter.quote(catalog) + ".main," + HfExporter.quote(store) + ".main";
+        return "SET search_path = '" + HfExporter.sqlString(path) + "'";
     }
 
     private static void deleteQuietly(Path p) {
@@ -306,7 +309,8 @@ final class SqlRows {
      */
     private static String placed(String sql, String catalog) {
         return catalog == null ? sql
-                : sql.replace("TEMP TABLE x_", "TABLE " + catalog + ".x_").replace("TEMP MACRO ", "MACRO " + catalog + ".");
+                : sql.replace("TEMP TABLE x_", "TABLE " + catalog + ".x_")
+                        .replace("TEMP MACRO ", "MACRO " + catalog + ".");
     }
 
     /**
