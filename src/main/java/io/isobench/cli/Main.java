@@ -23,6 +23,7 @@ import java.util.Locale;
                 ImportCommand.class,
                 TasksCommand.class,
                 TableCommand.class,
+                RunsCommand.class,
                 ReportCommand.class,
                 ExportCommand.class,
                 LoadgenCommand.class,

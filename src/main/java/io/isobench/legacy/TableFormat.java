@@ -77,6 +77,17 @@ public enum TableFormat {
         }
     }
 
+    /** One CSV cell, RFC 4180: quoted when it holds a comma, a quote or a line break; null is empty. */
+    public static String csvCell(String s) {
+        if (s == null) {
+            return "";
+        }
+        if (s.indexOf(',') >= 0 || s.indexOf('"') >= 0 || s.indexOf('\n') >= 0 || s.indexOf('\r') >= 0) {
+            return '"' + s.replace("\"", "\"\"") + '"';
+        }
+        return s;
+    }
+
     private static final class Csv implements Writer {
         private final PrintWriter out;
 
@@ -94,20 +105,10 @@ public enum TableFormat {
                 if (i > 0) {
                     sb.append(',');
                 }
-                sb.append(quote(cells.get(i)));
+                sb.append(csvCell(cells.get(i)));
             }
             out.print(sb);
             out.print('\n');
-        }
-
-        static String quote(String s) {
-            if (s == null) {
-                return "";
-            }
-            if (s.indexOf(',') >= 0 || s.indexOf('"') >= 0 || s.indexOf('\n') >= 0 || s.indexOf('\r') >= 0) {
-                return '"' + s.replace("\"", "\"\"") + '"';
-            }
-            return s;
         }
 
         @Override

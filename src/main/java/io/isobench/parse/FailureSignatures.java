@@ -212,6 +212,12 @@ final class FailureSignatures {
             sig(SERVER_CRASHED, "enginedeaderror", "engine process died"),
 
             // --- precedence 3: ran without result / ran out of time ------------------------------------------------
+            // A stated timeout explains a missing result: its specific signatures come before the NO_METRICS ones.
+            sig(TIMEOUT, "benchmark timed out", "benchmark exceeded its time limit"),
+            sig(TIMEOUT, "timed out after", "run exceeded its time limit"),
+            sig(TIMEOUT, "timeoutexpired", "run exceeded its time limit"),
+            wholeHint(TIMEOUT, "timeout", "run exceeded its time limit"),
+            wholeHint(TIMEOUT, "timed_out", "run exceeded its time limit"),
             sig(NO_METRICS, "never received a valid chunk", "benchmark client got no valid streamed chunk: no metrics"),
             sig(NO_METRICS, "produced no metrics", "benchmark produced no metrics"),
             sig(NO_METRICS, "no metrics in", "benchmark produced no metrics"),
@@ -220,13 +226,8 @@ final class FailureSignatures {
             sig(NO_METRICS, "no serving metrics", "benchmark produced no metrics"),
             sig(NO_METRICS, "failed to produce json output", "benchmark produced no result (no JSON output)"),
             sig(NO_METRICS, "produced no output", "benchmark produced no output"),
-            sig(TIMEOUT, "timed out after", "run exceeded its time limit"),
-            sig(TIMEOUT, "timeoutexpired", "run exceeded its time limit"),
-            sig(TIMEOUT, "benchmark timed out", "benchmark exceeded its time limit"),
             sig(TIMEOUT, "timeouterror", "run exceeded its time limit (TimeoutError)"),
-            sig(TIMEOUT, "timed out", "run exceeded its time limit"),
-            wholeHint(TIMEOUT, "timeout", "run exceeded its time limit"),
-            wholeHint(TIMEOUT, "timed_out", "run exceeded its time limit"));
+            sig(TIMEOUT, "timed out", "run exceeded its time limit"));
 
     private FailureSignatures() {
     }
