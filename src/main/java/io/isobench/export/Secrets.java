@@ -13,6 +13,10 @@ final class Secrets {
             Pattern.compile("(?i)(authorization:\\s*)([^\\r\\n]+)"),
             Pattern.compile("(?i)((?:api[_-]?key|access[_-]?token|hf[_-]?token)[\"']?\\s*[:=]\\s*[\"']?)([A-Za-z0-9_\\-]{12,})"));
 
+    /** Per pattern, words one of which must occur (lower case) for it to match: most text skips the regexes. */
+    private static final List<List<String>> NEEDLES = List.of(List.of("hf_"), List.of("sk-"), List.of("authorization"),
+            List.of("key", "token"));
+
     static final String MARK = "[REDACTED]";
 
     private Secrets() {
@@ -24,7 +28,12 @@ final class Secrets {
             return null;
         }
         String out = text;
-        for (Pattern p : PATTERNS) {
+        String lower = text.toLowerCase(java.util.Locale.ROOT);
+        for (int i = 0; i < PATTERNS.size(); i++) {
+            if (NEEDLES.get(i).stream().noneMatch(lower::contains)) {
+                continue;
+            }
+            Pattern p = PATTERNS.get(i);
             Matcher m = p.matcher(out);
             if (!m.find()) {
                 continue;
