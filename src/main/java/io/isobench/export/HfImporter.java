@@ -205,6 +205,10 @@ public final class HfImporter {
             extra.put("data_source", row.string("data_source"));
             extra.put("subject", row.string("commit_subject"));
             extra.put("perf_command", row.string("perf_command"));
+            ObjectNode published = published(row);
+            if (published != null) {
+                extra.set("published", published);
+            }
             List<String> notes = new ArrayList<>();
             notes.add("imported from HF table " + path);
             if (redacted) {
@@ -224,6 +228,37 @@ public final class HfImporter {
                     sourceId, primary, primaryValue, primaryValue == null ? null : "json", null, null, null, null,
                     null, null, logSha, String.join("; ", notes), extra.toString(), metrics);
         }
+    }
+
+    /**
+     * The improvements the row publishes (percent, by the table's metric names: tpot_mean, latency_avg, throughput…)
+     * and its values per arm, for the report's list of corrections; null when it publishes none.
+     */
+    private static ObjectNode published(HfRow row) {
+        ObjectNode p = HfMapping.JSON.createObjectNode();
+        for (String[] c : new String[][] {{"human", "human_improvement_"}, {"agent", "agent_improvement_"},
+                {"agent_vs_human", "agent_vs_human_"}}) {
+            for (HfSchema.Column col : HfSchema.V5) {
+                if (col.name().startsWith(c[1]) && row.number(col.name()) != null) {
+                    ObjectNode o = p.has(c[0]) ? (ObjectNode) p.get(c[0]) : p.putObject(c[0]);
+                    o.put(col.name().substring(c[1].length()), row.number(col.name()));
+                }
+            }
+        }
+        if (p.isEmpty()) {
+            return null;
+        }
+        ObjectNode values = p.putObject("values");
+        for (String arm : List.of("baseline", "human", "agent")) {
+            for (String m : HfSchema.ARM_METRICS) {
+                Double v = row.number(arm + "_" + m);
+                if (v != null) {
+                    (values.has(arm) ? (ObjectNode) values.get(arm) : values.putObject(arm)).put(m, v);
+                }
+            }
+        }
+        p.put("source", "the published HF row");
+        return p;
     }
 
     /** The failure of an arm with raw text but no value: classified from the raw; ran without a metric otherwise. */

@@ -1,6 +1,7 @@
 package io.isobench.legacy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.isobench.Mode;
 import io.isobench.parse.Metric;
 import io.isobench.parse.MetricDictionary;
@@ -194,6 +195,10 @@ final class Extractor {
             putIfText(d, "subject", firstNonNull(text(instance, "commit_subject"), text(result, "subject")));
             putIfText(d, "benchmark_mode", text(result, "benchmark_mode"));
             putIfText(d, "gpu_config", text(result, "gpu_config"));
+            ObjectNode published = publishedModal(result);
+            if (published != null) {
+                d.extra.set("published", published);
+            }
             putIfText(d, "source_status", status);
             putIfText(d, "source_error", error);
             putIfText(d, "arm_error", armError);
@@ -404,6 +409,10 @@ final class Extractor {
             d.model = text(root, "model");
             putIfText(d, "issue", text(root, "issue"));
             putIfText(d, "fix", text(root, "fix"));
+            ObjectNode published = publishedAnalysis(root.get("analysis"));
+            if (published != null) {
+                d.extra.set("published", published);
+            }
             putIfText(d, "perf_command", text(root, arm.equals("baseline") ? "baseline_command" : "test_command"));
             putIfText(d, "task_id", text(root, "task_id"));
             if (a == null || !a.isObject()) {
@@ -669,6 +678,72 @@ final class Extractor {
         d.notes.add("no result JSON beside this log: the first (baseline) run failed before writing one");
         return new Extracted(List.of(d), new TaskInfo(d.commit, null, null, null, null, null, det.engine()),
                 micro ? "micro" : "native_runner", List.of());
+    }
+
+    // ---------------------------------------------------------------- what the old system published
+
+    /**
+     * The improvements the old harness published in a modal result ({@code human_improvement}, {@code
+     * agent_improvement}, {@code agent_vs_human}: percent by its own metric names) and the stored values they came
+     * from, for the report's list of corrections. Null when it published none.
+     */
+    static ObjectNode publishedModal(JsonNode result) {
+        ObjectNode p = LenientJson.MAPPER.createObjectNode();
+        copyNumbers(result.get("human_improvement"), p, "human");
+        copyNumbers(result.get("agent_improvement"), p, "agent");
+        copyNumbers(result.get("agent_vs_human"), p, "agent_vs_human");
+        if (p.isEmpty()) {
+            return null;
+        }
+        ObjectNode values = p.putObject("values");
+        for (String arm : ARMS) {
+            copyNumbers(result.get(arm + "_metrics"), values, arm);
+        }
+        p.put("source", "the result file's *_improvement fields");
+        return p;
+    }
+
+    /** A rerun's {@code analysis}: its primary metric, the three values and the two improvements it published. */
+    static ObjectNode publishedAnalysis(JsonNode analysis) {
+        String metric = text(analysis, "primary_metric");
+        if (metric == null) {
+            return null;
+        }
+        ObjectNode p = LenientJson.MAPPER.createObjectNode();
+        ObjectNode values = LenientJson.MAPPER.createObjectNode();
+        for (String arm : ARMS) {
+            RawText.Found v = number(analysis, arm + "_value");
+            if (v != null) {
+                values.putObject(arm).put(metric, v.value());
+            }
+            RawText.Found imp = number(analysis, arm + "_improvement_pct");
+            if (imp != null) {
+                p.putObject(arm).put(metric, imp.value());
+            }
+        }
+        if (p.isEmpty()) {
+            return null;
+        }
+        p.set("values", values);
+        p.put("source", "the rerun's analysis");
+        return p;
+    }
+
+    private static void copyNumbers(JsonNode from, ObjectNode to, String key) {
+        if (from == null || !from.isObject()) {
+            return;
+        }
+        ObjectNode o = null;
+        Iterator<Map.Entry<String, JsonNode>> it = from.fields();
+        while (it.hasNext()) {
+            Map.Entry<String, JsonNode> e = it.next();
+            if (e.getValue().isNumber()) {
+                if (o == null) {
+                    o = to.putObject(key);
+                }
+                o.set(e.getKey(), e.getValue());
+            }
+        }
     }
 
     // ---------------------------------------------------------------- shared evaluation

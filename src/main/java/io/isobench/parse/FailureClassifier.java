@@ -433,7 +433,10 @@ public final class FailureClassifier {
     /** The signature lines (at most {@link #SIGNATURE_EVIDENCE}) then the summary lines, without repeats, capped. */
     private static List<String> merge(List<String> signatureLines, List<String> summary) {
         List<String> out = new ArrayList<>();
-        for (String l : signatureLines) {
+        // a stored status says less than the line that explains it: status lines go after the others
+        List<String> ordered = new ArrayList<>(signatureLines);
+        ordered.sort(java.util.Comparator.comparing(l -> l.startsWith("status: ")));
+        for (String l : ordered) {
             if (out.size() < SIGNATURE_EVIDENCE && !out.contains(l)) {
                 out.add(l);
             }
