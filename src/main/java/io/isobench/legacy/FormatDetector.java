@@ -180,7 +180,8 @@ final class FormatDetector {
             if (hasAny(root, "total_commits", "completed") || allModal(results)) {
                 return Schema.PROGRESS;
             }
-            return null;
+            // any other list of results under a document is an aggregate of result files: derived data
+            return results.isEmpty() || results.get(0).isObject() ? Schema.REPORT : null;
         }
         if (results != null && results.isObject() && hasAny(results, "baseline", "human", "agent")) {
             return Schema.NESTED_3WAY;

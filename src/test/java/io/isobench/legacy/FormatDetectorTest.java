@@ -47,6 +47,8 @@ class FormatDetectorTest {
                 "{\"status\": \"success\", \"human_metrics\": {}, \"human_raw\": \"\"}")).isEqualTo(LegacyFormat.R9);
         assertThat(format("logs/x.json", "{\"total_commits\": 1, \"results\": []}")).isEqualTo(LegacyFormat.R2);
         assertThat(format("x/some_report.json", "{\"summary\": {}, \"results\": []}")).isEqualTo(LegacyFormat.R13);
+        assertThat(format("x/native_benchmark_report_1.json", "{\"generated\": \"x\", \"results\": [{\"commit\": \"a\"}]}"))
+                .isEqualTo(LegacyFormat.R13);
         // the runner's record in a 3-way tree's modal folder is the older modal sub-schema (a modal source)
         assertThat(format("t/results/modal/3127e975/benchmark_result.json", runner)).isEqualTo(LegacyFormat.R1);
         assertThat(FormatDetector.schema(json("{\"name\": \"x\", \"version\": 2}"))).isNull();
