@@ -146,6 +146,9 @@ final class FailureSignatures {
             sig(EMPTY_PATCH, "patch is empty", "agent patch is empty"),
             sig(OUTPUT_MISMATCH, "output mismatch", "outputs differ from the baseline's"),
             sig(OUTPUT_MISMATCH, "output_mismatch", "outputs differ from the baseline's"),
+            sig(OUTPUT_MISMATCH, "equivalence check failed", "outputs differ from the reference (equivalence check)"),
+            after(OUTPUT_MISMATCH, "assertionerror", 200, List.of("mismatch", "not equal", "not close", "differ",
+                    "equivalen"), "outputs differ from the reference (equivalence check)"),
 
             sig(CUDA_ERROR, "illegal memory access", "CUDA illegal memory access"),
             sig(CUDA_ERROR, "device-side assert", "CUDA device-side assert"),
