@@ -119,6 +119,16 @@ public final class Main implements Runnable {
         return db == null || db.isBlank() ? "isobench.duckdb" : db;
     }
 
+    /** The database spec of a command that reads results: a DuckDB file that does not exist yet is bad input. */
+    String existingDbSpec() {
+        String spec = dbSpec();
+        if (!spec.startsWith("jdbc:") && !java.nio.file.Files.exists(java.nio.file.Path.of(spec))) {
+            throw new IsobenchException.BadInput("--db " + spec + " does not exist: import results first"
+                    + " (isobench --db " + spec + " import legacy DIR)");
+        }
+        return spec;
+    }
+
     static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {

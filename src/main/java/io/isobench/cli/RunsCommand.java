@@ -12,8 +12,6 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -59,11 +57,7 @@ final class RunsCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Main main = (Main) spec.root().userObject();
-        String db = main.dbSpec();
-        if (!db.startsWith("jdbc:") && !Files.exists(Path.of(db))) {
-            throw new IsobenchException.BadInput("--db " + db + " does not exist: import results first"
-                    + " (isobench --db " + db + " import legacy DIR)");
-        }
+        String db = main.existingDbSpec();
         String cat = null;
         if (category != null) {
             cat = category.strip().toUpperCase(Locale.ROOT);

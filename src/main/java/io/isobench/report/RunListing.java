@@ -48,8 +48,8 @@ public final class RunListing {
     /** Writes the runs matching {@code filter}; returns how many. */
     public static long write(Store store, RunFilter filter, Format format, PrintWriter out) {
         Sink sink = switch (format) {
-            case CSV -> new Csv(out);
-            case JSON -> new Json(out);
+            case CSV -> cells(TableFormat.Cells.csv(out, COLUMNS));
+            case JSON -> cells(TableFormat.Cells.json(out, COLUMNS, java.util.Set.of(VALUE_COLUMN)));
             case TABLE -> new Table(out);
         };
         long[] n = {0};
@@ -157,62 +157,18 @@ public final class RunListing {
         void end();
     }
 
-    private static final class Csv implements Sink {
-        private final PrintWriter out;
-
-        Csv(PrintWriter out) {
-            this.out = out;
-            out.print(String.join(",", COLUMNS));
-            out.print('\n');
-        }
-
-        @Override
-        public void row(List<String> cells) {
-            StringBuilder sb = new StringBuilder();
-            for (int i = 0; i < cells.size(); i++) {
-                sb.append(i == 0 ? "" : ",").append(TableFormat.csvCell(cells.get(i)));
+    private static Sink cells(TableFormat.Cells w) {
+        return new Sink() {
+            @Override
+            public void row(List<String> cells) {
+                w.row(cells);
             }
-            out.print(sb.append('\n'));
-        }
 
-        @Override
-        public void end() {
-        }
-    }
-
-    private static final class Json implements Sink {
-        private final PrintWriter out;
-        private boolean first = true;
-
-        Json(PrintWriter out) {
-            this.out = out;
-            out.print('[');
-        }
-
-        @Override
-        public void row(List<String> cells) {
-            StringBuilder sb = new StringBuilder(first ? "\n  {" : ",\n  {");
-            first = false;
-            for (int i = 0; i < cells.size(); i++) {
-                sb.append(i == 0 ? "" : ", ").append(string(COLUMNS.get(i))).append(": ");
-                String c = cells.get(i);
-                sb.append(c == null ? "null" : i == VALUE_COLUMN ? c : string(c));
+            @Override
+            public void end() {
+                w.end();
             }
-            out.print(sb.append('}'));
-        }
-
-        @Override
-        public void end() {
-            out.print(first ? "]\n" : "\n]\n");
-        }
-
-        private static String string(String s) {
-            try {
-                return JSON.writeValueAsString(s);
-            } catch (JsonProcessingException e) {
-                throw new IllegalStateException(e);
-            }
-        }
+        };
     }
 
     /** Aligned columns for a terminal; the first rows size the columns, later rows stream with those widths. */
