@@ -667,7 +667,7 @@ final class Extractor {
     }
 
     /** A stdout/stderr file with no result JSON beside it: one failed run whose evidence is the file. */
-    static Extracted sidecarOnly(FormatDetector.Detection det, String name, String text, boolean micro) {
+    static Extracted sidecarOnly(FormatDetector.Detection det, String text, boolean micro) {
         RunDraft d = new RunDraft();
         d.arm = "baseline";
         d.commit = det.commit();

@@ -1,6 +1,5 @@
 package io.isobench.legacy;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.isobench.Arm;
 import io.isobench.IsobenchException;
@@ -25,10 +24,8 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
  * {@code isobench import legacy}: walks a tree of old ISO-Bench results and stores every run with its source
@@ -327,6 +324,9 @@ public final class LegacyImporter {
     private ImportSummary.FileOutcome importFile(Path file, String path, String rootPath) throws IOException {
         FormatDetector.PathInfo info = FormatDetector.path(path);
         String agent = info.agent() != null ? info.agent() : agentOption;
+        if (info.kind() == FormatDetector.FileKind.OTHER || info.kind() == FormatDetector.FileKind.TABLE) {
+            return notAResult(file, path, info, agent);
+        }
         long size = Files.size(file);
         if (size > MAX_FILE_BYTES) {
             return tooLarge(file, path, info, agent, size);
@@ -346,27 +346,8 @@ public final class LegacyImporter {
                     + agentOption + " applies only to trees whose folder names none");
         }
         FormatDetector.Detection byName = FormatDetector.byName(info, LegacyFormat.OTHER);
-        switch (info.kind()) {
-            case OTHER -> {
-                return skip(path, sha, sourceId, byName, agent, "not a result file");
-            }
-            case TABLE -> {
-                if (text.startsWith(LFS_MAGIC)) {
-                    return refuse(path, sha, sourceId, byName.withFormat(LegacyFormat.EXPORT), agent, text,
-                            "LFS pointer, data not present");
-                }
-                byte[] head = text.substring(0, Math.min(text.length(), 8192)).getBytes(StandardCharsets.UTF_8);
-                return FormatDetector.publishedTable(path, head)
-                        ? skip(path, sha, sourceId, byName.withFormat(LegacyFormat.EXPORT), agent,
-                                "export table: use `isobench import hf`")
-                        : skip(path, sha, sourceId, byName, agent, "not a result file");
-            }
-            case SIDECAR -> {
-                return sidecar(file, path, sha, sourceId, info, agent, text, rootPath);
-            }
-            case JSON -> {
-                // read below
-            }
+        if (info.kind() == FormatDetector.FileKind.SIDECAR) {
+            return sidecar(file, path, sha, sourceId, info, agent, text, rootPath);
         }
         if (text.startsWith(LFS_MAGIC)) {
             return refuse(path, sha, sourceId, byName, agent, text, "LFS pointer, data not present");
@@ -410,20 +391,56 @@ public final class LegacyImporter {
         return store(path, sha, sourceId, det, agent, text, parsed.recovery(), ex, sidecars, rootPath);
     }
 
-    /** A file over {@link #MAX_FILE_BYTES}: refused unread (its hash is streamed, so a re-import knows it). */
-    private ImportSummary.FileOutcome tooLarge(Path file, String path, FormatDetector.PathInfo info, String agent,
-                                               long size) throws IOException {
-        String sha;
+    /**
+     * A file that is not a result by its name (README, notes, a published table): only its head is read (its hash is
+     * streamed), whatever its size. A published table is skipped with the command that reads it; an LFS pointer is
+     * refused.
+     */
+    private ImportSummary.FileOutcome notAResult(Path file, String path, FormatDetector.PathInfo info, String agent)
+            throws IOException {
+        String sha = streamedSha256(file);
+        SourceRecord existing = known.get(path + "\n" + sha);
+        if (existing != null) {
+            return new ImportSummary.FileOutcome(path, existing.formatId(), ImportSummary.Outcome.UNCHANGED,
+                    "already imported (" + existing.outcome() + ")", 0);
+        }
+        byte[] head;
+        try (java.io.InputStream in = Files.newInputStream(file)) {
+            head = in.readNBytes(8192);
+        }
+        String sourceId = sha256((path + "\n" + sha).getBytes(StandardCharsets.UTF_8));
+        FormatDetector.Detection byName = FormatDetector.byName(info, LegacyFormat.OTHER);
+        if (info.kind() == FormatDetector.FileKind.OTHER) {
+            return skip(path, sha, sourceId, byName, agent, "not a result file");
+        }
+        String text = new String(head, StandardCharsets.UTF_8);
+        if (text.startsWith(LFS_MAGIC)) {
+            return refuse(path, sha, sourceId, byName.withFormat(LegacyFormat.EXPORT), agent, text,
+                    "LFS pointer, data not present");
+        }
+        return FormatDetector.publishedTable(path, head)
+                ? skip(path, sha, sourceId, byName.withFormat(LegacyFormat.EXPORT), agent,
+                        "export table: use `isobench import hf`")
+                : skip(path, sha, sourceId, byName, agent, "not a result file");
+    }
+
+    private static String streamedSha256(Path file) throws IOException {
         try (java.io.InputStream in = Files.newInputStream(file)) {
             MessageDigest md = MessageDigest.getInstance("SHA-256");
             byte[] buf = new byte[1 << 16];
             for (int n; (n = in.read(buf)) > 0; ) {
                 md.update(buf, 0, n);
             }
-            sha = HexFormat.of().formatHex(md.digest());
+            return HexFormat.of().formatHex(md.digest());
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is missing from this JDK", e);
         }
+    }
+
+    /** A file over {@link #MAX_FILE_BYTES}: refused unread (its hash is streamed, so a re-import knows it). */
+    private ImportSummary.FileOutcome tooLarge(Path file, String path, FormatDetector.PathInfo info, String agent,
+                                               long size) throws IOException {
+        String sha = streamedSha256(file);
         SourceRecord existing = known.get(path + "\n" + sha);
         if (existing != null) {
             return new ImportSummary.FileOutcome(path, existing.formatId(), ImportSummary.Outcome.UNCHANGED,
@@ -460,7 +477,7 @@ public final class LegacyImporter {
         }
         boolean micro = text.contains("omniperf_test_") || text.contains("\"impl_tag\"");
         FormatDetector.Detection det = FormatDetector.byName(info, micro ? LegacyFormat.R11 : LegacyFormat.R12);
-        Extractor.Extracted ex = Extractor.sidecarOnly(det, file.getFileName().toString(), text, micro);
+        Extractor.Extracted ex = Extractor.sidecarOnly(det, text, micro);
         return store(path, sha, sourceId, det, agent, text, null, ex, Map.of(), rootPath);
     }
 

@@ -306,7 +306,7 @@ final class ReportModel implements AutoCloseable {
                 }
                 String notRunReason = cat == null ? notRunReason(runs, arms[i], row.pipeline()) : null;
                 if (notRunReason != null) {
-                    missing.set(missing.size() - 1, arms[i] + ": " + notRunReason);
+                    missing.set(missing.size() - 1, arms[i] + ": " + notRunReason.replace("|", "\\|"));
                     notRun.add(arms[i]);
                 } else if (cat == null) {
                     noValue.add(arms[i]);
