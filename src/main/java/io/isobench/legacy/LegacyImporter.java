@@ -579,8 +579,9 @@ public final class LegacyImporter {
             }
         }
         if (d.notRunReason != null) {
-            d.extra.put("not_run_reason", d.notRunReason);
-            d.notes.add(d.notRunReason);
+            String why = Redactor.redact(d.notRunReason); // it quotes the source's error
+            d.extra.put("not_run_reason", why);
+            d.notes.add(why);
         }
         ObjectNode extra = d.extra;
         extra.put("format", formatId);

@@ -136,6 +136,13 @@ class LegacyTreeTest {
         }
         Files.writeString(tree.resolve("abcdef12_human_result.json"), "{\"human_commit\": \"abcdef12\", \"status\": "
                 + "\"error\", \"error\": \"Server crashed\"}");
+        // a large file that is no result by its name is skipped after reading its head, whatever its size
+        try (var out = Files.newOutputStream(tree.resolve("engine.log"))) {
+            byte[] chunk = new byte[1 << 20];
+            for (long n = 0; n <= LegacyImporter.MAX_FILE_BYTES; n += chunk.length) {
+                out.write(chunk);
+            }
+        }
         try (Store store = TestStores.open(dir)) {
             ImportSummary sum = new LegacyImporter(store, null, null).importTree(dir.resolve("t"));
             ImportSummary.FileOutcome f = sum.files().stream().filter(x -> x.path().endsWith("agent_result.json"))
@@ -143,9 +150,13 @@ class LegacyTreeTest {
             assertThat(f.outcome()).isEqualTo(ImportSummary.Outcome.REFUSED);
             assertThat(f.reason()).contains("MB is more than the 32 MiB a legacy file may have");
             assertThat(store.countRuns()).isEqualTo(1);
+            ImportSummary.FileOutcome log = sum.files().stream().filter(x -> x.path().endsWith("engine.log"))
+                    .findFirst().orElseThrow();
+            assertThat(log.outcome()).isEqualTo(ImportSummary.Outcome.SKIPPED);
+            assertThat(log.reason()).isEqualTo("not a result file");
             // known by its hash: a second import changes nothing
             ImportSummary again = new LegacyImporter(store, null, null).importTree(dir.resolve("t"));
-            assertThat(again.count(ImportSummary.Outcome.UNCHANGED)).isEqualTo(2);
+            assertThat(again.count(ImportSummary.Outcome.UNCHANGED)).isEqualTo(3);
         }
     }
 }
