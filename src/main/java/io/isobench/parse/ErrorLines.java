@@ -154,7 +154,7 @@ final class ErrorLines {
         if (h.isEmpty()) {
             return false;
         }
-        return ADVICE.matcher(h).lookingAt() || PY_WARNING.matcher(h).find();
+        return ADVICE.matcher(h).lookingAt() || h.contains("Warning: ") && PY_WARNING.matcher(h).find();
     }
 
     /** True for a traceback frame line ({@code File "…", line N}) or the source line printed under one. */
@@ -190,7 +190,22 @@ final class ErrorLines {
     /** True for a Python exception line ({@code ValueError: …}, {@code torch.OutOfMemoryError: …}). */
     static boolean isException(String text, int ls, int le) {
         String b = body(text, ls, le);
-        return EXCEPTION.matcher(b).lookingAt() && !b.contains("Warning: ");
+        return mentionsAny(b, EXCEPTION_WORDS) && EXCEPTION.matcher(b).lookingAt() && !b.contains("Warning: ");
+    }
+
+    /** Words one of which an exception line / an error marker holds: most lines skip the regex (linear, cheap). */
+    private static final String[] EXCEPTION_WORDS = {"Error", "Exception", "Exit", "Interrupt", "Expired", "Fault",
+            "Failure"};
+    private static final String[] MARKER_WORDS = {"ERROR", "CRITICAL", "FATAL", "_FAILED", "_CRASHED", "_TIMEOUT",
+            "_FAILURE", "error", "Error", "fatal", "E0", "E1"};
+
+    private static boolean mentionsAny(String s, String[] words) {
+        for (String w : words) {
+            if (s.contains(w)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -257,7 +272,8 @@ final class ErrorLines {
             int[] l = lines.get(i);
             String h = head(text, l[0], l[1]);
             if (h.isBlank() || isAdvice(text, l[0], l[1]) || isFrame(text, l[0], l[1])
-                    || h.startsWith("Traceback") || h.startsWith("===") || MARKER.matcher(h).find()) {
+                    || h.startsWith("Traceback") || h.startsWith("===") || mentionsAny(h, MARKER_WORDS)
+                    && MARKER.matcher(h).find()) {
                 break;
             }
             out.add(line(text, l));
@@ -275,7 +291,8 @@ final class ErrorLines {
                 e = n;
             }
             String h = head(text, s, e);
-            if (!h.isEmpty() && MARKER.matcher(h).find() && !isAdvice(text, s, e) && !isCode(text, s, e)) {
+            if (!h.isEmpty() && mentionsAny(h, MARKER_WORDS) && MARKER.matcher(h).find() && !isAdvice(text, s, e)
+                    && !isCode(text, s, e)) {
                 return line(text, new int[] {s, e});
             }
             s = e + 1;
