@@ -16,18 +16,22 @@ import java.util.TreeMap;
  *   <li>Output that parses into metrics is not a failure, whatever a stored status says (ISO-Bench stored
  *       {@code error} for runs whose raw text holds a valid result): the result is empty.</li>
  *   <li>A stored status {@code success} with no failure signature anywhere is not a failure either.</li>
- *   <li>Every line of the status, the error text and the console text is matched against the table; a serving
- *       result header without metric rows counts as a {@code NO_METRICS} signature.</li>
+ *   <li>Every error line of the status, the error text and the console text is matched against the table, never an
+ *       INFO/WARNING record, a Python warning or a traceback's code ({@link ErrorLines}); a serving result header
+ *       without metric rows counts as a {@code NO_METRICS} signature.</li>
  *   <li>The matched category with the lowest {@link FailureCategory#precedence()} wins: a specific root cause beats
  *       {@code SERVER_CRASHED}/{@code SERVER_START_TIMEOUT}, which beat {@code NO_METRICS}/{@code TIMEOUT}; ties go to
  *       the signature listed first in the table.</li>
- *   <li>Nothing matched: {@code UNKNOWN}, keeping the error and the last non-blank console lines as evidence.</li>
+ *   <li>Nothing matched: {@code UNKNOWN}, keeping the error, the last exception and the last non-blank console lines
+ *       as evidence.</li>
  * </ol>
+ * The evidence is a summary: the deciding signature line(s), the exception line of the last traceback with its frame,
+ * the first error marker.
  * Never throws; work is linear in the input size.
  */
 public final class FailureClassifier {
 
-    /** Evidence lines kept per failure (the first ones, in text order). */
+    /** Evidence lines kept per failure. */
     static final int MAX_EVIDENCE = 8;
     /** Signature lines kept before the summary (last exception, first marker). */
     private static final int SIGNATURE_EVIDENCE = 3;
@@ -408,8 +412,8 @@ public final class FailureClassifier {
 
     /**
      * The summary of a failure's text beyond the signature lines: the exception line of the last traceback with the
-     * lines around it, then the first error marker (docs/parsing.md "Evidence"), redacted. The error field is
-     * searched first, then the console text.
+     * lines around it (from the console text, else the error field), then the first error marker (from the error
+     * field, else the console text); redacted (docs/parsing.md "Evidence").
      */
     private static List<String> summary(String error, String raw) {
         List<String> out = new ArrayList<>();
