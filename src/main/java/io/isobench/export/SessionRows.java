@@ -152,7 +152,7 @@ final class SessionRows {
         set(iso, "isobench_task_id", t.taskId());
         if (ta != null) {
             set(iso, "isobench_primary_metric", ta.metric());
-            set(iso, "isobench_noise_floor_pct", ta.noiseFloor().noiseFloorPct());
+            set(iso, "isobench_noise_floor_pct", ta.noiseBand().bandPct());
             set(iso, "isobench_verdict_rule", rule(config));
             set(iso, "isobench_replay_validity", ta.replayValidity().label());
             comparison(iso, "human", ta.humanVsBaseline());
@@ -278,7 +278,7 @@ final class SessionRows {
                         + " (%d resamples, seed %d) excludes 1 and |delta| > max(noise floor, %s %%); inconclusive below %d"
                         + " valid rounds or CV > %s %%; Mann-Whitney p reported, not gating",
                 c.confidence() * 100, c.bootstrapResamples(), c.bootstrapSeed(), trim(c.minEffectPct()),
-                c.minValidRounds(), trim(c.cvGatePct()));
+                c.minPairedRounds(), trim(c.cvGatePct()));
     }
 
     private static String trim(double d) {

@@ -512,8 +512,8 @@ public final class HtmlReport {
                     max = Math.max(max, v.isEmpty() ? 0 : v.lastKey() + 1);
                 }
                 rounds.merge(s.sessionId(), max, Math::max);
-                if (t.result().analysis() != null && t.result().analysis().noiseFloor().noiseFloorPct() != null) {
-                    floors.add(t.result().analysis().noiseFloor().noiseFloorPct());
+                if (t.result().analysis() != null && t.result().analysis().noiseBand().bandPct() != null) {
+                    floors.add(t.result().analysis().noiseBand().bandPct());
                 }
             }
             if (!tasks.isEmpty()) {
@@ -565,7 +565,7 @@ public final class HtmlReport {
                     + "greedy outputs failed the correctness gate; <em>measured</em>: at least one successful round. "
                     + "Verdict thresholds: better/worse only when the bootstrap CI of the speedup excludes 1 and "
                     + esc(fmt("|Δ| > max(noise floor, %.1f %%)", config.minEffectPct()))
-                    + "; inconclusive when an arm has fewer than " + config.minValidRounds()
+                    + "; inconclusive when an arm has fewer than " + config.minPairedRounds()
                     + esc(fmt(" valid rounds or CV > %.1f %%; opt_human: opt_base and speedup ≥ %.2f × the human's.",
                     config.cvGatePct(), config.optHumanFraction()))
                     + " Median speedup: median over the agent's tasks of the per-task speedup, with its "
@@ -679,7 +679,7 @@ public final class HtmlReport {
                     + esc(ta == null ? "—" : ta.metric()) + "</code></td><td>"
                     + (ta == null ? "—" : esc(ta.replayValidity().label()))
                     + (low ? " <span class=\"badge b-low\">low signal</span>" : "") + "</td>"
-                    + td(ta == null ? "—" : SessionReport.pct(ta.noiseFloor().noiseFloorPct())) + "<td>"
+                    + td(ta == null ? "—" : SessionReport.pct(ta.noiseBand().bandPct())) + "<td>"
                     + (ta == null ? "—" : Html.verdict(ta.humanVsBaseline().verdict().label())) + "</td><td>"
                     + (v.isEmpty() ? "—" : v) + "</td></tr>\n";
         }
@@ -717,7 +717,7 @@ public final class HtmlReport {
                         .append(esc(unit)).append(", ").append(esc(ta.better().name().toLowerCase(java.util.Locale.ROOT)))
                         .append(" is better)</dd>\n");
                 b.append("<dt>Noise floor</dt><dd id=\"noise-floor\">").append(esc(SessionReport.pct(
-                        ta.noiseFloor().noiseFloorPct()))).append(" (").append(esc(ta.noiseFloor().source().label()))
+                        ta.noiseBand().bandPct()))).append(" (").append(esc(ta.noiseBand().source().label()))
                         .append(")</dd>\n");
                 b.append("<dt>Replay</dt><dd>").append(esc(ta.replayValidity().label()))
                         .append(" (human vs baseline ").append(Html.verdict(ta.humanVsBaseline().verdict().label()))
@@ -783,7 +783,7 @@ public final class HtmlReport {
                     + "the median; the shaded band is the A/A noise floor around the baseline median.</p>\n");
             b.append(Svg.strip(ta.metric() + " per round and arm", ta.metric() + " (" + unit + ", "
                             + ta.better().name().toLowerCase(java.util.Locale.ROOT) + " is better)", series,
-                    base == null ? null : base.median(), ta.noiseFloor().noiseFloorPct()));
+                    base == null ? null : base.median(), ta.noiseBand().bandPct()));
             List<Svg.Interval> iv = new ArrayList<>();
             Comparison hb = ta.humanVsBaseline();
             iv.add(interval("human vs baseline", "human", hb));
@@ -797,7 +797,7 @@ public final class HtmlReport {
                     + "medians oriented so &gt; 1 is better; whiskers: ").append(esc(fmt("%.0f %%",
                     config.confidence() * 100))).append(" percentile bootstrap CI; grey band: the tie band "
                     + "|Δ| ≤ max(noise floor, minimum effect).</p>\n");
-            b.append(Svg.intervals("Speedups of task " + t.result().taskId(), iv, hb.thresholdPct()));
+            b.append(Svg.intervals("Speedups of task " + t.result().taskId(), iv, hb.marginPct()));
         }
 
         /** Every other metric the rounds produced: samples per arm and round, the median; no verdicts. */
@@ -884,7 +884,7 @@ public final class HtmlReport {
             }
             for (Comparison c : cs) {
                 b.append("<tr><td>").append(esc(c.arm() + " vs " + c.reference())).append("</td>")
-                        .append(td(MarkdownReport.pct(c.deltaPct()))).append(td(fmt("%.1f", c.thresholdPct())))
+                        .append(td(MarkdownReport.pct(c.deltaPct()))).append(td(fmt("%.1f", c.marginPct())))
                         .append("<td>").append(Html.verdict(c.verdict().label())).append("</td>")
                         .append(td(c.reason())).append("</tr>\n");
             }
@@ -1208,8 +1208,8 @@ public final class HtmlReport {
             }
             vsBaseline[slot(o.vsBaseline().verdict())]++;
             vsHuman[slot(o.vsHuman().verdict())]++;
-            optBase += o.optBase() ? 1 : 0;
-            optHuman += o.optHuman() ? 1 : 0;
+            optBase += Boolean.TRUE.equals(o.optBase()) ? 1 : 0;
+            optHuman += Boolean.TRUE.equals(o.optHuman()) ? 1 : 0;
             if (o.vsBaseline().speedup() != null) {
                 speedupsBase.add(o.vsBaseline().speedup());
             }
@@ -1221,7 +1221,7 @@ public final class HtmlReport {
         private static int slot(Verdict v) {
             return switch (v) {
                 case BETTER -> 0;
-                case TIE -> 1;
+                case EQUIVALENT -> 1;
                 case WORSE -> 2;
                 case INCONCLUSIVE -> 3;
                 case FAILED -> 4;

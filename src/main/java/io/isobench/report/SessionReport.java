@@ -67,7 +67,7 @@ public final class SessionReport {
             }
             sb.append(String.format(Locale.ROOT, "| %s | %s | `%s` | %s | %s | %d | %s |%n", t.taskId(), t.mode(),
                     ta == null ? "—" : ta.metric(), ta == null ? "—" : ta.replayValidity().label(),
-                    ta == null ? "—" : pct(ta.noiseFloor().noiseFloorPct()), t.arms().size(),
+                    ta == null ? "—" : pct(ta.noiseBand().bandPct()), t.arms().size(),
                     verdicts.isEmpty() ? "—" : verdicts.substring(0, verdicts.length() - 2)));
         }
         sb.append('\n');
@@ -196,8 +196,8 @@ public final class SessionReport {
         }
         sb.append(String.format(Locale.ROOT,
                 "Metric `%s` (%s is better). Noise floor %s (%s). Replay: **%s** (human vs baseline %s).%n%n",
-                ta.metric(), ta.better().name().toLowerCase(Locale.ROOT), pct(ta.noiseFloor().noiseFloorPct()),
-                ta.noiseFloor().source().label(), ta.replayValidity().label(), ta.humanVsBaseline().verdict().label()));
+                ta.metric(), ta.better().name().toLowerCase(Locale.ROOT), pct(ta.noiseBand().bandPct()),
+                ta.noiseBand().source().label(), ta.replayValidity().label(), ta.humanVsBaseline().verdict().label()));
         sb.append("| arm | runs | n | median | CV | speedup vs baseline [95% CI] | p | verdict | speedup vs human "
                 + "[95% CI] | p | verdict | opt_base | opt_human | outcomes |\n");
         sb.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
@@ -237,8 +237,8 @@ public final class SessionReport {
                 if (o != null) {
                     vb = o.vsBaseline();
                     vh = o.vsHuman();
-                    ob = o.optBase() ? "yes" : "no";
-                    oh = o.optHuman() ? "yes" : "no";
+                    ob = yesNo(o.optBase());
+                    oh = yesNo(o.optHuman());
                 }
             }
             StringBuilder outs = new StringBuilder();
@@ -360,5 +360,10 @@ public final class SessionReport {
 
     static String pct(Double v) {
         return v == null ? "—" : String.format(Locale.ROOT, "%.1f %%", v);
+    }
+
+    /** yes / no, or "—" when undefined (opt_base and opt_human exist on replay-valid tasks only). */
+    static String yesNo(Boolean b) {
+        return b == null ? "—" : b ? "yes" : "no";
     }
 }
