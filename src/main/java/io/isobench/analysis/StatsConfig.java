@@ -150,7 +150,8 @@ public record StatsConfig(
         return java.util.Collections.unmodifiableMap(m);
     }
 
+    /** A setting for text: 0.05, 90, 2.5 (ten significant digits, no trailing zeros). */
     static String fmt(double v) {
-        return v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v);
+        return new java.math.BigDecimal(v).round(new java.math.MathContext(10)).stripTrailingZeros().toPlainString();
     }
 }

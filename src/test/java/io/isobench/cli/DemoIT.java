@@ -67,14 +67,14 @@ class DemoIT {
             assertThat(vsBaseline(tpot, "charlie")).isEqualTo(Verdict.INCORRECT);
             assertThat(tpot.outcomes().get("agent:delta")).containsOnlyKeys("PATCH_FAILED");
             // latency: alpha ties human, bravo worse than human but better than baseline, charlie flagged, delta empty
-            detected(agent(latency, "alpha").vsHuman(), Verdict.TIE);
+            detected(agent(latency, "alpha").vsHuman(), Verdict.EQUIVALENT);
             detected(agent(latency, "bravo").vsHuman(), Verdict.WORSE);
             detected(agent(latency, "bravo").vsBaseline(), Verdict.BETTER);
             assertThat(latency.findings().get("agent:charlie")).anyMatch(f -> f.contains("benchmarks/"));
             assertThat(latency.outcomes().get("agent:delta")).containsOnlyKeys("EMPTY_PATCH");
             // throughput: alpha better, bravo tie, charlie wrong, delta between baseline and human
             detected(agent(throughput, "alpha").vsHuman(), Verdict.BETTER);
-            detected(agent(throughput, "bravo").vsHuman(), Verdict.TIE);
+            detected(agent(throughput, "bravo").vsHuman(), Verdict.EQUIVALENT);
             assertThat(throughput.incorrect()).contains("agent:charlie");
             detected(agent(throughput, "delta").vsHuman(), Verdict.WORSE);
             detected(agent(throughput, "delta").vsBaseline(), Verdict.BETTER);
@@ -192,7 +192,7 @@ class DemoIT {
         switch (designed) {
             case BETTER -> assertThat(c.deltaPct()).isGreaterThanOrEqualTo(10.0);
             case WORSE -> assertThat(c.deltaPct()).isLessThanOrEqualTo(-10.0);
-            case TIE -> assertThat(Math.abs(c.deltaPct())).isLessThanOrEqualTo(5.0);
+            case EQUIVALENT -> assertThat(Math.abs(c.deltaPct())).isLessThanOrEqualTo(5.0);
             default -> throw new AssertionError(designed);
         }
     }

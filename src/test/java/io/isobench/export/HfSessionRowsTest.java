@@ -183,7 +183,7 @@ class HfSessionRowsTest {
                         .containsEntry("isobench_agent_vs_human_verdict", o.vsHuman().verdict().label())
                         .containsEntry("isobench_agent_vs_human_ci_high", o.vsHuman().ciHighSpeedup())
                         .containsEntry("isobench_agent_vs_human_speedup", o.vsHuman().speedup())
-                        .containsEntry("isobench_noise_floor_pct", ta.noiseFloor().noiseFloorPct())
+                        .containsEntry("isobench_noise_floor_pct", ta.noiseBand().bandPct())
                         .containsEntry("isobench_replay_validity", ta.replayValidity().label())
                         .containsEntry("isobench_opt_base", o.optBase()).containsEntry("isobench_opt_human", o.optHuman())
                         .containsEntry("isobench_n_baseline", 5).containsEntry("isobench_n_agent", 5)
