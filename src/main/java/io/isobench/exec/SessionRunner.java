@@ -65,12 +65,19 @@ public final class SessionRunner {
      * @param executor     runs the jobs
      * @param parallel     the most jobs in flight; 0 (auto) packs them into the executor's GPUs when it has some, else
      *                     runs one at a time
+     * @param allowCrossGpu measured runs of one task may run at the same time (different GPUs / shared CPUs); off,
+     *                     the arms of a task run one after the other
      */
     public record Options(String sessionId, boolean resume, PrintWriter progress, boolean tty, Executor executor,
-                          int parallel) {
+                          int parallel, boolean allowCrossGpu) {
 
         public Options(String sessionId, boolean resume, PrintWriter progress, boolean tty, Executor executor) {
-            this(sessionId, resume, progress, tty, executor, 0);
+            this(sessionId, resume, progress, tty, executor, 0, false);
+        }
+
+        public Options(String sessionId, boolean resume, PrintWriter progress, boolean tty, Executor executor,
+                       int parallel) {
+            this(sessionId, resume, progress, tty, executor, parallel, false);
         }
     }
 
@@ -83,12 +90,16 @@ public final class SessionRunner {
     private final Suite suite;
     private final Plan plan;
     private final Options options;
+    /** The machine the runs measure on; null for cluster executors (their nodes are not fingerprinted). */
+    private final io.isobench.env.Hardware hardware;
 
     private SessionRunner(Store store, Suite suite, Plan plan, Options options) {
         this.store = store;
         this.suite = suite;
         this.plan = plan;
         this.options = options;
+        String ex = options.executor().name();
+        this.hardware = ex.equals("local") || ex.equals("docker") ? io.isobench.env.Hardware.detect() : null;
     }
 
     public static Summary run(Store store, Suite suite, Plan plan, Options options) {
@@ -119,7 +130,7 @@ public final class SessionRunner {
         String sessionId = options.sessionId() != null ? options.sessionId() : newSessionId();
         Optional<SessionRecord> existing = store.session(sessionId);
         Instant started = existing.map(SessionRecord::startedAt).orElse(Instant.now());
-        store.putSession(new SessionRecord(sessionId, started, null, host(), cpu(), "none", machineJson(),
+        store.putSession(new SessionRecord(sessionId, started, null, host(), cpu(), gpu(), machineJson(),
                 plan.toJson(), json(StatsConfig.defaults().toMap()), plan.seed(), "running"));
 
         // what a previous, interrupted attempt of this session left
@@ -285,7 +296,8 @@ public final class SessionRunner {
                             + " GPU(s)" : ""));
         }
         Map<String, List<Probe>> refs = new java.util.concurrent.ConcurrentHashMap<>(reference);
-        JobDispatcher.run(todo, parallel, options.executor().gpuCapacity(), job -> runJob(job, sessionId, envs,
+        JobDispatcher.run(todo, parallel, options.executor().gpuCapacity(), options.allowCrossGpu(),
+                job -> runJob(job, sessionId, envs,
                 buildLogs, humanSha, refs, inFlight, tally));
         for (ArmSpec a : accuracyOrder()) {
             String rid = accuracyRunId(sessionId, a);
@@ -309,7 +321,7 @@ public final class SessionRunner {
         if (options.tty()) {
             options.progress().println();
         }
-        store.putSession(new SessionRecord(sessionId, started, Instant.now(), host(), cpu(), "none", machineJson(),
+        store.putSession(new SessionRecord(sessionId, started, Instant.now(), host(), cpu(), gpu(), machineJson(),
                 plan.toJson(), json(StatsConfig.defaults().toMap()), plan.seed(), "complete"));
         return new Summary(sessionId, tally.total, tally.ran, finished.size(), tally.ok, tally.bad, reaped,
                 tally.failures, Duration.ofNanos(System.nanoTime() - t0));
@@ -359,6 +371,9 @@ public final class SessionRunner {
         extra.put("job", job.jobId());
         extra.put("job_index", job.index());
         extra.put("plan_seed", plan.seed());
+        if (hardware != null) {
+            extra.put("hardware_id", hardware.id());
+        }
         if (job.arm().startsWith("agent:")) {
             String name = job.arm().substring("agent:".length());
             suite.agents().stream().filter(a -> io.isobench.Arm.normalizeAgent(a.name()).equals(name)
@@ -660,6 +675,10 @@ public final class SessionRunner {
             failure = new Failure(FailureCategory.NO_METRICS, "no " + primaryName + " in the output", List.of());
             status = RunRecord.RunStatus.FAILED;
         }
+        if (job.kind() == Job.Kind.MEASURE && failure == null) {
+            failure = lostRequests(result);
+            status = failure == null ? status : RunRecord.RunStatus.FAILED;
+        }
         String logSha = null;
         if (result.log() != null && !result.log().isEmpty()) {
             logSha = store.putArtifact("log", Redact.secrets(result.log()).getBytes(StandardCharsets.UTF_8));
@@ -675,6 +694,40 @@ public final class SessionRunner {
                 Instant.now().minusMillis((long) result.durationMs()), result.durationMs(), null,
                 env == null ? null : env.envRef(), json(result.argv().stream().map(Redact::secrets).toList()), logSha,
                 null, json(extra), result.metrics());
+    }
+
+    /**
+     * A measured run that lost requests did less work than the others: {@code REQUESTS_FAILED} (its metrics are kept,
+     * the analysis excludes the round), with the client's failure reasons; null when none failed.
+     */
+    static Failure lostRequests(JobResult result) {
+        double failed = 0;
+        double completed = 0;
+        for (Metric m : result.metrics()) {
+            if (m.name().equals("failed_requests")) {
+                failed = m.value();
+            } else if (m.name().equals("completed_requests")) {
+                completed = m.value();
+            }
+        }
+        if (!(failed > 0)) {
+            return null;
+        }
+        String reasons = "";
+        try {
+            JsonNode w = result.workloadJson() == null ? null : JSON.readTree(result.workloadJson());
+            JsonNode by = w == null ? null : w.path("failures_by_reason");
+            if (by != null && by.isObject() && !by.isEmpty()) {
+                List<String> parts = new ArrayList<>();
+                by.fields().forEachRemaining(e -> parts.add(e.getKey() + " x" + e.getValue().asText()));
+                reasons = ": " + String.join(", ", parts);
+            }
+        } catch (java.io.IOException e) {
+            // no reasons recorded
+        }
+        String detail = String.format(Locale.ROOT, "%d of %d requests failed%s", (long) failed,
+                (long) (failed + completed), reasons);
+        return new Failure(FailureCategory.REQUESTS_FAILED, detail, List.of(detail));
     }
 
     private synchronized void progress(int done, int total, Job job, Failure failure, RunRecord rec, long etaS, double bookMs) {
@@ -792,8 +845,16 @@ public final class SessionRunner {
         }
     }
 
-    private static String cpu() {
-        return Runtime.getRuntime().availableProcessors() + " cpu(s), " + System.getProperty("os.arch");
+    private String cpu() {
+        if (hardware == null) {
+            return Runtime.getRuntime().availableProcessors() + " cpu(s), " + System.getProperty("os.arch")
+                    + " (orchestrator)";
+        }
+        return hardware.cpuModel() + ", " + hardware.cores() + " cores";
+    }
+
+    private String gpu() {
+        return hardware == null ? "not fingerprinted (cluster nodes)" : hardware.gpuText();
     }
 
     private String machineJson() {
@@ -806,6 +867,9 @@ public final class SessionRunner {
         m.put("executor", executorName);
         m.put("parallel", parallelism());
         m.put("node_gpus", options.executor().gpuCapacity());
+        m.put("arms_at_once", options.allowCrossGpu());
+        m.put("hardware_id", hardware == null ? null : hardware.id());
+        m.put("hardware", hardware == null ? null : hardware.toMap());
         return json(m);
     }
 }
