@@ -235,6 +235,9 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
         if (metric == null && mode != null) {
             metric = Mode.fromLabel(mode).map(MetricDictionary::primaryMetric).orElse(null);
         }
+        // baseline, its A/A twin, human, then the agents in plan order
+        arms.sort(Comparator.comparingInt(a -> a.equals("baseline") ? 0 : a.equals(Arm.BASELINE_AA.label()) ? 1
+                : a.equals("human") ? 2 : 3));
         Gate base = gates.getOrDefault("baseline", new Gate());
         Map<String, ArmCorrectness> correctness = new LinkedHashMap<>();
         for (String a : arms) {

@@ -175,7 +175,8 @@ public final class SessionRunner {
         }
         for (ArmSpec a : plan.arms()) {
             TaskSpec t = suite.task(a.taskId()).orElse(null);
-            if (t != null && t.accuracy() != null && !finished.contains(accuracyRunId(sessionId, a))) {
+            if (t != null && t.accuracy() != null && !a.arm().equals(Arm.BASELINE_AA.label())
+                    && !finished.contains(accuracyRunId(sessionId, a))) {
                 neededArms.add(a.taskId() + "|" + a.arm());
             }
         }
@@ -601,10 +602,16 @@ public final class SessionRunner {
         }
     }
 
-    /** Arms of tasks with an accuracy hook, baseline first per task (its score is the reference). */
+    /**
+     * Arms of tasks with an accuracy hook, baseline first per task (its score is the reference); the A/A arm runs the
+     * baseline's code and is not evaluated again.
+     */
     private List<ArmSpec> accuracyOrder() {
         List<ArmSpec> out = new ArrayList<>();
         for (ArmSpec a : plan.arms()) {
+            if (a.arm().equals(Arm.BASELINE_AA.label())) {
+                continue;
+            }
             if (suite.task(a.taskId()).map(t -> t.accuracy() != null).orElse(false)) {
                 out.add(a);
             }
