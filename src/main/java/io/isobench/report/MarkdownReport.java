@@ -322,7 +322,7 @@ public final class MarkdownReport {
             }
             c.add("Single runs carry no noise estimate: a ±" + fmt1(options.bandPct()) + " % band is a convention, "
                     + "not a confidence interval. Native isobench sessions (repeated, interleaved rounds) report "
-                    + "verdicts with bootstrap CIs and a measured noise floor instead.");
+                    + "verdicts over paired rounds (better / equivalent / worse / inconclusive) with a measured A/A band instead.");
             for (String s : c) {
                 line("- " + s);
             }
