@@ -65,10 +65,10 @@ public final class CorrectnessRules {
             return Math.max(sequential.unexplained(maxDrift), batched == null ? 0 : batched.unexplained(maxDrift));
         }
 
-        /** "8/8 exact (100 %) one at a time; 7/8 exact (88 %), first divergence: … at batch 8". */
+        /** "one at a time: 8/8 exact (100 %); at batch 8: 7/8 exact (88 %), first divergence: …". */
         public String describe() {
-            return sequential.diff().describe() + " one at a time" + (batched == null ? ""
-                    : "; " + batched.diff().describe() + " at batch " + batched.batchSize());
+            return "one at a time: " + sequential.diff().describe() + (batched == null ? ""
+                    : "; at batch " + batched.batchSize() + ": " + batched.diff().describe());
         }
     }
 
@@ -162,10 +162,10 @@ public final class CorrectnessRules {
         }
 
         public String describe() {
-            return String.format(Locale.ROOT, "baseline vs itself: %s across two server starts, %s between batch"
-                            + " size 1 and %s; tolerance floor %s%s", pct(restartMismatch),
-                    batchMismatch == null ? "not measured" : pct(batchMismatch),
-                    batchSize == 0 ? "a concurrent pass (none ran)" : Integer.toString(batchSize), pct(floor),
+            return String.format(Locale.ROOT, "baseline vs itself: %s across two independent starts, %s; tolerance"
+                            + " floor %s%s", pct(restartMismatch), batchMismatch == null
+                            ? "batch sizes not compared (no concurrent pass)"
+                            : pct(batchMismatch) + " between batch size 1 and " + batchSize, pct(floor),
                     logprobDriftFloor == null ? "" : String.format(Locale.ROOT, ", logprob drift floor %.3g",
                             logprobDriftFloor));
         }

@@ -70,7 +70,8 @@ class CorrectnessRulesTest {
         assertThat(c.restartMismatch()).isEqualTo(0.5); // batched pass of start 2 vs start 1
         assertThat(c.batchMismatch()).isEqualTo(0.5);
         assertThat(c.floor()).isEqualTo(0.5);
-        assertThat(c.describe()).contains("50 % across two server starts").contains("tolerance floor 50 %");
+        assertThat(c.describe()).isEqualTo("baseline vs itself: 50 % across two independent starts, 50 % between"
+                + " batch size 1 and 8; tolerance floor 50 %");
     }
 
     @Test
@@ -107,7 +108,7 @@ class CorrectnessRulesTest {
         assertThat(c.batchMismatch()).isNull();
         assertThat(c.batchSize()).isZero();
         assertThat(c.toMap()).containsEntry("batch_size", null).containsEntry("batch_mismatch", null);
-        assertThat(c.describe()).contains("not measured");
+        assertThat(c.describe()).contains("batch sizes not compared (no concurrent pass)");
     }
 
     @Test
@@ -126,7 +127,7 @@ class CorrectnessRulesTest {
         assertThat(d.outcome()).isEqualTo(Outcome.MATCH);
         assertThat(d.rule()).isEqualTo(Rule.BASELINE);
         assertThat(d.fails()).isFalse();
-        assertThat(d.reason()).contains("4/4 exact (100 %) one at a time").contains("at batch 8");
+        assertThat(d.reason()).isEqualTo("one at a time: 4/4 exact (100 %); at batch 8: 4/4 exact (100 %)");
     }
 
     @Test
@@ -146,8 +147,8 @@ class CorrectnessRulesTest {
         assertThat(c.mismatch()).isEqualTo(0.25);
         Decision d = agent(run(BASE), null, arm, tolerance(0));
         assertThat(d.outcome()).isEqualTo(Outcome.OUTPUT_MISMATCH);
-        assertThat(d.reason()).contains("25 % of the greedy outputs differ").contains("3/4 exact (75 %)")
-                .contains("at batch 8");
+        assertThat(d.reason()).contains("25 % of the greedy outputs differ")
+                .contains("at batch 8: 3/4 exact (75 %)");
     }
 
     @Test
@@ -197,7 +198,7 @@ class CorrectnessRulesTest {
         Decision d = agent(run(BASE), human, run(List.of("AA", "BB", "cc", "dd")), tolerance(0));
         assertThat(d.outcome()).isEqualTo(Outcome.MATCH);
         assertThat(d.rule()).isEqualTo(Rule.HUMAN);
-        assertThat(d.reason()).contains("reproduces the human").contains("vs baseline: 2/4 exact");
+        assertThat(d.reason()).contains("reproduces the human").contains("(vs baseline: one at a time: 2/4 exact");
     }
 
     @Test
