@@ -49,7 +49,8 @@ public final class CorrectnessRules {
 
         /** The larger of the two passes' mismatch fractions. */
         public double mismatch() {
-            return Math.max(sequential.diff().mismatchFraction(), batched == null ? 0 : batched.diff().mismatchFraction());
+            return Math.max(sequential.diff().mismatchFraction(),
+                    batched == null ? 0 : batched.diff().mismatchFraction());
         }
 
         /** The largest logprob drift of the two passes; null when neither side returned logprobs. */
@@ -83,10 +84,11 @@ public final class CorrectnessRules {
     public record ProbePair(List<Probe> reference, List<Probe> arm, int batchSize, OutputDiff diff) {
 
         static ProbePair of(List<Probe> reference, List<Probe> arm, int batchSize) {
-            return new ProbePair(List.copyOf(reference), List.copyOf(arm), batchSize, OutputDiff.compare(reference, arm));
+            return new ProbePair(List.copyOf(reference), List.copyOf(arm), batchSize,
+                    OutputDiff.compare(reference, arm));
         }
 
-        /** Fraction of the reference's probes the arm does not reproduce, near-tie flips at {@code maxDrift} excused. */
+        /** Fraction of the reference's probes the arm does not reproduce; near-tie flips at {@code maxDrift} pass. */
         double unexplained(double maxDrift) {
             int total = Math.max(reference.size(), arm.size());
             if (total == 0) {
@@ -95,7 +97,8 @@ public final class CorrectnessRules {
             int bad = arm.size() - Math.min(arm.size(), reference.size()); // extra outputs never match
             for (int i = 0; i < reference.size(); i++) {
                 Probe x = i < arm.size() ? arm.get(i) : null;
-                if (x == null || !reference.get(i).text().equals(x.text()) && !nearTieFlip(reference.get(i), x, maxDrift)) {
+                Probe r = reference.get(i);
+                if (x == null || !r.text().equals(x.text()) && !nearTieFlip(r, x, maxDrift)) {
                     bad++;
                 }
             }

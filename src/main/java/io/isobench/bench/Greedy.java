@@ -62,7 +62,7 @@ public final class Greedy {
     /** The fewest requests in flight in the concurrent pass (padded with repeated prompts when there are fewer). */
     public static final int MIN_BATCH = 8;
 
-    /** Requests sent at once in the concurrent pass for {@code prompts} prompts: all of them, at least {@link #MIN_BATCH}. */
+    /** Requests sent at once in the concurrent pass for {@code prompts} prompts: all, at least {@link #MIN_BATCH}. */
     public static int batchSize(int prompts) {
         return Math.max(MIN_BATCH, prompts);
     }

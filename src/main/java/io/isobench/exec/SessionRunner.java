@@ -784,7 +784,7 @@ public final class SessionRunner {
         options.progress().flush();
     }
 
-    /** Evidence of an output mismatch: the first differing probe, of the sequential pass unless only batching differs. */
+    /** Evidence of an output mismatch: the first differing probe, sequential unless only the batched pass differs. */
     private static String firstDiff(CorrectnessRules.Comparison c) {
         CorrectnessRules.ProbePair p = c.batched() != null && c.sequential().diff().mismatchFraction() == 0
                 ? c.batched() : c.sequential();

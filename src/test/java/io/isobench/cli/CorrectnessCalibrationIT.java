@@ -3,6 +3,7 @@ package io.isobench.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.SharedData;
+import io.isobench.ToyRepo;
 import io.isobench.analysis.SessionAnalysis;
 import io.isobench.analysis.StatsConfig;
 import io.isobench.store.RunFilter;
@@ -13,7 +14,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.File;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
@@ -42,22 +42,22 @@ class CorrectnessCalibrationIT {
     @Test
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void theRepeatCheckCalibratesAndAnAgentThatReproducesAHumanWhoChangesOutputsPasses() throws Exception {
-        SharedData.requireService(has("python3") && has("git") && has("setsid"),
-                "python3, git and setsid (util-linux) for the toy engine");
+        SharedData.requireService(ToyRepo.toolsPresent(), "python3, git and setsid (util-linux) for the toy engine");
         Path repo = dir.resolve("repo");
-        sh(dir, "bash", Path.of("examples/toy-engine/build-repo.sh").toAbsolutePath().toString(), repo.toString());
+        ToyRepo.build(repo);
         Path patches = Files.createDirectories(dir.resolve("patches"));
         // the human commit: five candidate tokens per step instead of four (other argmax, other greedy outputs)
-        sh(repo, "git", "checkout", "-q", "baseline");
+        ToyRepo.run(repo, "git", "checkout", "-q", "baseline");
         edit(repo, "_NUM_CANDIDATES = 4", "_NUM_CANDIDATES = 5");
-        sh(repo, "git", "-c", "user.name=t", "-c", "user.email=t@t.invalid", "-c", "commit.gpgsign=false", "commit",
-                "-q", "-am", "model: five candidates");
-        sh(repo, "git", "tag", "task-numerics");
-        Files.writeString(patches.resolve("mimic.patch"), sh(repo, "git", "diff", "baseline", "task-numerics"));
-        sh(repo, "git", "checkout", "-q", "baseline");
+        ToyRepo.run(repo, "git", "-c", "user.name=t", "-c", "user.email=t@t.invalid", "-c", "commit.gpgsign=false",
+                "commit", "-q", "-am", "model: five candidates");
+        ToyRepo.run(repo, "git", "tag", "task-numerics");
+        Files.writeString(patches.resolve("mimic.patch"),
+                ToyRepo.run(repo, "git", "diff", "baseline", "task-numerics"));
+        ToyRepo.run(repo, "git", "checkout", "-q", "baseline");
         edit(repo, "_NUM_CANDIDATES = 4", "_NUM_CANDIDATES = 3");
-        Files.writeString(patches.resolve("wrong.patch"), sh(repo, "git", "diff"));
-        sh(repo, "git", "checkout", "-q", "--", "toyllm/model.py");
+        Files.writeString(patches.resolve("wrong.patch"), ToyRepo.run(repo, "git", "diff"));
+        ToyRepo.run(repo, "git", "checkout", "-q", "--", "toyllm/model.py");
 
         Path suite = dir.resolve("suite.yaml");
         Files.writeString(suite, String.join("\n",
@@ -68,7 +68,8 @@ class CorrectnessCalibrationIT {
                 "    parent_commit: baseline",
                 "    mode: latency",
                 "    model: toy-1m",
-                "    server_command: python3 -m toyllm.entrypoints.api_server --host {host} --port {port} --model {model}",
+                "    server_command: python3 -m toyllm.entrypoints.api_server --host {host} --port {port}"
+                        + " --model {model}",
                 "    perf_command: python3 benchmarks/benchmark_latency.py --model toy-1m --batch-size 1 --input-len 8"
                         + " --output-len 4 --num-iters 3 --num-iters-warmup 1 --seed 0",
                 "    correctness: {prompts: 3, max_tokens: 16, tolerance: 0.0}",
@@ -139,7 +140,8 @@ class CorrectnessCalibrationIT {
 
     private static RunRecord run(List<RunRecord> runs, String job) {
         return runs.stream().filter(r -> r.runId().endsWith("/" + job)).findFirst().orElseThrow(
-                () -> new AssertionError("no run for " + job + " among " + runs.stream().map(RunRecord::runId).toList()));
+                () -> new AssertionError("no run for " + job + " among "
+                        + runs.stream().map(RunRecord::runId).toList()));
     }
 
     private static JsonNode extra(List<RunRecord> runs, String job) throws Exception {
@@ -151,21 +153,5 @@ class CorrectnessCalibrationIT {
         String text = Files.readString(f, StandardCharsets.UTF_8);
         assertThat(text).contains(from);
         Files.writeString(f, text.replace(from, to), StandardCharsets.UTF_8);
-    }
-
-    private static String sh(Path cwd, String... argv) throws Exception {
-        Process p = new ProcessBuilder(argv).directory(cwd.toFile()).redirectErrorStream(true).start();
-        String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor()).as(String.join(" ", argv) + ": " + text).isZero();
-        return text;
-    }
-
-    private static boolean has(String program) {
-        for (String d : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-            if (Files.isExecutable(Path.of(d, program))) {
-                return true;
-            }
-        }
-        return false;
     }
 }

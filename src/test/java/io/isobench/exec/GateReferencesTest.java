@@ -23,7 +23,8 @@ class GateReferencesTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private static RunRecord check(String jobId, String arm, List<String> texts, List<String> batched) throws Exception {
+    private static RunRecord check(String jobId, String arm, List<String> texts, List<String> batched)
+            throws Exception {
         Map<String, Object> extra = new LinkedHashMap<>();
         extra.put("task", "t");
         extra.put("job", jobId);
