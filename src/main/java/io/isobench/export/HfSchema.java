@@ -173,7 +173,7 @@ public final class HfSchema {
             ib.add(new Column("isobench_n_" + arm, Type.INT32, arm + ": valid measured rounds (samples)"));
         }
         for (String arm : List.of("baseline", "human", "agent")) {
-            ib.add(new Column("isobench_correctness_" + arm, Type.STRING, arm + ": greedy-output gate: reference (baseline) | match | output_mismatch"
+            ib.add(new Column("isobench_correctness_" + arm, Type.STRING, arm + ": greedy-output gate: reference (baseline) | match | changes_outputs (human) | output_mismatch"
                     + " | no_reference | probe_rejected | no_greedy_support | offline_probe_failed | check_failed | not_checked"));
             ib.add(new Column("isobench_exact_match_" + arm, Type.FLOAT64, arm + ": fraction of the gate's greedy outputs identical to the baseline's (0..1)"));
         }
