@@ -821,7 +821,8 @@ public final class SessionRunner {
         String what = failure != null ? failure.category().name()
                 : rec.primaryValue() != null ? String.format(Locale.ROOT, "%s=%.2f", rec.primaryMetric(), rec.primaryValue())
                 : "ok";
-        String round = job.kind() == Job.Kind.CHECK ? "check" : "round " + (job.round() + 1) + "/" + plan.rounds();
+        String round = job.repeatCheck() ? "repeat check" : job.kind() == Job.Kind.CHECK ? "check"
+                : "round " + (job.round() + 1) + "/" + plan.rounds();
         String eta = String.format(Locale.ROOT, "%d:%02d", etaS / 60, etaS % 60);
         if (options.tty()) {
             int width = 24;
