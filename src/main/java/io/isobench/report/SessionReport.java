@@ -313,7 +313,10 @@ public final class SessionReport {
                     speedup(vb), pairs(vb), p(vb), verdict(vb), speedup(vh), verdict(vh), ob, oh,
                     outs.isEmpty() ? "—" : outs));
         }
-        if (!ta.exclusions().isEmpty()) {
+        if (ta.exclusions().isEmpty()) {
+            sb.append("\nExcluded rounds: none (every successful run did the baseline's work, lost no request and ran on"
+                    + " the task's hardware).\n");
+        } else {
             sb.append("\nExcluded rounds (kept out of every comparison):\n\n");
             for (io.isobench.analysis.RoundExclusion e : ta.exclusions()) {
                 sb.append("- ").append(cell(e.oneLine())).append('\n');
