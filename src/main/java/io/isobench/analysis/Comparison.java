@@ -112,6 +112,7 @@ public record Comparison(
         m.put("variance", variance.label());
         m.put("paired_cv_pct", pairedCvPct);
         m.put("margin_pct", marginPct);
+        m.put("ci_clears_margin", ciClearsMargin());
         m.put("mann_whitney_u", mannWhitneyU);
         m.put("p_value", pValue);
         m.put("p_value_method", pValueMethod.label());
