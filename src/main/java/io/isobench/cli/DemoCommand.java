@@ -76,7 +76,7 @@ final class DemoCommand implements Callable<Integer> {
         Suite suite = SuiteLoader.parse(pointed, suiteFile);
         String db = main.db != null && !main.db.isBlank() ? main.db : dir.resolve("isobench.duckdb").toString();
         String[] session = new String[1];
-        int code = Sessions.run(main, suite, new Planner.Options(n, null, dir), db, null, resume, dryRun, format,
+        int code = Sessions.run(main, suite, new Planner.Options(n, null, dir, execution.aa()), db, null, resume, dryRun, format,
                 execution, session);
         if (dryRun || session[0] == null) {
             return code;

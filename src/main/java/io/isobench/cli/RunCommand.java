@@ -55,7 +55,7 @@ final class RunCommand implements Callable<Integer> {
             throw new IsobenchException.BadInput("--format " + format + ": use text or json");
         }
         Suite suite = SuiteLoader.load(suiteFile);
-        return Sessions.run(main, suite, new Planner.Options(rounds, null, workdir.toAbsolutePath()), main.dbSpec(),
+        return Sessions.run(main, suite, new Planner.Options(rounds, null, workdir.toAbsolutePath(), execution.aa()), main.dbSpec(),
                 session, resume, dryRun, format, execution);
     }
 }

@@ -54,7 +54,8 @@ final class Sessions {
             }
             boolean tty = System.console() != null && System.getenv("ISOBENCH_PLAIN_PROGRESS") == null;
             SessionRunner.Summary s = SessionRunner.run(store, suite, plan,
-                    new SessionRunner.Options(id, resume, main.err, tty, chosen, parallel));
+                    new SessionRunner.Options(id, resume, main.err, tty, chosen, parallel,
+                            execution.allowCrossGpu));
             sessionOut[0] = s.sessionId();
             main.out.println(String.format(Locale.ROOT,
                     "session %s: %d job(s), %d run now, %d already finished, %d ok, %d failed %s in %.1f s",

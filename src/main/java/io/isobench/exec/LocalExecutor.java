@@ -235,12 +235,10 @@ final class LocalExecutor implements Executor {
                 String model = Optional.ofNullable(flags.get("model")).orElse(modelOf(argv));
                 try {
                     if (job.kind() == Job.Kind.CHECK) {
-                        List<io.isobench.bench.Probe> probes = Greedy.probe(base, model,
-                                Integer.parseInt(flags.getOrDefault("num-prompts", "8")),
-                                Integer.parseInt(flags.getOrDefault("max-tokens", "32")), flags.containsKey("logprobs"));
-                        outputs = probes.stream().map(io.isobench.bench.Probe::text).toList();
-                        probeJson = io.isobench.bench.Probe.toJson(probes);
-                        clientLog.append("greedy outputs: ").append(outputs.size()).append(" prompts\n");
+                        Greedy.ProbeRun probes = Greedy.probe(base, model, flags);
+                        outputs = probes.texts();
+                        probeJson = probes.toJson();
+                        clientLog.append(probeLine(probes));
                     } else {
                         ServingClient.Result r = client.run(base, model, flags, job.warmupRequests(), 0L);
                         metrics = r.metrics();
@@ -356,6 +354,12 @@ final class LocalExecutor implements Executor {
             s.bind(new InetSocketAddress(InetAddress.getByName(HOST), 0));
             return s.getLocalPort();
         }
+    }
+
+    /** The client log's line about a check's probes. */
+    static String probeLine(Greedy.ProbeRun probes) {
+        return "greedy outputs: " + probes.sequential().size() + " prompts one at a time, then "
+                + probes.batchSize() + " requests at once\n";
     }
 
     /** A CHECK job that runs the task's offline probe command instead of the server ({@code --probe offline}). */
