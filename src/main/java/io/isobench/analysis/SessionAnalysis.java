@@ -165,7 +165,7 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
         String mode = null;
         String commit = null;
         String metric = null;
-        io.isobench.parse.Metric declared = null; // the primary metric as stored: its unit and direction
+        MetricDictionary.Definition declared = null; // a generic engine's primary metric: unit and direction as declared
         for (Parsed p : runs) {
             RunRecord r = p.run();
             if (!arms.contains(r.arm())) {
@@ -232,8 +232,10 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
             measured.merge(r.arm(), 1, Integer::sum);
             if (r.primaryMetric() != null) {
                 metric = r.primaryMetric();
-                for (io.isobench.parse.Metric mt : r.metrics()) {
-                    declared = mt.name().equals(metric) ? mt : declared;
+                JsonNode pd = x.path("primary_definition");
+                if (pd.path("name").asText("").equals(metric)) {
+                    declared = new MetricDictionary.Definition(metric, pd.path("unit").asText(),
+                            "higher".equals(pd.path("better").asText()) ? Better.HIGHER : Better.LOWER);
                 }
             }
             rounds.add(r, x);

@@ -394,6 +394,11 @@ public final class SessionRunner {
             putReview(extra, review, job.kind() == Job.Kind.CHECK);
         }
         extra.put("timings_ms", result.timingsMs());
+        if (job.readout() != null && job.readout().primaryDefinition() != null) {
+            // a generic engine's primary metric may be one the dictionary does not know: its unit and direction
+            io.isobench.parse.MetricDictionary.Definition d = job.readout().primaryDefinition();
+            extra.put("primary_definition", Map.of("name", d.name(), "unit", d.unit(), "better", d.better().label()));
+        }
         if (result.gpus() != null) {
             extra.put("gpus", result.gpus());
         }
