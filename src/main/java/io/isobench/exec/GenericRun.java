@@ -51,8 +51,16 @@ final class GenericRun {
         return out;
     }
 
-    static JobResult run(Job job, Executor.Hooks hooks, Path log, long t0, Map<String, Double> timings, Duration grace,
-                         LocalExecutor.Launcher launcher) {
+    /**
+     * One run of the command: its streams, wall and CPU time, the log text; or the failure that kept it from running
+     * or finishing ({@code failure} set: a job result to return as is).
+     */
+    record Ran(Integer exit, double wallS, Double cpuS, RuleReader.Streams streams, StringBuilder text,
+               JobResult failure) {
+    }
+
+    static Ran execute(Job job, Executor.Hooks hooks, Path log, long t0, Map<String, Double> timings, Duration grace,
+                       LocalExecutor.Launcher launcher) {
         Readout readout = job.readout();
         Path prefix = job.cwd().resolve(".isobench-run-" + job.index());
         List<Path> outputs = new ArrayList<>(List.of(file(prefix, ".out"), file(prefix, ".err"), file(prefix, ".times")));
@@ -66,8 +74,8 @@ final class GenericRun {
                 Files.deleteIfExists(p); // never read what an earlier run left
             }
         } catch (IOException e) {
-            return done(t0, new Failure(FailureCategory.DISK_FULL, "cannot clear the output files in " + job.cwd()
-                    + ": " + e.getMessage(), List.of()), List.of(), "", timings, job, List.of(), null);
+            return failed(done(t0, new Failure(FailureCategory.DISK_FULL, "cannot clear the output files in "
+                    + job.cwd() + ": " + e.getMessage(), List.of()), List.of(), "", timings, job, List.of(), null));
         }
         List<String> argv = wrapped(job.argv(), prefix);
         ProcessGroup pg;
@@ -75,9 +83,9 @@ final class GenericRun {
         try {
             pg = launcher.start(job, argv, log);
         } catch (IOException e) {
-            return done(t0, new Failure(FailureCategory.ENV_MISSING, "cannot start sh for " + job.argv().get(0) + ": "
-                    + e.getMessage(), List.of(String.valueOf(e.getMessage()))), List.of(), "", timings, job, List.of(),
-                    null);
+            return failed(done(t0, new Failure(FailureCategory.ENV_MISSING, "cannot start sh for " + job.argv().get(0)
+                    + ": " + e.getMessage(), List.of(String.valueOf(e.getMessage()))), List.of(), "", timings, job,
+                    List.of(), null));
         }
         hooks.processGroupStarted().accept(pg.pgid());
         Integer exit;
@@ -107,16 +115,33 @@ final class GenericRun {
         text.append(String.format(Locale.ROOT, "--- isobench ---%ncommand: %s%nexit: %s, command_wall_s=%.3f,"
                 + " command_cpu_s=%s%n", String.join(" ", job.argv()), exit == null ? "killed" : exit, wallS,
                 cpuS == null ? "unknown" : String.format(Locale.ROOT, "%.2f", cpuS)));
+        ProbeException.Kind probe = job.kind() == Job.Kind.CHECK ? ProbeException.Kind.OFFLINE_PROBE_FAILED : null;
+        JobResult failure = null;
         if (exit == null) {
-            return done(t0, new Failure(FailureCategory.TIMEOUT, "the command ran past " + job.runTimeoutS()
+            failure = done(t0, new Failure(FailureCategory.TIMEOUT, "the command ran past " + job.runTimeoutS()
                     + " s and was killed", List.of("timeout " + job.runTimeoutS() + " s")), List.of(), text.toString(),
-                    timings, job, List.of(), job.kind() == Job.Kind.CHECK ? ProbeException.Kind.OFFLINE_PROBE_FAILED
-                    : null);
+                    timings, job, List.of(), probe);
+        } else if (exit != 0) {
+            failure = done(t0, failed(job, exit, streams), List.of(), text.toString(), timings, job, List.of(), probe);
         }
-        if (exit != 0) {
-            return done(t0, failed(job, exit, streams), List.of(), text.toString(), timings, job, List.of(),
-                    job.kind() == Job.Kind.CHECK ? ProbeException.Kind.OFFLINE_PROBE_FAILED : null);
+        return new Ran(exit, wallS, cpuS, streams, text, failure);
+    }
+
+    private static Ran failed(JobResult r) {
+        return new Ran(null, 0, null, new RuleReader.Streams("", "", Map.of()), new StringBuilder(), r);
+    }
+
+    static JobResult run(Job job, Executor.Hooks hooks, Path log, long t0, Map<String, Double> timings, Duration grace,
+                         LocalExecutor.Launcher launcher) {
+        Ran ran = execute(job, hooks, log, t0, timings, grace, launcher);
+        if (ran.failure() != null) {
+            return ran.failure();
         }
+        Readout readout = job.readout();
+        RuleReader.Streams streams = ran.streams();
+        StringBuilder text = ran.text();
+        double wallS = ran.wallS();
+        Double cpuS = ran.cpuS();
         RuleReader.Read read = RuleReader.metrics(readout.metrics(), streams);
         read.unmatched().forEach((name, why) -> text.append("metric rule ").append(name).append(" did not match: ")
                 .append(why).append('\n'));

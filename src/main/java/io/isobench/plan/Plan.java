@@ -98,7 +98,10 @@ public record Plan(String suite, Path repo, int rounds, long seed, boolean aa, L
                 am.put("build", a.build());
             }
             if (a.artifact() != null) {
-                am.put("artifact", a.artifact().toMap());
+                Map<String, Object> art = new LinkedHashMap<>(a.artifact().toMap());
+                art.put("install", a.artifact().installArgv("{file}", a.worktree(), "python3"));
+                art.put("env", a.artifact().variables(a.worktree(), "$PATH", "$PYTHONPATH"));
+                am.put("artifact", art);
             }
             armList.add(am);
         }
@@ -196,6 +199,10 @@ public record Plan(String suite, Path repo, int rounds, long seed, boolean aa, L
                         .append(r.sha256() == null ? "" : " sha256 " + r.sha256()).append(", verify ")
                         .append(r.verify().label()).append(r.check().isEmpty() ? ""
                                 : ", check " + String.join(" ", r.check())).append('\n');
+                List<String> install = r.installArgv("{file}", a.worktree(), "python3");
+                sb.append("       install ").append(install.isEmpty() ? "copy {file} to " + a.worktree().resolve("bin")
+                        .resolve(r.packageName()) : String.join(" ", install)).append('\n');
+                sb.append("       arm env ").append(r.variables(a.worktree(), "$PATH", "$PYTHONPATH")).append('\n');
             }
             if (!a.recipes().isEmpty()) {
                 sb.append("       recipes ").append(String.join(", ", a.recipes())).append('\n');

@@ -247,7 +247,8 @@ public final class SessionReport {
         if (!t.calibration().isEmpty()) {
             Object batch = t.calibration().getOrDefault("batch_size", "8");
             sb.append("Tolerance calibration (the baseline's probes in two starts of its server or command, at batch"
-                    + " size 1").append(batch == null || "null".equals(String.valueOf(batch)) ? "" : " and " + batch)
+                    + " size 1").append(batch == null || "null".equals(String.valueOf(batch)) ? ""
+                            : " and " + (batch instanceof Double d ? String.valueOf(d.intValue()) : batch))
                     .append("): ");
             List<String> parts = new java.util.ArrayList<>();
             t.calibration().forEach((k, v) -> parts.add(k.replace('_', ' ') + " " + (v instanceof Double d

@@ -95,6 +95,42 @@ public record ArtifactSpec(Type type, String packageName, String source, Map<Str
             return verify == Verify.COMMIT ? commit : version;
         }
 
+        /**
+         * The command that installs the fetched {@code file} into {@code prefix} (empty for a binary, which is copied
+         * to {@code PREFIX/bin/NAME}): a pure function, so a plan can show it.
+         */
+        public List<String> installArgv(String file, java.nio.file.Path prefix, String python) {
+            return switch (type) {
+                case NPM -> List.of("npm", "install", "--prefix", prefix.toString(), "--no-save", "--no-package-lock",
+                        "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error", file);
+                case PIP -> List.of(python, "-m", "pip", "install", "--disable-pip-version-check", "--no-input",
+                        "--no-warn-script-location", "--target", prefix.resolve("site").toString(), file);
+                case TARBALL -> List.of("tar", "-xf", file, "-C", prefix.toString());
+                case BINARY -> List.of();
+            };
+        }
+
+        /**
+         * The variables the arm's commands get: its prefix first on PATH (npm: node_modules/.bin; pip: site/bin;
+         * tarball: bin and the prefix; binary: bin) and, for pip, on PYTHONPATH; {@code path} and {@code pythonPath}
+         * are the inherited values (null: none).
+         */
+        public Map<String, String> variables(java.nio.file.Path prefix, String path, String pythonPath) {
+            Map<String, String> env = new java.util.LinkedHashMap<>();
+            String bin = switch (type) {
+                case NPM -> prefix.resolve("node_modules/.bin").toString();
+                case PIP -> prefix.resolve("site/bin").toString();
+                case TARBALL -> prefix.resolve("bin") + ":" + prefix;
+                case BINARY -> prefix.resolve("bin").toString();
+            };
+            env.put("PATH", bin + (path == null || path.isEmpty() ? "" : ":" + path));
+            if (type == Type.PIP) {
+                env.put("PYTHONPATH", prefix.resolve("site") + (pythonPath == null || pythonPath.isEmpty() ? ""
+                        : ":" + pythonPath));
+            }
+            return env;
+        }
+
         /** For plans and the store. */
         public Map<String, Object> toMap() {
             Map<String, Object> m = new java.util.LinkedHashMap<>();

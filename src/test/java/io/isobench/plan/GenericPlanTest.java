@@ -1,13 +1,12 @@
 package io.isobench.plan;
 
+import io.isobench.Golden;
 import io.isobench.parse.MetricRule;
 import io.isobench.task.Suite;
 import io.isobench.task.SuiteLoader;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -69,11 +68,7 @@ class GenericPlanTest {
         String root = SUITE.toAbsolutePath().getParent().getParent().getParent().normalize().toString();
         String actual = plan().toJson().replace(root, "<PROJECT>").replace(SUITE.toAbsolutePath().getParent()
                 .resolve("../../../shared").normalize().toString(), "<SHARED>");
-        if (Boolean.getBoolean("isobench.golden.rewrite")) {
-            Files.writeString(GOLDEN, actual, StandardCharsets.UTF_8);
-        }
-        assertThat(GOLDEN).as("golden file (create it with -Disobench.golden.rewrite=true)").exists();
-        assertThat(actual).isEqualTo(Files.readString(GOLDEN, StandardCharsets.UTF_8));
+        Golden.check(GOLDEN, actual);
     }
 
     private static Job job(Plan p, String id) {

@@ -237,6 +237,31 @@ class GenericSuiteTest {
                 + " no package metadata to verify");
     }
 
+    /** The complete examples of docs/suite-format.md load, so the documentation cannot drift from the loader. */
+    @Test
+    void theDocumentedExamplesLoad() throws IOException {
+        String doc = Files.readString(Path.of("docs/suite-format.md"));
+        Suite offline = SuiteLoader.load(write(example(doc, "### Complete example: offline")), false);
+        GenericTask.Offline o = offline.tasks().get(0).generic().offline();
+        assertThat(o.primary()).isEqualTo(MetricRule.CPU);
+        assertThat(o.metrics()).extracting(MetricRule::name).containsExactly("tok_s", "load_ms");
+        assertThat(offline.setup()).hasSize(1);
+        assertThat(offline.agents()).hasSize(1);
+        Suite serving = SuiteLoader.load(write(example(doc, "### Complete example: serving")), false);
+        assertThat(serving.tasks().get(0).generic().serving().model()).isEqualTo("tiny-llama");
+        Suite artifacts = SuiteLoader.load(write(example(doc, "### Complete example: prebuilt artifacts")), false);
+        assertThat(artifacts.engine().artifact().sha256()).containsOnlyKeys("3.21.1", "3.22.1");
+        assertThat(SuiteLoader.load(Path.of("examples/node-llama-cpp/suite.yaml"), false).engine().artifact())
+                .isEqualTo(artifacts.engine().artifact());
+    }
+
+    private static String example(String doc, String heading) {
+        int h = doc.indexOf(heading);
+        assertThat(h).as(heading).isPositive();
+        int start = doc.indexOf("```yaml\n", h) + "```yaml\n".length();
+        return doc.substring(start, doc.indexOf("```", start));
+    }
+
     private static String message(Runnable r) {
         try {
             r.run();
