@@ -58,6 +58,19 @@ class GenericMetricAnalysisTest {
             assertThat(t.analysis().better()).isEqualTo(Better.HIGHER);
             assertThat(t.analysis().humanVsBaseline().verdict()).isEqualTo(Verdict.BETTER);
             assertThat(t.analysis().humanVsBaseline().speedup()).isCloseTo(1.2, org.assertj.core.data.Offset.offset(0.01));
+            // the reports show the declared unit and direction
+            java.io.StringWriter md = new java.io.StringWriter();
+            io.isobench.report.SessionReport.write(store, "s", md);
+            assertThat(md.toString()).contains("Metric `tok_s` (higher is better)");
+            store.putSession(new io.isobench.store.SessionRecord("s", Instant.now(), Instant.now(), "h", "cpu", "none",
+                    "{}", "{}", "{}", 42L, "complete"));
+            io.isobench.report.HtmlReport.write(store, io.isobench.report.MarkdownReport.Options.defaults(),
+                    dir.resolve("html"));
+            try (var pages = java.nio.file.Files.list(dir.resolve("html"))) {
+                String task = java.nio.file.Files.readString(pages.filter(p -> p.getFileName().toString()
+                        .startsWith("task-")).findFirst().orElseThrow());
+                assertThat(task).contains("<code>tok_s</code> (tok/s, higher is better)");
+            }
         }
     }
 
