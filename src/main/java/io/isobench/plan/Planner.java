@@ -105,14 +105,15 @@ public final class Planner {
             List<String> client = serving && cmd.client() != null ? cmd.client().argv() : List.of();
             Map<String, String> env = cmd.env();
             List<Job> measure = new ArrayList<>();
+            // the correctness check talks to the arm's server, or runs the task's offline probe command (a generic
+            // offline task: its command, read by its output rule; none without one)
+            boolean checked = !generic || GenericJobs.hasCheck(task);
+            boolean offlineGeneric = generic && !serving;
+            List<String> checkArgv = offlineGeneric ? GenericJobs.checkArgv(task, options.workdir())
+                    : generic ? argv : checkArgv(task, suite);
+            List<String> checkFlags = offlineGeneric ? List.of() : checkFlags(task, cmd);
             for (ArmSpec a : taskArms) {
-                // the correctness check talks to the arm's server, or runs the task's offline probe command; the A/A
-                // arm runs the baseline's code: its outputs are the baseline's second check instead
-                boolean checked = !generic || GenericJobs.hasCheck(task);
-                boolean offlineGeneric = generic && !serving;
-                List<String> checkArgv = offlineGeneric ? GenericJobs.checkArgv(task, options.workdir())
-                        : generic ? argv : checkArgv(task, suite);
-                List<String> checkFlags = offlineGeneric ? List.of() : checkFlags(task, cmd);
+                // the A/A arm runs the baseline's code: its outputs are the baseline's second check instead
                 if (checked && !a.arm().equals(Arm.BASELINE_AA.label())) {
                     checks.add(new Job(0, task.id() + "/" + a.arm() + "/check", task.id(), a.arm(), -1,
                             Job.Kind.CHECK, mode.get().label(), checkArgv, checkFlags, env, a.worktree(),

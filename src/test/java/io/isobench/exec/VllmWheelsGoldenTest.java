@@ -78,7 +78,7 @@ class VllmWheelsGoldenTest {
         String actual = out.toString();
         assertThat(actual).contains("-v " + WORK + "/envs/3476ed08/baseline:" + WORK + "/envs/3476ed08/baseline")
                 .contains("PYTHONPATH=" + WORK + "/envs/3476ed08/baseline-aa/site")
-                .contains("python -m vllm.entrypoints.openai.api_server");
+                .contains("python3 -m vllm.entrypoints.openai.api_server");
         Golden.check(DIR.resolve("docker-run.txt"), actual);
     }
 
