@@ -59,6 +59,22 @@ class GenericLintRunTest {
         assertThat(r.err()).contains("lint run gen baseline v1: python3 engine.py");
     }
 
+    @Test
+    void executorsThatCannotRunAGenericCommandAreRefusedWithTheFix() throws Exception {
+        Files.createDirectories(dir.resolve("engine"));
+        Path suite = dir.resolve("suite.yaml");
+        Files.writeString(suite, """
+                engine: {name: generic, repo: ./engine}
+                tasks:
+                  - {id: gen, human_commit: v1, parent_commit: v0, offline: {command: [python3, engine.py]}}
+                """);
+        MainTest.Result r = MainTest.run("run", suite.toString(), "--dry-run", "--executor", "slurm");
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).contains("--executor slurm: generic offline commands run on the local or docker executor"
+                + " (fix: --executor local, or describe the task as serving)");
+        assertThat(MainTest.run("run", suite.toString(), "--dry-run", "--executor", "docker").code()).isZero();
+    }
+
     private static void git(Path repo, String... args) throws Exception {
         List<String> argv = new java.util.ArrayList<>(List.of("git"));
         argv.addAll(List.of(args));
