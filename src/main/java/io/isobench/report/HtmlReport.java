@@ -734,7 +734,7 @@ public final class HtmlReport {
                     + esc(ta == null ? "—" : ta.metric()) + "</code></td><td>"
                     + (ta == null ? "—" : esc(ta.replayValidity().label()))
                     + (low ? " <span class=\"badge b-low\">low signal</span>" : "") + "</td>"
-                    + td(ta == null ? "—" : SessionReport.pct(ta.noiseBand().bandPct())) + "<td>"
+                    + td(ta == null ? "—" : SessionReport.band(ta)) + "<td>"
                     + (ta == null ? "—" : Html.verdict(ta.humanVsBaseline())) + "</td><td>"
                     + (v.isEmpty() ? "—" : v) + "</td></tr>\n";
         }
