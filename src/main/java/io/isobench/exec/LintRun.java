@@ -57,10 +57,8 @@ public final class LintRun {
                 continue;
             }
             Job job = plan.jobs().stream().filter(j -> j.jobId().equals(t.id() + "/baseline/r0")).findFirst()
-                    .orElseThrow().withEnv(env.env());
-            job = new Job(job.index(), job.jobId(), job.taskId(), job.arm(), job.round(), job.kind(), job.mode(),
-                    job.argv(), job.client(), job.env(), job.cwd(), job.serverStartS(), job.runTimeoutS(), job.gpus(),
-                    job.warmupRequests(), new Readout(o.metrics(), o.primary(), o.probe() == null ? o.output() : null));
+                    .orElseThrow().withEnv(env.env())
+                    .withReadout(new Readout(o.metrics(), o.primary(), o.probe() == null ? o.output() : null));
             out.append(lint(t, job, arm, progress));
         }
         return out.toString();

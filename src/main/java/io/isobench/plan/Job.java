@@ -67,6 +67,12 @@ public record Job(int index, String jobId, String taskId, String arm, int round,
                 runTimeoutS, gpus, warmupRequests, readout);
     }
 
+    /** This job read another way. */
+    public Job withReadout(io.isobench.parse.Readout newReadout) {
+        return new Job(index, jobId, taskId, arm, round, kind, mode, argv, client, env, cwd, serverStartS, runTimeoutS,
+                gpus, warmupRequests, newReadout);
+    }
+
     /** This job at another place of the plan. */
     public Job at(int newIndex, String newJobId, int newRound) {
         return new Job(newIndex, newJobId, taskId, arm, newRound, kind, mode, argv, client, env, cwd, serverStartS,

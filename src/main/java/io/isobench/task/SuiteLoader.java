@@ -180,9 +180,13 @@ public final class SuiteLoader {
         }
         engineName = name;
         ArtifactSpec artifact = artifact(m.get("artifact"));
+        List<String> build = argv(m.get("build"), "engine.build", false);
+        if (build == null) {
+            build = List.of();
+        }
         if (repo == null) {
             if (!m.containsKey("repo") && m.containsKey("artifact")) {
-                return artifact == null ? null : new EngineSpec("artifact:" + artifact.source(), null, name, List.of(),
+                return artifact == null ? null : new EngineSpec("artifact:" + artifact.source(), null, name, build,
                         artifact);
             }
             if (!m.containsKey("repo")) {
@@ -195,10 +199,6 @@ public final class SuiteLoader {
             problem(m.get("artifact").getKeyNode(), "engine.artifact", "arms come from a repository or from prebuilt"
                     + " artifacts, not both (fix: remove engine.repo or engine.artifact)");
             return null;
-        }
-        List<String> build = argv(m.get("build"), "engine.build", false);
-        if (build == null) {
-            build = List.of();
         }
         if (EngineSpec.looksLikeUrl(repo)) {
             return new EngineSpec(repo, null, name, build);
@@ -342,7 +342,7 @@ public final class SuiteLoader {
     }
 
     /** An argv template that must run without a shell and use only the given placeholders; null when bad. */
-    String commandTemplate(Node node, String field, String template, List<String> placeholders,
+    private String commandTemplate(Node node, String field, String template, List<String> placeholders,
                                    String required) {
         Shell.Result r = Shell.tokenize(template);
         if (r.error() != null || !r.operators().isEmpty() || !r.expansions().isEmpty()) {
@@ -482,7 +482,7 @@ public final class SuiteLoader {
             .map(c -> c.name().toLowerCase(java.util.Locale.ROOT)).toList();
 
     /** A list of strings (a single string counts as a one-element list); checked against {@code known} if given. */
-    List<String> names(NodeTuple t, String field, List<String> known, boolean allowEmpty) {
+    private List<String> names(NodeTuple t, String field, List<String> known, boolean allowEmpty) {
         if (t == null) {
             return null;
         }
@@ -1132,7 +1132,7 @@ public final class SuiteLoader {
         return v;
     }
 
-    Integer integer(NodeTuple t, String field, long min, long max) {
+    private Integer integer(NodeTuple t, String field, long min, long max) {
         String s = string(t, field, true);
         if (s == null) {
             return null;
@@ -1179,11 +1179,11 @@ public final class SuiteLoader {
         return n instanceof ScalarNode s ? s.getValue() : "<" + n.getNodeId() + ">";
     }
 
-    static int line(Node n) {
+    private static int line(Node n) {
         return n == null || n.getStartMark() == null ? 1 : n.getStartMark().getLine() + 1;
     }
 
-    Path resolve(String path) {
+    private Path resolve(String path) {
         Path p = Path.of(path);
         return (p.isAbsolute() ? p : baseDir.resolve(p)).normalize();
     }

@@ -174,6 +174,7 @@ class GenericSuiteTest {
         Suite s = SuiteLoader.load(write("""
                 engine:
                   name: generic
+                  build: [node, --version]
                   artifact:
                     type: npm
                     package: node-llama-cpp
@@ -188,6 +189,7 @@ class GenericSuiteTest {
                 """));
         ArtifactSpec a = s.engine().artifact();
         assertThat(a.type()).isEqualTo(ArtifactSpec.Type.NPM);
+        assertThat(s.engine().build()).as("the build step runs in each arm's prefix").containsExactly("node", "--version");
         assertThat(s.engine().isUrl()).isFalse();
         assertThat(s.engine().localPath()).isNull();
         ArtifactSpec.Resolved human = a.resolve("3.22.1", null, null, dir);
