@@ -1,11 +1,16 @@
 // OpenAI-compatible server on a real LLM engine (llama.cpp through node-llama-cpp, CPU) for isobench loadgen tests.
 // Usage: node server.mjs --model PATH [--port 8000] [--host 127.0.0.1] [--sequences 4] [--context 1024]
-//                        [--threads 1] [--served-model-name NAME]
+//                        [--threads 1] [--served-model-name NAME] [--engine-dir DIR]
+// --engine-dir: load node-llama-cpp from DIR/node_modules (a prefix an isobench artifact arm installed a release
+// into) instead of the copy next to this script; GET /health then reports the version it loaded.
 // Endpoints: GET /health, GET /v1/models, POST /v1/completions, POST /v1/chat/completions (SSE or not),
 // POST /tokenize. One streamed chunk per generated token; usage counted with the model's own tokenizer;
 // honours max_tokens, ignore_eos, stream_options.include_usage, temperature (0 = greedy), top_p, top_k, seed.
 import http from "node:http";
-import {getLlama} from "node-llama-cpp";
+import {createRequire} from "node:module";
+import {join} from "node:path";
+import {pathToFileURL} from "node:url";
+import {readFileSync} from "node:fs";
 
 const args = Object.fromEntries(process.argv.slice(2).reduce((acc, a, i, all) => {
   if (a.startsWith("--")) acc.push([a.slice(2), all[i + 1]]);
@@ -20,6 +25,17 @@ const port = Number(args.port ?? 8000);
 const nSeq = Number(args.sequences ?? 4);
 const servedName = args["served-model-name"] ?? "tiny-llama";
 const t0 = Date.now();
+
+// ES modules ignore NODE_PATH: an engine installed elsewhere is resolved from its own folder
+let engineModule = "node-llama-cpp";
+let engineVersion = null;
+if (args["engine-dir"]) {
+  const req = createRequire(pathToFileURL(join(args["engine-dir"], "noop.js")));
+  engineModule = pathToFileURL(req.resolve("node-llama-cpp")).href;
+  engineVersion = JSON.parse(readFileSync(join(args["engine-dir"], "node_modules", "node-llama-cpp", "package.json"),
+    "utf8")).version;
+}
+const {getLlama} = await import(engineModule);
 
 const llama = await getLlama({gpu: false, build: "never", logLevel: "error"});
 const model = await llama.loadModel({modelPath: args.model});
@@ -124,7 +140,9 @@ async function generate(b, chat, res) {
 const server = http.createServer(async (req, res) => {
   try {
     const url = req.url.split("?")[0];
-    if (req.method === "GET" && url === "/health") return json(res, 200, {status: "ok"});
+    if (req.method === "GET" && url === "/health") {
+      return json(res, 200, engineVersion ? {status: "ok", engine_version: engineVersion} : {status: "ok"});
+    }
     if (req.method === "GET" && url === "/v1/models")
       return json(res, 200, {object: "list", data: [{id: servedName, object: "model", owned_by: "isobench",
         max_model_len: maxModelLen}]});

@@ -43,12 +43,14 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
      * @param hardware   the hardware fingerprint id the task's rounds are judged on (null when none was recorded)
      * @param calibration the tolerance calibration of the baseline's two checks (mismatch across server starts and
      *                   batch sizes, the floor it sets); empty when not measured
+     * @param unit       the primary metric's unit (the dictionary's, or the one a generic engine's rule declared and
+     *                   every run stored); null when unknown
      */
     public record TaskResult(String taskId, String mode, String commit, List<String> arms, TaskAnalysis analysis,
                              Map<String, Map<String, Integer>> outcomes, Set<String> incorrect,
                              Map<String, List<String>> findings, Map<String, Integer> runs,
                              Map<String, ArmCorrectness> correctness, String hardware,
-                             Map<String, Object> calibration) {
+                             Map<String, Object> calibration, String unit) {
 
         public TaskResult {
             calibration = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(calibration));
@@ -163,6 +165,7 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
         String mode = null;
         String commit = null;
         String metric = null;
+        MetricDictionary.Definition declared = null; // a generic engine's primary metric: unit and direction as declared
         for (Parsed p : runs) {
             RunRecord r = p.run();
             if (!arms.contains(r.arm())) {
@@ -229,6 +232,11 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
             measured.merge(r.arm(), 1, Integer::sum);
             if (r.primaryMetric() != null) {
                 metric = r.primaryMetric();
+                JsonNode pd = x.path("primary_definition");
+                if (pd.path("name").asText("").equals(metric)) {
+                    declared = new MetricDictionary.Definition(metric, pd.path("unit").asText(),
+                            "higher".equals(pd.path("better").asText()) ? Better.HIGHER : Better.LOWER);
+                }
             }
             rounds.add(r, x);
         }
@@ -266,8 +274,9 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
         }
         TaskAnalysis analysis = null;
         Rounds.Valid valid = rounds.valid();
-        if (metric != null && arms.contains("baseline") && arms.contains("human")) {
-            Better better = MetricDictionary.lookup(metric).better();
+        MetricDictionary.Definition known = metric == null ? null : MetricDictionary.lookup(metric);
+        Better better = known != null ? known.better() : declared != null ? declared.better() : Better.NONE;
+        if (metric != null && better != Better.NONE && arms.contains("baseline") && arms.contains("human")) {
             List<ArmSamples> agents = new ArrayList<>();
             for (String a : arms) {
                 if (a.startsWith("agent:")) {
@@ -281,7 +290,8 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
                     valid.exclusions()), config);
         }
         return new TaskResult(taskId, mode, commit, arms, analysis, outcomes, incorrect, findings, measured,
-                correctness, valid.hardware(), calibration == null ? Map.of() : calibration);
+                correctness, valid.hardware(), calibration == null ? Map.of() : calibration,
+                known != null ? known.unit() : declared != null ? declared.unit() : null);
     }
 
     /** The tolerance calibration a baseline check recorded (its {@code correctness.calibration}), merged. */

@@ -34,6 +34,15 @@ final class Sessions {
             throw new IsobenchException.EnvironmentMissing("engine.repo " + suite.engine().repo() + " is a URL; the "
                     + "local executor needs a local clone (git clone it and point engine.repo at the folder)");
         }
+        if (!executorName.equals("local") && !executorName.equals("docker") && suite.tasks().stream().anyMatch(t ->
+                t.generic() != null && t.generic().offline() != null)) {
+            throw new IsobenchException.BadInput("--executor " + executorName + ": generic offline commands run on the"
+                    + " local or docker executor (fix: --executor local, or describe the task as serving)");
+        }
+        if (executorName.equals("kubernetes") && suite.engine().artifact() != null) {
+            throw new IsobenchException.BadInput("--executor kubernetes: its arms are images; prebuilt-artifact arms"
+                    + " are installed by the local, docker or slurm executor (fix: one of those)");
+        }
         Plan plan = Planner.plan(suite, po);
         if (dryRun) {
             main.out.print(Executors.dryRun(executorName, plan, session, format));

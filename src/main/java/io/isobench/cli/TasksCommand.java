@@ -45,10 +45,26 @@ final class TasksCommand implements Runnable {
         @Option(names = "--format", defaultValue = "text", description = "text (default) or json (one object per line).")
         Format format;
 
+        @Option(names = "--run", description = "Suites of the generic adapter: also run each offline task's command"
+                + " once in its baseline (setup, environment, build as a session would) and check that every metric"
+                + " rule and the output rule match its real output.")
+        boolean run;
+
+        @Option(names = "--workdir", paramLabel = "DIR", defaultValue = "isobench-work",
+                description = "With --run: where the baseline environments go (default ${DEFAULT-VALUE}).")
+        Path workdir;
+
         @Override
         public Integer call() {
             List<TaskLint.Linted> items = TaskLint.lintFile(file);
             parent.main.out.print(format == Format.json ? LintReport.jsonLines(items) : LintReport.text(items));
+            if (run) {
+                io.isobench.task.Suite suite = io.isobench.task.SuiteLoader.load(file);
+                parent.main.out.print(io.isobench.exec.LintRun.run(suite, workdir.toAbsolutePath(), line -> {
+                    parent.main.err.println(line);
+                    parent.main.err.flush();
+                }));
+            }
             parent.main.out.flush();
             return Main.OK;
         }

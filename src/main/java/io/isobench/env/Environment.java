@@ -20,14 +20,25 @@ import java.util.Optional;
  * @param recipes        the fix recipes applied (or tried: the last one may have failed), in order
  * @param build          the build step as it ran; null when the arm has none or did not get that far
  * @param env            variables the arm's commands get from its recipes ({@code env}, {@code pip_pin}'s PYTHONPATH)
+ *                       and its artifact's prefix (PATH, PYTHONPATH)
+ * @param artifact       a prebuilt-artifact arm: what was fetched, its sha256, where it was installed and the version
+ *                       found there (recorded on every run); null for a git worktree
  */
 public record Environment(Path path, String intendedCommit, String verifiedCommit, String patchSha256,
                           String envRef, Failure failure, String log, List<RecipeApplication> recipes,
-                          BuildStep build, Map<String, String> env) {
+                          BuildStep build, Map<String, String> env, Map<String, Object> artifact) {
 
     public Environment {
         recipes = recipes == null ? List.of() : List.copyOf(recipes);
         env = env == null ? Map.of() : Map.copyOf(env);
+        artifact = artifact == null ? null : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(artifact));
+    }
+
+    /** A git worktree's environment. */
+    public Environment(Path path, String intendedCommit, String verifiedCommit, String patchSha256, String envRef,
+                       Failure failure, String log, List<RecipeApplication> recipes, BuildStep build,
+                       Map<String, String> env) {
+        this(path, intendedCommit, verifiedCommit, patchSha256, envRef, failure, log, recipes, build, env, null);
     }
 
     /** An environment without recipes or build. */

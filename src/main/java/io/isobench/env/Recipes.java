@@ -121,6 +121,44 @@ final class Recipes {
         return failure;
     }
 
+    /** What the recipes and the build step left: their records, the arm's variables, and the failure if any. */
+    record SetUp(List<RecipeApplication> applied, Map<String, String> env, BuildStep build, Failure failure) {
+    }
+
+    /**
+     * Applies {@code setup}'s recipes in order in {@code dest} (the first failure stops), then runs its build step
+     * there with the variables so far ({@code env}, which the recipes extend); the log gets every step.
+     */
+    static SetUp recipesAndBuild(Path dest, ArmSetup setup, Map<String, String> env, StringBuilder log) {
+        List<RecipeApplication> applied = new ArrayList<>();
+        for (Recipe r : setup.recipes()) {
+            Failure f = apply(r, dest, env, setup.buildTimeoutS(), applied, log);
+            if (f != null) {
+                log.append("# ").append(f.category()).append(": ").append(f.detail()).append('\n');
+                return new SetUp(applied, env, null, f);
+            }
+        }
+        if (setup.build().isEmpty()) {
+            return new SetUp(applied, env, null, null);
+        }
+        log.append("$ (").append(dest).append(") ").append(String.join(" ", setup.build()))
+                .append("   # build, limit ").append(setup.buildTimeoutS()).append(" s\n");
+        BuildStep build = run(setup.build(), dest, env, setup.buildTimeoutS());
+        log.append(build.log());
+        if (!build.log().isEmpty() && !build.log().endsWith("\n")) {
+            log.append('\n');
+        }
+        log.append("# build ").append(build.status()).append(" in ")
+                .append(String.format(Locale.ROOT, "%.0f", build.durationMs())).append(" ms")
+                .append(build.exitCode() == null ? "" : " (exit " + build.exitCode() + ")").append('\n');
+        if (!build.ok()) {
+            Failure f = buildFailure(build, setup.buildTimeoutS());
+            log.append("# ").append(f.category()).append(": ").append(f.detail()).append('\n');
+            return new SetUp(applied, env, build, f);
+        }
+        return new SetUp(applied, env, build, null);
+    }
+
     private static Failure fail(FailureCategory c, Recipe r, String detail, List<String> evidence) {
         return new Failure(c, "fix recipe '" + r.name() + "' (" + r.kind().key() + ") failed: " + detail, evidence);
     }
@@ -186,7 +224,7 @@ final class Recipes {
         return lines.subList(Math.max(0, lines.size() - n), lines.size());
     }
 
-    private static String python() {
+    static String python() {
         String p = System.getenv("ISOBENCH_PYTHON");
         return p == null || p.isBlank() ? "python3" : p;
     }

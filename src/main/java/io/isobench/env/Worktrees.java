@@ -2,7 +2,6 @@ package io.isobench.env;
 
 import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
-import io.isobench.task.Recipe;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -101,32 +100,13 @@ public final class Worktrees {
                         + firstLine(apply.out), log);
             }
         }
-        List<RecipeApplication> applied = new ArrayList<>();
-        Map<String, String> env = new LinkedHashMap<>();
-        for (Recipe r : setup.recipes()) {
-            Failure f = Recipes.apply(r, dest, env, setup.buildTimeoutS(), applied, log);
-            if (f != null) {
-                log.append("# ").append(f.category()).append(": ").append(f.detail()).append('\n');
-                return new Environment(dest, intended, null, patchSha, null, f, log.toString(), applied, null, env);
-            }
-        }
-        BuildStep build = null;
-        if (!setup.build().isEmpty()) {
-            log.append("$ (").append(dest).append(") ").append(String.join(" ", setup.build()))
-                    .append("   # build, limit ").append(setup.buildTimeoutS()).append(" s\n");
-            build = Recipes.run(setup.build(), dest, env, setup.buildTimeoutS());
-            log.append(build.log());
-            if (!build.log().isEmpty() && !build.log().endsWith("\n")) {
-                log.append('\n');
-            }
-            log.append("# build ").append(build.status()).append(" in ")
-                    .append(String.format(java.util.Locale.ROOT, "%.0f", build.durationMs())).append(" ms")
-                    .append(build.exitCode() == null ? "" : " (exit " + build.exitCode() + ")").append('\n');
-            if (!build.ok()) {
-                Failure f = Recipes.buildFailure(build, setup.buildTimeoutS());
-                log.append("# ").append(f.category()).append(": ").append(f.detail()).append('\n');
-                return new Environment(dest, intended, null, patchSha, null, f, log.toString(), applied, build, env);
-            }
+        Recipes.SetUp done = Recipes.recipesAndBuild(dest, setup, new LinkedHashMap<>(), log);
+        List<RecipeApplication> applied = done.applied();
+        Map<String, String> env = done.env();
+        BuildStep build = done.build();
+        if (done.failure() != null) {
+            return new Environment(dest, intended, null, patchSha, null, done.failure(), log.toString(), applied, build,
+                    env);
         }
         Git head = git(log, dest, "rev-parse", "HEAD");
         String verified = head.code == 0 ? head.out.strip() : null;

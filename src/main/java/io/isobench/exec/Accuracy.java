@@ -1,13 +1,13 @@
 package io.isobench.exec;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.Arm;
 import io.isobench.env.Environment;
 import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
 import io.isobench.parse.FailureClassifier;
 import io.isobench.parse.Metric;
+import io.isobench.parse.RuleReader;
 import io.isobench.plan.ArmSpec;
 import io.isobench.plan.Job;
 import io.isobench.review.ReviewResult;
@@ -21,14 +21,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -43,7 +41,6 @@ public final class Accuracy {
 
     public static final String PIPELINE = "native-accuracy";
     public static final String METRIC = "accuracy_score";
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private Accuracy() {
     }
@@ -201,75 +198,28 @@ public final class Accuracy {
     /** The score in the command's output: {@code score_regex} (last match) or {@code json_path} (last JSON object). */
     public static Score parse(String output, TaskSpec.Accuracy acc) {
         if (acc.scoreRegex() != null) {
-            Matcher m = Pattern.compile(acc.scoreRegex()).matcher(output);
-            String last = null;
-            while (m.find()) {
-                last = m.groupCount() >= 1 && m.group(1) != null ? m.group(1) : m.group();
-            }
+            String last = RuleReader.lastMatch(output, Pattern.compile(acc.scoreRegex()));
             if (last == null) {
                 return new Score(null, "no match of score_regex /" + acc.scoreRegex() + "/ in the accuracy output");
             }
-            return number(last.strip(), "score_regex matched '" + last.strip() + "'");
+            return score(RuleReader.number(last.strip(), "score_regex matched '" + last.strip() + "'"));
         }
-        JsonNode doc = lastJson(output);
+        JsonNode doc = RuleReader.lastJson(output);
         if (doc == null) {
             return new Score(null, "no JSON object in the accuracy output (json_path " + acc.jsonPath() + ")");
         }
-        JsonNode n = doc;
-        for (String part : acc.jsonPath().split("\\.")) {
-            Matcher m = Pattern.compile("([^\\[]+)((\\[\\d+])*)").matcher(part);
-            if (!m.matches()) {
-                return new Score(null, "json_path " + acc.jsonPath() + " is not a dotted path");
-            }
-            n = n.path(m.group(1));
-            Matcher idx = Pattern.compile("\\[(\\d+)]").matcher(m.group(2));
-            while (idx.find()) {
-                n = n.path(Integer.parseInt(idx.group(1)));
-            }
-        }
-        if (n.isMissingNode() || n.isNull()) {
+        JsonNode n = RuleReader.at(doc, acc.jsonPath());
+        if (n == null) {
             return new Score(null, "json_path " + acc.jsonPath() + " is not in the accuracy output's JSON");
         }
         if (n.isNumber()) {
             return new Score(n.asDouble(), null);
         }
-        return number(n.asText(), "json_path " + acc.jsonPath() + " is '" + n.asText() + "'");
+        return score(RuleReader.number(n.asText(), "json_path " + acc.jsonPath() + " is '" + n.asText() + "'"));
     }
 
-    private static Score number(String s, String what) {
-        try {
-            double v = Double.parseDouble(s);
-            if (Double.isNaN(v) || Double.isInfinite(v)) {
-                return new Score(null, what + ", not a finite number");
-            }
-            return new Score(v, null);
-        } catch (NumberFormatException e) {
-            return new Score(null, what + ", not a number");
-        }
-    }
-
-    /** The whole output as JSON, else the last line that is a JSON object. */
-    private static JsonNode lastJson(String output) {
-        try {
-            JsonNode all = JSON.readTree(output);
-            if (all != null && all.isContainerNode()) {
-                return all;
-            }
-        } catch (IOException e) {
-            // not one document
-        }
-        List<String> lines = new ArrayList<>(output.lines().toList());
-        for (int i = lines.size() - 1; i >= 0; i--) {
-            String l = lines.get(i).strip();
-            if (l.startsWith("{") && l.endsWith("}")) {
-                try {
-                    return JSON.readTree(l);
-                } catch (IOException e) {
-                    // keep looking
-                }
-            }
-        }
-        return null;
+    private static Score score(RuleReader.Value v) {
+        return new Score(v.value(), v.problem());
     }
 
     private static List<String> lastLines(String text) {

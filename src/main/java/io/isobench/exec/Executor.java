@@ -50,13 +50,18 @@ public interface Executor {
     }
 
     /**
-     * The environment an arm runs in. The local strategy (default) makes a git worktree on this machine; cluster
-     * executors whose environment is an image override it (nothing is checked out here).
+     * The environment an arm runs in. The local strategy (default) makes a git worktree on this machine, or for an arm
+     * from a prebuilt artifact installs it into a prefix of its own; cluster executors whose environment is an image
+     * override it (nothing is checked out here).
      *
      * @param setup the arm's fix recipes and build step (the local strategy applies them in the worktree)
      */
     default io.isobench.env.Environment prepare(io.isobench.plan.ArmSpec arm, java.nio.file.Path repo,
                                                 io.isobench.env.ArmSetup setup) {
+        if (arm.artifact() != null) {
+            return io.isobench.env.Artifacts.prepare(arm.artifact(), arm.worktree(),
+                    io.isobench.env.Artifacts.cacheFor(arm.worktree()), setup);
+        }
         return io.isobench.env.Worktrees.prepare(repo, arm.commitRef(), arm.patch(), arm.worktree(), setup);
     }
 

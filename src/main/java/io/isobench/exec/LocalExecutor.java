@@ -108,9 +108,7 @@ final class LocalExecutor implements Executor {
                         + " does not exist", List.of()), List.of(), null, "", timings, List.of(), job.argv());
             }
             if (gpus == null) {
-                return offlineProbe(job) ? OfflineProbe.run(job, hooks, log, t0, timings, grace, launcher)
-                        : job.serving() || job.kind() == Job.Kind.CHECK
-                        ? server(job, hooks, log, t0, timings) : offline(job, hooks, log, t0, timings);
+                return dispatch(job, hooks, log, t0, timings);
             }
             if (job.gpus() > gpus.total()) {
                 return done(t0, new Failure(FailureCategory.RESOURCES_INSUFFICIENT, "the job needs " + job.gpus()
@@ -128,13 +126,8 @@ final class LocalExecutor implements Executor {
             try {
                 Map<String, String> env = new LinkedHashMap<>(job.env());
                 env.put("CUDA_VISIBLE_DEVICES", lease.cudaVisibleDevices());
-                Job leased = new Job(job.index(), job.jobId(), job.taskId(), job.arm(), job.round(), job.kind(),
-                        job.mode(), job.argv(), job.client(), env, job.cwd(), job.serverStartS(), job.runTimeoutS(),
-                        job.gpus(), job.warmupRequests());
-                return (offlineProbe(leased) ? OfflineProbe.run(leased, hooks, log, t0, timings, grace, launcher)
-                        : leased.serving() || leased.kind() == Job.Kind.CHECK
-                        ? server(leased, hooks, log, t0, timings) : offline(leased, hooks, log, t0, timings))
-                        .withGpus(lease.cudaVisibleDevices());
+                Job leased = job.withEnv(env);
+                return dispatch(leased, hooks, log, t0, timings).withGpus(lease.cudaVisibleDevices());
             } finally {
                 gpus.release(lease);
             }
@@ -145,6 +138,18 @@ final class LocalExecutor implements Executor {
                 // temp file
             }
         }
+    }
+
+    /** Offline probe command, generic offline command, server (serving runs and server checks), or vLLM offline. */
+    private JobResult dispatch(Job job, Hooks hooks, Path log, long t0, Map<String, Double> timings) {
+        if (offlineProbe(job)) {
+            return OfflineProbe.run(job, hooks, log, t0, timings, grace, launcher);
+        }
+        if (job.generic()) {
+            return GenericRun.run(job, hooks, log, t0, timings, grace, launcher);
+        }
+        return job.serving() || job.kind() == Job.Kind.CHECK ? server(job, hooks, log, t0, timings)
+                : offline(job, hooks, log, t0, timings);
     }
 
     private JobResult offline(Job job, Hooks hooks, Path log, long t0, Map<String, Double> timings) {
@@ -315,7 +320,7 @@ final class LocalExecutor implements Executor {
         return i >= 0 && i + 1 < argv.size() ? argv.get(i + 1) : "model";
     }
 
-    private static Integer waitCancellable(ProcessGroup pg, Duration limit, Hooks hooks) {
+    static Integer waitCancellable(ProcessGroup pg, Duration limit, Hooks hooks) {
         long end = System.nanoTime() + limit.toNanos();
         try {
             while (true) {

@@ -167,6 +167,7 @@ public final class SessionRunner {
                     t.perfCommand(), t.model(), null, t.gpus()));
         }
 
+        SessionSetup.run(plan, suite.run().timeouts().buildS(), this::say);
         // environments (cheap with worktrees; re-made on resume so they are known-clean)
         Map<String, Environment> envs = new LinkedHashMap<>();
         Set<String> neededArms = new HashSet<>();
@@ -379,6 +380,9 @@ public final class SessionRunner {
             extra.put("intended_commit", env.intendedCommit());
             extra.put("verified_commit", env.verifiedCommit());
             extra.put("patch_sha256", env.patchSha256());
+            if (env.artifact() != null) {
+                extra.put("artifact", env.artifact());
+            }
         }
         extra.put("recipes", env == null ? List.of()
                 : env.recipes().stream().map(io.isobench.env.RecipeApplication::toMap).toList());
@@ -390,6 +394,11 @@ public final class SessionRunner {
             putReview(extra, review, job.kind() == Job.Kind.CHECK);
         }
         extra.put("timings_ms", result.timingsMs());
+        if (job.readout() != null && job.readout().primaryDefinition() != null) {
+            // a generic engine's primary metric may be one the dictionary does not know: its unit and direction
+            io.isobench.parse.MetricDictionary.Definition d = job.readout().primaryDefinition();
+            extra.put("primary_definition", Map.of("name", d.name(), "unit", d.unit(), "better", d.better().label()));
+        }
         if (result.gpus() != null) {
             extra.put("gpus", result.gpus());
         }
@@ -421,9 +430,7 @@ public final class SessionRunner {
         }
         Map<String, String> env = new LinkedHashMap<>(armEnv);
         env.putAll(job.env());
-        return new Job(job.index(), job.jobId(), job.taskId(), job.arm(), job.round(), job.kind(), job.mode(),
-                job.argv(), job.client(), env, job.cwd(), job.serverStartS(), job.runTimeoutS(), job.gpus(),
-                job.warmupRequests());
+        return job.withEnv(env);
     }
 
     /** What the correctness gate decided for one check run. */
@@ -447,7 +454,7 @@ public final class SessionRunner {
         thresholds.put("max_logprob_drift", c.maxLogprobDrift());
         thresholds.put("prompts", c.prompts());
         thresholds.put("max_tokens", c.maxTokens());
-        thresholds.put("probe", c.offlineCommand() != null ? "offline" : "server");
+        thresholds.put("probe", job.generic() ? "command" : c.offlineCommand() != null ? "offline" : "server");
         corr.put("thresholds", thresholds);
         extra.put("correctness", corr);
         if (!result.success()) {
@@ -636,6 +643,9 @@ public final class SessionRunner {
     /** The review settings of a task: defaults, the files its perf_command names, then the suite's review keys. */
     public static ReviewConfig reviewConfig(TaskSpec task) {
         ReviewConfig rc = ReviewConfig.defaults().withPerfCommand(task.perfCommand());
+        if (task.generic() != null) {
+            rc = rc.withEngineRoots(List.of()); // the default roots are vLLM's; a generic engine names its own
+        }
         TaskSpec.Review r = task.review();
         if (r == null) {
             return rc;
@@ -748,7 +758,8 @@ public final class SessionRunner {
     private RunRecord record(String rid, String sessionId, Job job, String commit, Environment env, JobResult result,
                              Failure failure, Map<String, Object> extra) {
         Arm arm = Arm.fromLabel(job.arm());
-        String primaryName = io.isobench.Mode.fromLabel(job.mode()).map(MetricDictionary::primaryMetric).orElse(null);
+        String primaryName = job.readout() != null ? job.readout().primary()
+                : io.isobench.Mode.fromLabel(job.mode()).map(MetricDictionary::primaryMetric).orElse(null);
         Double primary = null;
         if (failure == null || failure.category() == FailureCategory.OUTPUT_MISMATCH) {
             for (Metric m : result.metrics()) {

@@ -296,9 +296,7 @@ final class SlurmExecutor implements Executor {
                 return probe.failure();
             }
             try {
-                return execute(new Job(job.index(), job.jobId(), job.taskId(), job.arm(), job.round(), job.kind(),
-                        job.mode(), probe.argv(), job.client(), job.env(), job.cwd(), job.serverStartS(),
-                        job.runTimeoutS(), job.gpus(), job.warmupRequests()), hooks, t0, timings, probe);
+                return execute(job.withArgv(probe.argv()), hooks, t0, timings, probe);
             } finally {
                 probe.cleanUp();
             }

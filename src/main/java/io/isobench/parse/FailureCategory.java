@@ -8,6 +8,11 @@ public enum FailureCategory {
     INFRA_TRANSIENT(Retry.YES, 1),
     DISK_FULL(Retry.AFTER_CLEANUP, 1),
     ENV_MISSING(Retry.NO, 1),
+    /**
+     * The arm's environment is not the one it should be: a prebuilt artifact whose sha256 differs from the suite's,
+     * or whose installed version does not match the arm (docs/suite-format.md, "Prebuilt-artifact arms").
+     */
+    ENV_MISMATCH(Retry.NO, 1),
     BUILD_FAILED(Retry.NO, 1),
     DEPENDENCY_CONFLICT(Retry.FIX_RECIPE, 1),
     MODEL_UNSUPPORTED(Retry.NO, 1),

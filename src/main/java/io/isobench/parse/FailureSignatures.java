@@ -171,6 +171,7 @@ final class FailureSignatures {
             sig(GIT_ERROR, "fatal: unable to access", "git error"),
             sig(GIT_ERROR, "fatal: could not read from remote", "git error"),
 
+            sig(ENV_MISMATCH, "env_mismatch", "the arm's environment is not the intended one"),
             sig(ENV_MISSING, "no wheel available", "no engine wheel for this commit"),
             sig(ENV_MISSING, "no ancestor wheel", "no engine wheel for this commit"),
             sig(ENV_MISSING, "no wheel for", "no engine wheel for this arm's commit"),

@@ -42,6 +42,8 @@ public final class MetricDictionary {
             case "duration_s" -> new Definition(name, "s", Better.NONE);
             case "micro_avg_ms", "micro_p50_ms" -> new Definition(name, "ms", Better.LOWER);
             case "accuracy_score" -> new Definition(name, "score", Better.HIGHER);
+            // generic engines' offline commands, measured by isobench around the process (MetricRule)
+            case "command_wall_s", "command_cpu_s" -> new Definition(name, "s", Better.LOWER);
             // correctness gate (check runs, pipeline native-check): the arm's greedy probes vs a reference arm
             case "exact_match_rate_vs_baseline", "exact_match_rate_vs_human" -> new Definition(name, "ratio", Better.HIGHER);
             case "first_divergence_char_vs_baseline", "first_divergence_char_vs_human" -> new Definition(name, "chars", Better.NONE);

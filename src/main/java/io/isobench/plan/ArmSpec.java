@@ -13,13 +13,21 @@ import java.util.List;
  * @param worktree  where the git worktree goes
  * @param recipes   names of the fix recipes applied to it, in order (suite {@code recipes})
  * @param build     its build argv ({@code tasks[].build}, else {@code engine.build}); empty = none
+ * @param artifact  the prebuilt artifact installed into {@code worktree} (then a prefix of the arm's own, not a git
+ *                  worktree); null for a git worktree
  */
 public record ArmSpec(String taskId, String arm, String commitRef, Path patch, Path worktree, List<String> recipes,
-                      List<String> build) {
+                      List<String> build, io.isobench.task.ArtifactSpec.Resolved artifact) {
 
     public ArmSpec {
         recipes = recipes == null ? List.of() : List.copyOf(recipes);
         build = build == null ? List.of() : List.copyOf(build);
+    }
+
+    /** An arm in a git worktree. */
+    public ArmSpec(String taskId, String arm, String commitRef, Path patch, Path worktree, List<String> recipes,
+                   List<String> build) {
+        this(taskId, arm, commitRef, patch, worktree, recipes, build, null);
     }
 
     /** An arm without recipes or build step. */

@@ -25,10 +25,20 @@ import java.util.Objects;
  * @param runTimeoutS    limit of the benchmark itself, seconds
  * @param gpus           GPUs the job needs (estimate of the task package)
  * @param warmupRequests serving: requests sent and discarded before measuring
+ * @param readout        generic engine adapter: how the job's metrics (and a check's generated text) are read, and
+ *                       its primary metric; null for the vllm and toy adapters (their output formats are known)
  */
 public record Job(int index, String jobId, String taskId, String arm, int round, Kind kind, String mode,
                   List<String> argv, List<String> client, Map<String, String> env, Path cwd, int serverStartS,
-                  int runTimeoutS, int gpus, int warmupRequests) {
+                  int runTimeoutS, int gpus, int warmupRequests, io.isobench.parse.Readout readout) {
+
+    /** A job of the vllm or toy adapter. */
+    public Job(int index, String jobId, String taskId, String arm, int round, Kind kind, String mode,
+               List<String> argv, List<String> client, Map<String, String> env, Path cwd, int serverStartS,
+               int runTimeoutS, int gpus, int warmupRequests) {
+        this(index, jobId, taskId, arm, round, kind, mode, argv, client, env, cwd, serverStartS, runTimeoutS, gpus,
+                warmupRequests, null);
+    }
 
     /** What a job does. */
     public enum Kind {
@@ -43,6 +53,35 @@ public record Job(int index, String jobId, String taskId, String arm, int round,
         argv = List.copyOf(argv);
         client = List.copyOf(client);
         env = Map.copyOf(env);
+    }
+
+    /** This job with other environment variables. */
+    public Job withEnv(Map<String, String> newEnv) {
+        return new Job(index, jobId, taskId, arm, round, kind, mode, argv, client, newEnv, cwd, serverStartS,
+                runTimeoutS, gpus, warmupRequests, readout);
+    }
+
+    /** This job with another argv (an offline probe's placeholders filled in). */
+    public Job withArgv(List<String> newArgv) {
+        return new Job(index, jobId, taskId, arm, round, kind, mode, newArgv, client, env, cwd, serverStartS,
+                runTimeoutS, gpus, warmupRequests, readout);
+    }
+
+    /** This job read another way. */
+    public Job withReadout(io.isobench.parse.Readout newReadout) {
+        return new Job(index, jobId, taskId, arm, round, kind, mode, argv, client, env, cwd, serverStartS, runTimeoutS,
+                gpus, warmupRequests, newReadout);
+    }
+
+    /** This job at another place of the plan. */
+    public Job at(int newIndex, String newJobId, int newRound) {
+        return new Job(newIndex, newJobId, taskId, arm, newRound, kind, mode, argv, client, env, cwd, serverStartS,
+                runTimeoutS, gpus, warmupRequests, readout);
+    }
+
+    /** A generic engine's offline job: its output is read by the declared rules (not a server, not vLLM's format). */
+    public boolean generic() {
+        return readout != null && !serving();
     }
 
     public boolean serving() {

@@ -24,9 +24,10 @@ import java.util.Map;
  * @param jobs    the jobs in execution order
  * @param order   per round and task, the order its arms run in
  * @param skipped tasks not run, with the reason
+ * @param setup   steps run once before the environments (a bundle's clone, the suite's {@code setup:} commands)
  */
 public record Plan(String suite, Path repo, int rounds, long seed, boolean aa, List<ArmSpec> arms, List<Job> jobs,
-                   List<RoundEntry> order, List<SkippedTask> skipped) {
+                   List<RoundEntry> order, List<SkippedTask> skipped, List<SetupStep> setup) {
 
     public static final String FORMAT_ID = "isobench-plan/2";
 
@@ -42,6 +43,13 @@ public record Plan(String suite, Path repo, int rounds, long seed, boolean aa, L
         jobs = List.copyOf(jobs);
         order = List.copyOf(order);
         skipped = List.copyOf(skipped);
+        setup = setup == null ? List.of() : List.copyOf(setup);
+    }
+
+    /** A plan without setup steps. */
+    public Plan(String suite, Path repo, int rounds, long seed, boolean aa, List<ArmSpec> arms, List<Job> jobs,
+                List<RoundEntry> order, List<SkippedTask> skipped) {
+        this(suite, repo, rounds, seed, aa, arms, jobs, order, skipped, List.of());
     }
 
     public long measuredJobs() {
@@ -63,6 +71,18 @@ public record Plan(String suite, Path repo, int rounds, long seed, boolean aa, L
         m.put("aa", aa);
         m.put("order_rule", "per round: tasks in a random order, each task's arms back to back in a random order"
                 + " (java.util.SplittableRandom(seed), Fisher-Yates)");
+        if (!setup.isEmpty()) {
+            List<Map<String, Object>> steps = new ArrayList<>();
+            for (SetupStep st : setup) {
+                Map<String, Object> sm = new LinkedHashMap<>();
+                sm.put("what", st.what());
+                sm.put("argv", st.argv());
+                sm.put("cwd", st.cwd().toString());
+                sm.put("creates", st.creates() == null ? null : st.creates().toString());
+                steps.add(sm);
+            }
+            m.put("setup", steps);
+        }
         List<Map<String, Object>> armList = new ArrayList<>();
         for (ArmSpec a : arms) {
             Map<String, Object> am = new LinkedHashMap<>();
@@ -76,6 +96,12 @@ public record Plan(String suite, Path repo, int rounds, long seed, boolean aa, L
             }
             if (!a.build().isEmpty()) {
                 am.put("build", a.build());
+            }
+            if (a.artifact() != null) {
+                Map<String, Object> art = new LinkedHashMap<>(a.artifact().toMap());
+                art.put("install", a.artifact().installArgv("{file}", a.worktree(), "python3"));
+                art.put("env", a.artifact().variables(a.worktree(), "$PATH", "$PYTHONPATH"));
+                am.put("artifact", art);
             }
             armList.add(am);
         }
@@ -104,6 +130,9 @@ public record Plan(String suite, Path repo, int rounds, long seed, boolean aa, L
             t.put("run_s", j.runTimeoutS());
             jm.put("timeouts", t);
             jm.put("gpus", j.gpus());
+            if (j.readout() != null) {
+                jm.put("readout", readoutMap(j.readout()));
+            }
             jobList.add(jm);
         }
         m.put("jobs", jobList);
@@ -124,6 +153,25 @@ public record Plan(String suite, Path repo, int rounds, long seed, boolean aa, L
         return m;
     }
 
+    private static Map<String, Object> readoutMap(io.isobench.parse.Readout r) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("primary", r.primary());
+        List<Map<String, Object>> rules = new ArrayList<>();
+        for (io.isobench.parse.MetricRule mr : r.metrics()) {
+            Map<String, Object> rm = new LinkedHashMap<>();
+            rm.put("name", mr.name());
+            rm.put("read", mr.read().describe());
+            rm.put("unit", mr.unit());
+            rm.put("better", mr.better().label());
+            rules.add(rm);
+        }
+        m.put("metrics", rules);
+        if (r.output() != null) {
+            m.put("output", r.output().describe());
+        }
+        return m;
+    }
+
     public String toJson() {
         try {
             return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(toMap()) + "\n";
@@ -137,9 +185,25 @@ public record Plan(String suite, Path repo, int rounds, long seed, boolean aa, L
         sb.append(String.format(Locale.ROOT, "plan: suite %s, %d task(s), %d arm(s), %d round(s), seed %d, %d job(s),"
                         + " A/A arm %s%n", suite, arms.stream().map(ArmSpec::taskId).distinct().count(), arms.size(),
                 rounds, seed, jobs.size(), aa ? "on" : "off"));
+        for (SetupStep st : setup) {
+            sb.append("  setup ").append(st.what()).append(": ").append(String.join(" ", st.argv()))
+                    .append(st.creates() == null ? "" : "   (skipped when " + st.creates() + " exists)").append('\n');
+        }
         for (ArmSpec a : arms) {
             sb.append(String.format(Locale.ROOT, "  env %-12s %-16s commit %s%s -> %s%n", a.taskId(), a.arm(),
                     a.commitRef(), a.patch() == null ? "" : " + patch " + a.patch(), a.worktree()));
+            if (a.artifact() != null) {
+                io.isobench.task.ArtifactSpec.Resolved r = a.artifact();
+                sb.append("       artifact ").append(r.type().label()).append(' ').append(r.packageName())
+                        .append(" version ").append(r.version()).append(" from ").append(r.source())
+                        .append(r.sha256() == null ? "" : " sha256 " + r.sha256()).append(", verify ")
+                        .append(r.verify().label()).append(r.check().isEmpty() ? ""
+                                : ", check " + String.join(" ", r.check())).append('\n');
+                List<String> install = r.installArgv("{file}", a.worktree(), "python3");
+                sb.append("       install ").append(install.isEmpty() ? "copy {file} to " + a.worktree().resolve("bin")
+                        .resolve(r.packageName()) : String.join(" ", install)).append('\n');
+                sb.append("       arm env ").append(r.variables(a.worktree(), "$PATH", "$PYTHONPATH")).append('\n');
+            }
             if (!a.recipes().isEmpty()) {
                 sb.append("       recipes ").append(String.join(", ", a.recipes())).append('\n');
             }
@@ -158,6 +222,17 @@ public record Plan(String suite, Path repo, int rounds, long seed, boolean aa, L
             }
             if (!j.env().isEmpty()) {
                 sb.append("       env  ").append(new java.util.TreeMap<>(j.env())).append('\n');
+            }
+            if (j.readout() != null && (j.kind() == Job.Kind.MEASURE || j.readout().output() != null)) {
+                sb.append("       reads primary ").append(j.readout().primary());
+                for (io.isobench.parse.MetricRule mr : j.readout().metrics()) {
+                    sb.append("; ").append(mr.name()).append(" (").append(mr.unit()).append(", ")
+                            .append(mr.better().label()).append(") from ").append(mr.read().describe());
+                }
+                if (j.readout().output() != null) {
+                    sb.append("; text from ").append(j.readout().output().describe());
+                }
+                sb.append('\n');
             }
         }
         if (!order.isEmpty()) {

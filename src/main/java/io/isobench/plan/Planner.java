@@ -51,7 +51,7 @@ public final class Planner {
         }
         long seed = options.seed() != null ? options.seed() : run.seed();
         boolean aa = options.aa() != null ? options.aa() : run.aa();
-        Path repo = suite.engine().local().orElse(null);
+        Path repo = GenericJobs.repo(suite, options.workdir());
         Path envRoot = options.workdir().resolve("envs");
         List<ArmSpec> arms = new ArrayList<>();
         List<SkippedTask> skipped = new ArrayList<>();
@@ -93,34 +93,44 @@ public final class Planner {
                 ArmSpec a = taskArms.get(k);
                 taskArms.set(k, new ArmSpec(a.taskId(), a.arm(), a.commitRef(), a.patch(), a.worktree(),
                         suite.recipesFor(a.taskId(), a.arm()).stream().map(io.isobench.task.Recipe::name).toList(),
-                        build));
+                        build, GenericJobs.artifact(suite, task, a.arm(), a.commitRef())));
             }
             arms.addAll(taskArms);
             int gpus = GpuEstimate.forTask(task).gpus();
             int runS = task.timeoutS() != null ? task.timeoutS() : run.timeouts().runS();
             boolean serving = mode.get() == Mode.SERVING;
-            List<String> argv = serving ? serverArgv(task) : cmd.benchmarkArgv();
+            boolean generic = task.generic() != null;
+            List<String> argv = generic ? GenericJobs.measureArgv(task, options.workdir())
+                    : serving ? serverArgv(task) : cmd.benchmarkArgv();
             List<String> client = serving && cmd.client() != null ? cmd.client().argv() : List.of();
             Map<String, String> env = cmd.env();
             List<Job> measure = new ArrayList<>();
+            // the correctness check talks to the arm's server, or runs the task's offline probe command (a generic
+            // offline task: its command, read by its output rule; none without one)
+            boolean checked = !generic || GenericJobs.hasCheck(task);
+            boolean offlineGeneric = generic && !serving;
+            List<String> checkArgv = offlineGeneric ? GenericJobs.checkArgv(task, options.workdir())
+                    : generic ? argv : checkArgv(task, suite);
+            List<String> checkFlags = offlineGeneric ? List.of() : checkFlags(task, cmd);
             for (ArmSpec a : taskArms) {
-                // the correctness check talks to the arm's server, or runs the task's offline probe command; the A/A
-                // arm runs the baseline's code: its outputs are the baseline's second check instead
-                if (!a.arm().equals(Arm.BASELINE_AA.label())) {
+                // the A/A arm runs the baseline's code: its outputs are the baseline's second check instead
+                if (checked && !a.arm().equals(Arm.BASELINE_AA.label())) {
                     checks.add(new Job(0, task.id() + "/" + a.arm() + "/check", task.id(), a.arm(), -1,
-                            Job.Kind.CHECK, mode.get().label(), checkArgv(task, suite), checkFlags(task, cmd), env,
-                            a.worktree(), run.timeouts().serverStartS(), runS, gpus, 0));
+                            Job.Kind.CHECK, mode.get().label(), checkArgv, checkFlags, env, a.worktree(),
+                            run.timeouts().serverStartS(), runS, gpus, 0,
+                            generic ? GenericJobs.checkReadout(task, a.arm().equals(Arm.BASELINE.label())) : null));
                 }
-                if (a.arm().equals(Arm.BASELINE.label())) {
+                if (checked && a.arm().equals(Arm.BASELINE.label())) {
                     // the baseline again, in a server of its own: how much the baseline disagrees with itself sets
                     // the floor of the task's tolerance (docs/correctness.md)
                     checks.add(new Job(0, task.id() + "/" + a.arm() + "/" + REPEAT_CHECK, task.id(), a.arm(), -1,
-                            Job.Kind.CHECK, mode.get().label(), checkArgv(task, suite), checkFlags(task, cmd), env,
-                            a.worktree(), run.timeouts().serverStartS(), runS, gpus, 0));
+                            Job.Kind.CHECK, mode.get().label(), checkArgv, checkFlags, env, a.worktree(),
+                            run.timeouts().serverStartS(), runS, gpus, 0,
+                            generic ? GenericJobs.checkReadout(task, false) : null));
                 }
                 measure.add(new Job(0, "", task.id(), a.arm(), 0, Job.Kind.MEASURE,
                         mode.get().label(), argv, client, env, a.worktree(), run.timeouts().serverStartS(), runS, gpus,
-                        run.warmupRequests()));
+                        run.warmupRequests(), generic ? GenericJobs.measureReadout(task) : null));
             }
             perTask.add(measure);
         }
@@ -139,9 +149,7 @@ public final class Planner {
                 }
                 task = j.taskId();
                 armOrder.add(j.arm());
-                jobs.add(new Job(0, j.taskId() + "/" + j.arm() + "/r" + r, j.taskId(), j.arm(), r, j.kind(), j.mode(),
-                        j.argv(), j.client(), j.env(), j.cwd(), j.serverStartS(), j.runTimeoutS(), j.gpus(),
-                        j.warmupRequests()));
+                jobs.add(j.at(0, j.taskId() + "/" + j.arm() + "/r" + r, r));
             }
             if (task != null) {
                 order.add(new Plan.RoundEntry(r, task, armOrder));
@@ -150,11 +158,10 @@ public final class Planner {
         List<Job> indexed = new ArrayList<>(jobs.size());
         for (int i = 0; i < jobs.size(); i++) {
             Job j = jobs.get(i);
-            indexed.add(new Job(i, j.jobId(), j.taskId(), j.arm(), j.round(), j.kind(), j.mode(), j.argv(), j.client(),
-                    j.env(), j.cwd(), j.serverStartS(), j.runTimeoutS(), j.gpus(), j.warmupRequests()));
+            indexed.add(j.at(i, j.jobId(), j.round()));
         }
         return new Plan(suite.engine() == null ? "suite" : nameOf(suite), repo, rounds, seed, aa, arms, indexed, order,
-                skipped);
+                skipped, GenericJobs.setup(suite, options.workdir(), repo));
     }
 
     private static String nameOf(Suite suite) {

@@ -767,7 +767,7 @@ public final class HtmlReport {
             if (ta == null) {
                 b.append("</dl></section>\n<p>No statistics: the baseline or human arm has no runs.</p>\n");
             } else {
-                String unit = MetricDictionary.lookup(ta.metric()).unit();
+                String unit = nz(r.unit());
                 b.append("<dt>Metric</dt><dd><code>").append(esc(ta.metric())).append("</code> (")
                         .append(esc(unit)).append(", ").append(esc(ta.better().name().toLowerCase(java.util.Locale.ROOT)))
                         .append(" is better)</dd>\n");

@@ -92,7 +92,7 @@ public final class NativeTable {
         }
         String status = b == null || h == null || x == null ? "incomplete" : t.incorrect().contains(armLabel) ? "incorrect" : "ok";
         return new ThreeWayRow(t.commit() == null ? t.taskId() : t.commit().substring(0, Math.min(8, t.commit().length())),
-                status, "native", t.mode(), ta.metric(), MetricDictionary.lookup(ta.metric()).unit(),
+                status, "native", t.mode(), ta.metric(), t.unit(),
                 ta.better().name().toLowerCase(Locale.ROOT), text(b), text(h), text(x),
                 MetricDictionary.improvementPct(ta.better(), b, h), MetricDictionary.improvementPct(ta.better(), b, x),
                 MetricDictionary.improvementPct(ta.better(), h, x), COMPARABILITY, String.join("; ", issues),

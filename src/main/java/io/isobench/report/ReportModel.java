@@ -399,6 +399,8 @@ final class ReportModel implements AutoCloseable {
                 case INFRA_TRANSIENT, PORT_CONFLICT, GIT_ERROR -> "retry the " + arm + " arm (transient)";
                 case DISK_FULL -> "free disk space, then rerun the " + arm + " arm";
                 case ENV_MISSING -> "build or publish the " + arm + " environment (image/wheel), then rerun";
+                case ENV_MISMATCH -> "point the " + arm + " arm at the artifact of its own commit (version, sha256),"
+                        + " then rerun";
                 case BUILD_FAILED -> "fix the " + arm + " build, then rerun";
                 case DEPENDENCY_CONFLICT -> "add a fix recipe (dependency pin), then rerun the " + arm + " arm";
                 case MODEL_UNSUPPORTED -> "pick a model this engine version supports, then rerun all arms";

@@ -245,8 +245,11 @@ public final class SessionReport {
         }
         sb.append("Correctness and integrity:\n\n");
         if (!t.calibration().isEmpty()) {
-            sb.append("Tolerance calibration (the baseline's probes in two server starts, at batch size 1 and ")
-                    .append(t.calibration().getOrDefault("batch_size", "8")).append("): ");
+            Object batch = t.calibration().getOrDefault("batch_size", "8");
+            sb.append("Tolerance calibration (the baseline's probes in two starts of its server or command, at batch"
+                    + " size 1").append(batch == null || "null".equals(String.valueOf(batch)) ? ""
+                            : " and " + (batch instanceof Double d ? String.valueOf(d.intValue()) : batch))
+                    .append("): ");
             List<String> parts = new java.util.ArrayList<>();
             t.calibration().forEach((k, v) -> parts.add(k.replace('_', ' ') + " " + (v instanceof Double d
                     ? String.format(Locale.ROOT, "%.3g", d) : v)));

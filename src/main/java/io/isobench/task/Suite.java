@@ -9,10 +9,12 @@ import java.util.Optional;
  * A task suite: the engine, the tasks (one per performance commit), the agent arms and the run configuration. Loaded
  * by {@link SuiteLoader}; the format is documented in {@code docs/suite-format.md}.
  *
- * @param file the suite file (relative paths in it resolve against its folder); null for a suite built in memory
+ * @param file  the suite file (relative paths in it resolve against its folder); null for a suite built in memory
+ * @param setup argv lists run once per session before the environments, in the work folder ({@code setup:};
+ *              {@code {suite_dir}} filled in, {@code {workdir}} left for the planner)
  */
 public record Suite(Path file, EngineSpec engine, List<TaskSpec> tasks, List<AgentSpec> agents, RunConfig run,
-                    List<Recipe> recipes) {
+                    List<Recipe> recipes, List<List<String>> setup) {
 
     public Suite {
         Objects.requireNonNull(engine, "engine");
@@ -20,6 +22,13 @@ public record Suite(Path file, EngineSpec engine, List<TaskSpec> tasks, List<Age
         tasks = List.copyOf(tasks);
         agents = List.copyOf(agents);
         recipes = recipes == null ? List.of() : List.copyOf(recipes);
+        setup = setup == null ? List.of() : setup.stream().map(List::copyOf).toList();
+    }
+
+    /** A suite without session setup steps. */
+    public Suite(Path file, EngineSpec engine, List<TaskSpec> tasks, List<AgentSpec> agents, RunConfig run,
+                 List<Recipe> recipes) {
+        this(file, engine, tasks, agents, run, recipes, List.of());
     }
 
     /** A suite without fix recipes. */

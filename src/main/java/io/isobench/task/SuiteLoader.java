@@ -35,10 +35,14 @@ import java.util.regex.Pattern;
 public final class SuiteLoader {
 
     private static final List<String> TOP_KEYS = List.of("name", "description", "engine", "tasks", "agents", "run",
-            "recipes", "review");
-    private static final List<String> ENGINE_KEYS = List.of("repo", "name", "build");
+            "recipes", "review", "setup");
+    private static final List<String> ENGINE_KEYS = List.of("repo", "name", "build", "artifact");
+    private static final List<String> ARTIFACT_KEYS = List.of("type", "package", "source", "sha256", "check", "expect",
+            "verify");
+    private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
     private static final List<String> TASK_KEYS = List.of("id", "human_commit", "parent_commit", "perf_command", "model",
-            "mode", "server_command", "gpus", "timeout_s", "correctness", "build", "accuracy", "review");
+            "mode", "server_command", "gpus", "timeout_s", "correctness", "build", "accuracy", "review", "offline", "serving",
+            "versions", "artifacts");
     private static final List<String> RECIPE_KEYS = List.of("name", "pip_pin", "env", "apply_patch", "replace_in_file",
             "tasks", "arms");
     private static final List<String> REPLACE_KEYS = List.of("path", "from", "to");
@@ -46,7 +50,7 @@ public final class SuiteLoader {
             "[A-Za-z0-9][A-Za-z0-9._-]*(\\[[A-Za-z0-9,._-]+])?==[A-Za-z0-9][A-Za-z0-9.+!_-]*");
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     private static final List<String> CORRECTNESS_KEYS = List.of("prompts", "max_tokens", "tolerance",
-            "max_logprob_drift", "logprobs", "offline_command");
+            "max_logprob_drift", "logprobs", "offline_command", "output", "command");
     private static final List<String> ACCURACY_KEYS = List.of("command", "score_regex", "json_path", "tolerance_abs",
             "tolerance_rel", "higher_is_better", "timeout_s");
     private static final List<String> REVIEW_KEYS = List.of("fail_on", "max_patch_lines", "max_patch_bytes",
@@ -72,11 +76,16 @@ public final class SuiteLoader {
     private final List<String> problems = new ArrayList<>();
     private final boolean checkPaths;
     private TaskSpec.Review suiteReview;
+    /** The engine adapter's name once the engine section is read (null when it is bad). */
+    private String engineName;
+    private EngineSpec engineSpec;
+    private final GenericLoader generic;
 
     private SuiteLoader(String fileLabel, Path baseDir, boolean checkPaths) {
         this.fileLabel = fileLabel;
         this.baseDir = baseDir;
         this.checkPaths = checkPaths;
+        this.generic = new GenericLoader(this, baseDir.toString());
     }
 
     /** Loads and validates a suite file; a local engine repo and every patch file must exist. */
@@ -127,6 +136,7 @@ public final class SuiteLoader {
             throw failure();
         }
         EngineSpec engine = engine(top.get("engine"), root);
+        engineSpec = engine;
         suiteReview = review(top.get("review"), "review");
         List<TaskSpec> tasks = tasks(top.get("tasks"), root);
         Set<String> taskIds = new HashSet<>();
@@ -134,10 +144,11 @@ public final class SuiteLoader {
         List<AgentSpec> agents = agents(top.get("agents"), taskIds);
         RunConfig run = run(top.get("run"));
         List<Recipe> recipes = recipes(top.get("recipes"), taskIds, agents);
+        List<List<String>> setup = setup(top.get("setup"));
         if (!problems.isEmpty()) {
             throw failure();
         }
-        return new Suite(file, engine, tasks, agents, run, recipes);
+        return new Suite(file, engine, tasks, agents, run, recipes, setup);
     }
 
     private IsobenchException.BadInput failure() {
@@ -162,26 +173,40 @@ public final class SuiteLoader {
         if (name == null) {
             name = "vllm";
         } else if (!EngineSpec.NAMES.contains(name)) {
-            problem(m.get("name").getValueNode(), "engine.name", "'" + name + "' is not an engine adapter (fix: vllm or toy)");
+            problem(m.get("name").getValueNode(), "engine.name", "'" + name + "' is not an engine adapter"
+                    + Nearest.of(name, EngineSpec.NAMES).map(s -> " (did you mean " + s + "?)").orElse("")
+                    + " (fix: vllm, toy, or generic for any other engine)");
             return null;
         }
-        if (repo == null) {
-            if (!m.containsKey("repo")) {
-                problem(t.getValueNode(), "engine.repo", "missing (fix: a local clone path or a git URL)");
-            }
-            return null;
-        }
+        engineName = name;
+        ArtifactSpec artifact = artifact(m.get("artifact"));
         List<String> build = argv(m.get("build"), "engine.build", false);
         if (build == null) {
             build = List.of();
+        }
+        if (repo == null) {
+            if (!m.containsKey("repo") && m.containsKey("artifact")) {
+                return artifact == null ? null : new EngineSpec("artifact:" + artifact.source(), null, name, build,
+                        artifact);
+            }
+            if (!m.containsKey("repo")) {
+                problem(t.getValueNode(), "engine.repo", "missing (fix: a local clone path, a git bundle file or a"
+                        + " git URL; or engine.artifact for prebuilt artifacts)");
+            }
+            return null;
+        }
+        if (m.containsKey("artifact")) {
+            problem(m.get("artifact").getKeyNode(), "engine.artifact", "arms come from a repository or from prebuilt"
+                    + " artifacts, not both (fix: remove engine.repo or engine.artifact)");
+            return null;
         }
         if (EngineSpec.looksLikeUrl(repo)) {
             return new EngineSpec(repo, null, name, build);
         }
         Path p = resolve(repo);
-        if (checkPaths && !Files.isDirectory(p)) {
-            problem(m.get("repo").getValueNode(), "engine.repo", "no such directory " + p
-                    + " (fix: a local clone, relative to the suite's folder, or a git URL)");
+        if (checkPaths && !Files.isDirectory(p) && !Files.isRegularFile(p)) {
+            problem(m.get("repo").getValueNode(), "engine.repo", "no such directory or git bundle " + p
+                    + " (fix: a local clone or a git bundle file, relative to the suite's folder, or a git URL)");
             return null;
         }
         return new EngineSpec(repo, p, name, build);
@@ -246,9 +271,25 @@ public final class SuiteLoader {
             TaskSpec.Accuracy acc = accuracy(m.get("accuracy"), field + ".accuracy");
             TaskSpec.Review rev = review(m.get("review"), field + ".review");
             TaskSpec.Review merged = rev == null ? suiteReview : rev.over(suiteReview);
-            if (id != null && human != null) {
+            GenericTask g = engineName == null ? null : generic.task(m, n, field, engineName);
+            if (g != null) {
+                perf = g.display();
+                boolean labelOk = g.serving() != null ? "serving".equals(mode)
+                        : "throughput".equals(mode) || "latency".equals(mode);
+                if (mode != null && !labelOk) {
+                    problem(m.get("mode").getValueNode(), field + ".mode", "'" + mode + "' does not fit a "
+                            + (g.serving() != null ? "serving" : "offline") + " task (fix: " + (g.serving() != null
+                            ? "serving" : "throughput or latency") + ", or omit it)");
+                }
+            }
+            if (engineSpec != null && engineSpec.artifact() != null && parent == null && human != null) {
+                problem(n, field + ".parent_commit", "missing: arms from prebuilt artifacts have no git history to"
+                        + " find the parent in (fix: the baseline's commit or version, e.g. parent_commit: 3.21.1)");
+            }
+            TaskSpec.ArmArtifacts arts = armArtifacts(m, field);
+            if (id != null && human != null && (g != null || !"generic".equals(engineName))) {
                 out.add(new TaskSpec(id, human, parent, perf, model, mode, server, gpus, timeout, corr, line(n), build,
-                        acc, merged));
+                        acc, merged, g, arts));
             }
         }
         return out;
@@ -482,7 +523,7 @@ public final class SuiteLoader {
         return out;
     }
 
-    private Boolean bool(NodeTuple t, String field) {
+    Boolean bool(NodeTuple t, String field) {
         String s = string(t, field, true);
         if (s == null) {
             return null;
@@ -555,6 +596,11 @@ public final class SuiteLoader {
                         if (path == null) {
                             continue;
                         }
+                        if (engineSpec != null && engineSpec.artifact() != null) {
+                            problem(e.getKeyNode(), pf, "arms of this engine are prebuilt artifacts: an agent patch"
+                                    + " needs a source build (fix: engine.repo with a build step for agent arms)");
+                            continue;
+                        }
                         Path p = resolve(path);
                         if (checkPaths && !Files.isRegularFile(p)) {
                             problem(e.getValueNode(), pf, "no such file " + p
@@ -574,11 +620,16 @@ public final class SuiteLoader {
      * A command as an argv list ({@code [python3, -m, compileall, -q, .]}); a plain string is refused (isobench runs
      * commands without a shell). Null when absent or invalid; an empty list only when {@code emptyAllowed}.
      */
-    private List<String> argv(NodeTuple t, String field, boolean emptyAllowed) {
+    List<String> argv(NodeTuple t, String field, boolean emptyAllowed) {
+        return argv(t, field, emptyAllowed, "[python3, -m, compileall, -q, .]");
+    }
+
+    /** An argv list (never a shell string); {@code example} goes into the fix of a problem. */
+    List<String> argv(NodeTuple t, String field, boolean emptyAllowed, String example) {
         if (t == null || isNull(t.getValueNode())) {
             return null;
         }
-        String fix = " (fix: an argv list run without a shell, e.g. [python3, -m, compileall, -q, .]"
+        String fix = " (fix: an argv list run without a shell, e.g. " + example
                 + (emptyAllowed ? "; [] for no build" : "") + ")";
         if (!(t.getValueNode() instanceof SequenceNode seq)) {
             problem(t.getValueNode(), field, (t.getValueNode() instanceof ScalarNode s
@@ -830,10 +881,188 @@ public final class SuiteLoader {
                 aa == null ? d.aa() : aa);
     }
 
+    /** {@code engine.artifact}: arms from prebuilt artifacts; null when absent or bad. */
+    private ArtifactSpec artifact(NodeTuple t) {
+        if (t == null || isNull(t.getValueNode())) {
+            return null;
+        }
+        String f = "engine.artifact";
+        Map<String, NodeTuple> m = mapping(t.getValueNode(), f, ARTIFACT_KEYS);
+        if (m == null) {
+            return null;
+        }
+        String type = string(m.get("type"), f + ".type", true);
+        ArtifactSpec.Type kind = null;
+        for (ArtifactSpec.Type k : ArtifactSpec.Type.values()) {
+            if (k.label().equals(type == null ? null : type.strip())) {
+                kind = k;
+            }
+        }
+        List<String> types = java.util.Arrays.stream(ArtifactSpec.Type.values()).map(ArtifactSpec.Type::label).toList();
+        if (type == null && !m.containsKey("type")) {
+            problem(t.getValueNode(), f + ".type", "missing (fix: one of " + String.join(", ", types) + ")");
+        } else if (type != null && kind == null) {
+            problem(m.get("type").getValueNode(), f + ".type", "'" + type + "' is not an artifact type"
+                    + Nearest.of(type, types).map(x -> " (did you mean " + x + "?)").orElse("")
+                    + " (fix: one of " + String.join(", ", types) + ")");
+        }
+        String pkg = string(m.get("package"), f + ".package", true);
+        if (pkg == null && !m.containsKey("package")) {
+            problem(t.getValueNode(), f + ".package", "missing (fix: the npm or pip package, or the program's name)");
+        }
+        String source = string(m.get("source"), f + ".source", true);
+        if (source == null && !m.containsKey("source")) {
+            problem(t.getValueNode(), f + ".source", "missing (fix: a template such as npm:node-llama-cpp@{version},"
+                    + " https://…/vllm-{commit}.whl or wheels/{commit}.whl)");
+        } else if (source != null) {
+            source = artifactTemplate(m.get("source").getValueNode(), f + ".source", source);
+        }
+        Map<String, String> sums = new LinkedHashMap<>();
+        NodeTuple st = m.get("sha256");
+        if (st != null && !isNull(st.getValueNode())) {
+            if (!(st.getValueNode() instanceof MappingNode sm)) {
+                problem(st.getValueNode(), f + ".sha256", "must be a map of version to checksum (fix: sha256:"
+                        + " {3.22.1: 64 hex digits})");
+            } else {
+                for (NodeTuple e : sm.getValue()) {
+                    String v = scalarText(e.getKeyNode());
+                    String sum = string(e, f + ".sha256." + v, true);
+                    if (sum != null && !SHA256.matcher(sum.strip()).matches()) {
+                        problem(e.getValueNode(), f + ".sha256." + v, "'" + sum + "' is not a sha256 (fix: 64"
+                                + " lower-case hex digits, e.g. from sha256sum FILE)");
+                    } else if (sum != null) {
+                        sums.put(v, sum.strip());
+                    }
+                }
+            }
+        }
+        List<String> check = argv(m.get("check"), f + ".check", false, "[node, -e, \"console.log(require("
+                + "'./node_modules/PKG/package.json').version)\"]");
+        if (check != null) {
+            for (String w : check) {
+                if (artifactTemplate(m.get("check").getValueNode(), f + ".check", w) == null) {
+                    check = null;
+                    break;
+                }
+            }
+        }
+        String expect = string(m.get("expect"), f + ".expect", true);
+        String verify = string(m.get("verify"), f + ".verify", true);
+        ArtifactSpec.Verify ver = null;
+        if (verify != null) {
+            ver = switch (verify.strip()) {
+                case "version" -> ArtifactSpec.Verify.VERSION;
+                case "commit" -> ArtifactSpec.Verify.COMMIT;
+                default -> null;
+            };
+            if (ver == null) {
+                problem(m.get("verify").getValueNode(), f + ".verify", "'" + verify + "' is not what the installed"
+                        + " version is compared with (fix: version, or commit for a version that carries the commit id)");
+            }
+        }
+        if ((kind == ArtifactSpec.Type.TARBALL || kind == ArtifactSpec.Type.BINARY) && check == null
+                && !m.containsKey("check")) {
+            problem(t.getValueNode(), f + ".check", "missing: a " + kind.label() + " has no package metadata to"
+                    + " verify (fix: a command that prints the installed version, e.g. [bin/server, --version])");
+            return null;
+        }
+        if (kind == null || pkg == null || source == null || (m.containsKey("check") && check == null)
+                || (verify != null && ver == null)) {
+            return null;
+        }
+        return new ArtifactSpec(kind, pkg.strip(), source, sums, check, expect, ver);
+    }
+
+    /** An artifact template with known placeholders only ({@code {suite_dir}} filled in); null when bad. */
+    private String artifactTemplate(Node node, String field, String text) {
+        Matcher mm = TEMPLATE_FIELD.matcher(text);
+        while (mm.find()) {
+            if (!ArtifactSpec.PLACEHOLDERS.contains(mm.group())) {
+                problem(node, field, "unknown placeholder " + mm.group()
+                        + Nearest.of(mm.group(), ArtifactSpec.PLACEHOLDERS).map(x -> " (did you mean " + x + "?)")
+                        .orElse("") + " (fix: use " + String.join(", ", ArtifactSpec.PLACEHOLDERS) + ")");
+                return null;
+            }
+        }
+        return text.replace("{suite_dir}", baseDir.toString());
+    }
+
+    /** A task's {@code versions:} and {@code artifacts:} (maps arm → value, arms baseline and human). */
+    private TaskSpec.ArmArtifacts armArtifacts(Map<String, NodeTuple> m, String field) {
+        if (!m.containsKey("versions") && !m.containsKey("artifacts")) {
+            return null;
+        }
+        Map<String, Map<String, String>> both = new LinkedHashMap<>();
+        for (String key : List.of("versions", "artifacts")) {
+            Map<String, String> out = new LinkedHashMap<>();
+            both.put(key, out);
+            NodeTuple t = m.get(key);
+            if (t == null || isNull(t.getValueNode())) {
+                continue;
+            }
+            if (engineSpec == null || engineSpec.artifact() == null) {
+                problem(t.getKeyNode(), field + "." + key, "is for arms from prebuilt artifacts (fix: engine.artifact,"
+                        + " or remove it)");
+                continue;
+            }
+            Map<String, NodeTuple> am = mapping(t.getValueNode(), field + "." + key, List.of("baseline", "human"));
+            if (am == null) {
+                continue;
+            }
+            for (Map.Entry<String, NodeTuple> e : am.entrySet()) {
+                String v = string(e.getValue(), field + "." + key + "." + e.getKey(), true);
+                if (v != null && key.equals("artifacts")) {
+                    v = artifactTemplate(e.getValue().getValueNode(), field + ".artifacts." + e.getKey(), v.strip());
+                }
+                if (v != null) {
+                    out.put(e.getKey(), v.strip());
+                }
+            }
+        }
+        return new TaskSpec.ArmArtifacts(both.get("versions"), both.get("artifacts"));
+    }
+
+    /** Top-level {@code setup:}: argv lists run once per session, before the environments. */
+    private List<List<String>> setup(NodeTuple t) {
+        List<List<String>> out = new ArrayList<>();
+        if (t == null || isNull(t.getValueNode())) {
+            return out;
+        }
+        if (!(t.getValueNode() instanceof SequenceNode seq)) {
+            problem(t.getValueNode(), "setup", "must be a list of argv lists (fix: - [python3, \"{suite_dir}/make.py\","
+                    + " --out, \"{workdir}/model.bin\"])");
+            return out;
+        }
+        int i = 0;
+        for (Node n : seq.getValue()) {
+            String field = "setup[" + i++ + "]";
+            List<String> argv = argv(new NodeTuple(t.getKeyNode(), n), field, false,
+                    "[python3, \"{suite_dir}/make_checkpoint.py\", --out, \"{workdir}/model.bin\"]");
+            if (argv == null) {
+                continue;
+            }
+            boolean ok = true;
+            for (String w : argv) {
+                Matcher mm = TEMPLATE_FIELD.matcher(w);
+                while (mm.find()) {
+                    if (!GenericTask.PLACEHOLDERS.contains(mm.group())) {
+                        problem(n, field, "unknown placeholder " + mm.group() + " (fix: use "
+                                + String.join(", ", GenericTask.PLACEHOLDERS) + ")");
+                        ok = false;
+                    }
+                }
+            }
+            if (ok) {
+                out.add(argv.stream().map(w -> w.replace("{suite_dir}", baseDir.toString())).toList());
+            }
+        }
+        return out;
+    }
+
     // --- node helpers ---
 
     /** The mapping's entries by key, with unknown and duplicate keys reported; null when the node is not a mapping. */
-    private Map<String, NodeTuple> mapping(Node node, String field, List<String> known) {
+    Map<String, NodeTuple> mapping(Node node, String field, List<String> known) {
         if (!(node instanceof MappingNode mn)) {
             problem(node, field, "must be a mapping of key: value" + (node instanceof ScalarNode s && !isNull(s)
                     ? ", not '" + s.getValue() + "'" : "") + " (fix: see docs/suite-format.md)");
@@ -859,7 +1088,7 @@ public final class SuiteLoader {
         return out;
     }
 
-    private String string(NodeTuple t, String field, boolean required) {
+    String string(NodeTuple t, String field, boolean required) {
         if (t == null) {
             return null;
         }
@@ -942,11 +1171,11 @@ public final class SuiteLoader {
         return v;
     }
 
-    private static boolean isNull(Node n) {
+    static boolean isNull(Node n) {
         return n instanceof ScalarNode s && (Tag.NULL.equals(s.getTag()));
     }
 
-    private static String scalarText(Node n) {
+    static String scalarText(Node n) {
         return n instanceof ScalarNode s ? s.getValue() : "<" + n.getNodeId() + ">";
     }
 
@@ -959,7 +1188,7 @@ public final class SuiteLoader {
         return (p.isAbsolute() ? p : baseDir.resolve(p)).normalize();
     }
 
-    private void problem(Node node, String field, String message) {
+    void problem(Node node, String field, String message) {
         problems.add(fileLabel + ":" + line(node) + ": " + field + ": " + message);
     }
 }

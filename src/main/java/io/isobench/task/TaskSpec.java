@@ -25,10 +25,36 @@ import java.util.Optional;
  * @param build         this task's build argv, overriding {@code engine.build}; empty = no build; null = the engine's
  * @param accuracy      the accuracy hook; null when the task has none
  * @param review        patch-review settings (suite-level {@code review:} merged with the task's); null for defaults
+ * @param generic       the generic engine adapter's offline command or server ({@code engine.name: generic}); null
+ *                      for the vllm and toy adapters, which read {@code perfCommand}
+ * @param artifacts     prebuilt-artifact arms: the versions and artifact sources this task names per arm
+ *                      ({@code versions:}, {@code artifacts:}); null: the engine's template and the commits
  */
 public record TaskSpec(String id, String humanCommit, String parentCommit, String perfCommand, String model,
                        String modeLabel, String serverCommand, Integer gpus, Integer timeoutS,
-                       Correctness correctness, int line, List<String> build, Accuracy accuracy, Review review) {
+                       Correctness correctness, int line, List<String> build, Accuracy accuracy, Review review,
+                       GenericTask generic, ArmArtifacts artifacts) {
+
+    /**
+     * What a task says about its arms' prebuilt artifacts.
+     *
+     * @param versions by arm (baseline, human): the version the arm's artifact must install; absent: its commit
+     * @param sources  by arm: where its artifact is, overriding {@code engine.artifact.source}
+     */
+    public record ArmArtifacts(java.util.Map<String, String> versions, java.util.Map<String, String> sources) {
+        public ArmArtifacts {
+            versions = versions == null ? java.util.Map.of() : java.util.Map.copyOf(versions);
+            sources = sources == null ? java.util.Map.of() : java.util.Map.copyOf(sources);
+        }
+    }
+
+    /** A task of the vllm or toy adapter. */
+    public TaskSpec(String id, String humanCommit, String parentCommit, String perfCommand, String model,
+                    String modeLabel, String serverCommand, Integer gpus, Integer timeoutS, Correctness correctness,
+                    int line, List<String> build, Accuracy accuracy, Review review) {
+        this(id, humanCommit, parentCommit, perfCommand, model, modeLabel, serverCommand, gpus, timeoutS, correctness,
+                line, build, accuracy, review, null, null);
+    }
 
     /** A task that uses the engine's build step, without accuracy hook, with default review settings. */
     public TaskSpec(String id, String humanCommit, String parentCommit, String perfCommand, String model,
@@ -159,8 +185,14 @@ public record TaskSpec(String id, String humanCommit, String parentCommit, Strin
         build = build == null ? null : List.copyOf(build);
     }
 
-    /** The perf_command parsed and linted against this task's model, mode label and GPU count. */
+    /**
+     * The perf_command parsed and linted against this task's model, mode label and GPU count; for a generic task, its
+     * declared command in the same shape (no findings: the suite loader checked it).
+     */
     public ParsedPerfCommand parsedCommand() {
+        if (generic != null) {
+            return GenericCommands.parsed(this);
+        }
         return PerfCommand.parse(perfCommand, new PerfCommand.Hints(model, modeLabel, gpus));
     }
 
@@ -176,6 +208,9 @@ public record TaskSpec(String id, String humanCommit, String parentCommit, Strin
      * tasks start it only for the correctness gate. Empty when the command names no model or no benchmark.
      */
     public List<String> serverArgv(String host, int port) {
+        if (generic != null) {
+            return GenericCommands.serverArgv(this, host, port);
+        }
         ParsedPerfCommand p = parsedCommand();
         if (serverCommand == null || serverCommand.isBlank()) {
             return p.serverArgv(host, port);

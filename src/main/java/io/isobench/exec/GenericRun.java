@@ -1,0 +1,258 @@
+package io.isobench.exec;
+
+import io.isobench.bench.Greedy;
+import io.isobench.bench.Probe;
+import io.isobench.bench.ProbeException;
+import io.isobench.parse.Failure;
+import io.isobench.parse.FailureCategory;
+import io.isobench.parse.FailureClassifier;
+import io.isobench.parse.Metric;
+import io.isobench.parse.MetricRule;
+import io.isobench.parse.ReadRule;
+import io.isobench.parse.Readout;
+import io.isobench.parse.RuleReader;
+import io.isobench.plan.Job;
+
+import java.io.IOException;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A generic engine's offline command (docs/suite-format.md, "Generic engines"): run without a shell in the arm's
+ * environment, its stdout and stderr kept apart, its wall time measured here and its CPU time (user + system of the
+ * command and every child it waited for) taken from {@code times} in a POSIX {@code sh} that runs the command as
+ * {@code "$@"} (the suite's words are arguments, never parsed by the shell). Measured runs read the declared metric
+ * rules; checks read the generated text with the output rule; the baseline's first check is the lint run, where
+ * every metric rule must match.
+ */
+final class GenericRun {
+
+    /** Runs {@code "$@"} with stdout and stderr to files, then writes the children's CPU times; exits with its code. */
+    static final String WRAPPER = "p=$1; shift; \"$@\" >\"$p.out\" 2>\"$p.err\"; rc=$?; times >\"$p.times\"; exit $rc";
+    private static final Pattern TIMES = Pattern.compile("(\\d+)m([0-9.]+)s\\s+(\\d+)m([0-9.]+)s");
+
+    private GenericRun() {
+    }
+
+    /** The argv that runs {@code argv} through the wrapper, its files next to {@code prefix}. */
+    static List<String> wrapped(List<String> argv, Path prefix) {
+        List<String> out = new ArrayList<>(List.of("sh", "-c", WRAPPER, "isobench-run", prefix.toString()));
+        out.addAll(argv);
+        return out;
+    }
+
+    /**
+     * One run of the command: its streams, wall and CPU time, the log text; or the failure that kept it from running
+     * or finishing ({@code failure} set: a job result to return as is).
+     */
+    record Ran(Integer exit, double wallS, Double cpuS, RuleReader.Streams streams, StringBuilder text,
+               JobResult failure) {
+    }
+
+    static Ran execute(Job job, Executor.Hooks hooks, Path log, long t0, Map<String, Double> timings, Duration grace,
+                       LocalExecutor.Launcher launcher) {
+        Readout readout = job.readout();
+        Path prefix = job.cwd().resolve(".isobench-run-" + job.index());
+        List<Path> outputs = new ArrayList<>(List.of(file(prefix, ".out"), file(prefix, ".err"), file(prefix, ".times")));
+        for (ReadRule r : rules(readout)) {
+            if (r.from() == ReadRule.Source.FILE) {
+                outputs.add(job.cwd().resolve(r.path()));
+            }
+        }
+        try {
+            for (Path p : outputs) {
+                Files.deleteIfExists(p); // never read what an earlier run left
+            }
+        } catch (IOException e) {
+            return failed(done(t0, new Failure(FailureCategory.DISK_FULL, "cannot clear the output files in "
+                    + job.cwd() + ": " + e.getMessage(), List.of()), List.of(), "", timings, job, List.of(), null));
+        }
+        List<String> argv = wrapped(job.argv(), prefix);
+        ProcessGroup pg;
+        long start = System.nanoTime();
+        try {
+            pg = launcher.start(job, argv, log);
+        } catch (IOException e) {
+            return failed(done(t0, new Failure(FailureCategory.ENV_MISSING, "cannot start sh for " + job.argv().get(0)
+                    + ": " + e.getMessage(), List.of(String.valueOf(e.getMessage()))), List.of(), "", timings, job,
+                    List.of(), null));
+        }
+        hooks.processGroupStarted().accept(pg.pgid());
+        Integer exit;
+        try {
+            exit = LocalExecutor.waitCancellable(pg, Duration.ofSeconds(job.runTimeoutS()), hooks);
+        } finally {
+            long td = System.nanoTime();
+            launcher.stop(job, pg, grace);
+            timings.put("teardown_ms", (System.nanoTime() - td) / 1e6);
+        }
+        double wallS = (System.nanoTime() - start) / 1e9;
+        RuleReader.Streams streams = streams(job, prefix);
+        Double cpuS = cpuSeconds(read(file(prefix, ".times")));
+        try {
+            for (Path p : outputs.subList(0, 3)) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException e) {
+            // in the arm's environment; the next run clears them
+        }
+        StringBuilder text = new StringBuilder();
+        text.append("--- stdout ---\n").append(streams.stdout());
+        text.append(streams.stdout().endsWith("\n") || streams.stdout().isEmpty() ? "" : "\n");
+        text.append("--- stderr ---\n").append(streams.stderr());
+        text.append(streams.stderr().endsWith("\n") || streams.stderr().isEmpty() ? "" : "\n");
+        text.append(LocalExecutor.read(log));
+        text.append(String.format(Locale.ROOT, "--- isobench ---%ncommand: %s%nexit: %s, command_wall_s=%.3f,"
+                + " command_cpu_s=%s%n", String.join(" ", job.argv()), exit == null ? "killed" : exit, wallS,
+                cpuS == null ? "unknown" : String.format(Locale.ROOT, "%.2f", cpuS)));
+        ProbeException.Kind probe = job.kind() == Job.Kind.CHECK ? ProbeException.Kind.OFFLINE_PROBE_FAILED : null;
+        JobResult failure = null;
+        if (exit == null) {
+            failure = done(t0, new Failure(FailureCategory.TIMEOUT, "the command ran past " + job.runTimeoutS()
+                    + " s and was killed", List.of("timeout " + job.runTimeoutS() + " s")), List.of(), text.toString(),
+                    timings, job, List.of(), probe);
+        } else if (exit != 0) {
+            failure = done(t0, failed(job, exit, streams), List.of(), text.toString(), timings, job, List.of(), probe);
+        }
+        return new Ran(exit, wallS, cpuS, streams, text, failure);
+    }
+
+    private static Ran failed(JobResult r) {
+        return new Ran(null, 0, null, new RuleReader.Streams("", "", Map.of()), new StringBuilder(), r);
+    }
+
+    static JobResult run(Job job, Executor.Hooks hooks, Path log, long t0, Map<String, Double> timings, Duration grace,
+                         LocalExecutor.Launcher launcher) {
+        Ran ran = execute(job, hooks, log, t0, timings, grace, launcher);
+        if (ran.failure() != null) {
+            return ran.failure();
+        }
+        Readout readout = job.readout();
+        RuleReader.Streams streams = ran.streams();
+        StringBuilder text = ran.text();
+        double wallS = ran.wallS();
+        Double cpuS = ran.cpuS();
+        RuleReader.Read read = RuleReader.metrics(readout.metrics(), streams);
+        read.unmatched().forEach((name, why) -> text.append("metric rule ").append(name).append(" did not match: ")
+                .append(why).append('\n'));
+        if (job.kind() == Job.Kind.CHECK) {
+            return check(job, t0, timings, streams, read, text);
+        }
+        List<Metric> metrics = new ArrayList<>();
+        metrics.add(Metric.of(MetricRule.WALL, wallS));
+        if (cpuS != null) {
+            metrics.add(Metric.of(MetricRule.CPU, cpuS));
+        }
+        metrics.addAll(read.metrics());
+        if (metrics.stream().noneMatch(m -> m.name().equals(readout.primary()))) {
+            String why = read.unmatched().getOrDefault(readout.primary(), "not measured");
+            return done(t0, new Failure(FailureCategory.NO_METRICS, "primary metric " + readout.primary() + ": " + why,
+                    List.of(why)), List.of(), text.toString(), timings, job, List.of(), null);
+        }
+        return new JobResult(null, metrics, LocalExecutor.workloadJson(job.argv(), null), text.toString(),
+                (System.nanoTime() - t0) / 1e6, timings, List.of(), job.argv());
+    }
+
+    /** A check: the generated texts; the baseline's lint run also needs every metric rule to match. */
+    private static JobResult check(Job job, long t0, Map<String, Double> timings, RuleReader.Streams streams,
+                                   RuleReader.Read read, StringBuilder text) {
+        if (!read.unmatched().isEmpty()) {
+            Map.Entry<String, String> first = read.unmatched().entrySet().iterator().next();
+            MetricRule rule = job.readout().metrics().stream().filter(r -> r.name().equals(first.getKey())).findFirst()
+                    .orElseThrow();
+            String detail = "lint: task " + job.taskId() + ": metric rule " + rule.name() + " (" + rule.read().describe()
+                    + ") does not match the baseline's output: " + first.getValue() + " (fix: the rule's regex or"
+                    + " json_path in the suite)";
+            return done(t0, new Failure(FailureCategory.BAD_PERF_COMMAND, detail, List.of(first.getValue())), List.of(),
+                    text.toString(), timings, job, List.of(), null);
+        }
+        List<String> texts = RuleReader.texts(job.readout().output(), streams);
+        if (texts.isEmpty()) {
+            String detail = "OFFLINE_PROBE_FAILED: the output rule (" + job.readout().output().describe()
+                    + ") found no generated text";
+            return done(t0, new Failure(FailureCategory.NO_METRICS, detail, List.of(detail)), List.of(),
+                    text.toString(), timings, job, List.of(), ProbeException.Kind.OFFLINE_PROBE_FAILED);
+        }
+        text.append("generated text: ").append(texts.size()).append(" output(s) read by ")
+                .append(job.readout().output().describe()).append('\n');
+        List<Probe> probes = texts.stream().map(Probe::text).toList();
+        return new JobResult(null, List.of(), null, text.toString(), (System.nanoTime() - t0) / 1e6, timings, texts,
+                job.argv(), Greedy.ProbeRun.sequentialOnly(probes).toJson(), null);
+    }
+
+    /** A command that exited non-zero: not found (127), a root cause the classifier knows, else its last lines. */
+    private static Failure failed(Job job, int exit, RuleReader.Streams s) {
+        String all = s.stdout() + "\n" + s.stderr();
+        if (exit == 127 || exit == 126) {
+            return new Failure(FailureCategory.BAD_PERF_COMMAND, "cannot run " + job.argv().get(0) + ": not found or"
+                    + " not executable in " + job.cwd(), LocalExecutor.tail(s.stderr()));
+        }
+        Optional<Failure> f = FailureClassifier.classify(all);
+        if (f.isPresent() && f.get().category() != FailureCategory.UNKNOWN) {
+            return f.get();
+        }
+        return new Failure(FailureCategory.UNKNOWN, "exited " + exit + " without metrics", LocalExecutor.tail(all));
+    }
+
+    /** User + system CPU seconds of the waited-for children (the second line of {@code times}); null if absent. */
+    static Double cpuSeconds(String times) {
+        List<String> lines = times.strip().lines().toList();
+        if (lines.size() < 2) {
+            return null;
+        }
+        Matcher m = TIMES.matcher(lines.get(1));
+        if (!m.find()) {
+            return null;
+        }
+        return Integer.parseInt(m.group(1)) * 60 + Double.parseDouble(m.group(2)) + Integer.parseInt(m.group(3)) * 60
+                + Double.parseDouble(m.group(4));
+    }
+
+    private static List<ReadRule> rules(Readout r) {
+        List<ReadRule> out = new ArrayList<>();
+        r.metrics().forEach(m -> out.add(m.read()));
+        if (r.output() != null) {
+            out.add(r.output());
+        }
+        return out;
+    }
+
+    private static RuleReader.Streams streams(Job job, Path prefix) {
+        Map<String, String> files = new LinkedHashMap<>();
+        for (ReadRule r : rules(job.readout())) {
+            if (r.from() == ReadRule.Source.FILE) {
+                Path p = job.cwd().resolve(r.path());
+                if (Files.isRegularFile(p)) {
+                    files.put(r.path(), read(p));
+                }
+            }
+        }
+        return new RuleReader.Streams(read(file(prefix, ".out")), read(file(prefix, ".err")), files);
+    }
+
+    private static Path file(Path prefix, String suffix) {
+        return prefix.resolveSibling(prefix.getFileName() + suffix);
+    }
+
+    private static String read(Path p) {
+        return Files.isRegularFile(p) ? LocalExecutor.read(p) : "";
+    }
+
+    private static JobResult done(long t0, Failure failure, List<Metric> metrics, String log,
+                                  Map<String, Double> timings, Job job, List<String> outputs,
+                                  ProbeException.Kind probeFailure) {
+        return new JobResult(failure, metrics, null, log, (System.nanoTime() - t0) / 1e6, timings, outputs, job.argv(),
+                null, probeFailure == null ? null : probeFailure.name());
+    }
+
+}

@@ -1,0 +1,38 @@
+package io.isobench.task;
+
+import io.isobench.Mode;
+
+import java.util.List;
+import java.util.Map;
+
+/** A generic task's declared command in the shapes the rest of isobench reads (lint, plans, GPU estimates). */
+final class GenericCommands {
+
+    private GenericCommands() {
+    }
+
+    /**
+     * The declared command as a parsed perf_command: the offline argv (mode {@code throughput}, or the task's
+     * {@code latency} label) or the server argv (mode {@code serving}, the load generator's flags as client), no
+     * findings (the suite loader reported every problem), one GPU at most by default.
+     */
+    static ParsedPerfCommand parsed(TaskSpec t) {
+        GenericTask g = t.generic();
+        Mode mode = g.serving() != null ? Mode.SERVING
+                : Mode.fromLabel(t.modeLabel()).filter(m -> m == Mode.LATENCY).orElse(Mode.THROUGHPUT);
+        String model = g.serving() != null && g.serving().model() != null ? g.serving().model() : t.model();
+        return new ParsedPerfCommand(g.display(), Map.of(), g.argv(), Tool.OTHER_SCRIPT, g.argv().get(0), null, mode,
+                model, false, List.of(), 1, 1, 1, null, List.of(),
+                g.serving() != null ? g.serving().clientConfig() : null, List.of());
+    }
+
+    /** The server argv with host, port and model filled in ({@code {workdir}} is the planner's). */
+    static List<String> serverArgv(TaskSpec t, String host, int port) {
+        GenericTask.Serving s = t.generic().serving();
+        if (s == null) {
+            return List.of();
+        }
+        return s.server().stream().map(w -> w.replace("{host}", host).replace("{port}", Integer.toString(port))
+                .replace("{model}", s.model() == null ? "" : s.model())).toList();
+    }
+}

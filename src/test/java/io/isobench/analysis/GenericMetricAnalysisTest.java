@@ -1,0 +1,89 @@
+package io.isobench.analysis;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.isobench.parse.Better;
+import io.isobench.parse.Metric;
+import io.isobench.store.RunRecord;
+import io.isobench.store.Store;
+import io.isobench.store.Stores;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A generic engine's primary metric is one the dictionary does not know ({@code tok_s}, declared higher is better in
+ * tok/s): the analysis judges it by the unit and direction every run stored, and a session without them (an older
+ * run, a hand-made row) gets no statistics instead of a crash.
+ */
+class GenericMetricAnalysisTest {
+
+    @TempDir
+    Path dir;
+
+    private int job;
+
+    private RunRecord run(String arm, int round, double tokS, boolean withDefinition) throws Exception {
+        Map<String, Object> x = new LinkedHashMap<>();
+        x.put("task", "topp");
+        x.put("job", "topp/" + arm + "/r" + round);
+        x.put("job_index", job++);
+        if (withDefinition) {
+            x.put("primary_definition", Map.of("name", "tok_s", "unit", "tok/s", "better", "higher"));
+        }
+        return new RunRecord("s/" + x.get("job"), "s", RunRecord.RunKind.MEASURED, "d421a95", "d421a95", null, arm,
+                round, RunRecord.RunStatus.SUCCESS, null, "throughput", null, "native", null, "tok_s", tokS,
+                "measured", "{\"argv\":[\"./run\"]}", Instant.now(), 1000.0, null, null, "[]", null, null,
+                new ObjectMapper().writeValueAsString(x), List.of(new Metric("tok_s", tokS, "tok/s", Better.HIGHER)));
+    }
+
+    @Test
+    void aDeclaredPrimaryIsJudgedByItsStoredDirection() throws Exception {
+        try (Store store = Stores.open(dir.resolve("db.duckdb").toString())) {
+            double[] wiggle = {0.004, -0.003, 0.002, -0.001, 0.0};
+            for (int r = 0; r < 5; r++) {
+                store.putRun(run("baseline", r, 40 * (1 + wiggle[r]), true));
+                store.putRun(run("baseline-aa", r, 40 * (1 - wiggle[r]), true));
+                store.putRun(run("human", r, 48 * (1 + wiggle[4 - r]), true));
+            }
+            SessionAnalysis.TaskResult t = SessionAnalysis.of(store, "s", StatsConfig.defaults()).tasks().get(0);
+            assertThat(t.unit()).isEqualTo("tok/s");
+            assertThat(t.analysis().metric()).isEqualTo("tok_s");
+            assertThat(t.analysis().better()).isEqualTo(Better.HIGHER);
+            assertThat(t.analysis().humanVsBaseline().verdict()).isEqualTo(Verdict.BETTER);
+            assertThat(t.analysis().humanVsBaseline().speedup()).isCloseTo(1.2, org.assertj.core.data.Offset.offset(0.01));
+            // the reports show the declared unit and direction
+            java.io.StringWriter md = new java.io.StringWriter();
+            io.isobench.report.SessionReport.write(store, "s", md);
+            assertThat(md.toString()).contains("Metric `tok_s` (higher is better)");
+            store.putSession(new io.isobench.store.SessionRecord("s", Instant.now(), Instant.now(), "h", "cpu", "none",
+                    "{}", "{}", "{}", 42L, "complete"));
+            io.isobench.report.HtmlReport.write(store, io.isobench.report.MarkdownReport.Options.defaults(),
+                    dir.resolve("html"));
+            try (var pages = java.nio.file.Files.list(dir.resolve("html"))) {
+                String task = java.nio.file.Files.readString(pages.filter(p -> p.getFileName().toString()
+                        .startsWith("task-")).findFirst().orElseThrow());
+                assertThat(task).contains("<code>tok_s</code> (tok/s, higher is better)");
+            }
+        }
+    }
+
+    @Test
+    void withoutAStoredDirectionThereAreNoStatistics() throws Exception {
+        try (Store store = Stores.open(dir.resolve("db2.duckdb").toString())) {
+            for (int r = 0; r < 5; r++) {
+                store.putRun(run("baseline", r, 40, false));
+                store.putRun(run("human", r, 48, false));
+            }
+            SessionAnalysis.TaskResult t = SessionAnalysis.of(store, "s", StatsConfig.defaults()).tasks().get(0);
+            assertThat(t.analysis()).isNull();
+            assertThat(t.unit()).isNull();
+        }
+    }
+}

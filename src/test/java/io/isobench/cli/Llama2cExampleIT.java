@@ -1,0 +1,140 @@
+package io.isobench.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.isobench.SharedData;
+import io.isobench.analysis.AgentOutcome;
+import io.isobench.analysis.ReplayValidity;
+import io.isobench.analysis.SessionAnalysis;
+import io.isobench.analysis.StatsConfig;
+import io.isobench.analysis.Verdict;
+import io.isobench.parse.Better;
+import io.isobench.parse.Metric;
+import io.isobench.store.RunFilter;
+import io.isobench.store.RunRecord;
+import io.isobench.store.Store;
+import io.isobench.store.Stores;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.File;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The llama2.c example end to end, as a user runs it ({@code isobench run examples/llama2c/suite.yaml}): the real
+ * engine cloned from {@code ../shared/engines/llama2.c.bundle}, a checkpoint generated at run time, every arm built
+ * from its worktree with {@code make run}, five interleaved rounds with the A/A arm. Asserted from the store: the
+ * human of d421a95 (PR #276) is {@code better} and its replay {@code valid}; the null commit is not better; the
+ * correct alternative patch passes the gate, the fast-but-wrong one is {@code incorrect}, the stale one
+ * {@code PATCH_FAILED}; the prompt-encoder commit is better on CPU time; builds and declared metrics are recorded.
+ * The Markdown report is left in {@code target/llama2c-report.md}.
+ */
+class Llama2cExampleIT {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path dir;
+
+    @Test
+    @Timeout(value = 15, unit = TimeUnit.MINUTES)
+    void realCommitsGetTheirDesignedVerdicts() throws Exception {
+        Path bundle = Path.of("../shared/engines/llama2.c.bundle").toAbsolutePath().normalize();
+        SharedData.requireService(Files.isRegularFile(bundle), bundle + " (the llama2.c git bundle the example clones)");
+        SharedData.requireService(onPath("gcc") && onPath("make") && onPath("git") && onPath("python3")
+                && onPath("setsid"), "gcc, make, git, python3 and setsid (util-linux) for the llama2.c example");
+        Path db = dir.resolve("llama2c.duckdb");
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.run(new PrintWriter(out, true), new PrintWriter(err, true), "--db", db.toString(), "run",
+                "examples/llama2c/suite.yaml", "--workdir", dir.resolve("work").toString());
+        assertThat(code).as(err.toString()).isZero();
+        assertThat(Main.run(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()), "--db",
+                db.toString(), "report", "--out", Path.of("target/llama2c-report.md").toAbsolutePath().toString()))
+                .isZero();
+
+        try (Store store = Stores.open(db.toString())) {
+            String session = store.sessions().get(0).sessionId();
+            SessionAnalysis a = SessionAnalysis.of(store, session, StatsConfig.defaults());
+            assertThat(a.tasks()).extracting(SessionAnalysis.TaskResult::taskId)
+                    .containsExactly("topp-filter", "topp-default", "vocab-bsearch");
+
+            SessionAnalysis.TaskResult topp = task(a, "topp-filter");
+            assertThat(topp.analysis().metric()).isEqualTo("command_cpu_s");
+            assertThat(topp.analysis().better()).isEqualTo(Better.LOWER);
+            assertThat(topp.unit()).isEqualTo("s");
+            assertThat(topp.analysis().summaries().get("baseline").n()).isEqualTo(5);
+            assertThat(topp.analysis().summaries().get("baseline-aa").n()).isEqualTo(5);
+            assertThat(topp.analysis().humanVsBaseline().verdict()).as(topp.analysis().humanVsBaseline().reason())
+                    .isEqualTo(Verdict.BETTER);
+            assertThat(topp.analysis().replayValidity()).isEqualTo(ReplayValidity.VALID);
+            assertThat(topp.correctness("human").outcome()).isEqualTo("MATCH");
+            assertThat(agent(topp, "agent:heap_select").vsBaseline().verdict()).isEqualTo(Verdict.BETTER);
+            assertThat(topp.correctness("agent:heap_select").outcome()).isEqualTo("MATCH");
+            assertThat(agent(topp, "agent:skip_sort").vsBaseline().verdict()).isEqualTo(Verdict.INCORRECT);
+            assertThat(topp.correctness("agent:skip_sort").outcome()).isEqualTo("OUTPUT_MISMATCH");
+            assertThat(topp.incorrect()).containsExactly("agent:skip_sort");
+            assertThat(agent(topp, "agent:stale_base").vsBaseline().verdict()).isEqualTo(Verdict.FAILED);
+            assertThat(topp.outcomes().get("agent:stale_base")).containsOnlyKeys("PATCH_FAILED");
+            assertThat(topp.findings()).as("a generic engine has no default source tree to stay in").isEmpty();
+
+            SessionAnalysis.TaskResult nul = task(a, "topp-default");
+            assertThat(nul.analysis().humanVsBaseline().verdict()).as(nul.analysis().humanVsBaseline().reason())
+                    .isIn(Verdict.EQUIVALENT, Verdict.INCONCLUSIVE);
+            assertThat(nul.analysis().replayValidity()).isEqualTo(ReplayValidity.LOW_SIGNAL);
+
+            SessionAnalysis.TaskResult enc = task(a, "vocab-bsearch");
+            assertThat(enc.analysis().humanVsBaseline().verdict()).as(enc.analysis().humanVsBaseline().reason())
+                    .isEqualTo(Verdict.BETTER);
+
+            List<RunRecord> runs = new ArrayList<>();
+            store.forEachRun(new RunFilter(null, null, session, true), runs::add);
+            RunRecord r0 = run(runs, "topp-filter/human/r0");
+            assertThat(r0.primaryMetric()).isEqualTo("command_cpu_s");
+            assertThat(r0.metrics()).extracting(Metric::name).contains("command_cpu_s", "command_wall_s", "tok_s");
+            Metric tok = r0.metrics().stream().filter(m -> m.name().equals("tok_s")).findFirst().orElseThrow();
+            assertThat(tok.unit()).isEqualTo("tok/s");
+            assertThat(tok.better()).isEqualTo(Better.HIGHER);
+            assertThat(tok.value()).isPositive();
+            JsonNode extra = JSON.readTree(r0.extraJson());
+            assertThat(extra.path("build").path("status").asText()).isEqualTo("ok");
+            assertThat(extra.path("build").path("argv").toString()).isEqualTo("[\"make\",\"run\"]");
+            assertThat(extra.path("verified_commit").asText()).startsWith("d421a95");
+            JsonNode lint = JSON.readTree(run(runs, "topp-filter/baseline/check").extraJson());
+            assertThat(lint.path("correctness").path("thresholds").path("probe").asText()).isEqualTo("command");
+            assertThat(run(runs, "topp-filter/agent:stale_base/check").failure().category()).isEqualTo("PATCH_FAILED");
+        }
+    }
+
+    private static SessionAnalysis.TaskResult task(SessionAnalysis a, String id) {
+        return a.tasks().stream().filter(t -> t.taskId().equals(id)).findFirst().orElseThrow();
+    }
+
+    private static AgentOutcome agent(SessionAnalysis.TaskResult t, String arm) {
+        return t.analysis().agents().stream().filter(o -> o.agent().equals(arm)).findFirst().orElseThrow(
+                () -> new AssertionError("no agent " + arm + " in " + t.analysis().agents()));
+    }
+
+    private static RunRecord run(List<RunRecord> runs, String job) {
+        return runs.stream().filter(r -> r.runId().endsWith("/" + job)).findFirst().orElseThrow(
+                () -> new AssertionError("no run for " + job));
+    }
+
+    static boolean onPath(String program) {
+        for (String d : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+            if (Files.isExecutable(Path.of(d, program))) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,149 @@
+package io.isobench.exec;
+
+import io.isobench.bench.Greedy;
+import io.isobench.parse.Better;
+import io.isobench.parse.FailureCategory;
+import io.isobench.parse.Metric;
+import io.isobench.parse.MetricRule;
+import io.isobench.parse.ReadRule;
+import io.isobench.parse.Readout;
+import io.isobench.plan.Job;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A generic engine's offline command on the local executor, with real processes: stdout and stderr read apart, a
+ * value on a last line without a newline, a file the command writes, the command's own CPU time (a busy loop), the
+ * lint run of the baseline's check, the generated text of a check, and the failures (not found, non-zero, timeout).
+ */
+class GenericRunTest {
+
+    @TempDir
+    Path dir;
+
+    static final MetricRule TOK_S = new MetricRule("tok_s", new ReadRule(ReadRule.Source.STDERR, null,
+            "achieved tok/s: ([0-9.]+)", null), "tok/s", Better.HIGHER, true);
+    static final MetricRule LOAD = new MetricRule("load_ms", new ReadRule(ReadRule.Source.FILE, "out.json", null,
+            "load_ms"), "ms", Better.LOWER, false);
+
+    /** Prints text on stdout, tok/s on stderr without a newline, writes out.json, burns ~0.3 s of CPU. */
+    static final String ENGINE = String.join("\n",
+            "import sys, time, json",
+            "t = time.process_time()",
+            "while time.process_time() - t < 0.3: pass",
+            "json.dump({'load_ms': 12.5}, open('out.json', 'w'))",
+            "print('Once upon a time')",
+            "sys.stderr.write('achieved tok/s: 48.25')");
+
+    Job job(Job.Kind kind, List<String> argv, Readout readout, int timeoutS) {
+        return new Job(3, "t/baseline/" + (kind == Job.Kind.CHECK ? "check" : "r0"), "t", "baseline",
+                kind == Job.Kind.CHECK ? -1 : 0, kind, "throughput", argv, List.of(), Map.of(), dir, 60, timeoutS, 1,
+                0, readout);
+    }
+
+    @Test
+    void aMeasuredRunReadsItsRulesAndItsOwnWallAndCpuTime() throws Exception {
+        JobResult r = Executor.local().execute(job(Job.Kind.MEASURE, List.of("python3", "-c", ENGINE),
+                new Readout(List.of(TOK_S, LOAD), "tok_s", null), 60), Executor.Hooks.NONE);
+        assertThat(r.failure()).as(r.log()).isNull();
+        assertThat(r.metrics()).extracting(Metric::name).containsExactly("command_wall_s", "command_cpu_s", "tok_s",
+                "load_ms");
+        assertThat(r.metrics()).contains(new Metric("tok_s", 48.25, "tok/s", Better.HIGHER),
+                new Metric("load_ms", 12.5, "ms", Better.LOWER));
+        double cpu = r.metrics().get(1).value();
+        double wall = r.metrics().get(0).value();
+        assertThat(cpu).as("the busy loop's CPU time").isGreaterThanOrEqualTo(0.29);
+        assertThat(wall).isGreaterThanOrEqualTo(cpu * 0.5);
+        assertThat(r.metrics().get(1).unit()).isEqualTo("s");
+        assertThat(r.log()).contains("--- stdout ---\nOnce upon a time\n--- stderr ---\nachieved tok/s: 48.25\n");
+        assertThat(r.workloadJson()).isEqualTo("{\"argv\":[\"python3\",\"-c\",\"" + ENGINE.replace("\n", "\\n")
+                 + "\"]}");
+        try (var files = Files.list(dir)) {
+            assertThat(files.map(p -> p.getFileName().toString())).as("the wrapper's files are removed")
+                    .containsExactly("out.json");
+        }
+    }
+
+    @Test
+    void theSuiteWordsAreArgumentsNeverShellSyntax() throws Exception {
+        JobResult r = Executor.local().execute(job(Job.Kind.MEASURE, List.of("python3", "-c",
+                "import sys; print(sys.argv[1:]); sys.stderr.write('achieved tok/s: 1')", "$HOME", "a b", ";", "`x`"),
+                new Readout(List.of(TOK_S), "tok_s", null), 60), Executor.Hooks.NONE);
+        assertThat(r.failure()).as(r.log()).isNull();
+        assertThat(r.log()).contains("['$HOME', 'a b', ';', '`x`']");
+    }
+
+    @Test
+    void aMissingPrimaryIsNoMetricsAndOtherRulesAreReportedInTheLog() {
+        JobResult r = Executor.local().execute(job(Job.Kind.MEASURE, List.of("python3", "-c", "print('hi')"),
+                new Readout(List.of(TOK_S), "tok_s", null), 60), Executor.Hooks.NONE);
+        assertThat(r.failure().category()).isEqualTo(FailureCategory.NO_METRICS);
+        assertThat(r.failure().detail()).isEqualTo("primary metric tok_s: no match of /achieved tok/s: ([0-9.]+)/"
+                + " in stderr (it is empty)");
+        JobResult cpu = Executor.local().execute(job(Job.Kind.MEASURE, List.of("python3", "-c", "print('hi')"),
+                new Readout(List.of(new MetricRule("tok_s", TOK_S.read(), "tok/s", Better.HIGHER, false)),
+                        MetricRule.CPU, null), 60), Executor.Hooks.NONE);
+        assertThat(cpu.failure()).isNull();
+        assertThat(cpu.metrics()).extracting(Metric::name).containsExactly("command_wall_s", "command_cpu_s");
+        assertThat(cpu.log()).contains("metric rule tok_s did not match: no match of");
+    }
+
+    @Test
+    void failuresAreClassified() {
+        Readout ro = new Readout(List.of(), MetricRule.WALL, null);
+        JobResult missing = Executor.local().execute(job(Job.Kind.MEASURE, List.of("./no-such-engine"), ro, 60),
+                Executor.Hooks.NONE);
+        assertThat(missing.failure().category()).isEqualTo(FailureCategory.BAD_PERF_COMMAND);
+        assertThat(missing.failure().detail()).startsWith("cannot run ./no-such-engine: not found");
+        JobResult exit = Executor.local().execute(job(Job.Kind.MEASURE, List.of("python3", "-c",
+                "import sys; sys.stderr.write('Segmentation fault'); sys.exit(3)"), ro, 60), Executor.Hooks.NONE);
+        assertThat(exit.failure().category()).isEqualTo(FailureCategory.UNKNOWN);
+        assertThat(exit.failure().detail()).isEqualTo("exited 3 without metrics");
+        JobResult slow = Executor.local().execute(job(Job.Kind.MEASURE, List.of("sleep", "30"), ro, 1),
+                Executor.Hooks.NONE);
+        assertThat(slow.failure().category()).isEqualTo(FailureCategory.TIMEOUT);
+    }
+
+    @Test
+    void aCheckReadsTheGeneratedTextAndTheBaselinesFirstCheckLintsEveryRule() {
+        ReadRule text = new ReadRule(ReadRule.Source.STDOUT, null, null, null);
+        JobResult check = Executor.local().execute(job(Job.Kind.CHECK, List.of("python3", "-c", ENGINE),
+                new Readout(List.of(TOK_S, LOAD), "tok_s", text), 60), Executor.Hooks.NONE);
+        assertThat(check.failure()).as(check.log()).isNull();
+        assertThat(check.outputs()).containsExactly("Once upon a time\n");
+        assertThat(Greedy.ProbeRun.fromJson(check.probeJson()).texts()).containsExactly("Once upon a time\n");
+
+        MetricRule typo = new MetricRule("tok_s", new ReadRule(ReadRule.Source.STDERR, null, "acheived tok/s: (\\S+)",
+                null), "tok/s", Better.HIGHER, true);
+        JobResult lint = Executor.local().execute(job(Job.Kind.CHECK, List.of("python3", "-c", ENGINE),
+                new Readout(List.of(typo), "tok_s", text), 60), Executor.Hooks.NONE);
+        assertThat(lint.failure().category()).isEqualTo(FailureCategory.BAD_PERF_COMMAND);
+        assertThat(lint.failure().detail()).isEqualTo("lint: task t: metric rule tok_s (stderr /acheived tok/s: (\\S+)/)"
+                + " does not match the baseline's output: no match of /acheived tok/s: (\\S+)/ in stderr (its last"
+                + " line: achieved tok/s: 48.25) (fix: the rule's regex or json_path in the suite)");
+
+        JobResult none = Executor.local().execute(job(Job.Kind.CHECK, List.of("python3", "-c", "pass"),
+                new Readout(List.of(), "tok_s", new ReadRule(ReadRule.Source.STDOUT, null, "TEXT: (.*)", null)), 60),
+                Executor.Hooks.NONE);
+        assertThat(none.failure().category()).isEqualTo(FailureCategory.NO_METRICS);
+        assertThat(none.probeFailure()).isEqualTo("OFFLINE_PROBE_FAILED");
+    }
+
+    @Test
+    void cpuTimeComesFromTheSecondLineOfTimes() {
+        assertThat(GenericRun.cpuSeconds("0m0.000000s 0m0.000000s\n1m1.140000s 0m0.020000s\n")).isEqualTo(61.16,
+                org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(GenericRun.cpuSeconds("0m0.001s 0m0.000s\n0m2.500s 0m0.250s")).isEqualTo(2.75,
+                org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(GenericRun.cpuSeconds("")).isNull();
+        assertThat(GenericRun.wrapped(List.of("./run", "a b"), Path.of("/w/.isobench-run-1")))
+                .containsExactly("sh", "-c", GenericRun.WRAPPER, "isobench-run", "/w/.isobench-run-1", "./run", "a b");
+    }
+}
