@@ -258,25 +258,13 @@ final class LoadgenCommand implements Callable<Integer> {
                     "serving", result.config().model(), "native", null, "tpot_ms_mean",
                     ok && result.summary().dists().get("tpot").count() > 0 ? primary : null, "measured",
                     m.writeValueAsString(result.workloadFingerprint()), result.startedAt(), result.durationS() * 1000,
-                    null, null, m.writeValueAsString(redactArgs(spec.commandLine().getParseResult().originalArgs())), null,
+                    null, null, m.writeValueAsString(io.isobench.guard.Secrets.argv(spec.commandLine().getParseResult().originalArgs())), null,
                     String.join("; ", result.notes()), m.writeValueAsString(extra), result.metrics());
             st.putRun(run);
         } catch (IOException e) {
             throw new IsobenchException.BadInput("cannot store the run: " + e.getMessage(), e);
         }
         return runId;
-    }
-
-    /** Secrets never reach the store: header values that carry credentials, HF tokens, bearer keys. */
-    static List<String> redactArgs(List<String> args) {
-        List<String> out = new ArrayList<>();
-        for (String a : args) {
-            String r = a.replaceAll("hf_[A-Za-z0-9]{8,}", "hf_***")
-                    .replaceAll("(?i)(bearer\\s+)\\S+", "$1***")
-                    .replaceAll("(?i)^((authorization|x-api-key|api-key)=).*", "$1***");
-            out.add(r);
-        }
-        return out;
     }
 
     private Path save(LoadgenResult result) {

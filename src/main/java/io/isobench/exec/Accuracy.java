@@ -114,7 +114,7 @@ public final class Accuracy {
         double durationMs = (System.nanoTime() - t0) / 1e6;
 
         Map<String, Object> a = new LinkedHashMap<>();
-        a.put("command", argv.stream().map(Redact::secrets).toList());
+        a.put("command", argv.stream().map(io.isobench.guard.Secrets::redact).toList());
         a.put("score", score);
         a.put("higher_is_better", acc.higherIsBetter());
         a.put("tolerance_abs", acc.toleranceAbs());
@@ -157,9 +157,9 @@ public final class Accuracy {
             extra.put("review_fails_arm", review.failsArm());
         }
         String logSha = text.isEmpty() ? null
-                : store.putArtifact("log", Redact.secrets(text).getBytes(StandardCharsets.UTF_8));
+                : store.putArtifact("log", io.isobench.guard.Secrets.redact(text).getBytes(StandardCharsets.UTF_8));
         RunRecord.FailureInfo fi = failure == null ? null : new RunRecord.FailureInfo(failure.category().name(),
-                Redact.secrets(failure.detail()), Redact.secrets(String.join("\n", failure.evidence())),
+                io.isobench.guard.Secrets.redact(failure.detail()), io.isobench.guard.Secrets.redact(String.join("\n", failure.evidence())),
                 failure.category().retryable());
         Arm ar = Arm.fromLabel(arm.arm());
         List<Metric> metrics = score == null ? List.of() : List.of(Metric.of(METRIC, score));
@@ -169,7 +169,7 @@ public final class Accuracy {
                 failure == null ? RunRecord.RunStatus.SUCCESS : RunRecord.RunStatus.FAILED, fi,
                 job != null ? job.mode() : null, model, PIPELINE, null, score == null ? null : METRIC, score,
                 score == null ? null : "measured", null, Instant.now().minusMillis((long) durationMs), durationMs, null,
-                env.envRef(), SessionRunner.json(argv.stream().map(Redact::secrets).toList()), logSha, null,
+                env.envRef(), SessionRunner.json(argv.stream().map(io.isobench.guard.Secrets::redact).toList()), logSha, null,
                 SessionRunner.json(extra), metrics);
         store.putRun(rec);
         return rec;

@@ -181,7 +181,7 @@ public final class SessionRunner {
             envs.put(a.taskId() + "|" + a.arm(), env);
             if (env.build() != null) {
                 buildLogs.put(a.taskId() + "|" + a.arm(), store.putArtifact("build_log",
-                        Redact.secrets(env.build().log()).getBytes(StandardCharsets.UTF_8)));
+                        io.isobench.guard.Secrets.redact(env.build().log()).getBytes(StandardCharsets.UTF_8)));
             }
             if (a.arm().equals("human") && env.intendedCommit() != null) {
                 humanSha.put(a.taskId(), env.intendedCommit());
@@ -453,7 +453,7 @@ public final class SessionRunner {
         art.put("max_tokens", c.maxTokens());
         art.put("outputs", probes.stream().map(Probe::toMap).toList());
         extra.put("probe_artifact_sha256", store.putArtifact("probe_outputs",
-                Redact.secrets(json(art)).getBytes(StandardCharsets.UTF_8)));
+                io.isobench.guard.Secrets.redact(json(art)).getBytes(StandardCharsets.UTF_8)));
         if (job.arm().equals("baseline")) {
             reference.put(job.taskId() + "|baseline", probes);
             corr.put("outcome", "REFERENCE");
@@ -662,10 +662,10 @@ public final class SessionRunner {
         }
         String logSha = null;
         if (result.log() != null && !result.log().isEmpty()) {
-            logSha = store.putArtifact("log", Redact.secrets(result.log()).getBytes(StandardCharsets.UTF_8));
+            logSha = store.putArtifact("log", io.isobench.guard.Secrets.redact(result.log()).getBytes(StandardCharsets.UTF_8));
         }
         RunRecord.FailureInfo fi = failure == null ? null : new RunRecord.FailureInfo(failure.category().name(),
-                Redact.secrets(failure.detail()), Redact.secrets(String.join("\n", failure.evidence())),
+                io.isobench.guard.Secrets.redact(failure.detail()), io.isobench.guard.Secrets.redact(String.join("\n", failure.evidence())),
                 failure.category().retryable());
         String model = io.isobench.bench.Clients.flagMap(job.client()).get("model");
         return new RunRecord(rid, sessionId, RunRecord.RunKind.MEASURED, commit, shortOf(commit), arm.agentName(),
@@ -673,7 +673,7 @@ public final class SessionRunner {
                 job.kind() == Job.Kind.CHECK ? PIPELINE_CHECK : PIPELINE, null, primary == null ? null : primaryName,
                 primary, primary == null ? null : "measured", result.workloadJson(),
                 Instant.now().minusMillis((long) result.durationMs()), result.durationMs(), null,
-                env == null ? null : env.envRef(), json(result.argv().stream().map(Redact::secrets).toList()), logSha,
+                env == null ? null : env.envRef(), json(result.argv().stream().map(io.isobench.guard.Secrets::redact).toList()), logSha,
                 null, json(extra), result.metrics());
     }
 

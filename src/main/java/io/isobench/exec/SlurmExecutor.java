@@ -55,7 +55,6 @@ final class SlurmExecutor implements Executor {
      * negative id); a resumed session adopts the job by name instead.
      */
     static final long NO_GROUP = -1;
-    private static final Pattern SECRET_NAME = Pattern.compile("(?i).*(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|_KEY)$");
 
     private final SlurmConfig config;
     private final SlurmCli cli;
@@ -227,7 +226,7 @@ final class SlurmExecutor implements Executor {
 
     /** A variable whose value must stay out of the script: a secret-like name, or a value Redact would hide. */
     static boolean secret(String name, String value) {
-        return SECRET_NAME.matcher(name).matches() || !Redact.secrets(value).equals(value);
+        return io.isobench.guard.Secrets.isSecretName(name) || io.isobench.guard.Secrets.contains(value);
     }
 
     /** The job's secret variables (sorted), written to {@code secrets.env} at submission. */
