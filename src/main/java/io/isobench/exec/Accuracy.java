@@ -10,6 +10,7 @@ import io.isobench.parse.FailureClassifier;
 import io.isobench.parse.Metric;
 import io.isobench.plan.ArmSpec;
 import io.isobench.plan.Job;
+import io.isobench.proc.ProcessGroup;
 import io.isobench.review.ReviewResult;
 import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
@@ -27,7 +28,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -54,7 +55,7 @@ public final class Accuracy {
 
     static RunRecord run(Store store, String sessionId, String runId, ArmSpec arm, TaskSpec task, Environment env,
                          String commit, Job job, String suiteDir, ReviewResult review, String executorName,
-                         AtomicLong inFlight, Map<String, RunRecord> previous) {
+                         LongConsumer groupStarted, Map<String, RunRecord> previous) {
         TaskSpec.Accuracy acc = task.accuracy();
         String model = task.parsedCommand().model() != null ? task.parsedCommand().model() : task.model();
         List<String> argv = acc.argv(model, suiteDir);
@@ -66,9 +67,9 @@ public final class Accuracy {
         Double score = null;
         Path log = null;
         try {
-            log = Files.createTempFile("isobench-accuracy-", ".log");
+            log = LocalExecutor.logFile(env.path(), "accuracy-");
             ProcessGroup pg = ProcessGroup.start(argv, env.path(), envVars, log);
-            inFlight.set(pg.pgid());
+            groupStarted.accept(pg.pgid()); // its placeholder: a resumed session reaps what a killed one left
             Integer exit = null;
             long end = System.nanoTime() + Duration.ofSeconds(timeoutS).toNanos();
             try {
@@ -79,7 +80,6 @@ public final class Accuracy {
                 Thread.currentThread().interrupt();
             } finally {
                 pg.terminate(Duration.ofSeconds(2));
-                inFlight.set(0);
             }
             text = new String(Files.readAllBytes(log), StandardCharsets.UTF_8);
             if (exit == null) {

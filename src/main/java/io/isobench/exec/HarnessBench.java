@@ -1,6 +1,7 @@
 package io.isobench.exec;
 
 import io.isobench.parse.Metric;
+import io.isobench.proc.ProcessGroup;
 import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
 import io.isobench.store.Stores;

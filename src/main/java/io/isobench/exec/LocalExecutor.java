@@ -11,6 +11,7 @@ import io.isobench.parse.OutputParser;
 import io.isobench.parse.ParsedOutput;
 import io.isobench.plan.Job;
 import io.isobench.plan.Planner;
+import io.isobench.proc.ProcessGroup;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -96,7 +97,7 @@ final class LocalExecutor implements Executor {
         Map<String, Double> timings = new LinkedHashMap<>();
         Path log;
         try {
-            log = Files.createTempFile("isobench-job-", ".log");
+            log = logFile(job.cwd(), "job-");
         } catch (IOException e) {
             return done(t0, new Failure(FailureCategory.DISK_FULL,
                     "cannot create a log file: " + e.getMessage(), List.of()), List.of(), null, "", timings,
@@ -382,6 +383,18 @@ final class LocalExecutor implements Executor {
                 }
             }
         }
+    }
+
+    /**
+     * A new log file for a command run in {@code cwd}: in the arm's scratch folder beside its worktree (the work
+     * folder: cleared when the arm is prepared again), or the system's temporary folder for a folder that is not a
+     * git checkout (tests, tools). Deleted by the caller when the command is done.
+     */
+    static Path logFile(Path cwd, String prefix) throws IOException {
+        if (cwd != null && Files.exists(cwd.resolve(".git"))) {
+            return Files.createTempFile(Files.createDirectories(io.isobench.env.Worktrees.scratch(cwd)), prefix, ".log");
+        }
+        return Files.createTempFile("isobench-" + prefix, ".log");
     }
 
     /** A log file as text (UTF-8, else byte for byte as ISO-8859-1; empty when unreadable). */

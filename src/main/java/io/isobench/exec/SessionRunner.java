@@ -14,6 +14,7 @@ import io.isobench.parse.MetricDictionary;
 import io.isobench.plan.ArmSpec;
 import io.isobench.plan.Job;
 import io.isobench.plan.Plan;
+import io.isobench.proc.ProcessGroup;
 import io.isobench.review.Check;
 import io.isobench.review.PatchReview;
 import io.isobench.review.ReviewConfig;
@@ -135,11 +136,8 @@ public final class SessionRunner {
                         options.executor().reap(j); // containers / cluster jobs the killed attempt left
                     }
                 }
-                Long pgid = pgidOf(r);
-                if (pgid != null && !ProcessGroup.members(pgid).isEmpty()) {
-                    ProcessGroup.kill(pgid, Duration.ofSeconds(2));
+                if (Leftovers.reap(store, r, this::say)) { // only a group provably ours; its id is cleared
                     reaped++;
-                    say("reaped process group " + pgid + " left by the interrupted run " + r.runId());
                 }
             } else {
                 finished.add(r.runId());
@@ -148,6 +146,24 @@ public final class SessionRunner {
         if (!finished.isEmpty()) {
             say("resuming session " + sessionId + ": " + finished.size() + " run(s) already finished");
         }
+
+        // Ctrl-C / SIGTERM of the orchestrator: tear down every group it started (builds, servers, benchmarks,
+        // accuracy commands); SIGKILL cannot be caught: the next --resume reaps them from the placeholder rows
+        Thread hook = new Thread(() -> ProcessGroup.reapLaunched(Duration.ofSeconds(2)), "isobench-teardown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            return prepareAndRun(sessionId, started, finished, previous, reaped, t0);
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException e) {
+                // shutting down
+            }
+        }
+    }
+
+    private Summary prepareAndRun(String sessionId, Instant started, Set<String> finished,
+                                  Map<String, RunRecord> previous, int reaped, long t0) {
 
         for (TaskSpec t : suite.tasks()) {
             store.putTask(new TaskRecord(t.id(), suite.engine().repo(), t.humanCommit(), t.parentCommit(), null,
@@ -175,8 +191,10 @@ public final class SessionRunner {
                 continue;
             }
             TaskSpec task = suite.task(a.taskId()).orElseThrow();
+            String buildRun = openRunOf(sessionId, a, finished);
             io.isobench.env.ArmSetup setup = new io.isobench.env.ArmSetup(suite.recipesFor(a.taskId(), a.arm()),
-                    suite.buildArgv(task), suite.run().timeouts().buildS());
+                    suite.buildArgv(task), suite.run().timeouts().buildS(), pgid -> store.putRun(
+                    armPlaceholder(buildRun, sessionId, a, task.humanCommit(), "build", pgid)));
             Environment env = options.executor().prepare(a, plan.repo(), setup);
             envs.put(a.taskId() + "|" + a.arm(), env);
             if (env.build() != null) {
@@ -206,30 +224,7 @@ public final class SessionRunner {
             }
         }
 
-        // Ctrl-C / SIGTERM of the orchestrator: tear down the groups of the jobs in flight (SIGKILL cannot be caught:
-        // the next --resume reaps them from the placeholder rows)
-        Set<Long> inFlight = java.util.concurrent.ConcurrentHashMap.newKeySet();
-        java.util.concurrent.atomic.AtomicLong accuracyInFlight = new java.util.concurrent.atomic.AtomicLong();
-        Thread hook = new Thread(() -> {
-            List<Long> groups = new ArrayList<>(inFlight);
-            groups.add(accuracyInFlight.get());
-            for (long g : groups) {
-                if (g > 1) {
-                    ProcessGroup.kill(g, Duration.ofSeconds(2));
-                }
-            }
-        }, "isobench-teardown");
-        Runtime.getRuntime().addShutdownHook(hook);
-        try {
-            return runJobs(sessionId, started, finished, previous, envs, buildLogs, humanSha, reference, reaped,
-                    inFlight, accuracyInFlight, t0);
-        } finally {
-            try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException e) {
-                // shutting down
-            }
-        }
+        return runJobs(sessionId, started, finished, previous, envs, buildLogs, humanSha, reference, reaped, t0);
     }
 
     /** Counts of a session attempt, updated by the job threads. */
@@ -274,8 +269,7 @@ public final class SessionRunner {
     private Summary runJobs(String sessionId, Instant started, Set<String> finished, Map<String, RunRecord> previous,
                             Map<String, Environment> envs, Map<String, String> buildLogs,
                             Map<String, String> humanSha,
-                            Map<String, List<Probe>> reference, int reaped, Set<Long> inFlight,
-                            java.util.concurrent.atomic.AtomicLong accuracyInFlight, long t0) {
+                            Map<String, List<Probe>> reference, int reaped, long t0) {
         Tally tally = new Tally(plan.jobs().size(), finished.size());
         List<Job> todo = plan.jobs().stream().filter(j -> !finished.contains(runId(sessionId, j))).toList();
         int parallel = parallelism();
@@ -286,7 +280,7 @@ public final class SessionRunner {
         }
         Map<String, List<Probe>> refs = new java.util.concurrent.ConcurrentHashMap<>(reference);
         JobDispatcher.run(todo, parallel, options.executor().gpuCapacity(), job -> runJob(job, sessionId, envs,
-                buildLogs, humanSha, refs, inFlight, tally));
+                buildLogs, humanSha, refs, tally));
         for (ArmSpec a : accuracyOrder()) {
             String rid = accuracyRunId(sessionId, a);
             if (finished.contains(rid)) {
@@ -299,7 +293,8 @@ public final class SessionRunner {
             TaskSpec task = suite.task(a.taskId()).orElseThrow();
             String commit = humanSha.getOrDefault(a.taskId(), task.humanCommit());
             RunRecord rec = Accuracy.run(store, sessionId, rid, a, task, env, commit, jobOf(a), suiteDir(),
-                    review(a.taskId(), a.arm(), task), options.executor().name(), accuracyInFlight, previous);
+                    review(a.taskId(), a.arm(), task), options.executor().name(),
+                    pgid -> store.putRun(armPlaceholder(rid, sessionId, a, commit, "accuracy", pgid)), previous);
             previous.put(rid, rec);
             tally.count(rec.failure() == null ? null : rec.failure().category(), false);
             say(String.format(Locale.ROOT, "accuracy %s %s: %s", a.taskId(), a.arm(), rec.failure() != null
@@ -317,8 +312,7 @@ public final class SessionRunner {
 
     /** Runs one job to its end (retries included), applies the correctness gate and commits the run. */
     private void runJob(Job job, String sessionId, Map<String, Environment> envs, Map<String, String> buildLogs,
-                        Map<String, String> humanSha, Map<String, List<Probe>> reference, Set<Long> inFlight,
-                        Tally tally) {
+                        Map<String, String> humanSha, Map<String, List<Probe>> reference, Tally tally) {
         String rid = runId(sessionId, job);
         Environment env = envs.get(job.taskId() + "|" + job.arm());
         TaskSpec task = suite.task(job.taskId()).orElseThrow();
@@ -335,13 +329,8 @@ public final class SessionRunner {
             result = null;
             for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
                 final int att = attempt;
-                long[] group = {0};
-                result = options.executor().execute(runnable, new Executor.Hooks(pgid -> {
-                    group[0] = pgid;
-                    inFlight.add(pgid);
-                    store.putRun(placeholder(rid, sessionId, job, commit, pgid, att));
-                }, () -> false, rid));
-                inFlight.remove(group[0]);
+                result = options.executor().execute(runnable, new Executor.Hooks(pgid ->
+                        store.putRun(placeholder(rid, sessionId, job, commit, pgid, att)), () -> false, rid));
                 if (result.success() || !result.failure().category().retryable() || attempt == MAX_ATTEMPTS) {
                     break;
                 }
@@ -529,8 +518,7 @@ public final class SessionRunner {
                 return Optional.empty();
             }
             try {
-                String text = java.nio.file.Files.readString(patch, StandardCharsets.UTF_8);
-                return Optional.of(PatchReview.review(text, reviewConfig(task)));
+                return Optional.of(PatchReview.review(patch, reviewConfig(task))); // streamed, bounded memory
             } catch (java.io.IOException | java.io.UncheckedIOException e) {
                 return Optional.empty();
             }
@@ -609,6 +597,16 @@ public final class SessionRunner {
         return byTask;
     }
 
+    /** The run id a build or pip group of the arm is recorded under: its first unfinished job, else its accuracy run. */
+    private String openRunOf(String sessionId, ArmSpec a, Set<String> finished) {
+        for (Job j : plan.jobs()) {
+            if (j.taskId().equals(a.taskId()) && j.arm().equals(a.arm()) && !finished.contains(runId(sessionId, j))) {
+                return runId(sessionId, j);
+            }
+        }
+        return accuracyRunId(sessionId, a);
+    }
+
     private Job jobOf(ArmSpec a) {
         for (Job j : plan.jobs()) {
             if (j.taskId().equals(a.taskId()) && j.arm().equals(a.arm()) && j.kind() == Job.Kind.MEASURE) {
@@ -634,13 +632,28 @@ public final class SessionRunner {
         Map<String, Object> extra = new LinkedHashMap<>();
         extra.put("task", job.taskId());
         extra.put("job", job.jobId());
-        extra.put("pgid", pgid);
+        Leftovers.record(extra, pgid);
         extra.put("attempt", attempt);
         Arm arm = Arm.fromLabel(job.arm());
         return new RunRecord(rid, sessionId, RunRecord.RunKind.MEASURED, commit, shortOf(commit), arm.agentName(),
                 job.arm(), Math.max(0, job.round()), RunRecord.RunStatus.NOT_RUN, null, job.mode(), null,
                 job.kind() == Job.Kind.CHECK ? PIPELINE_CHECK : PIPELINE, null, null, null, null, null,
                 Instant.now(), null, null, null, json(job.argv()), null, "in progress", json(extra), List.of());
+    }
+
+    /**
+     * The placeholder of a command that belongs to an arm rather than to one job (the accuracy command, the build, a
+     * pip_pin install), under run id {@code rid}: a resumed session reaps its group like a job's.
+     */
+    private RunRecord armPlaceholder(String rid, String sessionId, ArmSpec a, String commit, String phase, long pgid) {
+        Map<String, Object> extra = new LinkedHashMap<>();
+        extra.put("task", a.taskId());
+        extra.put("phase", phase);
+        Leftovers.record(extra, pgid);
+        Arm arm = Arm.fromLabel(a.arm());
+        return new RunRecord(rid, sessionId, RunRecord.RunKind.MEASURED, commit, shortOf(commit), arm.agentName(),
+                a.arm(), 0, RunRecord.RunStatus.NOT_RUN, null, null, null, PIPELINE, null, null, null, null, null,
+                Instant.now(), null, null, null, null, null, "in progress: " + phase, json(extra), List.of());
     }
 
     private RunRecord record(String rid, String sessionId, Job job, String commit, Environment env, JobResult result,
@@ -753,15 +766,6 @@ public final class SessionRunner {
             // none
         }
         return out;
-    }
-
-    private static Long pgidOf(RunRecord r) {
-        try {
-            JsonNode n = JSON.readTree(r.extraJson()).path("pgid");
-            return n.isNumber() ? n.asLong() : null;
-        } catch (Exception e) {
-            return null;
-        }
     }
 
     private static String shortOf(String commit) {

@@ -12,6 +12,7 @@ import io.isobench.parse.OutputParser;
 import io.isobench.parse.ParsedOutput;
 import io.isobench.plan.Job;
 import io.isobench.plan.Planner;
+import io.isobench.proc.ProcessGroup;
 
 import java.io.IOException;
 import java.net.URI;
