@@ -75,7 +75,7 @@ public final class Secrets {
             // credentials in URLs: scheme://user:password@host
             Pattern.compile("://[^/\\s:@\"']+:(?<s>[^@\\s/\"']+)@"),
             // --api-key VALUE, --hf-token=VALUE, ["--token", "VALUE"]
-            Pattern.compile("(?i)-(?<![A-Za-z0-9-]-)-?[a-z0-9-]*(?:token|api-?key|secret|password|passwd|key)"
+            Pattern.compile("(?i)-(?<![A-Za-z0-9-]-)-?[a-z][a-z0-9-]*(?:token|api-?key|secret|password|passwd|key)"
                     + "(?![a-z0-9-])" + QUOTES + "(?:=|\\s+|\\s*,\\s*)" + QUOTES + VALUE));
 
     private Secrets() {
@@ -301,15 +301,16 @@ public final class Secrets {
 
     /**
      * The text as the patterns see it: terminal escape sequences (raw ESC or CSI, or written out as backslash-u001b,
-     * backslash-x1b, backslash-033, backslash-e) removed, backslash-u escapes of printable ASCII decoded.
+     * backslash-x1b, backslash-033, backslash-e) removed, backslash-u escapes of printable ASCII decoded; the
+     * backslash may be doubled any number of times (JSON inside JSON inside a command line).
      * {@code start[i]} and {@code end[i]} are the original characters of view character i.
      */
     private record View(String text, int[] starts, int[] ends) {
 
         private static final Pattern ESCAPES = Pattern.compile(
-                "(?:\u001b|\u009b|\\\\u001[bB]|\\\\x1[bB]|\\\\033|\\\\e)(?:\\[[0-?]*[ -/]*[@-~]|\\][^\u0007\u001b\\\\]*"
-                        + "(?:\u0007|\u001b\\\\|\\\\u0007|\\\\x07)?|[@-Z\\\\-_])?"
-                        + "|\\\\u00([2-7][0-9a-fA-F])");
+                "(?:\u001b|\u009b|\\\\+u001[bB]|\\\\+x1[bB]|\\\\+033|\\\\+e)(?:\\[[0-?]*[ -/]*[@-~]|\\][^\u0007\u001b\\\\]*"
+                        + "(?:\u0007|\u001b\\\\|\\\\+u0007|\\\\+x07)?|[@-Z\\\\-_])?"
+                        + "|\\\\+u00([2-7][0-9a-fA-F])");
 
         static View of(String text) {
             if (text.indexOf('\u001b') < 0 && text.indexOf('\\') < 0 && text.indexOf('\u009b') < 0) {

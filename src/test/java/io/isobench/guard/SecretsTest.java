@@ -30,6 +30,7 @@ class SecretsTest {
                 "apikey" + SK,
                 "\\u001b[31m" + HF + "\\u001b[0m",
                 "\\u0068\\u0066\\u005f" + HF.substring(3),
+                "{\"argv\": \"print('\\\\u0068\\\\u0066\\\\u005f" + HF.substring(3) + "')\"}",
                 "{\"env\": \"{\\\"HF_TOKEN\\\": \\\"" + "s3cr3t-value-123" + "\\\"}\"}",
                 "Authorization: Bearer abc.def.ghi-jkl",
                 "{\"Authorization\": \"Bearer abc.def.ghi-jkl\"}",
@@ -64,6 +65,10 @@ class SecretsTest {
                 "TOKENIZERS_PARALLELISM=false MAX_NUM_BATCHED_TOKENS=8192",
                 "cache_key=prompt_hash hf_hub_download(repo_id)",
                 "{\"HF_TOKEN\": null, \"API_KEY\": 12}",
+                "---------------Inter-token Latency----------------",
+                "-----Time per Output Token (excl. 1st token)------",
+                "Total generated tokens:                  1024      ",
+                "Output tokens from server usage:         8/8       ",
                 "no secrets here at all");
         for (String c : clean) {
             assertThat(Secrets.redact(c)).as(c).isSameAs(c);
