@@ -215,6 +215,12 @@ final class LoadgenCommand implements Callable<Integer> {
             result = LoadGenerator.run(config, main.err::println);
         } catch (IllegalArgumentException e) {
             throw new IsobenchException.BadInput(e.getMessage(), e);
+        } catch (LoadGenerator.Aborted e) {
+            if (e.getCause() instanceof OutOfMemoryError) {
+                throw new IsobenchException.EnvironmentMissing("loadgen: " + e.getMessage() + " (fix: give the JVM more"
+                        + " heap, e.g. JAVA_TOOL_OPTIONS=-Xmx4g, or lower --max-concurrency)", e);
+            }
+            throw e;
         }
         main.out.print(result.consoleBlock());
         main.out.flush();
@@ -353,7 +359,7 @@ final class LoadgenCommand implements Callable<Integer> {
     }
 
     LoadgenConfig buildConfig() {
-        LoadgenConfig.Builder b = LoadgenConfig.builder();
+        LoadgenConfig.Builder b = LoadgenConfig.builder().keepText(saveDetailed);
         URI base;
         try {
             base = baseUrl != null ? URI.create(stripTrailingSlash(baseUrl)) : URI.create("http://" + host + ":" + port);

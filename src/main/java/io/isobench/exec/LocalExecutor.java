@@ -235,19 +235,25 @@ final class LocalExecutor implements Executor {
                 Map<String, String> flags = Clients.flagMap(job.client());
                 String model = Optional.ofNullable(flags.get("model")).orElse(modelOf(argv));
                 try {
-                    if (job.kind() == Job.Kind.CHECK) {
-                        List<io.isobench.bench.Probe> probes = Greedy.probe(base, model,
-                                Integer.parseInt(flags.getOrDefault("num-prompts", "8")),
-                                Integer.parseInt(flags.getOrDefault("max-tokens", "32")), flags.containsKey("logprobs"));
-                        outputs = probes.stream().map(io.isobench.bench.Probe::text).toList();
-                        probeJson = io.isobench.bench.Probe.toJson(probes);
-                        clientLog.append("greedy outputs: ").append(outputs.size()).append(" prompts\n");
-                    } else {
-                        ServingClient.Result r = client.run(base, model, flags, job.warmupRequests(), 0L);
+                    // the client (or the probes) within the job's limit, whatever the server sends or withholds
+                    Object done = withinLimit(job.runTimeoutS(), () -> job.kind() == Job.Kind.CHECK
+                            ? Greedy.probe(base, model, Integer.parseInt(flags.getOrDefault("num-prompts", "8")),
+                            Integer.parseInt(flags.getOrDefault("max-tokens", "32")), flags.containsKey("logprobs"))
+                            : client.run(base, model, flags, job.warmupRequests(), 0L));
+                    if (done instanceof ServingClient.Result r) {
                         metrics = r.metrics();
                         workload = r.workloadJson();
                         clientLog.append(r.console());
+                    } else {
+                        @SuppressWarnings("unchecked")
+                        List<io.isobench.bench.Probe> probes = (List<io.isobench.bench.Probe>) done;
+                        outputs = probes.stream().map(io.isobench.bench.Probe::text).toList();
+                        probeJson = io.isobench.bench.Probe.toJson(probes);
+                        clientLog.append("greedy outputs: ").append(outputs.size()).append(" prompts\n");
                     }
+                } catch (PastLimit e) {
+                    clientLog.append("isobench: ").append(e.getMessage()).append('\n');
+                    failure = new Failure(FailureCategory.TIMEOUT, e.getMessage(), List.of(e.getMessage()));
                 } catch (io.isobench.bench.ProbeException e) {
                     // the server is up and answered, but not with greedy outputs of the probe set
                     probeFailure = e.kind().name();
@@ -283,6 +289,45 @@ final class LocalExecutor implements Executor {
         String text = read(log) + (clientLog.isEmpty() ? "" : "\n--- isobench client ---\n" + clientLog);
         return new JobResult(failure, metrics, workload, text, (System.nanoTime() - t0) / 1e6, timings, outputs, argv,
                 failure == null ? probeJson : null, failure == null ? null : probeFailure);
+    }
+
+    /** The client of a serving job ran past the job's limit. */
+    static final class PastLimit extends Exception {
+        PastLimit(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * Runs {@code work} on a thread of its own and waits at most {@code limitS}: past it the thread is interrupted
+     * (the load generator stops at once) and {@link PastLimit} is thrown, so the job's limit holds even when the
+     * client never returns (a server that sends forever, a client thread that died).
+     */
+    static Object withinLimit(int limitS, java.util.concurrent.Callable<Object> work)
+            throws PastLimit, IOException, InterruptedException {
+        java.util.concurrent.FutureTask<Object> task = new java.util.concurrent.FutureTask<>(work);
+        Thread t = Thread.ofPlatform().daemon().name("isobench-client").start(task);
+        try {
+            return task.get(limitS, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            t.interrupt();
+            throw new PastLimit("the client ran past the job's limit of " + limitS + " s and was stopped");
+        } catch (InterruptedException e) {
+            t.interrupt();
+            throw e;
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof IOException io) {
+                throw io;
+            }
+            if (c instanceof RuntimeException re) {
+                throw re;
+            }
+            if (c instanceof Error err) {
+                throw new IllegalStateException("the client failed: " + err, err);
+            }
+            throw new IllegalStateException(c);
+        }
     }
 
     /** The classifier's root cause when it finds one (PORT_CONFLICT, GPU_OOM…), else the given category. */
