@@ -56,6 +56,9 @@ final class RunCommand implements Callable<Integer> {
         }
         Suite suite = SuiteLoader.load(suiteFile);
         return Sessions.run(main, suite, new Planner.Options(rounds, null, workdir.toAbsolutePath()), main.dbSpec(),
-                session, resume, dryRun, format, execution);
+                session, resume, dryRun, format, execution, new String[1], id -> "isobench run "
+                        + Sessions.word(suiteFile.toString()) + " --resume --session " + Sessions.word(id)
+                        + (main.db == null ? "" : " --db " + Sessions.word(main.db))
+                        + " --workdir " + Sessions.word(workdir.toString()));
     }
 }

@@ -233,7 +233,6 @@ public final class SessionRunner {
         final long startNs = System.nanoTime();
         int done;
         int ran;
-        int ranThisAttempt;
         int ok;
         int bad;
         final Map<String, Integer> failures = new LinkedHashMap<>();
@@ -243,12 +242,10 @@ public final class SessionRunner {
             this.done = done;
         }
 
-        synchronized void count(String failureCategory, boolean thisAttempt) {
+        /** One run recorded in this attempt (a job's or an accuracy run). */
+        synchronized void count(String failureCategory) {
             ran++;
-            if (thisAttempt) {
-                ranThisAttempt++;
-                done++;
-            }
+            done++;
             if (failureCategory == null) {
                 ok++;
             } else {
@@ -270,7 +267,20 @@ public final class SessionRunner {
                             Map<String, Environment> envs, Map<String, String> buildLogs,
                             Map<String, String> humanSha,
                             Map<String, List<Probe>> reference, int reaped, long t0) {
-        Tally tally = new Tally(plan.jobs().size(), finished.size());
+        // every count covers the same runs: the plan's jobs and the accuracy runs (of arms whose environment is
+        // ready or that finished before), so a resumed session adds up: jobs = run now + already finished
+        Set<String> planned = new HashSet<>();
+        plan.jobs().forEach(j -> planned.add(runId(sessionId, j)));
+        int accuracyRuns = 0;
+        for (ArmSpec a : accuracyOrder()) {
+            Environment env = envs.get(a.taskId() + "|" + a.arm());
+            if (finished.contains(accuracyRunId(sessionId, a)) || env != null && env.ready()) {
+                planned.add(accuracyRunId(sessionId, a));
+                accuracyRuns++;
+            }
+        }
+        int alreadyFinished = (int) finished.stream().filter(planned::contains).count();
+        Tally tally = new Tally(plan.jobs().size() + accuracyRuns, alreadyFinished);
         List<Job> todo = plan.jobs().stream().filter(j -> !finished.contains(runId(sessionId, j))).toList();
         int parallel = parallelism();
         if (parallel > 1) {
@@ -296,7 +306,7 @@ public final class SessionRunner {
                     review(a.taskId(), a.arm(), task), options.executor().name(),
                     pgid -> store.putRun(armPlaceholder(rid, sessionId, a, commit, "accuracy", pgid)), previous);
             previous.put(rid, rec);
-            tally.count(rec.failure() == null ? null : rec.failure().category(), false);
+            tally.count(rec.failure() == null ? null : rec.failure().category());
             say(String.format(Locale.ROOT, "accuracy %s %s: %s", a.taskId(), a.arm(), rec.failure() != null
                     ? rec.failure().category() + " — " + rec.failure().detail()
                     : String.format(Locale.ROOT, "accuracy_score=%s", rec.primaryValue())));
@@ -306,7 +316,7 @@ public final class SessionRunner {
         }
         store.putSession(new SessionRecord(sessionId, started, Instant.now(), host(), cpu(), "none", machineJson(),
                 plan.toJson(), json(StatsConfig.defaults().toMap()), plan.seed(), "complete"));
-        return new Summary(sessionId, tally.total, tally.ran, finished.size(), tally.ok, tally.bad, reaped,
+        return new Summary(sessionId, tally.total, tally.ran, alreadyFinished, tally.ok, tally.bad, reaped,
                 tally.failures, Duration.ofNanos(System.nanoTime() - t0));
     }
 
@@ -385,8 +395,8 @@ public final class SessionRunner {
         double bookkeepingMs = (System.nanoTime() - tb) / 1e6;
         String category = failure == null ? null : failure.category().name();
         synchronized (tally) {
-            tally.count(category, true);
-            double perJobS = (System.nanoTime() - tally.startNs) / 1e9 / tally.ranThisAttempt;
+            tally.count(category);
+            double perJobS = (System.nanoTime() - tally.startNs) / 1e9 / tally.ran;
             long etaS = Math.round(perJobS * (tally.total - tally.done));
             progress(tally.done, tally.total, job, failure, rec, etaS, bookkeepingMs);
         }

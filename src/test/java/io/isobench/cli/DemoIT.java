@@ -94,6 +94,22 @@ class DemoIT {
                 .contains("utf8-io (env): ok — set PYTHONIOENCODING");
         assertThat(err.toString()).contains("env tpot human: at ").contains("+ recipes utf8-io, built in ");
         gatesInReport(md);
+
+        // issue 15, point 10: resuming the finished session runs nothing, and its summary counts the accuracy runs
+        // like the jobs (every run already finished); report.md is written anew and renamed into place, never
+        // rewritten in place (a kill mid-write left 0 bytes)
+        Object inode = Files.getAttribute(report, "unix:ino");
+        StringWriter again = new StringWriter();
+        code = Main.run(new PrintWriter(again, true), new PrintWriter(new StringWriter(), true), "demo", "--resume",
+                "--workdir", dir.toString(), "--rounds", "3");
+        assertThat(code).as(again.toString()).isZero();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+) job\\(s\\), 0 run now, (\\d+) already finished")
+                .matcher(again.toString());
+        assertThat(m.find()).as(again.toString()).isTrue();
+        assertThat(m.group(1)).isEqualTo(m.group(2));
+        assertThat(Integer.parseInt(m.group(1))).isGreaterThan(72); // the 72 jobs and the accuracy runs
+        assertThat(Files.getAttribute(report, "unix:ino")).isNotEqualTo(inode);
+        assertThat(Files.readString(report)).contains("## Native session");
     }
 
     /** The correctness gates as stored: verdicts, outcomes, exact-match rates, accuracy, review evidence. */
