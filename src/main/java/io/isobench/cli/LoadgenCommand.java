@@ -16,7 +16,6 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -289,11 +288,10 @@ final class LoadgenCommand implements Callable<Integer> {
                 Files.createDirectories(file.toAbsolutePath().getParent());
             }
             String text = new ObjectMapper().writeValueAsString(json);
-            if (appendResult && Files.exists(file) && Files.size(file) > 0) {
-                Files.writeString(file, "\n" + text, StandardCharsets.UTF_8, StandardOpenOption.APPEND);
-            } else {
-                Files.writeString(file, text, StandardCharsets.UTF_8);
-            }
+            // written beside the file and renamed into place (appending: the old content, then the new line)
+            String before = appendResult && Files.exists(file) && Files.size(file) > 0
+                    ? Files.readString(file, StandardCharsets.UTF_8) + "\n" : "";
+            io.isobench.guard.AtomicFile.write(file, w -> w.append(before).append(text));
         } catch (IOException e) {
             throw new IsobenchException.BadInput("cannot write the result file " + file + ": " + e.getMessage(), e);
         }
