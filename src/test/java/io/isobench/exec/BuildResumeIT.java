@@ -77,8 +77,7 @@ class BuildResumeIT {
         assertThat(first.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(ProcessHandle.of(buildPid).map(ProcessHandle::isAlive).orElse(false))
                 .as("the build outlives the killed orchestrator (an orphan until resume)").isTrue();
-        assertThat(Files.list(Path.of(work, "envs", "lat")).map(p -> p.getFileName().toString()).toList())
-                .as("the build log lives beside the worktree").anyMatch(n -> n.endsWith(".tmp"));
+        List<String> beside = Files.list(Path.of(work, "envs", "lat")).map(p -> p.getFileName().toString()).toList();
 
         Process second = Cli.builder("run", suite.toString(), "--db", db, "--session", "build-kill", "--resume",
                 "--workdir", work).redirectErrorStream(true).redirectOutput(dir.resolve("second.out").toFile()).start();
@@ -88,6 +87,7 @@ class BuildResumeIT {
         }
         assertThat(alive(buildPid)).as("the orphaned build is reaped by --resume: "
                 + Files.readString(dir.resolve("second.out"))).isFalse();
+        assertThat(beside).as("the killed build's log lived beside the worktree").anyMatch(n -> n.endsWith(".tmp"));
         Files.delete(hold); // the resumed session's own build may finish now
         assertThat(second.waitFor(5, TimeUnit.MINUTES)).isTrue();
         String out = Files.readString(dir.resolve("second.out"), StandardCharsets.UTF_8);
