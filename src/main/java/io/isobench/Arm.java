@@ -4,14 +4,18 @@ import java.util.Locale;
 
 /**
  * An arm of a task: {@code baseline} (parent commit), {@code human} (merged commit) or an agent arm
- * (parent + an agent's patch). Agent arms carry the agent's name; legacy data knows one agent per tree.
+ * (parent + an agent's patch), plus {@code baseline-aa}: a second, independently started baseline whose paired
+ * comparison with the baseline is the task's measured A/A noise band (docs/statistics.md). Agent arms carry the
+ * agent's name; legacy data knows one agent per tree and never has an A/A arm.
  */
 public record Arm(Kind kind, String agentName) {
 
-    public enum Kind { BASELINE, HUMAN, AGENT }
+    public enum Kind { BASELINE, BASELINE_AA, HUMAN, AGENT }
 
     public static final Arm BASELINE = new Arm(Kind.BASELINE, null);
     public static final Arm HUMAN = new Arm(Kind.HUMAN, null);
+    /** The A/A arm: the baseline's code, started and measured as an arm of its own. */
+    public static final Arm BASELINE_AA = new Arm(Kind.BASELINE_AA, null);
 
     public Arm {
         if (kind == null) {
@@ -34,10 +38,14 @@ public record Arm(Kind kind, String agentName) {
         return name == null ? null : name.trim().toLowerCase(Locale.ROOT).replace('-', '_');
     }
 
-    /** Stable label used in the store and in outputs: {@code baseline}, {@code human}, {@code agent:<name>}. */
+    /**
+     * Stable label used in the store and in outputs: {@code baseline}, {@code baseline-aa}, {@code human},
+     * {@code agent:<name>}.
+     */
     public String label() {
         return switch (kind) {
             case BASELINE -> "baseline";
+            case BASELINE_AA -> "baseline-aa";
             case HUMAN -> "human";
             case AGENT -> "agent:" + agentName;
         };
@@ -50,10 +58,13 @@ public record Arm(Kind kind, String agentName) {
         if (label.equals("human")) {
             return HUMAN;
         }
+        if (label.equals("baseline-aa")) {
+            return BASELINE_AA;
+        }
         if (label.startsWith("agent:")) {
             return agent(label.substring("agent:".length()));
         }
-        throw new IllegalArgumentException("unknown arm label '" + label + "' (expected baseline, human or agent:<name>)");
+        throw new IllegalArgumentException("unknown arm label '" + label + "' (expected baseline, baseline-aa, human or agent:<name>)");
     }
 
     @Override

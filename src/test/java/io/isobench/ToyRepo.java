@@ -1,6 +1,9 @@
 package io.isobench;
 
+import java.io.File;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
@@ -18,5 +21,29 @@ public final class ToyRepo {
         if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
             throw new IllegalStateException("build-repo.sh failed: " + out);
         }
+    }
+
+    /** Whether python3, git and setsid (util-linux), what the toy engine and its repo need, are on the PATH. */
+    public static boolean toolsPresent() {
+        return onPath("python3") && onPath("git") && onPath("setsid");
+    }
+
+    private static boolean onPath(String program) {
+        for (String d : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+            if (Files.isExecutable(Path.of(d, program))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Runs {@code argv} in {@code cwd} (git in the repo, typically); its output; fails with it unless it exits 0. */
+    public static String run(Path cwd, String... argv) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(argv).directory(cwd.toFile()).redirectErrorStream(true).start();
+        String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (p.waitFor() != 0) {
+            throw new IllegalStateException(String.join(" ", argv) + " exited " + p.exitValue() + ": " + text);
+        }
+        return text;
     }
 }

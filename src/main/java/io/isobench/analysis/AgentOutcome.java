@@ -1,20 +1,23 @@
 package io.isobench.analysis;
 
 /**
- * One agent arm of a task: its comparisons and the GSO-style pair.
+ * One agent arm of a task: its comparisons and the GSO-style pair, defined only on replay-valid tasks.
  *
  * @param agent      arm label ({@code agent:<name>})
  * @param vsBaseline agent vs baseline
  * @param vsHuman    agent vs human
- * @param optBase    the agent's verdict vs baseline is {@code better}
+ * @param optBase    the agent's verdict vs baseline is {@code better}; {@code null} when the task is not replay-valid
  * @param optHuman   optBase and agent speedup ≥ {@link StatsConfig#optHumanFraction()} × human speedup (both vs
- *                   baseline, point estimates); false when the human speedup is undefined
+ *                   baseline, point estimates); {@code null} when the task is not replay-valid
  */
-public record AgentOutcome(String agent, Comparison vsBaseline, Comparison vsHuman, boolean optBase,
-                           boolean optHuman) {
+public record AgentOutcome(String agent, Comparison vsBaseline, Comparison vsHuman, Boolean optBase,
+                           Boolean optHuman) {
 
     static AgentOutcome of(Comparison vsBaseline, Comparison vsHuman, Comparison humanVsBaseline,
-                           StatsConfig config) {
+                           ReplayValidity validity, StatsConfig config) {
+        if (validity != ReplayValidity.VALID) {
+            return new AgentOutcome(vsBaseline.arm(), vsBaseline, vsHuman, null, null);
+        }
         boolean optBase = vsBaseline.verdict() == Verdict.BETTER;
         boolean optHuman = optBase && isOptHuman(vsBaseline.speedup(), humanVsBaseline.speedup(),
                 config.optHumanFraction());

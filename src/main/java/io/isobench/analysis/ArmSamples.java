@@ -5,57 +5,101 @@ import io.isobench.Arm;
 import java.util.Arrays;
 
 /**
- * The valid rounds of one arm for one metric, in the order the rounds ran (the split-rounds noise floor relies on
- * it). No valid runs = empty samples ({@code failed}). Immutable: the array is copied in and out.
+ * The valid rounds of one arm for one metric: which measured rounds (0-based) gave a valid value, and the values,
+ * in round order. A round is valid when its run succeeded, did the same work as the baseline's run of that round and
+ * lost no request (docs/statistics.md, "Which rounds count"); the rest are {@link RoundExclusion}s. No valid runs =
+ * empty samples ({@code failed}). Immutable: the arrays are copied in and out.
  *
+ * @param rounds           the round of each value, strictly increasing
+ * @param valuesByRound    the values, same length as {@code rounds}
  * @param failsCorrectness the arm's outputs failed the correctness gate: its speed is never called better
  */
-public record ArmSamples(Arm arm, double[] samplesInRoundOrder, boolean failsCorrectness) {
+public record ArmSamples(Arm arm, int[] rounds, double[] valuesByRound, boolean failsCorrectness) {
 
     public ArmSamples {
         if (arm == null) {
             throw new IllegalArgumentException("arm must not be null");
         }
-        Samples.requireFinite(samplesInRoundOrder, arm.label() + " samples");
-        samplesInRoundOrder = samplesInRoundOrder.clone();
+        Samples.requireFinite(valuesByRound, arm.label() + " samples");
+        if (rounds == null || rounds.length != valuesByRound.length) {
+            throw new IllegalArgumentException(arm.label() + ": one round per value is needed ("
+                    + (rounds == null ? "no rounds" : rounds.length + " rounds") + ", " + valuesByRound.length
+                    + " values)");
+        }
+        for (int i = 0; i < rounds.length; i++) {
+            if (rounds[i] < 0 || i > 0 && rounds[i] <= rounds[i - 1]) {
+                throw new IllegalArgumentException(arm.label() + ": rounds must be >= 0 and strictly increasing: "
+                        + Arrays.toString(rounds));
+            }
+        }
+        rounds = rounds.clone();
+        valuesByRound = valuesByRound.clone();
     }
 
-    public static ArmSamples of(Arm arm, double... samplesInRoundOrder) {
-        return new ArmSamples(arm, samplesInRoundOrder, false);
+    /** Values of rounds 0, 1, 2… (every round valid). */
+    public static ArmSamples of(Arm arm, double... valuesInRoundOrder) {
+        int[] rounds = new int[valuesInRoundOrder.length];
+        for (int i = 0; i < rounds.length; i++) {
+            rounds[i] = i;
+        }
+        return new ArmSamples(arm, rounds, valuesInRoundOrder, false);
+    }
+
+    /** Values of the given rounds. */
+    public static ArmSamples ofRounds(Arm arm, int[] rounds, double[] values) {
+        return new ArmSamples(arm, rounds, values, false);
     }
 
     public ArmSamples markedIncorrect() {
-        return new ArmSamples(arm, samplesInRoundOrder, true);
+        return new ArmSamples(arm, rounds, valuesByRound, true);
     }
 
     @Override
-    public double[] samplesInRoundOrder() {
-        return samplesInRoundOrder.clone();
+    public int[] rounds() {
+        return rounds.clone();
+    }
+
+    @Override
+    public double[] valuesByRound() {
+        return valuesByRound.clone();
     }
 
     /** Without copying, for the statistics in this package. */
     double[] values() {
-        return samplesInRoundOrder;
+        return valuesByRound;
+    }
+
+    int[] roundIndex() {
+        return rounds;
+    }
+
+    /** The position of round {@code r} in the arrays, or −1 when the arm has no valid value in it. */
+    int indexOfRound(int r) {
+        return Arrays.binarySearch(rounds, r);
     }
 
     public int n() {
-        return samplesInRoundOrder.length;
+        return valuesByRound.length;
     }
 
     @Override
     public boolean equals(Object o) {
         return o instanceof ArmSamples other && arm.equals(other.arm) && failsCorrectness == other.failsCorrectness
-                && Arrays.equals(samplesInRoundOrder, other.samplesInRoundOrder);
+                && Arrays.equals(rounds, other.rounds) && Arrays.equals(valuesByRound, other.valuesByRound);
     }
 
     @Override
     public int hashCode() {
-        return 31 * (31 * arm.hashCode() + Arrays.hashCode(samplesInRoundOrder)) + Boolean.hashCode(failsCorrectness);
+        return 31 * (31 * (31 * arm.hashCode() + Arrays.hashCode(rounds)) + Arrays.hashCode(valuesByRound))
+                + Boolean.hashCode(failsCorrectness);
     }
 
     @Override
     public String toString() {
-        return "ArmSamples[" + arm.label() + ", " + Arrays.toString(samplesInRoundOrder)
-                + (failsCorrectness ? ", fails correctness" : "") + "]";
+        StringBuilder b = new StringBuilder("ArmSamples[").append(arm.label()).append(", {");
+        for (int i = 0; i < rounds.length; i++) {
+            b.append(i == 0 ? "" : ", ").append('r').append(rounds[i] + 1).append('=').append(valuesByRound[i]);
+        }
+        return b.append('}').append(failsCorrectness ? ", fails correctness" : "").append(']').toString();
     }
 }

@@ -1,60 +1,17 @@
 package io.isobench.analysis;
 
-import io.isobench.parse.Better;
-
-/** Percentile bootstrap of the oriented ratio of medians (speedup). */
+/**
+ * Percentile bootstrap of a median (SplitMix64 draws with replacement, type-7 quantiles): the CI of a median over
+ * tasks in leaderboards ({@link MedianCi}). Comparisons of arms use paired rounds instead ({@link Comparison}).
+ */
 final class Bootstrap {
 
     private Bootstrap() {
     }
 
-    /** Stream seed of the reference arm's resamples; the compared arm uses {@code seed + 1}. */
-    static long referenceStream(long seed) {
-        return seed;
-    }
-
-    static long armStream(long seed) {
-        return seed + 1;
-    }
-
-    /** Lower and upper bound of the CI of the speedup of {@code x} over {@code reference}; samples must be > 0. */
-    static double[] speedupCi(double[] x, double[] reference, Better better, int resamples, long seed,
-                              double confidence) {
-        return speedupCi(resampledMedians(x, armStream(seed), resamples),
-                resampledMedians(reference, referenceStream(seed), resamples), better, confidence);
-    }
-
-    static double[] speedupCi(double[] xMedians, double[] referenceMedians, Better better, double confidence) {
-        double[] speedups = speedupDistribution(xMedians, referenceMedians, better);
-        double alpha = 1.0 - confidence;
-        return new double[] {quantile(speedups, alpha / 2.0), quantile(speedups, 1.0 - alpha / 2.0)};
-    }
-
-    /** The unsorted bootstrap distribution of the speedup, resample by resample. */
-    static double[] speedupDistribution(double[] x, double[] reference, Better better, int resamples, long seed) {
-        return speedupDistribution(resampledMedians(x, armStream(seed), resamples),
-                resampledMedians(reference, referenceStream(seed), resamples), better);
-    }
-
-    static double[] speedupDistribution(double[] xMedians, double[] referenceMedians, Better better) {
-        int resamples = xMedians.length;
-        double[] out = new double[resamples];
-        if (better == Better.LOWER) {
-            for (int r = 0; r < resamples; r++) {
-                out[r] = referenceMedians[r] / xMedians[r];
-            }
-        } else {
-            for (int r = 0; r < resamples; r++) {
-                out[r] = xMedians[r] / referenceMedians[r];
-            }
-        }
-        return out;
-    }
-
     /**
      * Medians of {@code resamples} resamples of {@code values} (n draws with replacement each, in order, from one
-     * SplitMix64 stream seeded with {@code streamSeed}). Arms are resampled independently: each has its own
-     * stream, so the distribution of one arm does not depend on which arm it is compared with.
+     * SplitMix64 stream seeded with {@code streamSeed}).
      */
     static double[] resampledMedians(double[] values, long streamSeed, int resamples) {
         SplitMix64 rng = new SplitMix64(streamSeed);

@@ -6,6 +6,7 @@ import io.isobench.Arm;
 import io.isobench.Mode;
 import io.isobench.parse.Better;
 import io.isobench.parse.MetricDictionary;
+import io.isobench.plan.Planner;
 import io.isobench.store.RunFilter;
 import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
@@ -20,7 +21,8 @@ import java.util.TreeMap;
 
 /**
  * The statistics of one native session: per task, its primary metric's {@link TaskAnalysis} over the measured
- * rounds, which arms failed the correctness gate, and each arm's failure outcomes counted by category. Computed
+ * rounds that count ({@link Rounds}: same work as the baseline's run of the round, no failed request, the task's
+ * hardware), which arms failed the correctness gate, and each arm's failure outcomes counted by category. Computed
  * from the stored runs (derived and recomputable; one pass over the session's runs).
  */
 public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsConfig config) {
@@ -38,11 +40,19 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
      * @param findings   per arm: patch-review findings (e.g. SUSPICIOUS_PATCH: touches benchmarks/)
      * @param runs       per arm: measured runs
      * @param correctness per arm: the correctness gate, accuracy hook and review verdict
+     * @param hardware   the hardware fingerprint id the task's rounds are judged on (null when none was recorded)
+     * @param calibration the tolerance calibration of the baseline's two checks (mismatch across server starts and
+     *                   batch sizes, the floor it sets); empty when not measured
      */
     public record TaskResult(String taskId, String mode, String commit, List<String> arms, TaskAnalysis analysis,
                              Map<String, Map<String, Integer>> outcomes, Set<String> incorrect,
                              Map<String, List<String>> findings, Map<String, Integer> runs,
-                             Map<String, ArmCorrectness> correctness) {
+                             Map<String, ArmCorrectness> correctness, String hardware,
+                             Map<String, Object> calibration) {
+
+        public TaskResult {
+            calibration = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(calibration));
+        }
 
         /** The arm's correctness record (empty when nothing was checked). */
         public ArmCorrectness correctness(String arm) {
@@ -65,12 +75,16 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
      * @param accuracyReason     one line
      * @param reviewFailing      review findings the suite marks as failing the arm
      * @param gateFailures       why the arm is {@code incorrect} (empty when it is not)
+     * @param rule               which rule decided a passing gate: {@code baseline} (matches the baseline),
+     *                           {@code human} (matches the human, whose commit changes outputs), {@code logprob_drift};
+     *                           null when not recorded
      */
     public record ArmCorrectness(String outcome, String reason, Double exactMatchVsBaseline, Double exactMatchVsHuman,
                                  Double firstDivergenceChar, String accuracyOutcome, Double accuracyScore,
-                                 String accuracyReason, List<String> reviewFailing, List<String> gateFailures) {
+                                 String accuracyReason, List<String> reviewFailing, List<String> gateFailures,
+                                 String rule) {
         public static final ArmCorrectness NONE = new ArmCorrectness(null, null, null, null, null, null, null, null,
-                List.of(), List.of());
+                List.of(), List.of(), null);
 
         /** Short label for tables: the gate outcome, with the accuracy outcome when it is not OK. */
         public String label() {
@@ -95,11 +109,12 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
         String accOutcome;
         Double accScore;
         String accReason;
+        String rule;
         final List<String> reviewFailing = new ArrayList<>();
 
         ArmCorrectness done(List<String> gateFailures) {
             return new ArmCorrectness(outcome, reason, emB, emH, div, accOutcome, accScore, accReason,
-                    List.copyOf(reviewFailing), List.copyOf(gateFailures));
+                    List.copyOf(reviewFailing), List.copyOf(gateFailures), rule);
         }
     }
 
@@ -138,12 +153,13 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
     private static TaskResult task(String taskId, List<Parsed> runs, StatsConfig config) {
         runs.sort(Comparator.comparingInt(Parsed::jobIndex));
         List<String> arms = new ArrayList<>();
-        Map<String, List<double[]>> samples = new LinkedHashMap<>();
+        Rounds rounds = new Rounds();
         Map<String, Map<String, Integer>> outcomes = new LinkedHashMap<>();
         Map<String, List<String>> findings = new LinkedHashMap<>();
         Map<String, Integer> measured = new LinkedHashMap<>();
         java.util.Set<String> incorrect = new java.util.LinkedHashSet<>();
         Map<String, Gate> gates = new LinkedHashMap<>();
+        Map<String, Object> calibration = null;
         String mode = null;
         String commit = null;
         String metric = null;
@@ -170,12 +186,18 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
                     g.reviewFailing.add(f.asText());
                 }
             }
+            if ("native-check".equals(r.pipeline()) && x.path("job").asText("").endsWith("/" + Planner.REPEAT_CHECK)) {
+                // the baseline's second check: it calibrates the tolerance, it is not the baseline's gate
+                calibration = calibrationOf(x, r, calibration);
+                continue;
+            }
             if ("native-check".equals(r.pipeline())) {
                 Gate g = gates.computeIfAbsent(r.arm(), k -> new Gate());
                 JsonNode c = x.path("correctness");
                 if (c.path("outcome").isTextual()) {
                     g.outcome = c.path("outcome").asText();
                     g.reason = c.path("reason").asText(null);
+                    g.rule = c.path("rule").asText(null);
                 } else if (r.failure() != null) {
                     g.outcome = "OUTPUT_MISMATCH".equals(r.failure().category()) ? "OUTPUT_MISMATCH" : "CHECK_FAILED";
                     g.reason = r.failure().detail();
@@ -185,6 +207,9 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
                 g.emB = number(c.path("vs_baseline").path("exact_match_rate"), g.emB);
                 g.emH = number(c.path("vs_human").path("exact_match_rate"), g.emH);
                 g.div = number(c.path("vs_baseline").path("first_divergence_char"), g.div);
+                if (c.path("calibration").isObject() && r.arm().equals("baseline")) {
+                    calibration = calibrationOf(x, r, calibration);
+                }
             } else if ("native-accuracy".equals(r.pipeline())) {
                 Gate g = gates.computeIfAbsent(r.arm(), k -> new Gate());
                 JsonNode a = x.path("accuracy");
@@ -202,15 +227,17 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
                 continue;
             }
             measured.merge(r.arm(), 1, Integer::sum);
-            if (r.status() == RunRecord.RunStatus.SUCCESS && r.primaryValue() != null) {
+            if (r.primaryMetric() != null) {
                 metric = r.primaryMetric();
-                samples.computeIfAbsent(r.arm(), k -> new ArrayList<>())
-                        .add(new double[] {r.round(), r.primaryValue()});
             }
+            rounds.add(r, x);
         }
         if (metric == null && mode != null) {
             metric = Mode.fromLabel(mode).map(MetricDictionary::primaryMetric).orElse(null);
         }
+        // baseline, its A/A twin, human, then the agents in plan order
+        arms.sort(Comparator.comparingInt(a -> a.equals("baseline") ? 0 : a.equals(Arm.BASELINE_AA.label()) ? 1
+                : a.equals("human") ? 2 : 3));
         Gate base = gates.getOrDefault("baseline", new Gate());
         Map<String, ArmCorrectness> correctness = new LinkedHashMap<>();
         for (String a : arms) {
@@ -238,26 +265,37 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
             correctness.put(a, g.done(why));
         }
         TaskAnalysis analysis = null;
+        Rounds.Valid valid = rounds.valid();
         if (metric != null && arms.contains("baseline") && arms.contains("human")) {
             Better better = MetricDictionary.lookup(metric).better();
             List<ArmSamples> agents = new ArrayList<>();
             for (String a : arms) {
                 if (a.startsWith("agent:")) {
-                    agents.add(armSamples(a, samples, incorrect));
+                    agents.add(valid.samples(a, incorrect));
                 }
             }
+            ArmSamples aa = arms.contains(Arm.BASELINE_AA.label())
+                    ? valid.samples(Arm.BASELINE_AA.label(), incorrect) : null;
             analysis = TaskAnalysis.analyse(new TaskAnalysis.Input(metric, better,
-                    armSamples("baseline", samples, incorrect), armSamples("human", samples, incorrect), agents), config);
+                    valid.samples("baseline", incorrect), aa, valid.samples("human", incorrect), agents,
+                    valid.exclusions()), config);
         }
         return new TaskResult(taskId, mode, commit, arms, analysis, outcomes, incorrect, findings, measured,
-                correctness);
+                correctness, valid.hardware(), calibration == null ? Map.of() : calibration);
     }
 
-    private static ArmSamples armSamples(String label, Map<String, List<double[]>> samples, Set<String> incorrect) {
-        List<double[]> s = new ArrayList<>(samples.getOrDefault(label, List.of()));
-        s.sort(Comparator.comparingDouble(a -> a[0]));
-        ArmSamples out = ArmSamples.of(Arm.fromLabel(label), s.stream().mapToDouble(a -> a[1]).toArray());
-        return incorrect.contains(label) ? out.markedIncorrect() : out;
+    /** The tolerance calibration a baseline check recorded (its {@code correctness.calibration}), merged. */
+    private static Map<String, Object> calibrationOf(JsonNode extra, RunRecord r, Map<String, Object> sofar) {
+        Map<String, Object> out = sofar == null ? new LinkedHashMap<>() : sofar;
+        JsonNode c = extra.path("correctness").path("calibration");
+        if (c.isObject()) {
+            c.fields().forEachRemaining(e -> out.put(e.getKey(), e.getValue().isNumber() ? e.getValue().asDouble()
+                    : e.getValue().isTextual() ? e.getValue().asText() : e.getValue().toString()));
+        }
+        if (r.failure() != null) {
+            out.put("repeat_check_failure", r.failure().category() + ": " + r.failure().detail());
+        }
+        return out;
     }
 
     private static Double number(JsonNode n, Double fallback) {

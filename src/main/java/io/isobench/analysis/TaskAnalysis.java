@@ -4,7 +4,6 @@ import io.isobench.Arm;
 import io.isobench.parse.Better;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -13,38 +12,40 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Statistics and verdicts of one task for one metric (DESIGN §6): per-arm summaries, the noise floor,
- * human vs baseline, every agent vs baseline and vs human, replay validity, opt_base/opt_human.
- * Start with {@link #analyse(Input, StatsConfig)}.
+ * Statistics and verdicts of one task for one metric (docs/statistics.md): per-arm summaries, the A/A noise band,
+ * human vs baseline, every agent vs baseline and vs human, replay validity, opt_base / opt_human, and the rounds
+ * kept out with their reasons. Start with {@link #analyse(Input, StatsConfig)}.
  *
- * @param metric                canonical metric name (its unit is in the name)
- * @param better                direction of the metric
- * @param summaries             per arm label ({@code baseline}, {@code human}, {@code agent:<name>}), input order
- * @param secondBaselineSummary summary of the second (A/A) baseline arm, {@code null} when there was none
- * @param noiseFloor            A/A noise floor of the task
- * @param humanVsBaseline       human vs baseline
- * @param agents                per agent arm, input order
- * @param replayValidity        {@code valid} only when human vs baseline is better or worse
- * @param config                the method
+ * @param metric          canonical metric name (its unit is in the name)
+ * @param better          direction of the metric
+ * @param summaries       per arm label ({@code baseline}, {@code baseline-aa}, {@code human}, {@code agent:<name>}),
+ *                        input order; descriptive, over each arm's valid rounds
+ * @param noiseBand       the task's A/A noise band (with the A/A comparison itself)
+ * @param humanVsBaseline human vs baseline
+ * @param agents          per agent arm, input order
+ * @param replayValidity  {@code valid} only when human vs baseline is better
+ * @param exclusions      rounds kept out of every comparison, with the reason
+ * @param config          the method
  */
 public record TaskAnalysis(
         String metric,
         Better better,
         Map<String, ArmSummary> summaries,
-        ArmSummary secondBaselineSummary,
-        NoiseFloor noiseFloor,
+        NoiseBand noiseBand,
         Comparison humanVsBaseline,
         List<AgentOutcome> agents,
         ReplayValidity replayValidity,
+        List<RoundExclusion> exclusions,
         StatsConfig config) {
 
     /**
      * What to analyse.
      *
-     * @param secondBaselineInRoundOrder a second baseline arm of the same session (A/A), or {@code null}
+     * @param baselineAa the A/A arm ({@code baseline-aa}), or {@code null} when the session ran none
+     * @param exclusions rounds that ran but are kept out (their values are not in the samples)
      */
-    public record Input(String metric, Better better, ArmSamples baseline, ArmSamples human, List<ArmSamples> agents,
-                        double[] secondBaselineInRoundOrder) {
+    public record Input(String metric, Better better, ArmSamples baseline, ArmSamples baselineAa, ArmSamples human,
+                        List<ArmSamples> agents, List<RoundExclusion> exclusions) {
 
         public Input {
             if (metric == null || metric.isBlank()) {
@@ -56,6 +57,9 @@ public record TaskAnalysis(
             }
             if (baseline == null || baseline.arm().kind() != Arm.Kind.BASELINE) {
                 throw new IllegalArgumentException("baseline samples must be for the baseline arm");
+            }
+            if (baselineAa != null && baselineAa.arm().kind() != Arm.Kind.BASELINE_AA) {
+                throw new IllegalArgumentException("A/A samples must be for the baseline-aa arm");
             }
             if (human == null || human.arm().kind() != Arm.Kind.HUMAN) {
                 throw new IllegalArgumentException("human samples must be for the human arm");
@@ -70,72 +74,92 @@ public record TaskAnalysis(
                     throw new IllegalArgumentException("agent arm " + a.arm().label() + " appears twice");
                 }
             }
-            if (secondBaselineInRoundOrder != null) {
-                Samples.requireFinite(secondBaselineInRoundOrder, "second baseline samples");
-                secondBaselineInRoundOrder = secondBaselineInRoundOrder.clone();
-            }
+            exclusions = List.copyOf(exclusions == null ? List.of() : exclusions);
         }
 
+        /** Without an A/A arm and without exclusions. */
         public Input(String metric, Better better, ArmSamples baseline, ArmSamples human, List<ArmSamples> agents) {
-            this(metric, better, baseline, human, agents, null);
-        }
-
-        @Override
-        public double[] secondBaselineInRoundOrder() {
-            return secondBaselineInRoundOrder == null ? null : secondBaselineInRoundOrder.clone();
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Input i && metric.equals(i.metric) && better == i.better
-                    && baseline.equals(i.baseline) && human.equals(i.human) && agents.equals(i.agents)
-                    && Arrays.equals(secondBaselineInRoundOrder, i.secondBaselineInRoundOrder);
-        }
-
-        @Override
-        public int hashCode() {
-            return java.util.Objects.hash(metric, better, baseline, human, agents)
-                    + 31 * Arrays.hashCode(secondBaselineInRoundOrder);
-        }
-
-        @Override
-        public String toString() {
-            return "Input[" + metric + ", " + better.label() + ", " + baseline + ", " + human + ", " + agents
-                    + (secondBaselineInRoundOrder == null ? "" : ", A/A " + Arrays.toString(secondBaselineInRoundOrder))
-                    + "]";
+            this(metric, better, baseline, null, human, agents, List.of());
         }
     }
 
     public TaskAnalysis {
         summaries = Collections.unmodifiableMap(new LinkedHashMap<>(summaries));
         agents = List.copyOf(agents);
+        exclusions = List.copyOf(exclusions);
     }
 
     public static TaskAnalysis analyse(Input input, StatsConfig config) {
         Map<String, ArmSummary> summaries = new LinkedHashMap<>();
         summaries.put(input.baseline().arm().label(), ArmSummary.of(input.baseline().values()));
+        if (input.baselineAa() != null) {
+            summaries.put(input.baselineAa().arm().label(), ArmSummary.of(input.baselineAa().values()));
+        }
         summaries.put(input.human().arm().label(), ArmSummary.of(input.human().values()));
         for (ArmSamples a : input.agents()) {
             summaries.put(a.arm().label(), ArmSummary.of(a.values()));
         }
-        double[] second = input.secondBaselineInRoundOrder;
-        ArmSummary secondSummary = second == null ? null : ArmSummary.of(second);
-        NoiseFloor floor = NoiseFloor.of(input.baseline().values(), second);
         Better better = input.better();
-        MedianCache medians = new MedianCache(config);
-        Comparison hb = Comparison.compute(input.human(), input.baseline(), better, floor, config, medians);
+        ArmSamples base = input.baseline();
+        ArmSamples aa = input.baselineAa();
+        List<RoundExclusion> ex = input.exclusions();
+        NoiseBand band = NoiseBand.none();
+        if (aa != null) {
+            Pairs aaPairs = Pairs.of(aa, base, null, better);
+            Comparison aaCmp = Comparison.compute(aa, base, null, better, NoiseBand.none(), excluded(ex, aa, base),
+                    config, aaPairs);
+            band = NoiseBand.of(aaCmp, aaPairs);
+        }
+        Comparison hb = Comparison.compute(input.human(), base, aa, better, band, excluded(ex, input.human(), base),
+                config);
+        ReplayValidity validity = ReplayValidity.of(hb.verdict());
         List<AgentOutcome> agents = new ArrayList<>(input.agents().size());
         for (ArmSamples a : input.agents()) {
-            Comparison ab = Comparison.compute(a, input.baseline(), better, floor, config, medians);
-            Comparison ah = Comparison.compute(a, input.human(), better, floor, config, medians);
-            agents.add(AgentOutcome.of(ab, ah, hb, config));
+            Comparison ab = Comparison.compute(a, base, aa, better, band, excluded(ex, a, base), config);
+            Comparison ah = Comparison.compute(a, input.human(), null, better, band, excluded(ex, a, input.human()),
+                    config);
+            agents.add(AgentOutcome.of(ab, ah, hb, validity, config));
         }
-        return new TaskAnalysis(input.metric(), better, summaries, secondSummary, floor, hb, agents,
-                ReplayValidity.of(hb.verdict()), config);
+        return new TaskAnalysis(input.metric(), better, summaries, band, hb, agents, validity, ex, config);
     }
 
     public static TaskAnalysis analyse(Input input) {
         return analyse(input, StatsConfig.defaults());
+    }
+
+    /** Distinct rounds in which x or its reference was excluded. */
+    private static int excluded(List<RoundExclusion> exclusions, ArmSamples x, ArmSamples reference) {
+        if (exclusions.isEmpty()) {
+            return 0;
+        }
+        String a = x.arm().label();
+        String r = reference.arm().label();
+        Set<Integer> rounds = new HashSet<>();
+        for (RoundExclusion e : exclusions) {
+            if (e.arm().equals(a) || e.arm().equals(r)) {
+                rounds.add(e.round());
+            }
+        }
+        return rounds.size();
+    }
+
+    /** The A/A comparison (baseline-aa vs baseline), or null when the session ran no A/A arm. */
+    public Comparison aa() {
+        return noiseBand.aa();
+    }
+
+    /** Every comparison of the task, A/A first: what a count of tests (expected false wins) counts. */
+    public List<Comparison> comparisons() {
+        List<Comparison> out = new ArrayList<>();
+        if (aa() != null) {
+            out.add(aa());
+        }
+        out.add(humanVsBaseline);
+        for (AgentOutcome a : agents) {
+            out.add(a.vsBaseline());
+            out.add(a.vsHuman());
+        }
+        return out;
     }
 
     /**
@@ -149,9 +173,9 @@ public record TaskAnalysis(
         Map<String, Object> arms = new LinkedHashMap<>();
         summaries.forEach((label, s) -> arms.put(label, summaryMap(s)));
         m.put("arms", arms);
-        m.put("second_baseline", secondBaselineSummary == null ? null : summaryMap(secondBaselineSummary));
-        m.put("noise_floor_pct", noiseFloor.noiseFloorPct());
-        m.put("noise_floor_source", noiseFloor.source().label());
+        m.put("noise_floor_pct", noiseBand.bandPct());
+        m.put("noise_floor_source", noiseBand.source().label());
+        m.put("aa", aa() == null ? null : aa().toMap());
         m.put("human_vs_baseline", humanVsBaseline.toMap());
         List<Object> agentMaps = new ArrayList<>();
         for (AgentOutcome a : agents) {
@@ -165,6 +189,16 @@ public record TaskAnalysis(
         }
         m.put("agents", Collections.unmodifiableList(agentMaps));
         m.put("replay_validity", replayValidity.label());
+        List<Object> ex = new ArrayList<>();
+        for (RoundExclusion e : exclusions) {
+            Map<String, Object> em = new LinkedHashMap<>();
+            em.put("arm", e.arm());
+            em.put("round", e.round());
+            em.put("cause", e.cause().label());
+            em.put("detail", e.detail());
+            ex.add(Collections.unmodifiableMap(em));
+        }
+        m.put("exclusions", Collections.unmodifiableList(ex));
         m.put("method", config.toMap());
         return Collections.unmodifiableMap(m);
     }

@@ -14,6 +14,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /** The correctness gate's input: greedy ({@code temperature 0}) completions of fixed prompts. */
 public final class Greedy {
@@ -49,21 +53,118 @@ public final class Greedy {
         return sb.toString();
     }
 
-    /** Greedy texts of each prompt from the server at {@code baseUrl}. */
-    public static List<String> outputs(URI baseUrl, String model, int prompts, int maxTokens)
-            throws IOException, InterruptedException {
-        return probe(baseUrl, model, prompts, maxTokens, false).stream().map(Probe::text).toList();
+    /**
+     * Prefix of the line on which {@code isobench greedy} (the check client inside a cluster pod) prints the whole
+     * {@link ProbeRun} as JSON, after its line of texts.
+     */
+    public static final String PROBE_MARKER = "isobench-greedy-probe: ";
+
+    /** The fewest requests in flight in the concurrent pass (padded with repeated prompts when there are fewer). */
+    public static final int MIN_BATCH = 8;
+
+    /** Requests sent at once in the concurrent pass for {@code prompts} prompts: all, at least {@link #MIN_BATCH}. */
+    public static int batchSize(int prompts) {
+        return Math.max(MIN_BATCH, prompts);
     }
 
     /**
-     * Runs the probe set against the server at {@code baseUrl}: each prompt once with {@code temperature 0}, a fixed
-     * seed and {@code max_tokens}, then the first prompt a second time (greedy decoding must repeat itself).
+     * One check's probes: the sequential pass (batch size 1) and the concurrent pass (the same prompts with
+     * {@code batchSize} requests in flight, each prompt's first answer). Probe commands that decide their own batching
+     * (offline) and clients that only return texts have no concurrent pass: {@code batched} empty, {@code batchSize} 0.
+     *
+     * @param sequential one probe per prompt, sent one at a time
+     * @param batched    one probe per prompt from the concurrent pass; empty when it did not run
+     * @param batchSize  requests in flight in the concurrent pass; 0 when it did not run
+     */
+    public record ProbeRun(List<Probe> sequential, List<Probe> batched, int batchSize) {
+
+        public ProbeRun {
+            sequential = List.copyOf(sequential);
+            batched = List.copyOf(batched);
+            if (batched.isEmpty() != (batchSize == 0) || batchSize < 0) {
+                throw new IllegalArgumentException("batchSize (" + batchSize + ") must be 0 exactly when there is no"
+                        + " batched pass (" + batched.size() + " batched probes)");
+            }
+        }
+
+        /** A run without concurrent pass (offline probe commands, clients that only return texts). */
+        public static ProbeRun sequentialOnly(List<Probe> sequential) {
+            return new ProbeRun(sequential, List.of(), 0);
+        }
+
+        public boolean hasBatched() {
+            return batchSize > 0;
+        }
+
+        /** The sequential pass's texts (the check's {@code outputs}). */
+        public List<String> texts() {
+            return sequential.stream().map(Probe::text).toList();
+        }
+
+        /** {@code {"sequential": [...], "batched": [...], "batch_size": n}} ({@link Probe#toMap()} objects). */
+        public String toJson() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("sequential", sequential.stream().map(Probe::toMap).toList());
+            m.put("batched", batched.stream().map(Probe::toMap).toList());
+            m.put("batch_size", batchSize);
+            try {
+                return JSON.writeValueAsString(m);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
+
+        /**
+         * Reads {@link #toJson} back; also the older form, a bare array of probes (sequential only, as stored before
+         * the concurrent pass existed). An empty run for null or malformed text.
+         */
+        public static ProbeRun fromJson(String json) {
+            if (json == null || json.isBlank()) {
+                return sequentialOnly(List.of());
+            }
+            try {
+                JsonNode n = JSON.readTree(json);
+                if (n.isArray()) {
+                    return sequentialOnly(Probe.fromJson(json));
+                }
+                List<Probe> batched = probes(n.path("batched"));
+                return new ProbeRun(probes(n.path("sequential")), batched,
+                        batched.isEmpty() ? 0 : n.path("batch_size").asInt(Greedy.batchSize(batched.size())));
+            } catch (IOException | RuntimeException e) {
+                return sequentialOnly(List.of());
+            }
+        }
+
+        private static List<Probe> probes(JsonNode array) {
+            List<Probe> out = new ArrayList<>();
+            for (JsonNode p : array) {
+                out.add(Probe.of(p));
+            }
+            return out;
+        }
+    }
+
+    /**
+     * {@link #probe(URI, String, int, int, boolean)} with a check job's client flags: {@code --num-prompts} (default
+     * 8), {@code --max-tokens} (default 32), {@code --logprobs}.
+     */
+    public static ProbeRun probe(URI baseUrl, String model, Map<String, String> checkFlags)
+            throws IOException, InterruptedException {
+        return probe(baseUrl, model, Integer.parseInt(checkFlags.getOrDefault("num-prompts", "8")),
+                Integer.parseInt(checkFlags.getOrDefault("max-tokens", "32")), checkFlags.containsKey("logprobs"));
+    }
+
+    /**
+     * Runs the probe set against the server at {@code baseUrl}, each request with {@code temperature 0}, a fixed seed
+     * and {@code max_tokens}: first one prompt at a time (batch size 1), then the first prompt a second time (greedy
+     * decoding must repeat itself), then all prompts at once with {@link #batchSize} requests in flight (prompts
+     * repeated in order to fill the batch; each prompt's first answer is kept).
      *
      * @param logprobs also ask for per-token logprobs ({@code "logprobs": 1}) and token ids
      * @throws ProbeException PROBE_REJECTED when the server answers a probe with an error, NO_GREEDY_SUPPORT when it
      *                        refuses temperature 0 or two identical greedy requests give different text
      */
-    public static List<Probe> probe(URI baseUrl, String model, int prompts, int maxTokens, boolean logprobs)
+    public static ProbeRun probe(URI baseUrl, String model, int prompts, int maxTokens, boolean logprobs)
             throws IOException, InterruptedException {
         List<Probe> out = new ArrayList<>();
         List<String> ps = prompts(prompts);
@@ -77,8 +178,44 @@ public final class Greedy {
                         + " two identical temperature-0 requests for prompt 0 gave different text ("
                         + quote(out.get(0).text()) + " then " + quote(again.text()) + ")");
             }
+            int batch = batchSize(ps.size());
+            return new ProbeRun(out, concurrently(http, baseUrl, model, ps, batch, maxTokens, logprobs), batch);
         }
-        return out;
+    }
+
+    /** The prompts sent at once, {@code batch} requests in flight; each prompt's first answer, in prompt order. */
+    private static List<Probe> concurrently(HttpClient http, URI baseUrl, String model, List<String> ps, int batch,
+                                            int maxTokens, boolean logprobs) throws IOException, InterruptedException {
+        List<Future<Probe>> answers = new ArrayList<>();
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < batch; i++) {
+                int k = i % ps.size();
+                answers.add(threads.submit(() -> one(http, baseUrl, model, ps.get(k), k, maxTokens, logprobs)));
+            }
+            List<Probe> out = new ArrayList<>();
+            for (int i = 0; i < batch; i++) {
+                Probe p;
+                try {
+                    p = answers.get(i).get();
+                } catch (ExecutionException e) {
+                    if (e.getCause() instanceof ProbeException pe) {
+                        throw new ProbeException(pe.kind(), pe.getMessage() + " (concurrent pass, " + batch
+                                + " requests in flight)");
+                    }
+                    if (e.getCause() instanceof IOException io) {
+                        throw io;
+                    }
+                    if (e.getCause() instanceof RuntimeException re) {
+                        throw re;
+                    }
+                    throw new IOException(e.getCause());
+                }
+                if (i < ps.size()) {
+                    out.add(p);
+                }
+            }
+            return out;
+        }
     }
 
     private static Probe one(HttpClient http, URI baseUrl, String model, String prompt, int index, int maxTokens,

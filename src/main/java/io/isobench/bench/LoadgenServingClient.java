@@ -51,7 +51,12 @@ final class LoadgenServingClient implements ServingClient {
         if (r.summary().completed() == 0) {
             throw new ClientFailure("loadgen: no request completed (" + r.summary().failed() + " failed)");
         }
-        return new Result(r.metrics(), r.workloadFingerprint().toString(), r.consoleBlock());
+        com.fasterxml.jackson.databind.node.ObjectNode w = r.workloadFingerprint();
+        if (!r.summary().failuresByReason().isEmpty()) {
+            // why requests failed: kept with the run, not part of the work compared between arms
+            r.summary().failuresByReason().forEach(w.putObject("failures_by_reason")::put);
+        }
+        return new Result(r.metrics(), w.toString(), r.consoleBlock());
     }
 
     private static int intFlag(Map<String, String> flags, String name, int dflt) {

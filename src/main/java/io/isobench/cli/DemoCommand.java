@@ -75,8 +75,8 @@ final class DemoCommand implements Callable<Integer> {
         Suite suite = SuiteLoader.parse(pointed, suiteFile);
         String db = main.db != null && !main.db.isBlank() ? main.db : dir.resolve("isobench.duckdb").toString();
         String[] session = new String[1];
-        int code = Sessions.run(main, suite, new Planner.Options(n, null, dir), db, null, resume, dryRun, format,
-                execution, session, id -> "isobench demo --resume" + (main.db == null ? "" : " --db "
+        int code = Sessions.run(main, suite, new Planner.Options(n, null, dir, execution.aa()), db, null, resume,
+                dryRun, format, execution, session, id -> "isobench demo --resume" + (main.db == null ? "" : " --db "
                         + Sessions.word(main.db)) + " --workdir " + Sessions.word(workdir.toString()));
         if (dryRun || session[0] == null) {
             return code;

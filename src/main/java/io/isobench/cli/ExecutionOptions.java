@@ -18,6 +18,24 @@ final class ExecutionOptions {
                     + "kubernetes: jobs submitted at once, the cluster places them).")
     String parallel;
 
+    @Option(names = "--no-aa",
+            description = "Do not measure the A/A arm (baseline-aa: the baseline started again in every round, whose "
+                    + "paired comparison with the baseline is each task's measured noise band). Verdicts then use the "
+                    + "minimum effect alone as their margin.")
+    boolean noAa;
+
+    @Option(names = "--allow-cross-gpu",
+            description = "Let measured runs of one task run at the same time (on different GPUs, or side by side on "
+                    + "the CPUs) when --parallel allows several jobs; recorded with the session and shown in reports. "
+                    + "Without it the arms of a task run one after the other, so compared runs never share or split "
+                    + "the machine differently.")
+    boolean allowCrossGpu;
+
+    /** The A/A setting for the planner: false with --no-aa, else the suite's ({@code run.aa}). */
+    Boolean aa() {
+        return noAa ? Boolean.FALSE : null;
+    }
+
     /** 0 for auto, else the number. */
     int parallelJobs() {
         if (parallel == null || parallel.equalsIgnoreCase("auto")) {

@@ -9,16 +9,18 @@ import picocli.CommandLine.ParentCommand;
 
 import java.io.IOException;
 import java.net.URI;
-import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
  * {@code isobench greedy}: the correctness-check client on its own (used inside a Kubernetes pod, beside the arm's
- * server): the fixed prompts' greedy texts as one line {@code isobench-greedy-outputs: [JSON array]}.
+ * server): the fixed prompts' greedy texts as one line {@code isobench-greedy-outputs: [JSON array]}, then the whole
+ * probe run, sequential and concurrent pass ({@code Greedy.ProbeRun}), as {@code isobench-greedy-probe: {JSON}}.
  */
 @Command(name = "greedy", mixinStandardHelpOptions = true,
         description = "Print the greedy completions of isobench's fixed check prompts from a running server, as one "
-                + "line 'isobench-greedy-outputs: [...]' (the correctness gate's client, run in cluster pods).")
+                + "line 'isobench-greedy-outputs: [...]', then every probe of both passes (one at a time, then at "
+                + "least 8 at once) as 'isobench-greedy-probe: {...}' (the correctness gate's client, run in cluster "
+                + "pods).")
 final class GreedyCommand implements Callable<Integer> {
 
     static final String MARKER = "isobench-greedy-outputs: ";
@@ -49,15 +51,16 @@ final class GreedyCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new IsobenchException.BadInput("--base-url " + baseUrl + ": not a URL (e.g. http://127.0.0.1:8000)");
         }
-        List<String> outputs;
+        Greedy.ProbeRun probes;
         try {
-            outputs = Greedy.outputs(base, model, prompts, maxTokens);
+            probes = Greedy.probe(base, model, prompts, maxTokens, false);
         } catch (IOException e) {
             main.err.println("isobench greedy: " + e.getMessage());
             main.err.flush();
             return 1;
         }
-        main.out.println(MARKER + new ObjectMapper().writeValueAsString(outputs));
+        main.out.println(MARKER + new ObjectMapper().writeValueAsString(probes.texts()));
+        main.out.println(Greedy.PROBE_MARKER + probes.toJson());
         main.out.flush();
         return Main.OK;
     }

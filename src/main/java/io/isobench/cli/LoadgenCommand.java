@@ -3,6 +3,7 @@ package io.isobench.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.isobench.IsobenchException;
+import io.isobench.guard.Secrets;
 import io.isobench.loadgen.DatasetSpec;
 import io.isobench.loadgen.LoadGenerator;
 import io.isobench.loadgen.LoadgenConfig;
@@ -263,7 +264,8 @@ final class LoadgenCommand implements Callable<Integer> {
                     "serving", result.config().model(), "native", null, "tpot_ms_mean",
                     ok && result.summary().dists().get("tpot").count() > 0 ? primary : null, "measured",
                     m.writeValueAsString(result.workloadFingerprint()), result.startedAt(), result.durationS() * 1000,
-                    null, null, m.writeValueAsString(io.isobench.guard.Secrets.argv(spec.commandLine().getParseResult().originalArgs())), null,
+                    null, null, m.writeValueAsString(Secrets.argv(spec.commandLine().getParseResult().originalArgs())),
+                    null,
                     String.join("; ", result.notes()), m.writeValueAsString(extra), result.metrics());
             st.putRun(run);
         } catch (IOException e) {

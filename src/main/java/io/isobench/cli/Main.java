@@ -36,6 +36,7 @@ import java.util.Locale;
                 PlanCommand.class,
                 ReviewCommand.class,
                 TrainArchiveCommand.class,
+                StatsCalibrationCommand.class,
                 CommandLine.HelpCommand.class
         })
 public final class Main implements Runnable {

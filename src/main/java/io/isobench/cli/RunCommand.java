@@ -55,8 +55,8 @@ final class RunCommand implements Callable<Integer> {
             throw new IsobenchException.BadInput("--format " + format + ": use text or json");
         }
         Suite suite = SuiteLoader.load(suiteFile);
-        return Sessions.run(main, suite, new Planner.Options(rounds, null, workdir.toAbsolutePath()), main.dbSpec(),
-                session, resume, dryRun, format, execution, new String[1], id -> "isobench run "
+        return Sessions.run(main, suite, new Planner.Options(rounds, null, workdir.toAbsolutePath(), execution.aa()),
+                main.dbSpec(), session, resume, dryRun, format, execution, new String[1], id -> "isobench run "
                         + Sessions.word(suiteFile.toString()) + " --resume --session " + Sessions.word(id)
                         + (main.db == null ? "" : " --db " + Sessions.word(main.db))
                         + " --workdir " + Sessions.word(workdir.toString()));

@@ -71,7 +71,7 @@ final class Sessions {
             SessionRunner.Summary s;
             try {
                 s = SessionRunner.run(store, suite, plan, new SessionRunner.Options(id, resume, main.err, tty, chosen,
-                        parallel));
+                        parallel, execution.allowCrossGpu));
             } finally {
                 try {
                     Runtime.getRuntime().removeShutdownHook(hint);

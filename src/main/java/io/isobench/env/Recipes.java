@@ -164,7 +164,8 @@ final class Recipes {
      * resumed session reaps it from the placeholder {@code groupStarted} records), output captured whole in the arm's
      * scratch folder; the group is torn down past the limit and on every other path.
      */
-    static BuildStep run(List<String> argv, Path cwd, Map<String, String> env, int timeoutS, LongConsumer groupStarted) {
+    static BuildStep run(List<String> argv, Path cwd, Map<String, String> env, int timeoutS,
+                         LongConsumer groupStarted) {
         long t0 = System.nanoTime();
         Path out = null;
         try {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.Arm;
 import io.isobench.env.Environment;
+import io.isobench.guard.Secrets;
 import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
 import io.isobench.parse.FailureClassifier;
@@ -114,7 +115,7 @@ public final class Accuracy {
         double durationMs = (System.nanoTime() - t0) / 1e6;
 
         Map<String, Object> a = new LinkedHashMap<>();
-        a.put("command", argv.stream().map(io.isobench.guard.Secrets::redact).toList());
+        a.put("command", argv.stream().map(Secrets::redact).toList());
         a.put("score", score);
         a.put("higher_is_better", acc.higherIsBetter());
         a.put("tolerance_abs", acc.toleranceAbs());
@@ -157,9 +158,9 @@ public final class Accuracy {
             extra.put("review_fails_arm", review.failsArm());
         }
         String logSha = text.isEmpty() ? null
-                : store.putArtifact("log", io.isobench.guard.Secrets.redact(text).getBytes(StandardCharsets.UTF_8));
+                : store.putArtifact("log", Secrets.redact(text).getBytes(StandardCharsets.UTF_8));
         RunRecord.FailureInfo fi = failure == null ? null : new RunRecord.FailureInfo(failure.category().name(),
-                io.isobench.guard.Secrets.redact(failure.detail()), io.isobench.guard.Secrets.redact(String.join("\n", failure.evidence())),
+                Secrets.redact(failure.detail()), Secrets.redact(String.join("\n", failure.evidence())),
                 failure.category().retryable());
         Arm ar = Arm.fromLabel(arm.arm());
         List<Metric> metrics = score == null ? List.of() : List.of(Metric.of(METRIC, score));
@@ -169,7 +170,7 @@ public final class Accuracy {
                 failure == null ? RunRecord.RunStatus.SUCCESS : RunRecord.RunStatus.FAILED, fi,
                 job != null ? job.mode() : null, model, PIPELINE, null, score == null ? null : METRIC, score,
                 score == null ? null : "measured", null, Instant.now().minusMillis((long) durationMs), durationMs, null,
-                env.envRef(), SessionRunner.json(argv.stream().map(io.isobench.guard.Secrets::redact).toList()), logSha, null,
+                env.envRef(), SessionRunner.json(argv.stream().map(Secrets::redact).toList()), logSha, null,
                 SessionRunner.json(extra), metrics);
         store.putRun(rec);
         return rec;

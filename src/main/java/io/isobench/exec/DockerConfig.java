@@ -92,6 +92,9 @@ public record DockerConfig(String docker, Map<String, String> images, boolean mo
 
     /** The image template for an arm label (baseline, human, agent:NAME): exact, then agent, then default. */
     public String imageTemplate(String arm) {
+        if (arm.equals(io.isobench.Arm.BASELINE_AA.label())) {
+            arm = io.isobench.Arm.BASELINE.label(); // the A/A arm runs the baseline's code: the baseline's image
+        }
         String t = images.get(arm);
         if (t == null && arm.startsWith("agent")) {
             t = images.getOrDefault("agent", images.get("baseline"));
@@ -104,6 +107,9 @@ public record DockerConfig(String docker, Map<String, String> images, boolean mo
 
     /** The image of one arm with the placeholders filled in. */
     public String image(String task, String arm, String commit) {
+        if (arm.equals(io.isobench.Arm.BASELINE_AA.label())) {
+            arm = io.isobench.Arm.BASELINE.label();
+        }
         String agent = arm.startsWith("agent:") ? arm.substring(6) : "";
         String c = commit == null ? "" : commit;
         return imageTemplate(arm).replace("{task}", task).replace("{arm}", arm.replace(':', '-'))

@@ -20,9 +20,11 @@ import java.util.function.Consumer;
  * and, on a node with GPUs, never more GPUs in use than the node has (the executor's own lease then always finds
  * them free and picks the ids). A job may start ahead of an earlier one still waiting for GPUs (backfilling), but an
  * earlier job is passed at most {@code parallel} times: then nothing else starts until it has its GPUs, so wide jobs do
- * not starve. A job that declares no GPUs on a node that has some (a CPU benchmark) runs alone. The correctness checks
- * of one task run one after the other in plan order (the baseline's outputs are the others' reference). Without GPUs
- * (cluster executors, CPU engines) only {@code parallel} bounds the jobs in flight.
+ * not starve. A job that declares no GPUs on a node that has some (a CPU benchmark) runs alone. The jobs of one task
+ * run one after the other in plan order: its correctness checks (the baseline's outputs are the others' reference)
+ * and, unless {@code armsAtOnce}, its measured runs too, so two arms that are compared never run at the same time on
+ * different GPUs or compete for the same CPUs (docs/statistics.md, "Design of a session"). Without GPUs (cluster
+ * executors, CPU engines) only {@code parallel} bounds the jobs in flight.
  *
  * <p>If a job's body throws, no new job starts; the running ones finish; the first exception is rethrown.
  */
@@ -32,26 +34,35 @@ final class JobDispatcher {
     private final int gpus;
     private final LinkedList<Job> pending;
     private final Map<Job, Integer> passed = new IdentityHashMap<>();
-    private final Set<String> checking = new HashSet<>();
+    private final Set<String> busyTasks = new HashSet<>();
+    private final boolean armsAtOnce;
     private int running;
     private int freeGpus;
     private boolean alone;
     private RuntimeException failure;
 
-    private JobDispatcher(List<Job> jobs, int parallel, int gpus) {
+    private JobDispatcher(List<Job> jobs, int parallel, int gpus, boolean armsAtOnce) {
         this.pending = new LinkedList<>(jobs);
+        this.armsAtOnce = armsAtOnce;
         this.parallel = parallel;
         this.gpus = gpus;
         this.freeGpus = gpus;
+    }
+
+    /** {@link #run(List, int, int, boolean, Consumer)} with the measured runs of a task free to overlap. */
+    static void run(List<Job> jobs, int parallel, int gpus, Consumer<Job> body) {
+        run(jobs, parallel, gpus, true, body);
     }
 
     /**
      * @param jobs     the jobs, in plan order
      * @param parallel the most jobs in flight (1: one after the other, on this thread)
      * @param gpus     the node's GPUs the jobs are packed into; 0 when there are none or a cluster places them
+     * @param armsAtOnce measured runs of one task may run at the same time ({@code --allow-cross-gpu}); checks of a
+     *                 task never do
      * @param body     runs one job to its end (records it); called from up to {@code parallel} threads at once
      */
-    static void run(List<Job> jobs, int parallel, int gpus, Consumer<Job> body) {
+    static void run(List<Job> jobs, int parallel, int gpus, boolean armsAtOnce, Consumer<Job> body) {
         if (parallel < 1 || gpus < 0) {
             throw new IllegalArgumentException("parallel must be >= 1 and gpus >= 0: " + parallel + ", " + gpus);
         }
@@ -59,7 +70,7 @@ final class JobDispatcher {
             jobs.forEach(body);
             return;
         }
-        new JobDispatcher(jobs, parallel, gpus).loop(body);
+        new JobDispatcher(jobs, parallel, gpus, armsAtOnce).loop(body);
     }
 
     /** GPUs the dispatcher reserves for a job: -1 for a whole-node job, 0 when not counted. */
@@ -120,13 +131,13 @@ final class JobDispatcher {
     /** The jobs that can start now, in plan order; their resources are reserved. Called holding the monitor. */
     private List<Job> pick() {
         List<Job> out = new ArrayList<>();
-        Set<String> checksAhead = new HashSet<>(checking);
+        Set<String> tasksAhead = new HashSet<>(busyTasks);
         Job blocked = null;
         for (Iterator<Job> it = pending.iterator(); it.hasNext() && running < parallel && !alone; ) {
             Job j = it.next();
-            boolean check = j.kind() == Job.Kind.CHECK;
-            if (check && !checksAhead.add(j.taskId())) {
-                continue; // an earlier check of its task has not ended
+            boolean exclusive = exclusive(j);
+            if (exclusive && !tasksAhead.add(j.taskId())) {
+                continue; // an earlier job of its task runs or waits: the task's jobs keep their plan order
             }
             int need = need(j);
             if (need < 0 ? running > 0 : need > freeGpus) {
@@ -151,12 +162,17 @@ final class JobDispatcher {
             } else {
                 freeGpus -= need;
             }
-            if (check) {
-                checking.add(j.taskId());
+            if (exclusive) {
+                busyTasks.add(j.taskId());
             }
             out.add(j);
         }
         return out;
+    }
+
+    /** Whether no other job of the task may run beside this one: checks always, measured runs unless armsAtOnce. */
+    private boolean exclusive(Job j) {
+        return j.kind() == Job.Kind.CHECK || !armsAtOnce;
     }
 
     private synchronized void finished(Job j, int reserved) {
@@ -166,8 +182,8 @@ final class JobDispatcher {
         } else {
             freeGpus += reserved;
         }
-        if (j.kind() == Job.Kind.CHECK) {
-            checking.remove(j.taskId());
+        if (exclusive(j)) {
+            busyTasks.remove(j.taskId());
         }
         passed.remove(j);
         notifyAll();

@@ -17,8 +17,9 @@ import java.util.Map;
  * @param timingsMs    phases: start, ready, client, teardown… (harness overhead accounting)
  * @param outputs      CHECK jobs: the greedy texts; empty otherwise
  * @param argv         what ran (server argv for serving, benchmark argv offline), port resolved
- * @param probeJson    CHECK jobs: the probe outputs with token ids/logprobs where returned ({@code Probe.toJson});
- *                     null otherwise
+ * @param probeJson    CHECK jobs: the probe outputs with token ids/logprobs where returned: {@code Greedy.ProbeRun}'s
+ *                     JSON object (sequential and concurrent pass), or in older results a bare array of probes
+ *                     ({@code Probe.toJson}, sequential only); null otherwise
  * @param probeFailure CHECK jobs whose probe set could not run: the {@code ProbeException.Kind} name
  *                     (PROBE_REJECTED, NO_GREEDY_SUPPORT, OFFLINE_PROBE_FAILED); null otherwise
  * @param gpus         the GPU ids the job held on this node ({@code CUDA_VISIBLE_DEVICES} form, e.g. {@code 0,1}); null
@@ -50,6 +51,12 @@ public record JobResult(Failure failure, List<Metric> metrics, String workloadJs
     public JobResult withGpus(String gpuIds) {
         return new JobResult(failure, metrics, workloadJson, log, durationMs, timingsMs, outputs, argv, probeJson,
                 probeFailure, gpuIds);
+    }
+
+    /** This result with the probe outputs of a check ({@code Greedy.ProbeRun.toJson()}; null: none). */
+    public JobResult withProbes(String json) {
+        return new JobResult(failure, metrics, workloadJson, log, durationMs, timingsMs, outputs, argv, json,
+                probeFailure, gpus);
     }
 
     /** This result with other metrics (the correctness gate adds its own). */

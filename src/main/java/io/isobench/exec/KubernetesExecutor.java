@@ -280,7 +280,7 @@ final class KubernetesExecutor implements Executor {
                     return done(t0, new Failure(FailureCategory.NO_METRICS, "the check client printed no greedy "
                             + "outputs", List.of()), List.of(), null, log, timings, List.of(), argv);
                 }
-                return done(t0, null, List.of(), null, log, timings, outputs, argv);
+                return done(t0, null, List.of(), null, log, timings, outputs, argv).withProbes(greedyProbes(mainLog));
             }
             ParsedOutput parsed = OutputParser.parse(mainLog);
             if (parsed.hasMetrics()) {
@@ -644,6 +644,15 @@ final class KubernetesExecutor implements Executor {
             }
         }
         return null;
+    }
+
+    /**
+     * The whole probe run (both passes) the check client printed after its texts; null from a client that printed
+     * texts only (an older isobench in the image): the gate then has the sequential pass alone.
+     */
+    static String greedyProbes(String log) {
+        return log.lines().filter(l -> l.startsWith(io.isobench.bench.Greedy.PROBE_MARKER)).findFirst()
+                .map(l -> l.substring(io.isobench.bench.Greedy.PROBE_MARKER.length()).strip()).orElse(null);
     }
 
     private static String workloadJson(List<String> argv, Job job, io.isobench.parse.Workload w) {

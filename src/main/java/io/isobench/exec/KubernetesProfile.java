@@ -88,7 +88,9 @@ public record KubernetesProfile(String namespace, String context, Map<String, St
 
     /** The image template of an arm label (baseline, human, agent:NAME). */
     public String imageTemplate(String arm) {
-        String key = arm.startsWith("agent:") ? "agent" : arm;
+        // the A/A arm runs the baseline's code: the baseline's image
+        String key = arm.startsWith("agent:") ? "agent" : arm.equals(io.isobench.Arm.BASELINE_AA.label()) ? "baseline"
+                : arm;
         String t = images.get(key);
         if (t == null && key.equals("agent")) {
             t = images.get("baseline");

@@ -46,11 +46,14 @@ final class Leftovers {
         long pgid = extra.path("pgid").asLong(0);
         Optional<ProcessGroup.Identity> id = ProcessGroup.Identity.fromMap(JSON.convertValue(extra.path("group"),
                 Map.class));
+        if (id.isEmpty() && pgid <= 1) {
+            return false; // a cluster job's placeholder (no process group on this machine): the executor reaps it
+        }
         String outcome;
         boolean reaped = false;
         if (id.isEmpty()) {
             outcome = "left alone: no identity recorded";
-            if (pgid > 1 && !ProcessGroup.members(pgid).isEmpty()) {
+            if (!ProcessGroup.members(pgid).isEmpty()) {
                 say.accept("left process group " + pgid + " of the interrupted run " + placeholder.runId()
                         + " alone: its placeholder records no identity, so it cannot be proved isobench's");
             }

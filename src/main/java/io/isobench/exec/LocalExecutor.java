@@ -237,19 +237,17 @@ final class LocalExecutor implements Executor {
                 try {
                     // the client (or the probes) within the job's limit, whatever the server sends or withholds
                     Object done = withinLimit(job.runTimeoutS(), () -> job.kind() == Job.Kind.CHECK
-                            ? Greedy.probe(base, model, Integer.parseInt(flags.getOrDefault("num-prompts", "8")),
-                            Integer.parseInt(flags.getOrDefault("max-tokens", "32")), flags.containsKey("logprobs"))
+                            ? Greedy.probe(base, model, flags)
                             : client.run(base, model, flags, job.warmupRequests(), 0L));
                     if (done instanceof ServingClient.Result r) {
                         metrics = r.metrics();
                         workload = r.workloadJson();
                         clientLog.append(r.console());
                     } else {
-                        @SuppressWarnings("unchecked")
-                        List<io.isobench.bench.Probe> probes = (List<io.isobench.bench.Probe>) done;
-                        outputs = probes.stream().map(io.isobench.bench.Probe::text).toList();
-                        probeJson = io.isobench.bench.Probe.toJson(probes);
-                        clientLog.append("greedy outputs: ").append(outputs.size()).append(" prompts\n");
+                        Greedy.ProbeRun probes = (Greedy.ProbeRun) done;
+                        outputs = probes.texts();
+                        probeJson = probes.toJson();
+                        clientLog.append(probeLine(probes));
                     }
                 } catch (PastLimit e) {
                     clientLog.append("isobench: ").append(e.getMessage()).append('\n');
@@ -404,6 +402,12 @@ final class LocalExecutor implements Executor {
         }
     }
 
+    /** The client log's line about a check's probes. */
+    static String probeLine(Greedy.ProbeRun probes) {
+        return "greedy outputs: " + probes.sequential().size() + " prompts one at a time, then "
+                + probes.batchSize() + " requests at once\n";
+    }
+
     /** A CHECK job that runs the task's offline probe command instead of the server ({@code --probe offline}). */
     static boolean offlineProbe(Job job) {
         return job.kind() == Job.Kind.CHECK && "offline".equals(Clients.flagMap(job.client()).get("probe"));
@@ -437,7 +441,8 @@ final class LocalExecutor implements Executor {
      */
     static Path logFile(Path cwd, String prefix) throws IOException {
         if (cwd != null && Files.exists(cwd.resolve(".git"))) {
-            return Files.createTempFile(Files.createDirectories(io.isobench.env.Worktrees.scratch(cwd)), prefix, ".log");
+            Path scratch = Files.createDirectories(io.isobench.env.Worktrees.scratch(cwd));
+            return Files.createTempFile(scratch, prefix, ".log");
         }
         return Files.createTempFile("isobench-" + prefix, ".log");
     }

@@ -150,8 +150,9 @@ final class OfflineProbe {
                     + " {\"text\": …} per prompt expected)", lastLines(text)), text, timings, List.of(), argv, null,
                     ProbeException.Kind.OFFLINE_PROBE_FAILED);
         }
+        // one pass: the command decides its own batching (docs/correctness.md)
         return result(t0, null, text, timings, probes.stream().map(Probe::text).toList(), argv,
-                Probe.toJson(probes), null);
+                Greedy.ProbeRun.sequentialOnly(probes).toJson(), null);
     }
 
     /** The probe lines of the command's output: JSON objects with a {@code text} field, in order. */

@@ -4,9 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.Arm;
 import io.isobench.analysis.StatsConfig;
+import io.isobench.bench.CorrectnessRules;
+import io.isobench.bench.Greedy;
 import io.isobench.bench.OutputDiff;
 import io.isobench.bench.Probe;
 import io.isobench.env.Environment;
+import io.isobench.guard.Secrets;
 import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
 import io.isobench.parse.Metric;
@@ -66,12 +69,19 @@ public final class SessionRunner {
      * @param executor     runs the jobs
      * @param parallel     the most jobs in flight; 0 (auto) packs them into the executor's GPUs when it has some, else
      *                     runs one at a time
+     * @param allowCrossGpu measured runs of one task may run at the same time (different GPUs / shared CPUs); off,
+     *                     the arms of a task run one after the other
      */
     public record Options(String sessionId, boolean resume, PrintWriter progress, boolean tty, Executor executor,
-                          int parallel) {
+                          int parallel, boolean allowCrossGpu) {
 
         public Options(String sessionId, boolean resume, PrintWriter progress, boolean tty, Executor executor) {
-            this(sessionId, resume, progress, tty, executor, 0);
+            this(sessionId, resume, progress, tty, executor, 0, false);
+        }
+
+        public Options(String sessionId, boolean resume, PrintWriter progress, boolean tty, Executor executor,
+                       int parallel) {
+            this(sessionId, resume, progress, tty, executor, parallel, false);
         }
     }
 
@@ -84,12 +94,16 @@ public final class SessionRunner {
     private final Suite suite;
     private final Plan plan;
     private final Options options;
+    /** The machine the runs measure on; null for cluster executors (their nodes are not fingerprinted). */
+    private final io.isobench.env.Hardware hardware;
 
     private SessionRunner(Store store, Suite suite, Plan plan, Options options) {
         this.store = store;
         this.suite = suite;
         this.plan = plan;
         this.options = options;
+        String ex = options.executor().name();
+        this.hardware = ex.equals("local") || ex.equals("docker") ? io.isobench.env.Hardware.detect() : null;
     }
 
     public static Summary run(Store store, Suite suite, Plan plan, Options options) {
@@ -120,7 +134,7 @@ public final class SessionRunner {
         String sessionId = options.sessionId() != null ? options.sessionId() : newSessionId();
         Optional<SessionRecord> existing = store.session(sessionId);
         Instant started = existing.map(SessionRecord::startedAt).orElse(Instant.now());
-        store.putSession(new SessionRecord(sessionId, started, null, host(), cpu(), "none", machineJson(),
+        store.putSession(new SessionRecord(sessionId, started, null, host(), cpu(), gpu(), machineJson(),
                 plan.toJson(), json(StatsConfig.defaults().toMap()), plan.seed(), "running"));
 
         // what a previous, interrupted attempt of this session left
@@ -180,7 +194,8 @@ public final class SessionRunner {
         }
         for (ArmSpec a : plan.arms()) {
             TaskSpec t = suite.task(a.taskId()).orElse(null);
-            if (t != null && t.accuracy() != null && !finished.contains(accuracyRunId(sessionId, a))) {
+            if (t != null && t.accuracy() != null && !a.arm().equals(Arm.BASELINE_AA.label())
+                    && !finished.contains(accuracyRunId(sessionId, a))) {
                 neededArms.add(a.taskId() + "|" + a.arm());
             }
         }
@@ -199,7 +214,7 @@ public final class SessionRunner {
             envs.put(a.taskId() + "|" + a.arm(), env);
             if (env.build() != null) {
                 buildLogs.put(a.taskId() + "|" + a.arm(), store.putArtifact("build_log",
-                        io.isobench.guard.Secrets.redact(env.build().log()).getBytes(StandardCharsets.UTF_8)));
+                        Secrets.redact(env.build().log()).getBytes(StandardCharsets.UTF_8)));
             }
             if (a.arm().equals("human") && env.intendedCommit() != null) {
                 humanSha.put(a.taskId(), env.intendedCommit());
@@ -215,14 +230,7 @@ public final class SessionRunner {
         }
 
         // greedy reference outputs (baseline and human, from this attempt or a previous one)
-        Map<String, List<Probe>> reference = new HashMap<>();
-        for (RunRecord r : previous.values()) {
-            if (PIPELINE_CHECK.equals(r.pipeline()) && ("baseline".equals(r.arm()) || "human".equals(r.arm()))
-                    && (r.status() == RunRecord.RunStatus.SUCCESS || "human".equals(r.arm()) && r.failure() != null
-                    && "OUTPUT_MISMATCH".equals(r.failure().category()))) {
-                reference.put(taskOf(r) + "|" + r.arm(), probesOf(r));
-            }
-        }
+        Map<String, List<Probe>> reference = references(previous.values());
 
         return runJobs(sessionId, started, finished, previous, envs, buildLogs, humanSha, reference, reaped, t0);
     }
@@ -289,8 +297,8 @@ public final class SessionRunner {
                             + " GPU(s)" : ""));
         }
         Map<String, List<Probe>> refs = new java.util.concurrent.ConcurrentHashMap<>(reference);
-        JobDispatcher.run(todo, parallel, options.executor().gpuCapacity(), job -> runJob(job, sessionId, envs,
-                buildLogs, humanSha, refs, tally));
+        JobDispatcher.run(todo, parallel, options.executor().gpuCapacity(), options.allowCrossGpu(),
+                job -> runJob(job, sessionId, envs, buildLogs, humanSha, refs, tally));
         for (ArmSpec a : accuracyOrder()) {
             String rid = accuracyRunId(sessionId, a);
             if (finished.contains(rid)) {
@@ -314,7 +322,7 @@ public final class SessionRunner {
         if (options.tty()) {
             options.progress().println();
         }
-        store.putSession(new SessionRecord(sessionId, started, Instant.now(), host(), cpu(), "none", machineJson(),
+        store.putSession(new SessionRecord(sessionId, started, Instant.now(), host(), cpu(), gpu(), machineJson(),
                 plan.toJson(), json(StatsConfig.defaults().toMap()), plan.seed(), "complete"));
         return new Summary(sessionId, tally.total, tally.ran, alreadyFinished, tally.ok, tally.bad, reaped,
                 tally.failures, Duration.ofNanos(System.nanoTime() - t0));
@@ -358,6 +366,9 @@ public final class SessionRunner {
         extra.put("job", job.jobId());
         extra.put("job_index", job.index());
         extra.put("plan_seed", plan.seed());
+        if (hardware != null) {
+            extra.put("hardware_id", hardware.id());
+        }
         if (job.arm().startsWith("agent:")) {
             String name = job.arm().substring("agent:".length());
             suite.agents().stream().filter(a -> io.isobench.Arm.normalizeAgent(a.name()).equals(name)
@@ -419,9 +430,12 @@ public final class SessionRunner {
     }
 
     /**
-     * The correctness gate of a check run: stores the probe outputs (extra_json {@code outputs}/{@code probe} and the
-     * artifact {@code probe_outputs}), compares them with the baseline's (gating, with the task's thresholds) and the
-     * human's (reported), and records exact-match rate, first divergence and logprob drift as metrics.
+     * The correctness gate of a check run: stores the probe outputs of both passes (extra_json {@code outputs}/{@code
+     * probe} for the sequential pass, {@code probe_batched}/{@code probe_batch_size} for the concurrent one, and the
+     * artifact {@code probe_outputs}). The baseline's check is the reference; its repeat check (a second server start)
+     * calibrates the tolerance's floor and never replaces the reference; the human and the agents are judged by
+     * {@link CorrectnessRules} against the baseline (gating) and the human, and exact-match rate, first divergence
+     * and logprob drift are recorded as metrics.
      */
     private Gate gate(Job job, TaskSpec task, JobResult result, Map<String, List<Probe>> reference,
                       Map<String, Object> extra) {
@@ -438,69 +452,151 @@ public final class SessionRunner {
         if (!result.success()) {
             String kind = result.probeFailure();
             corr.put("outcome", kind != null ? kind : "CHECK_FAILED");
-            corr.put("reason", result.failure().detail());
+            corr.put("reason", (job.repeatCheck() ? "the baseline's second check failed, so the tolerance is not"
+                    + " calibrated (floor 0): " : "") + result.failure().detail());
             return new Gate(null, List.of());
         }
-        List<Probe> probes = result.probeJson() != null ? Probe.fromJson(result.probeJson())
-                : result.outputs().stream().map(Probe::text).toList();
-        extra.put("outputs", result.outputs());
-        extra.put("probe", probes.stream().map(Probe::toMap).toList());
-        Map<String, Object> art = new LinkedHashMap<>();
-        art.put("task", job.taskId());
-        art.put("arm", job.arm());
-        art.put("prompts", io.isobench.bench.Greedy.prompts(c.prompts()));
-        art.put("max_tokens", c.maxTokens());
-        art.put("outputs", probes.stream().map(Probe::toMap).toList());
-        extra.put("probe_artifact_sha256", store.putArtifact("probe_outputs",
-                io.isobench.guard.Secrets.redact(json(art)).getBytes(StandardCharsets.UTF_8)));
+        Greedy.ProbeRun run = probeRun(result);
+        putProbes(job, c, run, extra);
+        String taskId = job.taskId();
+        Greedy.ProbeRun base = referenceRun(reference, taskId, "baseline");
+        if (job.repeatCheck()) {
+            putReference(reference, taskId, REPEAT_ROLE, run);
+            if (base == null) {
+                corr.put("outcome", "NO_REFERENCE");
+                corr.put("reason", "the baseline's first check has no probe outputs: nothing to calibrate against"
+                        + " (floor 0)");
+            } else {
+                CorrectnessRules.Calibration cal = CorrectnessRules.calibrate(base, run);
+                corr.put("outcome", "CALIBRATION");
+                corr.put("reason", cal.describe());
+                corr.put("calibration", cal.toMap());
+            }
+            return new Gate(null, List.of());
+        }
         if (job.arm().equals("baseline")) {
-            reference.put(job.taskId() + "|baseline", probes);
+            putReference(reference, taskId, "baseline", run);
             corr.put("outcome", "REFERENCE");
             corr.put("reason", "the baseline's outputs are the reference");
             return new Gate(null, List.of());
         }
-        List<Metric> metrics = new ArrayList<>();
-        List<Probe> human = reference.get(job.taskId() + "|human");
-        if (!job.arm().equals("human") && human != null) {
-            OutputDiff vh = OutputDiff.compare(human, probes);
-            corr.put("vs_human", vh.toMap());
-            metrics.addAll(diffMetrics(vh, "human"));
+        CorrectnessRules.Thresholds th = new CorrectnessRules.Thresholds(c.tolerance(), c.maxLogprobDrift(),
+                calibration(reference, taskId));
+        corr.put("floor", th.calibration().floor());
+        corr.put("tolerance_effective", th.effectiveTolerance());
+        if (c.maxLogprobDrift() != null) {
+            corr.put("max_logprob_drift_effective", th.effectiveMaxDrift());
         }
-        List<Probe> ref = reference.get(job.taskId() + "|baseline");
+        List<Metric> metrics = new ArrayList<>();
+        Greedy.ProbeRun human = referenceRun(reference, taskId, "human");
+        CorrectnessRules.Comparison vh = null;
+        if (!job.arm().equals("human") && human != null) {
+            vh = CorrectnessRules.compare(human, run);
+            putComparison(corr, "human", vh);
+            metrics.addAll(diffMetrics(vh.sequential().diff(), "human"));
+        }
         Failure failure = null;
-        if (ref == null) {
+        if (base == null) {
             corr.put("outcome", "NO_REFERENCE");
             corr.put("reason", "the baseline's probe outputs are missing (its check failed): nothing to compare with");
         } else {
-            OutputDiff vb = OutputDiff.compare(ref, probes);
-            corr.put("vs_baseline", vb.toMap());
-            metrics.addAll(diffMetrics(vb, "baseline"));
-            extra.put("mismatch_fraction", vb.mismatchFraction());
-            boolean textFails = vb.mismatchFraction() > c.tolerance() + 1e-12;
-            boolean driftFails = c.maxLogprobDrift() != null && vb.maxLogprobDrift() != null
-                    && vb.maxLogprobDrift() > c.maxLogprobDrift();
-            if (textFails || driftFails) {
-                String detail = textFails
-                        ? String.format(Locale.ROOT, "%.0f %% of the greedy outputs differ from the baseline's"
-                        + " (tolerance %.0f %%): %s", vb.mismatchFraction() * 100, c.tolerance() * 100, vb.describe())
-                        : String.format(Locale.ROOT, "logprob drift %.4g exceeds the task's max_logprob_drift %.4g: %s",
-                        vb.maxLogprobDrift(), c.maxLogprobDrift(), vb.describe());
-                failure = new Failure(FailureCategory.OUTPUT_MISMATCH, detail,
-                        List.of(firstDiff(ref.stream().map(Probe::text).toList(), result.outputs())));
-                corr.put("outcome", "OUTPUT_MISMATCH");
-                corr.put("reason", detail);
-            } else {
-                corr.put("outcome", "MATCH");
-                corr.put("reason", vb.describe());
-            }
-            if (job.arm().equals("human")) {
-                reference.put(job.taskId() + "|human", probes);
+            CorrectnessRules.Comparison vb = CorrectnessRules.compare(base, run);
+            putComparison(corr, "baseline", vb);
+            metrics.addAll(diffMetrics(vb.sequential().diff(), "baseline"));
+            extra.put("mismatch_fraction", vb.mismatch());
+            CorrectnessRules.Decision d = job.arm().equals("human") ? CorrectnessRules.human(vb, th)
+                    : CorrectnessRules.agent(vb, vh, human == null ? null : CorrectnessRules.compare(base, human), th);
+            corr.put("outcome", d.outcome().name());
+            corr.put("rule", d.rule() == null ? null : d.rule().label());
+            corr.put("reason", d.reason());
+            if (d.fails()) {
+                failure = new Failure(FailureCategory.OUTPUT_MISMATCH, d.reason(), List.of(firstDiff(vb)));
             }
         }
-        if (job.arm().equals("human") && ref == null) {
-            reference.put(job.taskId() + "|human", probes);
+        if (job.arm().equals("human")) {
+            putReference(reference, taskId, "human", run);
         }
         return new Gate(failure, metrics);
+    }
+
+    /**
+     * The reference map rebuilt from a session's stored check runs (on {@code --resume}): the baseline's and the
+     * human's probes, and the baseline's repeat check kept apart (it calibrates the tolerance, it never replaces the
+     * baseline's reference).
+     */
+    static Map<String, List<Probe>> references(java.util.Collection<RunRecord> previous) {
+        Map<String, List<Probe>> reference = new HashMap<>();
+        for (RunRecord r : previous) {
+            if (PIPELINE_CHECK.equals(r.pipeline()) && ("baseline".equals(r.arm()) || "human".equals(r.arm()))
+                    && (r.status() == RunRecord.RunStatus.SUCCESS || "human".equals(r.arm()) && r.failure() != null
+                    && "OUTPUT_MISMATCH".equals(r.failure().category()))) {
+                putReference(reference, taskOf(r), r.runId().endsWith("/" + io.isobench.plan.Planner.REPEAT_CHECK)
+                        ? REPEAT_ROLE : r.arm(), probeRunOf(r));
+            }
+        }
+        return reference;
+    }
+
+    /** Key suffix of the baseline's repeat check's probes in the reference map (never the baseline's reference). */
+    static final String REPEAT_ROLE = "baseline/" + io.isobench.plan.Planner.REPEAT_CHECK;
+
+    /** A check's probe run; its plain texts when the executor returned no probe JSON. */
+    private static Greedy.ProbeRun probeRun(JobResult result) {
+        Greedy.ProbeRun run = Greedy.ProbeRun.fromJson(result.probeJson());
+        return run.sequential().isEmpty()
+                ? Greedy.ProbeRun.sequentialOnly(result.outputs().stream().map(Probe::text).toList()) : run;
+    }
+
+    /** extra_json {@code outputs}, {@code probe}, {@code probe_batched}, {@code probe_batch_size}, and the artifact. */
+    private void putProbes(Job job, TaskSpec.Correctness c, Greedy.ProbeRun run, Map<String, Object> extra) {
+        extra.put("outputs", run.texts());
+        extra.put("probe", run.sequential().stream().map(Probe::toMap).toList());
+        extra.put("probe_batched", run.batched().stream().map(Probe::toMap).toList());
+        extra.put("probe_batch_size", run.hasBatched() ? run.batchSize() : null);
+        Map<String, Object> art = new LinkedHashMap<>();
+        art.put("task", job.taskId());
+        art.put("arm", job.arm());
+        art.put("prompts", Greedy.prompts(c.prompts()));
+        art.put("max_tokens", c.maxTokens());
+        art.put("outputs", run.sequential().stream().map(Probe::toMap).toList());
+        art.put("outputs_batched", run.batched().stream().map(Probe::toMap).toList());
+        art.put("batch_size", run.hasBatched() ? run.batchSize() : null);
+        extra.put("probe_artifact_sha256", store.putArtifact("probe_outputs",
+                Secrets.redact(json(art)).getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /** {@code vs_<ref>} (sequential pass) and {@code vs_<ref>_batched} (concurrent pass, when both sides ran one). */
+    private static void putComparison(Map<String, Object> corr, String ref, CorrectnessRules.Comparison c) {
+        corr.put("vs_" + ref, c.sequential().diff().toMap());
+        if (c.batched() != null) {
+            corr.put("vs_" + ref + "_batched", c.batched().diff().toMap());
+        }
+    }
+
+    /** The reference map holds each role's sequential pass under {@code task|role}, its batched one beside it. */
+    private static void putReference(Map<String, List<Probe>> reference, String taskId, String role,
+                                     Greedy.ProbeRun run) {
+        reference.put(taskId + "|" + role, run.sequential());
+        reference.put(taskId + "|" + role + "|batched", run.batched());
+    }
+
+    /** The probe run stored for a role ({@code baseline}, {@code human}, {@link #REPEAT_ROLE}); null when none. */
+    static Greedy.ProbeRun referenceRun(Map<String, List<Probe>> reference, String taskId, String role) {
+        List<Probe> seq = reference.get(taskId + "|" + role);
+        if (seq == null) {
+            return null;
+        }
+        List<Probe> batched = reference.getOrDefault(taskId + "|" + role + "|batched", List.of());
+        return batched.isEmpty() ? Greedy.ProbeRun.sequentialOnly(seq)
+                : new Greedy.ProbeRun(seq, batched, Greedy.batchSize(batched.size()));
+    }
+
+    /** The task's calibration from the baseline's two checks; {@code NONE} (floor 0) when either has no probes. */
+    private static CorrectnessRules.Calibration calibration(Map<String, List<Probe>> reference, String taskId) {
+        Greedy.ProbeRun first = referenceRun(reference, taskId, "baseline");
+        Greedy.ProbeRun repeat = referenceRun(reference, taskId, REPEAT_ROLE);
+        return first == null || repeat == null ? CorrectnessRules.Calibration.NONE
+                : CorrectnessRules.calibrate(first, repeat);
     }
 
     private static List<Metric> diffMetrics(OutputDiff d, String vs) {
@@ -584,10 +680,16 @@ public final class SessionRunner {
         }
     }
 
-    /** Arms of tasks with an accuracy hook, baseline first per task (its score is the reference). */
+    /**
+     * Arms of tasks with an accuracy hook, baseline first per task (its score is the reference); the A/A arm runs the
+     * baseline's code and is not evaluated again.
+     */
     private List<ArmSpec> accuracyOrder() {
         List<ArmSpec> out = new ArrayList<>();
         for (ArmSpec a : plan.arms()) {
+            if (a.arm().equals(Arm.BASELINE_AA.label())) {
+                continue;
+            }
             if (suite.task(a.taskId()).map(t -> t.accuracy() != null).orElse(false)) {
                 out.add(a);
             }
@@ -607,7 +709,7 @@ public final class SessionRunner {
         return byTask;
     }
 
-    /** The run id a build or pip group of the arm is recorded under: its first unfinished job, else its accuracy run. */
+    /** The run id an arm's build or pip group is recorded under: its first unfinished job, else its accuracy run. */
     private String openRunOf(String sessionId, ArmSpec a, Set<String> finished) {
         for (Job j : plan.jobs()) {
             if (j.taskId().equals(a.taskId()) && j.arm().equals(a.arm()) && !finished.contains(runId(sessionId, j))) {
@@ -683,12 +785,16 @@ public final class SessionRunner {
             failure = new Failure(FailureCategory.NO_METRICS, "no " + primaryName + " in the output", List.of());
             status = RunRecord.RunStatus.FAILED;
         }
+        if (job.kind() == Job.Kind.MEASURE && failure == null) {
+            failure = lostRequests(result);
+            status = failure == null ? status : RunRecord.RunStatus.FAILED;
+        }
         String logSha = null;
         if (result.log() != null && !result.log().isEmpty()) {
-            logSha = store.putArtifact("log", io.isobench.guard.Secrets.redact(result.log()).getBytes(StandardCharsets.UTF_8));
+            logSha = store.putArtifact("log", Secrets.redact(result.log()).getBytes(StandardCharsets.UTF_8));
         }
         RunRecord.FailureInfo fi = failure == null ? null : new RunRecord.FailureInfo(failure.category().name(),
-                io.isobench.guard.Secrets.redact(failure.detail()), io.isobench.guard.Secrets.redact(String.join("\n", failure.evidence())),
+                Secrets.redact(failure.detail()), Secrets.redact(String.join("\n", failure.evidence())),
                 failure.category().retryable());
         String model = io.isobench.bench.Clients.flagMap(job.client()).get("model");
         return new RunRecord(rid, sessionId, RunRecord.RunKind.MEASURED, commit, shortOf(commit), arm.agentName(),
@@ -696,15 +802,50 @@ public final class SessionRunner {
                 job.kind() == Job.Kind.CHECK ? PIPELINE_CHECK : PIPELINE, null, primary == null ? null : primaryName,
                 primary, primary == null ? null : "measured", result.workloadJson(),
                 Instant.now().minusMillis((long) result.durationMs()), result.durationMs(), null,
-                env == null ? null : env.envRef(), json(result.argv().stream().map(io.isobench.guard.Secrets::redact).toList()), logSha,
+                env == null ? null : env.envRef(), json(Secrets.argv(result.argv())), logSha,
                 null, json(extra), result.metrics());
+    }
+
+    /**
+     * A measured run that lost requests did less work than the others: {@code REQUESTS_FAILED} (its metrics are kept,
+     * the analysis excludes the round), with the client's failure reasons; null when none failed.
+     */
+    static Failure lostRequests(JobResult result) {
+        double failed = 0;
+        double completed = 0;
+        for (Metric m : result.metrics()) {
+            if (m.name().equals("failed_requests")) {
+                failed = m.value();
+            } else if (m.name().equals("completed_requests")) {
+                completed = m.value();
+            }
+        }
+        if (!(failed > 0)) {
+            return null;
+        }
+        String reasons = "";
+        try {
+            JsonNode w = result.workloadJson() == null ? null : JSON.readTree(result.workloadJson());
+            JsonNode by = w == null ? null : w.path("failures_by_reason");
+            if (by != null && by.isObject() && !by.isEmpty()) {
+                List<String> parts = new ArrayList<>();
+                by.fields().forEachRemaining(e -> parts.add(e.getKey() + " x" + e.getValue().asText()));
+                reasons = ": " + String.join(", ", parts);
+            }
+        } catch (java.io.IOException e) {
+            // no reasons recorded
+        }
+        String detail = String.format(Locale.ROOT, "%d of %d requests failed%s", (long) failed,
+                (long) (failed + completed), reasons);
+        return new Failure(FailureCategory.REQUESTS_FAILED, detail, List.of(detail));
     }
 
     private synchronized void progress(int done, int total, Job job, Failure failure, RunRecord rec, long etaS, double bookMs) {
         String what = failure != null ? failure.category().name()
                 : rec.primaryValue() != null ? String.format(Locale.ROOT, "%s=%.2f", rec.primaryMetric(), rec.primaryValue())
                 : "ok";
-        String round = job.kind() == Job.Kind.CHECK ? "check" : "round " + (job.round() + 1) + "/" + plan.rounds();
+        String round = job.repeatCheck() ? "repeat check" : job.kind() == Job.Kind.CHECK ? "check"
+                : "round " + (job.round() + 1) + "/" + plan.rounds();
         String eta = String.format(Locale.ROOT, "%d:%02d", etaS / 60, etaS % 60);
         if (options.tty()) {
             int width = 24;
@@ -725,6 +866,14 @@ public final class SessionRunner {
         }
         options.progress().println(line);
         options.progress().flush();
+    }
+
+    /** Evidence of an output mismatch: the first differing probe, sequential unless only the batched pass differs. */
+    private static String firstDiff(CorrectnessRules.Comparison c) {
+        CorrectnessRules.ProbePair p = c.batched() != null && c.sequential().diff().mismatchFraction() == 0
+                ? c.batched() : c.sequential();
+        return firstDiff(p.reference().stream().map(Probe::text).toList(), p.arm().stream().map(Probe::text).toList())
+                + (p.batchSize() > 1 ? " (" + p.batchSize() + " requests at once)" : "");
     }
 
     private static String firstDiff(List<String> ref, List<String> got) {
@@ -749,21 +898,32 @@ public final class SessionRunner {
         }
     }
 
-    /** The probes a check run stored (with token ids/logprobs when present), else its plain texts. */
-    static List<Probe> probesOf(RunRecord r) {
+    /**
+     * The probes a check run stored: extra_json {@code probe} (with token ids/logprobs when present; else its plain
+     * {@code outputs}) and {@code probe_batched} (absent in runs stored before the concurrent pass).
+     */
+    static Greedy.ProbeRun probeRunOf(RunRecord r) {
+        List<Probe> seq = null;
+        List<Probe> batched = new ArrayList<>();
         try {
-            JsonNode p = JSON.readTree(r.extraJson()).path("probe");
-            if (p.isArray() && !p.isEmpty()) {
-                List<Probe> out = new ArrayList<>();
-                for (JsonNode n : p) {
-                    out.add(Probe.of(n));
+            JsonNode x = JSON.readTree(r.extraJson());
+            if (x.path("probe").isArray() && !x.path("probe").isEmpty()) {
+                seq = new ArrayList<>();
+                for (JsonNode n : x.path("probe")) {
+                    seq.add(Probe.of(n));
                 }
-                return out;
+            }
+            for (JsonNode n : x.path("probe_batched")) {
+                batched.add(Probe.of(n));
             }
         } catch (Exception e) {
             // fall back to the texts
         }
-        return outputsOf(r).stream().map(Probe::text).toList();
+        if (seq == null) {
+            seq = outputsOf(r).stream().map(Probe::text).toList();
+        }
+        return batched.isEmpty() ? Greedy.ProbeRun.sequentialOnly(seq)
+                : new Greedy.ProbeRun(seq, batched, Greedy.batchSize(batched.size()));
     }
 
     static List<String> outputsOf(RunRecord r) {
@@ -806,8 +966,16 @@ public final class SessionRunner {
         }
     }
 
-    private static String cpu() {
-        return Runtime.getRuntime().availableProcessors() + " cpu(s), " + System.getProperty("os.arch");
+    private String cpu() {
+        if (hardware == null) {
+            return Runtime.getRuntime().availableProcessors() + " cpu(s), " + System.getProperty("os.arch")
+                    + " (orchestrator)";
+        }
+        return hardware.cpuModel() + ", " + hardware.cores() + " cores";
+    }
+
+    private String gpu() {
+        return hardware == null ? "not fingerprinted (cluster nodes)" : hardware.gpuText();
     }
 
     private String machineJson() {
@@ -820,6 +988,9 @@ public final class SessionRunner {
         m.put("executor", executorName);
         m.put("parallel", parallelism());
         m.put("node_gpus", options.executor().gpuCapacity());
+        m.put("arms_at_once", options.allowCrossGpu());
+        m.put("hardware_id", hardware == null ? null : hardware.id());
+        m.put("hardware", hardware == null ? null : hardware.toMap());
         return json(m);
     }
 }

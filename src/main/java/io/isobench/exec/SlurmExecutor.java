@@ -4,6 +4,7 @@ import io.isobench.IsobenchException;
 import io.isobench.bench.Clients;
 import io.isobench.bench.Greedy;
 import io.isobench.bench.ServingClient;
+import io.isobench.guard.Secrets;
 import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
 import io.isobench.parse.FailureClassifier;
@@ -227,7 +228,7 @@ final class SlurmExecutor implements Executor {
 
     /** A variable whose value must stay out of the script: a secret-like name, or a value Redact would hide. */
     static boolean secret(String name, String value) {
-        return io.isobench.guard.Secrets.isSecretName(name) || io.isobench.guard.Secrets.contains(value);
+        return Secrets.isSecretName(name) || Secrets.contains(value);
     }
 
     /** The job's secret variables (sorted), written to {@code secrets.env} at submission. */
@@ -629,6 +630,7 @@ final class SlurmExecutor implements Executor {
         List<Metric> metrics = List.of();
         String workload = null;
         List<String> outputs = List.of();
+        String probeJson = null;
         StringBuilder clientLog = new StringBuilder();
         long ts = System.nanoTime();
         long end = w.startedNs + Duration.ofSeconds(job.serverStartS()).toNanos();
@@ -685,9 +687,10 @@ final class SlurmExecutor implements Executor {
                 String model = Optional.ofNullable(flags.get("model")).orElse(LocalExecutor.modelOf(argv));
                 try {
                     if (job.kind() == Job.Kind.CHECK) {
-                        outputs = Greedy.outputs(base, model, Integer.parseInt(flags.getOrDefault("num-prompts", "8")),
-                                Integer.parseInt(flags.getOrDefault("max-tokens", "32")));
-                        clientLog.append("greedy outputs: ").append(outputs.size()).append(" prompts\n");
+                        Greedy.ProbeRun probes = Greedy.probe(base, model, flags);
+                        outputs = probes.texts();
+                        probeJson = probes.toJson();
+                        clientLog.append(LocalExecutor.probeLine(probes));
                     } else {
                         ServingClient.Result r = client.run(base, model, flags, job.warmupRequests(), 0L);
                         metrics = r.metrics();
@@ -711,7 +714,8 @@ final class SlurmExecutor implements Executor {
             w.cancel(timings);
         }
         String text = notes + w.readLog() + (clientLog.isEmpty() ? "" : "\n--- isobench client ---\n" + clientLog);
-        return done(t0, failure, metrics, workload, text, timings, outputs, argv);
+        return done(t0, failure, metrics, workload, text, timings, outputs, argv)
+                .withProbes(failure == null ? probeJson : null);
     }
 
     private static Failure crash(Job job, Watch w, int exit, List<String> argv) {

@@ -15,8 +15,31 @@ final class DatasetCard {
     /** Facts about the exported table, read from the staging table. */
     record Stats(long rows, long commits, long parquetBytes, List<String[]> agents, Map<String, Long> dataSources,
                  Map<String, Long> modes, Map<String, Long> statuses, int maxRounds, List<String> rules,
-                 long noiseFloorRows, Double noiseFloorMedianPct, long comparableRows) {
+                 long noiseFloorRows, Double noiseFloorMedianPct, long comparableRows, List<String[]> leaderboard) {
     }
+
+    /**
+     * The native leaderboard from the exported rows, by the rule of analysis.Leaderboard: one row per (task, commit,
+     * hardware, agent), the latest session (session ids sort by their start time); replay-valid tasks only; verdicts
+     * vs baseline apart; tests = comparisons with a verdict about speed; false wins expected = tests × (1 − 0.95) / 2.
+     */
+    static final String LEADERBOARD_SQL = """
+            WITH latest AS (
+              SELECT * FROM hf_out WHERE isobench_data_source = 'native' AND isobench_agent IS NOT NULL
+              QUALIFY row_number() OVER (PARTITION BY commit_hash, isobench_task_id, isobench_hardware, isobench_agent
+                                         ORDER BY isobench_session_id DESC) = 1)
+            SELECT isobench_agent, count(*) AS tasks,
+                   count(*) FILTER (isobench_replay_validity = 'valid') AS valid,
+                   count(*) FILTER (isobench_replay_validity = 'valid' AND isobench_agent_verdict = 'better'),
+                   count(*) FILTER (isobench_replay_validity = 'valid' AND isobench_agent_verdict = 'equivalent'),
+                   count(*) FILTER (isobench_replay_validity = 'valid' AND isobench_agent_verdict = 'worse'),
+                   count(*) FILTER (isobench_replay_validity = 'valid' AND isobench_agent_verdict = 'inconclusive'),
+                   count(*) FILTER (isobench_replay_validity = 'valid'
+                                    AND coalesce(isobench_agent_verdict, 'failed') = 'failed'),
+                   count(*) FILTER (isobench_replay_validity = 'valid' AND isobench_agent_verdict = 'incorrect'),
+                   count(*) FILTER (isobench_opt_base),
+                   count(*) FILTER (isobench_opt_human)
+            FROM latest GROUP BY 1 ORDER BY 1""";
 
     private DatasetCard() {
     }
@@ -46,8 +69,19 @@ final class DatasetCard {
             }
         }
         long comparable = single(st, "SELECT count(*) FROM hf_out WHERE isobench_status = 'complete_3way_same_run'");
+        List<String[]> board = new ArrayList<>();
+        try (ResultSet rs = st.executeQuery(LEADERBOARD_SQL)) {
+            while (rs.next()) {
+                String[] row = new String[11];
+                row[0] = rs.getString(1);
+                for (int i = 1; i < 11; i++) {
+                    row[i] = Long.toString(rs.getLong(i + 1));
+                }
+                board.add(row);
+            }
+        }
         return new Stats(rows, commits, parquetBytes, agents, counts(st, "isobench_data_source"), counts(st, "isobench_mode"),
-                counts(st, "isobench_status"), maxRounds, rules, nfRows, nfMedian, comparable);
+                counts(st, "isobench_status"), maxRounds, rules, nfRows, nfMedian, comparable, board);
     }
 
     private static Map<String, Long> counts(Statement st, String column) throws SQLException {
@@ -151,22 +185,47 @@ final class DatasetCard {
         } else {
             b.append(String.join("; ", s.rules())).append(". ");
             if (s.rules().contains(RowBuilder.SINGLE_RUN_RULE)) {
-                b.append("For single-run rows a change is `better`/`worse` when its improvement exceeds ±5 %")
-                        .append(" (the band the final ISO-Bench analysis used), else `tie`; an arm without a value is `failed`.");
+                b.append("Single-run rows are classified in their own columns (`isobench_legacy_*_result`): `win` /")
+                        .append(" `loss` when the improvement exceeds ±5 % (`isobench_legacy_band_pct`, the band the final")
+                        .append(" ISO-Bench analysis used), else `tie`; their verdict columns stay empty. ");
+            }
+            if (s.dataSources().containsKey("native")) {
+                b.append("Rows with rounds carry verdicts (`isobench_*_verdict`): `better`, `worse`, `equivalent`,")
+                        .append(" `inconclusive` (with `isobench_*_inconclusive_reason`), `failed`, `incorrect` —")
+                        .append(" docs/statistics.md of isobench states each rule.");
             }
             b.append('\n');
         }
-        b.append("- **Noise floor.** ");
+        b.append("- **Noise band.** ");
         if (s.noiseFloorRows() == 0) {
             b.append(imported ? "Not measured: single-run legacy data, ±5 % band.\n" : "Not measured.\n");
         } else {
-            b.append(String.format(Locale.ROOT, "A/A noise floor measured for %d rows, median %.2f %% (`isobench_noise_floor_pct`).\n",
+            b.append(String.format(Locale.ROOT, "A/A band (the baseline started again in every round, paired with the"
+                    + " baseline) measured for %d rows, median %.2f %% (`isobench_noise_floor_pct`).\n",
                     s.noiseFloorRows(), s.noiseFloorMedianPct()));
         }
         b.append("- **Improvement.** Percent, positive = better: `(B − X)/B × 100` for lower-is-better metrics,")
                 .append(" `(X − B)/B × 100` for higher-is-better; agent vs human uses the human value as B; null when a value")
                 .append(" is missing or B = 0.\n\n");
 
+        if (!s.leaderboard().isEmpty()) {
+            b.append("## Agent leaderboard (native rows)\n\n");
+            b.append("One entry per task per hardware fingerprint (the latest session; sessions are not pooled); only")
+                    .append(" replay-valid tasks (human better than baseline) count; failed and incorrect arms are")
+                    .append(" outcomes, never wins. False wins expected by chance = tests × 0.025 (the one-sided")
+                    .append(" false-positive rate of a verdict at 95 %).\n\n");
+            b.append("| Agent | Tasks | Valid tasks | better | equivalent | worse | inconclusive | failed | incorrect |")
+                    .append(" False wins expected | opt_base | opt_human |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+            for (String[] r : s.leaderboard()) {
+                long tests = Long.parseLong(r[3]) + Long.parseLong(r[4]) + Long.parseLong(r[5]) + Long.parseLong(r[6]);
+                b.append("| `").append(r[0]).append("` | ").append(r[1]).append(" | ").append(r[2]);
+                for (int i = 3; i <= 8; i++) {
+                    b.append(" | ").append(r[i]);
+                }
+                b.append(String.format(Locale.ROOT, " | %.2f (of %d) | %s | %s |%n", tests * 0.025, tests, r[9], r[10]));
+            }
+            b.append('\n');
+        }
         b.append("## Columns\n\n");
         b.append("The first 76 columns are schema v5 of the published ISO-Bench table, with the same names, order and")
                 .append(" types. Rows imported from a published table keep the source's own values verbatim (labels")

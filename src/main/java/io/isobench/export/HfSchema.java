@@ -131,27 +131,49 @@ public final class HfSchema {
         for (String cmp : List.of("human", "agent", "agent_vs_human")) {
             ib.add(new Column("isobench_" + cmp + "_ci_low", Type.FLOAT64, cmp + ": lower 95 % bound of the speedup (null for single-run data)"));
             ib.add(new Column("isobench_" + cmp + "_ci_high", Type.FLOAT64, cmp + ": upper 95 % bound of the speedup (null for single-run data)"));
-            ib.add(new Column("isobench_" + cmp + "_verdict", Type.STRING, cmp + ": better | worse | tie | inconclusive | failed | incorrect"));
+            ib.add(new Column("isobench_" + cmp + "_verdict", Type.STRING, cmp + ", measured over rounds: better | worse"
+                    + " | equivalent | inconclusive | failed | incorrect (docs/statistics.md); null for single-run rows"));
         }
-        ib.add(new Column("isobench_noise_floor_pct", Type.FLOAT64, "A/A noise floor of the task in percent; null when not measured"));
+        for (String cmp : List.of("human", "agent", "agent_vs_human")) {
+            ib.add(new Column("isobench_legacy_" + cmp + "_result", Type.STRING, cmp + ", single-run (legacy) rows only:"
+                    + " win | tie | loss of the improvement under ±isobench_legacy_band_pct; null for rows with rounds and"
+                    + " when a value is missing"));
+        }
+        ib.add(new Column("isobench_legacy_band_pct", Type.FLOAT64, "the band of the single-run results (5, the final"
+                + " ISO-Bench analysis's); null for rows with rounds"));
+        ib.add(new Column("isobench_noise_floor_pct", Type.FLOAT64, "A/A noise band of the task in percent (|A/A speedup"
+                + " - 1| of the baseline-aa arm paired with the baseline); null when not measured"));
         ib.add(new Column("isobench_verdict_rule", Type.STRING, "how the verdicts were decided (e.g. single-run ±5 % band)"));
         ib.add(new Column("isobench_issues", Type.STRING, "free text, '; '-separated"));
         int sessionStart = ib.size();
         ib.add(new Column("isobench_session_id", Type.STRING, "native session whose statistics fill the columns below (null for other rows)"));
         ib.add(new Column("isobench_task_id", Type.STRING, "task id in the suite of that session"));
         for (String cmp : List.of("human", "agent", "agent_vs_human")) {
-            ib.add(new Column("isobench_" + cmp + "_speedup", Type.FLOAT64, cmp + ": ratio of medians oriented so > 1 is better"
-                    + " (reference/X for lower-is-better metrics, X/reference for higher-is-better); the CI bounds are of this ratio"));
+            ib.add(new Column("isobench_" + cmp + "_speedup", Type.FLOAT64, cmp + ": geometric mean of the per-round ratios"
+                    + " against the same round's reference, oriented so > 1 is better (reference/X for lower-is-better"
+                    + " metrics, X/reference for higher-is-better); the CI bounds are of this ratio"));
             ib.add(new Column("isobench_" + cmp + "_p_value", Type.FLOAT64, cmp + ": two-sided Mann-Whitney U p-value (reported, not gating)"));
+            ib.add(new Column("isobench_" + cmp + "_inconclusive_reason", Type.STRING, cmp + ": why the verdict is"
+                    + " inconclusive: too few rounds | workload mismatch | noisy | wide CI | no reference | undefined"));
+            ib.add(new Column("isobench_" + cmp + "_pairs", Type.INT32, cmp + ": valid paired rounds the estimate uses"));
         }
-        ib.add(new Column("isobench_replay_validity", Type.STRING, "valid (human vs baseline significant) | low_signal"));
-        ib.add(new Column("isobench_opt_base", Type.BOOL, "the agent's verdict vs baseline is better"));
-        ib.add(new Column("isobench_opt_human", Type.BOOL, "opt_base and agent speedup >= 0.95 x human speedup"));
+        ib.add(new Column("isobench_aa_verdict", Type.STRING, "the A/A arm (baseline-aa) vs the baseline: equivalent when"
+                + " the machine repeats itself; better | worse flags an unstable machine"));
+        ib.add(new Column("isobench_hardware", Type.STRING, "hardware fingerprint id of the task's rounds (hw-...; the"
+                + " session's machine record has its fields)"));
+        ib.add(new Column("isobench_excluded_rounds", Type.INT32, "rounds of the task kept out (workload mismatch, failed"
+                + " requests, other hardware)"));
+        ib.add(new Column("isobench_replay_validity", Type.STRING, "valid (human better than baseline) | reversed (human"
+                + " worse) | low_signal"));
+        ib.add(new Column("isobench_opt_base", Type.BOOL, "the agent's verdict vs baseline is better; null when the"
+                + " task's replay is not valid"));
+        ib.add(new Column("isobench_opt_human", Type.BOOL, "opt_base and agent speedup >= 0.95 x human speedup; null when"
+                + " the task's replay is not valid"));
         for (String arm : List.of("baseline", "human", "agent")) {
             ib.add(new Column("isobench_n_" + arm, Type.INT32, arm + ": valid measured rounds (samples)"));
         }
         for (String arm : List.of("baseline", "human", "agent")) {
-            ib.add(new Column("isobench_correctness_" + arm, Type.STRING, arm + ": greedy-output gate: reference (baseline) | match | output_mismatch"
+            ib.add(new Column("isobench_correctness_" + arm, Type.STRING, arm + ": greedy-output gate: reference (baseline) | match | changes_outputs (human) | output_mismatch"
                     + " | no_reference | probe_rejected | no_greedy_support | offline_probe_failed | check_failed | not_checked"));
             ib.add(new Column("isobench_exact_match_" + arm, Type.FLOAT64, arm + ": fraction of the gate's greedy outputs identical to the baseline's (0..1)"));
         }

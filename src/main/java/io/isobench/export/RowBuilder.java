@@ -495,9 +495,11 @@ final class RowBuilder {
             set(iso, "isobench_agent_delta_pct", ad);
             set(iso, "isobench_agent_vs_human_pct", avh);
             if (rounds <= 1) {
-                set(iso, "isobench_human_verdict", bandVerdict(hd, "human", "baseline"));
-                set(iso, "isobench_agent_verdict", bandVerdict(ad, "agent", "baseline"));
-                set(iso, "isobench_agent_vs_human_verdict", bandVerdict(avh, "agent", "human"));
+                // single runs: their own vocabulary, never in the verdict columns of rows with rounds
+                set(iso, "isobench_legacy_human_result", bandResult(hd));
+                set(iso, "isobench_legacy_agent_result", bandResult(ad));
+                set(iso, "isobench_legacy_agent_vs_human_result", bandResult(avh));
+                set(iso, "isobench_legacy_band_pct", LEGACY_BAND_PCT);
                 set(iso, "isobench_verdict_rule", SINGLE_RUN_RULE);
             } else {
                 // Rounds: CI and verdicts come from the analysis package (bootstrap, noise floor); until it is wired
@@ -517,14 +519,8 @@ final class RowBuilder {
             return iso;
         }
 
-        private String bandVerdict(Double delta, String arm, String reference) {
-            if (byArm.containsKey(arm) && value(arm) == null) {
-                return "failed";
-            }
-            if (delta == null) {
-                return null;
-            }
-            return delta > LEGACY_BAND_PCT ? "better" : delta < -LEGACY_BAND_PCT ? "worse" : "tie";
+        private static String bandResult(Double delta) {
+            return delta == null ? null : io.isobench.analysis.SingleRunRule.classify(delta, LEGACY_BAND_PCT).label();
         }
 
         private String dataSource() {

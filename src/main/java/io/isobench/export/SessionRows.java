@@ -152,9 +152,12 @@ final class SessionRows {
         set(iso, "isobench_task_id", t.taskId());
         if (ta != null) {
             set(iso, "isobench_primary_metric", ta.metric());
-            set(iso, "isobench_noise_floor_pct", ta.noiseFloor().noiseFloorPct());
+            set(iso, "isobench_noise_floor_pct", ta.noiseBand().bandPct());
             set(iso, "isobench_verdict_rule", rule(config));
             set(iso, "isobench_replay_validity", ta.replayValidity().label());
+            set(iso, "isobench_aa_verdict", ta.aa() == null ? null : ta.aa().verdict().label());
+            set(iso, "isobench_hardware", t.hardware());
+            set(iso, "isobench_excluded_rounds", ta.exclusions().size());
             comparison(iso, "human", ta.humanVsBaseline());
             Optional<AgentOutcome> o = ta.agent(agentArm);
             if (o.isPresent()) {
@@ -181,8 +184,9 @@ final class SessionRows {
                 if (!p.run().arm().equals(a[1])) {
                     continue;
                 }
-                if (SessionRunnerNames.CHECK.equals(p.run().pipeline())) {
-                    check = p;
+                if (SessionRunnerNames.CHECK.equals(p.run().pipeline())
+                        && !p.extra().path("job").asText("").endsWith("/" + io.isobench.plan.Planner.REPEAT_CHECK)) {
+                    check = p; // the baseline's repeat check calibrates the tolerance: it is not the arm's gate
                 }
                 if (any == null) {
                     any = p;
@@ -252,6 +256,9 @@ final class SessionRows {
         set(iso, "isobench_" + cmp + "_verdict", c.verdict().label());
         set(iso, "isobench_" + cmp + "_speedup", c.speedup());
         set(iso, "isobench_" + cmp + "_p_value", c.pValue());
+        set(iso, "isobench_" + cmp + "_inconclusive_reason", c.inconclusiveReason() == null ? null
+                : c.inconclusiveReason().label());
+        set(iso, "isobench_" + cmp + "_pairs", c.pairs());
         String delta = switch (cmp) {
             case "human" -> "isobench_human_delta_pct";
             case "agent" -> "isobench_agent_delta_pct";
@@ -274,16 +281,9 @@ final class SessionRows {
 
     /** The statistical rule of native rows, short (the full receipt is StatsConfig.describe()). */
     static String rule(StatsConfig c) {
-        return String.format(Locale.ROOT, "rounds: better/worse when the %.0f %% bootstrap CI of the ratio of medians"
-                        + " (%d resamples, seed %d) excludes 1 and |delta| > max(noise floor, %s %%); inconclusive below %d"
-                        + " valid rounds or CV > %s %%; Mann-Whitney p reported, not gating",
-                c.confidence() * 100, c.bootstrapResamples(), c.bootstrapSeed(), trim(c.minEffectPct()),
-                c.minValidRounds(), trim(c.cvGatePct()));
+        return "rounds: " + c.shortText();
     }
 
-    private static String trim(double d) {
-        return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
-    }
 
     /** task|arm → patch path, from the plan stored on the session. */
     private static Map<String, String> patchPaths(String planJson) {

@@ -707,13 +707,20 @@ final class SqlRows {
         for (String[] cv : cmp) {
             add(cols, "CAST(NULL AS DOUBLE) AS isobench_" + cv[0] + "_ci_low");
             add(cols, "CAST(NULL AS DOUBLE) AS isobench_" + cv[0] + "_ci_high");
-            String single = "CASE WHEN x." + cv[2] + "_present AND x." + cv[2] + "_val IS NULL THEN 'failed' WHEN x." + cv[1]
-                    + " IS NULL THEN NULL WHEN x." + cv[1] + " > " + RowBuilder.LEGACY_BAND_PCT + " THEN 'better' WHEN x." + cv[1]
-                    + " < -" + RowBuilder.LEGACY_BAND_PCT + " THEN 'worse' ELSE 'tie' END";
             String rounds = cv[0].equals("agent_vs_human") ? "NULL"
                     : "CASE WHEN x." + cv[2] + "_present AND x." + cv[2] + "_val IS NULL THEN 'failed' END";
-            add(cols, "CASE WHEN x.n_rounds <= 1 THEN " + single + " ELSE " + rounds + " END AS isobench_" + cv[0] + "_verdict");
+            add(cols, "CAST(CASE WHEN x.n_rounds <= 1 THEN NULL ELSE " + rounds + " END AS VARCHAR) AS isobench_" + cv[0]
+                    + "_verdict");
         }
+        for (String[] cv : cmp) {
+            // single runs: win / tie / loss under the stated band (analysis.SingleRunRule), never a verdict
+            String single = "CASE WHEN x." + cv[1] + " IS NULL THEN NULL WHEN x." + cv[1] + " > "
+                    + RowBuilder.LEGACY_BAND_PCT + " THEN 'win' WHEN x." + cv[1] + " < -" + RowBuilder.LEGACY_BAND_PCT
+                    + " THEN 'loss' ELSE 'tie' END";
+            add(cols, "CASE WHEN x.n_rounds <= 1 THEN " + single + " END AS isobench_legacy_" + cv[0] + "_result");
+        }
+        add(cols, "CASE WHEN x.n_rounds <= 1 THEN CAST(" + RowBuilder.LEGACY_BAND_PCT
+                + " AS DOUBLE) END AS isobench_legacy_band_pct");
         add(cols, "CAST(NULL AS DOUBLE) AS isobench_noise_floor_pct");
         add(cols, "CASE WHEN x.n_rounds <= 1 THEN '" + RowBuilder.SINGLE_RUN_RULE + "' ELSE '" + RowBuilder.ROUNDS_RULE
                 + "' END AS isobench_verdict_rule");

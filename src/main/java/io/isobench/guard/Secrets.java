@@ -17,7 +17,8 @@ import java.util.regex.Pattern;
  * exports, {@code --dry-run}) goes through it. It matches by shape, wherever the shape stands: token formats (HF
  * {@code hf_…}, OpenAI/Anthropic {@code sk-…}, GitHub, GitLab, Slack, AWS, Google), {@code Authorization:} and
  * {@code Bearer} values, URL credentials, the values of secret-named assignments, flags and JSON fields
- * ({@code HF_TOKEN=…}, {@code --api-key …}, {@code "api_key": "…"}) and private-key blocks. Tokens are found after
+ * ({@code HF_TOKEN=…}, {@code --api-key …}, {@code "api_key": "…"}) and private-key blocks. Tokens are found
+ * after
  * terminal escape codes, glued to a word ({@code tokenhf_…}), split by colour codes and JSON-escaped (the letters
  * or the escape code written as backslash-u escapes): the patterns run on a view of the text with escape sequences
  * removed and backslash-u escapes of printable ASCII decoded, and each match replaces the original characters it
@@ -42,8 +43,12 @@ public final class Secrets {
             + "|credentials?|api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|auth[_-]?key|client[_-]?secret"
             + "|apikey))|[A-Z0-9_]*(?:TOKEN(?!IZER|S)|KEY(?!S)|SECRET|PASSWORD|PASSWD)[A-Z0-9_]*");
 
-    /** A value: a run of characters that cannot close a quoted string, a JSON value or a URL parameter. */
-    private static final String VALUE = "(?!(?:null|true|false|None|\\d{1,6})(?![^\\s\"'\\\\,;&\\[\\]{}()<>]))"
+    /**
+     * A value: a run of characters that cannot close a quoted string, a JSON value or a URL parameter; not a JSON
+     * literal, a small number or an upper-case placeholder ({@code KEY=VALUE}, {@code --api-key API_KEY} in a usage).
+     */
+    private static final String VALUE = "(?!(?:null|true|false|None|\\d{1,6}|[A-Z][A-Z_]*)"
+            + "(?![^\\s\"'\\\\,;&\\[\\]{}()<>]))"
             + "(?<s>[^\\s\"'\\\\,;&\\[\\]{}()<>`]+)";
     private static final String QUOTES = "[\"'\\\\]*";
     /** What follows the ':' or '=' of an assignment. */
@@ -308,7 +313,8 @@ public final class Secrets {
     private record View(String text, int[] starts, int[] ends) {
 
         private static final Pattern ESCAPES = Pattern.compile(
-                "(?:\u001b|\u009b|\\\\+u001[bB]|\\\\+x1[bB]|\\\\+033|\\\\+e)(?:\\[[0-?]*[ -/]*[@-~]|\\][^\u0007\u001b\\\\]*"
+                "(?:\u001b|\u009b|\\\\+u001[bB]|\\\\+x1[bB]|\\\\+033|\\\\+e)"
+                        + "(?:\\[[0-?]*[ -/]*[@-~]|\\][^\u0007\u001b\\\\]*"
                         + "(?:\u0007|\u001b\\\\|\\\\+u0007|\\\\+x07)?|[@-Z\\\\-_])?"
                         + "|\\\\+u00([2-7][0-9a-fA-F])");
 

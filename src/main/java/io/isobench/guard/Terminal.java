@@ -4,7 +4,8 @@ package io.isobench.guard;
  * Text from outside (server error bodies, logs, legacy files, patches) may carry terminal control sequences that clear
  * the screen, set the window title or hide what follows. Everything isobench prints goes through {@link #safe}:
  * control characters other than tab, newline and carriage return, DEL, the C1 controls (U+0080–U+009F) and the
- * bidirectional overrides (U+202A–U+202E, U+2066–U+2069) are written out as a backslash, {@code u} and four hex digits instead of being sent.
+ * bidirectional overrides (U+202A–U+202E, U+2066–U+2069) are written out as a backslash, {@code u} and four hex
+ * digits instead of being sent.
  */
 public final class Terminal {
 

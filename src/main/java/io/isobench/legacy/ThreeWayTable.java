@@ -257,8 +257,12 @@ public final class ThreeWayTable {
                 case BASELINE -> "baseline";
                 case HUMAN -> "human";
                 case AGENT -> "agent";
+                case BASELINE_AA -> null; // the A/A arm is the noise band, not a column of the 3-way table
             };
         } catch (IllegalArgumentException e) {
+            return null;
+        }
+        if (arm == null) {
             return null;
         }
         JsonNode extra = null;

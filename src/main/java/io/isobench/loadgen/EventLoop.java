@@ -43,7 +43,7 @@ final class EventLoop implements AutoCloseable {
     private final Consumer<Throwable> onDeath;
     private volatile Throwable death;
 
-    /** An error body (non-200) is kept up to this many bytes for the failure's message; the rest is read and dropped. */
+    /** An error body (non-200) is kept up to this many bytes for the failure's message; the rest is dropped. */
     private static final int ERROR_BODY_BYTES = 4096;
 
     /**

@@ -25,6 +25,8 @@ public enum FailureCategory {
     SERVER_START_TIMEOUT(Retry.MAYBE, 2),
     SERVER_CRASHED(Retry.MAYBE, 2),
     NO_METRICS(Retry.NO, 3),
+    /** A measured run lost requests (HTTP errors, timeouts): it did less work than the others (docs/statistics.md). */
+    REQUESTS_FAILED(Retry.NO, 3),
     TIMEOUT(Retry.MAYBE, 3),
     UNKNOWN(Retry.NO, 4);
 

@@ -215,7 +215,7 @@ public final class GpuDiscovery {
     }
 
     /** Runs argv without a shell with a 20 s limit; null when missing, failing or hung. */
-    static String runQuietly(List<String> argv) {
+    public static String runQuietly(List<String> argv) {
         java.nio.file.Path outFile = null;
         Process p = null;
         try {

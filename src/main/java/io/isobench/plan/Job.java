@@ -10,7 +10,8 @@ import java.util.Objects;
  * a job says what would run, not how.
  *
  * @param index          position in the plan (0-based); jobs run in this order
- * @param jobId          stable within the session: {@code <task>/<arm>/r<round>} or {@code <task>/<arm>/check}
+ * @param jobId          stable within the session: {@code <task>/<arm>/r<round>}, {@code <task>/<arm>/check}, or
+ *                       {@code <task>/baseline/check-repeat}
  * @param taskId         the task
  * @param arm            arm label: baseline, human, agent:NAME
  * @param round          measured round (0-based); -1 for the correctness check
@@ -46,5 +47,10 @@ public record Job(int index, String jobId, String taskId, String arm, int round,
 
     public boolean serving() {
         return "serving".equals(mode);
+    }
+
+    /** The baseline's second correctness check: the same probes in a server of its own (tolerance calibration). */
+    public boolean repeatCheck() {
+        return kind == Kind.CHECK && jobId.endsWith("/" + Planner.REPEAT_CHECK);
     }
 }

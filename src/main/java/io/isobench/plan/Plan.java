@@ -12,26 +12,36 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * What a session will run (DESIGN §4): tasks × arms × rounds, interleaved per round in an order shuffled with
- * {@code seed}, each arm's correctness check first. Pure data; {@link #toText()} and {@link #toJson()} are what
- * {@code isobench run --dry-run} prints.
+ * What a session will run (DESIGN §4): tasks × arms × rounds, interleaved per round in the seeded random order of
+ * {@link RoundOrder}, the correctness checks first. Pure data; {@link #toText()} and {@link #toJson()} are what
+ * {@code isobench run --dry-run} prints, and the session stores the JSON beside its results.
  *
  * @param suite   suite name
  * @param repo    the engine repository (local path)
  * @param rounds  measured rounds
  * @param seed    seed of the per-round order
+ * @param aa      every round measures the A/A arm ({@code baseline-aa})
  * @param arms    every (task, arm) environment
  * @param jobs    the jobs in execution order
+ * @param order   per round and task, the order its arms run in
  * @param skipped tasks not run, with the reason
  */
-public record Plan(String suite, Path repo, int rounds, long seed, List<ArmSpec> arms, List<Job> jobs,
-                   List<SkippedTask> skipped) {
+public record Plan(String suite, Path repo, int rounds, long seed, boolean aa, List<ArmSpec> arms, List<Job> jobs,
+                   List<RoundEntry> order, List<SkippedTask> skipped) {
 
-    public static final String FORMAT_ID = "isobench-plan/1";
+    public static final String FORMAT_ID = "isobench-plan/2";
+
+    /** The arms of one task in one round, in the order they run (round 0-based). */
+    public record RoundEntry(int round, String taskId, List<String> arms) {
+        public RoundEntry {
+            arms = List.copyOf(arms);
+        }
+    }
 
     public Plan {
         arms = List.copyOf(arms);
         jobs = List.copyOf(jobs);
+        order = List.copyOf(order);
         skipped = List.copyOf(skipped);
     }
 
@@ -51,6 +61,9 @@ public record Plan(String suite, Path repo, int rounds, long seed, List<ArmSpec>
         m.put("repo", repo == null ? null : repo.toString());
         m.put("rounds", rounds);
         m.put("seed", seed);
+        m.put("aa", aa);
+        m.put("order_rule", "per round: tasks in a random order, each task's arms back to back in a random order"
+                + " (java.util.SplittableRandom(seed), Fisher-Yates)");
         List<Map<String, Object>> armList = new ArrayList<>();
         for (ArmSpec a : arms) {
             Map<String, Object> am = new LinkedHashMap<>();
@@ -95,6 +108,15 @@ public record Plan(String suite, Path repo, int rounds, long seed, List<ArmSpec>
             jobList.add(jm);
         }
         m.put("jobs", jobList);
+        List<Map<String, Object>> orderList = new ArrayList<>();
+        for (RoundEntry e : order) {
+            Map<String, Object> om = new LinkedHashMap<>();
+            om.put("round", e.round());
+            om.put("task", e.taskId());
+            om.put("arms", e.arms());
+            orderList.add(om);
+        }
+        m.put("order", orderList);
         List<Map<String, Object>> sk = new ArrayList<>();
         for (SkippedTask s : skipped) {
             sk.add(new LinkedHashMap<>(Map.of("task", s.taskId(), "category", s.category(), "reason", s.reason())));
@@ -113,8 +135,9 @@ public record Plan(String suite, Path repo, int rounds, long seed, List<ArmSpec>
 
     public String toText() {
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "plan: suite %s, %d task(s), %d arm(s), %d round(s), seed %d, %d job(s)%n",
-                suite, arms.stream().map(ArmSpec::taskId).distinct().count(), arms.size(), rounds, seed, jobs.size()));
+        sb.append(String.format(Locale.ROOT, "plan: suite %s, %d task(s), %d arm(s), %d round(s), seed %d, %d job(s),"
+                        + " A/A arm %s%n", suite, arms.stream().map(ArmSpec::taskId).distinct().count(), arms.size(),
+                rounds, seed, jobs.size(), aa ? "on" : "off"));
         for (ArmSpec a : arms) {
             sb.append(String.format(Locale.ROOT, "  env %-12s %-16s commit %s%s -> %s%n", a.taskId(), a.arm(),
                     a.commitRef(), a.patch() == null ? "" : " + patch " + a.patch(), a.worktree()));
@@ -137,6 +160,24 @@ public record Plan(String suite, Path repo, int rounds, long seed, List<ArmSpec>
             if (!j.env().isEmpty()) {
                 sb.append("       env  ").append(new java.util.TreeMap<>(Secrets.env(j.env()))).append('\n');
             }
+        }
+        if (!order.isEmpty()) {
+            sb.append("order (per round: tasks in a random order, each task's arms back to back in a random order):\n");
+            int r = -1;
+            StringBuilder line = new StringBuilder();
+            for (RoundEntry e : order) {
+                if (e.round() != r) {
+                    if (r >= 0) {
+                        sb.append(line).append('\n');
+                    }
+                    r = e.round();
+                    line = new StringBuilder(String.format(Locale.ROOT, "  round %d:", r + 1));
+                } else {
+                    line.append(';');
+                }
+                line.append(' ').append(e.taskId()).append(": ").append(String.join(", ", e.arms()));
+            }
+            sb.append(line).append('\n');
         }
         for (SkippedTask s : skipped) {
             sb.append("skipped ").append(s.taskId()).append(": ").append(s.category()).append(" — ")

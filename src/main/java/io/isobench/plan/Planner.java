@@ -12,17 +12,16 @@ import io.isobench.task.TaskSpec;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Random;
 import java.util.stream.Collectors;
 
 /**
- * Builds the {@link Plan} of a suite: for every runnable task the arms baseline, human and one per agent with a
- * patch for it; each arm's correctness check; then {@code rounds} measured rounds, each holding every (task, arm)
- * once, in an order shuffled per round with {@code new Random(seed + round)} (DESIGN §4: interleaved B, H, A…).
+ * Builds the {@link Plan} of a suite: for every runnable task the arms baseline, the A/A arm {@code baseline-aa}
+ * (unless turned off), human and one per agent with a patch for it; the correctness checks (the baseline's twice,
+ * in two server starts, to calibrate the tolerance); then {@code rounds} measured rounds, each holding every
+ * (task, arm) once in the seeded random order of {@link RoundOrder} (DESIGN §4: interleaved B, H, A…).
  */
 public final class Planner {
 
@@ -34,8 +33,15 @@ public final class Planner {
     }
 
     /** Options the CLI may override; null keeps the suite's value. */
-    public record Options(Integer rounds, Long seed, Path workdir) {
+    public record Options(Integer rounds, Long seed, Path workdir, Boolean aa) {
+
+        public Options(Integer rounds, Long seed, Path workdir) {
+            this(rounds, seed, workdir, null);
+        }
     }
+
+    /** Suffix of the job id of the baseline's second correctness check (a second, independent server start). */
+    public static final String REPEAT_CHECK = "check-repeat";
 
     public static Plan plan(Suite suite, Options options) {
         RunConfig run = suite.run();
@@ -44,6 +50,7 @@ public final class Planner {
             throw new IllegalArgumentException("rounds (" + rounds + ") must be >= 1");
         }
         long seed = options.seed() != null ? options.seed() : run.seed();
+        boolean aa = options.aa() != null ? options.aa() : run.aa();
         Path repo = suite.engine().local().orElse(null);
         Path envRoot = options.workdir().resolve("envs");
         List<ArmSpec> arms = new ArrayList<>();
@@ -67,6 +74,10 @@ public final class Planner {
             String parent = task.parentCommit() != null ? task.parentCommit() : task.humanCommit() + "^";
             taskArms.add(new ArmSpec(task.id(), Arm.BASELINE.label(), parent, null,
                     envRoot.resolve(task.id()).resolve("baseline")));
+            if (aa) {
+                taskArms.add(new ArmSpec(task.id(), Arm.BASELINE_AA.label(), parent, null,
+                        envRoot.resolve(task.id()).resolve(Arm.BASELINE_AA.label())));
+            }
             taskArms.add(new ArmSpec(task.id(), Arm.HUMAN.label(), task.humanCommit(), null,
                     envRoot.resolve(task.id()).resolve("human")));
             for (AgentSpec agent : suite.agents()) {
@@ -93,11 +104,20 @@ public final class Planner {
             Map<String, String> env = cmd.env();
             List<Job> measure = new ArrayList<>();
             for (ArmSpec a : taskArms) {
-                // the correctness check talks to the arm's server, or runs the task's offline probe command
-                checks.add(new Job(0, task.id() + "/" + a.arm() + "/check", task.id(), a.arm(), -1, Job.Kind.CHECK,
-                        mode.get().label(), checkArgv(task, suite), checkFlags(task, cmd), env, a.worktree(),
-                        run.timeouts().serverStartS(),
-                        runS, gpus, 0));
+                // the correctness check talks to the arm's server, or runs the task's offline probe command; the A/A
+                // arm runs the baseline's code: its outputs are the baseline's second check instead
+                if (!a.arm().equals(Arm.BASELINE_AA.label())) {
+                    checks.add(new Job(0, task.id() + "/" + a.arm() + "/check", task.id(), a.arm(), -1,
+                            Job.Kind.CHECK, mode.get().label(), checkArgv(task, suite), checkFlags(task, cmd), env,
+                            a.worktree(), run.timeouts().serverStartS(), runS, gpus, 0));
+                }
+                if (a.arm().equals(Arm.BASELINE.label())) {
+                    // the baseline again, in a server of its own: how much the baseline disagrees with itself sets
+                    // the floor of the task's tolerance (docs/correctness.md)
+                    checks.add(new Job(0, task.id() + "/" + a.arm() + "/" + REPEAT_CHECK, task.id(), a.arm(), -1,
+                            Job.Kind.CHECK, mode.get().label(), checkArgv(task, suite), checkFlags(task, cmd), env,
+                            a.worktree(), run.timeouts().serverStartS(), runS, gpus, 0));
+                }
                 measure.add(new Job(0, "", task.id(), a.arm(), 0, Job.Kind.MEASURE,
                         mode.get().label(), argv, client, env, a.worktree(), run.timeouts().serverStartS(), runS, gpus,
                         run.warmupRequests()));
@@ -105,16 +125,26 @@ public final class Planner {
             perTask.add(measure);
         }
         List<Job> jobs = new ArrayList<>(checks);
+        int[] armsPerTask = perTask.stream().mapToInt(List::size).toArray();
+        List<Plan.RoundEntry> order = new ArrayList<>();
+        List<List<int[]>> rounds0 = RoundOrder.of(seed, rounds, armsPerTask);
         for (int r = 0; r < rounds; r++) {
-            List<Job> round = new ArrayList<>();
-            for (List<Job> t : perTask) {
-                round.addAll(t);
-            }
-            Collections.shuffle(round, new Random(seed + r));
-            for (Job j : round) {
+            String task = null;
+            List<String> armOrder = new ArrayList<>();
+            for (int[] ta : rounds0.get(r)) {
+                Job j = perTask.get(ta[0]).get(ta[1]);
+                if (task != null && !task.equals(j.taskId())) {
+                    order.add(new Plan.RoundEntry(r, task, armOrder));
+                    armOrder = new ArrayList<>();
+                }
+                task = j.taskId();
+                armOrder.add(j.arm());
                 jobs.add(new Job(0, j.taskId() + "/" + j.arm() + "/r" + r, j.taskId(), j.arm(), r, j.kind(), j.mode(),
                         j.argv(), j.client(), j.env(), j.cwd(), j.serverStartS(), j.runTimeoutS(), j.gpus(),
                         j.warmupRequests()));
+            }
+            if (task != null) {
+                order.add(new Plan.RoundEntry(r, task, armOrder));
             }
         }
         List<Job> indexed = new ArrayList<>(jobs.size());
@@ -123,7 +153,8 @@ public final class Planner {
             indexed.add(new Job(i, j.jobId(), j.taskId(), j.arm(), j.round(), j.kind(), j.mode(), j.argv(), j.client(),
                     j.env(), j.cwd(), j.serverStartS(), j.runTimeoutS(), j.gpus(), j.warmupRequests()));
         }
-        return new Plan(suite.engine() == null ? "suite" : nameOf(suite), repo, rounds, seed, arms, indexed, skipped);
+        return new Plan(suite.engine() == null ? "suite" : nameOf(suite), repo, rounds, seed, aa, arms, indexed, order,
+                skipped);
     }
 
     private static String nameOf(Suite suite) {

@@ -20,6 +20,10 @@ final class Html {
     static final String[] AGENTS = {"#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#000000", "#8C6D1F"};
     static final String WIN = "#009E73";
     static final String TIE = "#BBBBBB";
+    /** Equivalent (TOST): the same grey family as a legacy tie, a shade darker. */
+    static final String EQUIVALENT = "#999999";
+    /** The A/A arm: the baseline's blue, lighter. */
+    static final String BASELINE_AA = "#7FB8D8";
     static final String LOSS = "#D55E00";
     static final String INCONCLUSIVE = "#56B4E9";
     static final String FAILED = "#000000";
@@ -46,7 +50,7 @@ final class Html {
             .b-nc{background:#fde2d6;color:#7a2a00;border:1px solid #D55E00}
             .b-low{background:#e6e6e6;color:#333;border:1px solid #999}
             .v-better{color:#00664a;font-weight:600}.v-worse{color:#a34000;font-weight:600}
-            .v-tie{color:#444}.v-inconclusive{color:#1d5d80}.v-failed,.v-incorrect{color:#000;font-weight:600}
+            .v-tie,.v-equivalent{color:#444}.v-inconclusive{color:#1d5d80}.v-failed,.v-incorrect{color:#000;font-weight:600}
             tr.not-comparable td{background:#fff7f3}
             tr.single-run td:first-child{border-left:4px solid #e0c36a}
             .swatch{display:inline-block;width:.9em;height:.9em;border-radius:2px;vertical-align:-.1em;margin-right:.25em}
@@ -114,11 +118,18 @@ final class Html {
         return label == null ? "—" : "<span class=\"v-" + esc(label) + "\">" + esc(label) + "</span>";
     }
 
+    /** A comparison's verdict with its inconclusive reason: {@code inconclusive: wide CI}. */
+    static String verdict(io.isobench.analysis.Comparison c) {
+        return c == null ? "—" : verdict(c.verdict().label()) + (c.inconclusiveReason() == null ? ""
+                : ": " + esc(c.inconclusiveReason().label()));
+    }
+
     static String verdictColour(String label) {
         return switch (label) {
             case "better", "win" -> WIN;
             case "worse", "loss" -> LOSS;
             case "tie" -> TIE;
+            case "equivalent" -> EQUIVALENT;
             case "inconclusive" -> INCONCLUSIVE;
             case "incorrect" -> INCORRECT;
             default -> FAILED;

@@ -42,7 +42,7 @@ import static io.isobench.report.Html.th;
  * The HTML report ({@code isobench report --format html --out DIR}): a static site that works from {@code file://}
  * with no network — inline CSS, inline SVG charts drawn here, no script. Pages: {@code index.html} (overview:
  * receipt, per-agent leaderboard, low-signal tasks apart), {@code tasks.html} (task list), one page per native task
- * ({@code task-S-T.html}: rounds per arm, speedups with bootstrap CIs, A/A noise band, 3-way deltas, fingerprint,
+ * ({@code task-S-T.html}: rounds per arm, paired speedups with their CIs, A/A noise band, excluded rounds, 3-way deltas, fingerprint,
  * environment, provenance, failures with evidence and the full log under {@code logs/}), {@code failures.html}
  * (categories by arm, retryability, to-do list) and {@code legacy*.html} (imported single-run data).
  *
@@ -294,6 +294,9 @@ public final class HtmlReport {
             if (arm.equals("human")) {
                 return Html.HUMAN;
             }
+            if (arm.equals(io.isobench.Arm.BASELINE_AA.label())) {
+                return Html.BASELINE_AA;
+            }
             String n = arm.startsWith("agent:") ? arm.substring("agent:".length()) : arm;
             return agents.getOrDefault(n, "#777777");
         }
@@ -502,18 +505,20 @@ public final class HtmlReport {
             b.append("<dt>Generated</dt><dd>").append(esc(options.generatedAt().truncatedTo(ChronoUnit.SECONDS)
                     .toString())).append(" from <code>").append(esc(store.describe())).append("</code></dd>\n");
             Set<String> machines = new LinkedHashSet<>();
+            Set<String> hardware = new LinkedHashSet<>();
             Map<String, Integer> rounds = new LinkedHashMap<>();
             List<Double> floors = new ArrayList<>();
             for (NativeTask t : tasks) {
                 SessionRecord s = t.session();
                 machines.add(s.host() + " (" + s.cpu() + ", GPU: " + s.gpu() + ")");
+                hardware.add(SessionReport.hardware(s));
                 int max = 0;
                 for (TreeMap<Integer, Double> v : t.extra().samples.values()) {
                     max = Math.max(max, v.isEmpty() ? 0 : v.lastKey() + 1);
                 }
                 rounds.merge(s.sessionId(), max, Math::max);
-                if (t.result().analysis() != null && t.result().analysis().noiseFloor().noiseFloorPct() != null) {
-                    floors.add(t.result().analysis().noiseFloor().noiseFloorPct());
+                if (t.result().analysis() != null && t.result().analysis().noiseBand().bandPct() != null) {
+                    floors.add(t.result().analysis().noiseBand().bandPct());
                 }
             }
             if (!tasks.isEmpty()) {
@@ -523,16 +528,19 @@ public final class HtmlReport {
                 rounds.forEach((s, n) -> r.add("session " + s + ": " + n + " measured round(s) per arm, interleaved"));
                 b.append(esc(String.join("; ", r))).append("</dd>\n");
                 b.append("<dt>Statistical rule</dt><dd>").append(esc(config.shortText())).append("</dd>\n");
-                b.append("<dt>Noise floor</dt><dd>");
+                b.append("<dt>A/A noise band</dt><dd>");
                 if (floors.isEmpty()) {
-                    b.append("not measured (too few baseline rounds)");
+                    b.append("not measured (no A/A arm: margins are the minimum effect)");
                 } else {
                     double lo = floors.stream().mapToDouble(Double::doubleValue).min().orElse(0);
                     double hi = floors.stream().mapToDouble(Double::doubleValue).max().orElse(0);
-                    b.append(esc(fmt("A/A |Δ| between two baseline arms, else the baseline's odd vs even rounds: "
-                            + "%.1f %% to %.1f %% across %d task(s) (per task on its page)", lo, hi, floors.size())));
+                    b.append(esc(fmt("|A/A speedup − 1| of the A/A arm (baseline-aa, the baseline started again in "
+                            + "every round) paired with the baseline: %.1f %% to %.1f %% across %d task(s); each "
+                            + "task's margin is max(its band, %.1f %%)", lo, hi, floors.size(), config.minEffectPct())));
                 }
                 b.append("</dd>\n");
+                b.append("<dt>Hardware</dt><dd id=\"hardware\">").append(esc(String.join("; ", hardware)))
+                        .append("</dd>\n");
             }
             if (!m.agents().isEmpty()) {
                 b.append("<dt>Imported single runs</dt><dd>").append(esc("one run per arm, no noise estimate: "
@@ -546,57 +554,80 @@ public final class HtmlReport {
             return b.append("</dl></section>\n").toString();
         }
 
-        /** Per agent over every native task: outcomes, verdicts vs baseline and vs human, opt rates, speedups. */
+        /**
+         * The agent leaderboard ({@link io.isobench.analysis.Leaderboard}: replay-valid tasks only, one entry per task
+         * per hardware, verdicts apart, failed and incorrect arms never in a speedup median, false wins expected by
+         * chance), then patch outcomes over every task, then the per-task speedups.
+         */
         private void nativeLeaderboard(StringBuilder b) {
-            Map<String, AgentRow> rows = new TreeMap<>();
+            Map<String, io.isobench.analysis.Leaderboard.Session> bySession = new LinkedHashMap<>();
+            Map<String, List<SessionAnalysis.TaskResult>> results = new LinkedHashMap<>();
             for (NativeTask t : tasks) {
-                SessionAnalysis.TaskResult r = t.result();
-                for (String arm : r.arms()) {
-                    if (!arm.startsWith("agent:")) {
-                        continue;
-                    }
-                    AgentRow a = rows.computeIfAbsent(arm, AgentRow::new);
-                    a.add(r);
+                results.computeIfAbsent(t.session().sessionId(), k -> new ArrayList<>()).add(t.result());
+                bySession.putIfAbsent(t.session().sessionId(), null);
+            }
+            List<io.isobench.analysis.Leaderboard.Session> sessions = new ArrayList<>();
+            for (NativeTask t : tasks) {
+                String id = t.session().sessionId();
+                if (bySession.get(id) == null) {
+                    io.isobench.analysis.Leaderboard.Session s = new io.isobench.analysis.Leaderboard.Session(id,
+                            t.session().startedAt(), "complete".equals(t.session().status()),
+                            new SessionAnalysis(id, results.get(id), config));
+                    bySession.put(id, s);
+                    sessions.add(s);
                 }
             }
-            b.append("<h2 id=\"native\">Agents in native sessions</h2>\n");
-            b.append("<p class=\"note\">Counts are tasks. <em>Applied</em>: the patch applied (no PATCH_FAILED or "
-                    + "EMPTY_PATCH); <em>crashed</em>: SERVER_CRASHED or CUDA_ERROR in a round; <em>incorrect</em>: "
-                    + "greedy outputs failed the correctness gate; <em>measured</em>: at least one successful round. "
-                    + "Verdict thresholds: better/worse only when the bootstrap CI of the speedup excludes 1 and "
-                    + esc(fmt("|Δ| > max(noise floor, %.1f %%)", config.minEffectPct()))
-                    + "; inconclusive when an arm has fewer than " + config.minValidRounds()
-                    + esc(fmt(" valid rounds or CV > %.1f %%; opt_human: opt_base and speedup ≥ %.2f × the human's.",
-                    config.cvGatePct(), config.optHumanFraction()))
-                    + " Median speedup: median over the agent's tasks of the per-task speedup, with its "
-                    + esc(fmt("%.0f %%", config.confidence() * 100)) + " percentile-bootstrap CI over tasks in brackets"
-                    + " (tasks resampled); each task's own CI is in the chart below and on its page.</p>\n");
-            b.append("<table id=\"leaderboard\">\n");
-            b.append(th("agent", "tasks", "applied", "crashed", "incorrect", "measured",
-                    "vs baseline: better / tie / worse / inconclusive / failed / incorrect",
-                    "vs human: better / tie / worse / inconclusive / failed / incorrect", "opt_base", "opt_human",
-                    "median speedup vs baseline", "median speedup vs human"));
-            for (AgentRow a : rows.values()) {
-                b.append("<tr data-agent=\"").append(esc(a.arm)).append("\"><td>")
-                        .append(Html.armLabel(a.arm, colours.of(a.arm))).append("</td>")
-                        .append(td(a.tasks)).append(td(a.applied)).append(td(a.crashed)).append(td(a.incorrect))
-                        .append(td(a.measured)).append(td(a.counts(a.vsBaseline))).append(td(a.counts(a.vsHuman)))
-                        .append(td(rate(a.optBase, a.tasks))).append(td(rate(a.optHuman, a.tasks)))
-                        .append(td(a.medianText(a.speedupsBase))).append(td(a.medianText(a.speedupsHuman)))
-                        .append("</tr>\n");
+            io.isobench.analysis.Leaderboard board = io.isobench.analysis.Leaderboard.of(sessions, config);
+            b.append("<h2 id=\"native\">Agent leaderboard (native sessions)</h2>\n");
+            b.append("<p class=\"note\">").append(esc("Rule: " + io.isobench.analysis.Leaderboard.RULE + "."))
+                    .append(" Verdicts: better / worse when the ").append(esc(fmt("%.0f %%", config.confidence() * 100)))
+                    .append(" CI of the paired speedup excludes 1 and the estimate lies beyond the margin (max of the "
+                            + "task's A/A band and ").append(esc(fmt("%.1f %%", config.minEffectPct())))
+                    .append("); equivalent when the TOST interval lies inside ±margin; otherwise inconclusive, with the"
+                            + " reason; fewer than ").append(config.minPairedRounds())
+                    .append(" valid paired rounds is inconclusive. False wins expected by chance: tests × ")
+                    .append(esc(fmt("%.3f", (1 - config.confidence()) / 2))).append(" (one-sided false-positive rate). "
+                            + "Median speedup: over the agent's valid tasks with a verdict about speed, with a "
+                            + "percentile-bootstrap CI over tasks.");
+            if (board.dropped() > 0) {
+                b.append(" ").append(board.dropped()).append(" older measurement(s) of a task on the same hardware are "
+                        + "not counted.");
+            }
+            b.append("</p>\n<table id=\"leaderboard\">\n");
+            b.append(th("agent", "tasks", "valid tasks",
+                    "vs baseline: better / equivalent / worse / inconclusive / failed / incorrect",
+                    "false wins expected by chance",
+                    "vs human: better / equivalent / worse / inconclusive / failed / incorrect", "opt_base",
+                    "opt_human", "median speedup vs baseline", "median speedup vs human"));
+            for (io.isobench.analysis.Leaderboard.AgentRow a : board.agents()) {
+                b.append("<tr data-agent=\"").append(esc(a.agent())).append("\"><td>")
+                        .append(Html.armLabel(a.agent(), colours.of(a.agent()))).append("</td>")
+                        .append(td(a.tasks())).append(td(a.validTasks()))
+                        .append("<td data-key=\"vs-baseline\">")
+                        .append(esc(io.isobench.analysis.Leaderboard.AgentRow.counts(a.vsBaseline()))).append("</td>")
+                        .append(td(fmt("%.2f of %d tests", a.expectedFalseWins(), a.speedTests())))
+                        .append("<td data-key=\"vs-human\">")
+                        .append(esc(io.isobench.analysis.Leaderboard.AgentRow.counts(a.vsHuman()))).append("</td>")
+                        .append(td(rate(a.optBase(), a.validTasks()))).append(td(rate(a.optHuman(), a.validTasks())))
+                        .append(td(SessionReport.medianText(a.speedupVsBaseline())))
+                        .append(td(SessionReport.medianText(a.speedupVsHuman()))).append("</tr>\n");
             }
             b.append("</table>\n");
             List<String> names = new ArrayList<>();
-            long[][] v = new long[rows.size()][];
+            long[][] v = new long[board.agents().size()][];
             int i = 0;
-            for (AgentRow a : rows.values()) {
-                names.add(a.arm);
-                v[i++] = new long[] {a.vsHuman[0], a.vsHuman[1], a.vsHuman[2], a.vsHuman[3], a.vsHuman[4],
-                        a.vsHuman[5]};
+            for (io.isobench.analysis.Leaderboard.AgentRow a : board.agents()) {
+                names.add(a.agent());
+                v[i] = new long[io.isobench.analysis.Leaderboard.ORDER.size()];
+                for (int k = 0; k < v[i].length; k++) {
+                    v[i][k] = a.vsHuman().getOrDefault(io.isobench.analysis.Leaderboard.ORDER.get(k), 0);
+                }
+                i++;
             }
-            b.append(Svg.stacked("Verdicts vs human per agent (tasks)", "tasks (count)", "agent", names,
-                    List.of("better", "tie", "worse", "inconclusive", "failed", "incorrect"),
-                    List.of(Html.WIN, Html.TIE, Html.LOSS, Html.INCONCLUSIVE, Html.FAILED, Html.INCORRECT), v));
+            b.append(Svg.stacked("Verdicts vs human per agent (replay-valid tasks)", "tasks (count)", "agent", names,
+                    List.of("better", "equivalent", "worse", "inconclusive", "failed", "incorrect"),
+                    List.of(Html.WIN, Html.EQUIVALENT, Html.LOSS, Html.INCONCLUSIVE, Html.FAILED, Html.INCORRECT), v));
+            patchOutcomes(b);
             List<Svg.Interval> iv = new ArrayList<>();
             int total = 0;
             for (NativeTask t : tasks) {
@@ -613,7 +644,7 @@ public final class HtmlReport {
                     }
                 }
             }
-            b.append("<h3>Agent speedup vs baseline per task, with the bootstrap CI</h3>\n");
+            b.append("<h3>Agent speedup vs baseline per task, with its 95 % CI (paired rounds)</h3>\n");
             if (total > iv.size()) {
                 b.append("<p class=\"note\">First ").append(iv.size()).append(" of ").append(total)
                         .append(" (agent, task) pairs; every task is on the <a href=\"tasks.html\">task list</a>.</p>\n");
@@ -633,10 +664,10 @@ public final class HtmlReport {
             b.append("<h2 id=\"tasks\">Tasks</h2>\n");
             b.append(valid.isEmpty() ? "<p>None with a detected human speedup.</p>\n"
                     : taskTable(valid, CHART_ROWS * 2, "tasks-valid"));
-            b.append("<h2 id=\"low-signal\">Low-signal tasks (shown apart)</h2>\n");
-            b.append("<p class=\"note\">The human commit's own speedup was not detected (replay validity not "
-                    + "<code>valid</code>): agent verdicts on these tasks say little, and they are not read as "
-                    + "wins or losses.</p>\n");
+            b.append("<h2 id=\"low-signal\">Tasks whose replay is not valid (shown apart)</h2>\n");
+            b.append("<p class=\"note\">The human commit was not measured better than its parent here "
+                    + "(<code>low_signal</code>: equivalent, inconclusive, failed; <code>reversed</code>: worse): "
+                    + "agent verdicts on these tasks are not counted in the leaderboard.</p>\n");
             b.append(low.isEmpty() ? "<p>None.</p>\n" : taskTable(low, CHART_ROWS * 2, "tasks-low"));
         }
 
@@ -644,9 +675,33 @@ public final class HtmlReport {
             return n == 0 ? "—" : fmt("%d/%d (%.0f %%)", k, n, 100.0 * k / n);
         }
 
+        /** What happened to each agent's patches over every native task, valid or not. */
+        private void patchOutcomes(StringBuilder b) {
+            Map<String, PatchRow> rows = new TreeMap<>();
+            for (NativeTask t : tasks) {
+                for (String arm : t.result().arms()) {
+                    if (arm.startsWith("agent:")) {
+                        rows.computeIfAbsent(arm, PatchRow::new).add(t.result());
+                    }
+                }
+            }
+            b.append("<h3>Patch outcomes (every task)</h3>\n<p class=\"note\">Counts are tasks, replay-valid or not. "
+                    + "<em>Applied</em>: no PATCH_FAILED or EMPTY_PATCH; <em>crashed</em>: SERVER_CRASHED or CUDA_ERROR "
+                    + "in a round; <em>incorrect</em>: failed the correctness, accuracy or review gate; "
+                    + "<em>measured</em>: at least one valid round.</p>\n<table id=\"patch-outcomes\">\n");
+            b.append(th("agent", "tasks", "applied", "crashed", "incorrect", "measured"));
+            for (PatchRow a : rows.values()) {
+                b.append("<tr data-agent=\"").append(esc(a.arm)).append("\"><td>")
+                        .append(Html.armLabel(a.arm, colours.of(a.arm))).append("</td>").append(td(a.tasks))
+                        .append(td(a.applied)).append(td(a.crashed)).append(td(a.incorrect)).append(td(a.measured))
+                        .append("</tr>\n");
+            }
+            b.append("</table>\n");
+        }
+
         private String taskTable(List<NativeTask> list, int limit, String id) {
             StringBuilder b = new StringBuilder("<table id=\"").append(id).append("\">\n");
-            b.append(th("session", "task", "mode", "metric", "replay", "noise floor", "human vs baseline",
+            b.append(th("session", "task", "mode", "metric", "replay", "A/A band", "human vs baseline",
                     "agent verdicts vs human"));
             int n = 0;
             for (NativeTask t : list) {
@@ -679,8 +734,8 @@ public final class HtmlReport {
                     + esc(ta == null ? "—" : ta.metric()) + "</code></td><td>"
                     + (ta == null ? "—" : esc(ta.replayValidity().label()))
                     + (low ? " <span class=\"badge b-low\">low signal</span>" : "") + "</td>"
-                    + td(ta == null ? "—" : SessionReport.pct(ta.noiseFloor().noiseFloorPct())) + "<td>"
-                    + (ta == null ? "—" : Html.verdict(ta.humanVsBaseline().verdict().label())) + "</td><td>"
+                    + td(ta == null ? "—" : SessionReport.band(ta)) + "<td>"
+                    + (ta == null ? "—" : Html.verdict(ta.humanVsBaseline())) + "</td><td>"
                     + (v.isEmpty() ? "—" : v) + "</td></tr>\n";
         }
 
@@ -688,7 +743,7 @@ public final class HtmlReport {
             Paged p = new Paged(site, "tasks", "Tasks",
                     "<p class=\"note\">Every native task, in plan order; a <span class=\"badge b-low\">low signal</span> "
                             + "task is one where the human commit's speedup was not detected.</p>\n",
-                    th("session", "task", "mode", "metric", "replay", "noise floor", "human vs baseline",
+                    th("session", "task", "mode", "metric", "replay", "A/A band", "human vs baseline",
                             "agent verdicts vs human"), tasks.size());
             for (NativeTask t : tasks) {
                 p.add(taskRow(t));
@@ -716,17 +771,20 @@ public final class HtmlReport {
                 b.append("<dt>Metric</dt><dd><code>").append(esc(ta.metric())).append("</code> (")
                         .append(esc(unit)).append(", ").append(esc(ta.better().name().toLowerCase(java.util.Locale.ROOT)))
                         .append(" is better)</dd>\n");
-                b.append("<dt>Noise floor</dt><dd id=\"noise-floor\">").append(esc(SessionReport.pct(
-                        ta.noiseFloor().noiseFloorPct()))).append(" (").append(esc(ta.noiseFloor().source().label()))
-                        .append(")</dd>\n");
+                b.append("<dt>A/A band</dt><dd id=\"noise-floor\">").append(esc(SessionReport.band(ta)))
+                        .append("; margin of this task's verdicts ").append(esc(fmt("%.2f %%",
+                                ta.humanVsBaseline().marginPct()))).append("</dd>\n");
                 b.append("<dt>Replay</dt><dd>").append(esc(ta.replayValidity().label()))
-                        .append(" (human vs baseline ").append(Html.verdict(ta.humanVsBaseline().verdict().label()))
+                        .append(" (human vs baseline ").append(Html.verdict(ta.humanVsBaseline()))
                         .append(")</dd>\n");
+                b.append("<dt>Hardware</dt><dd id=\"task-hardware\"><code>").append(esc(r.hardware() == null
+                        ? "not recorded" : r.hardware())).append("</code></dd>\n");
                 b.append("<dt>Method</dt><dd>").append(esc(config.shortText())).append("</dd>\n");
                 b.append("</dl></section>\n");
                 charts(b, t, ta, unit);
                 armTable(b, t, ta);
                 deltas(b, ta);
+                exclusions(b, ta);
                 rounds(b, t);
                 otherMetrics(b, t, ta.metric());
             }
@@ -780,10 +838,10 @@ public final class HtmlReport {
             }
             ArmSummary base = ta.summaries().get("baseline");
             b.append("<h2 id=\"rounds-chart\">Rounds per arm</h2>\n<p class=\"note\">A dot per measured round, a bar at "
-                    + "the median; the shaded band is the A/A noise floor around the baseline median.</p>\n");
+                    + "the median; the shaded band is the A/A band around the baseline median.</p>\n");
             b.append(Svg.strip(ta.metric() + " per round and arm", ta.metric() + " (" + unit + ", "
                             + ta.better().name().toLowerCase(java.util.Locale.ROOT) + " is better)", series,
-                    base == null ? null : base.median(), ta.noiseFloor().noiseFloorPct()));
+                    base == null ? null : base.median(), ta.noiseBand().bandPct()));
             List<Svg.Interval> iv = new ArrayList<>();
             Comparison hb = ta.humanVsBaseline();
             iv.add(interval("human vs baseline", "human", hb));
@@ -793,11 +851,11 @@ public final class HtmlReport {
             for (AgentOutcome o : ta.agents()) {
                 iv.add(interval(o.agent() + " vs human", o.agent(), o.vsHuman()));
             }
-            b.append("<h2 id=\"speedups\">Speedups with the bootstrap CI</h2>\n<p class=\"note\">Square: ratio of "
-                    + "medians oriented so &gt; 1 is better; whiskers: ").append(esc(fmt("%.0f %%",
-                    config.confidence() * 100))).append(" percentile bootstrap CI; grey band: the tie band "
-                    + "|Δ| ≤ max(noise floor, minimum effect).</p>\n");
-            b.append(Svg.intervals("Speedups of task " + t.result().taskId(), iv, hb.thresholdPct()));
+            b.append("<h2 id=\"speedups\">Speedups with their CI (paired rounds)</h2>\n<p class=\"note\">Square: the "
+                    + "geometric mean of the per-round ratios against the same round's baseline, oriented so &gt; 1 is "
+                    + "better; whiskers: ").append(esc(fmt("%.0f %%", config.confidence() * 100))).append(" t "
+                    + "interval; grey band: ±margin = max(A/A band, minimum effect), symmetric in log space.</p>\n");
+            b.append(Svg.intervals("Speedups of task " + t.result().taskId(), iv, hb.marginPct()));
         }
 
         /** Every other metric the rounds produced: samples per arm and round, the median; no verdicts. */
@@ -838,8 +896,8 @@ public final class HtmlReport {
         private void armTable(StringBuilder b, NativeTask t, TaskAnalysis ta) {
             SessionAnalysis.TaskResult r = t.result();
             b.append("<h2 id=\"arms\">Arms</h2>\n<table id=\"arm-table\">\n");
-            b.append(th("arm", "runs", "n", "median", "CV", "speedup vs baseline [95% CI]", "p", "verdict",
-                    "speedup vs human [95% CI]", "p", "verdict", "opt_base", "opt_human", "outcomes"));
+            b.append(th("arm", "runs", "n", "median", "CV", "speedup vs baseline [95% CI]", "pairs", "p (MWU)",
+                    "verdict", "speedup vs human [95% CI]", "p (MWU)", "verdict", "opt_base", "opt_human", "outcomes"));
             for (String arm : r.arms()) {
                 ArmSummary s = ta.summaries().get(arm);
                 SessionReport.ArmRow row = SessionReport.ArmRow.of(r, ta, arm);
@@ -855,13 +913,12 @@ public final class HtmlReport {
                         .append(cell("median", s == null ? "—" : SessionReport.num(s.median())))
                         .append(td(s == null ? "—" : SessionReport.pct(s.cvPct())))
                         .append(cell("speedup-vs-baseline", SessionReport.speedup(vb)))
+                        .append(td(SessionReport.pairs(vb)))
                         .append(td(SessionReport.p(vb)))
-                        .append("<td data-key=\"verdict-vs-baseline\">").append(vb == null ? "—"
-                                : Html.verdict(vb.verdict().label())).append("</td>")
+                        .append("<td data-key=\"verdict-vs-baseline\">").append(Html.verdict(vb)).append("</td>")
                         .append(cell("speedup-vs-human", SessionReport.speedup(vh)))
                         .append(td(SessionReport.p(vh)))
-                        .append("<td data-key=\"verdict-vs-human\">").append(vh == null ? "—"
-                                : Html.verdict(vh.verdict().label())).append("</td>")
+                        .append("<td data-key=\"verdict-vs-human\">").append(Html.verdict(vh)).append("</td>")
                         .append(td(ob)).append(td(oh)).append(td(outs.isEmpty() ? "—" : outs.toString()))
                         .append("</tr>\n");
             }
@@ -873,10 +930,15 @@ public final class HtmlReport {
         }
 
         private void deltas(StringBuilder b, TaskAnalysis ta) {
-            b.append("<h2 id=\"deltas\">3-way deltas</h2>\n<p class=\"note\">Δ % = improvement of the medians, "
-                    + "positive = better; the verdict needs |Δ| above the threshold and a CI that excludes 1.</p>\n");
-            b.append("<table>\n").append(th("comparison", "Δ %", "threshold %", "verdict", "why"));
+            b.append("<h2 id=\"deltas\">3-way deltas</h2>\n<p class=\"note\">Δ % = the paired estimate as an "
+                    + "improvement, positive = better. Better/worse: the CI excludes 1 and the estimate lies beyond "
+                    + "the margin; equivalent: the TOST interval lies inside ±margin; otherwise inconclusive.</p>\n");
+            b.append("<table id=\"deltas-table\">\n").append(th("comparison", "Δ %", "margin %", "pairs",
+                    "variance", "verdict", "why"));
             List<Comparison> cs = new ArrayList<>();
+            if (ta.aa() != null) {
+                cs.add(ta.aa());
+            }
             cs.add(ta.humanVsBaseline());
             for (AgentOutcome o : ta.agents()) {
                 cs.add(o.vsBaseline());
@@ -884,9 +946,27 @@ public final class HtmlReport {
             }
             for (Comparison c : cs) {
                 b.append("<tr><td>").append(esc(c.arm() + " vs " + c.reference())).append("</td>")
-                        .append(td(MarkdownReport.pct(c.deltaPct()))).append(td(fmt("%.1f", c.thresholdPct())))
-                        .append("<td>").append(Html.verdict(c.verdict().label())).append("</td>")
+                        .append(td(MarkdownReport.pct(c.deltaPct()))).append(td(fmt("%.2f", c.marginPct())))
+                        .append(td(SessionReport.pairs(c))).append(td(c.variance().label()))
+                        .append("<td>").append(Html.verdict(c)).append("</td>")
                         .append(td(c.reason())).append("</tr>\n");
+            }
+            b.append("</table>\n");
+        }
+
+        /** The rounds kept out of every comparison, with the reason. */
+        private void exclusions(StringBuilder b, TaskAnalysis ta) {
+            b.append("<h2 id=\"excluded\">Excluded rounds</h2>\n");
+            if (ta.exclusions().isEmpty()) {
+                b.append("<p>None: every successful run did the baseline's work, lost no request and ran on the task's "
+                        + "hardware.</p>\n");
+                return;
+            }
+            b.append("<table id=\"excluded-rounds\">\n").append(th("round", "arm", "cause", "what differed"));
+            for (io.isobench.analysis.RoundExclusion e : ta.exclusions()) {
+                b.append("<tr>").append(td(e.round() + 1)).append("<td>").append(Html.armLabel(e.arm(),
+                        colours.of(e.arm()))).append("</td>").append(td(e.cause().label())).append(td(nz(e.detail())))
+                        .append("</tr>\n");
             }
             b.append("</table>\n");
         }
@@ -1162,23 +1242,16 @@ public final class HtmlReport {
         }
     }
 
-    /** Per-agent counters of the overview. */
-    private static final class AgentRow {
+    /** Per-agent patch outcomes over every native task of the overview (replay-valid or not). */
+    private static final class PatchRow {
         final String arm;
         int tasks;
         int applied;
         int crashed;
         int incorrect;
         int measured;
-        int optBase;
-        int optHuman;
-        /** better, tie, worse, inconclusive, failed, incorrect. */
-        final int[] vsBaseline = new int[6];
-        final int[] vsHuman = new int[6];
-        final List<Double> speedupsBase = new ArrayList<>();
-        final List<Double> speedupsHuman = new ArrayList<>();
 
-        AgentRow(String arm) {
+        PatchRow(String arm) {
             this.arm = arm;
         }
 
@@ -1195,52 +1268,10 @@ public final class HtmlReport {
                 incorrect++;
             }
             TaskAnalysis ta = r.analysis();
-            if (ta == null) {
-                return;
-            }
-            ArmSummary s = ta.summaries().get(arm);
+            ArmSummary s = ta == null ? null : ta.summaries().get(arm);
             if (s != null && s.n() > 0) {
                 measured++;
             }
-            AgentOutcome o = ta.agent(arm).orElse(null);
-            if (o == null) {
-                return;
-            }
-            vsBaseline[slot(o.vsBaseline().verdict())]++;
-            vsHuman[slot(o.vsHuman().verdict())]++;
-            optBase += o.optBase() ? 1 : 0;
-            optHuman += o.optHuman() ? 1 : 0;
-            if (o.vsBaseline().speedup() != null) {
-                speedupsBase.add(o.vsBaseline().speedup());
-            }
-            if (o.vsHuman().speedup() != null) {
-                speedupsHuman.add(o.vsHuman().speedup());
-            }
-        }
-
-        private static int slot(Verdict v) {
-            return switch (v) {
-                case BETTER -> 0;
-                case TIE -> 1;
-                case WORSE -> 2;
-                case INCONCLUSIVE -> 3;
-                case FAILED -> 4;
-                case INCORRECT -> 5;
-            };
-        }
-
-        String counts(int[] c) {
-            return c[0] + " / " + c[1] + " / " + c[2] + " / " + c[3] + " / " + c[4] + " / " + c[5];
-        }
-
-        String medianText(List<Double> v) {
-            if (v.isEmpty()) {
-                return "—";
-            }
-            io.isobench.analysis.MedianCi m = io.isobench.analysis.MedianCi.of(
-                    v.stream().mapToDouble(Double::doubleValue).toArray(), StatsConfig.defaults());
-            return m.n() == 1 ? fmt("%.3f× (1 task)", m.median())
-                    : fmt("%.3f× [%.3f, %.3f] (%d tasks)", m.median(), m.low(), m.high(), m.n());
         }
     }
 }

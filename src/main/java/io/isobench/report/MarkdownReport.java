@@ -65,6 +65,7 @@ public final class MarkdownReport {
 
     /** Native sessions (rows with rounds: the verdicts of DESIGN §6), after the legacy sections; none → nothing. */
     private static void writeNativeSessions(Store store, Options options, Writer out) throws IOException {
+        List<io.isobench.analysis.Leaderboard.Session> sessions = new java.util.ArrayList<>();
         for (io.isobench.store.SessionRecord s : store.sessions()) {
             io.isobench.analysis.SessionAnalysis a = io.isobench.analysis.SessionAnalysis.of(store, s.sessionId(),
                     io.isobench.analysis.StatsConfig.defaults());
@@ -81,6 +82,14 @@ public final class MarkdownReport {
             SessionReport.section(a, sb);
             SessionReport.environments(store, s.sessionId(), sb);
             SessionReport.skipped(s.suiteJson(), sb);
+            out.write(sb.toString());
+            sessions.add(new io.isobench.analysis.Leaderboard.Session(s.sessionId(), s.startedAt(),
+                    "complete".equals(s.status()), a));
+        }
+        if (!sessions.isEmpty()) {
+            StringBuilder sb = new StringBuilder("\n");
+            SessionReport.leaderboard(io.isobench.analysis.Leaderboard.of(sessions,
+                    io.isobench.analysis.StatsConfig.defaults()), sb, "##");
             out.write(sb.toString());
         }
         out.flush();
@@ -313,7 +322,7 @@ public final class MarkdownReport {
             }
             c.add("Single runs carry no noise estimate: a ±" + fmt1(options.bandPct()) + " % band is a convention, "
                     + "not a confidence interval. Native isobench sessions (repeated, interleaved rounds) report "
-                    + "verdicts with bootstrap CIs and a measured noise floor instead.");
+                    + "verdicts over paired rounds (better / equivalent / worse / inconclusive) with a measured A/A band instead.");
             for (String s : c) {
                 line("- " + s);
             }

@@ -377,6 +377,8 @@ final class ReportModel implements AutoCloseable {
                 case RESOURCES_INSUFFICIENT -> "run on a machine with enough GPUs";
                 case BAD_PERF_COMMAND, NO_PERF_COMMAND -> "fix the task's perf_command, then rerun all arms";
                 case NO_METRICS -> "check the benchmark client/output of the " + arm + " arm, then rerun";
+                case REQUESTS_FAILED -> "read the server log of the " + arm + " arm: requests failed, so the run did "
+                        + "less work than the others";
                 case TIMEOUT, SERVER_START_TIMEOUT -> "rerun the " + arm + " arm with a longer timeout";
                 case SERVER_CRASHED, CUDA_ERROR -> arm.equals("agent") ? "agent outcome (patch breaks the engine)"
                         : "investigate the " + arm + " crash";

@@ -17,10 +17,11 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The Markdown section for a native session (DESIGN §6, §10): per task and arm n, median, CV, speedup vs baseline
- * and vs human with the 95 % CI, the Mann-Whitney p-value, the verdict, noise floor, replay validity,
- * opt_base/opt_human and the method receipt; agent outcomes (PATCH_FAILED, EMPTY_PATCH, SERVER_CRASHED,
- * OUTPUT_MISMATCH…) counted apart from the measurements.
+ * The Markdown section for a native session (docs/statistics.md, DESIGN §10): the hardware fingerprint; per task the
+ * A/A band, replay validity and per arm n, median, CV, the paired speedup vs baseline and vs human with the 95 % CI,
+ * the verdict (better / equivalent / worse / inconclusive with its reason / failed / incorrect), opt_base/opt_human;
+ * the rounds excluded with their reasons; the correctness gates with the rule that decided and the calibrated floor;
+ * agent outcomes (PATCH_FAILED, EMPTY_PATCH, SERVER_CRASHED, OUTPUT_MISMATCH…) counted apart; the leaderboard.
  */
 public final class SessionReport {
 
@@ -36,8 +37,12 @@ public final class SessionReport {
         if (s != null) {
             sb.append(String.format(Locale.ROOT, "Machine: %s (%s), GPU: %s. Started %s, ended %s, plan seed %s.%n%n",
                     s.host(), s.cpu(), s.gpu(), s.startedAt(), s.endedAt() == null ? "—" : s.endedAt(), s.seed()));
+            sb.append(hardware(s)).append("\n\n");
         }
         section(a, sb);
+        leaderboard(io.isobench.analysis.Leaderboard.of(List.of(new io.isobench.analysis.Leaderboard.Session(
+                sessionId, s == null ? null : s.startedAt(), s != null && "complete".equals(s.status()), a)),
+                a.config()), sb, "###");
         environments(store, sessionId, sb);
         if (s != null) {
             skipped(s.suiteJson(), sb);
@@ -54,21 +59,24 @@ public final class SessionReport {
     public static void section(SessionAnalysis a, StringBuilder sb) {
         sb.append("## Native session ").append(a.sessionId()).append("\n\n");
         sb.append("Method: ").append(a.config().describe()).append("\n\n");
-        sb.append("| task | mode | metric | replay | noise floor | arms | agent verdicts vs human |\n");
-        sb.append("|---|---|---|---|---|---|---|\n");
+        sb.append("| task | mode | metric | replay | A/A band | human vs baseline | agents vs baseline | excluded rounds |"
+                + " hardware |\n");
+        sb.append("|---|---|---|---|---|---|---|---|---|\n");
         for (SessionAnalysis.TaskResult t : a.tasks()) {
             TaskAnalysis ta = t.analysis();
             StringBuilder verdicts = new StringBuilder();
             if (ta != null) {
                 for (AgentOutcome o : ta.agents()) {
                     verdicts.append(o.agent().substring("agent:".length())).append(": ")
-                            .append(o.vsHuman().verdict().label()).append("; ");
+                            .append(o.vsBaseline().verdictText()).append("; ");
                 }
             }
-            sb.append(String.format(Locale.ROOT, "| %s | %s | `%s` | %s | %s | %d | %s |%n", t.taskId(), t.mode(),
-                    ta == null ? "—" : ta.metric(), ta == null ? "—" : ta.replayValidity().label(),
-                    ta == null ? "—" : pct(ta.noiseFloor().noiseFloorPct()), t.arms().size(),
-                    verdicts.isEmpty() ? "—" : verdicts.substring(0, verdicts.length() - 2)));
+            sb.append(String.format(Locale.ROOT, "| %s | %s | `%s` | %s | %s | %s | %s | %s | %s |%n", t.taskId(),
+                    t.mode(), ta == null ? "—" : ta.metric(), ta == null ? "—" : ta.replayValidity().label(),
+                    ta == null ? "—" : band(ta), ta == null ? "—" : ta.humanVsBaseline().verdictText(),
+                    verdicts.isEmpty() ? "—" : verdicts.substring(0, verdicts.length() - 2),
+                    ta == null ? "—" : Integer.toString(ta.exclusions().size()),
+                    t.hardware() == null ? "—" : "`" + t.hardware() + "`"));
         }
         sb.append('\n');
         for (SessionAnalysis.TaskResult t : a.tasks()) {
@@ -100,12 +108,86 @@ public final class SessionReport {
         agentSummary(a, sb);
     }
 
+    /** The A/A band of a task with the A/A check's verdict: {@code 0.4 % (A/A: equivalent)}, or "not measured". */
+    static String band(TaskAnalysis ta) {
+        if (ta.aa() == null) {
+            return "not measured (no A/A arm)";
+        }
+        return pct(ta.noiseBand().bandPct()) + " (A/A: " + ta.aa().verdictText() + ")";
+    }
+
+    /** The hardware fingerprint recorded with the session (machine JSON), one line. */
+    static String hardware(SessionRecord s) {
+        try {
+            com.fasterxml.jackson.databind.JsonNode m = new com.fasterxml.jackson.databind.ObjectMapper()
+                    .readTree(s.machineJson() == null ? "{}" : s.machineJson());
+            com.fasterxml.jackson.databind.JsonNode h = m.path("hardware");
+            if (!h.isObject()) {
+                return "Hardware fingerprint: not recorded (cluster executors: the nodes are not fingerprinted).";
+            }
+            StringBuilder b = new StringBuilder("Hardware fingerprint `").append(m.path("hardware_id").asText())
+                    .append("`: ");
+            List<String> parts = new java.util.ArrayList<>();
+            h.fields().forEachRemaining(e -> parts.add(e.getKey() + " " + (e.getValue().isNull() ? "—"
+                    : e.getValue().asText())));
+            b.append(String.join(", ", parts)).append('.');
+            if (m.path("arms_at_once").asBoolean(false)) {
+                b.append(" Arms of one task were allowed to run at the same time (--allow-cross-gpu).");
+            }
+            return b.toString();
+        } catch (IOException e) {
+            return "Hardware fingerprint: unreadable machine record.";
+        }
+    }
+
     /**
-     * Per agent over the session's tasks: how many patches were better than the baseline, tie/worse/inconclusive,
-     * incorrect (failed a correctness, accuracy or review gate: never counted as faster), flagged by the patch
-     * review, crashed or failed to run, and did not apply (PATCH_FAILED / EMPTY_PATCH). Each patch is counted in
-     * exactly one of the outcome columns (precedence: did not apply, incorrect, crashed, measured); "suspicious" is
-     * counted beside them.
+     * The agent leaderboard (docs/statistics.md, "Leaderboards"): replay-valid tasks only, one entry per task per
+     * hardware, verdicts kept apart, failed and incorrect arms never in a speedup median, expected false wins.
+     */
+    public static void leaderboard(io.isobench.analysis.Leaderboard board, StringBuilder sb, String heading) {
+        sb.append(heading).append(" Agent leaderboard (replay-valid tasks only)\n\n");
+        if (board.agents().isEmpty()) {
+            sb.append("No agent arms.\n\n");
+            return;
+        }
+        sb.append("| agent | tasks | valid tasks | vs baseline: better / equivalent / worse / inconclusive / failed /"
+                + " incorrect | false wins expected by chance | vs human: better / equivalent / worse / inconclusive /"
+                + " failed / incorrect | opt_base | opt_human | median speedup vs baseline [95% CI] |\n");
+        sb.append("|---|---|---|---|---|---|---|---|---|\n");
+        for (io.isobench.analysis.Leaderboard.AgentRow r : board.agents()) {
+            sb.append(String.format(Locale.ROOT, "| %s | %d | %d | %s | %.2f (of %d tests) | %s | %s | %s | %s |%n",
+                    r.agent().substring("agent:".length()), r.tasks(), r.validTasks(),
+                    io.isobench.analysis.Leaderboard.AgentRow.counts(r.vsBaseline()), r.expectedFalseWins(),
+                    r.speedTests(), io.isobench.analysis.Leaderboard.AgentRow.counts(r.vsHuman()),
+                    ratio(r.optBase(), r.validTasks()), ratio(r.optHuman(), r.validTasks()),
+                    medianText(r.speedupVsBaseline())));
+        }
+        sb.append('\n').append("Rule: ").append(io.isobench.analysis.Leaderboard.RULE).append(". False wins expected by "
+                + "chance = tests (comparisons vs baseline with a verdict about speed) × the one-sided false-positive "
+                + "rate of a verdict, (1 − confidence) / 2.");
+        if (board.dropped() > 0) {
+            sb.append(" ").append(board.dropped()).append(" older measurement(s) of the same task on the same hardware"
+                    + " are not counted.");
+        }
+        sb.append("\n\n");
+    }
+
+    private static String ratio(int k, int n) {
+        return n == 0 ? "—" : String.format(Locale.ROOT, "%d/%d", k, n);
+    }
+
+    static String medianText(io.isobench.analysis.MedianCi m) {
+        if (m == null) {
+            return "—";
+        }
+        return m.n() == 1 ? String.format(Locale.ROOT, "%.3f× (1 task)", m.median())
+                : String.format(Locale.ROOT, "%.3f× [%.3f, %.3f] (%d tasks)", m.median(), m.low(), m.high(), m.n());
+    }
+
+    /**
+     * Per agent over the session's tasks (replay-valid or not): every patch counted in exactly one outcome column
+     * (precedence: did not apply, incorrect, crashed or failed to run, then its verdict vs baseline: better,
+     * equivalent, worse, inconclusive); "suspicious" is counted beside them.
      */
     static void agentSummary(SessionAnalysis a, StringBuilder sb) {
         Map<String, int[]> counts = new java.util.LinkedHashMap<>();
@@ -114,42 +196,46 @@ public final class SessionReport {
                 if (!arm.startsWith("agent:")) {
                     continue;
                 }
-                int[] c = counts.computeIfAbsent(arm.substring("agent:".length()), k -> new int[7]);
+                int[] c = counts.computeIfAbsent(arm.substring("agent:".length()), k -> new int[10]);
                 c[0]++;
                 Map<String, Integer> oc = t.outcomes().getOrDefault(arm, Map.of());
                 boolean notApplied = oc.containsKey("PATCH_FAILED") || oc.containsKey("EMPTY_PATCH");
                 AgentOutcome o = t.analysis() == null ? null : t.analysis().agent(arm).orElse(null);
                 if (notApplied) {
-                    c[6]++;
+                    c[9]++;
                 } else if (t.incorrect().contains(arm)) {
-                    c[3]++;
-                } else if (o == null || o.vsBaseline().verdict() == io.isobench.analysis.Verdict.FAILED) {
                     c[5]++;
-                } else if (o.vsBaseline().verdict() == io.isobench.analysis.Verdict.BETTER) {
-                    c[1]++;
+                } else if (o == null || o.vsBaseline().verdict() == io.isobench.analysis.Verdict.FAILED) {
+                    c[8]++;
                 } else {
-                    c[2]++;
+                    switch (o.vsBaseline().verdict()) {
+                        case BETTER -> c[1]++;
+                        case EQUIVALENT -> c[2]++;
+                        case WORSE -> c[3]++;
+                        default -> c[4]++;
+                    }
                 }
                 if (t.findings().containsKey(arm)) {
-                    c[4]++;
+                    c[6]++;
                 }
             }
         }
-        sb.append("### Agent summary\n\n");
+        sb.append("### Agent summary (every patch of the session)\n\n");
         if (counts.isEmpty()) {
             sb.append("No agent arms in this session.\n\n");
             return;
         }
-        sb.append("| agent | patches | better than baseline | tie / worse / inconclusive | incorrect (correctness,"
+        sb.append("| agent | patches | better than baseline | equivalent | worse | inconclusive | incorrect (correctness,"
                 + " accuracy or review gate) | suspicious patch (review findings) | crashed / failed to run |"
-                + " did not apply / empty |\n|---|---|---|---|---|---|---|---|\n");
+                + " did not apply / empty |\n|---|---|---|---|---|---|---|---|---|---|\n");
         for (Map.Entry<String, int[]> e : counts.entrySet()) {
             int[] c = e.getValue();
-            sb.append(String.format(Locale.ROOT, "| %s | %d | %d | %d | %d | %d | %d | %d |%n", e.getKey(), c[0], c[1],
-                    c[2], c[3], c[4], c[5], c[6]));
+            sb.append(String.format(Locale.ROOT, "| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d |%n", e.getKey(),
+                    c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[8], c[9]));
         }
         sb.append("\nAn incorrect patch is never counted as faster, whatever its speed; it is counted apart from"
-                + " crashes and patches that did not apply.\n\n");
+                + " crashes and patches that did not apply. Verdicts here include tasks whose replay is not valid; the"
+                + " leaderboard counts replay-valid tasks only.\n\n");
     }
 
     /** Per task and arm: the greedy-output gate, exact-match rates, accuracy and patch-review findings. */
@@ -158,17 +244,29 @@ public final class SessionReport {
             return;
         }
         sb.append("Correctness and integrity:\n\n");
-        sb.append("| arm | correctness | exact match vs baseline | vs human | first divergence (char) | accuracy |"
-                + " integrity findings | why |\n|---|---|---|---|---|---|---|---|\n");
+        if (!t.calibration().isEmpty()) {
+            sb.append("Tolerance calibration (the baseline's probes in two server starts, at batch size 1 and ")
+                    .append(t.calibration().getOrDefault("batch_size", "8")).append("): ");
+            List<String> parts = new java.util.ArrayList<>();
+            t.calibration().forEach((k, v) -> parts.add(k.replace('_', ' ') + " " + (v instanceof Double d
+                    ? String.format(Locale.ROOT, "%.3g", d) : v)));
+            sb.append(cell(String.join(", ", parts))).append(".\n\n");
+        }
+        sb.append("| arm | correctness | rule | exact match vs baseline | vs human | first divergence (char) | accuracy |"
+                + " integrity findings | why |\n|---|---|---|---|---|---|---|---|---|\n");
         for (String arm : t.arms()) {
+            if (arm.equals(io.isobench.Arm.BASELINE_AA.label())) {
+                continue; // the baseline's code: its second check is the calibration above
+            }
             SessionAnalysis.ArmCorrectness c = t.correctness(arm);
             List<String> f = t.findings().getOrDefault(arm, List.of());
             String acc = c.accuracyOutcome() == null ? "—" : c.accuracyOutcome()
                     + (c.accuracyScore() == null ? "" : String.format(Locale.ROOT, " (%.4g)", c.accuracyScore()));
             String why = !c.gateFailures().isEmpty() ? String.join("; ", c.gateFailures())
                     : c.reason() == null ? "—" : c.reason();
-            sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s |%n", arm,
-                    t.incorrect().contains(arm) ? "**incorrect**: " + c.label() : c.label(), rate(c.exactMatchVsBaseline()),
+            sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", arm,
+                    t.incorrect().contains(arm) ? "**incorrect**: " + c.label() : c.label(),
+                    c.rule() == null ? "—" : c.rule(), rate(c.exactMatchVsBaseline()),
                     rate(c.exactMatchVsHuman()), c.firstDivergenceChar() == null ? "—"
                             : String.format(Locale.ROOT, "%.0f", c.firstDivergenceChar()), acc,
                     f.isEmpty() ? "—" : "`SUSPICIOUS_PATCH`: " + cell(String.join("; ", f)), cell(why)));
@@ -195,11 +293,11 @@ public final class SessionReport {
             return;
         }
         sb.append(String.format(Locale.ROOT,
-                "Metric `%s` (%s is better). Noise floor %s (%s). Replay: **%s** (human vs baseline %s).%n%n",
-                ta.metric(), ta.better().name().toLowerCase(Locale.ROOT), pct(ta.noiseFloor().noiseFloorPct()),
-                ta.noiseFloor().source().label(), ta.replayValidity().label(), ta.humanVsBaseline().verdict().label()));
-        sb.append("| arm | runs | n | median | CV | speedup vs baseline [95% CI] | p | verdict | speedup vs human "
-                + "[95% CI] | p | verdict | opt_base | opt_human | outcomes |\n");
+                "Metric `%s` (%s is better). A/A band %s. Replay: **%s** (human vs baseline %s). Hardware `%s`.%n%n",
+                ta.metric(), ta.better().name().toLowerCase(Locale.ROOT), band(ta), ta.replayValidity().label(),
+                ta.humanVsBaseline().verdictText(), t.hardware() == null ? "not recorded" : t.hardware()));
+        sb.append("| arm | runs | n | median | CV | speedup vs baseline [95% CI] | pairs | p (MWU) | verdict | speedup"
+                + " vs human [95% CI] | verdict | opt_base | opt_human | outcomes |\n");
         sb.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (String arm : t.arms()) {
             ArmSummary s = ta.summaries().get(arm);
@@ -212,9 +310,24 @@ public final class SessionReport {
             sb.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n",
                     arm, t.runs().getOrDefault(arm, 0), s == null ? "0" : Integer.toString(s.n()),
                     s == null ? "—" : num(s.median()), s == null ? "—" : pct(s.cvPct()),
-                    speedup(vb), p(vb), verdict(vb), speedup(vh), p(vh), verdict(vh), ob, oh,
+                    speedup(vb), pairs(vb), p(vb), verdict(vb), speedup(vh), verdict(vh), ob, oh,
                     outs.isEmpty() ? "—" : outs));
         }
+        if (ta.exclusions().isEmpty()) {
+            sb.append("\nExcluded rounds: none (every successful run did the baseline's work, lost no request and ran on"
+                    + " the task's hardware).\n");
+        } else {
+            sb.append("\nExcluded rounds (kept out of every comparison):\n\n");
+            for (io.isobench.analysis.RoundExclusion e : ta.exclusions()) {
+                sb.append("- ").append(cell(e.oneLine())).append('\n');
+            }
+        }
+        sb.append("\nWhy, per comparison: ").append(cell(ta.humanVsBaseline().arm() + " vs baseline: "
+                + ta.humanVsBaseline().reason()));
+        for (AgentOutcome o : ta.agents()) {
+            sb.append("; ").append(cell(o.agent() + " vs baseline: " + o.vsBaseline().reason()));
+        }
+        sb.append(".\n");
         sb.append('\n');
         correctness(t, sb);
     }
@@ -232,13 +345,15 @@ public final class SessionReport {
             String oh = "—";
             if (arm.equals("human")) {
                 vb = ta.humanVsBaseline();
+            } else if (arm.equals(io.isobench.Arm.BASELINE_AA.label())) {
+                vb = ta.aa();
             } else if (arm.startsWith("agent:")) {
                 AgentOutcome o = ta.agent(arm).orElse(null);
                 if (o != null) {
                     vb = o.vsBaseline();
                     vh = o.vsHuman();
-                    ob = o.optBase() ? "yes" : "no";
-                    oh = o.optHuman() ? "yes" : "no";
+                    ob = yesNo(o.optBase());
+                    oh = yesNo(o.optHuman());
                 }
             }
             StringBuilder outs = new StringBuilder();
@@ -351,7 +466,16 @@ public final class SessionReport {
     }
 
     static String verdict(Comparison c) {
-        return c == null ? "—" : "**" + c.verdict().label() + "**";
+        return c == null ? "—" : "**" + c.verdict().label() + "**"
+                + (c.inconclusiveReason() == null ? "" : ": " + c.inconclusiveReason().label());
+    }
+
+    static String pairs(Comparison c) {
+        if (c == null) {
+            return "—";
+        }
+        return c.pairs() + (c.pairsDropped() + c.roundsExcluded() == 0 ? ""
+                : String.format(Locale.ROOT, " (%d dropped, %d excluded)", c.pairsDropped(), c.roundsExcluded()));
     }
 
     static String num(Double v) {
@@ -360,5 +484,10 @@ public final class SessionReport {
 
     static String pct(Double v) {
         return v == null ? "—" : String.format(Locale.ROOT, "%.1f %%", v);
+    }
+
+    /** yes / no, or "—" when undefined (opt_base and opt_human exist on replay-valid tasks only). */
+    static String yesNo(Boolean b) {
+        return b == null ? "—" : b ? "yes" : "no";
     }
 }

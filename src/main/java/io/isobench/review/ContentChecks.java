@@ -70,8 +70,10 @@ final class ContentChecks {
 
     private static final Pattern DOTTED = Pattern.compile("[A-Za-z_]\\w*(?:\\s*\\.\\s*[A-Za-z_]\\w*)*");
     private static final Pattern WORD = Pattern.compile("[A-Za-z_]\\w*");
-    private static final Pattern GET_CALL = Pattern.compile("\\.(?:get|setdefault|pop|__getitem__|__contains__)\\s*\\(");
-    private static final Pattern IN_EXPR = Pattern.compile("([\\w.()\\[\\]]+)\\s+(?:not\\s+)?in\\s+(?:self\\.|cls\\.)?$");
+    private static final Pattern GET_CALL =
+            Pattern.compile("\\.(?:get|setdefault|pop|__getitem__|__contains__)\\s*\\(");
+    private static final Pattern IN_EXPR =
+            Pattern.compile("([\\w.()\\[\\]]+)\\s+(?:not\\s+)?in\\s+(?:self\\.|cls\\.)?$");
 
     private ContentChecks() {
     }

@@ -82,8 +82,8 @@ public record RunRecord(
 
     /** This run with another {@code extraJson}. */
     public RunRecord withExtraJson(String json) {
-        return new RunRecord(runId, sessionId, kind, commit, commitShort, agent, arm, round, status, failure, mode, model,
-                pipeline, sourceId, primaryMetric, primaryValue, primaryOrigin, workload, startedAt, durationMs,
+        return new RunRecord(runId, sessionId, kind, commit, commitShort, agent, arm, round, status, failure, mode,
+                model, pipeline, sourceId, primaryMetric, primaryValue, primaryOrigin, workload, startedAt, durationMs,
                 engineVersion, envRef, argvJson, logArtifact, notes, json, metrics);
     }
 

@@ -49,10 +49,16 @@ public record Recipe(String name, Kind kind, Map<String, String> params, List<St
         arms = List.copyOf(arms);
     }
 
-    /** Whether this recipe applies to the arm {@code armLabel} (baseline, human, agent:NAME) of task {@code taskId}. */
+    /**
+     * Whether this recipe applies to the arm {@code armLabel} (baseline, human, agent:NAME) of task {@code taskId}.
+     * The A/A arm ({@code baseline-aa}) is the baseline started again: it gets exactly the baseline's recipes.
+     */
     public boolean appliesTo(String taskId, String armLabel) {
         if (!tasks.isEmpty() && !tasks.contains(taskId)) {
             return false;
+        }
+        if (armLabel.equals(io.isobench.Arm.BASELINE_AA.label())) {
+            armLabel = io.isobench.Arm.BASELINE.label();
         }
         if (arms.isEmpty()) {
             return true;

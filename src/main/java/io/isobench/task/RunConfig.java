@@ -4,12 +4,15 @@ import java.util.Set;
 
 /**
  * How a suite runs (DESIGN.md §4): measured rounds of interleaved arms, warm-up requests discarded before each
- * measurement, timeouts, the executor, the seed for the per-round order, and an optional first port.
+ * measurement, timeouts, the executor, the seed for the per-round order, an optional first port, and whether every
+ * round also measures the A/A arm ({@code baseline-aa}: the baseline's code started again, docs/statistics.md).
  *
  * @param portBase first server port to use; null lets isobench pick free ports
+ * @param aa       plan the A/A arm in every round (default true; {@code run.aa: false} or {@code --no-aa} turns it
+ *                 off, and verdicts then use the minimum effect alone as their margin)
  */
 public record RunConfig(int rounds, int warmupRequests, Timeouts timeouts, String executor, long seed,
-                        Integer portBase) {
+                        Integer portBase, boolean aa) {
 
     public static final Set<String> EXECUTORS = Set.of("local", "docker", "slurm", "kubernetes");
     public static final int DEFAULT_ROUNDS = 5;
@@ -29,7 +32,16 @@ public record RunConfig(int rounds, int warmupRequests, Timeouts timeouts, Strin
     }
 
     public static final RunConfig DEFAULT = new RunConfig(DEFAULT_ROUNDS, DEFAULT_WARMUP_REQUESTS, Timeouts.DEFAULT,
-            "local", DEFAULT_SEED, null);
+            "local", DEFAULT_SEED, null, true);
+
+    /** Without the A/A flag: A/A on. */
+    public RunConfig(int rounds, int warmupRequests, Timeouts timeouts, String executor, long seed, Integer portBase) {
+        this(rounds, warmupRequests, timeouts, executor, seed, portBase, true);
+    }
+
+    public RunConfig withAa(boolean on) {
+        return new RunConfig(rounds, warmupRequests, timeouts, executor, seed, portBase, on);
+    }
 
     public RunConfig {
         if (rounds < 1) {

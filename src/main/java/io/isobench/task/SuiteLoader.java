@@ -59,7 +59,7 @@ public final class SuiteLoader {
     private static final Pattern JSON_PATH = Pattern.compile("[^.\\[\\]]+(\\[\\d+])*(\\.[^.\\[\\]]+(\\[\\d+])*)*");
     private static final List<String> AGENT_KEYS = List.of("name", "model", "patches");
     private static final List<String> RUN_KEYS = List.of("rounds", "warmup_requests", "timeouts", "executor", "seed",
-            "port_base");
+            "port_base", "aa");
     private static final List<String> TIMEOUT_KEYS = List.of("server_start_s", "run_s", "build_s");
     private static final List<String> MODE_LABELS = List.of("serving", "throughput", "latency", "prefix_caching",
             "standalone");
@@ -811,6 +811,7 @@ public final class SuiteLoader {
             }
         }
         Integer port = integer(m.get("port_base"), "run.port_base", 1024, 65000);
+        Boolean aa = bool(m.get("aa"), "run.aa");
         RunConfig.Timeouts timeouts = RunConfig.Timeouts.DEFAULT;
         NodeTuple tt = m.get("timeouts");
         if (tt != null && !isNull(tt.getValueNode())) {
@@ -825,7 +826,8 @@ public final class SuiteLoader {
             }
         }
         return new RunConfig(rounds == null ? d.rounds() : rounds, warm == null ? d.warmupRequests() : warm, timeouts,
-                executor == null ? d.executor() : executor, seed == null ? d.seed() : seed, port);
+                executor == null ? d.executor() : executor, seed == null ? d.seed() : seed, port,
+                aa == null ? d.aa() : aa);
     }
 
     // --- node helpers ---

@@ -35,31 +35,53 @@ class StatsPropertiesTest {
     /** Scaling every sample by a power of two is exact in floating point: nothing may change. */
     @Property(tries = 40)
     void comparisonIsScaleInvariant(
-            @ForAll @Size(min = 3, max = 7) List<@DoubleRange(min = 90, max = 110) Double> b,
-            @ForAll @Size(min = 3, max = 7) List<@DoubleRange(min = 80, max = 105) Double> x,
+            @ForAll @Size(value = 5) List<@DoubleRange(min = 90, max = 110) Double> b,
+            @ForAll @Size(value = 5) List<@DoubleRange(min = 90, max = 110) Double> aa,
+            @ForAll @Size(value = 5) List<@DoubleRange(min = 80, max = 105) Double> x,
             @ForAll @IntRange(min = -6, max = 6) int exponent) {
-        StatsConfig cfg = StatsConfig.defaults().withBootstrap(500, 42);
         double scale = Math.scalb(1.0, exponent);
-        double[] bs = toArray(b);
-        double[] xsArr = toArray(x);
-        double[] bScaled = bs.clone();
-        double[] xScaled = xsArr.clone();
-        for (int i = 0; i < bScaled.length; i++) {
-            bScaled[i] *= scale;
-        }
-        for (int i = 0; i < xScaled.length; i++) {
-            xScaled[i] *= scale;
-        }
-        NoiseFloor floor = NoiseFloor.fromSplitRounds(bs);
-        Comparison c1 = Comparison.compute(ArmSamples.of(Arm.HUMAN, xsArr), ArmSamples.of(Arm.BASELINE, bs),
-                Better.HIGHER, floor, cfg);
-        Comparison c2 = Comparison.compute(ArmSamples.of(Arm.HUMAN, xScaled), ArmSamples.of(Arm.BASELINE, bScaled),
-                Better.HIGHER, NoiseFloor.fromSplitRounds(bScaled), cfg);
-        assertThat(c2.speedup()).isEqualTo(c1.speedup());
-        assertThat(c2.ciLowSpeedup()).isEqualTo(c1.ciLowSpeedup());
-        assertThat(c2.ciHighSpeedup()).isEqualTo(c1.ciHighSpeedup());
+        TaskAnalysis t1 = analyse(toArray(b), toArray(aa), toArray(x), 1.0);
+        TaskAnalysis t2 = analyse(toArray(b), toArray(aa), toArray(x), scale);
+        Comparison c1 = t1.humanVsBaseline();
+        Comparison c2 = t2.humanVsBaseline();
+        assertThat(c2.speedup()).isCloseTo(c1.speedup(), org.assertj.core.data.Offset.offset(1e-12));
+        assertThat(c2.ciLowSpeedup()).isCloseTo(c1.ciLowSpeedup(), org.assertj.core.data.Offset.offset(1e-12));
         assertThat(c2.pValue()).isEqualTo(c1.pValue());
         assertThat(c2.verdict()).isEqualTo(c1.verdict());
-        assertThat(c1.ciLowSpeedup()).isLessThanOrEqualTo(c1.ciHighSpeedup());
+        assertThat(c1.ciLowSpeedup()).isLessThanOrEqualTo(c1.speedup());
+        assertThat(c1.speedup()).isLessThanOrEqualTo(c1.ciHighSpeedup());
+        assertThat(c1.equivLowSpeedup()).isGreaterThanOrEqualTo(c1.ciLowSpeedup());
+    }
+
+    /** Swapping the roles of two arms inverts the speedup and mirrors better/worse. */
+    @Property(tries = 40)
+    void swappingArmsMirrorsTheVerdict(
+            @ForAll @Size(value = 6) List<@DoubleRange(min = 90, max = 110) Double> b,
+            @ForAll @Size(value = 6) List<@DoubleRange(min = 70, max = 120) Double> x) {
+        Comparison xb = Comparison.compute(ArmSamples.of(Arm.HUMAN, toArray(x)), ArmSamples.of(Arm.BASELINE,
+                toArray(b)), null, Better.LOWER, NoiseBand.none(), 0, StatsConfig.defaults());
+        Comparison bx = Comparison.compute(ArmSamples.of(Arm.HUMAN, toArray(b)), ArmSamples.of(Arm.BASELINE,
+                toArray(x)), null, Better.LOWER, NoiseBand.none(), 0, StatsConfig.defaults());
+        assertThat(bx.speedup()).isCloseTo(1 / xb.speedup(), org.assertj.core.data.Offset.offset(1e-12));
+        Verdict mirrored = switch (xb.verdict()) {
+            case BETTER -> Verdict.WORSE;
+            case WORSE -> Verdict.BETTER;
+            default -> xb.verdict();
+        };
+        assertThat(bx.verdict()).isEqualTo(mirrored);
+    }
+
+    private static TaskAnalysis analyse(double[] b, double[] aa, double[] x, double scale) {
+        return TaskAnalysis.analyse(new TaskAnalysis.Input("total_throughput_tok_s", Better.HIGHER,
+                ArmSamples.of(Arm.BASELINE, scaled(b, scale)), ArmSamples.of(Arm.BASELINE_AA, scaled(aa, scale)),
+                ArmSamples.of(Arm.HUMAN, scaled(x, scale)), List.of(), List.of()), StatsConfig.defaults());
+    }
+
+    private static double[] scaled(double[] v, double scale) {
+        double[] out = v.clone();
+        for (int i = 0; i < out.length; i++) {
+            out[i] *= scale;
+        }
+        return out;
     }
 }

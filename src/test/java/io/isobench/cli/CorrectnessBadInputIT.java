@@ -1,6 +1,7 @@
 package io.isobench.cli;
 
 import io.isobench.SharedData;
+import io.isobench.ToyRepo;
 import io.isobench.analysis.SessionAnalysis;
 import io.isobench.analysis.StatsConfig;
 import io.isobench.store.RunFilter;
@@ -11,7 +12,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.File;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
@@ -37,11 +37,9 @@ class CorrectnessBadInputIT {
     @Test
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void rejectedProbesMissingGreedyAndAFailingAccuracyCommandGetSpecificReasons() throws Exception {
-        SharedData.requireService(has("python3") && has("git") && has("setsid"),
-                "python3, git and setsid (util-linux) for the toy engine");
-        Path toy = toyEngine();
+        SharedData.requireService(ToyRepo.toolsPresent(), "python3, git and setsid (util-linux) for the toy engine");
         Path repo = dir.resolve("repo");
-        sh(dir, "bash", toy.resolve("build-repo.sh").toString(), repo.toString());
+        ToyRepo.build(repo);
         Path patches = Files.createDirectories(dir.resolve("patches"));
         patch(repo, patches.resolve("rejecter.patch"), "toyllm/entrypoints/api_server.py",
                 "max_tokens=int(body.get(\"max_tokens\") or 16),",
@@ -51,11 +49,11 @@ class CorrectnessBadInputIT {
                         + "                seed=body.get(\"seed\"),",
                 "temperature=float(body.get(\"temperature\", 1.0)) or 1.0,\n                top_p=float(body.get(\"top_p\", 1.0)),\n"
                         + "                seed=None,");
-        sh(repo, "git", "checkout", "-q", "baseline");
+        ToyRepo.run(repo, "git", "checkout", "-q", "baseline");
         Files.writeString(repo.resolve("toyllm/ACC_FAIL"), "the accuracy eval fails in this arm\n");
-        sh(repo, "git", "add", "-N", "toyllm/ACC_FAIL");
-        Files.writeString(patches.resolve("accfail.patch"), sh(repo, "git", "diff"));
-        sh(repo, "git", "reset", "-q");
+        ToyRepo.run(repo, "git", "add", "-N", "toyllm/ACC_FAIL");
+        Files.writeString(patches.resolve("accfail.patch"), ToyRepo.run(repo, "git", "diff"));
+        ToyRepo.run(repo, "git", "reset", "-q");
         Files.delete(repo.resolve("toyllm/ACC_FAIL"));
         Files.writeString(dir.resolve("acc.py"), String.join("\n",
                 "import os, sys",
@@ -128,34 +126,12 @@ class CorrectnessBadInputIT {
     }
 
     private static void patch(Path repo, Path out, String file, String from, String to) throws Exception {
-        sh(repo, "git", "checkout", "-q", "baseline");
+        ToyRepo.run(repo, "git", "checkout", "-q", "baseline");
         Path f = repo.resolve(file);
         String text = Files.readString(f, StandardCharsets.UTF_8);
         assertThat(text).as(file).contains(from);
         Files.writeString(f, text.replace(from, to), StandardCharsets.UTF_8);
-        Files.writeString(out, sh(repo, "git", "diff"));
-        sh(repo, "git", "checkout", "-q", "--", file);
-    }
-
-    private static String sh(Path cwd, String... argv) throws Exception {
-        Process p = new ProcessBuilder(argv).directory(cwd.toFile()).redirectErrorStream(true).start();
-        String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor()).as(String.join(" ", argv) + ": " + text).isZero();
-        return text;
-    }
-
-    private static Path toyEngine() {
-        Path p = Path.of("examples/toy-engine").toAbsolutePath();
-        assertThat(p.resolve("build-repo.sh")).exists();
-        return p;
-    }
-
-    private static boolean has(String program) {
-        for (String d : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-            if (Files.isExecutable(Path.of(d, program))) {
-                return true;
-            }
-        }
-        return false;
+        Files.writeString(out, ToyRepo.run(repo, "git", "diff"));
+        ToyRepo.run(repo, "git", "checkout", "-q", "--", file);
     }
 }

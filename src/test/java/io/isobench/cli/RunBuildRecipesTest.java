@@ -79,7 +79,8 @@ class RunBuildRecipesTest {
         try (Store store = Stores.open(db)) {
             List<RunRecord> runs = new ArrayList<>();
             store.forEachRun(new RunFilter(null, null, null, false), runs::add);
-            assertThat(runs).hasSize(6);
+            // checks: baseline, its repeat, human, alpha; one round of baseline, baseline-aa, human, alpha
+            assertThat(runs).hasSize(8);
             for (RunRecord r : runs) {
                 JsonNode x = json.readTree(r.extraJson());
                 JsonNode build = x.path("build");

@@ -58,10 +58,17 @@ class RunCommandTest {
         JsonNode n = new ObjectMapper().readTree(json.out());
         assertThat(n.path("rounds").asInt()).isEqualTo(2);
         assertThat(n.path("seed").asInt()).isEqualTo(3);
-        assertThat(n.path("jobs").size()).isEqualTo(2 + 2 * 2);
-        assertThat(n.path("jobs").get(2).path("argv").get(0).asText()).isEqualTo("python3");
+        // checks: baseline, its repeat, human; then 2 rounds of baseline, baseline-aa, human
+        assertThat(n.path("jobs").size()).isEqualTo(3 + 3 * 2);
+        assertThat(n.path("jobs").get(3).path("argv").get(0).asText()).isEqualTo("python3");
+        assertThat(n.path("aa").asBoolean()).isTrue();
+        assertThat(n.path("order").size()).isEqualTo(2);
+        Result noAa = cli("run", s.toString(), "--dry-run", "--format", "json", "--no-aa", "--workdir",
+                dir.resolve("w").toString());
+        assertThat(new ObjectMapper().readTree(noAa.out()).path("jobs").size()).isEqualTo(3 + 2 * 2);
         Result text = cli("run", s.toString(), "--dry-run", "--workdir", dir.resolve("w").toString());
-        assertThat(text.out()).contains("lat/baseline/r0").contains("argv python3 benchmarks/benchmark_latency.py");
+        assertThat(text.out()).contains("lat/baseline/r0").contains("lat/baseline-aa/r1")
+                .contains("argv python3 benchmarks/benchmark_latency.py").contains("  round 2: lat: ");
         assertThat(Files.exists(dir.resolve("isobench.duckdb"))).isFalse();
     }
 
@@ -105,7 +112,7 @@ class RunCommandTest {
         try (Store store = Stores.open(db)) {
             List<RunRecord> runs = new ArrayList<>();
             store.forEachRun(io.isobench.store.RunFilter.all(), runs::add);
-            assertThat(runs).hasSize(6);
+            assertThat(runs).hasSize(9); // 3 checks + 2 rounds x 3 arms
             assertThat(runs).allSatisfy(x -> assertThat(x.failure().category()).isEqualTo("ENV_MISSING"));
         }
         Result report = cli("--db", db, "report");

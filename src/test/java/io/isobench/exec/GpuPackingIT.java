@@ -81,7 +81,7 @@ class GpuPackingIT {
                 ""));
         String db = dir.resolve("db.duckdb").toString();
         String work = dir.resolve("work").toString();
-        int jobs = 2 * 2 + 2 * 2 * 3; // checks (baseline, human per task) + measured rounds
+        int jobs = 3 * 2 + 3 * 2 * 3; // checks (baseline, its repeat, human per task) + rounds of baseline, baseline-aa, human
 
         ProcessBuilder pb = Cli.builder("run", suite.toString(), "--db", db, "--session", "packed", "--workdir", work)
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD);

@@ -181,4 +181,47 @@ class JobDispatcherTest {
         assertThatThrownBy(() -> JobDispatcher.run(List.of(), 0, 1, j -> { }))
                 .isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void theArmsOfOneTaskRunOneAfterTheOtherInPlanOrder_otherTasksAlongside() {
+        List<Job> jobs = new ArrayList<>();
+        String[] arms = {"human", "baseline", "agent:a", "baseline-aa"};
+        int i = 0;
+        for (int r = 0; r < 3; r++) {
+            for (String task : new String[] {"t1", "t2", "t3"}) {
+                for (String arm : arms) {
+                    jobs.add(job(i++, task, arm, Job.Kind.MEASURE, 1));
+                }
+            }
+        }
+        Trace t = new Trace();
+        java.util.Map<String, AtomicInteger> perTask = new java.util.concurrent.ConcurrentHashMap<>();
+        List<String> overlaps = Collections.synchronizedList(new ArrayList<>());
+        JobDispatcher.run(jobs, 4, 4, false, j -> {
+            if (perTask.computeIfAbsent(j.taskId(), k -> new AtomicInteger()).incrementAndGet() > 1) {
+                overlaps.add(j.jobId());
+            }
+            t.body(j, 3);
+            perTask.get(j.taskId()).decrementAndGet();
+        });
+        assertThat(overlaps).as("two arms of one task at once").isEmpty();
+        assertThat(t.maxJobs.get()).as("tasks still run side by side").isGreaterThan(1);
+        for (String task : new String[] {"t1", "t2", "t3"}) {
+            assertThat(t.started.stream().filter(j -> j.taskId().equals(task)).map(Job::index).toList())
+                    .as("plan order within " + task).isSorted();
+        }
+        // --allow-cross-gpu: the measured runs of one task may overlap
+        Trace free = new Trace();
+        List<String> freeOverlaps = Collections.synchronizedList(new ArrayList<>());
+        java.util.Map<String, AtomicInteger> perTask2 = new java.util.concurrent.ConcurrentHashMap<>();
+        List<Job> one = jobs.stream().filter(j -> j.taskId().equals("t1")).toList();
+        JobDispatcher.run(one, 4, 4, true, j -> {
+            if (perTask2.computeIfAbsent(j.taskId(), k -> new AtomicInteger()).incrementAndGet() > 1) {
+                freeOverlaps.add(j.jobId());
+            }
+            free.body(j, 20);
+            perTask2.get(j.taskId()).decrementAndGet();
+        });
+        assertThat(freeOverlaps).isNotEmpty();
+    }
 }

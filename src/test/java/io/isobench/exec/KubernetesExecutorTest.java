@@ -9,6 +9,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.isobench.bench.Greedy;
+import io.isobench.bench.Probe;
 import io.isobench.parse.FailureCategory;
 import io.isobench.plan.Job;
 import org.junit.jupiter.api.AfterEach;
@@ -387,7 +389,27 @@ class KubernetesExecutorTest {
         pod(name, List.of(), List.of(terminated("bench", 0, "Completed")), null);
         log(name + "-x1", "bench", "isobench-greedy-outputs: [\"hello\",\"world\"]\n");
         finish(name, "Complete", null, null);
-        assertThat(f.get(20, TimeUnit.SECONDS).outputs()).containsExactly("hello", "world");
+        JobResult r = f.get(20, TimeUnit.SECONDS);
+        assertThat(r.outputs()).containsExactly("hello", "world");
+        assertThat(r.probeJson()).isNull(); // a client that prints texts only: the sequential pass alone
+    }
+
+    @Test
+    void aCheckJobKeepsBothProbePassesItsClientPrinted() throws Exception {
+        Job check = new Job(0, "t1/human/check", "t1", "human", -1, Job.Kind.CHECK, "throughput",
+                serving().argv(), List.of("--model", "facebook/opt-125m", "--num-prompts", "2", "--max-tokens", "8",
+                "--tolerance", "0.0"), Map.of(), Path.of("/x"), 600, 1800, 1, 0);
+        var f = start(executor("0chb"), check, "s7/t1/human/check", new AtomicBoolean());
+        String name = awaitJob().getMetadata().getName();
+        pod(name, List.of(), List.of(terminated("bench", 0, "Completed")), null);
+        Greedy.ProbeRun run = new Greedy.ProbeRun(List.of(Probe.text("hello"), Probe.text("world")),
+                List.of(Probe.text("hello"), Probe.text("world!")), 8);
+        log(name + "-x1", "bench", "isobench-greedy-outputs: [\"hello\",\"world\"]\n"
+                + Greedy.PROBE_MARKER + run.toJson() + "\n");
+        finish(name, "Complete", null, null);
+        JobResult r = f.get(20, TimeUnit.SECONDS);
+        assertThat(r.outputs()).containsExactly("hello", "world");
+        assertThat(Greedy.ProbeRun.fromJson(r.probeJson())).isEqualTo(run);
     }
 
     @Test

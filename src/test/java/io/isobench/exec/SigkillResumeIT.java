@@ -65,7 +65,7 @@ class SigkillResumeIT {
                 ""));
         String db = dir.resolve("db.duckdb").toString();
         String work = dir.resolve("work").toString();
-        int jobs = 3 + 3 * 3;
+        int jobs = 4 + 4 * 3; // checks: baseline, its repeat, human, alpha; 3 rounds of baseline, baseline-aa, human, alpha
 
         Process first = Cli.builder("run", suite.toString(), "--db", db, "--session", "kill-me", "--workdir", work)
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();

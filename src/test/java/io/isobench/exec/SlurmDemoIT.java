@@ -45,7 +45,7 @@ class SlurmDemoIT {
         SharedData.requireService(SlurmExecutorIT.clusterUp(), "a Slurm cluster (sbatch on PATH, slurmctld answering sinfo)");
         SharedData.requireService(Cli.has("python3") && Cli.has("git"), "python3 and git for the toy engine");
         Path work = dir.resolve("demo");
-        int jobs = 18 + 2 * 18;
+        int jobs = 21 + 2 * 21; // 21 checks (no A/A check, the baseline twice) + 2 rounds x 3 tasks x 7 arms
         long t0 = System.nanoTime();
         ProcessBuilder pb = env(Cli.builder("demo", "--executor", "slurm", "--rounds", "2", "--workdir", work.toString()));
         Process first = pb.redirectOutput(ProcessBuilder.Redirect.DISCARD).start();

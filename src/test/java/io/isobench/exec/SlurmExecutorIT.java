@@ -162,6 +162,11 @@ class SlurmExecutorIT {
         JobResult c = slurm.execute(check, Executor.Hooks.NONE);
         assertThat(c.failure()).as(c.log()).isNull();
         assertThat(c.outputs()).hasSize(3);
+        // both passes, probed from the orchestrator: one at a time, then 8 requests at once
+        io.isobench.bench.Greedy.ProbeRun probes = io.isobench.bench.Greedy.ProbeRun.fromJson(c.probeJson());
+        assertThat(probes.texts()).isEqualTo(c.outputs());
+        assertThat(probes.batchSize()).isEqualTo(8);
+        assertThat(probes.batched()).extracting(io.isobench.bench.Probe::text).isEqualTo(c.outputs());
     }
 
     @Test

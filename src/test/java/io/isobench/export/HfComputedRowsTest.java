@@ -98,8 +98,12 @@ class HfComputedRowsTest {
         assertThat(a.get("isobench_comparability")).isEqualTo("same_run");
         assertThat(a.get("isobench_status")).isEqualTo("complete_3way_same_run");
         assertThat(a.get("isobench_n_rounds")).isEqualTo(1);
-        assertThat(a.get("isobench_human_verdict")).isEqualTo("better");   // +10 %
-        assertThat(a.get("isobench_agent_verdict")).isEqualTo("tie");      // -5 % is inside the band
+        // single runs: win / tie / loss in their own columns, never a verdict of the rounds' vocabulary
+        assertThat(a.get("isobench_legacy_human_result")).isEqualTo("win");   // +10 %
+        assertThat(a.get("isobench_legacy_agent_result")).isEqualTo("tie");   // -5 % is inside the band
+        assertThat(a.get("isobench_legacy_band_pct")).isEqualTo(5.0);
+        assertThat(a.get("isobench_human_verdict")).isNull();
+        assertThat(a.get("isobench_agent_verdict")).isNull();
         assertThat(a.get("isobench_verdict_rule")).isEqualTo("single-run legacy data, ±5 % band");
 
         Map<String, Object> b = rows.get("bbbbbbbb");

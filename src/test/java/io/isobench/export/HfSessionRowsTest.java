@@ -183,7 +183,7 @@ class HfSessionRowsTest {
                         .containsEntry("isobench_agent_vs_human_verdict", o.vsHuman().verdict().label())
                         .containsEntry("isobench_agent_vs_human_ci_high", o.vsHuman().ciHighSpeedup())
                         .containsEntry("isobench_agent_vs_human_speedup", o.vsHuman().speedup())
-                        .containsEntry("isobench_noise_floor_pct", ta.noiseFloor().noiseFloorPct())
+                        .containsEntry("isobench_noise_floor_pct", ta.noiseBand().bandPct())
                         .containsEntry("isobench_replay_validity", ta.replayValidity().label())
                         .containsEntry("isobench_opt_base", o.optBase()).containsEntry("isobench_opt_human", o.optHuman())
                         .containsEntry("isobench_n_baseline", 5).containsEntry("isobench_n_agent", 5)
@@ -197,7 +197,11 @@ class HfSessionRowsTest {
                 assertThat(fast.get("isobench_agent_verdict")).isEqualTo("better");
                 assertThat(fast.get("isobench_agent_vs_human_verdict")).isEqualTo("better");
                 assertThat(fast.get("isobench_opt_human")).isEqualTo(true);
-                assertThat((String) fast.get("isobench_verdict_rule")).contains("bootstrap CI").contains("10000 resamples");
+                assertThat((String) fast.get("isobench_verdict_rule")).contains("paired rounds").contains("TOST");
+                assertThat(fast.get("isobench_agent_pairs")).isEqualTo(5);
+                assertThat(fast.get("isobench_agent_inconclusive_reason")).isNull();
+                assertThat(fast.get("isobench_aa_verdict")).isNull(); // this session ran no A/A arm
+                assertThat(fast.get("isobench_legacy_agent_result")).isNull(); // rounds: no single-run result
 
                 Map<String, Object> wrong = rows.get(2);
                 assertThat(wrong).containsEntry("isobench_agent_verdict", "incorrect")

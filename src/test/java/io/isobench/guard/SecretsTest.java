@@ -68,6 +68,7 @@ class SecretsTest {
                 "---------------Inter-token Latency----------------",
                 "-----Time per Output Token (excl. 1st token)------",
                 "Total generated tokens:                  1024      ",
+                "usage: x.py [--metadata [KEY=VALUE ...]] [--api-key API_KEY] [--hf-token HF_TOKEN]",
                 "Output tokens from server usage:         8/8       ",
                 "no secrets here at all");
         for (String c : clean) {

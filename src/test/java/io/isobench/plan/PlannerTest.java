@@ -53,23 +53,43 @@ class PlannerTest {
     @Test
     void jobsAreTasksTimesArmsTimesRoundsInterleavedPerRound() throws Exception {
         Plan p = Planner.plan(suite(""), new Planner.Options(null, null, dir.resolve("work")));
-        // serve: baseline, human, a1, a2; lat: baseline, human, a1
-        assertThat(p.arms()).hasSize(7);
-        assertThat(p.jobs()).hasSize(7 + 7 * 3);
-        assertThat(p.measuredJobs()).isEqualTo(21);
-        assertThat(p.jobs().subList(0, 7)).allMatch(j -> j.kind() == Job.Kind.CHECK);
+        // serve: baseline, baseline-aa, human, a1, a2; lat: baseline, baseline-aa, human, a1
+        assertThat(p.aa()).isTrue();
+        assertThat(p.arms()).hasSize(9);
+        assertThat(p.arm("serve", "baseline-aa").orElseThrow().commitRef()).isEqualTo("base");
+        // checks: every arm but the A/A one (it runs the baseline's code), plus the baseline's repeat check
+        int checks = 7 + 2;
+        assertThat(p.jobs()).hasSize(checks + 9 * 3);
+        assertThat(p.measuredJobs()).isEqualTo(27);
+        assertThat(p.jobs().subList(0, checks)).allMatch(j -> j.kind() == Job.Kind.CHECK);
+        assertThat(p.jobs().subList(0, checks).stream().filter(Job::repeatCheck).map(Job::jobId))
+                .containsExactly("serve/baseline/check-repeat", "lat/baseline/check-repeat");
+        assertThat(p.jobs().subList(0, checks)).noneMatch(j -> j.arm().equals("baseline-aa"));
+        // per task: the baseline's check, then its repeat, before every other check of the task
+        List<String> serveChecks = p.jobs().subList(0, checks).stream().filter(j -> j.taskId().equals("serve"))
+                .map(Job::jobId).toList();
+        assertThat(serveChecks).startsWith("serve/baseline/check", "serve/baseline/check-repeat");
         Set<String> ids = new HashSet<>();
         for (int r = 0; r < 3; r++) {
-            List<Job> round = p.jobs().subList(7 + 7 * r, 14 + 7 * r);
+            List<Job> round = p.jobs().subList(checks + 9 * r, checks + 9 + 9 * r);
             int rr = r;
             assertThat(round).allMatch(j -> j.round() == rr);
-            assertThat(round.stream().map(j -> j.taskId() + "/" + j.arm()).distinct()).hasSize(7);
+            assertThat(round.stream().map(j -> j.taskId() + "/" + j.arm()).distinct()).hasSize(9);
+            // a task's arms run back to back: the task changes once per round
+            long switches = java.util.stream.IntStream.range(1, round.size())
+                    .filter(i -> !round.get(i).taskId().equals(round.get(i - 1).taskId())).count();
+            assertThat(switches).isEqualTo(1);
             round.forEach(j -> ids.add(j.jobId()));
         }
-        assertThat(ids).hasSize(21);
+        assertThat(ids).hasSize(27);
         for (int i = 0; i < p.jobs().size(); i++) {
             assertThat(p.jobs().get(i).index()).isEqualTo(i);
         }
+        // the stored order says the same as the jobs
+        assertThat(p.order()).hasSize(6);
+        List<String> fromOrder = p.order().stream().flatMap(e -> e.arms().stream().map(a -> e.taskId() + "/" + a
+                + "/r" + e.round())).toList();
+        assertThat(fromOrder).isEqualTo(order(p).subList(checks, p.jobs().size()));
         Job serve = p.jobs().stream().filter(j -> j.taskId().equals("serve") && j.kind() == Job.Kind.MEASURE)
                 .findFirst().orElseThrow();
         assertThat(serve.argv()).contains(Planner.PORT).contains("--dtype");
@@ -84,6 +104,19 @@ class PlannerTest {
                 .getParent().resolve(lat.arm().replace("agent:", "")));
         assertThat(p.arm("lat", "baseline").orElseThrow().commitRef()).isEqualTo("task-lat^");
         assertThat(p.arm("serve", "agent:a1").orElseThrow().commitRef()).isEqualTo("base");
+        assertThat(p.toText()).contains("A/A arm on").contains("order (per round:").contains("  round 1: ");
+        assertThat(p.toJson()).contains("\"order\"").contains("\"aa\" : true").contains("SplittableRandom");
+    }
+
+    @Test
+    void theAaArmCanBeTurnedOff() throws Exception {
+        Plan p = Planner.plan(suite(""), new Planner.Options(null, null, dir.resolve("work"), false));
+        assertThat(p.aa()).isFalse();
+        assertThat(p.arms()).noneMatch(a -> a.arm().equals("baseline-aa"));
+        assertThat(p.measuredJobs()).isEqualTo(21);
+        // the repeat check still calibrates the correctness tolerance
+        assertThat(p.jobs()).filteredOn(Job::repeatCheck).hasSize(2);
+        assertThat(p.toText()).contains("A/A arm off");
     }
 
     @Test
@@ -95,11 +128,36 @@ class PlannerTest {
         assertThat(order(a)).isEqualTo(order(b));
         assertThat(order(a)).isNotEqualTo(order(c));
         assertThat(a.seed()).isEqualTo(11L);
-        // rounds are not all in the same order
-        List<String> r0 = order(a).subList(7, 14);
-        List<String> r1 = order(a).subList(14, 21);
-        assertThat(r0.stream().map(x -> x.replace("/r0", "")).toList())
-                .isNotEqualTo(r1.stream().map(x -> x.replace("/r1", "")).toList());
+        // consecutive rounds do not repeat one order (the old per-round Random(seed + r) nearly always did)
+        List<List<String>> rounds = new java.util.ArrayList<>();
+        for (int r = 0; r < 5; r++) {
+            int rr = r;
+            rounds.add(a.order().stream().filter(e -> e.round() == rr)
+                    .map(e -> e.taskId() + ":" + e.arms()).toList());
+        }
+        assertThat(new HashSet<>(rounds)).hasSizeGreaterThan(1);
+    }
+
+    @Test
+    void everyArmTakesEveryPositionAboutEquallyOften_evenOverConsecutiveSeeds() {
+        for (int k : new int[] {2, 3, 4, 6, 8}) {
+            long[][] count = new long[k][k];
+            int rounds = 0;
+            for (long seed = 0; seed < 2_000; seed++) {
+                for (List<int[]> round : RoundOrder.of(seed, 5, new int[] {k})) {
+                    for (int pos = 0; pos < k; pos++) {
+                        count[round.get(pos)[1]][pos]++;
+                    }
+                    rounds++;
+                }
+            }
+            for (int arm = 0; arm < k; arm++) {
+                for (int pos = 0; pos < k; pos++) {
+                    assertThat(Math.abs((double) count[arm][pos] / rounds - 1.0 / k)).as("k=%d arm %d pos %d", k,
+                            arm, pos).isLessThan(0.02);
+                }
+            }
+        }
     }
 
     @Test

@@ -75,14 +75,14 @@ class HtmlReportBrowserIT {
             assertThat(HtmlSite.cell(task.dom, e.getKey(), "median")).as(e.getKey()).isEqualTo(c.get(3));
             assertThat(HtmlSite.cell(task.dom, e.getKey(), "speedup-vs-baseline")).as(e.getKey()).isEqualTo(c.get(5));
             assertThat(HtmlSite.cell(task.dom, e.getKey(), "verdict-vs-baseline")).as(e.getKey())
-                    .isEqualTo(c.get(7).replace("**", ""));
-            assertThat(HtmlSite.cell(task.dom, e.getKey(), "speedup-vs-human")).as(e.getKey()).isEqualTo(c.get(8));
+                    .isEqualTo(c.get(8).replace("**", ""));
+            assertThat(HtmlSite.cell(task.dom, e.getKey(), "speedup-vs-human")).as(e.getKey()).isEqualTo(c.get(9));
             assertThat(HtmlSite.cell(task.dom, e.getKey(), "verdict-vs-human")).as(e.getKey())
                     .isEqualTo(c.get(10).replace("**", ""));
         }
         assertThat(task.dom).contains("<svg").contains("tpot_ms_mean (ms, lower is better)")
                 .contains("speedup (× vs reference, &gt; 1 = better, log scale)");
-        // the overview: every agent, the receipt, the noise floors of the Markdown summary table
+        // the overview: every agent, the receipt, the A/A bands of the Markdown summary table
         for (String agent : List.of("alpha", "bravo", "charlie", "delta")) {
             assertThat(overview.dom).contains("data-agent=\"agent:" + agent + "\"");
         }

@@ -167,8 +167,8 @@ class HtmlReportTest {
             List<String> c = e.getValue();
             assertThat(HtmlSite.cell(page, e.getKey(), "median")).isEqualTo(c.get(3));
             assertThat(HtmlSite.cell(page, e.getKey(), "speedup-vs-baseline")).isEqualTo(c.get(5));
-            assertThat(HtmlSite.cell(page, e.getKey(), "verdict-vs-baseline")).isEqualTo(c.get(7).replace("**", ""));
-            assertThat(HtmlSite.cell(page, e.getKey(), "speedup-vs-human")).isEqualTo(c.get(8));
+            assertThat(HtmlSite.cell(page, e.getKey(), "verdict-vs-baseline")).isEqualTo(c.get(8).replace("**", ""));
+            assertThat(HtmlSite.cell(page, e.getKey(), "speedup-vs-human")).isEqualTo(c.get(9));
             assertThat(HtmlSite.cell(page, e.getKey(), "verdict-vs-human")).isEqualTo(c.get(10).replace("**", ""));
         }
         assertThat(HtmlSite.cell(page, "agent:alpha", "speedup-vs-baseline")).matches("1\\.4\\d\\d× \\[.*");
@@ -177,7 +177,8 @@ class HtmlReportTest {
                 .contains("ttft_ms_mean (ms, lower is better)");
         String index = Files.readString(site.resolve("index.html"));
         assertThat(index).contains("Benchmark receipt").contains("host-a").contains("5 measured round(s) per arm")
-                .contains("Mann-Whitney").contains("Noise floor");
+                .contains("Mann-Whitney").contains("A/A noise band").contains("Agent leaderboard")
+                .contains("false wins expected by chance");
     }
 
     @Test

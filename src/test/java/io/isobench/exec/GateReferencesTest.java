@@ -1,0 +1,70 @@
+package io.isobench.exec;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.isobench.bench.Greedy;
+import io.isobench.bench.Probe;
+import io.isobench.store.RunRecord;
+import org.junit.jupiter.api.Test;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The greedy references rebuilt from stored check runs on {@code --resume}: the baseline's repeat check is kept apart
+ * from the baseline's reference whatever the order the runs come in, and runs stored before the concurrent pass (no
+ * {@code probe_batched}) still read.
+ */
+class GateReferencesTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private static RunRecord check(String jobId, String arm, List<String> texts, List<String> batched)
+            throws Exception {
+        Map<String, Object> extra = new LinkedHashMap<>();
+        extra.put("task", "t");
+        extra.put("job", jobId);
+        extra.put("outputs", texts);
+        extra.put("probe", texts.stream().map(x -> Probe.text(x).toMap()).toList());
+        if (batched != null) {
+            extra.put("probe_batched", batched.stream().map(x -> Probe.text(x).toMap()).toList());
+            extra.put("probe_batch_size", 8);
+        }
+        return new RunRecord("s/" + jobId, "s", RunRecord.RunKind.MEASURED, "c0ffee00", "c0ffee00", null, arm, 0,
+                RunRecord.RunStatus.SUCCESS, null, "serving", "toy-1m", SessionRunner.PIPELINE_CHECK, null, null, null,
+                null, null, Instant.EPOCH, 1.0, null, "git-worktree:x", "[]", null, null,
+                JSON.writeValueAsString(extra), List.of());
+    }
+
+    @Test
+    void theRepeatCheckNeverReplacesTheBaselinesReference() throws Exception {
+        RunRecord first = check("t/baseline/check", "baseline", List.of("a", "b"), List.of("a", "b"));
+        RunRecord repeat = check("t/baseline/check-repeat", "baseline", List.of("a", "X"), List.of("Y", "X"));
+        RunRecord human = check("t/human/check", "human", List.of("h", "b"), List.of("h", "b"));
+        for (List<RunRecord> order : List.of(List.of(first, repeat, human), List.of(repeat, human, first))) {
+            Map<String, List<Probe>> refs = SessionRunner.references(new ArrayList<>(order));
+            Greedy.ProbeRun base = SessionRunner.referenceRun(refs, "t", "baseline");
+            assertThat(base.texts()).containsExactly("a", "b");
+            assertThat(base.batched()).extracting(Probe::text).containsExactly("a", "b");
+            assertThat(base.batchSize()).isEqualTo(8);
+            Greedy.ProbeRun again = SessionRunner.referenceRun(refs, "t", SessionRunner.REPEAT_ROLE);
+            assertThat(again.texts()).containsExactly("a", "X");
+            assertThat(again.batched()).extracting(Probe::text).containsExactly("Y", "X");
+            assertThat(SessionRunner.referenceRun(refs, "t", "human").texts()).containsExactly("h", "b");
+        }
+    }
+
+    @Test
+    void checksStoredBeforeTheConcurrentPassReadAsSequentialOnly() throws Exception {
+        Map<String, List<Probe>> refs = SessionRunner.references(List.of(
+                check("t/baseline/check", "baseline", List.of("a", "b"), null)));
+        Greedy.ProbeRun base = SessionRunner.referenceRun(refs, "t", "baseline");
+        assertThat(base.texts()).containsExactly("a", "b");
+        assertThat(base.hasBatched()).isFalse();
+        assertThat(SessionRunner.referenceRun(refs, "t", SessionRunner.REPEAT_ROLE)).isNull();
+    }
+}
