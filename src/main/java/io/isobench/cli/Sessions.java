@@ -81,8 +81,9 @@ final class Sessions {
             }
             sessionOut[0] = s.sessionId();
             main.out.println(String.format(Locale.ROOT,
-                    "session %s: %d job(s), %d run now, %d already finished, %d ok, %d failed %s in %.1f s",
-                    s.sessionId(), s.jobs(), s.ran(), s.skippedFinished(), s.succeeded(), s.failed(), s.failures(),
+                    "session %s: %d job(s)%s, %d run now, %d already finished, %d ok, %d failed %s in %.1f s",
+                    s.sessionId(), s.jobs(), s.accuracyRuns() == 0 ? "" : " + " + s.accuracyRuns() + " accuracy run(s)",
+                    s.ran(), s.skippedFinished(), s.succeeded(), s.failed(), s.failures(),
                     s.wall().toMillis() / 1000.0));
             for (SkippedTask sk : plan.skipped()) {
                 main.out.println("not run: " + sk.taskId() + " " + sk.category() + " — " + sk.reason());

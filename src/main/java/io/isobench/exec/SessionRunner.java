@@ -85,9 +85,13 @@ public final class SessionRunner {
         }
     }
 
-    /** What the session did. */
-    public record Summary(String sessionId, int jobs, int ran, int skippedFinished, int succeeded, int failed,
-                          int reapedGroups, Map<String, Integer> failures, Duration wall) {
+    /**
+     * What the session did. The counts cover the same runs: the plan's {@code jobs} and its {@code accuracyRuns} (of
+     * the arms whose environment was ready or that finished before) = {@code ran} (this attempt) +
+     * {@code skippedFinished} (an earlier attempt) when the session completes.
+     */
+    public record Summary(String sessionId, int jobs, int accuracyRuns, int ran, int skippedFinished, int succeeded,
+                          int failed, int reapedGroups, Map<String, Integer> failures, Duration wall) {
     }
 
     private final Store store;
@@ -250,10 +254,15 @@ public final class SessionRunner {
             this.done = done;
         }
 
-        /** One run recorded in this attempt (a job's or an accuracy run). */
+        /** One job's run recorded in this attempt ({@code done} counts jobs, as the progress lines do). */
         synchronized void count(String failureCategory) {
-            ran++;
             done++;
+            countRun(failureCategory);
+        }
+
+        /** One run recorded in this attempt (a job's or an accuracy run). */
+        synchronized void countRun(String failureCategory) {
+            ran++;
             if (failureCategory == null) {
                 ok++;
             } else {
@@ -275,10 +284,11 @@ public final class SessionRunner {
                             Map<String, Environment> envs, Map<String, String> buildLogs,
                             Map<String, String> humanSha,
                             Map<String, List<Probe>> reference, int reaped, long t0) {
-        // every count covers the same runs: the plan's jobs and the accuracy runs (of arms whose environment is
-        // ready or that finished before), so a resumed session adds up: jobs = run now + already finished
-        Set<String> planned = new HashSet<>();
-        plan.jobs().forEach(j -> planned.add(runId(sessionId, j)));
+        // the summary's counts cover the same runs: the plan's jobs and the accuracy runs (of arms whose environment
+        // is ready or that finished before), so a resumed session adds up: jobs + accuracy = run now + already finished
+        Set<String> jobIds = new HashSet<>();
+        plan.jobs().forEach(j -> jobIds.add(runId(sessionId, j)));
+        Set<String> planned = new HashSet<>(jobIds);
         int accuracyRuns = 0;
         for (ArmSpec a : accuracyOrder()) {
             Environment env = envs.get(a.taskId() + "|" + a.arm());
@@ -288,7 +298,7 @@ public final class SessionRunner {
             }
         }
         int alreadyFinished = (int) finished.stream().filter(planned::contains).count();
-        Tally tally = new Tally(plan.jobs().size() + accuracyRuns, alreadyFinished);
+        Tally tally = new Tally(plan.jobs().size(), (int) finished.stream().filter(jobIds::contains).count());
         List<Job> todo = plan.jobs().stream().filter(j -> !finished.contains(runId(sessionId, j))).toList();
         int parallel = parallelism();
         if (parallel > 1) {
@@ -314,7 +324,7 @@ public final class SessionRunner {
                     review(a.taskId(), a.arm(), task), options.executor().name(),
                     pgid -> store.putRun(armPlaceholder(rid, sessionId, a, commit, "accuracy", pgid)), previous);
             previous.put(rid, rec);
-            tally.count(rec.failure() == null ? null : rec.failure().category());
+            tally.countRun(rec.failure() == null ? null : rec.failure().category());
             say(String.format(Locale.ROOT, "accuracy %s %s: %s", a.taskId(), a.arm(), rec.failure() != null
                     ? rec.failure().category() + " — " + rec.failure().detail()
                     : String.format(Locale.ROOT, "accuracy_score=%s", rec.primaryValue())));
@@ -324,8 +334,8 @@ public final class SessionRunner {
         }
         store.putSession(new SessionRecord(sessionId, started, Instant.now(), host(), cpu(), gpu(), machineJson(),
                 plan.toJson(), json(StatsConfig.defaults().toMap()), plan.seed(), "complete"));
-        return new Summary(sessionId, tally.total, tally.ran, alreadyFinished, tally.ok, tally.bad, reaped,
-                tally.failures, Duration.ofNanos(System.nanoTime() - t0));
+        return new Summary(sessionId, tally.total, accuracyRuns, tally.ran, alreadyFinished, tally.ok, tally.bad,
+                reaped, tally.failures, Duration.ofNanos(System.nanoTime() - t0));
     }
 
     /** Runs one job to its end (retries included), applies the correctness gate and commits the run. */
