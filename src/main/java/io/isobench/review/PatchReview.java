@@ -137,8 +137,8 @@ public final class PatchReview {
                 }
             }
             scan.hunk(h);
-            String text = h.text();
-            if (evidence.length() + text.length() <= MAX_FILE_EVIDENCE_CHARS) {
+            String text = evidenceOmitted == 0 ? h.text() : null;
+            if (text != null && evidence.length() + text.length() <= MAX_FILE_EVIDENCE_CHARS) {
                 evidence.append(text);
             } else {
                 evidenceOmitted += h.lines().size() + 1;
