@@ -40,7 +40,12 @@ public final class InsideTree {
      */
     public static Path resolve(Path root, String rel) throws IOException {
         Path realRoot = root.toRealPath();
-        Path p = realRoot.resolve(rel).normalize();
+        Path p;
+        try {
+            p = realRoot.resolve(rel).normalize();
+        } catch (java.nio.file.InvalidPathException e) {
+            throw new Outside(rel, "is not a valid path (" + e.getReason() + ")");
+        }
         if (Path.of(rel).isAbsolute() || !p.startsWith(realRoot) || p.equals(realRoot)) {
             throw new Outside(rel, "is not a path inside the worktree");
         }
