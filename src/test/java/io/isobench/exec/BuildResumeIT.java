@@ -30,10 +30,9 @@ class BuildResumeIT {
     @Test
     @Timeout(value = 8, unit = TimeUnit.MINUTES)
     void aKilledSessionsBuildIsReapedOnResumeAndLeavesNothingInTmp() throws Exception {
-        SharedData.requireService(Cli.has("python3") && Cli.has("git") && Cli.has("setsid"),
-                "python3, git and setsid (util-linux) for the toy engine");
+        SharedData.requireService(io.isobench.ToyRepo.toolsPresent(), "python3, git and setsid for the toy engine");
         Path repo = dir.resolve("repo");
-        Cli.buildToyRepo(repo);
+        io.isobench.ToyRepo.build(repo);
         Path hold = Files.writeString(dir.resolve("hold"), "");
         Path mark = dir.resolve("build.pid");
         Path suite = dir.resolve("suite.yaml");

@@ -26,10 +26,9 @@ class InterruptHintIT {
     @Test
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void sigtermPrintsTheResumeCommand() throws Exception {
-        SharedData.requireService(Cli.has("python3") && Cli.has("git") && Cli.has("setsid"),
-                "python3, git and setsid (util-linux) for the toy engine");
+        SharedData.requireService(io.isobench.ToyRepo.toolsPresent(), "python3, git and setsid for the toy engine");
         Path repo = dir.resolve("repo");
-        Cli.buildToyRepo(repo);
+        io.isobench.ToyRepo.build(repo);
         Path suite = dir.resolve("suite.yaml");
         Files.writeString(suite, String.join("\n",
                 "engine: {repo: ./repo, name: toy}",
