@@ -26,6 +26,7 @@ import java.util.Locale;
                 ImportCommand.class,
                 TasksCommand.class,
                 TableCommand.class,
+                RunsCommand.class,
                 ReportCommand.class,
                 ExportCommand.class,
                 LoadgenCommand.class,
@@ -125,6 +126,16 @@ public final class Main implements Runnable {
     /** The database spec, defaulting to ./isobench.duckdb. */
     String dbSpec() {
         return db == null || db.isBlank() ? "isobench.duckdb" : db;
+    }
+
+    /** The database spec of a command that reads results: a DuckDB file that does not exist yet is bad input. */
+    String existingDbSpec() {
+        String spec = dbSpec();
+        if (!spec.startsWith("jdbc:") && !java.nio.file.Files.exists(java.nio.file.Path.of(spec))) {
+            throw new IsobenchException.BadInput("--db " + spec + " does not exist: import results first"
+                    + " (isobench --db " + spec + " import legacy DIR)");
+        }
+        return spec;
     }
 
     static final class Version implements CommandLine.IVersionProvider {

@@ -10,8 +10,6 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 @Command(name = "table", mixinStandardHelpOptions = true,
@@ -38,11 +36,7 @@ final class TableCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Main main = (Main) spec.root().userObject();
-        String db = main.dbSpec();
-        if (!db.startsWith("jdbc:") && !Files.exists(Path.of(db))) {
-            throw new IsobenchException.BadInput("--db " + db + " does not exist: import results first"
-                    + " (isobench --db " + db + " import legacy DIR)");
-        }
+        String db = main.existingDbSpec();
         try (Store store = Stores.open(db)) {
             if (session != null && store.session(session).isEmpty()) {
                 throw new IsobenchException.BadInput("--session " + session + ": no such session in "

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.isobench.Arm;
 import io.isobench.IsobenchException;
 import io.isobench.Mode;
+import io.isobench.parse.FailureCategory;
+import io.isobench.parse.FailureClassifier;
 import io.isobench.parse.Metric;
 import io.isobench.parse.MetricDictionary;
 import io.isobench.store.RunRecord;
@@ -87,73 +89,82 @@ public final class HfImporter {
         if (store.findSource(path, sha).isPresent()) {
             return new Summary(file, table.format(), true, table.rows().size(), 0, 0, table.ignoredColumns());
         }
-        int[] counts = store.inTransaction(tx -> {
-            String content = tx.putArtifact("hf_table", bytes);
-            String sourceId = sha256((path + "\n" + sha).getBytes(StandardCharsets.UTF_8));
-            Map<String, Integer> seen = new HashMap<>();
-            int runs = 0;
-            int redacted = 0;
-            int rowNo = 0;
-            for (HfRow original : table.rows()) {
-                rowNo++;
-                HfRow row = redact(original);
-                if (row != original) {
-                    redacted++;
-                }
-                String key = rowKey(file, rowNo, row);
-                int n = seen.merge(key, 1, Integer::sum);
-                if (n > 1) {
-                    key = key + "#" + n; // duplicate identity in one file: keep both rows
-                }
-                runs += storeRow(tx, row, key, sourceId, path, original != row);
+        // Everything is built first and written in one transaction of a few multi-row statements (as import legacy
+        // does): a statement per run, artifact and task cost DuckDB milliseconds each.
+        String sourceId = sha256((path + "\n" + sha).getBytes(StandardCharsets.UTF_8));
+        Batch batch = new Batch(store.tasks(), file.getFileName().toString());
+        batch.artifacts.add(new Store.ArtifactInput("hf_table", bytes));
+        Map<String, Integer> seen = new HashMap<>();
+        int redacted = 0;
+        int rowNo = 0;
+        for (HfRow original : table.rows()) {
+            rowNo++;
+            HfRow row = redact(original);
+            if (row != original) {
+                redacted++;
             }
-            tx.putSource(new SourceRecord(sourceId, FORMAT_ID, path, sha, PIPELINE, null, null, "imported",
-                    null, content));
-            return new int[] {runs, redacted};
-        });
-        return new Summary(file, table.format(), false, table.rows().size(), counts[0], counts[1], table.ignoredColumns());
-    }
-
-    /** Identity of a row: commit (8 hex) | normalised agent | agent model. */
-    static String rowKey(Path file, int rowNo, HfRow row) {
-        String commit = commitShort(row);
-        if (commit == null) {
-            throw new IsobenchException.BadInput(file + ": row " + rowNo + " has neither commit_hash nor commit_short");
+            String key = rowKey(file, rowNo, row);
+            int n = seen.merge(key, 1, Integer::sum);
+            if (n > 1) {
+                key = key + "#" + n; // duplicate identity in one file: keep both rows
+            }
+            batch.row(row, rowNo, key, sourceId, path, original != row);
         }
-        String agent = Arm.normalizeAgent(row.string("agent_name"));
-        String model = row.string("agent_model");
-        return commit + "|" + (agent == null ? "" : agent) + "|" + (model == null ? "" : model);
-    }
-
-    static String commitShort(HfRow row) {
-        String s = row.string("commit_short");
-        if (s == null || s.isBlank()) {
-            s = row.string("commit_hash");
-        }
-        if (s == null || s.isBlank()) {
+        String content = sha;
+        store.inTransaction(tx -> {
+            tx.putArtifacts(batch.artifacts);
+            tx.putRuns(batch.runs);
+            tx.putTasks(List.copyOf(batch.tasks.values()));
+            tx.putSources(List.of(new SourceRecord(sourceId, FORMAT_ID, path, sha, PIPELINE, null, null, "imported",
+                    null, content)));
             return null;
-        }
-        s = s.trim().toLowerCase(Locale.ROOT);
-        return s.length() > 8 ? s.substring(0, 8) : s;
+        });
+        return new Summary(file, table.format(), false, table.rows().size(), batch.runs.size(), redacted,
+                table.ignoredColumns());
     }
 
-    private static int storeRow(Store tx, HfRow row, String key, String sourceId, String path, boolean redacted) {
-        String rowSha = tx.putArtifact("hf_row", HfMapping.toJson(row));
-        String commitShort = commitShort(row);
-        String commit = row.string("commit_hash") == null ? commitShort : row.string("commit_hash").trim();
-        String agentName = Arm.normalizeAgent(row.string("agent_name"));
-        Mode mode = HfMapping.modeOf(row);
-        String primary = mode == null ? null : MetricDictionary.primaryMetric(mode);
-        String keyId = sha256(key.getBytes(StandardCharsets.UTF_8)).substring(0, 24);
-        String model = row.string("model");
+    /** The records of one file, built before its transaction. */
+    private static final class Batch {
+        final List<Store.ArtifactInput> artifacts = new ArrayList<>();
+        final List<RunRecord> runs = new ArrayList<>();
+        final Map<String, TaskRecord> tasks = new java.util.LinkedHashMap<>();
+        private final java.util.Set<String> known = new java.util.HashSet<>();
+        private final String fileName;
 
-        if (tx.task(commitShort).isEmpty()) {
-            tx.putTask(new TaskRecord(commitShort, row.string("repo"), commit, row.string("parent_commit"),
-                    row.string("commit_subject"), row.string("perf_command"), model, row.string("gpu_config"),
-                    gpuCount(row.string("gpu_config"))));
+        Batch(List<TaskRecord> stored, String fileName) {
+            stored.forEach(t -> known.add(t.taskId()));
+            this.fileName = fileName;
         }
-        int stored = 0;
-        for (String prefix : List.of("baseline", "human", "agent")) {
+
+        /** Queues an artifact; returns the sha256 the store gives it (content-addressed). */
+        String artifact(String kind, byte[] bytes) {
+            artifacts.add(new Store.ArtifactInput(kind, bytes));
+            return sha256(bytes);
+        }
+
+        void row(HfRow row, int rowNo, String key, String sourceId, String path, boolean redacted) {
+            String rowSha = artifact("hf_row", HfMapping.toJson(row));
+            String commitShort = commitShort(row);
+            String commit = row.string("commit_hash") == null ? commitShort : row.string("commit_hash").trim();
+            String agentName = Arm.normalizeAgent(row.string("agent_name"));
+            Mode mode = HfMapping.modeOf(row);
+            String primary = mode == null ? null : MetricDictionary.primaryMetric(mode);
+            String keyId = sha256(key.getBytes(StandardCharsets.UTF_8)).substring(0, 24);
+            String model = row.string("model");
+            if (known.add(commitShort)) {
+                tasks.put(commitShort, new TaskRecord(commitShort, row.string("repo"), commit,
+                        row.string("parent_commit"), row.string("commit_subject"), row.string("perf_command"), model,
+                        row.string("gpu_config"), gpuCount(row.string("gpu_config"))));
+            }
+            for (String prefix : List.of("baseline", "human", "agent")) {
+                runs.add(run(row, rowNo, prefix, key, keyId, rowSha, sourceId, path, redacted, commit, commitShort,
+                        agentName, mode, primary, model));
+            }
+        }
+
+        private RunRecord run(HfRow row, int rowNo, String prefix, String key, String keyId, String rowSha,
+                              String sourceId, String path, boolean redacted, String commit, String commitShort,
+                              String agentName, Mode mode, String primary, String model) {
             Arm arm = switch (prefix) {
                 case "baseline" -> Arm.BASELINE;
                 case "human" -> Arm.HUMAN;
@@ -180,57 +191,108 @@ public final class HfImporter {
             }
             RunRecord.RunStatus status = anyValue ? RunRecord.RunStatus.SUCCESS
                     : raw != null && !raw.isBlank() ? RunRecord.RunStatus.FAILED : RunRecord.RunStatus.NOT_RUN;
-            String logSha = raw == null ? null : tx.putArtifact("raw", raw.getBytes(StandardCharsets.UTF_8));
+            String logSha = raw == null ? null : artifact("raw", raw.getBytes(StandardCharsets.UTF_8));
 
             ObjectNode extra = HfMapping.JSON.createObjectNode();
             extra.put("hf_row", rowSha);
             extra.put("hf_key", key);
             extra.put("hf_source", sourceId);
+            extra.put("hf_file", fileName);
+            extra.put("hf_row_number", rowNo);
             extra.put("agent_name", row.string("agent_name"));
             extra.put("agent_model", row.string("agent_model"));
             extra.put("benchmark_mode", row.string("benchmark_mode"));
             extra.put("data_source", row.string("data_source"));
             extra.put("subject", row.string("commit_subject"));
             extra.put("perf_command", row.string("perf_command"));
+            ObjectNode published = published(row);
+            if (published != null) {
+                extra.set("published", published);
+            }
             List<String> notes = new ArrayList<>();
             notes.add("imported from HF table " + path);
             if (redacted) {
                 notes.add("secrets redacted");
             }
+            RunRecord.FailureInfo failure = null;
             if (status == RunRecord.RunStatus.FAILED) {
                 notes.add("no metric values in the table; raw text kept");
+                failure = failure(raw, mode);
+            } else if (status == RunRecord.RunStatus.NOT_RUN) {
+                String why = "not run: the published row has neither a value nor raw text for the " + prefix + " arm";
+                extra.put("not_run_reason", why);
+                notes.add(why);
             }
-            tx.putRun(new RunRecord(
-                    "hf:" + keyId + ":" + prefix,
-                    null,
-                    RunRecord.RunKind.HF_IMPORT,
-                    commit,
-                    commitShort,
-                    agentName,
-                    arm.label(),
-                    0,
-                    status,
-                    null,
-                    mode == null ? null : mode.label(),
-                    model,
-                    PIPELINE,
-                    sourceId,
-                    primary,
-                    primaryValue,
-                    primaryValue == null ? null : "json",
-                    null,
-                    null,
-                    null,
-                    null,
-                    null,
-                    null,
-                    logSha,
-                    String.join("; ", notes),
-                    extra.toString(),
-                    metrics));
-            stored++;
+            return new RunRecord("hf:" + keyId + ":" + prefix, null, RunRecord.RunKind.HF_IMPORT, commit, commitShort,
+                    agentName, arm.label(), 0, status, failure, mode == null ? null : mode.label(), model, PIPELINE,
+                    sourceId, primary, primaryValue, primaryValue == null ? null : "json", null, null, null, null,
+                    null, null, logSha, String.join("; ", notes), extra.toString(), metrics);
         }
-        return stored;
+    }
+
+    /**
+     * The improvements the row publishes (percent, by the table's metric names: tpot_mean, latency_avg, throughput…)
+     * and its values per arm, for the report's list of corrections; null when it publishes none.
+     */
+    private static ObjectNode published(HfRow row) {
+        ObjectNode p = HfMapping.JSON.createObjectNode();
+        for (String[] c : new String[][] {{"human", "human_improvement_"}, {"agent", "agent_improvement_"},
+                {"agent_vs_human", "agent_vs_human_"}}) {
+            for (HfSchema.Column col : HfSchema.V5) {
+                if (col.name().startsWith(c[1]) && row.number(col.name()) != null) {
+                    ObjectNode o = p.has(c[0]) ? (ObjectNode) p.get(c[0]) : p.putObject(c[0]);
+                    o.put(col.name().substring(c[1].length()), row.number(col.name()));
+                }
+            }
+        }
+        if (p.isEmpty()) {
+            return null;
+        }
+        ObjectNode values = p.putObject("values");
+        for (String arm : List.of("baseline", "human", "agent")) {
+            for (String m : HfSchema.ARM_METRICS) {
+                Double v = row.number(arm + "_" + m);
+                if (v != null) {
+                    (values.has(arm) ? (ObjectNode) values.get(arm) : values.putObject(arm)).put(m, v);
+                }
+            }
+        }
+        p.put("source", "the published HF row");
+        return p;
+    }
+
+    /** The failure of an arm with raw text but no value: classified from the raw; ran without a metric otherwise. */
+    private static RunRecord.FailureInfo failure(String raw, Mode mode) {
+        return FailureClassifier.classify(null, null, raw)
+                .map(f -> new RunRecord.FailureInfo(f.category().name(), f.detail(), String.join("\n", f.evidence()),
+                        f.retryable()))
+                .orElseGet(() -> new RunRecord.FailureInfo(FailureCategory.NO_METRICS.name(),
+                        "ran without a result: the published row has no value"
+                                + (mode == null ? "" : " for mode " + mode.label()),
+                        "the raw text parsed, but the published row has no value", FailureCategory.NO_METRICS.retryable()));
+    }
+
+    /** Identity of a row: commit (8 hex) | normalised agent | agent model. */
+    static String rowKey(Path file, int rowNo, HfRow row) {
+        String commit = commitShort(row);
+        if (commit == null) {
+            throw new IsobenchException.BadInput(file + ": row " + rowNo + " has neither commit_hash nor commit_short");
+        }
+        String agent = Arm.normalizeAgent(row.string("agent_name"));
+        String model = row.string("agent_model");
+        return commit + "|" + (agent == null ? "" : agent) + "|" + (model == null ? "" : model);
+    }
+
+    static String commitShort(HfRow row) {
+        String s = row.string("commit_short");
+        if (s == null || s.isBlank()) {
+            s = row.string("commit_hash");
+        }
+        if (s == null || s.isBlank()) {
+            return null;
+        }
+        s = s.trim().toLowerCase(Locale.ROOT);
+        return s.length() > 8 ? s.substring(0, 8) : s;
     }
 
     private static void addMetric(List<Metric> metrics, String name, Double value) {

@@ -167,11 +167,7 @@ final class RowBuilder {
 
     /** Published rows do not say whether the arms ran together: only single-invocation sources are same_run. */
     static String hfComparability(String dataSource) {
-        if (dataSource == null) {
-            return "cross_run";
-        }
-        String d = dataSource.toLowerCase(Locale.ROOT);
-        return d.equals("modal") || d.startsWith("docker") || d.contains("rerun") ? "same_run" : "cross_run";
+        return ThreeWayTable.oneInvocation(dataSource) ? "same_run" : "cross_run";
     }
 
     private static Set<String> agentsOf(List<RunRecord> runs) {

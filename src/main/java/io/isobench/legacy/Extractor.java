@@ -1,6 +1,7 @@
 package io.isobench.legacy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.isobench.Mode;
 import io.isobench.parse.Metric;
 import io.isobench.parse.MetricDictionary;
@@ -38,7 +39,17 @@ final class Extractor {
             "output_throughput_tok_s", "metrics.output_throughput", "metrics.output_token_throughput_tok_s",
             "metrics.output_throughput_tok_s"};
 
-    private static final Pattern ARM_IN_ERROR = Pattern.compile("^\\s*(baseline|human|agent)\\b", Pattern.CASE_INSENSITIVE);
+    private static final Pattern ARM_WORD = Pattern.compile("\\b(baseline|human|agent|patched)\\b", Pattern.CASE_INSENSITIVE);
+    private static final Pattern ARM_STATUS = Pattern.compile("^(baseline|human|agent|patched)_", Pattern.CASE_INSENSITIVE);
+    /**
+     * Statuses of a task the harness could not even set up: nothing ran. The first arm (baseline) carries the failure,
+     * the others did not run (unless the error names another arm, as in "No wheel for human …").
+     */
+    private static final java.util.Set<String> SETUP_STATUSES =
+            java.util.Set.of("no_wheel", "wheel_install_failed", "no_perf_command", "install_failed", "build_failed");
+    /** Section headers the native runner writes into its stdout.txt / stderr.txt, one per arm. */
+    private static final Pattern SECTION = Pattern.compile("^=== (BASELINE|HUMAN|AGENT|PATCHED)\\b[^\\n]*===\\s*$",
+            Pattern.MULTILINE | Pattern.CASE_INSENSITIVE);
     private static final Pattern PATCH_AGENT = Pattern.compile("/runs/[^/]+/([^/]+)/");
 
     /** Task facts found in a file (nulls when absent). */
@@ -60,19 +71,26 @@ final class Extractor {
     private Extractor() {
     }
 
-    static Extracted extract(FormatDetector.Detection det, JsonNode root) throws WrongShape {
+    /**
+     * The runs of one file.
+     *
+     * @param sidecars the whole text of the {@code stdout.txt} / {@code stderr.txt} beside the file, by name (runner
+     *                 results read them as part of the same result)
+     */
+    static Extracted extract(FormatDetector.Detection det, JsonNode root, Map<String, String> sidecars)
+            throws WrongShape {
         if (!root.isObject()) {
             throw new WrongShape("expected a JSON object, found " + root.getNodeType().name().toLowerCase(Locale.ROOT));
         }
         return switch (det.format()) {
-            case R1 -> r1(det, root);
+            case R1 -> det.schema() == FormatDetector.Schema.MODAL_FLAT ? r9(det, root) : r1(det, root);
             case R2 -> r2(det, root);
             case R3, R4, R5 -> perVersion(det, root);
             case R6 -> r6(det, root);
             case R7 -> r7(det, root);
             case R8 -> r8(det, root);
             case R9 -> r9(det, root);
-            case R11, R12 -> native_(det, root);
+            case R11, R12 -> runner(det, root, sidecars);
             default -> throw new IllegalArgumentException("no extractor for " + det.format());
         };
     }
@@ -119,6 +137,14 @@ final class Extractor {
     }
 
     private static Extracted r9(FormatDetector.Detection det, JsonNode root) {
+        if (!det.engine().equals("sglang")) {
+            // the modal schema without its wrapper, in a vLLM tree: a modal 3-way source like R1
+            List<RunDraft> runs = modalArms(det, root, null, 0, RunKind.LEGACY, true);
+            TaskInfo task = new TaskInfo(firstText(root, "full_commit", "commit_hash", "commit"),
+                    text(root, "parent_commit"), text(root, "subject"), text(root, "perf_command"), text(root, "model"),
+                    text(root, "gpu_config"), "vllm");
+            return new Extracted(runs, task, "modal", List.of());
+        }
         List<RunDraft> runs = modalArms(det, root, null, 0, RunKind.LEGACY_SINGLE_VERSION, true);
         // SGLang results are human-only runs of the engine (no baseline, no agent patch): keep the human arm.
         runs.removeIf(r -> !r.arm.equals("human"));
@@ -138,16 +164,7 @@ final class Extractor {
         String error = firstText(result, "error", "error_message");
         String commit = firstNonNull(firstText(result, "full_commit", "commit_hash", "commit"),
                 text(instance, "commit_hash"), det.commit());
-        String namedArm = null;
-        if (error != null) {
-            Matcher m = ARM_IN_ERROR.matcher(error);
-            if (m.find()) {
-                namedArm = m.group(1).toLowerCase(Locale.ROOT);
-            }
-        }
-        if ("baseline_failed".equalsIgnoreCase(status)) {
-            namedArm = "baseline";
-        }
+        String namedArm = failingArm(status, error);
         List<RunDraft> runs = new ArrayList<>();
         for (String arm : ARMS) {
             RunDraft d = new RunDraft();
@@ -178,6 +195,10 @@ final class Extractor {
             putIfText(d, "subject", firstNonNull(text(instance, "commit_subject"), text(result, "subject")));
             putIfText(d, "benchmark_mode", text(result, "benchmark_mode"));
             putIfText(d, "gpu_config", text(result, "gpu_config"));
+            ObjectNode published = publishedModal(result);
+            if (published != null) {
+                d.extra.set("published", published);
+            }
             putIfText(d, "source_status", status);
             putIfText(d, "source_error", error);
             putIfText(d, "arm_error", armError);
@@ -195,9 +216,9 @@ final class Extractor {
             } else if (namedArm != null && !namedArm.equals(arm) && (raw == null || raw.isBlank()) && armError == null
                     && (metrics == null || metrics.isNull() || metrics.isObject() && metrics.isEmpty())) {
                 // Another arm's failure stopped the invocation; an empty {} placeholder is not evidence of a run.
-                d.status = RunStatus.NOT_RUN;
+                notRun(d, "the " + namedArm + " arm failed first", status, error);
             } else if (!ran && isSuccess(status)) {
-                d.status = RunStatus.NOT_RUN;
+                notRun(d, "no record of this arm in a successful invocation", null, null);
             } else {
                 d.status = RunStatus.FAILED;
             }
@@ -286,6 +307,7 @@ final class Extractor {
             return RunStatus.FAILED;
         }
         if (status == null && (raw == null || raw.isBlank()) && armObj.get("metrics") == null) {
+            d.notRunReason = "the file records neither a status nor output for this arm";
             return RunStatus.NOT_RUN;
         }
         return RunStatus.FAILED;
@@ -338,7 +360,7 @@ final class Extractor {
             d.commit = commit; // the task's commit: an arm's own commit_hash may name the version it ran
             putIfText(d, "arm_commit_hash", text(a, "commit_hash"));
             if (a == null || !a.isObject()) {
-                d.status = RunStatus.NOT_RUN;
+                notRun(d, "the file has no record of this arm", null, null);
                 d.mode = common;
                 runs.add(d);
                 continue;
@@ -387,10 +409,14 @@ final class Extractor {
             d.model = text(root, "model");
             putIfText(d, "issue", text(root, "issue"));
             putIfText(d, "fix", text(root, "fix"));
+            ObjectNode published = publishedAnalysis(root.get("analysis"));
+            if (published != null) {
+                d.extra.set("published", published);
+            }
             putIfText(d, "perf_command", text(root, arm.equals("baseline") ? "baseline_command" : "test_command"));
             putIfText(d, "task_id", text(root, "task_id"));
             if (a == null || !a.isObject()) {
-                d.status = RunStatus.NOT_RUN;
+                notRun(d, "the file has no record of this arm", null, null);
                 runs.add(d);
                 continue;
             }
@@ -415,13 +441,22 @@ final class Extractor {
 
     // ---------------------------------------------------------------- R11 / R12
 
-    private static Extracted native_(FormatDetector.Detection det, JsonNode root) throws WrongShape {
+    /**
+     * A two-arm runner result (R11 micro-benchmark, R12 native runner): baseline, and the patched version as the agent
+     * arm. A status or error that names the failing arm ({@code baseline_failed}, "No wheel for human …") charges that
+     * arm only (a human arm appears only when it is named); an arm that never ran is {@code NOT_RUN} with the reason.
+     * The cause is read wherever the file keeps it: {@code error_message}, the {@code stdout}/{@code stderr} fields,
+     * an output object holding an error, and the sidecar {@code stdout.txt}/{@code stderr.txt} (by arm section when
+     * the runner wrote {@code === BASELINE ===} headers).
+     */
+    private static Extracted runner(FormatDetector.Detection det, JsonNode root, Map<String, String> sidecars)
+            throws WrongShape {
         JsonNode result = root.get("result");
         if (result == null || !result.isObject()) {
-            throw new WrongShape("not an R11/R12 result: no 'result' object");
+            throw new WrongShape("not a runner result: no 'result' object");
         }
         JsonNode instance = obj(root, "instance");
-        boolean micro = result.has("baseline_ms") || result.has("patched_ms") || result.has("baseline_output");
+        boolean micro = det.format() == LegacyFormat.R11;
         String commit = firstNonNull(text(result, "commit_hash"), text(instance, "commit_hash"), det.commit());
         String status = text(result, "status");
         String error = firstText(result, "error_message", "error");
@@ -433,11 +468,23 @@ final class Extractor {
                 patchAgent = io.isobench.Arm.normalizeAgent(m.group(1));
             }
         }
+        String engine = "sglang".equalsIgnoreCase(text(instance, "repo")) ? "sglang" : det.engine();
         String perf = firstNonNull(text(result, "perf_command"), text(instance, "perf_command"));
         Mode mode = micro ? Mode.MICRO : Mode.fromLabel(text(result, "benchmark_type"))
                 .filter(m -> m != Mode.MICRO).orElse(modeFromPerfCommand(perf));
+        String named = failingArm(status, error);
+        List<String[]> arms = new ArrayList<>();
+        arms.add(new String[] {"baseline", "baseline"});
+        if ("human".equals(named)) {
+            arms.add(new String[] {"human", "human"});
+        }
+        arms.add(new String[] {"agent", "patched"});
+        List<Section> sections = new ArrayList<>();
+        for (Map.Entry<String, String> sc : sidecars.entrySet()) {
+            splitSections(sc.getKey(), sc.getValue(), sections);
+        }
         List<RunDraft> runs = new ArrayList<>();
-        String[][] arms = {{"baseline", "baseline"}, {"agent", "patched"}};
+        String firstFailed = null;
         for (String[] pair : arms) {
             RunDraft d = new RunDraft();
             d.arm = pair[0];
@@ -450,6 +497,8 @@ final class Extractor {
             putIfText(d, "source_error", error);
             putIfText(d, "patch_path", patchPath);
             putIfText(d, "perf_command", perf);
+            d.extra.put("engine", engine);
+            boolean ran;
             if (micro) {
                 d.kind = RunKind.MICRO;
                 JsonNode out = result.get(pair[1] + "_output");
@@ -465,31 +514,156 @@ final class Extractor {
                 if (p50 != null) {
                     d.metrics.put("micro_p50_ms", p50.value().doubleValue());
                 }
-                if (result.has("speedup")) {
+                if (result.has("speedup") && !result.get("speedup").isNull()) {
                     d.extra.set("speedup", result.get("speedup"));
                 }
                 d.raw = text(result, "stdout");
-                d.failureError = join(error, text(result, "stderr"));
+                ran = avg != null || out != null && !out.isNull();
+                if (out != null && out.isObject() && out.hasNonNull("error")) {
+                    d.console.put(pair[1] + "_output.error", text(out, "error"));
+                }
             } else {
                 JsonNode m = result.get(pair[1] + "_metrics");
                 String raw = text(m, "raw_output");
                 d.raw = raw;
                 evaluate(d, m == null || m.isNull() ? null : m, new RawText(raw, false), mode);
-                d.failureError = error;
+                ran = m != null && !m.isNull();
             }
             if (d.primary != null) {
                 d.status = RunStatus.SUCCESS;
+                runs.add(d);
+                continue;
+            }
+            boolean charged;
+            if (named != null) {
+                charged = named.equals(d.arm) || ran;
             } else if (isSuccess(status)) {
-                d.status = RunStatus.FAILED;
+                charged = true;
                 d.notes.add("the source said 'success' but no primary metric was found");
             } else {
+                // the first arm without a value failed; an arm after it that left no record never ran
+                charged = firstFailed == null || ran;
+            }
+            if (charged) {
                 d.status = RunStatus.FAILED;
+                firstFailed = firstFailed == null ? d.arm : firstFailed;
+                d.failureError = error;
+                if (micro) {
+                    putConsole(d, "stdout", text(result, "stdout"));
+                    putConsole(d, "stderr", text(result, "stderr"));
+                }
+                boolean own = sections.stream().anyMatch(sc -> sc.isFor(pair[1], d.arm));
+                for (Section sc : sections) {
+                    if (own ? sc.isFor(pair[1], d.arm) : sc.arm() == null) {
+                        putConsole(d, sc.label(), sc.text());
+                    }
+                }
+            } else {
+                String first = named != null ? named : firstFailed;
+                notRun(d, "the " + (first == null ? "baseline" : first) + " arm failed first", status, error);
             }
             runs.add(d);
         }
         TaskInfo task = new TaskInfo(commit, null, text(instance, "commit_subject"), text(instance, "perf_command"),
-                null, null, "vllm");
+                null, null, engine);
         return new Extracted(runs, task, micro ? "micro" : "native_runner", List.of());
+    }
+
+    /** A part of a runner log: the section of one arm ({@code === BASELINE ===}), or text outside any section. */
+    record Section(String label, String arm, String text) {
+
+        boolean isFor(String side, String arm) {
+            return side.equals(this.arm) || arm.equals(this.arm);
+        }
+    }
+
+    /**
+     * Splits a runner log into its arm sections ({@code === BASELINE ===}, {@code === PATCHED ===}…); text before any
+     * header (or a log without headers) belongs to no arm.
+     */
+    static void splitSections(String name, String text, List<Section> out) {
+        if (text == null || text.isBlank()) {
+            return;
+        }
+        Matcher m = SECTION.matcher(text);
+        int last = 0;
+        String arm = null;
+        while (m.find()) {
+            add(out, name, arm, text.substring(last, m.start()));
+            arm = m.group(1).toLowerCase(Locale.ROOT);
+            last = m.end();
+        }
+        add(out, name, arm, text.substring(last));
+    }
+
+    private static void add(List<Section> out, String name, String arm, String part) {
+        if (!part.isBlank()) {
+            out.add(new Section(arm == null ? name : name + " [" + arm + "]", arm, part));
+        }
+    }
+
+    private static void putConsole(RunDraft d, String label, String text) {
+        if (text != null && !text.isBlank()) {
+            d.console.put(label, text);
+        }
+    }
+
+    /**
+     * The arm a status or error names as the one that failed: {@code baseline_failed} / {@code patched_timeout} by
+     * prefix, else the only arm word in the error's first line ("No wheel for human …", "Failed to install baseline
+     * wheel"); a setup status naming no arm ({@code no_wheel}, {@code no_perf_command}) charges the first arm,
+     * baseline. Null when nothing names one. {@code patched} is the agent arm.
+     */
+    static String failingArm(String status, String error) {
+        if (status != null) {
+            Matcher m = ARM_STATUS.matcher(status.strip());
+            if (m.find()) {
+                return armOf(m.group(1));
+            }
+        }
+        if (error != null && !error.isBlank()) {
+            String first = error.strip().lines().findFirst().orElse("");
+            Matcher m = ARM_WORD.matcher(first.length() > 300 ? first.substring(0, 300) : first);
+            String found = null;
+            while (m.find()) {
+                String a = armOf(m.group(1));
+                if (found != null && !found.equals(a)) {
+                    found = null;
+                    break;
+                }
+                found = a;
+            }
+            if (found != null) {
+                return found;
+            }
+        }
+        if (status != null && SETUP_STATUSES.contains(status.strip().toLowerCase(Locale.ROOT))) {
+            return "baseline";
+        }
+        return null;
+    }
+
+    private static String armOf(String word) {
+        String w = word.toLowerCase(Locale.ROOT);
+        return w.equals("patched") ? "agent" : w;
+    }
+
+    /** Marks an arm as never run, with the reason (never a failure). */
+    static void notRun(RunDraft d, String why, String status, String error) {
+        d.status = RunStatus.NOT_RUN;
+        StringBuilder r = new StringBuilder("not run: ").append(why);
+        if (status != null || error != null) {
+            r.append(" (");
+            if (status != null) {
+                r.append("status ").append(status);
+            }
+            if (error != null) {
+                String e = error.strip().lines().findFirst().orElse("");
+                r.append(status != null ? ": " : "").append(e.length() > 200 ? e.substring(0, 200) + "…" : e);
+            }
+            r.append(')');
+        }
+        d.notRunReason = r.toString();
     }
 
     /** A stdout/stderr file with no result JSON beside it: one failed run whose evidence is the file. */
@@ -502,8 +676,74 @@ final class Extractor {
         d.status = RunStatus.FAILED;
         d.raw = text;
         d.notes.add("no result JSON beside this log: the first (baseline) run failed before writing one");
-        return new Extracted(List.of(d), new TaskInfo(d.commit, null, null, null, null, null, "vllm"),
+        return new Extracted(List.of(d), new TaskInfo(d.commit, null, null, null, null, null, det.engine()),
                 micro ? "micro" : "native_runner", List.of());
+    }
+
+    // ---------------------------------------------------------------- what the old system published
+
+    /**
+     * The improvements the old harness published in a modal result ({@code human_improvement}, {@code
+     * agent_improvement}, {@code agent_vs_human}: percent by its own metric names) and the stored values they came
+     * from, for the report's list of corrections. Null when it published none.
+     */
+    static ObjectNode publishedModal(JsonNode result) {
+        ObjectNode p = LenientJson.MAPPER.createObjectNode();
+        copyNumbers(result.get("human_improvement"), p, "human");
+        copyNumbers(result.get("agent_improvement"), p, "agent");
+        copyNumbers(result.get("agent_vs_human"), p, "agent_vs_human");
+        if (p.isEmpty()) {
+            return null;
+        }
+        ObjectNode values = p.putObject("values");
+        for (String arm : ARMS) {
+            copyNumbers(result.get(arm + "_metrics"), values, arm);
+        }
+        p.put("source", "the result file's *_improvement fields");
+        return p;
+    }
+
+    /** A rerun's {@code analysis}: its primary metric, the three values and the two improvements it published. */
+    static ObjectNode publishedAnalysis(JsonNode analysis) {
+        String metric = text(analysis, "primary_metric");
+        if (metric == null) {
+            return null;
+        }
+        ObjectNode p = LenientJson.MAPPER.createObjectNode();
+        ObjectNode values = LenientJson.MAPPER.createObjectNode();
+        for (String arm : ARMS) {
+            RawText.Found v = number(analysis, arm + "_value");
+            if (v != null) {
+                values.putObject(arm).put(metric, v.value());
+            }
+            RawText.Found imp = number(analysis, arm + "_improvement_pct");
+            if (imp != null) {
+                p.putObject(arm).put(metric, imp.value());
+            }
+        }
+        if (p.isEmpty()) {
+            return null;
+        }
+        p.set("values", values);
+        p.put("source", "the rerun's analysis");
+        return p;
+    }
+
+    private static void copyNumbers(JsonNode from, ObjectNode to, String key) {
+        if (from == null || !from.isObject()) {
+            return;
+        }
+        ObjectNode o = null;
+        Iterator<Map.Entry<String, JsonNode>> it = from.fields();
+        while (it.hasNext()) {
+            Map.Entry<String, JsonNode> e = it.next();
+            if (e.getValue().isNumber()) {
+                if (o == null) {
+                    o = to.putObject(key);
+                }
+                o.set(e.getKey(), e.getValue());
+            }
+        }
     }
 
     // ---------------------------------------------------------------- shared evaluation

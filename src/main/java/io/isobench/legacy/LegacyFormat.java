@@ -1,6 +1,6 @@
 package io.isobench.legacy;
 
-/** The old ISO-Bench file formats (legacy-import.md "Formats"), detected by path pattern. */
+/** The old ISO-Bench file formats (legacy-import.md "Formats"), detected from their keys ({@link FormatDetector}). */
 public enum LegacyFormat {
     R1("modal 3-way result"),
     R2("modal progress log (superseded attempts)"),

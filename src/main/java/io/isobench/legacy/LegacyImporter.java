@@ -1,6 +1,5 @@
 package io.isobench.legacy;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.isobench.Arm;
 import io.isobench.IsobenchException;
@@ -25,10 +24,8 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
  * {@code isobench import legacy}: walks a tree of old ISO-Bench results and stores every run with its source
@@ -38,6 +35,12 @@ import java.util.stream.Stream;
 public final class LegacyImporter {
 
     static final String LFS_MAGIC = "version https://git-lfs.github.com/spec/v1";
+    /**
+     * The largest legacy file read (issue 15 point 6). A file is held whole while it is read (its bytes, its text, its
+     * JSON tree, its redacted copy: about 10-20 times its size), so memory stays under 1 GB; the real result files are
+     * a few kB to a few MB. Larger files are refused with this limit as the reason, without being read.
+     */
+    static final long MAX_FILE_BYTES = 32L << 20;
     private static final Pattern GPU_COUNT = Pattern.compile(":(\\d+)\\s*$");
 
     private final Store store;
@@ -120,8 +123,8 @@ public final class LegacyImporter {
     /** Imports every regular file under {@code root}. Throws {@link IsobenchException.BadInput} for a bad root. */
     public ImportSummary importTree(Path root) {
         long t0 = System.nanoTime();
-        List<Path> files = checkRoot(root);
-        Path absRoot = root.toAbsolutePath().normalize();
+        Walk walk = walk(root);
+        Path absRoot = walk.root();
         // One read of the sources instead of a query per file (one row per imported file: small even for big stores).
         known = new java.util.HashMap<>();
         for (SourceRecord src : store.sources()) {
@@ -131,28 +134,53 @@ public final class LegacyImporter {
             tasksSeen.put(t.taskId(), t);
         }
         List<ImportSummary.FileOutcome> outcomes = new ArrayList<>();
-        for (Path file : files) {
-            String path = canonicalPath(absRoot, file.toAbsolutePath().normalize());
+        for (Path file : walk.files()) {
+            String path = canonicalPath(absRoot, file);
+            String rootPath = absRoot.relativize(file).toString().replace('\\', '/');
             ImportSummary.FileOutcome o;
             try {
-                o = importFile(file, path);
+                o = importFile(file, path, rootPath);
             } catch (IOException | UncheckedIOException e) {
-                o = new ImportSummary.FileOutcome(path, FormatDetector.detect(path).format().id(),
-                        ImportSummary.Outcome.REFUSED, "cannot be read: " + e.getMessage(), 0);
+                o = new ImportSummary.FileOutcome(path, LegacyFormat.OTHER.id(), ImportSummary.Outcome.REFUSED,
+                        "cannot be read: " + e.getMessage(), 0);
+            } catch (OutOfMemoryError e) {
+                // one file's refusal, not the end of the import: its half-built records are garbage now
+                o = new ImportSummary.FileOutcome(path, LegacyFormat.OTHER.id(), ImportSummary.Outcome.REFUSED,
+                        "not enough memory to read this file (" + megabytes(file) + "); the rest of the tree is"
+                                + " imported", 0);
+                note("isobench: " + path + ": " + o.reason());
             }
             outcomes.add(o);
             batch.fileDone();
         }
         batch.flush();
+        for (Skipped sk : walk.skipped()) {
+            outcomes.add(new ImportSummary.FileOutcome(canonicalPath(absRoot, sk.path()), LegacyFormat.OTHER.id(),
+                    ImportSummary.Outcome.SKIPPED, sk.reason(), 0));
+        }
         return new ImportSummary(root.toString(), outcomes, (System.nanoTime() - t0) / 1_000_000);
     }
 
+    /** An entry of the tree that is not a file to read (a link to a folder, a FIFO, a dangling link…), and why. */
+    record Skipped(Path path, String reason) {
+    }
+
     /**
-     * Checks an import root and lists its regular files (sorted).
+     * What a walk found: regular files to read (sorted), and every other entry with the reason it is skipped.
      *
-     * @throws IsobenchException.BadInput when it is missing, not a directory, unreadable or holds no file
+     * @param root the root, symbolic links resolved (a linked root is followed)
      */
-    public static List<Path> checkRoot(Path root) {
+    record Walk(Path root, List<Path> files, List<Skipped> skipped) {
+    }
+
+    /**
+     * Walks the tree under {@code root} without following links below it (a linked folder could loop or leave the
+     * tree): a link to a regular file is read like a file; a link to a folder, a dangling link, a link to a device and
+     * any FIFO, socket or device is listed as skipped with its reason. The root itself may be a link.
+     *
+     * @throws IsobenchException.BadInput when it is missing, not a directory, unreadable or empty
+     */
+    static Walk walk(Path root) {
         if (!Files.exists(root)) {
             throw new IsobenchException.BadInput("import root '" + root + "' does not exist (give a results tree"
                     + " or a folder above it)");
@@ -161,15 +189,106 @@ public final class LegacyImporter {
             throw new IsobenchException.BadInput("import root '" + root + "' is not a directory (give a results tree"
                     + " or a folder above it)");
         }
-        try (Stream<Path> s = Files.walk(root)) {
-            List<Path> files = s.filter(Files::isRegularFile).sorted().toList();
-            if (files.isEmpty()) {
-                throw new IsobenchException.BadInput("import root '" + root + "' is empty (no files to import)");
-            }
-            return files;
+        Path real;
+        try {
+            real = root.toRealPath();
+        } catch (IOException e) {
+            throw new IsobenchException.BadInput("import root '" + root + "' cannot be read: " + e.getMessage(), e);
+        }
+        List<Path> files = new ArrayList<>();
+        List<Skipped> skipped = new ArrayList<>();
+        try {
+            Files.walkFileTree(real, java.util.EnumSet.noneOf(java.nio.file.FileVisitOption.class), Integer.MAX_VALUE,
+                    new java.nio.file.SimpleFileVisitor<>() {
+                        @Override
+                        public java.nio.file.FileVisitResult visitFile(Path f,
+                                java.nio.file.attribute.BasicFileAttributes a) {
+                            if (a.isRegularFile()) {
+                                files.add(f);
+                            } else if (a.isSymbolicLink()) {
+                                String why = linkReason(f);
+                                if (why == null) {
+                                    files.add(f);
+                                } else {
+                                    skipped.add(new Skipped(f, why));
+                                }
+                            } else if (!a.isDirectory()) {
+                                skipped.add(new Skipped(f, specialReason(f) + ": not a regular file, not read"));
+                            }
+                            return java.nio.file.FileVisitResult.CONTINUE;
+                        }
+
+                        @Override
+                        public java.nio.file.FileVisitResult visitFileFailed(Path f, IOException e) {
+                            skipped.add(new Skipped(f, "cannot be read: " + e.getMessage()));
+                            return java.nio.file.FileVisitResult.CONTINUE;
+                        }
+                    });
         } catch (IOException | UncheckedIOException e) {
             throw new IsobenchException.BadInput("import root '" + root + "' cannot be read: " + e.getMessage(), e);
         }
+        if (files.isEmpty() && skipped.isEmpty()) {
+            throw new IsobenchException.BadInput("import root '" + root + "' is empty (no files to import)");
+        }
+        files.sort(null);
+        skipped.sort(java.util.Comparator.comparing(Skipped::path));
+        return new Walk(real, List.copyOf(files), List.copyOf(skipped));
+    }
+
+    /** Null when a symbolic link leads to a regular file (read it); else why it is skipped. */
+    private static String linkReason(Path link) {
+        String target;
+        try {
+            target = Files.readSymbolicLink(link).toString();
+        } catch (IOException | UnsupportedOperationException e) {
+            target = "?";
+        }
+        if (!Files.exists(link)) {
+            return "dangling symbolic link (to " + target + ", which does not exist): not read";
+        }
+        if (Files.isDirectory(link)) {
+            return "symbolic link to a folder (" + target + "): not followed (it could loop or lead out of the tree)";
+        }
+        if (Files.isRegularFile(link)) {
+            return null;
+        }
+        return "symbolic link to a " + specialReason(link) + " (" + target + "): not read";
+    }
+
+    /** FIFO, socket, character device, block device, or special file. */
+    private static String specialReason(Path p) {
+        try {
+            Object mode = Files.getAttribute(p, "unix:mode");
+            if (mode instanceof Integer m) {
+                return switch (m & 0170000) {
+                    case 0010000 -> "FIFO (named pipe)";
+                    case 0140000 -> "socket";
+                    case 0020000 -> "character device";
+                    case 0060000 -> "block device";
+                    default -> "special file";
+                };
+            }
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            // not a unix file system: say what we know
+        }
+        return "special file";
+    }
+
+    private static String megabytes(Path file) {
+        try {
+            return String.format(java.util.Locale.ROOT, "%.1f MB", Files.size(file) / 1e6);
+        } catch (IOException e) {
+            return "size unknown";
+        }
+    }
+
+    /**
+     * Checks an import root and lists its regular files (sorted).
+     *
+     * @throws IsobenchException.BadInput when it is missing, not a directory, unreadable or holds no file
+     */
+    public static List<Path> checkRoot(Path root) {
+        return walk(root).files();
     }
 
     /**
@@ -202,86 +321,153 @@ public final class LegacyImporter {
         return String.join("/", segs.subList(start, segs.size()));
     }
 
-    private ImportSummary.FileOutcome importFile(Path file, String path) throws IOException {
+    private ImportSummary.FileOutcome importFile(Path file, String path, String rootPath) throws IOException {
+        FormatDetector.PathInfo info = FormatDetector.path(path);
+        String agent = info.agent() != null ? info.agent() : agentOption;
+        if (info.kind() == FormatDetector.FileKind.OTHER || info.kind() == FormatDetector.FileKind.TABLE) {
+            return notAResult(file, path, info, agent);
+        }
+        long size = Files.size(file);
+        if (size > MAX_FILE_BYTES) {
+            return tooLarge(file, path, info, agent, size);
+        }
         byte[] bytes = Files.readAllBytes(file);
         String sha = sha256(bytes);
-        FormatDetector.Detection det = FormatDetector.detect(path);
-        Optional<SourceRecord> existing = Optional.ofNullable(known.get(path + "\n" + sha));
-        if (existing.isPresent()) {
-            return new ImportSummary.FileOutcome(path, existing.get().formatId(), ImportSummary.Outcome.UNCHANGED,
-                    "already imported (" + existing.get().outcome() + ")", 0);
+        SourceRecord existing = known.get(path + "\n" + sha);
+        if (existing != null) {
+            return new ImportSummary.FileOutcome(path, existing.formatId(), ImportSummary.Outcome.UNCHANGED,
+                    "already imported (" + existing.outcome() + ")", 0);
         }
         String text = new String(bytes, StandardCharsets.UTF_8);
+        bytes = null; // the text is what is kept from here on
         String sourceId = sha256((path + "\n" + sha).getBytes(StandardCharsets.UTF_8));
-        String agent = det.agent() != null ? det.agent() : agentOption;
-        if (det.agent() != null && agentOption != null && !det.agent().equals(agentOption)) {
-            note("isobench: " + path + ": the tree folder names agent '" + det.agent() + "'; --agent "
+        if (info.agent() != null && agentOption != null && !info.agent().equals(agentOption)) {
+            note("isobench: " + path + ": the tree folder names agent '" + info.agent() + "'; --agent "
                     + agentOption + " applies only to trees whose folder names none");
         }
-
-        if (det.format() == LegacyFormat.OTHER) {
-            return skip(path, sha, sourceId, det, agent, "not a result file");
+        FormatDetector.Detection byName = FormatDetector.byName(info, LegacyFormat.OTHER);
+        if (info.kind() == FormatDetector.FileKind.SIDECAR) {
+            return sidecar(file, path, sha, sourceId, info, agent, text, rootPath);
         }
         if (text.startsWith(LFS_MAGIC)) {
-            return refuse(path, sha, sourceId, det, agent, text, "LFS pointer, data not present");
-        }
-        if (det.format() == LegacyFormat.EXPORT) {
-            return skip(path, sha, sourceId, det, agent, "export table: use `isobench import hf`");
-        }
-        if (det.format() == LegacyFormat.R13) {
-            return skip(path, sha, sourceId, det, agent, "aggregate report (derived data)");
-        }
-        if (det.sidecar()) {
-            return sidecar(file, path, sha, sourceId, det, agent, text);
+            return refuse(path, sha, sourceId, byName, agent, text, "LFS pointer, data not present");
         }
         LenientJson.Parsed parsed;
         try {
             parsed = LenientJson.parse(text);
         } catch (LenientJson.Unrecoverable e) {
-            return refuse(path, sha, sourceId, det, agent, text, e.getMessage());
+            return refuse(path, sha, sourceId, byName, agent, text, e.getMessage());
         } catch (RuntimeException | StackOverflowError e) {
-            return refuse(path, sha, sourceId, det, agent, text, "could not be read: " + e);
+            return refuse(path, sha, sourceId, byName, agent, text, "could not be read: " + e);
         }
-        FormatDetector.Detection d2 = det;
-        if (det.microOrNative()) {
-            JsonNode result = parsed.root().path("result");
-            boolean micro = result.has("baseline_ms") || result.has("patched_ms") || result.has("baseline_output");
-            d2 = new FormatDetector.Detection(micro ? LegacyFormat.R11 : LegacyFormat.R12, det.commit(), det.arm(),
-                    det.agent(), det.engine(), true, false);
+        FormatDetector.Schema schema = FormatDetector.schema(parsed.root());
+        if (schema == null) {
+            return refuse(path, sha, sourceId, byName, agent, text, parsed.root().isObject()
+                    ? "no known result schema; keys: " + FormatDetector.keys(parsed.root())
+                    : "no known result schema: expected a JSON object, found " + FormatDetector.keys(parsed.root()));
         }
-        Extractor.Extracted ex;
-        try {
-            ex = Extractor.extract(d2, parsed.root());
-        } catch (Extractor.WrongShape e) {
-            return refuse(path, sha, sourceId, d2, agent, text, e.getMessage());
-        } catch (RuntimeException e) {
-            note("isobench: " + path + ": " + e);
-            return refuse(path, sha, sourceId, d2, agent, text, "could not be read: " + e);
+        FormatDetector.Detection det = FormatDetector.detect(info, schema);
+        if (det.format() == LegacyFormat.R13) {
+            return skip(path, sha, sourceId, det, agent, "aggregate report (derived data)");
         }
-        List<String> sidecars = new ArrayList<>();
-        if (d2.microOrNative()) {
+        Map<String, String> sidecars = new java.util.LinkedHashMap<>();
+        if (det.format() == LegacyFormat.R11 || det.format() == LegacyFormat.R12) {
             for (String name : new String[] {"stdout.txt", "stderr.txt"}) {
-                Path s = file.resolveSibling(name);
-                if (Files.isRegularFile(s)) {
-                    sidecars.add(name);
+                Path sc = file.resolveSibling(name);
+                if (Files.isRegularFile(sc) && Files.size(sc) <= MAX_FILE_BYTES) {
+                    sidecars.put(name, Files.readString(sc, StandardCharsets.UTF_8));
                 }
             }
         }
-        return store(file, path, sha, sourceId, d2, agent, text, parsed.recovery(), ex, sidecars);
+        Extractor.Extracted ex;
+        try {
+            ex = Extractor.extract(det, parsed.root(), sidecars);
+        } catch (Extractor.WrongShape e) {
+            return refuse(path, sha, sourceId, det, agent, text, e.getMessage());
+        } catch (RuntimeException e) {
+            note("isobench: " + path + ": " + e);
+            return refuse(path, sha, sourceId, det, agent, text, "could not be read: " + e);
+        }
+        return store(path, sha, sourceId, det, agent, text, parsed.recovery(), ex, sidecars, rootPath);
+    }
+
+    /**
+     * A file that is not a result by its name (README, notes, a published table): only its head is read (its hash is
+     * streamed), whatever its size. A published table is skipped with the command that reads it; an LFS pointer is
+     * refused.
+     */
+    private ImportSummary.FileOutcome notAResult(Path file, String path, FormatDetector.PathInfo info, String agent)
+            throws IOException {
+        String sha = streamedSha256(file);
+        SourceRecord existing = known.get(path + "\n" + sha);
+        if (existing != null) {
+            return new ImportSummary.FileOutcome(path, existing.formatId(), ImportSummary.Outcome.UNCHANGED,
+                    "already imported (" + existing.outcome() + ")", 0);
+        }
+        byte[] head;
+        try (java.io.InputStream in = Files.newInputStream(file)) {
+            head = in.readNBytes(8192);
+        }
+        String sourceId = sha256((path + "\n" + sha).getBytes(StandardCharsets.UTF_8));
+        FormatDetector.Detection byName = FormatDetector.byName(info, LegacyFormat.OTHER);
+        if (info.kind() == FormatDetector.FileKind.OTHER) {
+            return skip(path, sha, sourceId, byName, agent, "not a result file");
+        }
+        String text = new String(head, StandardCharsets.UTF_8);
+        if (text.startsWith(LFS_MAGIC)) {
+            return refuse(path, sha, sourceId, byName.withFormat(LegacyFormat.EXPORT), agent, text,
+                    "LFS pointer, data not present");
+        }
+        return FormatDetector.publishedTable(path, head)
+                ? skip(path, sha, sourceId, byName.withFormat(LegacyFormat.EXPORT), agent,
+                        "export table: use `isobench import hf`")
+                : skip(path, sha, sourceId, byName, agent, "not a result file");
+    }
+
+    private static String streamedSha256(Path file) throws IOException {
+        try (java.io.InputStream in = Files.newInputStream(file)) {
+            MessageDigest md = MessageDigest.getInstance("SHA-256");
+            byte[] buf = new byte[1 << 16];
+            for (int n; (n = in.read(buf)) > 0; ) {
+                md.update(buf, 0, n);
+            }
+            return HexFormat.of().formatHex(md.digest());
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JDK", e);
+        }
+    }
+
+    /** A file over {@link #MAX_FILE_BYTES}: refused unread (its hash is streamed, so a re-import knows it). */
+    private ImportSummary.FileOutcome tooLarge(Path file, String path, FormatDetector.PathInfo info, String agent,
+                                               long size) throws IOException {
+        String sha = streamedSha256(file);
+        SourceRecord existing = known.get(path + "\n" + sha);
+        if (existing != null) {
+            return new ImportSummary.FileOutcome(path, existing.formatId(), ImportSummary.Outcome.UNCHANGED,
+                    "already imported (" + existing.outcome() + ")", 0);
+        }
+        String reason = String.format(java.util.Locale.ROOT, "%.1f MB is more than the %d MiB a legacy file may have"
+                + " (memory stays bounded); not read — the old system's result files are a few kB to a few MB",
+                size / 1e6, MAX_FILE_BYTES >> 20);
+        String sourceId = sha256((path + "\n" + sha).getBytes(StandardCharsets.UTF_8));
+        batch.sources.add(new SourceRecord(sourceId, LegacyFormat.OTHER.id(), path, sha, null, null, agent, "refused",
+                reason, null));
+        return new ImportSummary.FileOutcome(path, LegacyFormat.OTHER.id(), ImportSummary.Outcome.REFUSED, reason, 0);
     }
 
     private ImportSummary.FileOutcome sidecar(Path file, String path, String sha, String sourceId,
-                                              FormatDetector.Detection det, String agent, String text) {
+                                              FormatDetector.PathInfo info, String agent, String text,
+                                              String rootPath) {
         Path json = file.resolveSibling("benchmark_result.json");
         if (Files.isRegularFile(json)) {
-            // Its content is stored here; the result JSON's runs reference it.
+            // Read with the result beside it (its runs' evidence); stored here, referenced from that result's runs.
             String id;
             try {
-                String sibling = Files.readString(json, StandardCharsets.UTF_8);
+                String sibling = Files.size(json) <= MAX_FILE_BYTES ? Files.readString(json, StandardCharsets.UTF_8) : "";
                 id = sibling.contains("\"baseline_ms\"") || sibling.contains("\"baseline_output\"")
                         ? LegacyFormat.R11.id() : LegacyFormat.R12.id();
             } catch (IOException | UncheckedIOException e) {
-                id = det.format().id();
+                id = LegacyFormat.R12.id();
             }
             String art = batch.artifact("legacy-log", text);
             batch.sources.add(new SourceRecord(sourceId, id, path, sha, null, null, agent, "imported",
@@ -289,12 +475,10 @@ public final class LegacyImporter {
             return new ImportSummary.FileOutcome(path, id, ImportSummary.Outcome.IMPORTED,
                     "log beside benchmark_result.json", 0);
         }
-        boolean micro = text.contains("omniperf_test_") || text.contains("\"impl_tag\"")
-                || (path.contains("omniperf_results_v2/") && !text.contains("=== BASELINE ==="));
-        FormatDetector.Detection d2 = new FormatDetector.Detection(micro ? LegacyFormat.R11 : LegacyFormat.R12,
-                det.commit(), null, det.agent(), det.engine(), true, true);
-        Extractor.Extracted ex = Extractor.sidecarOnly(d2, text, micro);
-        return store(file, path, sha, sourceId, d2, agent, text, null, ex, List.of());
+        boolean micro = text.contains("omniperf_test_") || text.contains("\"impl_tag\"");
+        FormatDetector.Detection det = FormatDetector.byName(info, micro ? LegacyFormat.R11 : LegacyFormat.R12);
+        Extractor.Extracted ex = Extractor.sidecarOnly(det, text, micro);
+        return store(path, sha, sourceId, det, agent, text, null, ex, Map.of(), rootPath);
     }
 
     private ImportSummary.FileOutcome skip(String path, String sha, String sourceId, FormatDetector.Detection det,
@@ -312,9 +496,9 @@ public final class LegacyImporter {
         return new ImportSummary.FileOutcome(path, det.format().id(), ImportSummary.Outcome.REFUSED, reason, 0);
     }
 
-    private ImportSummary.FileOutcome store(Path file, String path, String sha, String sourceId,
-                                            FormatDetector.Detection det, String agent, String text, String recovery,
-                                            Extractor.Extracted ex, List<String> sidecars) {
+    private ImportSummary.FileOutcome store(String path, String sha, String sourceId, FormatDetector.Detection det,
+                                            String agent, String text, String recovery, Extractor.Extracted ex,
+                                            Map<String, String> sidecars, String rootPath) {
         boolean recovered = recovery != null;
         String formatId = det.format().id();
         String fileAgent = det.engine().equals("sglang") ? null : agent;
@@ -327,15 +511,9 @@ public final class LegacyImporter {
         try {
             contentArt = pending(artifacts, "legacy-source", text);
             ObjectNode sidecarArts = LenientJson.MAPPER.createObjectNode();
-            for (String name : sidecars) {
-                try {
-                    sidecarArts.put(name, pending(artifacts, "legacy-log",
-                            Files.readString(file.resolveSibling(name), StandardCharsets.UTF_8)));
-                } catch (IOException | UncheckedIOException e) {
-                    sidecarArts.put(name, "unreadable: " + e.getMessage());
-                }
-            }
+            sidecars.forEach((name, log) -> sidecarArts.put(name, pending(artifacts, "legacy-log", log)));
             for (RunDraft d : ex.runs()) {
+                d.extra.put("root_path", rootPath);
                 records.add(toRecord(d, artifacts, path, det.commit(), sourceId, formatId, ex, fileAgent, recovery,
                         sidecarArts));
             }
@@ -386,6 +564,25 @@ public final class LegacyImporter {
                 .substring(0, 32);
         String logArt = d.raw == null || d.raw.isEmpty() ? null
                 : pending(artifacts, "legacy-raw", d.raw);
+        RunRecord.FailureInfo failure = null;
+        if (d.status == RunRecord.RunStatus.FAILED) {
+            failure = Failures.classify(d);
+            String whole = Failures.evidenceText(d);
+            if (whole != null) {
+                String ev = pending(artifacts, "legacy-evidence", whole);
+                d.extra.put("evidence_artifact", ev);
+                if (logArt == null) {
+                    logArt = ev;
+                }
+            } else if (logArt != null) {
+                d.extra.put("evidence_artifact", logArt);
+            }
+        }
+        if (d.notRunReason != null) {
+            String why = Redactor.redact(d.notRunReason); // it quotes the source's error
+            d.extra.put("not_run_reason", why);
+            d.notes.add(why);
+        }
         ObjectNode extra = d.extra;
         extra.put("format", formatId);
         extra.put("path", path);
@@ -430,7 +627,6 @@ public final class LegacyImporter {
         }
         notes.addAll(d.notes);
         Mode mode = d.mode;
-        RunRecord.FailureInfo failure = d.status == RunRecord.RunStatus.FAILED ? Failures.classify(d) : null;
         return new RunRecord(runId, null, d.kind, commit, commitShort, agent, armLabel, 0, d.status, failure,
                 mode == null ? null : mode.label(), d.model, ex.pipeline(), sourceId,
                 mode == null ? null : MetricDictionary.primaryMetric(mode),

@@ -43,4 +43,7 @@ final class RunDraft {
     final List<String> notes = new ArrayList<>();
     ObjectNode extra = LenientJson.MAPPER.createObjectNode();
     String agentOverride;             // agent named by the file itself (R11/R12 patch path)
+    String notRunReason;              // why a NOT_RUN arm never ran ("not run: the baseline arm failed first (…)")
+    /** Console text beyond {@link #raw} where the file keeps the cause (stdout/stderr fields, sidecar logs), by label. */
+    final Map<String, String> console = new LinkedHashMap<>();
 }

@@ -77,42 +77,102 @@ public enum TableFormat {
         }
     }
 
-    private static final class Csv implements Writer {
+    /** One CSV cell, RFC 4180: quoted when it holds a comma, a quote or a line break; null is empty. */
+    public static String csvCell(String s) {
+        if (s == null) {
+            return "";
+        }
+        if (s.indexOf(',') >= 0 || s.indexOf('"') >= 0 || s.indexOf('\n') >= 0 || s.indexOf('\r') >= 0) {
+            return '"' + s.replace("\"", "\"\"") + '"';
+        }
+        return s;
+    }
+
+    /**
+     * Rows of string cells under fixed columns, streamed: CSV (header row, RFC 4180, LF line ends) or a JSON array of
+     * objects with the columns as keys (null cells as {@code null}, the numeric columns unquoted). Shared by the
+     * machine-readable outputs that are contracts ({@code table}, {@code runs}).
+     */
+    public static final class Cells {
         private final PrintWriter out;
+        private final List<String> columns;
+        private final java.util.Set<Integer> numeric;
+        private final boolean json;
+        private boolean first = true;
+
+        private Cells(PrintWriter out, List<String> columns, java.util.Set<Integer> numeric, boolean json) {
+            this.out = out;
+            this.columns = List.copyOf(columns);
+            this.numeric = numeric;
+            this.json = json;
+            if (json) {
+                out.print('[');
+            } else {
+                out.print(String.join(",", columns));
+                out.print('\n');
+            }
+        }
+
+        public static Cells csv(PrintWriter out, List<String> columns) {
+            return new Cells(out, columns, java.util.Set.of(), false);
+        }
+
+        /** @param numeric indexes of the columns whose (plain decimal) cells are written as JSON numbers */
+        public static Cells json(PrintWriter out, List<String> columns, java.util.Set<Integer> numeric) {
+            return new Cells(out, columns, numeric, true);
+        }
+
+        public void row(List<String> cells) {
+            StringBuilder sb = new StringBuilder();
+            if (json) {
+                sb.append(first ? "\n  {" : ",\n  {");
+                for (int i = 0; i < cells.size(); i++) {
+                    sb.append(i == 0 ? "" : ", ").append(string(columns.get(i))).append(": ");
+                    String c = cells.get(i);
+                    sb.append(c == null ? "null" : numeric.contains(i) ? c : string(c));
+                }
+                sb.append('}');
+            } else {
+                for (int i = 0; i < cells.size(); i++) {
+                    sb.append(i == 0 ? "" : ",").append(csvCell(cells.get(i)));
+                }
+                sb.append('\n');
+            }
+            first = false;
+            out.print(sb);
+        }
+
+        public void end() {
+            if (json) {
+                out.print(first ? "]\n" : "\n]\n");
+            }
+            out.flush();
+        }
+
+        private static String string(String s) {
+            try {
+                return LenientJson.MAPPER.writeValueAsString(s);
+            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    private static final class Csv implements Writer {
+        private final Cells cells;
 
         Csv(PrintWriter out) {
-            this.out = out;
-            out.print(String.join(",", ThreeWayRow.COLUMNS));
-            out.print('\n');
+            cells = Cells.csv(out, ThreeWayRow.COLUMNS);
         }
 
         @Override
         public void row(ThreeWayRow row) {
-            List<String> cells = cells(row);
-            StringBuilder sb = new StringBuilder();
-            for (int i = 0; i < cells.size(); i++) {
-                if (i > 0) {
-                    sb.append(',');
-                }
-                sb.append(quote(cells.get(i)));
-            }
-            out.print(sb);
-            out.print('\n');
-        }
-
-        static String quote(String s) {
-            if (s == null) {
-                return "";
-            }
-            if (s.indexOf(',') >= 0 || s.indexOf('"') >= 0 || s.indexOf('\n') >= 0 || s.indexOf('\r') >= 0) {
-                return '"' + s.replace("\"", "\"\"") + '"';
-            }
-            return s;
+            cells.row(cells(row));
         }
 
         @Override
         public void end() {
-            out.flush();
+            cells.end();
         }
     }
 
@@ -146,49 +206,22 @@ public enum TableFormat {
     }
 
     private static final class Json implements Writer {
-        private final PrintWriter out;
-        private boolean first = true;
+        private static final java.util.Set<Integer> NUMBERS = java.util.stream.IntStream.rangeClosed(FIRST_NUMBER,
+                LAST_NUMBER).boxed().collect(java.util.stream.Collectors.toUnmodifiableSet());
+        private final Cells cells;
 
         Json(PrintWriter out) {
-            this.out = out;
-            out.print('[');
+            cells = Cells.json(out, ThreeWayRow.COLUMNS, NUMBERS);
         }
 
         @Override
         public void row(ThreeWayRow row) {
-            List<String> cells = cells(row);
-            StringBuilder sb = new StringBuilder(first ? "\n  {" : ",\n  {");
-            first = false;
-            for (int i = 0; i < cells.size(); i++) {
-                if (i > 0) {
-                    sb.append(", ");
-                }
-                sb.append(string(ThreeWayRow.COLUMNS.get(i))).append(": ");
-                String c = cells.get(i);
-                if (c == null) {
-                    sb.append("null");
-                } else if (i >= FIRST_NUMBER && i <= LAST_NUMBER) {
-                    sb.append(c);
-                } else {
-                    sb.append(string(c));
-                }
-            }
-            sb.append('}');
-            out.print(sb);
+            cells.row(cells(row));
         }
 
         @Override
         public void end() {
-            out.print(first ? "]\n" : "\n]\n");
-            out.flush();
-        }
-
-        private static String string(String s) {
-            try {
-                return LenientJson.MAPPER.writeValueAsString(s);
-            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-                throw new IllegalStateException(e);
-            }
+            cells.end();
         }
     }
 }

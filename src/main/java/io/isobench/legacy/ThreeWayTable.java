@@ -31,6 +31,12 @@ public final class ThreeWayTable {
     /** Candidate sources in precedence order (the {@code pipeline} values). */
     public static final List<String> PIPELINES =
             List.of("rerun_4_fixable", "docker_3way", "modal", "run_2026-01-18/19", "separate");
+    /**
+     * Rows of a published HF table ({@code isobench import hf}): the last candidate, after every legacy source. A
+     * published row does not say whether its arms ran together: only single-invocation data sources (modal, docker,
+     * rerun) are same_run.
+     */
+    public static final String HF_PIPELINE = "hf_import";
     private static final Set<String> ONE_INVOCATION = Set.of("rerun_4_fixable", "docker_3way", "modal");
     private static final String[] ARMS = {"baseline", "human", "agent"};
 
@@ -40,12 +46,13 @@ public final class ThreeWayTable {
     /** Streams the rows for one agent, sorted by commit, to {@code sink}. */
     public static void rows(Store store, String agent, Consumer<ThreeWayRow> sink) {
         String wanted = Arm.normalizeAgent(agent);
-        RunFilter filter = new RunFilter(wanted, EnumSet.of(RunRecord.RunKind.LEGACY), null, false);
+        RunFilter filter = new RunFilter(wanted, EnumSet.of(RunRecord.RunKind.LEGACY, RunRecord.RunKind.HF_IMPORT), null,
+                false);
         List<RunRecord> current = new ArrayList<>();
         String[] commit = {null};
         store.forEachRun(filter, r -> {
             if (r.commitShort() == null || r.agent() == null || !Arm.normalizeAgent(r.agent()).equals(wanted)
-                    || r.kind() != RunRecord.RunKind.LEGACY) {
+                    || r.kind() != RunRecord.RunKind.LEGACY && r.kind() != RunRecord.RunKind.HF_IMPORT) {
                 return;
             }
             if (commit[0] != null && !commit[0].equals(r.commitShort())) {
@@ -62,7 +69,7 @@ public final class ThreeWayTable {
 
     /** A run as the rules see it. */
     private record View(RunRecord run, String arm, Mode mode, JsonNode byMode, String model, String workload,
-                        boolean outputTokS, String path) {
+                        boolean outputTokS, String path, JsonNode extra) {
 
         Value value(Mode m) {
             if (m == null) {
@@ -131,7 +138,11 @@ public final class ThreeWayTable {
             if (arms[0] == null && arms[1] == null && arms[2] == null) {
                 continue;
             }
-            candidates.add(evaluate(p, pipeline, arms));
+            candidates.add(evaluate(p, pipeline, arms, ONE_INVOCATION.contains(pipeline)));
+        }
+        Candidate hf = publishedRow(runs);
+        if (hf != null) {
+            candidates.add(hf);
         }
         if (candidates.isEmpty()) {
             return Optional.empty();
@@ -179,7 +190,63 @@ public final class ThreeWayTable {
                 Arrays.asList(id(v[0]), id(v[1]), id(v[2]))));
     }
 
-    private static Candidate evaluate(int precedence, String pipeline, View[] arms) {
+    /**
+     * The candidate from rows imported with {@code import hf}: the arms of one published row (one {@code hf_key}),
+     * the row with the most values when an agent has several (e.g. one per agent model), with an issue saying so.
+     */
+    private static Candidate publishedRow(List<RunRecord> runs) {
+        java.util.Map<String, View[]> byKey = new java.util.TreeMap<>();
+        for (RunRecord r : runs) {
+            if (r.kind() != RunRecord.RunKind.HF_IMPORT) {
+                continue;
+            }
+            View v = view(r);
+            if (v == null) {
+                continue;
+            }
+            String key = v.extra() == null ? "" : v.extra().path("hf_key").asText("");
+            View[] arms = byKey.computeIfAbsent(key, k -> new View[3]);
+            int i = Arrays.asList(ARMS).indexOf(v.arm());
+            arms[i] = prefer(arms[i], v);
+        }
+        Candidate best = null;
+        String bestModel = null;
+        TreeSet<String> models = new TreeSet<>();
+        for (View[] arms : byKey.values()) {
+            String dataSource = null;
+            String model = null;
+            for (View a : arms) {
+                if (a != null && a.extra() != null) {
+                    dataSource = dataSource != null ? dataSource : a.extra().path("data_source").asText(null);
+                    model = model != null ? model : a.extra().path("agent_model").asText(null);
+                }
+            }
+            if (model != null) {
+                models.add(model);
+            }
+            Candidate c = evaluate(PIPELINES.size(), HF_PIPELINE, arms, oneInvocation(dataSource));
+            if (best == null || c.count() > best.count()) {
+                best = c;
+                bestModel = model;
+            }
+        }
+        if (best != null && byKey.size() > 1) {
+            best.issues().add(byKey.size() + " published rows for this agent (agent models " + String.join(", ", models)
+                    + "); shown: " + (bestModel == null ? "the one with the most values" : bestModel));
+        }
+        return best;
+    }
+
+    /** Published rows say only their data source; the single-invocation ones (modal, docker, rerun) are same-run. */
+    public static boolean oneInvocation(String dataSource) {
+        if (dataSource == null) {
+            return false;
+        }
+        String d = dataSource.toLowerCase(java.util.Locale.ROOT);
+        return d.equals("modal") || d.startsWith("docker") || d.contains("rerun");
+    }
+
+    private static Candidate evaluate(int precedence, String pipeline, View[] arms, boolean oneInvocation) {
         List<String> issues = new ArrayList<>();
         // Mode: the arms' common mode; if they differ, serving if any says serving, else the alphabetically first.
         TreeSet<String> modes = new TreeSet<>();
@@ -228,7 +295,7 @@ public final class ThreeWayTable {
         }
         String comparability = null;
         if (anyValue) {
-            if (ONE_INVOCATION.contains(pipeline)) {
+            if (oneInvocation) {
                 comparability = mismatch.isEmpty() ? "same_run" : "same_run_with_issues";
             } else {
                 comparability = "cross_run";
@@ -295,7 +362,7 @@ public final class ThreeWayTable {
         }
         boolean output = extra != null && extra.hasNonNull("output_tok_s");
         String path = extra == null ? "" : extra.path("path").asText("");
-        return new View(r, arm, mode, byMode, r.model(), workload, output, path);
+        return new View(r, arm, mode, byMode, r.model(), workload, output, path, extra);
     }
 
     /** Two runs for one arm of one pipeline (e.g. the same tree imported from two places): keep one, deterministically. */

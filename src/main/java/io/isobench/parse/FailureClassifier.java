@@ -16,19 +16,25 @@ import java.util.TreeMap;
  *   <li>Output that parses into metrics is not a failure, whatever a stored status says (ISO-Bench stored
  *       {@code error} for runs whose raw text holds a valid result): the result is empty.</li>
  *   <li>A stored status {@code success} with no failure signature anywhere is not a failure either.</li>
- *   <li>Every line of the status, the error text and the console text is matched against the table; a serving
- *       result header without metric rows counts as a {@code NO_METRICS} signature.</li>
+ *   <li>Every error line of the status, the error text and the console text is matched against the table, never an
+ *       INFO/WARNING record, a Python warning or a traceback's code ({@link ErrorLines}); a serving result header
+ *       without metric rows counts as a {@code NO_METRICS} signature.</li>
  *   <li>The matched category with the lowest {@link FailureCategory#precedence()} wins: a specific root cause beats
  *       {@code SERVER_CRASHED}/{@code SERVER_START_TIMEOUT}, which beat {@code NO_METRICS}/{@code TIMEOUT}; ties go to
  *       the signature listed first in the table.</li>
- *   <li>Nothing matched: {@code UNKNOWN}, keeping the error and the last non-blank console lines as evidence.</li>
+ *   <li>Nothing matched: {@code UNKNOWN}, keeping the error, the last exception and the last non-blank console lines
+ *       as evidence.</li>
  * </ol>
+ * The evidence is a summary: the deciding signature line(s), the exception line of the last traceback with its frame,
+ * the first error marker.
  * Never throws; work is linear in the input size.
  */
 public final class FailureClassifier {
 
-    /** Evidence lines kept per failure (the first ones, in text order). */
+    /** Evidence lines kept per failure. */
     static final int MAX_EVIDENCE = 8;
+    /** Signature lines kept before the summary (last exception, first marker). */
+    private static final int SIGNATURE_EVIDENCE = 3;
     private static final int UNKNOWN_TAIL_LINES = 3;
 
     private FailureClassifier() {
@@ -53,14 +59,15 @@ public final class FailureClassifier {
     }
 
     private static Optional<Failure> doClassify(String status, String error, String rawText) {
-        String raw = rawText == null ? "" : ConsoleText.stripControls(rawText);
-        ParsedOutput parsed = OutputParser.parseStripped(raw, OutputParser.Truncation.NONE);
+        String stripped = rawText == null ? "" : ConsoleText.stripControls(rawText);
+        ParsedOutput parsed = OutputParser.parseStripped(stripped, OutputParser.Truncation.NONE);
         if (parsed.hasMetrics()) {
             return Optional.empty();
         }
+        String raw = ErrorLines.unescapeReprLines(stripped);
         Map<FailureCategory, Hit> hits = new EnumMap<>(FailureCategory.class);
         String st = status == null ? "" : ConsoleText.stripControls(status).strip();
-        String err = error == null ? "" : ConsoleText.stripControls(error);
+        String err = error == null ? "" : ErrorLines.unescapeReprLines(ConsoleText.stripControls(error));
         if (!st.isEmpty()) {
             match(st, 0, true, "status: ", hits);
         }
@@ -78,7 +85,7 @@ public final class FailureClassifier {
             if (st.equalsIgnoreCase("success")) {
                 return Optional.empty();
             }
-            return Optional.of(unknown(st, err, raw));
+            return Optional.of(unknown(st, err, raw, summary(err, raw)));
         }
         FailureCategory best = null;
         for (Map.Entry<FailureCategory, Hit> e : hits.entrySet()) {
@@ -88,7 +95,7 @@ public final class FailureClassifier {
             }
         }
         Hit win = hits.get(best);
-        List<String> evidence = win.evidence();
+        List<String> evidence = merge(win.evidence(), summary(err, raw));
         StringBuilder detail = new StringBuilder(win.description);
         String first = win.bestLine != null ? win.bestLine : evidence.isEmpty() ? "" : evidence.get(0);
         if (!first.isEmpty()) {
@@ -178,6 +185,7 @@ public final class FailureClassifier {
         private String lower;
         private int ls;
         private int le = -1; // bounds of the line of the current occurrence, found once per line (linear overall)
+        private boolean adviceOrCode; // the current line is advice (INFO/WARNING) or traceback code: never a signature
 
         Occurrences(String text, int source, boolean hint, String prefix, Map<FailureCategory, Hit> hits) {
             this.text = text;
@@ -200,6 +208,10 @@ public final class FailureClassifier {
                 if (le < 0) {
                     le = text.length();
                 }
+                adviceOrCode = ErrorLines.isAdvice(text, ls, le) || ErrorLines.isCode(text, ls, le);
+            }
+            if (adviceOrCode) {
+                return;
             }
             if (!s.after().isEmpty() || !s.before().isEmpty()) {
                 if (lower == null) {
@@ -362,7 +374,7 @@ public final class FailureClassifier {
         return "";
     }
 
-    private static Failure unknown(String status, String error, String raw) {
+    private static Failure unknown(String status, String error, String raw, List<String> summary) {
         List<String> evidence = new ArrayList<>();
         if (!status.isEmpty()) {
             evidence.add("status: " + status);
@@ -370,6 +382,11 @@ public final class FailureClassifier {
         for (String l : error.split("\n", MAX_EVIDENCE + 1)) {
             if (!l.isBlank() && evidence.size() < MAX_EVIDENCE) {
                 evidence.add(lastSegment(l));
+            }
+        }
+        for (String l : summary) {
+            if (!evidence.contains(l)) {
+                evidence.add(l);
             }
         }
         List<String> tail = new ArrayList<>();
@@ -382,9 +399,58 @@ public final class FailureClassifier {
             }
             end = ls - 1;
         }
-        evidence.addAll(tail);
+        for (String t : tail) {
+            if (!evidence.contains(t)) {
+                evidence.add(t);
+            }
+        }
         String detail = evidence.isEmpty() ? "no output and no error recorded"
-                : "no known failure signature; kept the error and the last output lines";
-        return new Failure(FailureCategory.UNKNOWN, detail, evidence);
+                : "no known failure signature; kept the error, the last exception and the last output lines";
+        return new Failure(FailureCategory.UNKNOWN, detail, evidence.size() > MAX_EVIDENCE
+                ? evidence.subList(0, MAX_EVIDENCE) : evidence);
     }
+
+    /**
+     * The summary of a failure's text beyond the signature lines: the exception line of the last traceback with the
+     * lines around it (from the console text, else the error field), then the first error marker (from the error
+     * field, else the console text); redacted (docs/parsing.md "Evidence").
+     */
+    private static List<String> summary(String error, String raw) {
+        List<String> out = new ArrayList<>();
+        List<String> exc = ErrorLines.lastException(raw);
+        if (exc.isEmpty()) {
+            exc = ErrorLines.lastException(error);
+        }
+        for (String l : exc) {
+            out.add(ConsoleText.redact(l));
+        }
+        String marker = ErrorLines.firstMarker(error);
+        if (marker == null) {
+            marker = ErrorLines.firstMarker(raw);
+        }
+        if (marker != null && !out.contains(ConsoleText.redact(marker))) {
+            out.add(ConsoleText.redact(marker));
+        }
+        return out;
+    }
+
+    /** The signature lines (at most {@link #SIGNATURE_EVIDENCE}) then the summary lines, without repeats, capped. */
+    private static List<String> merge(List<String> signatureLines, List<String> summary) {
+        List<String> out = new ArrayList<>();
+        // a stored status says less than the line that explains it: status lines go after the others
+        List<String> ordered = new ArrayList<>(signatureLines);
+        ordered.sort(java.util.Comparator.comparing(l -> l.startsWith("status: ")));
+        for (String l : ordered) {
+            if (out.size() < SIGNATURE_EVIDENCE && !out.contains(l)) {
+                out.add(l);
+            }
+        }
+        for (String l : summary) {
+            if (out.size() < MAX_EVIDENCE && !out.contains(l)) {
+                out.add(l);
+            }
+        }
+        return out;
+    }
+
 }

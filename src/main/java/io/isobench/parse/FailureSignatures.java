@@ -97,9 +97,23 @@ final class FailureSignatures {
             after(DEPENDENCY_CONFLICT, "attributeerror:", 300, List.of("has no attribute"),
                     "library API changed (AttributeError on a library object)"),
             before(DEPENDENCY_CONFLICT, "but you have", 200, List.of("requires"), "pip dependency conflict"),
+            before(DEPENDENCY_CONFLICT, "but found", 200, List.of("is required", "requires"),
+                    "library version conflict (a required version is not installed)"),
+            sig(DEPENDENCY_CONFLICT, "versionconflict", "library version conflict"),
+            sig(DEPENDENCY_CONFLICT, "importerror:", "library API changed (ImportError)"),
+            sig(DEPENDENCY_CONFLICT, "cannot open shared object file", "binary incompatibility (shared library missing)"),
+            sig(DEPENDENCY_CONFLICT, "failed to import", "library import failed"),
+            sig(DEPENDENCY_CONFLICT, "has no attribute", "library API changed (missing attribute)"),
+            after(DEPENDENCY_CONFLICT, "typeerror:", 300, List.of("unexpected keyword argument",
+                    "required positional argument", "positional argument but", "positional arguments but"),
+                    "library API changed (call signature differs)"),
+            sig(DEPENDENCY_CONFLICT, "\"target_resolved\": false",
+                    "micro-benchmark target not found in this version (API changed)"),
 
             sig(RESOURCES_INSUFFICIENT, "exceeds the total number of available gpus", "needs more GPUs than available"),
             sig(RESOURCES_INSUFFICIENT, "resources_insufficient", "needs more GPUs than the executor has"),
+            sig(RESOURCES_INSUFFICIENT, "capability_unsupported", "the machine lacks a capability the test needs"),
+            sig(RESOURCES_INSUFFICIENT, "cuda device required", "the test needs a CUDA device"),
 
             sig(PORT_CONFLICT, "address already in use", "port already in use"),
             sig(PORT_CONFLICT, "errno 98", "port already in use (EADDRINUSE)"),
@@ -112,10 +126,17 @@ final class FailureSignatures {
             before(BAD_PERF_COMMAND, "invalid choice", 200, List.of("error: argument"), "perf command uses an invalid choice"),
             sig(BAD_PERF_COMMAND, "the following arguments are required", "perf command lacks required arguments"),
             sig(BAD_PERF_COMMAND, "can't open file", "perf command script is missing"),
+            sig(BAD_PERF_COMMAND, "dataset_path must be provided",
+                    "perf command lacks --dataset-name/--dataset-path (benchmark_serving defaults to ShareGPT, which needs a file)"),
+            sig(BAD_PERF_COMMAND, "hfvalidationerror", "perf command names a model that is neither an HF repo id nor a local path"),
+            sig(BAD_PERF_COMMAND, "repo id must be in the form",
+                    "perf command names a model that is neither an HF repo id nor a local path"),
 
             sig(NO_PERF_COMMAND, "no perf_command", "task has no perf command"),
             sig(NO_PERF_COMMAND, "no perf command", "task has no perf command"),
             wholeHint(NO_PERF_COMMAND, "no_perf_command", "task has no perf command"),
+            sig(NO_PERF_COMMAND, "no optimizable code paths", "no benchmark can exercise this commit"),
+            sig(NO_PERF_COMMAND, "opt_path_not_trig", "no benchmark can exercise this commit"),
 
             sig(PATCH_FAILED, "patch does not apply", "agent patch does not apply"),
             sig(PATCH_FAILED, "corrupt patch", "agent patch is corrupt"),
@@ -125,6 +146,9 @@ final class FailureSignatures {
             sig(EMPTY_PATCH, "patch is empty", "agent patch is empty"),
             sig(OUTPUT_MISMATCH, "output mismatch", "outputs differ from the baseline's"),
             sig(OUTPUT_MISMATCH, "output_mismatch", "outputs differ from the baseline's"),
+            sig(OUTPUT_MISMATCH, "equivalence check failed", "outputs differ from the reference (equivalence check)"),
+            after(OUTPUT_MISMATCH, "assertionerror", 200, List.of("mismatch", "not equal", "not close", "differ",
+                    "equivalen"), "outputs differ from the reference (equivalence check)"),
 
             sig(CUDA_ERROR, "illegal memory access", "CUDA illegal memory access"),
             sig(CUDA_ERROR, "device-side assert", "CUDA device-side assert"),
@@ -149,6 +173,11 @@ final class FailureSignatures {
 
             sig(ENV_MISSING, "no wheel available", "no engine wheel for this commit"),
             sig(ENV_MISSING, "no ancestor wheel", "no engine wheel for this commit"),
+            sig(ENV_MISSING, "no wheel for", "no engine wheel for this arm's commit"),
+            wholeHint(ENV_MISSING, "no_wheel", "no engine wheel for this commit"),
+            after(ENV_MISSING, "failed to install", 40, List.of("wheel"), "engine wheel could not be installed"),
+            wholeHint(ENV_MISSING, "wheel_install_failed", "engine wheel could not be installed"),
+            sig(ENV_MISSING, "no matching distribution found", "engine/package not available to install"),
             sig(ENV_MISSING, "failed to download vllm", "engine download failed"),
             sig(ENV_MISSING, "pull access denied", "engine image missing"),
             sig(ENV_MISSING, "manifest unknown", "engine image missing"),
@@ -186,16 +215,22 @@ final class FailureSignatures {
             sig(SERVER_CRASHED, "enginedeaderror", "engine process died"),
 
             // --- precedence 3: ran without result / ran out of time ------------------------------------------------
+            // A stated timeout explains a missing result: its specific signatures come before the NO_METRICS ones.
+            sig(TIMEOUT, "benchmark timed out", "benchmark exceeded its time limit"),
+            sig(TIMEOUT, "timed out after", "run exceeded its time limit"),
+            sig(TIMEOUT, "timeoutexpired", "run exceeded its time limit"),
+            wholeHint(TIMEOUT, "timeout", "run exceeded its time limit"),
+            wholeHint(TIMEOUT, "timed_out", "run exceeded its time limit"),
             sig(NO_METRICS, "never received a valid chunk", "benchmark client got no valid streamed chunk: no metrics"),
             sig(NO_METRICS, "produced no metrics", "benchmark produced no metrics"),
             sig(NO_METRICS, "no metrics in", "benchmark produced no metrics"),
             sig(NO_METRICS, "no throughput metrics", "benchmark produced no metrics"),
             sig(NO_METRICS, "no latency metrics", "benchmark produced no metrics"),
             sig(NO_METRICS, "no serving metrics", "benchmark produced no metrics"),
-            sig(TIMEOUT, "timed out after", "run exceeded its time limit"),
-            sig(TIMEOUT, "timeoutexpired", "run exceeded its time limit"),
-            wholeHint(TIMEOUT, "timeout", "run exceeded its time limit"),
-            wholeHint(TIMEOUT, "timed_out", "run exceeded its time limit"));
+            sig(NO_METRICS, "failed to produce json output", "benchmark produced no result (no JSON output)"),
+            sig(NO_METRICS, "produced no output", "benchmark produced no output"),
+            sig(TIMEOUT, "timeouterror", "run exceeded its time limit (TimeoutError)"),
+            sig(TIMEOUT, "timed out", "run exceeded its time limit"));
 
     private FailureSignatures() {
     }

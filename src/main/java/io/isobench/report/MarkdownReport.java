@@ -128,6 +128,7 @@ public final class MarkdownReport {
                 agent(a, band);
             }
             agentComparison();
+            corrections();
             failures();
             todo();
             caveats();
@@ -236,6 +237,24 @@ public final class MarkdownReport {
             line(h.toString());
             line(r.toString());
             m.shared().copyTo(out);
+            line("");
+        }
+
+        private void corrections() throws IOException {
+            if (m.corrections().lines() == 0) {
+                return;
+            }
+            line("## Corrections to published numbers");
+            line("");
+            line("Where the old system published an improvement (a result file's `*_improvement` fields, a rerun's "
+                    + "analysis, a row of the published HF table) that isobench does not reproduce for the same commit, "
+                    + "agent and comparison: both numbers (percent, positive = better) and why they differ. Published "
+                    + "and recomputed figures within ±" + Corrections.TOLERANCE_PP + " points agree.");
+            line("");
+            line("| commit | agent | comparison | published metric | published Δ % | isobench metric | isobench Δ % "
+                    + "| why they differ | published in |");
+            line("|---|---|---|---|---:|---|---:|---|---|");
+            m.corrections().copyTo(out);
             line("");
         }
 

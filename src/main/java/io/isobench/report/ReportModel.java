@@ -38,6 +38,7 @@ final class ReportModel implements AutoCloseable {
     private final List<Spool> spools = new ArrayList<>();
     private final Spool todo;
     private final Spool shared;
+    private final Spool corrections;
     private List<SourceRecord> sources = List.of();
     private int modelMismatch;
     private int workloadMismatch;
@@ -54,6 +55,7 @@ final class ReportModel implements AutoCloseable {
         this.opts = new Options(options.bandPct(), options.agent() == null ? null : Arm.normalizeAgent(options.agent()));
         this.todo = spool();
         this.shared = spool();
+        this.corrections = spool();
     }
 
     static ReportModel collect(Store store, MarkdownReport.Options options) {
@@ -73,7 +75,8 @@ final class ReportModel implements AutoCloseable {
             m.correctedStatus = store.countRuns(MarkdownReport.filter(agent, null), "status corrected");
             List<RunRecord> group = new ArrayList<>();
             String[] commit = {null};
-            store.forEachRun(MarkdownReport.filter(m.opts.agent(), java.util.EnumSet.of(RunRecord.RunKind.LEGACY)), r -> {
+            store.forEachRun(MarkdownReport.filter(m.opts.agent(), java.util.EnumSet.of(RunRecord.RunKind.LEGACY,
+                    RunRecord.RunKind.HF_IMPORT)), r -> {
                 String c = r.commitShort() == null ? "" : r.commitShort();
                 if (commit[0] != null && !commit[0].equals(c)) {
                     m.commit(commit[0], group);
@@ -96,7 +99,7 @@ final class ReportModel implements AutoCloseable {
     private void commit(String commit, List<RunRecord> runs) {
         Map<String, List<RunRecord>> byAgent = new TreeMap<>();
         for (RunRecord r : runs) {
-            if (r.kind() == RunRecord.RunKind.LEGACY && r.agent() != null) {
+            if ((r.kind() == RunRecord.RunKind.LEGACY || r.kind() == RunRecord.RunKind.HF_IMPORT) && r.agent() != null) {
                 byAgent.computeIfAbsent(Arm.normalizeAgent(r.agent()), k -> new ArrayList<>()).add(r);
             }
         }
@@ -109,6 +112,12 @@ final class ReportModel implements AutoCloseable {
             }
             AgentSection a = agents.computeIfAbsent(e.getKey(), k -> new AgentSection(k, this));
             a.add(row, e.getValue(), this);
+            for (Corrections.Correction c : Corrections.of(row, e.getValue())) {
+                corrections.add("| `" + commit + "` | " + e.getKey() + " | " + c.comparison() + " | " + c.metric() + " | "
+                        + MarkdownReport.pct(c.published()) + " | " + row.metric() + " | "
+                        + MarkdownReport.pct(c.isobench()) + " | " + c.reason().replace("|", "\\|") + " | "
+                        + c.source() + " |");
+            }
             if (row.comparable()) {
                 comparableDelta.put(e.getKey(), row.agentDeltaPct());
                 modeMetric[0] = row.mode();
@@ -146,6 +155,10 @@ final class ReportModel implements AutoCloseable {
 
     Spool shared() {
         return shared;
+    }
+
+    Spool corrections() {
+        return corrections;
     }
 
     List<SourceRecord> sources() {
@@ -291,8 +304,9 @@ final class ReportModel implements AutoCloseable {
                     agentFailures++;
                     agentFailureCategories.merge(cat, 1, Integer::sum);
                 }
-                if (cat == null && notRun(runs, arms[i])) {
-                    missing.set(missing.size() - 1, arms[i] + ": not run (the invocation stopped before it)");
+                String notRunReason = cat == null ? notRunReason(runs, arms[i], row.pipeline()) : null;
+                if (notRunReason != null) {
+                    missing.set(missing.size() - 1, arms[i] + ": " + notRunReason.replace("|", "\\|"));
                     notRun.add(arms[i]);
                 } else if (cat == null) {
                     noValue.add(arms[i]);
@@ -317,19 +331,39 @@ final class ReportModel implements AutoCloseable {
                     + String.join("; ", missing) + " |");
         }
 
-        /** True when the arm's only record says it never ran (another arm's failure stopped the invocation). */
-        private static boolean notRun(List<RunRecord> runs, String arm) {
-            boolean any = false;
+        /**
+         * Why an arm never ran, when its records in the row's pipeline say so (another arm's failure stopped the
+         * invocation); null when the arm ran there or has no record there.
+         */
+        private static String notRunReason(List<RunRecord> runs, String arm, String pipeline) {
+            String why = null;
             for (RunRecord r : runs) {
-                boolean armMatches = arm.equals("agent") ? r.arm().startsWith("agent") : arm.equals(r.arm());
-                if (armMatches) {
-                    if (r.status() != RunRecord.RunStatus.NOT_RUN) {
-                        return false;
-                    }
-                    any = true;
+                if (!armMatches(r, arm) || pipeline != null && !pipeline.equals(r.pipeline())) {
+                    continue;
+                }
+                if (r.status() != RunRecord.RunStatus.NOT_RUN) {
+                    return null;
+                }
+                if (why == null) {
+                    why = reasonOf(r);
                 }
             }
-            return any;
+            return why;
+        }
+
+        private static String reasonOf(RunRecord r) {
+            if (r.notes() != null) {
+                for (String n : r.notes().split("; ")) {
+                    if (n.startsWith("not run: ")) {
+                        return n;
+                    }
+                }
+            }
+            return "not run (the invocation stopped before it)";
+        }
+
+        private static boolean armMatches(RunRecord r, String arm) {
+            return arm.equals("agent") ? r.arm().startsWith("agent") : arm.equals(r.arm());
         }
 
         private static String firstLine(RunRecord.FailureInfo f) {
@@ -340,22 +374,18 @@ final class ReportModel implements AutoCloseable {
             return ev.lines().findFirst().orElse(ev);
         }
 
-        /** The failure of an arm, preferring the row's pipeline, else any pipeline. */
+        /**
+         * The failure of an arm in the row's own pipeline, or null: a failure from another source or pipeline is never
+         * borrowed (it says nothing about why this source lacks the value).
+         */
         private static RunRecord.FailureInfo failureOf(List<RunRecord> runs, String arm, String pipeline) {
-            RunRecord.FailureInfo any = null;
             for (RunRecord r : runs) {
-                boolean armMatches = arm.equals("agent") ? r.arm().startsWith("agent") : arm.equals(r.arm());
-                if (!armMatches || r.failure() == null || r.failure().category() == null) {
-                    continue;
-                }
-                if (pipeline != null && pipeline.equals(r.pipeline())) {
+                if (armMatches(r, arm) && r.failure() != null && r.failure().category() != null
+                        && (pipeline == null || pipeline.equals(r.pipeline()))) {
                     return r.failure();
                 }
-                if (any == null) {
-                    any = r.failure();
-                }
             }
-            return any;
+            return null;
         }
 
         static String action(String category, String arm) {

@@ -667,6 +667,28 @@ final class JdbcStore implements Store {
             where.append(where.isEmpty() ? " WHERE " : " AND ").append("r.session_id = ?");
             args.add(filter.sessionId());
         }
+        if (filter.commit() != null) {
+            // hex only (RunFilter checks it): no LIKE metacharacter can occur
+            String c = filter.commit();
+            where.append(where.isEmpty() ? " WHERE " : " AND ");
+            if (c.length() >= 8) {
+                where.append("r.commit_short = ? AND (lower(r.commit_id) LIKE ? OR ? LIKE lower(r.commit_id) || '%')");
+                args.add(c.substring(0, 8));
+                args.add(c + "%");
+                args.add(c);
+            } else {
+                where.append("r.commit_short LIKE ?");
+                args.add(c + "%");
+            }
+        }
+        if (filter.status() != null) {
+            where.append(where.isEmpty() ? " WHERE " : " AND ").append("r.status = ?");
+            args.add(filter.status().name());
+        }
+        if (filter.category() != null) {
+            where.append(where.isEmpty() ? " WHERE " : " AND ").append("r.failure_category = ?");
+            args.add(filter.category());
+        }
         return where;
     }
 

@@ -26,7 +26,8 @@ import java.util.regex.Pattern;
 
 /**
  * Task rows from ISO-Bench data: {@code exports/full_results.jsonl} (33 keys) or the published HF table (76 columns)
- * as parquet, JSONL or CSV. One row per commit (the HF table repeats a commit once per agent: the first row wins).
+ * as parquet, JSONL or CSV. One row per commit (the HF table repeats a commit once per agent: the first row wins;
+ * an 8-character id and the full hash of one commit are one row).
  */
 final class IsoBenchRows {
 
@@ -93,23 +94,51 @@ final class IsoBenchRows {
         return dedupe(rows);
     }
 
+    /**
+     * One row per commit, keyed by the full hash: an 8-character id and the 40-character hash of one commit (both
+     * occur in the exports) are one task, known by the longer id; the first row's fields win, blanks filled from later
+     * rows (a row with a perf_command replaces one without).
+     */
     private static List<Row> dedupe(List<Row> rows) {
-        Map<String, Integer> seen = new HashMap<>();
+        Map<String, List<Integer>> byPrefix = new HashMap<>();
         List<Row> out = new ArrayList<>();
         for (Row r : rows) {
             if (r.commit() == null || r.commit().isBlank()) {
                 out.add(r);
                 continue;
             }
-            Integer at = seen.get(r.commit());
+            String c = r.commit().strip().toLowerCase(java.util.Locale.ROOT);
+            List<Integer> same = byPrefix.computeIfAbsent(c.substring(0, Math.min(8, c.length())), k -> new ArrayList<>());
+            Integer at = null;
+            for (int i : same) {
+                String kept = out.get(i).commit().strip().toLowerCase(java.util.Locale.ROOT);
+                if (kept.startsWith(c) || c.startsWith(kept)) {
+                    at = i;
+                    break;
+                }
+            }
             if (at == null) {
-                seen.put(r.commit(), out.size());
+                same.add(out.size());
                 out.add(r);
-            } else if (blank(out.get(at).perfCommand()) && !blank(r.perfCommand())) {
-                out.set(at, r);
+            } else {
+                out.set(at, merge(out.get(at), r));
             }
         }
         return out;
+    }
+
+    private static Row merge(Row kept, Row later) {
+        Row first = blank(kept.perfCommand()) && !blank(later.perfCommand()) ? later : kept;
+        Row second = first == kept ? later : kept;
+        String commit = kept.commit().strip().length() >= later.commit().strip().length() ? kept.commit() : later.commit();
+        return new Row(commit, pick(first.parentCommit(), second.parentCommit()),
+                pick(first.perfCommand(), second.perfCommand()), pick(first.model(), second.model()),
+                pick(first.modeLabel(), second.modeLabel()), pick(first.gpuConfig(), second.gpuConfig()),
+                pick(first.agentName(), second.agentName()), first.line());
+    }
+
+    private static String pick(String a, String b) {
+        return blank(a) ? b : a;
     }
 
     private static List<Row> readJsonLines(Path file) {

@@ -60,6 +60,15 @@ public record ModelSize(String model, double paramsB, double bytesPerParam, Stri
 
     /** The estimate for a model name (HF id or path); empty when the name carries no usable hint. */
     public static Optional<ModelSize> estimate(String model) {
+        return estimate(model, null);
+    }
+
+    /**
+     * The estimate for a model name and the command's {@code --quantization} method (null when none): a method that
+     * stores 8-bit weights (fp8, int8, w8a8…) counts 1 byte a parameter, a 4-bit one (awq, gptq, marlin,
+     * bitsandbytes, fp4…) half a byte, whatever the name says; an unknown method leaves the name's precision.
+     */
+    public static Optional<ModelSize> estimate(String model, String quantization) {
         if (model == null || model.isBlank()) {
             return Optional.empty();
         }
@@ -67,7 +76,12 @@ public record ModelSize(String model, double paramsB, double bytesPerParam, Stri
         String base = name.substring(name.lastIndexOf('/') + 1);
         double bytes = 2.0;
         String precision = "2 bytes/param (16-bit)";
-        if (FOUR_BIT.matcher(base).find()) {
+        Double quant = quantizedBytes(quantization);
+        if (quant != null) {
+            bytes = quant;
+            precision = fmt(bytes) + (bytes == 1.0 ? " byte" : " bytes") + "/param (--quantization " + quantization.strip()
+                    + ")";
+        } else if (FOUR_BIT.matcher(base).find()) {
             bytes = 0.5;
             precision = "0.5 bytes/param (4-bit weights per the name)";
         } else if (FP8.matcher(base).find()) {
@@ -76,9 +90,9 @@ public record ModelSize(String model, double paramsB, double bytesPerParam, Stri
         }
         for (Known k : TABLE) {
             if (k.name.matcher(base).find()) {
-                double b = k.bytesPerParam != null && bytes == 2.0 ? k.bytesPerParam : bytes;
-                String p = k.bytesPerParam != null && bytes == 2.0 ? fmt(b) + (b == 1.0 ? " byte" : " bytes") + "/param (native)"
-                        : precision;
+                boolean nativePrecision = k.bytesPerParam != null && bytes == 2.0 && quant == null;
+                double b = nativePrecision ? k.bytesPerParam : bytes;
+                String p = nativePrecision ? fmt(b) + (b == 1.0 ? " byte" : " bytes") + "/param (native)" : precision;
                 return Optional.of(new ModelSize(name, k.paramsB, b, k.note + ", " + p));
             }
         }
@@ -94,6 +108,24 @@ public record ModelSize(String model, double paramsB, double bytesPerParam, Stri
             return Optional.of(new ModelSize(name, p, bytes, m.group() + " in the name, " + precision));
         }
         return Optional.empty();
+    }
+
+    /** Bytes a weight takes under a {@code --quantization} method; null when none is given or it is unknown. */
+    static Double quantizedBytes(String method) {
+        if (method == null || method.isBlank()) {
+            return null;
+        }
+        String m = method.strip().toLowerCase(Locale.ROOT);
+        if (m.contains("fp4") || m.contains("int4") || m.contains("w4a") || m.contains("awq") || m.contains("gptq")
+                || m.contains("marlin") || m.contains("bitsandbytes") || m.contains("nf4") || m.equals("gguf")
+                || m.equals("aqlm") || m.equals("squeezellm") || m.equals("hqq")) {
+            return 0.5;
+        }
+        if (m.contains("fp8") || m.contains("int8") || m.contains("w8a") || m.equals("modelopt")
+                || m.equals("deepspeedfp") || m.equals("fbgemm_fp8") || m.equals("qqq")) {
+            return 1.0;
+        }
+        return null;
     }
 
     private static double unit(String u) {

@@ -477,6 +477,12 @@ public final class PerfCommand {
                     && tool != Tool.BENCHMARK_PREFIX_CACHING) {
                 error("DATASET_PATH_MISSING", "--dataset-name " + name + " reads a local file, but the command gives"
                         + " no --dataset-path (fix: --dataset-name random with --random-input-len/--random-output-len)");
+            } else if (name == null && tool == Tool.BENCHMARK_SERVING) {
+                // the script's default dataset is ShareGPT, a local file: the old runs of such commands crashed with
+                // "dataset_path must be provided" (`vllm bench serve` defaults to random in the versions ISO-Bench ran)
+                error("DATASET_NAME_MISSING", "benchmark_serving.py has no --dataset-name, so it defaults to sharegpt,"
+                        + " which needs a --dataset-path file (fix: --dataset-name random --random-input-len 1024"
+                        + " --random-output-len 128, or --dataset-name sharegpt --dataset-path FILE)");
             }
         }
 
@@ -487,7 +493,7 @@ public final class PerfCommand {
             int replica = tp * pp;
             int total = replica * dp;
             if (model != null) {
-                Optional<ModelSize> est = ModelSize.estimate(model);
+                Optional<ModelSize> est = ModelSize.estimate(model, lastValue("--quantization").orElse(null));
                 if (est.isEmpty()) {
                     warning("MODEL_SIZE_UNKNOWN", "cannot estimate the size of " + model + " from its name; GPU needs"
                             + " assume the command's " + total + " GPU(s)");
@@ -542,7 +548,8 @@ public final class PerfCommand {
             int tp = intFlag("--tensor-parallel-size");
             int pp = intFlag("--pipeline-parallel-size");
             int dp = intFlag("--data-parallel-size");
-            ModelSize size = model == null ? null : ModelSize.estimate(model).orElse(null);
+            ModelSize size = model == null ? null
+                    : ModelSize.estimate(model, lastValue("--quantization").orElse(null)).orElse(null);
             List<String> redactedArgv = Secrets.argv(argv);
             return new ParsedPerfCommand(redact(raw), env, redactedArgv, tool, script, interpreter,
                     tool.mode().orElse(null), model, modelFromTask, flags, tp, pp, dp, size,

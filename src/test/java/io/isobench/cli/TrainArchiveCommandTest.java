@@ -18,11 +18,12 @@ class TrainArchiveCommandTest {
         Path dir = tmp.resolve("train");
         MainTest.Result r = MainTest.run("train-archive", dir.toString());
         assertThat(r.code()).as(r.err()).isZero();
-        assertThat(r.out()).contains("trained on 4 commands");
+        assertThat(r.out()).contains("trained on 6 commands");
         assertThat(dir.resolve("train.duckdb")).isNotEmptyFile();
         assertThat(dir.resolve("report.md")).content().contains("claude_code");
         assertThat(dir.resolve("hf/data/train-00000-of-00001.parquet")).isNotEmptyFile();
         assertThat(dir.resolve("hf/data/train-00000-of-00001.jsonl")).isNotEmptyFile();
+        assertThat(dir.resolve("hf.duckdb")).isNotEmptyFile();
     }
 
     @Test

@@ -131,8 +131,8 @@ class DockerRunGoldenTest {
         TaskImport.Result r = TaskImport.fromIsoBench(data, TaskImport.DEFAULT_REPO);
         List<TaskSpec> tasks = new ArrayList<>();
         for (String id : TASKS) {
-            tasks.add(r.tasks().stream().filter(t -> t.id().equals(id)).findFirst().orElseThrow(() ->
-                    new AssertionError("task " + id + " not in " + data)));
+            tasks.add(RealTasks.runnable(r.tasks().stream().filter(t -> t.id().equals(id)).findFirst().orElseThrow(() ->
+                    new AssertionError("task " + id + " not in " + data))));
         }
         Map<String, Path> patches = new java.util.LinkedHashMap<>();
         TASKS.forEach(t -> patches.put(t, Path.of("/srv/isobench/patches/claude-code/" + t + ".diff")));

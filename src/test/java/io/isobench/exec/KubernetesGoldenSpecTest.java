@@ -44,8 +44,8 @@ class KubernetesGoldenSpecTest {
             "3b61cb45, latency TP=1 batch 32, 1"})
     void jobSpecsMatchTheGoldenFiles(String id, String what, int gpus) throws Exception {
         Suite imported = TaskImport.fromIsoBench(SharedData.require(DATA), TaskImport.DEFAULT_REPO).suite();
-        TaskSpec task = imported.tasks().stream().filter(t -> t.humanCommit().startsWith(id)).findFirst()
-                .orElseThrow(() -> new AssertionError("no task " + id + " in " + DATA));
+        TaskSpec task = RealTasks.runnable(imported.tasks().stream().filter(t -> t.humanCommit().startsWith(id))
+                .findFirst().orElseThrow(() -> new AssertionError("no task " + id + " in " + DATA)));
         Path patch = GOLDEN.resolve("agent-6d0734c5.diff").toAbsolutePath();
         Suite suite = new Suite(null, imported.engine(), List.of(task),
                 List.of(new AgentSpec("claude-code", null, Map.of(task.id(), patch))), imported.run());

@@ -45,7 +45,8 @@ class SlurmScriptGoldenTest {
 
     static Plan plan() {
         TaskImport.Result imported = TaskImport.fromIsoBench(SharedData.require(FULL_RESULTS), "/data/vllm");
-        List<TaskSpec> tasks = imported.tasks().stream().filter(t -> TASKS.containsKey(t.id())).toList();
+        List<TaskSpec> tasks = imported.tasks().stream().filter(t -> TASKS.containsKey(t.id()))
+                .map(RealTasks::runnable).toList();
         assertThat(tasks).extracting(TaskSpec::id).containsExactlyInAnyOrderElementsOf(TASKS.keySet());
         Suite suite = new Suite(null, imported.suite().engine(), tasks, List.of(), RunConfig.DEFAULT);
         return Planner.plan(suite, new Planner.Options(1, 42L, Path.of("/shared/isobench-work")));

@@ -28,7 +28,14 @@ class LegacyFailureTest {
             for (String arm : new String[] {"baseline", "human", "agent"}) {
                 expect(runs, "modal/25ebed2f/", arm, "PORT_CONFLICT");
                 expect(runs, "modal/015069b0/", arm, "INFRA_TRANSIENT");
-                expect(runs, "modal/3127e975/", arm, "NO_PERF_COMMAND");
+            }
+            // no_perf_command: nothing ran; the first arm carries the failure, the others never ran (issue 14)
+            expect(runs, "modal/3127e975/", "baseline", "NO_PERF_COMMAND");
+            for (String arm : new String[] {"human", "agent"}) {
+                RunRecord r = find(runs, "modal/3127e975/", arm);
+                assertThat(r.status()).isEqualTo(RunRecord.RunStatus.NOT_RUN);
+                assertThat(r.failure()).isNull();
+                assertThat(r.notes()).contains("not run: the baseline arm failed first (status no_perf_command");
             }
             expect(runs, "modal/22d33bac/", "baseline", "BAD_PERF_COMMAND");
             expect(runs, "modal/6e36f4fa/", "baseline", "ENV_MISSING");

@@ -83,35 +83,6 @@ class RawTextTest {
     }
 
     @Test
-    void formatDetectionByPath() {
-        assertThat(FormatDetector.detect("x/omniperf_results_3way_claude-code/results/modal/abcdef12/benchmark_result.json"))
-                .satisfies(d -> {
-                    assertThat(d.format()).isEqualTo(LegacyFormat.R1);
-                    assertThat(d.agent()).isEqualTo("claude_code");
-                    assertThat(d.commit()).isEqualTo("abcdef12");
-                });
-        assertThat(FormatDetector.detect("r/omniperf_results_3way_x/results/0123456789ab_human_result.json").format())
-                .isEqualTo(LegacyFormat.R3);
-        assertThat(FormatDetector.detect("r/results/separate_agent/abcdef12_agent_result.json").arm()).isEqualTo("agent");
-        assertThat(FormatDetector.detect("r/results/separate_baseline/abcdef12_baseline_result.json").format())
-                .isEqualTo(LegacyFormat.R5);
-        assertThat(FormatDetector.detect("r/results/docker/abcdef12_result.json").format()).isEqualTo(LegacyFormat.R6);
-        assertThat(FormatDetector.detect("r/results/docker/abcdef12/benchmark_result.json").format())
-                .isEqualTo(LegacyFormat.R7);
-        assertThat(FormatDetector.detect("r/reruns/4_fixable/abcdef12_result.json").format()).isEqualTo(LegacyFormat.R8);
-        assertThat(FormatDetector.detect("omniperf_results_3way_sglang/sglang/abcdef12/benchmark_result.json"))
-                .satisfies(d -> {
-                    assertThat(d.format()).isEqualTo(LegacyFormat.R9);
-                    assertThat(d.agent()).isNull();
-                });
-        assertThat(FormatDetector.detect("x/native_benchmark_report_2025.json").format()).isEqualTo(LegacyFormat.R13);
-        assertThat(FormatDetector.detect("x/hf_export/data.parquet").format()).isEqualTo(LegacyFormat.EXPORT);
-        assertThat(FormatDetector.detect("x/notes.txt").format()).isEqualTo(LegacyFormat.OTHER);
-        assertThat(FormatDetector.detect("x/results/modal/nothex99/benchmark_result.json").format())
-                .isEqualTo(LegacyFormat.OTHER);
-    }
-
-    @Test
     void secretsAreRedactedBeforeStoring() {
         String r = Redactor.redact("token hf_abcdefghijklmnopqrstuvwxyz012345 key sk-ABCDEFGHIJKLMNOPQRSTUVWX\n"
                 + "Authorization: Bearer abc.def.ghi\nplain text");

@@ -70,4 +70,27 @@ class ModelSizeTest {
         GpuEstimate none = GpuEstimate.forCommand(null, null, null);
         assertThat(none.gpus()).isEqualTo(1);
     }
+
+    @Test
+    void quantizationEntersTheMemoryEstimate() {
+        assertThat(ModelSize.estimate("meta-llama/Meta-Llama-3-70B", "fp8").orElseThrow().bytesPerParam()).isEqualTo(1.0);
+        assertThat(ModelSize.estimate("meta-llama/Meta-Llama-3-70B", "awq_marlin").orElseThrow().bytesPerParam())
+                .isEqualTo(0.5);
+        assertThat(ModelSize.estimate("meta-llama/Meta-Llama-3-70B", "gptq").orElseThrow().weightsGb()).isEqualTo(35.0);
+        assertThat(ModelSize.estimate("meta-llama/Meta-Llama-3-70B", "experts_int8").orElseThrow().bytesPerParam())
+                .isEqualTo(1.0);
+        // an unknown method keeps the name's precision
+        assertThat(ModelSize.estimate("meta-llama/Meta-Llama-3-70B", "compressed-tensors").orElseThrow().bytesPerParam())
+                .isEqualTo(2.0);
+        // a 70B model does not fit one H100 in 16 bits, does with fp8 weights (70 GB), and the lint agrees
+        String cmd = "python benchmarks/benchmark_latency.py --model meta-llama/Meta-Llama-3-70B";
+        assertThat(PerfCommand.parse(cmd).errors()).extracting(Finding::code).contains("MODEL_TOO_LARGE");
+        ParsedPerfCommand fp8 = PerfCommand.parse(cmd + " --quantization fp8");
+        assertThat(fp8.errors()).extracting(Finding::code).doesNotContain("MODEL_TOO_LARGE");
+        assertThat(fp8.modelSize().bytesPerParam()).isEqualTo(1.0);
+        assertThat(fp8.modelSize().basis()).contains("--quantization fp8");
+        assertThat(PerfCommand.parse(cmd + " -q awq").modelSize().bytesPerParam()).isEqualTo(0.5);
+        assertThat(GpuEstimate.forCommand(cmd + " --quantization fp8", null, null).fits()).isTrue();
+        assertThat(GpuEstimate.forCommand(cmd, null, null).fits()).isFalse();
+    }
 }

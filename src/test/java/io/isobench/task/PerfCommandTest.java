@@ -21,7 +21,7 @@ class PerfCommandTest {
     void servingCommandSplitsServerAndClientFlagsAndForwardsServerFlags() {
         ParsedPerfCommand p = PerfCommand.parse("VLLM_USE_V1=1 python benchmarks/benchmark_serving.py"
                 + " --model meta-llama/Llama-3.1-8B-Instruct --dtype float16 -tp 2 --enable-prefix-caching"
-                + " --num-prompts 300 --seed 0 --backend vllm --trust-remote-code");
+                + " --num-prompts 300 --seed 0 --backend vllm --trust-remote-code --dataset-name random");
         assertThat(p.tool()).isEqualTo(Tool.BENCHMARK_SERVING);
         assertThat(p.mode()).isEqualTo(Mode.SERVING);
         assertThat(p.env()).containsEntry("VLLM_USE_V1", "1");
@@ -31,7 +31,8 @@ class PerfCommandTest {
                 "--enable-prefix-caching", "--trust-remote-code");
         assertThat(p.serverArgv("127.0.0.1", 8123)).endsWith("--host", "127.0.0.1", "--port", "8123");
         assertThat(p.client().argv()).containsExactly("--model", "meta-llama/Llama-3.1-8B-Instruct",
-                "--num-prompts", "300", "--seed", "0", "--backend", "vllm", "--trust-remote-code");
+                "--num-prompts", "300", "--seed", "0", "--backend", "vllm", "--trust-remote-code", "--dataset-name",
+                "random");
         assertThat(p.client().asMap()).containsEntry("--num-prompts", "300").containsEntry("--trust-remote-code", "true");
         assertThat(p.findings()).isEmpty();
     }
@@ -88,7 +89,7 @@ class PerfCommandTest {
     @Test
     void offlineFlagsOnTheServingClientAndClientFlagsOnOfflineScriptsAreErrors() {
         ParsedPerfCommand p = PerfCommand.parse("python benchmarks/benchmark_serving.py --model Qwen/Qwen1.5-0.5B"
-                + " --input-len 1024");
+                + " --input-len 1024 --dataset-name random");
         assertThat(errorCodes(p)).containsExactly("INVALID_FLAG");
         assertThat(p.errors().get(0).message()).contains("--random-input-len");
         assertThat(p.serverArgv()).doesNotContain("--input-len");
@@ -121,14 +122,31 @@ class PerfCommandTest {
     }
 
     @Test
+    void aServingCommandWithoutDatasetNameIsAnErrorWithTheFix() {
+        // benchmark_serving.py then defaults to sharegpt, which needs a file: 12 old runs crashed exactly so
+        ParsedPerfCommand p = PerfCommand.parse("python benchmarks/benchmark_serving.py --model facebook/opt-125m");
+        assertThat(errorCodes(p)).containsExactly("DATASET_NAME_MISSING");
+        assertThat(p.errors().get(0).message()).contains("defaults to sharegpt")
+                .contains("fix: --dataset-name random --random-input-len");
+        // `vllm bench serve` defaulted to random in the versions ISO-Bench ran (299ebb62's Namespace shows it)
+        assertThat(errorCodes(PerfCommand.parse("vllm bench serve --model facebook/opt-125m --num-prompts 10"))).isEmpty();
+        assertThat(PerfCommand.parse("python benchmarks/benchmark_serving.py --model facebook/opt-125m"
+                + " --dataset-name random --random-input-len 512 --random-output-len 64").findings()).isEmpty();
+        // an offline benchmark has no dataset default to trip over
+        assertThat(errorCodes(PerfCommand.parse("python benchmarks/benchmark_latency.py --model facebook/opt-125m")))
+                .isEmpty();
+    }
+
+    @Test
     void modeLabelsThatContradictTheCommandAreErrors() {
         String cmd = "vllm bench throughput --model Qwen/Qwen3-30B-A3B --input-len 1000 --output-len 100";
         assertThat(errorCodes(PerfCommand.parse(cmd, new PerfCommand.Hints(null, "serving", null))))
                 .containsExactly("MODE_MISMATCH");
         assertThat(PerfCommand.parse(cmd, new PerfCommand.Hints(null, "standalone", null)).hasErrors()).isFalse();
         assertThat(PerfCommand.parse(cmd, new PerfCommand.Hints(null, "throughput", null)).hasErrors()).isFalse();
-        assertThat(errorCodes(PerfCommand.parse("python benchmarks/benchmark_serving.py --model facebook/opt-125m",
-                new PerfCommand.Hints(null, "standalone", null)))).containsExactly("MODE_MISMATCH");
+        assertThat(errorCodes(PerfCommand.parse("python benchmarks/benchmark_serving.py --model facebook/opt-125m"
+                + " --dataset-name random", new PerfCommand.Hints(null, "standalone", null))))
+                .containsExactly("MODE_MISMATCH");
     }
 
     @Test
@@ -197,7 +215,7 @@ class PerfCommandTest {
     @Test
     void unknownServingFlagsAreForwardedWithANearestSuggestion() {
         ParsedPerfCommand p = PerfCommand.parse("python benchmarks/benchmark_serving.py --model facebook/opt-125m"
-                + " --multi-step");
+                + " --multi-step --dataset-name random");
         assertThat(codes(p)).containsExactly("UNKNOWN_FLAG");
         assertThat(p.findings().get(0).message()).contains("--multi-step-stream-outputs");
         assertThat(p.serverArgv()).endsWith("--multi-step");
@@ -206,7 +224,7 @@ class PerfCommandTest {
     @Test
     void attachedAndEqualsValuesAreUnderstood() {
         ParsedPerfCommand p = PerfCommand.parse("python benchmarks/benchmark_serving.py --model=facebook/opt-125m"
-                + " -tp=2 -O3 --num-prompts=10");
+                + " -tp=2 -O3 --num-prompts=10 --dataset-name=random");
         assertThat(p.model()).isEqualTo("facebook/opt-125m");
         assertThat(p.gpus()).isEqualTo(2);
         assertThat(p.serverArgv()).containsSubsequence("--tensor-parallel-size", "2", "--compilation-config", "3");

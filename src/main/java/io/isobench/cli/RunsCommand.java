@@ -1,0 +1,83 @@
+package io.isobench.cli;
+
+import io.isobench.IsobenchException;
+import io.isobench.parse.FailureCategory;
+import io.isobench.report.RunListing;
+import io.isobench.store.RunFilter;
+import io.isobench.store.RunRecord;
+import io.isobench.store.Store;
+import io.isobench.store.Stores;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+@Command(name = "runs", mixinStandardHelpOptions = true,
+        description = {"List the stored runs, one line each: what happened to each run, without SQL.",
+                "Columns: run_id,source,commit,agent,arm,pipeline,mode,status,category,evidence,metric,value,unit."})
+final class RunsCommand implements Callable<Integer> {
+
+    /** The statuses a user can ask for, as the command line spells them. */
+    enum StatusOption {
+        SUCCESS(RunRecord.RunStatus.SUCCESS), FAILED(RunRecord.RunStatus.FAILED), NOT_RUN(RunRecord.RunStatus.NOT_RUN),
+        SKIPPED(RunRecord.RunStatus.SKIPPED);
+
+        final RunRecord.RunStatus status;
+
+        StatusOption(RunRecord.RunStatus status) {
+            this.status = status;
+        }
+    }
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--agent", paramLabel = "NAME", description = "Only this agent's runs ('-' and '_' are interchangeable).")
+    String agent;
+
+    @Option(names = "--commit", paramLabel = "HEX",
+            description = "Only this commit: 4 to 40 hex characters (an 8-character id matches the full hash).")
+    String commit;
+
+    @Option(names = "--status", paramLabel = "success|failed|not_run|skipped", description = "Only runs with this status.")
+    StatusOption status;
+
+    @Option(names = "--category", paramLabel = "CATEGORY",
+            description = "Only failed runs of this failure category (DESIGN.md §7, e.g. GPU_OOM, UNKNOWN).")
+    String category;
+
+    @Option(names = "--format", paramLabel = "table|csv|json", defaultValue = "table",
+            description = "table (default: aligned, evidence shortened), csv (RFC 4180, a contract) or json.")
+    RunListing.Format format;
+
+    @Override
+    public Integer call() {
+        Main main = (Main) spec.root().userObject();
+        String db = main.existingDbSpec();
+        String cat = null;
+        if (category != null) {
+            cat = category.strip().toUpperCase(Locale.ROOT);
+            String wanted = cat;
+            if (Arrays.stream(FailureCategory.values()).noneMatch(c -> c.name().equals(wanted))) {
+                throw new IsobenchException.BadInput("--category " + category + " is not a failure category; use one of "
+                        + String.join(", ", Arrays.stream(FailureCategory.values()).map(Enum::name).toList()));
+            }
+        }
+        if (commit != null && !commit.strip().toLowerCase(Locale.ROOT).matches("[0-9a-f]{4,40}")) {
+            throw new IsobenchException.BadInput("--commit " + commit + " is not a commit id: give 4 to 40 hex"
+                    + " characters (e.g. 299ebb62)");
+        }
+        RunFilter filter = new RunFilter(agent, null, null, false, commit, status == null ? null : status.status, cat);
+        try (Store store = Stores.open(db)) {
+            long n = RunListing.write(store, filter, format, main.out);
+            if (n == 0) {
+                main.err.println("isobench: no runs match in " + store.describe());
+            }
+        }
+        return Main.OK;
+    }
+}

@@ -1,0 +1,238 @@
+package io.isobench.report;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.isobench.legacy.TableFormat;
+import io.isobench.parse.MetricDictionary;
+import io.isobench.store.RunFilter;
+import io.isobench.store.RunRecord;
+import io.isobench.store.Store;
+
+import java.io.PrintWriter;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * {@code isobench runs}: one line per stored run, for people who want to know what happened to each run without SQL.
+ * The columns are a contract ({@link #COLUMNS}, golden-tested): {@code source} is the file path relative to the
+ * imported root for legacy runs, {@code session/job} for native ones, {@code FILE#row N} for rows of an HF table;
+ * {@code evidence} is the failure's evidence (or why an arm never ran) on one line; {@code metric, value, unit} are the
+ * run's primary metric. Streams the store (ordered by commit, pipeline, arm, round): memory stays flat.
+ */
+public final class RunListing {
+
+    /** The columns, in order (a contract). */
+    public static final List<String> COLUMNS = List.of("run_id", "source", "commit", "agent", "arm", "pipeline", "mode",
+            "status", "category", "evidence", "metric", "value", "unit");
+
+    /** Separator of evidence lines when they are put on one line. */
+    static final String LINE_BREAK = " ⏎ ";
+    private static final int VALUE_COLUMN = COLUMNS.indexOf("value");
+    /** Rows read before the table's column widths are fixed (later rows stream with those widths). */
+    private static final int TABLE_SIZING_ROWS = 2_000;
+    /** The table (for a terminal) shows this much of the evidence; csv and json keep it whole. */
+    private static final int TABLE_EVIDENCE_CHARS = 120;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** Output formats. */
+    public enum Format {
+        TABLE, CSV, JSON
+    }
+
+    private RunListing() {
+    }
+
+    /** Writes the runs matching {@code filter}; returns how many. */
+    public static long write(Store store, RunFilter filter, Format format, PrintWriter out) {
+        Sink sink = switch (format) {
+            case CSV -> cells(TableFormat.Cells.csv(out, COLUMNS));
+            case JSON -> cells(TableFormat.Cells.json(out, COLUMNS, java.util.Set.of(VALUE_COLUMN)));
+            case TABLE -> new Table(out);
+        };
+        long[] n = {0};
+        store.forEachRun(filter, r -> {
+            sink.row(cells(r));
+            n[0]++;
+        });
+        sink.end();
+        out.flush();
+        return n[0];
+    }
+
+    /** The cells of one run, in {@link #COLUMNS} order; null = empty. */
+    static List<String> cells(RunRecord r) {
+        JsonNode extra = extra(r);
+        List<String> c = new ArrayList<>(COLUMNS.size());
+        c.add(r.runId());
+        c.add(source(r, extra));
+        c.add(r.commit());
+        c.add(r.agent());
+        c.add(r.arm());
+        c.add(r.pipeline());
+        c.add(r.mode());
+        c.add(r.status().name().toLowerCase(Locale.ROOT));
+        c.add(r.failure() == null ? null : r.failure().category());
+        c.add(oneLine(evidence(r, extra)));
+        String metric = r.primaryValue() == null ? null : r.primaryMetric();
+        c.add(metric);
+        c.add(r.primaryValue() == null || !Double.isFinite(r.primaryValue()) ? null
+                : BigDecimal.valueOf(r.primaryValue()).toPlainString());
+        MetricDictionary.Definition def = metric == null ? null : MetricDictionary.lookup(metric);
+        c.add(def == null ? null : def.unit());
+        return c;
+    }
+
+    private static String source(RunRecord r, JsonNode extra) {
+        if (r.kind() == RunRecord.RunKind.MEASURED) {
+            String job = text(extra, "job");
+            return r.sessionId() == null ? r.runId() : r.sessionId() + "/" + (job == null ? r.runId() : job);
+        }
+        if (r.kind() == RunRecord.RunKind.HF_IMPORT) {
+            String file = text(extra, "hf_file");
+            String row = text(extra, "hf_row_number");
+            return file == null ? null : row == null ? file : file + "#row " + row;
+        }
+        String rel = text(extra, "root_path");
+        return rel != null ? rel : text(extra, "path");
+    }
+
+    private static String evidence(RunRecord r, JsonNode extra) {
+        return switch (r.status()) {
+            case FAILED -> r.failure() == null ? null
+                    : r.failure().evidence() == null || r.failure().evidence().isBlank() ? r.failure().detail()
+                    : r.failure().evidence();
+            case NOT_RUN, SKIPPED -> {
+                String why = text(extra, "not_run_reason");
+                if (why == null) {
+                    why = text(extra, "skip_reason");
+                }
+                yield why != null ? why : r.notes();
+            }
+            case SUCCESS -> null;
+        };
+    }
+
+    /** Line breaks become {@link #LINE_BREAK}, other control characters a space: one line whatever the source. */
+    static String oneLine(String s) {
+        if (s == null || s.isBlank()) {
+            return null;
+        }
+        String t = s.strip().replace("\r\n", "\n");
+        StringBuilder sb = new StringBuilder(t.length());
+        for (int i = 0; i < t.length(); i++) {
+            char ch = t.charAt(i);
+            if (ch == '\n') {
+                sb.append(LINE_BREAK);
+            } else if (ch < 0x20 || ch == 0x7F || ch >= 0x80 && ch < 0xA0) {
+                sb.append(' ');
+            } else {
+                sb.append(ch);
+            }
+        }
+        return sb.toString();
+    }
+
+    private static JsonNode extra(RunRecord r) {
+        if (r.extraJson() == null) {
+            return null;
+        }
+        try {
+            return JSON.readTree(r.extraJson());
+        } catch (JsonProcessingException e) {
+            return null;
+        }
+    }
+
+    private static String text(JsonNode n, String key) {
+        JsonNode v = n == null ? null : n.get(key);
+        return v == null || v.isNull() ? null : v.asText();
+    }
+
+    private interface Sink {
+        void row(List<String> cells);
+
+        void end();
+    }
+
+    private static Sink cells(TableFormat.Cells w) {
+        return new Sink() {
+            @Override
+            public void row(List<String> cells) {
+                w.row(cells);
+            }
+
+            @Override
+            public void end() {
+                w.end();
+            }
+        };
+    }
+
+    /** Aligned columns for a terminal; the first rows size the columns, later rows stream with those widths. */
+    private static final class Table implements Sink {
+        private final PrintWriter out;
+        private final List<List<String>> pending = new ArrayList<>();
+        private int[] widths;
+
+        Table(PrintWriter out) {
+            this.out = out;
+        }
+
+        @Override
+        public void row(List<String> cells) {
+            List<String> shown = new ArrayList<>(cells);
+            int ev = COLUMNS.indexOf("evidence");
+            String e = shown.get(ev);
+            if (e != null && e.length() > TABLE_EVIDENCE_CHARS) {
+                shown.set(ev, e.substring(0, TABLE_EVIDENCE_CHARS - 1) + "…");
+            }
+            if (widths != null) {
+                print(shown);
+                return;
+            }
+            pending.add(shown);
+            if (pending.size() == TABLE_SIZING_ROWS) {
+                flushPending();
+            }
+        }
+
+        private void flushPending() {
+            widths = new int[COLUMNS.size()];
+            for (int i = 0; i < widths.length; i++) {
+                widths[i] = COLUMNS.get(i).length();
+            }
+            for (List<String> r : pending) {
+                for (int i = 0; i < widths.length; i++) {
+                    widths[i] = Math.max(widths[i], r.get(i) == null ? 1 : r.get(i).length());
+                }
+            }
+            print(COLUMNS);
+            for (List<String> r : pending) {
+                print(r);
+            }
+            pending.clear();
+        }
+
+        private void print(List<String> cells) {
+            StringBuilder sb = new StringBuilder();
+            for (int i = 0; i < cells.size(); i++) {
+                String c = cells.get(i) == null ? "-" : cells.get(i);
+                sb.append(c);
+                if (i < cells.size() - 1) {
+                    sb.append(" ".repeat(Math.max(1, widths[i] - c.length() + 2)));
+                }
+            }
+            out.print(sb.toString().stripTrailing() + "\n");
+        }
+
+        @Override
+        public void end() {
+            if (widths == null) {
+                flushPending();
+            }
+        }
+    }
+}

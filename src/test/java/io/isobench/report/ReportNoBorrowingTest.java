@@ -1,0 +1,49 @@
+package io.isobench.report;
+
+import io.isobench.parse.Metric;
+import io.isobench.store.RunRecord;
+import io.isobench.store.RunRecord.RunStatus;
+import io.isobench.store.Store;
+import io.isobench.store.Stores;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The report explains a missing value by the failure of the same source only: it never borrows one (issue 14). */
+class ReportNoBorrowingTest {
+
+    private static RunRecord run(String id, String pipeline, String arm, RunStatus status, Double value,
+                                 RunRecord.FailureInfo failure) {
+        return new RunRecord(id, null, RunRecord.RunKind.LEGACY, "abcdef1234", "abcdef12", "claude_code", arm, 0, status,
+                failure, "serving", "m", pipeline, "src-" + pipeline, "tpot_ms_mean", value, value == null ? null : "raw",
+                null, null, null, null, null, null, null, null, "{\"path\":\"" + pipeline + "/" + id + "\"}",
+                value == null ? List.of() : List.of(Metric.of("tpot_ms_mean", value)));
+    }
+
+    @Test
+    void aMissingAgentValueIsNotExplainedByAnotherPipelinesFailure(@TempDir Path dir) {
+        try (Store store = Stores.open(dir.resolve("s.duckdb").toString())) {
+            store.putRuns(List.of(
+                    // the modal source: baseline and human ran, the agent arm left no record there
+                    run("m-b", "modal", "baseline", RunStatus.SUCCESS, 10.0, null),
+                    run("m-h", "modal", "human", RunStatus.SUCCESS, 9.0, null),
+                    // another pipeline's agent failure
+                    run("s-a", "separate", "agent:claude_code", RunStatus.FAILED, null,
+                            new RunRecord.FailureInfo("GPU_OOM", "GPU out of memory", "CUDA out of memory", false))));
+            StringWriter out = new StringWriter();
+            MarkdownReport.write(store, new MarkdownReport.Options(null, 5.0, Instant.EPOCH), out);
+            String report = out.toString();
+            String row = report.lines().filter(l -> l.startsWith("| `abcdef12` | incomplete | modal")).findFirst()
+                    .orElseThrow();
+            assertThat(row).contains("agent: no value, no failure recorded").doesNotContain("GPU_OOM");
+            // no agent failure is counted for the agent: none happened in the source of the row
+            assertThat(report).contains("| claude_code | 1 | 0 |").doesNotContain("### Agent failures");
+        }
+    }
+}

@@ -1,0 +1,122 @@
+package io.isobench.report;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.isobench.parse.Metric;
+import io.isobench.store.RunFilter;
+import io.isobench.store.RunRecord;
+import io.isobench.store.RunRecord.RunKind;
+import io.isobench.store.RunRecord.RunStatus;
+import io.isobench.store.Store;
+import io.isobench.store.Stores;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code isobench runs}: the CSV columns are a contract ({@code run_id, source, commit, agent, arm, pipeline, mode,
+ * status, category, evidence, metric, value, unit}), sealed by the golden file {@code golden/runs.csv} over a store
+ * holding every kind of run (legacy success, failure with a multi-line evidence, an arm that never ran, a native
+ * run, a row of an HF table). After an intended change: {@code mvn -o -q test -Dtest=RunListingTest
+ * -Disobench.golden.rewrite=true}, review the diff.
+ */
+class RunListingTest {
+
+    static final Path GOLDEN = Path.of("src/test/resources/golden/runs.csv");
+
+    private static RunRecord run(String id, String session, RunKind kind, String commit, String agent, String arm,
+                                 RunStatus status, RunRecord.FailureInfo failure, String mode, String pipeline,
+                                 String metric, Double value, String extra) {
+        return new RunRecord(id, session, kind, commit, commit.substring(0, 8), agent, arm, 0, status, failure, mode, null,
+                pipeline, null, metric, value, value == null ? null : "raw", null, null, null, null, null, null, null,
+                null, extra, value == null ? List.of() : List.of(Metric.of(metric, value)));
+    }
+
+    static void fill(Store store) {
+        store.putRuns(List.of(
+                run("legacy-a1", null, RunKind.LEGACY, "299ebb62b269ce167eb1c71b5e39a1dc1f65ce1c", "claude_code",
+                        "baseline", RunStatus.SUCCESS, null, "serving", "modal", "tpot_ms_mean", 4.76,
+                        "{\"path\":\"archive/results/2026-01/omniperf_results_3way_claude_code/results/modal/299ebb62/"
+                                + "benchmark_result.json\",\"root_path\":\"2026-01/omniperf_results_3way_claude_code/results/"
+                                + "modal/299ebb62/benchmark_result.json\"}"),
+                run("legacy-b2", null, RunKind.LEGACY, "61b8cea3b42feab021d506e9143551de18f9165c", "claude_code",
+                        "baseline", RunStatus.FAILED, new RunRecord.FailureInfo("BAD_PERF_COMMAND",
+                                "perf command lacks --dataset-name",
+                                "ValueError: dataset_path must be provided for loading data.\n"
+                                        + "File \"benchmark_dataset.py\", line 388, in load_data, \"quoted\"", false),
+                        "serving", "native_runner", null, null,
+                        "{\"root_path\":\"omniperf_results_full/vllm/61b8cea3/benchmark_result.json\"}"),
+                run("legacy-b3", null, RunKind.LEGACY, "61b8cea3b42feab021d506e9143551de18f9165c", "claude_code",
+                        "agent:claude_code", RunStatus.NOT_RUN, null, "serving", "native_runner", null, null,
+                        "{\"root_path\":\"omniperf_results_full/vllm/61b8cea3/benchmark_result.json\","
+                                + "\"not_run_reason\":\"not run: the baseline arm failed first (status baseline_failed: "
+                                + "Baseline produced no metrics)\"}"),
+                run("s1/t1/baseline/r0", "s1", RunKind.MEASURED, "0123456789abcdef0123456789abcdef01234567", null,
+                        "baseline", RunStatus.SUCCESS, null, "latency", "native", "latency_ms_avg", 1234.5,
+                        "{\"job\":\"t1/baseline/r0\"}"),
+                run("hf:abc:human", null, RunKind.HF_IMPORT, "99abb8b650c66664cdc84d815b7f306f33bd9881", "claude_code",
+                        "human", RunStatus.SUCCESS, null, "latency", "hf_import", "latency_ms_avg", 2179.971499000385,
+                        "{\"hf_file\":\"updated_rows_only.csv\",\"hf_row_number\":11}")));
+    }
+
+    private static String write(Store store, RunFilter filter, RunListing.Format format) {
+        StringWriter s = new StringWriter();
+        RunListing.write(store, filter, format, new PrintWriter(s));
+        return s.toString();
+    }
+
+    @Test
+    void csvMatchesTheGoldenFile(@TempDir Path dir) throws Exception {
+        try (Store store = Stores.open(dir.resolve("s.duckdb").toString())) {
+            fill(store);
+            String csv = write(store, RunFilter.all(), RunListing.Format.CSV);
+            assertThat(csv).startsWith("run_id,source,commit,agent,arm,pipeline,mode,status,category,evidence,metric,"
+                    + "value,unit\n");
+            // evidence on one line, quoted where it holds a comma or a quote
+            assertThat(csv.lines()).hasSize(6);
+            assertThat(csv).contains("\"ValueError: dataset_path must be provided for loading data. ⏎ File "
+                    + "\"\"benchmark_dataset.py\"\", line 388, in load_data, \"\"quoted\"\"\"");
+            assertThat(csv).contains(",s1/t1/baseline/r0,").contains(",updated_rows_only.csv#row 11,")
+                    .contains(",not_run,,not run: the baseline arm failed first");
+            if (Boolean.getBoolean("isobench.golden.rewrite")) {
+                Files.writeString(GOLDEN, csv, StandardCharsets.UTF_8);
+            }
+            assertThat(GOLDEN).as("golden file (create it with -Disobench.golden.rewrite=true)").exists();
+            assertThat(csv).isEqualTo(Files.readString(GOLDEN, StandardCharsets.UTF_8));
+        }
+    }
+
+    @Test
+    void filtersAndTheOtherFormats(@TempDir Path dir) throws Exception {
+        try (Store store = Stores.open(dir.resolve("s.duckdb").toString())) {
+            fill(store);
+            // an 8-character id and the full hash name the same commit
+            assertThat(write(store, new RunFilter(null, null, null, false, "61b8cea3", null, null),
+                    RunListing.Format.CSV).lines()).hasSize(3);
+            assertThat(write(store, new RunFilter(null, null, null, false,
+                    "61b8cea3b42feab021d506e9143551de18f9165c", null, null), RunListing.Format.CSV).lines()).hasSize(3);
+            assertThat(write(store, new RunFilter(null, null, null, false, "61b8", RunStatus.NOT_RUN, null),
+                    RunListing.Format.CSV).lines()).hasSize(2);
+            assertThat(write(store, new RunFilter("claude-code", null, null, false, null, null, "BAD_PERF_COMMAND"),
+                    RunListing.Format.CSV).lines()).hasSize(2);
+            JsonNode json = new ObjectMapper().readTree(write(store, RunFilter.all(), RunListing.Format.JSON));
+            assertThat(json).hasSize(5);
+            assertThat(json.get(0).fieldNames()).toIterable().containsExactlyElementsOf(RunListing.COLUMNS);
+            JsonNode measured = json.findParents("run_id").stream()
+                    .filter(n -> n.get("run_id").asText().equals("s1/t1/baseline/r0")).findFirst().orElseThrow();
+            assertThat(measured.get("value").isNumber()).isTrue();
+            assertThat(measured.get("category").isNull()).isTrue();
+            String table = write(store, RunFilter.all(), RunListing.Format.TABLE);
+            assertThat(table.lines().findFirst().orElseThrow()).startsWith("run_id").contains("evidence");
+            assertThat(table.lines()).hasSize(6);
+        }
+    }
+}
