@@ -83,7 +83,44 @@ public final class Secrets {
             Pattern.compile("(?i)-(?<![A-Za-z0-9-]-)-?[a-z][a-z0-9-]*(?:token|api-?key|secret|password|passwd|key)"
                     + "(?![a-z0-9-])" + QUOTES + "(?:=|\\s+|\\s*,\\s*)" + QUOTES + VALUE));
 
+    /** A needle that starts with this is looked for in the lower-cased text (the pattern ignores case). */
+    private static final String LOWER = "\0";
+
+    /**
+     * Per pattern, strings one of which must occur for it to match: a text without any skips the regex (an indexOf
+     * is many times cheaper than a regex scan, and most text holds no secret at all).
+     */
+    private static final List<String[]> NEEDLES = List.of(
+            new String[] {"hf_"}, new String[] {"sk-"}, new String[] {"sk-"}, new String[] {"gh"},
+            new String[] {"github_pat_"}, new String[] {"glpat-"}, new String[] {"xox"}, new String[] {"AKIA"},
+            new String[] {"AIza"}, new String[] {"PRIVATE KEY"},
+            new String[] {LOWER + "authorization"}, new String[] {LOWER + "bearer"}, new String[] {"://"},
+            new String[] {LOWER + "token", LOWER + "key", LOWER + "secret", LOWER + "passw"});
+
     private Secrets() {
+    }
+
+    private static boolean mayMatch(String text, String[] needles) {
+        for (String n : needles) {
+            if (n.startsWith(LOWER) ? containsIgnoreCase(text, n, 1) : text.contains(n)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether {@code text} contains {@code needle} from index {@code from} on (lower case), in any case. */
+    private static boolean containsIgnoreCase(String text, String needle, int from) {
+        int len = needle.length() - from;
+        char lower = needle.charAt(from);
+        char upper = Character.toUpperCase(lower);
+        for (int i = 0, last = text.length() - len; i <= last; i++) {
+            char c = text.charAt(i);
+            if ((c == lower || c == upper) && text.regionMatches(true, i, needle, from, len)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The text with every secret replaced; the same instance when there is none (null stays null). */
@@ -208,8 +245,11 @@ public final class Secrets {
     private static List<int[]> spans(String view) {
         List<int[]> found = new ArrayList<>();
         assignments(view, found);
-        for (Pattern p : PATTERNS) {
-            Matcher m = p.matcher(view);
+        for (int i = 0; i < PATTERNS.size(); i++) {
+            if (!mayMatch(view, NEEDLES.get(i))) {
+                continue;
+            }
+            Matcher m = PATTERNS.get(i).matcher(view);
             while (m.find()) {
                 int s = m.start("s");
                 int e = m.end("s");
@@ -263,10 +303,10 @@ public final class Secrets {
             if (end - j < 4 || j >= 0 && nameChar(view.charAt(j))) {
                 continue;
             }
-            String name = view.substring(j + 1, end);
-            String low = name.toLowerCase(Locale.ROOT);
-            if (!(low.contains("key") || low.contains("token") || low.contains("secret") || low.contains("pass")
-                    || low.contains("credential")) || !ASSIGNED_NAME.matcher(name).matches()) {
+            if (!secretWordIn(view, j + 1, end)) {
+                continue;
+            }
+            if (!ASSIGNED_NAME.matcher(view.substring(j + 1, end)).matches()) {
                 continue;
             }
             value = value == null ? ASSIGNED_VALUE.matcher(view) : value;
@@ -297,6 +337,21 @@ public final class Secrets {
             }
         }
         return end;
+    }
+
+    /** Whether {@code view[from, to)} holds key, token, secret, pass or credential (any case): cheap, no copy. */
+    private static boolean secretWordIn(String view, int from, int to) {
+        for (int k = from; k < to; k++) {
+            char c = (char) (view.charAt(k) | 0x20);
+            if ((c == 'k' && view.regionMatches(true, k, "key", 0, 3) && k + 3 <= to)
+                    || (c == 't' && k + 5 <= to && view.regionMatches(true, k, "token", 0, 5))
+                    || (c == 's' && k + 6 <= to && view.regionMatches(true, k, "secret", 0, 6))
+                    || (c == 'p' && k + 4 <= to && view.regionMatches(true, k, "pass", 0, 4))
+                    || (c == 'c' && k + 10 <= to && view.regionMatches(true, k, "credential", 0, 10))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean nameChar(char c) {
