@@ -41,7 +41,6 @@ final class EventLoop implements AutoCloseable {
     private final ChunkParser parser = new ChunkParser();
     /** Told (without allocating) when the loop thread dies of anything, an OutOfMemoryError included. */
     private final Consumer<Throwable> onDeath;
-    private volatile Throwable death;
 
     /** An error body (non-200) is kept up to this many bytes for the failure's message; the rest is dropped. */
     private static final int ERROR_BODY_BYTES = 4096;
@@ -166,8 +165,7 @@ final class EventLoop implements AutoCloseable {
                 turn();
             }
         } catch (Throwable t) {
-            // an OutOfMemoryError, a bug: record it and wake the waiting dispatcher (neither allocates)
-            death = t;
+            // an OutOfMemoryError, a bug: wake the waiting dispatcher with it (nothing is allocated on the way)
             onDeath.accept(t);
         } finally {
             try {
@@ -184,11 +182,6 @@ final class EventLoop implements AutoCloseable {
             incoming.clear();
             readNow.clear();
         }
-    }
-
-    /** What ended the loop thread, or null while it runs (or after a normal close). */
-    Throwable death() {
-        return death;
     }
 
     /**
