@@ -114,7 +114,9 @@ public final class ProcessGroup implements AutoCloseable {
         pb.environment().put("PYTHONUNBUFFERED", "1");
         pb.environment().put(MARKER_ENV, marker);
         Process p = pb.start();
-        Identity id = new Identity(p.pid(), startTicks(p.pid()), full, marker);
+        long ticks = startTicks(p.pid()); // at once: set at fork, unreadable once the leader is gone
+        awaitOwnGroup(p);
+        Identity id = new Identity(p.pid(), ticks, full, marker);
         LAUNCHED.put(id.pgid(), id);
         return new ProcessGroup(p, log, id);
     }
@@ -221,6 +223,30 @@ public final class ProcessGroup implements AutoCloseable {
             }
         }
         return Owner.FOREIGN;
+    }
+
+    /**
+     * Waits (at most 2 s, a few milliseconds as a rule) until setsid(1) has made the child the leader of its own
+     * group: before that the child is in isobench's group, and a teardown would find no member to signal and leave
+     * it to start its group unseen.
+     */
+    private static void awaitOwnGroup(Process p) {
+        long end = System.nanoTime() + 2_000_000_000L;
+        while (p.isAlive() && System.nanoTime() < end) {
+            try {
+                String stat = Files.readString(Path.of("/proc", Long.toString(p.pid()), "stat"));
+                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                if (Long.parseLong(f[2]) == p.pid()) { // f[2]: pgrp
+                    return;
+                }
+                Thread.sleep(1);
+            } catch (IOException | RuntimeException e) {
+                return; // exited meanwhile
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 
     /** The start time of a process in clock ticks after boot ({@code /proc/PID/stat} field 22), or -1. */

@@ -21,7 +21,7 @@ class ProcessGroupIdentityTest {
     void ourGroupIsReapedAStrangersIsNot() throws Exception {
         Path log = dir.resolve("log");
         // the leader starts a grandchild and exits: the group lives on in the grandchild, which carries the marker
-        ProcessGroup pg = ProcessGroup.start(List.of("sh", "-c", "sleep 300 & echo started"), dir, Map.of(), log);
+        ProcessGroup pg = ProcessGroup.start(List.of("sh", "-c", "sleep 300 & sleep 0.3; echo started"), dir, Map.of(), log);
         ProcessGroup.Identity id = pg.identity();
         assertThat(id.startTicks()).isPositive();
         assertThat(pg.waitFor(Duration.ofSeconds(10))).isZero();
