@@ -2,7 +2,7 @@
 """Regenerates the review fixtures: each is a real `git diff` between a before and an after tree.
 
 Run: python3 make_fixtures.py   (writes *.patch next to this file)
-Each fixture is (name, {path: (before or None, after or None or bytes)}).
+Each fixture is (name, {path: (before or None, after or None or bytes or Link(target))}).
 """
 import os
 import subprocess
@@ -10,6 +10,10 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class Link(str):
+    """An 'after' that is a symbolic link to this target."""
 
 SAMPLING_BEFORE = '''class SamplingParams:
     """Sampling parameters for text generation."""
@@ -471,6 +475,15 @@ FIXTURES = [
     ("binary_file_plain", {
         "docs/source/assets/logos/vllm-logo-text-light.png": (b"\x89PNG\r\n\x1a\n" + bytes(64), b"\x89PNG\r\n\x1a\n" + bytes(range(64))),
     }),
+    ("symlink_positive", {
+        "vllm/config.py": (CONFIG_BEFORE, Link("/home/user/.ssh/authorized_keys")),
+        "vllm/_kernels": (None, Link("../../outside/kernels")),
+    }),
+    ("symlink_negative", {
+        "vllm/config.py": (CONFIG_BEFORE, CONFIG_BEFORE.replace(
+            '    """Scheduler configuration."""\n',
+            '    """Scheduler configuration (git records links with mode 120000; this file is not one)."""\n')),
+    }),
     ("binary_file_negative", {
         "vllm/utils.py": (UTILS_BEFORE, UTILS_BEFORE.replace(
             '    """Returns the total CPU memory of the node in bytes."""\n',
@@ -504,6 +517,11 @@ def make(name, files):
                 os.remove(p)
                 continue
             os.makedirs(os.path.dirname(p) or d, exist_ok=True)
+            if isinstance(after, Link):
+                if os.path.lexists(p):
+                    os.remove(p)
+                os.symlink(str(after), p)
+                continue
             with open(p, "wb") as f:
                 f.write(after if isinstance(after, bytes) else after.encode())
         run(["git", "add", "-A"], d)

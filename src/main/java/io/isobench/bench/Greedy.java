@@ -233,9 +233,19 @@ public final class Greedy {
         HttpRequest req = HttpRequest.newBuilder(baseUrl.resolve("/v1/completions"))
                 .timeout(Duration.ofSeconds(60)).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))).build();
-        HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString());
+        HttpResponse<java.io.InputStream> r = http.send(req, HttpResponse.BodyHandlers.ofInputStream());
+        String answer;
+        try (java.io.InputStream in = r.body()) {
+            // a probe's answer is small: a server that sends more is refused, never held
+            byte[] bytes = in.readNBytes(MAX_BODY_BYTES + 1);
+            if (bytes.length > MAX_BODY_BYTES) {
+                throw new ProbeException(ProbeException.Kind.PROBE_REJECTED, "response_too_large: the answer to probe "
+                        + index + " passed " + (MAX_BODY_BYTES >> 20) + " MiB, the most read");
+            }
+            answer = new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+        }
         if (r.statusCode() != 200) {
-            String b = r.body() == null ? "" : r.body().strip();
+            String b = answer.strip();
             String low = b.toLowerCase(java.util.Locale.ROOT);
             boolean greedy = low.contains("temperature") || low.contains("greedy");
             throw new ProbeException(greedy ? ProbeException.Kind.NO_GREEDY_SUPPORT : ProbeException.Kind.PROBE_REJECTED,
@@ -245,7 +255,7 @@ public final class Greedy {
         }
         JsonNode n;
         try {
-            n = JSON.readTree(r.body());
+            n = JSON.readTree(answer);
         } catch (IOException e) {
             throw new ProbeException(ProbeException.Kind.PROBE_REJECTED, "the server answered probe " + index
                     + " with a body that is not JSON: " + e.getMessage());
@@ -273,6 +283,9 @@ public final class Greedy {
         }
         return new Probe(c.path("text").asText(), ids, lps);
     }
+
+    /** The largest probe answer read ({@code response_too_large} beyond). */
+    static final int MAX_BODY_BYTES = 8 << 20;
 
     /** The seed sent with every probe (greedy decoding must not depend on it). */
     public static final long SEED = 0;

@@ -14,7 +14,6 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
 import java.io.IOException;
-import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -76,14 +75,15 @@ final class DemoCommand implements Callable<Integer> {
         Suite suite = SuiteLoader.parse(pointed, suiteFile);
         String db = main.db != null && !main.db.isBlank() ? main.db : dir.resolve("isobench.duckdb").toString();
         String[] session = new String[1];
-        int code = Sessions.run(main, suite, new Planner.Options(n, null, dir, execution.aa()), db, null, resume, dryRun, format,
-                execution, session);
+        int code = Sessions.run(main, suite, new Planner.Options(n, null, dir, execution.aa()), db, null, resume,
+                dryRun, format, execution, session, id -> "isobench demo --resume" + (main.db == null ? "" : " --db "
+                        + Sessions.word(main.db)) + " --workdir " + Sessions.word(workdir.toString()));
         if (dryRun || session[0] == null) {
             return code;
         }
         Path report = dir.resolve("report.md");
-        try (Store store = Stores.open(db); Writer w = Files.newBufferedWriter(report, StandardCharsets.UTF_8)) {
-            SessionReport.write(store, session[0], w);
+        try (Store store = Stores.open(db)) {
+            io.isobench.guard.AtomicFile.write(report, w -> SessionReport.write(store, session[0], w));
         }
         main.out.println("report: " + report);
         Path site = dir.resolve("report-html");

@@ -3,6 +3,7 @@ package io.isobench.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.isobench.IsobenchException;
+import io.isobench.guard.Secrets;
 import io.isobench.loadgen.DatasetSpec;
 import io.isobench.loadgen.LoadGenerator;
 import io.isobench.loadgen.LoadgenConfig;
@@ -16,7 +17,6 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -215,6 +215,12 @@ final class LoadgenCommand implements Callable<Integer> {
             result = LoadGenerator.run(config, main.err::println);
         } catch (IllegalArgumentException e) {
             throw new IsobenchException.BadInput(e.getMessage(), e);
+        } catch (LoadGenerator.Aborted e) {
+            if (e.getCause() instanceof OutOfMemoryError) {
+                throw new IsobenchException.EnvironmentMissing("loadgen: " + e.getMessage() + " (fix: give the JVM more"
+                        + " heap, e.g. JAVA_TOOL_OPTIONS=-Xmx4g, or lower --max-concurrency)", e);
+            }
+            throw e;
         }
         main.out.print(result.consoleBlock());
         main.out.flush();
@@ -258,25 +264,14 @@ final class LoadgenCommand implements Callable<Integer> {
                     "serving", result.config().model(), "native", null, "tpot_ms_mean",
                     ok && result.summary().dists().get("tpot").count() > 0 ? primary : null, "measured",
                     m.writeValueAsString(result.workloadFingerprint()), result.startedAt(), result.durationS() * 1000,
-                    null, null, m.writeValueAsString(redactArgs(spec.commandLine().getParseResult().originalArgs())), null,
+                    null, null, m.writeValueAsString(Secrets.argv(spec.commandLine().getParseResult().originalArgs())),
+                    null,
                     String.join("; ", result.notes()), m.writeValueAsString(extra), result.metrics());
             st.putRun(run);
         } catch (IOException e) {
             throw new IsobenchException.BadInput("cannot store the run: " + e.getMessage(), e);
         }
         return runId;
-    }
-
-    /** Secrets never reach the store: header values that carry credentials, HF tokens, bearer keys. */
-    static List<String> redactArgs(List<String> args) {
-        List<String> out = new ArrayList<>();
-        for (String a : args) {
-            String r = a.replaceAll("hf_[A-Za-z0-9]{8,}", "hf_***")
-                    .replaceAll("(?i)(bearer\\s+)\\S+", "$1***")
-                    .replaceAll("(?i)^((authorization|x-api-key|api-key)=).*", "$1***");
-            out.add(r);
-        }
-        return out;
     }
 
     private Path save(LoadgenResult result) {
@@ -295,11 +290,10 @@ final class LoadgenCommand implements Callable<Integer> {
                 Files.createDirectories(file.toAbsolutePath().getParent());
             }
             String text = new ObjectMapper().writeValueAsString(json);
-            if (appendResult && Files.exists(file) && Files.size(file) > 0) {
-                Files.writeString(file, "\n" + text, StandardCharsets.UTF_8, StandardOpenOption.APPEND);
-            } else {
-                Files.writeString(file, text, StandardCharsets.UTF_8);
-            }
+            // written beside the file and renamed into place (appending: the old content, then the new line)
+            String before = appendResult && Files.exists(file) && Files.size(file) > 0
+                    ? Files.readString(file, StandardCharsets.UTF_8) + "\n" : "";
+            io.isobench.guard.AtomicFile.write(file, w -> w.append(before).append(text));
         } catch (IOException e) {
             throw new IsobenchException.BadInput("cannot write the result file " + file + ": " + e.getMessage(), e);
         }
@@ -365,7 +359,7 @@ final class LoadgenCommand implements Callable<Integer> {
     }
 
     LoadgenConfig buildConfig() {
-        LoadgenConfig.Builder b = LoadgenConfig.builder();
+        LoadgenConfig.Builder b = LoadgenConfig.builder().keepText(saveDetailed);
         URI base;
         try {
             base = baseUrl != null ? URI.create(stripTrailingSlash(baseUrl)) : URI.create("http://" + host + ":" + port);

@@ -1,6 +1,9 @@
 package io.isobench.cli;
 
 import io.isobench.IsobenchException;
+import io.isobench.guard.SafeWriter;
+import io.isobench.guard.Secrets;
+import io.isobench.guard.Terminal;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -66,7 +69,7 @@ public final class Main implements Runnable {
             io.isobench.store.DuckNative.prepare();
             code = run(out, err, args);
         } catch (io.isobench.IsobenchException.EnvironmentMissing e) {
-            err.println("isobench: " + e.getMessage());
+            err.println("isobench: " + Terminal.safe(Secrets.redact(e.getMessage())));
             code = ENV_MISSING;
         }
         out.flush();
@@ -74,8 +77,13 @@ public final class Main implements Runnable {
         System.exit(code);
     }
 
-    /** Runs the CLI in-process; returns the exit code. */
-    public static int run(PrintWriter out, PrintWriter err, String... args) {
+    /**
+     * Runs the CLI in-process; returns the exit code. Everything printed passes {@link SafeWriter}: secrets redacted,
+     * terminal control characters from outside (server bodies, logs, patches) written out (docs/security.md).
+     */
+    public static int run(PrintWriter rawOut, PrintWriter rawErr, String... args) {
+        PrintWriter out = new PrintWriter(new SafeWriter(rawOut), true);
+        PrintWriter err = new PrintWriter(new SafeWriter(rawErr), true);
         Main main = new Main();
         main.out = out;
         main.err = err;

@@ -9,13 +9,9 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
-import java.io.BufferedWriter;
 import java.io.IOException;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.util.concurrent.Callable;
 
@@ -80,15 +76,8 @@ final class ReportCommand implements Callable<Integer> {
                 throw new IsobenchException.BadInput("--out " + outFile + ": cannot create folder " + dir + " ("
                         + e.getMessage() + ")");
             }
-            // write beside the target, then move: a failed run never leaves a half-written report
-            Path tmp = Files.createTempFile(dir, ".report-", ".tmp");
-            try (Writer w = new BufferedWriter(Files.newBufferedWriter(tmp, StandardCharsets.UTF_8), 1 << 16)) {
-                MarkdownReport.write(store, options, w);
-            } catch (RuntimeException | IOException e) {
-                Files.deleteIfExists(tmp);
-                throw e;
-            }
-            Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            // written beside the target, then moved: a failed or killed run never leaves a half-written report
+            io.isobench.guard.AtomicFile.write(target, w -> MarkdownReport.write(store, options, w));
             main.out.println(target);
         }
         return Main.OK;

@@ -11,9 +11,6 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
 import java.io.IOException;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -59,7 +56,7 @@ final class ReviewCommand implements Callable<Integer> {
     @Option(names = "--fail-on", paramLabel = "CHECK", split = ",",
             description = "Checks whose findings are errors (fail the arm); default: BENCHMARK_EDIT,"
                     + " PERF_INPUT_EDIT, WORKLOAD_DEFINITION_EDIT, WORK_SHRINKING_DEFAULT, PROMPT_KEYED_CACHE,"
-                    + " BINARY_FILE.")
+                    + " BINARY_FILE, SYMLINK.")
     List<Check> failOn;
 
     @Option(names = "--format", defaultValue = "text", description = "text (default) or json (one object).")
@@ -83,26 +80,37 @@ final class ReviewCommand implements Callable<Integer> {
         if (failOn != null) {
             config = config.withFailingChecks(Set.copyOf(failOn));
         }
-        ReviewResult result = PatchReview.review(read(), config);
+        ReviewResult result = review(config);
         main.out.print(format == Format.json ? result.json() + System.lineSeparator() : result.text());
         main.out.flush();
         return Main.OK;
     }
 
-    private String read() {
+    /** Streams the patch (a file, or stdin spooled to a temporary file) through the review. */
+    private ReviewResult review(ReviewConfig config) {
+        Path spool = null;
         try {
-            byte[] bytes = "-".equals(patch) ? System.in.readAllBytes() : Files.readAllBytes(Path.of(patch));
-            try {
-                return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                        .decode(java.nio.ByteBuffer.wrap(bytes)).toString();
-            } catch (CharacterCodingException e) {
-                // patches may carry Latin-1 content; review what is there rather than refuse
-                return new String(bytes, StandardCharsets.ISO_8859_1);
+            Path file;
+            if ("-".equals(patch)) {
+                spool = Files.createTempFile("isobench-review-", ".patch");
+                Files.copy(System.in, spool, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                file = spool;
+            } else {
+                file = Path.of(patch);
             }
+            return PatchReview.review(file, config);
         } catch (NoSuchFileException e) {
             throw IsobenchException.badInput("%s: no such file (give the path of a unified diff)", patch);
         } catch (IOException e) {
             throw IsobenchException.badInput("%s: cannot read the patch (%s)", patch, e.getMessage());
+        } finally {
+            if (spool != null) {
+                try {
+                    Files.deleteIfExists(spool);
+                } catch (IOException e) {
+                    // temporary file
+                }
+            }
         }
     }
 }

@@ -55,7 +55,10 @@ final class RunCommand implements Callable<Integer> {
             throw new IsobenchException.BadInput("--format " + format + ": use text or json");
         }
         Suite suite = SuiteLoader.load(suiteFile);
-        return Sessions.run(main, suite, new Planner.Options(rounds, null, workdir.toAbsolutePath(), execution.aa()), main.dbSpec(),
-                session, resume, dryRun, format, execution);
+        return Sessions.run(main, suite, new Planner.Options(rounds, null, workdir.toAbsolutePath(), execution.aa()),
+                main.dbSpec(), session, resume, dryRun, format, execution, new String[1], id -> "isobench run "
+                        + Sessions.word(suiteFile.toString()) + " --resume --session " + Sessions.word(id)
+                        + (main.db == null ? "" : " --db " + Sessions.word(main.db))
+                        + " --workdir " + Sessions.word(workdir.toString()));
     }
 }

@@ -19,14 +19,19 @@ final class Sessions {
     private Sessions() {
     }
 
-    /** Runs (or prints) the plan; returns the exit code; {@code sessionOut[0]} gets the session id. */
-    static int run(Main main, Suite suite, Planner.Options po, String db, String session, boolean resume,
-                   boolean dryRun, String format, ExecutionOptions execution) {
-        return run(main, suite, po, db, session, resume, dryRun, format, execution, new String[1]);
+    /** A path or value as a shell word (single-quoted when it needs to be), for commands printed to copy. */
+    static String word(String s) {
+        return s.matches("[A-Za-z0-9_./:=@%+,-]+") ? s : "'" + s.replace("'", "'\\''") + "'";
     }
 
+    /**
+     * Runs (or prints) the plan; returns the exit code; {@code sessionOut[0]} gets the session id.
+     *
+     * @param resumeCommand the command that resumes a session, given its id (printed when the run is interrupted)
+     */
     static int run(Main main, Suite suite, Planner.Options po, String db, String session, boolean resume,
-                   boolean dryRun, String format, ExecutionOptions execution, String[] sessionOut) {
+                   boolean dryRun, String format, ExecutionOptions execution, String[] sessionOut,
+                   java.util.function.Function<String, String> resumeCommand) {
         String executorName = execution.executor != null ? execution.executor : suite.run().executor();
         int parallel = execution.parallelJobs();
         Executor chosen = dryRun ? null : Executors.create(executorName, suite);
@@ -60,15 +65,34 @@ final class Sessions {
             } else if (id != null && store.session(id).isPresent()) {
                 throw new IsobenchException.BadInput("--session " + id + " already exists in " + store.describe()
                         + "; add --resume to continue it");
+            } else if (id == null) {
+                id = SessionRunner.newSessionId();
             }
             boolean tty = System.console() != null && System.getenv("ISOBENCH_PLAIN_PROGRESS") == null;
-            SessionRunner.Summary s = SessionRunner.run(store, suite, plan,
-                    new SessionRunner.Options(id, resume, main.err, tty, chosen, parallel,
-                            execution.allowCrossGpu));
+            // Ctrl-C / SIGTERM: the runs finished so far are stored; say how to go on
+            String again = resumeCommand.apply(id);
+            Thread hint = new Thread(() -> {
+                main.err.println();
+                main.err.println("isobench: interrupted; every finished run is stored. Resume with: " + again);
+                main.err.flush();
+            }, "isobench-resume-hint");
+            Runtime.getRuntime().addShutdownHook(hint);
+            SessionRunner.Summary s;
+            try {
+                s = SessionRunner.run(store, suite, plan, new SessionRunner.Options(id, resume, main.err, tty, chosen,
+                        parallel, execution.allowCrossGpu));
+            } finally {
+                try {
+                    Runtime.getRuntime().removeShutdownHook(hint);
+                } catch (IllegalStateException e) {
+                    // shutting down: the hint is printed
+                }
+            }
             sessionOut[0] = s.sessionId();
             main.out.println(String.format(Locale.ROOT,
-                    "session %s: %d job(s), %d run now, %d already finished, %d ok, %d failed %s in %.1f s",
-                    s.sessionId(), s.jobs(), s.ran(), s.skippedFinished(), s.succeeded(), s.failed(), s.failures(),
+                    "session %s: %d job(s)%s, %d run now, %d already finished, %d ok, %d failed %s in %.1f s",
+                    s.sessionId(), s.jobs(), s.accuracyRuns() == 0 ? "" : " + " + s.accuracyRuns() + " accuracy run(s)",
+                    s.ran(), s.skippedFinished(), s.succeeded(), s.failed(), s.failures(),
                     s.wall().toMillis() / 1000.0));
             for (SkippedTask sk : plan.skipped()) {
                 main.out.println("not run: " + sk.taskId() + " " + sk.category() + " — " + sk.reason());

@@ -3,6 +3,7 @@ package io.isobench.env;
 import io.isobench.task.Recipe;
 
 import java.util.List;
+import java.util.function.LongConsumer;
 
 /**
  * What an arm's environment gets after checkout and the agent patch: the fix recipes that apply to it (suite order),
@@ -11,16 +12,23 @@ import java.util.List;
  * @param recipes       recipes applied in order; the first that fails stops the preparation
  * @param build         the build argv (run without a shell in the worktree); empty = no build step
  * @param buildTimeoutS limit of the build and of each {@code pip_pin} install, seconds
+ * @param groupStarted  told the process group of each build or pip command as it starts (the session records it in a
+ *                      placeholder, so a resumed session reaps what a killed one left)
  */
-public record ArmSetup(List<Recipe> recipes, List<String> build, int buildTimeoutS) {
+public record ArmSetup(List<Recipe> recipes, List<String> build, int buildTimeoutS, LongConsumer groupStarted) {
 
     public static final ArmSetup NONE = new ArmSetup(List.of(), List.of(), 3600);
 
     public ArmSetup {
         recipes = recipes == null ? List.of() : List.copyOf(recipes);
         build = build == null ? List.of() : List.copyOf(build);
+        groupStarted = groupStarted == null ? pgid -> { } : groupStarted;
         if (buildTimeoutS < 1) {
             throw new IllegalArgumentException("buildTimeoutS (" + buildTimeoutS + ") must be >= 1");
         }
+    }
+
+    public ArmSetup(List<Recipe> recipes, List<String> build, int buildTimeoutS) {
+        this(recipes, build, buildTimeoutS, null);
     }
 }

@@ -56,7 +56,7 @@ public final class Artifacts {
         Path file;
         try {
             Files.createDirectories(cache);
-            file = fetch(a, cache, limit, log);
+            file = fetch(a, cache, setup, log);
         } catch (IOException e) {
             return fail(a, prefix, rec, FailureCategory.ENV_MISSING, "artifact " + a.source() + " cannot be fetched: "
                     + e.getMessage(), log);
@@ -83,7 +83,7 @@ public final class Artifacts {
             return fail(a, prefix, rec, FailureCategory.DISK_FULL, "cannot clear " + prefix + ": " + e.getMessage(), log);
         }
         Map<String, String> env = new LinkedHashMap<>();
-        Failure installed = install(a, file, prefix, env, limit, log);
+        Failure installed = install(a, file, prefix, env, setup, log);
         if (installed != null) {
             return fail(a, prefix, rec, installed.category(), installed.detail(), log);
         }
@@ -98,7 +98,7 @@ public final class Artifacts {
         }
         if (!a.check().isEmpty()) {
             log.append("$ (").append(prefix).append(") ").append(String.join(" ", a.check())).append("   # check\n");
-            BuildStep check = Recipes.run(onPath(a.check(), env), prefix, env, limit);
+            BuildStep check = Recipes.run(onPath(a.check(), env), prefix, env, limit, setup.groupStarted());
             log.append(check.log());
             String out = check.log().strip();
             rec.put("check_output", out.length() > 500 ? out.substring(out.length() - 500) : out);
@@ -119,13 +119,14 @@ public final class Artifacts {
     }
 
     /** The artifact file: {@code npm pack} into the cache, a download into it (once), or the local path. */
-    static Path fetch(ArtifactSpec.Resolved a, Path cache, int limitS, StringBuilder log) throws IOException {
+    static Path fetch(ArtifactSpec.Resolved a, Path cache, ArmSetup setup, StringBuilder log) throws IOException {
+        int limitS = setup.buildTimeoutS();
         String src = a.source();
         if (src.startsWith("npm:")) {
             List<String> argv = List.of("npm", "pack", src.substring(4), "--pack-destination", cache.toString(),
                     "--json", "--silent");
             log.append("$ ").append(String.join(" ", argv)).append('\n');
-            BuildStep pack = Recipes.run(argv, cache, Map.of(), limitS);
+            BuildStep pack = Recipes.run(argv, cache, Map.of(), limitS, setup.groupStarted());
             if (!pack.ok()) {
                 throw new IOException("npm pack " + pack.status() + ": " + lastLine(pack.log()));
             }
@@ -168,7 +169,7 @@ public final class Artifacts {
     }
 
     /** Installs the file into the prefix; the arm's variables go into {@code env}; null on success. */
-    static Failure install(ArtifactSpec.Resolved a, Path file, Path prefix, Map<String, String> env, int limitS,
+    static Failure install(ArtifactSpec.Resolved a, Path file, Path prefix, Map<String, String> env, ArmSetup setup,
                            StringBuilder log) {
         env.putAll(a.variables(prefix, System.getenv().getOrDefault("PATH", "/usr/bin:/bin"),
                 System.getenv("PYTHONPATH")));
@@ -186,7 +187,7 @@ public final class Artifacts {
             }
         }
         log.append("$ (").append(prefix).append(") ").append(String.join(" ", argv)).append('\n');
-        BuildStep run = Recipes.run(argv, prefix, Map.of(), limitS);
+        BuildStep run = Recipes.run(argv, prefix, Map.of(), setup.buildTimeoutS(), setup.groupStarted());
         log.append(run.log());
         if (run.ok()) {
             return null;

@@ -23,7 +23,7 @@ public record RecipeApplication(String name, String kind, Map<String, String> pa
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("name", name);
         m.put("kind", kind);
-        m.put("params", params);
+        m.put("params", io.isobench.guard.Secrets.env(params)); // env recipes: secret-named values are ***
         m.put("ok", ok);
         m.put("detail", detail);
         return m;

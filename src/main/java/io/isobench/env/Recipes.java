@@ -1,6 +1,8 @@
 package io.isobench.env;
 
+import io.isobench.guard.InsideTree;
 import io.isobench.parse.Failure;
+import io.isobench.proc.ProcessGroup;
 import io.isobench.parse.FailureCategory;
 import io.isobench.task.Recipe;
 
@@ -8,11 +10,12 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
 import java.util.regex.Pattern;
 
 /** Applies fix recipes to a worktree and runs commands (build, pip) without a shell, with a time limit. */
@@ -28,8 +31,9 @@ final class Recipes {
      * Applies {@code r} to the worktree {@code dest}; variables it sets go into {@code env}. Appends the application
      * to {@code applied}. Returns null on success, else the classified failure.
      */
-    static Failure apply(Recipe r, Path dest, Map<String, String> env, int timeoutS, List<RecipeApplication> applied,
+    static Failure apply(Recipe r, Path dest, Map<String, String> env, ArmSetup setup, List<RecipeApplication> applied,
                          StringBuilder log) {
+        int timeoutS = setup.buildTimeoutS();
         String kind = r.kind().key();
         log.append("# recipe ").append(r.name()).append(" (").append(kind).append(") ").append(r.params()).append('\n');
         String detail;
@@ -52,7 +56,7 @@ final class Recipes {
                 List<String> argv = List.of(python(), "-m", "pip", "install", "--disable-pip-version-check",
                         "--no-input", "--no-warn-script-location", "--upgrade", "--target", site.toString(), spec);
                 log.append("$ (").append(dest).append(") ").append(String.join(" ", argv)).append('\n');
-                BuildStep run = run(argv, dest, env, timeoutS);
+                BuildStep run = run(argv, dest, env, timeoutS, setup.groupStarted());
                 log.append(run.log());
                 if (run.ok()) {
                     String prev = env.getOrDefault("PYTHONPATH", System.getenv("PYTHONPATH"));
@@ -70,6 +74,12 @@ final class Recipes {
             }
             case APPLY_PATCH -> {
                 String p = r.params().get("path");
+                String outside = Worktrees.leavesTree(dest, Path.of(p));
+                if (outside != null) {
+                    detail = Path.of(p).getFileName() + " writes outside the worktree: " + outside;
+                    failure = fail(FailureCategory.BUILD_FAILED, r, detail, List.of(detail));
+                    break;
+                }
                 Worktrees.Git check = Worktrees.git(log, dest, "apply", "--check", p);
                 if (check.code() != 0) {
                     detail = "git apply --check " + Path.of(p).getFileName() + ": " + Worktrees.firstLine(check.out());
@@ -88,8 +98,16 @@ final class Recipes {
                 String rel = r.params().get("path");
                 String from = r.params().get("from");
                 String to = r.params().get("to");
-                Path file = dest.resolve(rel).normalize();
-                if (!file.startsWith(dest) || !Files.isRegularFile(file)) {
+                Path file;
+                try {
+                    // the real path: a link a patch planted (to a file outside the repository) is refused
+                    file = InsideTree.resolve(dest, rel);
+                } catch (IOException e) {
+                    detail = "cannot edit " + e.getMessage();
+                    failure = fail(FailureCategory.BUILD_FAILED, r, detail, List.of(detail));
+                    break;
+                }
+                if (!Files.isRegularFile(file)) {
                     detail = "no file " + rel + " in the worktree";
                     failure = fail(FailureCategory.BUILD_FAILED, r, detail, List.of(detail));
                     break;
@@ -105,7 +123,7 @@ final class Recipes {
                         failure = fail(FailureCategory.BUILD_FAILED, r, detail, List.of(detail));
                         break;
                     }
-                    Files.writeString(file, text.replace(from, to), StandardCharsets.UTF_8);
+                    InsideTree.write(dest, rel, text.replace(from, to).getBytes(StandardCharsets.UTF_8));
                     detail = String.format(Locale.ROOT, "replaced %d occurrence%s in %s", count, count == 1 ? "" : "s",
                             rel);
                 } catch (IOException e) {
@@ -132,7 +150,7 @@ final class Recipes {
     static SetUp recipesAndBuild(Path dest, ArmSetup setup, Map<String, String> env, StringBuilder log) {
         List<RecipeApplication> applied = new ArrayList<>();
         for (Recipe r : setup.recipes()) {
-            Failure f = apply(r, dest, env, setup.buildTimeoutS(), applied, log);
+            Failure f = apply(r, dest, env, setup, applied, log);
             if (f != null) {
                 log.append("# ").append(f.category()).append(": ").append(f.detail()).append('\n');
                 return new SetUp(applied, env, null, f);
@@ -143,7 +161,7 @@ final class Recipes {
         }
         log.append("$ (").append(dest).append(") ").append(String.join(" ", setup.build()))
                 .append("   # build, limit ").append(setup.buildTimeoutS()).append(" s\n");
-        BuildStep build = run(setup.build(), dest, env, setup.buildTimeoutS());
+        BuildStep build = run(setup.build(), dest, env, setup.buildTimeoutS(), setup.groupStarted());
         log.append(build.log());
         if (!build.log().isEmpty() && !build.log().endsWith("\n")) {
             log.append('\n');
@@ -179,25 +197,32 @@ final class Recipes {
                 + (tail.isEmpty() ? "" : " — " + tail.get(tail.size() - 1)), tail);
     }
 
-    /** Runs argv in {@code cwd} with {@code env} added, output captured whole; killed (with descendants) past the limit. */
-    static BuildStep run(List<String> argv, Path cwd, Map<String, String> env, int timeoutS) {
+    /**
+     * Runs argv in {@code cwd} with {@code env} added, in its own process group (the one launcher of every child: a
+     * resumed session reaps it from the placeholder {@code groupStarted} records), output captured whole in the arm's
+     * scratch folder; the group is torn down past the limit and on every other path.
+     */
+    static BuildStep run(List<String> argv, Path cwd, Map<String, String> env, int timeoutS,
+                         LongConsumer groupStarted) {
         long t0 = System.nanoTime();
         Path out = null;
         try {
-            out = Files.createTempFile("isobench-build", ".log");
-            ProcessBuilder pb = new ProcessBuilder(argv).directory(cwd.toFile()).redirectErrorStream(true)
-                    .redirectOutput(out.toFile());
-            pb.environment().putAll(env);
-            Process p = pb.start();
-            p.getOutputStream().close();
-            boolean done = p.waitFor(timeoutS, TimeUnit.SECONDS);
-            if (!done) {
-                p.descendants().forEach(ProcessHandle::destroyForcibly);
-                p.destroyForcibly();
-                p.waitFor(5, TimeUnit.SECONDS);
+            Path scratch = Files.createDirectories(Worktrees.scratch(cwd));
+            out = Files.createTempFile(scratch, "build-", ".log");
+            ProcessGroup pg = ProcessGroup.start(argv, cwd, env, out);
+            Integer exit;
+            try {
+                groupStarted.accept(pg.pgid());
+                exit = pg.waitFor(Duration.ofSeconds(timeoutS));
+            } finally {
+                pg.terminate(Duration.ofSeconds(5));
             }
             String log = new String(Files.readAllBytes(out), StandardCharsets.UTF_8);
-            return new BuildStep(argv, done ? p.exitValue() : null, (System.nanoTime() - t0) / 1e6, !done, log);
+            double ms = (System.nanoTime() - t0) / 1e6;
+            if (exit != null && (exit == 126 || exit == 127) && log.startsWith("setsid: failed to execute")) {
+                return new BuildStep(argv, null, ms, false, log); // the program does not exist or cannot run
+            }
+            return new BuildStep(argv, exit, ms, exit == null, log);
         } catch (IOException e) {
             return new BuildStep(argv, null, (System.nanoTime() - t0) / 1e6, false, e.getMessage() + "\n");
         } catch (InterruptedException e) {

@@ -1,5 +1,6 @@
 package io.isobench.env;
 
+import io.isobench.guard.InsideTree;
 import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
 
@@ -66,6 +67,7 @@ public final class Worktrees {
                 deleteTree(dest);
             }
             deleteTree(siteDir(dest));
+            deleteTree(scratch(dest));
             git(log, repo, "worktree", "prune");
             Files.createDirectories(dest.getParent());
         } catch (IOException e) {
@@ -88,6 +90,11 @@ public final class Worktrees {
             if (new String(bytes, StandardCharsets.UTF_8).isBlank()) {
                 return fail(dest, intended, FailureCategory.EMPTY_PATCH, "agent patch " + patch.getFileName()
                         + " is empty (" + bytes.length + " bytes)", log);
+            }
+            String outside = leavesTree(dest, patch);
+            if (outside != null) {
+                return fail(dest, intended, FailureCategory.PATCH_FAILED, "agent patch " + patch.getFileName()
+                        + " writes outside the worktree: " + outside, log);
             }
             Git check = git(log, dest, "apply", "--check", patch.toAbsolutePath().toString());
             if (check.code != 0) {
@@ -124,6 +131,47 @@ public final class Worktrees {
         return dest.resolveSibling(dest.getFileName() + ".site");
     }
 
+    /**
+     * The folder of an arm's temporary files (build and job logs): {@code <worktree>.tmp}, beside the worktree in the
+     * work folder, created on demand and cleared when the worktree is prepared again or removed.
+     */
+    public static Path scratch(Path worktree) {
+        Path w = worktree.toAbsolutePath().normalize();
+        return w.resolveSibling(w.getFileName() + ".tmp");
+    }
+
+    /**
+     * Whether a patch would write outside the worktree: every path it touches (as git's own parser lists them,
+     * renames' both sides) resolved with {@link InsideTree#resolve}; null when all stay inside, else the first that
+     * does not, with where it leads (a symbolic link an earlier patch planted, {@code ..}).
+     */
+    static String leavesTree(Path dest, Path patch) {
+        Git numstat = git(new StringBuilder(), dest, "apply", "--numstat", "-z", patch.toAbsolutePath().toString());
+        if (numstat.code != 0) {
+            return null; // not a patch git can read: git apply --check says why
+        }
+        String[] parts = numstat.out.split("\0");
+        for (int i = 0; i < parts.length; i++) {
+            String[] f = parts[i].split("\t", 3);
+            List<String> paths = f.length < 3 ? List.of()
+                    : !f[2].isEmpty() ? List.of(f[2])
+                    : List.of(i + 1 < parts.length ? parts[++i] : "", i + 1 < parts.length ? parts[++i] : "");
+            for (String rel : paths) {
+                if (rel.isEmpty()) {
+                    continue;
+                }
+                try {
+                    InsideTree.resolve(dest, rel);
+                } catch (InsideTree.Outside e) {
+                    return e.getMessage();
+                } catch (IOException e) {
+                    return rel + " cannot be checked (" + e.getMessage() + ")";
+                }
+            }
+        }
+        return null;
+    }
+
     /** Removes the worktree (best effort). */
     public static void remove(Path repo, Path dest) {
         StringBuilder ignored = new StringBuilder();
@@ -133,6 +181,7 @@ public final class Worktrees {
         try {
             deleteTree(dest);
             deleteTree(siteDir(dest));
+            deleteTree(scratch(dest));
         } catch (IOException e) {
             // best effort
         }

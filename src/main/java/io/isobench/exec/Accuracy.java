@@ -3,6 +3,7 @@ package io.isobench.exec;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.isobench.Arm;
 import io.isobench.env.Environment;
+import io.isobench.guard.Secrets;
 import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
 import io.isobench.parse.FailureClassifier;
@@ -10,6 +11,7 @@ import io.isobench.parse.Metric;
 import io.isobench.parse.RuleReader;
 import io.isobench.plan.ArmSpec;
 import io.isobench.plan.Job;
+import io.isobench.proc.ProcessGroup;
 import io.isobench.review.ReviewResult;
 import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
@@ -27,6 +29,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -51,7 +55,7 @@ public final class Accuracy {
 
     static RunRecord run(Store store, String sessionId, String runId, ArmSpec arm, TaskSpec task, Environment env,
                          String commit, Job job, String suiteDir, ReviewResult review, String executorName,
-                         AtomicLong inFlight, Map<String, RunRecord> previous) {
+                         LongConsumer groupStarted, Map<String, RunRecord> previous) {
         TaskSpec.Accuracy acc = task.accuracy();
         String model = task.parsedCommand().model() != null ? task.parsedCommand().model() : task.model();
         List<String> argv = acc.argv(model, suiteDir);
@@ -63,9 +67,9 @@ public final class Accuracy {
         Double score = null;
         Path log = null;
         try {
-            log = Files.createTempFile("isobench-accuracy-", ".log");
+            log = LocalExecutor.logFile(env.path(), "accuracy-");
             ProcessGroup pg = ProcessGroup.start(argv, env.path(), envVars, log);
-            inFlight.set(pg.pgid());
+            groupStarted.accept(pg.pgid()); // its placeholder: a resumed session reaps what a killed one left
             Integer exit = null;
             long end = System.nanoTime() + Duration.ofSeconds(timeoutS).toNanos();
             try {
@@ -76,7 +80,6 @@ public final class Accuracy {
                 Thread.currentThread().interrupt();
             } finally {
                 pg.terminate(Duration.ofSeconds(2));
-                inFlight.set(0);
             }
             text = new String(Files.readAllBytes(log), StandardCharsets.UTF_8);
             if (exit == null) {
@@ -111,7 +114,7 @@ public final class Accuracy {
         double durationMs = (System.nanoTime() - t0) / 1e6;
 
         Map<String, Object> a = new LinkedHashMap<>();
-        a.put("command", argv.stream().map(Redact::secrets).toList());
+        a.put("command", argv.stream().map(Secrets::redact).toList());
         a.put("score", score);
         a.put("higher_is_better", acc.higherIsBetter());
         a.put("tolerance_abs", acc.toleranceAbs());
@@ -154,9 +157,9 @@ public final class Accuracy {
             extra.put("review_fails_arm", review.failsArm());
         }
         String logSha = text.isEmpty() ? null
-                : store.putArtifact("log", Redact.secrets(text).getBytes(StandardCharsets.UTF_8));
+                : store.putArtifact("log", Secrets.redact(text).getBytes(StandardCharsets.UTF_8));
         RunRecord.FailureInfo fi = failure == null ? null : new RunRecord.FailureInfo(failure.category().name(),
-                Redact.secrets(failure.detail()), Redact.secrets(String.join("\n", failure.evidence())),
+                Secrets.redact(failure.detail()), Secrets.redact(String.join("\n", failure.evidence())),
                 failure.category().retryable());
         Arm ar = Arm.fromLabel(arm.arm());
         List<Metric> metrics = score == null ? List.of() : List.of(Metric.of(METRIC, score));
@@ -166,7 +169,7 @@ public final class Accuracy {
                 failure == null ? RunRecord.RunStatus.SUCCESS : RunRecord.RunStatus.FAILED, fi,
                 job != null ? job.mode() : null, model, PIPELINE, null, score == null ? null : METRIC, score,
                 score == null ? null : "measured", null, Instant.now().minusMillis((long) durationMs), durationMs, null,
-                env.envRef(), SessionRunner.json(argv.stream().map(Redact::secrets).toList()), logSha, null,
+                env.envRef(), SessionRunner.json(argv.stream().map(Secrets::redact).toList()), logSha, null,
                 SessionRunner.json(extra), metrics);
         store.putRun(rec);
         return rec;

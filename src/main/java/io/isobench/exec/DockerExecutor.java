@@ -6,6 +6,7 @@ import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
 import io.isobench.plan.GpuSlots;
 import io.isobench.plan.Job;
+import io.isobench.proc.ProcessGroup;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,6 @@
 package io.isobench.exec;
 
+import io.isobench.proc.ProcessGroup;
 import io.isobench.bench.Greedy;
 import io.isobench.bench.Probe;
 import io.isobench.bench.ProbeException;

@@ -1,6 +1,8 @@
 package io.isobench.exec;
 
+import io.isobench.guard.Secrets;
 import io.isobench.parse.Metric;
+import io.isobench.proc.ProcessGroup;
 import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
 import io.isobench.store.Stores;
@@ -71,7 +73,8 @@ public final class HarnessBench {
                     throw new IllegalStateException("group " + pg.pgid() + " survived");
                 }
                 long tb = System.nanoTime();
-                String sha = store.putArtifact("log", Redact.secrets(Files.readString(log)).getBytes(StandardCharsets.UTF_8));
+                String sha = store.putArtifact("log",
+                        Secrets.redact(Files.readString(log)).getBytes(StandardCharsets.UTF_8));
                 store.putRun(new RunRecord("harness/" + i, "harness", RunRecord.RunKind.MEASURED, "c", "c", null,
                         "baseline", i, RunRecord.RunStatus.SUCCESS, null, "serving", "toy-1m", "native", null,
                         "tpot_ms_mean", 1.0, "measured", "{}", Instant.now(), 1.0, null, null, "[]", sha, null,

@@ -68,7 +68,7 @@ public final class LintRun {
         progress.accept("lint run " + t.id() + " baseline " + arm.commitRef() + ": " + String.join(" ", job.argv()));
         Path log;
         try {
-            log = Files.createTempFile("isobench-lint-", ".log");
+            log = LocalExecutor.logFile(job.cwd(), "lint-");
         } catch (IOException e) {
             return t.id() + ": ERROR cannot create a log file: " + e.getMessage() + "\n";
         }

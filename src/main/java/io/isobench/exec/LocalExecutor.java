@@ -11,6 +11,7 @@ import io.isobench.parse.OutputParser;
 import io.isobench.parse.ParsedOutput;
 import io.isobench.plan.Job;
 import io.isobench.plan.Planner;
+import io.isobench.proc.ProcessGroup;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -96,7 +97,7 @@ final class LocalExecutor implements Executor {
         Map<String, Double> timings = new LinkedHashMap<>();
         Path log;
         try {
-            log = Files.createTempFile("isobench-job-", ".log");
+            log = logFile(job.cwd(), "job-");
         } catch (IOException e) {
             return done(t0, new Failure(FailureCategory.DISK_FULL,
                     "cannot create a log file: " + e.getMessage(), List.of()), List.of(), null, "", timings,
@@ -239,17 +240,23 @@ final class LocalExecutor implements Executor {
                 Map<String, String> flags = Clients.flagMap(job.client());
                 String model = Optional.ofNullable(flags.get("model")).orElse(modelOf(argv));
                 try {
-                    if (job.kind() == Job.Kind.CHECK) {
-                        Greedy.ProbeRun probes = Greedy.probe(base, model, flags);
-                        outputs = probes.texts();
-                        probeJson = probes.toJson();
-                        clientLog.append(probeLine(probes));
-                    } else {
-                        ServingClient.Result r = client.run(base, model, flags, job.warmupRequests(), 0L);
+                    // the client (or the probes) within the job's limit, whatever the server sends or withholds
+                    Object done = withinLimit(job.runTimeoutS(), () -> job.kind() == Job.Kind.CHECK
+                            ? Greedy.probe(base, model, flags)
+                            : client.run(base, model, flags, job.warmupRequests(), 0L));
+                    if (done instanceof ServingClient.Result r) {
                         metrics = r.metrics();
                         workload = r.workloadJson();
                         clientLog.append(r.console());
+                    } else {
+                        Greedy.ProbeRun probes = (Greedy.ProbeRun) done;
+                        outputs = probes.texts();
+                        probeJson = probes.toJson();
+                        clientLog.append(probeLine(probes));
                     }
+                } catch (PastLimit e) {
+                    clientLog.append("isobench: ").append(e.getMessage()).append('\n');
+                    failure = new Failure(FailureCategory.TIMEOUT, e.getMessage(), List.of(e.getMessage()));
                 } catch (io.isobench.bench.ProbeException e) {
                     // the server is up and answered, but not with greedy outputs of the probe set
                     probeFailure = e.kind().name();
@@ -285,6 +292,45 @@ final class LocalExecutor implements Executor {
         String text = read(log) + (clientLog.isEmpty() ? "" : "\n--- isobench client ---\n" + clientLog);
         return new JobResult(failure, metrics, workload, text, (System.nanoTime() - t0) / 1e6, timings, outputs, argv,
                 failure == null ? probeJson : null, failure == null ? null : probeFailure);
+    }
+
+    /** The client of a serving job ran past the job's limit. */
+    static final class PastLimit extends Exception {
+        PastLimit(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * Runs {@code work} on a thread of its own and waits at most {@code limitS}: past it the thread is interrupted
+     * (the load generator stops at once) and {@link PastLimit} is thrown, so the job's limit holds even when the
+     * client never returns (a server that sends forever, a client thread that died).
+     */
+    static Object withinLimit(int limitS, java.util.concurrent.Callable<Object> work)
+            throws PastLimit, IOException, InterruptedException {
+        java.util.concurrent.FutureTask<Object> task = new java.util.concurrent.FutureTask<>(work);
+        Thread t = Thread.ofPlatform().daemon().name("isobench-client").start(task);
+        try {
+            return task.get(limitS, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            t.interrupt();
+            throw new PastLimit("the client ran past the job's limit of " + limitS + " s and was stopped");
+        } catch (InterruptedException e) {
+            t.interrupt();
+            throw e;
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof IOException io) {
+                throw io;
+            }
+            if (c instanceof RuntimeException re) {
+                throw re;
+            }
+            if (c instanceof Error err) {
+                throw new IllegalStateException("the client failed: " + err, err);
+            }
+            throw new IllegalStateException(c);
+        }
     }
 
     /** The classifier's root cause when it finds one (PORT_CONFLICT, GPU_OOM…), else the given category. */
@@ -391,6 +437,19 @@ final class LocalExecutor implements Executor {
                 }
             }
         }
+    }
+
+    /**
+     * A new log file for a command run in {@code cwd}: in the arm's scratch folder beside its worktree (the work
+     * folder: cleared when the arm is prepared again), or the system's temporary folder for a folder that is not a
+     * git checkout (tests, tools). Deleted by the caller when the command is done.
+     */
+    static Path logFile(Path cwd, String prefix) throws IOException {
+        if (cwd != null && Files.exists(cwd.resolve(".git"))) {
+            Path scratch = Files.createDirectories(io.isobench.env.Worktrees.scratch(cwd));
+            return Files.createTempFile(scratch, prefix, ".log");
+        }
+        return Files.createTempFile("isobench-" + prefix, ".log");
     }
 
     /** A log file as text (UTF-8, else byte for byte as ISO-8859-1; empty when unreadable). */

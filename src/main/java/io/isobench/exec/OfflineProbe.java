@@ -10,6 +10,7 @@ import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
 import io.isobench.parse.FailureClassifier;
 import io.isobench.plan.Job;
+import io.isobench.proc.ProcessGroup;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -31,6 +32,7 @@ import java.util.Optional;
 final class OfflineProbe {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String PROMPTS_FILE = ".isobench-probe-prompts.jsonl";
 
     private OfflineProbe() {
     }
@@ -60,12 +62,18 @@ final class OfflineProbe {
         Path prompts;
         try {
             // inside the arm's environment, so a container or cluster executor that shares the worktree sees it too
-            prompts = job.cwd().resolve(".isobench-probe-prompts.jsonl");
+            prompts = job.cwd().resolve(PROMPTS_FILE);
             StringBuilder sb = new StringBuilder();
             for (String p : Greedy.prompts(n)) {
                 sb.append(JSON.writeValueAsString(p)).append('\n');
             }
-            Files.writeString(prompts, sb.toString(), StandardCharsets.UTF_8);
+            // its real path must stay in the worktree: a link the agent patch planted under this name is refused
+            io.isobench.guard.InsideTree.write(job.cwd(), PROMPTS_FILE, sb.toString().getBytes(StandardCharsets.UTF_8));
+        } catch (io.isobench.guard.InsideTree.Outside e) {
+            // a link planted in the tree (by a patch): the arm's outcome, never a write outside it
+            return new Prepared(job.argv(), null, n, result(t0, new Failure(FailureCategory.PATCH_FAILED,
+                    "cannot write the probe prompts: " + e.getMessage(), List.of(e.getMessage())), "", timings,
+                    List.of(), job.argv(), null, ProbeException.Kind.OFFLINE_PROBE_FAILED));
         } catch (IOException e) {
             return new Prepared(job.argv(), null, n, result(t0, new Failure(FailureCategory.DISK_FULL,
                     "cannot write the probe prompts: " + e.getMessage(), List.of(String.valueOf(e.getMessage()))), "",

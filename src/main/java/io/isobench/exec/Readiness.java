@@ -1,5 +1,6 @@
 package io.isobench.exec;
 
+import io.isobench.proc.ProcessGroup;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.HttpURLConnection;

@@ -9,6 +9,7 @@ import io.isobench.bench.Greedy;
 import io.isobench.bench.OutputDiff;
 import io.isobench.bench.Probe;
 import io.isobench.env.Environment;
+import io.isobench.guard.Secrets;
 import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
 import io.isobench.parse.Metric;
@@ -16,6 +17,7 @@ import io.isobench.parse.MetricDictionary;
 import io.isobench.plan.ArmSpec;
 import io.isobench.plan.Job;
 import io.isobench.plan.Plan;
+import io.isobench.proc.ProcessGroup;
 import io.isobench.review.Check;
 import io.isobench.review.PatchReview;
 import io.isobench.review.ReviewConfig;
@@ -83,9 +85,13 @@ public final class SessionRunner {
         }
     }
 
-    /** What the session did. */
-    public record Summary(String sessionId, int jobs, int ran, int skippedFinished, int succeeded, int failed,
-                          int reapedGroups, Map<String, Integer> failures, Duration wall) {
+    /**
+     * What the session did. The counts cover the same runs: the plan's {@code jobs} and its {@code accuracyRuns} (of
+     * the arms whose environment was ready or that finished before) = {@code ran} (this attempt) +
+     * {@code skippedFinished} (an earlier attempt) when the session completes.
+     */
+    public record Summary(String sessionId, int jobs, int accuracyRuns, int ran, int skippedFinished, int succeeded,
+                          int failed, int reapedGroups, Map<String, Integer> failures, Duration wall) {
     }
 
     private final Store store;
@@ -148,11 +154,8 @@ public final class SessionRunner {
                         options.executor().reap(j); // containers / cluster jobs the killed attempt left
                     }
                 }
-                Long pgid = pgidOf(r);
-                if (pgid != null && !ProcessGroup.members(pgid).isEmpty()) {
-                    ProcessGroup.kill(pgid, Duration.ofSeconds(2));
+                if (Leftovers.reap(store, r, this::say)) { // only a group provably ours; its id is cleared
                     reaped++;
-                    say("reaped process group " + pgid + " left by the interrupted run " + r.runId());
                 }
             } else {
                 finished.add(r.runId());
@@ -161,6 +164,24 @@ public final class SessionRunner {
         if (!finished.isEmpty()) {
             say("resuming session " + sessionId + ": " + finished.size() + " run(s) already finished");
         }
+
+        // Ctrl-C / SIGTERM of the orchestrator: tear down every group it started (builds, servers, benchmarks,
+        // accuracy commands); SIGKILL cannot be caught: the next --resume reaps them from the placeholder rows
+        Thread hook = new Thread(() -> ProcessGroup.reapLaunched(Duration.ofSeconds(2)), "isobench-teardown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            return prepareAndRun(sessionId, started, finished, previous, reaped, t0);
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException e) {
+                // shutting down
+            }
+        }
+    }
+
+    private Summary prepareAndRun(String sessionId, Instant started, Set<String> finished,
+                                  Map<String, RunRecord> previous, int reaped, long t0) {
 
         for (TaskSpec t : suite.tasks()) {
             store.putTask(new TaskRecord(t.id(), suite.engine().repo(), t.humanCommit(), t.parentCommit(), null,
@@ -190,13 +211,15 @@ public final class SessionRunner {
                 continue;
             }
             TaskSpec task = suite.task(a.taskId()).orElseThrow();
+            String buildRun = openRunOf(sessionId, a, finished);
             io.isobench.env.ArmSetup setup = new io.isobench.env.ArmSetup(suite.recipesFor(a.taskId(), a.arm()),
-                    suite.buildArgv(task), suite.run().timeouts().buildS());
+                    suite.buildArgv(task), suite.run().timeouts().buildS(), pgid -> store.putRun(
+                    armPlaceholder(buildRun, sessionId, a, task.humanCommit(), "build", pgid)));
             Environment env = options.executor().prepare(a, plan.repo(), setup);
             envs.put(a.taskId() + "|" + a.arm(), env);
             if (env.build() != null) {
                 buildLogs.put(a.taskId() + "|" + a.arm(), store.putArtifact("build_log",
-                        Redact.secrets(env.build().log()).getBytes(StandardCharsets.UTF_8)));
+                        Secrets.redact(env.build().log()).getBytes(StandardCharsets.UTF_8)));
             }
             if (a.arm().equals("human") && env.intendedCommit() != null) {
                 humanSha.put(a.taskId(), env.intendedCommit());
@@ -214,30 +237,7 @@ public final class SessionRunner {
         // greedy reference outputs (baseline and human, from this attempt or a previous one)
         Map<String, List<Probe>> reference = references(previous.values());
 
-        // Ctrl-C / SIGTERM of the orchestrator: tear down the groups of the jobs in flight (SIGKILL cannot be caught:
-        // the next --resume reaps them from the placeholder rows)
-        Set<Long> inFlight = java.util.concurrent.ConcurrentHashMap.newKeySet();
-        java.util.concurrent.atomic.AtomicLong accuracyInFlight = new java.util.concurrent.atomic.AtomicLong();
-        Thread hook = new Thread(() -> {
-            List<Long> groups = new ArrayList<>(inFlight);
-            groups.add(accuracyInFlight.get());
-            for (long g : groups) {
-                if (g > 1) {
-                    ProcessGroup.kill(g, Duration.ofSeconds(2));
-                }
-            }
-        }, "isobench-teardown");
-        Runtime.getRuntime().addShutdownHook(hook);
-        try {
-            return runJobs(sessionId, started, finished, previous, envs, buildLogs, humanSha, reference, reaped,
-                    inFlight, accuracyInFlight, t0);
-        } finally {
-            try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException e) {
-                // shutting down
-            }
-        }
+        return runJobs(sessionId, started, finished, previous, envs, buildLogs, humanSha, reference, reaped, t0);
     }
 
     /** Counts of a session attempt, updated by the job threads. */
@@ -246,7 +246,6 @@ public final class SessionRunner {
         final long startNs = System.nanoTime();
         int done;
         int ran;
-        int ranThisAttempt;
         int ok;
         int bad;
         final Map<String, Integer> failures = new LinkedHashMap<>();
@@ -256,12 +255,15 @@ public final class SessionRunner {
             this.done = done;
         }
 
-        synchronized void count(String failureCategory, boolean thisAttempt) {
+        /** One job's run recorded in this attempt ({@code done} counts jobs, as the progress lines do). */
+        synchronized void count(String failureCategory) {
+            done++;
+            countRun(failureCategory);
+        }
+
+        /** One run recorded in this attempt (a job's or an accuracy run). */
+        synchronized void countRun(String failureCategory) {
             ran++;
-            if (thisAttempt) {
-                ranThisAttempt++;
-                done++;
-            }
             if (failureCategory == null) {
                 ok++;
             } else {
@@ -282,9 +284,22 @@ public final class SessionRunner {
     private Summary runJobs(String sessionId, Instant started, Set<String> finished, Map<String, RunRecord> previous,
                             Map<String, Environment> envs, Map<String, String> buildLogs,
                             Map<String, String> humanSha,
-                            Map<String, List<Probe>> reference, int reaped, Set<Long> inFlight,
-                            java.util.concurrent.atomic.AtomicLong accuracyInFlight, long t0) {
-        Tally tally = new Tally(plan.jobs().size(), finished.size());
+                            Map<String, List<Probe>> reference, int reaped, long t0) {
+        // the summary's counts cover the same runs: the plan's jobs and the accuracy runs (of arms whose environment
+        // is ready or that finished before), so a resumed session adds up: jobs + accuracy = run now + already finished
+        Set<String> jobIds = new HashSet<>();
+        plan.jobs().forEach(j -> jobIds.add(runId(sessionId, j)));
+        Set<String> planned = new HashSet<>(jobIds);
+        int accuracyRuns = 0;
+        for (ArmSpec a : accuracyOrder()) {
+            Environment env = envs.get(a.taskId() + "|" + a.arm());
+            if (finished.contains(accuracyRunId(sessionId, a)) || env != null && env.ready()) {
+                planned.add(accuracyRunId(sessionId, a));
+                accuracyRuns++;
+            }
+        }
+        int alreadyFinished = (int) finished.stream().filter(planned::contains).count();
+        Tally tally = new Tally(plan.jobs().size(), (int) finished.stream().filter(jobIds::contains).count());
         List<Job> todo = plan.jobs().stream().filter(j -> !finished.contains(runId(sessionId, j))).toList();
         int parallel = parallelism();
         if (parallel > 1) {
@@ -294,8 +309,7 @@ public final class SessionRunner {
         }
         Map<String, List<Probe>> refs = new java.util.concurrent.ConcurrentHashMap<>(reference);
         JobDispatcher.run(todo, parallel, options.executor().gpuCapacity(), options.allowCrossGpu(),
-                job -> runJob(job, sessionId, envs,
-                buildLogs, humanSha, refs, inFlight, tally));
+                job -> runJob(job, sessionId, envs, buildLogs, humanSha, refs, tally));
         for (ArmSpec a : accuracyOrder()) {
             String rid = accuracyRunId(sessionId, a);
             if (finished.contains(rid)) {
@@ -308,9 +322,10 @@ public final class SessionRunner {
             TaskSpec task = suite.task(a.taskId()).orElseThrow();
             String commit = humanSha.getOrDefault(a.taskId(), task.humanCommit());
             RunRecord rec = Accuracy.run(store, sessionId, rid, a, task, env, commit, jobOf(a), suiteDir(),
-                    review(a.taskId(), a.arm(), task), options.executor().name(), accuracyInFlight, previous);
+                    review(a.taskId(), a.arm(), task), options.executor().name(),
+                    pgid -> store.putRun(armPlaceholder(rid, sessionId, a, commit, "accuracy", pgid)), previous);
             previous.put(rid, rec);
-            tally.count(rec.failure() == null ? null : rec.failure().category(), false);
+            tally.countRun(rec.failure() == null ? null : rec.failure().category());
             say(String.format(Locale.ROOT, "accuracy %s %s: %s", a.taskId(), a.arm(), rec.failure() != null
                     ? rec.failure().category() + " — " + rec.failure().detail()
                     : String.format(Locale.ROOT, "accuracy_score=%s", rec.primaryValue())));
@@ -320,14 +335,13 @@ public final class SessionRunner {
         }
         store.putSession(new SessionRecord(sessionId, started, Instant.now(), host(), cpu(), gpu(), machineJson(),
                 plan.toJson(), json(StatsConfig.defaults().toMap()), plan.seed(), "complete"));
-        return new Summary(sessionId, tally.total, tally.ran, finished.size(), tally.ok, tally.bad, reaped,
-                tally.failures, Duration.ofNanos(System.nanoTime() - t0));
+        return new Summary(sessionId, tally.total, accuracyRuns, tally.ran, alreadyFinished, tally.ok, tally.bad,
+                reaped, tally.failures, Duration.ofNanos(System.nanoTime() - t0));
     }
 
     /** Runs one job to its end (retries included), applies the correctness gate and commits the run. */
     private void runJob(Job job, String sessionId, Map<String, Environment> envs, Map<String, String> buildLogs,
-                        Map<String, String> humanSha, Map<String, List<Probe>> reference, Set<Long> inFlight,
-                        Tally tally) {
+                        Map<String, String> humanSha, Map<String, List<Probe>> reference, Tally tally) {
         String rid = runId(sessionId, job);
         Environment env = envs.get(job.taskId() + "|" + job.arm());
         TaskSpec task = suite.task(job.taskId()).orElseThrow();
@@ -344,13 +358,8 @@ public final class SessionRunner {
             result = null;
             for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
                 final int att = attempt;
-                long[] group = {0};
-                result = options.executor().execute(runnable, new Executor.Hooks(pgid -> {
-                    group[0] = pgid;
-                    inFlight.add(pgid);
-                    store.putRun(placeholder(rid, sessionId, job, commit, pgid, att));
-                }, () -> false, rid));
-                inFlight.remove(group[0]);
+                result = options.executor().execute(runnable, new Executor.Hooks(pgid ->
+                        store.putRun(placeholder(rid, sessionId, job, commit, pgid, att)), () -> false, rid));
                 if (result.success() || !result.failure().category().retryable() || attempt == MAX_ATTEMPTS) {
                     break;
                 }
@@ -416,8 +425,8 @@ public final class SessionRunner {
         double bookkeepingMs = (System.nanoTime() - tb) / 1e6;
         String category = failure == null ? null : failure.category().name();
         synchronized (tally) {
-            tally.count(category, true);
-            double perJobS = (System.nanoTime() - tally.startNs) / 1e9 / tally.ranThisAttempt;
+            tally.count(category);
+            double perJobS = (System.nanoTime() - tally.startNs) / 1e9 / tally.ran;
             long etaS = Math.round(perJobS * (tally.total - tally.done));
             progress(tally.done, tally.total, job, failure, rec, etaS, bookkeepingMs);
         }
@@ -570,7 +579,7 @@ public final class SessionRunner {
         art.put("outputs_batched", run.batched().stream().map(Probe::toMap).toList());
         art.put("batch_size", run.hasBatched() ? run.batchSize() : null);
         extra.put("probe_artifact_sha256", store.putArtifact("probe_outputs",
-                Redact.secrets(json(art)).getBytes(StandardCharsets.UTF_8)));
+                Secrets.redact(json(art)).getBytes(StandardCharsets.UTF_8)));
     }
 
     /** {@code vs_<ref>} (sequential pass) and {@code vs_<ref>_batched} (concurrent pass, when both sides ran one). */
@@ -632,8 +641,7 @@ public final class SessionRunner {
                 return Optional.empty();
             }
             try {
-                String text = java.nio.file.Files.readString(patch, StandardCharsets.UTF_8);
-                return Optional.of(PatchReview.review(text, reviewConfig(task)));
+                return Optional.of(PatchReview.review(patch, reviewConfig(task))); // streamed, bounded memory
             } catch (java.io.IOException | java.io.UncheckedIOException e) {
                 return Optional.empty();
             }
@@ -721,6 +729,16 @@ public final class SessionRunner {
         return byTask;
     }
 
+    /** The run id an arm's build or pip group is recorded under: its first unfinished job, else its accuracy run. */
+    private String openRunOf(String sessionId, ArmSpec a, Set<String> finished) {
+        for (Job j : plan.jobs()) {
+            if (j.taskId().equals(a.taskId()) && j.arm().equals(a.arm()) && !finished.contains(runId(sessionId, j))) {
+                return runId(sessionId, j);
+            }
+        }
+        return accuracyRunId(sessionId, a);
+    }
+
     private Job jobOf(ArmSpec a) {
         for (Job j : plan.jobs()) {
             if (j.taskId().equals(a.taskId()) && j.arm().equals(a.arm()) && j.kind() == Job.Kind.MEASURE) {
@@ -746,13 +764,28 @@ public final class SessionRunner {
         Map<String, Object> extra = new LinkedHashMap<>();
         extra.put("task", job.taskId());
         extra.put("job", job.jobId());
-        extra.put("pgid", pgid);
+        Leftovers.record(extra, pgid);
         extra.put("attempt", attempt);
         Arm arm = Arm.fromLabel(job.arm());
         return new RunRecord(rid, sessionId, RunRecord.RunKind.MEASURED, commit, shortOf(commit), arm.agentName(),
                 job.arm(), Math.max(0, job.round()), RunRecord.RunStatus.NOT_RUN, null, job.mode(), null,
                 job.kind() == Job.Kind.CHECK ? PIPELINE_CHECK : PIPELINE, null, null, null, null, null,
                 Instant.now(), null, null, null, json(job.argv()), null, "in progress", json(extra), List.of());
+    }
+
+    /**
+     * The placeholder of a command that belongs to an arm rather than to one job (the accuracy command, the build, a
+     * pip_pin install), under run id {@code rid}: a resumed session reaps its group like a job's.
+     */
+    private RunRecord armPlaceholder(String rid, String sessionId, ArmSpec a, String commit, String phase, long pgid) {
+        Map<String, Object> extra = new LinkedHashMap<>();
+        extra.put("task", a.taskId());
+        extra.put("phase", phase);
+        Leftovers.record(extra, pgid);
+        Arm arm = Arm.fromLabel(a.arm());
+        return new RunRecord(rid, sessionId, RunRecord.RunKind.MEASURED, commit, shortOf(commit), arm.agentName(),
+                a.arm(), 0, RunRecord.RunStatus.NOT_RUN, null, null, null, PIPELINE, null, null, null, null, null,
+                Instant.now(), null, null, null, null, null, "in progress: " + phase, json(extra), List.of());
     }
 
     private RunRecord record(String rid, String sessionId, Job job, String commit, Environment env, JobResult result,
@@ -779,10 +812,10 @@ public final class SessionRunner {
         }
         String logSha = null;
         if (result.log() != null && !result.log().isEmpty()) {
-            logSha = store.putArtifact("log", Redact.secrets(result.log()).getBytes(StandardCharsets.UTF_8));
+            logSha = store.putArtifact("log", Secrets.redact(result.log()).getBytes(StandardCharsets.UTF_8));
         }
         RunRecord.FailureInfo fi = failure == null ? null : new RunRecord.FailureInfo(failure.category().name(),
-                Redact.secrets(failure.detail()), Redact.secrets(String.join("\n", failure.evidence())),
+                Secrets.redact(failure.detail()), Secrets.redact(String.join("\n", failure.evidence())),
                 failure.category().retryable());
         String model = io.isobench.bench.Clients.flagMap(job.client()).get("model");
         return new RunRecord(rid, sessionId, RunRecord.RunKind.MEASURED, commit, shortOf(commit), arm.agentName(),
@@ -790,7 +823,7 @@ public final class SessionRunner {
                 job.kind() == Job.Kind.CHECK ? PIPELINE_CHECK : PIPELINE, null, primary == null ? null : primaryName,
                 primary, primary == null ? null : "measured", result.workloadJson(),
                 Instant.now().minusMillis((long) result.durationMs()), result.durationMs(), null,
-                env == null ? null : env.envRef(), json(result.argv().stream().map(Redact::secrets).toList()), logSha,
+                env == null ? null : env.envRef(), json(Secrets.argv(result.argv())), logSha,
                 null, json(extra), result.metrics());
     }
 
@@ -924,15 +957,6 @@ public final class SessionRunner {
             // none
         }
         return out;
-    }
-
-    private static Long pgidOf(RunRecord r) {
-        try {
-            JsonNode n = JSON.readTree(r.extraJson()).path("pgid");
-            return n.isNumber() ? n.asLong() : null;
-        } catch (Exception e) {
-            return null;
-        }
     }
 
     private static String shortOf(String commit) {

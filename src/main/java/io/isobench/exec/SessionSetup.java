@@ -1,5 +1,6 @@
 package io.isobench.exec;
 
+import io.isobench.proc.ProcessGroup;
 import io.isobench.IsobenchException;
 import io.isobench.plan.Plan;
 import io.isobench.plan.SetupStep;
@@ -44,7 +45,7 @@ final class SessionSetup {
         Path log = null;
         try {
             Files.createDirectories(step.cwd());
-            log = Files.createTempFile("isobench-setup-", ".log");
+            log = LocalExecutor.logFile(step.cwd(), "setup-");
             ProcessGroup pg;
             try {
                 pg = ProcessGroup.start(step.argv(), step.cwd(), java.util.Map.of(), log);

@@ -4,6 +4,7 @@ import io.isobench.IsobenchException;
 import io.isobench.bench.Clients;
 import io.isobench.bench.Greedy;
 import io.isobench.bench.ServingClient;
+import io.isobench.guard.Secrets;
 import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
 import io.isobench.parse.FailureClassifier;
@@ -12,6 +13,7 @@ import io.isobench.parse.OutputParser;
 import io.isobench.parse.ParsedOutput;
 import io.isobench.plan.Job;
 import io.isobench.plan.Planner;
+import io.isobench.proc.ProcessGroup;
 
 import java.io.IOException;
 import java.net.URI;
@@ -55,7 +57,6 @@ final class SlurmExecutor implements Executor {
      * negative id); a resumed session adopts the job by name instead.
      */
     static final long NO_GROUP = -1;
-    private static final Pattern SECRET_NAME = Pattern.compile("(?i).*(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|_KEY)$");
 
     private final SlurmConfig config;
     private final SlurmCli cli;
@@ -227,7 +228,7 @@ final class SlurmExecutor implements Executor {
 
     /** A variable whose value must stay out of the script: a secret-like name, or a value Redact would hide. */
     static boolean secret(String name, String value) {
-        return SECRET_NAME.matcher(name).matches() || !Redact.secrets(value).equals(value);
+        return Secrets.isSecretName(name) || Secrets.contains(value);
     }
 
     /** The job's secret variables (sorted), written to {@code secrets.env} at submission. */

@@ -314,7 +314,7 @@ public final class HfImporter {
         boolean changed = false;
         for (int i = 0; i < values.length; i++) {
             if (values[i] instanceof String s) {
-                String r = Secrets.redact(s);
+                String r = io.isobench.guard.Secrets.redact(s);
                 if (r != s) {
                     values[i] = r;
                     changed = true;

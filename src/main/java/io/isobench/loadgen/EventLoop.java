@@ -39,11 +39,20 @@ final class EventLoop implements AutoCloseable {
     private volatile boolean running = true;
     private final ByteBuffer readBuf = ByteBuffer.allocateDirect(64 * 1024);
     private final ChunkParser parser = new ChunkParser();
+    /** Told (without allocating) when the loop thread dies of anything, an OutOfMemoryError included. */
+    private final Consumer<Throwable> onDeath;
 
-    /** {@code maxInFlight}: requests on the wire at once (the rest wait, in submission order). */
-    EventLoop(RequestExecutor exec, int maxInFlight) {
+    /** An error body (non-200) is kept up to this many bytes for the failure's message; the rest is dropped. */
+    private static final int ERROR_BODY_BYTES = 4096;
+
+    /**
+     * {@code maxInFlight}: requests on the wire at once (the rest wait, in submission order); {@code onDeath}: told
+     * when the loop thread dies, so nobody waits for requests it will never finish.
+     */
+    EventLoop(RequestExecutor exec, int maxInFlight, Consumer<Throwable> onDeath) {
         this.exec = exec;
         this.maxInFlight = maxInFlight;
+        this.onDeath = onDeath;
         try {
             this.selector = Selector.open();
         } catch (IOException e) {
@@ -62,7 +71,7 @@ final class EventLoop implements AutoCloseable {
         long send;
         long deadline;
         boolean retried;
-        final RequestExecutor.Outcome o = new RequestExecutor.Outcome();
+        final RequestExecutor.Outcome o;
 
         /** When true, the request is not sent once {@code startByNs} has passed (a --duration run's end). */
         final boolean bounded;
@@ -85,6 +94,7 @@ final class EventLoop implements AutoCloseable {
             this.bounded = bounded;
             this.startByNs = startByNs;
             this.done = done;
+            this.o = new RequestExecutor.Outcome(req.keepText(), LoadgenConfig.maxChunks(req.prompt().outputLen()));
         }
     }
 
@@ -150,16 +160,27 @@ final class EventLoop implements AutoCloseable {
     private long lastScan = System.nanoTime();
 
     private void loop() {
-        while (running) {
-            turn();
-        }
-        for (Conn c : new ArrayList<>(idle)) {
-            c.close();
-        }
         try {
-            selector.close();
-        } catch (IOException ignored) {
-            // closing
+            while (running) {
+                turn();
+            }
+        } catch (Throwable t) {
+            // an OutOfMemoryError, a bug: wake the waiting dispatcher with it (nothing is allocated on the way)
+            onDeath.accept(t);
+        } finally {
+            try {
+                for (SelectionKey k : selector.keys()) {
+                    k.channel().close();
+                }
+                selector.close();
+            } catch (IOException | RuntimeException | Error ignored) {
+                // closing
+            }
+            busy.clear();
+            idle.clear();
+            pending.clear();
+            incoming.clear();
+            readNow.clear();
         }
     }
 
@@ -470,6 +491,9 @@ final class EventLoop implements AutoCloseable {
                 case CHUNK_CRLF -> {
                     int nl = indexOf(c.buf, c.pos, c.lim, (byte) '\n');
                     if (nl < 0) {
+                        if (c.lim - c.pos > 2) {
+                            throw new IOException("bad chunked encoding (no CRLF after chunk)");
+                        }
                         return;
                     }
                     if (nl - c.pos > 1 || (nl - c.pos == 1 && c.buf[c.pos] != '\r')) {
@@ -481,6 +505,9 @@ final class EventLoop implements AutoCloseable {
                 case TRAILERS -> {
                     int nl = indexOf(c.buf, c.pos, c.lim, (byte) '\n');
                     if (nl < 0) {
+                        if (c.lim - c.pos > 4096) {
+                            throw new IOException("trailer line longer than 4 KiB");
+                        }
                         return;
                     }
                     boolean empty = nl == c.pos || (nl - c.pos == 1 && c.buf[c.pos] == '\r');
@@ -582,12 +609,21 @@ final class EventLoop implements AutoCloseable {
         }
     }
 
-    /** Body bytes: SSE lines go to the chunk handler, anything else is collected. */
+    /**
+     * Body bytes: SSE lines go to the chunk handler (a line longer than {@link LoadgenConfig#MAX_SSE_LINE_BYTES} fails
+     * the request); an unstreamed 200 body is collected up to {@link LoadgenConfig#MAX_TEXT_BYTES} (beyond:
+     * {@code response_too_large}), an error body up to {@value #ERROR_BODY_BYTES} bytes (the rest is dropped).
+     */
     private void body(Conn c, int off, int n, long now) {
         if (!c.sse) {
-            if (c.body.size() < (64 << 20)) {
-                c.body.write(c.buf, off, n);
+            int cap = c.status == 200 ? LoadgenConfig.MAX_TEXT_BYTES : ERROR_BODY_BYTES;
+            int room = cap - c.body.size();
+            if (n > room && c.status == 200) {
+                c.x.o.fail("response_too_large", "the response body passed " + (LoadgenConfig.MAX_TEXT_BYTES >> 20)
+                        + " MiB, the most read from an unstreamed response");
+                return;
             }
+            c.body.write(c.buf, off, Math.min(n, Math.max(0, room)));
             return;
         }
         Exchange x = c.x;
@@ -603,6 +639,9 @@ final class EventLoop implements AutoCloseable {
                 if (c.ll == 0) {
                     RequestExecutor.handleLine(b, seg, i - seg, at, parser, x.o);
                 } else {
+                    if (lineTooLong(c, x, i - seg)) {
+                        return;
+                    }
                     c.line = RequestExecutor.append(c.line, c.ll, b, seg, i - seg);
                     c.ll += i - seg;
                     RequestExecutor.handleLine(c.line, 0, c.ll, at, parser, x.o);
@@ -614,10 +653,21 @@ final class EventLoop implements AutoCloseable {
                 }
             }
         }
-        if (seg < end) {
+        if (seg < end && !lineTooLong(c, x, end - seg)) {
             c.line = RequestExecutor.append(c.line, c.ll, b, seg, end - seg);
             c.ll += end - seg;
         }
+    }
+
+    private static boolean lineTooLong(Conn c, Exchange x, int more) {
+        if ((long) c.ll + more <= LoadgenConfig.MAX_SSE_LINE_BYTES) {
+            return false;
+        }
+        x.o.fail("response_too_large", "an SSE line passed " + (LoadgenConfig.MAX_SSE_LINE_BYTES >> 20)
+                + " MiB, the longest read");
+        c.ll = 0;
+        c.line = new byte[1024];
+        return true;
     }
 
     private void flushLine(Conn c, long now) {

@@ -31,7 +31,7 @@ public final class LoadGenerator {
         int cap = config.maxConcurrency() == null ? Integer.MAX_VALUE : config.maxConcurrency();
         // the I/O thread enforces the cap; the dispatcher only keeps at most one more cap's worth queued behind it
         Flow flow = new Flow((int) Math.min(Integer.MAX_VALUE, 2L * cap), cap);
-        try (RequestExecutor exec = new RequestExecutor(config); EventLoop io = new EventLoop(exec, cap)) {
+        try (RequestExecutor exec = new RequestExecutor(config); EventLoop io = new EventLoop(exec, cap, flow::abort)) {
             if (!config.readyCheckTimeout().isZero()) {
                 waitReady(exec, config, log, notes);
             }
@@ -161,7 +161,7 @@ public final class LoadGenerator {
      */
     private static boolean dispatch(EventLoop io, Flow flow, RequestExecutor.Prepared p, int i, long t0, long at,
                                     long durationNs, List<RequestResult[]> out) {
-        sleepUntil(t0 + at);
+        sleepUntil(t0 + at, flow);
         flow.beforeSubmit();
         if (System.nanoTime() - t0 >= durationNs) {
             flow.completed();
@@ -180,6 +180,8 @@ public final class LoadGenerator {
      * Flow control between the dispatching thread and the I/O thread without a hand-off per request: the dispatcher
      * waits only when {@code high} requests are outstanding (submitted, not finished) and is woken once when they drop
      * to {@code low}, or to 0 in {@link #awaitAll}; the I/O thread pays one atomic decrement per finished request.
+     * Should the I/O thread die ({@link #abort}) or the dispatcher be interrupted, the wait ends at once with
+     * {@link Aborted}: the run fails with the reason, it never waits for requests nobody will finish.
      */
     static final class Flow {
         private final AtomicInteger outstanding = new AtomicInteger();
@@ -187,6 +189,7 @@ public final class LoadGenerator {
         private final int low;
         private volatile int wakeAt = -1;
         private volatile Thread waiter;
+        private volatile Throwable aborted;
 
         Flow(int high, int low) {
             this.high = high;
@@ -195,6 +198,7 @@ public final class LoadGenerator {
 
         /** Dispatcher: called before each submit; blocks while {@code high} requests are outstanding. */
         void beforeSubmit() {
+            check();
             if (outstanding.get() >= high) {
                 await(low);
             }
@@ -209,11 +213,34 @@ public final class LoadGenerator {
         private void await(int level) {
             waiter = Thread.currentThread();
             wakeAt = level;
-            while (outstanding.get() > level) {
-                LockSupport.park(this);
+            try {
+                while (outstanding.get() > level) {
+                    check();
+                    LockSupport.parkNanos(this, 200_000_000L); // the wake-up is an unpark; this is a safety net
+                }
+            } finally {
+                wakeAt = -1;
+                waiter = null;
             }
-            wakeAt = -1;
-            waiter = null;
+        }
+
+        /** I/O thread, as it dies: ends every wait of the dispatcher (allocates nothing: an OOM may be the cause). */
+        void abort(Throwable cause) {
+            aborted = cause;
+            Thread w = waiter;
+            if (w != null) {
+                LockSupport.unpark(w);
+            }
+        }
+
+        void check() {
+            Throwable t = aborted;
+            if (t != null) {
+                throw new Aborted("the I/O thread died (" + t + "); the run is void", t);
+            }
+            if (Thread.currentThread().isInterrupted()) {
+                throw new Aborted("interrupted (the run's time limit)", null);
+            }
         }
 
         /** I/O thread: one request finished. */
@@ -228,10 +255,21 @@ public final class LoadGenerator {
         }
     }
 
+    /**
+     * The run ended before its requests did: the I/O thread died (an OutOfMemoryError…) or the run was interrupted at
+     * its time limit. Nothing of the run is reported.
+     */
+    public static final class Aborted extends RuntimeException {
+        Aborted(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
     /** Parks until the deadline; the last stretch spins on yield so arrivals land within microseconds. */
-    private static void sleepUntil(long deadline) {
+    private static void sleepUntil(long deadline, Flow flow) {
         long left;
         while ((left = deadline - System.nanoTime()) > 0) {
+            flow.check();
             if (left > 200_000) {
                 LockSupport.parkNanos(left - 100_000);
             } else {

@@ -44,6 +44,8 @@ import java.util.Set;
  * @param label               label saved in the result (vLLM's {@code endpoint_type}/label)
  * @param tokenizer           a HF {@code tokenizer.json} ({@code --tokenizer}): random prompts are built to an exact
  *                            token length with it; null: word-based prompts checked against the server's counts
+ * @param keepText            keep each response's generated text ({@code --save-detailed}, correctness probes), up to
+ *                            {@link #MAX_TEXT_BYTES} per response; otherwise only what the metrics need is kept
  */
 public record LoadgenConfig(
         URI baseUrl,
@@ -72,9 +74,26 @@ public record LoadgenConfig(
         String requestIdPrefix,
         Duration readyCheckTimeout,
         String label,
-        java.nio.file.Path tokenizer) {
+        java.nio.file.Path tokenizer,
+        boolean keepText) {
 
     public static final Set<String> METRIC_KEYS = Set.of("ttft", "tpot", "itl", "e2el");
+
+    /**
+     * The most generated text kept per response ({@link #keepText}), and the largest unstreamed response body read:
+     * beyond it the request fails with {@code response_too_large}.
+     */
+    public static final int MAX_TEXT_BYTES = 8 << 20;
+    /** The longest SSE line (one event's data) read; beyond it the request fails with {@code response_too_large}. */
+    public static final int MAX_SSE_LINE_BYTES = 1 << 20;
+
+    /**
+     * The most chunks one response may stream for {@code maxTokens} requested tokens (a server streams at most one
+     * chunk per token, plus a few for role and finish): beyond it the request fails with {@code response_too_large}.
+     */
+    public static int maxChunks(int maxTokens) {
+        return (int) Math.min(Integer.MAX_VALUE - 8, 16L * Math.max(0, maxTokens) + 1024);
+    }
 
     public LoadgenConfig {
         sampling = Map.copyOf(sampling == null ? Map.of() : sampling);
@@ -142,6 +161,7 @@ public record LoadgenConfig(
         private String requestIdPrefix = "bench-";
         private Duration readyCheckTimeout = Duration.ZERO;
         private String label;
+        private boolean keepText;
 
         public Builder baseUrl(URI v) { baseUrl = v; return this; }
         public Builder baseUrl(String v) { baseUrl = URI.create(v); return this; }
@@ -170,6 +190,7 @@ public record LoadgenConfig(
         public Builder requestIdPrefix(String v) { requestIdPrefix = v; return this; }
         public Builder readyCheckTimeout(Duration v) { readyCheckTimeout = v; return this; }
         public Builder label(String v) { label = v; return this; }
+        public Builder keepText(boolean v) { keepText = v; return this; }
         public Builder tokenizer(java.nio.file.Path v) { tokenizer = v; return this; }
 
         /** Validates and builds; throws {@link IllegalArgumentException} with a one-line message on a bad value. */
@@ -239,7 +260,7 @@ public record LoadgenConfig(
             return new LoadgenConfig(baseUrl, endpoint, model, dataset, numPrompts, duration, requestRate, burstiness,
                     maxConcurrency, rampUp, numWarmups, ignoreEos, sampling, extraBody, stream, includeUsage, apiKeyEnv,
                     headers, seed, requestTimeout, percentiles, percentileMetrics, goodput, requestIdPrefix,
-                    readyCheckTimeout, label, tokenizer);
+                    readyCheckTimeout, label, tokenizer, keepText);
         }
     }
 }

@@ -36,8 +36,8 @@ final class RequestExecutor implements AutoCloseable {
         this.timeoutNs = config.requestTimeout().toNanos();
     }
 
-    /** A request ready to go: head and body bytes are built before its send time. */
-    record Prepared(byte[] head, byte[] body, Prompt prompt) {
+    /** A request ready to go: head and body bytes are built before its send time; whether its text is kept. */
+    record Prepared(byte[] head, byte[] body, Prompt prompt, boolean keepText) {
         /** Head and body in one array, written with one call. */
         byte[] wire() {
             byte[] w = Arrays.copyOf(head, head.length + body.length);
@@ -89,7 +89,7 @@ final class RequestExecutor implements AutoCloseable {
             h.append(e.getKey()).append(": ").append(e.getValue()).append("\r\n");
         }
         h.append("\r\n");
-        return new Prepared(h.toString().getBytes(StandardCharsets.UTF_8), bytes, prompt);
+        return new Prepared(h.toString().getBytes(StandardCharsets.UTF_8), bytes, prompt, config.keepText());
     }
 
     HttpConn connect() throws IOException {
@@ -146,6 +146,9 @@ final class RequestExecutor implements AutoCloseable {
                 if (cp.hasText) {
                     o.appendText(cp.textBuf, 0, cp.textLen);
                 }
+                if (o.errorKind != null) {
+                    return;
+                }
             }
             if (cp.promptTokens >= 0) {
                 o.promptTokens = cp.promptTokens;
@@ -179,11 +182,18 @@ final class RequestExecutor implements AutoCloseable {
         return true;
     }
 
-    /** Mutable per-request state while reading. */
+    /**
+     * Mutable per-request state while reading: only what the metrics need (chunk times, token counts), and the
+     * generated text when asked for, each bounded ({@code response_too_large} beyond).
+     */
     static final class Outcome {
         long[] chunkNs = new long[64];
         int chunks;
-        byte[] text = new byte[256];
+        /** Chunks this response may stream ({@link LoadgenConfig#maxChunks}). */
+        final int maxChunks;
+        /** The generated text is kept ({@link LoadgenConfig#keepText}), up to {@link LoadgenConfig#MAX_TEXT_BYTES}. */
+        final boolean keepText;
+        byte[] text = new byte[0];
         int textLen;
         int promptTokens = -1;
         int completionTokens = -1;
@@ -191,17 +201,36 @@ final class RequestExecutor implements AutoCloseable {
         String errorKind;
         String error;
 
+        Outcome(boolean keepText, int maxChunks) {
+            this.keepText = keepText;
+            this.maxChunks = maxChunks;
+        }
+
         void addChunk(long ns) {
+            if (chunks >= maxChunks) {
+                fail("response_too_large", "the response streamed more than " + maxChunks + " chunks (at most one per"
+                        + " requested token is expected)");
+                return;
+            }
             if (chunks == chunkNs.length) {
                 chunkNs = Arrays.copyOf(chunkNs, chunks * 2);
             }
             chunkNs[chunks++] = ns;
         }
 
-        /** Streamed text is kept as the UTF-8 bytes the server sent (decoded once, at the end). */
+        /** Streamed text is kept (when asked for) as the UTF-8 bytes the server sent (decoded once, at the end). */
         void appendText(byte[] src, int off, int len) {
+            if (!keepText || len == 0) {
+                return;
+            }
+            if ((long) textLen + len > LoadgenConfig.MAX_TEXT_BYTES) {
+                fail("response_too_large", "the generated text passed " + (LoadgenConfig.MAX_TEXT_BYTES >> 20)
+                        + " MiB, the most kept per response");
+                return;
+            }
             if (textLen + len > text.length) {
-                text = Arrays.copyOf(text, Math.max(text.length * 2, textLen + len));
+                text = Arrays.copyOf(text, Math.min(LoadgenConfig.MAX_TEXT_BYTES,
+                        Math.max(Math.max(256, text.length * 2), textLen + len)));
             }
             System.arraycopy(src, off, text, textLen, len);
             textLen += len;
@@ -229,7 +258,7 @@ final class RequestExecutor implements AutoCloseable {
             int out = fromUsage ? completionTokens : chunks;
             return new RequestResult(index, success, kind, err, scheduledNs, send - t0, end - t0, ttft, latency, ch,
                     req.prompt().expectedInputTokens(), promptTokens, out, fromUsage, req.prompt().outputLen(),
-                    new String(text, 0, textLen, StandardCharsets.UTF_8));
+                    success ? new String(text, 0, textLen, StandardCharsets.UTF_8) : "");
         }
     }
 

@@ -2,7 +2,6 @@ package io.isobench.parse;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Pattern;
 
 /**
  * Console text cut into lines the way the parsers need it. Lines are split on {@code \n} only (a {@code \r} is a
@@ -21,10 +20,6 @@ final class ConsoleText {
     /** Evidence lines are kept whole up to this length (a pathological multi-megabyte line is cut, and says so). */
     static final int MAX_EVIDENCE_CHARS = 4_096;
 
-    private static final Pattern HF_TOKEN = Pattern.compile("hf_[A-Za-z0-9]{16,}");
-    private static final Pattern API_KEY = Pattern.compile("\\bsk-[A-Za-z0-9_-]{16,}");
-    private static final Pattern AUTH_HEADER =
-            Pattern.compile("(?i)(authorization\\s*[:=]\\s*)(?:bearer\\s+|basic\\s+|token\\s+)?[^\\s'\",]{1,4096}");
 
     private ConsoleText() {
     }
@@ -177,17 +172,8 @@ final class ConsoleText {
         return n;
     }
 
-    /** Redacts HF tokens, API keys and Authorization header values. */
+    /** Redacts secrets: {@link io.isobench.guard.Secrets}, the one redactor. */
     static String redact(String s) {
-        if (s.indexOf("hf_") >= 0) {
-            s = HF_TOKEN.matcher(s).replaceAll("hf_***");
-        }
-        if (s.indexOf("sk-") >= 0) {
-            s = API_KEY.matcher(s).replaceAll("sk-***");
-        }
-        if (s.toLowerCase(java.util.Locale.ROOT).contains("authorization")) {
-            s = AUTH_HEADER.matcher(s).replaceAll("$1***");
-        }
-        return s;
+        return io.isobench.guard.Secrets.redact(s);
     }
 }

@@ -2,6 +2,7 @@ package io.isobench.plan;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.isobench.guard.Secrets;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -95,7 +96,7 @@ public record Plan(String suite, Path repo, int rounds, long seed, boolean aa, L
                 am.put("recipes", a.recipes());
             }
             if (!a.build().isEmpty()) {
-                am.put("build", a.build());
+                am.put("build", Secrets.argv(a.build()));
             }
             if (a.artifact() != null) {
                 Map<String, Object> art = new LinkedHashMap<>(a.artifact().toMap());
@@ -116,12 +117,12 @@ public record Plan(String suite, Path repo, int rounds, long seed, boolean aa, L
             jm.put("round", j.round());
             jm.put("kind", j.kind().name().toLowerCase(Locale.ROOT));
             jm.put("mode", j.mode());
-            jm.put(j.serving() ? "server_argv" : "argv", j.argv());
+            jm.put(j.serving() ? "server_argv" : "argv", Secrets.argv(j.argv()));
             if (j.serving()) {
-                jm.put("client", j.client());
+                jm.put("client", Secrets.argv(j.client()));
                 jm.put("warmup_requests", j.warmupRequests());
             }
-            jm.put("env", new java.util.TreeMap<>(j.env()));
+            jm.put("env", new java.util.TreeMap<>(Secrets.env(j.env())));
             jm.put("cwd", j.cwd().toString());
             Map<String, Object> t = new LinkedHashMap<>();
             if (j.serving()) {
@@ -208,7 +209,7 @@ public record Plan(String suite, Path repo, int rounds, long seed, boolean aa, L
                 sb.append("       recipes ").append(String.join(", ", a.recipes())).append('\n');
             }
             if (!a.build().isEmpty()) {
-                sb.append("       build ").append(String.join(" ", a.build())).append('\n');
+                sb.append("       build ").append(String.join(" ", Secrets.argv(a.build()))).append('\n');
             }
         }
         for (Job j : jobs) {
@@ -216,12 +217,12 @@ public record Plan(String suite, Path repo, int rounds, long seed, boolean aa, L
                     j.jobId(), j.kind().name().toLowerCase(Locale.ROOT), j.mode(), j.gpus(), j.runTimeoutS(),
                     j.serving() ? " start<=" + j.serverStartS() + "s warmup=" + j.warmupRequests() : ""));
             sb.append("       cwd  ").append(j.cwd()).append('\n');
-            sb.append("       argv ").append(String.join(" ", j.argv())).append('\n');
+            sb.append("       argv ").append(String.join(" ", Secrets.argv(j.argv()))).append('\n');
             if (j.serving() && j.kind() == Job.Kind.MEASURE) {
-                sb.append("       client ").append(String.join(" ", j.client())).append('\n');
+                sb.append("       client ").append(String.join(" ", Secrets.argv(j.client()))).append('\n');
             }
             if (!j.env().isEmpty()) {
-                sb.append("       env  ").append(new java.util.TreeMap<>(j.env())).append('\n');
+                sb.append("       env  ").append(new java.util.TreeMap<>(Secrets.env(j.env()))).append('\n');
             }
             if (j.readout() != null && (j.kind() == Job.Kind.MEASURE || j.readout().output() != null)) {
                 sb.append("       reads primary ").append(j.readout().primary());

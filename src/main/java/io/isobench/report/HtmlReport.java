@@ -183,7 +183,7 @@ public final class HtmlReport {
                     if (bytes != null) {
                         String name = "logs/" + r.logArtifact().replaceAll("[^0-9a-fA-F]", "") + ".log.txt";
                         Files.createDirectories(site.dir.resolve("logs"));
-                        Files.write(site.dir.resolve(name), bytes);
+                        io.isobench.guard.AtomicFile.write(site.dir.resolve(name), bytes);
                         logFiles.put(r.logArtifact(), name);
                     }
                 }
@@ -315,7 +315,7 @@ public final class HtmlReport {
 
         void page(String name, String title, String body) throws IOException {
             byte[] bytes = Html.page(title, body).getBytes(StandardCharsets.UTF_8);
-            Files.write(dir.resolve(name), bytes);
+            io.isobench.guard.AtomicFile.write(dir.resolve(name), bytes); // a killed run leaves the old page whole
             pages++;
             if (bytes.length > largest) {
                 largest = bytes.length;

@@ -17,6 +17,9 @@ final class Assignments {
 
     static final int MAX_LINE_CHARS = 4000;
 
+    private static final java.util.regex.Pattern QUOTED_FLAG =
+            java.util.regex.Pattern.compile("[\"']--([A-Za-z0-9_-]+)[\"']");
+
     private Assignments() {
     }
 
@@ -82,7 +85,7 @@ final class Assignments {
             return null;
         }
         String rest = line.substring(a);
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("[\"']--([A-Za-z0-9_-]+)[\"']").matcher(rest);
+        java.util.regex.Matcher m = QUOTED_FLAG.matcher(rest);
         String last = null;
         while (m.find()) {
             last = m.group(1);

@@ -11,6 +11,7 @@ public enum Check {
     DISABLED_CODE_PATH("disables a code path"),
     OUTSIDE_SOURCE_TREE("changes a file outside the engine's source tree"),
     BINARY_FILE("adds or changes a binary file"),
+    SYMLINK("creates or retargets a symbolic link"),
     OVERSIZED_PATCH("is larger than the review threshold");
 
     private final String summary;

@@ -19,7 +19,8 @@ import java.util.regex.Pattern;
  */
 final class ContentChecks {
 
-    record Hit(Check check, String reason, Hunk hunk) {
+    /** A finding of a content check: the check, the reason, and the evidence (the whole hunk). */
+    record Hit(Check check, String reason, String evidence) {
     }
 
     enum Lang { PYTHON, C_LIKE, CONFIG, OTHER }
@@ -67,6 +68,13 @@ final class ContentChecks {
     private static final Pattern ENV_DEFAULT = Pattern.compile(
             "(?:getenv|environ\\.get)\\(\\s*[\"']([A-Z0-9_]+)[\"']\\s*,\\s*[\"']?([^\"')]*)[\"']?\\s*\\)");
 
+    private static final Pattern DOTTED = Pattern.compile("[A-Za-z_]\\w*(?:\\s*\\.\\s*[A-Za-z_]\\w*)*");
+    private static final Pattern WORD = Pattern.compile("[A-Za-z_]\\w*");
+    private static final Pattern GET_CALL =
+            Pattern.compile("\\.(?:get|setdefault|pop|__getitem__|__contains__)\\s*\\(");
+    private static final Pattern IN_EXPR =
+            Pattern.compile("([\\w.()\\[\\]]+)\\s+(?:not\\s+)?in\\s+(?:self\\.|cls\\.)?$");
+
     private ContentChecks() {
     }
 
@@ -84,29 +92,74 @@ final class ContentChecks {
         return Lang.OTHER;
     }
 
-    static List<Hit> run(PatchFile file) {
-        Lang lang = lang(file.path());
-        List<Hit> hits = new ArrayList<>();
-        if (file.binary() || lang == Lang.OTHER) {
-            return hits;
+    /**
+     * The content checks of one file, fed one hunk at a time (a patch is streamed: only the hunk at hand is held).
+     * PROMPT_KEYED_CACHE also counts a dict that any added line of the file creates as a cache; lookups of such names
+     * wait until the file's end, when every dict of the file is known. Hits come out in hunk order.
+     */
+    static final class Scan {
+        private final Lang lang;
+        private final boolean off;
+        private final Set<String> newDicts = new java.util.HashSet<>();
+        /** Per hunk with something to report: its hits, in the order the checks run. */
+        private final List<Pending> pending = new ArrayList<>();
+
+        private record Pending(String evidence, List<Hit> work, List<String[]> cacheReasons, Hit disabled) {
         }
-        Set<String> newDicts = new java.util.HashSet<>();
-        for (Hunk h : file.hunks()) {
+
+        Scan(PatchFile file) {
+            this.lang = lang(file.path());
+            this.off = file.binary() || lang == Lang.OTHER;
+        }
+
+        void hunk(Hunk h) {
+            if (off) {
+                return;
+            }
             for (Line l : h.lines()) {
                 Matcher d = NEW_DICT.matcher(l.text());
                 if (l.kind() == Kind.ADDED && d.matches()) {
                     newDicts.add(d.group(1));
                 }
             }
-        }
-        for (Hunk h : file.hunks()) {
-            workShrinking(h, lang, hits);
+            List<Hit> work = new ArrayList<>();
+            workShrinking(h, lang, work);
+            List<String[]> cache = List.of();
+            Hit disabled = null;
             if (lang != Lang.CONFIG) {
-                promptKeyedCache(h, lang, newDicts, hits);
-                disabledCodePath(h, lang, hits);
+                cache = promptKeyedCache(h, lang);
+                List<Hit> d = new ArrayList<>();
+                disabledCodePath(h, lang, d);
+                disabled = d.isEmpty() ? null : d.get(0);
+            }
+            if (!work.isEmpty() || !cache.isEmpty() || disabled != null) {
+                pending.add(new Pending(h.text(), work, cache, disabled));
             }
         }
-        return hits;
+
+        List<Hit> finish() {
+            List<Hit> hits = new ArrayList<>();
+            for (Pending p : pending) {
+                for (Hit w : p.work()) {
+                    hits.add(new Hit(w.check(), w.reason(), p.evidence()));
+                }
+                List<String> reasons = new ArrayList<>();
+                for (String[] r : p.cacheReasons()) {
+                    if (r[1] == null || newDicts.contains(r[1])) {
+                        reasons.add(r[0]);
+                    }
+                }
+                if (!reasons.isEmpty()) {
+                    hits.add(new Hit(Check.PROMPT_KEYED_CACHE, String.join("; ", reasons.stream().distinct().toList()),
+                            p.evidence()));
+                }
+                if (p.disabled() != null) {
+                    hits.add(new Hit(Check.DISABLED_CODE_PATH, p.disabled().reason(), p.evidence()));
+                }
+            }
+            pending.clear();
+            return hits;
+        }
     }
 
     // ---- WORK_SHRINKING_DEFAULT ---------------------------------------------------------------------------
@@ -140,7 +193,7 @@ final class ContentChecks {
                 String reason = r == null ? null : compare(a.key(), r.value(), a.value());
                 if (reason != null && !seen.contains(reason)) {
                     seen.add(reason);
-                    hits.add(new Hit(Check.WORK_SHRINKING_DEFAULT, reason, h));
+                    hits.add(new Hit(Check.WORK_SHRINKING_DEFAULT, reason, null));
                 }
             }
             for (int idx : block) {
@@ -151,7 +204,7 @@ final class ContentChecks {
                     boolean paired = removed.stream().anyMatch(o -> o.key().equals(key));
                     if (!paired) {
                         hits.add(new Hit(Check.WORK_SHRINKING_DEFAULT,
-                                "forces " + l.text().strip().replaceAll(";$", "") + " on every request", h));
+                                "forces " + l.text().strip().replaceAll(";$", "") + " on every request", null));
                     }
                 }
             }
@@ -224,9 +277,13 @@ final class ContentChecks {
 
     // ---- PROMPT_KEYED_CACHE -------------------------------------------------------------------------------
 
-    private static void promptKeyedCache(Hunk h, Lang lang, Set<String> newDicts, List<Hit> hits) {
+    /**
+     * The hunk's PROMPT_KEYED_CACHE reasons in order, each {@code [reason, name]}: {@code name} null when the reason
+     * holds on its own, else the looked-up name, which counts only if the file creates a dict of that name.
+     */
+    private static List<String[]> promptKeyedCache(Hunk h, Lang lang) {
         List<Line> newSide = newSide(h);
-        List<String> reasons = new ArrayList<>();
+        List<String[]> reasons = new ArrayList<>();
         for (int i = 0; i < newSide.size(); i++) {
             Line l = newSide.get(i);
             if (l.kind() != Kind.ADDED || isComment(l.text(), lang) || isStringLiteral(l.text())) {
@@ -240,8 +297,8 @@ final class ContentChecks {
                         List<String> promptParams = identifiers(d.group(1)).stream()
                                 .filter(ContentChecks::promptLike).toList();
                         if (!promptParams.isEmpty()) {
-                            reasons.add("memoizes " + newSide.get(k).text().strip() + " on " + String.join(", ", promptParams)
-                                    + " (" + code.strip() + ")");
+                            reasons.add(new String[] {"memoizes " + newSide.get(k).text().strip() + " on "
+                                    + String.join(", ", promptParams) + " (" + code.strip() + ")", null});
                         }
                         break;
                     }
@@ -251,48 +308,46 @@ final class ContentChecks {
             if (decl.matches()) {
                 String name = decl.group(1);
                 if (name.toLowerCase(Locale.ROOT).matches(".*(prompt|request|completion|response).*")) {
-                    reasons.add("adds cache " + name + " named after prompts/requests");
+                    reasons.add(new String[] {"adds cache " + name + " named after prompts/requests", null});
                 }
             }
             Matcher m = IDENT.matcher(code);
             while (m.find()) {
                 String name = m.group(1);
-                if (!(CACHE_NAME.matcher(name).matches() || newDicts.contains(name))
-                        || LEGIT_CACHE_NAME.matcher(name).matches()) {
-                    continue;
-                }
                 String key = cacheKey(code, m.start(), m.end());
-                if (key == null) {
+                if (key == null || LEGIT_CACHE_NAME.matcher(name).matches()) {
                     continue;
                 }
+                boolean cacheNamed = CACHE_NAME.matcher(name).matches();
                 List<String> promptIds = keyParts(key).stream().filter(ContentChecks::promptLike).toList();
                 if (!promptIds.isEmpty()) {
-                    reasons.add("looks up " + name + " by " + key.strip());
+                    reasons.add(new String[] {"looks up " + name + " by " + key.strip(), cacheNamed ? null : name});
                 }
             }
         }
-        if (!reasons.isEmpty()) {
-            hits.add(new Hit(Check.PROMPT_KEYED_CACHE, String.join("; ", reasons.stream().distinct().toList()), h));
-        }
+        return reasons;
     }
 
     /** The key expression of {@code NAME[key]}, {@code NAME.get(key...)}, {@code key in NAME}; null otherwise. */
     private static String cacheKey(String code, int start, int end) {
-        String after = code.substring(end);
-        if (after.startsWith("[")) {
-            return bracketBody(after, '[', ']');
+        if (end < code.length() && code.charAt(end) == '[') {
+            return bracketBody(code.substring(end), '[', ']');
         }
-        Matcher g = Pattern.compile("^\\.(?:get|setdefault|pop|__getitem__|__contains__)\\s*\\(").matcher(after);
-        if (g.find()) {
-            String args = bracketBody(after.substring(g.end() - 1), '(', ')');
-            if (args == null) {
-                return null;
+        if (end < code.length() && code.charAt(end) == '.') {
+            Matcher g = GET_CALL.matcher(code).region(end, code.length());
+            if (g.lookingAt()) {
+                String args = bracketBody(code.substring(g.end() - 1), '(', ')');
+                if (args == null) {
+                    return null;
+                }
+                int comma = topLevelComma(args);
+                return comma < 0 ? args : args.substring(0, comma);
             }
-            int comma = topLevelComma(args);
-            return comma < 0 ? args : args.substring(0, comma);
         }
-        String before = code.substring(0, start);
-        Matcher in = Pattern.compile("([\\w.()\\[\\]]+)\\s+(?:not\\s+)?in\\s+(?:self\\.|cls\\.)?$").matcher(before);
+        if (code.lastIndexOf("in", start) < 0) {
+            return null;
+        }
+        Matcher in = IN_EXPR.matcher(code.substring(0, start));
         if (in.find()) {
             return in.group(1);
         }
@@ -330,7 +385,7 @@ final class ContentChecks {
     /** The last name of each dotted chain in a key expression: {@code str(request.prompt)} gives str, prompt. */
     private static List<String> keyParts(String s) {
         List<String> out = new ArrayList<>();
-        Matcher m = Pattern.compile("[A-Za-z_]\\w*(?:\\s*\\.\\s*[A-Za-z_]\\w*)*").matcher(s);
+        Matcher m = DOTTED.matcher(s);
         while (m.find()) {
             String chain = m.group();
             out.add(chain.substring(chain.lastIndexOf('.') + 1).strip());
@@ -340,7 +395,7 @@ final class ContentChecks {
 
     private static List<String> identifiers(String s) {
         List<String> out = new ArrayList<>();
-        Matcher m = Pattern.compile("[A-Za-z_]\\w*").matcher(s);
+        Matcher m = WORD.matcher(s);
         while (m.find()) {
             out.add(m.group());
         }
@@ -403,7 +458,7 @@ final class ContentChecks {
             stubbedBody(h, block, lang, reasons);
         }
         if (!reasons.isEmpty()) {
-            hits.add(new Hit(Check.DISABLED_CODE_PATH, String.join("; ", reasons.stream().distinct().toList()), h));
+            hits.add(new Hit(Check.DISABLED_CODE_PATH, String.join("; ", reasons.stream().distinct().toList()), null));
         }
     }
 

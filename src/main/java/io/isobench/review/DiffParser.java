@@ -19,44 +19,179 @@ import java.util.regex.Pattern;
 final class DiffParser {
 
     private static final Pattern HUNK = Pattern.compile("^@@ -(\\d+)(?:,(\\d+))? \\+(\\d+)(?:,(\\d+))? @@.*");
+    /** A file's header (and a binary payload) is kept up to this many characters; the rest is counted. */
+    static final int MAX_HEADER_CHARS = 1 << 20;
 
     record Parsed(List<PatchFile> files, int unparsedLines) {
+    }
+
+    /**
+     * What the parser finds, in patch order: each file's header (a {@link PatchFile} without hunks) before its hunks,
+     * then each hunk, then the end of the file. Only one hunk is held at a time.
+     */
+    interface Sink {
+        void file(PatchFile header);
+
+        void hunk(Hunk hunk);
+
+        void endFile();
     }
 
     private DiffParser() {
     }
 
+    /** Parses a whole patch held in memory (tests, short patches). */
     static Parsed parse(String text) {
-        List<String> lines = splitLines(text);
         List<PatchFile> files = new ArrayList<>();
-        int unparsed = 0;
-        FileBuilder cur = null;
-        int i = 0;
-        while (i < lines.size()) {
-            String line = lines.get(i);
-            if (line.startsWith("diff --git ")) {
-                finish(cur, files);
-                cur = new FileBuilder();
-                cur.header.append(line).append('\n');
-                String[] ab = gitPaths(line.substring("diff --git ".length()));
-                cur.oldPath = ab[0];
-                cur.newPath = ab[1];
-                i = readExtendedHeader(lines, i + 1, cur);
-            } else if (line.startsWith("--- ") && i + 1 < lines.size() && lines.get(i + 1).startsWith("+++ ")) {
-                finish(cur, files);
-                cur = new FileBuilder();
-                i = readExtendedHeader(lines, i, cur);
-            } else if (line.startsWith("@@ ") && cur != null && HUNK.matcher(line).matches()) {
-                i = readHunk(lines, i, cur);
-            } else {
-                unparsed++;
-                i++;
-            }
+        List<Hunk> hunks = new ArrayList<>();
+        PatchFile[] cur = new PatchFile[1];
+        int unparsed;
+        try {
+            unparsed = parse(new Lines(new java.io.StringReader(text)), new Sink() {
+                @Override
+                public void file(PatchFile header) {
+                    cur[0] = header;
+                    hunks.clear();
+                }
+
+                @Override
+                public void hunk(Hunk hunk) {
+                    hunks.add(hunk);
+                }
+
+                @Override
+                public void endFile() {
+                    PatchFile h = cur[0];
+                    files.add(new PatchFile(h.oldPath(), h.newPath(), h.binary(), h.header(), hunks));
+                }
+            });
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
-        finish(cur, files);
         return new Parsed(files, unparsed);
     }
 
+    /** Streams a patch through {@code sink}; returns the number of lines outside any file or hunk. */
+    static int parse(Lines in, Sink sink) throws java.io.IOException {
+        int unparsed = 0;
+        FileBuilder cur = null;
+        String line;
+        while ((line = in.peek(0)) != null) {
+            if (line.startsWith("diff --git ")) {
+                finish(cur, sink);
+                in.next();
+                cur = new FileBuilder();
+                cur.append(line);
+                String[] ab = gitPaths(line.substring("diff --git ".length()));
+                cur.oldPath = ab[0];
+                cur.newPath = ab[1];
+                readExtendedHeader(in, cur);
+            } else if (line.startsWith("--- ") && startsWith(in.peek(1), "+++ ")) {
+                finish(cur, sink);
+                cur = new FileBuilder();
+                readExtendedHeader(in, cur);
+            } else if (line.startsWith("@@ ") && cur != null && HUNK.matcher(line).matches()) {
+                Hunk h = readHunk(in);
+                if (h != null) {
+                    start(cur, sink);
+                    if (cur.started) {
+                        sink.hunk(h);
+                    }
+                }
+            } else {
+                unparsed++;
+                in.next();
+            }
+        }
+        finish(cur, sink);
+        return unparsed;
+    }
+
+    private static boolean startsWith(String s, String prefix) {
+        return s != null && s.startsWith(prefix);
+    }
+
+    /**
+     * Lines of a patch read from a stream: split on LF only, a CR before it dropped (a lone CR stays in its line),
+     * with a look-ahead of a few lines; counts the UTF-8 bytes read.
+     */
+    static final class Lines {
+        private final java.io.Reader in;
+        private final char[] buf = new char[1 << 16];
+        private int pos;
+        private int lim;
+        private boolean eof;
+        private final java.util.ArrayDeque<String> ahead = new java.util.ArrayDeque<>();
+        private long utf8Bytes;
+
+        Lines(java.io.Reader in) {
+            this.in = in;
+        }
+
+        /** The line {@code k} lines ahead (0: the next), or null past the end. */
+        String peek(int k) throws java.io.IOException {
+            while (ahead.size() <= k) {
+                String l = read();
+                if (l == null) {
+                    return null;
+                }
+                ahead.addLast(l);
+            }
+            return k == 0 ? ahead.peekFirst() : List.copyOf(ahead).get(k);
+        }
+
+        /** The next line, or null at the end. */
+        String next() throws java.io.IOException {
+            return ahead.isEmpty() ? read() : ahead.pollFirst();
+        }
+
+        /** UTF-8 bytes of what was read so far (line ends included). */
+        long utf8Bytes() {
+            return utf8Bytes;
+        }
+
+        private String read() throws java.io.IOException {
+            StringBuilder sb = null;
+            while (true) {
+                if (pos == lim) {
+                    if (eof || (lim = in.read(buf, 0, buf.length)) < 0) {
+                        eof = true;
+                        lim = 0;
+                        pos = 0;
+                        return sb == null || sb.isEmpty() ? null : strip(sb);
+                    }
+                    pos = 0;
+                }
+                int start = pos;
+                while (pos < lim && buf[pos] != '\n') {
+                    pos++;
+                }
+                count(start, pos < lim ? pos + 1 : pos);
+                if (sb == null) {
+                    sb = new StringBuilder(Math.max(16, pos - start));
+                }
+                sb.append(buf, start, pos - start);
+                if (pos < lim) {
+                    pos++;
+                    return strip(sb);
+                }
+            }
+        }
+
+        private void count(int from, int to) {
+            for (int i = from; i < to; i++) {
+                char c = buf[i];
+                utf8Bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : Character.isSurrogate(c) ? 2 : 3;
+            }
+        }
+
+        private static String strip(StringBuilder sb) {
+            int n = sb.length();
+            return n > 0 && sb.charAt(n - 1) == '\r' ? sb.substring(0, n - 1) : sb.toString();
+        }
+    }
+
+    /** Splits on LF, dropping a CR before it (for printing evidence). */
     static List<String> splitLines(String text) {
         List<String> out = new ArrayList<>();
         int start = 0;
@@ -75,29 +210,45 @@ final class DiffParser {
         return out;
     }
 
-    private static void finish(FileBuilder b, List<PatchFile> files) {
-        if (b == null) {
+    /** Tells the sink about the file (once, before its first hunk or at its end). */
+    private static void start(FileBuilder b, DiffParser.Sink sink) {
+        if (b.announced) {
             return;
         }
+        b.announced = true;
         String oldPath = b.isNewFile ? null : b.oldPath;
         String newPath = b.deleted ? null : b.newPath;
         if (oldPath == null && newPath == null) {
             return;
         }
-        files.add(new PatchFile(oldPath, newPath, b.binary, b.header.toString(), b.hunks));
+        b.started = true;
+        sink.file(new PatchFile(oldPath, newPath, b.binary, b.header(), List.of()));
+    }
+
+    private static void finish(FileBuilder b, Sink sink) {
+        if (b == null) {
+            return;
+        }
+        start(b, sink);
+        if (b.started) {
+            sink.endFile();
+        }
     }
 
     /** Reads the lines after {@code diff --git} (or a bare {@code ---}/{@code +++} pair) up to the first hunk. */
-    private static int readExtendedHeader(List<String> lines, int i, FileBuilder b) {
-        while (i < lines.size()) {
-            String l = lines.get(i);
+    private static void readExtendedHeader(Lines in, FileBuilder b) throws java.io.IOException {
+        String l;
+        while ((l = in.peek(0)) != null) {
             if (l.startsWith("diff --git ") || l.startsWith("@@ ")) {
-                return i;
+                return;
             }
-            if (l.startsWith("--- ") && i + 1 < lines.size() && lines.get(i + 1).startsWith("+++ ")) {
+            if (l.startsWith("--- ") && startsWith(in.peek(1), "+++ ")) {
+                in.next();
+                String plus = in.next();
                 String from = markerPath(l.substring(4));
-                String to = markerPath(lines.get(i + 1).substring(4));
-                b.header.append(l).append('\n').append(lines.get(i + 1)).append('\n');
+                String to = markerPath(plus.substring(4));
+                b.append(l);
+                b.append(plus);
                 if (from == null) {
                     b.isNewFile = true;
                 } else {
@@ -108,7 +259,7 @@ final class DiffParser {
                 } else {
                     b.newPath = to;
                 }
-                return i + 2;
+                return;
             }
             if (l.startsWith("new file mode")) {
                 b.isNewFile = true;
@@ -127,27 +278,26 @@ final class DiffParser {
                 }
             } else if (l.equals("GIT binary patch")) {
                 b.binary = true;
-                b.header.append(l).append('\n');
-                i++;
+                b.append(l);
+                in.next();
                 // literal/delta sections of base85 lines, each closed by a blank line; runs to the next file.
-                while (i < lines.size() && !lines.get(i).startsWith("diff --git ")) {
-                    String p = lines.get(i);
+                String p;
+                while ((p = in.peek(0)) != null && !p.startsWith("diff --git ")) {
                     if (p.isEmpty() || p.startsWith("literal ") || p.startsWith("delta ") || isBase85Line(p)) {
-                        b.header.append(p).append('\n');
-                        i++;
+                        b.append(p);
+                        in.next();
                     } else {
                         break;
                     }
                 }
-                return i;
+                return;
             } else if (!(l.startsWith("index ") || l.startsWith("old mode") || l.startsWith("new mode")
                     || l.startsWith("similarity index") || l.startsWith("dissimilarity index"))) {
-                return i; // anything else ends the header (commit message, garbage, next mail)
+                return; // anything else ends the header (commit message, garbage, next mail)
             }
-            b.header.append(l).append('\n');
-            i++;
+            b.append(l);
+            in.next();
         }
-        return i;
     }
 
     private static boolean isBase85Line(String p) {
@@ -168,11 +318,12 @@ final class DiffParser {
         return true;
     }
 
-    private static int readHunk(List<String> lines, int i, FileBuilder b) {
-        String header = lines.get(i);
+    /** Reads one hunk (its header line is next); null when the header does not parse (the line is consumed). */
+    private static Hunk readHunk(Lines in) throws java.io.IOException {
+        String header = in.next();
         Matcher m = HUNK.matcher(header);
         if (!m.matches()) {
-            return i + 1;
+            return null;
         }
         int oldStart = Integer.parseInt(m.group(1));
         int oldCount = m.group(2) == null ? 1 : Integer.parseInt(m.group(2));
@@ -183,12 +334,11 @@ final class DiffParser {
         int oldNo = oldStart;
         int newNo = newStart;
         List<Line> out = new ArrayList<>();
-        i++;
-        while (i < lines.size()) {
-            String l = lines.get(i);
+        String l;
+        while ((l = in.peek(0)) != null) {
             if (l.startsWith("\\")) {
                 out.add(new Line(Kind.NO_NEWLINE, l.substring(1), 0, 0));
-                i++;
+                in.next();
                 continue;
             }
             if (remOld <= 0 && remNew <= 0) {
@@ -209,10 +359,9 @@ final class DiffParser {
             } else {
                 break; // truncated or miscounted hunk: keep what was read
             }
-            i++;
+            in.next();
         }
-        b.hunks.add(new Hunk(oldStart, oldCount, newStart, newCount, header, out));
-        return i;
+        return new Hunk(oldStart, oldCount, newStart, newCount, header, out);
     }
 
     /** Path of a {@code ---}/{@code +++} line: null for /dev/null; a/ or b/ prefix and a trailing timestamp removed. */
@@ -314,12 +463,27 @@ final class DiffParser {
     }
 
     private static final class FileBuilder {
-        final StringBuilder header = new StringBuilder();
-        final List<Hunk> hunks = new ArrayList<>();
+        private final StringBuilder header = new StringBuilder();
+        private int omittedLines;
         String oldPath;
         String newPath;
         boolean isNewFile;
         boolean deleted;
         boolean binary;
+        boolean announced;
+        boolean started;
+
+        void append(String line) {
+            if (header.length() + line.length() < MAX_HEADER_CHARS) {
+                header.append(line).append('\n');
+            } else {
+                omittedLines++;
+            }
+        }
+
+        String header() {
+            return omittedLines == 0 ? header.toString()
+                    : header + "[" + omittedLines + " more header/binary lines not kept]\n";
+        }
     }
 }

@@ -36,7 +36,7 @@ public record ReviewConfig(List<String> engineRoots, List<String> benchmarkPatte
     public static final long DEFAULT_MAX_PATCH_BYTES = 512L * 1024;
     public static final Set<Check> DEFAULT_FAILING_CHECKS = Set.copyOf(EnumSet.of(
             Check.BENCHMARK_EDIT, Check.PERF_INPUT_EDIT, Check.WORKLOAD_DEFINITION_EDIT,
-            Check.WORK_SHRINKING_DEFAULT, Check.PROMPT_KEYED_CACHE, Check.BINARY_FILE));
+            Check.WORK_SHRINKING_DEFAULT, Check.PROMPT_KEYED_CACHE, Check.BINARY_FILE, Check.SYMLINK));
 
     public ReviewConfig {
         engineRoots = List.copyOf(engineRoots);

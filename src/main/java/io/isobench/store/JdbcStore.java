@@ -1,6 +1,7 @@
 package io.isobench.store;
 
 import io.isobench.Arm;
+import io.isobench.guard.Secrets;
 import io.isobench.parse.Better;
 import io.isobench.parse.Metric;
 
@@ -171,9 +172,11 @@ final class JdbcStore implements Store {
             if (a == null || a.bytes() == null) {
                 throw new IllegalArgumentException("artifact bytes must not be null");
             }
-            String sha = sha256(a.bytes());
+            // secrets never reach the store: the bytes are redacted before they are hashed (docs/security.md)
+            ArtifactInput clean = new ArtifactInput(a.kind(), Secrets.redact(a.bytes()));
+            String sha = sha256(clean.bytes());
             shas.add(sha);
-            bySha.putIfAbsent(sha, a);
+            bySha.putIfAbsent(sha, clean);
         }
         if (bySha.isEmpty()) {
             return shas;
@@ -293,13 +296,13 @@ final class JdbcStore implements Store {
         upsert("source", SOURCE_COLUMNS + ", imported_at", "source_id", input, SourceRecord::sourceId, (ps, i, s) -> {
             ps.setString(i++, s.sourceId());
             ps.setString(i++, s.formatId());
-            ps.setString(i++, s.path());
+            ps.setString(i++, Secrets.redact(s.path()));
             ps.setString(i++, s.sha256());
             ps.setString(i++, s.pipeline());
             ps.setString(i++, s.invocationGroup());
             ps.setString(i++, Arm.normalizeAgent(s.agent()));
             ps.setString(i++, s.outcome());
-            ps.setString(i++, s.reason());
+            ps.setString(i++, Secrets.redact(s.reason()));
             ps.setString(i++, s.contentArtifact());
             setInstant(ps, i++, now);
             return i;
@@ -381,13 +384,13 @@ final class JdbcStore implements Store {
     public synchronized void putTasks(List<TaskRecord> input) {
         upsert("task", TASK_COLUMNS, "task_id", input, TaskRecord::taskId, (ps, i, t) -> {
             ps.setString(i++, t.taskId());
-            ps.setString(i++, t.repo());
+            ps.setString(i++, Secrets.redact(t.repo()));
             ps.setString(i++, t.commit());
             ps.setString(i++, t.parentCommit());
-            ps.setString(i++, t.subject());
-            ps.setString(i++, t.perfCommand());
-            ps.setString(i++, t.model());
-            ps.setString(i++, t.gpuConfig());
+            ps.setString(i++, Secrets.redact(t.subject()));
+            ps.setString(i++, Secrets.redact(t.perfCommand()));
+            ps.setString(i++, Secrets.redact(t.model()));
+            ps.setString(i++, Secrets.redact(t.gpuConfig()));
             setInt(ps, i++, t.gpuCount());
             return i;
         });
@@ -435,18 +438,18 @@ final class JdbcStore implements Store {
                 ps.setString(1, s.sessionId());
                 setInstant(ps, 2, s.startedAt());
                 setInstant(ps, 3, s.endedAt());
-                ps.setString(4, s.host());
-                ps.setString(5, s.cpu());
-                ps.setString(6, s.gpu());
-                ps.setString(7, s.machineJson());
-                ps.setString(8, s.suiteJson());
-                ps.setString(9, s.statsConfigJson());
+                ps.setString(4, Secrets.redact(s.host()));
+                ps.setString(5, Secrets.redact(s.cpu()));
+                ps.setString(6, Secrets.redact(s.gpu()));
+                ps.setString(7, Secrets.redact(s.machineJson()));
+                ps.setString(8, Secrets.redact(s.suiteJson()));
+                ps.setString(9, Secrets.redact(s.statsConfigJson()));
                 if (s.seed() == null) {
                     ps.setNull(10, Types.BIGINT);
                 } else {
                     ps.setLong(10, s.seed());
                 }
-                ps.setString(11, s.status());
+                ps.setString(11, Secrets.redact(s.status()));
                 ps.executeUpdate();
             }
             return null;
@@ -566,29 +569,29 @@ final class JdbcStore implements Store {
         ps.setString(i++, r.status().name());
         RunRecord.FailureInfo f = r.failure();
         ps.setString(i++, f == null ? null : f.category());
-        ps.setString(i++, f == null ? null : f.detail());
-        ps.setString(i++, f == null ? null : f.evidence());
+        ps.setString(i++, f == null ? null : Secrets.redact(f.detail()));
+        ps.setString(i++, f == null ? null : Secrets.redact(f.evidence()));
         if (f == null) {
             ps.setNull(i++, Types.BOOLEAN);
         } else {
             ps.setBoolean(i++, f.retryable());
         }
         ps.setString(i++, r.mode());
-        ps.setString(i++, r.model());
+        ps.setString(i++, Secrets.redact(r.model()));
         ps.setString(i++, r.pipeline());
         ps.setString(i++, r.sourceId());
         ps.setString(i++, r.primaryMetric());
         setDouble(ps, i++, r.primaryValue());
         ps.setString(i++, r.primaryOrigin());
-        ps.setString(i++, r.workload());
+        ps.setString(i++, Secrets.redact(r.workload()));
         setInstant(ps, i++, r.startedAt());
         setDouble(ps, i++, r.durationMs());
-        ps.setString(i++, r.engineVersion());
-        ps.setString(i++, r.envRef());
-        ps.setString(i++, r.argvJson());
+        ps.setString(i++, Secrets.redact(r.engineVersion()));
+        ps.setString(i++, Secrets.redact(r.envRef()));
+        ps.setString(i++, Secrets.redact(r.argvJson()));
         ps.setString(i++, r.logArtifact());
-        ps.setString(i++, r.notes());
-        ps.setString(i++, r.extraJson());
+        ps.setString(i++, Secrets.redact(r.notes()));
+        ps.setString(i++, Secrets.redact(r.extraJson()));
         return i;
     }
 

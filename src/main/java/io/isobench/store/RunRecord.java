@@ -80,6 +80,13 @@ public record RunRecord(
         metrics = metrics == null ? List.of() : List.copyOf(metrics);
     }
 
+    /** This run with another {@code extraJson}. */
+    public RunRecord withExtraJson(String json) {
+        return new RunRecord(runId, sessionId, kind, commit, commitShort, agent, arm, round, status, failure, mode,
+                model, pipeline, sourceId, primaryMetric, primaryValue, primaryOrigin, workload, startedAt, durationMs,
+                engineVersion, envRef, argvJson, logArtifact, notes, json, metrics);
+    }
+
     /** What kind of record a run is. */
     public enum RunKind {
         /** Measured by isobench in a native session. */

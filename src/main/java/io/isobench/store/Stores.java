@@ -200,6 +200,11 @@ public final class Stores {
         try {
             conn = DriverManager.getConnection(url, props(url));
         } catch (SQLException e) {
+            if (timedOut(e)) {
+                throw new IsobenchException.EnvironmentMissing("--db " + shown + ": the server accepted the connection"
+                        + " but did not answer within " + LOGIN_TIMEOUT_S + " s (login timeout); check that PostgreSQL,"
+                        + " not another service, listens there and is not overloaded", e);
+            }
             throw new IsobenchException.BadInput("--db " + shown + ": cannot connect to PostgreSQL ("
                     + firstLine(redact(e.getMessage())) + "); check that the server runs and the host, port, database, "
                     + "user and password in the URL", e);
@@ -217,16 +222,42 @@ public final class Stores {
         }
     }
 
+    /** Seconds to log in (TCP connect, TLS, authentication, start-up): a port that accepts and never answers. */
+    static final int LOGIN_TIMEOUT_S = 10;
+    /** Seconds a read may wait for the server (a query, a result's next rows) before the store gives up. */
+    static final int SOCKET_TIMEOUT_S = 300;
+
+    /**
+     * Connection settings: every wait bounded (connect, login, each read), unless the URL sets its own, so a server
+     * that accepts and never answers ends the command with one line instead of hanging it.
+     */
     private static Properties props(String url) {
         Properties props = new Properties();
         if (!url.contains("connectTimeout=")) {
             props.setProperty("connectTimeout", "10");
+        }
+        if (!url.contains("loginTimeout=")) {
+            props.setProperty("loginTimeout", Integer.toString(LOGIN_TIMEOUT_S));
+        }
+        if (!url.contains("socketTimeout=")) {
+            props.setProperty("socketTimeout", Integer.toString(SOCKET_TIMEOUT_S));
         }
         props.setProperty("ApplicationName", "isobench");
         return props;
     }
 
     // ---------------------------------------------------------------- helpers
+
+    /** A connection attempt that ended on a timeout (login or socket), not a refusal. */
+    private static boolean timedOut(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            String m = t.getMessage() == null ? "" : t.getMessage().toLowerCase(java.util.Locale.ROOT);
+            if (t instanceof java.net.SocketTimeoutException || m.contains("timed out") || m.contains("timeout")) {
+                return true;
+            }
+        }
+        return false;
+    }
 
     static String firstLine(String s) {
         if (s == null) {

@@ -1,6 +1,7 @@
 package io.isobench.task;
 
 import io.isobench.Mode;
+import io.isobench.guard.Secrets;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -35,9 +36,6 @@ public final class PerfCommand {
     private static final Pattern ANGLE_OR_BRACE = Pattern.compile(
             "<[A-Za-z_][A-Za-z0-9_ -]*>|\\{[A-Za-z_][A-Za-z0-9_]*}|\\$\\{?[A-Za-z_][A-Za-z0-9_]*}?");
     private static final Pattern SCRIPT_NAME = Pattern.compile("benchmark_(serving|throughput|latency|prefix_caching)\\.py");
-    private static final Pattern HF_TOKEN = Pattern.compile("hf_[A-Za-z0-9]{10,}");
-    private static final Pattern API_KEY = Pattern.compile("sk-[A-Za-z0-9_-]{16,}");
-    private static final Pattern SECRET_NAME = Pattern.compile("(?i).*(TOKEN|API_KEY|SECRET|PASSWORD).*");
     private static final Set<String> FREE_TEXT_FLAGS = Set.of("--label", "--result-filename", "--metadata",
             "--request-id-prefix", "--header", "--served-model-name", "--result-dir");
     private static final Set<String> DATASET_FILE_NAMES = Set.of("sharegpt", "sonnet", "custom", "burstgpt");
@@ -53,12 +51,9 @@ public final class PerfCommand {
         return new Parser(raw, hints == null ? Hints.NONE : hints).run();
     }
 
-    /** Replaces HF tokens and API keys in a command line. */
+    /** A command line with its secrets hidden ({@link Secrets}, the one redactor). */
     public static String redact(String text) {
-        if (text == null) {
-            return null;
-        }
-        return API_KEY.matcher(HF_TOKEN.matcher(text).replaceAll("hf_***")).replaceAll("sk-***");
+        return Secrets.redact(text);
     }
 
     private static final class Parser {
@@ -88,7 +83,7 @@ public final class PerfCommand {
                         + " python benchmarks/benchmark_serving.py --model ORG/NAME --dataset-name random)");
                 return build();
             }
-            if (HF_TOKEN.matcher(raw).find() || API_KEY.matcher(raw).find()) {
+            if (Secrets.contains(raw)) {
                 error("SECRET_IN_COMMAND", "the command contains a token or API key (redacted here)"
                         + " (fix: remove it; pass secrets through the environment of the executor)");
             }
@@ -163,8 +158,8 @@ public final class PerfCommand {
                     warning("ENV_GPU_PINNED", "CUDA_VISIBLE_DEVICES=" + e.getValue()
                             + " pins GPUs; isobench assigns GPUs to each job and overrides it");
                 }
-                if (SECRET_NAME.matcher(e.getKey()).matches()) {
-                    e.setValue("***");
+                if (Secrets.isSecretName(e.getKey())) {
+                    e.setValue(Secrets.MASK);
                     if (findings.stream().noneMatch(f -> f.code().equals("SECRET_IN_COMMAND"))) {
                         error("SECRET_IN_COMMAND", "the command sets " + e.getKey()
                                 + " (value redacted) (fix: remove it; pass secrets through the executor's environment)");
@@ -555,7 +550,7 @@ public final class PerfCommand {
             int dp = intFlag("--data-parallel-size");
             ModelSize size = model == null ? null
                     : ModelSize.estimate(model, lastValue("--quantization").orElse(null)).orElse(null);
-            List<String> redactedArgv = argv.stream().map(PerfCommand::redact).toList();
+            List<String> redactedArgv = Secrets.argv(argv);
             return new ParsedPerfCommand(redact(raw), env, redactedArgv, tool, script, interpreter,
                     tool.mode().orElse(null), model, modelFromTask, flags, tp, pp, dp, size,
                     serverFlags,

@@ -3,7 +3,6 @@ package io.isobench.task;
 import io.isobench.IsobenchException;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -119,7 +118,7 @@ public final class SuiteWriter {
             if (parent != null) {
                 Files.createDirectories(parent);
             }
-            Files.writeString(out, yaml, StandardCharsets.UTF_8);
+            io.isobench.guard.AtomicFile.write(out, w -> w.write(yaml));
         } catch (IOException e) {
             throw new IsobenchException.BadInput(out + ": cannot write the suite (" + e.getMessage() + ")", e);
         }

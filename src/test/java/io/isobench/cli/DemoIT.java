@@ -45,7 +45,19 @@ class DemoIT {
         assertThat(code).as(err.toString()).isZero();
         Path report = dir.resolve("report.md");
         assertThat(out.toString()).contains("report: " + report);
-        // 21 checks (every arm but the A/A one, plus the baseline's repeat) + 5 rounds x 3 tasks x 7 arms
+        // 21 checks (every arm but the A/A one, plus the baseline's repeat) + 5 rounds x 3 tasks x 7 arms, then the
+        // accuracy runs of the arms whose environment is ready (the progress counts them as jobs too)
+        int accuracyRuns;
+        try (Store store = Stores.open(dir.resolve("isobench.duckdb").toString())) {
+            List<io.isobench.store.RunRecord> acc = new java.util.ArrayList<>();
+            store.forEachRun(io.isobench.store.RunFilter.all(), r -> {
+                if (io.isobench.exec.Accuracy.PIPELINE.equals(r.pipeline())) {
+                    acc.add(r);
+                }
+            });
+            accuracyRuns = acc.size();
+        }
+        assertThat(accuracyRuns).isPositive();
         assertThat(err.toString()).contains("job 1/126 ").contains("job 126/126 ").contains("ETA");
 
         try (Store store = Stores.open(dir.resolve("isobench.duckdb").toString())) {
@@ -108,6 +120,19 @@ class DemoIT {
                 .contains("utf8-io (env): ok — set PYTHONIOENCODING");
         assertThat(err.toString()).contains("env tpot human: at ").contains("+ recipes utf8-io, built in ");
         gatesInReport(md);
+
+        // issue 15, point 10: resuming the finished session runs nothing, and its summary counts the accuracy runs
+        // like the jobs (every run already finished); report.md is written anew and renamed into place, never
+        // rewritten in place (a kill mid-write left 0 bytes)
+        Object inode = Files.getAttribute(report, "unix:ino");
+        StringWriter again = new StringWriter();
+        code = Main.run(new PrintWriter(again, true), new PrintWriter(new StringWriter(), true), "demo", "--resume",
+                "--workdir", dir.toString(), "--rounds", "5");
+        assertThat(code).as(again.toString()).isZero();
+        assertThat(again.toString()).contains(": 126 job(s) + " + accuracyRuns + " accuracy run(s), 0 run now, "
+                + (126 + accuracyRuns) + " already finished");
+        assertThat(Files.getAttribute(report, "unix:ino")).isNotEqualTo(inode);
+        assertThat(Files.readString(report)).contains("## Native session");
     }
 
     /** The correctness gates as stored: verdicts, outcomes, exact-match rates, accuracy, review evidence. */

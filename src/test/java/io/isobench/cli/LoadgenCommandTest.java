@@ -110,7 +110,7 @@ class LoadgenCommandTest {
             assertThat(run.arm()).isEqualTo("baseline");
             assertThat(run.primaryMetric()).isEqualTo("tpot_ms_mean");
             assertThat(run.metrics()).extracting(io.isobench.parse.Metric::name).contains("ttft_ms_p99", "completed_requests");
-            assertThat(run.argvJson()).doesNotContain("sk-secret").contains("Authorization=***");
+            assertThat(run.argvJson()).doesNotContain("sk-secret").contains("Authorization=Bearer ***");
             assertThat(run.workload()).contains("\"requests\":6");
             String sha = new ObjectMapper().readTree(run.extraJson()).get("loadgen_detail_artifact").asText();
             assertThat(new String(st.artifact(sha).orElseThrow())).contains("\"itls\"");

@@ -2,6 +2,7 @@ package io.isobench.exec;
 
 import io.isobench.parse.FailureCategory;
 import io.isobench.plan.Job;
+import io.isobench.proc.ProcessGroup;
 import io.isobench.store.RunFilter;
 import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
@@ -253,8 +254,8 @@ public abstract class ExecutorContract {
         assertThat(lines.get(19999)).isEqualTo("line 19999");
         assertThat(r.log()).contains("stderr line").contains("token=" + SECRET);
         assertThat(String.join(" ", r.argv())).doesNotContain(SECRET);
-        String stored = Redact.secrets(r.log());
-        assertThat(stored).doesNotContain(SECRET).contains("token=hf_***").contains("Authorization: ***");
+        String stored = io.isobench.guard.Secrets.redact(r.log());
+        assertThat(stored).doesNotContain(SECRET).contains("token=***").contains("Authorization: Bearer ***");
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.isobench.exec;
 
+import io.isobench.proc.ProcessGroup;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerState;
 import io.fabric8.kubernetes.api.model.ContainerStateBuilder;

@@ -3,6 +3,7 @@ package io.isobench.exec;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.SharedData;
+import io.isobench.proc.ProcessGroup;
 import io.isobench.store.RunFilter;
 import io.isobench.store.RunRecord;
 import io.isobench.store.SessionRecord;

@@ -2,6 +2,7 @@ package io.isobench.exec;
 
 import io.isobench.parse.FailureCategory;
 import io.isobench.plan.Job;
+import io.isobench.proc.ProcessGroup;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -3,6 +3,7 @@ package io.isobench.exec;
 import io.isobench.SharedData;
 import io.isobench.analysis.SessionAnalysis;
 import io.isobench.analysis.StatsConfig;
+import io.isobench.proc.ProcessGroup;
 import io.isobench.store.RunFilter;
 import io.isobench.store.RunRecord;
 import io.isobench.store.Store;

@@ -37,7 +37,7 @@ class LoadgenAccuracyTest {
                                                  String rate) throws Exception {
         double ttftMs = 20;
         try (StreamingTestServer server = new StreamingTestServer(0, ttftMs, itlMs, jitterMs)) {
-            LoadgenConfig c = LoadgenConfig.builder()
+            LoadgenConfig c = LoadgenConfig.builder().keepText(true)
                     .baseUrl(server.baseUrl()).model("test").requestRate(Double.parseDouble(rate)).seed(7)
                     .dataset(DatasetSpec.random(32, CHUNKS, 0, 0))
                     .numPrompts(requests).maxConcurrency(concurrency).numWarmups(Math.min(concurrency, 64)).ignoreEos(true)

@@ -33,7 +33,8 @@ class CheckFixturesTest {
                         "disabled_code_path_negative"),
                 Arguments.of(Check.OUTSIDE_SOURCE_TREE, "outside_source_tree_positive", "outside_source_tree_negative"),
                 Arguments.of(Check.BINARY_FILE, "binary_file_positive", "binary_file_negative"),
-                Arguments.of(Check.BINARY_FILE, "binary_file_plain", "binary_file_negative"));
+                Arguments.of(Check.BINARY_FILE, "binary_file_plain", "binary_file_negative"),
+                Arguments.of(Check.SYMLINK, "symlink_positive", "symlink_negative"));
     }
 
     @ParameterizedTest(name = "{0}: {1} / {2}")
@@ -55,6 +56,23 @@ class CheckFixturesTest {
         List<Check> covered = pairs().map(a -> (Check) a.get()[0]).distinct().toList();
         assertThat(covered).containsAll(List.of(Check.values()).stream()
                 .filter(c -> c != Check.OVERSIZED_PATCH).toList()); // OVERSIZED_PATCH: ToyEnginePatchReviewTest
+    }
+
+    /** Issue 15, point 2: a patch that plants a link (out of the repository) fails the arm by default. */
+    @Test
+    void aPlantedSymbolicLinkFailsTheArm() {
+        ReviewResult r = Fixtures.reviewFixture("symlink_positive");
+        assertThat(r.findings(Check.SYMLINK)).extracting(Finding::reason).containsExactly(
+                "creates symbolic link vllm/_kernels -> ../../outside/kernels (outside the repository)",
+                "creates symbolic link vllm/config.py -> /home/user/.ssh/authorized_keys (outside the repository)");
+        assertThat(r.findings(Check.SYMLINK)).allMatch(f -> f.severity() == Finding.Severity.ERROR);
+        assertThat(r.failsArm()).isTrue();
+        String retarget = "diff --git a/vllm/lib b/vllm/lib\nindex 1111111..2222222 120000\n--- a/vllm/lib\n"
+                + "+++ b/vllm/lib\n@@ -1 +1 @@\n-kernels\n\\ No newline at end of file\n+../../etc\n"
+                + "\\ No newline at end of file\n";
+        assertThat(PatchReview.review(retarget, ReviewConfig.defaults()).findings(Check.SYMLINK))
+                .extracting(Finding::reason)
+                .containsExactly("retargets symbolic link vllm/lib from kernels to ../../etc (outside the repository)");
     }
 
     @Test

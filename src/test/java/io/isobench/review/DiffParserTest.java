@@ -176,7 +176,7 @@ class DiffParserTest {
         DiffParser.Parsed junk = DiffParser.parse("not a patch\n@@ nothing @@\n+++ b/x\n");
         assertThat(junk.files()).isEmpty();
         assertThat(junk.unparsedLines()).isEqualTo(3);
-        ReviewResult r = PatchReview.review(null, ReviewConfig.defaults());
+        ReviewResult r = PatchReview.review((String) null, ReviewConfig.defaults());
         assertThat(r.findings()).isEmpty();
         assertThat(r.text()).isEqualTo("clean: no findings (0 file(s), 0 changed line(s))" + System.lineSeparator());
     }

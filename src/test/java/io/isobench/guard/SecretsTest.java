@@ -1,0 +1,121 @@
+package io.isobench.guard;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class SecretsTest {
+
+    static final String HF = "hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567";
+    static final String SK = "sk-proj-Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0Fe";
+    static final String GH = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+
+    /** Every shape of the issue (and a few more) is hidden wherever it stands. */
+    @Test
+    void everyShapeIsHidden() {
+        List<String> planted = List.of(
+                "HF_TOKEN=" + HF + " python3 benchmarks/benchmark_serving.py",
+                "python -m vllm.entrypoints.openai.api_server --api-key " + SK + " --port 8000",
+                "[\"--api-key\",\"" + SK + "\"]",
+                "--hf-token=" + HF,
+                "{\"error\": \"401 Client Error for url with token " + HF + "\"}",
+                "\u001b[31m" + HF + "\u001b[0m",
+                "\u001b[1;31m" + SK + "\u001b[0m failed",
+                "token" + HF,
+                "apikey" + SK,
+                "\\u001b[31m" + HF + "\\u001b[0m",
+                "\\u0068\\u0066\\u005f" + HF.substring(3),
+                "{\"argv\": \"print('\\\\u0068\\\\u0066\\\\u005f" + HF.substring(3) + "')\"}",
+                "{\"env\": \"{\\\"HF_TOKEN\\\": \\\"" + "s3cr3t-value-123" + "\\\"}\"}",
+                "Authorization: Bearer abc.def.ghi-jkl",
+                "{\"Authorization\": \"Bearer abc.def.ghi-jkl\"}",
+                "curl -H 'authorization: token abcdefghijkl'",
+                "jdbc:postgresql://h/db?user=u&password=s3cr3t-value-123&ssl=true",
+                "https://user:s3cr3t-value-123@example.com/repo.git",
+                "OPENAI_API_KEY: s3cr3t-value-123",
+                "api_key=s3cr3t-value-123",
+                GH,
+                "AKIAABCDEFGHIJKLMNOP",
+                "-----BEGIN RSA PRIVATE KEY-----\nMIIEabcdefs3cr3t-value-123\n-----END RSA PRIVATE KEY-----");
+        for (String p : planted) {
+            String r = Secrets.redact(p);
+            assertThat(r).as(p).doesNotContain(HF.substring(3)).doesNotContain(SK.substring(8))
+                    .doesNotContain("s3cr3t-value-123").doesNotContain("abc.def.ghi-jkl").doesNotContain("abcdefghijkl")
+                    .doesNotContain(GH.substring(4)).doesNotContain("ABCDEFGHIJKLMNOP").contains("***");
+            assertThat(Secrets.redact(r)).as("idempotent: " + r).isEqualTo(r);
+        }
+        assertThat(Secrets.redact("token=" + HF + " used")).isEqualTo("token=*** used");
+        assertThat(Secrets.redact("a " + HF + " b")).isEqualTo("a hf_*** b");
+        assertThat(Secrets.redact("\u001b[31m" + HF + "\u001b[0m")).isEqualTo("\u001b[31mhf_***\u001b[0m");
+    }
+
+    /** Ids, counts and settings that merely resemble a secret stay as they are (the store keys on some of them). */
+    @Test
+    void lookalikesStay() {
+        List<String> clean = List.of(
+                "run s1/my-task-with-a-long-name-here/baseline/r0",
+                "task-baseline-round-0001-of-the-session",
+                "--max-tokens 32 --tokenizer /models/tok.json --api-key-env OPENAI_API_KEY",
+                "{\"max_tokens\": 32, \"token_ids\": [1, 2, 3], \"tokenizer\": \"gpt2\", \"use_auth_token\": true}",
+                "TOKENIZERS_PARALLELISM=false MAX_NUM_BATCHED_TOKENS=8192",
+                "cache_key=prompt_hash hf_hub_download(repo_id)",
+                "{\"HF_TOKEN\": null, \"API_KEY\": 12}",
+                "---------------Inter-token Latency----------------",
+                "-----Time per Output Token (excl. 1st token)------",
+                "Total generated tokens:                  1024      ",
+                "usage: x.py [--metadata [KEY=VALUE ...]] [--api-key API_KEY] [--hf-token HF_TOKEN]",
+                "Output tokens from server usage:         8/8       ",
+                "no secrets here at all");
+        for (String c : clean) {
+            assertThat(Secrets.redact(c)).as(c).isSameAs(c);
+        }
+    }
+
+    @Test
+    void envArgvAndBytes() {
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("HF_TOKEN", "anything");
+        env.put("MY_PASSWORD", "hunter2");
+        env.put("AWS_SECRET_ACCESS_KEY", "x");
+        env.put("TOKENIZERS_PARALLELISM", "false");
+        env.put("NOTE", "uses " + HF);
+        assertThat(Secrets.env(env)).containsExactly(Map.entry("HF_TOKEN", "***"), Map.entry("MY_PASSWORD", "***"),
+                Map.entry("AWS_SECRET_ACCESS_KEY", "***"), Map.entry("TOKENIZERS_PARALLELISM", "false"),
+                Map.entry("NOTE", "uses hf_***"));
+        assertThat(Secrets.argv(List.of("serve", "--api-key", "plainvalue", "--token=abc", "DB_PASSWORD=x",
+                "--header", "Authorization=Bearer abcdefghij", "--max-tokens", "32")))
+                .containsExactly("serve", "--api-key", "***", "--token=***", "DB_PASSWORD=***", "--header",
+                        "Authorization=Bearer ***", "--max-tokens", "32");
+        byte[] text = ("log " + HF + "\n").getBytes(StandardCharsets.UTF_8);
+        assertThat(new String(Secrets.redact(text), StandardCharsets.UTF_8)).isEqualTo("log hf_***\n");
+        byte[] binary = ("\u00ff\u00fe bin " + HF + " \u0000").getBytes(StandardCharsets.ISO_8859_1);
+        byte[] r = Secrets.redact(binary);
+        assertThat(r).hasSameSizeAs(binary);
+        assertThat(new String(r, StandardCharsets.ISO_8859_1)).contains("hf_*****").doesNotContain(HF.substring(3));
+        byte[] clean = "nothing to see here".getBytes(StandardCharsets.UTF_8);
+        assertThat(Secrets.redact(clean)).isSameAs(clean);
+    }
+
+    @Test
+    void terminalControlsAreWrittenOut() {
+        assertThat(Terminal.safe("plain\ttext\r\n")).isEqualTo("plain\ttext\r\n");
+        assertThat(Terminal.safe("a\u001b[2Jb\u001b]0;pwned\u0007c\u009bd\u202ee"))
+                .isEqualTo("a\\u001b[2Jb\\u001b]0;pwned\\u0007c\\u009bd\\u202ee");
+    }
+
+    @Test
+    void safeWriterRedactsAndEscapesWholeCalls() throws Exception {
+        java.io.StringWriter sink = new java.io.StringWriter();
+        java.io.PrintWriter w = new java.io.PrintWriter(new SafeWriter(sink), true);
+        w.print("Authorization: Bearer ");
+        w.println("abcdefghijkl\u001b[2J");
+        w.print("\rprogress");
+        w.flush();
+        assertThat(sink.toString()).isEqualTo("Authorization: Bearer ***\\u001b[2J" + System.lineSeparator() + "\rprogress");
+    }
+}
