@@ -2,7 +2,7 @@ package io.isobench.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.IsobenchException;
-import io.isobench.bench.Greedy;
+import io.isobench.probe.Greedy;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;

@@ -1,7 +1,7 @@
 package io.isobench.exec;
 
 import io.isobench.IsobenchException;
-import io.isobench.bench.ServingClient;
+import io.isobench.probe.ServingClient;
 import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
 import io.isobench.plan.GpuSlots;
@@ -86,7 +86,7 @@ final class DockerExecutor implements Executor {
             mode = inv.count() == 0 ? "none" : inv.source().contains("nvidia-smi") ? "nvidia" : "devices";
         }
         String root = v.out().strip().lines().reduce((a, b) -> b).orElse("/var/lib/docker");
-        return new DockerExecutor(config, Readiness.http(Duration.ofMillis(10)), io.isobench.bench.Clients.serving(),
+        return new DockerExecutor(config, Readiness.http(Duration.ofMillis(10)), io.isobench.probe.Clients.serving(),
                 Duration.ofSeconds(5), inv.count() == 0 ? null : inv.slots(), mode, Path.of(root));
     }
 

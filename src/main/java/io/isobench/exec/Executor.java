@@ -87,7 +87,7 @@ public interface Executor {
     static Executor local() {
         io.isobench.plan.GpuDiscovery.Inventory inv = io.isobench.plan.GpuDiscovery.discover(null);
         return new LocalExecutor(Readiness.http(java.time.Duration.ofMillis(10)),
-                io.isobench.bench.Clients.serving(), java.time.Duration.ofSeconds(5),
+                io.isobench.probe.Clients.serving(), java.time.Duration.ofSeconds(5),
                 inv.count() == 0 ? null : inv.slots());
     }
 }

@@ -1,9 +1,9 @@
 package io.isobench.exec;
 
 import io.isobench.proc.ProcessGroup;
-import io.isobench.bench.Greedy;
-import io.isobench.bench.Probe;
-import io.isobench.bench.ProbeException;
+import io.isobench.probe.Greedy;
+import io.isobench.probe.Probe;
+import io.isobench.probe.ProbeException;
 import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
 import io.isobench.parse.FailureClassifier;

@@ -15,7 +15,7 @@ import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
-import io.isobench.bench.Clients;
+import io.isobench.probe.Clients;
 import io.isobench.plan.GpuRequest;
 import io.isobench.plan.Job;
 import io.isobench.plan.Planner;

@@ -651,8 +651,8 @@ final class KubernetesExecutor implements Executor {
      * texts only (an older isobench in the image): the gate then has the sequential pass alone.
      */
     static String greedyProbes(String log) {
-        return log.lines().filter(l -> l.startsWith(io.isobench.bench.Greedy.PROBE_MARKER)).findFirst()
-                .map(l -> l.substring(io.isobench.bench.Greedy.PROBE_MARKER.length()).strip()).orElse(null);
+        return log.lines().filter(l -> l.startsWith(io.isobench.probe.Greedy.PROBE_MARKER)).findFirst()
+                .map(l -> l.substring(io.isobench.probe.Greedy.PROBE_MARKER.length()).strip()).orElse(null);
     }
 
     private static String workloadJson(List<String> argv, Job job, io.isobench.parse.Workload w) {

@@ -1,8 +1,8 @@
 package io.isobench.exec;
 
-import io.isobench.bench.Clients;
-import io.isobench.bench.Greedy;
-import io.isobench.bench.ServingClient;
+import io.isobench.probe.Clients;
+import io.isobench.probe.Greedy;
+import io.isobench.probe.ServingClient;
 import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
 import io.isobench.parse.FailureClassifier;
@@ -257,7 +257,7 @@ final class LocalExecutor implements Executor {
                 } catch (PastLimit e) {
                     clientLog.append("isobench: ").append(e.getMessage()).append('\n');
                     failure = new Failure(FailureCategory.TIMEOUT, e.getMessage(), List.of(e.getMessage()));
-                } catch (io.isobench.bench.ProbeException e) {
+                } catch (io.isobench.probe.ProbeException e) {
                     // the server is up and answered, but not with greedy outputs of the probe set
                     probeFailure = e.kind().name();
                     clientLog.append("probe: ").append(e.getMessage()).append('\n');

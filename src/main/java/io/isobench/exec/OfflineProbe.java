@@ -2,10 +2,10 @@ package io.isobench.exec;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.isobench.bench.Clients;
-import io.isobench.bench.Greedy;
-import io.isobench.bench.Probe;
-import io.isobench.bench.ProbeException;
+import io.isobench.probe.Clients;
+import io.isobench.probe.Greedy;
+import io.isobench.probe.Probe;
+import io.isobench.probe.ProbeException;
 import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
 import io.isobench.parse.FailureClassifier;

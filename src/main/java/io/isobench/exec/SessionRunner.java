@@ -4,10 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.Arm;
 import io.isobench.analysis.StatsConfig;
-import io.isobench.bench.CorrectnessRules;
-import io.isobench.bench.Greedy;
-import io.isobench.bench.OutputDiff;
-import io.isobench.bench.Probe;
+import io.isobench.probe.CorrectnessRules;
+import io.isobench.probe.Greedy;
+import io.isobench.probe.OutputDiff;
+import io.isobench.probe.Probe;
 import io.isobench.env.Environment;
 import io.isobench.guard.Secrets;
 import io.isobench.parse.Failure;
@@ -817,7 +817,7 @@ public final class SessionRunner {
         RunRecord.FailureInfo fi = failure == null ? null : new RunRecord.FailureInfo(failure.category().name(),
                 Secrets.redact(failure.detail()), Secrets.redact(String.join("\n", failure.evidence())),
                 failure.category().retryable());
-        String model = io.isobench.bench.Clients.flagMap(job.client()).get("model");
+        String model = io.isobench.probe.Clients.flagMap(job.client()).get("model");
         return new RunRecord(rid, sessionId, RunRecord.RunKind.MEASURED, commit, shortOf(commit), arm.agentName(),
                 job.arm(), Math.max(0, job.round()), status, fi, job.mode(), model,
                 job.kind() == Job.Kind.CHECK ? PIPELINE_CHECK : PIPELINE, null, primary == null ? null : primaryName,

@@ -1,9 +1,9 @@
 package io.isobench.exec;
 
 import io.isobench.IsobenchException;
-import io.isobench.bench.Clients;
-import io.isobench.bench.Greedy;
-import io.isobench.bench.ServingClient;
+import io.isobench.probe.Clients;
+import io.isobench.probe.Greedy;
+import io.isobench.probe.ServingClient;
 import io.isobench.guard.Secrets;
 import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;

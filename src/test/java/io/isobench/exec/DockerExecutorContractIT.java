@@ -56,7 +56,7 @@ class DockerExecutorContractIT extends ExecutorContract {
 
     private static DockerExecutor with(Map<String, Object> settings, GpuSlots gpus, String gpuMode) {
         return new DockerExecutor(DockerConfig.fromMap(settings), Readiness.http(Duration.ofMillis(10)),
-                io.isobench.bench.Clients.serving(), Duration.ofSeconds(5), gpus, gpuMode, Path.of("/var/lib/docker"));
+                io.isobench.probe.Clients.serving(), Duration.ofSeconds(5), gpus, gpuMode, Path.of("/var/lib/docker"));
     }
 
     private Job job(Path cwd, String arm, List<String> argv, int gpus) {

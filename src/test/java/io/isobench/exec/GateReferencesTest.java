@@ -1,8 +1,8 @@
 package io.isobench.exec;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.isobench.bench.Greedy;
-import io.isobench.bench.Probe;
+import io.isobench.probe.Greedy;
+import io.isobench.probe.Probe;
 import io.isobench.store.RunRecord;
 import org.junit.jupiter.api.Test;
 

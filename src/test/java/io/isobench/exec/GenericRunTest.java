@@ -1,6 +1,6 @@
 package io.isobench.exec;
 
-import io.isobench.bench.Greedy;
+import io.isobench.probe.Greedy;
 import io.isobench.parse.Better;
 import io.isobench.parse.FailureCategory;
 import io.isobench.parse.Metric;

@@ -162,7 +162,7 @@ class ProcessGroupTest {
 
     @Test
     void jobsLeaseTheirGpusAndAJobWiderThanTheNodeIsRefused() {
-        LocalExecutor ex = new LocalExecutor(Readiness.http(Duration.ofMillis(10)), io.isobench.bench.Clients.serving(),
+        LocalExecutor ex = new LocalExecutor(Readiness.http(Duration.ofMillis(10)), io.isobench.probe.Clients.serving(),
                 Duration.ofSeconds(2), io.isobench.plan.GpuSlots.of(1));
         Job wide = new Job(0, "t/baseline/r0", "t", "baseline", 0, Job.Kind.MEASURE, "latency",
                 List.of("true"), List.of(), Map.of(), dir, 10, 10, 2, 0);

@@ -163,10 +163,10 @@ class SlurmExecutorIT {
         assertThat(c.failure()).as(c.log()).isNull();
         assertThat(c.outputs()).hasSize(3);
         // both passes, probed from the orchestrator: one at a time, then 8 requests at once
-        io.isobench.bench.Greedy.ProbeRun probes = io.isobench.bench.Greedy.ProbeRun.fromJson(c.probeJson());
+        io.isobench.probe.Greedy.ProbeRun probes = io.isobench.probe.Greedy.ProbeRun.fromJson(c.probeJson());
         assertThat(probes.texts()).isEqualTo(c.outputs());
         assertThat(probes.batchSize()).isEqualTo(8);
-        assertThat(probes.batched()).extracting(io.isobench.bench.Probe::text).isEqualTo(c.outputs());
+        assertThat(probes.batched()).extracting(io.isobench.probe.Probe::text).isEqualTo(c.outputs());
     }
 
     @Test

@@ -1,4 +1,4 @@
-package io.isobench.bench;
+package io.isobench.probe;
 
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.isobench.bench;
+package io.isobench.probe;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

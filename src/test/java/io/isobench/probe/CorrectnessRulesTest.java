@@ -1,10 +1,10 @@
-package io.isobench.bench;
+package io.isobench.probe;
 
-import io.isobench.bench.CorrectnessRules.Calibration;
-import io.isobench.bench.CorrectnessRules.Decision;
-import io.isobench.bench.CorrectnessRules.Outcome;
-import io.isobench.bench.CorrectnessRules.Rule;
-import io.isobench.bench.CorrectnessRules.Thresholds;
+import io.isobench.probe.CorrectnessRules.Calibration;
+import io.isobench.probe.CorrectnessRules.Decision;
+import io.isobench.probe.CorrectnessRules.Outcome;
+import io.isobench.probe.CorrectnessRules.Rule;
+import io.isobench.probe.CorrectnessRules.Thresholds;
 import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;
