@@ -4,25 +4,21 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.isobench.IsobenchException;
 import io.isobench.guard.Secrets;
-import io.isobench.loadgen.DatasetSpec;
 import io.isobench.loadgen.LoadGenerator;
 import io.isobench.loadgen.LoadgenConfig;
 import io.isobench.loadgen.LoadgenResult;
+import io.isobench.loadgen.ServeFlags;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -358,138 +354,20 @@ final class LoadgenCommand implements Callable<Integer> {
         return best;
     }
 
+    /**
+     * The options' values (given or default) read by the one flag parser, {@link ServeFlags}: the fields above only
+     * declare the options for picocli and {@code --help}.
+     */
     LoadgenConfig buildConfig() {
-        LoadgenConfig.Builder b = LoadgenConfig.builder().keepText(saveDetailed);
-        URI base;
-        try {
-            base = baseUrl != null ? URI.create(stripTrailingSlash(baseUrl)) : URI.create("http://" + host + ":" + port);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--base-url '" + baseUrl + "' is not a URL");
-        }
-        b.baseUrl(base).endpoint(endpoint).model(servedModelName != null ? servedModelName : model);
-        if (model == null && servedModelName == null) {
-            throw new IllegalArgumentException("--model is required (the model name the server serves)");
-        }
-        for (String h : header) {
-            int eq = h.indexOf('=');
-            if (eq <= 0) {
-                throw new IllegalArgumentException("--header '" + h + "' must be KEY=VALUE");
-            }
-            b.header(h.substring(0, eq), h.substring(eq + 1));
-        }
-        b.apiKeyEnv(apiKeyEnv).readyCheckTimeout(Duration.ofSeconds(readyCheckTimeoutSec))
-                .requestTimeout(Duration.ofMillis((long) (requestTimeoutSec * 1000)));
-        if (tokenizer != null) {
-            java.nio.file.Path t = java.nio.file.Path.of(tokenizer);
-            if (java.nio.file.Files.isDirectory(t)) {
-                t = t.resolve("tokenizer.json");
-            }
-            if (java.nio.file.Files.isRegularFile(t)) {
-                b.tokenizer(t);
-            } else {
-                // a hub id as vLLM takes it: nothing to download here, so the run goes on without it
-                main.err.println("isobench loadgen: warning: --tokenizer " + tokenizer + " is not a local tokenizer.json"
-                        + " (or a directory with one); prompt lengths are checked against the server's counts instead");
+        Map<String, List<String>> flags = new LinkedHashMap<>();
+        for (CommandLine.Model.OptionSpec o : spec.options()) {
+            Object v = o.getValue();
+            if (v != null && o.longestName().startsWith("--")) {
+                flags.put(o.longestName().substring(2), v instanceof List<?> l
+                        ? l.stream().map(String::valueOf).toList() : List.of(String.valueOf(v)));
             }
         }
-        String ds = datasetName.toLowerCase(Locale.ROOT);
-        b.dataset(switch (ds) {
-            case "random" -> DatasetSpec.random(randomInputLen, randomOutputLen, randomRangeRatio, randomPrefixLen);
-            case "sharegpt" -> DatasetSpec.sharegpt(datasetPath, sharegptOutputLen == null ? 0 : sharegptOutputLen);
-            case "custom", "jsonl" -> DatasetSpec.custom(datasetPath, customOutputLen);
-            case "fixed" -> DatasetSpec.fixed(prompt, customOutputLen);
-            default -> throw new IllegalArgumentException("--dataset-name '" + datasetName
-                    + "' is not supported here; use random, sharegpt, custom (jsonl) or fixed");
-        });
-        if (ds.equals("fixed") || (prompt != null && !ds.equals("fixed"))) {
-            if (prompt != null && !ds.equals("fixed")) {
-                throw new IllegalArgumentException("--prompt needs --dataset-name fixed");
-            }
-        }
-        b.seed(seed).numPrompts(numPrompts).numWarmups(numWarmups);
-        if (durationSec != null) {
-            if (!(durationSec > 0)) {
-                throw new IllegalArgumentException("--duration (" + durationSec + ") must be > 0 seconds");
-            }
-            b.duration(Duration.ofMillis((long) (durationSec * 1000)));
-        }
-        double rate;
-        try {
-            rate = requestRate.equalsIgnoreCase("inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(requestRate);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--request-rate '" + requestRate + "' must be a number or inf");
-        }
-        b.requestRate(rate).burstiness(burstiness).maxConcurrency(maxConcurrency);
-        if (rampUpStrategy != null) {
-            if (rampUpStartRps == null || rampUpEndRps == null) {
-                throw new IllegalArgumentException("--ramp-up-strategy needs --ramp-up-start-rps and --ramp-up-end-rps");
-            }
-            b.rampUp(new LoadgenConfig.RampUp(rampUpStrategy, rampUpStartRps, rampUpEndRps));
-        } else if (rampUpStartRps != null || rampUpEndRps != null) {
-            throw new IllegalArgumentException("--ramp-up-start-rps/--ramp-up-end-rps need --ramp-up-strategy linear|exponential");
-        }
-        b.ignoreEos(ignoreEos).stream(!noStream).includeUsage(!noUsage).requestIdPrefix(requestIdPrefix);
-        if (temperature != null) {
-            b.sampling("temperature", temperature);
-        }
-        if (topP != null) {
-            b.sampling("top_p", topP);
-        }
-        if (topK != null) {
-            b.sampling("top_k", topK);
-        }
-        if (minP != null) {
-            b.sampling("min_p", minP);
-        }
-        if (extraBody != null) {
-            try {
-                Map<String, Object> m = new ObjectMapper().readValue(extraBody,
-                        new com.fasterxml.jackson.core.type.TypeReference<LinkedHashMap<String, Object>>() { });
-                b.extraBody(m);
-            } catch (IOException e) {
-                throw new IllegalArgumentException("--extra-body is not a JSON object: " + firstLine(e.getMessage()));
-            }
-        }
-        Set<String> pm = new LinkedHashSet<>();
-        for (String s : percentileMetrics.split(",")) {
-            if (!s.isBlank()) {
-                pm.add(s.trim().toLowerCase(Locale.ROOT));
-            }
-        }
-        b.percentileMetrics(pm);
-        List<Double> ps = new ArrayList<>();
-        for (String s : metricPercentiles.split(",")) {
-            try {
-                ps.add(Double.parseDouble(s.trim()));
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("--metric-percentiles value '" + s + "' is not a number");
-            }
-        }
-        b.percentiles(ps);
-        for (String g : goodput) {
-            int c = g.indexOf(':');
-            if (c <= 0) {
-                throw new IllegalArgumentException("--goodput '" + g + "' must be KEY:MS (ttft, tpot or e2el)");
-            }
-            try {
-                b.goodput(g.substring(0, c).toLowerCase(Locale.ROOT), Double.parseDouble(g.substring(c + 1)));
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("--goodput '" + g + "': '" + g.substring(c + 1) + "' is not a number of ms");
-            }
-        }
-        b.label(label);
-        return b.build();
-    }
-
-    private static String stripTrailingSlash(String s) {
-        return s.endsWith("/") ? s.substring(0, s.length() - 1) : s;
-    }
-
-    private static String firstLine(String s) {
-        if (s == null) {
-            return "";
-        }
-        int i = s.indexOf('\n');
-        return i < 0 ? s : s.substring(0, i);
+        return ServeFlags.parse(flags, w -> main.err.println("isobench loadgen: warning: " + w))
+                .keepText(saveDetailed).build();
     }
 }

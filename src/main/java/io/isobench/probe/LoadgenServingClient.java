@@ -1,13 +1,14 @@
 package io.isobench.probe;
 
-import io.isobench.loadgen.DatasetSpec;
 import io.isobench.loadgen.LoadGenerator;
 import io.isobench.loadgen.LoadgenConfig;
 import io.isobench.loadgen.LoadgenResult;
+import io.isobench.loadgen.ServeFlags;
 
 import java.net.URI;
-import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -18,33 +19,18 @@ final class LoadgenServingClient implements ServingClient {
 
     @Override
     public Result run(URI baseUrl, String model, Map<String, String> flags, int warmupRequests, long seed) {
-        LoadgenConfig.Builder b = LoadgenConfig.builder().baseUrl(baseUrl).model(model)
-                .numPrompts(intFlag(flags, "num-prompts", 1000))
-                .numWarmups(warmupRequests)
-                .ignoreEos(flags.containsKey("ignore-eos") && !"false".equals(flags.get("ignore-eos")))
-                .seed(flags.containsKey("seed") ? Long.parseLong(flags.get("seed").strip()) : seed)
-                .requestTimeout(Duration.ofMinutes(10))
-                .label("isobench-run");
-        if (flags.containsKey("max-concurrency")) {
-            b.maxConcurrency(intFlag(flags, "max-concurrency", 1));
-        }
-        if (flags.containsKey("request-rate")) {
-            String r = flags.get("request-rate").strip();
-            b.requestRate(r.equalsIgnoreCase("inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(r));
-        }
-        if (flags.containsKey("burstiness")) {
-            b.burstiness(Double.parseDouble(flags.get("burstiness").strip()));
-        }
-        String dataset = flags.getOrDefault("dataset-name", "random");
-        if (dataset.equals("sharegpt") && flags.containsKey("dataset-path")) {
-            b.dataset(DatasetSpec.sharegpt(Path.of(flags.get("dataset-path")), intFlag(flags, "sharegpt-output-len", 0)));
-        } else {
-            b.dataset(DatasetSpec.random(intFlag(flags, "random-input-len", 1024), intFlag(flags, "random-output-len", 128),
-                    doubleFlag(flags, "random-range-ratio", 0.0), intFlag(flags, "random-prefix-len", 0)));
+        List<String> warnings = new ArrayList<>();
+        LoadgenConfig config;
+        try {
+            LoadgenConfig.Builder b = LoadgenConfig.builder().baseUrl(baseUrl).model(model).numWarmups(warmupRequests)
+                    .seed(seed).requestTimeout(Duration.ofMinutes(10)).label("isobench-run");
+            config = ServeFlags.workload(b, flags, warnings::add).build();
+        } catch (IllegalArgumentException e) {
+            throw new ClientFailure("loadgen: " + e.getMessage());
         }
         LoadgenResult r;
         try {
-            r = LoadGenerator.run(b.build(), null);
+            r = LoadGenerator.run(config, null);
         } catch (RuntimeException e) {
             throw new ClientFailure("loadgen: " + e.getMessage());
         }
@@ -56,24 +42,8 @@ final class LoadgenServingClient implements ServingClient {
             // why requests failed: kept with the run, not part of the work compared between arms
             r.summary().failuresByReason().forEach(w.putObject("failures_by_reason")::put);
         }
-        return new Result(r.metrics(), w.toString(), r.consoleBlock());
-    }
-
-    private static int intFlag(Map<String, String> flags, String name, int dflt) {
-        String v = flags.get(name);
-        try {
-            return v == null ? dflt : Integer.parseInt(v.strip());
-        } catch (NumberFormatException e) {
-            return dflt;
-        }
-    }
-
-    private static double doubleFlag(Map<String, String> flags, String name, double dflt) {
-        String v = flags.get(name);
-        try {
-            return v == null ? dflt : Double.parseDouble(v.strip());
-        } catch (NumberFormatException e) {
-            return dflt;
-        }
+        StringBuilder console = new StringBuilder();
+        warnings.forEach(x -> console.append("loadgen: warning: ").append(x).append('\n'));
+        return new Result(r.metrics(), w.toString(), console.append(r.consoleBlock()).toString());
     }
 }

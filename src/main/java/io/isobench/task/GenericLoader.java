@@ -1,5 +1,6 @@
 package io.isobench.task;
 
+import io.isobench.loadgen.ServeFlags;
 import io.isobench.parse.Better;
 import io.isobench.parse.MetricDictionary;
 import io.isobench.parse.MetricRule;
@@ -30,9 +31,7 @@ final class GenericLoader {
     static final List<String> OUTPUT_KEYS = List.of("from", "path", "regex", "json_path");
     static final List<String> SERVING_KEYS = List.of("server", "client", "model", "primary");
     /** The load generator's workload flags ({@code vllm bench serve} names) a serving task may set. */
-    static final List<String> LOADGEN_FLAGS = List.of("--num-prompts", "--max-concurrency", "--request-rate",
-            "--burstiness", "--dataset-name", "--dataset-path", "--sharegpt-output-len", "--random-input-len",
-            "--random-output-len", "--random-range-ratio", "--random-prefix-len", "--ignore-eos", "--seed");
+    static final List<String> LOADGEN_FLAGS = ServeFlags.WORKLOAD.stream().map(f -> "--" + f).toList();
     private static final Pattern PLACEHOLDER = Pattern.compile("\\{[^{}]*}");
     private static final String EXAMPLE = "[./run, \"{workdir}/model.bin\", -n, \"256\"]";
 

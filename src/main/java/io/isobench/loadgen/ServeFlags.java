@@ -1,0 +1,290 @@
+package io.isobench.loadgen;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
+
+/**
+ * The one reader of {@code vllm bench serve} / {@code benchmark_serving.py} flags into a {@link LoadgenConfig}: for
+ * {@code isobench loadgen} (every flag) and for the serving client of a task ({@link #WORKLOAD} only). Flags are
+ * named without leading dashes; a flag not given keeps the builder's default (vLLM's). A bad value is an
+ * {@link IllegalArgumentException} with a one-line message naming the flag, the value and the fix.
+ */
+public final class ServeFlags {
+
+    /** The workload flags a task's serving client reads: the same work for every arm (DESIGN §4). */
+    public static final List<String> WORKLOAD = List.of("num-prompts", "max-concurrency", "request-rate",
+            "burstiness", "dataset-name", "dataset-path", "sharegpt-output-len", "random-input-len",
+            "random-output-len", "random-range-ratio", "random-prefix-len", "ignore-eos", "seed");
+
+    /** The datasets the load generator makes itself; {@code jsonl} is an alias of {@code custom}. */
+    static final List<String> DATASETS = List.of("random", "sharegpt", "custom", "jsonl", "fixed");
+
+    private final Map<String, List<String>> flags;
+
+    private ServeFlags(Map<String, List<String>> flags) {
+        this.flags = flags;
+    }
+
+    /**
+     * Every flag {@code isobench loadgen} takes that shapes the config; names it does not know are left to the
+     * caller. Multi-valued flags ({@code header}, {@code goodput}) carry one entry per value.
+     */
+    public static LoadgenConfig.Builder parse(Map<String, List<String>> flags, Consumer<String> warn) {
+        return new ServeFlags(flags).apply(LoadgenConfig.builder(), warn);
+    }
+
+    /**
+     * A task's client flags ({@code {num-prompts=8, ignore-eos=true}}) applied over {@code b}: only the
+     * {@link #WORKLOAD} flags count. A dataset the load generator cannot make (vLLM's hf, sonnet…, or sharegpt
+     * without a file) falls back to random prompts, with a warning: every arm still gets the same work.
+     */
+    public static LoadgenConfig.Builder workload(LoadgenConfig.Builder b, Map<String, String> taskFlags,
+                                                 Consumer<String> warn) {
+        Map<String, List<String>> m = new LinkedHashMap<>();
+        for (String name : WORKLOAD) {
+            if (taskFlags.containsKey(name)) {
+                m.put(name, List.of(taskFlags.get(name)));
+            }
+        }
+        String ds = m.containsKey("dataset-name") ? m.get("dataset-name").get(0).strip().toLowerCase(Locale.ROOT) : null;
+        if (ds != null && (!DATASETS.contains(ds) || (ds.equals("sharegpt") && !m.containsKey("dataset-path")))) {
+            warn.accept("--dataset-name " + ds + " is not one the load generator makes here; random prompts instead");
+            m.remove("dataset-name");
+        }
+        return new ServeFlags(m).apply(b, warn);
+    }
+
+    private LoadgenConfig.Builder apply(LoadgenConfig.Builder b, Consumer<String> warn) {
+        server(b, warn);
+        dataset(b);
+        ifPresent("seed", v -> b.seed(longValue("seed", v)));
+        ifPresent("num-prompts", v -> b.numPrompts(intValue("num-prompts", v)));
+        ifPresent("num-warmups", v -> b.numWarmups(intValue("num-warmups", v)));
+        ifPresent("duration", v -> {
+            double sec = doubleValue("duration", v);
+            if (!(sec > 0)) {
+                throw new IllegalArgumentException("--duration (" + sec + ") must be > 0 seconds");
+            }
+            b.duration(Duration.ofMillis((long) (sec * 1000)));
+        });
+        ifPresent("request-rate", v -> b.requestRate(v.equalsIgnoreCase("inf") ? Double.POSITIVE_INFINITY
+                : number("request-rate", v, "a number or inf", "e.g. --request-rate 10 or --request-rate inf")));
+        ifPresent("burstiness", v -> b.burstiness(doubleValue("burstiness", v)));
+        ifPresent("max-concurrency", v -> b.maxConcurrency(intValue("max-concurrency", v)));
+        rampUp(b);
+        ifPresent("ignore-eos", v -> b.ignoreEos(!v.equals("false")));
+        ifPresent("no-stream", v -> b.stream(v.equals("false")));
+        ifPresent("no-usage", v -> b.includeUsage(v.equals("false")));
+        ifPresent("request-id-prefix", b::requestIdPrefix);
+        requestBody(b);
+        metrics(b);
+        ifPresent("label", b::label);
+        return b;
+    }
+
+    private void server(LoadgenConfig.Builder b, Consumer<String> warn) {
+        String baseUrl = value("base-url");
+        if (baseUrl != null) {
+            try {
+                b.baseUrl(URI.create(baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--base-url '" + baseUrl + "' is not a URL");
+            }
+        } else if (value("host") != null || value("port") != null) {
+            String host = value("host") == null ? "127.0.0.1" : value("host");
+            b.baseUrl(URI.create("http://" + host + ":" + (value("port") == null ? 8000 : intValue("port", value("port")))));
+        }
+        ifPresent("endpoint", b::endpoint);
+        ifPresent("model", b::model);
+        ifPresent("served-model-name", b::model);
+        for (String h : values("header")) {
+            int eq = h.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("--header '" + h + "' must be KEY=VALUE");
+            }
+            b.header(h.substring(0, eq), h.substring(eq + 1));
+        }
+        ifPresent("api-key-env", b::apiKeyEnv);
+        ifPresent("ready-check-timeout-sec", v -> b.readyCheckTimeout(Duration.ofSeconds(intValue("ready-check-timeout-sec", v))));
+        ifPresent("request-timeout", v -> b.requestTimeout(Duration.ofMillis((long) (doubleValue("request-timeout", v) * 1000))));
+        ifPresent("tokenizer", v -> {
+            Path t = Path.of(v);
+            if (Files.isDirectory(t)) {
+                t = t.resolve("tokenizer.json");
+            }
+            if (Files.isRegularFile(t)) {
+                b.tokenizer(t);
+            } else {
+                // a hub id as vLLM takes it: nothing to download here, so the run goes on without it
+                warn.accept("--tokenizer " + v + " is not a local tokenizer.json (or a directory with one); prompt"
+                        + " lengths are checked against the server's counts instead");
+            }
+        });
+    }
+
+    private void dataset(LoadgenConfig.Builder b) {
+        String name = value("dataset-name") == null ? "random" : value("dataset-name");
+        String ds = name.toLowerCase(Locale.ROOT);
+        String prompt = value("prompt");
+        if (prompt != null && !ds.equals("fixed")) {
+            throw new IllegalArgumentException("--prompt needs --dataset-name fixed");
+        }
+        Path path = value("dataset-path") == null ? null : Path.of(value("dataset-path"));
+        int customOutputLen = intOr("custom-output-len", 256);
+        b.dataset(switch (ds) {
+            case "random" -> DatasetSpec.random(intOr("random-input-len", 1024), intOr("random-output-len", 128),
+                    doubleOr("random-range-ratio", 0.0), intOr("random-prefix-len", 0));
+            case "sharegpt" -> DatasetSpec.sharegpt(path, intOr("sharegpt-output-len", 0));
+            case "custom", "jsonl" -> DatasetSpec.custom(path, customOutputLen);
+            case "fixed" -> DatasetSpec.fixed(prompt, customOutputLen);
+            default -> throw new IllegalArgumentException("--dataset-name '" + name
+                    + "' is not supported here; use random, sharegpt, custom (jsonl) or fixed");
+        });
+    }
+
+    private void rampUp(LoadgenConfig.Builder b) {
+        String strategy = value("ramp-up-strategy");
+        String start = value("ramp-up-start-rps");
+        String end = value("ramp-up-end-rps");
+        if (strategy != null) {
+            if (start == null || end == null) {
+                throw new IllegalArgumentException("--ramp-up-strategy needs --ramp-up-start-rps and --ramp-up-end-rps");
+            }
+            b.rampUp(new LoadgenConfig.RampUp(strategy, doubleValue("ramp-up-start-rps", start),
+                    doubleValue("ramp-up-end-rps", end)));
+        } else if (start != null || end != null) {
+            throw new IllegalArgumentException("--ramp-up-start-rps/--ramp-up-end-rps need --ramp-up-strategy linear|exponential");
+        }
+    }
+
+    private void requestBody(LoadgenConfig.Builder b) {
+        ifPresent("temperature", v -> b.sampling("temperature", doubleValue("temperature", v)));
+        ifPresent("top-p", v -> b.sampling("top_p", doubleValue("top-p", v)));
+        ifPresent("top-k", v -> b.sampling("top_k", intValue("top-k", v)));
+        ifPresent("min-p", v -> b.sampling("min_p", doubleValue("min-p", v)));
+        ifPresent("extra-body", v -> {
+            try {
+                b.extraBody(new ObjectMapper().readValue(v, new TypeReference<LinkedHashMap<String, Object>>() { }));
+            } catch (IOException e) {
+                throw new IllegalArgumentException("--extra-body is not a JSON object: " + firstLine(e.getMessage()));
+            }
+        });
+    }
+
+    private void metrics(LoadgenConfig.Builder b) {
+        ifPresent("percentile-metrics", v -> {
+            Set<String> pm = new LinkedHashSet<>();
+            for (String s : v.split(",")) {
+                if (!s.isBlank()) {
+                    pm.add(s.trim().toLowerCase(Locale.ROOT));
+                }
+            }
+            b.percentileMetrics(pm);
+        });
+        ifPresent("metric-percentiles", v -> {
+            List<Double> ps = new ArrayList<>();
+            for (String s : v.split(",")) {
+                try {
+                    ps.add(Double.parseDouble(s.trim()));
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException("--metric-percentiles value '" + s + "' is not a number");
+                }
+            }
+            b.percentiles(ps);
+        });
+        for (String g : values("goodput")) {
+            int c = g.indexOf(':');
+            if (c <= 0) {
+                throw new IllegalArgumentException("--goodput '" + g + "' must be KEY:MS (ttft, tpot or e2el)");
+            }
+            try {
+                b.goodput(g.substring(0, c).toLowerCase(Locale.ROOT), Double.parseDouble(g.substring(c + 1)));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--goodput '" + g + "': '" + g.substring(c + 1) + "' is not a number of ms");
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- values
+
+    private List<String> values(String name) {
+        return flags.getOrDefault(name, List.of());
+    }
+
+    /** The flag's last value, stripped; null when absent. */
+    private String value(String name) {
+        List<String> v = values(name);
+        return v.isEmpty() ? null : v.get(v.size() - 1).strip();
+    }
+
+    private void ifPresent(String name, Consumer<String> then) {
+        String v = value(name);
+        if (v != null) {
+            then.accept(v);
+        }
+    }
+
+    private int intOr(String name, int dflt) {
+        String v = value(name);
+        return v == null ? dflt : intValue(name, v);
+    }
+
+    private double doubleOr(String name, double dflt) {
+        String v = value(name);
+        return v == null ? dflt : doubleValue(name, v);
+    }
+
+    private static int intValue(String name, String v) {
+        try {
+            return Integer.parseInt(v);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(bad(name, v, "a whole number", "e.g. --" + name + " 100"));
+        }
+    }
+
+    private static long longValue(String name, String v) {
+        try {
+            return Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(bad(name, v, "a whole number", "e.g. --" + name + " 0"));
+        }
+    }
+
+    private static double doubleValue(String name, String v) {
+        return number(name, v, "a number", "e.g. --" + name + " 1.0");
+    }
+
+    private static double number(String name, String v, String what, String fix) {
+        try {
+            return Double.parseDouble(v);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(bad(name, v, what, fix));
+        }
+    }
+
+    private static String bad(String name, String v, String what, String fix) {
+        return "--" + name + " '" + v + "' must be " + what + " (fix: " + fix + ")";
+    }
+
+    private static String firstLine(String s) {
+        if (s == null) {
+            return "";
+        }
+        int i = s.indexOf('\n');
+        return i < 0 ? s : s.substring(0, i);
+    }
+}
