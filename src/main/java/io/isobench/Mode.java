@@ -36,6 +36,33 @@ public enum Mode {
         return Optional.empty();
     }
 
+    /**
+     * The mode a benchmark command measures, read from its text (case-insensitive; legacy-import.md, "Mode"):
+     * {@code prefix_caching} → prefix_caching; {@code benchmark_serving}, {@code bench serve} or SGLang's
+     * {@code bench_serving} → serving; {@code benchmark_throughput} or {@code bench throughput} → throughput;
+     * {@code benchmark_latency} or {@code bench latency} → latency. Empty for anything else, and for null. The one
+     * detector: the legacy import, the HF export and the perf_command parser all ask it.
+     */
+    public static Optional<Mode> ofCommand(String command) {
+        if (command == null) {
+            return Optional.empty();
+        }
+        String c = command.toLowerCase(Locale.ROOT);
+        if (c.contains("prefix_caching")) {
+            return Optional.of(PREFIX_CACHING);
+        }
+        if (c.contains("benchmark_serving") || c.contains("bench serve") || c.contains("bench_serving")) {
+            return Optional.of(SERVING);
+        }
+        if (c.contains("benchmark_throughput") || c.contains("bench throughput")) {
+            return Optional.of(THROUGHPUT);
+        }
+        if (c.contains("benchmark_latency") || c.contains("bench latency")) {
+            return Optional.of(LATENCY);
+        }
+        return Optional.empty();
+    }
+
     @Override
     public String toString() {
         return label;

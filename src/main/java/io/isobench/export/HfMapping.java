@@ -72,7 +72,7 @@ final class HfMapping {
      * {@code benchmark_mode}; "standalone" is latency when a latency value exists, else throughput.
      */
     static Mode modeOf(HfRow row) {
-        Mode fromCommand = modeFromCommand(row.string("perf_command"));
+        Mode fromCommand = Mode.ofCommand(row.string("perf_command")).orElse(null);
         if (fromCommand != null) {
             return fromCommand;
         }
@@ -100,26 +100,6 @@ final class HfMapping {
                 }
             }
             return Mode.THROUGHPUT;
-        }
-        return null;
-    }
-
-    static Mode modeFromCommand(String cmd) {
-        if (cmd == null) {
-            return null;
-        }
-        String c = cmd.toLowerCase(Locale.ROOT);
-        if (c.contains("prefix_caching")) {
-            return Mode.PREFIX_CACHING;
-        }
-        if (c.contains("benchmark_serving") || c.contains("bench serve")) {
-            return Mode.SERVING;
-        }
-        if (c.contains("benchmark_throughput") || c.contains("bench throughput")) {
-            return Mode.THROUGHPUT;
-        }
-        if (c.contains("benchmark_latency") || c.contains("bench latency")) {
-            return Mode.LATENCY;
         }
         return null;
     }

@@ -159,7 +159,7 @@ final class Extractor {
     private static List<RunDraft> modalArms(FormatDetector.Detection det, JsonNode result, JsonNode instance,
                                             int index, RunKind kind, boolean headTruncated) {
         String perf = firstNonNull(text(result, "perf_command"), text(instance, "perf_command"));
-        Mode mode = modeFromPerfCommand(perf);
+        Mode mode = Mode.ofCommand(perf).orElse(null);
         String status = text(result, "status");
         String error = firstText(result, "error", "error_message");
         String commit = firstNonNull(firstText(result, "full_commit", "commit_hash", "commit"),
@@ -471,7 +471,7 @@ final class Extractor {
         String engine = "sglang".equalsIgnoreCase(text(instance, "repo")) ? "sglang" : det.engine();
         String perf = firstNonNull(text(result, "perf_command"), text(instance, "perf_command"));
         Mode mode = micro ? Mode.MICRO : Mode.fromLabel(text(result, "benchmark_type"))
-                .filter(m -> m != Mode.MICRO).orElse(modeFromPerfCommand(perf));
+                .filter(m -> m != Mode.MICRO).or(() -> Mode.ofCommand(perf)).orElse(null);
         String named = failingArm(status, error);
         List<String[]> arms = new ArrayList<>();
         arms.add(new String[] {"baseline", "baseline"});
@@ -812,27 +812,6 @@ final class Extractor {
         if (mode != null && mode != Mode.MICRO && d.primary != null) {
             d.metrics.put(MetricDictionary.primaryMetric(mode), d.primary.found().value().doubleValue());
         }
-    }
-
-    /** Mode from a perf_command (R1 rule, case-insensitive); SGLang's {@code bench_serving} counts as serving. */
-    static Mode modeFromPerfCommand(String cmd) {
-        if (cmd == null) {
-            return null;
-        }
-        String c = cmd.toLowerCase(Locale.ROOT);
-        if (c.contains("prefix_caching")) {
-            return Mode.PREFIX_CACHING;
-        }
-        if (c.contains("benchmark_serving") || c.contains("bench serve") || c.contains("bench_serving")) {
-            return Mode.SERVING;
-        }
-        if (c.contains("benchmark_throughput") || c.contains("bench throughput")) {
-            return Mode.THROUGHPUT;
-        }
-        if (c.contains("benchmark_latency") || c.contains("bench latency")) {
-            return Mode.LATENCY;
-        }
-        return null;
     }
 
     // ---------------------------------------------------------------- JSON helpers

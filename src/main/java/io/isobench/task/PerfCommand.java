@@ -335,8 +335,13 @@ public final class PerfCommand {
             }
         }
 
+        /** The tool's mode; for a command without an adapter (SGLang's bench_serving…), what its entry point names. */
+        private Optional<Mode> mode() {
+            return tool.mode().or(() -> Mode.ofCommand(script));
+        }
+
         private void checkMode() {
-            Optional<Mode> cmd = tool.mode();
+            Optional<Mode> cmd = mode();
             String label = hints.modeLabel() == null ? "" : hints.modeLabel().trim().toLowerCase(Locale.ROOT);
             if (label.isEmpty() || cmd.isEmpty()) {
                 return;
@@ -552,7 +557,7 @@ public final class PerfCommand {
                     : ModelSize.estimate(model, lastValue("--quantization").orElse(null)).orElse(null);
             List<String> redactedArgv = Secrets.argv(argv);
             return new ParsedPerfCommand(redact(raw), env, redactedArgv, tool, script, interpreter,
-                    tool.mode().orElse(null), model, modelFromTask, flags, tp, pp, dp, size,
+                    mode().orElse(null), model, modelFromTask, flags, tp, pp, dp, size,
                     serverFlags,
                     tool.isServing() ? new ClientConfig(clientFlags) : null, findings);
         }

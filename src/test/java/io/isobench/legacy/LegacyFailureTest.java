@@ -71,6 +71,7 @@ class LegacyFailureTest {
             assertThat(sg.agent()).isNull();
             assertThat(sg.pipeline()).isEqualTo("sglang");
             assertThat(sg.primaryValue()).isEqualTo(25.7);
+            assertThat(sg.mode()).isEqualTo("serving"); // python -m sglang.bench_serving (Mode.ofCommand)
             assertThat(runs.stream().filter(r -> path(r).contains("sglang/09deb20d/"))).hasSize(1);
             RunRecord native_ = find(runs, "ce6bf3a2/benchmark_result.json", "baseline");
             assertThat(native_.pipeline()).isEqualTo("native_runner");

@@ -231,4 +231,13 @@ class PerfCommandTest {
         assertThat(p.client().get("--num-prompts")).contains("10");
         assertThat(p.findings()).isEmpty();
     }
+
+    @Test
+    void aCommandWithoutAnAdapterStillHasTheModeItsEntryPointNames() {
+        // the one mode detector (Mode.ofCommand): SGLang's bench_serving is serving here as in the legacy import
+        ParsedPerfCommand p = PerfCommand.parse("python -m sglang.bench_serving --backend sglang --model org/m");
+        assertThat(p.tool()).isEqualTo(Tool.NONE);
+        assertThat(p.mode()).isEqualTo(Mode.SERVING);
+        assertThat(codes(p)).contains("UNSUPPORTED_COMMAND");
+    }
 }
