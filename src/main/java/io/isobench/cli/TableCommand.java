@@ -2,7 +2,7 @@ package io.isobench.cli;
 
 import io.isobench.IsobenchException;
 import io.isobench.legacy.TableFormat;
-import io.isobench.legacy.ThreeWayTable;
+import io.isobench.report.AgentTable;
 import io.isobench.store.Store;
 import io.isobench.store.Stores;
 import picocli.CommandLine.Command;
@@ -43,19 +43,9 @@ final class TableCommand implements Callable<Integer> {
                         + store.describe() + " (fix: isobench report lists the sessions)");
             }
             TableFormat.Writer w = format.open(main.out);
-            int[] n = {0};
-            if (session == null) {
-                ThreeWayTable.rows(store, agent, row -> {
-                    w.row(row);
-                    n[0]++;
-                });
-            }
-            io.isobench.report.NativeTable.rows(store, agent, session, row -> {
-                w.row(row);
-                n[0]++;
-            });
+            int n = AgentTable.rows(store, agent, session, w::row);
             w.end();
-            if (n[0] == 0) {
+            if (n == 0) {
                 main.err.println("isobench: no 3-way rows for agent '" + agent + "' in " + store.describe());
             }
         }

@@ -23,21 +23,17 @@ import java.util.function.Consumer;
  * 3-way rows of native sessions for {@code isobench table --agent NAME}: one row per (session, task) where the
  * agent has an arm; values are the medians of the measured rounds; {@code pipeline} {@code native},
  * {@code comparability} {@code native_session}; {@code issues} carries the session, n and the verdicts with CIs.
- * Legacy rows are not touched (they come from {@link io.isobench.legacy.ThreeWayTable} first).
+ * Legacy rows are not touched ({@link AgentTable} puts them first).
  */
-public final class NativeTable {
+final class NativeTable {
 
-    public static final String COMPARABILITY = "native_session";
+    static final String COMPARABILITY = "native_session";
 
     private NativeTable() {
     }
 
-    public static void rows(Store store, String agent, Consumer<ThreeWayRow> sink) {
-        rows(store, agent, null, sink);
-    }
-
     /** Rows of one session only ({@code sessionId} null: every session). */
-    public static void rows(Store store, String agent, String sessionId, Consumer<ThreeWayRow> sink) {
+    static void rows(Store store, String agent, String sessionId, Consumer<ThreeWayRow> sink) {
         String wanted = Arm.agent(agent).label();
         for (SessionRecord s : store.sessions()) {
             if (sessionId != null && !sessionId.equals(s.sessionId())) {
