@@ -64,15 +64,8 @@ final class DemoCommand implements Callable<Integer> {
         if (!resume || !Files.isDirectory(repo.resolve(".git"))) {
             buildRepo(toy, repo);
         }
-        Path suiteFile = toy.resolve("demo-suite.yaml");
-        String yaml = Files.readString(suiteFile, StandardCharsets.UTF_8);
-        String pointed = yaml.replaceFirst("(?m)^(\\s+repo:)\\s*\\./toyllm-repo\\s*$",
-                "$1 '" + repo.toString().replace("'", "''").replace("\\", "\\\\").replace("$", "\\$") + "'");
-        if (pointed.equals(yaml)) {
-            throw new IsobenchException.EnvironmentMissing(suiteFile + ": no 'repo: ./toyllm-repo' line to point at "
-                    + repo);
-        }
-        Suite suite = SuiteLoader.parse(pointed, suiteFile);
+        // the suite names ./toyllm-repo beside it; the demo's repo is built in its working folder instead
+        Suite suite = SuiteLoader.load(toy.resolve("demo-suite.yaml"), false).withEngineRepo(repo);
         String db = main.db != null && !main.db.isBlank() ? main.db : dir.resolve("isobench.duckdb").toString();
         String[] session = new String[1];
         int code = Sessions.run(main, suite, new Planner.Options(n, null, dir, execution.aa()), db, null, resume,

@@ -36,6 +36,16 @@ public record Suite(Path file, EngineSpec engine, List<TaskSpec> tasks, List<Age
         this(file, engine, tasks, agents, run, List.of());
     }
 
+    /**
+     * The same suite on another local engine repository (a clone or a git bundle file), e.g. one built after the
+     * suite file was written; the engine keeps its adapter, build step and artifacts.
+     */
+    public Suite withEngineRepo(Path repo) {
+        EngineSpec e = new EngineSpec(repo.toString(), repo.toAbsolutePath().normalize(), engine.name(),
+                engine.build(), engine.artifact());
+        return new Suite(file, e, tasks, agents, run, recipes, setup);
+    }
+
     /** The recipes that apply to one arm of one task, in suite order. */
     public List<Recipe> recipesFor(String taskId, String armLabel) {
         return recipes.stream().filter(r -> r.appliesTo(taskId, armLabel)).toList();

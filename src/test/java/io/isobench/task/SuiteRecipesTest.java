@@ -129,4 +129,16 @@ class SuiteRecipesTest {
         }
         assertThat(List.of(s.run().timeouts().buildS())).containsExactly(30);
     }
+
+    @Test
+    void theDemoSuitePointsAtARepoBuiltElsewhere(@org.junit.jupiter.api.io.TempDir Path dir) {
+        Suite s = SuiteLoader.load(Path.of("examples/toy-engine/demo-suite.yaml"), false);
+        Suite moved = s.withEngineRepo(dir.resolve("toyllm-repo"));
+        assertThat(moved.engine().repo()).isEqualTo(dir.resolve("toyllm-repo").toString());
+        assertThat(moved.engine().localPath()).isEqualTo(dir.resolve("toyllm-repo").toAbsolutePath().normalize());
+        assertThat(moved.engine().name()).isEqualTo(s.engine().name());
+        assertThat(moved.engine().build()).isEqualTo(s.engine().build());
+        assertThat(moved.tasks()).isEqualTo(s.tasks());
+        assertThat(moved.recipes()).isEqualTo(s.recipes());
+    }
 }
