@@ -30,9 +30,6 @@ public final class ServeFlags {
             "burstiness", "dataset-name", "dataset-path", "sharegpt-output-len", "random-input-len",
             "random-output-len", "random-range-ratio", "random-prefix-len", "ignore-eos", "seed");
 
-    /** The datasets the load generator makes itself; {@code jsonl} is an alias of {@code custom}. */
-    static final List<String> DATASETS = List.of("random", "sharegpt", "custom", "jsonl", "fixed");
-
     private final Map<String, List<String>> flags;
 
     private ServeFlags(Map<String, List<String>> flags) {
@@ -49,8 +46,8 @@ public final class ServeFlags {
 
     /**
      * A task's client flags ({@code {num-prompts=8, ignore-eos=true}}) applied over {@code b}: only the
-     * {@link #WORKLOAD} flags count. A dataset the load generator cannot make (vLLM's hf, sonnet…, or sharegpt
-     * without a file) falls back to random prompts, with a warning: every arm still gets the same work.
+     * {@link #WORKLOAD} flags count. A dataset the load generator cannot make from them (vLLM's hf, sonnet…, a file
+     * dataset without its file) falls back to random prompts, with a warning: every arm still gets the same work.
      */
     public static LoadgenConfig.Builder workload(LoadgenConfig.Builder b, Map<String, String> taskFlags,
                                                  Consumer<String> warn) {
@@ -61,7 +58,9 @@ public final class ServeFlags {
             }
         }
         String ds = m.containsKey("dataset-name") ? m.get("dataset-name").get(0).strip().toLowerCase(Locale.ROOT) : null;
-        if (ds != null && (!DATASETS.contains(ds) || (ds.equals("sharegpt") && !m.containsKey("dataset-path")))) {
+        boolean makeable = ds == null || ds.equals("random")
+                || (List.of("sharegpt", "custom", "jsonl").contains(ds) && m.containsKey("dataset-path"));
+        if (!makeable) {
             warn.accept("--dataset-name " + ds + " is not one the load generator makes here; random prompts instead");
             m.remove("dataset-name");
         }

@@ -64,4 +64,13 @@ class ServeFlagsTest {
         assertThat(c.dataset()).isEqualTo(DatasetSpec.random(1024, 128, 0.0, 0));
         assertThat(warnings).singleElement().asString().contains("--dataset-name sonnet");
     }
+
+    @Test
+    void aTaskFileDatasetWithoutItsFileOrAFixedPromptIsRandomToo() {
+        for (String ds : List.of("sharegpt", "custom", "fixed")) {
+            List<String> warnings = new ArrayList<>();
+            assertThat(task(Map.of("dataset-name", ds), warnings).dataset()).isEqualTo(DatasetSpec.random(1024, 128, 0.0, 0));
+            assertThat(warnings).hasSize(1);
+        }
+    }
 }
