@@ -107,6 +107,14 @@ public final class Calibration {
                 Measure.BETTER, new Target(Target.Kind.AT_LEAST, 0.90)));
         cells.add(new Cell("no effect  CV 1%  drift 3%  margin 2%", 1.0, 1, 3, Outlier.NONE, 0, 5, true, 2.0, 1.0,
                 Measure.EQUIVALENT, new Target(Target.Kind.AT_LEAST, 0.80)));
+        // a real effect called equivalent: the margin grows with the A/A estimate, so a noisy A/A must not hide it
+        for (double effect : new double[] {1.05, 1.10}) {
+            for (double cv : new double[] {2, 4, 8}) {
+                cells.add(new Cell(String.format(Locale.ROOT, "speedup %s%%  CV %s%%  drift 3%%  false equivalence",
+                        StatsConfig.fmt((effect - 1) * 100), StatsConfig.fmt(cv)), effect, cv, 3, Outlier.NONE, 0, 5,
+                        true, 2.0, 1.0, Measure.EQUIVALENT, fp));
+            }
+        }
         for (int k : new int[] {2, 3, 4, 6, 8}) {
             cells.add(new Cell("order: rounds of " + k + " jobs, 10,000 seeds x 5 rounds", 1.0, 0, 0, Outlier.NONE, 0,
                     5, true, 2.0, k, Measure.ORDER_IMBALANCE, new Target(Target.Kind.AT_MOST, 0.01)));
