@@ -120,7 +120,7 @@ final class GenericRun {
         text.append(streams.stdout().endsWith("\n") || streams.stdout().isEmpty() ? "" : "\n");
         text.append("--- stderr ---\n").append(streams.stderr());
         text.append(streams.stderr().endsWith("\n") || streams.stderr().isEmpty() ? "" : "\n");
-        text.append(LocalExecutor.read(log));
+        text.append(ProcessGroup.readLog(log));
         text.append(String.format(Locale.ROOT, "--- isobench ---%ncommand: %s%nexit: %s, command_wall_s=%.3f,"
                 + " command_cpu_s=%s%n", String.join(" ", job.argv()), exit == null ? "killed" : exit, wallS,
                 cpuS == null ? "unknown" : String.format(Locale.ROOT, "%.2f", cpuS)));
@@ -275,7 +275,7 @@ final class GenericRun {
     }
 
     private static String read(Path p) {
-        return Files.isRegularFile(p) ? LocalExecutor.read(p) : "";
+        return Files.isRegularFile(p) ? ProcessGroup.readLog(p) : "";
     }
 
     private static JobResult done(long t0, Failure failure, List<Metric> metrics, String log,

@@ -165,4 +165,19 @@ class GenericRunTest {
         assertThat(r.failure().category()).isEqualTo(FailureCategory.PATCH_FAILED);
         assertThat(r.failure().detail()).contains("out/metrics.json").contains("outside the worktree");
     }
+
+    /**
+     * A command may print without end (a server in debug mode, {@code yes}): what isobench reads of its output and
+     * log is bounded (head and tail kept, the metric at the end still read), never the whole file in memory.
+     */
+    @Test
+    void aHugeOutputIsReadBoundedWithItsTail() {
+        JobResult r = Executor.local().execute(job(Job.Kind.MEASURE, List.of("python3", "-c",
+                "import sys\nfor _ in range(48): sys.stderr.write('x' * (1 << 20))\nsys.stderr.write('\\nachieved"
+                        + " tok/s: 48.25')"), new Readout(List.of(TOK_S), "tok_s", null), 60), Executor.Hooks.NONE);
+        assertThat(r.failure()).isNull();
+        assertThat(r.metrics()).contains(new Metric("tok_s", 48.25, "tok/s", Better.HIGHER));
+        assertThat(r.log().length()).isLessThan(17 << 20);
+        assertThat(r.log()).contains("bytes of this log left out");
+    }
 }
