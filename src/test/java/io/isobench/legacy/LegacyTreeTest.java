@@ -103,6 +103,37 @@ class LegacyTreeTest {
         }
     }
 
+    /**
+     * A legacy tree is untrusted (an archive unpacked from elsewhere): a link in it to a file outside the tree, as a
+     * result or as the stdout.txt beside one, must not bring that file (here a netrc, whose password no shape knows)
+     * into the store, which may be shared. Listed as skipped; a link to a file inside the tree is still read.
+     */
+    @Test
+    void aLinkToAFileOutsideTheTreeIsNeverRead(@TempDir Path dir) throws Exception {
+        Path tree = Files.createDirectories(dir.resolve("t/omniperf_results_3way_x/results"));
+        Files.writeString(tree.resolve("abcdef12_human_result.json"), "{\"human_commit\": \"abcdef12\","
+                + " \"status\": \"error\", \"error\": \"Server crashed\", \"raw_output\": \"\"}");
+        Path netrc = Files.writeString(Files.createDirectories(dir.resolve("home")).resolve(".netrc"),
+                "machine api.example.com login me password NetrcOnlyPw9\n");
+        Files.createSymbolicLink(tree.resolve("abcdef99_agent_result.json"), netrc);
+        Files.createSymbolicLink(tree.resolve("stdout.txt"), netrc);
+        Files.createSymbolicLink(tree.resolve("abcdef12_agent_result.json"), tree.resolve("abcdef12_human_result.json"));
+        try (Store store = TestStores.open(dir)) {
+            ImportSummary sum = new LegacyImporter(store, null, null).importTree(dir.resolve("t"));
+            assertThat(reason(sum, "abcdef99_agent_result.json")).contains("outside the tree").contains("not read");
+            assertThat(reason(sum, "stdout.txt")).contains("outside the tree");
+            assertThat(sum.files()).filteredOn(f -> f.path().endsWith("abcdef12_agent_result.json")).singleElement()
+                    .satisfies(f -> assertThat(f.outcome()).isEqualTo(ImportSummary.Outcome.IMPORTED));
+            StringBuilder all = new StringBuilder();
+            for (var src : store.sources()) {
+                all.append(src).append(store.artifact(src.contentArtifact()).map(String::new).orElse(""));
+            }
+            store.forEachRun(RunFilter.all(), r -> all.append(r).append(r.logArtifact() == null ? ""
+                    : store.artifact(r.logArtifact()).map(String::new).orElse("")));
+            assertThat(all).isNotEmpty().doesNotContain("NetrcOnlyPw9");
+        }
+    }
+
     private static String reason(ImportSummary sum, String suffix) {
         ImportSummary.FileOutcome f = sum.files().stream().filter(x -> x.path().endsWith(suffix)).findFirst()
                 .orElseThrow(() -> new AssertionError(suffix + " is not listed"));
