@@ -256,23 +256,30 @@ public final class Secrets {
         return f.equals("api-key") || List.of("token", "key", "apikey", "secret", "password", "passwd").contains(last);
     }
 
-    /** Spans [from, to) of the view to mask, sorted, overlaps merged. */
-    private static List<int[]> spans(String view) {
-        List<int[]> found = new ArrayList<>();
-        assignments(view, found);
-        for (int i = 0; i < PATTERNS.size(); i++) {
-            if (!mayMatch(view, NEEDLES.get(i))) {
-                continue;
-            }
-            Matcher m = PATTERNS.get(i).matcher(view);
-            while (m.find()) {
-                int s = m.start("s");
-                int e = quotedEnd(view, s, m.end("s"));
-                if (e > s && !(e - s == MASK.length() && view.startsWith(MASK, s))) {
-                    found.add(new int[] {s, e});
+    /**
+     * The largest position at or before {@code at} where {@code text} may be cut so that each part, redacted alone,
+     * hides every secret: not inside a secret, nor between a secret's name or prefix and its value.
+     */
+    public static int cut(String text, int at) {
+        View view = View.of(text);
+        List<int[]> found = found(view.text);
+        int c = at;
+        for (boolean moved = true; moved; ) {
+            moved = false;
+            for (int[] f : found) {
+                int from = view.start(f[2]);
+                if (from < c && c < view.end(f[1] - 1)) {
+                    c = from;
+                    moved = true;
                 }
             }
         }
+        return c;
+    }
+
+    /** Spans [from, to) of the view to mask, sorted, overlaps merged. */
+    private static List<int[]> spans(String view) {
+        List<int[]> found = found(view);
         if (found.size() < 2) {
             return found;
         }
@@ -289,6 +296,26 @@ public final class Secrets {
         }
         merged.add(cur);
         return merged;
+    }
+
+    /** Every secret of the view, unmerged: {value from, value to, match start (its name or prefix)}. */
+    private static List<int[]> found(String view) {
+        List<int[]> found = new ArrayList<>();
+        assignments(view, found);
+        for (int i = 0; i < PATTERNS.size(); i++) {
+            if (!mayMatch(view, NEEDLES.get(i))) {
+                continue;
+            }
+            Matcher m = PATTERNS.get(i).matcher(view);
+            while (m.find()) {
+                int s = m.start("s");
+                int e = quotedEnd(view, s, m.end("s"));
+                if (e > s && !(e - s == MASK.length() && view.startsWith(MASK, s))) {
+                    found.add(new int[] {s, e, m.start()});
+                }
+            }
+        }
+        return found;
     }
 
     /**
@@ -329,7 +356,7 @@ public final class Secrets {
             value.region(i + 1, n);
             if (value.lookingAt()) {
                 int from = value.start("s");
-                found.add(new int[] {from, quotedEnd(view, from, value.end("s"))});
+                found.add(new int[] {from, quotedEnd(view, from, value.end("s")), j + 1});
             }
         }
     }

@@ -154,4 +154,25 @@ class SecretsTest {
         w.flush();
         assertThat(sink.toString()).isEqualTo("Authorization: Bearer ***\\u001b[2J" + System.lineSeparator() + "\rprogress");
     }
+
+    /**
+     * A line longer than SafeWriter holds (1 MiB) is written in parts: the part boundary must not fall between a
+     * secret's name and its value, nor inside a value, or each part alone would hold no recognisable secret.
+     */
+    @Test
+    void safeWriterNeverCutsASecretFromItsName() throws Exception {
+        String value = "correcthorsebatterystaple";
+        for (String secret : List.of(" --api-key " + value + " ", " \"api_key\": \"" + value + "\", ",
+                ",\"api_key\":\"" + value + "\",", "x" + HF)) {
+            java.io.StringWriter sink = new java.io.StringWriter();
+            try (SafeWriter w = new SafeWriter(sink)) {
+                for (int tail = 4060; tail <= 4130; tail += 5) {
+                    w.write("a".repeat(3 << 19) + secret + "b".repeat(tail)); // one huge line, not yet ended
+                    w.write("\n");
+                }
+            }
+            assertThat(sink.toString()).as(secret).doesNotContain(value).doesNotContain(HF.substring(3))
+                    .contains("***");
+        }
+    }
 }
