@@ -420,7 +420,7 @@ public final class Secrets {
 
         static View of(String text) {
             if (text.indexOf('\u001b') < 0 && text.indexOf('\\') < 0 && text.indexOf('\u009b') < 0
-                    && text.indexOf('%') < 0) {
+                    && !percentEscape(text)) {
                 return new View(text, null, null);
             }
             Matcher m = ESCAPES.matcher(text);
@@ -457,6 +457,17 @@ public final class Secrets {
                 ends[n++] = i + 1;
             }
             return new View(sb.toString(), starts, ends);
+        }
+
+        /** Whether a percent escape of printable ASCII occurs ({@code %5F}; not the {@code 50%,} of a log line). */
+        private static boolean percentEscape(String text) {
+            for (int i = text.indexOf('%'); i >= 0 && i + 2 < text.length(); i = text.indexOf('%', i + 1)) {
+                char h = text.charAt(i + 1);
+                if (h >= '2' && h <= '7' && Character.digit(text.charAt(i + 2), 16) >= 0) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         int start(int i) {
