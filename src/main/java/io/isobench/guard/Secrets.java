@@ -51,7 +51,8 @@ public final class Secrets {
 
     /**
      * A value: a run of characters that cannot close a quoted string, a JSON value or a URL parameter; not a JSON
-     * literal, a small number or an upper-case placeholder ({@code KEY=VALUE}, {@code --api-key API_KEY} in a usage).
+     * literal, a small number or an upper-case placeholder ({@code KEY=VALUE}, {@code KEY=VALUE...},
+     * {@code --api-key API_KEY} in a usage).
      */
     private static final String VALUE = value("\\d{1,6}|");
     /** A password's value: a small number is one too ({@code password=123456}). */
@@ -64,7 +65,7 @@ public final class Secrets {
     /** {@link #VALUE} with {@code number} ({@code \\d{1,6}|} or empty) among the values that are not secrets. */
     private static String value(String number) {
         // case-sensitive even inside a (?i) pattern: "--api-key abcdefgh" is a secret, "--api-key API_KEY" a usage
-        return "(?-i:(?!(?:null|true|false|None|" + number + "[A-Z][A-Z_]*)"
+        return "(?-i:(?!(?:null|true|false|None|" + number + "[A-Z][A-Z_]*(?:\\.\\.\\.)?)"
                 + "(?![^\\s\"'\\\\,;&\\[\\]{}()<>])))"
                 + "(?<s>[^\\s\"'\\\\,;&\\[\\]{}()<>`]+)";
     }

@@ -105,6 +105,7 @@ class SecretsTest {
                 "usage: x.py [--metadata [KEY=VALUE ...]] [--api-key API_KEY] [--hf-token HF_TOKEN]",
                 "Output tokens from server usage:         8/8       ",
                 "usage: x.py [--hf_token HF_TOKEN] [--api_key API_KEY] --token-budget 100%",
+                "      --header=KEY=VALUE... Extra HTTP headers. [--goodput=KEY:MS...]...",
                 "GET /v1/models?q=a%20b&n=100%25 https:\\/\\/example.com\\/x",
                 "no secrets here at all");
         for (String c : clean) {
