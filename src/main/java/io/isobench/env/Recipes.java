@@ -217,7 +217,7 @@ final class Recipes {
             } finally {
                 pg.terminate(Duration.ofSeconds(5));
             }
-            String log = new String(Files.readAllBytes(out), StandardCharsets.UTF_8);
+            String log = ProcessGroup.readLog(out);
             double ms = (System.nanoTime() - t0) / 1e6;
             if (exit != null && (exit == 126 || exit == 127) && log.startsWith("setsid: failed to execute")) {
                 return new BuildStep(argv, null, ms, false, log); // the program does not exist or cannot run

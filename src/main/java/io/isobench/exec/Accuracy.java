@@ -81,7 +81,7 @@ public final class Accuracy {
             } finally {
                 pg.terminate(Duration.ofSeconds(2));
             }
-            text = new String(Files.readAllBytes(log), StandardCharsets.UTF_8);
+            text = ProcessGroup.readLog(log);
             if (exit == null) {
                 failure = new Failure(FailureCategory.TIMEOUT, "ACCURACY_FAILED: the accuracy command ran past "
                         + timeoutS + " s and was killed", List.of("timeout " + timeoutS + " s"));

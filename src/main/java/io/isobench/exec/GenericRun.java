@@ -67,7 +67,15 @@ final class GenericRun {
         List<Path> outputs = new ArrayList<>(List.of(file(prefix, ".out"), file(prefix, ".err"), file(prefix, ".times")));
         for (ReadRule r : rules(readout)) {
             if (r.from() == ReadRule.Source.FILE) {
-                outputs.add(job.cwd().resolve(r.path()));
+                try {
+                    outputs.add(outputFile(job.cwd(), r.path()));
+                } catch (IOException e) {
+                    // a link a patch or an earlier run planted: the arm's outcome, never a delete outside the tree
+                    return failed(done(t0, new Failure(e instanceof io.isobench.guard.InsideTree.Outside
+                            ? FailureCategory.PATCH_FAILED : FailureCategory.DISK_FULL, "cannot clear the output file "
+                            + r.path() + ": " + e.getMessage(), List.of(String.valueOf(e.getMessage()))), List.of(),
+                            "", timings, job, List.of(), null));
+                }
             }
         }
         try {
@@ -112,7 +120,7 @@ final class GenericRun {
         text.append(streams.stdout().endsWith("\n") || streams.stdout().isEmpty() ? "" : "\n");
         text.append("--- stderr ---\n").append(streams.stderr());
         text.append(streams.stderr().endsWith("\n") || streams.stderr().isEmpty() ? "" : "\n");
-        text.append(LocalExecutor.read(log));
+        text.append(ProcessGroup.readLog(log));
         text.append(String.format(Locale.ROOT, "--- isobench ---%ncommand: %s%nexit: %s, command_wall_s=%.3f,"
                 + " command_cpu_s=%s%n", String.join(" ", job.argv()), exit == null ? "killed" : exit, wallS,
                 cpuS == null ? "unknown" : String.format(Locale.ROOT, "%.2f", cpuS)));
@@ -228,11 +236,32 @@ final class GenericRun {
         return out;
     }
 
+    /**
+     * Where a rule's output file is, to clear before the run and read after it: a path inside the worktree must have
+     * its folder's real path inside it (a folder a patch or an earlier run turned into a link leading out is refused,
+     * so isobench never deletes or reads through it); an absolute path, or one the suite author led out with
+     * {@code ..}, is taken as written.
+     */
+    private static Path outputFile(Path cwd, String rel) throws IOException {
+        Path lexical = cwd.resolve(rel).normalize();
+        if (Path.of(rel).isAbsolute() || !lexical.startsWith(cwd.normalize())) {
+            return lexical;
+        }
+        Path folder = Path.of(rel).normalize().getParent();
+        return (folder == null ? cwd.toRealPath() : io.isobench.guard.InsideTree.resolve(cwd, folder.toString()))
+                .resolve(lexical.getFileName());
+    }
+
     private static RuleReader.Streams streams(Job job, Path prefix) {
         Map<String, String> files = new LinkedHashMap<>();
         for (ReadRule r : rules(job.readout())) {
             if (r.from() == ReadRule.Source.FILE) {
-                Path p = job.cwd().resolve(r.path());
+                Path p;
+                try {
+                    p = outputFile(job.cwd(), r.path());
+                } catch (IOException e) {
+                    continue; // a link planted during the run: not read (the rule reports no match)
+                }
                 if (Files.isRegularFile(p)) {
                     files.put(r.path(), read(p));
                 }
@@ -246,7 +275,7 @@ final class GenericRun {
     }
 
     private static String read(Path p) {
-        return Files.isRegularFile(p) ? LocalExecutor.read(p) : "";
+        return Files.isRegularFile(p) ? ProcessGroup.readLog(p) : "";
     }
 
     private static JobResult done(long t0, Failure failure, List<Metric> metrics, String log,

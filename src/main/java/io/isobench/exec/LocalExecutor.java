@@ -18,7 +18,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -172,7 +171,7 @@ final class LocalExecutor implements Executor {
             launcher.stop(job, pg, grace);
             timings.put("teardown_ms", (System.nanoTime() - td) / 1e6);
         }
-        String text = read(log);
+        String text = ProcessGroup.readLog(log);
         if (exit == null) {
             return done(t0, new Failure(FailureCategory.TIMEOUT, "the benchmark ran past " + job.runTimeoutS()
                     + " s and was killed", List.of("timeout " + job.runTimeoutS() + " s")), List.of(), null, text,
@@ -225,14 +224,14 @@ final class LocalExecutor implements Executor {
             Readiness.Outcome ready = readiness.await(pg, HOST, port, Duration.ofSeconds(job.serverStartS()));
             timings.put("ready_ms", (System.nanoTime() - ts) / 1e6);
             if (ready.state() == Readiness.State.CRASHED && (Integer.valueOf(127).equals(ready.exitCode())
-                    || read(log).contains("setsid: failed to execute"))) {
+                    || ProcessGroup.readLog(log).contains("setsid: failed to execute"))) {
                 failure = new Failure(FailureCategory.ENV_MISSING, "the server command " + argv.get(0)
-                        + " does not exist or is not executable", tail(read(log)));
+                        + " does not exist or is not executable", tail(ProcessGroup.readLog(log)));
             } else if (ready.state() == Readiness.State.CRASHED) {
-                failure = serverFailure(read(log), FailureCategory.SERVER_CRASHED,
+                failure = serverFailure(ProcessGroup.readLog(log), FailureCategory.SERVER_CRASHED,
                         "the server exited with code " + ready.exitCode() + " before it was ready");
             } else if (ready.state() == Readiness.State.TIMEOUT) {
-                failure = serverFailure(read(log), FailureCategory.SERVER_START_TIMEOUT,
+                failure = serverFailure(ProcessGroup.readLog(log), FailureCategory.SERVER_START_TIMEOUT,
                         "the server was not ready within " + job.serverStartS() + " s");
             } else {
                 long tc = System.nanoTime();
@@ -264,9 +263,10 @@ final class LocalExecutor implements Executor {
                     failure = pg.leaderAlive()
                             ? new Failure(FailureCategory.NO_METRICS, e.kind().name() + ": " + e.getMessage(),
                             List.of(e.getMessage()))
-                            : serverFailure(read(log), FailureCategory.SERVER_CRASHED, "the server died during the probes");
+                            : serverFailure(ProcessGroup.readLog(log), FailureCategory.SERVER_CRASHED,
+                                    "the server died during the probes");
                 } catch (IOException | RuntimeException e) {
-                    String text = read(log);
+                    String text = ProcessGroup.readLog(log);
                     failure = pg.leaderAlive()
                             ? new Failure(FailureCategory.NO_METRICS, "the client failed: " + e.getMessage(),
                             List.of(String.valueOf(e.getMessage())))
@@ -289,7 +289,8 @@ final class LocalExecutor implements Executor {
                 clientLog.append("isobench: port ").append(port).append(" still bound after teardown\n");
             }
         }
-        String text = read(log) + (clientLog.isEmpty() ? "" : "\n--- isobench client ---\n" + clientLog);
+        String text = ProcessGroup.readLog(log)
+                + (clientLog.isEmpty() ? "" : "\n--- isobench client ---\n" + clientLog);
         return new JobResult(failure, metrics, workload, text, (System.nanoTime() - t0) / 1e6, timings, outputs, argv,
                 failure == null ? probeJson : null, failure == null ? null : probeFailure);
     }
@@ -450,19 +451,6 @@ final class LocalExecutor implements Executor {
             return Files.createTempFile(scratch, prefix, ".log");
         }
         return Files.createTempFile("isobench-" + prefix, ".log");
-    }
-
-    /** A log file as text (UTF-8, else byte for byte as ISO-8859-1; empty when unreadable). */
-    static String read(Path log) {
-        try {
-            return Files.readString(log, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            try {
-                return new String(Files.readAllBytes(log), StandardCharsets.ISO_8859_1);
-            } catch (IOException e2) {
-                return "";
-            }
-        }
     }
 
     private static JobResult done(long t0, Failure failure, List<Metric> metrics, String workload, String log,

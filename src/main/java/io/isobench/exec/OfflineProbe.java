@@ -181,11 +181,7 @@ final class OfflineProbe {
     }
 
     private static String read(Path log) {
-        try {
-            return new String(Files.readAllBytes(log), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            return "";
-        }
+        return ProcessGroup.readLog(log);
     }
 
     private static JobResult result(long t0, Failure failure, String log, Map<String, Double> timings,

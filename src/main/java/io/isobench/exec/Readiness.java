@@ -3,8 +3,10 @@ package io.isobench.exec;
 import io.isobench.proc.ProcessGroup;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.HttpURLConnection;
-import java.net.URI;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 
@@ -54,26 +56,38 @@ public interface Readiness {
             }
         }
 
+        /** The most one probe may take, whatever the server sends (a read timeout alone lets a drip go on). */
+        static final Duration PROBE_LIMIT = Duration.ofSeconds(2);
+
+        /**
+         * Whether {@code GET path} answers 200: only the status line is read (at most 256 bytes, within
+         * {@link #PROBE_LIMIT}), then the connection is closed, so a body that drips or never ends costs nothing.
+         */
         static boolean ok(String host, int port, String path) {
-            HttpURLConnection c = null;
-            try {
-                c = (HttpURLConnection) URI.create("http://" + host + ":" + port + path).toURL().openConnection();
-                c.setConnectTimeout(500);
-                c.setReadTimeout(2000);
-                c.setUseCaches(false);
-                int code = c.getResponseCode();
-                try (InputStream in = code < 400 ? c.getInputStream() : c.getErrorStream()) {
-                    if (in != null) {
-                        in.readAllBytes();
+            long end = System.nanoTime() + PROBE_LIMIT.toNanos();
+            try (Socket s = new Socket()) {
+                s.connect(new InetSocketAddress(host, port), 500);
+                s.setSoTimeout(100);
+                s.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: " + host + ":" + port
+                        + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                InputStream in = s.getInputStream();
+                StringBuilder status = new StringBuilder();
+                while (status.length() < 256 && System.nanoTime() < end) {
+                    int b;
+                    try {
+                        b = in.read();
+                    } catch (SocketTimeoutException e) {
+                        continue;
                     }
+                    if (b < 0 || b == '\n') {
+                        String[] f = status.toString().split(" ", 3);
+                        return f.length >= 2 && f[0].startsWith("HTTP/") && f[1].equals("200");
+                    }
+                    status.append((char) b);
                 }
-                return code == 200;
+                return false;
             } catch (IOException e) {
                 return false;
-            } finally {
-                if (c != null) {
-                    c.disconnect();
-                }
             }
         }
     }

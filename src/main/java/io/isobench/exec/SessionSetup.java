@@ -64,7 +64,7 @@ final class SessionSetup {
             if (exit != null && exit == 0) {
                 return null;
             }
-            List<String> tail = LocalExecutor.tail(LocalExecutor.read(log));
+            List<String> tail = LocalExecutor.tail(ProcessGroup.readLog(log));
             return (exit == null ? "timed out after " + limitS + " s" : "exited with " + exit)
                     + (tail.isEmpty() ? "" : ": " + String.join(" | ", tail));
         } catch (IOException e) {

@@ -787,7 +787,7 @@ final class SlurmExecutor implements Executor {
     }
 
     private static String read(Path log) {
-        return LocalExecutor.read(log);
+        return ProcessGroup.readLog(log);
     }
 
     private static void sleep(long ms) {

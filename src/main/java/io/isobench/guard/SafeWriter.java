@@ -40,9 +40,13 @@ public final class SafeWriter extends Writer {
         } else {
             cut = pending.lastIndexOf("\n") + 1;
             if (cut == 0 && pending.length() > MAX_PENDING) {
-                // a huge line: write all but its end, cut at a blank so no token is split
-                int at = pending.lastIndexOf(" ", pending.length() - KEEP);
-                cut = at > 0 ? at + 1 : pending.length() - KEEP;
+                // a huge line: write all but its end, cut at a blank and never inside a secret or between its
+                // name and its value (each part is redacted alone); a "secret" over the whole megabyte is none
+                String text = pending.toString();
+                int at = text.lastIndexOf(' ', text.length() - KEEP);
+                int candidate = at > 0 ? at + 1 : text.length() - KEEP;
+                int safe = Secrets.cut(text, candidate);
+                cut = safe > 0 ? safe : candidate;
             }
         }
         if (cut == 0) {

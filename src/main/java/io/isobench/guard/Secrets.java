@@ -21,7 +21,8 @@ import java.util.regex.Pattern;
  * after
  * terminal escape codes, glued to a word ({@code tokenhf_…}), split by colour codes and JSON-escaped (the letters
  * or the escape code written as backslash-u escapes): the patterns run on a view of the text with escape sequences
- * removed and backslash-u escapes of printable ASCII decoded, and each match replaces the original characters it
+ * removed, backslash-u and percent escapes of printable ASCII and JSON-escaped slashes decoded, and each match
+ * replaces the original characters it
  * came from.
  * Idempotent: redacted text redacts to itself.
  */
@@ -30,9 +31,14 @@ public final class Secrets {
     /** What a secret value becomes. */
     public static final String MASK = "***";
 
-    /** Names of env entries, flags and fields whose values are secrets: *TOKEN*, *KEY*, *SECRET*, *PASSWORD*. */
+    /**
+     * Names of env entries, flags and fields whose values are secrets: *TOKEN*, *KEY*, *SECRET*, *PASSWORD*, and the
+     * words PASS, AUTH and PAT between underscores ({@code DB_PASS}, {@code HF_AUTH}, {@code GH_PAT}; not
+     * {@code PATH}, {@code AUTHOR}).
+     */
     private static final Pattern SECRET_NAME = Pattern.compile(
-            "(?i).*(?:TOKEN(?!IZER|S)|KEY(?!S)|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL).*");
+            "(?i).*(?:TOKEN(?!IZER|S)|KEY(?!S)|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL).*"
+                    + "|(?i)(?:.*_)?(?:PASS|AUTH|PAT)(?:_.*)?");
 
     /**
      * Assignment names whose value is a secret: a name ending with a secret word ({@code api_key}, {@code hf_token},
@@ -45,14 +51,24 @@ public final class Secrets {
 
     /**
      * A value: a run of characters that cannot close a quoted string, a JSON value or a URL parameter; not a JSON
-     * literal, a small number or an upper-case placeholder ({@code KEY=VALUE}, {@code --api-key API_KEY} in a usage).
+     * literal, a small number or an upper-case placeholder ({@code KEY=VALUE}, {@code KEY=VALUE...},
+     * {@code --api-key API_KEY} in a usage).
      */
-    private static final String VALUE = "(?!(?:null|true|false|None|\\d{1,6}|[A-Z][A-Z_]*)"
-            + "(?![^\\s\"'\\\\,;&\\[\\]{}()<>]))"
-            + "(?<s>[^\\s\"'\\\\,;&\\[\\]{}()<>`]+)";
+    private static final String VALUE = value("\\d{1,6}|");
+    /** A password's value: a small number is one too ({@code password=123456}). */
+    private static final String PASSWORD_VALUE = value("");
     private static final String QUOTES = "[\"'\\\\]*";
     /** What follows the ':' or '=' of an assignment. */
     private static final Pattern ASSIGNED_VALUE = Pattern.compile("\\s*" + QUOTES + VALUE);
+    private static final Pattern ASSIGNED_PASSWORD = Pattern.compile("\\s*" + QUOTES + PASSWORD_VALUE);
+
+    /** {@link #VALUE} with {@code number} ({@code \\d{1,6}|} or empty) among the values that are not secrets. */
+    private static String value(String number) {
+        // case-sensitive even inside a (?i) pattern: "--api-key abcdefgh" is a secret, "--api-key API_KEY" a usage
+        return "(?-i:(?!(?:null|true|false|None|" + number + "[A-Z][A-Z_]*(?:\\.\\.\\.)?)"
+                + "(?![^\\s\"'\\\\,;&\\[\\]{}()<>])))"
+                + "(?<s>[^\\s\"'\\\\,;&\\[\\]{}()<>`]+)";
+    }
 
     /**
      * Each pattern's group {@code s} is the secret part: it becomes {@link #MASK} (a token keeps its prefix). Every
@@ -79,9 +95,9 @@ public final class Secrets {
             Pattern.compile("(?i)bearer\\s+(?<s>[A-Za-z0-9._~+/=-]{8,})"),
             // credentials in URLs: scheme://user:password@host
             Pattern.compile("://[^/\\s:@\"']+:(?<s>[^@\\s/\"']+)@"),
-            // --api-key VALUE, --hf-token=VALUE, ["--token", "VALUE"]
-            Pattern.compile("(?i)-(?<![A-Za-z0-9-]-)-?[a-z][a-z0-9-]*(?:token|api-?key|secret|password|passwd|key)"
-                    + "(?![a-z0-9-])" + QUOTES + "(?:=|\\s+|\\s*,\\s*)" + QUOTES + VALUE));
+            // --api-key VALUE, --hf_token=VALUE, --password VALUE, ["--token", "VALUE"]
+            Pattern.compile("(?i)-(?<![A-Za-z0-9-]-)-?(?:[a-z][a-z0-9_-]*)?"
+                    + "(?:token|api[-_]?key|secret|password|passwd|key)(?![a-z0-9_-])" + QUOTES + "(?:=|\\s+|\\s*,\\s*)" + QUOTES + VALUE));
 
     /** A needle that starts with this is looked for in the lower-cased text (the pattern ignores case). */
     private static final String LOWER = "\0";
@@ -236,28 +252,35 @@ public final class Secrets {
 
     /** {@code --api-key}, {@code --hf-token}, {@code -token}: a flag whose last word is a secret word. */
     private static boolean secretFlag(String flag) {
-        String f = flag.replaceFirst("^-+", "").toLowerCase(Locale.ROOT);
+        String f = flag.replaceFirst("^-+", "").toLowerCase(Locale.ROOT).replace('_', '-');
         String last = f.substring(f.lastIndexOf('-') + 1);
         return f.equals("api-key") || List.of("token", "key", "apikey", "secret", "password", "passwd").contains(last);
     }
 
-    /** Spans [from, to) of the view to mask, sorted, overlaps merged. */
-    private static List<int[]> spans(String view) {
-        List<int[]> found = new ArrayList<>();
-        assignments(view, found);
-        for (int i = 0; i < PATTERNS.size(); i++) {
-            if (!mayMatch(view, NEEDLES.get(i))) {
-                continue;
-            }
-            Matcher m = PATTERNS.get(i).matcher(view);
-            while (m.find()) {
-                int s = m.start("s");
-                int e = m.end("s");
-                if (e > s && !(e - s == MASK.length() && view.startsWith(MASK, s))) {
-                    found.add(new int[] {s, e});
+    /**
+     * The largest position at or before {@code at} where {@code text} may be cut so that each part, redacted alone,
+     * hides every secret: not inside a secret, nor between a secret's name or prefix and its value.
+     */
+    public static int cut(String text, int at) {
+        View view = View.of(text);
+        List<int[]> found = found(view.text);
+        int c = at;
+        for (boolean moved = true; moved; ) {
+            moved = false;
+            for (int[] f : found) {
+                int from = view.start(f[2]);
+                if (from < c && c < view.end(f[1] - 1)) {
+                    c = from;
+                    moved = true;
                 }
             }
         }
+        return c;
+    }
+
+    /** Spans [from, to) of the view to mask, sorted, overlaps merged. */
+    private static List<int[]> spans(String view) {
+        List<int[]> found = found(view);
         if (found.size() < 2) {
             return found;
         }
@@ -276,6 +299,26 @@ public final class Secrets {
         return merged;
     }
 
+    /** Every secret of the view, unmerged: {value from, value to, match start (its name or prefix)}. */
+    private static List<int[]> found(String view) {
+        List<int[]> found = new ArrayList<>();
+        assignments(view, found);
+        for (int i = 0; i < PATTERNS.size(); i++) {
+            if (!mayMatch(view, NEEDLES.get(i))) {
+                continue;
+            }
+            Matcher m = PATTERNS.get(i).matcher(view);
+            while (m.find()) {
+                int s = m.start("s");
+                int e = quotedEnd(view, s, m.end("s"));
+                if (e > s && !(e - s == MASK.length() && view.startsWith(MASK, s))) {
+                    found.add(new int[] {s, e, m.start()});
+                }
+            }
+        }
+        return found;
+    }
+
     /**
      * {@code NAME=value}, {@code NAME: value}, {@code "name": "value"} (JSON-escaped quotes too) where the name is an
      * {@link #ASSIGNED_NAME}: found at each ':' and '=' by reading the name backwards (a regex lookbehind tried at
@@ -283,7 +326,7 @@ public final class Secrets {
      */
     private static void assignments(String view, List<int[]> found) {
         int n = view.length();
-        Matcher value = null;
+        Matcher value;
         for (int i = 0; i < n; i++) {
             char c = view.charAt(i);
             if (c != ':' && c != '=') {
@@ -309,30 +352,32 @@ public final class Secrets {
             if (!ASSIGNED_NAME.matcher(view.substring(j + 1, end)).matches()) {
                 continue;
             }
-            value = value == null ? ASSIGNED_VALUE.matcher(view) : value;
+            boolean password = containsIgnoreCase(view.substring(j + 1, end), LOWER + "pass", 1);
+            value = (password ? ASSIGNED_PASSWORD : ASSIGNED_VALUE).matcher(view);
             value.region(i + 1, n);
             if (value.lookingAt()) {
                 int from = value.start("s");
-                found.add(new int[] {from, quotedEnd(view, from, value.end("s"))});
+                found.add(new int[] {from, quotedEnd(view, from, value.end("s")), j + 1});
             }
         }
     }
 
     /**
-     * The end of a quoted value that starts at {@code from}: the closing quote of {@code "a b c"} (or of
-     * {@code \"a b\"} in escaped JSON), so a value with blanks is hidden whole; {@code end} when unquoted.
+     * The end of a quoted value that starts at {@code from}: the closing quote of {@code "a b c"} or {@code 'a b c'}
+     * (or of {@code \"a b\"} in escaped JSON), so a value with blanks is hidden whole; {@code end} when unquoted.
      */
     private static int quotedEnd(String view, int from, int end) {
-        if (from == 0 || view.charAt(from - 1) != '"') {
+        char q = from == 0 ? 0 : view.charAt(from - 1);
+        if (q != '"' && q != '\'') {
             return end;
         }
-        boolean escaped = from >= 2 && view.charAt(from - 2) == '\\';
+        boolean escaped = q == '"' && from >= 2 && view.charAt(from - 2) == '\\';
         for (int k = from; k < view.length() && k - from < 4096; k++) {
             char c = view.charAt(k);
             if (c == '\n') {
                 return end;
             }
-            if (c == '"' && (escaped ? view.charAt(k - 1) == '\\' : view.charAt(k - 1) != '\\')) {
+            if (c == q && (escaped ? view.charAt(k - 1) == '\\' : view.charAt(k - 1) != '\\')) {
                 return escaped ? k - 1 : k;
             }
         }
@@ -361,7 +406,8 @@ public final class Secrets {
 
     /**
      * The text as the patterns see it: terminal escape sequences (raw ESC or CSI, or written out as backslash-u001b,
-     * backslash-x1b, backslash-033, backslash-e) removed, backslash-u escapes of printable ASCII decoded; the
+     * backslash-x1b, backslash-033, backslash-e) removed, backslash-u and percent ({@code %5F}) escapes of printable
+     * ASCII and JSON's escaped slash decoded; the
      * backslash may be doubled any number of times (JSON inside JSON inside a command line).
      * {@code start[i]} and {@code end[i]} are the original characters of view character i.
      */
@@ -371,10 +417,11 @@ public final class Secrets {
                 "(?:\u001b|\u009b|\\\\+u001[bB]|\\\\+x1[bB]|\\\\+033|\\\\+e)"
                         + "(?:\\[[0-?]*[ -/]*[@-~]|\\][^\u0007\u001b\\\\]*"
                         + "(?:\u0007|\u001b\\\\|\\\\+u0007|\\\\+x07)?|[@-Z\\\\-_])?"
-                        + "|\\\\+u00([2-7][0-9a-fA-F])");
+                        + "|\\\\+u00([2-7][0-9a-fA-F])|%([2-7][0-9a-fA-F])|\\\\+(/)");
 
         static View of(String text) {
-            if (text.indexOf('\u001b') < 0 && text.indexOf('\\') < 0 && text.indexOf('\u009b') < 0) {
+            if (text.indexOf('\u001b') < 0 && text.indexOf('\\') < 0 && text.indexOf('\u009b') < 0
+                    && !percentEscape(text)) {
                 return new View(text, null, null);
             }
             Matcher m = ESCAPES.matcher(text);
@@ -391,8 +438,9 @@ public final class Secrets {
                     starts[n] = i;
                     ends[n++] = i + 1;
                 }
-                if (m.group(1) != null) {
-                    char c = (char) Integer.parseInt(m.group(1), 16);
+                String hex = m.group(1) != null ? m.group(1) : m.group(2);
+                if (hex != null || m.group(3) != null) {
+                    char c = hex != null ? (char) Integer.parseInt(hex, 16) : '/';
                     if (c != 0x7f) {
                         sb.append(c);
                         starts[n] = m.start();
@@ -410,6 +458,17 @@ public final class Secrets {
                 ends[n++] = i + 1;
             }
             return new View(sb.toString(), starts, ends);
+        }
+
+        /** Whether a percent escape of printable ASCII occurs ({@code %5F}; not the {@code 50%,} of a log line). */
+        private static boolean percentEscape(String text) {
+            for (int i = text.indexOf('%'); i >= 0 && i + 2 < text.length(); i = text.indexOf('%', i + 1)) {
+                char h = text.charAt(i + 1);
+                if (h >= '2' && h <= '7' && Character.digit(text.charAt(i + 2), 16) >= 0) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         int start(int i) {

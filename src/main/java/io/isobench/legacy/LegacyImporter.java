@@ -139,7 +139,7 @@ public final class LegacyImporter {
             String rootPath = absRoot.relativize(file).toString().replace('\\', '/');
             ImportSummary.FileOutcome o;
             try {
-                o = importFile(file, path, rootPath);
+                o = importFile(file, path, rootPath, absRoot);
             } catch (IOException | UncheckedIOException e) {
                 o = new ImportSummary.FileOutcome(path, LegacyFormat.OTHER.id(), ImportSummary.Outcome.REFUSED,
                         "cannot be read: " + e.getMessage(), 0);
@@ -175,8 +175,9 @@ public final class LegacyImporter {
 
     /**
      * Walks the tree under {@code root} without following links below it (a linked folder could loop or leave the
-     * tree): a link to a regular file is read like a file; a link to a folder, a dangling link, a link to a device and
-     * any FIFO, socket or device is listed as skipped with its reason. The root itself may be a link.
+     * tree): a link to a regular file inside the tree is read like a file; a link to a file outside it, a link to a
+     * folder, a dangling link, a link to a device and any FIFO, socket or device is listed as skipped with its reason.
+     * The root itself may be a link.
      *
      * @throws IsobenchException.BadInput when it is missing, not a directory, unreadable or empty
      */
@@ -206,7 +207,7 @@ public final class LegacyImporter {
                             if (a.isRegularFile()) {
                                 files.add(f);
                             } else if (a.isSymbolicLink()) {
-                                String why = linkReason(f);
+                                String why = linkReason(f, real);
                                 if (why == null) {
                                     files.add(f);
                                 } else {
@@ -235,8 +236,11 @@ public final class LegacyImporter {
         return new Walk(real, List.copyOf(files), List.copyOf(skipped));
     }
 
-    /** Null when a symbolic link leads to a regular file (read it); else why it is skipped. */
-    private static String linkReason(Path link) {
+    /**
+     * Null when a symbolic link leads to a regular file inside the tree (read it); else why it is skipped. A legacy
+     * tree comes from elsewhere: a link out of it could bring any file of this machine into the store.
+     */
+    private static String linkReason(Path link, Path realRoot) {
         String target;
         try {
             target = Files.readSymbolicLink(link).toString();
@@ -250,9 +254,19 @@ public final class LegacyImporter {
             return "symbolic link to a folder (" + target + "): not followed (it could loop or lead out of the tree)";
         }
         if (Files.isRegularFile(link)) {
-            return null;
+            return inside(link, realRoot) ? null : "symbolic link to a file outside the tree (" + target + "): not read"
+                    + " (the tree's files only)";
         }
         return "symbolic link to a " + specialReason(link) + " (" + target + "): not read";
+    }
+
+    /** Whether {@code file}'s real path (links followed) is under {@code realRoot}. */
+    private static boolean inside(Path file, Path realRoot) {
+        try {
+            return file.toRealPath().startsWith(realRoot);
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     /** FIFO, socket, character device, block device, or special file. */
@@ -321,7 +335,8 @@ public final class LegacyImporter {
         return String.join("/", segs.subList(start, segs.size()));
     }
 
-    private ImportSummary.FileOutcome importFile(Path file, String path, String rootPath) throws IOException {
+    private ImportSummary.FileOutcome importFile(Path file, String path, String rootPath, Path realRoot)
+            throws IOException {
         FormatDetector.PathInfo info = FormatDetector.path(path);
         String agent = info.agent() != null ? info.agent() : agentOption;
         if (info.kind() == FormatDetector.FileKind.OTHER || info.kind() == FormatDetector.FileKind.TABLE) {
@@ -374,7 +389,7 @@ public final class LegacyImporter {
         if (det.format() == LegacyFormat.R11 || det.format() == LegacyFormat.R12) {
             for (String name : new String[] {"stdout.txt", "stderr.txt"}) {
                 Path sc = file.resolveSibling(name);
-                if (Files.isRegularFile(sc) && Files.size(sc) <= MAX_FILE_BYTES) {
+                if (Files.isRegularFile(sc) && Files.size(sc) <= MAX_FILE_BYTES && inside(sc, realRoot)) {
                     sidecars.put(name, Files.readString(sc, StandardCharsets.UTF_8));
                 }
             }

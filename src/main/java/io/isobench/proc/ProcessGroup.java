@@ -249,6 +249,48 @@ public final class ProcessGroup implements AutoCloseable {
         }
     }
 
+    /** The most of a log (or a command's output file) read as text: its first MiB and its last 15 MiB. */
+    public static final int LOG_HEAD_BYTES = 1 << 20;
+    public static final int LOG_TAIL_BYTES = 15 << 20;
+
+    /**
+     * A log file as text (UTF-8, else byte for byte as ISO-8859-1; empty when unreadable). A command or server may
+     * print without end: beyond {@link #LOG_HEAD_BYTES} + {@link #LOG_TAIL_BYTES} only the head and the tail are read
+     * (metrics and errors are at the end), with a line saying how much was left out, so memory stays bounded.
+     */
+    public static String readLog(Path log) {
+        byte[] bytes;
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(log)) {
+            long size = ch.size(); // a running command's log grows: what is read is bounded by this size
+            if (size <= LOG_HEAD_BYTES + LOG_TAIL_BYTES) {
+                bytes = fill(ch, 0, (int) size);
+            } else {
+                // cut anywhere, maybe inside a character: each part decoded leniently
+                return new String(fill(ch, 0, LOG_HEAD_BYTES), StandardCharsets.UTF_8) + String.format(
+                        java.util.Locale.ROOT, "%n[isobench: %d bytes of this log left out, its first %d and last %d"
+                                + " bytes kept]%n", size - LOG_HEAD_BYTES - LOG_TAIL_BYTES, LOG_HEAD_BYTES,
+                        LOG_TAIL_BYTES)
+                        + new String(fill(ch, size - LOG_TAIL_BYTES, LOG_TAIL_BYTES), StandardCharsets.UTF_8);
+            }
+        } catch (IOException e) {
+            return "";
+        }
+        try {
+            return StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(bytes)).toString();
+        } catch (java.nio.charset.CharacterCodingException e) {
+            return new String(bytes, StandardCharsets.ISO_8859_1);
+        }
+    }
+
+    /** Up to {@code length} bytes of {@code ch} from {@code at} on (fewer at its end). */
+    private static byte[] fill(java.nio.channels.FileChannel ch, long at, int length) throws IOException {
+        java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(length);
+        while (buf.hasRemaining() && ch.read(buf, at + buf.position()) > 0) {
+            // a read may return fewer bytes than asked
+        }
+        return buf.position() == length ? buf.array() : java.util.Arrays.copyOf(buf.array(), buf.position());
+    }
+
     /** The start time of a process in clock ticks after boot ({@code /proc/PID/stat} field 22), or -1. */
     static long startTicks(long pid) {
         try {

@@ -146,4 +146,38 @@ class GenericRunTest {
         assertThat(GenericRun.wrapped(List.of("./run", "a b"), Path.of("/w/.isobench-run-1")))
                 .containsExactly("sh", "-c", GenericRun.WRAPPER, "isobench-run", "/w/.isobench-run-1", "./run", "a b");
     }
+
+    /**
+     * Issue 15, point 2, beyond recipes: a rule's output file is cleared before each run, so a folder on its path that
+     * a patch (or an earlier run of the command) turned into a link to a folder outside the worktree must not lead
+     * that delete outside. The run fails; the outside file stays.
+     */
+    @Test
+    void anOutputFileBehindALinkedFolderIsNeverClearedOutside(@TempDir Path outside) throws Exception {
+        Path precious = Files.writeString(outside.resolve("metrics.json"), "{\"precious\": true}");
+        Files.createSymbolicLink(dir.resolve("out"), outside);
+        MetricRule rule = new MetricRule("load_ms", new ReadRule(ReadRule.Source.FILE, "out/metrics.json", null,
+                "load_ms"), "ms", Better.LOWER, true);
+        JobResult r = Executor.local().execute(job(Job.Kind.MEASURE, List.of("true"),
+                new Readout(List.of(rule), "load_ms", null), 60), Executor.Hooks.NONE);
+        assertThat(precious).as(r.log()).hasContent("{\"precious\": true}");
+        assertThat(r.failure()).isNotNull();
+        assertThat(r.failure().category()).isEqualTo(FailureCategory.PATCH_FAILED);
+        assertThat(r.failure().detail()).contains("out/metrics.json").contains("outside the worktree");
+    }
+
+    /**
+     * A command may print without end (a server in debug mode, {@code yes}): what isobench reads of its output and
+     * log is bounded (head and tail kept, the metric at the end still read), never the whole file in memory.
+     */
+    @Test
+    void aHugeOutputIsReadBoundedWithItsTail() {
+        JobResult r = Executor.local().execute(job(Job.Kind.MEASURE, List.of("python3", "-c",
+                "import sys\nfor _ in range(48): sys.stderr.write('x' * (1 << 20))\nsys.stderr.write('\\nachieved"
+                        + " tok/s: 48.25')"), new Readout(List.of(TOK_S), "tok_s", null), 60), Executor.Hooks.NONE);
+        assertThat(r.failure()).isNull();
+        assertThat(r.metrics()).contains(new Metric("tok_s", 48.25, "tok/s", Better.HIGHER));
+        assertThat(r.log().length()).isLessThan(17 << 20);
+        assertThat(r.log()).contains("bytes of this log left out");
+    }
 }

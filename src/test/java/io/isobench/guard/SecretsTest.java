@@ -54,6 +54,40 @@ class SecretsTest {
         assertThat(Secrets.redact("\u001b[31m" + HF + "\u001b[0m")).isEqualTo("\u001b[31mhf_***\u001b[0m");
     }
 
+    /**
+     * Shapes the first test did not list: a flag's letters-only value after a blank, quoted values with blanks,
+     * snake_case flags, percent-encoded and JSON-escaped-slash text, numeric passwords.
+     */
+    @Test
+    void unseenShapesAreHidden() {
+        Map<String, String> planted = new LinkedHashMap<>();
+        planted.put("serve --api-key correcthorsebatterystaple --port 1", "correcthorsebatterystaple");
+        planted.put("serve --password Tr0ub4dor&3", "Tr0ub4dor");
+        planted.put("login --token abcdefgh12345678", "abcdefgh12345678");
+        planted.put("[\"--secret\", \"abcdefgh12345678\"]", "abcdefgh12345678");
+        planted.put("serve --api-key 'my long pass phrase' --port 1", "pass phrase");
+        planted.put("serve --api-key \"my long pass phrase\" --port 1", "pass phrase");
+        planted.put("OPENAI_API_KEY='my long pass phrase' python3 x.py", "pass phrase");
+        planted.put("python3 x.py --hf_token abcdefghijklmnopqrst", "abcdefghijklmnopqrst");
+        planted.put("[\"--api_key\", \"abcdefghijklmnopqrst\"]", "abcdefghijklmnopqrst");
+        planted.put("GET /v1/models?access_token%3Dabcdefghijklmnopqrst HTTP/1.1", "abcdefghijklmnopqrst");
+        planted.put("GET /x?t=hf%5F" + HF.substring(3), HF.substring(3));
+        planted.put("{\"url\": \"https:\\/\\/bot:s3cr3t-value-123@example.com\\/x\"}", "s3cr3t-value-123");
+        planted.put("mysql -h db password=123456 user=root", "123456");
+        planted.forEach((p, secret) -> {
+            String r = Secrets.redact(p);
+            assertThat(r).as(p).doesNotContain(secret).contains("***");
+            assertThat(Secrets.redact(r)).as("idempotent: " + r).isEqualTo(r);
+        });
+        assertThat(Secrets.redact("serve --api-key 'my long pass phrase' --port 1"))
+                .isEqualTo("serve --api-key '***' --port 1");
+        assertThat(Secrets.argv(List.of("serve", "--hf_token", "abcdefgh", "--api_key=abcdefgh")))
+                .containsExactly("serve", "--hf_token", "***", "--api_key=***");
+        assertThat(List.of("DB_PASS", "HF_AUTH", "GH_PAT", "smtp_pass")).allMatch(Secrets::isSecretName);
+        assertThat(List.of("PATH", "PWD", "AUTHOR", "PASSES", "PATCH_DIR")).noneMatch(Secrets::isSecretName);
+        assertThat(Secrets.env(Map.of("GH_PAT", "abc"))).containsExactly(Map.entry("GH_PAT", "***"));
+    }
+
     /** Ids, counts and settings that merely resemble a secret stay as they are (the store keys on some of them). */
     @Test
     void lookalikesStay() {
@@ -70,6 +104,9 @@ class SecretsTest {
                 "Total generated tokens:                  1024      ",
                 "usage: x.py [--metadata [KEY=VALUE ...]] [--api-key API_KEY] [--hf-token HF_TOKEN]",
                 "Output tokens from server usage:         8/8       ",
+                "usage: x.py [--hf_token HF_TOKEN] [--api_key API_KEY] --token-budget 100%",
+                "      --header=KEY=VALUE... Extra HTTP headers. [--goodput=KEY:MS...]...",
+                "GET /v1/models?q=a%20b&n=100%25 https:\\/\\/example.com\\/x",
                 "no secrets here at all");
         for (String c : clean) {
             assertThat(Secrets.redact(c)).as(c).isSameAs(c);
@@ -117,5 +154,26 @@ class SecretsTest {
         w.print("\rprogress");
         w.flush();
         assertThat(sink.toString()).isEqualTo("Authorization: Bearer ***\\u001b[2J" + System.lineSeparator() + "\rprogress");
+    }
+
+    /**
+     * A line longer than SafeWriter holds (1 MiB) is written in parts: the part boundary must not fall between a
+     * secret's name and its value, nor inside a value, or each part alone would hold no recognisable secret.
+     */
+    @Test
+    void safeWriterNeverCutsASecretFromItsName() throws Exception {
+        String value = "correcthorsebatterystaple";
+        for (String secret : List.of(" --api-key " + value + " ", " \"api_key\": \"" + value + "\", ",
+                ",\"api_key\":\"" + value + "\",", "x" + HF)) {
+            java.io.StringWriter sink = new java.io.StringWriter();
+            try (SafeWriter w = new SafeWriter(sink)) {
+                for (int tail = 4060; tail <= 4130; tail += 5) {
+                    w.write("a".repeat(3 << 19) + secret + "b".repeat(tail)); // one huge line, not yet ended
+                    w.write("\n");
+                }
+            }
+            assertThat(sink.toString()).as(secret).doesNotContain(value).doesNotContain(HF.substring(3))
+                    .contains("***");
+        }
     }
 }

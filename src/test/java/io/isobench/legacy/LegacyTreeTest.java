@@ -5,6 +5,7 @@ import io.isobench.parse.FailureCategory;
 import io.isobench.store.RunFilter;
 import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
+import io.isobench.store.Stores;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -100,6 +101,74 @@ class LegacyTreeTest {
                     .singleElement().satisfies(f -> assertThat(f.outcome()).isEqualTo(ImportSummary.Outcome.IMPORTED));
             assertThat(sum.files()).noneMatch(f -> f.path().contains("abcdef13"));
             assertThat(store.countRuns()).isEqualTo(2); // the file and the link to it
+        }
+    }
+
+    /**
+     * A legacy tree is untrusted (an archive unpacked from elsewhere): a link in it to a file outside the tree, as a
+     * result or as the stdout.txt beside one, must not bring that file (here a netrc, whose password no shape knows)
+     * into the store, which may be shared. Listed as skipped; a link to a file inside the tree is still read.
+     */
+    @Test
+    void aLinkToAFileOutsideTheTreeIsNeverRead(@TempDir Path dir) throws Exception {
+        Path tree = Files.createDirectories(dir.resolve("t/omniperf_results_3way_x/results"));
+        Files.writeString(tree.resolve("abcdef12_human_result.json"), "{\"human_commit\": \"abcdef12\","
+                + " \"status\": \"error\", \"error\": \"Server crashed\", \"raw_output\": \"\"}");
+        Path netrc = Files.writeString(Files.createDirectories(dir.resolve("home")).resolve(".netrc"),
+                "machine api.example.com login me password NetrcOnlyPw9\n");
+        Files.createSymbolicLink(tree.resolve("abcdef99_agent_result.json"), netrc);
+        Files.createSymbolicLink(tree.resolve("stdout.txt"), netrc);
+        Files.createSymbolicLink(tree.resolve("abcdef12_agent_result.json"), tree.resolve("abcdef12_human_result.json"));
+        try (Store store = TestStores.open(dir)) {
+            ImportSummary sum = new LegacyImporter(store, null, null).importTree(dir.resolve("t"));
+            assertThat(reason(sum, "abcdef99_agent_result.json")).contains("outside the tree").contains("not read");
+            assertThat(reason(sum, "stdout.txt")).contains("outside the tree");
+            assertThat(sum.files()).filteredOn(f -> f.path().endsWith("abcdef12_agent_result.json")).singleElement()
+                    .satisfies(f -> assertThat(f.outcome()).isEqualTo(ImportSummary.Outcome.IMPORTED));
+            StringBuilder all = new StringBuilder();
+            for (var src : store.sources()) {
+                all.append(src).append(store.artifact(src.contentArtifact()).map(String::new).orElse(""));
+            }
+            store.forEachRun(RunFilter.all(), r -> all.append(r).append(r.logArtifact() == null ? ""
+                    : store.artifact(r.logArtifact()).map(String::new).orElse("")));
+            assertThat(all).isNotEmpty().doesNotContain("NetrcOnlyPw9");
+        }
+    }
+
+    /**
+     * Issue 15, point 6: under a heap too small for one file's tree (a forked import with 96 MiB and a 28 MB file of
+     * 700 000 small objects), the OutOfMemoryError is that file's refusal with the reason; the rest of the tree is
+     * imported and the command ends normally.
+     */
+    @Test
+    void anOutOfMemoryOnOneFileIsItsRefusal(@TempDir Path dir) throws Exception {
+        Path tree = Files.createDirectories(dir.resolve("t/omniperf_results_3way_x/results"));
+        try (var out = Files.newBufferedWriter(tree.resolve("abcdef12_human_result.json"))) {
+            out.write("{\"human_commit\": \"abcdef12\", \"status\": \"error\", \"error\": \"Server crashed\","
+                    + " \"raw_output\": \"\", \"samples\": [");
+            for (int i = 0; i < 700_000; i++) {
+                out.write((i == 0 ? "" : ", ") + "{\"i\": " + i + ", \"v\": [1, 2, 3], \"k\": \"x\"}");
+            }
+            out.write("]}");
+        }
+        Files.writeString(tree.resolve("abcdef13_human_result.json"), "{\"human_commit\": \"abcdef13\","
+                + " \"status\": \"error\", \"error\": \"Server crashed\", \"raw_output\": \"\"}");
+        Path out = dir.resolve("out.txt");
+        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx96m",
+                "-XX:+UseSerialGC", "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                "io.isobench.cli.Main", "--db", dir.resolve("s.duckdb").toString(), "import", "legacy",
+                dir.resolve("t").toString()).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+        boolean done = p.waitFor(120, java.util.concurrent.TimeUnit.SECONDS);
+        if (!done) {
+            p.destroyForcibly().waitFor();
+        }
+        String text = Files.readString(out);
+        assertThat(done).as(text).isTrue();
+        assertThat(p.exitValue()).as(text).isZero();
+        assertThat(text).contains("abcdef12_human_result.json [other]: not enough memory to read this file")
+                .doesNotContain("Exception in thread");
+        try (Store store = Stores.open(dir.resolve("s.duckdb").toString())) {
+            assertThat(store.countRuns()).isEqualTo(1);
         }
     }
 
