@@ -266,10 +266,12 @@ public final class ProcessGroup implements AutoCloseable {
                 bytes = fill(ch, 0, (int) size);
             } else {
                 // cut anywhere, maybe inside a character: each part decoded leniently
+                Path whole = keepWhole(log);
                 return new String(fill(ch, 0, LOG_HEAD_BYTES), StandardCharsets.UTF_8) + String.format(
-                        java.util.Locale.ROOT, "%n[isobench: %d bytes of this log left out, its first %d and last %d"
-                                + " bytes kept]%n", size - LOG_HEAD_BYTES - LOG_TAIL_BYTES, LOG_HEAD_BYTES,
-                        LOG_TAIL_BYTES)
+                        java.util.Locale.ROOT, "%n[isobench: %d bytes of this log left out here, its first %d and last"
+                                + " %d bytes read; %s]%n", size - LOG_HEAD_BYTES - LOG_TAIL_BYTES, LOG_HEAD_BYTES,
+                        LOG_TAIL_BYTES, whole == null ? "the whole log could not be kept"
+                                : "the whole log is kept in " + whole)
                         + new String(fill(ch, size - LOG_TAIL_BYTES, LOG_TAIL_BYTES), StandardCharsets.UTF_8);
             }
         } catch (IOException e) {
@@ -279,6 +281,29 @@ public final class ProcessGroup implements AutoCloseable {
             return StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(bytes)).toString();
         } catch (java.nio.charset.CharacterCodingException e) {
             return new String(bytes, StandardCharsets.ISO_8859_1);
+        }
+    }
+
+    /**
+     * Keeps the whole of a log too large to read: a hard link (no copy; it sees every later write of the command)
+     * named {@code NAME.whole.log}, in {@code ARM.logs/} beside an arm's scratch folder {@code ARM.tmp/} (which is
+     * cleared when the arm is prepared again), else beside the log. The link outlives the caller's deletion of the
+     * log. It holds the command's output as written (not redacted): it stays in the work folder, never enters the
+     * store, a report or an export. Null when the file system cannot link.
+     */
+    static Path keepWhole(Path log) {
+        Path dir = log.toAbsolutePath().getParent();
+        String d = dir.getFileName().toString();
+        Path keep = d.endsWith(".tmp") ? dir.resolveSibling(d.substring(0, d.length() - 4) + ".logs") : dir;
+        Path target = keep.resolve(log.getFileName().toString().replaceFirst("\\.log$", "") + ".whole.log");
+        try {
+            Files.createDirectories(keep);
+            if (!Files.exists(target, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                Files.createLink(target, log);
+            }
+            return target;
+        } catch (IOException | UnsupportedOperationException | SecurityException e) {
+            return null;
         }
     }
 

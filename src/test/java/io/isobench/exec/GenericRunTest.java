@@ -178,6 +178,18 @@ class GenericRunTest {
         assertThat(r.failure()).isNull();
         assertThat(r.metrics()).contains(new Metric("tok_s", 48.25, "tok/s", Better.HIGHER));
         assertThat(r.log().length()).isLessThan(17 << 20);
-        assertThat(r.log()).contains("bytes of this log left out");
+        assertThat(r.log()).contains("bytes of this log left out here");
+        // never truncated: the whole log is kept in the work folder, and the marker line says where
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("the whole log is kept in (\\S+)\\]")
+                .matcher(r.log());
+        assertThat(m.find()).as(r.log().substring(0, 200)).isTrue();
+        java.nio.file.Path whole = java.nio.file.Path.of(m.group(1));
+        try {
+            assertThat(java.nio.file.Files.size(whole)).isGreaterThan(48L << 20);
+        } catch (java.io.IOException e) {
+            throw new AssertionError(e);
+        } finally {
+            whole.toFile().delete();
+        }
     }
 }
