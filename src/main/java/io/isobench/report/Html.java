@@ -1,5 +1,7 @@
 package io.isobench.report;
 
+import io.isobench.parse.FailureCategory;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -240,5 +242,19 @@ final class Html {
     static String slug(String s) {
         String t = s == null ? "" : s.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_-]+", "-");
         return t.length() > 40 ? t.substring(0, 40) : t;
+    }
+
+    /** The text, or a dash when there is none. */
+    static String nz(String s) {
+        return s == null ? "—" : s;
+    }
+
+    /** The failure category of that name; null for a name that is not one (an older store's). */
+    static FailureCategory category(String name) {
+        try {
+            return FailureCategory.valueOf(name);
+        } catch (IllegalArgumentException | NullPointerException e) {
+            return null;
+        }
     }
 }

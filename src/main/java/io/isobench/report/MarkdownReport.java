@@ -55,7 +55,7 @@ public final class MarkdownReport {
 
     /** Writes the report for the store to {@code out}. */
     public static void write(Store store, Options options, Writer out) {
-        try (ReportModel model = ReportModel.collect(store, options)) {
+        try (ReportModel model = ReportModel.collect(store, options.agent(), options.bandPct())) {
             new Renderer(store, options, model, out).render();
             writeNativeSessions(store, options, out);
         } catch (IOException e) {

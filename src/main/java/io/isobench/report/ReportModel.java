@@ -51,15 +51,19 @@ final class ReportModel implements AutoCloseable {
     private record Options(double bandPct, String agent) {
     }
 
-    private ReportModel(MarkdownReport.Options options) {
-        this.opts = new Options(options.bandPct(), options.agent() == null ? null : Arm.normalizeAgent(options.agent()));
+    private ReportModel(String agent, double bandPct) {
+        this.opts = new Options(bandPct, agent == null ? null : Arm.normalizeAgent(agent));
         this.todo = spool();
         this.shared = spool();
         this.corrections = spool();
     }
 
-    static ReportModel collect(Store store, MarkdownReport.Options options) {
-        ReportModel m = new ReportModel(options);
+    /**
+     * Collects the model of one agent's imported data ({@code agentName} null: every agent's), single runs judged on a
+     * ±{@code bandPct} % band.
+     */
+    static ReportModel collect(Store store, String agentName, double bandPct) {
+        ReportModel m = new ReportModel(agentName, bandPct);
         try {
             m.sources = store.sources();
             // counters and failures are aggregated in the database: the report never streams every run

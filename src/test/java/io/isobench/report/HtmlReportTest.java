@@ -273,8 +273,8 @@ class HtmlReportTest {
         assertThat(mdRows).isGreaterThan(HtmlReport.ROWS_PER_PAGE);
         Map<String, Document> paged = HtmlSite.parseAll(out);
         long htmlRows = 0;
-        for (int p = 1; paged.containsKey(HtmlReport.Paged.file("legacy-claude_code-comparable", p)); p++) {
-            int n = bodyRowList(paged.get(HtmlReport.Paged.file("legacy-claude_code-comparable", p))).size();
+        for (int p = 1; paged.containsKey(Paged.file("legacy-claude_code-comparable", p)); p++) {
+            int n = bodyRowList(paged.get(Paged.file("legacy-claude_code-comparable", p))).size();
             assertThat(n).isLessThanOrEqualTo(HtmlReport.ROWS_PER_PAGE);
             htmlRows += n;
         }

@@ -1,0 +1,298 @@
+package io.isobench.report;
+
+import io.isobench.analysis.AgentOutcome;
+import io.isobench.analysis.ArmSummary;
+import io.isobench.analysis.Comparison;
+import io.isobench.analysis.SessionAnalysis;
+import io.isobench.analysis.TaskAnalysis;
+import io.isobench.parse.FailureCategory;
+import io.isobench.parse.MetricDictionary;
+import io.isobench.report.NativeTask.RunFailure;
+import io.isobench.report.NativeTask.TaskExtra;
+
+import java.io.IOException;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import static io.isobench.report.Html.esc;
+import static io.isobench.report.Html.fmt;
+import static io.isobench.report.Html.nz;
+import static io.isobench.report.Html.td;
+import static io.isobench.report.Html.th;
+
+/**
+ * {@code task-S-T.html}: one native task — statistics, charts, arm table, deltas, excluded rounds, samples, other
+ * metrics, fingerprint, environment and provenance, failures with their logs, patch integrity.
+ */
+final class TaskPage extends HtmlPage {
+
+    TaskPage(HtmlContext context) {
+        super(context);
+    }
+
+    void write(NativeTask t) throws IOException {
+        SessionAnalysis.TaskResult r = t.result();
+        TaskAnalysis ta = r.analysis();
+        TaskExtra x = t.extra();
+        StringBuilder b = new StringBuilder();
+        b.append("<h1>Task ").append(esc(r.taskId())).append(" <span class=\"note\">session ")
+                .append(esc(t.session().sessionId())).append("</span></h1>\n");
+        b.append("<p><a href=\"tasks.html\">← all tasks</a></p>\n");
+        b.append("<section class=\"receipt\"><dl>\n");
+        b.append("<dt>Mode</dt><dd>").append(esc(r.mode())).append("</dd>\n");
+        b.append("<dt>Commit</dt><dd><code>").append(esc(nz(r.commit()))).append("</code></dd>\n");
+        if (ta == null) {
+            b.append("</dl></section>\n<p>No statistics: the baseline or human arm has no runs.</p>\n");
+        } else {
+            String unit = nz(r.unit());
+            b.append("<dt>Metric</dt><dd><code>").append(esc(ta.metric())).append("</code> (")
+                    .append(esc(unit)).append(", ").append(esc(ta.better().name().toLowerCase(java.util.Locale.ROOT)))
+                    .append(" is better)</dd>\n");
+            b.append("<dt>A/A band</dt><dd id=\"noise-floor\">").append(esc(SessionReport.band(ta)))
+                    .append("; margin of this task's verdicts ").append(esc(fmt("%.2f %%",
+                            ta.humanVsBaseline().marginPct()))).append("</dd>\n");
+            b.append("<dt>Replay</dt><dd>").append(esc(ta.replayValidity().label()))
+                    .append(" (human vs baseline ").append(Html.verdict(ta.humanVsBaseline()))
+                    .append(")</dd>\n");
+            b.append("<dt>Hardware</dt><dd id=\"task-hardware\"><code>").append(esc(r.hardware() == null
+                    ? "not recorded" : r.hardware())).append("</code></dd>\n");
+            b.append("<dt>Method</dt><dd>").append(esc(config.shortText())).append("</dd>\n");
+            b.append("</dl></section>\n");
+            charts(b, t, ta, unit);
+            armTable(b, t, ta);
+            deltas(b, ta);
+            exclusions(b, ta);
+            rounds(b, t);
+            otherMetrics(b, t, ta.metric());
+        }
+        b.append("<h2 id=\"fingerprint\">Workload fingerprint</h2>\n");
+        if (x.workloads.isEmpty()) {
+            b.append("<p>None recorded.</p>\n");
+        } else {
+            for (String w : x.workloads) {
+                b.append("<p><code>").append(esc(w)).append("</code></p>\n");
+            }
+            if (x.workloads.size() > 1) {
+                b.append("<p class=\"badge b-nc\">workloads differ between runs</p>\n");
+            }
+        }
+        b.append("<h2 id=\"environment\">Environment and provenance</h2>\n<table>\n")
+                .append(th("arm", "engine / env / model", "argv", "patch sha256"));
+        for (String arm : r.arms()) {
+            b.append("<tr><td>").append(Html.armLabel(arm, colours.of(arm))).append("</td>")
+                    .append(td(x.env.get(arm))).append("<td><code>").append(esc(nz(x.argv.get(arm))))
+                    .append("</code></td><td><code>").append(esc(nz(x.patch.get(arm)))).append("</code></td></tr>\n");
+        }
+        b.append("</table>\n<p>Session <code>").append(esc(t.session().sessionId())).append("</code>, plan seed ")
+                .append(esc(String.valueOf(t.session().seed()))).append(", machine ")
+                .append(esc(t.session().host() + " (" + t.session().cpu() + ", GPU: " + t.session().gpu() + ")"))
+                .append(". Intended commit <code>").append(esc(nz(x.intended))).append("</code>, verified <code>")
+                .append(esc(nz(x.verified))).append("</code>. Rounds ran ").append(esc(x.first == null ? "—"
+                        : x.first.truncatedTo(ChronoUnit.SECONDS).toString())).append(" to ")
+                .append(esc(x.last == null ? "—" : x.last.truncatedTo(ChronoUnit.SECONDS).toString()))
+                .append(".</p>\n");
+        failuresOfTask(b, t);
+        b.append("<h2 id=\"integrity\">Patch integrity</h2>\n");
+        if (r.findings().isEmpty()) {
+            b.append("<p>No findings.</p>\n");
+        } else {
+            b.append("<table>\n").append(th("arm", "finding"));
+            r.findings().forEach((arm, list) -> list.forEach(f -> b.append("<tr><td>")
+                    .append(Html.armLabel(arm, colours.of(arm))).append("</td><td><code>SUSPICIOUS_PATCH</code> "
+                            + "(review: ").append(esc(f)).append(")</td></tr>\n")));
+            b.append("</table>\n");
+        }
+        site.page(t.page(), "Task " + r.taskId() + " — " + t.session().sessionId(), b.toString());
+    }
+
+    private void charts(StringBuilder b, NativeTask t, TaskAnalysis ta, String unit) {
+        List<Svg.Series> series = new ArrayList<>();
+        for (String arm : t.result().arms()) {
+            TreeMap<Integer, Double> s = t.extra().samples.getOrDefault(arm, new TreeMap<>());
+            double[] v = s.values().stream().mapToDouble(Double::doubleValue).toArray();
+            ArmSummary sum = ta.summaries().get(arm);
+            series.add(new Svg.Series(arm, colours.of(arm), v, sum == null ? null : sum.median()));
+        }
+        ArmSummary base = ta.summaries().get("baseline");
+        b.append("<h2 id=\"rounds-chart\">Rounds per arm</h2>\n<p class=\"note\">A dot per measured round, a bar at "
+                + "the median; the shaded band is the A/A band around the baseline median.</p>\n");
+        b.append(Svg.strip(ta.metric() + " per round and arm", ta.metric() + " (" + unit + ", "
+                        + ta.better().name().toLowerCase(java.util.Locale.ROOT) + " is better)", series,
+                base == null ? null : base.median(), ta.noiseBand().bandPct()));
+        List<Svg.Interval> iv = new ArrayList<>();
+        Comparison hb = ta.humanVsBaseline();
+        iv.add(interval("human vs baseline", "human", hb));
+        for (AgentOutcome o : ta.agents()) {
+            iv.add(interval(o.agent() + " vs baseline", o.agent(), o.vsBaseline()));
+        }
+        for (AgentOutcome o : ta.agents()) {
+            iv.add(interval(o.agent() + " vs human", o.agent(), o.vsHuman()));
+        }
+        b.append("<h2 id=\"speedups\">Speedups with their CI (paired rounds)</h2>\n<p class=\"note\">Square: the "
+                + "geometric mean of the per-round ratios against the same round's baseline, oriented so &gt; 1 is "
+                + "better; whiskers: ").append(esc(fmt("%.0f %%", config.confidence() * 100))).append(" t "
+                + "interval; grey band: ±margin = max(A/A band, minimum effect), symmetric in log space.</p>\n");
+        b.append(Svg.intervals("Speedups of task " + t.result().taskId(), iv, hb.marginPct()));
+    }
+
+    /** Every other metric the rounds produced: samples per arm and round, the median; no verdicts. */
+    private void otherMetrics(StringBuilder b, NativeTask t, String primary) {
+        Map<String, Map<String, TreeMap<Integer, Double>>> all = t.extra().metrics;
+        if (all.keySet().stream().allMatch(primary::equals)) {
+            return;
+        }
+        b.append("<h2 id=\"other-metrics\">Other metrics</h2>\n<p class=\"note\">Every metric the measured rounds "
+                + "produced (up to ").append(HtmlReport.MAX_METRICS).append("): a dot per round, a bar at the median. "
+                + "Descriptive only: verdicts and CIs are computed for the primary metric <code>")
+                .append(esc(primary)).append("</code>.</p>\n");
+        for (Map.Entry<String, Map<String, TreeMap<Integer, Double>>> m : all.entrySet()) {
+            if (m.getKey().equals(primary)) {
+                continue;
+            }
+            io.isobench.parse.Metric info = t.extra().metricInfo.get(m.getKey());
+            List<Svg.Series> series = new ArrayList<>();
+            for (String arm : t.result().arms()) {
+                double[] v = m.getValue().getOrDefault(arm, new TreeMap<>()).values().stream()
+                        .mapToDouble(Double::doubleValue).toArray();
+                series.add(new Svg.Series(arm, colours.of(arm), v, v.length == 0 ? null : ArmSummary.of(v).median()));
+            }
+            String unit = info == null || info.unit() == null ? MetricDictionary.lookup(m.getKey()).unit() : info.unit();
+            String better = info == null || info.better() == null || info.better() == io.isobench.parse.Better.NONE
+                    ? "" : ", " + info.better().label() + " is better";
+            b.append(Svg.strip(m.getKey() + " per round and arm", m.getKey() + " (" + nz(unit) + better + ")",
+                    series, null, null));
+        }
+    }
+
+    private Svg.Interval interval(String label, String arm, Comparison c) {
+        return new Svg.Interval(label, colours.of(arm), c.speedup(), c.ciLowSpeedup(), c.ciHighSpeedup(),
+                c.verdict().label());
+    }
+
+    /** The Markdown report's task table, cell for cell. */
+    private void armTable(StringBuilder b, NativeTask t, TaskAnalysis ta) {
+        SessionAnalysis.TaskResult r = t.result();
+        b.append("<h2 id=\"arms\">Arms</h2>\n<table id=\"arm-table\">\n");
+        b.append(th("arm", "runs", "n", "median", "CV", "speedup vs baseline [95% CI]", "pairs", "p (MWU)",
+                "verdict", "speedup vs human [95% CI]", "p (MWU)", "verdict", "opt_base", "opt_human", "outcomes"));
+        for (String arm : r.arms()) {
+            ArmSummary s = ta.summaries().get(arm);
+            SessionReport.ArmRow row = SessionReport.ArmRow.of(r, ta, arm);
+            Comparison vb = row.vsBaseline();
+            Comparison vh = row.vsHuman();
+            String ob = row.optBase();
+            String oh = row.optHuman();
+            String outs = row.outcomes();
+            String a = esc(arm);
+            b.append("<tr data-arm=\"").append(a).append("\"><td>").append(Html.armLabel(arm, colours.of(arm)))
+                    .append("</td>").append(td(r.runs().getOrDefault(arm, 0)))
+                    .append(td(s == null ? "0" : Integer.toString(s.n())))
+                    .append(cell("median", s == null ? "—" : SessionReport.num(s.median())))
+                    .append(td(s == null ? "—" : SessionReport.pct(s.cvPct())))
+                    .append(cell("speedup-vs-baseline", SessionReport.speedup(vb)))
+                    .append(td(SessionReport.pairs(vb)))
+                    .append(td(SessionReport.p(vb)))
+                    .append("<td data-key=\"verdict-vs-baseline\">").append(Html.verdict(vb)).append("</td>")
+                    .append(cell("speedup-vs-human", SessionReport.speedup(vh)))
+                    .append(td(SessionReport.p(vh)))
+                    .append("<td data-key=\"verdict-vs-human\">").append(Html.verdict(vh)).append("</td>")
+                    .append(td(ob)).append(td(oh)).append(td(outs.isEmpty() ? "—" : outs.toString()))
+                    .append("</tr>\n");
+        }
+        b.append("</table>\n");
+    }
+
+    private static String cell(String key, String text) {
+        return "<td class=\"num\" data-key=\"" + key + "\">" + esc(text) + "</td>";
+    }
+
+    private void deltas(StringBuilder b, TaskAnalysis ta) {
+        b.append("<h2 id=\"deltas\">3-way deltas</h2>\n<p class=\"note\">Δ % = the paired estimate as an "
+                + "improvement, positive = better. Better/worse: the CI excludes 1 and the estimate lies beyond "
+                + "the margin; equivalent: the TOST interval lies inside ±margin; otherwise inconclusive.</p>\n");
+        b.append("<table id=\"deltas-table\">\n").append(th("comparison", "Δ %", "margin %", "pairs",
+                "variance", "verdict", "why"));
+        List<Comparison> cs = new ArrayList<>();
+        if (ta.aa() != null) {
+            cs.add(ta.aa());
+        }
+        cs.add(ta.humanVsBaseline());
+        for (AgentOutcome o : ta.agents()) {
+            cs.add(o.vsBaseline());
+            cs.add(o.vsHuman());
+        }
+        for (Comparison c : cs) {
+            b.append("<tr><td>").append(esc(c.arm() + " vs " + c.reference())).append("</td>")
+                    .append(td(MarkdownReport.pct(c.deltaPct()))).append(td(fmt("%.2f", c.marginPct())))
+                    .append(td(SessionReport.pairs(c))).append(td(c.variance().label()))
+                    .append("<td>").append(Html.verdict(c)).append("</td>")
+                    .append(td(c.reason())).append("</tr>\n");
+        }
+        b.append("</table>\n");
+    }
+
+    /** The rounds kept out of every comparison, with the reason. */
+    private void exclusions(StringBuilder b, TaskAnalysis ta) {
+        b.append("<h2 id=\"excluded\">Excluded rounds</h2>\n");
+        if (ta.exclusions().isEmpty()) {
+            b.append("<p>None: every successful run did the baseline's work, lost no request and ran on the task's "
+                    + "hardware.</p>\n");
+            return;
+        }
+        b.append("<table id=\"excluded-rounds\">\n").append(th("round", "arm", "cause", "what differed"));
+        for (io.isobench.analysis.RoundExclusion e : ta.exclusions()) {
+            b.append("<tr>").append(td(e.round() + 1)).append("<td>").append(Html.armLabel(e.arm(),
+                    colours.of(e.arm()))).append("</td>").append(td(e.cause().label())).append(td(nz(e.detail())))
+                    .append("</tr>\n");
+        }
+        b.append("</table>\n");
+    }
+
+    private void rounds(StringBuilder b, NativeTask t) {
+        int max = 0;
+        for (TreeMap<Integer, Double> v : t.extra().samples.values()) {
+            max = Math.max(max, v.isEmpty() ? 0 : v.lastKey() + 1);
+        }
+        b.append("<h2 id=\"samples\">Samples per round</h2>\n<table>\n<tr><th scope=\"col\">round</th>");
+        for (String arm : t.result().arms()) {
+            b.append("<th scope=\"col\">").append(Html.armLabel(arm, colours.of(arm))).append("</th>");
+        }
+        b.append("</tr>\n");
+        for (int round = 0; round < max; round++) {
+            b.append("<tr>").append(td(round + 1));
+            for (String arm : t.result().arms()) {
+                Double v = t.extra().samples.getOrDefault(arm, new TreeMap<>()).get(round);
+                b.append(td(v == null ? "—" : SessionReport.num(v)));
+            }
+            b.append("</tr>\n");
+        }
+        b.append("</table>\n");
+    }
+
+    private void failuresOfTask(StringBuilder b, NativeTask t) {
+        b.append("<h2 id=\"task-failures\">Failures</h2>\n");
+        List<RunFailure> fs = t.extra().failures;
+        if (fs.isEmpty()) {
+            b.append("<p>No failed round.</p>\n");
+            return;
+        }
+        b.append("<table>\n").append(th("arm", "round", "category", "retry", "detail and evidence", "log"));
+        for (RunFailure f : fs) {
+            FailureCategory c = Html.category(f.category());
+            b.append("<tr><td>").append(Html.armLabel(f.arm(), colours.of(f.arm()))).append("</td>")
+                    .append(td(f.round() + 1)).append("<td><code>").append(esc(f.category())).append("</code>")
+                    .append(c != null && c.agentOutcome() ? " <span class=\"note\">(agent outcome)</span>" : "")
+                    .append("</td>").append(td(c == null ? "?" : c.retry().label())).append("<td>")
+                    .append(esc(nz(f.detail())));
+            if (f.evidence() != null && !f.evidence().isBlank()) {
+                b.append("<pre class=\"evidence\">").append(esc(f.evidence())).append("</pre>");
+            }
+            b.append("</td><td>").append(f.logFile() == null ? "—"
+                    : "<a href=\"" + esc(f.logFile()) + "\">full log</a>").append("</td></tr>\n");
+        }
+        b.append("</table>\n");
+    }
+}
