@@ -377,7 +377,7 @@ public final class SessionRunner {
             Failure f = env == null ? new Failure(FailureCategory.ENV_MISSING, "no environment", List.of())
                     : env.failure();
             result = new JobResult(f, List.of(), null, env == null ? "" : env.log(), 0, Map.of(), List.of(),
-                    job.argv());
+                    job.argv(), null, null, null);
         } else {
             Job runnable = withEnv(job, env.env());
             result = null;
