@@ -1,6 +1,7 @@
 package io.isobench.cli;
 
 import io.isobench.IsobenchException;
+import io.isobench.exec.SessionRequest;
 import io.isobench.plan.Planner;
 import io.isobench.report.HtmlReport;
 import io.isobench.report.MarkdownReport;
@@ -67,16 +68,17 @@ final class DemoCommand implements Callable<Integer> {
         // the suite names ./toyllm-repo beside it; the demo's repo is built in its working folder instead
         Suite suite = SuiteLoader.load(toy.resolve("demo-suite.yaml"), false).withEngineRepo(repo);
         String db = main.db != null && !main.db.isBlank() ? main.db : dir.resolve("isobench.duckdb").toString();
-        String[] session = new String[1];
-        int code = Sessions.run(main, suite, new Planner.Options(n, null, dir, execution.aa()), db, null, resume,
-                dryRun, format, execution, session, id -> "isobench demo --resume" + (main.db == null ? "" : " --db "
-                        + Sessions.word(main.db)) + " --workdir " + Sessions.word(workdir.toString()));
-        if (dryRun || session[0] == null) {
-            return code;
+        SessionRequest request = new SessionRequest(suite, new Planner.Options(n, null, dir, execution.aa()), db, null,
+                resume, execution.choice(), main.err, id -> "isobench demo --resume" + (main.db == null ? "" : " --db "
+                + Sessions.word(main.db)) + " --workdir " + Sessions.word(workdir.toString()));
+        Sessions.Outcome outcome = Sessions.run(main, request, dryRun, format);
+        if (outcome.summary() == null) {
+            return outcome.exitCode();
         }
+        String session = outcome.summary().run().sessionId();
         Path report = dir.resolve("report.md");
         try (Store store = Stores.open(db)) {
-            io.isobench.guard.AtomicFile.write(report, w -> SessionReport.write(store, session[0], w));
+            io.isobench.guard.AtomicFile.write(report, w -> SessionReport.write(store, session, w));
         }
         main.out.println("report: " + report);
         Path site = dir.resolve("report-html");

@@ -1,6 +1,7 @@
 package io.isobench.cli;
 
 import io.isobench.IsobenchException;
+import io.isobench.exec.SessionRequest;
 import picocli.CommandLine.Option;
 
 import java.util.Locale;
@@ -34,6 +35,11 @@ final class ExecutionOptions {
     /** The A/A setting for the planner: false with --no-aa, else the suite's ({@code run.aa}). */
     Boolean aa() {
         return noAa ? Boolean.FALSE : null;
+    }
+
+    /** The executor, jobs in flight and cross-GPU setting as the session takes them. */
+    SessionRequest.ExecutorChoice choice() {
+        return new SessionRequest.ExecutorChoice(executor, parallelJobs(), allowCrossGpu);
     }
 
     /** 0 for auto, else the number. */

@@ -1,6 +1,7 @@
 package io.isobench.cli;
 
 import io.isobench.IsobenchException;
+import io.isobench.exec.SessionRequest;
 import io.isobench.plan.Planner;
 import io.isobench.task.Suite;
 import io.isobench.task.SuiteLoader;
@@ -55,10 +56,11 @@ final class RunCommand implements Callable<Integer> {
             throw new IsobenchException.BadInput("--format " + format + ": use text or json");
         }
         Suite suite = SuiteLoader.load(suiteFile);
-        return Sessions.run(main, suite, new Planner.Options(rounds, null, workdir.toAbsolutePath(), execution.aa()),
-                main.dbSpec(), session, resume, dryRun, format, execution, new String[1], id -> "isobench run "
-                        + Sessions.word(suiteFile.toString()) + " --resume --session " + Sessions.word(id)
-                        + (main.db == null ? "" : " --db " + Sessions.word(main.db))
-                        + " --workdir " + Sessions.word(workdir.toString()));
+        SessionRequest request = new SessionRequest(suite, new Planner.Options(rounds, null, workdir.toAbsolutePath(),
+                execution.aa()), main.dbSpec(), session, resume, execution.choice(), main.err, id -> "isobench run "
+                + Sessions.word(suiteFile.toString()) + " --resume --session " + Sessions.word(id)
+                + (main.db == null ? "" : " --db " + Sessions.word(main.db))
+                + " --workdir " + Sessions.word(workdir.toString()));
+        return Sessions.run(main, request, dryRun, format).exitCode();
     }
 }

@@ -53,9 +53,26 @@ public final class Accuracy {
     public record Score(Double value, String problem) {
     }
 
-    static RunRecord run(Store store, String sessionId, String runId, ArmSpec arm, TaskSpec task, Environment env,
-                         String commit, Job job, String suiteDir, ReviewResult review, String executorName,
+    /**
+     * The arm whose accuracy is measured, in its ready environment.
+     *
+     * @param commit the commit the arm's runs are recorded under
+     * @param job    one of the arm's measured jobs (its mode, timeout and env); null when it has none
+     * @param review the arm's patch review; null when none
+     */
+    record Target(ArmSpec arm, TaskSpec task, Environment env, String commit, Job job, ReviewResult review) {
+    }
+
+    /** Runs the arm's accuracy command and commits its run ({@code SessionRunner.accuracyRunId}). */
+    static RunRecord run(Store store, String sessionId, Target target, String suiteDir, String executorName,
                          LongConsumer groupStarted, Map<String, RunRecord> previous) {
+        ArmSpec arm = target.arm();
+        TaskSpec task = target.task();
+        Environment env = target.env();
+        String commit = target.commit();
+        Job job = target.job();
+        ReviewResult review = target.review();
+        String runId = SessionRunner.accuracyRunId(sessionId, arm);
         TaskSpec.Accuracy acc = task.accuracy();
         String model = task.parsedCommand().model() != null ? task.parsedCommand().model() : task.model();
         List<String> argv = acc.argv(model, suiteDir);

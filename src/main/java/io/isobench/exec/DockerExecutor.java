@@ -193,8 +193,8 @@ final class DockerExecutor implements Executor {
             StringBuilder sb = new StringBuilder();
             env.forEach((k, v) -> sb.append(k).append('=').append(v).append('\n'));
             Files.writeString(envFile, sb.toString(), StandardCharsets.UTF_8);
-            List<String> run = runArgv(config, gpuMode, job, argv, image, name, envFile, ownerOf(job.cwd()),
-                    leased(job), patch, System.getProperty("user.home"));
+            List<String> run = runArgv(config, gpuMode, job, argv, new Container(image, name, envFile,
+                    ownerOf(job.cwd()), leased(job), patch), System.getProperty("user.home"));
             dockerLine = "isobench: " + String.join(" ", run) + "\n";
             ProcessGroup pg = ProcessGroup.start(run, job.cwd(), Map.of(), log);
             // the client reads the env file before it creates the container: delete it as soon as the container
@@ -266,8 +266,25 @@ final class DockerExecutor implements Executor {
      * with its port resolved; {@code gpuIds} the GPUs leased to it; {@code patch} the agent patch on the host (or
      * null) when the image holds the source; {@code home} what {@code {home}} in volume specs expands to.
      */
-    static List<String> runArgv(DockerConfig c, String gpuMode, Job job, List<String> argv, String image, String name,
-                                Path envFile, String user, List<Integer> gpuIds, Path patch, String home) {
+    /**
+     * The container one job runs in.
+     *
+     * @param envFile the file holding the job's environment (read by the client, deleted once the container exists)
+     * @param user    {@code uid:gid} of the worktree's owner; null when unknown
+     * @param gpuIds  the GPUs leased to the job; empty: none
+     * @param patch   an agent's patch, applied inside the container before the command; null for other arms
+     */
+    record Container(String image, String name, Path envFile, String user, List<Integer> gpuIds, Path patch) {
+    }
+
+    static List<String> runArgv(DockerConfig c, String gpuMode, Job job, List<String> argv, Container container,
+                                String home) {
+        String image = container.image();
+        String name = container.name();
+        Path envFile = container.envFile();
+        String user = container.user();
+        List<Integer> gpuIds = container.gpuIds();
+        Path patch = container.patch();
         List<String> a = new ArrayList<>(List.of(c.docker(), "run", "--rm", "--name", name,
                 "--label", "io.isobench.job=" + job.jobId(), "--label", "io.isobench.cwd=" + job.cwd(),
                 "--network", c.network()));
@@ -393,9 +410,8 @@ final class DockerExecutor implements Executor {
     }
 
     private static JobResult failed(long t0, Job job, FailureCategory cat, String detail, String log) {
-        return new JobResult(new Failure(cat, detail, log.isBlank() ? List.of() : List.of(log.strip().lines()
-                .reduce((a, b) -> b).orElse(""))), List.of(), null, log, (System.nanoTime() - t0) / 1e6, Map.of(),
-                List.of(), job.argv());
+        return JobResult.failed(t0, new Failure(cat, detail, log.isBlank() ? List.of() : List.of(log.strip().lines()
+                .reduce((a, b) -> b).orElse(""))), log, Map.of(), job.argv());
     }
 
     private static void deleteTree(Path dir) {

@@ -71,10 +71,10 @@ final class GenericRun {
                     outputs.add(outputFile(job.cwd(), r.path()));
                 } catch (IOException e) {
                     // a link a patch or an earlier run planted: the arm's outcome, never a delete outside the tree
-                    return failed(done(t0, new Failure(e instanceof io.isobench.guard.InsideTree.Outside
+                    return failed(JobResult.failed(t0, new Failure(e instanceof io.isobench.guard.InsideTree.Outside
                             ? FailureCategory.PATCH_FAILED : FailureCategory.DISK_FULL, "cannot clear the output file "
-                            + r.path() + ": " + e.getMessage(), List.of(String.valueOf(e.getMessage()))), List.of(),
-                            "", timings, job, List.of(), null));
+                            + r.path() + ": " + e.getMessage(), List.of(String.valueOf(e.getMessage()))),
+                            "", timings, job.argv()));
                 }
             }
         }
@@ -83,8 +83,9 @@ final class GenericRun {
                 Files.deleteIfExists(p); // never read what an earlier run left
             }
         } catch (IOException e) {
-            return failed(done(t0, new Failure(FailureCategory.DISK_FULL, "cannot clear the output files in "
-                    + job.cwd() + ": " + e.getMessage(), List.of()), List.of(), "", timings, job, List.of(), null));
+            return failed(JobResult.failed(t0, new Failure(FailureCategory.DISK_FULL,
+                    "cannot clear the output files in "
+                    + job.cwd() + ": " + e.getMessage(), List.of()), "", timings, job.argv()));
         }
         List<String> argv = wrapped(job.argv(), prefix);
         ProcessGroup pg;
@@ -92,9 +93,9 @@ final class GenericRun {
         try {
             pg = launcher.start(job, argv, log);
         } catch (IOException e) {
-            return failed(done(t0, new Failure(FailureCategory.ENV_MISSING, "cannot start sh for " + job.argv().get(0)
-                    + ": " + e.getMessage(), List.of(String.valueOf(e.getMessage()))), List.of(), "", timings, job,
-                    List.of(), null));
+            return failed(JobResult.failed(t0, new Failure(FailureCategory.ENV_MISSING, "cannot start sh for "
+                    + job.argv().get(0)
+                    + ": " + e.getMessage(), List.of(String.valueOf(e.getMessage()))), "", timings, job.argv()));
         }
         hooks.processGroupStarted().accept(pg.pgid());
         Integer exit;
@@ -127,11 +128,13 @@ final class GenericRun {
         ProbeException.Kind probe = job.kind() == Job.Kind.CHECK ? ProbeException.Kind.OFFLINE_PROBE_FAILED : null;
         JobResult failure = null;
         if (exit == null) {
-            failure = done(t0, new Failure(FailureCategory.TIMEOUT, "the command ran past " + job.runTimeoutS()
-                    + " s and was killed", List.of("timeout " + job.runTimeoutS() + " s")), List.of(), text.toString(),
-                    timings, job, List.of(), probe);
+            failure = JobResult.failed(t0, new Failure(FailureCategory.TIMEOUT, "the command ran past "
+                    + job.runTimeoutS()
+                    + " s and was killed", List.of("timeout " + job.runTimeoutS() + " s")), text.toString(),
+                    timings, job.argv()).withProbeFailure(probe);
         } else if (exit != 0) {
-            failure = done(t0, failed(job, exit, streams), List.of(), text.toString(), timings, job, List.of(), probe);
+            failure = JobResult.failed(t0, failed(job, exit, streams), text.toString(), timings, job.argv())
+                    .withProbeFailure(probe);
         }
         return new Ran(exit, wallS, cpuS, streams, text, failure);
     }
@@ -165,11 +168,12 @@ final class GenericRun {
         metrics.addAll(read.metrics());
         if (metrics.stream().noneMatch(m -> m.name().equals(readout.primary()))) {
             String why = read.unmatched().getOrDefault(readout.primary(), "not measured");
-            return done(t0, new Failure(FailureCategory.NO_METRICS, "primary metric " + readout.primary() + ": " + why,
-                    List.of(why)), List.of(), text.toString(), timings, job, List.of(), null);
+            return JobResult.failed(t0, new Failure(FailureCategory.NO_METRICS, "primary metric " + readout.primary()
+                    + ": " + why,
+                    List.of(why)), text.toString(), timings, job.argv());
         }
-        return new JobResult(null, metrics, LocalExecutor.workloadJson(job.argv(), null), text.toString(),
-                (System.nanoTime() - t0) / 1e6, timings, List.of(), job.argv());
+        return JobResult.ended(t0, null, metrics, LocalExecutor.workloadJson(job.argv(), null), text.toString(),
+                timings, job.argv());
     }
 
     /** A check: the generated texts; the baseline's lint run also needs every metric rule to match. */
@@ -182,21 +186,22 @@ final class GenericRun {
             String detail = "lint: task " + job.taskId() + ": metric rule " + rule.name() + " (" + rule.read().describe()
                     + ") does not match the baseline's output: " + first.getValue() + " (fix: the rule's regex or"
                     + " json_path in the suite)";
-            return done(t0, new Failure(FailureCategory.BAD_PERF_COMMAND, detail, List.of(first.getValue())), List.of(),
-                    text.toString(), timings, job, List.of(), null);
+            return JobResult.failed(t0, new Failure(FailureCategory.BAD_PERF_COMMAND, detail,
+                    List.of(first.getValue())),
+                    text.toString(), timings, job.argv());
         }
         List<String> texts = RuleReader.texts(job.readout().output(), streams);
         if (texts.isEmpty()) {
             String detail = "OFFLINE_PROBE_FAILED: the output rule (" + job.readout().output().describe()
                     + ") found no generated text";
-            return done(t0, new Failure(FailureCategory.NO_METRICS, detail, List.of(detail)), List.of(),
-                    text.toString(), timings, job, List.of(), ProbeException.Kind.OFFLINE_PROBE_FAILED);
+            return JobResult.failed(t0, new Failure(FailureCategory.NO_METRICS, detail, List.of(detail)),
+                    text.toString(), timings, job.argv()).withProbeFailure(ProbeException.Kind.OFFLINE_PROBE_FAILED);
         }
         text.append("generated text: ").append(texts.size()).append(" output(s) read by ")
                 .append(job.readout().output().describe()).append('\n');
         List<Probe> probes = texts.stream().map(Probe::text).toList();
-        return new JobResult(null, List.of(), null, text.toString(), (System.nanoTime() - t0) / 1e6, timings, texts,
-                job.argv(), Greedy.ProbeRun.sequentialOnly(probes).toJson(), null);
+        return JobResult.ended(t0, null, List.of(), null, text.toString(), timings, job.argv()).withOutputs(texts)
+                .withProbes(Greedy.ProbeRun.sequentialOnly(probes).toJson());
     }
 
     /** A command that exited non-zero: not found (127), a root cause the classifier knows, else its last lines. */
@@ -277,12 +282,4 @@ final class GenericRun {
     private static String read(Path p) {
         return Files.isRegularFile(p) ? ProcessGroup.readLog(p) : "";
     }
-
-    private static JobResult done(long t0, Failure failure, List<Metric> metrics, String log,
-                                  Map<String, Double> timings, Job job, List<String> outputs,
-                                  ProbeException.Kind probeFailure) {
-        return new JobResult(failure, metrics, null, log, (System.nanoTime() - t0) / 1e6, timings, outputs, job.argv(),
-                null, probeFailure == null ? null : probeFailure.name());
-    }
-
 }

@@ -2,6 +2,7 @@ package io.isobench.exec;
 
 import io.isobench.parse.Failure;
 import io.isobench.parse.Metric;
+import io.isobench.probe.ProbeException;
 
 import java.util.List;
 import java.util.Map;
@@ -29,15 +30,21 @@ public record JobResult(Failure failure, List<Metric> metrics, String workloadJs
                         Map<String, Double> timingsMs, List<String> outputs, List<String> argv, String probeJson,
                         String probeFailure, String gpus) {
 
-    public JobResult(Failure failure, List<Metric> metrics, String workloadJson, String log, double durationMs,
-                     Map<String, Double> timingsMs, List<String> outputs, List<String> argv) {
-        this(failure, metrics, workloadJson, log, durationMs, timingsMs, outputs, argv, null, null);
+    /**
+     * A job's result timed from {@code startNs} ({@code System.nanoTime()} when it began) to now.
+     *
+     * @param failure classified failure, or null on success
+     */
+    static JobResult ended(long startNs, Failure failure, List<Metric> metrics, String workloadJson, String log,
+                           Map<String, Double> timingsMs, List<String> argv) {
+        return new JobResult(failure, metrics, workloadJson, log, (System.nanoTime() - startNs) / 1e6, timingsMs,
+                List.of(), argv, null, null, null);
     }
 
-    public JobResult(Failure failure, List<Metric> metrics, String workloadJson, String log, double durationMs,
-                     Map<String, Double> timingsMs, List<String> outputs, List<String> argv, String probeJson,
-                     String probeFailure) {
-        this(failure, metrics, workloadJson, log, durationMs, timingsMs, outputs, argv, probeJson, probeFailure, null);
+    /** A failed job's result (no metrics, no workload), timed from {@code startNs} to now. */
+    static JobResult failed(long startNs, Failure failure, String log, Map<String, Double> timingsMs,
+                            List<String> argv) {
+        return ended(startNs, failure, List.of(), null, log, timingsMs, argv);
     }
 
     public JobResult {
@@ -57,6 +64,18 @@ public record JobResult(Failure failure, List<Metric> metrics, String workloadJs
     public JobResult withProbes(String json) {
         return new JobResult(failure, metrics, workloadJson, log, durationMs, timingsMs, outputs, argv, json,
                 probeFailure, gpus);
+    }
+
+    /** This result with the greedy texts of a check. */
+    public JobResult withOutputs(List<String> texts) {
+        return new JobResult(failure, metrics, workloadJson, log, durationMs, timingsMs, texts, argv, probeJson,
+                probeFailure, gpus);
+    }
+
+    /** This result of a check whose probe set could not run, and why (null: it ran). */
+    public JobResult withProbeFailure(ProbeException.Kind kind) {
+        return new JobResult(failure, metrics, workloadJson, log, durationMs, timingsMs, outputs, argv, probeJson,
+                kind == null ? null : kind.name(), gpus);
     }
 
     /** This result with other metrics (the correctness gate adds its own). */

@@ -17,7 +17,6 @@ import io.isobench.env.Environment;
 import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
 import io.isobench.parse.FailureClassifier;
-import io.isobench.parse.Metric;
 import io.isobench.parse.OutputParser;
 import io.isobench.parse.ParsedOutput;
 import io.isobench.plan.ArmSpec;
@@ -103,7 +102,7 @@ final class KubernetesExecutor implements Executor {
         String runId = hooks.runId() != null ? hooks.runId() : "adhoc/" + job.jobId();
         Resolved arm = arms.resolve(job.taskId(), job.arm());
         if (arm.failure() != null) {
-            return done(t0, arm.failure(), List.of(), null, "", timings, List.of(), job.argv());
+            return JobResult.failed(t0, arm.failure(), "", timings, job.argv());
         }
         String ns = profile.namespace();
         Map<String, String> selector = KubeJobSpec.selector(runId);
@@ -111,7 +110,7 @@ final class KubernetesExecutor implements Executor {
         try {
             name = adoptOrCreate(job, arm.image(), runId, selector);
         } catch (KubernetesClientException e) {
-            return done(t0, apiFailure(e), List.of(), null, "", timings, List.of(), job.argv());
+            return JobResult.failed(t0, apiFailure(e), "", timings, job.argv());
         }
         List<String> argv = job.serving() || job.kind() == Job.Kind.CHECK
                 ? KubeJobSpec.serverArgv(job.argv(), profile.serverPort()) : job.argv();
@@ -148,13 +147,13 @@ final class KubernetesExecutor implements Executor {
                 }
                 if (hooks.cancelled().getAsBoolean()) {
                     delete(name);
-                    return done(t0, new Failure(FailureCategory.TIMEOUT, "cancelled: Job " + ns + "/" + name
-                            + " deleted", List.of("cancelled")), List.of(), null, "", timings, List.of(), argv);
+                    return JobResult.failed(t0, new Failure(FailureCategory.TIMEOUT, "cancelled: Job " + ns + "/" + name
+                            + " deleted", List.of("cancelled")), "", timings, argv);
                 }
                 if (current == null) {
-                    return done(t0, new Failure(FailureCategory.INFRA_TRANSIENT, "Job " + ns + "/" + name
-                            + " disappeared before it finished (deleted by someone else?)", List.of()), List.of(),
-                            null, "", timings, List.of(), argv);
+                    return JobResult.failed(t0, new Failure(FailureCategory.INFRA_TRANSIENT, "Job " + ns + "/" + name
+                            + " disappeared before it finished (deleted by someone else?)", List.of()), "", timings,
+                            argv);
                 }
                 Optional<String> terminal = terminal(current);
                 Pod pod = latestPod(name);
@@ -168,7 +167,7 @@ final class KubernetesExecutor implements Executor {
                 }
                 if (terminal.isPresent()) {
                     timings.put("k8s_job_ms", (System.nanoTime() - t0) / 1e6);
-                    JobResult r = finish(job, current, terminal.get(), pod, lastPod, argv, t0, timings);
+                    JobResult r = finish(job, current, new Ended(terminal.get(), pod, lastPod), argv, t0, timings);
                     cleanupPatch(name);
                     return r;
                 }
@@ -176,7 +175,7 @@ final class KubernetesExecutor implements Executor {
                 if (early != null) {
                     String log = logs(job, pod);
                     delete(name);
-                    return done(t0, early, List.of(), null, log, timings, List.of(), argv);
+                    return JobResult.failed(t0, early, log, timings, argv);
                 }
                 if (mainSeenNs == 0 && pod != null && mainRunning(pod)) {
                     mainSeenNs = System.nanoTime();
@@ -187,25 +186,28 @@ final class KubernetesExecutor implements Executor {
                     // log now: once the Job is deleted, its pod and logs go with it.
                     String log = logs(job, pod != null ? pod : lastPod);
                     delete(name);
-                    return done(t0, new Failure(FailureCategory.TIMEOUT, (argv == job.argv() ? "the benchmark"
+                    return JobResult.failed(t0, new Failure(FailureCategory.TIMEOUT,
+                            (argv == job.argv() ? "the benchmark"
                             : "the client") + " ran longer than run_s (" + job.runTimeoutS() + " s); Job " + name
-                            + " deleted", List.of("timeout")), List.of(), null, log, timings, List.of(), argv);
+                            + " deleted", List.of("timeout")), log, timings, argv);
                 }
                 if (System.nanoTime() - t0 > limitNs) {
                     String log = pod == null ? "" : logs(job, pod);
                     delete(name);
-                    return done(t0, new Failure(FailureCategory.TIMEOUT, "Job " + name + " did not finish within "
-                            + limitNs / 1_000_000_000L + " s", List.of()), List.of(), null, log, timings, List.of(),
+                    return JobResult.failed(t0, new Failure(FailureCategory.TIMEOUT, "Job " + name
+                            + " did not finish within "
+                            + limitNs / 1_000_000_000L + " s", List.of()), log, timings,
                             argv);
                 }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             delete(name);
-            return done(t0, new Failure(FailureCategory.INFRA_TRANSIENT, "interrupted; Job " + name + " deleted",
-                    List.of()), List.of(), null, "", timings, List.of(), argv);
+            return JobResult.failed(t0, new Failure(FailureCategory.INFRA_TRANSIENT, "interrupted; Job " + name
+                    + " deleted",
+                    List.of()), "", timings, argv);
         } catch (KubernetesClientException e) {
-            return done(t0, apiFailure(e), List.of(), null, "", timings, List.of(), argv);
+            return JobResult.failed(t0, apiFailure(e), "", timings, argv);
         } finally {
             if (watch != null) {
                 watch.close();
@@ -260,15 +262,29 @@ final class KubernetesExecutor implements Executor {
         return Optional.empty();
     }
 
-    private JobResult finish(Job job, io.fabric8.kubernetes.api.model.batch.v1.Job k8s, String terminal, Pod pod,
-                             Pod lastSeen, List<String> argv, long t0, Map<String, Double> timings) {
+    /**
+     * How a Kubernetes Job ended.
+     *
+     * @param terminal its terminal condition ({@code Complete} or {@code Failed})
+     * @param pod      its pod now; null when gone
+     * @param lastSeen its pod as last seen while it ran; null when never seen
+     */
+    private record Ended(String terminal, Pod pod, Pod lastSeen) {
+    }
+
+    private JobResult finish(Job job, io.fabric8.kubernetes.api.model.batch.v1.Job k8s, Ended ended,
+                             List<String> argv, long t0, Map<String, Double> timings) {
+        String terminal = ended.terminal();
+        Pod pod = ended.pod();
+        Pod lastSeen = ended.lastSeen();
         String log = pod == null ? "" : logs(job, pod);
         String mainLog = pod == null ? "" : log(pod, KubeJobSpec.MAIN);
         if ("Complete".equals(terminal) && pod == null) {
             delete(k8s.getMetadata().getName()); // so that the retry creates a fresh Job instead of adopting this one
-            return done(t0, new Failure(FailureCategory.INFRA_TRANSIENT, "Job " + k8s.getMetadata().getName()
+            return JobResult.failed(t0, new Failure(FailureCategory.INFRA_TRANSIENT, "Job "
+                    + k8s.getMetadata().getName()
                     + " completed but its pod is gone (removed after ttlSecondsAfterFinished?): no logs to read",
-                    List.of()), List.of(), null, "", timings, List.of(), argv);
+                    List.of()), "", timings, argv);
         }
         if ("Complete".equals(terminal)) {
             if (job.serving() || job.kind() == Job.Kind.CHECK) {
@@ -277,23 +293,24 @@ final class KubernetesExecutor implements Executor {
             if (job.kind() == Job.Kind.CHECK) {
                 List<String> outputs = greedyOutputs(mainLog);
                 if (outputs == null) {
-                    return done(t0, new Failure(FailureCategory.NO_METRICS, "the check client printed no greedy "
-                            + "outputs", List.of()), List.of(), null, log, timings, List.of(), argv);
+                    return JobResult.failed(t0, new Failure(FailureCategory.NO_METRICS,
+                            "the check client printed no greedy "
+                            + "outputs", List.of()), log, timings, argv);
                 }
-                return done(t0, null, List.of(), null, log, timings, outputs, argv).withProbes(greedyProbes(mainLog));
+                return JobResult.ended(t0, null, List.of(), null, log, timings, argv).withOutputs(outputs)
+                        .withProbes(greedyProbes(mainLog));
             }
             ParsedOutput parsed = OutputParser.parse(mainLog);
             if (parsed.hasMetrics()) {
-                return done(t0, null, parsed.metrics(), workloadJson(argv, job, parsed.workload()), log, timings,
-                        List.of(), argv);
+                return JobResult.ended(t0, null, parsed.metrics(), workloadJson(argv, job, parsed.workload()), log,
+                        timings, argv);
             }
             Failure f = FailureClassifier.classify(log).filter(x -> x.category() != FailureCategory.UNKNOWN)
                     .orElse(new Failure(FailureCategory.NO_METRICS, "exited 0 without a metric block", List.of()));
-            return done(t0, f, List.of(), null, log, timings, List.of(), argv);
+            return JobResult.failed(t0, f, log, timings, argv);
         }
         // the job controller deletes the pods of a Job past its deadline: classify from the pod as last seen
-        return done(t0, classifyFailed(job, k8s, pod != null ? pod : lastSeen, log), List.of(), null, log, timings,
-                List.of(), argv);
+        return JobResult.failed(t0, classifyFailed(job, k8s, pod != null ? pod : lastSeen, log), log, timings, argv);
     }
 
     /**
@@ -689,11 +706,6 @@ final class KubernetesExecutor implements Executor {
     private static List<String> tail(String text) {
         List<String> lines = text.strip().lines().filter(l -> !l.isBlank()).toList();
         return List.copyOf(lines.subList(Math.max(0, lines.size() - 3), lines.size()));
-    }
-
-    private static JobResult done(long t0, Failure failure, List<Metric> metrics, String workload, String log,
-                                  Map<String, Double> timings, List<String> outputs, List<String> argv) {
-        return new JobResult(failure, metrics, workload, log, (System.nanoTime() - t0) / 1e6, timings, outputs, argv);
     }
 
     /**

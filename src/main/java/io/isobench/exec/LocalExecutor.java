@@ -98,30 +98,29 @@ final class LocalExecutor implements Executor {
         try {
             log = logFile(job.cwd(), "job-");
         } catch (IOException e) {
-            return done(t0, new Failure(FailureCategory.DISK_FULL,
-                    "cannot create a log file: " + e.getMessage(), List.of()), List.of(), null, "", timings,
-                    List.of(), job.argv());
+            return JobResult.failed(t0, new Failure(FailureCategory.DISK_FULL,
+                    "cannot create a log file: " + e.getMessage(), List.of()), "", timings, job.argv());
         }
         try {
             if (job.cwd() == null || !Files.isDirectory(job.cwd())) {
-                return done(t0, new Failure(FailureCategory.ENV_MISSING, "environment " + job.cwd()
-                        + " does not exist", List.of()), List.of(), null, "", timings, List.of(), job.argv());
+                return JobResult.failed(t0, new Failure(FailureCategory.ENV_MISSING, "environment " + job.cwd()
+                        + " does not exist", List.of()), "", timings, job.argv());
             }
             if (gpus == null) {
                 return dispatch(job, hooks, log, t0, timings);
             }
             if (job.gpus() > gpus.total()) {
-                return done(t0, new Failure(FailureCategory.RESOURCES_INSUFFICIENT, "the job needs " + job.gpus()
-                        + " GPU(s); this node has " + gpus.total(), List.of()), List.of(), null, "", timings,
-                        List.of(), job.argv());
+                return JobResult.failed(t0, new Failure(FailureCategory.RESOURCES_INSUFFICIENT, "the job needs "
+                        + job.gpus()
+                        + " GPU(s); this node has " + gpus.total(), List.of()), "", timings, job.argv());
             }
             io.isobench.plan.GpuLease lease;
             try {
                 lease = gpus.acquire(job.gpus());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return done(t0, new Failure(FailureCategory.INFRA_TRANSIENT, "interrupted waiting for GPUs",
-                        List.of()), List.of(), null, "", timings, List.of(), job.argv());
+                return JobResult.failed(t0, new Failure(FailureCategory.INFRA_TRANSIENT, "interrupted waiting for GPUs",
+                        List.of()), "", timings, job.argv());
             }
             try {
                 Map<String, String> env = new LinkedHashMap<>(job.env());
@@ -158,9 +157,9 @@ final class LocalExecutor implements Executor {
         try {
             pg = launcher.start(job, argv, log);
         } catch (IOException e) {
-            return done(t0, new Failure(FailureCategory.BAD_PERF_COMMAND, "cannot start " + argv.get(0) + ": "
-                    + e.getMessage(), List.of(String.valueOf(e.getMessage()))), List.of(), null, "", timings,
-                    List.of(), argv);
+            return JobResult.failed(t0, new Failure(FailureCategory.BAD_PERF_COMMAND, "cannot start " + argv.get(0)
+                    + ": "
+                    + e.getMessage(), List.of(String.valueOf(e.getMessage()))), "", timings, argv);
         }
         hooks.processGroupStarted().accept(pg.pgid());
         Integer exit;
@@ -173,14 +172,15 @@ final class LocalExecutor implements Executor {
         }
         String text = ProcessGroup.readLog(log);
         if (exit == null) {
-            return done(t0, new Failure(FailureCategory.TIMEOUT, "the benchmark ran past " + job.runTimeoutS()
-                    + " s and was killed", List.of("timeout " + job.runTimeoutS() + " s")), List.of(), null, text,
-                    timings, List.of(), argv);
+            return JobResult.failed(t0, new Failure(FailureCategory.TIMEOUT, "the benchmark ran past "
+                    + job.runTimeoutS()
+                    + " s and was killed", List.of("timeout " + job.runTimeoutS() + " s")), text,
+                    timings, argv);
         }
         ParsedOutput parsed = OutputParser.parse(text);
         if (exit == 0 && parsed.hasMetrics()) {
             String workload = workloadJson(argv, parsed.workload());
-            return done(t0, null, parsed.metrics(), workload, text, timings, List.of(), argv);
+            return JobResult.ended(t0, null, parsed.metrics(), workload, text, timings, argv);
         }
         Failure f = FailureClassifier.classify(text).orElse(null);
         if (exit == 127 || text.contains("setsid: failed to execute")) {
@@ -191,7 +191,7 @@ final class LocalExecutor implements Executor {
             f = exit == 0 ? new Failure(FailureCategory.NO_METRICS, "exited 0 without a metric block", List.of())
                     : new Failure(FailureCategory.UNKNOWN, "exited " + exit + " without metrics", tail(text));
         }
-        return done(t0, f, List.of(), null, text, timings, List.of(), argv);
+        return JobResult.failed(t0, f, text, timings, argv);
     }
 
     private JobResult server(Job job, Hooks hooks, Path log, long t0, Map<String, Double> timings) {
@@ -199,17 +199,17 @@ final class LocalExecutor implements Executor {
         try {
             port = freePort();
         } catch (IOException e) {
-            return done(t0, new Failure(FailureCategory.PORT_CONFLICT, "no free port: " + e.getMessage(), List.of()),
-                    List.of(), null, "", timings, List.of(), job.argv());
+            return JobResult.failed(t0, new Failure(FailureCategory.PORT_CONFLICT, "no free port: " + e.getMessage(),
+                    List.of()), "", timings, job.argv());
         }
         List<String> argv = job.argv().stream().map(w -> w.replace(Planner.PORT, Integer.toString(port))).toList();
         ProcessGroup pg;
         try {
             pg = launcher.start(job, argv, log);
         } catch (IOException e) {
-            return done(t0, new Failure(FailureCategory.ENV_MISSING, "cannot start the server " + argv.get(0) + ": "
-                    + e.getMessage(), List.of(String.valueOf(e.getMessage()))), List.of(), null, "", timings,
-                    List.of(), argv);
+            return JobResult.failed(t0, new Failure(FailureCategory.ENV_MISSING, "cannot start the server "
+                    + argv.get(0) + ": "
+                    + e.getMessage(), List.of(String.valueOf(e.getMessage()))), "", timings, argv);
         }
         hooks.processGroupStarted().accept(pg.pgid());
         StringBuilder clientLog = new StringBuilder();
@@ -218,7 +218,7 @@ final class LocalExecutor implements Executor {
         String workload = null;
         List<String> outputs = List.of();
         String probeJson = null;
-        String probeFailure = null;
+        io.isobench.probe.ProbeException.Kind probeFailure = null;
         try {
             long ts = System.nanoTime();
             Readiness.Outcome ready = readiness.await(pg, HOST, port, Duration.ofSeconds(job.serverStartS()));
@@ -258,7 +258,7 @@ final class LocalExecutor implements Executor {
                     failure = new Failure(FailureCategory.TIMEOUT, e.getMessage(), List.of(e.getMessage()));
                 } catch (io.isobench.probe.ProbeException e) {
                     // the server is up and answered, but not with greedy outputs of the probe set
-                    probeFailure = e.kind().name();
+                    probeFailure = e.kind();
                     clientLog.append("probe: ").append(e.getMessage()).append('\n');
                     failure = pg.leaderAlive()
                             ? new Failure(FailureCategory.NO_METRICS, e.kind().name() + ": " + e.getMessage(),
@@ -291,8 +291,8 @@ final class LocalExecutor implements Executor {
         }
         String text = ProcessGroup.readLog(log)
                 + (clientLog.isEmpty() ? "" : "\n--- isobench client ---\n" + clientLog);
-        return new JobResult(failure, metrics, workload, text, (System.nanoTime() - t0) / 1e6, timings, outputs, argv,
-                failure == null ? probeJson : null, failure == null ? null : probeFailure);
+        return JobResult.ended(t0, failure, metrics, workload, text, timings, argv).withOutputs(outputs)
+                .withProbes(failure == null ? probeJson : null).withProbeFailure(failure == null ? null : probeFailure);
     }
 
     /** The client of a serving job ran past the job's limit. */
@@ -451,10 +451,5 @@ final class LocalExecutor implements Executor {
             return Files.createTempFile(scratch, prefix, ".log");
         }
         return Files.createTempFile("isobench-" + prefix, ".log");
-    }
-
-    private static JobResult done(long t0, Failure failure, List<Metric> metrics, String workload, String log,
-                                  Map<String, Double> timings, List<String> outputs, List<String> argv) {
-        return new JobResult(failure, metrics, workload, log, (System.nanoTime() - t0) / 1e6, timings, outputs, argv);
     }
 }

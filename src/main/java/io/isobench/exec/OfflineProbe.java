@@ -71,13 +71,13 @@ final class OfflineProbe {
             io.isobench.guard.InsideTree.write(job.cwd(), PROMPTS_FILE, sb.toString().getBytes(StandardCharsets.UTF_8));
         } catch (io.isobench.guard.InsideTree.Outside e) {
             // a link planted in the tree (by a patch): the arm's outcome, never a write outside it
-            return new Prepared(job.argv(), null, n, result(t0, new Failure(FailureCategory.PATCH_FAILED,
+            return new Prepared(job.argv(), null, n, JobResult.failed(t0, new Failure(FailureCategory.PATCH_FAILED,
                     "cannot write the probe prompts: " + e.getMessage(), List.of(e.getMessage())), "", timings,
-                    List.of(), job.argv(), null, ProbeException.Kind.OFFLINE_PROBE_FAILED));
+                    job.argv()).withProbeFailure(ProbeException.Kind.OFFLINE_PROBE_FAILED));
         } catch (IOException e) {
-            return new Prepared(job.argv(), null, n, result(t0, new Failure(FailureCategory.DISK_FULL,
+            return new Prepared(job.argv(), null, n, JobResult.failed(t0, new Failure(FailureCategory.DISK_FULL,
                     "cannot write the probe prompts: " + e.getMessage(), List.of(String.valueOf(e.getMessage()))), "",
-                    timings, List.of(), job.argv(), null, ProbeException.Kind.OFFLINE_PROBE_FAILED));
+                    timings, job.argv()).withProbeFailure(ProbeException.Kind.OFFLINE_PROBE_FAILED));
         }
         Path file = prompts;
         List<String> argv = job.argv().stream().map(w -> w.replace("{prompts_file}", file.toString())
@@ -97,9 +97,10 @@ final class OfflineProbe {
             try {
                 pg = launcher.start(job, argv, log);
             } catch (IOException e) {
-                return result(t0, new Failure(FailureCategory.BAD_PERF_COMMAND, "cannot start the offline probe command "
+                return JobResult.failed(t0, new Failure(FailureCategory.BAD_PERF_COMMAND,
+                        "cannot start the offline probe command "
                         + argv.get(0) + ": " + e.getMessage(), List.of(String.valueOf(e.getMessage()))), "", timings,
-                        List.of(), argv, null, ProbeException.Kind.OFFLINE_PROBE_FAILED);
+                        argv).withProbeFailure(ProbeException.Kind.OFFLINE_PROBE_FAILED);
             }
             hooks.processGroupStarted().accept(pg.pgid());
             long tc = System.nanoTime();
@@ -131,9 +132,10 @@ final class OfflineProbe {
         List<String> argv = prepared.argv();
         int n = prepared.n();
         if (exit == null) {
-            return result(t0, new Failure(FailureCategory.TIMEOUT, "OFFLINE_PROBE_FAILED: the offline probe command"
+            return JobResult.failed(t0, new Failure(FailureCategory.TIMEOUT,
+                    "OFFLINE_PROBE_FAILED: the offline probe command"
                     + " ran past " + job.runTimeoutS() + " s and was killed", List.of("timeout " + job.runTimeoutS()
-                    + " s")), text, timings, List.of(), argv, null, ProbeException.Kind.OFFLINE_PROBE_FAILED);
+                    + " s")), text, timings, argv).withProbeFailure(ProbeException.Kind.OFFLINE_PROBE_FAILED);
         }
         if (exit != 0) {
             Optional<Failure> f = FailureClassifier.classify(text);
@@ -141,18 +143,21 @@ final class OfflineProbe {
             Failure failure = f.isPresent() && f.get().category().precedence() == 1
                     ? new Failure(f.get().category(), detail + " (" + f.get().detail() + ")", f.get().evidence())
                     : new Failure(FailureCategory.UNKNOWN, detail, lastLines(text));
-            return result(t0, failure, text, timings, List.of(), argv, null, ProbeException.Kind.OFFLINE_PROBE_FAILED);
+            return JobResult.failed(t0, failure, text, timings, argv)
+                    .withProbeFailure(ProbeException.Kind.OFFLINE_PROBE_FAILED);
         }
         List<Probe> probes = parse(text);
         if (probes.size() != n) {
-            return result(t0, new Failure(FailureCategory.NO_METRICS, "OFFLINE_PROBE_FAILED: the offline probe"
+            return JobResult.failed(t0, new Failure(FailureCategory.NO_METRICS,
+                    "OFFLINE_PROBE_FAILED: the offline probe"
                     + " command printed " + probes.size() + " output line(s) for " + n + " prompts (one JSON object"
-                    + " {\"text\": …} per prompt expected)", lastLines(text)), text, timings, List.of(), argv, null,
-                    ProbeException.Kind.OFFLINE_PROBE_FAILED);
+                    + " {\"text\": …} per prompt expected)", lastLines(text)), text, timings, argv)
+                    .withProbeFailure(ProbeException.Kind.OFFLINE_PROBE_FAILED);
         }
         // one pass: the command decides its own batching (docs/correctness.md)
-        return result(t0, null, text, timings, probes.stream().map(Probe::text).toList(), argv,
-                Greedy.ProbeRun.sequentialOnly(probes).toJson(), null);
+        return JobResult.ended(t0, null, List.of(), null, text, timings, argv)
+                .withOutputs(probes.stream().map(Probe::text).toList())
+                .withProbes(Greedy.ProbeRun.sequentialOnly(probes).toJson());
     }
 
     /** The probe lines of the command's output: JSON objects with a {@code text} field, in order. */
@@ -182,12 +187,5 @@ final class OfflineProbe {
 
     private static String read(Path log) {
         return ProcessGroup.readLog(log);
-    }
-
-    private static JobResult result(long t0, Failure failure, String log, Map<String, Double> timings,
-                                    List<String> outputs, List<String> argv, String probeJson,
-                                    ProbeException.Kind kind) {
-        return new JobResult(failure, List.of(), null, log, (System.nanoTime() - t0) / 1e6, timings, outputs, argv,
-                probeJson, kind == null ? null : kind.name());
     }
 }

@@ -170,7 +170,7 @@ public final class SessionRunner {
         Thread hook = new Thread(() -> ProcessGroup.reapLaunched(Duration.ofSeconds(2)), "isobench-teardown");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
-            return prepareAndRun(sessionId, started, finished, previous, reaped, t0);
+            return prepareAndRun(new Attempt(sessionId, started, finished, previous, reaped, t0));
         } finally {
             try {
                 Runtime.getRuntime().removeShutdownHook(hook);
@@ -180,8 +180,32 @@ public final class SessionRunner {
         }
     }
 
-    private Summary prepareAndRun(String sessionId, Instant started, Set<String> finished,
-                                  Map<String, RunRecord> previous, int reaped, long t0) {
+    /**
+     * This attempt of a session and what earlier attempts left.
+     *
+     * @param started  when the session first started
+     * @param finished run ids an earlier attempt finished
+     * @param previous the session's stored runs by run id (accuracy runs of this attempt are added as they end)
+     * @param reaped   process groups of a killed attempt torn down
+     * @param t0       this attempt's start ({@code System.nanoTime})
+     */
+    private record Attempt(String sessionId, Instant started, Set<String> finished, Map<String, RunRecord> previous,
+                           int reaped, long t0) {
+    }
+
+    /**
+     * The arms made ready for this attempt, each keyed {@code task|arm}.
+     *
+     * @param envs      the arms' environments
+     * @param buildLogs the artifact id of each built arm's build log
+     * @param humanSha  the human arm's commit per task, as its environment resolved it
+     */
+    private record Arms(Map<String, Environment> envs, Map<String, String> buildLogs, Map<String, String> humanSha) {
+    }
+
+    private Summary prepareAndRun(Attempt attempt) {
+        String sessionId = attempt.sessionId();
+        Set<String> finished = attempt.finished();
 
         for (TaskSpec t : suite.tasks()) {
             store.putTask(new TaskRecord(t.id(), suite.engine().repo(), t.humanCommit(), t.parentCommit(), null,
@@ -235,9 +259,9 @@ public final class SessionRunner {
         }
 
         // greedy reference outputs (baseline and human, from this attempt or a previous one)
-        Map<String, List<Probe>> reference = references(previous.values());
+        Map<String, List<Probe>> reference = references(attempt.previous().values());
 
-        return runJobs(sessionId, started, finished, previous, envs, buildLogs, humanSha, reference, reaped, t0);
+        return runJobs(attempt, new Arms(envs, buildLogs, humanSha), reference);
     }
 
     /** Counts of a session attempt, updated by the job threads. */
@@ -281,10 +305,10 @@ public final class SessionRunner {
         return Math.max(1, options.executor().gpuCapacity());
     }
 
-    private Summary runJobs(String sessionId, Instant started, Set<String> finished, Map<String, RunRecord> previous,
-                            Map<String, Environment> envs, Map<String, String> buildLogs,
-                            Map<String, String> humanSha,
-                            Map<String, List<Probe>> reference, int reaped, long t0) {
+    private Summary runJobs(Attempt attempt, Arms arms, Map<String, List<Probe>> reference) {
+        String sessionId = attempt.sessionId();
+        Set<String> finished = attempt.finished();
+        Map<String, Environment> envs = arms.envs();
         // the summary's counts cover the same runs: the plan's jobs and the accuracy runs (of arms whose environment
         // is ready or that finished before), so a resumed session adds up: jobs + accuracy = run now + already finished
         Set<String> jobIds = new HashSet<>();
@@ -309,7 +333,7 @@ public final class SessionRunner {
         }
         Map<String, List<Probe>> refs = new java.util.concurrent.ConcurrentHashMap<>(reference);
         JobDispatcher.run(todo, parallel, options.executor().gpuCapacity(), options.allowCrossGpu(),
-                job -> runJob(job, sessionId, envs, buildLogs, humanSha, refs, tally));
+                job -> runJob(job, sessionId, arms, refs, tally));
         for (ArmSpec a : accuracyOrder()) {
             String rid = accuracyRunId(sessionId, a);
             if (finished.contains(rid)) {
@@ -320,11 +344,13 @@ public final class SessionRunner {
                 continue; // the arm's outcome is already its environment failure (PATCH_FAILED, EMPTY_PATCH…)
             }
             TaskSpec task = suite.task(a.taskId()).orElseThrow();
-            String commit = humanSha.getOrDefault(a.taskId(), task.humanCommit());
-            RunRecord rec = Accuracy.run(store, sessionId, rid, a, task, env, commit, jobOf(a), suiteDir(),
-                    review(a.taskId(), a.arm(), task), options.executor().name(),
-                    pgid -> store.putRun(armPlaceholder(rid, sessionId, a, commit, "accuracy", pgid)), previous);
-            previous.put(rid, rec);
+            String commit = arms.humanSha().getOrDefault(a.taskId(), task.humanCommit());
+            Accuracy.Target target = new Accuracy.Target(a, task, env, commit, jobOf(a),
+                    review(a.taskId(), a.arm(), task));
+            RunRecord rec = Accuracy.run(store, sessionId, target, suiteDir(), options.executor().name(),
+                    pgid -> store.putRun(armPlaceholder(rid, sessionId, a, commit, "accuracy", pgid)),
+                    attempt.previous());
+            attempt.previous().put(rid, rec);
             tally.countRun(rec.failure() == null ? null : rec.failure().category());
             say(String.format(Locale.ROOT, "accuracy %s %s: %s", a.taskId(), a.arm(), rec.failure() != null
                     ? rec.failure().category() + " — " + rec.failure().detail()
@@ -333,26 +359,25 @@ public final class SessionRunner {
         if (options.tty()) {
             options.progress().println();
         }
-        store.putSession(new SessionRecord(sessionId, started, Instant.now(), host(), cpu(), gpu(), machineJson(),
+        store.putSession(new SessionRecord(sessionId, attempt.started(), Instant.now(), host(), cpu(), gpu(), machineJson(),
                 plan.toJson(), json(StatsConfig.defaults().toMap()), plan.seed(), "complete"));
         return new Summary(sessionId, tally.total, accuracyRuns, tally.ran, alreadyFinished, tally.ok, tally.bad,
-                reaped, tally.failures, Duration.ofNanos(System.nanoTime() - t0));
+                attempt.reaped(), tally.failures, Duration.ofNanos(System.nanoTime() - attempt.t0()));
     }
 
     /** Runs one job to its end (retries included), applies the correctness gate and commits the run. */
-    private void runJob(Job job, String sessionId, Map<String, Environment> envs, Map<String, String> buildLogs,
-                        Map<String, String> humanSha, Map<String, List<Probe>> reference, Tally tally) {
+    private void runJob(Job job, String sessionId, Arms arms, Map<String, List<Probe>> reference, Tally tally) {
         String rid = runId(sessionId, job);
-        Environment env = envs.get(job.taskId() + "|" + job.arm());
+        Environment env = arms.envs().get(job.taskId() + "|" + job.arm());
         TaskSpec task = suite.task(job.taskId()).orElseThrow();
-        String commit = humanSha.getOrDefault(job.taskId(), task.humanCommit());
+        String commit = arms.humanSha().getOrDefault(job.taskId(), task.humanCommit());
         JobResult result;
         long tb;
         if (env == null || !env.ready()) {
             Failure f = env == null ? new Failure(FailureCategory.ENV_MISSING, "no environment", List.of())
                     : env.failure();
             result = new JobResult(f, List.of(), null, env == null ? "" : env.log(), 0, Map.of(), List.of(),
-                    job.argv());
+                    job.argv(), null, null, null);
         } else {
             Job runnable = withEnv(job, env.env());
             result = null;
@@ -396,7 +421,7 @@ public final class SessionRunner {
         extra.put("recipes", env == null ? List.of()
                 : env.recipes().stream().map(io.isobench.env.RecipeApplication::toMap).toList());
         if (env != null && env.build() != null) {
-            extra.put("build", env.build().toMap(buildLogs.get(job.taskId() + "|" + job.arm())));
+            extra.put("build", env.build().toMap(arms.buildLogs().get(job.taskId() + "|" + job.arm())));
         }
         ReviewResult review = review(job.taskId(), job.arm(), task);
         if (review != null) {
@@ -420,7 +445,7 @@ public final class SessionRunner {
                 result = result.withMetrics(all);
             }
         }
-        RunRecord rec = record(rid, sessionId, job, commit, env, result, failure, extra);
+        RunRecord rec = record(sessionId, job, commit, env, result, failure, extra);
         store.putRun(rec);
         double bookkeepingMs = (System.nanoTime() - tb) / 1e6;
         String category = failure == null ? null : failure.category().name();
@@ -788,8 +813,9 @@ public final class SessionRunner {
                 Instant.now(), null, null, null, null, null, "in progress: " + phase, json(extra), List.of());
     }
 
-    private RunRecord record(String rid, String sessionId, Job job, String commit, Environment env, JobResult result,
+    private RunRecord record(String sessionId, Job job, String commit, Environment env, JobResult result,
                              Failure failure, Map<String, Object> extra) {
+        String rid = runId(sessionId, job);
         Arm arm = Arm.fromLabel(job.arm());
         String primaryName = job.readout() != null ? job.readout().primary()
                 : io.isobench.Mode.fromLabel(job.mode()).map(MetricDictionary::primaryMetric).orElse(null);

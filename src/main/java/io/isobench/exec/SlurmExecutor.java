@@ -308,13 +308,13 @@ final class SlurmExecutor implements Executor {
     private JobResult execute(Job job, Hooks hooks, long t0, Map<String, Double> timings,
                               OfflineProbe.Prepared probe) {
         if (job.cwd() == null) {
-            return done(t0, new Failure(FailureCategory.ENV_MISSING, "the job has no environment", List.of()),
-                    List.of(), null, "", timings, List.of(), job.argv());
+            return JobResult.failed(t0, new Failure(FailureCategory.ENV_MISSING, "the job has no environment",
+                    List.of()), "", timings, job.argv());
         }
         if (capacity != null && config.gpusFor(job.gpus()) > capacity.gpus()) {
-            return done(t0, new Failure(FailureCategory.RESOURCES_INSUFFICIENT, "the job needs "
+            return JobResult.failed(t0, new Failure(FailureCategory.RESOURCES_INSUFFICIENT, "the job needs "
                     + job.gpus() + " GPU(s); the largest node of the Slurm cluster has " + capacity.gpus()
-                    + " (GRES gpu)", List.of()), List.of(), null, "", timings, List.of(), job.argv());
+                    + " (GRES gpu)", List.of()), "", timings, job.argv());
         }
         String name = jobName(sessionId, job.jobId());
         Path dir = jobDir(config, sessionId, job);
@@ -340,15 +340,16 @@ final class SlurmExecutor implements Executor {
                 Files.writeString(script, script(job, sessionId, dir, config, capacity), StandardCharsets.UTF_8);
                 SlurmCli.Out o = cli.submit(script);
                 if (!o.ok()) {
-                    return done(t0, submitFailure(o), List.of(), null, o.err() + o.out(), timings, List.of(),
+                    return JobResult.failed(t0, submitFailure(o), o.err() + o.out(), timings,
                             job.argv());
                 }
                 jobId = SlurmCli.jobIdOf(o.out());
                 Files.writeString(dir.resolve("submitted"), jobId + "\n", StandardCharsets.UTF_8,
                         StandardOpenOption.CREATE, StandardOpenOption.APPEND);
             } catch (IOException e) {
-                return done(t0, new Failure(FailureCategory.DISK_FULL, "cannot write the job script to " + dir
-                        + ": " + e.getMessage(), List.of()), List.of(), null, "", timings, List.of(), job.argv());
+                return JobResult.failed(t0, new Failure(FailureCategory.DISK_FULL, "cannot write the job script to "
+                        + dir
+                        + ": " + e.getMessage(), List.of()), "", timings, job.argv());
             }
         }
         consumed.add(jobId);
@@ -549,8 +550,8 @@ final class SlurmExecutor implements Executor {
         String pend = awaitStart(w, t0, timings);
         if (pend != null) {
             w.cancel(timings);
-            return done(t0, new Failure(FailureCategory.TIMEOUT, "Slurm job " + w.jobId + " " + pend,
-                    List.of(pend)), List.of(), null, notes + w.readLog(), timings, List.of(), argv);
+            return JobResult.failed(t0, new Failure(FailureCategory.TIMEOUT, "Slurm job " + w.jobId + " " + pend,
+                    List.of(pend)), notes + w.readLog(), timings, argv);
         }
         long end = w.startedNs + Duration.ofSeconds(job.runTimeoutS()).toNanos();
         Integer exit;
@@ -576,22 +577,23 @@ final class SlurmExecutor implements Executor {
             if (probe != null) {
                 return OfflineProbe.finish(job, probe, null, text, t0, timings);
             }
-            return done(t0, new Failure(FailureCategory.TIMEOUT, "the benchmark ran past " + job.runTimeoutS()
+            return JobResult.failed(t0, new Failure(FailureCategory.TIMEOUT, "the benchmark ran past "
+                    + job.runTimeoutS()
                     + " s (or was cancelled); Slurm job " + w.jobId + " cancelled",
-                    List.of("timeout " + job.runTimeoutS() + " s")), List.of(), null, text, timings, List.of(), argv);
+                    List.of("timeout " + job.runTimeoutS() + " s")), text, timings, argv);
         }
         awaitEnd(w);
         String text = notes + w.readLog();
         if (exit == null) {
-            return done(t0, clusterFailure(w, text), List.of(), null, text, timings, List.of(), argv);
+            return JobResult.failed(t0, clusterFailure(w, text), text, timings, argv);
         }
         if (probe != null && exit != 200 && exit != 127) {
             return OfflineProbe.finish(job, probe, exit, text, t0, timings);
         }
         ParsedOutput parsed = OutputParser.parse(text);
         if (exit == 0 && parsed.hasMetrics()) {
-            return done(t0, null, parsed.metrics(), LocalExecutor.workloadJson(argv, parsed.workload()), text, timings,
-                    List.of(), argv);
+            return JobResult.ended(t0, null, parsed.metrics(), LocalExecutor.workloadJson(argv, parsed.workload()),
+                    text, timings, argv);
         }
         Failure f = FailureClassifier.classify(text).orElse(null);
         if (exit == 200) {
@@ -613,7 +615,7 @@ final class SlurmExecutor implements Executor {
                     : new Failure(FailureCategory.UNKNOWN, "exited " + exit + " without metrics",
                     LocalExecutor.tail(text));
         }
-        return done(t0, f, List.of(), null, text, timings, List.of(), argv);
+        return JobResult.failed(t0, f, text, timings, argv);
     }
 
     private JobResult server(Job job, Watch w, long t0, Map<String, Double> timings, StringBuilder notes) {
@@ -621,8 +623,9 @@ final class SlurmExecutor implements Executor {
         String pend = awaitStart(w, t0, timings);
         if (pend != null) {
             w.cancel(timings);
-            return done(t0, new Failure(FailureCategory.SERVER_START_TIMEOUT, "Slurm job " + w.jobId + " " + pend,
-                    List.of(pend)), List.of(), null, notes + w.readLog(), timings, List.of(), argv);
+            return JobResult.failed(t0, new Failure(FailureCategory.SERVER_START_TIMEOUT, "Slurm job " + w.jobId + " "
+                    + pend,
+                    List.of(pend)), notes + w.readLog(), timings, argv);
         }
         Failure failure = null;
         List<Metric> metrics = List.of();
@@ -712,7 +715,7 @@ final class SlurmExecutor implements Executor {
             w.cancel(timings);
         }
         String text = notes + w.readLog() + (clientLog.isEmpty() ? "" : "\n--- isobench client ---\n" + clientLog);
-        return done(t0, failure, metrics, workload, text, timings, outputs, argv)
+        return JobResult.ended(t0, failure, metrics, workload, text, timings, argv).withOutputs(outputs)
                 .withProbes(failure == null ? probeJson : null);
     }
 
@@ -796,10 +799,5 @@ final class SlurmExecutor implements Executor {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-    }
-
-    private static JobResult done(long t0, Failure failure, List<Metric> metrics, String workload, String log,
-                                  Map<String, Double> timings, List<String> outputs, List<String> argv) {
-        return new JobResult(failure, metrics, workload, log, (System.nanoTime() - t0) / 1e6, timings, outputs, argv);
     }
 }

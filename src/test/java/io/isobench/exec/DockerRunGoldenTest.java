@@ -50,9 +50,10 @@ class DockerRunGoldenTest {
                     task + "/human/check")) {
                 Job j = plan.jobs().stream().filter(x -> x.jobId().equals(jobId)).findFirst().orElseThrow();
                 ArmSpec arm = plan.arm(j.taskId(), j.arm()).orElseThrow();
-                List<String> argv = DockerExecutor.runArgv(profile, "nvidia", j, resolved(j), profile.image(j.taskId(),
-                        j.arm(), arm.commitRef()), DockerExecutor.containerName(j), ENV_FILE, "1000:1000", gpus(j),
-                        j.arm().startsWith("agent") ? PATCH : null, "/home/bench");
+                List<String> argv = DockerExecutor.runArgv(profile, "nvidia", j, resolved(j),
+                        new DockerExecutor.Container(profile.image(j.taskId(), j.arm(), arm.commitRef()),
+                                DockerExecutor.containerName(j), ENV_FILE, "1000:1000", gpus(j),
+                                j.arm().startsWith("agent") ? PATCH : null), "/home/bench");
                 out.append("\n# ").append(jobId).append(" — ").append(j.mode()).append(", ").append(j.gpus())
                         .append(" GPU(s), commit ").append(arm.commitRef())
                         .append(arm.commitRef().endsWith("^") ? " (at run time {commit} is the worktree's HEAD sha)" : "").append('\n').append(quote(argv)).append('\n');
@@ -77,8 +78,9 @@ class DockerRunGoldenTest {
                 + "image " + DockerConfig.DEFAULT_IMAGE + ") and fake GPU devices (golden; DockerRunGoldenTest)\n");
         for (String jobId : List.of("310aca88/agent:claude_code/r0", "660470e5/baseline/r0")) {
             Job j = plan.jobs().stream().filter(x -> x.jobId().equals(jobId)).findFirst().orElseThrow();
-            List<String> argv = DockerExecutor.runArgv(fake, "devices", j, resolved(j), fake.image(j.taskId(), j.arm(),
-                    null), DockerExecutor.containerName(j), ENV_FILE, "1000:1000", gpus(j), null, "/home/bench");
+            List<String> argv = DockerExecutor.runArgv(fake, "devices", j, resolved(j),
+                    new DockerExecutor.Container(fake.image(j.taskId(), j.arm(), null), DockerExecutor.containerName(j),
+                            ENV_FILE, "1000:1000", gpus(j), null), "/home/bench");
             out.append("\n# ").append(jobId).append('\n').append(quote(argv)).append('\n');
         }
         String actual = out.toString();

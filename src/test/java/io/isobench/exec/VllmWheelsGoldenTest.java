@@ -68,9 +68,9 @@ class VllmWheelsGoldenTest {
         for (String id : JOBS) {
             Job j = armed(plan, id);
             List<String> argv = DockerExecutor.runArgv(profile, "nvidia", j, j.argv().stream().map(a -> a.replace(
-                    Planner.PORT, "18000")).toList(), profile.image(j.taskId(), j.arm(), null),
-                    DockerExecutor.containerName(j), Path.of("/tmp/isobench-docker-0/env"), "1000:1000", List.of(0),
-                    null, "/home/bench");
+                    Planner.PORT, "18000")).toList(), new DockerExecutor.Container(profile.image(j.taskId(), j.arm(),
+                    null), DockerExecutor.containerName(j), Path.of("/tmp/isobench-docker-0/env"), "1000:1000",
+                    List.of(0), null), "/home/bench");
             out.append("\n# ").append(id).append('\n').append(DockerRunGoldenTest.quote(argv)).append('\n');
             new TreeMap<>(j.env()).forEach((k, v) -> out.append("#   env file: ").append(k).append('=').append(v)
                     .append('\n'));

@@ -1,0 +1,88 @@
+package io.isobench.exec;
+
+import io.isobench.IsobenchException;
+import io.isobench.plan.Plan;
+import io.isobench.plan.Planner;
+import io.isobench.plan.SkippedTask;
+import io.isobench.store.Store;
+import io.isobench.store.Stores;
+import io.isobench.task.Suite;
+
+import java.io.PrintWriter;
+
+/** The entry to a session: checks the executor fits the suite, plans, then runs (or prints) the plan. */
+public final class Session {
+
+    private Session() {
+    }
+
+    /** The plan as {@code --dry-run} prints it ({@code format}: text or json); runs nothing. */
+    public static String dryRun(SessionRequest request, String format) {
+        String executorName = request.executorName();
+        Plan plan = plan(request, executorName);
+        return Executors.dryRun(executorName, plan, request.sessionId(), format);
+    }
+
+    /** Creates or resumes the session and runs its plan; every run is committed as it ends. */
+    public static SessionSummary start(SessionRequest request) {
+        String executorName = request.executorName();
+        Executor chosen = Executors.create(executorName, request.suite());
+        Plan plan = plan(request, executorName);
+        PrintWriter err = request.progress();
+        for (SkippedTask s : plan.skipped()) {
+            err.println("isobench: task " + s.taskId() + " is not run: " + s.category() + " — " + s.reason());
+        }
+        try (Store store = Stores.open(request.db())) {
+            String session = request.sessionId();
+            String id = session;
+            if (request.resume()) {
+                id = SessionRunner.resumable(store, session).orElseThrow(() -> new IsobenchException.BadInput(
+                        "--resume: no session " + (session == null ? "to resume" : session) + " in " + store.describe()));
+            } else if (id != null && store.session(id).isPresent()) {
+                throw new IsobenchException.BadInput("--session " + id + " already exists in " + store.describe()
+                        + "; add --resume to continue it");
+            } else if (id == null) {
+                id = SessionRunner.newSessionId();
+            }
+            boolean tty = System.console() != null && System.getenv("ISOBENCH_PLAIN_PROGRESS") == null;
+            // Ctrl-C / SIGTERM: the runs finished so far are stored; say how to go on
+            String again = request.resumeCommand().apply(id);
+            Thread hint = new Thread(() -> {
+                err.println();
+                err.println("isobench: interrupted; every finished run is stored. Resume with: " + again);
+                err.flush();
+            }, "isobench-resume-hint");
+            Runtime.getRuntime().addShutdownHook(hint);
+            try {
+                SessionRequest.ExecutorChoice ex = request.executor();
+                return new SessionSummary(SessionRunner.run(store, request.suite(), plan, new SessionRunner.Options(
+                        id, request.resume(), err, tty, chosen, ex.parallelJobs(), ex.allowCrossGpu())),
+                        plan.skipped());
+            } finally {
+                try {
+                    Runtime.getRuntime().removeShutdownHook(hint);
+                } catch (IllegalStateException e) {
+                    // shutting down: the hint is printed
+                }
+            }
+        }
+    }
+
+    private static Plan plan(SessionRequest request, String executorName) {
+        Suite suite = request.suite();
+        if (suite.engine().isUrl() && "local".equals(executorName)) {
+            throw new IsobenchException.EnvironmentMissing("engine.repo " + suite.engine().repo() + " is a URL; the "
+                    + "local executor needs a local clone (git clone it and point engine.repo at the folder)");
+        }
+        if (!executorName.equals("local") && !executorName.equals("docker") && suite.tasks().stream().anyMatch(t ->
+                t.generic() != null && t.generic().offline() != null)) {
+            throw new IsobenchException.BadInput("--executor " + executorName + ": generic offline commands run on the"
+                    + " local or docker executor (fix: --executor local, or describe the task as serving)");
+        }
+        if (executorName.equals("kubernetes") && suite.engine().artifact() != null) {
+            throw new IsobenchException.BadInput("--executor kubernetes: its arms are images; prebuilt-artifact arms"
+                    + " are installed by the local, docker or slurm executor (fix: one of those)");
+        }
+        return Planner.plan(suite, request.planOptions());
+    }
+}
