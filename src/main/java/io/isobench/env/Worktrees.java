@@ -79,17 +79,17 @@ public final class Worktrees {
         }
         String patchSha = null;
         if (patch != null) {
-            byte[] bytes;
-            try {
-                bytes = Files.readAllBytes(patch);
+            long size;
+            try { // streamed: a patch of any size costs no memory here (git applies it from the file)
+                patchSha = Artifacts.sha256(patch);
+                size = Files.size(patch);
+                if (blank(patch)) {
+                    return fail(dest, intended, FailureCategory.EMPTY_PATCH, "agent patch " + patch.getFileName()
+                            + " is empty (" + size + " bytes)", log);
+                }
             } catch (IOException e) {
                 return fail(dest, intended, FailureCategory.PATCH_FAILED, "agent patch " + patch + " cannot be read: "
                         + e.getMessage(), log);
-            }
-            patchSha = sha256(bytes);
-            if (new String(bytes, StandardCharsets.UTF_8).isBlank()) {
-                return fail(dest, intended, FailureCategory.EMPTY_PATCH, "agent patch " + patch.getFileName()
-                        + " is empty (" + bytes.length + " bytes)", log);
             }
             String outside = leavesTree(dest, patch);
             if (outside != null) {
@@ -231,11 +231,19 @@ public final class Worktrees {
         return nl < 0 ? t : t.substring(0, nl);
     }
 
-    static String sha256(byte[] bytes) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
+    /** Whether a file holds only ASCII white space (or nothing), read a block at a time. */
+    static boolean blank(Path file) throws IOException {
+        try (java.io.InputStream in = Files.newInputStream(file)) {
+            byte[] buf = new byte[1 << 16];
+            for (int n; (n = in.read(buf)) > 0; ) {
+                for (int i = 0; i < n; i++) {
+                    byte b = buf[i];
+                    if (b != ' ' && b != '\t' && b != '\n' && b != '\r' && b != '\f' && b != 0x0B) {
+                        return false;
+                    }
+                }
+            }
+            return true;
         }
     }
 

@@ -54,6 +54,20 @@ class WorktreesTest {
         assertThat(empty.failure().category()).isEqualTo(FailureCategory.EMPTY_PATCH);
     }
 
+    /** A patch of white space only is empty; its hash is of the file as it is (streamed, never read whole). */
+    @Test
+    void aWhiteSpacePatchIsEmptyAndHashedFromTheFile() throws Exception {
+        Path blank = dir.resolve("blank.patch");
+        Files.writeString(blank, " \n\t\r\n".repeat(40_000));
+        Environment e = Worktrees.prepare(repo, "baseline", blank, dir.resolve("w/blank"));
+        assertThat(e.failure().category()).isEqualTo(FailureCategory.EMPTY_PATCH);
+        assertThat(e.failure().detail()).contains("(200000 bytes)");
+        assertThat(Worktrees.blank(blank)).isTrue();
+        Path text = dir.resolve("text.patch");
+        Files.writeString(text, " ".repeat(70_000) + "x");
+        assertThat(Worktrees.blank(text)).isFalse();
+    }
+
     @Test
     void missingCommitAndNonRepoAreClassifiedNotThrown() throws Exception {
         Environment missing = Worktrees.prepare(repo, "deadbeefdeadbeef", null, dir.resolve("w/x"));
