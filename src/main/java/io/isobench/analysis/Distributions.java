@@ -91,47 +91,43 @@ final class Distributions {
     }
 
     private static double betaContinuedFraction(double x, double a, double b) {
-        final double tiny = 1e-300;
         double qab = a + b;
         double qap = a + 1;
         double qam = a - 1;
-        double c = 1.0;
-        double d = 1.0 - qab * x / qap;
-        if (Math.abs(d) < tiny) {
-            d = tiny;
-        }
-        d = 1.0 / d;
-        double h = d;
+        Lentz f = new Lentz(1.0 - qab * x / qap);
+        double h = f.d;
         for (int m = 1; m <= 10_000; m++) {
             int m2 = 2 * m;
-            double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-            d = 1.0 + aa * d;
-            if (Math.abs(d) < tiny) {
-                d = tiny;
-            }
-            c = 1.0 + aa / c;
-            if (Math.abs(c) < tiny) {
-                c = tiny;
-            }
-            d = 1.0 / d;
-            h *= d * c;
-            aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-            d = 1.0 + aa * d;
-            if (Math.abs(d) < tiny) {
-                d = tiny;
-            }
-            c = 1.0 + aa / c;
-            if (Math.abs(c) < tiny) {
-                c = tiny;
-            }
-            d = 1.0 / d;
-            double del = d * c;
+            h *= f.step(m * (b - m) * x / ((qam + m2) * (a + m2)));
+            double del = f.step(-(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)));
             h *= del;
             if (Math.abs(del - 1.0) < 1e-15) {
                 break;
             }
         }
         return h;
+    }
+
+    /** The state of the modified Lentz method (Numerical Recipes 6.4) for a continued fraction: one term a step. */
+    private static final class Lentz {
+        private static final double TINY = 1e-300;
+        private double c = 1.0;
+        private double d;
+
+        Lentz(double d0) {
+            d = 1.0 / awayFromZero(d0);
+        }
+
+        /** Takes the term {@code aa}; returns the factor the fraction's value is multiplied by. */
+        double step(double aa) {
+            d = 1.0 / awayFromZero(1.0 + aa * d);
+            c = awayFromZero(1.0 + aa / c);
+            return d * c;
+        }
+
+        private static double awayFromZero(double v) {
+            return Math.abs(v) < TINY ? TINY : v;
+        }
     }
 
     private static final double[] LANCZOS = {0.99999999999980993, 676.5203681218851, -1259.1392167224028,

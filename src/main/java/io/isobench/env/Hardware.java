@@ -1,5 +1,6 @@
 package io.isobench.env;
 
+import io.isobench.Fields;
 import io.isobench.plan.GpuDiscovery;
 
 import java.io.IOException;
@@ -9,7 +10,6 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -77,16 +77,8 @@ public record Hardware(String gpuName, int gpuCount, String driver, String cuda,
 
     /** The fields in a fixed order (JSON-ready). */
     public Map<String, Object> toMap() {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("gpu", gpuName);
-        m.put("gpu_count", gpuCount);
-        m.put("driver", driver);
-        m.put("cuda", cuda);
-        m.put("cpu", cpuModel);
-        m.put("cores", cores);
-        m.put("kernel", kernel);
-        m.put("memory_gib", memoryGiB);
-        return m;
+        return Fields.inOrder("gpu", gpuName, "gpu_count", gpuCount, "driver", driver, "cuda", cuda,
+                "cpu", cpuModel, "cores", cores, "kernel", kernel, "memory_gib", memoryGiB);
     }
 
     /** {@code hw-} and the first 12 hex digits of the SHA-256 of {@link #toMap()} as text: equal iff the fields are. */

@@ -97,7 +97,7 @@ final class DockerExecutor implements Executor {
 
     @Override
     public int gpuCapacity() {
-        return gpus == null ? 0 : gpus.total();
+        return LocalExecutor.capacity(gpus);
     }
 
     @Override

@@ -87,6 +87,11 @@ final class LocalExecutor implements Executor {
 
     @Override
     public int gpuCapacity() {
+        return capacity(gpus);
+    }
+
+    /** The GPUs of a node's slots (local, docker); 0 on a machine without any ({@code gpus} null). */
+    static int capacity(io.isobench.plan.GpuSlots gpus) {
         return gpus == null ? 0 : gpus.total();
     }
 

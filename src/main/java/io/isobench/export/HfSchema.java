@@ -69,6 +69,11 @@ public final class HfSchema {
 
     private static final Map<String, Integer> V5_INDEX;
 
+    /** The three arms of a row, in column order. */
+    private static final List<String> ARMS = List.of("baseline", "human", "agent");
+    /** The three comparisons of a row (vs baseline, vs baseline, agent vs human), in column order. */
+    private static final List<String> COMPARISONS = List.of("human", "agent", "agent_vs_human");
+
     static {
         List<Column> v5 = new ArrayList<>();
         for (String n : List.of("commit_hash", "commit_short", "commit_subject", "repo", "perf_command")) {
@@ -83,7 +88,7 @@ public final class HfSchema {
         }
         v5.add(new Column("has_agent_patch", Type.BOOL, null));
         v5.add(new Column("patch_path", Type.STRING, null));
-        for (String arm : List.of("baseline", "human", "agent")) {
+        for (String arm : ARMS) {
             for (String m : ARM_METRICS) {
                 v5.add(new Column(arm + "_" + m, Type.FLOAT64, null));
             }
@@ -116,25 +121,25 @@ public final class HfSchema {
         ib.add(new Column("isobench_data_source", Type.STRING, "hf_import | legacy | native"));
         ib.add(new Column("isobench_comparability", Type.STRING, "same_run | same_run_with_issues | cross_run | session (native); null when no arm has a value"));
         ib.add(new Column("isobench_status", Type.STRING, "3-way status of the row (complete_3way_same_run, incomplete, no_metrics, ...)"));
-        for (String arm : List.of("baseline", "human", "agent")) {
+        for (String arm : ARMS) {
             ib.add(new Column("isobench_status_" + arm, Type.STRING, arm + " outcome: success | failed | skipped | not_run; null when the arm has no run"));
             ib.add(new Column("isobench_failure_" + arm, Type.STRING, arm + " failure category (DESIGN.md §7), or null"));
         }
         ib.add(new Column("isobench_n_rounds", Type.INT32, "measured rounds (1 for single-run imported data)"));
         ib.add(new Column("isobench_primary_metric", Type.STRING, "canonical primary metric of the mode (DESIGN.md §5)"));
-        for (String arm : List.of("baseline", "human", "agent")) {
+        for (String arm : ARMS) {
             ib.add(new Column("isobench_" + arm + "_value", Type.FLOAT64, arm + " primary value (median over rounds)"));
         }
         ib.add(new Column("isobench_human_delta_pct", Type.FLOAT64, "human vs baseline, percent, positive = better"));
         ib.add(new Column("isobench_agent_delta_pct", Type.FLOAT64, "agent vs baseline, percent, positive = better"));
         ib.add(new Column("isobench_agent_vs_human_pct", Type.FLOAT64, "agent vs human, percent, positive = agent better"));
-        for (String cmp : List.of("human", "agent", "agent_vs_human")) {
+        for (String cmp : COMPARISONS) {
             ib.add(new Column("isobench_" + cmp + "_ci_low", Type.FLOAT64, cmp + ": lower 95 % bound of the speedup (null for single-run data)"));
             ib.add(new Column("isobench_" + cmp + "_ci_high", Type.FLOAT64, cmp + ": upper 95 % bound of the speedup (null for single-run data)"));
             ib.add(new Column("isobench_" + cmp + "_verdict", Type.STRING, cmp + ", measured over rounds: better | worse"
                     + " | equivalent | inconclusive | failed | incorrect (docs/statistics.md); null for single-run rows"));
         }
-        for (String cmp : List.of("human", "agent", "agent_vs_human")) {
+        for (String cmp : COMPARISONS) {
             ib.add(new Column("isobench_legacy_" + cmp + "_result", Type.STRING, cmp + ", single-run (legacy) rows only:"
                     + " win | tie | loss of the improvement under ±isobench_legacy_band_pct; null for rows with rounds and"
                     + " when a value is missing"));
@@ -148,7 +153,7 @@ public final class HfSchema {
         int sessionStart = ib.size();
         ib.add(new Column("isobench_session_id", Type.STRING, "native session whose statistics fill the columns below (null for other rows)"));
         ib.add(new Column("isobench_task_id", Type.STRING, "task id in the suite of that session"));
-        for (String cmp : List.of("human", "agent", "agent_vs_human")) {
+        for (String cmp : COMPARISONS) {
             ib.add(new Column("isobench_" + cmp + "_speedup", Type.FLOAT64, cmp + ": geometric mean of the per-round ratios"
                     + " against the same round's reference, oriented so > 1 is better (reference/X for lower-is-better"
                     + " metrics, X/reference for higher-is-better); the CI bounds are of this ratio"));
@@ -169,10 +174,10 @@ public final class HfSchema {
                 + " task's replay is not valid"));
         ib.add(new Column("isobench_opt_human", Type.BOOL, "opt_base and agent speedup >= 0.95 x human speedup; null when"
                 + " the task's replay is not valid"));
-        for (String arm : List.of("baseline", "human", "agent")) {
+        for (String arm : ARMS) {
             ib.add(new Column("isobench_n_" + arm, Type.INT32, arm + ": valid measured rounds (samples)"));
         }
-        for (String arm : List.of("baseline", "human", "agent")) {
+        for (String arm : ARMS) {
             ib.add(new Column("isobench_correctness_" + arm, Type.STRING, arm + ": greedy-output gate: reference (baseline) | match | changes_outputs (human) | output_mismatch"
                     + " | no_reference | probe_rejected | no_greedy_support | offline_probe_failed | check_failed | not_checked"));
             ib.add(new Column("isobench_exact_match_" + arm, Type.FLOAT64, arm + ": fraction of the gate's greedy outputs identical to the baseline's (0..1)"));

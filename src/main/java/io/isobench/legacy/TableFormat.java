@@ -23,9 +23,9 @@ public enum TableFormat {
 
     public Writer open(PrintWriter out) {
         return switch (this) {
-            case CSV -> new Csv(out);
+            case CSV -> new CellRows(Cells.csv(out, ThreeWayRow.COLUMNS));
             case MD -> new Md(out);
-            case JSON -> new Json(out);
+            case JSON -> new CellRows(Cells.json(out, ThreeWayRow.COLUMNS, NUMBERS));
         };
     }
 
@@ -52,6 +52,9 @@ public enum TableFormat {
 
     private static final int FIRST_NUMBER = 7;
     private static final int LAST_NUMBER = 12;
+    /** The columns JSON writes as numbers. */
+    private static final java.util.Set<Integer> NUMBERS = java.util.stream.IntStream.rangeClosed(FIRST_NUMBER,
+            LAST_NUMBER).boxed().collect(java.util.stream.Collectors.toUnmodifiableSet());
 
     /** Deltas with 4 decimals (Locale.ROOT); null stays null. */
     static String delta(Double d) {
@@ -158,11 +161,12 @@ public enum TableFormat {
         }
     }
 
-    private static final class Csv implements Writer {
+    /** CSV and JSON: the row's cells through {@link Cells}. */
+    private static final class CellRows implements Writer {
         private final Cells cells;
 
-        Csv(PrintWriter out) {
-            cells = Cells.csv(out, ThreeWayRow.COLUMNS);
+        CellRows(Cells cells) {
+            this.cells = cells;
         }
 
         @Override
@@ -202,26 +206,6 @@ public enum TableFormat {
         @Override
         public void end() {
             out.flush();
-        }
-    }
-
-    private static final class Json implements Writer {
-        private static final java.util.Set<Integer> NUMBERS = java.util.stream.IntStream.rangeClosed(FIRST_NUMBER,
-                LAST_NUMBER).boxed().collect(java.util.stream.Collectors.toUnmodifiableSet());
-        private final Cells cells;
-
-        Json(PrintWriter out) {
-            cells = Cells.json(out, ThreeWayRow.COLUMNS, NUMBERS);
-        }
-
-        @Override
-        public void row(ThreeWayRow row) {
-            cells.row(cells(row));
-        }
-
-        @Override
-        public void end() {
-            cells.end();
         }
     }
 }

@@ -2,6 +2,7 @@ package io.isobench.parse;
 
 import java.util.List;
 import java.util.Locale;
+import java.util.stream.Stream;
 
 import static io.isobench.parse.FailureCategory.*;
 
@@ -16,43 +17,64 @@ import static io.isobench.parse.FailureCategory.*;
  * before the generic {@code CUDA error:}).
  *
  * <p>{@link Scope#HINT} signatures only look at the structured status/error fields of a result, never at console
- * text, because their words are too common in ordinary logs. A {@code whole} signature must equal the whole field.
+ * text, because their words are too common in ordinary logs. A {@link Scope#WHOLE} signature, a hint too, must equal
+ * the whole field.
  */
 final class FailureSignatures {
 
-    enum Scope { ANY, HINT }
+    /** Where a needle is looked for: anywhere, in the structured status/error fields, or as the whole field. */
+    enum Scope { ANY, HINT, WHOLE }
 
     /**
      * @param needle       lower-case text that must occur
      * @param after        if not empty: one of these must start within {@code within} chars after the needle
      * @param before       if not empty: one of these must end within {@code within} chars before the needle
      * @param within       distance for {@code after}/{@code before}, same line only
-     * @param whole        the needle must be the whole (trimmed) field
+     * @param scope        {@link Scope#WHOLE}: a hint whose needle must be the whole (trimmed) field
      */
     record Signature(FailureCategory category, String needle, List<String> after, List<String> before, int within,
-                     boolean whole, Scope scope, String description) {
+                     Scope scope, String description) {
+
+        /** The needle must be the whole (trimmed) structured field. */
+        boolean whole() {
+            return scope == Scope.WHOLE;
+        }
     }
 
-    private static Signature sig(FailureCategory c, String needle, String description) {
-        return new Signature(c, lower(needle), List.of(), List.of(), 0, false, Scope.ANY, description);
+    // Each helper gives the signatures of one table entry: one, or (sigs) one per needle, in the order given.
+
+    private static List<Signature> sig(FailureCategory c, String needle, String description) {
+        return List.of(new Signature(c, lower(needle), List.of(), List.of(), 0, Scope.ANY, description));
     }
 
-    private static Signature after(FailureCategory c, String needle, int within, List<String> after, String description) {
-        return new Signature(c, lower(needle), after.stream().map(FailureSignatures::lower).toList(), List.of(), within,
-                false, Scope.ANY, description);
+    /** Several needles that mean the same failure: one {@link #sig} each. */
+    private static List<Signature> sigs(FailureCategory c, String description, String... needles) {
+        return Stream.of(needles).flatMap(n -> sig(c, n, description).stream()).toList();
     }
 
-    private static Signature before(FailureCategory c, String needle, int within, List<String> before, String description) {
-        return new Signature(c, lower(needle), List.of(), before.stream().map(FailureSignatures::lower).toList(), within,
-                false, Scope.ANY, description);
+    private static List<Signature> after(FailureCategory c, String needle, int within, List<String> after,
+                                         String description) {
+        return List.of(new Signature(c, lower(needle), after.stream().map(FailureSignatures::lower).toList(), List.of(),
+                within, Scope.ANY, description));
     }
 
-    private static Signature hint(FailureCategory c, String needle, String description) {
-        return new Signature(c, lower(needle), List.of(), List.of(), 0, false, Scope.HINT, description);
+    private static List<Signature> before(FailureCategory c, String needle, int within, List<String> before,
+                                          String description) {
+        List<String> lowered = before.stream().map(FailureSignatures::lower).toList();
+        return List.of(new Signature(c, lower(needle), List.of(), lowered, within, Scope.ANY, description));
     }
 
-    private static Signature wholeHint(FailureCategory c, String needle, String description) {
-        return new Signature(c, lower(needle), List.of(), List.of(), 0, true, Scope.HINT, description);
+    private static List<Signature> hint(FailureCategory c, String needle, String description) {
+        return List.of(new Signature(c, lower(needle), List.of(), List.of(), 0, Scope.HINT, description));
+    }
+
+    private static List<Signature> wholeHint(FailureCategory c, String needle, String description) {
+        return List.of(new Signature(c, lower(needle), List.of(), List.of(), 0, Scope.WHOLE, description));
+    }
+
+    @SafeVarargs
+    private static List<Signature> table(List<Signature>... entries) {
+        return Stream.of(entries).flatMap(List::stream).toList();
     }
 
     private static String lower(String s) {
@@ -60,7 +82,7 @@ final class FailureSignatures {
     }
 
     /** The table. Order matters only between signatures of equal category precedence. */
-    static final List<Signature> ALL = List.of(
+    static final List<Signature> ALL = table(
             // --- precedence 1: specific root causes -------------------------------------------------------------
             sig(DISK_FULL, "no space left on device", "disk full (no space left on device)"),
             sig(DISK_FULL, "errno 28", "disk full (ENOSPC)"),
@@ -80,8 +102,7 @@ final class FailureSignatures {
             hint(MODEL_UNSUPPORTED, "incompatible", "engine version incompatible with the model"),
             hint(MODEL_UNSUPPORTED, "unsupported model", "model unsupported by this engine version"),
 
-            sig(MODEL_ACCESS, "gatedrepoerror", "gated model repository (HF access denied)"),
-            sig(MODEL_ACCESS, "gated repo", "gated model repository (HF access denied)"),
+            sigs(MODEL_ACCESS, "gated model repository (HF access denied)", "gatedrepoerror", "gated repo"),
             sig(MODEL_ACCESS, "401 client error", "HF authentication failed (401)"),
             sig(MODEL_ACCESS, "403 client error", "HF access forbidden (403)"),
             sig(MODEL_ACCESS, "invalid user token", "HF token invalid"),
@@ -91,8 +112,7 @@ final class FailureSignatures {
                     "library version clash (Transformers config name already registered)"),
             sig(DEPENDENCY_CONFLICT, "numpy is not available", "NumPy ABI/version mismatch"),
             sig(DEPENDENCY_CONFLICT, "cannot import name", "library API changed (cannot import name)"),
-            sig(DEPENDENCY_CONFLICT, "no module named", "missing Python module"),
-            sig(DEPENDENCY_CONFLICT, "modulenotfounderror", "missing Python module"),
+            sigs(DEPENDENCY_CONFLICT, "missing Python module", "no module named", "modulenotfounderror"),
             sig(DEPENDENCY_CONFLICT, "undefined symbol", "binary incompatibility (undefined symbol)"),
             after(DEPENDENCY_CONFLICT, "attributeerror:", 300, List.of("has no attribute"),
                     "library API changed (AttributeError on a library object)"),
@@ -132,20 +152,17 @@ final class FailureSignatures {
             sig(BAD_PERF_COMMAND, "repo id must be in the form",
                     "perf command names a model that is neither an HF repo id nor a local path"),
 
-            sig(NO_PERF_COMMAND, "no perf_command", "task has no perf command"),
-            sig(NO_PERF_COMMAND, "no perf command", "task has no perf command"),
+            sigs(NO_PERF_COMMAND, "task has no perf command", "no perf_command", "no perf command"),
             wholeHint(NO_PERF_COMMAND, "no_perf_command", "task has no perf command"),
-            sig(NO_PERF_COMMAND, "no optimizable code paths", "no benchmark can exercise this commit"),
-            sig(NO_PERF_COMMAND, "opt_path_not_trig", "no benchmark can exercise this commit"),
+            sigs(NO_PERF_COMMAND, "no benchmark can exercise this commit",
+                    "no optimizable code paths", "opt_path_not_trig"),
 
             sig(PATCH_FAILED, "patch does not apply", "agent patch does not apply"),
             sig(PATCH_FAILED, "corrupt patch", "agent patch is corrupt"),
             after(PATCH_FAILED, "hunk #", 12, List.of("failed"), "agent patch does not apply"),
             sig(PATCH_FAILED, "patch_failed", "agent patch does not apply"),
-            sig(EMPTY_PATCH, "empty patch", "agent patch is empty"),
-            sig(EMPTY_PATCH, "patch is empty", "agent patch is empty"),
-            sig(OUTPUT_MISMATCH, "output mismatch", "outputs differ from the baseline's"),
-            sig(OUTPUT_MISMATCH, "output_mismatch", "outputs differ from the baseline's"),
+            sigs(EMPTY_PATCH, "agent patch is empty", "empty patch", "patch is empty"),
+            sigs(OUTPUT_MISMATCH, "outputs differ from the baseline's", "output mismatch", "output_mismatch"),
             sig(OUTPUT_MISMATCH, "equivalence check failed", "outputs differ from the reference (equivalence check)"),
             after(OUTPUT_MISMATCH, "assertionerror", 200, List.of("mismatch", "not equal", "not close", "differ",
                     "equivalen"), "outputs differ from the reference (equivalence check)"),
@@ -165,37 +182,30 @@ final class FailureSignatures {
             after(GIT_ERROR, "git checkout", 200, List.of("timed out"), "git command timed out"),
             after(GIT_ERROR, "git clone", 200, List.of("timed out"), "git command timed out"),
             after(GIT_ERROR, "git fetch", 200, List.of("timed out"), "git command timed out"),
-            sig(GIT_ERROR, "fatal: reference is not a tree", "git error"),
-            sig(GIT_ERROR, "fatal: bad object", "git error"),
-            sig(GIT_ERROR, "fatal: not a git repository", "git error"),
-            sig(GIT_ERROR, "fatal: unable to access", "git error"),
-            sig(GIT_ERROR, "fatal: could not read from remote", "git error"),
+            sigs(GIT_ERROR, "git error",
+                    "fatal: reference is not a tree", "fatal: bad object", "fatal: not a git repository",
+                    "fatal: unable to access", "fatal: could not read from remote"),
 
             sig(ENV_MISMATCH, "env_mismatch", "the arm's environment is not the intended one"),
-            sig(ENV_MISSING, "no wheel available", "no engine wheel for this commit"),
-            sig(ENV_MISSING, "no ancestor wheel", "no engine wheel for this commit"),
+            sigs(ENV_MISSING, "no engine wheel for this commit", "no wheel available", "no ancestor wheel"),
             sig(ENV_MISSING, "no wheel for", "no engine wheel for this arm's commit"),
             wholeHint(ENV_MISSING, "no_wheel", "no engine wheel for this commit"),
             after(ENV_MISSING, "failed to install", 40, List.of("wheel"), "engine wheel could not be installed"),
             wholeHint(ENV_MISSING, "wheel_install_failed", "engine wheel could not be installed"),
             sig(ENV_MISSING, "no matching distribution found", "engine/package not available to install"),
             sig(ENV_MISSING, "failed to download vllm", "engine download failed"),
-            sig(ENV_MISSING, "pull access denied", "engine image missing"),
-            sig(ENV_MISSING, "manifest unknown", "engine image missing"),
-            sig(ENV_MISSING, "no such image", "engine image missing"),
+            sigs(ENV_MISSING, "engine image missing", "pull access denied", "manifest unknown", "no such image"),
             before(ENV_MISSING, "command not found", 40, List.of("vllm"), "engine not installed"),
 
-            sig(BUILD_FAILED, "failed building editable", "engine build failed"),
-            sig(BUILD_FAILED, "failed building wheel", "engine build failed"),
+            sigs(BUILD_FAILED, "engine build failed", "failed building editable", "failed building wheel"),
             after(BUILD_FAILED, "failed to build", 30, List.of("vllm", "wheel"), "engine build failed"),
             sig(BUILD_FAILED, "cmake error", "engine build failed (CMake)"),
-            sig(BUILD_FAILED, "ninja: build stopped", "engine build failed (compiler error)"),
-            sig(BUILD_FAILED, "compilation terminated", "engine build failed (compiler error)"),
+            sigs(BUILD_FAILED, "engine build failed (compiler error)",
+                    "ninja: build stopped", "compilation terminated"),
             after(BUILD_FAILED, "build", 40, List.of("timed out", "timeout"), "engine build timed out"),
 
             sig(INFRA_TRANSIENT, "broken pipe", "infrastructure: broken pipe"),
-            sig(INFRA_TRANSIENT, "connection reset", "infrastructure: connection reset"),
-            sig(INFRA_TRANSIENT, "connectionreseterror", "infrastructure: connection reset"),
+            sigs(INFRA_TRANSIENT, "infrastructure: connection reset", "connection reset", "connectionreseterror"),
             sig(INFRA_TRANSIENT, "remotedisconnected", "infrastructure: remote end closed the connection"),
             sig(INFRA_TRANSIENT, "temporary failure in name resolution", "infrastructure: DNS failure"),
             after(INFRA_TRANSIENT, "sandbox", 80, List.of("terminated", "crashed", "error", "failed", "lost"),
@@ -207,27 +217,23 @@ final class FailureSignatures {
                     "never became ready", "start timed out", "startup timed out", "failed to start within"),
                     "server never became ready"),
             after(SERVER_START_TIMEOUT, "timed out waiting for", 40, List.of("server"), "server never became ready"),
-            sig(SERVER_CRASHED, "server_crashed", "server process died"),
-            sig(SERVER_CRASHED, "server crashed", "server process died"),
+            sigs(SERVER_CRASHED, "server process died", "server_crashed", "server crashed"),
             sig(SERVER_CRASHED, "server failed to start", "server process died during startup"),
             after(SERVER_CRASHED, "failed to start", 30, List.of("server"), "server process died during startup"),
-            sig(SERVER_CRASHED, "engine core initialization failed", "engine process died during startup"),
-            sig(SERVER_CRASHED, "engine process failed to start", "engine process died during startup"),
+            sigs(SERVER_CRASHED, "engine process died during startup",
+                    "engine core initialization failed", "engine process failed to start"),
             sig(SERVER_CRASHED, "enginedeaderror", "engine process died"),
 
             // --- precedence 3: ran without result / ran out of time ------------------------------------------------
             // A stated timeout explains a missing result: its specific signatures come before the NO_METRICS ones.
             sig(TIMEOUT, "benchmark timed out", "benchmark exceeded its time limit"),
-            sig(TIMEOUT, "timed out after", "run exceeded its time limit"),
-            sig(TIMEOUT, "timeoutexpired", "run exceeded its time limit"),
+            sigs(TIMEOUT, "run exceeded its time limit", "timed out after", "timeoutexpired"),
             wholeHint(TIMEOUT, "timeout", "run exceeded its time limit"),
             wholeHint(TIMEOUT, "timed_out", "run exceeded its time limit"),
             sig(NO_METRICS, "never received a valid chunk", "benchmark client got no valid streamed chunk: no metrics"),
-            sig(NO_METRICS, "produced no metrics", "benchmark produced no metrics"),
-            sig(NO_METRICS, "no metrics in", "benchmark produced no metrics"),
-            sig(NO_METRICS, "no throughput metrics", "benchmark produced no metrics"),
-            sig(NO_METRICS, "no latency metrics", "benchmark produced no metrics"),
-            sig(NO_METRICS, "no serving metrics", "benchmark produced no metrics"),
+            sigs(NO_METRICS, "benchmark produced no metrics",
+                    "produced no metrics", "no metrics in", "no throughput metrics", "no latency metrics",
+                    "no serving metrics"),
             sig(NO_METRICS, "failed to produce json output", "benchmark produced no result (no JSON output)"),
             sig(NO_METRICS, "produced no output", "benchmark produced no output"),
             sig(TIMEOUT, "timeouterror", "run exceeded its time limit (TimeoutError)"),

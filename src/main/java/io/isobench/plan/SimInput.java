@@ -1,16 +1,14 @@
 package io.isobench.plan;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.IsobenchException;
 import io.isobench.task.AgentSpec;
 import io.isobench.task.GpuEstimate;
+import io.isobench.task.InputLines;
 import io.isobench.task.Suite;
 import io.isobench.task.SuiteLoader;
 import io.isobench.task.TaskSpec;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -74,33 +72,20 @@ public final class SimInput {
     }
 
     static List<Row> readRows(Path file) {
-        ObjectMapper json = new ObjectMapper();
-        List<String> lines;
-        try {
-            lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new IsobenchException.BadInput(file + ": cannot read (" + e.getMessage() + ")", e);
-        }
         List<Row> rows = new ArrayList<>();
-        for (int i = 0; i < lines.size(); i++) {
-            String l = lines.get(i).strip();
-            if (l.isEmpty()) {
-                continue;
-            }
-            JsonNode n;
-            try {
-                n = json.readTree(l);
-            } catch (IOException e) {
+        for (InputLines.Json line : InputLines.json(file)) {
+            if (line.error() != null) {
                 throw IsobenchException.badInput("%s:%d: not a JSON object (fix: one ISO-Bench result per line, as"
-                        + " exports/full_results.jsonl)", file, i + 1);
+                        + " exports/full_results.jsonl)", file, line.number());
             }
+            JsonNode n = line.node();
             if (n == null || !n.isObject()) {
                 throw IsobenchException.badInput("%s:%d: not a JSON object (fix: one ISO-Bench result per line)",
-                        file, i + 1);
+                        file, line.number());
             }
             JsonNode d = n.get("duration_s");
             rows.add(new Row(text(n, "commit_hash"), text(n, "perf_command"), text(n, "model"),
-                    text(n, "gpu_config"), d != null && d.isNumber() ? d.asDouble() : null, i + 1));
+                    text(n, "gpu_config"), d != null && d.isNumber() ? d.asDouble() : null, line.number()));
         }
         return rows;
     }
@@ -207,12 +192,7 @@ public final class SimInput {
             }
             return out;
         }
-        List<String> lines;
-        try {
-            lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new IsobenchException.BadInput(file + ": cannot read (" + e.getMessage() + ")", e);
-        }
+        List<String> lines = InputLines.read(file);
         for (int i = 0; i < lines.size(); i++) {
             String l = lines.get(i);
             int hash = l.indexOf('#');

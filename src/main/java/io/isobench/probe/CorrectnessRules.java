@@ -1,7 +1,8 @@
 package io.isobench.probe;
 
+import io.isobench.Fields;
+
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -155,13 +156,8 @@ public final class CorrectnessRules {
         public static final Calibration NONE = new Calibration(0, null, 0, null, 0);
 
         public Map<String, Object> toMap() {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("restart_mismatch", restartMismatch);
-            m.put("batch_mismatch", batchMismatch);
-            m.put("floor", floor);
-            m.put("logprob_drift_floor", logprobDriftFloor);
-            m.put("batch_size", batchSize == 0 ? null : batchSize);
-            return m;
+            return Fields.inOrder("restart_mismatch", restartMismatch, "batch_mismatch", batchMismatch, "floor", floor,
+                    "logprob_drift_floor", logprobDriftFloor, "batch_size", batchSize == 0 ? null : batchSize);
         }
 
         public String describe() {

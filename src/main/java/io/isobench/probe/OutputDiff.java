@@ -1,5 +1,7 @@
 package io.isobench.probe;
 
+import io.isobench.Fields;
+
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -119,16 +121,10 @@ public record OutputDiff(int prompts, int exactMatches, double exactMatchRate, I
 
     /** For extra_json: the summary and the per-probe rows. */
     public Map<String, Object> toMap() {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("prompts", prompts);
-        m.put("exact_matches", exactMatches);
-        m.put("exact_match_rate", exactMatchRate);
-        m.put("first_divergence_prompt", firstDivergencePrompt);
-        m.put("first_divergence_char", firstDivergenceChar);
-        m.put("first_divergence_token", firstDivergenceToken);
-        m.put("max_logprob_drift", maxLogprobDrift);
-        m.put("per_prompt", perPrompt);
-        return m;
+        return Fields.inOrder("prompts", prompts, "exact_matches", exactMatches, "exact_match_rate", exactMatchRate,
+                "first_divergence_prompt", firstDivergencePrompt, "first_divergence_char", firstDivergenceChar,
+                "first_divergence_token", firstDivergenceToken, "max_logprob_drift", maxLogprobDrift,
+                "per_prompt", perPrompt);
     }
 
     /** "6/8 exact (75 %), first divergence: prompt 2 at char 14". */

@@ -1,5 +1,7 @@
 package io.isobench.proc;
 
+import io.isobench.Fields;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
@@ -9,7 +11,6 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -66,12 +67,7 @@ public final class ProcessGroup implements AutoCloseable {
 
         /** As recorded in a placeholder's extra_json ({@code group}). */
         public Map<String, Object> toMap() {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("pgid", pgid);
-            m.put("start_ticks", startTicks);
-            m.put("argv", argv);
-            m.put("marker", marker);
-            return m;
+            return Fields.inOrder("pgid", pgid, "start_ticks", startTicks, "argv", argv, "marker", marker);
         }
 
         /** The identity {@link #toMap} recorded; empty when the map lacks pgid, start time or marker. */

@@ -1,7 +1,6 @@
 package io.isobench.task;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.IsobenchException;
 
 import java.io.IOException;
@@ -142,35 +141,24 @@ final class IsoBenchRows {
     }
 
     private static List<Row> readJsonLines(Path file) {
-        ObjectMapper json = new ObjectMapper();
         List<Row> rows = new ArrayList<>();
-        List<String> lines;
-        try {
-            lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new IsobenchException.BadInput(file + ": cannot read (" + e.getMessage() + ")", e);
-        }
-        for (int i = 0; i < lines.size(); i++) {
-            String l = lines.get(i).strip();
-            if (l.isEmpty()) {
-                continue;
-            }
-            JsonNode n;
-            try {
-                n = json.readTree(l);
-            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        for (InputLines.Json line : InputLines.json(file)) {
+            if (line.error() != null) {
                 throw IsobenchException.badInput("%s:%d: not a JSON object (%s) (fix: one JSON object per line)",
-                        file, i + 1, e.getOriginalMessage());
+                        file, line.number(), line.error().getOriginalMessage());
             }
+            JsonNode n = line.node();
             if (!n.isObject()) {
-                throw IsobenchException.badInput("%s:%d: not a JSON object (fix: one JSON object per line)", file, i + 1);
+                throw IsobenchException.badInput("%s:%d: not a JSON object (fix: one JSON object per line)", file,
+                        line.number());
             }
             if (!n.has("perf_command") && !n.has("commit_hash")) {
                 throw IsobenchException.badInput("%s:%d: no perf_command or commit_hash key: not ISO-Bench task data",
-                        file, i + 1);
+                        file, line.number());
             }
             rows.add(new Row(text(n, "commit_hash"), text(n, "parent_commit"), text(n, "perf_command"),
-                    text(n, "model"), text(n, "benchmark_mode"), text(n, "gpu_config"), text(n, "agent_name"), i + 1));
+                    text(n, "model"), text(n, "benchmark_mode"), text(n, "gpu_config"), text(n, "agent_name"),
+                    line.number()));
         }
         return rows;
     }
