@@ -4,7 +4,8 @@ import io.isobench.IsobenchException;
 import io.isobench.exec.SessionRequest;
 import io.isobench.plan.Planner;
 import io.isobench.report.HtmlReport;
-import io.isobench.report.MarkdownReport;
+import io.isobench.report.ReportModel;
+import io.isobench.report.ReportScope;
 import io.isobench.report.SessionReport;
 import io.isobench.store.Store;
 import io.isobench.store.Stores;
@@ -77,13 +78,13 @@ final class DemoCommand implements Callable<Integer> {
         }
         String session = outcome.summary().run().sessionId();
         Path report = dir.resolve("report.md");
-        try (Store store = Stores.open(db)) {
-            io.isobench.guard.AtomicFile.write(report, w -> SessionReport.write(store, session, w));
+        try (Store store = Stores.open(db); ReportModel model = ReportModel.build(store, ReportScope.session(session))) {
+            io.isobench.guard.AtomicFile.write(report, w -> SessionReport.write(model, w));
         }
         main.out.println("report: " + report);
         Path site = dir.resolve("report-html");
-        try (Store store = Stores.open(db)) {
-            HtmlReport.Result r = HtmlReport.write(store, MarkdownReport.Options.defaults(), site);
+        try (Store store = Stores.open(db); ReportModel model = ReportModel.build(store, ReportScope.defaults())) {
+            HtmlReport.Result r = HtmlReport.write(model, site);
             main.out.println("html report: " + r.index());
         }
         return Main.OK;

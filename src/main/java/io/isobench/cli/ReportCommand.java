@@ -3,6 +3,8 @@ package io.isobench.cli;
 import io.isobench.IsobenchException;
 import io.isobench.report.HtmlReport;
 import io.isobench.report.MarkdownReport;
+import io.isobench.report.ReportModel;
+import io.isobench.report.ReportScope;
 import io.isobench.store.Store;
 import io.isobench.store.Stores;
 import picocli.CommandLine.Command;
@@ -50,21 +52,26 @@ final class ReportCommand implements Callable<Integer> {
         if (!(bandPct >= 0) || Double.isInfinite(bandPct)) {
             throw new IsobenchException.BadInput("--band (" + bandPct + ") must be a percentage >= 0");
         }
-        MarkdownReport.Options options = new MarkdownReport.Options(agent, bandPct, Instant.now());
+        ReportScope scope = new ReportScope(agent, bandPct, Instant.now());
         try (Store store = Stores.open(main.dbSpec())) {
             if (html) {
                 Path dir = outFile.toAbsolutePath();
                 if (Files.exists(dir) && !Files.isDirectory(dir)) {
                     throw new IsobenchException.BadInput("--out " + outFile + " is a file; --format html needs a folder");
                 }
-                HtmlReport.Result r = HtmlReport.write(store, options, dir);
+                HtmlReport.Result r;
+                try (ReportModel model = ReportModel.build(store, scope)) {
+                    r = HtmlReport.write(model, dir);
+                }
                 main.err.printf(java.util.Locale.ROOT, "html report: %d pages, largest %s (%d bytes)%n", r.pages(),
                         r.largestPage(), r.largestPageBytes());
                 main.out.println(r.index());
                 return Main.OK;
             }
             if (outFile == null) {
-                MarkdownReport.write(store, options, main.out);
+                try (ReportModel model = ReportModel.build(store, scope)) {
+                    MarkdownReport.write(model, main.out);
+                }
                 main.out.flush();
                 return Main.OK;
             }
@@ -77,7 +84,9 @@ final class ReportCommand implements Callable<Integer> {
                         + e.getMessage() + ")");
             }
             // written beside the target, then moved: a failed or killed run never leaves a half-written report
-            io.isobench.guard.AtomicFile.write(target, w -> MarkdownReport.write(store, options, w));
+            try (ReportModel model = ReportModel.build(store, scope)) {
+                io.isobench.guard.AtomicFile.write(target, w -> MarkdownReport.write(model, w));
+            }
             main.out.println(target);
         }
         return Main.OK;

@@ -73,7 +73,7 @@ final class RunsCommand implements Callable<Integer> {
         }
         RunFilter filter = new RunFilter(agent, null, null, false, commit, status == null ? null : status.status, cat);
         try (Store store = Stores.open(db)) {
-            long n = RunListing.write(store, filter, format, main.out);
+            long n = RunListing.write(sink -> store.forEachRun(filter, sink), format, main.out);
             if (n == 0) {
                 main.err.println("isobench: no runs match in " + store.describe());
             }

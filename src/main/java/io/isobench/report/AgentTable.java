@@ -1,7 +1,10 @@
 package io.isobench.report;
 
+import io.isobench.analysis.SessionAnalysis;
+import io.isobench.analysis.StatsConfig;
 import io.isobench.legacy.ThreeWayRow;
 import io.isobench.legacy.ThreeWayTable;
+import io.isobench.store.SessionRecord;
 import io.isobench.store.Store;
 
 import java.util.function.Consumer;
@@ -28,7 +31,11 @@ public final class AgentTable {
         if (sessionId == null) {
             ThreeWayTable.rows(store, agent, counted);
         }
-        NativeTable.rows(store, agent, sessionId, counted);
+        for (SessionRecord s : store.sessions()) {
+            if (sessionId == null || sessionId.equals(s.sessionId())) {
+                NativeTable.rows(SessionAnalysis.of(store, s.sessionId(), StatsConfig.defaults()), agent, counted);
+            }
+        }
         return n[0];
     }
 }

@@ -1,16 +1,15 @@
 package io.isobench.report;
 
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 
 /** One colour per arm for the whole site (baseline, human, agents in name order). */
 record Colours(Map<String, String> agents) {
 
-    static Colours of(List<NativeTask> tasks, ReportModel model) {
-        TreeSet<String> names = new TreeSet<>(model.agents().keySet());
-        for (NativeTask t : tasks) {
+    static Colours of(ReportModel model) {
+        TreeSet<String> names = new TreeSet<>(model.legacy().agents().keySet());
+        for (NativeTask t : model.tasks()) {
             for (String a : t.result().arms()) {
                 if (a.startsWith("agent:")) {
                     names.add(a.substring("agent:".length()));

@@ -1,7 +1,6 @@
 package io.isobench.report;
 
 import io.isobench.parse.FailureCategory;
-import io.isobench.store.Store;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -26,7 +25,7 @@ final class FailuresPage extends HtmlPage {
                 + "is; <code>after_cleanup</code>, <code>fix_recipe</code>, <code>maybe</code> = fixable; "
                 + "<code>no</code> = needs a new build, token or command. Agent outcomes (the patch failed, broke "
                 + "the engine or changed the outputs) are results, not to-dos.</p>\n");
-        List<Store.FailureCount> fc = m.failures();
+        var fc = m.failures();
         b.append("<h2 id=\"by-category\">By category and arm</h2>\n");
         if (fc.isEmpty()) {
             b.append("<p>No failed runs.</p>\n");
@@ -34,7 +33,7 @@ final class FailuresPage extends HtmlPage {
             List<String> cats = new ArrayList<>();
             long[][] v = new long[fc.size()][];
             for (int i = 0; i < fc.size(); i++) {
-                Store.FailureCount f = fc.get(i);
+                var f = fc.get(i);
                 cats.add(f.category());
                 v[i] = new long[] {f.baselineRuns(), f.humanRuns(), f.agentRuns()};
             }
@@ -42,7 +41,7 @@ final class FailuresPage extends HtmlPage {
                     List.of("baseline", "human", "agent"), List.of(Html.BASELINE, Html.HUMAN, Html.AGENTS[0]), v));
             b.append("<table id=\"failure-table\">\n").append(th("category", "runs", "baseline", "human", "agent",
                     "retry", "fixable", "agent outcome", "example evidence", "example commits"));
-            for (Store.FailureCount f : fc) {
+            for (var f : fc) {
                 FailureCategory c = Html.category(f.category());
                 b.append("<tr data-category=\"").append(esc(f.category())).append("\"><td><code>")
                         .append(esc(f.category())).append("</code></td>").append(td(f.runs()))
@@ -50,7 +49,7 @@ final class FailuresPage extends HtmlPage {
                         .append(td(c == null ? "?" : c.retry().label()))
                         .append(td(c == null ? "?" : c.fixable() ? "yes" : "no"))
                         .append(td(c == null ? "?" : c.agentOutcome() ? "yes" : "no"))
-                        .append("<td><code>").append(esc(nz(MarkdownReport.firstLine(f.exampleEvidence()))))
+                        .append("<td><code>").append(esc(nz(Md.firstLine(f.exampleEvidence()))))
                         .append("</code></td><td>").append(esc(String.join(", ", f.exampleCommits())
                                 + (f.moreCommits() ? ", …" : ""))).append("</td></tr>\n");
             }
@@ -71,7 +70,7 @@ final class FailuresPage extends HtmlPage {
                     if (cat == null || !cat.agentOutcome()) {
                         String arm = e.getKey().startsWith("agent:") ? "agent" : e.getKey();
                         nativeTodo.add(new String[] {t.page(), t.result().taskId(), e.getKey(),
-                                ReportModel.AgentSection.action(c.getKey(), arm), c.getKey() + " ×" + c.getValue()});
+                                LegacyModel.AgentSection.action(c.getKey(), arm), c.getKey() + " ×" + c.getValue()});
                     }
                 }
             }

@@ -1,10 +1,10 @@
 package io.isobench.report;
 
 import io.isobench.analysis.StatsConfig;
-import io.isobench.store.Store;
 
 import java.io.IOException;
 import java.util.List;
+import java.util.Map;
 
 /** A page type of the HTML report: what every page draws from, and the paging of spooled Markdown rows. */
 abstract class HtmlPage {
@@ -12,21 +12,18 @@ abstract class HtmlPage {
     /**
      * What the pages of one report share.
      *
-     * @param store   the store (its description is in the receipt)
-     * @param options the report options (agent filter, single-run band, generation time)
-     * @param model   the imported-data model, shared with the Markdown report
-     * @param tasks   the native tasks, in plan order
-     * @param colours one colour per arm for the whole site
-     * @param site    where the pages go
+     * @param model    the report model
+     * @param colours  one colour per arm for the whole site
+     * @param site     where the pages go
+     * @param logFiles the failed runs' logs written beside the pages: log artifact → file name
      */
-    record HtmlContext(Store store, MarkdownReport.Options options, ReportModel model, List<NativeTask> tasks,
-                       Colours colours, Site site) {
+    record HtmlContext(ReportModel model, Colours colours, Site site, Map<String, String> logFiles) {
     }
 
     final HtmlContext context;
-    final Store store;
-    final MarkdownReport.Options options;
-    final ReportModel m;
+    final ReportModel model;
+    final ReportScope options;
+    final LegacyModel m;
     final List<NativeTask> tasks;
     final Colours colours;
     final Site site;
@@ -34,20 +31,20 @@ abstract class HtmlPage {
 
     HtmlPage(HtmlContext context) {
         this.context = context;
-        this.store = context.store();
-        this.options = context.options();
-        this.m = context.model();
-        this.tasks = context.tasks();
+        this.model = context.model();
+        this.options = model.scope();
+        this.m = model.legacy();
+        this.tasks = model.tasks();
         this.colours = context.colours();
         this.site = context.site();
     }
 
     String band() {
-        return MarkdownReport.fmt1(options.bandPct());
+        return Md.fmt1(options.bandPct());
     }
 
     /** A spool of Markdown rows as paged HTML tables. */
-    void spoolPages(String base, String title, String intro, String header, ReportModel.Spool spool,
+    void spoolPages(String base, String title, String intro, String header, Spool spool,
                             String rowClass, String badge) throws IOException {
         Paged p = new Paged(site, base, title, intro, header, spool.lines());
         try (Paged.LineSink sink = new Paged.LineSink(line -> {

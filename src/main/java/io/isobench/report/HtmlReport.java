@@ -1,13 +1,13 @@
 package io.isobench.report;
 
 import io.isobench.report.HtmlPage.HtmlContext;
-import io.isobench.store.Store;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * The HTML report ({@code isobench report --format html --out DIR}): a static site that works from {@code file://}
@@ -17,8 +17,7 @@ import java.util.List;
  * environment, provenance, failures with evidence and the full log under {@code logs/}), {@code failures.html}
  * (categories by arm, retryability, to-do list) and {@code legacy*.html} (imported single-run data).
  *
- * <p>Numbers come from the same models as the Markdown report ({@link ReportModel}, {@link io.isobench.analysis.SessionAnalysis}) and
- * use its formatting; long tables are paginated ({@link #ROWS_PER_PAGE} rows a page) so pages stay small.
+ * <p>Renders a {@link ReportModel}, the same model as the Markdown report, with its formatting; long tables are paginated ({@link #ROWS_PER_PAGE} rows a page) so pages stay small.
  */
 public final class HtmlReport {
 
@@ -26,8 +25,6 @@ public final class HtmlReport {
     public static final int ROWS_PER_PAGE = 500;
     /** Tasks listed per chart before the chart says "first N of M". */
     static final int CHART_ROWS = 40;
-    /** Metrics charted per task page (the primary one first, with statistics; the others descriptive). */
-    static final int MAX_METRICS = 24;
 
     /**
      * What was written.
@@ -43,28 +40,45 @@ public final class HtmlReport {
     private HtmlReport() {
     }
 
-    /** Writes the site for the store into {@code dir} (created when missing; existing report files replaced). */
-    public static Result write(Store store, MarkdownReport.Options options, Path dir) {
+    /** Writes the site of the model into {@code dir} (created when missing; existing report files replaced). */
+    public static Result write(ReportModel model, Path dir) {
         try {
             Files.createDirectories(dir);
             removeOldPages(dir);
             Site site = new Site(dir);
-            try (ReportModel model = ReportModel.collect(store, options.agent(), options.bandPct())) {
-                List<NativeTask> tasks = NativeTask.collect(store, options, site);
-                HtmlContext context = new HtmlContext(store, options, model, tasks, Colours.of(tasks, model), site);
-                new OverviewPage(context).write();
-                new TaskListPage(context).write();
-                TaskPage taskPage = new TaskPage(context);
-                for (NativeTask t : tasks) {
-                    taskPage.write(t);
-                }
-                new FailuresPage(context).write();
-                new LegacyPages(context).write();
+            Map<String, String> logFiles = writeLogs(model, site);
+            HtmlContext context = new HtmlContext(model, Colours.of(model), site, logFiles);
+            new OverviewPage(context).write();
+            new TaskListPage(context).write();
+            TaskPage taskPage = new TaskPage(context);
+            for (NativeTask t : model.tasks()) {
+                taskPage.write(t);
             }
+            new FailuresPage(context).write();
+            new LegacyPages(context).write();
             return new Result(dir.resolve("index.html"), site.pages, site.largest, site.largestName);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the HTML report to " + dir + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The full logs of failed runs, beside the pages: log artifact → file name (an artifact not stored: none). */
+    private static Map<String, String> writeLogs(ReportModel model, Site site) throws IOException {
+        Map<String, String> logFiles = new LinkedHashMap<>();
+        for (NativeSession s : model.sessions()) {
+            for (String artifact : s.failedLogs()) {
+                if (!logFiles.containsKey(artifact)) {
+                    byte[] bytes = model.artifact(artifact).orElse(null);
+                    if (bytes != null) {
+                        String name = "logs/" + artifact.replaceAll("[^0-9a-fA-F]", "") + ".log.txt";
+                        Files.createDirectories(site.dir.resolve("logs"));
+                        io.isobench.guard.AtomicFile.write(site.dir.resolve(name), bytes);
+                        logFiles.put(artifact, name);
+                    }
+                }
+            }
+        }
+        return logFiles;
     }
 
     /** Pages of an earlier report in the same folder (names this report writes; nothing else is touched). */

@@ -24,11 +24,11 @@ final class LegacyPages extends HtmlPage {
                 "agent vs baseline win / tie / loss (±" + band + " %)",
                 "agent vs human win / tie / loss (±" + band + " %)", "Δ undefined", "same run, with issues",
                 "cross-run (not comparable)", "incomplete", "no metrics", "agent failures"));
-        for (ReportModel.AgentSection a : m.agents().values()) {
+        for (LegacyModel.AgentSection a : m.agents().values()) {
             b.append("<tr data-agent=\"").append(esc(a.agent())).append("\"><td><a href=\"legacy.html#agent-")
                     .append(Html.slug(a.agent())).append("\">").append(Html.armLabel(a.agent(), colours.of(a.agent())))
                     .append("</a></td>").append(td(a.commits())).append(td(a.count("complete_3way_same_run")))
-                    .append(td(MarkdownReport.wtl(a.vsBaseline()))).append(td(MarkdownReport.wtl(a.vsHuman())))
+                    .append(td(Md.wtl(a.vsBaseline()))).append(td(Md.wtl(a.vsHuman())))
                     .append(td(a.count("same_run_3_values_delta_undefined")))
                     .append(td(a.count("same_run_3_values_with_issues")))
                     .append(td(a.count("cross_run_3_values_not_comparable"))).append(td(a.count("incomplete")))
@@ -38,7 +38,7 @@ final class LegacyPages extends HtmlPage {
         List<String> cats = new ArrayList<>();
         long[][] v = new long[m.agents().size() * 2][];
         int i = 0;
-        for (ReportModel.AgentSection a : m.agents().values()) {
+        for (LegacyModel.AgentSection a : m.agents().values()) {
             cats.add(a.agent() + " vs baseline");
             v[i++] = new long[] {a.vsBaseline()[0], a.vsBaseline()[1], a.vsBaseline()[2]};
             cats.add(a.agent() + " vs human");
@@ -67,7 +67,7 @@ final class LegacyPages extends HtmlPage {
         }
         summary(b);
         String band = band();
-        for (ReportModel.AgentSection a : m.agents().values()) {
+        for (LegacyModel.AgentSection a : m.agents().values()) {
             String slug = Html.slug(a.agent());
             String base = "legacy-" + slug;
             b.append("<h2 id=\"agent-").append(slug).append("\">Agent: ").append(esc(a.agent())).append("</h2>\n<ul>\n");

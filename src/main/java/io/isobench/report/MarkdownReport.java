@@ -1,25 +1,20 @@
 package io.isobench.report;
 
-import io.isobench.Arm;
-import io.isobench.analysis.SingleRunRule;
-import io.isobench.legacy.ThreeWayRow;
-import io.isobench.legacy.ThreeWayTable;
 import io.isobench.parse.FailureCategory;
-import io.isobench.store.RunFilter;
-import io.isobench.store.RunRecord;
 import io.isobench.store.SourceRecord;
-import io.isobench.store.Store;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.io.Writer;
-import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
+
+import static io.isobench.report.Md.code;
+import static io.isobench.report.Md.firstLine;
+import static io.isobench.report.Md.fmt1;
+import static io.isobench.report.Md.wtl;
 
 /**
  * The Markdown report (issue "Foundation" point 7): executive summary, per agent the comparable 3-way table
@@ -27,69 +22,36 @@ import java.util.Map;
  * agent failures counted as outcomes; failures by category with retryability and evidence; a to-do list; caveats;
  * an agent comparison on shared commits.
  *
- * <p>One streaming pass over the runs (ordered by commit), one commit in memory at a time; per-section text goes to
- * temporary files, so memory stays bounded on stores with millions of runs.
+ * <p>Renders a {@link ReportModel} (the native sessions after the imported data); the model's rows are spooled to
+ * temporary files and copied here, so memory stays bounded on stores with millions of runs.
  */
 public final class MarkdownReport {
-
-    /**
-     * @param agent       only this agent (null: every agent in the store)
-     * @param bandPct     single-run win/tie/loss band in percent (DESIGN.md §12: ±5 %)
-     * @param generatedAt timestamp printed in the header
-     */
-    public record Options(String agent, double bandPct, Instant generatedAt) {
-        public Options {
-            if (!(bandPct >= 0)) {
-                throw new IllegalArgumentException("bandPct (" + bandPct + ") must be >= 0");
-            }
-            generatedAt = generatedAt == null ? Instant.now() : generatedAt;
-        }
-
-        public static Options defaults() {
-            return new Options(null, SingleRunRule.DEFAULT_BAND_PCT, Instant.now());
-        }
-    }
 
     private MarkdownReport() {
     }
 
-    /** Writes the report for the store to {@code out}. */
-    public static void write(Store store, Options options, Writer out) {
-        try (ReportModel model = ReportModel.collect(store, options.agent(), options.bandPct())) {
-            new Renderer(store, options, model, out).render();
-            writeNativeSessions(store, options, out);
+    /** Writes the report of the model to {@code out}. */
+    public static void write(ReportModel model, Writer out) {
+        try {
+            new Renderer(model, out).render();
+            writeNativeSessions(model, out);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the report: " + e.getMessage(), e);
         }
     }
 
     /** Native sessions (rows with rounds: the verdicts of DESIGN §6), after the legacy sections; none → nothing. */
-    private static void writeNativeSessions(Store store, Options options, Writer out) throws IOException {
-        List<io.isobench.analysis.Leaderboard.Session> sessions = new java.util.ArrayList<>();
-        for (io.isobench.store.SessionRecord s : store.sessions()) {
-            io.isobench.analysis.SessionAnalysis a = io.isobench.analysis.SessionAnalysis.of(store, s.sessionId(),
-                    io.isobench.analysis.StatsConfig.defaults());
-            if (a.tasks().isEmpty()) {
-                continue;
-            }
-            if (options.agent() != null) {
-                String wanted = io.isobench.Arm.agent(options.agent()).label();
-                if (a.tasks().stream().noneMatch(t -> t.arms().contains(wanted))) {
-                    continue;
-                }
-            }
+    private static void writeNativeSessions(ReportModel model, Writer out) throws IOException {
+        for (NativeSession s : model.sessions()) {
             StringBuilder sb = new StringBuilder("\n");
-            SessionReport.section(a, sb);
-            SessionReport.environments(store, s.sessionId(), sb);
-            SessionReport.skipped(s.suiteJson(), sb);
+            SessionReport.section(s.analysis(), sb);
+            SessionReport.environments(s, sb);
+            SessionReport.skipped(s.record() == null ? null : s.record().suiteJson(), sb);
             out.write(sb.toString());
-            sessions.add(new io.isobench.analysis.Leaderboard.Session(s.sessionId(), s.startedAt(),
-                    "complete".equals(s.status()), a));
         }
-        if (!sessions.isEmpty()) {
+        if (!model.sessions().isEmpty()) {
             StringBuilder sb = new StringBuilder("\n");
-            SessionReport.leaderboard(io.isobench.analysis.Leaderboard.of(sessions,
-                    io.isobench.analysis.StatsConfig.defaults()), sb, "##");
+            SessionReport.leaderboard(model.leaderboard(), sb, "##");
             out.write(sb.toString());
         }
         out.flush();
@@ -97,15 +59,15 @@ public final class MarkdownReport {
 
     /** Turns the collected model into Markdown. */
     private static final class Renderer {
-        private final Store store;
-        private final Options options;
-        private final ReportModel m;
+        private final ReportModel model;
+        private final ReportScope options;
+        private final LegacyModel m;
         private final Writer out;
 
-        Renderer(Store store, Options options, ReportModel model, Writer out) {
-            this.store = store;
-            this.options = options;
-            this.m = model;
+        Renderer(ReportModel model, Writer out) {
+            this.model = model;
+            this.options = model.scope();
+            this.m = model.legacy();
             this.out = out;
         }
 
@@ -113,7 +75,7 @@ public final class MarkdownReport {
             String band = fmt1(options.bandPct());
             line("# isobench report");
             line("");
-            line("Generated " + options.generatedAt().truncatedTo(ChronoUnit.SECONDS) + " from `" + store.describe()
+            line("Generated " + options.generatedAt().truncatedTo(ChronoUnit.SECONDS) + " from `" + model.storeName()
                     + "`. Improvements are in percent, positive = better (lower-is-better: (B − X)/B × 100; "
                     + "higher-is-better: (X − B)/B × 100; agent vs human uses the human value as B).");
             line("");
@@ -124,7 +86,7 @@ public final class MarkdownReport {
                     + "but not counted; cross-run rows are listed apart as not comparable.");
             line("");
             summary(band);
-            for (ReportModel.AgentSection a : m.agents().values()) {
+            for (LegacyModel.AgentSection a : m.agents().values()) {
                 agent(a, band);
             }
             agentComparison();
@@ -148,7 +110,7 @@ public final class MarkdownReport {
                     + " %) | agent vs human win / tie / loss (±" + band + " %) | Δ undefined | same run, with issues "
                     + "| cross-run (not comparable) | incomplete | no metrics | agent failures |");
             line("|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|");
-            for (ReportModel.AgentSection a : m.agents().values()) {
+            for (LegacyModel.AgentSection a : m.agents().values()) {
                 line("| " + a.agent() + " | " + a.commits() + " | " + a.count("complete_3way_same_run") + " | "
                         + wtl(a.vsBaseline()) + " | " + wtl(a.vsHuman()) + " | "
                         + a.count("same_run_3_values_delta_undefined") + " | "
@@ -162,7 +124,7 @@ public final class MarkdownReport {
             line("");
         }
 
-        private void agent(ReportModel.AgentSection a, String band) throws IOException {
+        private void agent(LegacyModel.AgentSection a, String band) throws IOException {
             line("## Agent: " + a.agent());
             line("");
             line("### Comparable 3-way rows (same run)");
@@ -200,7 +162,7 @@ public final class MarkdownReport {
             }
         }
 
-        private void sectionIfAny(ReportModel.Spool spool, String title, String header, String rule)
+        private void sectionIfAny(Spool spool, String title, String header, String rule)
                 throws IOException {
             if (spool.lines() == 0) {
                 return;
@@ -271,12 +233,12 @@ public final class MarkdownReport {
             line("");
             line("| category | runs | baseline | human | agent | retry | fixable | example evidence | example commits |");
             line("|---|---:|---:|---:|---:|---|---|---|---|");
-            for (Store.FailureCount f : m.failures()) {
+            for (var f : m.failures()) {
                 FailureCategory c = category(f.category());
                 line("| " + f.category() + " | " + f.runs() + " | " + f.baselineRuns() + " | " + f.humanRuns() + " | "
                         + f.agentRuns() + " | " + (c == null ? "?" : c.retry().label()) + " | "
                         + (c == null ? "?" : c.fixable() ? "yes" : "no") + " | " + code(firstLine(f.exampleEvidence()))
-                        + " | " + commits(f) + " |");
+                        + " | " + commits(f.exampleCommits(), f.moreCommits()) + " |");
             }
             line("");
         }
@@ -348,12 +310,12 @@ public final class MarkdownReport {
             line("");
         }
 
-        private static String commits(Store.FailureCount f) {
+        private static String commits(List<String> examples, boolean more) {
             List<String> c = new ArrayList<>();
-            for (String commit : f.exampleCommits()) {
+            for (String commit : examples) {
                 c.add("`" + commit + "`");
             }
-            return String.join(", ", c) + (f.moreCommits() ? ", …" : "");
+            return String.join(", ", c) + (more ? ", …" : "");
         }
 
         private static String joinPaths(List<SourceRecord> sources, String outcome) {
@@ -378,53 +340,5 @@ public final class MarkdownReport {
             out.write(s);
             out.write('\n');
         }
-    }
-
-    static String wtl(int[] c) {
-        return c[0] + " / " + c[1] + " / " + c[2];
-    }
-
-    static String fmt1(double v) {
-        return String.format(Locale.ROOT, "%.1f", v);
-    }
-
-    /** A delta with sign and two decimals, or an em dash when undefined. */
-    static String pct(Double v) {
-        return v == null ? "—" : String.format(Locale.ROOT, "%+.2f", v);
-    }
-
-    /** The first line of a (possibly multi-line) evidence text. */
-    static String firstLine(String s) {
-        if (s == null) {
-            return null;
-        }
-        int nl = s.indexOf('\n');
-        return nl < 0 ? s : s.substring(0, nl);
-    }
-
-    static String val(String v) {
-        return v == null ? "—" : v;
-    }
-
-    /** Markdown-safe inline code for an evidence line (whole line, pipes escaped). */
-    static String code(String s) {
-        if (s == null || s.isBlank()) {
-            return "";
-        }
-        String t = s.replace("\r", " ").replace("\n", " ⏎ ").replace("|", "\\|").replace("`", "'");
-        return "`" + t + "`";
-    }
-
-    /** Run kinds whose failures the report counts (superseded attempts are kept, not counted). */
-    static final java.util.Set<RunRecord.RunKind> FAILURE_KINDS = EnumSet.of(RunRecord.RunKind.LEGACY,
-            RunRecord.RunKind.LEGACY_SINGLE_VERSION, RunRecord.RunKind.MICRO, RunRecord.RunKind.MEASURED,
-            RunRecord.RunKind.HF_IMPORT);
-
-    static RunFilter filter(String agent, java.util.Set<RunRecord.RunKind> kinds) {
-        return new RunFilter(agent == null ? null : Arm.normalizeAgent(agent), kinds, null, false);
-    }
-
-    static ThreeWayRow rowFor(String commit, List<RunRecord> runs) {
-        return ThreeWayTable.row(commit, runs).orElse(null);
     }
 }

@@ -4,12 +4,9 @@ import io.isobench.Arm;
 import io.isobench.analysis.AgentOutcome;
 import io.isobench.analysis.ArmSummary;
 import io.isobench.analysis.SessionAnalysis;
-import io.isobench.analysis.StatsConfig;
 import io.isobench.analysis.TaskAnalysis;
 import io.isobench.legacy.ThreeWayRow;
 import io.isobench.parse.MetricDictionary;
-import io.isobench.store.SessionRecord;
-import io.isobench.store.Store;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -32,20 +29,14 @@ final class NativeTable {
     private NativeTable() {
     }
 
-    /** Rows of one session only ({@code sessionId} null: every session). */
-    static void rows(Store store, String agent, String sessionId, Consumer<ThreeWayRow> sink) {
+    /** The rows of one analysed session: one per task where {@code agent} has an arm and the task has statistics. */
+    static void rows(SessionAnalysis a, String agent, Consumer<ThreeWayRow> sink) {
         String wanted = Arm.agent(agent).label();
-        for (SessionRecord s : store.sessions()) {
-            if (sessionId != null && !sessionId.equals(s.sessionId())) {
+        for (SessionAnalysis.TaskResult t : a.tasks()) {
+            if (!t.arms().contains(wanted) || t.analysis() == null) {
                 continue;
             }
-            SessionAnalysis a = SessionAnalysis.of(store, s.sessionId(), StatsConfig.defaults());
-            for (SessionAnalysis.TaskResult t : a.tasks()) {
-                if (!t.arms().contains(wanted) || t.analysis() == null) {
-                    continue;
-                }
-                sink.accept(row(s.sessionId(), t, wanted));
-            }
+            sink.accept(row(a.sessionId(), t, wanted));
         }
     }
 

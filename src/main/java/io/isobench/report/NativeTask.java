@@ -3,14 +3,12 @@ package io.isobench.report;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.analysis.SessionAnalysis;
-import io.isobench.analysis.StatsConfig;
 import io.isobench.store.RunFilter;
 import io.isobench.store.RunRecord;
 import io.isobench.store.SessionRecord;
 import io.isobench.store.Store;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -23,16 +21,18 @@ import java.util.TreeMap;
 import static io.isobench.report.Html.nz;
 
 /**
- * A native task of the HTML report: its session, the analysis, and what a task page shows beyond the statistics
+ * A native task of the report model: its session, the analysis, and what a task page shows beyond the statistics
  * ({@link TaskExtra}), with the name of its page.
  */
 record NativeTask(SessionRecord session, SessionAnalysis.TaskResult result, TaskExtra extra, String page) {
 
+    /** Metrics kept per task (the primary one first, with statistics; the others descriptive). */
+    static final int MAX_METRICS = 24;
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    /** A failed run of a native task. */
+    /** A failed run of a native task ({@code logArtifact}: its full log in the store, or null). */
     record RunFailure(String arm, int round, String category, String detail, String evidence, boolean retryable,
-                      String logFile) {
+                      String logArtifact) {
     }
 
     /** Per task: samples per arm in round order, failures, fingerprint, environment and provenance. */
@@ -52,64 +52,34 @@ record NativeTask(SessionRecord session, SessionAnalysis.TaskResult result, Task
         Instant last;
     }
 
-    static List<NativeTask> collect(Store store, MarkdownReport.Options options, Site site)
-            throws IOException {
+    /**
+     * The tasks of one analysed session ({@code sIndex}: its 1-based place among the store's sessions, for the page
+     * names), with one pass over its measured runs; the log artifacts of its failed runs go to {@code failedLogs}.
+     */
+    static List<NativeTask> collect(Store store, SessionRecord s, SessionAnalysis a, int sIndex,
+                                    Set<String> failedLogs) {
         List<NativeTask> out = new ArrayList<>();
-        int sIndex = 0;
-        String wanted = options.agent() == null ? null : io.isobench.Arm.agent(options.agent()).label();
-        for (SessionRecord s : store.sessions()) {
-            sIndex++;
-            SessionAnalysis a = SessionAnalysis.of(store, s.sessionId(), StatsConfig.defaults());
-            if (a.tasks().isEmpty()) {
-                continue;
+        Map<String, String> metricOf = new LinkedHashMap<>();
+        Map<String, TaskExtra> extras = new LinkedHashMap<>();
+        for (SessionAnalysis.TaskResult t : a.tasks()) {
+            metricOf.put(t.taskId(), t.analysis() == null ? null : t.analysis().metric());
+            extras.put(t.taskId(), new TaskExtra());
+        }
+        store.forEachRun(new RunFilter(null, Set.of(RunRecord.RunKind.MEASURED), a.sessionId(), true), r -> {
+            JsonNode x = extra(r);
+            TaskExtra e = extras.get(x.path("task").asText(""));
+            if (e == null) {
+                return;
             }
-            if (wanted != null && a.tasks().stream().noneMatch(t -> t.arms().contains(wanted))) {
-                continue;
+            add(r, x, e, metricOf.get(x.path("task").asText()));
+            if (r.failure() != null && r.logArtifact() != null) {
+                failedLogs.add(r.logArtifact());
             }
-            Map<String, String> metricOf = new LinkedHashMap<>();
-            Map<String, TaskExtra> extras = new LinkedHashMap<>();
-            for (SessionAnalysis.TaskResult t : a.tasks()) {
-                metricOf.put(t.taskId(), t.analysis() == null ? null : t.analysis().metric());
-                extras.put(t.taskId(), new TaskExtra());
-            }
-            List<RunRecord> failedWithLog = new ArrayList<>();
-            store.forEachRun(new RunFilter(null, Set.of(RunRecord.RunKind.MEASURED), s.sessionId(), true), r -> {
-                JsonNode x = extra(r);
-                TaskExtra e = extras.get(x.path("task").asText(""));
-                if (e == null) {
-                    return;
-                }
-                add(r, x, e, metricOf.get(x.path("task").asText()));
-                if (r.failure() != null && r.logArtifact() != null) {
-                    failedWithLog.add(r);
-                }
-            });
-            // the full logs of failed runs, beside the pages
-            Map<String, String> logFiles = new LinkedHashMap<>();
-            for (RunRecord r : failedWithLog) {
-                if (!logFiles.containsKey(r.logArtifact())) {
-                    byte[] bytes = store.artifact(r.logArtifact()).orElse(null);
-                    if (bytes != null) {
-                        String name = "logs/" + r.logArtifact().replaceAll("[^0-9a-fA-F]", "") + ".log.txt";
-                        Files.createDirectories(site.dir.resolve("logs"));
-                        io.isobench.guard.AtomicFile.write(site.dir.resolve(name), bytes);
-                        logFiles.put(r.logArtifact(), name);
-                    }
-                }
-            }
-            int tIndex = 0;
-            for (SessionAnalysis.TaskResult t : a.tasks()) {
-                tIndex++;
-                TaskExtra e = extras.get(t.taskId());
-                List<RunFailure> linked = new ArrayList<>();
-                for (RunFailure f : e.failures) {
-                    linked.add(new RunFailure(f.arm(), f.round(), f.category(), f.detail(), f.evidence(),
-                            f.retryable(), f.logFile() == null ? null : logFiles.get(f.logFile())));
-                }
-                e.failures.clear();
-                e.failures.addAll(linked);
-                out.add(new NativeTask(s, t, e, "task-" + sIndex + "-" + tIndex + ".html"));
-            }
+        });
+        int tIndex = 0;
+        for (SessionAnalysis.TaskResult t : a.tasks()) {
+            tIndex++;
+            out.add(new NativeTask(s, t, extras.get(t.taskId()), "task-" + sIndex + "-" + tIndex + ".html"));
         }
         return out;
     }
@@ -150,7 +120,7 @@ record NativeTask(SessionRecord session, SessionAnalysis.TaskResult result, Task
         }
         if ("native".equals(r.pipeline()) && r.status() == RunRecord.RunStatus.SUCCESS) {
             for (io.isobench.parse.Metric mt : r.metrics()) {
-                if (Double.isFinite(mt.value()) && (e.metrics.containsKey(mt.name()) || e.metrics.size() < HtmlReport.MAX_METRICS)) {
+                if (Double.isFinite(mt.value()) && (e.metrics.containsKey(mt.name()) || e.metrics.size() < MAX_METRICS)) {
                     e.metricInfo.putIfAbsent(mt.name(), mt);
                     e.metrics.computeIfAbsent(mt.name(), k -> new LinkedHashMap<>())
                             .computeIfAbsent(r.arm(), k -> new TreeMap<>()).put(r.round(), mt.value());

@@ -7,7 +7,6 @@ import io.isobench.analysis.Leaderboard;
 import io.isobench.analysis.SessionAnalysis;
 import io.isobench.analysis.TaskAnalysis;
 import io.isobench.store.SessionRecord;
-import io.isobench.store.Store;
 
 import java.io.IOException;
 import java.time.temporal.ChronoUnit;
@@ -54,7 +53,7 @@ final class OverviewPage extends HtmlPage {
                     + "<a href=\"legacy.html\">imported legacy data</a>.</p>\n");
         }
         b.append("<h2 id=\"failures\">Failures</h2>\n<p>")
-                .append(m.failures().stream().mapToLong(Store.FailureCount::runs).sum())
+                .append(m.failures().stream().mapToLong(f -> f.runs()).sum())
                 .append(" failed run(s) in ").append(m.failures().size())
                 .append(" categories; to-do list: <a href=\"failures.html\">failures</a>.</p>\n");
         site.page("index.html", "isobench report — overview", b.toString());
@@ -63,7 +62,7 @@ final class OverviewPage extends HtmlPage {
     private String receipt() {
         StringBuilder b = new StringBuilder("<section class=\"receipt\" id=\"receipt\"><h2>Benchmark receipt</h2><dl>\n");
         b.append("<dt>Generated</dt><dd>").append(esc(options.generatedAt().truncatedTo(ChronoUnit.SECONDS)
-                .toString())).append(" from <code>").append(esc(store.describe())).append("</code></dd>\n");
+                .toString())).append(" from <code>").append(esc(model.storeName())).append("</code></dd>\n");
         Set<String> machines = new LinkedHashSet<>();
         Set<String> hardware = new LinkedHashSet<>();
         Map<String, Integer> rounds = new LinkedHashMap<>();
@@ -120,24 +119,7 @@ final class OverviewPage extends HtmlPage {
      * chance), then patch outcomes over every task, then the per-task speedups.
      */
     private void nativeLeaderboard(StringBuilder b) {
-        Map<String, Leaderboard.Session> bySession = new LinkedHashMap<>();
-        Map<String, List<SessionAnalysis.TaskResult>> results = new LinkedHashMap<>();
-        for (NativeTask t : tasks) {
-            results.computeIfAbsent(t.session().sessionId(), k -> new ArrayList<>()).add(t.result());
-            bySession.putIfAbsent(t.session().sessionId(), null);
-        }
-        List<Leaderboard.Session> sessions = new ArrayList<>();
-        for (NativeTask t : tasks) {
-            String id = t.session().sessionId();
-            if (bySession.get(id) == null) {
-                Leaderboard.Session s = new Leaderboard.Session(id,
-                        t.session().startedAt(), "complete".equals(t.session().status()),
-                        new SessionAnalysis(id, results.get(id), config));
-                bySession.put(id, s);
-                sessions.add(s);
-            }
-        }
-        Leaderboard board = Leaderboard.of(sessions, config);
+        Leaderboard board = model.leaderboard();
         b.append("<h2 id=\"native\">Agent leaderboard (native sessions)</h2>\n");
         b.append("<p class=\"note\">").append(esc("Rule: " + Leaderboard.RULE + "."))
                 .append(" Verdicts: better / worse when the ").append(esc(fmt("%.0f %%", config.confidence() * 100)))

@@ -79,7 +79,7 @@ final class Paged {
         return b.append("</p>\n").toString();
     }
 
-    /** Feeds each line written into it to a consumer (to page a {@link ReportModel.Spool}). */
+    /** Feeds each line written into it to a consumer (to page a {@link Spool}). */
     static final class LineSink extends Writer {
         interface Line {
             void accept(String line) throws IOException;

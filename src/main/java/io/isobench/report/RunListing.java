@@ -5,15 +5,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.legacy.TableFormat;
 import io.isobench.parse.MetricDictionary;
-import io.isobench.store.RunFilter;
 import io.isobench.store.RunRecord;
-import io.isobench.store.Store;
 
 import java.io.PrintWriter;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Consumer;
 
 /**
  * {@code isobench runs}: one line per stored run, for people who want to know what happened to each run without SQL.
@@ -45,15 +44,17 @@ public final class RunListing {
     private RunListing() {
     }
 
-    /** Writes the runs matching {@code filter}; returns how many. */
-    public static long write(Store store, RunFilter filter, Format format, PrintWriter out) {
+    /**
+     * Writes the runs {@code runs} gives (e.g. {@code sink -> store.forEachRun(filter, sink)}); returns how many.
+     */
+    public static long write(Consumer<Consumer<RunRecord>> runs, Format format, PrintWriter out) {
         Sink sink = switch (format) {
             case CSV -> cells(TableFormat.Cells.csv(out, COLUMNS));
             case JSON -> cells(TableFormat.Cells.json(out, COLUMNS, java.util.Set.of(VALUE_COLUMN)));
             case TABLE -> new Table(out);
         };
         long[] n = {0};
-        store.forEachRun(filter, r -> {
+        runs.accept(r -> {
             sink.row(cells(r));
             n[0]++;
         });

@@ -4,10 +4,8 @@ import io.isobench.analysis.AgentOutcome;
 import io.isobench.analysis.ArmSummary;
 import io.isobench.analysis.Comparison;
 import io.isobench.analysis.SessionAnalysis;
-import io.isobench.analysis.StatsConfig;
 import io.isobench.analysis.TaskAnalysis;
 import io.isobench.store.SessionRecord;
-import io.isobench.store.Store;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -28,10 +26,18 @@ public final class SessionReport {
     private SessionReport() {
     }
 
-    /** A whole report for one session. */
-    public static void write(Store store, String sessionId, Writer out) {
-        SessionAnalysis a = SessionAnalysis.of(store, sessionId, StatsConfig.defaults());
-        SessionRecord s = store.session(sessionId).orElse(null);
+    /**
+     * A whole report for one session: the model of {@link ReportScope#session} (its one session; the store lacking
+     * it, the analysis of no runs).
+     */
+    public static void write(ReportModel model, Writer out) {
+        if (model.scope().sessionId() == null || model.sessions().size() != 1) {
+            throw new IllegalArgumentException("a session report needs the model of one session (ReportScope.session)");
+        }
+        NativeSession ns = model.sessions().get(0);
+        SessionAnalysis a = ns.analysis();
+        SessionRecord s = ns.record();
+        String sessionId = model.scope().sessionId();
         StringBuilder sb = new StringBuilder();
         sb.append("# isobench report — session ").append(sessionId).append("\n\n");
         if (s != null) {
@@ -40,10 +46,8 @@ public final class SessionReport {
             sb.append(hardware(s)).append("\n\n");
         }
         section(a, sb);
-        leaderboard(io.isobench.analysis.Leaderboard.of(List.of(new io.isobench.analysis.Leaderboard.Session(
-                sessionId, s == null ? null : s.startedAt(), s != null && "complete".equals(s.status()), a)),
-                a.config()), sb, "###");
-        environments(store, sessionId, sb);
+        leaderboard(model.leaderboard(), sb, "###");
+        environments(ns, sb);
         if (s != null) {
             skipped(s.suiteJson(), sb);
         }
@@ -56,7 +60,7 @@ public final class SessionReport {
     }
 
     /** The native-session section (headings at level 2). */
-    public static void section(SessionAnalysis a, StringBuilder sb) {
+    static void section(SessionAnalysis a, StringBuilder sb) {
         sb.append("## Native session ").append(a.sessionId()).append("\n\n");
         sb.append("Method: ").append(a.config().describe()).append("\n\n");
         sb.append("| task | mode | metric | replay | A/A band | human vs baseline | agents vs baseline | excluded rounds |"
@@ -144,7 +148,7 @@ public final class SessionReport {
      * The agent leaderboard (docs/statistics.md, "Leaderboards"): replay-valid tasks only, one entry per task per
      * hardware, verdicts kept apart, failed and incorrect arms never in a speedup median, expected false wins.
      */
-    public static void leaderboard(io.isobench.analysis.Leaderboard board, StringBuilder sb, String heading) {
+    static void leaderboard(io.isobench.analysis.Leaderboard board, StringBuilder sb, String heading) {
         sb.append(heading).append(" Agent leaderboard (replay-valid tasks only)\n\n");
         if (board.agents().isEmpty()) {
             sb.append("No agent arms.\n\n");
@@ -373,34 +377,14 @@ public final class SessionReport {
      * Per arm environment: its build step (status, time, exit code, log artifact) and the fix recipes applied, as
      * recorded on the arm's runs (DESIGN §3). Nothing when no arm of the session had a build step or a recipe.
      */
-    public static void environments(Store store, String sessionId, StringBuilder sb) {
-        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
-        Map<String, com.fasterxml.jackson.databind.JsonNode> byArm = new java.util.LinkedHashMap<>();
-        Map<String, Integer> order = new java.util.HashMap<>();
-        store.forEachRun(new io.isobench.store.RunFilter(null, java.util.Set.of(io.isobench.store.RunRecord.RunKind.MEASURED),
-                sessionId, false), r -> {
-            if (r.status() == io.isobench.store.RunRecord.RunStatus.NOT_RUN || r.extraJson() == null) {
-                return;
-            }
-            try {
-                com.fasterxml.jackson.databind.JsonNode x = json.readTree(r.extraJson());
-                String key = x.path("task").asText("?") + "|" + r.arm();
-                int idx = x.path("job_index").asInt(Integer.MAX_VALUE);
-                if (!order.containsKey(key) || idx < order.get(key)) {
-                    order.put(key, idx);
-                    byArm.put(key, x);
-                }
-            } catch (IOException e) {
-                // not ours
-            }
-        });
+    static void environments(NativeSession session, StringBuilder sb) {
+        Map<String, com.fasterxml.jackson.databind.JsonNode> byArm = session.environments();
         boolean any = byArm.values().stream().anyMatch(x -> x.has("build") || (x.path("recipes").isArray()
                 && !x.path("recipes").isEmpty()));
         if (!any) {
             return;
         }
         List<String> keys = new java.util.ArrayList<>(byArm.keySet());
-        keys.sort(java.util.Comparator.comparingInt(order::get));
         sb.append("### Environments (build step and fix recipes)\n\n");
         sb.append("| task | arm | build | recipes |\n|---|---|---|---|\n");
         for (String k : keys) {

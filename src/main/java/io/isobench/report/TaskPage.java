@@ -145,7 +145,7 @@ final class TaskPage extends HtmlPage {
             return;
         }
         b.append("<h2 id=\"other-metrics\">Other metrics</h2>\n<p class=\"note\">Every metric the measured rounds "
-                + "produced (up to ").append(HtmlReport.MAX_METRICS).append("): a dot per round, a bar at the median. "
+                + "produced (up to ").append(NativeTask.MAX_METRICS).append("): a dot per round, a bar at the median. "
                 + "Descriptive only: verdicts and CIs are computed for the primary metric <code>")
                 .append(esc(primary)).append("</code>.</p>\n");
         for (Map.Entry<String, Map<String, TreeMap<Integer, Double>>> m : all.entrySet()) {
@@ -226,7 +226,7 @@ final class TaskPage extends HtmlPage {
         }
         for (Comparison c : cs) {
             b.append("<tr><td>").append(esc(c.arm() + " vs " + c.reference())).append("</td>")
-                    .append(td(MarkdownReport.pct(c.deltaPct()))).append(td(fmt("%.2f", c.marginPct())))
+                    .append(td(Md.pct(c.deltaPct()))).append(td(fmt("%.2f", c.marginPct())))
                     .append(td(SessionReport.pairs(c))).append(td(c.variance().label()))
                     .append("<td>").append(Html.verdict(c)).append("</td>")
                     .append(td(c.reason())).append("</tr>\n");
@@ -290,8 +290,9 @@ final class TaskPage extends HtmlPage {
             if (f.evidence() != null && !f.evidence().isBlank()) {
                 b.append("<pre class=\"evidence\">").append(esc(f.evidence())).append("</pre>");
             }
-            b.append("</td><td>").append(f.logFile() == null ? "—"
-                    : "<a href=\"" + esc(f.logFile()) + "\">full log</a>").append("</td></tr>\n");
+            String log = f.logArtifact() == null ? null : context.logFiles().get(f.logArtifact());
+            b.append("</td><td>").append(log == null ? "—"
+                    : "<a href=\"" + esc(log) + "\">full log</a>").append("</td></tr>\n");
         }
         b.append("</table>\n");
     }

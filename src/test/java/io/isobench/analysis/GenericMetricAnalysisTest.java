@@ -60,12 +60,15 @@ class GenericMetricAnalysisTest {
             assertThat(t.analysis().humanVsBaseline().speedup()).isCloseTo(1.2, org.assertj.core.data.Offset.offset(0.01));
             // the reports show the declared unit and direction
             java.io.StringWriter md = new java.io.StringWriter();
-            io.isobench.report.SessionReport.write(store, "s", md);
+            try (var model = io.isobench.report.ReportModel.build(store, io.isobench.report.ReportScope.session("s"))) {
+                io.isobench.report.SessionReport.write(model, md);
+            }
             assertThat(md.toString()).contains("Metric `tok_s` (higher is better)");
             store.putSession(new io.isobench.store.SessionRecord("s", Instant.now(), Instant.now(), "h", "cpu", "none",
                     "{}", "{}", "{}", 42L, "complete"));
-            io.isobench.report.HtmlReport.write(store, io.isobench.report.MarkdownReport.Options.defaults(),
-                    dir.resolve("html"));
+            try (var model = io.isobench.report.ReportModel.build(store, io.isobench.report.ReportScope.defaults())) {
+                io.isobench.report.HtmlReport.write(model, dir.resolve("html"));
+            }
             try (var pages = java.nio.file.Files.list(dir.resolve("html"))) {
                 String task = java.nio.file.Files.readString(pages.filter(p -> p.getFileName().toString()
                         .startsWith("task-")).findFirst().orElseThrow());

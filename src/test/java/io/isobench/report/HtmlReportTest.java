@@ -55,12 +55,14 @@ class HtmlReportTest {
             new LegacyImporter(store, null, new PrintWriter(new StringWriter())).importTree(SharedData.isobenchData());
             store.putRuns(crossRun("c0ffee12"));
             nativeSession(store);
-            MarkdownReport.Options o = new MarkdownReport.Options(null, 5.0, Instant.parse("2026-11-25T00:00:00Z"));
+            ReportScope o = new ReportScope(null, 5.0, Instant.parse("2026-11-25T00:00:00Z"));
             StringWriter out = new StringWriter();
-            MarkdownReport.write(store, o, out);
-            md = out.toString();
-            site = dir.resolve("site");
-            result = HtmlReport.write(store, o, site);
+            try (ReportModel model = ReportModel.build(store, o)) {
+                MarkdownReport.write(model, out);
+                md = out.toString();
+                site = dir.resolve("site");
+                result = HtmlReport.write(model, site);
+            }
         }
         docs = HtmlSite.parseAll(site);
     }
@@ -261,11 +263,13 @@ class HtmlReportTest {
         String mdText;
         try (Store store = Stores.open(tmp.resolve("s.duckdb").toString())) {
             SyntheticStore.generate(store, 12000, 1, 1L);
-            MarkdownReport.Options o = new MarkdownReport.Options(null, 5.0, Instant.parse("2026-11-25T00:00:00Z"));
+            ReportScope o = new ReportScope(null, 5.0, Instant.parse("2026-11-25T00:00:00Z"));
             StringWriter w = new StringWriter();
-            MarkdownReport.write(store, o, w);
-            mdText = w.toString();
-            HtmlReport.write(store, o, out);
+            try (ReportModel model = ReportModel.build(store, o)) {
+                MarkdownReport.write(model, w);
+                mdText = w.toString();
+                HtmlReport.write(model, out);
+            }
         }
         String agentMd = mdText.substring(mdText.indexOf("## Agent: claude_code"), mdText.indexOf("## Agent: codex"));
         long mdRows = agentMd.substring(agentMd.indexOf("### Comparable"), agentMd.indexOf("\n### ",
@@ -290,7 +294,10 @@ class HtmlReportTest {
         Files.writeString(out.resolve("task-9-9.html"), "stale");
         Files.writeString(out.resolve("notes.txt"), "mine");
         try (Store store = Stores.open(tmp.resolve("e.duckdb").toString())) {
-            HtmlReport.Result r = HtmlReport.write(store, MarkdownReport.Options.defaults(), out);
+            HtmlReport.Result r;
+            try (ReportModel model = ReportModel.build(store, ReportScope.defaults())) {
+                r = HtmlReport.write(model, out);
+            }
             assertThat(r.index()).isEqualTo(out.resolve("index.html"));
         }
         assertThat(out.resolve("task-9-9.html")).doesNotExist();

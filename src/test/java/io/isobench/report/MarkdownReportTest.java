@@ -32,8 +32,10 @@ class MarkdownReportTest {
         try (Store store = Stores.open(dir.resolve("r.duckdb").toString())) {
             new LegacyImporter(store, null, new PrintWriter(new StringWriter())).importTree(data);
             StringWriter out = new StringWriter();
-            MarkdownReport.write(store, new MarkdownReport.Options(null, 5.0,
-                    Instant.parse("2026-11-25T00:00:00Z")), out);
+            try (ReportModel model = ReportModel.build(store, new ReportScope(null, 5.0,
+                    Instant.parse("2026-11-25T00:00:00Z")))) {
+                MarkdownReport.write(model, out);
+            }
             report = out.toString();
             // kept as a test artifact for people reading the build output
             java.nio.file.Files.createDirectories(Path.of("target"));

@@ -37,7 +37,9 @@ class ReportNoBorrowingTest {
                     run("s-a", "separate", "agent:claude_code", RunStatus.FAILED, null,
                             new RunRecord.FailureInfo("GPU_OOM", "GPU out of memory", "CUDA out of memory", false))));
             StringWriter out = new StringWriter();
-            MarkdownReport.write(store, new MarkdownReport.Options(null, 5.0, Instant.EPOCH), out);
+            try (ReportModel model = ReportModel.build(store, new ReportScope(null, 5.0, Instant.EPOCH))) {
+                MarkdownReport.write(model, out);
+            }
             String report = out.toString();
             String row = report.lines().filter(l -> l.startsWith("| `abcdef12` | incomplete | modal")).findFirst()
                     .orElseThrow();

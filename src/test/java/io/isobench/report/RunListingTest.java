@@ -69,7 +69,7 @@ class RunListingTest {
 
     private static String write(Store store, RunFilter filter, RunListing.Format format) {
         StringWriter s = new StringWriter();
-        RunListing.write(store, filter, format, new PrintWriter(s));
+        RunListing.write(sink -> store.forEachRun(filter, sink), format, new PrintWriter(s));
         return s.toString();
     }
 

@@ -1,0 +1,48 @@
+package io.isobench.report;
+
+import java.util.Locale;
+
+/**
+ * Markdown cell text shared by the model's spooled rows ({@link LegacyModel}) and the renderers: deltas, values,
+ * evidence as inline code, win/tie/loss counts.
+ */
+final class Md {
+
+    private Md() {
+    }
+
+    static String wtl(int[] c) {
+        return c[0] + " / " + c[1] + " / " + c[2];
+    }
+
+    static String fmt1(double v) {
+        return String.format(Locale.ROOT, "%.1f", v);
+    }
+
+    /** A delta with sign and two decimals, or an em dash when undefined. */
+    static String pct(Double v) {
+        return v == null ? "—" : String.format(Locale.ROOT, "%+.2f", v);
+    }
+
+    /** The first line of a (possibly multi-line) evidence text. */
+    static String firstLine(String s) {
+        if (s == null) {
+            return null;
+        }
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
+    }
+
+    static String val(String v) {
+        return v == null ? "—" : v;
+    }
+
+    /** Markdown-safe inline code for an evidence line (whole line, pipes escaped). */
+    static String code(String s) {
+        if (s == null || s.isBlank()) {
+            return "";
+        }
+        String t = s.replace("\r", " ").replace("\n", " ⏎ ").replace("|", "\\|").replace("`", "'");
+        return "`" + t + "`";
+    }
+}

@@ -1,0 +1,104 @@
+package io.isobench.report;
+
+import io.isobench.Arm;
+import io.isobench.analysis.Leaderboard;
+import io.isobench.analysis.SessionAnalysis;
+import io.isobench.analysis.StatsConfig;
+import io.isobench.store.SessionRecord;
+import io.isobench.store.Store;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A native session of the {@link ReportModel}: its record, the analysis (run once), its tasks with what a task page
+ * shows, the environment of each (task, arm) and the log artifacts of its failed runs.
+ *
+ * @param record       the stored session (null only when a one-session report names a session the store lacks)
+ * @param analysis     {@link SessionAnalysis} of the session
+ * @param tasks        its tasks, in plan order, with their page names
+ * @param environments per {@code task|arm}: the extra JSON of the arm's first job (build step, recipes), in job order
+ * @param failedLogs   log artifacts of the session's failed runs
+ */
+record NativeSession(SessionRecord record, SessionAnalysis analysis, List<NativeTask> tasks,
+                     Map<String, com.fasterxml.jackson.databind.JsonNode> environments, Set<String> failedLogs) {
+
+    String sessionId() {
+        return analysis.sessionId();
+    }
+
+    /** The session as the leaderboard sees it. */
+    Leaderboard.Session board() {
+        return new Leaderboard.Session(analysis.sessionId(), record == null ? null : record.startedAt(),
+                record != null && "complete".equals(record.status()), analysis);
+    }
+
+    /**
+     * The sessions of the scope: its one session as it is, or every session of the store with tasks (and, with an
+     * agent filter, an arm of that agent).
+     */
+    static List<NativeSession> collect(Store store, ReportScope scope) {
+        List<NativeSession> out = new ArrayList<>();
+        if (scope.sessionId() != null) {
+            SessionAnalysis a = SessionAnalysis.of(store, scope.sessionId(), StatsConfig.defaults());
+            out.add(of(store, store.session(scope.sessionId()).orElse(null), a, 1));
+            return out;
+        }
+        String wanted = scope.agent() == null ? null : Arm.agent(scope.agent()).label();
+        int sIndex = 0;
+        for (SessionRecord s : store.sessions()) {
+            sIndex++;
+            SessionAnalysis a = SessionAnalysis.of(store, s.sessionId(), StatsConfig.defaults());
+            if (a.tasks().isEmpty()) {
+                continue;
+            }
+            if (wanted != null && a.tasks().stream().noneMatch(t -> t.arms().contains(wanted))) {
+                continue;
+            }
+            out.add(of(store, s, a, sIndex));
+        }
+        return out;
+    }
+
+    private static NativeSession of(Store store, SessionRecord s, SessionAnalysis a, int sIndex) {
+        Set<String> failedLogs = new LinkedHashSet<>();
+        List<NativeTask> tasks = NativeTask.collect(store, s, a, sIndex, failedLogs);
+        return new NativeSession(s, a, tasks, environments(store, a.sessionId()), failedLogs);
+    }
+
+    /** Per (task, arm) the extra JSON of its first job (lowest job index) that ran, in job order. */
+    static Map<String, com.fasterxml.jackson.databind.JsonNode> environments(Store store, String sessionId) {
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        Map<String, com.fasterxml.jackson.databind.JsonNode> byArm = new java.util.LinkedHashMap<>();
+        Map<String, Integer> order = new java.util.HashMap<>();
+        store.forEachRun(new io.isobench.store.RunFilter(null, java.util.Set.of(io.isobench.store.RunRecord.RunKind.MEASURED),
+                sessionId, false), r -> {
+            if (r.status() == io.isobench.store.RunRecord.RunStatus.NOT_RUN || r.extraJson() == null) {
+                return;
+            }
+            try {
+                com.fasterxml.jackson.databind.JsonNode x = json.readTree(r.extraJson());
+                String key = x.path("task").asText("?") + "|" + r.arm();
+                int idx = x.path("job_index").asInt(Integer.MAX_VALUE);
+                if (!order.containsKey(key) || idx < order.get(key)) {
+                    order.put(key, idx);
+                    byArm.put(key, x);
+                }
+            } catch (IOException e) {
+                // not ours
+            }
+        });
+        List<String> keys = new java.util.ArrayList<>(byArm.keySet());
+        keys.sort(java.util.Comparator.comparingInt(order::get));
+        Map<String, com.fasterxml.jackson.databind.JsonNode> sorted = new LinkedHashMap<>();
+        for (String k : keys) {
+            sorted.put(k, byArm.get(k));
+        }
+        return sorted;
+    }
+}
