@@ -7,9 +7,9 @@ import java.util.function.LongConsumer;
 
 /**
  * Runs one job of a plan: a job in, a result out. {@link Executors#create} (the one factory) picks the implementation
- * by name (local, docker, slurm, kubernetes); all implement the same contract. An executor never throws for a failing job: failures are classified in
- * the {@link JobResult}. A session with {@code --parallel} above 1 calls {@link #execute} from several threads at once:
- * implementations are thread-safe.
+ * by name (local, docker, slurm, kubernetes); all implement the same contract. An executor never throws for a failing
+ * job: failures are classified in the {@link JobResult}. A session with {@code --parallel} above 1 calls
+ * {@link #execute} from several threads at once: implementations are thread-safe.
  */
 public sealed interface Executor permits LocalExecutor, DockerExecutor, SlurmExecutor, KubernetesExecutor {
 

@@ -141,7 +141,8 @@ public abstract class ExecutorContract {
 
     /**
      * {@code --parallel 2}: two jobs are handed to the executor at once (from two threads, as the session's
-     * dispatcher does); both succeed and their processes ran at the same time (the time spans their scripts print overlap).
+     * dispatcher does); both succeed and their processes ran at the same time (the time spans their scripts print
+     * overlap).
      */
     @Test
     @Timeout(value = 4, unit = TimeUnit.MINUTES)
