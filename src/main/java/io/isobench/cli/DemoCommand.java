@@ -1,7 +1,7 @@
 package io.isobench.cli;
 
 import io.isobench.IsobenchException;
-import io.isobench.exec.SessionRequest;
+import io.isobench.session.SessionRequest;
 import io.isobench.plan.Planner;
 import io.isobench.report.HtmlReport;
 import io.isobench.report.ReportModel;
@@ -70,8 +70,9 @@ final class DemoCommand implements Callable<Integer> {
         Suite suite = SuiteLoader.load(toy.resolve("demo-suite.yaml"), false).withEngineRepo(repo);
         String db = main.db != null && !main.db.isBlank() ? main.db : dir.resolve("isobench.duckdb").toString();
         SessionRequest request = new SessionRequest(suite, new Planner.Options(n, null, dir, execution.aa()), db, null,
-                resume, execution.choice(), main.err, id -> "isobench demo --resume" + (main.db == null ? "" : " --db "
-                + Sessions.word(main.db)) + " --workdir " + Sessions.word(workdir.toString()));
+                resume, execution.choice(), execution.feedback(main.err, id -> "isobench demo --resume"
+                + (main.db == null ? "" : " --db " + Sessions.word(main.db)) + " --workdir "
+                + Sessions.word(workdir.toString())));
         Sessions.Outcome outcome = Sessions.run(main, request, dryRun, format);
         if (outcome.summary() == null) {
             return outcome.exitCode();

@@ -1,10 +1,13 @@
 package io.isobench.cli;
 
 import io.isobench.IsobenchException;
-import io.isobench.exec.SessionRequest;
+import io.isobench.session.ProgressMode;
+import io.isobench.session.SessionRequest;
 import picocli.CommandLine.Option;
 
+import java.io.PrintWriter;
 import java.util.Locale;
+import java.util.function.Function;
 
 /** Where and how many jobs at once: the options run and demo share. */
 final class ExecutionOptions {
@@ -31,6 +34,18 @@ final class ExecutionOptions {
                     + "Without it the arms of a task run one after the other, so compared runs never share or split "
                     + "the machine differently.")
     boolean allowCrossGpu;
+
+    @Option(names = "--progress", paramLabel = "auto|plain|json|tty", defaultValue = "auto",
+            description = "How progress goes to stderr: plain lines, JSON lines (one object per event), a tty bar "
+                    + "(one redrawn line), or auto (default: the bar on an interactive terminal whose stderr is not "
+                    + "redirected, else plain lines; ISOBENCH_PLAIN_PROGRESS=1 forces plain).")
+    String progress;
+
+    /** Where the session's progress goes ({@code --progress} on {@code err}) and how it is resumed. */
+    SessionRequest.Feedback feedback(PrintWriter err, Function<String, String> resumeCommand) {
+        return new SessionRequest.Feedback(ProgressMode.of(progress == null ? "auto" : progress).listener(err),
+                resumeCommand);
+    }
 
     /** The A/A setting for the planner: false with --no-aa, else the suite's ({@code run.aa}). */
     Boolean aa() {

@@ -1,7 +1,7 @@
 package io.isobench.cli;
 
 import io.isobench.IsobenchException;
-import io.isobench.exec.SessionRequest;
+import io.isobench.session.SessionRequest;
 import io.isobench.plan.Planner;
 import io.isobench.task.Suite;
 import io.isobench.task.SuiteLoader;
@@ -57,10 +57,10 @@ final class RunCommand implements Callable<Integer> {
         }
         Suite suite = SuiteLoader.load(suiteFile);
         SessionRequest request = new SessionRequest(suite, new Planner.Options(rounds, null, workdir.toAbsolutePath(),
-                execution.aa()), main.dbSpec(), session, resume, execution.choice(), main.err, id -> "isobench run "
-                + Sessions.word(suiteFile.toString()) + " --resume --session " + Sessions.word(id)
+                execution.aa()), main.dbSpec(), session, resume, execution.choice(), execution.feedback(main.err,
+                id -> "isobench run " + Sessions.word(suiteFile.toString()) + " --resume --session " + Sessions.word(id)
                 + (main.db == null ? "" : " --db " + Sessions.word(main.db))
-                + " --workdir " + Sessions.word(workdir.toString()));
+                + " --workdir " + Sessions.word(workdir.toString())));
         return Sessions.run(main, request, dryRun, format).exitCode();
     }
 }

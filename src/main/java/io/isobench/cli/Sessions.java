@@ -1,10 +1,9 @@
 package io.isobench.cli;
 
-import io.isobench.exec.Session;
-import io.isobench.exec.SessionRequest;
-import io.isobench.exec.SessionRunner;
-import io.isobench.exec.SessionSummary;
 import io.isobench.plan.SkippedTask;
+import io.isobench.session.Session;
+import io.isobench.session.SessionRequest;
+import io.isobench.session.SessionSummary;
 
 import java.util.Locale;
 
@@ -27,11 +26,12 @@ final class Sessions {
             return new Outcome(Main.OK, null);
         }
         SessionSummary summary = Session.start(request);
-        SessionRunner.Summary s = summary.run();
+        SessionSummary.Run s = summary.run();
+        SessionSummary.Counts n = s.counts();
         main.out.println(String.format(Locale.ROOT,
                 "session %s: %d job(s)%s, %d run now, %d already finished, %d ok, %d failed %s in %.1f s",
-                s.sessionId(), s.jobs(), s.accuracyRuns() == 0 ? "" : " + " + s.accuracyRuns() + " accuracy run(s)",
-                s.ran(), s.skippedFinished(), s.succeeded(), s.failed(), s.failures(),
+                s.sessionId(), n.jobs(), n.accuracyRuns() == 0 ? "" : " + " + n.accuracyRuns() + " accuracy run(s)",
+                n.ran(), n.skippedFinished(), n.succeeded(), n.failed(), s.failures(),
                 s.wall().toMillis() / 1000.0));
         for (SkippedTask sk : summary.notRun()) {
             main.out.println("not run: " + sk.taskId() + " " + sk.category() + " — " + sk.reason());

@@ -1,6 +1,8 @@
 package io.isobench.exec;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.Arm;
 import io.isobench.env.Environment;
 import io.isobench.guard.Secrets;
@@ -45,6 +47,7 @@ public final class Accuracy {
 
     public static final String PIPELINE = "native-accuracy";
     public static final String METRIC = "accuracy_score";
+    private static final ObjectMapper MAPPER = new ObjectMapper();
 
     private Accuracy() {
     }
@@ -60,11 +63,16 @@ public final class Accuracy {
      * @param job    one of the arm's measured jobs (its mode, timeout and env); null when it has none
      * @param review the arm's patch review; null when none
      */
-    record Target(ArmSpec arm, TaskSpec task, Environment env, String commit, Job job, ReviewResult review) {
+    public record Target(ArmSpec arm, TaskSpec task, Environment env, String commit, Job job, ReviewResult review) {
     }
 
-    /** Runs the arm's accuracy command and commits its run ({@code SessionRunner.accuracyRunId}). */
-    static RunRecord run(Store store, String sessionId, Target target, String suiteDir, String executorName,
+    /** The run id of an arm's accuracy run in a session. */
+    public static String runId(String sessionId, ArmSpec a) {
+        return sessionId + "/" + a.taskId() + "/" + a.arm() + "/accuracy";
+    }
+
+    /** Runs the arm's accuracy command and commits its run (under {@link #runId}). */
+    public static RunRecord run(Store store, String sessionId, Target target, String suiteDir, String executorName,
                          LongConsumer groupStarted, Map<String, RunRecord> previous) {
         ArmSpec arm = target.arm();
         TaskSpec task = target.task();
@@ -72,7 +80,7 @@ public final class Accuracy {
         String commit = target.commit();
         Job job = target.job();
         ReviewResult review = target.review();
-        String runId = SessionRunner.accuracyRunId(sessionId, arm);
+        String runId = runId(sessionId, arm);
         TaskSpec.Accuracy acc = task.accuracy();
         String model = task.parsedCommand().model() != null ? task.parsedCommand().model() : task.model();
         List<String> argv = acc.argv(model, suiteDir);
@@ -186,8 +194,8 @@ public final class Accuracy {
                 failure == null ? RunRecord.RunStatus.SUCCESS : RunRecord.RunStatus.FAILED, fi,
                 job != null ? job.mode() : null, model, PIPELINE, null, score == null ? null : METRIC, score,
                 score == null ? null : "measured", null, Instant.now().minusMillis((long) durationMs), durationMs, null,
-                env.envRef(), SessionRunner.json(argv.stream().map(Secrets::redact).toList()), logSha, null,
-                SessionRunner.json(extra), metrics);
+                env.envRef(), json(argv.stream().map(Secrets::redact).toList()), logSha, null,
+                json(extra), metrics);
         store.putRun(rec);
         return rec;
     }
@@ -249,5 +257,13 @@ public final class Accuracy {
 
     private static String num(double v) {
         return String.format(Locale.ROOT, "%.4g", v);
+    }
+
+    private static String json(Object o) {
+        try {
+            return MAPPER.writeValueAsString(o);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
     }
 }

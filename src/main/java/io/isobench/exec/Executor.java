@@ -6,17 +6,15 @@ import java.util.function.BooleanSupplier;
 import java.util.function.LongConsumer;
 
 /**
- * Runs one job of a plan: a job in, a result out. {@link Executors#create} picks the implementation by name (local,
- * docker, slurm, kubernetes); all implement the same contract. An executor never throws for a failing job: failures are classified in
- * the {@link JobResult}. A session with {@code --parallel} above 1 calls {@link #execute} from several threads at once:
- * implementations are thread-safe.
+ * Runs one job of a plan: a job in, a result out. {@link Executors#create} (the one factory) picks the implementation
+ * by name (local, docker, slurm, kubernetes); all implement the same contract. An executor never throws for a failing
+ * job: failures are classified in the {@link JobResult}. A session with {@code --parallel} above 1 calls
+ * {@link #execute} from several threads at once: implementations are thread-safe.
  */
-public interface Executor {
+public sealed interface Executor permits LocalExecutor, DockerExecutor, SlurmExecutor, KubernetesExecutor {
 
     /** The executor's name as a suite or {@code --executor} names it: local, docker, slurm, kubernetes. */
-    default String name() {
-        return "local";
-    }
+    String name();
 
     /**
      * @param job   the job (its {@code cwd} is the prepared environment)
@@ -77,17 +75,5 @@ public interface Executor {
         public Hooks(LongConsumer processGroupStarted, BooleanSupplier cancelled) {
             this(processGroupStarted, cancelled, null);
         }
-    }
-
-    /**
-     * The local executor with the default readiness probe. GPUs come from {@code ISOBENCH_GPUS} or nvidia-smi
-     * (plan.GpuDiscovery); each job leases its GPU count ({@code CUDA_VISIBLE_DEVICES}), a job wider than the node is
-     * {@code RESOURCES_INSUFFICIENT}. On a machine without GPUs jobs run unleased (CPU engines such as the toy).
-     */
-    static Executor local() {
-        io.isobench.plan.GpuDiscovery.Inventory inv = io.isobench.plan.GpuDiscovery.discover(null);
-        return new LocalExecutor(Readiness.http(java.time.Duration.ofMillis(10)),
-                io.isobench.probe.Clients.serving(), java.time.Duration.ofSeconds(5),
-                inv.count() == 0 ? null : inv.slots());
     }
 }

@@ -39,7 +39,7 @@ public final class Executors {
     /** As {@link #create(String)}, for a suite: cluster executors read their profile and the suite's commits. */
     public static Executor create(String name, Suite suite) {
         return switch (name) {
-            case "local" -> Executor.local();
+            case "local" -> local();
             case "docker" -> docker(DockerConfig.fromEnvironment());
             case "kubernetes" -> kubernetes(suite);
             case "slurm" -> SlurmExecutor.connect(SlurmConfig.fromEnv(System.getenv()));
@@ -57,6 +57,18 @@ public final class Executors {
         Path dir = suite == null || suite.file() == null ? Path.of(".")
                 : suite.file().toAbsolutePath().getParent();
         return dir.resolve(PROFILE_FILE);
+    }
+
+    /**
+     * The local executor with the default readiness probe. GPUs come from {@code ISOBENCH_GPUS} or nvidia-smi
+     * (plan.GpuDiscovery); each job leases its GPU count ({@code CUDA_VISIBLE_DEVICES}), a job wider than the node is
+     * {@code RESOURCES_INSUFFICIENT}. On a machine without GPUs jobs run unleased (CPU engines such as the toy).
+     */
+    private static Executor local() {
+        io.isobench.plan.GpuDiscovery.Inventory inv = io.isobench.plan.GpuDiscovery.discover(null);
+        return new LocalExecutor(Readiness.http(java.time.Duration.ofMillis(10)),
+                io.isobench.probe.Clients.serving(), java.time.Duration.ofSeconds(5),
+                inv.count() == 0 ? null : inv.slots());
     }
 
     private static Executor kubernetes(Suite suite) {

@@ -39,7 +39,7 @@ public final class LintRun {
         Plan plan = Planner.plan(suite, new Planner.Options(1, null, workdir, false));
         int limit = suite.run().timeouts().buildS();
         SessionSetup.run(plan, limit, progress);
-        Executor local = Executor.local();
+        Executor local = Executors.create("local");
         StringBuilder out = new StringBuilder();
         for (TaskSpec t : suite.tasks()) {
             GenericTask.Offline o = t.generic() == null ? null : t.generic().offline();

@@ -86,6 +86,11 @@ final class LocalExecutor implements Executor {
     }
 
     @Override
+    public String name() {
+        return "local";
+    }
+
+    @Override
     public int gpuCapacity() {
         return capacity(gpus);
     }

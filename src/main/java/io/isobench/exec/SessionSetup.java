@@ -18,12 +18,13 @@ import java.util.function.Consumer;
  * earlier session made it) and the suite's {@code setup:} commands, each without a shell in the work folder, in its
  * own process group, with a time limit. A step that fails stops the session: nothing can be measured without it.
  */
-final class SessionSetup {
+public final class SessionSetup {
 
     private SessionSetup() {
     }
 
-    static void run(Plan plan, int limitS, Consumer<String> say) {
+    /** Runs the plan's setup steps; each step's line goes to {@code say}; a failing step throws. */
+    public static void run(Plan plan, int limitS, Consumer<String> say) {
         for (SetupStep step : plan.setup()) {
             if (step.creates() != null && Files.exists(step.creates())) {
                 say.accept("setup " + step.what() + ": " + step.creates() + " exists (an earlier session made it)");

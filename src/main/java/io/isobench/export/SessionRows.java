@@ -377,7 +377,7 @@ final class SessionRows {
         }
     }
 
-    /** Pipeline names of native runs (exec.SessionRunner's, repeated: export does not depend on exec). */
+    /** Pipeline names of native runs (session.RunRecorder's, repeated: export does not depend on session). */
     static final class SessionRunnerNames {
         static final String CHECK = "native-check";
 

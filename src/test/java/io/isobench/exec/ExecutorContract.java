@@ -140,8 +140,9 @@ public abstract class ExecutorContract {
     }
 
     /**
-     * {@code --parallel 2}: the session's dispatcher hands two jobs to the executor at once (from two threads); both
-     * succeed and their processes ran at the same time (the time spans their scripts print overlap).
+     * {@code --parallel 2}: two jobs are handed to the executor at once (from two threads, as the session's
+     * dispatcher does); both succeed and their processes ran at the same time (the time spans their scripts print
+     * overlap).
      */
     @Test
     @Timeout(value = 4, unit = TimeUnit.MINUTES)
@@ -151,8 +152,18 @@ public abstract class ExecutorContract {
         List<Job> jobs = List.of(offline("span-a", List.of("python3", "span.py", "4"), 90, Map.of()),
                 offline("span-b", List.of("python3", "span.py", "4"), 90, Map.of()));
         Map<String, JobResult> results = new java.util.concurrent.ConcurrentHashMap<>();
-        JobDispatcher.run(jobs, 2, executor.gpuCapacity(),
-                j -> results.put(j.jobId(), executor.execute(j, Executor.Hooks.NONE)));
+        java.util.concurrent.ExecutorService two = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            for (java.util.concurrent.Future<?> f : two.invokeAll(jobs.stream().map(j -> (java.util.concurrent
+                    .Callable<JobResult>) () -> results.put(j.jobId(), executor.execute(j, Executor.Hooks.NONE)))
+                    .toList())) {
+                f.get();
+            }
+        } catch (InterruptedException | java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException(e);
+        } finally {
+            two.shutdown();
+        }
         assertThat(results).hasSize(2);
         double[][] spans = new double[2][];
         int i = 0;

@@ -50,7 +50,7 @@ class GenericRunTest {
 
     @Test
     void aMeasuredRunReadsItsRulesAndItsOwnWallAndCpuTime() throws Exception {
-        JobResult r = Executor.local().execute(job(Job.Kind.MEASURE, List.of("python3", "-c", ENGINE),
+        JobResult r = Executors.create("local").execute(job(Job.Kind.MEASURE, List.of("python3", "-c", ENGINE),
                 new Readout(List.of(TOK_S, LOAD), "tok_s", null), 60), Executor.Hooks.NONE);
         assertThat(r.failure()).as(r.log()).isNull();
         assertThat(r.metrics()).extracting(Metric::name).containsExactly("command_wall_s", "command_cpu_s", "tok_s",
@@ -73,7 +73,7 @@ class GenericRunTest {
 
     @Test
     void theSuiteWordsAreArgumentsNeverShellSyntax() throws Exception {
-        JobResult r = Executor.local().execute(job(Job.Kind.MEASURE, List.of("python3", "-c",
+        JobResult r = Executors.create("local").execute(job(Job.Kind.MEASURE, List.of("python3", "-c",
                 "import sys; print(sys.argv[1:]); sys.stderr.write('achieved tok/s: 1')", "$HOME", "a b", ";", "`x`"),
                 new Readout(List.of(TOK_S), "tok_s", null), 60), Executor.Hooks.NONE);
         assertThat(r.failure()).as(r.log()).isNull();
@@ -82,12 +82,12 @@ class GenericRunTest {
 
     @Test
     void aMissingPrimaryIsNoMetricsAndOtherRulesAreReportedInTheLog() {
-        JobResult r = Executor.local().execute(job(Job.Kind.MEASURE, List.of("python3", "-c", "print('hi')"),
+        JobResult r = Executors.create("local").execute(job(Job.Kind.MEASURE, List.of("python3", "-c", "print('hi')"),
                 new Readout(List.of(TOK_S), "tok_s", null), 60), Executor.Hooks.NONE);
         assertThat(r.failure().category()).isEqualTo(FailureCategory.NO_METRICS);
         assertThat(r.failure().detail()).isEqualTo("primary metric tok_s: no match of /achieved tok/s: ([0-9.]+)/"
                 + " in stderr (it is empty)");
-        JobResult cpu = Executor.local().execute(job(Job.Kind.MEASURE, List.of("python3", "-c", "print('hi')"),
+        JobResult cpu = Executors.create("local").execute(job(Job.Kind.MEASURE, List.of("python3", "-c", "print('hi')"),
                 new Readout(List.of(new MetricRule("tok_s", TOK_S.read(), "tok/s", Better.HIGHER, false)),
                         MetricRule.CPU, null), 60), Executor.Hooks.NONE);
         assertThat(cpu.failure()).isNull();
@@ -98,15 +98,15 @@ class GenericRunTest {
     @Test
     void failuresAreClassified() {
         Readout ro = new Readout(List.of(), MetricRule.WALL, null);
-        JobResult missing = Executor.local().execute(job(Job.Kind.MEASURE, List.of("./no-such-engine"), ro, 60),
+        JobResult missing = Executors.create("local").execute(job(Job.Kind.MEASURE, List.of("./no-such-engine"), ro, 60),
                 Executor.Hooks.NONE);
         assertThat(missing.failure().category()).isEqualTo(FailureCategory.BAD_PERF_COMMAND);
         assertThat(missing.failure().detail()).startsWith("cannot run ./no-such-engine: not found");
-        JobResult exit = Executor.local().execute(job(Job.Kind.MEASURE, List.of("python3", "-c",
+        JobResult exit = Executors.create("local").execute(job(Job.Kind.MEASURE, List.of("python3", "-c",
                 "import sys; sys.stderr.write('Segmentation fault'); sys.exit(3)"), ro, 60), Executor.Hooks.NONE);
         assertThat(exit.failure().category()).isEqualTo(FailureCategory.UNKNOWN);
         assertThat(exit.failure().detail()).isEqualTo("exited 3 without metrics");
-        JobResult slow = Executor.local().execute(job(Job.Kind.MEASURE, List.of("sleep", "30"), ro, 1),
+        JobResult slow = Executors.create("local").execute(job(Job.Kind.MEASURE, List.of("sleep", "30"), ro, 1),
                 Executor.Hooks.NONE);
         assertThat(slow.failure().category()).isEqualTo(FailureCategory.TIMEOUT);
     }
@@ -114,7 +114,7 @@ class GenericRunTest {
     @Test
     void aCheckReadsTheGeneratedTextAndTheBaselinesFirstCheckLintsEveryRule() {
         ReadRule text = new ReadRule(ReadRule.Source.STDOUT, null, null, null);
-        JobResult check = Executor.local().execute(job(Job.Kind.CHECK, List.of("python3", "-c", ENGINE),
+        JobResult check = Executors.create("local").execute(job(Job.Kind.CHECK, List.of("python3", "-c", ENGINE),
                 new Readout(List.of(TOK_S, LOAD), "tok_s", text), 60), Executor.Hooks.NONE);
         assertThat(check.failure()).as(check.log()).isNull();
         assertThat(check.outputs()).containsExactly("Once upon a time\n");
@@ -122,14 +122,14 @@ class GenericRunTest {
 
         MetricRule typo = new MetricRule("tok_s", new ReadRule(ReadRule.Source.STDERR, null, "acheived tok/s: (\\S+)",
                 null), "tok/s", Better.HIGHER, true);
-        JobResult lint = Executor.local().execute(job(Job.Kind.CHECK, List.of("python3", "-c", ENGINE),
+        JobResult lint = Executors.create("local").execute(job(Job.Kind.CHECK, List.of("python3", "-c", ENGINE),
                 new Readout(List.of(typo), "tok_s", text), 60), Executor.Hooks.NONE);
         assertThat(lint.failure().category()).isEqualTo(FailureCategory.BAD_PERF_COMMAND);
         assertThat(lint.failure().detail()).isEqualTo("lint: task t: metric rule tok_s (stderr /acheived tok/s: (\\S+)/)"
                 + " does not match the baseline's output: no match of /acheived tok/s: (\\S+)/ in stderr (its last"
                 + " line: achieved tok/s: 48.25) (fix: the rule's regex or json_path in the suite)");
 
-        JobResult none = Executor.local().execute(job(Job.Kind.CHECK, List.of("python3", "-c", "pass"),
+        JobResult none = Executors.create("local").execute(job(Job.Kind.CHECK, List.of("python3", "-c", "pass"),
                 new Readout(List.of(), "tok_s", new ReadRule(ReadRule.Source.STDOUT, null, "TEXT: (.*)", null)), 60),
                 Executor.Hooks.NONE);
         assertThat(none.failure().category()).isEqualTo(FailureCategory.NO_METRICS);
@@ -158,7 +158,7 @@ class GenericRunTest {
         Files.createSymbolicLink(dir.resolve("out"), outside);
         MetricRule rule = new MetricRule("load_ms", new ReadRule(ReadRule.Source.FILE, "out/metrics.json", null,
                 "load_ms"), "ms", Better.LOWER, true);
-        JobResult r = Executor.local().execute(job(Job.Kind.MEASURE, List.of("true"),
+        JobResult r = Executors.create("local").execute(job(Job.Kind.MEASURE, List.of("true"),
                 new Readout(List.of(rule), "load_ms", null), 60), Executor.Hooks.NONE);
         assertThat(precious).as(r.log()).hasContent("{\"precious\": true}");
         assertThat(r.failure()).isNotNull();
@@ -172,7 +172,7 @@ class GenericRunTest {
      */
     @Test
     void aHugeOutputIsReadBoundedWithItsTail() {
-        JobResult r = Executor.local().execute(job(Job.Kind.MEASURE, List.of("python3", "-c",
+        JobResult r = Executors.create("local").execute(job(Job.Kind.MEASURE, List.of("python3", "-c",
                 "import sys\nfor _ in range(48): sys.stderr.write('x' * (1 << 20))\nsys.stderr.write('\\nachieved"
                         + " tok/s: 48.25')"), new Readout(List.of(TOK_S), "tok_s", null), 60), Executor.Hooks.NONE);
         assertThat(r.failure()).isNull();

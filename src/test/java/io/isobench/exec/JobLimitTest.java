@@ -52,7 +52,7 @@ class JobLimitTest {
                 "--random-input-len", "8", "--random-output-len", "4096"), Map.of(), dir, 20, 3, 1, 0);
         long[] group = new long[1];
         long t0 = System.nanoTime();
-        JobResult r = Executor.local().execute(job, new Executor.Hooks(p -> group[0] = p, () -> false));
+        JobResult r = Executors.create("local").execute(job, new Executor.Hooks(p -> group[0] = p, () -> false));
         double s = (System.nanoTime() - t0) / 1e9;
         assertThat(r.failure()).as(r.log()).isNotNull();
         assertThat(r.failure().category()).isEqualTo(FailureCategory.TIMEOUT);

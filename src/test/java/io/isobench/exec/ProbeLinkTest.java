@@ -29,7 +29,7 @@ class ProbeLinkTest {
                 List.of("python3", "-c", "import sys; print(open(sys.argv[1]).read())", "{prompts_file}"),
                 List.of("--probe", "offline", "--num-prompts", "2", "--max-tokens", "4", "--model", "m"), Map.of(),
                 tree, 10, 30, 1, 0);
-        JobResult r = Executor.local().execute(job, Executor.Hooks.NONE);
+        JobResult r = Executors.create("local").execute(job, Executor.Hooks.NONE);
         assertThat(Files.readString(outside)).isEqualTo("precious\n");
         assertThat(r.success()).isFalse();
         assertThat(r.failure().detail()).contains(".isobench-probe-prompts.jsonl").contains("outside the worktree");

@@ -118,7 +118,7 @@ class ProcessGroupTest {
                 List.of("python3", script().toString(), "crash", pid.toString(), "{port}"), List.of("--model", "m"),
                 Map.of(), dir, 10, 10, 1, 0);
         long[] seen = new long[1];
-        JobResult r = Executor.local().execute(crash, new Executor.Hooks(p -> seen[0] = p, () -> false));
+        JobResult r = Executors.create("local").execute(crash, new Executor.Hooks(p -> seen[0] = p, () -> false));
         assertThat(r.failure().category()).isEqualTo(FailureCategory.SERVER_CRASHED);
         assertThat(r.log()).contains("RuntimeError: boom");
         assertThat(seen[0]).isPositive();
@@ -127,7 +127,7 @@ class ProcessGroupTest {
 
         Job missing = new Job(0, "t/baseline/r0", "t", "baseline", 0, Job.Kind.MEASURE, "latency",
                 List.of("/nonexistent/bin/bench", "--x"), List.of(), Map.of(), dir, 10, 10, 1, 0);
-        JobResult m = Executor.local().execute(missing, Executor.Hooks.NONE);
+        JobResult m = Executors.create("local").execute(missing, Executor.Hooks.NONE);
         assertThat(m.success()).isFalse();
         assertThat(m.failure().category()).isEqualTo(FailureCategory.BAD_PERF_COMMAND);
         assertThat(m.failure().detail() + m.log()).contains("/nonexistent/bin/bench");
@@ -135,7 +135,7 @@ class ProcessGroupTest {
         Job noServer = new Job(0, "t/baseline/r2", "t", "baseline", 2, Job.Kind.MEASURE, "serving",
                 List.of("/nonexistent/bin/server", "--port", "{port}"), List.of("--model", "m"), Map.of(), dir, 10, 10,
                 1, 0);
-        JobResult ns = Executor.local().execute(noServer, Executor.Hooks.NONE);
+        JobResult ns = Executors.create("local").execute(noServer, Executor.Hooks.NONE);
         assertThat(ns.failure().category()).isEqualTo(FailureCategory.ENV_MISSING);
         assertThat(ns.failure().detail()).contains("/nonexistent/bin/server").contains("does not exist");
 
@@ -143,7 +143,7 @@ class ProcessGroupTest {
                 List.of("python3", script().toString(), "hang", dir.resolve("t.pid").toString(), "1"), List.of(),
                 Map.of(), dir, 10, 1, 1, 0);
         long[] tg = new long[1];
-        JobResult t = Executor.local().execute(timeout, new Executor.Hooks(p -> tg[0] = p, () -> false));
+        JobResult t = Executors.create("local").execute(timeout, new Executor.Hooks(p -> tg[0] = p, () -> false));
         assertThat(t.failure().category()).isEqualTo(FailureCategory.TIMEOUT);
         assertThat(ProcessGroup.members(tg[0])).isEmpty();
     }

@@ -40,7 +40,9 @@ class VllmWheelsGoldenTest {
     static Job armed(Plan plan, String id) {
         Job j = plan.jobs().stream().filter(x -> x.jobId().equals(id)).findFirst().orElseThrow();
         ArmSpec arm = plan.arm(j.taskId(), j.arm()).orElseThrow();
-        return SessionRunner.withEnv(j, arm.artifact().variables(arm.worktree(), PATH, null));
+        Map<String, String> env = new java.util.LinkedHashMap<>(arm.artifact().variables(arm.worktree(), PATH, null));
+        env.putAll(j.env()); // the perf_command's own VAR=value prefix wins, as in a session
+        return j.withEnv(env);
     }
 
     @Test

@@ -1,4 +1,4 @@
-package io.isobench.exec;
+package io.isobench.session;
 
 import io.isobench.review.Check;
 import io.isobench.review.PatchReview;
@@ -36,7 +36,7 @@ class ReviewSettingsTest {
 
     @Test
     void defaultsWithThePerfCommandsFilesWhenTheSuiteSaysNothing() {
-        ReviewConfig c = SessionRunner.reviewConfig(task(""));
+        ReviewConfig c = ArmPreparation.reviewConfig(task(""));
         assertThat(c.failingChecks()).isEqualTo(ReviewConfig.DEFAULT_FAILING_CHECKS);
         assertThat(c.perfInputs()).contains("benchmarks/benchmark_serving.py", "data/x.json");
     }
@@ -45,11 +45,11 @@ class ReviewSettingsTest {
     void failOnDecidesWhichFindingsFailTheArm() throws Exception {
         String patch = fixture("test_edit_positive");
         // by default a test edit is a warning: reported as SUSPICIOUS_PATCH, the arm is not failed
-        ReviewResult byDefault = PatchReview.review(patch, SessionRunner.reviewConfig(task("")));
+        ReviewResult byDefault = PatchReview.review(patch, ArmPreparation.reviewConfig(task("")));
         assertThat(byDefault.suspicious()).isTrue();
         assertThat(byDefault.failsArm()).isFalse();
         // the suite makes it fail the arm
-        ReviewConfig strict = SessionRunner.reviewConfig(task("review: {fail_on: [test_edit], max_patch_lines: 1}"));
+        ReviewConfig strict = ArmPreparation.reviewConfig(task("review: {fail_on: [test_edit], max_patch_lines: 1}"));
         assertThat(strict.failingChecks()).isEqualTo(Set.of(Check.TEST_EDIT));
         assertThat(strict.maxChangedLines()).isEqualTo(1);
         ReviewResult r = PatchReview.review(patch, strict);
@@ -66,7 +66,7 @@ class ReviewSettingsTest {
     @Test
     void anEmptyFailOnReportsEveryFindingWithoutFailingTheArm() throws Exception {
         ReviewResult r = PatchReview.review(fixture("benchmark_edit_positive"),
-                SessionRunner.reviewConfig(task("review: {fail_on: []}")));
+                ArmPreparation.reviewConfig(task("review: {fail_on: []}")));
         assertThat(r.findings(Check.BENCHMARK_EDIT)).isNotEmpty();
         assertThat(r.failsArm()).isFalse();
     }

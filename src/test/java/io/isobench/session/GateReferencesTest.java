@@ -1,4 +1,4 @@
-package io.isobench.exec;
+package io.isobench.session;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.probe.Greedy;
@@ -35,7 +35,7 @@ class GateReferencesTest {
             extra.put("probe_batch_size", 8);
         }
         return new RunRecord("s/" + jobId, "s", RunRecord.RunKind.MEASURED, "c0ffee00", "c0ffee00", null, arm, 0,
-                RunRecord.RunStatus.SUCCESS, null, "serving", "toy-1m", SessionRunner.PIPELINE_CHECK, null, null, null,
+                RunRecord.RunStatus.SUCCESS, null, "serving", "toy-1m", RunRecorder.PIPELINE_CHECK, null, null, null,
                 null, null, Instant.EPOCH, 1.0, null, "git-worktree:x", "[]", null, null,
                 JSON.writeValueAsString(extra), List.of());
     }
@@ -46,25 +46,25 @@ class GateReferencesTest {
         RunRecord repeat = check("t/baseline/check-repeat", "baseline", List.of("a", "X"), List.of("Y", "X"));
         RunRecord human = check("t/human/check", "human", List.of("h", "b"), List.of("h", "b"));
         for (List<RunRecord> order : List.of(List.of(first, repeat, human), List.of(repeat, human, first))) {
-            Map<String, List<Probe>> refs = SessionRunner.references(new ArrayList<>(order));
-            Greedy.ProbeRun base = SessionRunner.referenceRun(refs, "t", "baseline");
+            Map<String, List<Probe>> refs = CorrectnessGate.references(new ArrayList<>(order));
+            Greedy.ProbeRun base = CorrectnessGate.referenceRun(refs, "t", "baseline");
             assertThat(base.texts()).containsExactly("a", "b");
             assertThat(base.batched()).extracting(Probe::text).containsExactly("a", "b");
             assertThat(base.batchSize()).isEqualTo(8);
-            Greedy.ProbeRun again = SessionRunner.referenceRun(refs, "t", SessionRunner.REPEAT_ROLE);
+            Greedy.ProbeRun again = CorrectnessGate.referenceRun(refs, "t", CorrectnessGate.REPEAT_ROLE);
             assertThat(again.texts()).containsExactly("a", "X");
             assertThat(again.batched()).extracting(Probe::text).containsExactly("Y", "X");
-            assertThat(SessionRunner.referenceRun(refs, "t", "human").texts()).containsExactly("h", "b");
+            assertThat(CorrectnessGate.referenceRun(refs, "t", "human").texts()).containsExactly("h", "b");
         }
     }
 
     @Test
     void checksStoredBeforeTheConcurrentPassReadAsSequentialOnly() throws Exception {
-        Map<String, List<Probe>> refs = SessionRunner.references(List.of(
+        Map<String, List<Probe>> refs = CorrectnessGate.references(List.of(
                 check("t/baseline/check", "baseline", List.of("a", "b"), null)));
-        Greedy.ProbeRun base = SessionRunner.referenceRun(refs, "t", "baseline");
+        Greedy.ProbeRun base = CorrectnessGate.referenceRun(refs, "t", "baseline");
         assertThat(base.texts()).containsExactly("a", "b");
         assertThat(base.hasBatched()).isFalse();
-        assertThat(SessionRunner.referenceRun(refs, "t", SessionRunner.REPEAT_ROLE)).isNull();
+        assertThat(CorrectnessGate.referenceRun(refs, "t", CorrectnessGate.REPEAT_ROLE)).isNull();
     }
 }

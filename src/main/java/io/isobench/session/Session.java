@@ -1,14 +1,14 @@
-package io.isobench.exec;
+package io.isobench.session;
 
 import io.isobench.IsobenchException;
+import io.isobench.exec.Executor;
+import io.isobench.exec.Executors;
 import io.isobench.plan.Plan;
 import io.isobench.plan.Planner;
 import io.isobench.plan.SkippedTask;
 import io.isobench.store.Store;
 import io.isobench.store.Stores;
 import io.isobench.task.Suite;
-
-import java.io.PrintWriter;
 
 /** The entry to a session: checks the executor fits the suite, plans, then runs (or prints) the plan. */
 public final class Session {
@@ -28,35 +28,30 @@ public final class Session {
         String executorName = request.executorName();
         Executor chosen = Executors.create(executorName, request.suite());
         Plan plan = plan(request, executorName);
-        PrintWriter err = request.progress();
+        SessionListener listener = request.feedback().listener();
         for (SkippedTask s : plan.skipped()) {
-            err.println("isobench: task " + s.taskId() + " is not run: " + s.category() + " — " + s.reason());
+            listener.note("isobench: task " + s.taskId() + " is not run: " + s.category() + " — " + s.reason());
         }
         try (Store store = Stores.open(request.db())) {
             String session = request.sessionId();
             String id = session;
             if (request.resume()) {
-                id = SessionRunner.resumable(store, session).orElseThrow(() -> new IsobenchException.BadInput(
+                id = Attempt.resumable(store, session).orElseThrow(() -> new IsobenchException.BadInput(
                         "--resume: no session " + (session == null ? "to resume" : session) + " in " + store.describe()));
             } else if (id != null && store.session(id).isPresent()) {
                 throw new IsobenchException.BadInput("--session " + id + " already exists in " + store.describe()
                         + "; add --resume to continue it");
             } else if (id == null) {
-                id = SessionRunner.newSessionId();
+                id = Attempt.newSessionId();
             }
-            boolean tty = System.console() != null && System.getenv("ISOBENCH_PLAIN_PROGRESS") == null;
             // Ctrl-C / SIGTERM: the runs finished so far are stored; say how to go on
-            String again = request.resumeCommand().apply(id);
-            Thread hint = new Thread(() -> {
-                err.println();
-                err.println("isobench: interrupted; every finished run is stored. Resume with: " + again);
-                err.flush();
-            }, "isobench-resume-hint");
+            String again = request.feedback().resumeCommand().apply(id);
+            Thread hint = new Thread(() -> listener.interrupted(again), "isobench-resume-hint");
             Runtime.getRuntime().addShutdownHook(hint);
             try {
                 SessionRequest.ExecutorChoice ex = request.executor();
                 return new SessionSummary(SessionRunner.run(store, request.suite(), plan, new SessionRunner.Options(
-                        id, request.resume(), err, tty, chosen, ex.parallelJobs(), ex.allowCrossGpu())),
+                        id, request.resume(), listener, chosen, ex.parallelJobs(), ex.allowCrossGpu())),
                         plan.skipped());
             } finally {
                 try {

@@ -1,9 +1,8 @@
-package io.isobench.exec;
+package io.isobench.session;
 
 import io.isobench.plan.Planner;
 import io.isobench.task.Suite;
 
-import java.io.PrintWriter;
 import java.util.function.Function;
 
 /**
@@ -12,11 +11,19 @@ import java.util.function.Function;
  * @param db            the store spec ({@code Stores.open})
  * @param sessionId     the session to create or (with {@code resume}) continue; null: a new id, or with resume the
  *                      latest unfinished session
- * @param progress      where progress and diagnostics go (stderr)
- * @param resumeCommand the command that resumes a session, given its id (printed when the run is interrupted)
+ * @param feedback      where progress goes and how to resume
  */
 public record SessionRequest(Suite suite, Planner.Options planOptions, String db, String sessionId, boolean resume,
-                             ExecutorChoice executor, PrintWriter progress, Function<String, String> resumeCommand) {
+                             ExecutorChoice executor, Feedback feedback) {
+
+    /**
+     * What the session tells its user.
+     *
+     * @param listener      where progress and diagnostics go (stderr; {@link ProgressMode#listener})
+     * @param resumeCommand the command that resumes a session, given its id (said when the run is interrupted)
+     */
+    public record Feedback(SessionListener listener, Function<String, String> resumeCommand) {
+    }
 
     /**
      * Where and how many jobs at once.

@@ -1,4 +1,4 @@
-package io.isobench.exec;
+package io.isobench.session;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

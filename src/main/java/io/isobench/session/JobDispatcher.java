@@ -1,4 +1,4 @@
-package io.isobench.exec;
+package io.isobench.session;
 
 import io.isobench.plan.Job;
 

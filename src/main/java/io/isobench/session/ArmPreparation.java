@@ -1,0 +1,258 @@
+package io.isobench.session;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.isobench.Arm;
+import io.isobench.env.Environment;
+import io.isobench.exec.SessionSetup;
+import io.isobench.guard.Secrets;
+import io.isobench.plan.ArmSpec;
+import io.isobench.plan.Job;
+import io.isobench.plan.Plan;
+import io.isobench.review.Check;
+import io.isobench.review.PatchReview;
+import io.isobench.review.ReviewConfig;
+import io.isobench.review.ReviewResult;
+import io.isobench.store.Store;
+import io.isobench.store.TaskRecord;
+import io.isobench.task.Suite;
+import io.isobench.task.TaskSpec;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import static io.isobench.session.RunRecorder.accuracyRunId;
+import static io.isobench.session.RunRecorder.runId;
+
+/**
+ * Makes a session's arms ready: registers the tasks, runs the plan's setup steps, prepares the environment (and build)
+ * of every arm that still has a run to do, and reviews the agents' patches (once per arm).
+ */
+final class ArmPreparation {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Store store;
+    private final Suite suite;
+    private final Plan plan;
+    private final SessionContext ctx;
+    private final RunRecorder recorder;
+    private final Map<String, Optional<ReviewResult>> reviews = new java.util.concurrent.ConcurrentHashMap<>();
+
+    ArmPreparation(SessionContext ctx, RunRecorder recorder) {
+        this.store = ctx.store();
+        this.suite = ctx.suite();
+        this.plan = ctx.plan();
+        this.ctx = ctx;
+        this.recorder = recorder;
+    }
+
+    /**
+     * The arms made ready for this attempt, each keyed {@code task|arm}.
+     *
+     * @param envs      the arms' environments
+     * @param buildLogs the artifact id of each built arm's build log
+     * @param humanSha  the human arm's commit per task, as its environment resolved it
+     */
+    record Arms(Map<String, Environment> envs, Map<String, String> buildLogs, Map<String, String> humanSha) {
+    }
+
+    /** The environments of the arms that have a run left in this attempt (re-made on resume: known-clean). */
+    Arms prepare(Attempt attempt) {
+        String sessionId = attempt.sessionId();
+        Set<String> finished = attempt.finished();
+
+        for (TaskSpec t : suite.tasks()) {
+            store.putTask(new TaskRecord(t.id(), suite.engine().repo(), t.humanCommit(), t.parentCommit(), null,
+                    t.perfCommand(), t.model(), null, t.gpus()));
+        }
+
+        SessionSetup.run(plan, suite.run().timeouts().buildS(), this::say);
+        // environments (cheap with worktrees; re-made on resume so they are known-clean)
+        Map<String, Environment> envs = new LinkedHashMap<>();
+        Set<String> neededArms = new HashSet<>();
+        for (Job j : plan.jobs()) {
+            if (!finished.contains(runId(sessionId, j))) {
+                neededArms.add(j.taskId() + "|" + j.arm());
+            }
+        }
+        for (ArmSpec a : plan.arms()) {
+            TaskSpec t = suite.task(a.taskId()).orElse(null);
+            if (t != null && t.accuracy() != null && !a.arm().equals(Arm.BASELINE_AA.label())
+                    && !finished.contains(accuracyRunId(sessionId, a))) {
+                neededArms.add(a.taskId() + "|" + a.arm());
+            }
+        }
+        Map<String, String> humanSha = new HashMap<>();
+        Map<String, String> buildLogs = new HashMap<>();
+        for (ArmSpec a : plan.arms()) {
+            if (!neededArms.contains(a.taskId() + "|" + a.arm())) {
+                continue;
+            }
+            TaskSpec task = suite.task(a.taskId()).orElseThrow();
+            String buildRun = openRunOf(sessionId, a, finished);
+            io.isobench.env.ArmSetup setup = new io.isobench.env.ArmSetup(suite.recipesFor(a.taskId(), a.arm()),
+                    suite.buildArgv(task), suite.run().timeouts().buildS(), pgid -> store.putRun(
+                    recorder.armPlaceholder(buildRun, sessionId, a, task.humanCommit(), "build", pgid)));
+            Environment env = ctx.options().executor().prepare(a, plan.repo(), setup);
+            envs.put(a.taskId() + "|" + a.arm(), env);
+            if (env.build() != null) {
+                buildLogs.put(a.taskId() + "|" + a.arm(), store.putArtifact("build_log",
+                        Secrets.redact(env.build().log()).getBytes(StandardCharsets.UTF_8)));
+            }
+            if (a.arm().equals("human") && env.intendedCommit() != null) {
+                humanSha.put(a.taskId(), env.intendedCommit());
+            }
+            say(String.format(Locale.ROOT, "env %s %s: %s", a.taskId(), a.arm(), env.ready()
+                    ? (env.verifiedCommit() == null ? env.envRef() : "at " + env.verifiedCommit().substring(0, 12)
+                    + (a.patch() == null ? "" : " + patch"))
+                    + (env.recipes().isEmpty() ? "" : " + recipes " + String.join(",",
+                    env.recipes().stream().map(io.isobench.env.RecipeApplication::name).toList()))
+                    + (env.build() == null ? "" : String.format(Locale.ROOT, ", built in %.1f s",
+                    env.build().durationMs() / 1000))
+                    : env.failure().category() + " — " + env.failure().detail()));
+        }
+        return new Arms(envs, buildLogs, humanSha);
+    }
+
+    private void say(String line) {
+        ctx.listener().note(line);
+    }
+
+    /** The job with the arm's recipe variables added (the perf_command's own {@code VAR=value} prefix wins). */
+    static Job withEnv(Job job, Map<String, String> armEnv) {
+        if (armEnv.isEmpty()) {
+            return job;
+        }
+        Map<String, String> env = new LinkedHashMap<>(armEnv);
+        env.putAll(job.env());
+        return job.withEnv(env);
+    }
+
+    /** The patch review of an agent arm (once per arm); null for baseline/human or an unreadable patch. */
+    ReviewResult review(String taskId, String arm, TaskSpec task) {
+        return reviews.computeIfAbsent(taskId + "|" + arm, k -> {
+            java.nio.file.Path patch = plan.arm(taskId, arm).map(ArmSpec::patch).orElse(null);
+            if (patch == null) {
+                return Optional.empty();
+            }
+            try {
+                return Optional.of(PatchReview.review(patch, reviewConfig(task))); // streamed, bounded memory
+            } catch (java.io.IOException | java.io.UncheckedIOException e) {
+                return Optional.empty();
+            }
+        }).orElse(null);
+    }
+
+    /** The review settings of a task: defaults, the files its perf_command names, then the suite's review keys. */
+    public static ReviewConfig reviewConfig(TaskSpec task) {
+        ReviewConfig rc = ReviewConfig.defaults().withPerfCommand(task.perfCommand());
+        if (task.generic() != null) {
+            rc = rc.withEngineRoots(List.of()); // the default roots are vLLM's; a generic engine names its own
+        }
+        TaskSpec.Review r = task.review();
+        if (r == null) {
+            return rc;
+        }
+        if (r.failOn() != null) {
+            Set<Check> checks = new HashSet<>();
+            for (String n : r.failOn()) {
+                checks.add(Check.valueOf(n.toUpperCase(Locale.ROOT)));
+            }
+            rc = rc.withFailingChecks(checks);
+        }
+        if (r.maxPatchLines() != null || r.maxPatchBytes() != null) {
+            rc = rc.withMaxPatch(r.maxPatchLines() != null ? r.maxPatchLines() : rc.maxChangedLines(),
+                    r.maxPatchBytes() != null ? r.maxPatchBytes() : rc.maxPatchBytes());
+        }
+        if (r.engineRoots() != null) {
+            rc = rc.withEngineRoots(r.engineRoots());
+        }
+        return rc;
+    }
+
+    /**
+     * Review fields of a run's extra_json: {@code review_findings} (one line per finding: SUSPICIOUS_PATCH reasons),
+     * {@code review_fails_arm}, {@code review_failing} (the findings the suite marks as failing the arm); the check
+     * run also carries {@code review} (the whole review with every evidence hunk) and the artifact
+     * {@code patch_review}.
+     */
+    void putReview(Map<String, Object> extra, ReviewResult review, boolean full) {
+        if (review.suspicious()) {
+            extra.put("review_findings", review.reasons());
+            extra.put("review_fails_arm", review.failsArm());
+            extra.put("review_failing", review.findings().stream()
+                    .filter(f -> f.severity() == io.isobench.review.Finding.Severity.ERROR)
+                    .map(io.isobench.review.Finding::oneLine).toList());
+        }
+        if (full) {
+            try {
+                extra.put("review", JSON.readTree(review.json()));
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            extra.put("review_artifact_sha256", store.putArtifact("patch_review",
+                    review.json().getBytes(StandardCharsets.UTF_8)));
+        }
+    }
+
+    /**
+     * Arms of tasks with an accuracy hook, baseline first per task (its score is the reference); the A/A arm runs the
+     * baseline's code and is not evaluated again.
+     */
+    List<ArmSpec> accuracyOrder() {
+        List<ArmSpec> out = new ArrayList<>();
+        for (ArmSpec a : plan.arms()) {
+            if (a.arm().equals(Arm.BASELINE_AA.label())) {
+                continue;
+            }
+            if (suite.task(a.taskId()).map(t -> t.accuracy() != null).orElse(false)) {
+                out.add(a);
+            }
+        }
+        out.sort(java.util.Comparator.comparing(a -> a.arm().equals("baseline") ? 0 : 1));
+        List<ArmSpec> byTask = new ArrayList<>();
+        for (ArmSpec a : out) {
+            if (a.arm().equals("baseline")) {
+                byTask.add(a);
+            }
+        }
+        for (ArmSpec a : out) {
+            if (!a.arm().equals("baseline")) {
+                byTask.add(a);
+            }
+        }
+        return byTask;
+    }
+
+    /** The run id an arm's build or pip group is recorded under: its first unfinished job, else its accuracy run. */
+    private String openRunOf(String sessionId, ArmSpec a, Set<String> finished) {
+        for (Job j : plan.jobs()) {
+            if (j.taskId().equals(a.taskId()) && j.arm().equals(a.arm()) && !finished.contains(runId(sessionId, j))) {
+                return runId(sessionId, j);
+            }
+        }
+        return accuracyRunId(sessionId, a);
+    }
+
+    Job jobOf(ArmSpec a) {
+        for (Job j : plan.jobs()) {
+            if (j.taskId().equals(a.taskId()) && j.arm().equals(a.arm()) && j.kind() == Job.Kind.MEASURE) {
+                return j;
+            }
+        }
+        return null;
+    }
+
+    String suiteDir() {
+        return suite.file() == null ? "." : suite.file().toAbsolutePath().normalize().getParent().toString();
+    }
+
+}

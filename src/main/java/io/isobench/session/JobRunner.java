@@ -1,0 +1,138 @@
+package io.isobench.session;
+
+import io.isobench.env.Environment;
+import io.isobench.env.Hardware;
+import io.isobench.exec.Executor;
+import io.isobench.exec.JobResult;
+import io.isobench.parse.Failure;
+import io.isobench.parse.FailureCategory;
+import io.isobench.parse.Metric;
+import io.isobench.plan.Job;
+import io.isobench.plan.Plan;
+import io.isobench.probe.Probe;
+import io.isobench.review.ReviewResult;
+import io.isobench.store.RunRecord;
+import io.isobench.store.Store;
+import io.isobench.task.Suite;
+import io.isobench.task.TaskSpec;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static io.isobench.session.RunRecorder.runId;
+
+/**
+ * Runs one job of a session to its end: in its arm's environment through the executor (retried by the
+ * {@link RetryPolicy}), then the correctness gate for a check, then its run committed to the store and reported.
+ */
+final class JobRunner {
+
+    private final Store store;
+    private final Suite suite;
+    private final Plan plan;
+    private final Hardware hardware;
+    private final SessionContext ctx;
+    private final Pieces pieces;
+
+    /**
+     * The session's pieces a job goes through.
+     *
+     * @param arms        the arms' reviews
+     * @param recorder    builds the job's placeholder and run
+     * @param correctness the gate of check runs
+     * @param retry       when a failed attempt runs again
+     */
+    record Pieces(ArmPreparation arms, RunRecorder recorder, CorrectnessGate correctness, RetryPolicy retry) {
+    }
+
+    JobRunner(SessionContext ctx, Pieces pieces) {
+        this.store = ctx.store();
+        this.suite = ctx.suite();
+        this.plan = ctx.plan();
+        this.hardware = ctx.hardware();
+        this.ctx = ctx;
+        this.pieces = pieces;
+    }
+
+    /** Runs one job to its end (retries included), applies the correctness gate and commits the run. */
+    void runJob(Job job, String sessionId, ArmPreparation.Arms arms, Map<String, List<Probe>> reference, Tally tally) {
+        ctx.listener().startJob(job);
+        String rid = runId(sessionId, job);
+        Environment env = arms.envs().get(job.taskId() + "|" + job.arm());
+        TaskSpec task = suite.task(job.taskId()).orElseThrow();
+        String commit = arms.humanSha().getOrDefault(job.taskId(), task.humanCommit());
+        JobResult result;
+        if (env == null || !env.ready()) {
+            Failure f = env == null ? new Failure(FailureCategory.ENV_MISSING, "no environment", List.of())
+                    : env.failure();
+            result = new JobResult(f, List.of(), null, env == null ? "" : env.log(), 0, Map.of(), List.of(),
+                    job.argv(), null, null, null);
+        } else {
+            Job runnable = ArmPreparation.withEnv(job, env.env());
+            result = pieces.retry().run(job.jobId(), att -> ctx.options().executor().execute(runnable,
+                    new Executor.Hooks(pgid -> store.putRun(pieces.recorder().placeholder(rid, sessionId, job, commit,
+                    pgid, att)), () -> false, rid)), ctx.listener()::note);
+        }
+        // correctness gate
+        Failure failure = result.failure();
+        Map<String, Object> extra = new LinkedHashMap<>();
+        extra.put("task", job.taskId());
+        extra.put("job", job.jobId());
+        extra.put("job_index", job.index());
+        extra.put("plan_seed", plan.seed());
+        if (hardware != null) {
+            extra.put("hardware_id", hardware.id());
+        }
+        if (job.arm().startsWith("agent:")) {
+            String name = job.arm().substring("agent:".length());
+            suite.agents().stream().filter(a -> io.isobench.Arm.normalizeAgent(a.name()).equals(name)
+                    && a.model() != null).findFirst().ifPresent(a -> extra.put("agent_model", a.model()));
+        }
+        if (env != null) {
+            extra.put("intended_commit", env.intendedCommit());
+            extra.put("verified_commit", env.verifiedCommit());
+            extra.put("patch_sha256", env.patchSha256());
+            if (env.artifact() != null) {
+                extra.put("artifact", env.artifact());
+            }
+        }
+        extra.put("recipes", env == null ? List.of()
+                : env.recipes().stream().map(io.isobench.env.RecipeApplication::toMap).toList());
+        if (env != null && env.build() != null) {
+            extra.put("build", env.build().toMap(arms.buildLogs().get(job.taskId() + "|" + job.arm())));
+        }
+        ReviewResult review = pieces.arms().review(job.taskId(), job.arm(), task);
+        if (review != null) {
+            pieces.arms().putReview(extra, review, job.kind() == Job.Kind.CHECK);
+        }
+        extra.put("timings_ms", result.timingsMs());
+        if (job.readout() != null && job.readout().primaryDefinition() != null) {
+            // a generic engine's primary metric may be one the dictionary does not know: its unit and direction
+            io.isobench.parse.MetricDictionary.Definition d = job.readout().primaryDefinition();
+            extra.put("primary_definition", Map.of("name", d.name(), "unit", d.unit(), "better", d.better().label()));
+        }
+        if (result.gpus() != null) {
+            extra.put("gpus", result.gpus());
+        }
+        if (job.kind() == Job.Kind.CHECK) {
+            CorrectnessGate.Gate gate = pieces.correctness().gate(job, task, result, reference, extra);
+            failure = gate.failure() != null ? gate.failure() : failure;
+            if (!gate.metrics().isEmpty()) {
+                List<Metric> all = new ArrayList<>(result.metrics());
+                all.addAll(gate.metrics());
+                result = result.withMetrics(all);
+            }
+        }
+        RunRecord rec = pieces.recorder().record(sessionId, job, commit, env, result, failure, extra);
+        store.putRun(rec);
+        String category = failure == null ? null : failure.category().name();
+        synchronized (tally) {
+            tally.count(category);
+            double perJobS = (System.nanoTime() - tally.startNs) / 1e9 / tally.ran;
+            long etaS = Math.round(perJobS * (tally.total - tally.done));
+            ctx.listener().jobResult(JobProgress.of(tally, job, failure, rec, etaS, plan.rounds()));
+        }
+    }
+}

@@ -1,0 +1,233 @@
+package io.isobench.session;
+
+import io.isobench.analysis.StatsConfig;
+import io.isobench.env.Environment;
+import io.isobench.env.Hardware;
+import io.isobench.exec.Accuracy;
+import io.isobench.exec.Executor;
+import io.isobench.plan.ArmSpec;
+import io.isobench.plan.Job;
+import io.isobench.plan.Plan;
+import io.isobench.probe.Probe;
+import io.isobench.proc.ProcessGroup;
+import io.isobench.store.RunRecord;
+import io.isobench.store.SessionRecord;
+import io.isobench.store.Store;
+import io.isobench.task.Suite;
+import io.isobench.task.TaskSpec;
+
+import java.net.InetAddress;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import static io.isobench.session.RunRecorder.accuracyRunId;
+import static io.isobench.session.RunRecorder.json;
+import static io.isobench.session.RunRecorder.runId;
+
+/**
+ * Runs a plan as one session (DESIGN §4): prepares every arm's environment ({@link ArmPreparation}), runs the jobs in
+ * plan order through an {@link Executor} ({@link JobDispatcher}, {@link JobRunner}), commits each run to the store when
+ * it ends ({@link RunRecorder}), and resumes an interrupted session without repeating finished runs
+ * ({@link Attempt}). Before a server or benchmark starts, a placeholder run ({@code NOT_RUN}) records its process
+ * group, so a session resumed after the orchestrator was SIGKILLed first reaps what the killed one left. Progress goes
+ * to a {@link SessionListener}.
+ */
+final class SessionRunner {
+
+    /**
+     * @param sessionId     the session to create or resume; null makes a new id (or, with resume, takes the latest
+     *                      unfinished session)
+     * @param resume        continue an existing session
+     * @param listener      where progress goes (stderr)
+     * @param executor      runs the jobs
+     * @param parallel      the most jobs in flight; 0 (auto) packs them into the executor's GPUs when it has some,
+     *                      else runs one at a time
+     * @param allowCrossGpu measured runs of one task may run at the same time (different GPUs / shared CPUs); off,
+     *                      the arms of a task run one after the other
+     */
+    record Options(String sessionId, boolean resume, SessionListener listener, Executor executor, int parallel,
+                   boolean allowCrossGpu) {
+    }
+
+    private final Store store;
+    private final Suite suite;
+    private final Plan plan;
+    private final Options options;
+    /** The machine the runs measure on; null for cluster executors (their nodes are not fingerprinted). */
+    private final Hardware hardware;
+    private final SessionContext ctx;
+    private final RunRecorder recorder;
+    private final ArmPreparation preparation;
+
+    private SessionRunner(SessionContext ctx) {
+        this.store = ctx.store();
+        this.suite = ctx.suite();
+        this.plan = ctx.plan();
+        this.options = ctx.options();
+        this.hardware = ctx.hardware();
+        this.ctx = ctx;
+        this.recorder = new RunRecorder(store);
+        this.preparation = new ArmPreparation(ctx, recorder);
+    }
+
+    static SessionSummary.Run run(Store store, Suite suite, Plan plan, Options options) {
+        return new SessionRunner(SessionContext.of(store, suite, plan, options)).run();
+    }
+
+    private SessionSummary.Run run() {
+        long t0 = System.nanoTime();
+        String sessionId = options.sessionId() != null ? options.sessionId() : Attempt.newSessionId();
+        Optional<SessionRecord> existing = store.session(sessionId);
+        Instant started = existing.map(SessionRecord::startedAt).orElse(Instant.now());
+        store.putSession(sessionRecord(sessionId, started, null, "running"));
+
+        // what a previous, interrupted attempt of this session left
+        Attempt attempt = Attempt.resume(ctx, new Attempt(sessionId, started, Set.of(), Map.of(), 0, t0));
+
+        // Ctrl-C / SIGTERM of the orchestrator: tear down every group it started (builds, servers, benchmarks,
+        // accuracy commands); SIGKILL cannot be caught: the next --resume reaps them from the placeholder rows
+        Thread hook = new Thread(() -> ProcessGroup.reapLaunched(Duration.ofSeconds(2)), "isobench-teardown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            return prepareAndRun(attempt);
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException e) {
+                // shutting down
+            }
+        }
+    }
+
+    private SessionSummary.Run prepareAndRun(Attempt attempt) {
+        ArmPreparation.Arms arms = preparation.prepare(attempt);
+
+        // greedy reference outputs (baseline and human, from this attempt or a previous one)
+        Map<String, List<Probe>> reference = CorrectnessGate.references(attempt.previous().values());
+
+        return runJobs(attempt, arms, reference);
+    }
+
+    /** The most jobs in flight: {@code --parallel}, else (auto) the executor's GPUs on a GPU node, else 1. */
+    int parallelism() {
+        if (options.parallel() > 0) {
+            return options.parallel();
+        }
+        return Math.max(1, options.executor().gpuCapacity());
+    }
+
+    private SessionSummary.Run runJobs(Attempt attempt, ArmPreparation.Arms arms,
+                                       Map<String, List<Probe>> reference) {
+        String sessionId = attempt.sessionId();
+        Set<String> finished = attempt.finished();
+        Map<String, Environment> envs = arms.envs();
+        // the summary's counts cover the same runs: the plan's jobs and the accuracy runs (of arms whose environment
+        // is ready or that finished before), so a resumed session adds up: jobs + accuracy = run now + already finished
+        Set<String> jobIds = new HashSet<>();
+        plan.jobs().forEach(j -> jobIds.add(runId(sessionId, j)));
+        Set<String> planned = new HashSet<>(jobIds);
+        int accuracyRuns = 0;
+        for (ArmSpec a : preparation.accuracyOrder()) {
+            Environment env = envs.get(a.taskId() + "|" + a.arm());
+            if (finished.contains(accuracyRunId(sessionId, a)) || env != null && env.ready()) {
+                planned.add(accuracyRunId(sessionId, a));
+                accuracyRuns++;
+            }
+        }
+        int alreadyFinished = (int) finished.stream().filter(planned::contains).count();
+        Tally tally = new Tally(plan.jobs().size(), (int) finished.stream().filter(jobIds::contains).count());
+        List<Job> todo = plan.jobs().stream().filter(j -> !finished.contains(runId(sessionId, j))).toList();
+        int parallel = parallelism();
+        if (parallel > 1) {
+            say(String.format(Locale.ROOT, "up to %d job(s) at once%s", parallel,
+                    options.executor().gpuCapacity() > 0 ? ", packed into " + options.executor().gpuCapacity()
+                            + " GPU(s)" : ""));
+        }
+        options.listener().startSession(sessionId, tally.total, tally.done, parallel);
+        Map<String, List<Probe>> refs = new java.util.concurrent.ConcurrentHashMap<>(reference);
+        JobRunner jobs = new JobRunner(ctx, new JobRunner.Pieces(preparation, recorder, new CorrectnessGate(store),
+                RetryPolicy.DEFAULT));
+        JobDispatcher.run(todo, parallel, options.executor().gpuCapacity(), options.allowCrossGpu(),
+                job -> jobs.runJob(job, sessionId, arms, refs, tally));
+        for (ArmSpec a : preparation.accuracyOrder()) {
+            String rid = accuracyRunId(sessionId, a);
+            if (finished.contains(rid)) {
+                continue;
+            }
+            Environment env = envs.get(a.taskId() + "|" + a.arm());
+            if (env == null || !env.ready()) {
+                continue; // the arm's outcome is already its environment failure (PATCH_FAILED, EMPTY_PATCH…)
+            }
+            TaskSpec task = suite.task(a.taskId()).orElseThrow();
+            String commit = arms.humanSha().getOrDefault(a.taskId(), task.humanCommit());
+            Accuracy.Target target = new Accuracy.Target(a, task, env, commit, preparation.jobOf(a),
+                    preparation.review(a.taskId(), a.arm(), task));
+            RunRecord rec = Accuracy.run(store, sessionId, target, preparation.suiteDir(), options.executor().name(),
+                    pgid -> store.putRun(recorder.armPlaceholder(rid, sessionId, a, commit, "accuracy", pgid)),
+                    attempt.previous());
+            attempt.previous().put(rid, rec);
+            tally.countRun(rec.failure() == null ? null : rec.failure().category());
+            say(String.format(Locale.ROOT, "accuracy %s %s: %s", a.taskId(), a.arm(), rec.failure() != null
+                    ? rec.failure().category() + " — " + rec.failure().detail()
+                    : String.format(Locale.ROOT, "accuracy_score=%s", rec.primaryValue())));
+        }
+        store.putSession(sessionRecord(sessionId, attempt.started(), Instant.now(), "complete"));
+        SessionSummary.Run summary = new SessionSummary.Run(sessionId, new SessionSummary.Counts(tally.total,
+                accuracyRuns, tally.ran, alreadyFinished, tally.ok, tally.bad), attempt.reaped(), tally.failures,
+                Duration.ofNanos(System.nanoTime() - attempt.t0()));
+        options.listener().endSession(summary);
+        return summary;
+    }
+
+    private void say(String line) {
+        options.listener().note(line);
+    }
+
+    private static String host() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (Exception e) {
+            return "unknown";
+        }
+    }
+
+    private String cpu() {
+        if (hardware == null) {
+            return Runtime.getRuntime().availableProcessors() + " cpu(s), " + System.getProperty("os.arch")
+                    + " (orchestrator)";
+        }
+        return hardware.cpuModel() + ", " + hardware.cores() + " cores";
+    }
+
+    private String gpu() {
+        return hardware == null ? "not fingerprinted (cluster nodes)" : hardware.gpuText();
+    }
+
+    private String machineJson() {
+        String executorName = options.executor().name();
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("host", host());
+        m.put("cpus", Runtime.getRuntime().availableProcessors());
+        m.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version"));
+        m.put("java", Runtime.version().toString());
+        m.put("executor", executorName);
+        m.put("parallel", parallelism());
+        m.put("node_gpus", options.executor().gpuCapacity());
+        m.put("arms_at_once", options.allowCrossGpu());
+        m.put("hardware_id", hardware == null ? null : hardware.id());
+        m.put("hardware", hardware == null ? null : hardware.toMap());
+        return json(m);
+    }
+
+    private SessionRecord sessionRecord(String sessionId, Instant started, Instant ended, String status) {
+        return new SessionRecord(sessionId, started, ended, host(), cpu(), gpu(), machineJson(), plan.toJson(),
+                json(StatsConfig.defaults().toMap()), plan.seed(), status);
+    }
+}

@@ -1,0 +1,38 @@
+package io.isobench.session;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** Counts of a session attempt, updated by the job threads. */
+final class Tally {
+    final int total;
+    final long startNs = System.nanoTime();
+    int done;
+    int ran;
+    int ok;
+    int bad;
+    final Map<String, Integer> failures = new LinkedHashMap<>();
+
+    Tally(int total, int done) {
+        this.total = total;
+        this.done = done;
+    }
+
+    /** One job's run recorded in this attempt ({@code done} counts jobs, as the progress lines do). */
+    synchronized void count(String failureCategory) {
+        done++;
+        countRun(failureCategory);
+    }
+
+    /** One run recorded in this attempt (a job's or an accuracy run). */
+    synchronized void countRun(String failureCategory) {
+        ran++;
+        if (failureCategory == null) {
+            ok++;
+        } else {
+            bad++;
+            failures.merge(failureCategory, 1, Integer::sum);
+        }
+    }
+}
+
