@@ -22,6 +22,7 @@ import io.isobench.review.Check;
 import io.isobench.review.PatchReview;
 import io.isobench.review.ReviewConfig;
 import io.isobench.review.ReviewResult;
+import io.isobench.store.RunDetails;
 import io.isobench.store.RunFilter;
 import io.isobench.store.RunRecord;
 import io.isobench.store.SessionRecord;
@@ -791,11 +792,16 @@ public final class SessionRunner {
         extra.put("job", job.jobId());
         Leftovers.record(extra, pgid);
         extra.put("attempt", attempt);
-        Arm arm = Arm.fromLabel(job.arm());
-        return new RunRecord(rid, sessionId, RunRecord.RunKind.MEASURED, commit, shortOf(commit), arm.agentName(),
-                job.arm(), Math.max(0, job.round()), RunRecord.RunStatus.NOT_RUN, null, job.mode(), null,
-                job.kind() == Job.Kind.CHECK ? PIPELINE_CHECK : PIPELINE, null, null, null, null, null,
-                Instant.now(), null, null, null, json(job.argv()), null, "in progress", json(extra), List.of());
+        return measured(rid, sessionId, commit, job.arm())
+                .round(Math.max(0, job.round()))
+                .status(RunRecord.RunStatus.NOT_RUN)
+                .mode(job.mode())
+                .pipeline(job.kind() == Job.Kind.CHECK ? PIPELINE_CHECK : PIPELINE)
+                .startedAt(Instant.now())
+                .argvJson(json(job.argv()))
+                .notes("in progress")
+                .details(RunDetails.of(extra))
+                .build();
     }
 
     /**
@@ -807,16 +813,28 @@ public final class SessionRunner {
         extra.put("task", a.taskId());
         extra.put("phase", phase);
         Leftovers.record(extra, pgid);
-        Arm arm = Arm.fromLabel(a.arm());
-        return new RunRecord(rid, sessionId, RunRecord.RunKind.MEASURED, commit, shortOf(commit), arm.agentName(),
-                a.arm(), 0, RunRecord.RunStatus.NOT_RUN, null, null, null, PIPELINE, null, null, null, null, null,
-                Instant.now(), null, null, null, null, null, "in progress: " + phase, json(extra), List.of());
+        return measured(rid, sessionId, commit, a.arm())
+                .status(RunRecord.RunStatus.NOT_RUN)
+                .pipeline(PIPELINE)
+                .startedAt(Instant.now())
+                .notes("in progress: " + phase)
+                .details(RunDetails.of(extra))
+                .build();
+    }
+
+    /** A measured run of this session on {@code commit} for arm label {@code arm}: the fields every record shares. */
+    private static RunRecord.Builder measured(String rid, String sessionId, String commit, String arm) {
+        return RunRecord.builder(rid)
+                .session(sessionId)
+                .kind(RunRecord.RunKind.MEASURED)
+                .commit(commit, shortOf(commit))
+                .agent(Arm.fromLabel(arm).agentName())
+                .arm(arm);
     }
 
     private RunRecord record(String sessionId, Job job, String commit, Environment env, JobResult result,
                              Failure failure, Map<String, Object> extra) {
         String rid = runId(sessionId, job);
-        Arm arm = Arm.fromLabel(job.arm());
         String primaryName = job.readout() != null ? job.readout().primary()
                 : io.isobench.Mode.fromLabel(job.mode()).map(MetricDictionary::primaryMetric).orElse(null);
         Double primary = null;
@@ -844,13 +862,23 @@ public final class SessionRunner {
                 Secrets.redact(failure.detail()), Secrets.redact(String.join("\n", failure.evidence())),
                 failure.category().retryable());
         String model = io.isobench.probe.Clients.flagMap(job.client()).get("model");
-        return new RunRecord(rid, sessionId, RunRecord.RunKind.MEASURED, commit, shortOf(commit), arm.agentName(),
-                job.arm(), Math.max(0, job.round()), status, fi, job.mode(), model,
-                job.kind() == Job.Kind.CHECK ? PIPELINE_CHECK : PIPELINE, null, primary == null ? null : primaryName,
-                primary, primary == null ? null : "measured", result.workloadJson(),
-                Instant.now().minusMillis((long) result.durationMs()), result.durationMs(), null,
-                env == null ? null : env.envRef(), json(Secrets.argv(result.argv())), logSha,
-                null, json(extra), result.metrics());
+        return measured(rid, sessionId, commit, job.arm())
+                .round(Math.max(0, job.round()))
+                .status(status)
+                .failure(fi)
+                .mode(job.mode())
+                .model(model)
+                .pipeline(job.kind() == Job.Kind.CHECK ? PIPELINE_CHECK : PIPELINE)
+                .primary(primary == null ? null : primaryName, primary, primary == null ? null : "measured")
+                .workload(result.workloadJson())
+                .startedAt(Instant.now().minusMillis((long) result.durationMs()))
+                .durationMs(result.durationMs())
+                .envRef(env == null ? null : env.envRef())
+                .argvJson(json(Secrets.argv(result.argv())))
+                .logArtifact(logSha)
+                .details(RunDetails.of(extra))
+                .metrics(result.metrics())
+                .build();
     }
 
     /**
@@ -938,32 +966,28 @@ public final class SessionRunner {
     }
 
     static String taskOf(RunRecord r) {
-        try {
-            return JSON.readTree(r.extraJson()).path("task").asText(null);
-        } catch (Exception e) {
-            return null;
-        }
+        return r.details().task();
     }
 
     /**
-     * The probes a check run stored: extra_json {@code probe} (with token ids/logprobs when present; else its plain
+     * The probes a check run stored: details {@code probe} (with token ids/logprobs when present; else its plain
      * {@code outputs}) and {@code probe_batched} (absent in runs stored before the concurrent pass).
      */
     static Greedy.ProbeRun probeRunOf(RunRecord r) {
         List<Probe> seq = null;
         List<Probe> batched = new ArrayList<>();
         try {
-            JsonNode x = JSON.readTree(r.extraJson());
-            if (x.path("probe").isArray() && !x.path("probe").isEmpty()) {
+            JsonNode probes = r.details().section("probe");
+            if (probes.isArray() && !probes.isEmpty()) {
                 seq = new ArrayList<>();
-                for (JsonNode n : x.path("probe")) {
+                for (JsonNode n : probes) {
                     seq.add(Probe.of(n));
                 }
             }
-            for (JsonNode n : x.path("probe_batched")) {
+            for (JsonNode n : r.details().section("probe_batched")) {
                 batched.add(Probe.of(n));
             }
-        } catch (Exception e) {
+        } catch (RuntimeException e) {
             // fall back to the texts
         }
         if (seq == null) {
@@ -974,15 +998,7 @@ public final class SessionRunner {
     }
 
     static List<String> outputsOf(RunRecord r) {
-        List<String> out = new ArrayList<>();
-        try {
-            for (JsonNode n : JSON.readTree(r.extraJson()).path("outputs")) {
-                out.add(n.asText());
-            }
-        } catch (Exception e) {
-            // none
-        }
-        return out;
+        return r.details().outputs();
     }
 
     private static String shortOf(String commit) {

@@ -374,28 +374,23 @@ public final class SessionReport {
      * recorded on the arm's runs (DESIGN §3). Nothing when no arm of the session had a build step or a recipe.
      */
     public static void environments(Store store, String sessionId, StringBuilder sb) {
-        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
-        Map<String, com.fasterxml.jackson.databind.JsonNode> byArm = new java.util.LinkedHashMap<>();
+        Map<String, io.isobench.store.RunDetails> byArm = new java.util.LinkedHashMap<>();
         Map<String, Integer> order = new java.util.HashMap<>();
         store.forEachRun(new io.isobench.store.RunFilter(null, java.util.Set.of(io.isobench.store.RunRecord.RunKind.MEASURED),
                 sessionId, false), r -> {
-            if (r.status() == io.isobench.store.RunRecord.RunStatus.NOT_RUN || r.extraJson() == null) {
+            io.isobench.store.RunDetails x = r.details();
+            if (r.status() == io.isobench.store.RunRecord.RunStatus.NOT_RUN || x.isNone()) {
                 return;
             }
-            try {
-                com.fasterxml.jackson.databind.JsonNode x = json.readTree(r.extraJson());
-                String key = x.path("task").asText("?") + "|" + r.arm();
-                int idx = x.path("job_index").asInt(Integer.MAX_VALUE);
-                if (!order.containsKey(key) || idx < order.get(key)) {
-                    order.put(key, idx);
-                    byArm.put(key, x);
-                }
-            } catch (IOException e) {
-                // not ours
+            String key = (x.task() == null ? "?" : x.task()) + "|" + r.arm();
+            int idx = x.jobIndex(Integer.MAX_VALUE);
+            if (!order.containsKey(key) || idx < order.get(key)) {
+                order.put(key, idx);
+                byArm.put(key, x);
             }
         });
-        boolean any = byArm.values().stream().anyMatch(x -> x.has("build") || (x.path("recipes").isArray()
-                && !x.path("recipes").isEmpty()));
+        boolean any = byArm.values().stream().anyMatch(x -> x.has("build") || (x.section("recipes").isArray()
+                && !x.section("recipes").isEmpty()));
         if (!any) {
             return;
         }
@@ -404,8 +399,8 @@ public final class SessionReport {
         sb.append("### Environments (build step and fix recipes)\n\n");
         sb.append("| task | arm | build | recipes |\n|---|---|---|---|\n");
         for (String k : keys) {
-            com.fasterxml.jackson.databind.JsonNode x = byArm.get(k);
-            com.fasterxml.jackson.databind.JsonNode b = x.path("build");
+            io.isobench.store.RunDetails x = byArm.get(k);
+            com.fasterxml.jackson.databind.JsonNode b = x.section("build");
             String build = "—";
             if (b.isObject()) {
                 build = String.format(Locale.ROOT, "%s in %.1f s%s (`%s`, log %s)", b.path("status").asText(),
@@ -415,7 +410,7 @@ public final class SessionReport {
                         b.path("log_sha256").isTextual() ? b.path("log_sha256").asText().substring(0, 12) : "—");
             }
             StringBuilder rec = new StringBuilder();
-            for (com.fasterxml.jackson.databind.JsonNode r : x.path("recipes")) {
+            for (com.fasterxml.jackson.databind.JsonNode r : x.section("recipes")) {
                 rec.append(rec.isEmpty() ? "" : "; ").append(r.path("name").asText()).append(" (")
                         .append(r.path("kind").asText()).append("): ").append(r.path("ok").asBoolean() ? "ok" : "FAILED")
                         .append(" — ").append(r.path("detail").asText().replace("|", "\\|"));

@@ -591,7 +591,7 @@ final class JdbcStore implements Store {
         ps.setString(i++, Secrets.redact(r.argvJson()));
         ps.setString(i++, r.logArtifact());
         ps.setString(i++, Secrets.redact(r.notes()));
-        ps.setString(i++, Secrets.redact(r.extraJson()));
+        ps.setString(i++, Secrets.redact(RunDetailsCodec.encode(r.details())));
         return i;
     }
 
@@ -608,13 +608,31 @@ final class JdbcStore implements Store {
             boolean retryable = rs.getBoolean(13);
             failure = new RunRecord.FailureInfo(category, rs.getString(11), rs.getString(12), retryable);
         }
-        return new RunRecord(
-                rs.getString(1), rs.getString(2), RunRecord.RunKind.valueOf(rs.getString(3)), rs.getString(4),
-                rs.getString(5), rs.getString(6), rs.getString(7), rs.getInt(8),
-                RunRecord.RunStatus.valueOf(rs.getString(9)), failure, rs.getString(14), rs.getString(15),
-                rs.getString(16), rs.getString(17), rs.getString(18), getDouble(rs, 19), rs.getString(20),
-                rs.getString(21), getInstant(rs, 22), getDouble(rs, 23), rs.getString(24), rs.getString(25),
-                rs.getString(26), rs.getString(27), rs.getString(28), rs.getString(29), metrics);
+        return RunRecord.builder(rs.getString(1))
+                .session(rs.getString(2))
+                .kind(RunRecord.RunKind.valueOf(rs.getString(3)))
+                .commit(rs.getString(4), rs.getString(5))
+                .agent(rs.getString(6))
+                .arm(rs.getString(7))
+                .round(rs.getInt(8))
+                .status(RunRecord.RunStatus.valueOf(rs.getString(9)))
+                .failure(failure)
+                .mode(rs.getString(14))
+                .model(rs.getString(15))
+                .pipeline(rs.getString(16))
+                .source(rs.getString(17))
+                .primary(rs.getString(18), getDouble(rs, 19), rs.getString(20))
+                .workload(rs.getString(21))
+                .startedAt(getInstant(rs, 22))
+                .durationMs(getDouble(rs, 23))
+                .engineVersion(rs.getString(24))
+                .envRef(rs.getString(25))
+                .argvJson(rs.getString(26))
+                .logArtifact(rs.getString(27))
+                .notes(rs.getString(28))
+                .details(RunDetailsCodec.decode(rs.getString(29)))
+                .metrics(metrics)
+                .build();
     }
 
     @Override
@@ -916,10 +934,31 @@ final class JdbcStore implements Store {
     }
 
     private static RunRecord withMetrics(RunRecord r, List<Metric> metrics) {
-        return new RunRecord(r.runId(), r.sessionId(), r.kind(), r.commit(), r.commitShort(), r.agent(), r.arm(),
-                r.round(), r.status(), r.failure(), r.mode(), r.model(), r.pipeline(), r.sourceId(), r.primaryMetric(),
-                r.primaryValue(), r.primaryOrigin(), r.workload(), r.startedAt(), r.durationMs(), r.engineVersion(),
-                r.envRef(), r.argvJson(), r.logArtifact(), r.notes(), r.extraJson(), metrics);
+        return RunRecord.builder(r.runId())
+                .session(r.sessionId())
+                .kind(r.kind())
+                .commit(r.commit(), r.commitShort())
+                .agent(r.agent())
+                .arm(r.arm())
+                .round(r.round())
+                .status(r.status())
+                .failure(r.failure())
+                .mode(r.mode())
+                .model(r.model())
+                .pipeline(r.pipeline())
+                .source(r.sourceId())
+                .primary(r.primaryMetric(), r.primaryValue(), r.primaryOrigin())
+                .workload(r.workload())
+                .startedAt(r.startedAt())
+                .durationMs(r.durationMs())
+                .engineVersion(r.engineVersion())
+                .envRef(r.envRef())
+                .argvJson(r.argvJson())
+                .logArtifact(r.logArtifact())
+                .notes(r.notes())
+                .details(r.details())
+                .metrics(metrics)
+                .build();
     }
 
     private Connection reader() throws SQLException {
