@@ -124,7 +124,7 @@ abstract class StoreContract {
             try (PreparedStatement ps = c.prepareStatement(
                     "INSERT INTO schema_version (version, description, applied_at) VALUES (?, 'future', ?)")) {
                 ps.setInt(1, Stores.schemaVersion() + 1);
-                JdbcStore.setInstant(ps, 2, Instant.now());
+                StoreSql.setInstant(ps, 2, Instant.now());
                 return ps.executeUpdate();
             }
         });
@@ -262,7 +262,7 @@ abstract class StoreContract {
             log[i] = (byte) (i % 97 == 0 ? '\n' : 'a' + rnd.nextInt(20));
         }
         String sha = store.putArtifact("log", log);
-        assertThat(sha).isEqualTo(JdbcStore.sha256(log)).hasSize(64);
+        assertThat(sha).isEqualTo(ArtifactBytes.sha256(log)).hasSize(64);
         assertThat(store.putArtifact("log", log.clone())).isEqualTo(sha);
         assertThat(store.artifact(sha)).hasValueSatisfying(b -> assertThat(b).isEqualTo(log));
         String small = store.putArtifact("text", "héllo\n".getBytes(StandardCharsets.UTF_8));
@@ -323,7 +323,7 @@ abstract class StoreContract {
         })).hasMessage("boom");
         assertThat(store.findSource("p/never", "b".repeat(64))).isEmpty();
         assertThat(store.task("t-never")).isEmpty();
-        assertThat(store.artifact(JdbcStore.sha256("never".getBytes(StandardCharsets.UTF_8)))).isEmpty();
+        assertThat(store.artifact(ArtifactBytes.sha256("never".getBytes(StandardCharsets.UTF_8)))).isEmpty();
     }
 
     @Test
