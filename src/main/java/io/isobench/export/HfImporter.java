@@ -32,7 +32,7 @@ import java.util.regex.Pattern;
 /**
  * {@code isobench import hf}: stores each row of a published HF table as three runs of kind
  * {@link RunRecord.RunKind#HF_IMPORT} (baseline, human, agent:NAME) with canonical metrics, the raw texts as
- * artifacts, and the whole row kept verbatim (a JSON artifact named in each run's extraJson under {@code hf_row}),
+ * artifacts, and the whole row kept verbatim (a JSON artifact named in each run's details under {@code hf_row}),
  * so that {@link HfExporter} writes the 76 columns back unchanged. All of a file goes in one transaction.
  *
  * <p>A row is identified by commit (8 hex), normalised agent name and agent model: importing a file again changes
