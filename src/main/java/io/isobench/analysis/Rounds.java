@@ -34,12 +34,11 @@ final class Rounds {
 
     private final List<Run> runs = new ArrayList<>();
 
-    /** A finished measured run (not a placeholder) with its parsed extra_json. */
-    void add(RunRecord r, JsonNode extra) {
-        JsonNode hw = extra.path("hardware_id");
+    /** A finished measured run (not a placeholder). */
+    void add(RunRecord r) {
         runs.add(new Run(r.arm(), r.round(), r.primaryValue(), r.status() == RunRecord.RunStatus.SUCCESS,
                 r.failure() == null ? null : r.failure().category(), r.failure() == null ? null : r.failure().detail(),
-                parse(r.workload()), hw.isTextual() ? hw.asText() : null));
+                parse(r.workload()), r.details().hardwareId()));
     }
 
     /** The valid samples of every arm, the exclusions, and the hardware the task's rounds are judged on. */

@@ -1,12 +1,12 @@
 package io.isobench.analysis;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.Arm;
 import io.isobench.Mode;
 import io.isobench.parse.Better;
 import io.isobench.parse.MetricDictionary;
 import io.isobench.plan.Planner;
+import io.isobench.store.GateResult;
+import io.isobench.store.RunDetails;
 import io.isobench.store.RunFilter;
 import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
@@ -124,16 +124,14 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
     private static final Set<String> PROBE_FAILURES = Set.of("PROBE_REJECTED", "NO_GREEDY_SUPPORT",
             "OFFLINE_PROBE_FAILED");
 
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     public static SessionAnalysis of(Store store, String sessionId, StatsConfig config) {
         Map<String, List<Parsed>> byTask = new LinkedHashMap<>();
         store.forEachRun(new RunFilter(null, Set.of(RunRecord.RunKind.MEASURED), sessionId, false), r -> {
-            JsonNode x = extra(r);
-            JsonNode t = x.path("task");
-            if (t.isTextual()) {
-                byTask.computeIfAbsent(t.asText(), k -> new ArrayList<>())
-                        .add(new Parsed(r, x, x.path("job_index").asInt(Integer.MAX_VALUE)));
+            RunDetails x = r.details();
+            if (x.hasTask()) {
+                byTask.computeIfAbsent(x.task(), k -> new ArrayList<>())
+                        .add(new Parsed(r, x, x.jobIndex(Integer.MAX_VALUE)));
             }
         });
         List<TaskResult> out = new ArrayList<>();
@@ -144,8 +142,8 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
         return new SessionAnalysis(sessionId, out, config);
     }
 
-    /** A run with its extra_json parsed once. */
-    private record Parsed(RunRecord run, JsonNode extra, int jobIndex) {
+    /** A run with its details and its index in the plan. */
+    private record Parsed(RunRecord run, RunDetails extra, int jobIndex) {
     }
 
     private static int firstIndex(List<Parsed> runs) {
@@ -173,52 +171,55 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
             }
             mode = mode == null ? r.mode() : mode;
             commit = commit == null ? r.commit() : commit;
-            JsonNode x = p.extra();
-            for (JsonNode f : x.path("review_findings")) {
+            RunDetails x = p.extra();
+            for (String f : x.reviewFindings()) {
                 List<String> l = findings.computeIfAbsent(r.arm(), k -> new ArrayList<>());
-                if (!l.contains(f.asText())) {
-                    l.add(f.asText());
+                if (!l.contains(f)) {
+                    l.add(f);
                 }
             }
             if (r.status() == RunRecord.RunStatus.NOT_RUN) {
                 continue; // interrupted, not finished
             }
-            for (JsonNode f : x.path("review_failing")) {
+            for (String f : x.reviewFailing()) {
                 Gate g = gates.computeIfAbsent(r.arm(), k -> new Gate());
-                if (!g.reviewFailing.contains(f.asText())) {
-                    g.reviewFailing.add(f.asText());
+                if (!g.reviewFailing.contains(f)) {
+                    g.reviewFailing.add(f);
                 }
             }
-            if ("native-check".equals(r.pipeline()) && x.path("job").asText("").endsWith("/" + Planner.REPEAT_CHECK)) {
+            if ("native-check".equals(r.pipeline()) && x.job() != null && x.job().endsWith("/" + Planner.REPEAT_CHECK)) {
                 // the baseline's second check: it calibrates the tolerance, it is not the baseline's gate
                 calibration = calibrationOf(x, r, calibration);
                 continue;
             }
             if ("native-check".equals(r.pipeline())) {
                 Gate g = gates.computeIfAbsent(r.arm(), k -> new Gate());
-                JsonNode c = x.path("correctness");
-                if (c.path("outcome").isTextual()) {
-                    g.outcome = c.path("outcome").asText();
-                    g.reason = c.path("reason").asText(null);
-                    g.rule = c.path("rule").asText(null);
+                GateResult c = x.gate();
+                if (c != null && c.outcome() != null) {
+                    g.outcome = c.outcome();
+                    g.reason = c.why().reason();
+                    g.rule = c.why().rule();
                 } else if (r.failure() != null) {
                     g.outcome = "OUTPUT_MISMATCH".equals(r.failure().category()) ? "OUTPUT_MISMATCH" : "CHECK_FAILED";
                     g.reason = r.failure().detail();
-                } else if (x.has("correctness")) {
+                } else if (c != null) {
                     g.outcome = "MATCH";
                 }
-                g.emB = number(c.path("vs_baseline").path("exact_match_rate"), g.emB);
-                g.emH = number(c.path("vs_human").path("exact_match_rate"), g.emH);
-                g.div = number(c.path("vs_baseline").path("first_divergence_char"), g.div);
-                if (c.path("calibration").isObject() && r.arm().equals("baseline")) {
+                if (c != null) {
+                    g.emB = c.rates().exactMatchVsBaseline() != null ? c.rates().exactMatchVsBaseline() : g.emB;
+                    g.emH = c.rates().exactMatchVsHuman() != null ? c.rates().exactMatchVsHuman() : g.emH;
+                    g.div = c.rates().firstDivergenceVsBaseline() != null ? c.rates().firstDivergenceVsBaseline()
+                            : g.div;
+                }
+                if (c != null && c.calibration() != null && r.arm().equals("baseline")) {
                     calibration = calibrationOf(x, r, calibration);
                 }
             } else if ("native-accuracy".equals(r.pipeline())) {
                 Gate g = gates.computeIfAbsent(r.arm(), k -> new Gate());
-                JsonNode a = x.path("accuracy");
-                g.accOutcome = a.path("outcome").asText(null);
-                g.accReason = a.path("reason").asText(null);
-                g.accScore = number(a.path("score"), null);
+                RunDetails.AccuracyResult a = x.accuracy();
+                g.accOutcome = a == null ? null : a.outcome();
+                g.accReason = a == null ? null : a.reason();
+                g.accScore = a == null ? null : a.score();
             }
             if (r.failure() != null) {
                 if ("OUTPUT_MISMATCH".equals(r.failure().category())) {
@@ -232,13 +233,13 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
             measured.merge(r.arm(), 1, Integer::sum);
             if (r.primaryMetric() != null) {
                 metric = r.primaryMetric();
-                JsonNode pd = x.path("primary_definition");
-                if (pd.path("name").asText("").equals(metric)) {
-                    declared = new MetricDictionary.Definition(metric, pd.path("unit").asText(),
-                            "higher".equals(pd.path("better").asText()) ? Better.HIGHER : Better.LOWER);
+                RunDetails.PrimaryDefinition pd = x.primaryDefinition();
+                if (pd != null && pd.name().equals(metric)) {
+                    declared = new MetricDictionary.Definition(metric, pd.unit(),
+                            "higher".equals(pd.better()) ? Better.HIGHER : Better.LOWER);
                 }
             }
-            rounds.add(r, x);
+            rounds.add(r);
         }
         if (metric == null && mode != null) {
             metric = Mode.fromLabel(mode).map(MetricDictionary::primaryMetric).orElse(null);
@@ -295,31 +296,15 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
     }
 
     /** The tolerance calibration a baseline check recorded (its {@code correctness.calibration}), merged. */
-    private static Map<String, Object> calibrationOf(JsonNode extra, RunRecord r, Map<String, Object> sofar) {
+    private static Map<String, Object> calibrationOf(RunDetails extra, RunRecord r, Map<String, Object> sofar) {
         Map<String, Object> out = sofar == null ? new LinkedHashMap<>() : sofar;
-        JsonNode c = extra.path("correctness").path("calibration");
-        if (c.isObject()) {
-            c.fields().forEachRemaining(e -> out.put(e.getKey(), e.getValue().isNumber() ? e.getValue().asDouble()
-                    : e.getValue().isTextual() ? e.getValue().asText() : e.getValue().toString()));
+        GateResult c = extra.gate();
+        if (c != null && c.calibration() != null) {
+            out.putAll(c.calibration());
         }
         if (r.failure() != null) {
             out.put("repeat_check_failure", r.failure().category() + ": " + r.failure().detail());
         }
         return out;
-    }
-
-    private static Double number(JsonNode n, Double fallback) {
-        return n != null && n.isNumber() ? Double.valueOf(n.asDouble()) : fallback;
-    }
-
-    private static JsonNode extra(RunRecord r) {
-        if (r.extraJson() == null) {
-            return JSON.missingNode();
-        }
-        try {
-            return JSON.readTree(r.extraJson());
-        } catch (Exception e) {
-            return JSON.missingNode();
-        }
     }
 }

@@ -3,7 +3,6 @@ package io.isobench.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.isobench.IsobenchException;
-import io.isobench.guard.Secrets;
 import io.isobench.loadgen.LoadGenerator;
 import io.isobench.loadgen.LoadgenConfig;
 import io.isobench.loadgen.LoadgenResult;
@@ -239,35 +238,12 @@ final class LoadgenCommand implements Callable<Integer> {
     }
 
     private String storeRun(LoadgenResult result) {
-        String runId = "loadgen-" + java.util.UUID.randomUUID();
-        ObjectMapper m = new ObjectMapper();
         try (io.isobench.store.Store st = io.isobench.store.Stores.open(main.dbSpec())) {
-            byte[] detail = m.writeValueAsBytes(result.resultJson(true));
-            String artifact = st.putArtifact("loadgen-detail", detail);
-            ObjectNode extra = m.createObjectNode();
-            extra.put("loadgen_detail_artifact", artifact);
-            extra.put("base_url", result.config().baseUrl().toString());
-            extra.put("endpoint", result.config().endpoint());
-            extra.set("failures_by_reason", m.valueToTree(result.summary().failuresByReason()));
-            boolean ok = result.summary().completed() > 0;
-            double primary = result.summary().dists().get("tpot").mean();
-            io.isobench.store.RunRecord run = new io.isobench.store.RunRecord(runId, null,
-                    io.isobench.store.RunRecord.RunKind.MEASURED, commit,
-                    commit == null ? null : commit.substring(0, Math.min(8, commit.length())), null, arm, 0,
-                    ok ? io.isobench.store.RunRecord.RunStatus.SUCCESS : io.isobench.store.RunRecord.RunStatus.FAILED,
-                    ok ? null : new io.isobench.store.RunRecord.FailureInfo("NO_METRICS",
-                            "no request succeeded: " + result.summary().failuresByReason(), null, true),
-                    "serving", result.config().model(), "native", null, "tpot_ms_mean",
-                    ok && result.summary().dists().get("tpot").count() > 0 ? primary : null, "measured",
-                    m.writeValueAsString(result.workloadFingerprint()), result.startedAt(), result.durationS() * 1000,
-                    null, null, m.writeValueAsString(Secrets.argv(spec.commandLine().getParseResult().originalArgs())),
-                    null,
-                    String.join("; ", result.notes()), m.writeValueAsString(extra), result.metrics());
-            st.putRun(run);
+            return io.isobench.exec.LoadgenRuns.store(st, result, new io.isobench.exec.LoadgenRuns.Tag(arm, commit,
+                    spec.commandLine().getParseResult().originalArgs()));
         } catch (IOException e) {
             throw new IsobenchException.BadInput("cannot store the run: " + e.getMessage(), e);
         }
-        return runId;
     }
 
     private Path save(LoadgenResult result) {

@@ -15,6 +15,7 @@ import io.isobench.plan.ArmSpec;
 import io.isobench.plan.Job;
 import io.isobench.proc.ProcessGroup;
 import io.isobench.review.ReviewResult;
+import io.isobench.store.RunDetails;
 import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
 import io.isobench.task.TaskSpec;
@@ -189,13 +190,26 @@ public final class Accuracy {
         Arm ar = Arm.fromLabel(arm.arm());
         List<Metric> metrics = score == null ? List.of() : List.of(Metric.of(METRIC, score));
         // a regression keeps its score (like OUTPUT_MISMATCH keeps its speed); a failed command has none
-        RunRecord rec = new RunRecord(runId, sessionId, RunRecord.RunKind.MEASURED, commit,
-                commit == null ? null : commit.substring(0, Math.min(8, commit.length())), ar.agentName(), arm.arm(), 0,
-                failure == null ? RunRecord.RunStatus.SUCCESS : RunRecord.RunStatus.FAILED, fi,
-                job != null ? job.mode() : null, model, PIPELINE, null, score == null ? null : METRIC, score,
-                score == null ? null : "measured", null, Instant.now().minusMillis((long) durationMs), durationMs, null,
-                env.envRef(), json(argv.stream().map(Secrets::redact).toList()), logSha, null,
-                json(extra), metrics);
+        RunRecord rec = RunRecord.builder(runId)
+                .session(sessionId)
+                .kind(RunRecord.RunKind.MEASURED)
+                .commit(commit, commit == null ? null : commit.substring(0, Math.min(8, commit.length())))
+                .agent(ar.agentName())
+                .arm(arm.arm())
+                .status(failure == null ? RunRecord.RunStatus.SUCCESS : RunRecord.RunStatus.FAILED)
+                .failure(fi)
+                .mode(job != null ? job.mode() : null)
+                .model(model)
+                .pipeline(PIPELINE)
+                .primary(score == null ? null : METRIC, score, score == null ? null : "measured")
+                .startedAt(Instant.now().minusMillis((long) durationMs))
+                .durationMs(durationMs)
+                .envRef(env.envRef())
+                .argvJson(json(argv.stream().map(Secrets::redact).toList()))
+                .logArtifact(logSha)
+                .details(RunDetails.of(extra))
+                .metrics(metrics)
+                .build();
         store.putRun(rec);
         return rec;
     }

@@ -75,10 +75,25 @@ public final class HarnessBench {
                 long tb = System.nanoTime();
                 String sha = store.putArtifact("log",
                         Secrets.redact(Files.readString(log)).getBytes(StandardCharsets.UTF_8));
-                store.putRun(new RunRecord("harness/" + i, "harness", RunRecord.RunKind.MEASURED, "c", "c", null,
-                        "baseline", i, RunRecord.RunStatus.SUCCESS, null, "serving", "toy-1m", "native", null,
-                        "tpot_ms_mean", 1.0, "measured", "{}", Instant.now(), 1.0, null, null, "[]", sha, null,
-                        "{\"task\":\"harness\"}", List.of(Metric.of("tpot_ms_mean", 1.0))));
+                store.putRun(RunRecord.builder("harness/" + i)
+                        .session("harness")
+                        .kind(RunRecord.RunKind.MEASURED)
+                        .commit("c", "c")
+                        .arm("baseline")
+                        .round(i)
+                        .status(RunRecord.RunStatus.SUCCESS)
+                        .mode("serving")
+                        .model("toy-1m")
+                        .pipeline("native")
+                        .primary("tpot_ms_mean", 1.0, "measured")
+                        .workload("{}")
+                        .startedAt(Instant.now())
+                        .durationMs(1.0)
+                        .argvJson("[]")
+                        .logArtifact(sha)
+                        .details(io.isobench.store.RunDetails.of(java.util.Map.of("task", "harness")))
+                        .metrics(List.of(Metric.of("tpot_ms_mean", 1.0)))
+                        .build());
                 book[i] = (System.nanoTime() - tb) / 1e6;
                 total[i] = lag[i] + teardown[i] + book[i];
                 Files.deleteIfExists(log);

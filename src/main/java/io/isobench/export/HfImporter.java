@@ -8,6 +8,7 @@ import io.isobench.parse.FailureCategory;
 import io.isobench.parse.FailureClassifier;
 import io.isobench.parse.Metric;
 import io.isobench.parse.MetricDictionary;
+import io.isobench.store.RunDetails;
 import io.isobench.store.RunRecord;
 import io.isobench.store.SourceRecord;
 import io.isobench.store.Store;
@@ -31,7 +32,7 @@ import java.util.regex.Pattern;
 /**
  * {@code isobench import hf}: stores each row of a published HF table as three runs of kind
  * {@link RunRecord.RunKind#HF_IMPORT} (baseline, human, agent:NAME) with canonical metrics, the raw texts as
- * artifacts, and the whole row kept verbatim (a JSON artifact named in each run's extraJson under {@code hf_row}),
+ * artifacts, and the whole row kept verbatim (a JSON artifact named in each run's details under {@code hf_row}),
  * so that {@link HfExporter} writes the 76 columns back unchanged. All of a file goes in one transaction.
  *
  * <p>A row is identified by commit (8 hex), normalised agent name and agent model: importing a file again changes
@@ -223,10 +224,23 @@ public final class HfImporter {
                 extra.put("not_run_reason", why);
                 notes.add(why);
             }
-            return new RunRecord("hf:" + keyId + ":" + prefix, null, RunRecord.RunKind.HF_IMPORT, commit, commitShort,
-                    agentName, arm.label(), 0, status, failure, mode == null ? null : mode.label(), model, PIPELINE,
-                    sourceId, primary, primaryValue, primaryValue == null ? null : "json", null, null, null, null,
-                    null, null, logSha, String.join("; ", notes), extra.toString(), metrics);
+            return RunRecord.builder("hf:" + keyId + ":" + prefix)
+                    .kind(RunRecord.RunKind.HF_IMPORT)
+                    .commit(commit, commitShort)
+                    .agent(agentName)
+                    .arm(arm.label())
+                    .status(status)
+                    .failure(failure)
+                    .mode(mode == null ? null : mode.label())
+                    .model(model)
+                    .pipeline(PIPELINE)
+                    .source(sourceId)
+                    .primary(primary, primaryValue, primaryValue == null ? null : "json")
+                    .logArtifact(logSha)
+                    .notes(String.join("; ", notes))
+                    .details(RunDetails.of(extra))
+                    .metrics(metrics)
+                    .build();
         }
     }
 

@@ -1,6 +1,5 @@
 package io.isobench.export;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.isobench.Arm;
 import io.isobench.Mode;
 import io.isobench.parse.Better;
@@ -10,7 +9,6 @@ import io.isobench.parse.Metric;
 import io.isobench.parse.MetricDictionary;
 import io.isobench.store.RunRecord;
 
-import java.io.IOException;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -147,7 +145,7 @@ final class RowBuilder {
 
     /** A legacy file marked recovered (legacy-import.md) is never a 3-way source. */
     static boolean recovered(RunRecord r) {
-        return r.extraJson() != null && r.extraJson().contains("\"recovered\"") && "true".equals(extra(r, "recovered"));
+        return r.details().recovered();
     }
 
     /** Legacy 3-way row or native row for one (commit, agent): complete same-run first, then three values, then most values, legacy on ties. */
@@ -190,17 +188,7 @@ final class RowBuilder {
     }
 
     static String extra(RunRecord r, String key) {
-        String json = r.extraJson();
-        if (json == null || !json.contains('"' + key + '"')) {
-            return null;
-        }
-        try {
-            JsonNode n = HfMapping.JSON.readTree(json);
-            JsonNode v = n == null ? null : n.get(key);
-            return v == null || v.isNull() ? null : v.asText();
-        } catch (IOException e) {
-            return null;
-        }
+        return r.details().string(key);
     }
 
     static int isoIndex(String name) {

@@ -7,6 +7,7 @@ import io.isobench.analysis.Comparison;
 import io.isobench.analysis.SessionAnalysis;
 import io.isobench.analysis.StatsConfig;
 import io.isobench.analysis.TaskAnalysis;
+import io.isobench.store.RunDetails;
 import io.isobench.store.RunFilter;
 import io.isobench.store.RunRecord;
 import io.isobench.store.SessionRecord;
@@ -69,10 +70,10 @@ final class SessionRows {
         return out;
     }
 
-    /** A run of the session with its extra_json parsed once. */
-    private record Parsed(RunRecord run, JsonNode extra) {
+    /** A run of the session with its details. */
+    private record Parsed(RunRecord run, RunDetails extra) {
         String task() {
-            return extra.path("task").asText(null);
+            return extra.task();
         }
     }
 
@@ -87,7 +88,7 @@ final class SessionRows {
             if (r.status() == RunRecord.RunStatus.NOT_RUN) {
                 return;
             }
-            Parsed p = new Parsed(r, json(r.extraJson()));
+            Parsed p = new Parsed(r, r.details());
             if (p.task() != null) {
                 byTask.computeIfAbsent(p.task(), k -> new ArrayList<>()).add(p);
             }
@@ -119,10 +120,10 @@ final class SessionRows {
                 continue;
             }
             if (agentModel == null && r.arm().equals(agentArm)) {
-                agentModel = text(p.extra(), "agent_model");
+                agentModel = p.extra().agentModel();
             }
             if (parentSha == null && r.arm().equals("baseline")) {
-                parentSha = text(p.extra(), "verified_commit");
+                parentSha = p.extra().verifiedCommit();
             }
             if ("native".equals(r.pipeline())) {
                 measured.add(r);
@@ -185,7 +186,7 @@ final class SessionRows {
                     continue;
                 }
                 if (SessionRunnerNames.CHECK.equals(p.run().pipeline())
-                        && !p.extra().path("job").asText("").endsWith("/" + io.isobench.plan.Planner.REPEAT_CHECK)) {
+                        && !(p.extra().job() == null ? "" : p.extra().job()).endsWith("/" + io.isobench.plan.Planner.REPEAT_CHECK)) {
                     check = p; // the baseline's repeat check calibrates the tolerance: it is not the arm's gate
                 }
                 if (any == null) {
@@ -200,31 +201,20 @@ final class SessionRows {
                 outcome = check.run().status() == RunRecord.RunStatus.SUCCESS ? "reference" : "check_failed";
                 exact = outcome.equals("reference") ? 1.0 : null;
             } else {
-                // the gate's record: {outcome, reason, vs_baseline: {exact_match_rate…}, …} (an older store: a string)
-                JsonNode corr = check.extra().path("correctness");
-                String c = corr.isObject() ? text(corr, "outcome") : text(check.extra(), "correctness");
+                String c = check.extra().gateOutcomeText();
                 outcome = c != null ? c.toLowerCase(java.util.Locale.ROOT) : "check_failed";
-                JsonNode rate = corr.path("vs_baseline").path("exact_match_rate");
-                if (!rate.isNumber()) {
-                    rate = check.extra().path("exact_match_rate");
-                }
-                JsonNode mismatch = check.extra().path("mismatch_fraction");
-                if (rate.isNumber()) {
-                    exact = rate.asDouble();
-                } else if (mismatch.isNumber()) {
-                    exact = 1.0 - mismatch.asDouble();
-                }
+                exact = check.extra().exactMatchRate();
             }
             set(iso, "isobench_correctness_" + a[0], outcome);
             set(iso, "isobench_exact_match_" + a[0], exact);
             if (any != null) {
-                JsonNode b = any.extra().path("build");
+                JsonNode b = any.extra().section("build");
                 if (b.isObject()) {
                     builds.put(a[0], b.path("status").asText("?"));
                 } else if (any.run().failure() != null) {
                     builds.put(a[0], "not_reached");
                 }
-                for (JsonNode r : any.extra().path("recipes")) {
+                for (JsonNode r : any.extra().section("recipes")) {
                     recipes.add(r.path("name").asText() + " (" + r.path("kind").asText() + ")"
                             + (r.path("ok").asBoolean(true) ? "" : " FAILED") + " [" + a[0] + "]");
                 }
@@ -354,11 +344,6 @@ final class SessionRows {
 
     private static void set(Object[] iso, String col, Object value) {
         iso[RowBuilder.isoIndex(col)] = value;
-    }
-
-    private static String text(JsonNode n, String key) {
-        JsonNode v = n.path(key);
-        return v.isValueNode() && !v.isNull() ? v.asText() : null;
     }
 
     private static String shortOf(String commit) {

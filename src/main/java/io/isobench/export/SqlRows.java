@@ -168,9 +168,20 @@ final class SqlRows {
                 }
             }
         }
-        return new RunRecord(runId, null, RunRecord.RunKind.LEGACY, null, commit, agent, arm, round,
-                RunRecord.RunStatus.valueOf(status), null, mode, model, pipeline, null, null, value, origin, workload,
-                null, null, null, null, null, null, null, extra, List.of());
+        return RunRecord.builder(runId)
+                .kind(RunRecord.RunKind.LEGACY)
+                .commit(null, commit)
+                .agent(agent)
+                .arm(arm)
+                .round(round)
+                .status(RunRecord.RunStatus.valueOf(status))
+                .mode(mode)
+                .model(model)
+                .pipeline(pipeline)
+                .primary(null, value, origin)
+                .workload(workload)
+                .details(io.isobench.store.RunDetailsCodec.decode(extra))
+                .build();
     }
 
     /** Appends the legacy rows to the temp table {@code x_lg} of {@code c} (created by {@link #LG_DDL}). */

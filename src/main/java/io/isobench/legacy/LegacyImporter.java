@@ -6,6 +6,7 @@ import io.isobench.IsobenchException;
 import io.isobench.Mode;
 import io.isobench.parse.Metric;
 import io.isobench.parse.MetricDictionary;
+import io.isobench.store.RunDetails;
 import io.isobench.store.RunRecord;
 import io.isobench.store.SourceRecord;
 import io.isobench.store.Store;
@@ -642,12 +643,28 @@ public final class LegacyImporter {
         }
         notes.addAll(d.notes);
         Mode mode = d.mode;
-        return new RunRecord(runId, null, d.kind, commit, commitShort, agent, armLabel, 0, d.status, failure,
-                mode == null ? null : mode.label(), d.model, ex.pipeline(), sourceId,
-                mode == null ? null : MetricDictionary.primaryMetric(mode),
-                d.primary == null ? null : d.primary.found().value().doubleValue(),
-                d.primary == null ? null : d.primary.origin(), workload, d.startedAt, d.durationMs, d.engineVersion,
-                d.envRef, null, logArt, notes.isEmpty() ? null : String.join("; ", notes), extra.toString(), metrics);
+        return RunRecord.builder(runId)
+                .kind(d.kind)
+                .commit(commit, commitShort)
+                .agent(agent)
+                .arm(armLabel)
+                .status(d.status)
+                .failure(failure)
+                .mode(mode == null ? null : mode.label())
+                .model(d.model)
+                .pipeline(ex.pipeline())
+                .source(sourceId)
+                .primary(mode == null ? null : MetricDictionary.primaryMetric(mode), d.primary == null ? null : d.primary.found().value().doubleValue(), d.primary == null ? null : d.primary.origin())
+                .workload(workload)
+                .startedAt(d.startedAt)
+                .durationMs(d.durationMs)
+                .engineVersion(d.engineVersion)
+                .envRef(d.envRef)
+                .logArtifact(logArt)
+                .notes(notes.isEmpty() ? null : String.join("; ", notes))
+                .details(RunDetails.of(extra))
+                .metrics(metrics)
+                .build();
     }
 
     private static void putTask(Map<String, TaskRecord> toStore, Extractor.TaskInfo t, String pathCommit,

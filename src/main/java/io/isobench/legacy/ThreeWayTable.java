@@ -6,6 +6,7 @@ import io.isobench.Arm;
 import io.isobench.Mode;
 import io.isobench.parse.Better;
 import io.isobench.parse.MetricDictionary;
+import io.isobench.store.RunDetails;
 import io.isobench.store.RunFilter;
 import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
@@ -69,7 +70,7 @@ public final class ThreeWayTable {
 
     /** A run as the rules see it. */
     private record View(RunRecord run, String arm, Mode mode, JsonNode byMode, String model, String workload,
-                        boolean outputTokS, String path, JsonNode extra) {
+                        boolean outputTokS, String path, RunDetails extra) {
 
         Value value(Mode m) {
             if (m == null) {
@@ -204,7 +205,7 @@ public final class ThreeWayTable {
             if (v == null) {
                 continue;
             }
-            String key = v.extra() == null ? "" : v.extra().path("hf_key").asText("");
+            String key = v.extra().string("hf_key") == null ? "" : v.extra().string("hf_key");
             View[] arms = byKey.computeIfAbsent(key, k -> new View[3]);
             int i = Arrays.asList(ARMS).indexOf(v.arm());
             arms[i] = prefer(arms[i], v);
@@ -216,9 +217,9 @@ public final class ThreeWayTable {
             String dataSource = null;
             String model = null;
             for (View a : arms) {
-                if (a != null && a.extra() != null) {
-                    dataSource = dataSource != null ? dataSource : a.extra().path("data_source").asText(null);
-                    model = model != null ? model : a.extra().path("agent_model").asText(null);
+                if (a != null) {
+                    dataSource = dataSource != null ? dataSource : a.extra().string("data_source");
+                    model = model != null ? model : a.extra().agentModel();
                 }
             }
             if (model != null) {
@@ -332,24 +333,17 @@ public final class ThreeWayTable {
         if (arm == null) {
             return null;
         }
-        JsonNode extra = null;
-        if (r.extraJson() != null) {
-            try {
-                extra = LenientJson.MAPPER.readTree(r.extraJson());
-            } catch (JsonProcessingException e) {
-                extra = null;
-            }
-        }
-        if (extra != null && extra.path("recovered").asBoolean(false)) {
+        RunDetails extra = r.details();
+        if (extra.flag("recovered")) {
             return null; // recovered files are never 3-way sources
         }
         Mode mode = Mode.fromLabel(r.mode()).filter(m -> m != Mode.MICRO).orElse(null);
-        JsonNode byMode = extra == null ? null : extra.get("primary_by_mode");
-        if (byMode != null && !byMode.isObject()) {
+        JsonNode byMode = extra.section("primary_by_mode");
+        if (!byMode.isObject()) {
             byMode = null;
         }
         String workload = null;
-        if (r.workload() != null && extra != null && extra.path("serving_block").asBoolean(false)) {
+        if (r.workload() != null && extra.flag("serving_block")) {
             try {
                 JsonNode w = LenientJson.MAPPER.readTree(r.workload());
                 // Only a complete fingerprint is compared (a head-truncated raw may have lost a row).
@@ -360,8 +354,8 @@ public final class ThreeWayTable {
                 workload = null;
             }
         }
-        boolean output = extra != null && extra.hasNonNull("output_tok_s");
-        String path = extra == null ? "" : extra.path("path").asText("");
+        boolean output = extra.string("output_tok_s") != null;
+        String path = extra.string("path") == null ? "" : extra.string("path");
         return new View(r, arm, mode, byMode, r.model(), workload, output, path, extra);
     }
 

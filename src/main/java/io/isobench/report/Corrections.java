@@ -1,6 +1,5 @@
 package io.isobench.report;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.legacy.ThreeWayRow;
@@ -151,15 +150,8 @@ final class Corrections {
     }
 
     private static JsonNode published(RunRecord r) {
-        if (r.extraJson() == null || !r.extraJson().contains("\"published\"")) {
-            return null;
-        }
-        try {
-            JsonNode p = JSON.readTree(r.extraJson()).get("published");
-            return p != null && p.isObject() ? p : null;
-        } catch (JsonProcessingException e) {
-            return null;
-        }
+        JsonNode p = r.details().published();
+        return p != null && p.isObject() ? p : null;
     }
 
     static String fmt(double v) {

@@ -4,10 +4,10 @@ import io.isobench.Arm;
 import io.isobench.analysis.Leaderboard;
 import io.isobench.analysis.SessionAnalysis;
 import io.isobench.analysis.StatsConfig;
+import io.isobench.store.RunDetails;
 import io.isobench.store.SessionRecord;
 import io.isobench.store.Store;
 
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -22,11 +22,11 @@ import java.util.Set;
  * @param record       the stored session (null only when a one-session report names a session the store lacks)
  * @param analysis     {@link SessionAnalysis} of the session
  * @param tasks        its tasks, in plan order, with their page names
- * @param environments per {@code task|arm}: the extra JSON of the arm's first job (build step, recipes), in job order
+ * @param environments per {@code task|arm}: the details of the arm's first job (build step, recipes), in job order
  * @param failedLogs   log artifacts of the session's failed runs
  */
 record NativeSession(SessionRecord record, SessionAnalysis analysis, List<NativeTask> tasks,
-                     Map<String, com.fasterxml.jackson.databind.JsonNode> environments, Set<String> failedLogs) {
+                     Map<String, RunDetails> environments, Set<String> failedLogs) {
 
     String sessionId() {
         return analysis.sessionId();
@@ -71,31 +71,26 @@ record NativeSession(SessionRecord record, SessionAnalysis analysis, List<Native
         return new NativeSession(s, a, tasks, environments(store, a.sessionId()), failedLogs);
     }
 
-    /** Per (task, arm) the extra JSON of its first job (lowest job index) that ran, in job order. */
-    static Map<String, com.fasterxml.jackson.databind.JsonNode> environments(Store store, String sessionId) {
-        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
-        Map<String, com.fasterxml.jackson.databind.JsonNode> byArm = new java.util.LinkedHashMap<>();
+    /** Per (task, arm) the details of its first job (lowest job index) that ran, in job order. */
+    static Map<String, RunDetails> environments(Store store, String sessionId) {
+        Map<String, RunDetails> byArm = new java.util.LinkedHashMap<>();
         Map<String, Integer> order = new java.util.HashMap<>();
         store.forEachRun(new io.isobench.store.RunFilter(null, java.util.Set.of(io.isobench.store.RunRecord.RunKind.MEASURED),
                 sessionId, false), r -> {
-            if (r.status() == io.isobench.store.RunRecord.RunStatus.NOT_RUN || r.extraJson() == null) {
+            RunDetails x = r.details();
+            if (r.status() == io.isobench.store.RunRecord.RunStatus.NOT_RUN || x.isNone()) {
                 return;
             }
-            try {
-                com.fasterxml.jackson.databind.JsonNode x = json.readTree(r.extraJson());
-                String key = x.path("task").asText("?") + "|" + r.arm();
-                int idx = x.path("job_index").asInt(Integer.MAX_VALUE);
-                if (!order.containsKey(key) || idx < order.get(key)) {
-                    order.put(key, idx);
-                    byArm.put(key, x);
-                }
-            } catch (IOException e) {
-                // not ours
+            String key = (x.task() == null ? "?" : x.task()) + "|" + r.arm();
+            int idx = x.jobIndex(Integer.MAX_VALUE);
+            if (!order.containsKey(key) || idx < order.get(key)) {
+                order.put(key, idx);
+                byArm.put(key, x);
             }
         });
         List<String> keys = new java.util.ArrayList<>(byArm.keySet());
         keys.sort(java.util.Comparator.comparingInt(order::get));
-        Map<String, com.fasterxml.jackson.databind.JsonNode> sorted = new LinkedHashMap<>();
+        Map<String, RunDetails> sorted = new LinkedHashMap<>();
         for (String k : keys) {
             sorted.put(k, byArm.get(k));
         }

@@ -1,8 +1,7 @@
 package io.isobench.report;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.analysis.SessionAnalysis;
+import io.isobench.store.RunDetails;
 import io.isobench.store.RunFilter;
 import io.isobench.store.RunRecord;
 import io.isobench.store.SessionRecord;
@@ -28,7 +27,6 @@ record NativeTask(SessionRecord session, SessionAnalysis.TaskResult result, Task
 
     /** Metrics kept per task (the primary one first, with statistics; the others descriptive). */
     static final int MAX_METRICS = 24;
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** A failed run of a native task ({@code logArtifact}: its full log in the store, or null). */
     record RunFailure(String arm, int round, String category, String detail, String evidence, boolean retryable,
@@ -66,12 +64,12 @@ record NativeTask(SessionRecord session, SessionAnalysis.TaskResult result, Task
             extras.put(t.taskId(), new TaskExtra());
         }
         store.forEachRun(new RunFilter(null, Set.of(RunRecord.RunKind.MEASURED), a.sessionId(), true), r -> {
-            JsonNode x = extra(r);
-            TaskExtra e = extras.get(x.path("task").asText(""));
+            RunDetails x = r.details();
+            TaskExtra e = extras.get(x.task() == null ? "" : x.task());
             if (e == null) {
                 return;
             }
-            add(r, x, e, metricOf.get(x.path("task").asText()));
+            add(r, x, e, metricOf.get(x.task()));
             if (r.failure() != null && r.logArtifact() != null) {
                 failedLogs.add(r.logArtifact());
             }
@@ -84,7 +82,7 @@ record NativeTask(SessionRecord session, SessionAnalysis.TaskResult result, Task
         return out;
     }
 
-    private static void add(RunRecord r, JsonNode x, TaskExtra e, String metric) {
+    private static void add(RunRecord r, RunDetails x, TaskExtra e, String metric) {
         if (r.startedAt() != null) {
             e.first = e.first == null || r.startedAt().isBefore(e.first) ? r.startedAt() : e.first;
             e.last = e.last == null || r.startedAt().isAfter(e.last) ? r.startedAt() : e.last;
@@ -97,14 +95,14 @@ record NativeTask(SessionRecord session, SessionAnalysis.TaskResult result, Task
         if (r.argvJson() != null) {
             e.argv.putIfAbsent(r.arm(), r.argvJson());
         }
-        if (x.hasNonNull("intended_commit") && e.intended == null) {
-            e.intended = x.path("intended_commit").asText();
+        if (x.intendedCommit() != null && e.intended == null) {
+            e.intended = x.intendedCommit();
         }
-        if (x.hasNonNull("verified_commit") && "baseline".equals(r.arm()) == false && e.verified == null) {
-            e.verified = x.path("verified_commit").asText();
+        if (x.verifiedCommit() != null && "baseline".equals(r.arm()) == false && e.verified == null) {
+            e.verified = x.verifiedCommit();
         }
-        if (x.hasNonNull("patch_sha256")) {
-            e.patch.putIfAbsent(r.arm(), x.path("patch_sha256").asText());
+        if (x.patchSha256() != null) {
+            e.patch.putIfAbsent(r.arm(), x.patchSha256());
         }
         if (r.status() == RunRecord.RunStatus.NOT_RUN) {
             return;
@@ -126,17 +124,6 @@ record NativeTask(SessionRecord session, SessionAnalysis.TaskResult result, Task
                             .computeIfAbsent(r.arm(), k -> new TreeMap<>()).put(r.round(), mt.value());
                 }
             }
-        }
-    }
-
-    private static JsonNode extra(RunRecord r) {
-        if (r.extraJson() == null) {
-            return JSON.missingNode();
-        }
-        try {
-            return JSON.readTree(r.extraJson());
-        } catch (IOException e) {
-            return JSON.missingNode();
         }
     }
 }

@@ -1,10 +1,8 @@
 package io.isobench.report;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.legacy.TableFormat;
 import io.isobench.parse.MetricDictionary;
+import io.isobench.store.RunDetails;
 import io.isobench.store.RunRecord;
 
 import java.io.PrintWriter;
@@ -34,7 +32,6 @@ public final class RunListing {
     private static final int TABLE_SIZING_ROWS = 2_000;
     /** The table (for a terminal) shows this much of the evidence; csv and json keep it whole. */
     private static final int TABLE_EVIDENCE_CHARS = 120;
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** Output formats. */
     public enum Format {
@@ -65,7 +62,7 @@ public final class RunListing {
 
     /** The cells of one run, in {@link #COLUMNS} order; null = empty. */
     static List<String> cells(RunRecord r) {
-        JsonNode extra = extra(r);
+        RunDetails extra = r.details();
         List<String> c = new ArrayList<>(COLUMNS.size());
         c.add(r.runId());
         c.add(source(r, extra));
@@ -86,29 +83,29 @@ public final class RunListing {
         return c;
     }
 
-    private static String source(RunRecord r, JsonNode extra) {
+    private static String source(RunRecord r, RunDetails extra) {
         if (r.kind() == RunRecord.RunKind.MEASURED) {
-            String job = text(extra, "job");
+            String job = extra.string("job");
             return r.sessionId() == null ? r.runId() : r.sessionId() + "/" + (job == null ? r.runId() : job);
         }
         if (r.kind() == RunRecord.RunKind.HF_IMPORT) {
-            String file = text(extra, "hf_file");
-            String row = text(extra, "hf_row_number");
+            String file = extra.string("hf_file");
+            String row = extra.string("hf_row_number");
             return file == null ? null : row == null ? file : file + "#row " + row;
         }
-        String rel = text(extra, "root_path");
-        return rel != null ? rel : text(extra, "path");
+        String rel = extra.string("root_path");
+        return rel != null ? rel : extra.string("path");
     }
 
-    private static String evidence(RunRecord r, JsonNode extra) {
+    private static String evidence(RunRecord r, RunDetails extra) {
         return switch (r.status()) {
             case FAILED -> r.failure() == null ? null
                     : r.failure().evidence() == null || r.failure().evidence().isBlank() ? r.failure().detail()
                     : r.failure().evidence();
             case NOT_RUN, SKIPPED -> {
-                String why = text(extra, "not_run_reason");
+                String why = extra.string("not_run_reason");
                 if (why == null) {
-                    why = text(extra, "skip_reason");
+                    why = extra.string("skip_reason");
                 }
                 yield why != null ? why : r.notes();
             }
@@ -134,22 +131,6 @@ public final class RunListing {
             }
         }
         return sb.toString();
-    }
-
-    private static JsonNode extra(RunRecord r) {
-        if (r.extraJson() == null) {
-            return null;
-        }
-        try {
-            return JSON.readTree(r.extraJson());
-        } catch (JsonProcessingException e) {
-            return null;
-        }
-    }
-
-    private static String text(JsonNode n, String key) {
-        JsonNode v = n == null ? null : n.get(key);
-        return v == null || v.isNull() ? null : v.asText();
     }
 
     private interface Sink {

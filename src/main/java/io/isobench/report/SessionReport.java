@@ -378,9 +378,9 @@ public final class SessionReport {
      * recorded on the arm's runs (DESIGN §3). Nothing when no arm of the session had a build step or a recipe.
      */
     static void environments(NativeSession session, StringBuilder sb) {
-        Map<String, com.fasterxml.jackson.databind.JsonNode> byArm = session.environments();
-        boolean any = byArm.values().stream().anyMatch(x -> x.has("build") || (x.path("recipes").isArray()
-                && !x.path("recipes").isEmpty()));
+        Map<String, io.isobench.store.RunDetails> byArm = session.environments();
+        boolean any = byArm.values().stream().anyMatch(x -> x.has("build") || (x.section("recipes").isArray()
+                && !x.section("recipes").isEmpty()));
         if (!any) {
             return;
         }
@@ -388,8 +388,8 @@ public final class SessionReport {
         sb.append("### Environments (build step and fix recipes)\n\n");
         sb.append("| task | arm | build | recipes |\n|---|---|---|---|\n");
         for (String k : keys) {
-            com.fasterxml.jackson.databind.JsonNode x = byArm.get(k);
-            com.fasterxml.jackson.databind.JsonNode b = x.path("build");
+            io.isobench.store.RunDetails x = byArm.get(k);
+            com.fasterxml.jackson.databind.JsonNode b = x.section("build");
             String build = "—";
             if (b.isObject()) {
                 build = String.format(Locale.ROOT, "%s in %.1f s%s (`%s`, log %s)", b.path("status").asText(),
@@ -399,7 +399,7 @@ public final class SessionReport {
                         b.path("log_sha256").isTextual() ? b.path("log_sha256").asText().substring(0, 12) : "—");
             }
             StringBuilder rec = new StringBuilder();
-            for (com.fasterxml.jackson.databind.JsonNode r : x.path("recipes")) {
+            for (com.fasterxml.jackson.databind.JsonNode r : x.section("recipes")) {
                 rec.append(rec.isEmpty() ? "" : "; ").append(r.path("name").asText()).append(" (")
                         .append(r.path("kind").asText()).append("): ").append(r.path("ok").asBoolean() ? "ok" : "FAILED")
                         .append(" — ").append(r.path("detail").asText().replace("|", "\\|"));

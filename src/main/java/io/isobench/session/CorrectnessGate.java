@@ -253,32 +253,28 @@ final class CorrectnessGate {
     }
 
     static String taskOf(RunRecord r) {
-        try {
-            return JSON.readTree(r.extraJson()).path("task").asText(null);
-        } catch (Exception e) {
-            return null;
-        }
+        return r.details().task();
     }
 
     /**
-     * The probes a check run stored: extra_json {@code probe} (with token ids/logprobs when present; else its plain
+     * The probes a check run stored: details {@code probe} (with token ids/logprobs when present; else its plain
      * {@code outputs}) and {@code probe_batched} (absent in runs stored before the concurrent pass).
      */
     static Greedy.ProbeRun probeRunOf(RunRecord r) {
         List<Probe> seq = null;
         List<Probe> batched = new ArrayList<>();
         try {
-            JsonNode x = JSON.readTree(r.extraJson());
-            if (x.path("probe").isArray() && !x.path("probe").isEmpty()) {
+            JsonNode probes = r.details().section("probe");
+            if (probes.isArray() && !probes.isEmpty()) {
                 seq = new ArrayList<>();
-                for (JsonNode n : x.path("probe")) {
+                for (JsonNode n : probes) {
                     seq.add(Probe.of(n));
                 }
             }
-            for (JsonNode n : x.path("probe_batched")) {
+            for (JsonNode n : r.details().section("probe_batched")) {
                 batched.add(Probe.of(n));
             }
-        } catch (Exception e) {
+        } catch (RuntimeException e) {
             // fall back to the texts
         }
         if (seq == null) {
@@ -289,14 +285,6 @@ final class CorrectnessGate {
     }
 
     static List<String> outputsOf(RunRecord r) {
-        List<String> out = new ArrayList<>();
-        try {
-            for (JsonNode n : JSON.readTree(r.extraJson()).path("outputs")) {
-                out.add(n.asText());
-            }
-        } catch (Exception e) {
-            // none
-        }
-        return out;
+        return r.details().outputs();
     }
 }

@@ -1,9 +1,8 @@
 package io.isobench.session;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.isobench.proc.ProcessGroup;
+import io.isobench.store.RunDetails;
 import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
 
@@ -34,17 +33,12 @@ final class Leftovers {
 
     /** Reaps the group a placeholder recorded (when provably ours) and clears its id; true when a group was reaped. */
     static boolean reap(Store store, RunRecord placeholder, Consumer<String> say) {
-        JsonNode extra;
-        try {
-            extra = JSON.readTree(placeholder.extraJson() == null ? "{}" : placeholder.extraJson());
-        } catch (java.io.IOException e) {
+        RunDetails extra = placeholder.details();
+        if (!extra.recordsGroup()) {
             return false;
         }
-        if (!extra.isObject() || !extra.hasNonNull("pgid") && !extra.hasNonNull("group")) {
-            return false;
-        }
-        long pgid = extra.path("pgid").asLong(0);
-        Optional<ProcessGroup.Identity> id = ProcessGroup.Identity.fromMap(JSON.convertValue(extra.path("group"),
+        long pgid = extra.pgid();
+        Optional<ProcessGroup.Identity> id = ProcessGroup.Identity.fromMap(JSON.convertValue(extra.section("group"),
                 Map.class));
         if (id.isEmpty() && pgid <= 1) {
             return false; // a cluster job's placeholder (no process group on this machine): the executor reaps it
@@ -77,11 +71,8 @@ final class Leftovers {
                 default -> outcome = "gone";
             }
         }
-        ObjectNode cleared = ((ObjectNode) extra).deepCopy();
-        cleared.remove("pgid");
-        cleared.remove("group");
-        cleared.put("group_outcome", outcome);
-        store.putRun(placeholder.withExtraJson(cleared.toString()));
+        store.putRun(placeholder.withDetails(extra.without("pgid").without("group")
+                .with("group_outcome", outcome)));
         return reaped;
     }
 }

@@ -13,6 +13,7 @@ import io.isobench.parse.Metric;
 import io.isobench.parse.MetricDictionary;
 import io.isobench.plan.ArmSpec;
 import io.isobench.plan.Job;
+import io.isobench.store.RunDetails;
 import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
 
@@ -57,11 +58,16 @@ final class RunRecorder {
         extra.put("job", job.jobId());
         Leftovers.record(extra, pgid);
         extra.put("attempt", attempt);
-        Arm arm = Arm.fromLabel(job.arm());
-        return new RunRecord(rid, sessionId, RunRecord.RunKind.MEASURED, commit, shortOf(commit), arm.agentName(),
-                job.arm(), Math.max(0, job.round()), RunRecord.RunStatus.NOT_RUN, null, job.mode(), null,
-                job.kind() == Job.Kind.CHECK ? PIPELINE_CHECK : PIPELINE, null, null, null, null, null,
-                Instant.now(), null, null, null, json(job.argv()), null, "in progress", json(extra), List.of());
+        return measured(rid, sessionId, commit, job.arm())
+                .round(Math.max(0, job.round()))
+                .status(RunRecord.RunStatus.NOT_RUN)
+                .mode(job.mode())
+                .pipeline(job.kind() == Job.Kind.CHECK ? PIPELINE_CHECK : PIPELINE)
+                .startedAt(Instant.now())
+                .argvJson(json(job.argv()))
+                .notes("in progress")
+                .details(RunDetails.of(extra))
+                .build();
     }
 
     /**
@@ -73,16 +79,28 @@ final class RunRecorder {
         extra.put("task", a.taskId());
         extra.put("phase", phase);
         Leftovers.record(extra, pgid);
-        Arm arm = Arm.fromLabel(a.arm());
-        return new RunRecord(rid, sessionId, RunRecord.RunKind.MEASURED, commit, shortOf(commit), arm.agentName(),
-                a.arm(), 0, RunRecord.RunStatus.NOT_RUN, null, null, null, PIPELINE, null, null, null, null, null,
-                Instant.now(), null, null, null, null, null, "in progress: " + phase, json(extra), List.of());
+        return measured(rid, sessionId, commit, a.arm())
+                .status(RunRecord.RunStatus.NOT_RUN)
+                .pipeline(PIPELINE)
+                .startedAt(Instant.now())
+                .notes("in progress: " + phase)
+                .details(RunDetails.of(extra))
+                .build();
+    }
+
+    /** A measured run of this session on {@code commit} for arm label {@code arm}: the fields every record shares. */
+    private static RunRecord.Builder measured(String rid, String sessionId, String commit, String arm) {
+        return RunRecord.builder(rid)
+                .session(sessionId)
+                .kind(RunRecord.RunKind.MEASURED)
+                .commit(commit, shortOf(commit))
+                .agent(Arm.fromLabel(arm).agentName())
+                .arm(arm);
     }
 
     RunRecord record(String sessionId, Job job, String commit, Environment env, JobResult result,
                              Failure failure, Map<String, Object> extra) {
         String rid = runId(sessionId, job);
-        Arm arm = Arm.fromLabel(job.arm());
         String primaryName = job.readout() != null ? job.readout().primary()
                 : io.isobench.Mode.fromLabel(job.mode()).map(MetricDictionary::primaryMetric).orElse(null);
         Double primary = null;
@@ -110,13 +128,23 @@ final class RunRecorder {
                 Secrets.redact(failure.detail()), Secrets.redact(String.join("\n", failure.evidence())),
                 failure.category().retryable());
         String model = io.isobench.probe.Clients.flagMap(job.client()).get("model");
-        return new RunRecord(rid, sessionId, RunRecord.RunKind.MEASURED, commit, shortOf(commit), arm.agentName(),
-                job.arm(), Math.max(0, job.round()), status, fi, job.mode(), model,
-                job.kind() == Job.Kind.CHECK ? PIPELINE_CHECK : PIPELINE, null, primary == null ? null : primaryName,
-                primary, primary == null ? null : "measured", result.workloadJson(),
-                Instant.now().minusMillis((long) result.durationMs()), result.durationMs(), null,
-                env == null ? null : env.envRef(), json(Secrets.argv(result.argv())), logSha,
-                null, json(extra), result.metrics());
+        return measured(rid, sessionId, commit, job.arm())
+                .round(Math.max(0, job.round()))
+                .status(status)
+                .failure(fi)
+                .mode(job.mode())
+                .model(model)
+                .pipeline(job.kind() == Job.Kind.CHECK ? PIPELINE_CHECK : PIPELINE)
+                .primary(primary == null ? null : primaryName, primary, primary == null ? null : "measured")
+                .workload(result.workloadJson())
+                .startedAt(Instant.now().minusMillis((long) result.durationMs()))
+                .durationMs(result.durationMs())
+                .envRef(env == null ? null : env.envRef())
+                .argvJson(json(Secrets.argv(result.argv())))
+                .logArtifact(logSha)
+                .details(RunDetails.of(extra))
+                .metrics(result.metrics())
+                .build();
     }
 
     /**

@@ -323,7 +323,7 @@ public final class Stores {
                             "INSERT INTO schema_version (version, description, applied_at) VALUES (?, ?, ?)")) {
                         ps.setInt(1, v);
                         ps.setString(2, name);
-                        JdbcStore.setInstant(ps, 3, Instant.now());
+                        StoreSql.setInstant(ps, 3, Instant.now());
                         ps.executeUpdate();
                     }
                     c.commit();

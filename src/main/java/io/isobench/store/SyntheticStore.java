@@ -180,7 +180,7 @@ public final class SyntheticStore {
                 CROSS JOIN generate_series(CAST(0 AS BIGINT), {LAST_ROUND}) AS g3(r)
             ) x
             WHERE NOT (legacy AND r > 0)
-            """.formatted(JdbcStore.RUN_COLUMNS, COMMIT_SHORT, COMMIT_LONG, MODE_NO);
+            """.formatted(RunRows.RUN_COLUMNS, COMMIT_SHORT, COMMIT_LONG, MODE_NO);
 
     /**
      * Legacy rows carry their primary value per mode the way the legacy importer stores it ({@code primary_by_mode}

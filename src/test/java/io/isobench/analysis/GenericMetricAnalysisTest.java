@@ -37,10 +37,23 @@ class GenericMetricAnalysisTest {
         if (withDefinition) {
             x.put("primary_definition", Map.of("name", "tok_s", "unit", "tok/s", "better", "higher"));
         }
-        return new RunRecord("s/" + x.get("job"), "s", RunRecord.RunKind.MEASURED, "d421a95", "d421a95", null, arm,
-                round, RunRecord.RunStatus.SUCCESS, null, "throughput", null, "native", null, "tok_s", tokS,
-                "measured", "{\"argv\":[\"./run\"]}", Instant.now(), 1000.0, null, null, "[]", null, null,
-                new ObjectMapper().writeValueAsString(x), List.of(new Metric("tok_s", tokS, "tok/s", Better.HIGHER)));
+        return RunRecord.builder("s/" + x.get("job"))
+                .session("s")
+                .kind(RunRecord.RunKind.MEASURED)
+                .commit("d421a95", "d421a95")
+                .arm(arm)
+                .round(round)
+                .status(RunRecord.RunStatus.SUCCESS)
+                .mode("throughput")
+                .pipeline("native")
+                .primary("tok_s", tokS, "measured")
+                .workload("{\"argv\":[\"./run\"]}")
+                .startedAt(Instant.now())
+                .durationMs(1000.0)
+                .argvJson("[]")
+                .detailsJson(new ObjectMapper().writeValueAsString(x))
+                .metrics(List.of(new Metric("tok_s", tokS, "tok/s", Better.HIGHER)))
+                .build();
     }
 
     @Test

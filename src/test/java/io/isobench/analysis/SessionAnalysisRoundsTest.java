@@ -51,11 +51,26 @@ class SessionAnalysisRoundsTest {
         boolean ok = fi == null;
         Double primary = pipeline.equals("native") && (ok || fi.category().equals("REQUESTS_FAILED")) ? tpot : null;
         String id = S + "/" + x.get("job") + (x.containsKey("repeat") ? "-repeat" : "");
-        return new RunRecord(id, S, RunRecord.RunKind.MEASURED, "c0ffee00", "c0ffee00",
-                arm.startsWith("agent:") ? arm.substring(6) : null, arm, Math.max(0, round),
-                ok ? RunRecord.RunStatus.SUCCESS : RunRecord.RunStatus.FAILED, fi, "serving", "toy-1m", pipeline, null,
-                primary == null ? null : "tpot_ms_mean", primary, primary == null ? null : "measured", workload,
-                Instant.now(), 1000.0, null, null, "[]", null, null, new ObjectMapper().writeValueAsString(x), metrics);
+        return RunRecord.builder(id)
+                .session(S)
+                .kind(RunRecord.RunKind.MEASURED)
+                .commit("c0ffee00", "c0ffee00")
+                .agent(arm.startsWith("agent:") ? arm.substring(6) : null)
+                .arm(arm)
+                .round(Math.max(0, round))
+                .status(ok ? RunRecord.RunStatus.SUCCESS : RunRecord.RunStatus.FAILED)
+                .failure(fi)
+                .mode("serving")
+                .model("toy-1m")
+                .pipeline(pipeline)
+                .primary(primary == null ? null : "tpot_ms_mean", primary, primary == null ? null : "measured")
+                .workload(workload)
+                .startedAt(Instant.now())
+                .durationMs(1000.0)
+                .argvJson("[]")
+                .detailsJson(new ObjectMapper().writeValueAsString(x))
+                .metrics(metrics)
+                .build();
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.isobench.cli;
 
+import io.isobench.store.RunDetailsCodec;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.SharedData;
@@ -145,7 +146,7 @@ class CorrectnessCalibrationIT {
     }
 
     private static JsonNode extra(List<RunRecord> runs, String job) throws Exception {
-        return JSON.readTree(run(runs, job).extraJson());
+        return JSON.readTree(RunDetailsCodec.encode(run(runs, job).details()));
     }
 
     private static void edit(Path repo, String from, String to) throws Exception {

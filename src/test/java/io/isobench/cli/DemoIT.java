@@ -1,5 +1,6 @@
 package io.isobench.cli;
 
+import io.isobench.store.RunDetailsCodec;
 import io.isobench.SharedData;
 import io.isobench.analysis.AgentOutcome;
 import io.isobench.analysis.Comparison;
@@ -176,11 +177,11 @@ class DemoIT {
             assertThat(m.value()).isLessThan(1.0);
         });
         com.fasterxml.jackson.databind.JsonNode x = new com.fasterxml.jackson.databind.ObjectMapper()
-                .readTree(check.extraJson());
+                .readTree(RunDetailsCodec.encode(check.details()));
         assertThat(x.path("probe").size()).isEqualTo(8);
         assertThat(x.path("probe_artifact_sha256").asText()).isNotBlank();
         com.fasterxml.jackson.databind.JsonNode lx = new com.fasterxml.jackson.databind.ObjectMapper()
-                .readTree(runs.get(session + "/latency/agent:charlie/check").extraJson());
+                .readTree(RunDetailsCodec.encode(runs.get(session + "/latency/agent:charlie/check").details()));
         assertThat(lx.path("review").path("findings").get(0).path("evidence_hunk").asText())
                 .contains("benchmarks/benchmark_latency.py").contains("@@");
         io.isobench.store.RunRecord acc = runs.get(session + "/throughput/agent:charlie/accuracy");

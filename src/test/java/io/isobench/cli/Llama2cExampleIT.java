@@ -1,5 +1,6 @@
 package io.isobench.cli;
 
+import io.isobench.store.RunDetailsCodec;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.SharedData;
@@ -105,11 +106,11 @@ class Llama2cExampleIT {
             assertThat(tok.unit()).isEqualTo("tok/s");
             assertThat(tok.better()).isEqualTo(Better.HIGHER);
             assertThat(tok.value()).isPositive();
-            JsonNode extra = JSON.readTree(r0.extraJson());
+            JsonNode extra = JSON.readTree(RunDetailsCodec.encode(r0.details()));
             assertThat(extra.path("build").path("status").asText()).isEqualTo("ok");
             assertThat(extra.path("build").path("argv").toString()).isEqualTo("[\"make\",\"run\"]");
             assertThat(extra.path("verified_commit").asText()).startsWith("d421a95");
-            JsonNode lint = JSON.readTree(run(runs, "topp-filter/baseline/check").extraJson());
+            JsonNode lint = JSON.readTree(RunDetailsCodec.encode(run(runs, "topp-filter/baseline/check").details()));
             assertThat(lint.path("correctness").path("thresholds").path("probe").asText()).isEqualTo("command");
             assertThat(run(runs, "topp-filter/agent:stale_base/check").failure().category()).isEqualTo("PATCH_FAILED");
         }

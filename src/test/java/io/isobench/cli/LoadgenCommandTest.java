@@ -1,5 +1,6 @@
 package io.isobench.cli;
 
+import io.isobench.store.RunDetailsCodec;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.loadgen.StreamingTestServer;
@@ -112,7 +113,7 @@ class LoadgenCommandTest {
             assertThat(run.metrics()).extracting(io.isobench.parse.Metric::name).contains("ttft_ms_p99", "completed_requests");
             assertThat(run.argvJson()).doesNotContain("sk-secret").contains("Authorization=Bearer ***");
             assertThat(run.workload()).contains("\"requests\":6");
-            String sha = new ObjectMapper().readTree(run.extraJson()).get("loadgen_detail_artifact").asText();
+            String sha = new ObjectMapper().readTree(RunDetailsCodec.encode(run.details())).get("loadgen_detail_artifact").asText();
             assertThat(new String(st.artifact(sha).orElseThrow())).contains("\"itls\"");
         } catch (java.io.IOException e) {
             throw new AssertionError(e);

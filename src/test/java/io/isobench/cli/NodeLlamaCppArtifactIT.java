@@ -1,5 +1,6 @@
 package io.isobench.cli;
 
+import io.isobench.store.RunDetailsCodec;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.SharedData;
@@ -84,7 +85,7 @@ class NodeLlamaCppArtifactIT {
     }
 
     private static JsonNode artifact(List<RunRecord> runs, String job) throws Exception {
-        return JSON.readTree(run(runs, job).extraJson()).path("artifact");
+        return JSON.readTree(RunDetailsCodec.encode(run(runs, job).details())).path("artifact");
     }
 
     private static RunRecord run(List<RunRecord> runs, String job) {

@@ -1,5 +1,6 @@
 package io.isobench.cli;
 
+import io.isobench.store.RunDetailsCodec;
 import io.isobench.store.RunFilter;
 import io.isobench.store.RunRecord;
 import io.isobench.store.SessionRecord;
@@ -81,7 +82,7 @@ class ResumeStrangerTest {
         try (Store store = Stores.open(db)) {
             List<RunRecord> runs = new ArrayList<>();
             store.forEachRun(new RunFilter(null, null, "s1", false), runs::add);
-            assertThat(runs).allSatisfy(r -> assertThat(r.extraJson()).doesNotContain("\"pgid\""));
+            assertThat(runs).allSatisfy(r -> assertThat(RunDetailsCodec.encode(r.details())).doesNotContain("\"pgid\""));
         }
         // a second resume has nothing left to consider
         err = new StringWriter();
@@ -91,9 +92,18 @@ class ResumeStrangerTest {
     }
 
     private static RunRecord placeholder(String id, String extra) {
-        return new RunRecord(id, "s1", RunRecord.RunKind.MEASURED, "abc1234", "abc1234", null,
-                id.contains("human") ? "human" : "baseline", 0, RunRecord.RunStatus.NOT_RUN, null, "latency", null,
-                "native", null, null, null, null, null, Instant.now(), null, null, null, "[]", null, "in progress",
-                extra, List.of());
+        return RunRecord.builder(id)
+                .session("s1")
+                .kind(RunRecord.RunKind.MEASURED)
+                .commit("abc1234", "abc1234")
+                .arm(id.contains("human") ? "human" : "baseline")
+                .status(RunRecord.RunStatus.NOT_RUN)
+                .mode("latency")
+                .pipeline("native")
+                .startedAt(Instant.now())
+                .argvJson("[]")
+                .notes("in progress")
+                .detailsJson(extra)
+                .build();
     }
 }

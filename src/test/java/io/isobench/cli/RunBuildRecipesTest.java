@@ -1,5 +1,6 @@
 package io.isobench.cli;
 
+import io.isobench.store.RunDetailsCodec;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.store.RunFilter;
@@ -82,7 +83,7 @@ class RunBuildRecipesTest {
             // checks: baseline, its repeat, human, alpha; one round of baseline, baseline-aa, human, alpha
             assertThat(runs).hasSize(8);
             for (RunRecord r : runs) {
-                JsonNode x = json.readTree(r.extraJson());
+                JsonNode x = json.readTree(RunDetailsCodec.encode(r.details()));
                 JsonNode build = x.path("build");
                 if (r.arm().equals("agent:alpha")) {
                     assertThat(r.failure().category()).isEqualTo("BUILD_FAILED");

@@ -1,5 +1,6 @@
 package io.isobench.exec;
 
+import io.isobench.store.RunDetailsCodec;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.SharedData;
@@ -109,7 +110,7 @@ class GpuPackingIT {
         try (Store store = Stores.open(db)) {
             store.forEachRun(new RunFilter(null, null, "packed", false), r -> {
                 if (r.status() == RunRecord.RunStatus.NOT_RUN) {
-                    JsonNode pgid = tree(r.extraJson()).path("pgid");
+                    JsonNode pgid = tree(RunDetailsCodec.encode(r.details())).path("pgid");
                     if (pgid.isNumber()) {
                         leftGroups.add(pgid.asLong());
                     }
@@ -136,7 +137,7 @@ class GpuPackingIT {
             assertThat(runs).hasSize(jobs);
             assertThat(runs).allMatch(r -> r.status() == RunRecord.RunStatus.SUCCESS);
             for (RunRecord r : runs) {
-                JsonNode extra = tree(r.extraJson());
+                JsonNode extra = tree(RunDetailsCodec.encode(r.details()));
                 String gpus = extra.path("gpus").asText("");
                 Set<String> ids = new HashSet<>(List.of(gpus.split(",")));
                 int want = "tpot".equals(extra.path("task").asText()) ? 2 : 1;

@@ -1,5 +1,6 @@
 package io.isobench.exec;
 
+import io.isobench.store.RunDetailsCodec;
 import io.isobench.SharedData;
 import io.isobench.analysis.SessionAnalysis;
 import io.isobench.analysis.StatsConfig;
@@ -99,7 +100,7 @@ class SigkillResumeIT {
         assertThat(done).isBetween(5L, 6L);
         for (RunRecord r : before.values()) {
             if (r.status() == RunRecord.RunStatus.NOT_RUN) {
-                var m = Pattern.compile("\"pgid\":(\\d+)").matcher(r.extraJson());
+                var m = Pattern.compile("\"pgid\":(\\d+)").matcher(RunDetailsCodec.encode(r.details()));
                 if (m.find()) {
                     leftGroups.add(Long.parseLong(m.group(1)));
                 }

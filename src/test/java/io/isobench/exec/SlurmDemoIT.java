@@ -1,5 +1,6 @@
 package io.isobench.exec;
 
+import io.isobench.store.RunDetailsCodec;
 import io.isobench.SharedData;
 import io.isobench.analysis.SessionAnalysis;
 import io.isobench.analysis.StatsConfig;
@@ -121,7 +122,7 @@ class SlurmDemoIT {
                     assertThat(r.primaryValue()).as("finished before the kill: " + r.runId()).isEqualTo(b.primaryValue());
                     assertThat(r.startedAt()).isEqualTo(b.startedAt());
                 }
-                var q = Pattern.compile("\"queue_ms\":([0-9.]+)").matcher(r.extraJson());
+                var q = Pattern.compile("\"queue_ms\":([0-9.]+)").matcher(RunDetailsCodec.encode(r.details()));
                 if (q.find()) {
                     queueMs.add(Double.parseDouble(q.group(1)));
                 }

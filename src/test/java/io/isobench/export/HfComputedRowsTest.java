@@ -37,9 +37,23 @@ class HfComputedRowsTest {
             default -> "output_throughput_tok_s";
         };
         Double pv = metrics.stream().filter(m -> m.name().equals(primary)).map(Metric::value).findFirst().orElse(null);
-        return new RunRecord(id, session, kind, commit, commit.substring(0, 8), agent, arm, round, status, failure, mode,
-                model, pipeline, null, primary, pv, pv == null ? null : "raw", null,
-                Instant.parse("2026-01-14T10:00:00Z"), null, null, null, null, null, null, extra, metrics);
+        return RunRecord.builder(id)
+                .session(session)
+                .kind(kind)
+                .commit(commit, commit.substring(0, 8))
+                .agent(agent)
+                .arm(arm)
+                .round(round)
+                .status(status)
+                .failure(failure)
+                .mode(mode)
+                .model(model)
+                .pipeline(pipeline)
+                .primary(primary, pv, pv == null ? null : "raw")
+                .startedAt(Instant.parse("2026-01-14T10:00:00Z"))
+                .detailsJson(extra)
+                .metrics(metrics)
+                .build();
     }
 
     @Test

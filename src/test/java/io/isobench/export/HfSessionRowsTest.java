@@ -117,10 +117,26 @@ class HfSessionRowsTest {
         }
         String agent = arm.startsWith("agent:") ? arm.substring(6) : null;
         try {
-            return new RunRecord(id, sid, RunRecord.RunKind.MEASURED, COMMIT, COMMIT.substring(0, 8), agent, arm,
-                    Math.max(0, round), status, fi, "serving", "toy-1m", pipeline, null, tpot == null ? null : "tpot_ms_mean",
-                    tpot, tpot == null ? null : "measured", null, at, 1000.0, null, "git-worktree:x", "[]", null, null,
-                    new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(extra), metrics);
+            return RunRecord.builder(id)
+                    .session(sid)
+                    .kind(RunRecord.RunKind.MEASURED)
+                    .commit(COMMIT, COMMIT.substring(0, 8))
+                    .agent(agent)
+                    .arm(arm)
+                    .round(Math.max(0, round))
+                    .status(status)
+                    .failure(fi)
+                    .mode("serving")
+                    .model("toy-1m")
+                    .pipeline(pipeline)
+                    .primary(tpot == null ? null : "tpot_ms_mean", tpot, tpot == null ? null : "measured")
+                    .startedAt(at)
+                    .durationMs(1000.0)
+                    .envRef("git-worktree:x")
+                    .argvJson("[]")
+                    .detailsJson(new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(extra))
+                    .metrics(metrics)
+                    .build();
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new IllegalStateException(e);
         }

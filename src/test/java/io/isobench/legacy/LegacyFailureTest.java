@@ -1,5 +1,6 @@
 package io.isobench.legacy;
 
+import io.isobench.store.RunDetailsCodec;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.isobench.SharedData;
 import io.isobench.store.RunFilter;
@@ -81,7 +82,7 @@ class LegacyFailureTest {
 
     private static String path(RunRecord r) {
         try {
-            JsonNode extra = LenientJson.MAPPER.readTree(r.extraJson());
+            JsonNode extra = LenientJson.MAPPER.readTree(RunDetailsCodec.encode(r.details()));
             return extra.path("path").asText("");
         } catch (Exception e) {
             return "";

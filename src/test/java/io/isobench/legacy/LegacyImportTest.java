@@ -1,5 +1,6 @@
 package io.isobench.legacy;
 
+import io.isobench.store.RunDetailsCodec;
 import io.isobench.IsobenchException;
 import io.isobench.SharedData;
 import io.isobench.store.RunRecord;
@@ -249,7 +250,7 @@ class LegacyImportTest {
             RunRecord fixed = runs.stream().filter(x -> "61b8cea3".equals(x.commitShort())).findFirst().orElseThrow();
             assertThat(fixed.status()).isEqualTo(RunRecord.RunStatus.SUCCESS);
             assertThat(fixed.notes()).contains("old status was wrong");
-            assertThat(fixed.extraJson()).contains("\"source_status\":\"error\"");
+            assertThat(RunDetailsCodec.encode(fixed.details())).contains("\"source_status\":\"error\"");
             Map<String, ThreeWayRow> cli = new HashMap<>();
             table(store, "codex-cli").forEach(x -> cli.put(x.commit(), x));
             assertThat(cli.get("2deb029d").mode()).isEqualTo("prefix_caching");

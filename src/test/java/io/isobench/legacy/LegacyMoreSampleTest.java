@@ -1,5 +1,6 @@
 package io.isobench.legacy;
 
+import io.isobench.store.RunDetailsCodec;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.isobench.SharedData;
 import io.isobench.store.RunFilter;
@@ -59,7 +60,7 @@ class LegacyMoreSampleTest {
 
     private static JsonNode extra(RunRecord r) {
         try {
-            return LenientJson.MAPPER.readTree(r.extraJson());
+            return LenientJson.MAPPER.readTree(RunDetailsCodec.encode(r.details()));
         } catch (Exception e) {
             throw new AssertionError(e);
         }

@@ -37,10 +37,20 @@ class ThreeWayRulesTest {
         String wl = workload == null ? null : "{\"successful_requests\":" + workload.split("/")[0]
                 + ",\"total_input_tokens\":" + workload.split("/")[1] + "}";
         String armLabel = arm.equals("agent") ? "agent:a" : arm;
-        return new RunRecord("r" + (seq++), null, RunRecord.RunKind.LEGACY, "abcdef1234", "abcdef12", "a", armLabel, 0,
-                value == null ? RunRecord.RunStatus.FAILED : RunRecord.RunStatus.SUCCESS, null, mode, model, pipeline,
-                "s", null, value == null ? null : Double.valueOf(value), "raw", wl, null, null, null, null, null, null,
-                null, extra.toString(), List.of());
+        return RunRecord.builder("r" + (seq++))
+                .kind(RunRecord.RunKind.LEGACY)
+                .commit("abcdef1234", "abcdef12")
+                .agent("a")
+                .arm(armLabel)
+                .status(value == null ? RunRecord.RunStatus.FAILED : RunRecord.RunStatus.SUCCESS)
+                .mode(mode)
+                .model(model)
+                .pipeline(pipeline)
+                .source("s")
+                .primary(null, value == null ? null : Double.valueOf(value), "raw")
+                .workload(wl)
+                .detailsJson(extra.toString())
+                .build();
     }
 
     static List<RunRecord> three(String pipeline, String mode, String b, String h, String a) {
@@ -178,10 +188,19 @@ class ThreeWayRulesTest {
         runs.add(run("modal", "baseline", "serving", "10", "m", null, false, true));
         assertThat(ThreeWayTable.row("abcdef12", runs)).isEmpty();
         RunRecord r = run("modal", "baseline", "serving", "10", "m");
-        RunRecord superseded = new RunRecord(r.runId(), null, RunRecord.RunKind.LEGACY_SUPERSEDED, r.commit(),
-                r.commitShort(), r.agent(), r.arm(), 0, r.status(), null, r.mode(), r.model(), r.pipeline(),
-                r.sourceId(), null, r.primaryValue(), "raw", null, null, null, null, null, null, null, null,
-                r.extraJson(), List.of());
+        RunRecord superseded = RunRecord.builder(r.runId())
+                .kind(RunRecord.RunKind.LEGACY_SUPERSEDED)
+                .commit(r.commit(), r.commitShort())
+                .agent(r.agent())
+                .arm(r.arm())
+                .status(r.status())
+                .mode(r.mode())
+                .model(r.model())
+                .pipeline(r.pipeline())
+                .source(r.sourceId())
+                .primary(null, r.primaryValue(), "raw")
+                .details(r.details())
+                .build();
         assertThat(ThreeWayTable.row("abcdef12", List.of(superseded))).isEmpty();
         RunRecord other = run("docker_single", "human", "latency", "5", "m");
         assertThat(ThreeWayTable.row("abcdef12", List.of(other))).isEmpty();
@@ -204,10 +223,18 @@ class ThreeWayRulesTest {
     void runsWithoutPerModeCandidatesUseTheirOwnPrimaryValue() {
         List<RunRecord> runs = new ArrayList<>();
         for (String[] a : new String[][] {{"baseline", "10.0"}, {"human", "9.0"}, {"agent:a", "8.5"}}) {
-            runs.add(new RunRecord("id-" + a[0], null, RunRecord.RunKind.LEGACY, "abcdef1234", "abcdef12", "a", a[0], 0,
-                    RunRecord.RunStatus.SUCCESS, null, "serving", "m", "docker_3way", null, "tpot_ms_mean",
-                    Double.valueOf(a[1]), "raw", null, null, null, null, null, null, null, null, "{\"synthetic\":true}",
-                    List.of()));
+            runs.add(RunRecord.builder("id-" + a[0])
+                    .kind(RunRecord.RunKind.LEGACY)
+                    .commit("abcdef1234", "abcdef12")
+                    .agent("a")
+                    .arm(a[0])
+                    .status(RunRecord.RunStatus.SUCCESS)
+                    .mode("serving")
+                    .model("m")
+                    .pipeline("docker_3way")
+                    .primary("tpot_ms_mean", Double.valueOf(a[1]), "raw")
+                    .detailsJson("{\"synthetic\":true}")
+                    .build());
         }
         ThreeWayRow r = row(runs);
         assertThat(r.status()).isEqualTo("complete_3way_same_run");

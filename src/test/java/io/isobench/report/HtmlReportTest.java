@@ -75,10 +75,18 @@ class HtmlReportTest {
         for (int i = 0; i < 3; i++) {
             String extra = "{\"primary_by_mode\":{\"latency\":{\"value\":\"" + values[i] + "\",\"origin\":\"raw\"}},"
                     + "\"serving_block\":false,\"path\":\"run_2026-01-18/" + i + "\"}";
-            l.add(new RunRecord("xr-" + commit + "-" + i, null, RunRecord.RunKind.LEGACY, commit + "00", commit,
-                    "claude_code", arms[i], 0, RunRecord.RunStatus.SUCCESS, null, "latency", "m", "run_2026-01-18/19",
-                    null, "latency_ms_avg", Double.valueOf(values[i]), "raw", null, null, null, null, null, null, null,
-                    null, extra, List.of()));
+            l.add(RunRecord.builder("xr-" + commit + "-" + i)
+                    .kind(RunRecord.RunKind.LEGACY)
+                    .commit(commit + "00", commit)
+                    .agent("claude_code")
+                    .arm(arms[i])
+                    .status(RunRecord.RunStatus.SUCCESS)
+                    .mode("latency")
+                    .model("m")
+                    .pipeline("run_2026-01-18/19")
+                    .primary("latency_ms_avg", Double.valueOf(values[i]), "raw")
+                    .detailsJson(extra)
+                    .build());
         }
         return l;
     }
@@ -98,15 +106,28 @@ class HtmlReportTest {
             for (int a = 0; a < 4; a++) {
                 boolean crash = a == 3;
                 String extra = "{\"task\":\"tpot\",\"job_index\":" + job++ + ",\"intended_commit\":\"abc\"}";
-                runs.add(new RunRecord("n-" + r + "-" + a, sid, RunRecord.RunKind.MEASURED, "abcdef0123456789",
-                        "abcdef01", null, arms[a], r, crash ? RunRecord.RunStatus.FAILED : RunRecord.RunStatus.SUCCESS,
-                        crash ? new RunRecord.FailureInfo("SERVER_CRASHED", "server exited",
-                                "RuntimeError: Engine core initialization failed.", false) : null,
-                        "serving", "toy", "native", null, "tpot_ms_mean", crash ? null : v[a][r], "measured",
-                        "{\"requests\":8}", Instant.parse("2026-11-25T10:00:00Z").plusSeconds(job), 1000.0, "0.1",
-                        "git-worktree:abc", "[\"python3\",\"-m\",\"toyllm\"]", crash ? log : null, null, extra,
-                        crash ? List.of() : List.of(new Metric("tpot_ms_mean", v[a][r], "ms", Better.LOWER),
-                                new Metric("ttft_ms_mean", 3 * v[a][r], "ms", Better.LOWER))));
+                runs.add(RunRecord.builder("n-" + r + "-" + a)
+                        .session(sid)
+                        .kind(RunRecord.RunKind.MEASURED)
+                        .commit("abcdef0123456789", "abcdef01")
+                        .arm(arms[a])
+                        .round(r)
+                        .status(crash ? RunRecord.RunStatus.FAILED : RunRecord.RunStatus.SUCCESS)
+                        .failure(crash ? new RunRecord.FailureInfo("SERVER_CRASHED", "server exited", "RuntimeError: Engine core initialization failed.", false) : null)
+                        .mode("serving")
+                        .model("toy")
+                        .pipeline("native")
+                        .primary("tpot_ms_mean", crash ? null : v[a][r], "measured")
+                        .workload("{\"requests\":8}")
+                        .startedAt(Instant.parse("2026-11-25T10:00:00Z").plusSeconds(job))
+                        .durationMs(1000.0)
+                        .engineVersion("0.1")
+                        .envRef("git-worktree:abc")
+                        .argvJson("[\"python3\",\"-m\",\"toyllm\"]")
+                        .logArtifact(crash ? log : null)
+                        .detailsJson(extra)
+                        .metrics(crash ? List.of() : List.of(new Metric("tpot_ms_mean", v[a][r], "ms", Better.LOWER), new Metric("ttft_ms_mean", 3 * v[a][r], "ms", Better.LOWER)))
+                        .build());
             }
         }
         store.putRuns(runs);

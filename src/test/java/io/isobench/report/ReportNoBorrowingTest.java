@@ -20,10 +20,21 @@ class ReportNoBorrowingTest {
 
     private static RunRecord run(String id, String pipeline, String arm, RunStatus status, Double value,
                                  RunRecord.FailureInfo failure) {
-        return new RunRecord(id, null, RunRecord.RunKind.LEGACY, "abcdef1234", "abcdef12", "claude_code", arm, 0, status,
-                failure, "serving", "m", pipeline, "src-" + pipeline, "tpot_ms_mean", value, value == null ? null : "raw",
-                null, null, null, null, null, null, null, null, "{\"path\":\"" + pipeline + "/" + id + "\"}",
-                value == null ? List.of() : List.of(Metric.of("tpot_ms_mean", value)));
+        return RunRecord.builder(id)
+                .kind(RunRecord.RunKind.LEGACY)
+                .commit("abcdef1234", "abcdef12")
+                .agent("claude_code")
+                .arm(arm)
+                .status(status)
+                .failure(failure)
+                .mode("serving")
+                .model("m")
+                .pipeline(pipeline)
+                .source("src-" + pipeline)
+                .primary("tpot_ms_mean", value, value == null ? null : "raw")
+                .detailsJson("{\"path\":\"" + pipeline + "/" + id + "\"}")
+                .metrics(value == null ? List.of() : List.of(Metric.of("tpot_ms_mean", value)))
+                .build();
     }
 
     @Test

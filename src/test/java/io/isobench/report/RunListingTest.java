@@ -35,9 +35,20 @@ class RunListingTest {
     private static RunRecord run(String id, String session, RunKind kind, String commit, String agent, String arm,
                                  RunStatus status, RunRecord.FailureInfo failure, String mode, String pipeline,
                                  String metric, Double value, String extra) {
-        return new RunRecord(id, session, kind, commit, commit.substring(0, 8), agent, arm, 0, status, failure, mode, null,
-                pipeline, null, metric, value, value == null ? null : "raw", null, null, null, null, null, null, null,
-                null, extra, value == null ? List.of() : List.of(Metric.of(metric, value)));
+        return RunRecord.builder(id)
+                .session(session)
+                .kind(kind)
+                .commit(commit, commit.substring(0, 8))
+                .agent(agent)
+                .arm(arm)
+                .status(status)
+                .failure(failure)
+                .mode(mode)
+                .pipeline(pipeline)
+                .primary(metric, value, value == null ? null : "raw")
+                .detailsJson(extra)
+                .metrics(value == null ? List.of() : List.of(Metric.of(metric, value)))
+                .build();
     }
 
     static void fill(Store store) {

@@ -34,10 +34,21 @@ class GateReferencesTest {
             extra.put("probe_batched", batched.stream().map(x -> Probe.text(x).toMap()).toList());
             extra.put("probe_batch_size", 8);
         }
-        return new RunRecord("s/" + jobId, "s", RunRecord.RunKind.MEASURED, "c0ffee00", "c0ffee00", null, arm, 0,
-                RunRecord.RunStatus.SUCCESS, null, "serving", "toy-1m", RunRecorder.PIPELINE_CHECK, null, null, null,
-                null, null, Instant.EPOCH, 1.0, null, "git-worktree:x", "[]", null, null,
-                JSON.writeValueAsString(extra), List.of());
+        return RunRecord.builder("s/" + jobId)
+                .session("s")
+                .kind(RunRecord.RunKind.MEASURED)
+                .commit("c0ffee00", "c0ffee00")
+                .arm(arm)
+                .status(RunRecord.RunStatus.SUCCESS)
+                .mode("serving")
+                .model("toy-1m")
+                .pipeline(RunRecorder.PIPELINE_CHECK)
+                .startedAt(Instant.EPOCH)
+                .durationMs(1.0)
+                .envRef("git-worktree:x")
+                .argvJson("[]")
+                .detailsJson(JSON.writeValueAsString(extra))
+                .build();
     }
 
     @Test

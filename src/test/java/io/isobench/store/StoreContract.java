@@ -45,23 +45,48 @@ abstract class StoreContract {
 
     static RunRecord run(String id, String commit, String agent, String arm, int round, RunRecord.RunKind kind,
                          String pipeline, List<Metric> metrics) {
-        return new RunRecord(id, "s1", kind, commit, commit.substring(0, 8), agent, arm, round,
-                RunRecord.RunStatus.SUCCESS, null, "serving", "m", pipeline, null, "tpot_ms_mean",
-                metrics.isEmpty() ? null : metrics.get(0).value(), "measured", null, null, null, null, null, null, null,
-                null, null, metrics);
+        return RunRecord.builder(id)
+                .session("s1")
+                .kind(kind)
+                .commit(commit, commit.substring(0, 8))
+                .agent(agent)
+                .arm(arm)
+                .round(round)
+                .status(RunRecord.RunStatus.SUCCESS)
+                .mode("serving")
+                .model("m")
+                .pipeline(pipeline)
+                .primary("tpot_ms_mean", metrics.isEmpty() ? null : metrics.get(0).value(), "measured")
+                .metrics(metrics)
+                .build();
     }
 
     static RunRecord fullRun() {
-        return new RunRecord("run-full", "sess-1", RunRecord.RunKind.LEGACY, "0123456789abcdef0123456789abcdef01234567",
-                "01234567", "Claude-Code", "agent:Claude-Code", 2, RunRecord.RunStatus.FAILED,
-                new RunRecord.FailureInfo("GPU_OOM", "CUDA out of memory", "line 1\nline 2 'quoted' \"x\"", true),
-                "serving", "meta-llama/Llama-3.1-8B-Instruct", "docker_3way", "src-1", "tpot_ms_mean", 12.5, "raw",
-                "{\"requests\":100}", Instant.parse("2026-01-02T03:04:05.123456Z"), 61234.5, "0.6.3",
-                "wheel:abc", "[\"vllm\",\"bench\"]", "ab".repeat(32), "recovered; corrected", "{\"subject\":\"é ünïcode ✓\"}",
-                List.of(new Metric("tpot_ms_mean", 12.5, "ms", Better.LOWER),
-                        new Metric("ttft_ms_p99", 230.25, "ms", Better.LOWER),
-                        new Metric("output_throughput_tok_s", 1500.0, "tok/s", Better.HIGHER),
-                        new Metric("completed_requests", 100, "requests", Better.NONE)));
+        return RunRecord.builder("run-full")
+                .session("sess-1")
+                .kind(RunRecord.RunKind.LEGACY)
+                .commit("0123456789abcdef0123456789abcdef01234567", "01234567")
+                .agent("Claude-Code")
+                .arm("agent:Claude-Code")
+                .round(2)
+                .status(RunRecord.RunStatus.FAILED)
+                .failure(new RunRecord.FailureInfo("GPU_OOM", "CUDA out of memory", "line 1\nline 2 'quoted' \"x\"", true))
+                .mode("serving")
+                .model("meta-llama/Llama-3.1-8B-Instruct")
+                .pipeline("docker_3way")
+                .source("src-1")
+                .primary("tpot_ms_mean", 12.5, "raw")
+                .workload("{\"requests\":100}")
+                .startedAt(Instant.parse("2026-01-02T03:04:05.123456Z"))
+                .durationMs(61234.5)
+                .engineVersion("0.6.3")
+                .envRef("wheel:abc")
+                .argvJson("[\"vllm\",\"bench\"]")
+                .logArtifact("ab".repeat(32))
+                .notes("recovered; corrected")
+                .detailsJson("{\"subject\":\"é ünïcode ✓\"}")
+                .metrics(List.of(new Metric("tpot_ms_mean", 12.5, "ms", Better.LOWER), new Metric("ttft_ms_p99", 230.25, "ms", Better.LOWER), new Metric("output_throughput_tok_s", 1500.0, "tok/s", Better.HIGHER), new Metric("completed_requests", 100, "requests", Better.NONE)))
+                .build();
     }
 
     private List<RunRecord> all(RunFilter filter) {
@@ -99,7 +124,7 @@ abstract class StoreContract {
             try (PreparedStatement ps = c.prepareStatement(
                     "INSERT INTO schema_version (version, description, applied_at) VALUES (?, 'future', ?)")) {
                 ps.setInt(1, Stores.schemaVersion() + 1);
-                JdbcStore.setInstant(ps, 2, Instant.now());
+                StoreSql.setInstant(ps, 2, Instant.now());
                 return ps.executeUpdate();
             }
         });
@@ -117,10 +142,31 @@ abstract class StoreContract {
         store.putRun(r);
         RunRecord back = store.run("run-full").orElseThrow();
         // agent names (also in agent arm labels) are stored normalised: - and _ interchangeable, lower case
-        RunRecord expected = new RunRecord(r.runId(), r.sessionId(), r.kind(), r.commit(), r.commitShort(), "claude_code",
-                "agent:claude_code", r.round(), r.status(), r.failure(), r.mode(), r.model(), r.pipeline(), r.sourceId(),
-                r.primaryMetric(), r.primaryValue(), r.primaryOrigin(), r.workload(), r.startedAt(), r.durationMs(),
-                r.engineVersion(), r.envRef(), r.argvJson(), r.logArtifact(), r.notes(), r.extraJson(), r.metrics());
+        RunRecord expected = RunRecord.builder(r.runId())
+                .session(r.sessionId())
+                .kind(r.kind())
+                .commit(r.commit(), r.commitShort())
+                .agent("claude_code")
+                .arm("agent:claude_code")
+                .round(r.round())
+                .status(r.status())
+                .failure(r.failure())
+                .mode(r.mode())
+                .model(r.model())
+                .pipeline(r.pipeline())
+                .source(r.sourceId())
+                .primary(r.primaryMetric(), r.primaryValue(), r.primaryOrigin())
+                .workload(r.workload())
+                .startedAt(r.startedAt())
+                .durationMs(r.durationMs())
+                .engineVersion(r.engineVersion())
+                .envRef(r.envRef())
+                .argvJson(r.argvJson())
+                .logArtifact(r.logArtifact())
+                .notes(r.notes())
+                .details(r.details())
+                .metrics(r.metrics())
+                .build();
         assertThat(back).isEqualTo(expected);
         assertThat(all(RunFilter.all())).containsExactly(expected);
         assertThat(store.countRuns()).isEqualTo(1);
@@ -128,9 +174,11 @@ abstract class StoreContract {
 
     @Test
     void nullableFieldsRoundTripAsNull() {
-        RunRecord r = new RunRecord("bare", null, RunRecord.RunKind.MICRO, null, null, null, "baseline", 0,
-                RunRecord.RunStatus.NOT_RUN, null, null, null, null, null, null, null, null, null, null, null, null,
-                null, null, null, null, null, List.of());
+        RunRecord r = RunRecord.builder("bare")
+                .kind(RunRecord.RunKind.MICRO)
+                .arm("baseline")
+                .status(RunRecord.RunStatus.NOT_RUN)
+                .build();
         store.putRun(r);
         assertThat(store.run("bare")).contains(r);
     }
@@ -214,7 +262,7 @@ abstract class StoreContract {
             log[i] = (byte) (i % 97 == 0 ? '\n' : 'a' + rnd.nextInt(20));
         }
         String sha = store.putArtifact("log", log);
-        assertThat(sha).isEqualTo(JdbcStore.sha256(log)).hasSize(64);
+        assertThat(sha).isEqualTo(ArtifactBytes.sha256(log)).hasSize(64);
         assertThat(store.putArtifact("log", log.clone())).isEqualTo(sha);
         assertThat(store.artifact(sha)).hasValueSatisfying(b -> assertThat(b).isEqualTo(log));
         String small = store.putArtifact("text", "héllo\n".getBytes(StandardCharsets.UTF_8));
@@ -275,7 +323,7 @@ abstract class StoreContract {
         })).hasMessage("boom");
         assertThat(store.findSource("p/never", "b".repeat(64))).isEmpty();
         assertThat(store.task("t-never")).isEmpty();
-        assertThat(store.artifact(JdbcStore.sha256("never".getBytes(StandardCharsets.UTF_8)))).isEmpty();
+        assertThat(store.artifact(ArtifactBytes.sha256("never".getBytes(StandardCharsets.UTF_8)))).isEmpty();
     }
 
     @Test
@@ -334,9 +382,16 @@ abstract class StoreContract {
         assertThat(store.sources()).hasSize(2);
         assertThat(store.findSource("a/b.json", "f".repeat(64)).orElseThrow().outcome()).isEqualTo("refused");
 
-        RunRecord fromSource = new RunRecord("imp-1", null, RunRecord.RunKind.LEGACY, "dddddddd", "dddddddd", "x",
-                "baseline", 0, RunRecord.RunStatus.SUCCESS, null, null, null, "modal", "src-1", null, null, null, null,
-                null, null, null, null, null, null, null, null, List.of(Metric.of("tpot_ms_mean", 4)));
+        RunRecord fromSource = RunRecord.builder("imp-1")
+                .kind(RunRecord.RunKind.LEGACY)
+                .commit("dddddddd", "dddddddd")
+                .agent("x")
+                .arm("baseline")
+                .status(RunRecord.RunStatus.SUCCESS)
+                .pipeline("modal")
+                .source("src-1")
+                .metrics(List.of(Metric.of("tpot_ms_mean", 4)))
+                .build();
         store.putRun(fromSource);
         store.putRun(run("other", "dddddddd00", "x", "human", 0, RunRecord.RunKind.MEASURED, "native", List.of()));
         assertThat(store.deleteRunsOfSource("src-1")).isEqualTo(1);
@@ -409,10 +464,19 @@ abstract class StoreContract {
             for (int a = 0; a < 3; a++) {
                 RunRecord ok = run("f" + i + a, commits[i], "codex", arms[a], 0, RunRecord.RunKind.MEASURED, "native", List.of());
                 boolean failed = a == 2 || i == 0;
-                runs.add(new RunRecord(ok.runId(), ok.sessionId(), ok.kind(), ok.commit(), ok.commitShort(), ok.agent(),
-                        ok.arm(), 0, failed ? RunRecord.RunStatus.FAILED : RunRecord.RunStatus.SUCCESS,
-                        failed ? oom : null, ok.mode(), ok.model(), ok.pipeline(), null, null, null, null, null, null, null,
-                        null, null, null, null, a == 0 ? "Recovered file; status corrected" : null, null, List.of()));
+                runs.add(RunRecord.builder(ok.runId())
+                        .session(ok.sessionId())
+                        .kind(ok.kind())
+                        .commit(ok.commit(), ok.commitShort())
+                        .agent(ok.agent())
+                        .arm(ok.arm())
+                        .status(failed ? RunRecord.RunStatus.FAILED : RunRecord.RunStatus.SUCCESS)
+                        .failure(failed ? oom : null)
+                        .mode(ok.mode())
+                        .model(ok.model())
+                        .pipeline(ok.pipeline())
+                        .notes(a == 0 ? "Recovered file; status corrected" : null)
+                        .build());
             }
         }
         store.putRuns(runs);

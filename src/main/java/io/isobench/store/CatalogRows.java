@@ -1,0 +1,98 @@
+package io.isobench.store;
+
+import io.isobench.Arm;
+import io.isobench.guard.Secrets;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Instant;
+
+import static io.isobench.store.StoreSql.getInstant;
+import static io.isobench.store.StoreSql.getInt;
+import static io.isobench.store.StoreSql.setInstant;
+import static io.isobench.store.StoreSql.setInt;
+
+/** The {@code source}, {@code task} and {@code session} tables' columns and rows. */
+final class CatalogRows {
+
+    static final String SOURCE_COLUMNS = "source_id, format_id, path, sha256, pipeline, invocation_group, agent, "
+            + "outcome, reason, content_artifact";
+
+    static final String TASK_COLUMNS = "task_id, repo, commit_id, parent_commit, subject, perf_command, model, "
+            + "gpu_config, gpu_count";
+
+    static final String SESSION_COLUMNS = "session_id, started_at, ended_at, host, cpu, gpu, machine_json, "
+            + "suite_json, stats_config_json, seed, status";
+
+    static SourceRecord readSource(ResultSet rs) throws SQLException {
+        return new SourceRecord(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5),
+                rs.getString(6), rs.getString(7), rs.getString(8), rs.getString(9), rs.getString(10));
+    }
+
+    static TaskRecord readTask(ResultSet rs) throws SQLException {
+        return new TaskRecord(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5),
+                rs.getString(6), rs.getString(7), rs.getString(8), getInt(rs, 9));
+    }
+
+    static SessionRecord readSession(ResultSet rs) throws SQLException {
+        long seed = rs.getLong(10);
+        Long seedOrNull = rs.wasNull() ? null : seed;
+        return new SessionRecord(rs.getString(1), getInstant(rs, 2), getInstant(rs, 3), rs.getString(4),
+                rs.getString(5), rs.getString(6), rs.getString(7), rs.getString(8), rs.getString(9), seedOrNull,
+                rs.getString(11));
+    }
+
+    /** Binds a source row (imported at {@code now}) from parameter {@code i}; returns the next free index. */
+    static int bindSource(PreparedStatement ps, int i, SourceRecord s, Instant now) throws SQLException {
+        ps.setString(i++, s.sourceId());
+        ps.setString(i++, s.formatId());
+        ps.setString(i++, Secrets.redact(s.path()));
+        ps.setString(i++, s.sha256());
+        ps.setString(i++, s.pipeline());
+        ps.setString(i++, s.invocationGroup());
+        ps.setString(i++, Arm.normalizeAgent(s.agent()));
+        ps.setString(i++, s.outcome());
+        ps.setString(i++, Secrets.redact(s.reason()));
+        ps.setString(i++, s.contentArtifact());
+        setInstant(ps, i++, now);
+        return i;
+    }
+
+    /** Binds a task row from parameter {@code i}; returns the next free index. */
+    static int bindTask(PreparedStatement ps, int i, TaskRecord t) throws SQLException {
+        ps.setString(i++, t.taskId());
+        ps.setString(i++, Secrets.redact(t.repo()));
+        ps.setString(i++, t.commit());
+        ps.setString(i++, t.parentCommit());
+        ps.setString(i++, Secrets.redact(t.subject()));
+        ps.setString(i++, Secrets.redact(t.perfCommand()));
+        ps.setString(i++, Secrets.redact(t.model()));
+        ps.setString(i++, Secrets.redact(t.gpuConfig()));
+        setInt(ps, i++, t.gpuCount());
+        return i;
+    }
+
+    /** Binds a session row from parameter 1. */
+    static void bindSession(PreparedStatement ps, SessionRecord s) throws SQLException {
+        ps.setString(1, s.sessionId());
+        setInstant(ps, 2, s.startedAt());
+        setInstant(ps, 3, s.endedAt());
+        ps.setString(4, Secrets.redact(s.host()));
+        ps.setString(5, Secrets.redact(s.cpu()));
+        ps.setString(6, Secrets.redact(s.gpu()));
+        ps.setString(7, Secrets.redact(s.machineJson()));
+        ps.setString(8, Secrets.redact(s.suiteJson()));
+        ps.setString(9, Secrets.redact(s.statsConfigJson()));
+        if (s.seed() == null) {
+            ps.setNull(10, Types.BIGINT);
+        } else {
+            ps.setLong(10, s.seed());
+        }
+        ps.setString(11, Secrets.redact(s.status()));
+    }
+
+    private CatalogRows() {
+    }
+}

@@ -1,0 +1,315 @@
+package io.isobench.store;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.MissingNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A run's details beyond its columns (the {@code extra_json} column), read through typed accessors: the job it
+ * belongs to, the correctness gate ({@link GateResult}), the accuracy outcome, the patch review summary, the
+ * environment's commits, and the facts of a legacy or HF source (published values, recovered, subject,
+ * perf_command). Sections that are free-form by nature (build, recipes, published table, primary_by_mode, probe
+ * objects, a process group's identity) come back as read-only JSON through {@link #section(String)}.
+ * Immutable; built from the writer's ordered map ({@link #of(Map)}) or tree ({@link #of(ObjectNode)}), read and
+ * written only by {@link RunDetailsCodec}, so the column's text is byte-for-byte what the writer produced.
+ */
+public final class RunDetails {
+
+    /** No details: the column is NULL. */
+    public static final RunDetails NONE = new RunDetails(null);
+
+    private final String text;
+    private volatile ObjectNode parsed;
+
+    RunDetails(String text) {
+        this.text = text;
+    }
+
+    /** The JSON object, read once on first use (text that is not a JSON object reads as empty). */
+    private ObjectNode tree() {
+        ObjectNode t = parsed;
+        if (t == null) {
+            t = RunDetailsCodec.parse(text);
+            parsed = t;
+        }
+        return t;
+    }
+
+    /** Details from an ordered map (keys in the order written), as the native writers build them. */
+    public static RunDetails of(Map<String, ?> fields) {
+        return RunDetailsCodec.decode(RunDetailsCodec.write(fields));
+    }
+
+    /** Details from a JSON object (copied), as the importers build them. */
+    public static RunDetails of(ObjectNode fields) {
+        return RunDetailsCodec.decode(fields.toString());
+    }
+
+    /** These details with {@code key} removed. */
+    public RunDetails without(String key) {
+        ObjectNode t = tree().deepCopy();
+        t.remove(key);
+        return RunDetailsCodec.decode(t.toString());
+    }
+
+    /** These details with {@code key} set to a text value (appended when new, in place when present). */
+    public RunDetails with(String key, String value) {
+        ObjectNode t = tree().deepCopy();
+        t.put(key, value);
+        return RunDetailsCodec.decode(t.toString());
+    }
+
+    String text() {
+        return text;
+    }
+
+    /** True when the column is NULL. */
+    public boolean isNone() {
+        return text == null;
+    }
+
+    /** True when {@code key} is present (even as JSON null). */
+    public boolean has(String key) {
+        return tree().has(key);
+    }
+
+    // ---- the job --------------------------------------------------------------------------------------------
+
+    /** The task id of a native run; null for imported data. */
+    public String task() {
+        return string("task");
+    }
+
+    /** True when the task id was written as text (every native run). */
+    public boolean hasTask() {
+        return tree().path("task").isTextual();
+    }
+
+    /** The plan's job id ({@code task/arm/...}); null for arm-level runs and imported data. */
+    public String job() {
+        return string("job");
+    }
+
+    /** The job's index in the plan, or {@code fallback} when absent. */
+    public int jobIndex(int fallback) {
+        return tree().path("job_index").asInt(fallback);
+    }
+
+    /** The hardware the run ran on (a hardware fact's id), or null. */
+    public String hardwareId() {
+        JsonNode hw = tree().path("hardware_id");
+        return hw.isTextual() ? hw.asText() : null;
+    }
+
+    /** The process group a placeholder recorded ({@code pgid}), or 0. */
+    public long pgid() {
+        return tree().path("pgid").asLong(0);
+    }
+
+    /** True when a placeholder still records a process group ({@code pgid} or {@code group}). */
+    public boolean recordsGroup() {
+        return tree().hasNonNull("pgid") || tree().hasNonNull("group");
+    }
+
+    /** The agent's model (native agent arms, legacy and HF rows), or null. */
+    public String agentModel() {
+        return string("agent_model");
+    }
+
+    /** The commit the arm's environment was meant to have, or null. */
+    public String intendedCommit() {
+        return string("intended_commit");
+    }
+
+    /** The commit verified in the arm's environment, or null. */
+    public String verifiedCommit() {
+        return string("verified_commit");
+    }
+
+    /** The sha256 of the agent's patch, or null. */
+    public String patchSha256() {
+        return string("patch_sha256");
+    }
+
+    /** The generic engine's declared primary metric, or null when none was declared. */
+    public PrimaryDefinition primaryDefinition() {
+        JsonNode pd = tree().path("primary_definition");
+        return pd.isObject() ? new PrimaryDefinition(pd.path("name").asText(""), pd.path("unit").asText(),
+                pd.path("better").asText()) : null;
+    }
+
+    /** Fraction of probes whose output differs from the baseline's, or null. */
+    public Double mismatchFraction() {
+        return number(tree().path("mismatch_fraction"));
+    }
+
+    // ---- correctness, accuracy, review ------------------------------------------------------------------------
+
+    /** The correctness gate of a check run; null when the run carries none. */
+    public GateResult gate() {
+        if (!tree().has("correctness")) {
+            return null;
+        }
+        JsonNode c = tree().path("correctness");
+        JsonNode outcome = c.path("outcome");
+        Map<String, Object> calibration = null;
+        if (c.path("calibration").isObject()) {
+            calibration = new LinkedHashMap<>();
+            for (Map.Entry<String, JsonNode> e : c.path("calibration").properties()) {
+                JsonNode v = e.getValue();
+                calibration.put(e.getKey(), v.isNumber() ? v.asDouble() : v.isTextual() ? v.asText() : v.toString());
+            }
+        }
+        return new GateResult(c.isObject(), outcome.isTextual() ? outcome.asText() : null,
+                new GateResult.Why(c.path("rule").asText(null), c.path("reason").asText(null)),
+                new GateResult.Rates(number(c.path("vs_baseline").path("exact_match_rate")),
+                        number(c.path("vs_human").path("exact_match_rate")),
+                        number(c.path("vs_baseline").path("first_divergence_char"))),
+                calibration);
+    }
+
+    /**
+     * The gate's outcome as text, whatever the store's age: the {@code outcome} of the gate object, or the gate
+     * itself when an older store wrote it as a plain string; null when none.
+     */
+    public String gateOutcomeText() {
+        JsonNode c = tree().path("correctness");
+        return valueText(c.isObject() ? c.path("outcome") : c);
+    }
+
+    /**
+     * The exact-match rate against the baseline, whatever the store's age: the gate's {@code vs_baseline} rate,
+     * else a top-level {@code exact_match_rate}, else 1 − {@code mismatch_fraction}; null when none.
+     */
+    public Double exactMatchRate() {
+        JsonNode rate = tree().path("correctness").path("vs_baseline").path("exact_match_rate");
+        if (!rate.isNumber()) {
+            rate = tree().path("exact_match_rate");
+        }
+        if (rate.isNumber()) {
+            return rate.asDouble();
+        }
+        Double mismatch = mismatchFraction();
+        return mismatch == null ? null : 1.0 - mismatch;
+    }
+
+    private static String valueText(JsonNode v) {
+        return v.isValueNode() && !v.isNull() ? v.asText() : null;
+    }
+
+    /** The texts of a check's probe outputs (sequential pass); empty when none. */
+    public List<String> outputs() {
+        return strings("outputs");
+    }
+
+    /** The accuracy outcome of an accuracy run; null when the run carries none. */
+    public AccuracyResult accuracy() {
+        JsonNode a = tree().path("accuracy");
+        if (a.isMissingNode()) {
+            return null;
+        }
+        return new AccuracyResult(a.path("outcome").asText(null), a.path("reason").asText(null),
+                number(a.path("score")));
+    }
+
+    /** One line per patch-review finding (SUSPICIOUS_PATCH reasons); empty when the review found nothing. */
+    public List<String> reviewFindings() {
+        return strings("review_findings");
+    }
+
+    /** The findings the suite marks as failing the arm. */
+    public List<String> reviewFailing() {
+        return strings("review_failing");
+    }
+
+    // ---- imported sources ---------------------------------------------------------------------------------------
+
+    /** True when a legacy run was recovered from a file other than its own. */
+    public boolean recovered() {
+        return tree().has("recovered") && "true".equals(tree().path("recovered").asText(null));
+    }
+
+    /** The commit subject of an imported run, or null. */
+    public String subject() {
+        return string("subject");
+    }
+
+    /** The benchmark command of an imported run, or null. */
+    public String perfCommand() {
+        return string("perf_command");
+    }
+
+    /** The published values of an HF row ({@code published}), or null. */
+    public JsonNode published() {
+        JsonNode p = tree().get("published");
+        return p == null ? null : p.deepCopy();
+    }
+
+    /**
+     * A free-form section (read-only copy), missing when absent: {@code build}, {@code recipes}, {@code group},
+     * {@code probe}, {@code probe_batched}, {@code primary_by_mode}, {@code timings_ms}, …
+     */
+    public JsonNode section(String key) {
+        JsonNode n = tree().get(key);
+        return n == null ? MissingNode.getInstance() : n.deepCopy();
+    }
+
+    /**
+     * A text field as written ({@code null} when absent or JSON null; numbers and booleans as their text): the
+     * source facts of imported runs ({@code path}, {@code root_path}, {@code hf_file}, {@code hf_row_number},
+     * {@code not_run_reason}, {@code skip_reason}, {@code data_source}, …).
+     */
+    public String string(String key) {
+        return tree().path(key).asText(null);
+    }
+
+    /** A yes/no field ({@code recovered}, {@code serving_block}, …): false when absent or not true. */
+    public boolean flag(String key) {
+        return tree().path(key).asBoolean(false);
+    }
+
+    /** A numeric field, or null when absent or not a number. */
+    public Double number(String key) {
+        return number(tree().path(key));
+    }
+
+    private static Double number(JsonNode n) {
+        return n != null && n.isNumber() ? Double.valueOf(n.asDouble()) : null;
+    }
+
+    private List<String> strings(String key) {
+        List<String> out = new ArrayList<>();
+        for (JsonNode n : tree().path(key)) {
+            out.add(n.asText());
+        }
+        return out;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof RunDetails d && java.util.Objects.equals(text, d.text);
+    }
+
+    @Override
+    public int hashCode() {
+        return java.util.Objects.hashCode(text);
+    }
+
+    @Override
+    public String toString() {
+        return text == null ? "(none)" : text;
+    }
+
+    /** A generic engine's primary metric as declared: name, unit and direction ({@code higher}|{@code lower}). */
+    public record PrimaryDefinition(String name, String unit, String better) {
+    }
+
+    /** An accuracy run's outcome (REFERENCE, OK, ACCURACY_REGRESSION, ACCURACY_FAILED, …), reason and score. */
+    public record AccuracyResult(String outcome, String reason, Double score) {
+    }
+}

@@ -1,0 +1,88 @@
+package io.isobench.store;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.List;
+
+/** JDBC plumbing shared by the store's row classes: nullable binds and reads, UTC timestamps, upsert SET lists. */
+final class StoreSql {
+
+    static final int FETCH_SIZE = 2000;
+
+    static String updateSet(String columns, String key) {
+        StringBuilder sb = new StringBuilder();
+        for (String col : columns.split(",\\s*")) {
+            if (col.equals(key)) {
+                continue;
+            }
+            if (!sb.isEmpty()) {
+                sb.append(", ");
+            }
+            sb.append(col).append(" = EXCLUDED.").append(col);
+        }
+        return sb.toString();
+    }
+
+    static void setInstant(PreparedStatement ps, int i, Instant t) throws SQLException {
+        if (t == null) {
+            ps.setNull(i, Types.TIMESTAMP);
+        } else {
+            ps.setObject(i, LocalDateTime.ofInstant(t, ZoneOffset.UTC));
+        }
+    }
+
+    static Instant getInstant(ResultSet rs, int i) throws SQLException {
+        LocalDateTime t = rs.getObject(i, LocalDateTime.class);
+        return t == null ? null : t.toInstant(ZoneOffset.UTC);
+    }
+
+    static void setDouble(PreparedStatement ps, int i, Double v) throws SQLException {
+        if (v == null) {
+            ps.setNull(i, Types.DOUBLE);
+        } else {
+            ps.setDouble(i, v);
+        }
+    }
+
+    static Double getDouble(ResultSet rs, int i) throws SQLException {
+        double v = rs.getDouble(i);
+        return rs.wasNull() ? null : v;
+    }
+
+    static void setInt(PreparedStatement ps, int i, Integer v) throws SQLException {
+        if (v == null) {
+            ps.setNull(i, Types.INTEGER);
+        } else {
+            ps.setInt(i, v);
+        }
+    }
+
+    static Integer getInt(ResultSet rs, int i) throws SQLException {
+        int v = rs.getInt(i);
+        return rs.wasNull() ? null : v;
+    }
+
+    static void bind(PreparedStatement ps, List<Object> args, int offset) throws SQLException {
+        for (int i = 0; i < args.size(); i++) {
+            ps.setObject(offset + i + 1, args.get(i));
+        }
+    }
+
+    static PreparedStatement prepare(Connection c, String sql, List<Object> args) throws SQLException {
+        PreparedStatement ps = c.prepareStatement(sql, ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY);
+        ps.setFetchSize(FETCH_SIZE);
+        for (int i = 0; i < args.size(); i++) {
+            ps.setObject(i + 1, args.get(i));
+        }
+        return ps;
+    }
+
+    private StoreSql() {
+    }
+}
