@@ -292,7 +292,7 @@ public final class LegacyImporter {
         }
         boolean micro = text.contains("omniperf_test_") || text.contains("\"impl_tag\"");
         FormatDetector.Detection det = FormatDetector.byName(info, micro ? LegacyFormat.R11 : LegacyFormat.R12);
-        Extractor.Extracted ex = Extractor.sidecarOnly(det, text, micro);
+        Extractor.Extracted ex = RunnerResult.sidecarOnly(det, text, micro);
         return store(src, det, new FileRead(text, null, ex, Map.of()), rootPath);
     }
 
