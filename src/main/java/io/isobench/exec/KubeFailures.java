@@ -20,7 +20,10 @@ import static io.isobench.exec.KubePods.clientStarted;
 import static io.isobench.exec.KubePods.nonNull;
 import static io.isobench.exec.KubePods.started;
 
-/** Maps what the cluster shows of a failed or failing Job (its conditions, its pod, the API errors) to DESIGN §7 categories. */
+/**
+ * Maps what the cluster shows of a failed or failing Job (its conditions, its pod, the API errors) to DESIGN §7
+ * categories.
+ */
 final class KubeFailures {
 
     private static final java.util.Set<String> IMAGE_ERRORS = java.util.Set.of("ErrImagePull", "ImagePullBackOff",

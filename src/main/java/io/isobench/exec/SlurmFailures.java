@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 
-/** What a failed Slurm job was (DESIGN §7 categories): sbatch refusals, server crashes, the states Slurm ended it in. */
+/** What a failed Slurm job was (DESIGN §7 categories): sbatch refusals, server crashes, the states Slurm ended it. */
 final class SlurmFailures {
 
     private SlurmFailures() {

@@ -13,9 +13,56 @@ import java.util.Map;
 final class DatasetCard {
 
     /** Facts about the exported table, read from the staging table. */
-    record Stats(long rows, long commits, long parquetBytes, List<String[]> agents, Map<String, Long> dataSources,
-                 Map<String, Long> modes, Map<String, Long> statuses, int maxRounds, List<String> rules,
-                 long noiseFloorRows, Double noiseFloorMedianPct, long comparableRows, List<String[]> leaderboard) {
+    record Stats(Size size, List<String[]> agents, Counts counts, int maxRounds, List<String> rules,
+                 NoiseFloor noiseFloor, List<String[]> leaderboard) {
+
+        long rows() {
+            return size.rows();
+        }
+
+        long commits() {
+            return size.commits();
+        }
+
+        long parquetBytes() {
+            return size.parquetBytes();
+        }
+
+        long comparableRows() {
+            return size.comparableRows();
+        }
+
+        Map<String, Long> dataSources() {
+            return counts.dataSources();
+        }
+
+        Map<String, Long> modes() {
+            return counts.modes();
+        }
+
+        Map<String, Long> statuses() {
+            return counts.statuses();
+        }
+
+        long noiseFloorRows() {
+            return noiseFloor.rows();
+        }
+
+        Double noiseFloorMedianPct() {
+            return noiseFloor.medianPct();
+        }
+    }
+
+    /** Rows, commits, bytes of the Parquet file, and the rows with comparable values. */
+    record Size(long rows, long commits, long parquetBytes, long comparableRows) {
+    }
+
+    /** Rows per data source, per mode and per status. */
+    record Counts(Map<String, Long> dataSources, Map<String, Long> modes, Map<String, Long> statuses) {
+    }
+
+    /** The rows with a noise floor and its median (percent; null without one). */
+    record NoiseFloor(long rows, Double medianPct) {
     }
 
     /**
@@ -80,8 +127,9 @@ final class DatasetCard {
                 board.add(row);
             }
         }
-        return new Stats(rows, commits, parquetBytes, agents, counts(st, "isobench_data_source"), counts(st, "isobench_mode"),
-                counts(st, "isobench_status"), maxRounds, rules, nfRows, nfMedian, comparable, board);
+        return new Stats(new Size(rows, commits, parquetBytes, comparable), agents,
+                new Counts(counts(st, "isobench_data_source"), counts(st, "isobench_mode"), counts(st, "isobench_status")),
+                maxRounds, rules, new NoiseFloor(nfRows, nfMedian), board);
     }
 
     private static Map<String, Long> counts(Statement st, String column) throws SQLException {

@@ -313,8 +313,6 @@ public final class LegacyImporter {
     private ImportSummary.FileOutcome store(SourceFile src, FormatDetector.Detection det, FileRead read,
                                             String rootPath) {
         String path = src.path();
-        String sourceId = src.sourceId();
-        String text = read.text();
         String recovery = read.recovery();
         Extractor.Extracted ex = read.extracted();
         boolean recovered = recovery != null;
@@ -327,25 +325,26 @@ public final class LegacyImporter {
         List<RunRecord> records = new ArrayList<>();
         String contentArt;
         try {
-            contentArt = ImportBatch.pending(artifacts, "legacy-source", text);
+            contentArt = ImportBatch.pending(artifacts, "legacy-source", read.text());
             ObjectNode sidecarArts = LenientJson.MAPPER.createObjectNode();
-            read.sidecars().forEach((name, log) -> sidecarArts.put(name, ImportBatch.pending(artifacts, "legacy-log", log)));
+            read.sidecars().forEach((name, log) -> sidecarArts.put(name,
+                    ImportBatch.pending(artifacts, "legacy-log", log)));
             for (RunDraft d : ex.runs()) {
                 d.extra.put("root_path", rootPath);
-                records.add(toRecord(d, artifacts, new RecordSource(path, det.commit(), sourceId, formatId, ex,
+                records.add(toRecord(d, artifacts, new RecordSource(path, det.commit(), src.sourceId(), formatId, ex,
                         fileAgent, recovery), sidecarArts));
             }
         } catch (RuntimeException e) {
             note("isobench: " + path + ": " + e);
-            return refuse(src, det, text, "could not be imported: " + e);
+            return refuse(src, det, read.text(), "could not be imported: " + e);
         }
         batch.addArtifacts(artifacts);
         batch.runs.addAll(records);
         if (ex.task() != null) {
             TaskMerge.putTask(batch.tasks, ex.task(), det.commit(), tasksSeen);
         }
-        batch.sources.add(new SourceRecord(sourceId, formatId, path, src.sha(), ex.pipeline(), sourceId, fileAgent,
-                outcome, recovery, contentArt));
+        batch.sources.add(new SourceRecord(src.sourceId(), formatId, path, src.sha(), ex.pipeline(), src.sourceId(),
+                fileAgent, outcome, recovery, contentArt));
         int count = records.size();
         if (recovered) {
             note("isobench: " + path + ": " + recovery);

@@ -254,8 +254,8 @@ public final class OutputParser {
             for (Mode mode : ConsoleMode.ORDER) {
                 ParsedOutput r = switch (mode) {
                     case SERVING -> servingResult();
-                    case LATENCY -> latencyResult();
-                    case THROUGHPUT -> throughputResult();
+                    case LATENCY -> firstLine(Mode.LATENCY, latency, avgCount, "'Avg latency'");
+                    case THROUGHPUT -> firstLine(Mode.THROUGHPUT, throughput, throughputCount, "'Throughput:'");
                     case PREFIX_CACHING -> prefixCachingResult();
                     case MICRO -> null;
                 };
@@ -282,24 +282,15 @@ public final class OutputParser {
             return result(Mode.SERVING, servingBlock, w, List.of());
         }
 
-        private ParsedOutput latencyResult() {
-            if (latency.isEmpty()) {
+        /** The result of a mode whose lines are read from their first one, or null when it has no metrics. */
+        private ParsedOutput firstLine(Mode mode, Collector c, int lines, String label) {
+            if (c.isEmpty()) {
                 return null;
             }
-            if (avgCount > 1) {
-                warnings.add(avgCount + " 'Avg latency' lines: the first was used");
+            if (lines > 1) {
+                warnings.add(lines + " " + label + " lines: the first was used");
             }
-            return result(Mode.LATENCY, latency, null, List.of());
-        }
-
-        private ParsedOutput throughputResult() {
-            if (throughput.isEmpty()) {
-                return null;
-            }
-            if (throughputCount > 1) {
-                warnings.add(throughputCount + " 'Throughput:' lines: the first was used");
-            }
-            return result(Mode.THROUGHPUT, throughput, null, List.of());
+            return result(mode, c, null, List.of());
         }
 
         private ParsedOutput prefixCachingResult() {
