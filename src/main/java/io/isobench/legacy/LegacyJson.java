@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.math.BigDecimal;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.function.Function;
+import java.util.function.Predicate;
 
 /** Reading values out of a legacy file's JSON (dotted paths, numbers as written, texts) and small text helpers. */
 final class LegacyJson {
@@ -39,26 +41,22 @@ final class LegacyJson {
     }
 
     static RawText.Found firstNumber(JsonNode node, String... keys) {
-        if (node == null) {
-            return null;
-        }
-        for (String k : keys) {
-            RawText.Found f = number(node, k);
-            if (f != null) {
-                return f;
-            }
-        }
-        return null;
+        return node == null ? null : first(keys, k -> number(node, k), f -> true);
     }
 
     static boolean hasAny(JsonNode node, String... keys) {
+        return first(keys, k -> at(node, k), v -> !v.isNull()) != null;
+    }
+
+    /** The first value read for one of the keys (in order) that is non-null and {@code ok}, or null. */
+    private static <T> T first(String[] keys, Function<String, T> read, Predicate<T> ok) {
         for (String k : keys) {
-            JsonNode v = at(node, k);
-            if (v != null && !v.isNull()) {
-                return true;
+            T v = read.apply(k);
+            if (v != null && ok.test(v)) {
+                return v;
             }
         }
-        return false;
+        return null;
     }
 
     static boolean hasNumericTopLevel(JsonNode node) {
@@ -84,13 +82,7 @@ final class LegacyJson {
     }
 
     static String firstText(JsonNode node, String... keys) {
-        for (String k : keys) {
-            String t = text(node, k);
-            if (t != null && !t.isBlank()) {
-                return t;
-            }
-        }
-        return null;
+        return first(keys, k -> text(node, k), t -> !t.isBlank());
     }
 
     static JsonNode obj(JsonNode node, String key) {
