@@ -216,4 +216,15 @@ final class SlurmCli {
             return d;
         }
     }
+
+    /** Pending or running Slurm jobs whose working directory or script lies under {@code dir} (tests, cleanup). */
+    static List<String> activeJobsUnder(Path dir) {
+        SlurmCli.Out o = run(List.of("squeue", "-h", "-t", "PENDING,RUNNING,CONFIGURING,COMPLETING",
+                "-o", "%i|%T|%j|%Z|%o"));
+        String prefix = dir.toAbsolutePath().normalize() + "/";
+        return o.out().strip().lines().filter(l -> {
+            String[] f = l.split("\\|", 5);
+            return f.length == 5 && ((f[3] + "/").startsWith(prefix) || f[4].startsWith(prefix));
+        }).toList();
+    }
 }

@@ -31,6 +31,14 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 
+import static io.isobench.exec.SlurmFailures.clusterFailure;
+import static io.isobench.exec.SlurmFailures.crash;
+import static io.isobench.exec.SlurmFailures.submitFailure;
+import static io.isobench.exec.SlurmWatch.awaitEnd;
+import static io.isobench.exec.SlurmWatch.awaitExitFile;
+import static io.isobench.exec.SlurmWatch.markCancelled;
+import static io.isobench.exec.SlurmWatch.sleep;
+
 /**
  * Runs each job as one Slurm batch job (docs/slurm-executor.md).
  *
@@ -50,7 +58,6 @@ final class SlurmExecutor implements Executor {
     static final String NAME_PREFIX = "isb-";
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     private static final Duration POLL = Duration.ofMillis(100);
-    private static final long STATE_EVERY_MS = 250;
     /**
      * What {@link Hooks#processGroupStarted()} gets when a Slurm job starts: the job has no process group on the
      * orchestrator's host, so the session's placeholder row records none to reap (ProcessGroup never matches a
@@ -64,7 +71,7 @@ final class SlurmExecutor implements Executor {
     private final ServingClient client;
     private final Set<String> consumed = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private volatile String sessionId;
-    private final Set<Watch> inFlight = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<SlurmWatch> inFlight = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     SlurmExecutor(SlurmConfig config, SlurmCli cli, SlurmCli.Capacity capacity, ServingClient client) {
         this.config = config;
@@ -353,7 +360,7 @@ final class SlurmExecutor implements Executor {
             }
         }
         consumed.add(jobId);
-        Watch w = new Watch(jobId, dir, hooks);
+        SlurmWatch w = new SlurmWatch(cli, jobId, dir, hooks);
         inFlight.add(w);
         try {
             return serverJob(job) ? server(job, w, t0, timings, notes) : offline(job, w, t0, timings, notes, probe);
@@ -362,21 +369,12 @@ final class SlurmExecutor implements Executor {
         }
     }
 
-    /** isobench cancelled this job itself (timeout, cancellation, teardown, Ctrl-C): never adopt it later. */
-    private static void markCancelled(Path dir, String jobId) {
-        try {
-            Files.writeString(dir.resolve("cancelled-" + jobId), "", StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            // the job is cancelled anyway; a resumed session would adopt it and classify it CANCELLED
-        }
-    }
-
     /**
      * Ctrl-C or SIGTERM of the orchestrator: scancel the jobs in flight (SIGKILL cannot be caught; then they keep
      * running until {@code --time} or until a resumed session adopts them).
      */
     private void cancelInFlight() {
-        for (Watch w : List.copyOf(inFlight)) {
+        for (SlurmWatch w : List.copyOf(inFlight)) {
             markCancelled(w.dir, w.jobId);
             cli.cancel(w.jobId);
         }
@@ -406,126 +404,8 @@ final class SlurmExecutor implements Executor {
         return best == null ? null : Long.toString(best);
     }
 
-    /** Pending or running Slurm jobs whose working directory or script lies under {@code dir} (tests, cleanup). */
-    static List<String> activeJobsUnder(Path dir) {
-        SlurmCli.Out o = SlurmCli.run(List.of("squeue", "-h", "-t", "PENDING,RUNNING,CONFIGURING,COMPLETING",
-                "-o", "%i|%T|%j|%Z|%o"));
-        String prefix = dir.toAbsolutePath().normalize() + "/";
-        return o.out().strip().lines().filter(l -> {
-            String[] f = l.split("\\|", 5);
-            return f.length == 5 && ((f[3] + "/").startsWith(prefix) || f[4].startsWith(prefix));
-        }).toList();
-    }
-
-    private static Failure submitFailure(SlurmCli.Out o) {
-        String msg = (o.err() + " " + o.out()).strip();
-        String line = msg.lines().findFirst().orElse("sbatch exit " + o.code());
-        String low = msg.toLowerCase(Locale.ROOT);
-        if (low.contains("requested node configuration is not available") || low.contains("invalid generic resource")
-                || low.contains("more processors requested than permitted") || low.contains("memory specification")) {
-            return new Failure(FailureCategory.RESOURCES_INSUFFICIENT, "sbatch refused the request: " + line,
-                    List.of(line));
-        }
-        if (low.contains("unable to contact") || low.contains("socket timed out") || low.contains("zero bytes")
-                || low.contains("connection refused") || low.contains("try again")) {
-            return new Failure(FailureCategory.INFRA_TRANSIENT, "sbatch could not reach the controller: " + line,
-                    List.of(line));
-        }
-        return new Failure(FailureCategory.ENV_MISSING, "sbatch failed: " + line, List.of(line));
-    }
-
-    /** Watches one Slurm job: its files in the shared directory and (every second) its state. */
-    private final class Watch {
-        final String jobId;
-        final Path dir;
-        final Hooks hooks;
-        SlurmCli.JobState state;
-        long stateAt;
-        long startedNs;
-
-        Watch(String jobId, Path dir, Hooks hooks) {
-            this.jobId = jobId;
-            this.dir = dir;
-            this.hooks = hooks;
-        }
-
-        Path log() {
-            return dir.resolve("slurm-" + jobId + ".log");
-        }
-
-        /** The job left the queue: note the time and tell the session (no local process group: {@link #NO_GROUP}). */
-        void markStarted() {
-            if (startedNs == 0) {
-                startedNs = System.nanoTime();
-                hooks.processGroupStarted().accept(NO_GROUP);
-            }
-        }
-
-        Integer exitCode() {
-            try {
-                Path f = dir.resolve("exit-" + jobId);
-                return Files.exists(f) ? Integer.valueOf(Files.readString(f).strip()) : null;
-            } catch (IOException | NumberFormatException e) {
-                return null;
-            }
-        }
-
-        /** {@code host port} the job wrote, or null. */
-        String[] endpoint() {
-            try {
-                Path f = dir.resolve("endpoint-" + jobId);
-                if (!Files.exists(f)) {
-                    return null;
-                }
-                String[] hp = Files.readString(f).strip().split("\\s+");
-                return hp.length == 2 ? hp : null;
-            } catch (IOException e) {
-                return null;
-            }
-        }
-
-        /** The state, refreshed at most every 250 ms (null: Slurm no longer knows the job). */
-        SlurmCli.JobState state(boolean force) {
-            long now = System.nanoTime();
-            if (force || state == null || now - stateAt > STATE_EVERY_MS * 1_000_000L) {
-                SlurmCli.JobState s = cli.state(jobId);
-                state = s;
-                stateAt = now;
-                if (s != null && !s.pending()) {
-                    markStarted();
-                }
-            }
-            return state;
-        }
-
-        boolean gone() {
-            SlurmCli.JobState s = state(false);
-            return s == null || s.terminal();
-        }
-
-        /** Cancels the job and waits (bounded) until Slurm reports it ended. */
-        void cancel(Map<String, Double> timings) {
-            long td = System.nanoTime();
-            markCancelled(dir, jobId);
-            cli.cancel(jobId);
-            long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (System.nanoTime() < end) {
-                SlurmCli.JobState s = state(true);
-                if (s == null || s.terminal()) {
-                    break;
-                }
-                sleep(200);
-            }
-            timings.put("teardown_ms", (System.nanoTime() - td) / 1e6);
-        }
-
-        String readLog() {
-            return read(log());
-        }
-    }
-
     /** Waits until the job left the queue; false on cancellation or when it waited longer than the limit. */
-    private String awaitStart(Watch w, long submitNs, Map<String, Double> timings) {
+    private String awaitStart(SlurmWatch w, long submitNs, Map<String, Double> timings) {
         long end = submitNs + Duration.ofSeconds(config.pendingLimitS()).toNanos();
         while (true) {
             SlurmCli.JobState s = w.state(false);
@@ -544,7 +424,7 @@ final class SlurmExecutor implements Executor {
         }
     }
 
-    private JobResult offline(Job job, Watch w, long t0, Map<String, Double> timings, StringBuilder notes,
+    private JobResult offline(Job job, SlurmWatch w, long t0, Map<String, Double> timings, StringBuilder notes,
                               OfflineProbe.Prepared probe) {
         List<String> argv = job.argv();
         String pend = awaitStart(w, t0, timings);
@@ -618,7 +498,7 @@ final class SlurmExecutor implements Executor {
         return JobResult.failed(t0, f, text, timings, argv);
     }
 
-    private JobResult server(Job job, Watch w, long t0, Map<String, Double> timings, StringBuilder notes) {
+    private JobResult server(Job job, SlurmWatch w, long t0, Map<String, Double> timings, StringBuilder notes) {
         List<String> argv = job.argv();
         String pend = awaitStart(w, t0, timings);
         if (pend != null) {
@@ -717,87 +597,5 @@ final class SlurmExecutor implements Executor {
         String text = notes + w.readLog() + (clientLog.isEmpty() ? "" : "\n--- isobench client ---\n" + clientLog);
         return JobResult.ended(t0, failure, metrics, workload, text, timings, argv).withOutputs(outputs)
                 .withProbes(failure == null ? probeJson : null);
-    }
-
-    private static Failure crash(Job job, Watch w, int exit, List<String> argv) {
-        String text = w.readLog();
-        if (exit == 127) {
-            return new Failure(FailureCategory.ENV_MISSING, "the server command " + argv.get(0)
-                    + " does not exist or is not executable", LocalExecutor.tail(text));
-        }
-        if (exit == 200) {
-            return new Failure(FailureCategory.ENV_MISSING, "the environment " + job.cwd() + " is not visible on the"
-                    + " compute node", LocalExecutor.tail(text));
-        }
-        return LocalExecutor.serverFailure(text, FailureCategory.SERVER_CRASHED,
-                "the server exited with code " + exit + " before it was ready");
-    }
-
-    /** After Slurm says the job ended: the exit file may lag on a shared filesystem; wait a little for it. */
-    private static Integer awaitExitFile(Watch w) {
-        long end = System.nanoTime() + Duration.ofSeconds(3).toNanos();
-        while (System.nanoTime() < end) {
-            Integer e = w.exitCode();
-            if (e != null) {
-                return e;
-            }
-            sleep(100);
-        }
-        return w.exitCode();
-    }
-
-    /** The script wrote its exit code; give Slurm a moment to finish the job so the log is complete. */
-    private static void awaitEnd(Watch w) {
-        long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (System.nanoTime() < end) {
-            SlurmCli.JobState s = w.state(true);
-            if (s == null || s.terminal()) {
-                return;
-            }
-            sleep(100);
-        }
-    }
-
-    /** A job that ended without the script writing an exit code: Slurm killed it (DESIGN §7 categories). */
-    private Failure clusterFailure(Watch w, String log) {
-        SlurmCli.JobState s = w.state(true);
-        String st = s == null ? "UNKNOWN" : s.state();
-        String evidence = "Slurm job " + w.jobId + " state " + st + (s == null || s.reason().isEmpty()
-                || s.reason().equals("None") ? "" : " (" + s.reason() + ")")
-                + (s == null || s.exitCode() == null ? "" : " ExitCode=" + s.exitCode())
-                + (s == null ? "" : " [" + s.source() + "]");
-        return classifyState(st, evidence, log);
-    }
-
-    static Failure classifyState(String state, String evidence, String log) {
-        String st = state.replaceAll("[^A-Z_].*", "");
-        return switch (st) {
-            case "NODE_FAIL", "BOOT_FAIL", "PREEMPTED", "REVOKED" -> new Failure(FailureCategory.INFRA_TRANSIENT,
-                    "the cluster ended the job: " + st, List.of(evidence));
-            case "CANCELLED" -> new Failure(FailureCategory.INFRA_TRANSIENT,
-                    "the job was cancelled outside isobench (scancel by a user or an administrator)", List.of(evidence));
-            case "OUT_OF_MEMORY" -> new Failure(FailureCategory.RESOURCES_INSUFFICIENT,
-                    "the job exceeded its memory request (--mem) and was killed; raise ISOBENCH_SLURM_MEM_PER_GPU_MB"
-                            + " / ISOBENCH_SLURM_MEM_MB", List.of(evidence));
-            case "TIMEOUT", "DEADLINE" -> new Failure(FailureCategory.TIMEOUT, "Slurm's time limit (--time) ended the"
-                    + " job", List.of(evidence));
-            default -> {
-                Optional<Failure> f = FailureClassifier.classify(log);
-                yield f.filter(x -> x.category() != FailureCategory.UNKNOWN).orElse(new Failure(
-                        FailureCategory.UNKNOWN, "the job ended without an exit code: " + st, List.of(evidence)));
-            }
-        };
-    }
-
-    private static String read(Path log) {
-        return ProcessGroup.readLog(log);
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

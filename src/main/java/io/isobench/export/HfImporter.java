@@ -124,6 +124,19 @@ public final class HfImporter {
                 table.ignoredColumns());
     }
 
+    /**
+     * Where a table row sits: its number in the file, its identity key (and the id made of it), its stored copy, and
+     * the file it came from (source id, path, whether secrets were redacted).
+     */
+    private record RowOrigin(int rowNo, String key, String keyId, String rowSha, String sourceId, String path,
+                             boolean redacted) {
+    }
+
+    /** The task and agent a table row shows, shared by its three arms ({@code primary}: the mode's primary metric). */
+    private record RowTask(String commit, String commitShort, String agentName, Mode mode, String primary,
+                           String model) {
+    }
+
     /** The records of one file, built before its transaction. */
     private static final class Batch {
         final List<Store.ArtifactInput> artifacts = new ArrayList<>();
@@ -157,15 +170,27 @@ public final class HfImporter {
                         row.string("parent_commit"), row.string("commit_subject"), row.string("perf_command"), model,
                         row.string("gpu_config"), gpuCount(row.string("gpu_config"))));
             }
+            RowOrigin origin = new RowOrigin(rowNo, key, keyId, rowSha, sourceId, path, redacted);
+            RowTask task = new RowTask(commit, commitShort, agentName, mode, primary, model);
             for (String prefix : List.of("baseline", "human", "agent")) {
-                runs.add(run(row, rowNo, prefix, key, keyId, rowSha, sourceId, path, redacted, commit, commitShort,
-                        agentName, mode, primary, model));
+                runs.add(run(row, prefix, origin, task));
             }
         }
 
-        private RunRecord run(HfRow row, int rowNo, String prefix, String key, String keyId, String rowSha,
-                              String sourceId, String path, boolean redacted, String commit, String commitShort,
-                              String agentName, Mode mode, String primary, String model) {
+        private RunRecord run(HfRow row, String prefix, RowOrigin origin, RowTask task) {
+            int rowNo = origin.rowNo();
+            String key = origin.key();
+            String keyId = origin.keyId();
+            String rowSha = origin.rowSha();
+            String sourceId = origin.sourceId();
+            String path = origin.path();
+            boolean redacted = origin.redacted();
+            String commit = task.commit();
+            String commitShort = task.commitShort();
+            String agentName = task.agentName();
+            Mode mode = task.mode();
+            String primary = task.primary();
+            String model = task.model();
             Arm arm = switch (prefix) {
                 case "baseline" -> Arm.BASELINE;
                 case "human" -> Arm.HUMAN;

@@ -129,7 +129,7 @@ final class SessionRows {
                 measured.add(r);
             }
         }
-        RowBuilder.Group g = RowBuilder.Group.of(measured, "native");
+        RunGroup g = RunGroup.of(measured, "native");
         String commitShort = shortOf(t.commit());
         Object[] v5 = g.v5(commitShort, agent);
         Object[] iso = g.isobench(agent, agentModel);

@@ -10,14 +10,27 @@ import io.isobench.parse.ParsedOutput;
 import io.isobench.store.RunRecord.RunKind;
 import io.isobench.store.RunRecord.RunStatus;
 
-import java.math.BigDecimal;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+
+import static io.isobench.legacy.FailedArm.failingArm;
+import static io.isobench.legacy.FailedArm.notRun;
+import static io.isobench.legacy.LegacyJson.firstNonNull;
+import static io.isobench.legacy.LegacyJson.firstNumber;
+import static io.isobench.legacy.LegacyJson.firstText;
+import static io.isobench.legacy.LegacyJson.hasAny;
+import static io.isobench.legacy.LegacyJson.hasNumericTopLevel;
+import static io.isobench.legacy.LegacyJson.isSuccess;
+import static io.isobench.legacy.LegacyJson.join;
+import static io.isobench.legacy.LegacyJson.lastLine;
+import static io.isobench.legacy.LegacyJson.obj;
+import static io.isobench.legacy.LegacyJson.putIfText;
+import static io.isobench.legacy.LegacyJson.seconds;
+import static io.isobench.legacy.LegacyJson.text;
+import static io.isobench.legacy.Published.publishedAnalysis;
+import static io.isobench.legacy.Published.publishedModal;
 
 /**
  * Turns one parsed legacy file into runs (legacy-import.md: formats, mode rules, primary-metric contract table).
@@ -38,19 +51,6 @@ final class Extractor {
     private static final String[] OUTPUT_KEYS = {"output_throughput", "output_token_throughput_tok_s",
             "output_throughput_tok_s", "metrics.output_throughput", "metrics.output_token_throughput_tok_s",
             "metrics.output_throughput_tok_s"};
-
-    private static final Pattern ARM_WORD = Pattern.compile("\\b(baseline|human|agent|patched)\\b", Pattern.CASE_INSENSITIVE);
-    private static final Pattern ARM_STATUS = Pattern.compile("^(baseline|human|agent|patched)_", Pattern.CASE_INSENSITIVE);
-    /**
-     * Statuses of a task the harness could not even set up: nothing ran. The first arm (baseline) carries the failure,
-     * the others did not run (unless the error names another arm, as in "No wheel for human …").
-     */
-    private static final java.util.Set<String> SETUP_STATUSES =
-            java.util.Set.of("no_wheel", "wheel_install_failed", "no_perf_command", "install_failed", "build_failed");
-    /** Section headers the native runner writes into its stdout.txt / stderr.txt, one per arm. */
-    private static final Pattern SECTION = Pattern.compile("^=== (BASELINE|HUMAN|AGENT|PATCHED)\\b[^\\n]*===\\s*$",
-            Pattern.MULTILINE | Pattern.CASE_INSENSITIVE);
-    private static final Pattern PATCH_AGENT = Pattern.compile("/runs/[^/]+/([^/]+)/");
 
     /** Task facts found in a file (nulls when absent). */
     record TaskInfo(String commit, String parent, String subject, String perfCommand, String model, String gpuConfig,
@@ -90,7 +90,7 @@ final class Extractor {
             case R7 -> r7(det, root);
             case R8 -> r8(det, root);
             case R9 -> r9(det, root);
-            case R11, R12 -> runner(det, root, sidecars);
+            case R11, R12 -> RunnerResult.runner(det, root, sidecars);
             default -> throw new IllegalArgumentException("no extractor for " + det.format());
         };
     }
@@ -439,313 +439,6 @@ final class Extractor {
         return new Extracted(runs, task, "rerun_4_fixable", List.of());
     }
 
-    // ---------------------------------------------------------------- R11 / R12
-
-    /**
-     * A two-arm runner result (R11 micro-benchmark, R12 native runner): baseline, and the patched version as the agent
-     * arm. A status or error that names the failing arm ({@code baseline_failed}, "No wheel for human …") charges that
-     * arm only (a human arm appears only when it is named); an arm that never ran is {@code NOT_RUN} with the reason.
-     * The cause is read wherever the file keeps it: {@code error_message}, the {@code stdout}/{@code stderr} fields,
-     * an output object holding an error, and the sidecar {@code stdout.txt}/{@code stderr.txt} (by arm section when
-     * the runner wrote {@code === BASELINE ===} headers).
-     */
-    private static Extracted runner(FormatDetector.Detection det, JsonNode root, Map<String, String> sidecars)
-            throws WrongShape {
-        JsonNode result = root.get("result");
-        if (result == null || !result.isObject()) {
-            throw new WrongShape("not a runner result: no 'result' object");
-        }
-        JsonNode instance = obj(root, "instance");
-        boolean micro = det.format() == LegacyFormat.R11;
-        String commit = firstNonNull(text(result, "commit_hash"), text(instance, "commit_hash"), det.commit());
-        String status = text(result, "status");
-        String error = firstText(result, "error_message", "error");
-        String patchAgent = null;
-        String patchPath = text(result, "patch_path");
-        if (patchPath != null) {
-            Matcher m = PATCH_AGENT.matcher(patchPath);
-            if (m.find()) {
-                patchAgent = io.isobench.Arm.normalizeAgent(m.group(1));
-            }
-        }
-        String engine = "sglang".equalsIgnoreCase(text(instance, "repo")) ? "sglang" : det.engine();
-        String perf = firstNonNull(text(result, "perf_command"), text(instance, "perf_command"));
-        Mode mode = micro ? Mode.MICRO : Mode.fromLabel(text(result, "benchmark_type"))
-                .filter(m -> m != Mode.MICRO).or(() -> Mode.ofCommand(perf)).orElse(null);
-        String named = failingArm(status, error);
-        List<String[]> arms = new ArrayList<>();
-        arms.add(new String[] {"baseline", "baseline"});
-        if ("human".equals(named)) {
-            arms.add(new String[] {"human", "human"});
-        }
-        arms.add(new String[] {"agent", "patched"});
-        List<Section> sections = new ArrayList<>();
-        for (Map.Entry<String, String> sc : sidecars.entrySet()) {
-            splitSections(sc.getKey(), sc.getValue(), sections);
-        }
-        List<RunDraft> runs = new ArrayList<>();
-        String firstFailed = null;
-        for (String[] pair : arms) {
-            RunDraft d = new RunDraft();
-            d.arm = pair[0];
-            d.commit = commit;
-            d.mode = mode;
-            d.agentOverride = patchAgent;
-            d.sourceStatus = status;
-            d.sourceError = error;
-            putIfText(d, "source_status", status);
-            putIfText(d, "source_error", error);
-            putIfText(d, "patch_path", patchPath);
-            putIfText(d, "perf_command", perf);
-            d.extra.put("engine", engine);
-            boolean ran;
-            if (micro) {
-                d.kind = RunKind.MICRO;
-                JsonNode out = result.get(pair[1] + "_output");
-                RawText.Found avg = number(out, "avg_ms");
-                if (avg == null) {
-                    avg = number(result, pair[1] + "_ms");
-                }
-                RawText.Found p50 = number(out, "p50_ms");
-                if (avg != null) {
-                    d.primary = new RunDraft.Value(avg, "json");
-                    d.metrics.put("micro_avg_ms", avg.value().doubleValue());
-                }
-                if (p50 != null) {
-                    d.metrics.put("micro_p50_ms", p50.value().doubleValue());
-                }
-                if (result.has("speedup") && !result.get("speedup").isNull()) {
-                    d.extra.set("speedup", result.get("speedup"));
-                }
-                d.raw = text(result, "stdout");
-                ran = avg != null || out != null && !out.isNull();
-                if (out != null && out.isObject() && out.hasNonNull("error")) {
-                    d.console.put(pair[1] + "_output.error", text(out, "error"));
-                }
-            } else {
-                JsonNode m = result.get(pair[1] + "_metrics");
-                String raw = text(m, "raw_output");
-                d.raw = raw;
-                evaluate(d, m == null || m.isNull() ? null : m, new RawText(raw, false), mode);
-                ran = m != null && !m.isNull();
-            }
-            if (d.primary != null) {
-                d.status = RunStatus.SUCCESS;
-                runs.add(d);
-                continue;
-            }
-            boolean charged;
-            if (named != null) {
-                charged = named.equals(d.arm) || ran;
-            } else if (isSuccess(status)) {
-                charged = true;
-                d.notes.add("the source said 'success' but no primary metric was found");
-            } else {
-                // the first arm without a value failed; an arm after it that left no record never ran
-                charged = firstFailed == null || ran;
-            }
-            if (charged) {
-                d.status = RunStatus.FAILED;
-                firstFailed = firstFailed == null ? d.arm : firstFailed;
-                d.failureError = error;
-                if (micro) {
-                    putConsole(d, "stdout", text(result, "stdout"));
-                    putConsole(d, "stderr", text(result, "stderr"));
-                }
-                boolean own = sections.stream().anyMatch(sc -> sc.isFor(pair[1], d.arm));
-                for (Section sc : sections) {
-                    if (own ? sc.isFor(pair[1], d.arm) : sc.arm() == null) {
-                        putConsole(d, sc.label(), sc.text());
-                    }
-                }
-            } else {
-                String first = named != null ? named : firstFailed;
-                notRun(d, "the " + (first == null ? "baseline" : first) + " arm failed first", status, error);
-            }
-            runs.add(d);
-        }
-        TaskInfo task = new TaskInfo(commit, null, text(instance, "commit_subject"), text(instance, "perf_command"),
-                null, null, engine);
-        return new Extracted(runs, task, micro ? "micro" : "native_runner", List.of());
-    }
-
-    /** A part of a runner log: the section of one arm ({@code === BASELINE ===}), or text outside any section. */
-    record Section(String label, String arm, String text) {
-
-        boolean isFor(String side, String arm) {
-            return side.equals(this.arm) || arm.equals(this.arm);
-        }
-    }
-
-    /**
-     * Splits a runner log into its arm sections ({@code === BASELINE ===}, {@code === PATCHED ===}…); text before any
-     * header (or a log without headers) belongs to no arm.
-     */
-    static void splitSections(String name, String text, List<Section> out) {
-        if (text == null || text.isBlank()) {
-            return;
-        }
-        Matcher m = SECTION.matcher(text);
-        int last = 0;
-        String arm = null;
-        while (m.find()) {
-            add(out, name, arm, text.substring(last, m.start()));
-            arm = m.group(1).toLowerCase(Locale.ROOT);
-            last = m.end();
-        }
-        add(out, name, arm, text.substring(last));
-    }
-
-    private static void add(List<Section> out, String name, String arm, String part) {
-        if (!part.isBlank()) {
-            out.add(new Section(arm == null ? name : name + " [" + arm + "]", arm, part));
-        }
-    }
-
-    private static void putConsole(RunDraft d, String label, String text) {
-        if (text != null && !text.isBlank()) {
-            d.console.put(label, text);
-        }
-    }
-
-    /**
-     * The arm a status or error names as the one that failed: {@code baseline_failed} / {@code patched_timeout} by
-     * prefix, else the only arm word in the error's first line ("No wheel for human …", "Failed to install baseline
-     * wheel"); a setup status naming no arm ({@code no_wheel}, {@code no_perf_command}) charges the first arm,
-     * baseline. Null when nothing names one. {@code patched} is the agent arm.
-     */
-    static String failingArm(String status, String error) {
-        if (status != null) {
-            Matcher m = ARM_STATUS.matcher(status.strip());
-            if (m.find()) {
-                return armOf(m.group(1));
-            }
-        }
-        if (error != null && !error.isBlank()) {
-            String first = error.strip().lines().findFirst().orElse("");
-            Matcher m = ARM_WORD.matcher(first.length() > 300 ? first.substring(0, 300) : first);
-            String found = null;
-            while (m.find()) {
-                String a = armOf(m.group(1));
-                if (found != null && !found.equals(a)) {
-                    found = null;
-                    break;
-                }
-                found = a;
-            }
-            if (found != null) {
-                return found;
-            }
-        }
-        if (status != null && SETUP_STATUSES.contains(status.strip().toLowerCase(Locale.ROOT))) {
-            return "baseline";
-        }
-        return null;
-    }
-
-    private static String armOf(String word) {
-        String w = word.toLowerCase(Locale.ROOT);
-        return w.equals("patched") ? "agent" : w;
-    }
-
-    /** Marks an arm as never run, with the reason (never a failure). */
-    static void notRun(RunDraft d, String why, String status, String error) {
-        d.status = RunStatus.NOT_RUN;
-        StringBuilder r = new StringBuilder("not run: ").append(why);
-        if (status != null || error != null) {
-            r.append(" (");
-            if (status != null) {
-                r.append("status ").append(status);
-            }
-            if (error != null) {
-                String e = error.strip().lines().findFirst().orElse("");
-                r.append(status != null ? ": " : "").append(e.length() > 200 ? e.substring(0, 200) + "…" : e);
-            }
-            r.append(')');
-        }
-        d.notRunReason = r.toString();
-    }
-
-    /** A stdout/stderr file with no result JSON beside it: one failed run whose evidence is the file. */
-    static Extracted sidecarOnly(FormatDetector.Detection det, String text, boolean micro) {
-        RunDraft d = new RunDraft();
-        d.arm = "baseline";
-        d.commit = det.commit();
-        d.kind = micro ? RunKind.MICRO : RunKind.LEGACY;
-        d.mode = micro ? Mode.MICRO : null;
-        d.status = RunStatus.FAILED;
-        d.raw = text;
-        d.notes.add("no result JSON beside this log: the first (baseline) run failed before writing one");
-        return new Extracted(List.of(d), new TaskInfo(d.commit, null, null, null, null, null, det.engine()),
-                micro ? "micro" : "native_runner", List.of());
-    }
-
-    // ---------------------------------------------------------------- what the old system published
-
-    /**
-     * The improvements the old harness published in a modal result ({@code human_improvement}, {@code
-     * agent_improvement}, {@code agent_vs_human}: percent by its own metric names) and the stored values they came
-     * from, for the report's list of corrections. Null when it published none.
-     */
-    static ObjectNode publishedModal(JsonNode result) {
-        ObjectNode p = LenientJson.MAPPER.createObjectNode();
-        copyNumbers(result.get("human_improvement"), p, "human");
-        copyNumbers(result.get("agent_improvement"), p, "agent");
-        copyNumbers(result.get("agent_vs_human"), p, "agent_vs_human");
-        if (p.isEmpty()) {
-            return null;
-        }
-        ObjectNode values = p.putObject("values");
-        for (String arm : ARMS) {
-            copyNumbers(result.get(arm + "_metrics"), values, arm);
-        }
-        p.put("source", "the result file's *_improvement fields");
-        return p;
-    }
-
-    /** A rerun's {@code analysis}: its primary metric, the three values and the two improvements it published. */
-    static ObjectNode publishedAnalysis(JsonNode analysis) {
-        String metric = text(analysis, "primary_metric");
-        if (metric == null) {
-            return null;
-        }
-        ObjectNode p = LenientJson.MAPPER.createObjectNode();
-        ObjectNode values = LenientJson.MAPPER.createObjectNode();
-        for (String arm : ARMS) {
-            RawText.Found v = number(analysis, arm + "_value");
-            if (v != null) {
-                values.putObject(arm).put(metric, v.value());
-            }
-            RawText.Found imp = number(analysis, arm + "_improvement_pct");
-            if (imp != null) {
-                p.putObject(arm).put(metric, imp.value());
-            }
-        }
-        if (p.isEmpty()) {
-            return null;
-        }
-        p.set("values", values);
-        p.put("source", "the rerun's analysis");
-        return p;
-    }
-
-    private static void copyNumbers(JsonNode from, ObjectNode to, String key) {
-        if (from == null || !from.isObject()) {
-            return;
-        }
-        ObjectNode o = null;
-        Iterator<Map.Entry<String, JsonNode>> it = from.fields();
-        while (it.hasNext()) {
-            Map.Entry<String, JsonNode> e = it.next();
-            if (e.getValue().isNumber()) {
-                if (o == null) {
-                    o = to.putObject(key);
-                }
-                o.set(e.getKey(), e.getValue());
-            }
-        }
-    }
-
     // ---------------------------------------------------------------- shared evaluation
 
     /**
@@ -812,139 +505,5 @@ final class Extractor {
         if (mode != null && mode != Mode.MICRO && d.primary != null) {
             d.metrics.put(MetricDictionary.primaryMetric(mode), d.primary.found().value().doubleValue());
         }
-    }
-
-    // ---------------------------------------------------------------- JSON helpers
-
-    static JsonNode at(JsonNode node, String dotted) {
-        JsonNode cur = node;
-        for (String part : dotted.split("\\.")) {
-            if (cur == null || !cur.isObject()) {
-                return null;
-            }
-            cur = cur.get(part);
-        }
-        return cur;
-    }
-
-    static RawText.Found number(JsonNode node, String dotted) {
-        JsonNode v = node == null ? null : at(node, dotted);
-        if (v == null || v.isNull()) {
-            return null;
-        }
-        if (v.isNumber()) {
-            BigDecimal d = v.decimalValue();
-            return new RawText.Found(d, d.toPlainString());
-        }
-        if (v.isTextual()) {
-            return RawText.decimal(v.asText());
-        }
-        return null;
-    }
-
-    static RawText.Found firstNumber(JsonNode node, String... keys) {
-        if (node == null) {
-            return null;
-        }
-        for (String k : keys) {
-            RawText.Found f = number(node, k);
-            if (f != null) {
-                return f;
-            }
-        }
-        return null;
-    }
-
-    private static boolean hasAny(JsonNode node, String... keys) {
-        for (String k : keys) {
-            JsonNode v = at(node, k);
-            if (v != null && !v.isNull()) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static boolean hasNumericTopLevel(JsonNode node) {
-        Iterator<Map.Entry<String, JsonNode>> it = node.fields();
-        while (it.hasNext()) {
-            Map.Entry<String, JsonNode> e = it.next();
-            if (e.getValue().isNumber() && !e.getKey().equals("duration_s")) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    static String text(JsonNode node, String key) {
-        if (node == null || !node.isObject()) {
-            return null;
-        }
-        JsonNode v = node.get(key);
-        if (v == null || v.isNull()) {
-            return null;
-        }
-        return v.isValueNode() ? v.asText() : v.toString();
-    }
-
-    static String firstText(JsonNode node, String... keys) {
-        for (String k : keys) {
-            String t = text(node, k);
-            if (t != null && !t.isBlank()) {
-                return t;
-            }
-        }
-        return null;
-    }
-
-    private static JsonNode obj(JsonNode node, String key) {
-        JsonNode v = node.get(key);
-        return v != null && v.isObject() ? v : null;
-    }
-
-    @SafeVarargs
-    static <T> T firstNonNull(T... values) {
-        for (T v : values) {
-            if (v != null) {
-                return v;
-            }
-        }
-        return null;
-    }
-
-    private static Double seconds(JsonNode node, String key) {
-        RawText.Found f = number(node, key);
-        return f == null ? null : f.value().doubleValue() * 1000.0;
-    }
-
-    private static String lastLine(String s) {
-        if (s == null) {
-            return null;
-        }
-        String[] lines = s.strip().split("\n");
-        return lines[lines.length - 1].strip();
-    }
-
-    private static void putIfText(RunDraft d, String key, String value) {
-        if (value != null) {
-            d.extra.put(key, value);
-        }
-    }
-
-    static boolean isSuccess(String status) {
-        return status != null && status.equalsIgnoreCase("success");
-    }
-
-    private static String join(String... parts) {
-        StringBuilder sb = new StringBuilder();
-        for (String p : parts) {
-            if (p != null && !p.isBlank()) {
-                if (!sb.isEmpty()) {
-                    sb.append('\n');
-                }
-                sb.append(p);
-            }
-        }
-        return sb.isEmpty() ? null : sb.toString();
     }
 }

@@ -1,6 +1,7 @@
 package io.isobench.legacy;
 
 import io.isobench.Mode;
+import io.isobench.parse.ConsoleMode;
 
 import java.math.BigDecimal;
 import java.util.LinkedHashMap;
@@ -27,12 +28,6 @@ final class RawText {
     static final Pattern START_GENERATING = Pattern.compile("------start generating------", F);
     static final Pattern EST_SPEED =
             Pattern.compile("est\\. speed input: ([0-9.]+) toks/s, output: ([0-9.]+) toks/s", F);
-
-    // Mode detection (case-insensitive).
-    private static final Pattern MODE_LATENCY = Pattern.compile("Avg latency: [0-9.eE+-]+ seconds", F | Pattern.CASE_INSENSITIVE);
-    private static final Pattern MODE_THROUGHPUT = Pattern.compile("Throughput: [0-9.]+ requests/s", F | Pattern.CASE_INSENSITIVE);
-    private static final Pattern MODE_PREFIX = Pattern.compile("est\\. speed input|start generating", F | Pattern.CASE_INSENSITIVE);
-    private static final Pattern MODE_SERVING = Pattern.compile("=+ Serving Benchmark Result =+", F | Pattern.CASE_INSENSITIVE);
 
     private static final Pattern SUCCESSFUL_REQUESTS = Pattern.compile("^Successful requests:\\s+([0-9]+)", F);
     private static final Pattern TOTAL_INPUT_TOKENS = Pattern.compile("^Total input tokens:\\s+([0-9]+)", F);
@@ -73,21 +68,9 @@ final class RawText {
         return servingHeader() >= 0;
     }
 
-    /** The mode shown by the text (serving block, Avg latency, Throughput, est. speed / start generating), or null. */
+    /** The mode shown by the text ({@link ConsoleMode}), or null. */
     Mode mode() {
-        if (MODE_SERVING.matcher(text).find()) {
-            return Mode.SERVING;
-        }
-        if (MODE_LATENCY.matcher(text).find()) {
-            return Mode.LATENCY;
-        }
-        if (MODE_THROUGHPUT.matcher(text).find()) {
-            return Mode.THROUGHPUT;
-        }
-        if (MODE_PREFIX.matcher(text).find()) {
-            return Mode.PREFIX_CACHING;
-        }
-        return null;
+        return ConsoleMode.of(text).orElse(null);
     }
 
     /** The primary metric for a mode from the raw text (contract table), or null when the raw line is absent. */

@@ -69,8 +69,19 @@ public final class ThreeWayTable {
     }
 
     /** A run as the rules see it. */
-    private record View(RunRecord run, String arm, Mode mode, JsonNode byMode, String model, String workload,
-                        boolean outputTokS, String path, RunDetails extra) {
+    private record View(RunRecord run, String arm, Mode mode, JsonNode byMode, String workload, RunDetails extra) {
+
+        String model() {
+            return run.model();
+        }
+
+        boolean outputTokS() {
+            return extra.string("output_tok_s") != null;
+        }
+
+        String path() {
+            return extra.string("path") == null ? "" : extra.string("path");
+        }
 
         Value value(Mode m) {
             if (m == null) {
@@ -101,9 +112,37 @@ public final class ThreeWayTable {
     private record Value(String text, double number, String origin, String runId) {
     }
 
+    /** How comparable a candidate's values are, and the issues behind it (a list the row may still add to). */
+    private record Fit(String comparability, List<String> issues) {
+    }
+
+    /** The deltas of a candidate: human and agent vs baseline, agent vs human (null = undefined). */
+    private record Deltas(Double human, Double agent, Double agentVsHuman) {
+    }
+
     /** One candidate source evaluated. */
-    private record Candidate(int precedence, String pipeline, Mode mode, Value[] values, String comparability,
-                             List<String> issues, int outputArms, Double hDelta, Double aDelta, Double avh) {
+    private record Candidate(int precedence, String pipeline, Mode mode, Value[] values, int outputArms, Fit fit,
+                             Deltas deltas) {
+
+        String comparability() {
+            return fit.comparability();
+        }
+
+        List<String> issues() {
+            return fit.issues();
+        }
+
+        Double hDelta() {
+            return deltas.human();
+        }
+
+        Double aDelta() {
+            return deltas.agent();
+        }
+
+        Double avh() {
+            return deltas.agentVsHuman();
+        }
 
         int count() {
             int n = 0;
@@ -308,7 +347,8 @@ public final class ThreeWayTable {
         Double h = delta(better, values[0], values[1]);
         Double a = delta(better, values[0], values[2]);
         Double avh = delta(better, values[1], values[2]);
-        return new Candidate(precedence, pipeline, mode, values, comparability, issues, outputArms, h, a, avh);
+        return new Candidate(precedence, pipeline, mode, values, outputArms, new Fit(comparability, issues),
+                new Deltas(h, a, avh));
     }
 
     private static Double delta(Better better, Value base, Value x) {
@@ -354,9 +394,7 @@ public final class ThreeWayTable {
                 workload = null;
             }
         }
-        boolean output = extra.string("output_tok_s") != null;
-        String path = extra.string("path") == null ? "" : extra.string("path");
-        return new View(r, arm, mode, byMode, r.model(), workload, output, path, extra);
+        return new View(r, arm, mode, byMode, workload, extra);
     }
 
     /** Two runs for one arm of one pipeline (e.g. the same tree imported from two places): keep one, deterministically. */

@@ -251,45 +251,66 @@ public final class OutputParser {
 
         private ParsedOutput finish() {
             servingComplete += servingHasRows ? 1 : 0;
-            if (servingBlock != null) {
-                if (!servingClosed && servingCurrent == servingBlock) {
-                    warnings.add("serving block starting at line " + servingStart + " has no closing rule (text ends inside it)");
-                }
-                if (servingComplete > 1) {
-                    warnings.add(servingComplete + " serving result blocks with metric rows (real block + harness echo?): "
-                            + "the first complete one was used");
-                }
-                Workload w = Workload.ofNullable(asLong(servingBlock, "completed_requests"),
-                        asLong(servingBlock, "total_input_tokens"), asLong(servingBlock, "total_output_tokens"));
-                return result(Mode.SERVING, servingBlock, w, List.of());
-            }
-            if (!latency.isEmpty()) {
-                if (avgCount > 1) {
-                    warnings.add(avgCount + " 'Avg latency' lines: the first was used");
-                }
-                return result(Mode.LATENCY, latency, null, List.of());
-            }
-            if (!throughput.isEmpty()) {
-                if (throughputCount > 1) {
-                    warnings.add(throughputCount + " 'Throughput:' lines: the first was used");
-                }
-                return result(Mode.THROUGHPUT, throughput, null, List.of());
-            }
-            if (markerLine >= 0) {
-                if (speedLine == null) {
-                    warnings.add("'start generating' marker at line " + markerLine + " but no 'est. speed' line after it");
-                } else {
-                    Collector c = new Collector(warnings);
-                    c.put("output_throughput_tok_s", speedOutput, 1.0, speedLine.evidence(), speedLine);
-                    c.put("input_throughput_tok_s", speedInput, 1.0, speedLine.evidence(), speedLine);
-                    if (costTime != null) {
-                        c.put("duration_s", costTime, 1.0, costLine.evidence(), costLine);
-                    }
-                    if (!c.isEmpty()) {
-                        return result(Mode.PREFIX_CACHING, c, null, List.of());
-                    }
+            for (Mode mode : ConsoleMode.ORDER) {
+                ParsedOutput r = switch (mode) {
+                    case SERVING -> servingResult();
+                    case LATENCY -> firstLine(Mode.LATENCY, latency, avgCount, "'Avg latency'");
+                    case THROUGHPUT -> firstLine(Mode.THROUGHPUT, throughput, throughputCount, "'Throughput:'");
+                    case PREFIX_CACHING -> prefixCachingResult();
+                    case MICRO -> null;
+                };
+                if (r != null) {
+                    return r;
                 }
             }
+            return microOrNone();
+        }
+
+        private ParsedOutput servingResult() {
+            if (servingBlock == null) {
+                return null;
+            }
+            if (!servingClosed && servingCurrent == servingBlock) {
+                warnings.add("serving block starting at line " + servingStart + " has no closing rule (text ends inside it)");
+            }
+            if (servingComplete > 1) {
+                warnings.add(servingComplete + " serving result blocks with metric rows (real block + harness echo?): "
+                        + "the first complete one was used");
+            }
+            Workload w = Workload.ofNullable(asLong(servingBlock, "completed_requests"),
+                    asLong(servingBlock, "total_input_tokens"), asLong(servingBlock, "total_output_tokens"));
+            return result(Mode.SERVING, servingBlock, w, List.of());
+        }
+
+        /** The result of a mode whose lines are read from their first one, or null when it has no metrics. */
+        private ParsedOutput firstLine(Mode mode, Collector c, int lines, String label) {
+            if (c.isEmpty()) {
+                return null;
+            }
+            if (lines > 1) {
+                warnings.add(lines + " " + label + " lines: the first was used");
+            }
+            return result(mode, c, null, List.of());
+        }
+
+        private ParsedOutput prefixCachingResult() {
+            if (markerLine < 0) {
+                return null;
+            }
+            if (speedLine == null) {
+                warnings.add("'start generating' marker at line " + markerLine + " but no 'est. speed' line after it");
+                return null;
+            }
+            Collector c = new Collector(warnings);
+            c.put("output_throughput_tok_s", speedOutput, 1.0, speedLine.evidence(), speedLine);
+            c.put("input_throughput_tok_s", speedInput, 1.0, speedLine.evidence(), speedLine);
+            if (costTime != null) {
+                c.put("duration_s", costTime, 1.0, costLine.evidence(), costLine);
+            }
+            return c.isEmpty() ? null : result(Mode.PREFIX_CACHING, c, null, List.of());
+        }
+
+        private ParsedOutput microOrNone() {
             if (!micro.isEmpty()) {
                 Collector c = new Collector(warnings);
                 for (MicroResult r : micro) {

@@ -34,7 +34,7 @@ class KubernetesConfigTest {
         assertThat(plan.skipped()).isEmpty();
         assertThat(suite.run().executor()).isEqualTo("kubernetes");
         KubernetesProfile p = KubernetesProfile.load(Path.of("examples/vllm-gpu/isobench-profile.yaml"));
-        var arms = KubernetesExecutor.suiteArms(suite, p, h -> null);
+        var arms = KubeSuiteArms.suiteArms(suite, p, h -> null);
         for (var a : plan.arms()) {
             assertThat(arms.resolve(a.taskId(), a.arm()).failure()).as(a.taskId() + " " + a.arm()).isNull();
         }
@@ -52,9 +52,9 @@ class KubernetesConfigTest {
 
     @Test
     void imageTemplatesAreFilledAndAnUnknownParentIsNamed() {
-        assertThat(KubernetesExecutor.fill("r/vllm:{human_commit_short}-{task}", "t1", "0123456789abcdef", null, "",
+        assertThat(KubeSuiteArms.fill("r/vllm:{human_commit_short}-{task}", "t1", "0123456789abcdef", null, "",
                 null)).isEqualTo("r/vllm:0123456789ab-t1");
-        assertThat(KubernetesExecutor.fill("r/vllm:{parent_commit}", "t1", "aa", null, "", null))
+        assertThat(KubeSuiteArms.fill("r/vllm:{parent_commit}", "t1", "aa", null, "", null))
                 .isEqualTo("r/vllm:{parent_commit}");
     }
 

@@ -425,11 +425,11 @@ class KubernetesExecutorTest {
 
     @Test
     void apiErrorsMapToCategories() {
-        assertThat(KubernetesExecutor.apiFailure(new KubernetesClientException("forbidden", 403, null)).category())
+        assertThat(KubeFailures.apiFailure(new KubernetesClientException("forbidden", 403, null)).category())
                 .isEqualTo(FailureCategory.ENV_MISSING);
-        assertThat(KubernetesExecutor.apiFailure(new KubernetesClientException("boom", 503, null)).category())
+        assertThat(KubeFailures.apiFailure(new KubernetesClientException("boom", 503, null)).category())
                 .isEqualTo(FailureCategory.INFRA_TRANSIENT);
-        assertThat(KubernetesExecutor.apiFailure(new KubernetesClientException("invalid", 422, null)).category())
+        assertThat(KubeFailures.apiFailure(new KubernetesClientException("invalid", 422, null)).category())
                 .isEqualTo(FailureCategory.BAD_PERF_COMMAND);
     }
 }

@@ -52,7 +52,7 @@ class KubernetesGoldenSpecTest {
         Plan plan = Planner.plan(suite, new Planner.Options(1, null, Path.of("/work/isobench-work")));
         assertThat(plan.skipped()).as("lint must accept %s", id).isEmpty();
         KubernetesProfile profile = KubernetesProfile.load(PROFILE);
-        KubernetesExecutor.Arms arms = KubernetesExecutor.suiteArms(suite, profile, h -> null);
+        KubernetesExecutor.Arms arms = KubeSuiteArms.suiteArms(suite, profile, h -> null);
         KubernetesSerialization yaml = new KubernetesSerialization();
         StringBuilder out = new StringBuilder("# " + task.id() + ": " + what + "\n# perf_command: "
                 + task.perfCommand() + "\n");

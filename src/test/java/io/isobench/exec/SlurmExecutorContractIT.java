@@ -34,6 +34,6 @@ class SlurmExecutorContractIT extends ExecutorContract {
 
     @Override
     protected List<String> leftovers(Path workRoot) {
-        return SlurmExecutor.activeJobsUnder(workRoot);
+        return SlurmCli.activeJobsUnder(workRoot);
     }
 }

@@ -301,7 +301,7 @@ class SlurmExecutorIT {
             st = cli.state(Long.toString(ids.get(ids.size() - 1)));
         }
         assertThat(st == null ? "gone" : st.state()).isIn("CANCELLED", "gone");
-        assertThat(SlurmExecutor.activeJobsUnder(work)).isEmpty();
+        assertThat(SlurmCli.activeJobsUnder(work)).isEmpty();
     }
 
     private String lastState(Job j) {

@@ -159,17 +159,17 @@ class SlurmScriptGoldenTest {
                 "TIMEOUT", FailureCategory.TIMEOUT,
                 "DEADLINE", FailureCategory.TIMEOUT);
         expected.forEach((state, cat) -> {
-            Failure f = SlurmExecutor.classifyState(state, "Slurm job 7 state " + state, "");
+            Failure f = SlurmFailures.classifyState(state, "Slurm job 7 state " + state, "");
             assertThat(f.category()).as(state).isEqualTo(cat);
             assertThat(f.evidence()).containsExactly("Slurm job 7 state " + state);
         });
-        assertThat(SlurmExecutor.classifyState("NODE_FAIL", "e", "").category().retryable()).isTrue();
-        assertThat(SlurmExecutor.classifyState("OUT_OF_MEMORY", "e", "").category().retryable()).isFalse();
-        assertThat(SlurmExecutor.classifyState("CANCELLED+", "e", "").category()).isEqualTo(FailureCategory.INFRA_TRANSIENT);
+        assertThat(SlurmFailures.classifyState("NODE_FAIL", "e", "").category().retryable()).isTrue();
+        assertThat(SlurmFailures.classifyState("OUT_OF_MEMORY", "e", "").category().retryable()).isFalse();
+        assertThat(SlurmFailures.classifyState("CANCELLED+", "e", "").category()).isEqualTo(FailureCategory.INFRA_TRANSIENT);
         // a job that died without an exit code: the log's root cause when there is one
-        assertThat(SlurmExecutor.classifyState("FAILED", "e", "torch.OutOfMemoryError: CUDA out of memory.")
+        assertThat(SlurmFailures.classifyState("FAILED", "e", "torch.OutOfMemoryError: CUDA out of memory.")
                 .category()).isEqualTo(FailureCategory.GPU_OOM);
-        assertThat(SlurmExecutor.classifyState("FAILED", "e", "").category()).isEqualTo(FailureCategory.UNKNOWN);
+        assertThat(SlurmFailures.classifyState("FAILED", "e", "").category()).isEqualTo(FailureCategory.UNKNOWN);
     }
 
     @Test

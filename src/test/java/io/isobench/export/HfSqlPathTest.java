@@ -74,9 +74,9 @@ class HfSqlPathTest {
                 st.execute(SqlRows.LG_DDL);
                 for (String forced : new String[] {null, "gid % 3"}) {
                     String rows = forced == null ? "x_plain" : "x_forced";
-                    List<String> steps = SqlRows.statements(false, rows);
+                    List<String> steps = ExportSql.statements(false, rows);
                     for (String step : steps) {
-                        if (step.equals(SqlRows.UNIQUE_GID)) {
+                        if (step.equals(ExportSql.UNIQUE_GID)) {
                             if (forced != null) {
                                 st.execute("UPDATE x_mine SET gid = " + forced);
                                 st.execute("UPDATE x_arm SET gid = " + forced);
