@@ -122,8 +122,9 @@ final class TaskSection extends SuiteNodes {
             }
             TaskSpec.ArmArtifacts arts = engine.armArtifacts(m, field);
             if (id != null && human != null && (g != null || !"generic".equals(engineName))) {
-                out.add(new TaskSpec(id, human, parent, perf, model, mode, server, gpus, timeout, corr, line(n), build,
-                        acc, merged, g, arts));
+                out.add(new TaskSpec(id, new TaskSpec.Commits(human, parent), new TaskSpec.Workload(perf, model, mode,
+                        server, g), new TaskSpec.Limits(gpus, timeout), new TaskSpec.Gates(corr, acc, merged),
+                        new TaskSpec.Setup(build, arts), line(n)));
             }
         }
         return out;
