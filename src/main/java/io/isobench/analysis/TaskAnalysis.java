@@ -106,8 +106,8 @@ public record TaskAnalysis(
         NoiseBand band = NoiseBand.none();
         if (aa != null) {
             Pairs aaPairs = Pairs.of(aa, base, null, better);
-            Comparison aaCmp = Comparison.compute(aa, base, null, better, NoiseBand.none(), excluded(ex, aa, base),
-                    config, aaPairs);
+            Comparison aaCmp = Comparison.compute(aa, base, better, NoiseBand.none(), excluded(ex, aa, base), config,
+                    aaPairs);
             band = NoiseBand.of(aaCmp, aaPairs);
         }
         Comparison hb = Comparison.compute(input.human(), base, aa, better, band, excluded(ex, input.human(), base),
