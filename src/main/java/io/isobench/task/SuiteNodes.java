@@ -22,6 +22,7 @@ import java.util.regex.Pattern;
  * problem list.
  */
 class SuiteNodes {
+
     static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");
     static final Pattern REF = Pattern.compile("[^\\s~^:?*\\[\\\\]+");
     static final Pattern TEMPLATE_FIELD = Pattern.compile("\\{[^{}]*}");
