@@ -18,7 +18,8 @@ import java.util.Map;
  * @param varianceGateAlpha  the one-sided level of the F test that keeps an arm noisier than the A/A pairs from
  *                           borrowing their variance (then its own pairs alone give the interval)
  * @param exactMaxN          Mann-Whitney U (reported, not gating) is exact when both samples have n ≤ this and no ties
- * @param aggregate          the settings of verdicts over tasks: opt_human's fraction and the leaderboards' bootstrap
+ * @param aggregate          the settings of verdicts over tasks: opt_human's fraction, the leaderboards'
+ *                           bootstrap
  */
 public record StatsConfig(
         double confidence,
