@@ -152,12 +152,13 @@ public record Comparison(
      */
     public static Comparison compute(ArmSamples x, ArmSamples reference, ArmSamples secondReference, Better better,
                                      NoiseBand band, int roundsExcluded, StatsConfig config) {
-        return compute(x, reference, secondReference, better, band, roundsExcluded, config,
+        return compute(x, reference, better, band, roundsExcluded, config,
                 Pairs.of(requireArm(x), requireArm(reference), secondReference, requireDirection(better)));
     }
 
-    static Comparison compute(ArmSamples x, ArmSamples reference, ArmSamples secondReference, Better better,
-                              NoiseBand band, int roundsExcluded, StatsConfig config, Pairs p) {
+    /** As the public {@code compute}, with the pairs already formed ({@code p} holds the second reference). */
+    static Comparison compute(ArmSamples x, ArmSamples reference, Better better, NoiseBand band, int roundsExcluded,
+                              StatsConfig config, Pairs p) {
         if (band == null || config == null) {
             throw new IllegalArgumentException("noise band and config must not be null (use NoiseBand.none())");
         }

@@ -28,16 +28,30 @@ final class Rounds {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** One finished measured run. */
-    private record Run(String arm, int round, Double value, boolean success, String failureCategory,
-                       String failureDetail, JsonNode workload, String hardware) {
+    private record Run(String arm, int round, Double value, Outcome outcome, JsonNode workload, String hardware) {
+        boolean success() {
+            return outcome.success();
+        }
+
+        String failureCategory() {
+            return outcome.failureCategory();
+        }
+
+        String failureDetail() {
+            return outcome.failureDetail();
+        }
+    }
+
+    /** How a run ended: success, else the failure's category and detail (null when the run has none). */
+    private record Outcome(boolean success, String failureCategory, String failureDetail) {
     }
 
     private final List<Run> runs = new ArrayList<>();
 
     /** A finished measured run (not a placeholder). */
     void add(RunRecord r) {
-        runs.add(new Run(r.arm(), r.round(), r.primaryValue(), r.status() == RunRecord.RunStatus.SUCCESS,
-                r.failure() == null ? null : r.failure().category(), r.failure() == null ? null : r.failure().detail(),
+        runs.add(new Run(r.arm(), r.round(), r.primaryValue(), new Outcome(r.status() == RunRecord.RunStatus.SUCCESS,
+                r.failure() == null ? null : r.failure().category(), r.failure() == null ? null : r.failure().detail()),
                 parse(r.workload()), r.details().hardwareId()));
     }
 

@@ -18,9 +18,8 @@ import java.util.Map;
  * @param varianceGateAlpha  the one-sided level of the F test that keeps an arm noisier than the A/A pairs from
  *                           borrowing their variance (then its own pairs alone give the interval)
  * @param exactMaxN          Mann-Whitney U (reported, not gating) is exact when both samples have n ≤ this and no ties
- * @param optHumanFraction   {@code opt_human} needs agent speedup ≥ this × human speedup
- * @param bootstrapResamples resamples of the percentile bootstrap used for medians over tasks (leaderboards)
- * @param bootstrapSeed      seed of that bootstrap (SplitMix64)
+ * @param aggregate          the settings of verdicts over tasks: opt_human's fraction, the leaderboards'
+ *                           bootstrap
  */
 public record StatsConfig(
         double confidence,
@@ -29,9 +28,26 @@ public record StatsConfig(
         double minEffectPct,
         double varianceGateAlpha,
         int exactMaxN,
-        double optHumanFraction,
-        int bootstrapResamples,
-        long bootstrapSeed) {
+        Aggregate aggregate) {
+
+    /**
+     * Settings of the verdicts over tasks.
+     *
+     * @param optHumanFraction   {@code opt_human} needs agent speedup ≥ this × human speedup
+     * @param bootstrapResamples resamples of the percentile bootstrap used for medians over tasks (leaderboards)
+     * @param bootstrapSeed      seed of that bootstrap (SplitMix64)
+     */
+    public record Aggregate(double optHumanFraction, int bootstrapResamples, long bootstrapSeed) {
+        public Aggregate {
+            if (!(optHumanFraction > 0) || Double.isInfinite(optHumanFraction)) {
+                throw new IllegalArgumentException("optHumanFraction (" + optHumanFraction
+                        + ") must be a positive number");
+            }
+            if (bootstrapResamples < 100) {
+                throw new IllegalArgumentException("bootstrapResamples (" + bootstrapResamples + ") must be >= 100");
+            }
+        }
+    }
 
     public static final String CI_METHOD = "paired_rounds_log_ratio_t";
     public static final String TEST_METHOD = "mann_whitney_u_two_sided";
@@ -39,7 +55,8 @@ public record StatsConfig(
     public static final String NOISE_BAND_METHOD = "aa_arm_paired";
     public static final String RNG = "splitmix64";
 
-    private static final StatsConfig DEFAULTS = new StatsConfig(0.95, 5, 10.0, 2.0, 0.2, 8, 0.95, 10_000, 42L);
+    private static final StatsConfig DEFAULTS = new StatsConfig(0.95, 5, 10.0, 2.0, 0.2, 8,
+            new Aggregate(0.95, 10_000, 42L));
 
     public StatsConfig {
         if (!(confidence > 0.5 && confidence < 1.0)) {
@@ -61,12 +78,22 @@ public record StatsConfig(
             // the exact null distribution is counted in longs: C(60, 30) still fits, much more would not
             throw new IllegalArgumentException("exactMaxN (" + exactMaxN + ") must be in 0..30");
         }
-        if (!(optHumanFraction > 0) || Double.isInfinite(optHumanFraction)) {
-            throw new IllegalArgumentException("optHumanFraction (" + optHumanFraction + ") must be a positive number");
-        }
-        if (bootstrapResamples < 100) {
-            throw new IllegalArgumentException("bootstrapResamples (" + bootstrapResamples + ") must be >= 100");
-        }
+        java.util.Objects.requireNonNull(aggregate, "aggregate");
+    }
+
+    /** {@code opt_human} needs agent speedup ≥ this × human speedup. */
+    public double optHumanFraction() {
+        return aggregate.optHumanFraction();
+    }
+
+    /** Resamples of the percentile bootstrap used for medians over tasks (leaderboards). */
+    public int bootstrapResamples() {
+        return aggregate.bootstrapResamples();
+    }
+
+    /** Seed of that bootstrap (SplitMix64). */
+    public long bootstrapSeed() {
+        return aggregate.bootstrapSeed();
     }
 
     /** The defaults: 95 %, 5 paired rounds, CV gate 10 %, minimum effect 2 %, variance gate 0.2, exact MWU n ≤ 8. */
@@ -76,12 +103,12 @@ public record StatsConfig(
 
     public StatsConfig withBootstrap(int resamples, long seed) {
         return new StatsConfig(confidence, minPairedRounds, cvGatePct, minEffectPct, varianceGateAlpha, exactMaxN,
-                optHumanFraction, resamples, seed);
+                new Aggregate(optHumanFraction(), resamples, seed));
     }
 
     public StatsConfig withGates(int minPairedRounds, double cvGatePct, double minEffectPct) {
         return new StatsConfig(confidence, minPairedRounds, cvGatePct, minEffectPct, varianceGateAlpha, exactMaxN,
-                optHumanFraction, bootstrapResamples, bootstrapSeed);
+                aggregate);
     }
 
     /** α of the equivalence test: 1 − confidence (its interval is the 1 − 2α one). */
@@ -124,7 +151,7 @@ public record StatsConfig(
                         + "better than baseline and speedup >= %s x the human's.",
                 fmt(confidence * 100), fmt(varianceGateAlpha), fmt((1 - 2 * equivalenceAlpha()) * 100),
                 fmt(equivalenceAlpha()), fmt(minEffectPct), minPairedRounds, fmt(cvGatePct), exactMaxN,
-                fmt(optHumanFraction));
+                fmt(optHumanFraction()));
     }
 
     /** Machine form (snake_case keys, insertion-ordered, unmodifiable) for JSON, stored beside every result. */
@@ -142,10 +169,10 @@ public record StatsConfig(
         m.put("test_method", TEST_METHOD);
         m.put("test_exact_max_n", exactMaxN);
         m.put("test_gating", false);
-        m.put("opt_human_fraction", optHumanFraction);
+        m.put("opt_human_fraction", optHumanFraction());
         m.put("aggregate_ci", "percentile_bootstrap_median");
-        m.put("bootstrap_resamples", bootstrapResamples);
-        m.put("bootstrap_seed", bootstrapSeed);
+        m.put("bootstrap_resamples", bootstrapResamples());
+        m.put("bootstrap_seed", bootstrapSeed());
         m.put("bootstrap_rng", RNG);
         return java.util.Collections.unmodifiableMap(m);
     }

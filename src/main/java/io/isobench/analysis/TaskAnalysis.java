@@ -21,9 +21,7 @@ import java.util.Set;
  * @param summaries       per arm label ({@code baseline}, {@code baseline-aa}, {@code human}, {@code agent:<name>}),
  *                        input order; descriptive, over each arm's valid rounds
  * @param noiseBand       the task's A/A noise band (with the A/A comparison itself)
- * @param humanVsBaseline human vs baseline
- * @param agents          per agent arm, input order
- * @param replayValidity  {@code valid} only when human vs baseline is better
+ * @param verdicts        human vs baseline, every agent, and the replay validity
  * @param exclusions      rounds kept out of every comparison, with the reason
  * @param config          the method
  */
@@ -32,9 +30,7 @@ public record TaskAnalysis(
         Better better,
         Map<String, ArmSummary> summaries,
         NoiseBand noiseBand,
-        Comparison humanVsBaseline,
-        List<AgentOutcome> agents,
-        ReplayValidity replayValidity,
+        Verdicts verdicts,
         List<RoundExclusion> exclusions,
         StatsConfig config) {
 
@@ -83,10 +79,37 @@ public record TaskAnalysis(
         }
     }
 
+    /**
+     * The comparisons of a task.
+     *
+     * @param humanVsBaseline human vs baseline
+     * @param agents          per agent arm, input order
+     * @param replayValidity  {@code valid} only when human vs baseline is better
+     */
+    public record Verdicts(Comparison humanVsBaseline, List<AgentOutcome> agents, ReplayValidity replayValidity) {
+        public Verdicts {
+            agents = List.copyOf(agents);
+        }
+    }
+
     public TaskAnalysis {
         summaries = Collections.unmodifiableMap(new LinkedHashMap<>(summaries));
-        agents = List.copyOf(agents);
         exclusions = List.copyOf(exclusions);
+    }
+
+    /** Human vs baseline. */
+    public Comparison humanVsBaseline() {
+        return verdicts.humanVsBaseline();
+    }
+
+    /** Per agent arm, input order. */
+    public List<AgentOutcome> agents() {
+        return verdicts.agents();
+    }
+
+    /** {@code valid} only when human vs baseline is better. */
+    public ReplayValidity replayValidity() {
+        return verdicts.replayValidity();
     }
 
     public static TaskAnalysis analyse(Input input, StatsConfig config) {
@@ -106,8 +129,8 @@ public record TaskAnalysis(
         NoiseBand band = NoiseBand.none();
         if (aa != null) {
             Pairs aaPairs = Pairs.of(aa, base, null, better);
-            Comparison aaCmp = Comparison.compute(aa, base, null, better, NoiseBand.none(), excluded(ex, aa, base),
-                    config, aaPairs);
+            Comparison aaCmp = Comparison.compute(aa, base, better, NoiseBand.none(), excluded(ex, aa, base), config,
+                    aaPairs);
             band = NoiseBand.of(aaCmp, aaPairs);
         }
         Comparison hb = Comparison.compute(input.human(), base, aa, better, band, excluded(ex, input.human(), base),
@@ -120,7 +143,8 @@ public record TaskAnalysis(
                     config);
             agents.add(AgentOutcome.of(ab, ah, hb, validity, config));
         }
-        return new TaskAnalysis(input.metric(), better, summaries, band, hb, agents, validity, ex, config);
+        return new TaskAnalysis(input.metric(), better, summaries, band, new Verdicts(hb, agents, validity), ex,
+                config);
     }
 
     public static TaskAnalysis analyse(Input input) {
@@ -154,8 +178,8 @@ public record TaskAnalysis(
         if (aa() != null) {
             out.add(aa());
         }
-        out.add(humanVsBaseline);
-        for (AgentOutcome a : agents) {
+        out.add(humanVsBaseline());
+        for (AgentOutcome a : agents()) {
             out.add(a.vsBaseline());
             out.add(a.vsHuman());
         }
@@ -176,9 +200,9 @@ public record TaskAnalysis(
         m.put("noise_floor_pct", noiseBand.bandPct());
         m.put("noise_floor_source", noiseBand.source().label());
         m.put("aa", aa() == null ? null : aa().toMap());
-        m.put("human_vs_baseline", humanVsBaseline.toMap());
+        m.put("human_vs_baseline", humanVsBaseline().toMap());
         List<Object> agentMaps = new ArrayList<>();
-        for (AgentOutcome a : agents) {
+        for (AgentOutcome a : agents()) {
             Map<String, Object> am = new LinkedHashMap<>();
             am.put("agent", a.agent());
             am.put("vs_baseline", a.vsBaseline().toMap());
@@ -188,7 +212,7 @@ public record TaskAnalysis(
             agentMaps.add(Collections.unmodifiableMap(am));
         }
         m.put("agents", Collections.unmodifiableList(agentMaps));
-        m.put("replay_validity", replayValidity.label());
+        m.put("replay_validity", replayValidity().label());
         List<Object> ex = new ArrayList<>();
         for (RoundExclusion e : exclusions) {
             Map<String, Object> em = new LinkedHashMap<>();
@@ -217,6 +241,6 @@ public record TaskAnalysis(
 
     /** The outcome of one agent arm by label ({@code agent:<name>}). */
     public java.util.Optional<AgentOutcome> agent(String label) {
-        return agents.stream().filter(a -> a.agent().equals(label)).findFirst();
+        return agents().stream().filter(a -> a.agent().equals(label)).findFirst();
     }
 }

@@ -114,8 +114,9 @@ public final class Artifacts {
         String ref = "artifact:" + a.type().label() + ":" + a.packageName() + "@"
                 + (version == null ? a.version() : version) + "+sha256:" + sha.substring(0, 12);
         log.append("# ").append(ref).append(" installed in ").append(prefix).append('\n');
-        return new Environment(prefix, a.commit(), null, null, done.failure() == null ? ref : null, done.failure(),
-                log.toString(), done.applied(), done.build(), done.env(), rec);
+        return new Environment(prefix, new Environment.Identity(a.commit(), null, null,
+                done.failure() == null ? ref : null), done.failure(), log.toString(),
+                new Environment.Preparation(done.applied(), done.build(), done.env(), rec));
     }
 
     /** The artifact file: {@code npm pack} into the cache, a download into it (once), or the local path. */
@@ -267,8 +268,9 @@ public final class Artifacts {
     private static Environment fail(ArtifactSpec.Resolved a, Path prefix, Map<String, Object> rec,
                                     FailureCategory category, String detail, StringBuilder log) {
         log.append("# ").append(category).append(": ").append(detail).append('\n');
-        return new Environment(prefix, a.commit(), null, null, null, new Failure(category, detail, List.of(detail)),
-                log.toString(), List.of(), null, Map.of(), rec);
+        return new Environment(prefix, new Environment.Identity(a.commit(), null, null, null),
+                new Failure(category, detail, List.of(detail)), log.toString(),
+                new Environment.Preparation(List.of(), null, Map.of(), rec));
     }
 
     static String sha256(Path file) throws IOException {

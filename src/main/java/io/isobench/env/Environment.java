@@ -10,41 +10,96 @@ import java.util.Optional;
 /**
  * A prepared arm environment (DESIGN §3, local strategy: a git worktree).
  *
- * @param path           the worktree; null when none could be made
- * @param intendedCommit the full sha the arm should be at (the suite's ref resolved), or null when unresolvable
- * @param verifiedCommit {@code git rev-parse HEAD} inside the environment after preparation, or null
- * @param patchSha256    sha256 of the applied agent patch, or null
- * @param envRef         what the run records: {@code git-worktree:<sha>[+patch:<sha256 prefix>]}
- * @param failure        why the arm cannot run (PATCH_FAILED, EMPTY_PATCH, ENV_MISSING, GIT_ERROR), or null
- * @param log            the git commands, recipes and build with their output, for the artifact store
- * @param recipes        the fix recipes applied (or tried: the last one may have failed), in order
- * @param build          the build step as it ran; null when the arm has none or did not get that far
- * @param env            variables the arm's commands get from its recipes ({@code env}, {@code pip_pin}'s PYTHONPATH)
- *                       and its artifact's prefix (PATH, PYTHONPATH)
- * @param artifact       a prebuilt-artifact arm: what was fetched, its sha256, where it was installed and the version
- *                       found there (recorded on every run); null for a git worktree
+ * @param path        the worktree; null when none could be made
+ * @param identity    the commits, the patch and the reference the run records
+ * @param failure     why the arm cannot run (PATCH_FAILED, EMPTY_PATCH, ENV_MISSING, GIT_ERROR), or null
+ * @param log         the git commands, recipes and build with their output, for the artifact store
+ * @param preparation the recipes, the build step, the variables and the artifact that made the environment
  */
-public record Environment(Path path, String intendedCommit, String verifiedCommit, String patchSha256,
-                          String envRef, Failure failure, String log, List<RecipeApplication> recipes,
-                          BuildStep build, Map<String, String> env, Map<String, Object> artifact) {
+public record Environment(Path path, Identity identity, Failure failure, String log, Preparation preparation) {
 
-    public Environment {
-        recipes = recipes == null ? List.of() : List.copyOf(recipes);
-        env = env == null ? Map.of() : Map.copyOf(env);
-        artifact = artifact == null ? null : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(artifact));
+    /**
+     * What an environment is.
+     *
+     * @param intendedCommit the full sha the arm should be at (the suite's ref resolved), or null when unresolvable
+     * @param verifiedCommit {@code git rev-parse HEAD} inside the environment after preparation, or null
+     * @param patchSha256    sha256 of the applied agent patch, or null
+     * @param envRef         what the run records: {@code git-worktree:<sha>[+patch:<sha256 prefix>]}
+     */
+    public record Identity(String intendedCommit, String verifiedCommit, String patchSha256, String envRef) {
     }
 
-    /** A git worktree's environment. */
-    public Environment(Path path, String intendedCommit, String verifiedCommit, String patchSha256, String envRef,
-                       Failure failure, String log, List<RecipeApplication> recipes, BuildStep build,
-                       Map<String, String> env) {
-        this(path, intendedCommit, verifiedCommit, patchSha256, envRef, failure, log, recipes, build, env, null);
+    /**
+     * How an environment was made.
+     *
+     * @param recipes  the fix recipes applied (or tried: the last one may have failed), in order
+     * @param build    the build step as it ran; null when the arm has none or did not get that far
+     * @param env      variables the arm's commands get from its recipes ({@code env}, {@code pip_pin}'s PYTHONPATH)
+     *                 and its artifact's prefix (PATH, PYTHONPATH)
+     * @param artifact a prebuilt-artifact arm: what was fetched, its sha256, where it was installed and the version
+     *                 found there (recorded on every run); null for a git worktree
+     */
+    public record Preparation(List<RecipeApplication> recipes, BuildStep build, Map<String, String> env,
+                              Map<String, Object> artifact) {
+        /** Nothing applied, built or set. */
+        public static final Preparation NONE = new Preparation(List.of(), null, Map.of(), null);
+
+        public Preparation {
+            recipes = recipes == null ? List.of() : List.copyOf(recipes);
+            env = env == null ? Map.of() : Map.copyOf(env);
+            artifact = artifact == null ? null
+                    : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(artifact));
+        }
+    }
+
+    public Environment {
+        preparation = preparation == null ? Preparation.NONE : preparation;
     }
 
     /** An environment without recipes or build. */
     public Environment(Path path, String intendedCommit, String verifiedCommit, String patchSha256, String envRef,
                        Failure failure, String log) {
-        this(path, intendedCommit, verifiedCommit, patchSha256, envRef, failure, log, List.of(), null, Map.of());
+        this(path, new Identity(intendedCommit, verifiedCommit, patchSha256, envRef), failure, log, Preparation.NONE);
+    }
+
+    /** The full sha the arm should be at, or null when unresolvable. */
+    public String intendedCommit() {
+        return identity.intendedCommit();
+    }
+
+    /** {@code git rev-parse HEAD} inside the environment after preparation, or null. */
+    public String verifiedCommit() {
+        return identity.verifiedCommit();
+    }
+
+    /** sha256 of the applied agent patch, or null. */
+    public String patchSha256() {
+        return identity.patchSha256();
+    }
+
+    /** What the run records: {@code git-worktree:<sha>[+patch:<sha256 prefix>]}. */
+    public String envRef() {
+        return identity.envRef();
+    }
+
+    /** The fix recipes applied (or tried), in order. */
+    public List<RecipeApplication> recipes() {
+        return preparation.recipes();
+    }
+
+    /** The build step as it ran; null when the arm has none or did not get that far. */
+    public BuildStep build() {
+        return preparation.build();
+    }
+
+    /** Variables the arm's commands get from its recipes and its artifact's prefix. */
+    public Map<String, String> env() {
+        return preparation.env();
+    }
+
+    /** A prebuilt-artifact arm's record (what was fetched and installed); null for a git worktree. */
+    public Map<String, Object> artifact() {
+        return preparation.artifact();
     }
 
     public boolean ready() {

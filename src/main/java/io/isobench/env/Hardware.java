@@ -13,6 +13,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -22,17 +23,79 @@ import java.util.regex.Pattern;
  * kernel and memory. Runs are never paired or pooled across different fingerprints; {@link #id()} is the short key
  * stored on every run. Host names are not part of it: two identical machines have one fingerprint.
  *
- * @param gpuName   e.g. {@code NVIDIA H200}; several models joined with {@code " + "}; null without GPUs
- * @param gpuCount  GPUs visible to isobench (CUDA_VISIBLE_DEVICES / ISOBENCH_GPUS respected)
- * @param driver    NVIDIA driver version, or null
- * @param cuda      the CUDA version the driver supports (nvidia-smi's header), or null
- * @param cpuModel  {@code model name} of /proc/cpuinfo, or the OS architecture when unknown
- * @param cores     logical cores the JVM sees
- * @param kernel    kernel release, e.g. {@code 6.1.0-18-amd64}
- * @param memoryGiB total memory, whole GiB (rounded, so that a boot's reserved pages do not change it)
+ * @param gpus the GPUs, their driver and CUDA version
+ * @param host the CPU, cores, kernel and memory
  */
-public record Hardware(String gpuName, int gpuCount, String driver, String cuda, String cpuModel, int cores,
-                       String kernel, long memoryGiB) {
+public record Hardware(Gpus gpus, Host host) {
+
+    /**
+     * The GPU part of a fingerprint.
+     *
+     * @param name   e.g. {@code NVIDIA H200}; several models joined with {@code " + "}; null without GPUs
+     * @param count  GPUs visible to isobench (CUDA_VISIBLE_DEVICES / ISOBENCH_GPUS respected)
+     * @param driver NVIDIA driver version, or null
+     * @param cuda   the CUDA version the driver supports (nvidia-smi's header), or null
+     */
+    public record Gpus(String name, int count, String driver, String cuda) {
+        /** No GPU. */
+        public static final Gpus NONE = new Gpus(null, 0, null, null);
+    }
+
+    /**
+     * The machine part of a fingerprint.
+     *
+     * @param cpuModel  {@code model name} of /proc/cpuinfo, or the OS architecture when unknown
+     * @param cores     logical cores the JVM sees
+     * @param kernel    kernel release, e.g. {@code 6.1.0-18-amd64}
+     * @param memoryGiB total memory, whole GiB (rounded, so that a boot's reserved pages do not change it)
+     */
+    public record Host(String cpuModel, int cores, String kernel, long memoryGiB) {
+    }
+
+    public Hardware {
+        Objects.requireNonNull(gpus, "gpus");
+        Objects.requireNonNull(host, "host");
+    }
+
+    /** e.g. {@code NVIDIA H200}; several models joined with {@code " + "}; null without GPUs. */
+    public String gpuName() {
+        return gpus.name();
+    }
+
+    /** GPUs visible to isobench. */
+    public int gpuCount() {
+        return gpus.count();
+    }
+
+    /** NVIDIA driver version, or null. */
+    public String driver() {
+        return gpus.driver();
+    }
+
+    /** The CUDA version the driver supports, or null. */
+    public String cuda() {
+        return gpus.cuda();
+    }
+
+    /** {@code model name} of /proc/cpuinfo, or the OS architecture when unknown. */
+    public String cpuModel() {
+        return host.cpuModel();
+    }
+
+    /** Logical cores the JVM sees. */
+    public int cores() {
+        return host.cores();
+    }
+
+    /** Kernel release. */
+    public String kernel() {
+        return host.kernel();
+    }
+
+    /** Total memory, whole GiB. */
+    public long memoryGiB() {
+        return host.memoryGiB();
+    }
 
     /** The driver query (argv, no shell): one version line per GPU. */
     public static final List<String> DRIVER_QUERY = List.of("nvidia-smi", "--query-gpu=driver_version",
@@ -72,13 +135,14 @@ public record Hardware(String gpuName, int gpuCount, String driver, String cuda,
                 cuda = m != null && m.find() ? m.group(1) : null;
             }
         }
-        return new Hardware(name, gpus.count(), driver, cuda, cpuModel(proc), cores, kernel(proc), memoryGiB(proc));
+        return new Hardware(new Gpus(name, gpus.count(), driver, cuda), new Host(cpuModel(proc), cores, kernel(proc),
+                memoryGiB(proc)));
     }
 
     /** The fields in a fixed order (JSON-ready). */
     public Map<String, Object> toMap() {
-        return Fields.inOrder("gpu", gpuName, "gpu_count", gpuCount, "driver", driver, "cuda", cuda,
-                "cpu", cpuModel, "cores", cores, "kernel", kernel, "memory_gib", memoryGiB);
+        return Fields.inOrder("gpu", gpuName(), "gpu_count", gpuCount(), "driver", driver(), "cuda", cuda(),
+                "cpu", cpuModel(), "cores", cores(), "kernel", kernel(), "memory_gib", memoryGiB());
     }
 
     /** {@code hw-} and the first 12 hex digits of the SHA-256 of {@link #toMap()} as text: equal iff the fields are. */
@@ -95,17 +159,17 @@ public record Hardware(String gpuName, int gpuCount, String driver, String cuda,
 
     /** The GPU part for the session record: {@code NVIDIA H200 x1, driver 580.159.04, CUDA 13.0}, or {@code none}. */
     public String gpuText() {
-        if (gpuCount == 0) {
+        if (gpuCount() == 0) {
             return "none";
         }
-        return gpuName + " x" + gpuCount + (driver == null ? "" : ", driver " + driver)
-                + (cuda == null ? "" : ", CUDA " + cuda);
+        return gpuName() + " x" + gpuCount() + (driver() == null ? "" : ", driver " + driver())
+                + (cuda() == null ? "" : ", CUDA " + cuda());
     }
 
     /** One line for reports: GPU part, CPU, cores, memory, kernel. */
     public String oneLine() {
-        return String.format(Locale.ROOT, "%s; %s, %d cores, %d GiB; kernel %s", gpuCount == 0 ? "no GPU" : gpuText(),
-                cpuModel, cores, memoryGiB, kernel);
+        return String.format(Locale.ROOT, "%s; %s, %d cores, %d GiB; kernel %s", gpuCount() == 0 ? "no GPU"
+                : gpuText(), cpuModel(), cores(), memoryGiB(), kernel());
     }
 
     static String cpuModel(Path proc) {

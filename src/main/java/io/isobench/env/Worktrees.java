@@ -112,18 +112,19 @@ public final class Worktrees {
         Map<String, String> env = done.env();
         BuildStep build = done.build();
         if (done.failure() != null) {
-            return new Environment(dest, intended, null, patchSha, null, done.failure(), log.toString(), applied, build,
-                    env);
+            return new Environment(dest, new Environment.Identity(intended, null, patchSha, null), done.failure(),
+                    log.toString(), new Environment.Preparation(applied, build, env, null));
         }
         Git head = git(log, dest, "rev-parse", "HEAD");
         String verified = head.code == 0 ? head.out.strip() : null;
         if (!intended.equals(verified)) {
-            return new Environment(dest, intended, verified, patchSha, null, new Failure(FailureCategory.GIT_ERROR,
-                    "environment is at " + verified + ", not the intended " + intended, List.of()), log.toString(),
-                    applied, build, env);
+            return new Environment(dest, new Environment.Identity(intended, verified, patchSha, null),
+                    new Failure(FailureCategory.GIT_ERROR, "environment is at " + verified + ", not the intended "
+                    + intended, List.of()), log.toString(), new Environment.Preparation(applied, build, env, null));
         }
         String ref = "git-worktree:" + verified + (patchSha == null ? "" : "+patch:" + patchSha.substring(0, 12));
-        return new Environment(dest, intended, verified, patchSha, ref, null, log.toString(), applied, build, env);
+        return new Environment(dest, new Environment.Identity(intended, verified, patchSha, ref), null, log.toString(),
+                new Environment.Preparation(applied, build, env, null));
     }
 
     /** Where {@code pip_pin} installs for the worktree {@code dest}: a sibling folder, put first on PYTHONPATH. */

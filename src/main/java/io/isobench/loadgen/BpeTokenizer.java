@@ -61,20 +61,33 @@ public final class BpeTokenizer {
     private final int[] suffixIds;
     private final Map<String, int[]> cache = new HashMap<>();
 
-    private BpeTokenizer(String source, Map<String, Integer> vocab, Map<String, Integer> mergeRank, boolean ignoreMerges,
-                         List<String> normalizers, List<Pattern> splits, boolean byteLevelRegex, boolean addPrefixSpace,
-                         Map<String, Integer> added, int[] prefixIds, int[] suffixIds) {
+    /** The BPE model: token ids and merge ranks. */
+    private record Model(Map<String, Integer> vocab, Map<String, Integer> mergeRank, boolean ignoreMerges) {
+    }
+
+    /** How text is cut before BPE: normalizers, split patterns and the ByteLevel pre-tokenizer's settings. */
+    private record PreTokenizer(List<String> normalizers, List<Pattern> splits, boolean byteLevelRegex,
+                                boolean addPrefixSpace) {
+    }
+
+    /** Added tokens and the ids the post-processor puts before and after the text. */
+    private record Specials(Map<String, Integer> added, int[] prefixIds, int[] suffixIds) {
+    }
+
+    private BpeTokenizer(String source, Model model, PreTokenizer pre, Specials specials) {
+        Map<String, Integer> vocab = model.vocab();
+        Map<String, Integer> added = specials.added();
         this.source = source;
         this.vocab = vocab;
-        this.mergeRank = mergeRank;
-        this.ignoreMerges = ignoreMerges;
-        this.normalizers = normalizers;
-        this.splits = splits;
-        this.byteLevelRegex = byteLevelRegex;
-        this.addPrefixSpace = addPrefixSpace;
+        this.mergeRank = model.mergeRank();
+        this.ignoreMerges = model.ignoreMerges();
+        this.normalizers = pre.normalizers();
+        this.splits = pre.splits();
+        this.byteLevelRegex = pre.byteLevelRegex();
+        this.addPrefixSpace = pre.addPrefixSpace();
         this.added = added;
-        this.prefixIds = prefixIds;
-        this.suffixIds = suffixIds;
+        this.prefixIds = specials.prefixIds();
+        this.suffixIds = specials.suffixIds();
         int max = 0;
         for (int id : vocab.values()) {
             max = Math.max(max, id);
@@ -163,9 +176,9 @@ public final class BpeTokenizer {
         List<Integer> pre = new ArrayList<>();
         List<Integer> post = new ArrayList<>();
         postProcessor(root.path("post_processor"), pre, post, vocab, added, where);
-        return new BpeTokenizer(file.toString(), vocab, ranks, model.path("ignore_merges").asBoolean(false), norms, splits,
-                byteLevel[1], byteLevel[2], added, pre.stream().mapToInt(Integer::intValue).toArray(),
-                post.stream().mapToInt(Integer::intValue).toArray());
+        return new BpeTokenizer(file.toString(), new Model(vocab, ranks, model.path("ignore_merges").asBoolean(false)),
+                new PreTokenizer(norms, splits, byteLevel[1], byteLevel[2]), new Specials(added,
+                pre.stream().mapToInt(Integer::intValue).toArray(), post.stream().mapToInt(Integer::intValue).toArray()));
     }
 
     private static void normalizers(JsonNode n, List<String> out, String where) {

@@ -1,6 +1,5 @@
 package io.isobench.loadgen;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.StandardSocketOptions;
@@ -13,9 +12,16 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Consumer;
+
+import static io.isobench.loadgen.Conn.CHUNK_CRLF;
+import static io.isobench.loadgen.Conn.CHUNK_DATA;
+import static io.isobench.loadgen.Conn.CHUNK_SIZE;
+import static io.isobench.loadgen.Conn.HEAD;
+import static io.isobench.loadgen.Conn.LENGTH;
+import static io.isobench.loadgen.Conn.TRAILERS;
+import static io.isobench.loadgen.Conn.UNTIL_EOF;
 
 /**
  * The measuring transport: one thread, one selector, non-blocking HTTP/1.1 connections (kept alive and reused),
@@ -41,9 +47,6 @@ final class EventLoop implements AutoCloseable {
     private final ChunkParser parser = new ChunkParser();
     /** Told (without allocating) when the loop thread dies of anything, an OutOfMemoryError included. */
     private final Consumer<Throwable> onDeath;
-
-    /** An error body (non-200) is kept up to this many bytes for the failure's message; the rest is dropped. */
-    private static final int ERROR_BODY_BYTES = 4096;
 
     /**
      * {@code maxInFlight}: requests on the wire at once (the rest wait, in submission order); {@code onDeath}: told
@@ -104,48 +107,6 @@ final class EventLoop implements AutoCloseable {
     }
 
     // ------------------------------------------------------------------ connection state machine
-
-    private static final int HEAD = 0, CHUNK_SIZE = 1, CHUNK_DATA = 2, CHUNK_CRLF = 3, TRAILERS = 4, LENGTH = 5,
-            UNTIL_EOF = 6;
-
-    private final class Conn {
-        final SocketChannel ch;
-        SelectionKey key;
-        Exchange x;
-        ByteBuffer out;
-        byte[] buf = new byte[16 * 1024];
-        int pos;
-        int lim;
-        int state;
-        long remaining;
-        boolean keepAlive;
-        boolean sse;
-        int status;
-        String contentType;
-        boolean gotBytes;
-        boolean reused;
-        ByteArrayOutputStream body;
-        byte[] line = new byte[1024];
-        int ll;
-        int busyIdx = -1;
-        /** When the bytes not yet processed were read (System.nanoTime), and whether they wait in {@code readNow}. */
-        long readAt;
-        boolean queued;
-
-        Conn(SocketChannel ch) {
-            this.ch = ch;
-        }
-
-        void close() {
-            try {
-                ch.close();
-            } catch (IOException ignored) {
-                // closing: nothing to recover
-            }
-            unbusy(this);
-            idle.remove(this);
-        }
-    }
 
     /** How often request deadlines are checked (and the longest a select waits). */
     private static final long SCAN_NS = 50_000_000L;
@@ -298,7 +259,7 @@ final class EventLoop implements AutoCloseable {
             SocketChannel ch = SocketChannel.open();
             ch.configureBlocking(false);
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            Conn c = new Conn(ch);
+            Conn c = new Conn(this, ch);
             c.x = x;
             busy(c);
             if (ch.connect(exec.address())) {
@@ -352,6 +313,12 @@ final class EventLoop implements AutoCloseable {
             c.busyIdx = busy.size();
             busy.add(c);
         }
+    }
+
+    /** A closed connection leaves the busy and idle sets. */
+    void forget(Conn c) {
+        unbusy(c);
+        idle.remove(c);
     }
 
     private void unbusy(Conn c) {
@@ -425,7 +392,7 @@ final class EventLoop implements AutoCloseable {
         }
         if (c.state == UNTIL_EOF || (c.sse && x.o.done)) {
             // end of a close-delimited body, or a server that hung up right after [DONE]: the stream is complete
-            flushLine(c, now);
+            ResponseParser.flushLine(c, now, parser);
             c.close();
             endOfBody(c, x, now, false);
             return;
@@ -440,32 +407,33 @@ final class EventLoop implements AutoCloseable {
         while (c.x == x && x != null) {
             switch (c.state) {
                 case HEAD -> {
-                    int end = headEnd(c.buf, c.pos, c.lim);
+                    int end = ResponseParser.headEnd(c.buf, c.pos, c.lim);
                     if (end < 0) {
                         if (c.lim - c.pos > 64 * 1024) {
                             throw new IOException("response head longer than 64 KiB");
                         }
                         return;
                     }
-                    parseHead(c, new String(c.buf, c.pos, end - c.pos, StandardCharsets.ISO_8859_1));
+                    ResponseParser.parseHead(c, new String(c.buf, c.pos, end - c.pos, StandardCharsets.ISO_8859_1),
+                            exec.config().stream());
                     c.pos = end;
                 }
                 case CHUNK_SIZE -> {
-                    int nl = indexOf(c.buf, c.pos, c.lim, (byte) '\n');
+                    int nl = ResponseParser.indexOf(c.buf, c.pos, c.lim, (byte) '\n');
                     if (nl < 0) {
                         if (c.lim - c.pos > 4096) {
                             throw new IOException("chunk-size line longer than 4 KiB");
                         }
                         return;
                     }
-                    long size = chunkSize(c.buf, c.pos, nl);
+                    long size = ResponseParser.chunkSize(c.buf, c.pos, nl);
                     c.pos = nl + 1;
                     c.remaining = size;
                     c.state = size == 0 ? TRAILERS : CHUNK_DATA;
                 }
                 case CHUNK_DATA, LENGTH, UNTIL_EOF -> {
                     if (c.state == LENGTH && c.remaining == 0) {
-                        flushLine(c, now);
+                        ResponseParser.flushLine(c, now, parser);
                         endOfBody(c, x, now, c.keepAlive && c.pos == c.lim);
                         return;
                     }
@@ -474,7 +442,7 @@ final class EventLoop implements AutoCloseable {
                         return;
                     }
                     int n = c.state == UNTIL_EOF ? avail : (int) Math.min(avail, c.remaining);
-                    body(c, c.pos, n, now);
+                    ResponseParser.body(c, c.pos, n, now, parser);
                     c.pos += n;
                     if (c.state != UNTIL_EOF) {
                         c.remaining -= n;
@@ -489,7 +457,7 @@ final class EventLoop implements AutoCloseable {
                     }
                 }
                 case CHUNK_CRLF -> {
-                    int nl = indexOf(c.buf, c.pos, c.lim, (byte) '\n');
+                    int nl = ResponseParser.indexOf(c.buf, c.pos, c.lim, (byte) '\n');
                     if (nl < 0) {
                         if (c.lim - c.pos > 2) {
                             throw new IOException("bad chunked encoding (no CRLF after chunk)");
@@ -503,7 +471,7 @@ final class EventLoop implements AutoCloseable {
                     c.state = CHUNK_SIZE;
                 }
                 case TRAILERS -> {
-                    int nl = indexOf(c.buf, c.pos, c.lim, (byte) '\n');
+                    int nl = ResponseParser.indexOf(c.buf, c.pos, c.lim, (byte) '\n');
                     if (nl < 0) {
                         if (c.lim - c.pos > 4096) {
                             throw new IOException("trailer line longer than 4 KiB");
@@ -513,167 +481,13 @@ final class EventLoop implements AutoCloseable {
                     boolean empty = nl == c.pos || (nl - c.pos == 1 && c.buf[c.pos] == '\r');
                     c.pos = nl + 1;
                     if (empty) {
-                        flushLine(c, now);
+                        ResponseParser.flushLine(c, now, parser);
                         endOfBody(c, x, now, c.keepAlive && c.pos == c.lim);
                         return;
                     }
                 }
                 default -> throw new IllegalStateException("state " + c.state);
             }
-        }
-    }
-
-    private void parseHead(Conn c, String head) throws IOException {
-        // lines are split on LF (a CR before it dropped) by hand: no regex and no array per response
-        int n = head.length();
-        int pos = 0;
-        String status = "";
-        while (pos < n) {
-            int nl = head.indexOf('\n', pos);
-            int end = lineEnd(head, pos, nl);
-            int start = pos;
-            pos = nl < 0 ? n : nl + 1;
-            if (end > start) {
-                status = head.substring(start, end);
-                break;
-            }
-        }
-        if (!status.startsWith("HTTP/1.")) {
-            throw new IOException("not an HTTP response: " + HttpConn.abbreviate(status));
-        }
-        int sp = status.indexOf(' ');
-        try {
-            c.status = Integer.parseInt(status.substring(sp + 1, Math.min(status.length(), sp + 4)));
-        } catch (RuntimeException e) {
-            throw new IOException("bad HTTP status line: " + HttpConn.abbreviate(status));
-        }
-        boolean chunked = false;
-        long len = -1;
-        Boolean close = null;
-        c.contentType = null;
-        while (pos < n) {
-            int nl = head.indexOf('\n', pos);
-            int end = lineEnd(head, pos, nl);
-            int start = pos;
-            pos = nl < 0 ? n : nl + 1;
-            int colon = head.indexOf(':', start);
-            if (colon <= start || colon >= end) {
-                continue;
-            }
-            int ns = start;
-            int ne = colon;
-            while (ns < ne && head.charAt(ns) <= ' ') {
-                ns++;
-            }
-            while (ne > ns && head.charAt(ne - 1) <= ' ') {
-                ne--;
-            }
-            int vs = colon + 1;
-            int ve = end;
-            while (vs < ve && head.charAt(vs) <= ' ') {
-                vs++;
-            }
-            while (ve > vs && head.charAt(ve - 1) <= ' ') {
-                ve--;
-            }
-            if (named(head, ns, ne, "content-type")) {
-                c.contentType = head.substring(vs, ve);
-            } else if (named(head, ns, ne, "transfer-encoding")) {
-                chunked = head.substring(vs, ve).toLowerCase(Locale.ROOT).contains("chunked");
-            } else if (named(head, ns, ne, "content-length")) {
-                String value = head.substring(vs, ve);
-                try {
-                    len = Long.parseLong(value);
-                } catch (NumberFormatException e) {
-                    throw new IOException("bad Content-Length: " + HttpConn.abbreviate(value));
-                }
-            } else if (named(head, ns, ne, "connection")) {
-                close = head.regionMatches(true, vs, "close", 0, 5) && ve - vs == 5;
-            }
-        }
-        c.keepAlive = close != null ? !close : !status.startsWith("HTTP/1.0");
-        if (chunked) {
-            c.state = CHUNK_SIZE;
-        } else if (len >= 0) {
-            c.state = LENGTH;
-            c.remaining = len;
-        } else {
-            c.state = UNTIL_EOF;
-            c.keepAlive = false;
-        }
-        boolean streamReq = exec.config().stream();
-        c.sse = c.status == 200 && streamReq
-                && (c.contentType == null || c.contentType.toLowerCase(Locale.ROOT).contains("event-stream"));
-        if (!c.sse) {
-            c.body = new ByteArrayOutputStream();
-        }
-    }
-
-    /**
-     * Body bytes: SSE lines go to the chunk handler (a line longer than {@link LoadgenConfig#MAX_SSE_LINE_BYTES} fails
-     * the request); an unstreamed 200 body is collected up to {@link LoadgenConfig#MAX_TEXT_BYTES} (beyond:
-     * {@code response_too_large}), an error body up to {@value #ERROR_BODY_BYTES} bytes (the rest is dropped).
-     */
-    private void body(Conn c, int off, int n, long now) {
-        if (!c.sse) {
-            int cap = c.status == 200 ? LoadgenConfig.MAX_TEXT_BYTES : ERROR_BODY_BYTES;
-            int room = cap - c.body.size();
-            if (n > room && c.status == 200) {
-                c.x.o.fail("response_too_large", "the response body passed " + (LoadgenConfig.MAX_TEXT_BYTES >> 20)
-                        + " MiB, the most read from an unstreamed response");
-                return;
-            }
-            c.body.write(c.buf, off, Math.min(n, Math.max(0, room)));
-            return;
-        }
-        Exchange x = c.x;
-        if (x.o.done) {
-            return; // after [DONE]: drain to the end of the body so the connection can be reused
-        }
-        byte[] b = c.buf;
-        int end = off + n;
-        int seg = off;
-        long at = now - x.send;
-        for (int i = off; i < end; i++) {
-            if (b[i] == '\n') {
-                if (c.ll == 0) {
-                    RequestExecutor.handleLine(b, seg, i - seg, at, parser, x.o);
-                } else {
-                    if (lineTooLong(c, x, i - seg)) {
-                        return;
-                    }
-                    c.line = RequestExecutor.append(c.line, c.ll, b, seg, i - seg);
-                    c.ll += i - seg;
-                    RequestExecutor.handleLine(c.line, 0, c.ll, at, parser, x.o);
-                    c.ll = 0;
-                }
-                seg = i + 1;
-                if (x.o.errorKind != null || x.o.done) {
-                    return;
-                }
-            }
-        }
-        if (seg < end && !lineTooLong(c, x, end - seg)) {
-            c.line = RequestExecutor.append(c.line, c.ll, b, seg, end - seg);
-            c.ll += end - seg;
-        }
-    }
-
-    private static boolean lineTooLong(Conn c, Exchange x, int more) {
-        if ((long) c.ll + more <= LoadgenConfig.MAX_SSE_LINE_BYTES) {
-            return false;
-        }
-        x.o.fail("response_too_large", "an SSE line passed " + (LoadgenConfig.MAX_SSE_LINE_BYTES >> 20)
-                + " MiB, the longest read");
-        c.ll = 0;
-        c.line = new byte[1024];
-        return true;
-    }
-
-    private void flushLine(Conn c, long now) {
-        if (c.sse && c.ll > 0 && c.x != null && !c.x.o.done && c.x.o.errorKind == null) {
-            RequestExecutor.handleLine(c.line, 0, c.ll, now - c.x.send, parser, c.x.o);
-            c.ll = 0;
         }
     }
 
@@ -734,68 +548,6 @@ final class EventLoop implements AutoCloseable {
             // the consumer must never take the loop down
             e.printStackTrace();
         }
-    }
-
-    /** End of the line that starts at {@code from} and ends at LF {@code nl} (-1: the end), a CR before it excluded. */
-    private static int lineEnd(String s, int from, int nl) {
-        int end = nl < 0 ? s.length() : nl;
-        return end > from && s.charAt(end - 1) == '\r' ? end - 1 : end;
-    }
-
-    /** {@code s[from, to)} is the header name {@code name} (ASCII, case-insensitive). */
-    private static boolean named(String s, int from, int to, String name) {
-        return to - from == name.length() && s.regionMatches(true, from, name, 0, name.length());
-    }
-
-    /** The hex size of a chunk-size line {@code b[from, nl)} (extensions after ';' ignored), without a String. */
-    private static long chunkSize(byte[] b, int from, int nl) throws IOException {
-        int i = from;
-        int end = nl;
-        while (i < end && (b[i] == ' ' || b[i] == '\t')) {
-            i++;
-        }
-        long size = 0;
-        int digits = 0;
-        for (; i < end; i++) {
-            int d = Character.digit(b[i], 16);
-            if (d < 0) {
-                break;
-            }
-            if (++digits > 15) {
-                throw new IOException("bad chunk size: " + HttpConn.abbreviate(new String(b, from, nl - from, StandardCharsets.ISO_8859_1)));
-            }
-            size = size << 4 | d;
-        }
-        while (i < end && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r')) {
-            i++;
-        }
-        if (digits == 0 || (i < end && b[i] != ';')) {
-            throw new IOException("bad chunk size: " + HttpConn.abbreviate(new String(b, from, nl - from, StandardCharsets.ISO_8859_1).trim()));
-        }
-        return size;
-    }
-
-    private static int headEnd(byte[] b, int from, int to) {
-        for (int i = from; i < to; i++) {
-            if (b[i] == '\n') {
-                if (i + 1 < to && b[i + 1] == '\n') {
-                    return i + 2;
-                }
-                if (i + 2 < to && b[i + 1] == '\r' && b[i + 2] == '\n') {
-                    return i + 3;
-                }
-            }
-        }
-        return -1;
-    }
-
-    private static int indexOf(byte[] b, int from, int to, byte v) {
-        for (int i = from; i < to; i++) {
-            if (b[i] == v) {
-                return i;
-            }
-        }
-        return -1;
     }
 
     @Override

@@ -82,6 +82,7 @@ public final class LoadGenerator {
             long io0 = io.threadCpuNs();
             long iou0 = io.threadUserNs();
             long t0 = System.nanoTime();
+            Sender sender = new Sender(io, flow, t0, schedule == null ? durationNs : Long.MAX_VALUE, slotsOut);
             for (int i = 0; i < n; i++) {
                 long at;
                 if (schedule != null) {
@@ -92,8 +93,7 @@ public final class LoadGenerator {
                         break;
                     }
                 }
-                if (!dispatch(io, flow, prepared.get(i % pool), i, t0, at, schedule == null ? durationNs : Long.MAX_VALUE,
-                        slotsOut)) {
+                if (!dispatch(sender, prepared.get(i % pool), i, at)) {
                     break;
                 }
             }
@@ -129,7 +129,8 @@ public final class LoadGenerator {
             }
             log.accept("loadgen: done: " + s.completed() + " ok, " + s.failed() + " failed in "
                     + String.format(java.util.Locale.ROOT, "%.2f s", durS));
-            return new LoadgenResult(config, startedAt, t0, durS, config.numWarmups(), results, s, notes, cpu);
+            return new LoadgenResult(config, new LoadgenResult.Run(startedAt, t0, durS, config.numWarmups()), results, s,
+                    notes, cpu);
         }
     }
 
@@ -154,13 +155,24 @@ public final class LoadGenerator {
     }
 
     /**
+     * What {@link #dispatch} needs for every request of a run: the I/O loop, the flow control, the run's start
+     * ({@code System.nanoTime}), how long requests may be sent (Long.MAX_VALUE: no limit) and where the result slots go.
+     */
+    private record Sender(EventLoop io, Flow flow, long t0, long durationNs, List<RequestResult[]> out) {
+    }
+
+    /**
      * Sends request {@code i} at {@code t0 + at} (a method of its own, so the JIT compiles the per-request step early
      * rather than leaving it to the interpreter inside the once-called {@link #run}); false when {@code durationNs}
      * has passed and nothing was sent. With a duration, a request still waiting for a connection slot when it ends is
      * dropped unsent by the I/O thread (as the dispatcher used to stop once a slot came too late).
      */
-    private static boolean dispatch(EventLoop io, Flow flow, RequestExecutor.Prepared p, int i, long t0, long at,
-                                    long durationNs, List<RequestResult[]> out) {
+    private static boolean dispatch(Sender sender, RequestExecutor.Prepared p, int i, long at) {
+        EventLoop io = sender.io();
+        Flow flow = sender.flow();
+        long t0 = sender.t0();
+        long durationNs = sender.durationNs();
+        List<RequestResult[]> out = sender.out();
         sleepUntil(t0 + at, flow);
         flow.beforeSubmit();
         if (System.nanoTime() - t0 >= durationNs) {

@@ -20,17 +20,14 @@ import java.util.TreeMap;
  * {@code vllm bench serve}'s formulas.
  *
  * @param config        what ran
- * @param startedAt     wall-clock start of the measured phase
- * @param startNanoTime {@link System#nanoTime()} at the start (request times are offsets from it)
- * @param durationS     benchmark duration: first dispatch to last completion
- * @param warmups       warm-up requests sent and discarded
+ * @param run           when and how long the measured phase ran, and the warm-ups before it
  * @param requests      measured requests, in send order
  * @param summary       aggregates
  * @param notes         things the user should know (token-count fallbacks, prompt length drift, ignored flags…)
  * @param clientCpu     what the client itself cost during the measured phase, or null when not measured
  */
-public record LoadgenResult(LoadgenConfig config, Instant startedAt, long startNanoTime, double durationS, int warmups,
-                            List<RequestResult> requests, Summary summary, List<String> notes, ClientCpu clientCpu) {
+public record LoadgenResult(LoadgenConfig config, Run run, List<RequestResult> requests, Summary summary,
+                            List<String> notes, ClientCpu clientCpu) {
 
     static final String VERSION = "isobench-loadgen/1";
 
@@ -39,9 +36,40 @@ public record LoadgenResult(LoadgenConfig config, Instant startedAt, long startN
         notes = List.copyOf(notes);
     }
 
-    public LoadgenResult(LoadgenConfig config, Instant startedAt, long startNanoTime, double durationS, int warmups,
-                         List<RequestResult> requests, Summary summary, List<String> notes) {
-        this(config, startedAt, startNanoTime, durationS, warmups, requests, summary, notes, null);
+    public LoadgenResult(LoadgenConfig config, Run run, List<RequestResult> requests, Summary summary,
+                         List<String> notes) {
+        this(config, run, requests, summary, notes, null);
+    }
+
+    /**
+     * When and how long the measured phase ran.
+     *
+     * @param startedAt     wall-clock start of the measured phase
+     * @param startNanoTime {@link System#nanoTime()} at the start (request times are offsets from it)
+     * @param durationS     benchmark duration: first dispatch to last completion
+     * @param warmups       warm-up requests sent and discarded
+     */
+    public record Run(Instant startedAt, long startNanoTime, double durationS, int warmups) {
+    }
+
+    /** Wall-clock start of the measured phase. */
+    public Instant startedAt() {
+        return run.startedAt();
+    }
+
+    /** {@link System#nanoTime()} at the start (request times are offsets from it). */
+    public long startNanoTime() {
+        return run.startNanoTime();
+    }
+
+    /** Benchmark duration: first dispatch to last completion. */
+    public double durationS() {
+        return run.durationS();
+    }
+
+    /** Warm-up requests sent and discarded. */
+    public int warmups() {
+        return run.warmups();
     }
 
     /**
@@ -271,7 +299,7 @@ public record LoadgenResult(LoadgenConfig config, Instant startedAt, long startN
         if (!Double.isInfinite(config.requestRate())) {
             l.add(row("Request rate configured (RPS):", f2(config.requestRate())));
         }
-        l.add(row("Benchmark duration (s):", f2(durationS)));
+        l.add(row("Benchmark duration (s):", f2(durationS())));
         l.add(row("Total input tokens:", Long.toString(s.totalInput())));
         l.add(row("Total generated tokens:", Long.toString(s.totalOutput())));
         l.add(row("Request throughput (req/s):", f2(s.requestThroughput())));
@@ -341,7 +369,7 @@ public record LoadgenResult(LoadgenConfig config, Instant startedAt, long startN
         ObjectNode o = m.createObjectNode();
         Summary s = summary;
         o.put("date", DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)
-                .format(startedAt.atZone(ZoneId.systemDefault())));
+                .format(startedAt().atZone(ZoneId.systemDefault())));
         o.put("endpoint_type", config.chat() ? "openai-chat" : "openai");
         if (config.label() != null) {
             o.put("label", config.label());
@@ -362,7 +390,7 @@ public record LoadgenResult(LoadgenConfig config, Instant startedAt, long startN
         } else {
             o.put("max_concurrency", config.maxConcurrency());
         }
-        o.put("duration", durationS);
+        o.put("duration", durationS());
         o.put("completed", s.completed());
         o.put("failed", s.failed());
         o.put("total_input_tokens", s.totalInput());
@@ -414,8 +442,8 @@ public record LoadgenResult(LoadgenConfig config, Instant startedAt, long startN
         o.put("isobench_endpoint", config.endpoint());
         o.put("isobench_dataset", config.dataset().id());
         o.put("isobench_seed", config.seed());
-        o.put("isobench_num_warmups", warmups);
-        o.put("isobench_started_at", startedAt.toString());
+        o.put("isobench_num_warmups", warmups());
+        o.put("isobench_started_at", startedAt().toString());
         o.put("isobench_max_in_flight", s.maxInFlight());
         o.put("isobench_output_tokens_from_usage", s.outputFromUsage());
         o.put("isobench_input_tokens_from_usage", s.inputFromUsage());
@@ -446,7 +474,7 @@ public record LoadgenResult(LoadgenConfig config, Instant startedAt, long startN
         o.set("isobench_workload", workloadFingerprint());
         if (detailed) {
             // the run's monotonic origin (System.nanoTime, CLOCK_MONOTONIC on Linux): sent_s and ttfts are offsets
-            o.put("isobench_start_monotonic_ns", startNanoTime);
+            o.put("isobench_start_monotonic_ns", startNanoTime());
             ArrayNode sched = o.putArray("isobench_scheduled_s");
             ArrayNode sent = o.putArray("isobench_sent_s");
             ArrayNode e2 = o.putArray("isobench_e2els");
@@ -480,7 +508,7 @@ public record LoadgenResult(LoadgenConfig config, Instant startedAt, long startN
         String conc = config.maxConcurrency() == null ? "" : "-concurrency" + config.maxConcurrency();
         String model = config.model().substring(config.model().lastIndexOf('/') + 1);
         String dt = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)
-                .format(startedAt.atZone(ZoneId.systemDefault()));
+                .format(startedAt().atZone(ZoneId.systemDefault()));
         return (config.chat() ? "openai-chat" : "openai") + "-" + rate + "qps" + conc + "-" + model + "-" + dt + ".json";
     }
 
@@ -490,7 +518,7 @@ public record LoadgenResult(LoadgenConfig config, Instant startedAt, long startN
         List<Metric> out = new ArrayList<>();
         out.add(Metric.of("completed_requests", s.completed()));
         out.add(Metric.of("failed_requests", s.failed()));
-        out.add(Metric.of("duration_s", durationS));
+        out.add(Metric.of("duration_s", durationS()));
         out.add(Metric.of("total_input_tokens", s.totalInput()));
         out.add(Metric.of("total_output_tokens", s.totalOutput()));
         out.add(Metric.of("request_throughput_rps", s.requestThroughput()));

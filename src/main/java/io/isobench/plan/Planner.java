@@ -198,9 +198,10 @@ public final class Planner {
         List<String> argv = task.serverArgv("127.0.0.1", PORT_SENTINEL);
         if (argv.isEmpty()) {
             // offline tasks' correctness checks still start the engine's server
-            TaskSpec asServing = new TaskSpec(task.id(), task.humanCommit(), task.parentCommit(),
+            TaskSpec asServing = new TaskSpec(task.id(), task.commits(), new TaskSpec.Workload(
                     "vllm bench serve --model " + (task.model() == null ? "model" : task.model()), task.model(),
-                    "serving", task.serverCommand(), task.gpus(), task.timeoutS(), task.correctness(), task.line());
+                    "serving", task.serverCommand()), task.limits(), new TaskSpec.Gates(task.correctness(), null, null),
+                    null, task.line());
             argv = asServing.serverArgv("127.0.0.1", PORT_SENTINEL);
         }
         String s = Integer.toString(PORT_SENTINEL);

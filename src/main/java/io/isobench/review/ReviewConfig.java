@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -12,15 +13,29 @@ import java.util.Set;
  * {@code docs/patch-review.md}: {@code dir/} is a folder at the repository root, a bare name matches in any folder,
  * {@code **}{@code /} spans folders.
  *
- * @param engineRoots       the engine's source tree; a file outside every root is OUTSIDE_SOURCE_TREE (empty: off)
- * @param perfInputs        files the perf_command names (scripts, datasets, configs), relative to the repository
+ * @param patterns          which paths are the engine, benchmarks, tests, perf inputs and workload definitions
  * @param maxChangedLines   OVERSIZED_PATCH above this many added + removed lines
  * @param maxPatchBytes     OVERSIZED_PATCH above this many bytes of patch text
  * @param failingChecks     checks whose findings fail the arm (severity ERROR)
  */
-public record ReviewConfig(List<String> engineRoots, List<String> benchmarkPatterns, List<String> testPatterns,
-                           List<String> perfInputs, List<String> workloadPatterns, int maxChangedLines,
-                           long maxPatchBytes, Set<Check> failingChecks) {
+public record ReviewConfig(Patterns patterns, int maxChangedLines, long maxPatchBytes, Set<Check> failingChecks) {
+
+    /**
+     * The path patterns of a review.
+     *
+     * @param engineRoots the engine's source tree; a file outside every root is OUTSIDE_SOURCE_TREE (empty: off)
+     * @param perfInputs  files the perf_command names (scripts, datasets, configs), relative to the repository
+     */
+    public record Patterns(List<String> engineRoots, List<String> benchmarkPatterns, List<String> testPatterns,
+                           List<String> perfInputs, List<String> workloadPatterns) {
+        public Patterns {
+            engineRoots = List.copyOf(engineRoots);
+            benchmarkPatterns = List.copyOf(benchmarkPatterns);
+            testPatterns = List.copyOf(testPatterns);
+            perfInputs = perfInputs.stream().map(Glob::normalize).toList();
+            workloadPatterns = List.copyOf(workloadPatterns);
+        }
+    }
 
     /** vLLM's source tree and build files, plus the bundled toy engine's package. */
     public static final List<String> DEFAULT_ENGINE_ROOTS = List.of(
@@ -39,11 +54,7 @@ public record ReviewConfig(List<String> engineRoots, List<String> benchmarkPatte
             Check.WORK_SHRINKING_DEFAULT, Check.PROMPT_KEYED_CACHE, Check.BINARY_FILE, Check.SYMLINK));
 
     public ReviewConfig {
-        engineRoots = List.copyOf(engineRoots);
-        benchmarkPatterns = List.copyOf(benchmarkPatterns);
-        testPatterns = List.copyOf(testPatterns);
-        perfInputs = perfInputs.stream().map(Glob::normalize).toList();
-        workloadPatterns = List.copyOf(workloadPatterns);
+        Objects.requireNonNull(patterns, "patterns");
         failingChecks = failingChecks.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(failingChecks));
         if (maxChangedLines < 1) {
             throw new IllegalArgumentException("maxChangedLines (" + maxChangedLines + ") must be >= 1");
@@ -54,41 +65,61 @@ public record ReviewConfig(List<String> engineRoots, List<String> benchmarkPatte
     }
 
     public static ReviewConfig defaults() {
-        return new ReviewConfig(DEFAULT_ENGINE_ROOTS, DEFAULT_BENCHMARK_PATTERNS, DEFAULT_TEST_PATTERNS, List.of(),
-                DEFAULT_WORKLOAD_PATTERNS, DEFAULT_MAX_CHANGED_LINES, DEFAULT_MAX_PATCH_BYTES,
+        return new ReviewConfig(new Patterns(DEFAULT_ENGINE_ROOTS, DEFAULT_BENCHMARK_PATTERNS, DEFAULT_TEST_PATTERNS,
+                List.of(), DEFAULT_WORKLOAD_PATTERNS), DEFAULT_MAX_CHANGED_LINES, DEFAULT_MAX_PATCH_BYTES,
                 DEFAULT_FAILING_CHECKS);
     }
 
+    /** The engine's source tree; a file outside every root is OUTSIDE_SOURCE_TREE (empty: off). */
+    public List<String> engineRoots() {
+        return patterns.engineRoots();
+    }
+
+    public List<String> benchmarkPatterns() {
+        return patterns.benchmarkPatterns();
+    }
+
+    public List<String> testPatterns() {
+        return patterns.testPatterns();
+    }
+
+    /** Files the perf_command names (scripts, datasets, configs), relative to the repository. */
+    public List<String> perfInputs() {
+        return patterns.perfInputs();
+    }
+
+    public List<String> workloadPatterns() {
+        return patterns.workloadPatterns();
+    }
+
     public ReviewConfig withEngineRoots(List<String> roots) {
-        return new ReviewConfig(roots, benchmarkPatterns, testPatterns, perfInputs, workloadPatterns,
-                maxChangedLines, maxPatchBytes, failingChecks);
+        return new ReviewConfig(new Patterns(roots, benchmarkPatterns(), testPatterns(), perfInputs(),
+                workloadPatterns()), maxChangedLines, maxPatchBytes, failingChecks);
     }
 
     public ReviewConfig withPerfInputs(List<String> inputs) {
-        return new ReviewConfig(engineRoots, benchmarkPatterns, testPatterns, inputs, workloadPatterns,
-                maxChangedLines, maxPatchBytes, failingChecks);
+        return new ReviewConfig(new Patterns(engineRoots(), benchmarkPatterns(), testPatterns(), inputs,
+                workloadPatterns()), maxChangedLines, maxPatchBytes, failingChecks);
     }
 
     /** Adds the files named in a perf_command ({@link #perfInputsOf}) to the perf inputs. */
     public ReviewConfig withPerfCommand(String perfCommand) {
-        Set<String> all = new LinkedHashSet<>(perfInputs);
+        Set<String> all = new LinkedHashSet<>(perfInputs());
         all.addAll(perfInputsOf(perfCommand));
         return withPerfInputs(new ArrayList<>(all));
     }
 
-    public ReviewConfig withWorkloadPatterns(List<String> patterns) {
-        return new ReviewConfig(engineRoots, benchmarkPatterns, testPatterns, perfInputs, patterns,
-                maxChangedLines, maxPatchBytes, failingChecks);
+    public ReviewConfig withWorkloadPatterns(List<String> workload) {
+        return new ReviewConfig(new Patterns(engineRoots(), benchmarkPatterns(), testPatterns(), perfInputs(),
+                workload), maxChangedLines, maxPatchBytes, failingChecks);
     }
 
     public ReviewConfig withMaxPatch(int changedLines, long bytes) {
-        return new ReviewConfig(engineRoots, benchmarkPatterns, testPatterns, perfInputs, workloadPatterns,
-                changedLines, bytes, failingChecks);
+        return new ReviewConfig(patterns, changedLines, bytes, failingChecks);
     }
 
     public ReviewConfig withFailingChecks(Set<Check> checks) {
-        return new ReviewConfig(engineRoots, benchmarkPatterns, testPatterns, perfInputs, workloadPatterns,
-                maxChangedLines, maxPatchBytes, checks);
+        return new ReviewConfig(patterns, maxChangedLines, maxPatchBytes, checks);
     }
 
     public Finding.Severity severityOf(Check check) {

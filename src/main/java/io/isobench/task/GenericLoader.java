@@ -35,10 +35,10 @@ final class GenericLoader {
     private static final Pattern PLACEHOLDER = Pattern.compile("\\{[^{}]*}");
     private static final String EXAMPLE = "[./run, \"{workdir}/model.bin\", -n, \"256\"]";
 
-    private final SuiteLoader l;
+    private final SuiteNodes l;
     private final String suiteDir;
 
-    GenericLoader(SuiteLoader loader, String suiteDir) {
+    GenericLoader(SuiteNodes loader, String suiteDir) {
         this.l = loader;
         this.suiteDir = suiteDir;
     }
@@ -101,13 +101,13 @@ final class GenericLoader {
 
     private Map<String, NodeTuple> correctnessKeys(Map<String, NodeTuple> m, String field) {
         NodeTuple c = m.get("correctness");
-        if (c == null || SuiteLoader.isNull(c.getValueNode())
+        if (c == null || SuiteNodes.isNull(c.getValueNode())
                 || !(c.getValueNode() instanceof org.yaml.snakeyaml.nodes.MappingNode mn)) {
             return Map.of();
         }
         Map<String, NodeTuple> out = new java.util.LinkedHashMap<>();
         for (NodeTuple t : mn.getValue()) {
-            out.putIfAbsent(SuiteLoader.scalarText(t.getKeyNode()), t);
+            out.putIfAbsent(SuiteNodes.scalarText(t.getKeyNode()), t);
         }
         return out;
     }
@@ -125,7 +125,7 @@ final class GenericLoader {
         String primary = null;
         boolean ok = command != null;
         NodeTuple mt = m.get("metrics");
-        if (mt != null && !SuiteLoader.isNull(mt.getValueNode())) {
+        if (mt != null && !SuiteNodes.isNull(mt.getValueNode())) {
             if (!(mt.getValueNode() instanceof SequenceNode seq)) {
                 l.problem(mt.getValueNode(), field + ".metrics", "must be a list (fix: - {name: tok_s, from: stderr,"
                         + " regex: 'achieved tok/s: ([0-9.]+)', unit: tok/s, better: higher, primary: true})");
@@ -160,7 +160,7 @@ final class GenericLoader {
         }
         ReadRule output = null;
         NodeTuple ot = corr.get("output");
-        if (ot != null && !SuiteLoader.isNull(ot.getValueNode())) {
+        if (ot != null && !SuiteNodes.isNull(ot.getValueNode())) {
             output = read(ot.getValueNode(), corrField + ".output", OUTPUT_KEYS, false);
             ok &= output != null;
         }

@@ -65,7 +65,8 @@ public final class TaskImport {
             String model = PerfCommand.usable(r.model()) ? r.model().trim() : null;
             String perf = IsoBenchRows.blank(r.perfCommand()) ? null : r.perfCommand();
             String parent = IsoBenchRows.blank(r.parentCommit()) ? null : r.parentCommit().trim();
-            tasks.add(new TaskSpec(id, commit, parent, perf, model, label, null, r.gpus(), null, null, 0));
+            tasks.add(new TaskSpec(id, new TaskSpec.Commits(commit, parent), new TaskSpec.Workload(perf, model, label,
+                    null), new TaskSpec.Limits(r.gpus(), null), null, null, 0));
         }
         EngineSpec engine = new EngineSpec(repo, EngineSpec.looksLikeUrl(repo) ? null
                 : Path.of(repo).toAbsolutePath().normalize(), "vllm");

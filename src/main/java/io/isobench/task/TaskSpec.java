@@ -10,30 +10,87 @@ import java.util.Optional;
 /**
  * One task: a performance commit and how to measure it.
  *
- * @param id            unique within the suite ({@code [A-Za-z0-9._-]+}), e.g. the commit's first 8 hex digits
- * @param humanCommit   the merged commit (the human arm)
- * @param parentCommit  the baseline commit; null means the human commit's first parent
- * @param perfCommand   the benchmark command; null or blank is linted as {@code NO_PERF_COMMAND}
- * @param model         the model the task targets; null to take it from the command
- * @param modeLabel     serving|throughput|latency|prefix_caching (or ISO-Bench's standalone); null to infer
- * @param serverCommand server template for serving tasks ({@code {model} {host} {port} {server_flags}}); null for
- *                      {@code python -m vllm.entrypoints.openai.api_server}
- * @param gpus          GPUs the task needs; null to derive them from the command and the model
- * @param timeoutS      per-run limit overriding the suite's; null for the suite's
- * @param correctness   the greedy-output gate; null when the task has none
- * @param line          the line of the task in the suite file (1-based); 0 when built in memory
- * @param build         this task's build argv, overriding {@code engine.build}; empty = no build; null = the engine's
- * @param accuracy      the accuracy hook; null when the task has none
- * @param review        patch-review settings (suite-level {@code review:} merged with the task's); null for defaults
- * @param generic       the generic engine adapter's offline command or server ({@code engine.name: generic}); null
- *                      for the vllm and toy adapters, which read {@code perfCommand}
- * @param artifacts     prebuilt-artifact arms: the versions and artifact sources this task names per arm
- *                      ({@code versions:}, {@code artifacts:}); null: the engine's template and the commits
+ * @param id       unique within the suite ({@code [A-Za-z0-9._-]+}), e.g. the commit's first 8 hex digits
+ * @param commits  the human commit and the baseline
+ * @param workload what is measured: the benchmark command, model, mode and server (or the generic adapter's)
+ * @param limits   GPUs and the per-run time limit
+ * @param gates    the correctness gate, the accuracy hook and the patch-review settings
+ * @param setup    how the arms come to be: the task's build step and its prebuilt-artifact arms
+ * @param line     the line of the task in the suite file (1-based); 0 when built in memory
  */
-public record TaskSpec(String id, String humanCommit, String parentCommit, String perfCommand, String model,
-                       String modeLabel, String serverCommand, Integer gpus, Integer timeoutS,
-                       Correctness correctness, int line, List<String> build, Accuracy accuracy, Review review,
-                       GenericTask generic, ArmArtifacts artifacts) {
+public record TaskSpec(String id, Commits commits, Workload workload, Limits limits, Gates gates, Setup setup,
+                       int line) {
+
+    /**
+     * The commits of a task.
+     *
+     * @param human  the merged commit (the human arm)
+     * @param parent the baseline commit; null means the human commit's first parent
+     */
+    public record Commits(String human, String parent) {
+        public Commits {
+            Objects.requireNonNull(human, "humanCommit");
+        }
+    }
+
+    /**
+     * What a task measures.
+     *
+     * @param perfCommand   the benchmark command; null or blank is linted as {@code NO_PERF_COMMAND}
+     * @param model         the model the task targets; null to take it from the command
+     * @param modeLabel     serving|throughput|latency|prefix_caching (or ISO-Bench's standalone); null to infer
+     * @param serverCommand server template for serving tasks ({@code {model} {host} {port} {server_flags}}); null
+     *                      for {@code python -m vllm.entrypoints.openai.api_server}
+     * @param generic       the generic engine adapter's offline command or server ({@code engine.name: generic});
+     *                      null for the vllm and toy adapters, which read {@code perfCommand}
+     */
+    public record Workload(String perfCommand, String model, String modeLabel, String serverCommand,
+                           GenericTask generic) {
+        /** A workload of the vllm or toy adapter. */
+        public Workload(String perfCommand, String model, String modeLabel, String serverCommand) {
+            this(perfCommand, model, modeLabel, serverCommand, null);
+        }
+    }
+
+    /**
+     * A task's resources.
+     *
+     * @param gpus     GPUs the task needs; null to derive them from the command and the model
+     * @param timeoutS per-run limit overriding the suite's; null for the suite's
+     */
+    public record Limits(Integer gpus, Integer timeoutS) {
+        /** No limits of its own: GPUs from the command and model, the suite's timeout. */
+        public static final Limits NONE = new Limits(null, null);
+    }
+
+    /**
+     * A task's gates besides speed.
+     *
+     * @param correctness the greedy-output gate; null when the task has none
+     * @param accuracy    the accuracy hook; null when the task has none
+     * @param review      patch-review settings (suite-level {@code review:} merged with the task's); null for
+     *                    defaults
+     */
+    public record Gates(Correctness correctness, Accuracy accuracy, Review review) {
+        /** No gates: no correctness gate, no accuracy hook, default review settings. */
+        public static final Gates NONE = new Gates(null, null, null);
+    }
+
+    /**
+     * How a task's arms come to be.
+     *
+     * @param build     this task's build argv, overriding {@code engine.build}; empty = no build; null = the engine's
+     * @param artifacts prebuilt-artifact arms: the versions and artifact sources this task names per arm
+     *                  ({@code versions:}, {@code artifacts:}); null: the engine's template and the commits
+     */
+    public record Setup(List<String> build, ArmArtifacts artifacts) {
+        /** The engine's build step and artifacts. */
+        public static final Setup ENGINE = new Setup(null, null);
+
+        public Setup {
+            build = build == null ? null : List.copyOf(build);
+        }
+    }
 
     /**
      * What a task says about its arms' prebuilt artifacts.
@@ -48,36 +105,79 @@ public record TaskSpec(String id, String humanCommit, String parentCommit, Strin
         }
     }
 
-    /** A task of the vllm or toy adapter. */
-    public TaskSpec(String id, String humanCommit, String parentCommit, String perfCommand, String model,
-                    String modeLabel, String serverCommand, Integer gpus, Integer timeoutS, Correctness correctness,
-                    int line, List<String> build, Accuracy accuracy, Review review) {
-        this(id, humanCommit, parentCommit, perfCommand, model, modeLabel, serverCommand, gpus, timeoutS, correctness,
-                line, build, accuracy, review, null, null);
+    /** A task built in memory (line 0) with no limits or gates of its own, built by the engine's step. */
+    public static TaskSpec of(String id, String humanCommit, String parentCommit, Workload workload) {
+        return new TaskSpec(id, new Commits(humanCommit, parentCommit), workload, null, null, null, 0);
     }
 
-    /** A task that uses the engine's build step, without accuracy hook, with default review settings. */
-    public TaskSpec(String id, String humanCommit, String parentCommit, String perfCommand, String model,
-                    String modeLabel, String serverCommand, Integer gpus, Integer timeoutS, Correctness correctness,
-                    int line, List<String> build) {
-        this(id, humanCommit, parentCommit, perfCommand, model, modeLabel, serverCommand, gpus, timeoutS, correctness,
-                line, build, null, null);
+    /** The merged commit (the human arm). */
+    public String humanCommit() {
+        return commits.human();
     }
 
-    /** A task that uses the engine's build step. */
-    public TaskSpec(String id, String humanCommit, String parentCommit, String perfCommand, String model,
-                    String modeLabel, String serverCommand, Integer gpus, Integer timeoutS, Correctness correctness,
-                    int line, Accuracy accuracy, Review review) {
-        this(id, humanCommit, parentCommit, perfCommand, model, modeLabel, serverCommand, gpus, timeoutS, correctness,
-                line, null, accuracy, review);
+    /** The baseline commit; null means the human commit's first parent. */
+    public String parentCommit() {
+        return commits.parent();
     }
 
-    /** A task without accuracy hook and with default review settings. */
-    public TaskSpec(String id, String humanCommit, String parentCommit, String perfCommand, String model,
-                    String modeLabel, String serverCommand, Integer gpus, Integer timeoutS, Correctness correctness,
-                    int line) {
-        this(id, humanCommit, parentCommit, perfCommand, model, modeLabel, serverCommand, gpus, timeoutS, correctness,
-                line, null, null, null);
+    /** The benchmark command; null or blank is linted as {@code NO_PERF_COMMAND}. */
+    public String perfCommand() {
+        return workload.perfCommand();
+    }
+
+    /** The model the task targets; null to take it from the command. */
+    public String model() {
+        return workload.model();
+    }
+
+    /** serving|throughput|latency|prefix_caching (or ISO-Bench's standalone); null to infer. */
+    public String modeLabel() {
+        return workload.modeLabel();
+    }
+
+    /** The server template for serving tasks; null for the adapter's default. */
+    public String serverCommand() {
+        return workload.serverCommand();
+    }
+
+    /** The generic engine adapter's offline command or server; null for the vllm and toy adapters. */
+    public GenericTask generic() {
+        return workload.generic();
+    }
+
+    /** GPUs the task needs; null to derive them from the command and the model. */
+    public Integer gpus() {
+        return limits.gpus();
+    }
+
+    /** The per-run limit overriding the suite's; null for the suite's. */
+    public Integer timeoutS() {
+        return limits.timeoutS();
+    }
+
+    /** The greedy-output gate; null when the task has none. */
+    public Correctness correctness() {
+        return gates.correctness();
+    }
+
+    /** The accuracy hook; null when the task has none. */
+    public Accuracy accuracy() {
+        return gates.accuracy();
+    }
+
+    /** Patch-review settings; null for defaults. */
+    public Review review() {
+        return gates.review();
+    }
+
+    /** This task's build argv, overriding {@code engine.build}; empty = no build; null = the engine's. */
+    public List<String> build() {
+        return setup.build();
+    }
+
+    /** Prebuilt-artifact arms' versions and sources; null: the engine's template and the commits. */
+    public ArmArtifacts artifacts() {
+        return setup.artifacts();
     }
 
     /**
@@ -181,8 +281,11 @@ public record TaskSpec(String id, String humanCommit, String parentCommit, Strin
 
     public TaskSpec {
         Objects.requireNonNull(id, "id");
-        Objects.requireNonNull(humanCommit, "humanCommit");
-        build = build == null ? null : List.copyOf(build);
+        Objects.requireNonNull(commits, "commits");
+        workload = workload == null ? new Workload(null, null, null, null) : workload;
+        limits = limits == null ? Limits.NONE : limits;
+        gates = gates == null ? Gates.NONE : gates;
+        setup = setup == null ? Setup.ENGINE : setup;
     }
 
     /**
@@ -190,16 +293,16 @@ public record TaskSpec(String id, String humanCommit, String parentCommit, Strin
      * declared command in the same shape (no findings: the suite loader checked it).
      */
     public ParsedPerfCommand parsedCommand() {
-        if (generic != null) {
+        if (generic() != null) {
             return GenericCommands.parsed(this);
         }
-        return PerfCommand.parse(perfCommand, new PerfCommand.Hints(model, modeLabel, gpus));
+        return PerfCommand.parse(perfCommand(), new PerfCommand.Hints(model(), modeLabel(), gpus()));
     }
 
     /** The mode the task runs: the command's; else the declared label when it names one mode. */
     public Optional<Mode> mode() {
         Optional<Mode> fromCommand = parsedCommand().modeIfKnown();
-        return fromCommand.isPresent() ? fromCommand : Mode.fromLabel(modeLabel);
+        return fromCommand.isPresent() ? fromCommand : Mode.fromLabel(modeLabel());
     }
 
     /**
@@ -208,18 +311,18 @@ public record TaskSpec(String id, String humanCommit, String parentCommit, Strin
      * tasks start it only for the correctness gate. Empty when the command names no model or no benchmark.
      */
     public List<String> serverArgv(String host, int port) {
-        if (generic != null) {
+        if (generic() != null) {
             return GenericCommands.serverArgv(this, host, port);
         }
         ParsedPerfCommand p = parsedCommand();
-        if (serverCommand == null || serverCommand.isBlank()) {
+        if (serverCommand() == null || serverCommand().isBlank()) {
             return p.serverArgv(host, port);
         }
         if (p.serverArgv().isEmpty()) {
             return List.of();
         }
         List<String> out = new ArrayList<>();
-        for (List<Shell.Word> seg : Shell.tokenize(serverCommand).segments()) {
+        for (List<Shell.Word> seg : Shell.tokenize(serverCommand()).segments()) {
             for (Shell.Word w : seg) {
                 if (w.text().equals("{server_flags}")) {
                     out.addAll(p.serverFlags());

@@ -75,9 +75,9 @@ class HardwareTest {
         assertThat(a.gpuText()).isEqualTo("none");
         assertThat(a.cpuModel()).isEqualTo("AMD EPYC 9654 96-Core Processor");
         assertThat(a.memoryGiB()).isEqualTo(126);
-        assertThat(new Hardware(null, 0, null, null, a.cpuModel(), 4, a.kernel(), a.memoryGiB()).id())
+        assertThat(new Hardware(Hardware.Gpus.NONE, new Hardware.Host(a.cpuModel(), 4, a.kernel(), a.memoryGiB())).id())
                 .isNotEqualTo(a.id());
-        assertThat(new Hardware(null, 0, null, null, a.cpuModel(), 2, "6.1.0", a.memoryGiB()).id())
+        assertThat(new Hardware(Hardware.Gpus.NONE, new Hardware.Host(a.cpuModel(), 2, "6.1.0", a.memoryGiB())).id())
                 .isNotEqualTo(a.id());
         assertThat(a.oneLine()).startsWith("no GPU; AMD EPYC 9654 96-Core Processor, 2 cores, 126 GiB; kernel 6.8.0");
     }

@@ -17,8 +17,8 @@ final class RealTasks {
         if (t.parsedCommand().errors().stream().map(Finding::code).noneMatch("DATASET_NAME_MISSING"::equals)) {
             return t;
         }
-        return new TaskSpec(t.id(), t.humanCommit(), t.parentCommit(), t.perfCommand() + " --dataset-name random",
-                t.model(), t.modeLabel(), t.serverCommand(), t.gpus(), t.timeoutS(), t.correctness(), t.line(),
-                t.build(), t.accuracy(), t.review());
+        return new TaskSpec(t.id(), t.commits(), new TaskSpec.Workload(t.perfCommand() + " --dataset-name random",
+                t.model(), t.modeLabel(), t.serverCommand()), t.limits(), t.gates(), new TaskSpec.Setup(t.build(), null),
+                t.line());
     }
 }

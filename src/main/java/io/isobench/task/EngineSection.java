@@ -1,0 +1,319 @@
+package io.isobench.task;
+
+import org.yaml.snakeyaml.nodes.MappingNode;
+import org.yaml.snakeyaml.nodes.Node;
+import org.yaml.snakeyaml.nodes.NodeTuple;
+import org.yaml.snakeyaml.nodes.SequenceNode;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Reads the suite's {@code engine:} (with {@code engine.artifact}), {@code run:} and {@code setup:} sections, and
+ * a task's {@code versions:} and {@code artifacts:}, for {@link SuiteLoader}.
+ */
+final class EngineSection extends SuiteNodes {
+    private static final List<String> ENGINE_KEYS = List.of("repo", "name", "build", "artifact");
+    private static final List<String> ARTIFACT_KEYS = List.of("type", "package", "source", "sha256", "check", "expect",
+            "verify");
+    private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
+    private static final List<String> RUN_KEYS = List.of("rounds", "warmup_requests", "timeouts", "executor", "seed",
+            "port_base", "aa");
+    private static final List<String> TIMEOUT_KEYS = List.of("server_start_s", "run_s", "build_s");
+
+    /** The engine adapter's name once the engine section is read (null when it is bad). */
+    String engineName;
+    /** The engine section as read (null when it is bad). */
+    EngineSpec engineSpec;
+
+    EngineSection(SuiteNodes shared) {
+        super(shared);
+    }
+
+    EngineSpec engine(NodeTuple t, Node root) {
+        if (t == null) {
+            problem(root, "engine", "missing (fix: engine: {repo: PATH|URL, name: vllm})");
+            return null;
+        }
+        Map<String, NodeTuple> m = mapping(t.getValueNode(), "engine", ENGINE_KEYS);
+        if (m == null) {
+            return null;
+        }
+        String repo = string(m.get("repo"), "engine.repo", true);
+        String name = string(m.get("name"), "engine.name", false);
+        if (name == null) {
+            name = "vllm";
+        } else if (!EngineSpec.NAMES.contains(name)) {
+            problem(m.get("name").getValueNode(), "engine.name", "'" + name + "' is not an engine adapter"
+                    + Nearest.of(name, EngineSpec.NAMES).map(s -> " (did you mean " + s + "?)").orElse("")
+                    + " (fix: vllm, toy, or generic for any other engine)");
+            return null;
+        }
+        engineName = name;
+        ArtifactSpec artifact = artifact(m.get("artifact"));
+        List<String> build = argv(m.get("build"), "engine.build", false);
+        if (build == null) {
+            build = List.of();
+        }
+        if (repo == null) {
+            if (!m.containsKey("repo") && m.containsKey("artifact")) {
+                return artifact == null ? null : new EngineSpec("artifact:" + artifact.source(), null, name, build,
+                        artifact);
+            }
+            if (!m.containsKey("repo")) {
+                problem(t.getValueNode(), "engine.repo", "missing (fix: a local clone path, a git bundle file or a"
+                        + " git URL; or engine.artifact for prebuilt artifacts)");
+            }
+            return null;
+        }
+        if (m.containsKey("artifact")) {
+            problem(m.get("artifact").getKeyNode(), "engine.artifact", "arms come from a repository or from prebuilt"
+                    + " artifacts, not both (fix: remove engine.repo or engine.artifact)");
+            return null;
+        }
+        if (EngineSpec.looksLikeUrl(repo)) {
+            return new EngineSpec(repo, null, name, build);
+        }
+        Path p = resolve(repo);
+        if (checkPaths && !Files.isDirectory(p) && !Files.isRegularFile(p)) {
+            problem(m.get("repo").getValueNode(), "engine.repo", "no such directory or git bundle " + p
+                    + " (fix: a local clone or a git bundle file, relative to the suite's folder, or a git URL)");
+            return null;
+        }
+        return new EngineSpec(repo, p, name, build);
+    }
+
+    RunConfig run(NodeTuple t) {
+        RunConfig d = RunConfig.DEFAULT;
+        if (t == null || isNull(t.getValueNode())) {
+            return d;
+        }
+        Map<String, NodeTuple> m = mapping(t.getValueNode(), "run", RUN_KEYS);
+        if (m == null) {
+            return d;
+        }
+        Integer rounds = integer(m.get("rounds"), "run.rounds", 1, 1000);
+        Integer warm = integer(m.get("warmup_requests"), "run.warmup_requests", 0, 1_000_000);
+        String executor = string(m.get("executor"), "run.executor", false);
+        if (executor != null && !RunConfig.EXECUTORS.contains(executor)) {
+            problem(m.get("executor").getValueNode(), "run.executor", "'" + executor + "' is not an executor"
+                    + Nearest.of(executor, RunConfig.EXECUTORS).map(s -> " (did you mean " + s + "?)").orElse("")
+                    + " (fix: local, docker, slurm or kubernetes)");
+            executor = null;
+        }
+        Long seed = null;
+        NodeTuple st = m.get("seed");
+        if (st != null) {
+            String s = string(st, "run.seed", true);
+            if (s != null) {
+                try {
+                    seed = Long.parseLong(s.trim());
+                } catch (NumberFormatException e) {
+                    problem(st.getValueNode(), "run.seed", "'" + s + "' is not an integer (fix: e.g. 42)");
+                }
+            }
+        }
+        Integer port = integer(m.get("port_base"), "run.port_base", 1024, 65000);
+        Boolean aa = bool(m.get("aa"), "run.aa");
+        RunConfig.Timeouts timeouts = RunConfig.Timeouts.DEFAULT;
+        NodeTuple tt = m.get("timeouts");
+        if (tt != null && !isNull(tt.getValueNode())) {
+            Map<String, NodeTuple> tm = mapping(tt.getValueNode(), "run.timeouts", TIMEOUT_KEYS);
+            if (tm != null) {
+                Integer a = integer(tm.get("server_start_s"), "run.timeouts.server_start_s", 1, Integer.MAX_VALUE);
+                Integer b = integer(tm.get("run_s"), "run.timeouts.run_s", 1, Integer.MAX_VALUE);
+                Integer c = integer(tm.get("build_s"), "run.timeouts.build_s", 1, Integer.MAX_VALUE);
+                RunConfig.Timeouts td = RunConfig.Timeouts.DEFAULT;
+                timeouts = new RunConfig.Timeouts(a == null ? td.serverStartS() : a, b == null ? td.runS() : b,
+                        c == null ? td.buildS() : c);
+            }
+        }
+        return new RunConfig(rounds == null ? d.rounds() : rounds, warm == null ? d.warmupRequests() : warm, timeouts,
+                executor == null ? d.executor() : executor, seed == null ? d.seed() : seed, port,
+                aa == null ? d.aa() : aa);
+    }
+
+    /** {@code engine.artifact}: arms from prebuilt artifacts; null when absent or bad. */
+    ArtifactSpec artifact(NodeTuple t) {
+        if (t == null || isNull(t.getValueNode())) {
+            return null;
+        }
+        String f = "engine.artifact";
+        Map<String, NodeTuple> m = mapping(t.getValueNode(), f, ARTIFACT_KEYS);
+        if (m == null) {
+            return null;
+        }
+        String type = string(m.get("type"), f + ".type", true);
+        ArtifactSpec.Type kind = null;
+        for (ArtifactSpec.Type k : ArtifactSpec.Type.values()) {
+            if (k.label().equals(type == null ? null : type.strip())) {
+                kind = k;
+            }
+        }
+        List<String> types = java.util.Arrays.stream(ArtifactSpec.Type.values()).map(ArtifactSpec.Type::label).toList();
+        if (type == null && !m.containsKey("type")) {
+            problem(t.getValueNode(), f + ".type", "missing (fix: one of " + String.join(", ", types) + ")");
+        } else if (type != null && kind == null) {
+            problem(m.get("type").getValueNode(), f + ".type", "'" + type + "' is not an artifact type"
+                    + Nearest.of(type, types).map(x -> " (did you mean " + x + "?)").orElse("")
+                    + " (fix: one of " + String.join(", ", types) + ")");
+        }
+        String pkg = string(m.get("package"), f + ".package", true);
+        if (pkg == null && !m.containsKey("package")) {
+            problem(t.getValueNode(), f + ".package", "missing (fix: the npm or pip package, or the program's name)");
+        }
+        String source = string(m.get("source"), f + ".source", true);
+        if (source == null && !m.containsKey("source")) {
+            problem(t.getValueNode(), f + ".source", "missing (fix: a template such as npm:node-llama-cpp@{version},"
+                    + " https://…/vllm-{commit}.whl or wheels/{commit}.whl)");
+        } else if (source != null) {
+            source = artifactTemplate(m.get("source").getValueNode(), f + ".source", source);
+        }
+        Map<String, String> sums = new LinkedHashMap<>();
+        NodeTuple st = m.get("sha256");
+        if (st != null && !isNull(st.getValueNode())) {
+            if (!(st.getValueNode() instanceof MappingNode sm)) {
+                problem(st.getValueNode(), f + ".sha256", "must be a map of version to checksum (fix: sha256:"
+                        + " {3.22.1: 64 hex digits})");
+            } else {
+                for (NodeTuple e : sm.getValue()) {
+                    String v = scalarText(e.getKeyNode());
+                    String sum = string(e, f + ".sha256." + v, true);
+                    if (sum != null && !SHA256.matcher(sum.strip()).matches()) {
+                        problem(e.getValueNode(), f + ".sha256." + v, "'" + sum + "' is not a sha256 (fix: 64"
+                                + " lower-case hex digits, e.g. from sha256sum FILE)");
+                    } else if (sum != null) {
+                        sums.put(v, sum.strip());
+                    }
+                }
+            }
+        }
+        List<String> check = argv(m.get("check"), f + ".check", false, "[node, -e, \"console.log(require("
+                + "'./node_modules/PKG/package.json').version)\"]");
+        if (check != null) {
+            for (String w : check) {
+                if (artifactTemplate(m.get("check").getValueNode(), f + ".check", w) == null) {
+                    check = null;
+                    break;
+                }
+            }
+        }
+        String expect = string(m.get("expect"), f + ".expect", true);
+        String verify = string(m.get("verify"), f + ".verify", true);
+        ArtifactSpec.Verify ver = null;
+        if (verify != null) {
+            ver = switch (verify.strip()) {
+                case "version" -> ArtifactSpec.Verify.VERSION;
+                case "commit" -> ArtifactSpec.Verify.COMMIT;
+                default -> null;
+            };
+            if (ver == null) {
+                problem(m.get("verify").getValueNode(), f + ".verify", "'" + verify + "' is not what the installed"
+                        + " version is compared with (fix: version, or commit for a version that carries the commit id)");
+            }
+        }
+        if ((kind == ArtifactSpec.Type.TARBALL || kind == ArtifactSpec.Type.BINARY) && check == null
+                && !m.containsKey("check")) {
+            problem(t.getValueNode(), f + ".check", "missing: a " + kind.label() + " has no package metadata to"
+                    + " verify (fix: a command that prints the installed version, e.g. [bin/server, --version])");
+            return null;
+        }
+        if (kind == null || pkg == null || source == null || (m.containsKey("check") && check == null)
+                || (verify != null && ver == null)) {
+            return null;
+        }
+        return new ArtifactSpec(kind, pkg.strip(), source, sums, check, expect, ver);
+    }
+
+    /** An artifact template with known placeholders only ({@code {suite_dir}} filled in); null when bad. */
+    String artifactTemplate(Node node, String field, String text) {
+        Matcher mm = TEMPLATE_FIELD.matcher(text);
+        while (mm.find()) {
+            if (!ArtifactSpec.PLACEHOLDERS.contains(mm.group())) {
+                problem(node, field, "unknown placeholder " + mm.group()
+                        + Nearest.of(mm.group(), ArtifactSpec.PLACEHOLDERS).map(x -> " (did you mean " + x + "?)")
+                        .orElse("") + " (fix: use " + String.join(", ", ArtifactSpec.PLACEHOLDERS) + ")");
+                return null;
+            }
+        }
+        return text.replace("{suite_dir}", baseDir.toString());
+    }
+
+    /** A task's {@code versions:} and {@code artifacts:} (maps arm → value, arms baseline and human). */
+    TaskSpec.ArmArtifacts armArtifacts(Map<String, NodeTuple> m, String field) {
+        if (!m.containsKey("versions") && !m.containsKey("artifacts")) {
+            return null;
+        }
+        Map<String, Map<String, String>> both = new LinkedHashMap<>();
+        for (String key : List.of("versions", "artifacts")) {
+            Map<String, String> out = new LinkedHashMap<>();
+            both.put(key, out);
+            NodeTuple t = m.get(key);
+            if (t == null || isNull(t.getValueNode())) {
+                continue;
+            }
+            if (engineSpec == null || engineSpec.artifact() == null) {
+                problem(t.getKeyNode(), field + "." + key, "is for arms from prebuilt artifacts (fix: engine.artifact,"
+                        + " or remove it)");
+                continue;
+            }
+            Map<String, NodeTuple> am = mapping(t.getValueNode(), field + "." + key, List.of("baseline", "human"));
+            if (am == null) {
+                continue;
+            }
+            for (Map.Entry<String, NodeTuple> e : am.entrySet()) {
+                String v = string(e.getValue(), field + "." + key + "." + e.getKey(), true);
+                if (v != null && key.equals("artifacts")) {
+                    v = artifactTemplate(e.getValue().getValueNode(), field + ".artifacts." + e.getKey(), v.strip());
+                }
+                if (v != null) {
+                    out.put(e.getKey(), v.strip());
+                }
+            }
+        }
+        return new TaskSpec.ArmArtifacts(both.get("versions"), both.get("artifacts"));
+    }
+
+    /** Top-level {@code setup:}: argv lists run once per session, before the environments. */
+    List<List<String>> setup(NodeTuple t) {
+        List<List<String>> out = new ArrayList<>();
+        if (t == null || isNull(t.getValueNode())) {
+            return out;
+        }
+        if (!(t.getValueNode() instanceof SequenceNode seq)) {
+            problem(t.getValueNode(), "setup", "must be a list of argv lists (fix: - [python3, \"{suite_dir}/make.py\","
+                    + " --out, \"{workdir}/model.bin\"])");
+            return out;
+        }
+        int i = 0;
+        for (Node n : seq.getValue()) {
+            String field = "setup[" + i++ + "]";
+            List<String> argv = argv(new NodeTuple(t.getKeyNode(), n), field, false,
+                    "[python3, \"{suite_dir}/make_checkpoint.py\", --out, \"{workdir}/model.bin\"]");
+            if (argv == null) {
+                continue;
+            }
+            boolean ok = true;
+            for (String w : argv) {
+                Matcher mm = TEMPLATE_FIELD.matcher(w);
+                while (mm.find()) {
+                    if (!GenericTask.PLACEHOLDERS.contains(mm.group())) {
+                        problem(n, field, "unknown placeholder " + mm.group() + " (fix: use "
+                                + String.join(", ", GenericTask.PLACEHOLDERS) + ")");
+                        ok = false;
+                    }
+                }
+            }
+            if (ok) {
+                out.add(argv.stream().map(w -> w.replace("{suite_dir}", baseDir.toString())).toList());
+            }
+        }
+        return out;
+    }
+}
