@@ -221,13 +221,6 @@ public final class SessionRunner {
                 neededArms.add(j.taskId() + "|" + j.arm());
             }
         }
-        for (ArmSpec a : plan.arms()) {
-            TaskSpec t = suite.task(a.taskId()).orElse(null);
-            if (t != null && t.accuracy() != null && !a.arm().equals(Arm.BASELINE_AA.label())
-                    && !finished.contains(accuracyRunId(sessionId, a))) {
-                neededArms.add(a.taskId() + "|" + a.arm());
-            }
-        }
         Map<String, String> humanSha = new HashMap<>();
         Map<String, String> buildLogs = new HashMap<>();
         for (ArmSpec a : plan.arms()) {
@@ -311,20 +304,22 @@ public final class SessionRunner {
         Map<String, Environment> envs = arms.envs();
         // the summary's counts cover the same runs: the plan's jobs and the accuracy runs (of arms whose environment
         // is ready or that finished before), so a resumed session adds up: jobs + accuracy = run now + already finished
+        List<Job> jobs = plan.jobs().stream().filter(j -> j.kind() != Job.Kind.ACCURACY).toList();
+        List<Job> accuracyJobs = plan.jobs().stream().filter(j -> j.kind() == Job.Kind.ACCURACY).toList();
         Set<String> jobIds = new HashSet<>();
-        plan.jobs().forEach(j -> jobIds.add(runId(sessionId, j)));
+        jobs.forEach(j -> jobIds.add(runId(sessionId, j)));
         Set<String> planned = new HashSet<>(jobIds);
         int accuracyRuns = 0;
-        for (ArmSpec a : accuracyOrder()) {
-            Environment env = envs.get(a.taskId() + "|" + a.arm());
-            if (finished.contains(accuracyRunId(sessionId, a)) || env != null && env.ready()) {
-                planned.add(accuracyRunId(sessionId, a));
+        for (Job j : accuracyJobs) {
+            Environment env = envs.get(j.taskId() + "|" + j.arm());
+            if (finished.contains(runId(sessionId, j)) || env != null && env.ready()) {
+                planned.add(runId(sessionId, j));
                 accuracyRuns++;
             }
         }
         int alreadyFinished = (int) finished.stream().filter(planned::contains).count();
-        Tally tally = new Tally(plan.jobs().size(), (int) finished.stream().filter(jobIds::contains).count());
-        List<Job> todo = plan.jobs().stream().filter(j -> !finished.contains(runId(sessionId, j))).toList();
+        Tally tally = new Tally(jobs.size(), (int) finished.stream().filter(jobIds::contains).count());
+        List<Job> todo = jobs.stream().filter(j -> !finished.contains(runId(sessionId, j))).toList();
         int parallel = parallelism();
         if (parallel > 1) {
             say(String.format(Locale.ROOT, "up to %d job(s) at once%s", parallel,
@@ -334,7 +329,9 @@ public final class SessionRunner {
         Map<String, List<Probe>> refs = new java.util.concurrent.ConcurrentHashMap<>(reference);
         JobDispatcher.run(todo, parallel, options.executor().gpuCapacity(), options.allowCrossGpu(),
                 job -> runJob(job, sessionId, arms, refs, tally));
-        for (ArmSpec a : accuracyOrder()) {
+        // the accuracy jobs, last, in plan order (every baseline first: its score is the reference)
+        for (Job job : accuracyJobs) {
+            ArmSpec a = plan.arm(job.taskId(), job.arm().label()).orElseThrow();
             String rid = accuracyRunId(sessionId, a);
             if (finished.contains(rid)) {
                 continue;
@@ -345,9 +342,8 @@ public final class SessionRunner {
             }
             TaskSpec task = suite.task(a.taskId()).orElseThrow();
             String commit = arms.humanSha().getOrDefault(a.taskId(), task.humanCommit());
-            Accuracy.Target target = new Accuracy.Target(a, task, env, commit, jobOf(a),
-                    review(a.taskId(), a.arm(), task));
-            RunRecord rec = Accuracy.run(store, sessionId, target, suiteDir(), options.executor().name(),
+            Accuracy.Target target = new Accuracy.Target(a, task, env, commit, job, review(a.taskId(), a.arm(), task));
+            RunRecord rec = Accuracy.run(store, sessionId, target, options.executor(),
                     pgid -> store.putRun(armPlaceholder(rid, sessionId, a, commit, "accuracy", pgid)),
                     attempt.previous());
             attempt.previous().put(rid, rec);
@@ -405,8 +401,8 @@ public final class SessionRunner {
         if (hardware != null) {
             extra.put("hardware_id", hardware.id());
         }
-        if (job.arm().startsWith("agent:")) {
-            String name = job.arm().substring("agent:".length());
+        if (job.arm().kind() == Arm.Kind.AGENT) {
+            String name = job.arm().agentName();
             suite.agents().stream().filter(a -> io.isobench.Arm.normalizeAgent(a.name()).equals(name)
                     && a.model() != null).findFirst().ifPresent(a -> extra.put("agent_model", a.model()));
         }
@@ -423,7 +419,7 @@ public final class SessionRunner {
         if (env != null && env.build() != null) {
             extra.put("build", env.build().toMap(arms.buildLogs().get(job.taskId() + "|" + job.arm())));
         }
-        ReviewResult review = review(job.taskId(), job.arm(), task);
+        ReviewResult review = review(job.taskId(), job.arm().label(), task);
         if (review != null) {
             putReview(extra, review, job.kind() == Job.Kind.CHECK);
         }
@@ -516,7 +512,7 @@ public final class SessionRunner {
             }
             return new Gate(null, List.of());
         }
-        if (job.arm().equals("baseline")) {
+        if (job.arm().equals(Arm.BASELINE)) {
             putReference(reference, taskId, "baseline", run);
             corr.put("outcome", "REFERENCE");
             corr.put("reason", "the baseline's outputs are the reference");
@@ -532,7 +528,7 @@ public final class SessionRunner {
         List<Metric> metrics = new ArrayList<>();
         Greedy.ProbeRun human = referenceRun(reference, taskId, "human");
         CorrectnessRules.Comparison vh = null;
-        if (!job.arm().equals("human") && human != null) {
+        if (!job.arm().equals(Arm.HUMAN) && human != null) {
             vh = CorrectnessRules.compare(human, run);
             putComparison(corr, "human", vh);
             metrics.addAll(diffMetrics(vh.sequential().diff(), "human"));
@@ -546,7 +542,7 @@ public final class SessionRunner {
             putComparison(corr, "baseline", vb);
             metrics.addAll(diffMetrics(vb.sequential().diff(), "baseline"));
             extra.put("mismatch_fraction", vb.mismatch());
-            CorrectnessRules.Decision d = job.arm().equals("human") ? CorrectnessRules.human(vb, th)
+            CorrectnessRules.Decision d = job.arm().equals(Arm.HUMAN) ? CorrectnessRules.human(vb, th)
                     : CorrectnessRules.agent(vb, vh, human == null ? null : CorrectnessRules.compare(base, human), th);
             corr.put("outcome", d.outcome().name());
             corr.put("rule", d.rule() == null ? null : d.rule().label());
@@ -555,7 +551,7 @@ public final class SessionRunner {
                 failure = new Failure(FailureCategory.OUTPUT_MISMATCH, d.reason(), List.of(firstDiff(vb)));
             }
         }
-        if (job.arm().equals("human")) {
+        if (job.arm().equals(Arm.HUMAN)) {
             putReference(reference, taskId, "human", run);
         }
         return new Gate(failure, metrics);
@@ -597,7 +593,7 @@ public final class SessionRunner {
         extra.put("probe_batch_size", run.hasBatched() ? run.batchSize() : null);
         Map<String, Object> art = new LinkedHashMap<>();
         art.put("task", job.taskId());
-        art.put("arm", job.arm());
+        art.put("arm", job.arm().label());
         art.put("prompts", Greedy.prompts(c.prompts()));
         art.put("max_tokens", c.maxTokens());
         art.put("outputs", run.sequential().stream().map(Probe::toMap).toList());
@@ -725,56 +721,15 @@ public final class SessionRunner {
         }
     }
 
-    /**
-     * Arms of tasks with an accuracy hook, baseline first per task (its score is the reference); the A/A arm runs the
-     * baseline's code and is not evaluated again.
-     */
-    private List<ArmSpec> accuracyOrder() {
-        List<ArmSpec> out = new ArrayList<>();
-        for (ArmSpec a : plan.arms()) {
-            if (a.arm().equals(Arm.BASELINE_AA.label())) {
-                continue;
-            }
-            if (suite.task(a.taskId()).map(t -> t.accuracy() != null).orElse(false)) {
-                out.add(a);
-            }
-        }
-        out.sort(java.util.Comparator.comparing(a -> a.arm().equals("baseline") ? 0 : 1));
-        List<ArmSpec> byTask = new ArrayList<>();
-        for (ArmSpec a : out) {
-            if (a.arm().equals("baseline")) {
-                byTask.add(a);
-            }
-        }
-        for (ArmSpec a : out) {
-            if (!a.arm().equals("baseline")) {
-                byTask.add(a);
-            }
-        }
-        return byTask;
-    }
-
     /** The run id an arm's build or pip group is recorded under: its first unfinished job, else its accuracy run. */
     private String openRunOf(String sessionId, ArmSpec a, Set<String> finished) {
         for (Job j : plan.jobs()) {
-            if (j.taskId().equals(a.taskId()) && j.arm().equals(a.arm()) && !finished.contains(runId(sessionId, j))) {
+            if (j.taskId().equals(a.taskId()) && j.arm().label().equals(a.arm())
+                    && !finished.contains(runId(sessionId, j))) {
                 return runId(sessionId, j);
             }
         }
         return accuracyRunId(sessionId, a);
-    }
-
-    private Job jobOf(ArmSpec a) {
-        for (Job j : plan.jobs()) {
-            if (j.taskId().equals(a.taskId()) && j.arm().equals(a.arm()) && j.kind() == Job.Kind.MEASURE) {
-                return j;
-            }
-        }
-        return null;
-    }
-
-    private String suiteDir() {
-        return suite.file() == null ? "." : suite.file().toAbsolutePath().normalize().getParent().toString();
     }
 
     static String accuracyRunId(String sessionId, ArmSpec a) {
@@ -791,9 +746,10 @@ public final class SessionRunner {
         extra.put("job", job.jobId());
         Leftovers.record(extra, pgid);
         extra.put("attempt", attempt);
-        Arm arm = Arm.fromLabel(job.arm());
+        Arm arm = job.arm();
         return new RunRecord(rid, sessionId, RunRecord.RunKind.MEASURED, commit, shortOf(commit), arm.agentName(),
-                job.arm(), Math.max(0, job.round()), RunRecord.RunStatus.NOT_RUN, null, job.mode(), null,
+                job.arm().label(), Math.max(0, job.round()), RunRecord.RunStatus.NOT_RUN, null, job.mode().label(),
+                null,
                 job.kind() == Job.Kind.CHECK ? PIPELINE_CHECK : PIPELINE, null, null, null, null, null,
                 Instant.now(), null, null, null, json(job.argv()), null, "in progress", json(extra), List.of());
     }
@@ -816,9 +772,9 @@ public final class SessionRunner {
     private RunRecord record(String sessionId, Job job, String commit, Environment env, JobResult result,
                              Failure failure, Map<String, Object> extra) {
         String rid = runId(sessionId, job);
-        Arm arm = Arm.fromLabel(job.arm());
+        Arm arm = job.arm();
         String primaryName = job.readout() != null ? job.readout().primary()
-                : io.isobench.Mode.fromLabel(job.mode()).map(MetricDictionary::primaryMetric).orElse(null);
+                : MetricDictionary.primaryMetric(job.mode());
         Double primary = null;
         if (failure == null || failure.category() == FailureCategory.OUTPUT_MISMATCH) {
             for (Metric m : result.metrics()) {
@@ -843,9 +799,10 @@ public final class SessionRunner {
         RunRecord.FailureInfo fi = failure == null ? null : new RunRecord.FailureInfo(failure.category().name(),
                 Secrets.redact(failure.detail()), Secrets.redact(String.join("\n", failure.evidence())),
                 failure.category().retryable());
-        String model = io.isobench.probe.Clients.flagMap(job.client()).get("model");
+        String model = job.probes() != null ? job.probes().model()
+                : io.isobench.probe.Clients.flagMap(job.client()).get("model");
         return new RunRecord(rid, sessionId, RunRecord.RunKind.MEASURED, commit, shortOf(commit), arm.agentName(),
-                job.arm(), Math.max(0, job.round()), status, fi, job.mode(), model,
+                job.arm().label(), Math.max(0, job.round()), status, fi, job.mode().label(), model,
                 job.kind() == Job.Kind.CHECK ? PIPELINE_CHECK : PIPELINE, null, primary == null ? null : primaryName,
                 primary, primary == null ? null : "measured", result.workloadJson(),
                 Instant.now().minusMillis((long) result.durationMs()), result.durationMs(), null,
