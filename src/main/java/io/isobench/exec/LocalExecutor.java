@@ -156,25 +156,29 @@ final class LocalExecutor implements Executor {
 
     /** An accuracy job: the task's accuracy command runs to its end; the session reads the score from its output. */
     private JobResult accuracy(Job job, Hooks hooks, Path log, long t0, Map<String, Double> timings) {
-        List<String> argv = job.argv();
-        Ran ran;
-        try {
-            ran = runToEnd(job, hooks, log, timings);
-        } catch (IOException e) {
-            return JobResult.failed(t0, Accuracy.cannotStart(argv, e), "", timings, argv);
-        }
-        Failure f = Accuracy.exitFailure(ran.exit(), ran.text(), job.limits().runS());
-        return f == null ? JobResult.ended(t0, null, List.of(), null, ran.text(), timings, argv)
-                : JobResult.failed(t0, f, ran.text(), timings, argv);
+        Ran ran = runToEnd(job, hooks, log, timings, e -> Accuracy.cannotStart(job.argv(), e));
+        Failure f = ran.notStarted() != null ? ran.notStarted()
+                : Accuracy.exitFailure(ran.exit(), ran.text(), job.limits().runS());
+        return f == null ? JobResult.ended(t0, null, List.of(), null, ran.text(), timings, job.argv())
+                : JobResult.failed(t0, f, ran.text(), timings, job.argv());
     }
 
-    /** How a command ended: its exit code (null when killed at its limit or cancelled) and its output. */
-    private record Ran(Integer exit, String text) {
+    /**
+     * How a command ended: its exit code (null when killed at its limit or cancelled) and its output, or why it did
+     * not start.
+     */
+    private record Ran(Integer exit, String text, Failure notStarted) {
     }
 
     /** Runs the job's command through the launcher to its end or its limit, then tears it down. */
-    private Ran runToEnd(Job job, Hooks hooks, Path log, Map<String, Double> timings) throws IOException {
-        ProcessGroup pg = launcher.start(job, job.argv(), log);
+    private Ran runToEnd(Job job, Hooks hooks, Path log, Map<String, Double> timings,
+                         java.util.function.Function<IOException, Failure> cannotStart) {
+        ProcessGroup pg;
+        try {
+            pg = launcher.start(job, job.argv(), log);
+        } catch (IOException e) {
+            return new Ran(null, "", cannotStart.apply(e));
+        }
         hooks.processGroupStarted().accept(pg.pgid());
         Integer exit;
         try {
@@ -184,18 +188,15 @@ final class LocalExecutor implements Executor {
             launcher.stop(job, pg, grace);
             timings.put("teardown_ms", (System.nanoTime() - td) / 1e6);
         }
-        return new Ran(exit, ProcessGroup.readLog(log));
+        return new Ran(exit, ProcessGroup.readLog(log), null);
     }
 
     private JobResult offline(Job job, Hooks hooks, Path log, long t0, Map<String, Double> timings) {
         List<String> argv = job.argv();
-        Ran ran;
-        try {
-            ran = runToEnd(job, hooks, log, timings);
-        } catch (IOException e) {
-            return JobResult.failed(t0, new Failure(FailureCategory.BAD_PERF_COMMAND, "cannot start " + argv.get(0)
-                    + ": "
-                    + e.getMessage(), List.of(String.valueOf(e.getMessage()))), "", timings, argv);
+        Ran ran = runToEnd(job, hooks, log, timings, e -> new Failure(FailureCategory.BAD_PERF_COMMAND,
+                "cannot start " + argv.get(0) + ": " + e.getMessage(), List.of(String.valueOf(e.getMessage()))));
+        if (ran.notStarted() != null) {
+            return JobResult.failed(t0, ran.notStarted(), "", timings, argv);
         }
         Integer exit = ran.exit();
         String text = ran.text();
