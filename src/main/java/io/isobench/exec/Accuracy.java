@@ -13,7 +13,7 @@ import io.isobench.parse.Metric;
 import io.isobench.parse.RuleReader;
 import io.isobench.plan.ArmSpec;
 import io.isobench.plan.Job;
-import io.isobench.proc.ProcessGroup;
+import io.isobench.plan.JobSpec;
 import io.isobench.review.ReviewResult;
 import io.isobench.store.RunDetails;
 import io.isobench.store.RunRecord;
@@ -22,18 +22,13 @@ import io.isobench.task.TaskSpec;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -61,7 +56,7 @@ public final class Accuracy {
      * The arm whose accuracy is measured, in its ready environment.
      *
      * @param commit the commit the arm's runs are recorded under
-     * @param job    one of the arm's measured jobs (its mode, timeout and env); null when it has none
+     * @param job    the arm's accuracy job (its command, settings, mode, limit and env)
      * @param review the arm's patch review; null when none
      */
     public record Target(ArmSpec arm, TaskSpec task, Environment env, String commit, Job job, ReviewResult review) {
@@ -72,72 +67,32 @@ public final class Accuracy {
         return sessionId + "/" + a.taskId() + "/" + a.arm() + "/accuracy";
     }
 
-    /** Runs the arm's accuracy command and commits its run (under {@link #runId}). */
-    public static RunRecord run(Store store, String sessionId, Target target, String suiteDir, String executorName,
-                         LongConsumer groupStarted, Map<String, RunRecord> previous) {
+    /** Runs the arm's accuracy job through the executor, in the arm's environment, and commits its run (under {@link #runId}). */
+    public static RunRecord run(Store store, String sessionId, Target target, Executor executor,
+                                LongConsumer groupStarted, Map<String, RunRecord> previous) {
         ArmSpec arm = target.arm();
         TaskSpec task = target.task();
         Environment env = target.env();
         String commit = target.commit();
-        Job job = target.job();
+        Job job = target.job().in(env.path());
         ReviewResult review = target.review();
         String runId = runId(sessionId, arm);
-        TaskSpec.Accuracy acc = task.accuracy();
+        TaskSpec.Accuracy acc = ((JobSpec.Accuracy) job.spec()).settings();
         String model = task.parsedCommand().model() != null ? task.parsedCommand().model() : task.model();
-        List<String> argv = acc.argv(model, suiteDir);
-        int timeoutS = acc.timeoutS() != null ? acc.timeoutS() : job != null ? job.runTimeoutS() : 600;
-        Map<String, String> envVars = job != null ? job.env() : Map.of();
-        long t0 = System.nanoTime();
-        String text = "";
-        Failure failure = null;
+        List<String> argv = job.argv();
+        JobResult result = executor.execute(job, new Executor.Hooks(groupStarted, () -> false, runId));
+        String text = result.log() == null ? "" : result.log();
+        Failure failure = result.failure();
         Double score = null;
-        Path log = null;
-        try {
-            log = LocalExecutor.logFile(env.path(), "accuracy-");
-            ProcessGroup pg = ProcessGroup.start(argv, env.path(), envVars, log);
-            groupStarted.accept(pg.pgid()); // its placeholder: a resumed session reaps what a killed one left
-            Integer exit = null;
-            long end = System.nanoTime() + Duration.ofSeconds(timeoutS).toNanos();
-            try {
-                while (exit == null && System.nanoTime() < end) {
-                    exit = pg.waitFor(Duration.ofMillis(100));
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } finally {
-                pg.terminate(Duration.ofSeconds(2));
-            }
-            text = ProcessGroup.readLog(log);
-            if (exit == null) {
-                failure = new Failure(FailureCategory.TIMEOUT, "ACCURACY_FAILED: the accuracy command ran past "
-                        + timeoutS + " s and was killed", List.of("timeout " + timeoutS + " s"));
-            } else if (exit != 0) {
-                Optional<Failure> f = FailureClassifier.classify(text);
-                String detail = "ACCURACY_FAILED: the accuracy command exited with code " + exit;
-                failure = f.isPresent() && f.get().category().precedence() == 1
-                        ? new Failure(f.get().category(), detail + " (" + f.get().detail() + ")", f.get().evidence())
-                        : new Failure(FailureCategory.UNKNOWN, detail, lastLines(text));
+        if (failure == null) {
+            Score s = parse(text, acc);
+            if (s.value() == null) {
+                failure = new Failure(FailureCategory.NO_METRICS, "ACCURACY_FAILED: " + s.problem(), lastLines(text));
             } else {
-                Score s = parse(text, acc);
-                if (s.value() == null) {
-                    failure = new Failure(FailureCategory.NO_METRICS, "ACCURACY_FAILED: " + s.problem(), lastLines(text));
-                } else {
-                    score = s.value();
-                }
-            }
-        } catch (IOException e) {
-            failure = new Failure(FailureCategory.BAD_PERF_COMMAND, "ACCURACY_FAILED: cannot start the accuracy command "
-                    + argv.get(0) + ": " + e.getMessage(), List.of(String.valueOf(e.getMessage())));
-        } finally {
-            if (log != null) {
-                try {
-                    Files.deleteIfExists(log);
-                } catch (IOException e) {
-                    // temp file
-                }
+                score = s.value();
             }
         }
-        double durationMs = (System.nanoTime() - t0) / 1e6;
+        double durationMs = result.durationMs();
 
         Map<String, Object> a = new LinkedHashMap<>();
         a.put("command", argv.stream().map(Secrets::redact).toList());
@@ -198,7 +153,7 @@ public final class Accuracy {
                 .arm(arm.arm())
                 .status(failure == null ? RunRecord.RunStatus.SUCCESS : RunRecord.RunStatus.FAILED)
                 .failure(fi)
-                .mode(job != null ? job.mode() : null)
+                .mode(job.mode().label())
                 .model(model)
                 .pipeline(PIPELINE)
                 .primary(score == null ? null : METRIC, score, score == null ? null : "measured")
@@ -212,6 +167,31 @@ public final class Accuracy {
                 .build();
         store.putRun(rec);
         return rec;
+    }
+
+    /** The failure of an accuracy command that could not start. */
+    static Failure cannotStart(List<String> argv, IOException e) {
+        return new Failure(FailureCategory.BAD_PERF_COMMAND, "ACCURACY_FAILED: cannot start the accuracy command "
+                + argv.get(0) + ": " + e.getMessage(), List.of(String.valueOf(e.getMessage())));
+    }
+
+    /**
+     * The failure of an ended accuracy command: killed at its limit ({@code exit} null) or a non-zero exit, classified
+     * from its output; null when it exited 0 (its score is read next).
+     */
+    static Failure exitFailure(Integer exit, String text, int timeoutS) {
+        if (exit == null) {
+            return new Failure(FailureCategory.TIMEOUT, "ACCURACY_FAILED: the accuracy command ran past "
+                    + timeoutS + " s and was killed", List.of("timeout " + timeoutS + " s"));
+        }
+        if (exit == 0) {
+            return null;
+        }
+        Optional<Failure> f = FailureClassifier.classify(text);
+        String detail = "ACCURACY_FAILED: the accuracy command exited with code " + exit;
+        return f.isPresent() && f.get().category().precedence() == 1
+                ? new Failure(f.get().category(), detail + " (" + f.get().detail() + ")", f.get().evidence())
+                : new Failure(FailureCategory.UNKNOWN, detail, lastLines(text));
     }
 
     private static Double baselineScore(Map<String, RunRecord> runs, String sessionId, ArmSpec arm) {

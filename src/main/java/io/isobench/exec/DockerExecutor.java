@@ -106,8 +106,8 @@ final class DockerExecutor implements Executor {
         if (job.cwd() == null || !Files.isDirectory(job.cwd())) {
             return failed(t0, job, FailureCategory.ENV_MISSING, "environment " + job.cwd() + " does not exist", "");
         }
-        String commit = config.imageTemplate(job.arm()).contains("{commit") ? headOf(job.cwd()) : null;
-        String image = config.image(job.taskId(), job.arm(), commit);
+        String commit = config.imageTemplate(job.arm().label()).contains("{commit") ? headOf(job.cwd()) : null;
+        String image = config.image(job.taskId(), job.arm().label(), commit);
         // preflight: nothing starts (no GPU time spent) when the image or the disk space is missing
         if (!imagesPresent.contains(image)) {
             Cmd c = docker(List.of("image", "inspect", "--format", "{{.Id}}", image), Duration.ofSeconds(30));
@@ -130,7 +130,7 @@ final class DockerExecutor implements Executor {
         try {
             scratch = Files.createTempDirectory("isobench-docker-");
             Path patch = null;
-            if (!config.mountWorktree() && job.arm().startsWith("agent")) {
+            if (!config.mountWorktree() && job.arm().kind() == io.isobench.Arm.Kind.AGENT) {
                 patch = scratch.resolve("agent.patch");
                 String diff = agentDiff(job.cwd());
                 if (diff == null) {
@@ -305,6 +305,10 @@ final class DockerExecutor implements Executor {
         }
         if (patch != null) {
             a.addAll(List.of("-v", patch + ":" + PATCH_IN_CONTAINER + ":ro"));
+        }
+        if (job.spec() instanceof io.isobench.plan.JobSpec.Accuracy acc && !".".equals(acc.suiteDir())) {
+            // the accuracy command's own files ({suite_dir}), as on the host
+            a.addAll(List.of("-v", acc.suiteDir() + ":" + acc.suiteDir() + ":ro"));
         }
         for (String v : c.volumes()) {
             a.addAll(List.of("-v", v.replace("{home}", home)));

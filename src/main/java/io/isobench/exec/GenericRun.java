@@ -100,7 +100,7 @@ final class GenericRun {
         hooks.processGroupStarted().accept(pg.pgid());
         Integer exit;
         try {
-            exit = LocalExecutor.waitCancellable(pg, Duration.ofSeconds(job.runTimeoutS()), hooks);
+            exit = LocalExecutor.waitCancellable(pg, Duration.ofSeconds(job.limits().runS()), hooks);
         } finally {
             long td = System.nanoTime();
             launcher.stop(job, pg, grace);
@@ -129,8 +129,8 @@ final class GenericRun {
         JobResult failure = null;
         if (exit == null) {
             failure = JobResult.failed(t0, new Failure(FailureCategory.TIMEOUT, "the command ran past "
-                    + job.runTimeoutS()
-                    + " s and was killed", List.of("timeout " + job.runTimeoutS() + " s")), text.toString(),
+                    + job.limits().runS()
+                    + " s and was killed", List.of("timeout " + job.limits().runS() + " s")), text.toString(),
                     timings, job.argv()).withProbeFailure(probe);
         } else if (exit != 0) {
             failure = JobResult.failed(t0, failed(job, exit, streams), text.toString(), timings, job.argv())

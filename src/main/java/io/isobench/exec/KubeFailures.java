@@ -205,10 +205,10 @@ final class KubeFailures {
             var running = cs.getState() == null ? null : cs.getState().getRunning();
             if (running != null && !Boolean.TRUE.equals(cs.getStarted()) && running.getStartedAt() != null) {
                 long since = Instant.parse(running.getStartedAt()).toEpochMilli();
-                if (System.currentTimeMillis() - since > job.serverStartS() * 1000L) {
+                if (System.currentTimeMillis() - since > job.limits().serverStartS() * 1000L) {
                     return LocalExecutor.serverFailure(cluster.log(pod, KubeJobSpec.SERVER),
                             FailureCategory.SERVER_START_TIMEOUT,
-                            "the server was not ready within " + job.serverStartS() + " s");
+                            "the server was not ready within " + job.limits().serverStartS() + " s");
                 }
             }
         }

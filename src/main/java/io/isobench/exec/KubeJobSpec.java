@@ -18,7 +18,7 @@ import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.isobench.probe.Clients;
 import io.isobench.plan.GpuRequest;
 import io.isobench.plan.Job;
-import io.isobench.plan.Planner;
+import io.isobench.plan.Command;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -89,7 +89,7 @@ final class KubeJobSpec {
         labels.put(LABEL_SESSION, labelValue(session));
         labels.put(LABEL_KEY, runKey(runId));
         labels.put(LABEL_TASK, labelValue(job.taskId()));
-        labels.put(LABEL_ARM, labelValue(job.arm().replace(':', '.')));
+        labels.put(LABEL_ARM, labelValue(job.arm().label().replace(':', '.')));
         labels.put(LABEL_ROUND, job.kind() == Job.Kind.CHECK ? "check" : Integer.toString(job.round()));
         Map<String, String> annotations = new TreeMap<>();
         annotations.put(ANN_RUN, runId);
@@ -143,7 +143,8 @@ final class KubeJobSpec {
             server = new ContainerBuilder(server).withRestartPolicy("Always")
                     .withNewStartupProbe().withNewHttpGet().withPath("/health").withNewPort(p.serverPort())
                     .endHttpGet().withPeriodSeconds(PROBE_PERIOD_S).withTimeoutSeconds(PROBE_PERIOD_S)
-                    .withFailureThreshold(Math.max(1, (job.serverStartS() + PROBE_PERIOD_S - 1) / PROBE_PERIOD_S))
+                    .withFailureThreshold(Math.max(1,
+                            (job.limits().serverStartS() + PROBE_PERIOD_S - 1) / PROBE_PERIOD_S))
                     .endStartupProbe().build();
             init.add(server);
             String image = p.clientImage() != null ? p.clientImage() : arm.image();
@@ -153,7 +154,7 @@ final class KubeJobSpec {
         } else {
             main = engine(MAIN, arm.image(), p, job.argv(), env, engineMounts, job.gpus());
         }
-        long deadline = (long) p.startSlackS() + job.runTimeoutS() + (withServer ? job.serverStartS() : 0);
+        long deadline = (long) p.startSlackS() + job.limits().runS() + (withServer ? job.limits().serverStartS() : 0);
         var pod = new io.fabric8.kubernetes.api.model.PodSpecBuilder().withRestartPolicy("Never")
                 .withInitContainers(init).withContainers(main).withVolumes(volumes)
                 .withNodeSelector(p.nodeSelector().isEmpty() ? null : new TreeMap<>(p.nodeSelector()))
@@ -174,8 +175,9 @@ final class KubeJobSpec {
     /** The server argv for the pod: the planned argv with the pod's port, bound to all interfaces of the pod. */
     static List<String> serverArgv(List<String> planned, int port) {
         List<String> out = new ArrayList<>();
+        List<String> resolved = new Command(planned).argvFor(port);
         for (int i = 0; i < planned.size(); i++) {
-            String w = planned.get(i).replace(Planner.PORT, Integer.toString(port));
+            String w = resolved.get(i);
             if (i > 0 && planned.get(i - 1).equals("--host")) {
                 // the kubelet's probe reaches the pod IP, not the pod's loopback
                 w = "0.0.0.0";
@@ -190,10 +192,11 @@ final class KubeJobSpec {
         List<String> out = new ArrayList<>(p.clientCommand());
         String base = "http://127.0.0.1:" + p.serverPort();
         Map<String, String> flags = Clients.flagMap(job.client());
-        String model = flags.getOrDefault("model", modelOf(job.argv()));
-        if (job.kind() == Job.Kind.CHECK) {
+        String model = LocalExecutor.modelOf(job, job.argv());
+        if (job.probes() != null) {
             out.addAll(List.of("greedy", "--base-url", base, "--model", model, "--num-prompts",
-                    flags.getOrDefault("num-prompts", "8"), "--max-tokens", flags.getOrDefault("max-tokens", "32")));
+                    Integer.toString(job.probes().numPrompts()), "--max-tokens",
+                    Integer.toString(job.probes().maxTokens())));
             return out;
         }
         out.addAll(List.of("loadgen", "--base-url", base));
@@ -256,15 +259,10 @@ final class KubeJobSpec {
         return new VolumeMountBuilder().withName(name).withMountPath(path).withReadOnly(readOnly ? true : null).build();
     }
 
-    static String modelOf(List<String> argv) {
-        int i = argv.indexOf("--model");
-        return i >= 0 && i + 1 < argv.size() ? argv.get(i + 1) : "model";
-    }
-
     /** {@code isb-<task>-<arm>-<round>-<suffix>}, a DNS-1123 label of at most 63 characters. */
     static String jobName(Job job, String runId, String suffix) {
         String round = job.kind() == Job.Kind.CHECK ? "check" : "r" + job.round();
-        String arm = job.arm().startsWith("agent:") ? "a-" + job.arm().substring(6) : job.arm();
+        String arm = job.arm().kind() == io.isobench.Arm.Kind.AGENT ? "a-" + job.arm().agentName() : job.arm().label();
         String base = slug("isb-" + job.taskId() + "-" + arm + "-" + round);
         String tail = "-" + runKey(runId).substring(0, 8) + "-" + slug(suffix);
         if (base.length() + tail.length() > 63) {

@@ -99,7 +99,7 @@ final class KubernetesExecutor implements Executor {
         long t0 = System.nanoTime();
         Map<String, Double> timings = new LinkedHashMap<>();
         String runId = hooks.runId() != null ? hooks.runId() : "adhoc/" + job.jobId();
-        Resolved arm = arms.resolve(job.taskId(), job.arm());
+        Resolved arm = arms.resolve(job.taskId(), job.arm().label());
         if (arm.failure() != null) {
             return JobResult.failed(t0, arm.failure(), "", timings, job.argv());
         }
@@ -132,8 +132,8 @@ final class KubernetesExecutor implements Executor {
         } catch (KubernetesClientException e) {
             // no watch permission: poll
         }
-        long limitNs = ((long) profile.startSlackS() + job.runTimeoutS()
-                + (argv == job.argv() ? 0 : job.serverStartS()) + 60) * 1_000_000_000L;
+        long limitNs = ((long) profile.startSlackS() + job.limits().runS()
+                + (argv == job.argv() ? 0 : job.limits().serverStartS()) + 60) * 1_000_000_000L;
         Pod lastPod = null;
         long mainSeenNs = 0;
         boolean reported = false;
@@ -179,7 +179,7 @@ final class KubernetesExecutor implements Executor {
                 if (mainSeenNs == 0 && pod != null && mainRunning(pod)) {
                     mainSeenNs = System.nanoTime();
                 }
-                if (mainSeenNs != 0 && System.nanoTime() - mainSeenNs > job.runTimeoutS() * 1_000_000_000L) {
+                if (mainSeenNs != 0 && System.nanoTime() - mainSeenNs > job.limits().runS() * 1_000_000_000L) {
                     // run_s counts from the benchmark's (client's) start, as on the other executors; the Job's
                     // activeDeadlineSeconds (which also covers scheduling) stays the cluster-side backstop. Read the
                     // log now: once the Job is deleted, its pod and logs go with it.
@@ -187,7 +187,7 @@ final class KubernetesExecutor implements Executor {
                     cluster.delete(name);
                     return JobResult.failed(t0, new Failure(FailureCategory.TIMEOUT,
                             (argv == job.argv() ? "the benchmark"
-                            : "the client") + " ran longer than run_s (" + job.runTimeoutS() + " s); Job " + name
+                            : "the client") + " ran longer than run_s (" + job.limits().runS() + " s); Job " + name
                             + " deleted", List.of("timeout")), log, timings, argv);
                 }
                 if (System.nanoTime() - t0 > limitNs) {

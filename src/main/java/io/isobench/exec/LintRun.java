@@ -7,6 +7,7 @@ import io.isobench.parse.Readout;
 import io.isobench.parse.RuleReader;
 import io.isobench.plan.ArmSpec;
 import io.isobench.plan.Job;
+import io.isobench.plan.JobSpec;
 import io.isobench.plan.Plan;
 import io.isobench.plan.Planner;
 import io.isobench.task.GenericTask;
@@ -57,8 +58,9 @@ public final class LintRun {
                 continue;
             }
             Job job = plan.jobs().stream().filter(j -> j.jobId().equals(t.id() + "/baseline/r0")).findFirst()
-                    .orElseThrow().withEnv(env.env())
-                    .withReadout(new Readout(o.metrics(), o.primary(), o.probe() == null ? o.output() : null));
+                    .orElseThrow().withEnv(env.env());
+            job = job.withSpec(((JobSpec.Measure) job.spec())
+                    .withReadout(new Readout(o.metrics(), o.primary(), o.probe() == null ? o.output() : null)));
             out.append(lint(t, job, arm, progress));
         }
         return out.toString();

@@ -10,7 +10,7 @@ import io.isobench.parse.Metric;
 import io.isobench.parse.OutputParser;
 import io.isobench.parse.ParsedOutput;
 import io.isobench.plan.Job;
-import io.isobench.plan.Planner;
+import io.isobench.plan.JobSpec;
 import io.isobench.proc.ProcessGroup;
 
 import java.io.IOException;
@@ -151,6 +151,9 @@ final class LocalExecutor implements Executor {
 
     /** Offline probe command, generic offline command, server (serving runs and server checks), or vLLM offline. */
     private JobResult dispatch(Job job, Hooks hooks, Path log, long t0, Map<String, Double> timings) {
+        if (job.kind() == Job.Kind.ACCURACY) {
+            return accuracy(job, hooks, log, t0, timings);
+        }
         if (offlineProbe(job)) {
             return OfflineProbe.run(job, hooks, log, t0, timings, grace, launcher);
         }
@@ -161,30 +164,56 @@ final class LocalExecutor implements Executor {
                 : offline(job, hooks, log, t0, timings);
     }
 
-    private JobResult offline(Job job, Hooks hooks, Path log, long t0, Map<String, Double> timings) {
-        List<String> argv = job.argv();
+    /** An accuracy job: the task's accuracy command runs to its end; the session reads the score from its output. */
+    private JobResult accuracy(Job job, Hooks hooks, Path log, long t0, Map<String, Double> timings) {
+        Ran ran = runToEnd(job, hooks, log, timings, e -> Accuracy.cannotStart(job.argv(), e));
+        Failure f = ran.notStarted() != null ? ran.notStarted()
+                : Accuracy.exitFailure(ran.exit(), ran.text(), job.limits().runS());
+        return f == null ? JobResult.ended(t0, null, List.of(), null, ran.text(), timings, job.argv())
+                : JobResult.failed(t0, f, ran.text(), timings, job.argv());
+    }
+
+    /**
+     * How a command ended: its exit code (null when killed at its limit or cancelled) and its output, or why it did
+     * not start.
+     */
+    private record Ran(Integer exit, String text, Failure notStarted) {
+    }
+
+    /** Runs the job's command through the launcher to its end or its limit, then tears it down. */
+    private Ran runToEnd(Job job, Hooks hooks, Path log, Map<String, Double> timings,
+                         java.util.function.Function<IOException, Failure> cannotStart) {
         ProcessGroup pg;
         try {
-            pg = launcher.start(job, argv, log);
+            pg = launcher.start(job, job.argv(), log);
         } catch (IOException e) {
-            return JobResult.failed(t0, new Failure(FailureCategory.BAD_PERF_COMMAND, "cannot start " + argv.get(0)
-                    + ": "
-                    + e.getMessage(), List.of(String.valueOf(e.getMessage()))), "", timings, argv);
+            return new Ran(null, "", cannotStart.apply(e));
         }
         hooks.processGroupStarted().accept(pg.pgid());
         Integer exit;
         try {
-            exit = waitCancellable(pg, Duration.ofSeconds(job.runTimeoutS()), hooks);
+            exit = waitCancellable(pg, job.limits().run(), hooks);
         } finally {
             long td = System.nanoTime();
             launcher.stop(job, pg, grace);
             timings.put("teardown_ms", (System.nanoTime() - td) / 1e6);
         }
-        String text = ProcessGroup.readLog(log);
+        return new Ran(exit, ProcessGroup.readLog(log), null);
+    }
+
+    private JobResult offline(Job job, Hooks hooks, Path log, long t0, Map<String, Double> timings) {
+        List<String> argv = job.argv();
+        Ran ran = runToEnd(job, hooks, log, timings, e -> new Failure(FailureCategory.BAD_PERF_COMMAND,
+                "cannot start " + argv.get(0) + ": " + e.getMessage(), List.of(String.valueOf(e.getMessage()))));
+        if (ran.notStarted() != null) {
+            return JobResult.failed(t0, ran.notStarted(), "", timings, argv);
+        }
+        Integer exit = ran.exit();
+        String text = ran.text();
         if (exit == null) {
             return JobResult.failed(t0, new Failure(FailureCategory.TIMEOUT, "the benchmark ran past "
-                    + job.runTimeoutS()
-                    + " s and was killed", List.of("timeout " + job.runTimeoutS() + " s")), text,
+                    + job.limits().runS()
+                    + " s and was killed", List.of("timeout " + job.limits().runS() + " s")), text,
                     timings, argv);
         }
         ParsedOutput parsed = OutputParser.parse(text);
@@ -212,7 +241,7 @@ final class LocalExecutor implements Executor {
             return JobResult.failed(t0, new Failure(FailureCategory.PORT_CONFLICT, "no free port: " + e.getMessage(),
                     List.of()), "", timings, job.argv());
         }
-        List<String> argv = job.argv().stream().map(w -> w.replace(Planner.PORT, Integer.toString(port))).toList();
+        List<String> argv = job.argvFor(port);
         ProcessGroup pg;
         try {
             pg = launcher.start(job, argv, log);
@@ -231,7 +260,7 @@ final class LocalExecutor implements Executor {
         io.isobench.probe.ProbeException.Kind probeFailure = null;
         try {
             long ts = System.nanoTime();
-            Readiness.Outcome ready = readiness.await(pg, HOST, port, Duration.ofSeconds(job.serverStartS()));
+            Readiness.Outcome ready = readiness.await(pg, HOST, port, Duration.ofSeconds(job.limits().serverStartS()));
             timings.put("ready_ms", (System.nanoTime() - ts) / 1e6);
             if (ready.state() == Readiness.State.CRASHED && (Integer.valueOf(127).equals(ready.exitCode())
                     || ProcessGroup.readLog(log).contains("setsid: failed to execute"))) {
@@ -242,16 +271,16 @@ final class LocalExecutor implements Executor {
                         "the server exited with code " + ready.exitCode() + " before it was ready");
             } else if (ready.state() == Readiness.State.TIMEOUT) {
                 failure = serverFailure(ProcessGroup.readLog(log), FailureCategory.SERVER_START_TIMEOUT,
-                        "the server was not ready within " + job.serverStartS() + " s");
+                        "the server was not ready within " + job.limits().serverStartS() + " s");
             } else {
                 long tc = System.nanoTime();
                 URI base = URI.create("http://" + HOST + ":" + port);
                 Map<String, String> flags = Clients.flagMap(job.client());
-                String model = Optional.ofNullable(flags.get("model")).orElse(modelOf(argv));
+                String model = modelOf(job, argv);
                 try {
                     // the client (or the probes) within the job's limit, whatever the server sends or withholds
-                    Object done = withinLimit(job.runTimeoutS(), () -> job.kind() == Job.Kind.CHECK
-                            ? Greedy.probe(base, model, flags)
+                    Object done = withinLimit(job.limits().runS(), () -> job.kind() == Job.Kind.CHECK
+                            ? probe(base, model, job.probes())
                             : client.run(base, model, flags, job.warmupRequests(), 0L));
                     if (done instanceof ServingClient.Result r) {
                         metrics = r.metrics();
@@ -424,9 +453,24 @@ final class LocalExecutor implements Executor {
                 + probes.batchSize() + " requests at once\n";
     }
 
-    /** A CHECK job that runs the task's offline probe command instead of the server ({@code --probe offline}). */
+    /** A CHECK job that runs the task's offline probe command instead of the server. */
     static boolean offlineProbe(Job job) {
-        return job.kind() == Job.Kind.CHECK && "offline".equals(Clients.flagMap(job.client()).get("probe"));
+        return job.probes() != null && job.probes().offline();
+    }
+
+    /**
+     * The model a server job's client or probes ask for: the check's, else the client's {@code --model}, else the
+     * server argv's.
+     */
+    static String modelOf(Job job, List<String> argv) {
+        String model = job.probes() != null ? job.probes().model()
+                : Clients.flagMap(job.client()).get("model");
+        return model != null ? model : modelOf(argv);
+    }
+
+    /** The check's probes against the server at {@code base}. */
+    static Greedy.ProbeRun probe(URI base, String model, JobSpec.Probes p) throws IOException, InterruptedException {
+        return Greedy.probe(base, model, p.numPrompts(), p.maxTokens(), p.logprobs());
     }
 
     static boolean awaitPortFree(int port, Duration limit) {

@@ -2,7 +2,6 @@ package io.isobench.exec;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.isobench.probe.Clients;
 import io.isobench.probe.Greedy;
 import io.isobench.probe.Probe;
 import io.isobench.probe.ProbeException;
@@ -10,6 +9,7 @@ import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
 import io.isobench.parse.FailureClassifier;
 import io.isobench.plan.Job;
+import io.isobench.plan.JobSpec;
 import io.isobench.proc.ProcessGroup;
 
 import java.io.IOException;
@@ -55,10 +55,10 @@ final class OfflineProbe {
     }
 
     static Prepared prepare(Job job, long t0, Map<String, Double> timings) {
-        Map<String, String> flags = Clients.flagMap(job.client());
-        int n = Integer.parseInt(flags.getOrDefault("num-prompts", "8"));
-        String maxTokens = flags.getOrDefault("max-tokens", "32");
-        String model = flags.getOrDefault("model", "model");
+        JobSpec.Probes probes = job.probes();
+        int n = probes.numPrompts();
+        String maxTokens = Integer.toString(probes.maxTokens());
+        String model = probes.model() != null ? probes.model() : "model";
         Path prompts;
         try {
             // inside the arm's environment, so a container or cluster executor that shares the worktree sees it too
@@ -105,7 +105,7 @@ final class OfflineProbe {
             hooks.processGroupStarted().accept(pg.pgid());
             long tc = System.nanoTime();
             Integer exit = null;
-            long end = System.nanoTime() + Duration.ofSeconds(job.runTimeoutS()).toNanos();
+            long end = System.nanoTime() + Duration.ofSeconds(job.limits().runS()).toNanos();
             try {
                 while (exit == null && System.nanoTime() < end && !hooks.cancelled().getAsBoolean()) {
                     exit = pg.waitFor(Duration.ofMillis(100));
@@ -134,7 +134,7 @@ final class OfflineProbe {
         if (exit == null) {
             return JobResult.failed(t0, new Failure(FailureCategory.TIMEOUT,
                     "OFFLINE_PROBE_FAILED: the offline probe command"
-                    + " ran past " + job.runTimeoutS() + " s and was killed", List.of("timeout " + job.runTimeoutS()
+                    + " ran past " + job.limits().runS() + " s and was killed", List.of("timeout " + job.limits().runS()
                     + " s")), text, timings, argv).withProbeFailure(ProbeException.Kind.OFFLINE_PROBE_FAILED);
         }
         if (exit != 0) {

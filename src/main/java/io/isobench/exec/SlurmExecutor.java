@@ -12,7 +12,8 @@ import io.isobench.parse.Metric;
 import io.isobench.parse.OutputParser;
 import io.isobench.parse.ParsedOutput;
 import io.isobench.plan.Job;
-import io.isobench.plan.Planner;
+import io.isobench.plan.Command;
+import io.isobench.plan.JobSpec;
 import io.isobench.proc.ProcessGroup;
 
 import java.io.IOException;
@@ -157,7 +158,7 @@ final class SlurmExecutor implements Executor {
 
     /** Minutes of {@code --time}: the job's limits plus two minutes for start and teardown. */
     static int timeLimitMin(Job job) {
-        long s = (long) job.runTimeoutS() + (serverJob(job) ? job.serverStartS() : 0) + 120;
+        long s = (long) job.limits().runS() + (serverJob(job) ? job.limits().serverStartS() : 0) + 120;
         return (int) Math.max(1, (s + 59) / 60);
     }
 
@@ -260,27 +261,9 @@ final class SlurmExecutor implements Executor {
         return out;
     }
 
-    /** Each word single-quoted; {@link Planner#PORT} inside a word becomes {@code portExpr}. */
+    /** Each word single-quoted; {@link Command#PORT} inside a word becomes {@code portExpr}. */
     static String argvLine(List<String> argv, String portExpr) {
-        List<String> words = new ArrayList<>();
-        for (String w : argv) {
-            if (portExpr == null || !w.contains(Planner.PORT)) {
-                words.add(q(w));
-                continue;
-            }
-            StringBuilder sb = new StringBuilder();
-            String[] parts = w.split(Pattern.quote(Planner.PORT), -1);
-            for (int i = 0; i < parts.length; i++) {
-                if (!parts[i].isEmpty()) {
-                    sb.append(q(parts[i]));
-                }
-                if (i + 1 < parts.length) {
-                    sb.append(portExpr);
-                }
-            }
-            words.add(sb.toString());
-        }
-        return String.join(" ", words);
+        return new Command(argv).line(SlurmExecutor::q, portExpr);
     }
 
     static String q(String s) {
@@ -304,7 +287,8 @@ final class SlurmExecutor implements Executor {
                 return probe.failure();
             }
             try {
-                return execute(job.withArgv(probe.argv()), hooks, t0, timings, probe);
+                Job filled = job.withSpec(new JobSpec.Check(new Command(probe.argv()), job.probes(), job.readout()));
+                return execute(filled, hooks, t0, timings, probe);
             } finally {
                 probe.cleanUp();
             }
@@ -433,7 +417,7 @@ final class SlurmExecutor implements Executor {
             return JobResult.failed(t0, new Failure(FailureCategory.TIMEOUT, "Slurm job " + w.jobId + " " + pend,
                     List.of(pend)), notes + w.readLog(), timings, argv);
         }
-        long end = w.startedNs + Duration.ofSeconds(job.runTimeoutS()).toNanos();
+        long end = w.startedNs + Duration.ofSeconds(job.limits().runS()).toNanos();
         Integer exit;
         boolean cancelled = false;
         while (true) {
@@ -457,10 +441,13 @@ final class SlurmExecutor implements Executor {
             if (probe != null) {
                 return OfflineProbe.finish(job, probe, null, text, t0, timings);
             }
+            if (job.kind() == Job.Kind.ACCURACY) {
+                return JobResult.failed(t0, Accuracy.exitFailure(null, text, job.limits().runS()), text, timings, argv);
+            }
             return JobResult.failed(t0, new Failure(FailureCategory.TIMEOUT, "the benchmark ran past "
-                    + job.runTimeoutS()
+                    + job.limits().runS()
                     + " s (or was cancelled); Slurm job " + w.jobId + " cancelled",
-                    List.of("timeout " + job.runTimeoutS() + " s")), text, timings, argv);
+                    List.of("timeout " + job.limits().runS() + " s")), text, timings, argv);
         }
         awaitEnd(w);
         String text = notes + w.readLog();
@@ -469,6 +456,12 @@ final class SlurmExecutor implements Executor {
         }
         if (probe != null && exit != 200 && exit != 127) {
             return OfflineProbe.finish(job, probe, exit, text, t0, timings);
+        }
+        if (job.kind() == Job.Kind.ACCURACY && exit != 200 && exit != 127) {
+            // a plain command: its exit and output; the session reads the score
+            Failure f = Accuracy.exitFailure(exit, text, job.limits().runS());
+            return f == null ? JobResult.ended(t0, null, List.of(), null, text, timings, argv)
+                    : JobResult.failed(t0, f, text, timings, argv);
         }
         ParsedOutput parsed = OutputParser.parse(text);
         if (exit == 0 && parsed.hasMetrics()) {
@@ -514,7 +507,7 @@ final class SlurmExecutor implements Executor {
         String probeJson = null;
         StringBuilder clientLog = new StringBuilder();
         long ts = System.nanoTime();
-        long end = w.startedNs + Duration.ofSeconds(job.serverStartS()).toNanos();
+        long end = w.startedNs + Duration.ofSeconds(job.limits().serverStartS()).toNanos();
         String host = null;
         int port = -1;
         try {
@@ -553,7 +546,7 @@ final class SlurmExecutor implements Executor {
                 }
                 if (System.nanoTime() > end) {
                     failure = LocalExecutor.serverFailure(w.readLog(), FailureCategory.SERVER_START_TIMEOUT,
-                            "the server was not ready within " + job.serverStartS() + " s");
+                            "the server was not ready within " + job.limits().serverStartS() + " s");
                     break;
                 }
                 sleep(10);
@@ -561,14 +554,14 @@ final class SlurmExecutor implements Executor {
             timings.put("ready_ms", (System.nanoTime() - ts) / 1e6);
             if (failure == null) {
                 final int p = port;
-                argv = job.argv().stream().map(x -> x.replace(Planner.PORT, Integer.toString(p))).toList();
+                argv = job.argvFor(p);
                 long tc = System.nanoTime();
                 URI base = URI.create("http://" + host + ":" + port);
                 Map<String, String> flags = Clients.flagMap(job.client());
-                String model = Optional.ofNullable(flags.get("model")).orElse(LocalExecutor.modelOf(argv));
+                String model = LocalExecutor.modelOf(job, argv);
                 try {
                     if (job.kind() == Job.Kind.CHECK) {
-                        Greedy.ProbeRun probes = Greedy.probe(base, model, flags);
+                        Greedy.ProbeRun probes = LocalExecutor.probe(base, model, job.probes());
                         outputs = probes.texts();
                         probeJson = probes.toJson();
                         clientLog.append(LocalExecutor.probeLine(probes));

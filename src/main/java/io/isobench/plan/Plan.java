@@ -16,21 +16,29 @@ import java.util.Map;
  * {@link RoundOrder}, the correctness checks first. Pure data; {@link #toText()} and {@link #toJson()} are what
  * {@code isobench run --dry-run} prints, and the session stores the JSON beside its results.
  *
- * @param suite   suite name
- * @param repo    the engine repository (local path)
- * @param rounds  measured rounds
- * @param seed    seed of the per-round order
- * @param aa      every round measures the A/A arm ({@code baseline-aa})
+ * @param header  the suite and its schedule
  * @param arms    every (task, arm) environment
  * @param jobs    the jobs in execution order
  * @param order   per round and task, the order its arms run in
  * @param skipped tasks not run, with the reason
  * @param setup   steps run once before the environments (a bundle's clone, the suite's {@code setup:} commands)
  */
-public record Plan(String suite, Path repo, int rounds, long seed, boolean aa, List<ArmSpec> arms, List<Job> jobs,
-                   List<RoundEntry> order, List<SkippedTask> skipped, List<SetupStep> setup) {
+public record Plan(Header header, List<ArmSpec> arms, List<Job> jobs, List<RoundEntry> order,
+                   List<SkippedTask> skipped, List<SetupStep> setup) {
 
     public static final String FORMAT_ID = "isobench-plan/2";
+
+    /**
+     * The suite and its schedule.
+     *
+     * @param suite  suite name
+     * @param repo   the engine repository (local path)
+     * @param rounds measured rounds
+     * @param seed   seed of the per-round order
+     * @param aa     every round measures the A/A arm ({@code baseline-aa})
+     */
+    public record Header(String suite, Path repo, int rounds, long seed, boolean aa) {
+    }
 
     /** The arms of one task in one round, in the order they run (round 0-based). */
     public record RoundEntry(int round, String taskId, List<String> arms) {
@@ -47,10 +55,24 @@ public record Plan(String suite, Path repo, int rounds, long seed, boolean aa, L
         setup = setup == null ? List.of() : List.copyOf(setup);
     }
 
-    /** A plan without setup steps. */
-    public Plan(String suite, Path repo, int rounds, long seed, boolean aa, List<ArmSpec> arms, List<Job> jobs,
-                List<RoundEntry> order, List<SkippedTask> skipped) {
-        this(suite, repo, rounds, seed, aa, arms, jobs, order, skipped, List.of());
+    public String suite() {
+        return header.suite();
+    }
+
+    public Path repo() {
+        return header.repo();
+    }
+
+    public int rounds() {
+        return header.rounds();
+    }
+
+    public long seed() {
+        return header.seed();
+    }
+
+    public boolean aa() {
+        return header.aa();
     }
 
     public long measuredJobs() {
@@ -65,11 +87,11 @@ public record Plan(String suite, Path repo, int rounds, long seed, boolean aa, L
     public Map<String, Object> toMap() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("format", FORMAT_ID);
-        m.put("suite", suite);
-        m.put("repo", repo == null ? null : repo.toString());
-        m.put("rounds", rounds);
-        m.put("seed", seed);
-        m.put("aa", aa);
+        m.put("suite", suite());
+        m.put("repo", repo() == null ? null : repo().toString());
+        m.put("rounds", rounds());
+        m.put("seed", seed());
+        m.put("aa", aa());
         m.put("order_rule", "per round: tasks in a random order, each task's arms back to back in a random order"
                 + " (java.util.SplittableRandom(seed), Fisher-Yates)");
         if (!setup.isEmpty()) {
@@ -113,22 +135,32 @@ public record Plan(String suite, Path repo, int rounds, long seed, boolean aa, L
             jm.put("index", j.index());
             jm.put("id", j.jobId());
             jm.put("task", j.taskId());
-            jm.put("arm", j.arm());
+            jm.put("arm", j.arm().label());
             jm.put("round", j.round());
             jm.put("kind", j.kind().name().toLowerCase(Locale.ROOT));
-            jm.put("mode", j.mode());
+            jm.put("mode", j.mode().label());
             jm.put(j.serving() ? "server_argv" : "argv", Secrets.argv(j.argv()));
-            if (j.serving()) {
-                jm.put("client", Secrets.argv(j.client()));
-                jm.put("warmup_requests", j.warmupRequests());
+            switch (j.spec()) {
+                case JobSpec.Measure ms -> {
+                    if (j.serving()) {
+                        jm.put("client", Secrets.argv(ms.client()));
+                        jm.put("warmup_requests", ms.warmupRequests());
+                    }
+                }
+                case JobSpec.Check c -> jm.put("check", probesMap(c.probes()));
+                case JobSpec.Accuracy a -> {
+                    Map<String, Object> am = accuracyMap(a.settings());
+                    am.put("suite_dir", a.suiteDir());
+                    jm.put("accuracy", am);
+                }
             }
             jm.put("env", new java.util.TreeMap<>(Secrets.env(j.env())));
             jm.put("cwd", j.cwd().toString());
             Map<String, Object> t = new LinkedHashMap<>();
             if (j.serving()) {
-                t.put("server_start_s", j.serverStartS());
+                t.put("server_start_s", j.limits().serverStartS());
             }
-            t.put("run_s", j.runTimeoutS());
+            t.put("run_s", j.limits().runS());
             jm.put("timeouts", t);
             jm.put("gpus", j.gpus());
             if (j.readout() != null) {
@@ -152,6 +184,37 @@ public record Plan(String suite, Path repo, int rounds, long seed, boolean aa, L
         }
         m.put("skipped", sk);
         return m;
+    }
+
+    private static Map<String, Object> probesMap(JobSpec.Probes p) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("probe", p.via().label());
+        m.put("repeat", p.repeat());
+        if (p.via() == JobSpec.Via.COMMAND) {
+            return m;
+        }
+        m.put("model", p.model());
+        m.put("num_prompts", p.numPrompts());
+        m.put("max_tokens", p.maxTokens());
+        m.put("tolerance", p.tolerance());
+        m.put("logprobs", p.logprobs());
+        return m;
+    }
+
+    private static Map<String, Object> accuracyMap(io.isobench.task.TaskSpec.Accuracy a) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("score", a.scoreRegex() != null ? "regex " + a.scoreRegex() : "json_path " + a.jsonPath());
+        m.put("higher_is_better", a.higherIsBetter());
+        m.put("tolerance_abs", a.toleranceAbs());
+        m.put("tolerance_rel", a.toleranceRel());
+        return m;
+    }
+
+    /** A check's probe settings, one line of the text plan. */
+    private static String probesLine(JobSpec.Probes p) {
+        return String.format(Locale.ROOT, "%d prompt(s) x %d token(s) of %s, tolerance %s%s, %s%s", p.numPrompts(),
+                p.maxTokens(), p.model(), p.tolerance(), p.logprobs() ? ", logprobs" : "",
+                p.offline() ? "offline probe command" : "server", p.repeat() ? ", repeat" : "");
     }
 
     private static Map<String, Object> readoutMap(io.isobench.parse.Readout r) {
@@ -184,8 +247,8 @@ public record Plan(String suite, Path repo, int rounds, long seed, boolean aa, L
     public String toText() {
         StringBuilder sb = new StringBuilder();
         sb.append(String.format(Locale.ROOT, "plan: suite %s, %d task(s), %d arm(s), %d round(s), seed %d, %d job(s),"
-                        + " A/A arm %s%n", suite, arms.stream().map(ArmSpec::taskId).distinct().count(), arms.size(),
-                rounds, seed, jobs.size(), aa ? "on" : "off"));
+                        + " A/A arm %s%n", suite(), arms.stream().map(ArmSpec::taskId).distinct().count(), arms.size(),
+                rounds(), seed(), jobs.size(), aa() ? "on" : "off"));
         for (SetupStep st : setup) {
             sb.append("  setup ").append(st.what()).append(": ").append(String.join(" ", st.argv()))
                     .append(st.creates() == null ? "" : "   (skipped when " + st.creates() + " exists)").append('\n');
@@ -214,12 +277,22 @@ public record Plan(String suite, Path repo, int rounds, long seed, boolean aa, L
         }
         for (Job j : jobs) {
             sb.append(String.format(Locale.ROOT, "%4d %-28s %-7s %-10s gpus=%d timeout=%ds%s%n", j.index() + 1,
-                    j.jobId(), j.kind().name().toLowerCase(Locale.ROOT), j.mode(), j.gpus(), j.runTimeoutS(),
-                    j.serving() ? " start<=" + j.serverStartS() + "s warmup=" + j.warmupRequests() : ""));
+                    j.jobId(), j.kind().name().toLowerCase(Locale.ROOT), j.mode(), j.gpus(), j.limits().runS(),
+                    j.serving() ? " start<=" + j.limits().serverStartS() + "s warmup=" + j.warmupRequests() : ""));
             sb.append("       cwd  ").append(j.cwd()).append('\n');
             sb.append("       argv ").append(String.join(" ", Secrets.argv(j.argv()))).append('\n');
-            if (j.serving() && j.kind() == Job.Kind.MEASURE) {
-                sb.append("       client ").append(String.join(" ", Secrets.argv(j.client()))).append('\n');
+            switch (j.spec()) {
+                case JobSpec.Measure ms -> {
+                    if (j.serving()) {
+                        sb.append("       client ").append(String.join(" ", Secrets.argv(ms.client()))).append('\n');
+                    }
+                }
+                case JobSpec.Check c -> {
+                    if (c.probes().via() != JobSpec.Via.COMMAND) {
+                        sb.append("       probes ").append(probesLine(c.probes())).append('\n');
+                    }
+                }
+                case JobSpec.Accuracy a -> sb.append("       accuracy ").append(accuracyMap(a.settings())).append('\n');
             }
             if (!j.env().isEmpty()) {
                 sb.append("       env  ").append(new java.util.TreeMap<>(Secrets.env(j.env()))).append('\n');

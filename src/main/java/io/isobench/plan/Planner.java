@@ -13,7 +13,6 @@ import io.isobench.task.TaskSpec;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
@@ -25,8 +24,6 @@ import java.util.stream.Collectors;
  */
 public final class Planner {
 
-    /** Marker the server argv carries where the executor puts the port it picked. */
-    public static final String PORT = "{port}";
     private static final int PORT_SENTINEL = 65432;
 
     private Planner() {
@@ -57,6 +54,7 @@ public final class Planner {
         List<SkippedTask> skipped = new ArrayList<>();
         List<Job> checks = new ArrayList<>();
         List<List<Job>> perTask = new ArrayList<>();
+        List<Job> accuracy = new ArrayList<>();
         for (TaskSpec task : suite.tasks()) {
             ParsedPerfCommand cmd = task.parsedCommand();
             if (cmd.hasErrors()) {
@@ -100,37 +98,42 @@ public final class Planner {
             int runS = task.timeoutS() != null ? task.timeoutS() : run.timeouts().runS();
             boolean serving = mode.get() == Mode.SERVING;
             boolean generic = task.generic() != null;
-            List<String> argv = generic ? GenericJobs.measureArgv(task, options.workdir())
-                    : serving ? serverArgv(task) : cmd.benchmarkArgv();
+            Command argv = new Command(generic ? GenericJobs.measureArgv(task, options.workdir())
+                    : serving ? serverArgv(task) : cmd.benchmarkArgv());
             List<String> client = serving && cmd.client() != null ? cmd.client().argv() : List.of();
-            Map<String, String> env = cmd.env();
+            Job.Limits limits = Job.Limits.ofSeconds(run.timeouts().serverStartS(), runS);
             List<Job> measure = new ArrayList<>();
             // the correctness check talks to the arm's server, or runs the task's offline probe command (a generic
             // offline task: its command, read by its output rule; none without one)
             boolean checked = !generic || GenericJobs.hasCheck(task);
             boolean offlineGeneric = generic && !serving;
-            List<String> checkArgv = offlineGeneric ? GenericJobs.checkArgv(task, options.workdir())
-                    : generic ? argv : checkArgv(task, suite);
-            List<String> checkFlags = offlineGeneric ? List.of() : checkFlags(task, cmd);
+            Command checkArgv = offlineGeneric ? new Command(GenericJobs.checkArgv(task, options.workdir()))
+                    : generic ? argv : new Command(checkArgv(task, suite));
+            JobSpec.Probes probes = offlineGeneric ? JobSpec.Probes.OWN_COMMAND : probes(task, cmd);
             for (ArmSpec a : taskArms) {
+                Arm arm = Arm.fromLabel(a.arm());
+                Job.Where where = new Job.Where(a.worktree(), cmd.env(), gpus);
                 // the A/A arm runs the baseline's code: its outputs are the baseline's second check instead
-                if (checked && !a.arm().equals(Arm.BASELINE_AA.label())) {
-                    checks.add(new Job(0, task.id() + "/" + a.arm() + "/check", task.id(), a.arm(), -1,
-                            Job.Kind.CHECK, mode.get().label(), checkArgv, checkFlags, env, a.worktree(),
-                            run.timeouts().serverStartS(), runS, gpus, 0,
-                            generic ? GenericJobs.checkReadout(task, a.arm().equals(Arm.BASELINE.label())) : null));
+                if (checked && !arm.equals(Arm.BASELINE_AA)) {
+                    checks.add(new Job(new Job.Place(0, task.id() + "/" + a.arm() + "/check", task.id(), -1), arm,
+                            mode.get(), new JobSpec.Check(checkArgv, probes,
+                            generic ? GenericJobs.checkReadout(task, arm.equals(Arm.BASELINE)) : null), where, limits));
                 }
-                if (checked && a.arm().equals(Arm.BASELINE.label())) {
+                if (checked && arm.equals(Arm.BASELINE)) {
                     // the baseline again, in a server of its own: how much the baseline disagrees with itself sets
                     // the floor of the task's tolerance (docs/correctness.md)
-                    checks.add(new Job(0, task.id() + "/" + a.arm() + "/" + REPEAT_CHECK, task.id(), a.arm(), -1,
-                            Job.Kind.CHECK, mode.get().label(), checkArgv, checkFlags, env, a.worktree(),
-                            run.timeouts().serverStartS(), runS, gpus, 0,
-                            generic ? GenericJobs.checkReadout(task, false) : null));
+                    checks.add(new Job(new Job.Place(0, task.id() + "/" + a.arm() + "/" + REPEAT_CHECK, task.id(), -1),
+                            arm, mode.get(), new JobSpec.Check(checkArgv, probes.asRepeat(),
+                            generic ? GenericJobs.checkReadout(task, false) : null), where, limits));
                 }
-                measure.add(new Job(0, "", task.id(), a.arm(), 0, Job.Kind.MEASURE,
-                        mode.get().label(), argv, client, env, a.worktree(), run.timeouts().serverStartS(), runS, gpus,
-                        run.warmupRequests(), generic ? GenericJobs.measureReadout(task) : null));
+                Job measured = new Job(new Job.Place(0, "", task.id(), 0), arm, mode.get(), new JobSpec.Measure(argv,
+                        client, run.warmupRequests(), generic ? GenericJobs.measureReadout(task) : null), where,
+                        limits);
+                measure.add(measured);
+                // the A/A arm runs the baseline's code: its accuracy is not evaluated again
+                if (task.accuracy() != null && !arm.equals(Arm.BASELINE_AA)) {
+                    accuracy.add(accuracyJob(suite, task, measured.at(0, task.id() + "/" + a.arm() + "/accuracy", -1)));
+                }
             }
             perTask.add(measure);
         }
@@ -148,20 +151,44 @@ public final class Planner {
                     armOrder = new ArrayList<>();
                 }
                 task = j.taskId();
-                armOrder.add(j.arm());
-                jobs.add(j.at(0, j.taskId() + "/" + j.arm() + "/r" + r, r));
+                armOrder.add(j.arm().label());
+                jobs.add(j.at(0, j.taskId() + "/" + j.arm().label() + "/r" + r, r));
             }
             if (task != null) {
                 order.add(new Plan.RoundEntry(r, task, armOrder));
             }
         }
+        // after the measured rounds, every baseline first: its score is the reference of the task's other arms
+        accuracy.stream().filter(j -> j.arm().equals(Arm.BASELINE)).forEach(jobs::add);
+        accuracy.stream().filter(j -> !j.arm().equals(Arm.BASELINE)).forEach(jobs::add);
         List<Job> indexed = new ArrayList<>(jobs.size());
         for (int i = 0; i < jobs.size(); i++) {
             Job j = jobs.get(i);
             indexed.add(j.at(i, j.jobId(), j.round()));
         }
-        return new Plan(suite.engine() == null ? "suite" : nameOf(suite), repo, rounds, seed, aa, arms, indexed, order,
-                skipped, GenericJobs.setup(suite, options.workdir(), repo));
+        return new Plan(new Plan.Header(suite.engine() == null ? "suite" : nameOf(suite), repo, rounds, seed, aa), arms,
+                indexed, order, skipped, GenericJobs.setup(suite, options.workdir(), repo));
+    }
+
+    /**
+     * The arm's accuracy run: the task's accuracy command ({@code {model}}, {@code {suite_dir}} filled in) where the
+     * arm's measured job runs, within the command's own limit or else the benchmark's.
+     *
+     * @param measured the arm's measured job, at the accuracy run's place
+     */
+    private static Job accuracyJob(Suite suite, TaskSpec task, Job measured) {
+        TaskSpec.Accuracy acc = task.accuracy();
+        String model = task.parsedCommand().model() != null ? task.parsedCommand().model() : task.model();
+        Job.Limits limits = acc.timeoutS() == null ? measured.limits()
+                : new Job.Limits(measured.limits().serverStart(), java.time.Duration.ofSeconds(acc.timeoutS()));
+        return new Job(measured.place(), measured.arm(), measured.mode(),
+                new JobSpec.Accuracy(new Command(acc.argv(model, suiteDir(suite))), acc, suiteDir(suite)),
+                measured.where(), limits);
+    }
+
+    /** The folder of the suite file ({@code {suite_dir}}); {@code .} for a suite without a file. */
+    public static String suiteDir(Suite suite) {
+        return suite.file() == null ? "." : suite.file().toAbsolutePath().normalize().getParent().toString();
     }
 
     private static String nameOf(Suite suite) {
@@ -169,18 +196,11 @@ public final class Planner {
         return f == null ? "suite" : f.getFileName().toString();
     }
 
-    private static List<String> checkFlags(TaskSpec task, ParsedPerfCommand cmd) {
+    private static JobSpec.Probes probes(TaskSpec task, ParsedPerfCommand cmd) {
         TaskSpec.Correctness c = task.correctness() != null ? task.correctness() : TaskSpec.Correctness.DEFAULT;
         String model = cmd.model() != null ? cmd.model() : task.model() != null ? task.model() : "model";
-        List<String> flags = new ArrayList<>(List.of("--model", model, "--num-prompts", Integer.toString(c.prompts()),
-                "--max-tokens", Integer.toString(c.maxTokens()), "--tolerance", Double.toString(c.tolerance())));
-        if (c.logprobs()) {
-            flags.add("--logprobs");
-        }
-        if (c.offlineCommand() != null) {
-            flags.addAll(List.of("--probe", "offline"));
-        }
-        return List.copyOf(flags);
+        return new JobSpec.Probes(model, c.prompts(), c.maxTokens(), c.tolerance(), c.logprobs(),
+                c.offlineCommand() != null ? JobSpec.Via.OFFLINE : JobSpec.Via.SERVER, false);
     }
 
     /** The check's argv: the offline probe command ({suite_dir} resolved) when the task has one, else the server. */
@@ -189,22 +209,16 @@ public final class Planner {
         if (c == null || c.offlineCommand() == null) {
             return serverArgv(task);
         }
-        String dir = suite.file() == null ? "." : suite.file().toAbsolutePath().normalize().getParent().toString();
-        return c.offlineArgv(dir);
+        return c.offlineArgv(suiteDir(suite));
     }
 
-    /** The server argv with {@link #PORT} where the port goes. */
+    /**
+     * The server argv with {@link Command#PORT} where the port goes: the task's server, or for an offline task's
+     * correctness check the engine's server for its model. The task renders its template with a number; this
+     * sentinel number marks the place, turned into the marker here and nowhere else.
+     */
     static List<String> serverArgv(TaskSpec task) {
-        List<String> argv = task.serverArgv("127.0.0.1", PORT_SENTINEL);
-        if (argv.isEmpty()) {
-            // offline tasks' correctness checks still start the engine's server
-            TaskSpec asServing = new TaskSpec(task.id(), task.commits(), new TaskSpec.Workload(
-                    "vllm bench serve --model " + (task.model() == null ? "model" : task.model()), task.model(),
-                    "serving", task.serverCommand()), task.limits(), new TaskSpec.Gates(task.correctness(), null, null),
-                    null, task.line());
-            argv = asServing.serverArgv("127.0.0.1", PORT_SENTINEL);
-        }
         String s = Integer.toString(PORT_SENTINEL);
-        return argv.stream().map(w -> w.replace(s, PORT)).toList();
+        return task.checkServerArgv("127.0.0.1", PORT_SENTINEL).stream().map(w -> w.replace(s, Command.PORT)).toList();
     }
 }

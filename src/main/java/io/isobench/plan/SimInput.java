@@ -108,7 +108,7 @@ public final class SimInput {
             }
             GpuEstimate g = GpuEstimate.forCommand(r.perfCommand(), r.model(), r.gpuConfig());
             String basis = g.basis() + "; duration_s " + fmt(r.durationS()) + " from ISO-Bench";
-            addJobs(jobs, id, arms, rounds, null, g.gpus(), r.durationS(), basis);
+            addJobs(jobs, new Shape(id, arms, rounds, null), g.gpus(), r.durationS(), basis);
         }
         return new Jobs(jobs, skipped, file + " (" + arms + " arm(s) × " + rounds + " round(s))");
     }
@@ -142,14 +142,21 @@ public final class SimInput {
                 }
             }
             int arms = options.arms() != null ? options.arms() : armNames.size();
-            addJobs(jobs, t.id(), arms, rounds, armNames, g.gpus(), d, g.basis() + "; " + durationBasis);
+            addJobs(jobs, new Shape(t.id(), arms, rounds, armNames), g.gpus(), d, g.basis() + "; " + durationBasis);
         }
         return new Jobs(jobs, skipped, file + " (" + (options.arms() != null ? options.arms() + " arm(s)"
                 : "arms from the suite") + " × " + rounds + " round(s))");
     }
 
-    private static void addJobs(List<SimJob> jobs, String taskId, int arms, int rounds, List<String> armNames,
-                                int gpus, double durationS, String basis) {
+    /** A task's jobs to simulate: {@code arms} arms ({@code armNames}, else the default names) × {@code rounds}. */
+    private record Shape(String taskId, int arms, int rounds, List<String> armNames) {
+    }
+
+    private static void addJobs(List<SimJob> jobs, Shape shape, int gpus, double durationS, String basis) {
+        String taskId = shape.taskId();
+        int arms = shape.arms();
+        int rounds = shape.rounds();
+        List<String> armNames = shape.armNames();
         if (arms < 1 || rounds < 1) {
             throw IsobenchException.badInput("--arms (%d) and --rounds (%d) must be >= 1", arms, rounds);
         }

@@ -145,16 +145,6 @@ public final class Greedy {
     }
 
     /**
-     * {@link #probe(URI, String, int, int, boolean)} with a check job's client flags: {@code --num-prompts} (default
-     * 8), {@code --max-tokens} (default 32), {@code --logprobs}.
-     */
-    public static ProbeRun probe(URI baseUrl, String model, Map<String, String> checkFlags)
-            throws IOException, InterruptedException {
-        return probe(baseUrl, model, Integer.parseInt(checkFlags.getOrDefault("num-prompts", "8")),
-                Integer.parseInt(checkFlags.getOrDefault("max-tokens", "32")), checkFlags.containsKey("logprobs"));
-    }
-
-    /**
      * Runs the probe set against the server at {@code baseUrl}, each request with {@code temperature 0}, a fixed seed
      * and {@code max_tokens}: first one prompt at a time (batch size 1), then the first prompt a second time (greedy
      * decoding must repeat itself), then all prompts at once with {@link #batchSize} requests in flight (prompts

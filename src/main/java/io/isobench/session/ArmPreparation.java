@@ -83,13 +83,6 @@ final class ArmPreparation {
                 neededArms.add(j.taskId() + "|" + j.arm());
             }
         }
-        for (ArmSpec a : plan.arms()) {
-            TaskSpec t = suite.task(a.taskId()).orElse(null);
-            if (t != null && t.accuracy() != null && !a.arm().equals(Arm.BASELINE_AA.label())
-                    && !finished.contains(accuracyRunId(sessionId, a))) {
-                neededArms.add(a.taskId() + "|" + a.arm());
-            }
-        }
         Map<String, String> humanSha = new HashMap<>();
         Map<String, String> buildLogs = new HashMap<>();
         for (ArmSpec a : plan.arms()) {
@@ -203,56 +196,14 @@ final class ArmPreparation {
         }
     }
 
-    /**
-     * Arms of tasks with an accuracy hook, baseline first per task (its score is the reference); the A/A arm runs the
-     * baseline's code and is not evaluated again.
-     */
-    List<ArmSpec> accuracyOrder() {
-        List<ArmSpec> out = new ArrayList<>();
-        for (ArmSpec a : plan.arms()) {
-            if (a.arm().equals(Arm.BASELINE_AA.label())) {
-                continue;
-            }
-            if (suite.task(a.taskId()).map(t -> t.accuracy() != null).orElse(false)) {
-                out.add(a);
-            }
-        }
-        out.sort(java.util.Comparator.comparing(a -> a.arm().equals("baseline") ? 0 : 1));
-        List<ArmSpec> byTask = new ArrayList<>();
-        for (ArmSpec a : out) {
-            if (a.arm().equals("baseline")) {
-                byTask.add(a);
-            }
-        }
-        for (ArmSpec a : out) {
-            if (!a.arm().equals("baseline")) {
-                byTask.add(a);
-            }
-        }
-        return byTask;
-    }
-
     /** The run id an arm's build or pip group is recorded under: its first unfinished job, else its accuracy run. */
     private String openRunOf(String sessionId, ArmSpec a, Set<String> finished) {
         for (Job j : plan.jobs()) {
-            if (j.taskId().equals(a.taskId()) && j.arm().equals(a.arm()) && !finished.contains(runId(sessionId, j))) {
+            if (j.taskId().equals(a.taskId()) && j.arm().label().equals(a.arm())
+                    && !finished.contains(runId(sessionId, j))) {
                 return runId(sessionId, j);
             }
         }
         return accuracyRunId(sessionId, a);
     }
-
-    Job jobOf(ArmSpec a) {
-        for (Job j : plan.jobs()) {
-            if (j.taskId().equals(a.taskId()) && j.arm().equals(a.arm()) && j.kind() == Job.Kind.MEASURE) {
-                return j;
-            }
-        }
-        return null;
-    }
-
-    String suiteDir() {
-        return suite.file() == null ? "." : suite.file().toAbsolutePath().normalize().getParent().toString();
-    }
-
 }

@@ -1,5 +1,6 @@
 package io.isobench.session;
 
+import io.isobench.Arm;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.exec.JobResult;
@@ -90,7 +91,7 @@ final class CorrectnessGate {
             }
             return new Gate(null, List.of());
         }
-        if (job.arm().equals("baseline")) {
+        if (job.arm().equals(Arm.BASELINE)) {
             putReference(reference, taskId, "baseline", run);
             corr.put("outcome", "REFERENCE");
             corr.put("reason", "the baseline's outputs are the reference");
@@ -106,7 +107,7 @@ final class CorrectnessGate {
         List<Metric> metrics = new ArrayList<>();
         Greedy.ProbeRun human = referenceRun(reference, taskId, "human");
         CorrectnessRules.Comparison vh = null;
-        if (!job.arm().equals("human") && human != null) {
+        if (!job.arm().equals(Arm.HUMAN) && human != null) {
             vh = CorrectnessRules.compare(human, run);
             putComparison(corr, "human", vh);
             metrics.addAll(diffMetrics(vh.sequential().diff(), "human"));
@@ -120,7 +121,7 @@ final class CorrectnessGate {
             putComparison(corr, "baseline", vb);
             metrics.addAll(diffMetrics(vb.sequential().diff(), "baseline"));
             extra.put("mismatch_fraction", vb.mismatch());
-            CorrectnessRules.Decision d = job.arm().equals("human") ? CorrectnessRules.human(vb, th)
+            CorrectnessRules.Decision d = job.arm().equals(Arm.HUMAN) ? CorrectnessRules.human(vb, th)
                     : CorrectnessRules.agent(vb, vh, human == null ? null : CorrectnessRules.compare(base, human), th);
             corr.put("outcome", d.outcome().name());
             corr.put("rule", d.rule() == null ? null : d.rule().label());
@@ -129,7 +130,7 @@ final class CorrectnessGate {
                 failure = new Failure(FailureCategory.OUTPUT_MISMATCH, d.reason(), List.of(firstDiff(vb)));
             }
         }
-        if (job.arm().equals("human")) {
+        if (job.arm().equals(Arm.HUMAN)) {
             putReference(reference, taskId, "human", run);
         }
         return new Gate(failure, metrics);

@@ -85,8 +85,8 @@ final class JobRunner {
         if (hardware != null) {
             extra.put("hardware_id", hardware.id());
         }
-        if (job.arm().startsWith("agent:")) {
-            String name = job.arm().substring("agent:".length());
+        if (job.arm().kind() == io.isobench.Arm.Kind.AGENT) {
+            String name = job.arm().agentName();
             suite.agents().stream().filter(a -> io.isobench.Arm.normalizeAgent(a.name()).equals(name)
                     && a.model() != null).findFirst().ifPresent(a -> extra.put("agent_model", a.model()));
         }
@@ -103,7 +103,7 @@ final class JobRunner {
         if (env != null && env.build() != null) {
             extra.put("build", env.build().toMap(arms.buildLogs().get(job.taskId() + "|" + job.arm())));
         }
-        ReviewResult review = pieces.arms().review(job.taskId(), job.arm(), task);
+        ReviewResult review = pieces.arms().review(job.taskId(), job.arm().label(), task);
         if (review != null) {
             pieces.arms().putReview(extra, review, job.kind() == Job.Kind.CHECK);
         }

@@ -58,10 +58,10 @@ final class RunRecorder {
         extra.put("job", job.jobId());
         Leftovers.record(extra, pgid);
         extra.put("attempt", attempt);
-        return measured(rid, sessionId, commit, job.arm())
+        return measured(rid, sessionId, commit, job.arm().label())
                 .round(Math.max(0, job.round()))
                 .status(RunRecord.RunStatus.NOT_RUN)
-                .mode(job.mode())
+                .mode(job.mode().label())
                 .pipeline(job.kind() == Job.Kind.CHECK ? PIPELINE_CHECK : PIPELINE)
                 .startedAt(Instant.now())
                 .argvJson(json(job.argv()))
@@ -102,7 +102,7 @@ final class RunRecorder {
                              Failure failure, Map<String, Object> extra) {
         String rid = runId(sessionId, job);
         String primaryName = job.readout() != null ? job.readout().primary()
-                : io.isobench.Mode.fromLabel(job.mode()).map(MetricDictionary::primaryMetric).orElse(null);
+                : MetricDictionary.primaryMetric(job.mode());
         Double primary = null;
         if (failure == null || failure.category() == FailureCategory.OUTPUT_MISMATCH) {
             for (Metric m : result.metrics()) {
@@ -127,12 +127,13 @@ final class RunRecorder {
         RunRecord.FailureInfo fi = failure == null ? null : new RunRecord.FailureInfo(failure.category().name(),
                 Secrets.redact(failure.detail()), Secrets.redact(String.join("\n", failure.evidence())),
                 failure.category().retryable());
-        String model = io.isobench.probe.Clients.flagMap(job.client()).get("model");
-        return measured(rid, sessionId, commit, job.arm())
+        String model = job.probes() != null ? job.probes().model()
+                : io.isobench.probe.Clients.flagMap(job.client()).get("model");
+        return measured(rid, sessionId, commit, job.arm().label())
                 .round(Math.max(0, job.round()))
                 .status(status)
                 .failure(fi)
-                .mode(job.mode())
+                .mode(job.mode().label())
                 .model(model)
                 .pipeline(job.kind() == Job.Kind.CHECK ? PIPELINE_CHECK : PIPELINE)
                 .primary(primary == null ? null : primaryName, primary, primary == null ? null : "measured")

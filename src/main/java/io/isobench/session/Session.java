@@ -78,6 +78,12 @@ public final class Session {
             throw new IsobenchException.BadInput("--executor kubernetes: its arms are images; prebuilt-artifact arms"
                     + " are installed by the local, docker or slurm executor (fix: one of those)");
         }
-        return Planner.plan(suite, request.planOptions());
+        Plan plan = Planner.plan(suite, request.planOptions());
+        if (executorName.equals("kubernetes") && plan.jobs().stream()
+                .anyMatch(j -> j.kind() == io.isobench.plan.Job.Kind.ACCURACY)) {
+            throw new IsobenchException.BadInput("--executor kubernetes: accuracy commands run on the local, docker or"
+                    + " slurm executor (fix: one of those, or drop the tasks' accuracy hooks)");
+        }
+        return plan;
     }
 }

@@ -130,20 +130,22 @@ final class SessionRunner {
         Map<String, Environment> envs = arms.envs();
         // the summary's counts cover the same runs: the plan's jobs and the accuracy runs (of arms whose environment
         // is ready or that finished before), so a resumed session adds up: jobs + accuracy = run now + already finished
+        List<Job> jobs = plan.jobs().stream().filter(j -> j.kind() != Job.Kind.ACCURACY).toList();
+        List<Job> accuracyJobs = plan.jobs().stream().filter(j -> j.kind() == Job.Kind.ACCURACY).toList();
         Set<String> jobIds = new HashSet<>();
-        plan.jobs().forEach(j -> jobIds.add(runId(sessionId, j)));
+        jobs.forEach(j -> jobIds.add(runId(sessionId, j)));
         Set<String> planned = new HashSet<>(jobIds);
         int accuracyRuns = 0;
-        for (ArmSpec a : preparation.accuracyOrder()) {
-            Environment env = envs.get(a.taskId() + "|" + a.arm());
-            if (finished.contains(accuracyRunId(sessionId, a)) || env != null && env.ready()) {
-                planned.add(accuracyRunId(sessionId, a));
+        for (Job j : accuracyJobs) {
+            Environment env = envs.get(j.taskId() + "|" + j.arm());
+            if (finished.contains(runId(sessionId, j)) || env != null && env.ready()) {
+                planned.add(runId(sessionId, j));
                 accuracyRuns++;
             }
         }
         int alreadyFinished = (int) finished.stream().filter(planned::contains).count();
-        Tally tally = new Tally(plan.jobs().size(), (int) finished.stream().filter(jobIds::contains).count());
-        List<Job> todo = plan.jobs().stream().filter(j -> !finished.contains(runId(sessionId, j))).toList();
+        Tally tally = new Tally(jobs.size(), (int) finished.stream().filter(jobIds::contains).count());
+        List<Job> todo = jobs.stream().filter(j -> !finished.contains(runId(sessionId, j))).toList();
         int parallel = parallelism();
         if (parallel > 1) {
             say(String.format(Locale.ROOT, "up to %d job(s) at once%s", parallel,
@@ -152,11 +154,13 @@ final class SessionRunner {
         }
         options.listener().startSession(sessionId, tally.total, tally.done, parallel);
         Map<String, List<Probe>> refs = new java.util.concurrent.ConcurrentHashMap<>(reference);
-        JobRunner jobs = new JobRunner(ctx, new JobRunner.Pieces(preparation, recorder, new CorrectnessGate(store),
+        JobRunner runner = new JobRunner(ctx, new JobRunner.Pieces(preparation, recorder, new CorrectnessGate(store),
                 RetryPolicy.DEFAULT));
         JobDispatcher.run(todo, parallel, options.executor().gpuCapacity(), options.allowCrossGpu(),
-                job -> jobs.runJob(job, sessionId, arms, refs, tally));
-        for (ArmSpec a : preparation.accuracyOrder()) {
+                job -> runner.runJob(job, sessionId, arms, refs, tally));
+        // the accuracy jobs, last, in plan order (every baseline first: its score is the reference)
+        for (Job job : accuracyJobs) {
+            ArmSpec a = plan.arm(job.taskId(), job.arm().label()).orElseThrow();
             String rid = accuracyRunId(sessionId, a);
             if (finished.contains(rid)) {
                 continue;
@@ -167,9 +171,9 @@ final class SessionRunner {
             }
             TaskSpec task = suite.task(a.taskId()).orElseThrow();
             String commit = arms.humanSha().getOrDefault(a.taskId(), task.humanCommit());
-            Accuracy.Target target = new Accuracy.Target(a, task, env, commit, preparation.jobOf(a),
+            Accuracy.Target target = new Accuracy.Target(a, task, env, commit, job,
                     preparation.review(a.taskId(), a.arm(), task));
-            RunRecord rec = Accuracy.run(store, sessionId, target, preparation.suiteDir(), options.executor().name(),
+            RunRecord rec = Accuracy.run(store, sessionId, target, options.executor(),
                     pgid -> store.putRun(recorder.armPlaceholder(rid, sessionId, a, commit, "accuracy", pgid)),
                     attempt.previous());
             attempt.previous().put(rid, rec);

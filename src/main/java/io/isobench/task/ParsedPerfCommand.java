@@ -134,22 +134,32 @@ public record ParsedPerfCommand(
         if (mode == null || model == null) {
             return List.of();
         }
+        return server(interpreter, model, serverFlags);
+    }
+
+    /** The server command bound to a host and port. */
+    public List<String> serverArgv(String host, int port) {
+        List<String> base = serverArgv();
+        return base.isEmpty() ? base : bind(base, host, port);
+    }
+
+    /** The engine's default server for {@code model} with {@code flags}, bound to a host and port. */
+    static List<String> defaultServer(String model, List<String> flags, String host, int port) {
+        return bind(server(null, model, flags), host, port);
+    }
+
+    private static List<String> server(String interpreter, String model, List<String> flags) {
         List<String> out = new ArrayList<>();
         out.add(interpreter != null ? interpreter : "python3");
         out.add("-m");
         out.add(SERVER_MODULE);
         out.add("--model");
         out.add(model);
-        out.addAll(serverFlags);
+        out.addAll(flags);
         return List.copyOf(out);
     }
 
-    /** The server command bound to a host and port. */
-    public List<String> serverArgv(String host, int port) {
-        List<String> base = serverArgv();
-        if (base.isEmpty()) {
-            return base;
-        }
+    private static List<String> bind(List<String> base, String host, int port) {
         if (port < 1 || port > 65535) {
             throw new IllegalArgumentException("port (" + port + ") must be in 1..65535");
         }

@@ -321,13 +321,34 @@ public record TaskSpec(String id, Commits commits, Workload workload, Limits lim
         if (p.serverArgv().isEmpty()) {
             return List.of();
         }
+        return fromTemplate(p.model(), p.serverFlags(), host, port);
+    }
+
+    /**
+     * The server the correctness gate starts: {@link #serverArgv}, else (an offline command that names no server
+     * model) the {@code server_command} template, or the engine's default server, for the task's model without
+     * server flags.
+     */
+    public List<String> checkServerArgv(String host, int port) {
+        List<String> argv = serverArgv(host, port);
+        if (!argv.isEmpty() || generic() != null) {
+            return argv;
+        }
+        String m = model() == null ? "model" : model();
+        if (serverCommand() == null || serverCommand().isBlank()) {
+            return ParsedPerfCommand.defaultServer(m, List.of(), host, port);
+        }
+        return fromTemplate(m, List.of(), host, port);
+    }
+
+    private List<String> fromTemplate(String serverModel, List<String> serverFlags, String host, int port) {
         List<String> out = new ArrayList<>();
         for (List<Shell.Word> seg : Shell.tokenize(serverCommand()).segments()) {
             for (Shell.Word w : seg) {
                 if (w.text().equals("{server_flags}")) {
-                    out.addAll(p.serverFlags());
+                    out.addAll(serverFlags);
                 } else {
-                    out.add(w.text().replace("{model}", p.model() == null ? "" : p.model())
+                    out.add(w.text().replace("{model}", serverModel == null ? "" : serverModel)
                             .replace("{host}", host).replace("{port}", Integer.toString(port)));
                 }
             }

@@ -62,7 +62,7 @@ class DockerDemoIT {
             String id = sessions.get(0).sessionId();
             List<RunRecord> runs = new ArrayList<>();
             store.forEachRun(new RunFilter(null, null, id, false), runs::add);
-            // the accuracy hook's runs (one per arm, run on the host after the rounds) are not plan jobs
+            // the accuracy hook's runs (one per arm, in the arm's container after the rounds) are not measured jobs
             runs.removeIf(r -> "native-accuracy".equals(r.pipeline()));
             assertThat(runs).hasSize(jobs).noneMatch(r -> r.status() == RunRecord.RunStatus.NOT_RUN);
             // the log of a run that ran in a container names its docker run (env file, no secrets on the line)

@@ -4,6 +4,10 @@ import io.isobench.SharedData;
 import io.isobench.parse.FailureCategory;
 import io.isobench.plan.GpuSlots;
 import io.isobench.plan.Job;
+import io.isobench.plan.JobSpec;
+import io.isobench.plan.Command;
+import io.isobench.Mode;
+import io.isobench.Arm;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -60,8 +64,9 @@ class DockerExecutorContractIT extends ExecutorContract {
     }
 
     private Job job(Path cwd, String arm, List<String> argv, int gpus) {
-        return new Job(0, "docker-" + cwd.getFileName() + "/" + arm + "/r0", "docker-" + cwd.getFileName(), arm, 0,
-                Job.Kind.MEASURE, "latency", argv, List.of(), Map.of(), cwd, 30, 60, gpus, 0);
+        return new Job(new Job.Place(0, "docker-" + cwd.getFileName() + "/" + arm + "/r0", "docker-" + cwd.getFileName(), 0),
+                Arm.fromLabel(arm), Mode.LATENCY, new JobSpec.Measure(new Command(argv), List.of(), 0, null),
+                new Job.Where(cwd, Map.of(), gpus), Job.Limits.ofSeconds(30, 60));
     }
 
     @Test

@@ -3,6 +3,10 @@ package io.isobench.exec;
 import io.isobench.SharedData;
 import io.isobench.plan.ArmSpec;
 import io.isobench.plan.Job;
+import io.isobench.plan.JobSpec;
+import io.isobench.plan.Command;
+import io.isobench.Mode;
+import io.isobench.Arm;
 import io.isobench.plan.Plan;
 import io.isobench.plan.Planner;
 import io.isobench.task.AgentSpec;
@@ -49,11 +53,11 @@ class DockerRunGoldenTest {
             for (String jobId : List.of(task + "/baseline/r0", task + "/human/r0", task + "/agent:claude_code/r0",
                     task + "/human/check")) {
                 Job j = plan.jobs().stream().filter(x -> x.jobId().equals(jobId)).findFirst().orElseThrow();
-                ArmSpec arm = plan.arm(j.taskId(), j.arm()).orElseThrow();
+                ArmSpec arm = plan.arm(j.taskId(), j.arm().label()).orElseThrow();
                 List<String> argv = DockerExecutor.runArgv(profile, "nvidia", j, resolved(j),
-                        new DockerExecutor.Container(profile.image(j.taskId(), j.arm(), arm.commitRef()),
+                        new DockerExecutor.Container(profile.image(j.taskId(), j.arm().label(), arm.commitRef()),
                                 DockerExecutor.containerName(j), ENV_FILE, "1000:1000", gpus(j),
-                                j.arm().startsWith("agent") ? PATCH : null), "/home/bench");
+                                j.arm().kind() == Arm.Kind.AGENT ? PATCH : null), "/home/bench");
                 out.append("\n# ").append(jobId).append(" — ").append(j.mode()).append(", ").append(j.gpus())
                         .append(" GPU(s), commit ").append(arm.commitRef())
                         .append(arm.commitRef().endsWith("^") ? " (at run time {commit} is the worktree's HEAD sha)" : "").append('\n').append(quote(argv)).append('\n');
@@ -79,7 +83,7 @@ class DockerRunGoldenTest {
         for (String jobId : List.of("310aca88/agent:claude_code/r0", "660470e5/baseline/r0")) {
             Job j = plan.jobs().stream().filter(x -> x.jobId().equals(jobId)).findFirst().orElseThrow();
             List<String> argv = DockerExecutor.runArgv(fake, "devices", j, resolved(j),
-                    new DockerExecutor.Container(fake.image(j.taskId(), j.arm(), null), DockerExecutor.containerName(j),
+                    new DockerExecutor.Container(fake.image(j.taskId(), j.arm().label(), null), DockerExecutor.containerName(j),
                             ENV_FILE, "1000:1000", gpus(j), null), "/home/bench");
             out.append("\n# ").append(jobId).append('\n').append(quote(argv)).append('\n');
         }
@@ -122,8 +126,9 @@ class DockerRunGoldenTest {
     }
 
     private static Job job(String id, Path cwd) {
-        return new Job(0, id, "t", "agent:alpha", 0, Job.Kind.MEASURE, "latency", List.of("python3", "x.py"),
-                List.of(), Map.of(), cwd, 10, 10, 1, 0);
+        return new Job(new Job.Place(0, id, "t", 0), Arm.agent("alpha"), Mode.LATENCY,
+                new JobSpec.Measure(new Command(List.of("python3", "x.py")), List.of(), 0, null),
+                new Job.Where(cwd, Map.of(), 1), Job.Limits.ofSeconds(10, 10));
     }
 
     /** The imported tasks with one agent (patch files are only named, never read, by the planner). */
@@ -147,7 +152,7 @@ class DockerRunGoldenTest {
 
     /** The job's command as the executor runs it: port resolved, the GPU lease in CUDA_VISIBLE_DEVICES. */
     private static List<String> resolved(Job j) {
-        return j.argv().stream().map(a -> a.replace(Planner.PORT, "18000")).toList();
+        return j.argvFor(18000);
     }
 
     private static List<Integer> gpus(Job j) {

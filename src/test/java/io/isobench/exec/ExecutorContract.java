@@ -2,6 +2,10 @@ package io.isobench.exec;
 
 import io.isobench.parse.FailureCategory;
 import io.isobench.plan.Job;
+import io.isobench.plan.JobSpec;
+import io.isobench.plan.Command;
+import io.isobench.Mode;
+import io.isobench.Arm;
 import io.isobench.proc.ProcessGroup;
 import io.isobench.store.RunFilter;
 import io.isobench.store.RunRecord;
@@ -225,12 +229,12 @@ public abstract class ExecutorContract {
     @Timeout(value = 4, unit = TimeUnit.MINUTES)
     void servingRunWaitsForReadinessAndMeasures() throws IOException {
         Path cwd = toyEngine("serve");
-        Job job = new Job(0, "contract-serve/baseline/r0", "contract-serve", "baseline", 0, Job.Kind.MEASURE,
-                "serving", List.of("python3", "-m", "toyllm.entrypoints.api_server", "--host", "127.0.0.1",
-                "--port", "{port}", "--model", "toy-1m", "--disable-log-requests"),
-                List.of("--model", "toy-1m", "--dataset-name", "random", "--random-input-len", "16",
-                        "--random-output-len", "16", "--num-prompts", "4", "--max-concurrency", "2", "--ignore-eos"),
-                Map.of(), cwd, 60, 120, 1, 1);
+        Job job = new Job(new Job.Place(0, "contract-serve/baseline/r0", "contract-serve", 0), Arm.BASELINE,
+                Mode.SERVING,
+                new JobSpec.Measure(new Command(List.of("python3", "-m", "toyllm.entrypoints.api_server", "--host", "127.0.0.1",
+                "--port", "{port}", "--model", "toy-1m", "--disable-log-requests")), List.of("--model", "toy-1m", "--dataset-name", "random", "--random-input-len", "16",
+                        "--random-output-len", "16", "--num-prompts", "4", "--max-concurrency", "2", "--ignore-eos"), 1, null),
+                                new Job.Where(cwd, Map.of(), 1), Job.Limits.ofSeconds(60, 120));
         JobResult r = executor.execute(job, Executor.Hooks.NONE);
         assertThat(r.failure()).as(r.log()).isNull();
         assertThat(r.metrics()).extracting(io.isobench.parse.Metric::name).contains("tpot_ms_mean", "ttft_ms_mean");
@@ -243,9 +247,10 @@ public abstract class ExecutorContract {
     @Timeout(value = 4, unit = TimeUnit.MINUTES)
     void serverThatCrashesBeforeReadinessIsClassified() throws IOException {
         scripts("crash");
-        Job job = new Job(0, "contract-crash/baseline/r0", "contract-crash", "baseline", 0, Job.Kind.MEASURE,
-                "serving", List.of("python3", "crash.py", "{port}"), List.of("--model", "m", "--num-prompts", "1"),
-                Map.of(), root.resolve("crash"), 60, 120, 1, 0);
+        Job job = new Job(new Job.Place(0, "contract-crash/baseline/r0", "contract-crash", 0), Arm.BASELINE,
+                Mode.SERVING, new JobSpec.Measure(new Command(List.of("python3", "crash.py", "{port}")),
+                List.of("--model", "m", "--num-prompts", "1"), 0, null),
+                new Job.Where(root.resolve("crash"), Map.of(), 1), Job.Limits.ofSeconds(60, 120));
         JobResult r = executor.execute(job, Executor.Hooks.NONE);
         assertThat(r.failure()).isNotNull();
         assertThat(r.failure().category()).isEqualTo(FailureCategory.SERVER_CRASHED);
@@ -369,8 +374,9 @@ public abstract class ExecutorContract {
 
     /** An offline job running {@code argv} in {@code root/name}. */
     protected Job offline(String name, List<String> argv, int timeoutS, Map<String, String> env) {
-        return new Job(0, "contract-" + name + "/baseline/r0", "contract-" + name, "baseline", 0, Job.Kind.MEASURE,
-                "latency", argv, List.of(), env, root.resolve(name), 60, timeoutS, 1, 0);
+        return new Job(new Job.Place(0, "contract-" + name + "/baseline/r0", "contract-" + name, 0), Arm.BASELINE,
+                Mode.LATENCY, new JobSpec.Measure(new Command(argv), List.of(), 0, null),
+                new Job.Where(root.resolve(name), env, 1), Job.Limits.ofSeconds(60, timeoutS));
     }
 
     /** {@code root/name} with the scenario scripts. */

@@ -8,6 +8,10 @@ import io.isobench.parse.MetricRule;
 import io.isobench.parse.ReadRule;
 import io.isobench.parse.Readout;
 import io.isobench.plan.Job;
+import io.isobench.plan.JobSpec;
+import io.isobench.plan.Command;
+import io.isobench.Mode;
+import io.isobench.Arm;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -43,9 +47,10 @@ class GenericRunTest {
             "sys.stderr.write('achieved tok/s: 48.25')");
 
     Job job(Job.Kind kind, List<String> argv, Readout readout, int timeoutS) {
-        return new Job(3, "t/baseline/" + (kind == Job.Kind.CHECK ? "check" : "r0"), "t", "baseline",
-                kind == Job.Kind.CHECK ? -1 : 0, kind, "throughput", argv, List.of(), Map.of(), dir, 60, timeoutS, 1,
-                0, readout);
+        return new Job(new Job.Place(3, "t/baseline/" + (kind == Job.Kind.CHECK ? "check" : "r0"), "t", kind == Job.Kind.CHECK ? -1 : 0),
+                Arm.BASELINE, Mode.THROUGHPUT,
+                kind == Job.Kind.CHECK ? new JobSpec.Check(new Command(argv), JobSpec.Probes.OWN_COMMAND, readout) : new JobSpec.Measure(new Command(argv), List.of(), 0, readout),
+                new Job.Where(dir, Map.of(), 1), Job.Limits.ofSeconds(60, timeoutS));
     }
 
     @Test

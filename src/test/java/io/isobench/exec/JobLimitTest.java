@@ -2,6 +2,10 @@ package io.isobench.exec;
 
 import io.isobench.parse.FailureCategory;
 import io.isobench.plan.Job;
+import io.isobench.plan.JobSpec;
+import io.isobench.plan.Command;
+import io.isobench.Mode;
+import io.isobench.Arm;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,9 +51,11 @@ class JobLimitTest {
     void aStreamThatNeverEndsStopsAtTheJobsLimit() throws Exception {
         Path server = dir.resolve("endless.py");
         Files.writeString(server, ENDLESS);
-        Job job = new Job(0, "t/baseline/r0", "t", "baseline", 0, Job.Kind.MEASURE, "serving",
-                List.of("python3", server.toString(), "{port}"), List.of("--model", "m", "--num-prompts", "1",
-                "--random-input-len", "8", "--random-output-len", "4096"), Map.of(), dir, 20, 3, 1, 0);
+        Job job = new Job(new Job.Place(0, "t/baseline/r0", "t", 0), Arm.BASELINE, Mode.SERVING,
+                new JobSpec.Measure(new Command(List.of("python3", server.toString(), "{port}")),
+                List.of("--model", "m", "--num-prompts", "1",
+                "--random-input-len", "8", "--random-output-len", "4096"), 0, null), new Job.Where(dir, Map.of(), 1),
+                        Job.Limits.ofSeconds(20, 3));
         long[] group = new long[1];
         long t0 = System.nanoTime();
         JobResult r = Executors.create("local").execute(job, new Executor.Hooks(p -> group[0] = p, () -> false));

@@ -13,6 +13,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import io.isobench.parse.FailureCategory;
 import io.isobench.plan.Job;
+import io.isobench.plan.JobSpec;
+import io.isobench.plan.Command;
+import io.isobench.Mode;
+import io.isobench.Arm;
 import org.yaml.snakeyaml.Yaml;
 
 import java.io.IOException;
@@ -164,10 +168,12 @@ class KubernetesExecutorContractTest extends ExecutorContract {
     @Timeout(value = 3, unit = TimeUnit.MINUTES)
     void aFailingClientIsNotMistakenForAServerCrash() throws IOException {
         Path cwd = toyEngine("badclient");
-        Job job = new Job(0, "contract-badclient/baseline/r0", "contract-badclient", "baseline", 0,
-                Job.Kind.MEASURE, "serving", List.of("python3", "-m", "toyllm.entrypoints.api_server", "--host",
-                "127.0.0.1", "--port", "{port}", "--model", "toy-1m", "--disable-log-requests"),
-                List.of("--model", "toy-1m", "--no-such-flag", "1"), Map.of(), cwd, 60, 120, 1, 0);
+        Job job = new Job(new Job.Place(0, "contract-badclient/baseline/r0", "contract-badclient", 0), Arm.BASELINE,
+                Mode.SERVING,
+                new JobSpec.Measure(new Command(List.of("python3", "-m", "toyllm.entrypoints.api_server", "--host",
+                "127.0.0.1", "--port", "{port}", "--model", "toy-1m", "--disable-log-requests")),
+                        List.of("--model", "toy-1m", "--no-such-flag", "1"), 0, null), new Job.Where(cwd, Map.of(), 1),
+                        Job.Limits.ofSeconds(60, 120));
         JobResult r = executor(10, null).execute(job, Executor.Hooks.NONE);
         assertThat(r.failure()).as(r.log()).isNotNull();
         assertThat(r.failure().category()).as(r.failure().toString()).isNotEqualTo(FailureCategory.SERVER_CRASHED);

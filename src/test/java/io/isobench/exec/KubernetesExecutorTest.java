@@ -13,6 +13,10 @@ import io.isobench.probe.Greedy;
 import io.isobench.probe.Probe;
 import io.isobench.parse.FailureCategory;
 import io.isobench.plan.Job;
+import io.isobench.plan.JobSpec;
+import io.isobench.plan.Command;
+import io.isobench.Mode;
+import io.isobench.Arm;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
@@ -60,18 +64,19 @@ class KubernetesExecutorTest {
     }
 
     static Job offline(String arm, int round) {
-        return new Job(3, "t1/" + arm + "/r" + round, "t1", arm, round, Job.Kind.MEASURE, "throughput",
-                List.of("python", "benchmarks/benchmark_throughput.py", "--model", "facebook/opt-125m",
-                        "--input-len", "256", "--output-len", "64"), List.of(), Map.of("VLLM_USE_V1", "1"),
-                Path.of("/nonexistent"), 900, 1800, 1, 0);
+        return new Job(new Job.Place(3, "t1/" + arm + "/r" + round, "t1", round), Arm.fromLabel(arm), Mode.THROUGHPUT,
+                new JobSpec.Measure(new Command(List.of("python", "benchmarks/benchmark_throughput.py", "--model", "facebook/opt-125m",
+                        "--input-len", "256", "--output-len", "64")), List.of(), 0, null),
+                                new Job.Where(Path.of("/nonexistent"), Map.of("VLLM_USE_V1", "1"), 1),
+                                Job.Limits.ofSeconds(900, 1800));
     }
 
     static Job serving() {
-        return new Job(4, "t1/human/r0", "t1", "human", 0, Job.Kind.MEASURE, "serving",
-                List.of("python", "-m", "vllm.entrypoints.openai.api_server", "--model", "facebook/opt-125m",
-                        "--host", "127.0.0.1", "--port", "{port}"),
-                List.of("--model", "facebook/opt-125m", "--dataset-name", "random", "--num-prompts", "100"),
-                Map.of(), Path.of("/nonexistent"), 600, 1800, 1, 10);
+        return new Job(new Job.Place(4, "t1/human/r0", "t1", 0), Arm.HUMAN, Mode.SERVING,
+                new JobSpec.Measure(new Command(List.of("python", "-m", "vllm.entrypoints.openai.api_server", "--model", "facebook/opt-125m",
+                        "--host", "127.0.0.1", "--port", "{port}")),
+                                List.of("--model", "facebook/opt-125m", "--dataset-name", "random", "--num-prompts", "100"), 10, null),
+                                new Job.Where(Path.of("/nonexistent"), Map.of(), 1), Job.Limits.ofSeconds(600, 1800));
     }
 
     KubernetesExecutor executor(String suffix) {
@@ -377,9 +382,10 @@ class KubernetesExecutorTest {
 
     @Test
     void aCheckJobReturnsTheGreedyOutputsItsClientPrinted() throws Exception {
-        Job check = new Job(0, "t1/human/check", "t1", "human", -1, Job.Kind.CHECK, "throughput",
-                serving().argv(), List.of("--model", "facebook/opt-125m", "--num-prompts", "2", "--max-tokens", "8",
-                "--tolerance", "0.0"), Map.of(), Path.of("/x"), 600, 1800, 1, 0);
+        Job check = new Job(new Job.Place(0, "t1/human/check", "t1", -1), Arm.HUMAN, Mode.THROUGHPUT,
+                new JobSpec.Check(new Command(serving().argv()),
+                new JobSpec.Probes("facebook/opt-125m", 2, 8, 0.0, false, JobSpec.Via.SERVER, false), null),
+                new Job.Where(Path.of("/x"), Map.of(), 1), Job.Limits.ofSeconds(600, 1800));
         var f = start(executor("0chk"), check, "s7/t1/human/check", new AtomicBoolean());
         var job = awaitJob();
         String name = job.getMetadata().getName();
@@ -396,9 +402,10 @@ class KubernetesExecutorTest {
 
     @Test
     void aCheckJobKeepsBothProbePassesItsClientPrinted() throws Exception {
-        Job check = new Job(0, "t1/human/check", "t1", "human", -1, Job.Kind.CHECK, "throughput",
-                serving().argv(), List.of("--model", "facebook/opt-125m", "--num-prompts", "2", "--max-tokens", "8",
-                "--tolerance", "0.0"), Map.of(), Path.of("/x"), 600, 1800, 1, 0);
+        Job check = new Job(new Job.Place(0, "t1/human/check", "t1", -1), Arm.HUMAN, Mode.THROUGHPUT,
+                new JobSpec.Check(new Command(serving().argv()),
+                new JobSpec.Probes("facebook/opt-125m", 2, 8, 0.0, false, JobSpec.Via.SERVER, false), null),
+                new Job.Where(Path.of("/x"), Map.of(), 1), Job.Limits.ofSeconds(600, 1800));
         var f = start(executor("0chb"), check, "s7/t1/human/check", new AtomicBoolean());
         String name = awaitJob().getMetadata().getName();
         pod(name, List.of(), List.of(terminated("bench", 0, "Completed")), null);

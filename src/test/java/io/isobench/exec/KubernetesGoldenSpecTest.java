@@ -1,5 +1,6 @@
 package io.isobench.exec;
 
+import io.isobench.Arm;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.isobench.SharedData;
 import io.isobench.plan.Job;
@@ -59,13 +60,13 @@ class KubernetesGoldenSpecTest {
         List<Job> picked = new ArrayList<>();
         for (Job j : plan.jobs()) {
             boolean measure = j.kind() == Job.Kind.MEASURE;
-            if (measure || j.arm().equals("human")) {
+            if (measure || j.arm().equals(Arm.HUMAN)) {
                 picked.add(j);
             }
         }
         for (Job j : picked) {
             assertThat(j.gpus()).isEqualTo(gpus);
-            KubernetesExecutor.Resolved r = arms.resolve(j.taskId(), j.arm());
+            KubernetesExecutor.Resolved r = arms.resolve(j.taskId(), j.arm().label());
             assertThat(r.failure()).isNull();
             KubeJobSpec.Spec spec = KubeJobSpec.build(profile, j, r.image(), "golden/" + j.jobId(), "0000");
             out.append("# --- job ").append(j.jobId()).append('\n');

@@ -1,6 +1,10 @@
 package io.isobench.exec;
 
 import io.isobench.plan.Job;
+import io.isobench.plan.JobSpec;
+import io.isobench.plan.Command;
+import io.isobench.Mode;
+import io.isobench.Arm;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,10 +29,10 @@ class ProbeLinkTest {
         Path tree = Files.createDirectories(dir.resolve("tree"));
         Path outside = Files.writeString(dir.resolve("victim.txt"), "precious\n");
         Files.createSymbolicLink(tree.resolve(".isobench-probe-prompts.jsonl"), outside);
-        Job job = new Job(0, "t/agent:x/check", "t", "agent:x", -1, Job.Kind.CHECK, "latency",
-                List.of("python3", "-c", "import sys; print(open(sys.argv[1]).read())", "{prompts_file}"),
-                List.of("--probe", "offline", "--num-prompts", "2", "--max-tokens", "4", "--model", "m"), Map.of(),
-                tree, 10, 30, 1, 0);
+        Job job = new Job(new Job.Place(0, "t/agent:x/check", "t", -1), Arm.agent("x"), Mode.LATENCY,
+                new JobSpec.Check(new Command(List.of("python3", "-c", "import sys; print(open(sys.argv[1]).read())", "{prompts_file}")),
+                new JobSpec.Probes("m", 2, 4, 0.0, false, JobSpec.Via.OFFLINE, false), null),
+                new Job.Where(tree, Map.of(), 1), Job.Limits.ofSeconds(10, 30));
         JobResult r = Executors.create("local").execute(job, Executor.Hooks.NONE);
         assertThat(Files.readString(outside)).isEqualTo("precious\n");
         assertThat(r.success()).isFalse();

@@ -2,6 +2,10 @@ package io.isobench.exec;
 
 import io.isobench.parse.FailureCategory;
 import io.isobench.plan.Job;
+import io.isobench.plan.JobSpec;
+import io.isobench.plan.Command;
+import io.isobench.Mode;
+import io.isobench.Arm;
 import io.isobench.proc.ProcessGroup;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -114,9 +118,9 @@ class ProcessGroupTest {
     @Test
     void executorClassifiesCrashMissingBinaryAndLeavesNothingBehind() throws Exception {
         Path pid = dir.resolve("exec.pid");
-        Job crash = new Job(0, "t/agent:x/r0", "t", "agent:x", 0, Job.Kind.MEASURE, "serving",
-                List.of("python3", script().toString(), "crash", pid.toString(), "{port}"), List.of("--model", "m"),
-                Map.of(), dir, 10, 10, 1, 0);
+        Job crash = new Job(new Job.Place(0, "t/agent:x/r0", "t", 0), Arm.agent("x"), Mode.SERVING,
+                new JobSpec.Measure(new Command(List.of("python3", script().toString(), "crash", pid.toString(), "{port}")),
+                List.of("--model", "m"), 0, null), new Job.Where(dir, Map.of(), 1), Job.Limits.ofSeconds(10, 10));
         long[] seen = new long[1];
         JobResult r = Executors.create("local").execute(crash, new Executor.Hooks(p -> seen[0] = p, () -> false));
         assertThat(r.failure().category()).isEqualTo(FailureCategory.SERVER_CRASHED);
@@ -125,23 +129,24 @@ class ProcessGroupTest {
         assertThat(ProcessGroup.members(seen[0])).isEmpty();
         assertThat(ProcessGroup.alive(grandchild(pid))).isFalse();
 
-        Job missing = new Job(0, "t/baseline/r0", "t", "baseline", 0, Job.Kind.MEASURE, "latency",
-                List.of("/nonexistent/bin/bench", "--x"), List.of(), Map.of(), dir, 10, 10, 1, 0);
+        Job missing = new Job(new Job.Place(0, "t/baseline/r0", "t", 0), Arm.BASELINE, Mode.LATENCY,
+                new JobSpec.Measure(new Command(List.of("/nonexistent/bin/bench", "--x")), List.of(), 0, null),
+                new Job.Where(dir, Map.of(), 1), Job.Limits.ofSeconds(10, 10));
         JobResult m = Executors.create("local").execute(missing, Executor.Hooks.NONE);
         assertThat(m.success()).isFalse();
         assertThat(m.failure().category()).isEqualTo(FailureCategory.BAD_PERF_COMMAND);
         assertThat(m.failure().detail() + m.log()).contains("/nonexistent/bin/bench");
 
-        Job noServer = new Job(0, "t/baseline/r2", "t", "baseline", 2, Job.Kind.MEASURE, "serving",
-                List.of("/nonexistent/bin/server", "--port", "{port}"), List.of("--model", "m"), Map.of(), dir, 10, 10,
-                1, 0);
+        Job noServer = new Job(new Job.Place(0, "t/baseline/r2", "t", 2), Arm.BASELINE, Mode.SERVING,
+                new JobSpec.Measure(new Command(List.of("/nonexistent/bin/server", "--port", "{port}")),
+                List.of("--model", "m"), 0, null), new Job.Where(dir, Map.of(), 1), Job.Limits.ofSeconds(10, 10));
         JobResult ns = Executors.create("local").execute(noServer, Executor.Hooks.NONE);
         assertThat(ns.failure().category()).isEqualTo(FailureCategory.ENV_MISSING);
         assertThat(ns.failure().detail()).contains("/nonexistent/bin/server").contains("does not exist");
 
-        Job timeout = new Job(0, "t/baseline/r1", "t", "baseline", 1, Job.Kind.MEASURE, "latency",
-                List.of("python3", script().toString(), "hang", dir.resolve("t.pid").toString(), "1"), List.of(),
-                Map.of(), dir, 10, 1, 1, 0);
+        Job timeout = new Job(new Job.Place(0, "t/baseline/r1", "t", 1), Arm.BASELINE, Mode.LATENCY,
+                new JobSpec.Measure(new Command(List.of("python3", script().toString(), "hang", dir.resolve("t.pid").toString(), "1")), List.of(), 0, null),
+                new Job.Where(dir, Map.of(), 1), Job.Limits.ofSeconds(10, 1));
         long[] tg = new long[1];
         JobResult t = Executors.create("local").execute(timeout, new Executor.Hooks(p -> tg[0] = p, () -> false));
         assertThat(t.failure().category()).isEqualTo(FailureCategory.TIMEOUT);
@@ -164,12 +169,14 @@ class ProcessGroupTest {
     void jobsLeaseTheirGpusAndAJobWiderThanTheNodeIsRefused() {
         LocalExecutor ex = new LocalExecutor(Readiness.http(Duration.ofMillis(10)), io.isobench.probe.Clients.serving(),
                 Duration.ofSeconds(2), io.isobench.plan.GpuSlots.of(1));
-        Job wide = new Job(0, "t/baseline/r0", "t", "baseline", 0, Job.Kind.MEASURE, "latency",
-                List.of("true"), List.of(), Map.of(), dir, 10, 10, 2, 0);
+        Job wide = new Job(new Job.Place(0, "t/baseline/r0", "t", 0), Arm.BASELINE, Mode.LATENCY,
+                new JobSpec.Measure(new Command(List.of("true")), List.of(), 0, null), new Job.Where(dir, Map.of(), 2),
+                Job.Limits.ofSeconds(10, 10));
         assertThat(ex.execute(wide, Executor.Hooks.NONE).failure().category())
                 .isEqualTo(FailureCategory.RESOURCES_INSUFFICIENT);
-        Job one = new Job(0, "t/baseline/r1", "t", "baseline", 1, Job.Kind.MEASURE, "latency",
-                List.of("sh", "-c", "echo visible=$CUDA_VISIBLE_DEVICES"), List.of(), Map.of(), dir, 10, 10, 1, 0);
+        Job one = new Job(new Job.Place(0, "t/baseline/r1", "t", 1), Arm.BASELINE, Mode.LATENCY,
+                new JobSpec.Measure(new Command(List.of("sh", "-c", "echo visible=$CUDA_VISIBLE_DEVICES")), List.of(), 0, null),
+                new Job.Where(dir, Map.of(), 1), Job.Limits.ofSeconds(10, 10));
         JobResult r = ex.execute(one, Executor.Hooks.NONE);
         assertThat(r.log()).contains("visible=0");
         assertThat(r.failure().category()).isEqualTo(FailureCategory.NO_METRICS);

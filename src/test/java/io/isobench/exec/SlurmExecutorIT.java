@@ -3,6 +3,10 @@ package io.isobench.exec;
 import io.isobench.SharedData;
 import io.isobench.parse.FailureCategory;
 import io.isobench.plan.Job;
+import io.isobench.plan.JobSpec;
+import io.isobench.plan.Command;
+import io.isobench.Mode;
+import io.isobench.Arm;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -75,8 +79,16 @@ class SlurmExecutorIT {
     }
 
     static Job job(String id, String mode, Job.Kind kind, List<String> argv, List<String> client, int runS, int gpus) {
-        return new Job(0, id, "t", "baseline", kind == Job.Kind.CHECK ? -1 : 0, kind, mode, argv, client, Map.of(),
-                TOY, 20, runS, gpus, 1);
+        return new Job(new Job.Place(0, id, "t", kind == Job.Kind.CHECK ? -1 : 0), Arm.BASELINE,
+                Mode.fromLabel(mode).orElseThrow(), new JobSpec.Measure(new Command(argv), client, 1, null),
+                new Job.Where(TOY, Map.of(), gpus), Job.Limits.ofSeconds(20, runS));
+    }
+
+    /** A server check: {@code numPrompts} greedy probes of {@code maxTokens} tokens. */
+    static Job check(String id, List<String> argv, int numPrompts, int maxTokens) {
+        return new Job(new Job.Place(0, id, "t", -1), Arm.BASELINE, Mode.SERVING, new JobSpec.Check(new Command(argv),
+                new JobSpec.Probes("toy-1m", numPrompts, maxTokens, 0.0, false, JobSpec.Via.SERVER, false), null),
+                new Job.Where(TOY, Map.of(), 1), Job.Limits.ofSeconds(20, 60));
     }
 
     static Job offline(String id, List<String> argv, int runS) {
@@ -85,10 +97,12 @@ class SlurmExecutorIT {
 
     @Test
     void offlineSuccessIsParsedAndTheLogKept() {
-        Job j = new Job(0, "t/baseline/r0", "t", "baseline", 0, Job.Kind.MEASURE, "latency",
-                List.of("python3", "benchmarks/benchmark_latency.py", "--model", "toy-1m", "--batch-size", "1",
+        Job j = new Job(new Job.Place(0, "t/baseline/r0", "t", 0), Arm.BASELINE, Mode.LATENCY,
+                new JobSpec.Measure(new Command(List.of("python3", "benchmarks/benchmark_latency.py", "--model", "toy-1m", "--batch-size", "1",
                         "--input-len", "8", "--output-len", "4", "--num-iters", "3", "--num-iters-warmup", "1",
-                        "--seed", "0"), List.of(), Map.of("ISOBENCH_IT_MARK", "it's here"), TOY, 20, 60, 1, 0);
+                        "--seed", "0")), List.of(), 0, null),
+                                new Job.Where(TOY, Map.of("ISOBENCH_IT_MARK", "it's here"), 1),
+                                Job.Limits.ofSeconds(20, 60));
         JobResult r = slurm.execute(j, Executor.Hooks.NONE);
         assertThat(r.failure()).as(r.log()).isNull();
         assertThat(r.metrics()).anyMatch(m -> m.name().equals("latency_ms_avg") && m.value() > 0);
@@ -157,8 +171,7 @@ class SlurmExecutorIT {
         assertThat(r.log()).contains("Application startup complete").contains("--- isobench client ---");
         assertThat(lastState(j)).isEqualTo("CANCELLED"); // torn down by scancel after the client
 
-        Job check = job("t/baseline/check", "serving", Job.Kind.CHECK, SERVER,
-                List.of("--model", "toy-1m", "--num-prompts", "3", "--max-tokens", "8"), 60, 1);
+        Job check = check("t/baseline/check", SERVER, 3, 8);
         JobResult c = slurm.execute(check, Executor.Hooks.NONE);
         assertThat(c.failure()).as(c.log()).isNull();
         assertThat(c.outputs()).hasSize(3);
@@ -208,8 +221,9 @@ class SlurmExecutorIT {
     @Test
     void aJobWiderThanTheClusterIsRefusedWithoutSubmitting() {
         Job j = offline("t/baseline/r8", List.of("true"), 60);
-        Job wide = new Job(0, j.jobId(), "t", "baseline", 0, Job.Kind.MEASURE, "latency", j.argv(), List.of(),
-                Map.of(), TOY, 20, 60, 64, 0);
+        Job wide = new Job(new Job.Place(0, j.jobId(), "t", 0), Arm.BASELINE, Mode.LATENCY,
+                new JobSpec.Measure(new Command(j.argv()), List.of(), 0, null), new Job.Where(TOY, Map.of(), 64),
+                Job.Limits.ofSeconds(20, 60));
         JobResult r = slurm.execute(wide, Executor.Hooks.NONE);
         assertThat(r.failure().category()).isEqualTo(FailureCategory.RESOURCES_INSUFFICIENT);
         assertThat(r.failure().detail()).contains("64 GPU(s)").contains("has 2");

@@ -4,6 +4,10 @@ import io.isobench.SharedData;
 import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
 import io.isobench.plan.Job;
+import io.isobench.plan.JobSpec;
+import io.isobench.plan.Command;
+import io.isobench.Mode;
+import io.isobench.Arm;
 import io.isobench.plan.Plan;
 import io.isobench.plan.Planner;
 import io.isobench.task.RunConfig;
@@ -63,7 +67,7 @@ class SlurmScriptGoldenTest {
         assertThat(plan.skipped()).isEmpty();
         int compared = 0;
         for (Job j : plan.jobs()) {
-            if (!j.arm().equals("baseline") || j.repeatCheck()) {
+            if (!j.arm().equals(Arm.BASELINE) || j.repeatCheck()) {
                 continue; // the repeat check is the same script under another job id
             }
             String file = TASKS.get(j.taskId()) + "." + (j.kind() == Job.Kind.CHECK ? "check" : "r0") + ".sbatch";
@@ -85,7 +89,7 @@ class SlurmScriptGoldenTest {
         Plan plan = plan();
         Map<String, String> r0 = new java.util.HashMap<>();
         for (Job j : plan.jobs()) {
-            if (j.arm().equals("baseline") && j.kind() == Job.Kind.MEASURE) {
+            if (j.arm().equals(Arm.BASELINE) && j.kind() == Job.Kind.MEASURE) {
                 r0.put(TASKS.get(j.taskId()), render(j));
             }
         }
@@ -114,8 +118,9 @@ class SlurmScriptGoldenTest {
         assertThat(SlurmExecutor.q("--model")).isEqualTo("--model");
         assertThat(SlurmExecutor.argvLine(List.of("srv", "--port", "{port}", "--url=http://h:{port}/v1"), "\"$port\""))
                 .isEqualTo("srv --port \"$port\" --url=http://h:\"$port\"/v1");
-        Job j = new Job(0, "t/baseline/r0", "t", "baseline", 0, Job.Kind.MEASURE, "latency", List.of("x"), List.of(),
-                Map.of(), Path.of("/w/envs/t/baseline"), 10, 10, 1, 0);
+        Job j = new Job(new Job.Place(0, "t/baseline/r0", "t", 0), Arm.BASELINE, Mode.LATENCY,
+                new JobSpec.Measure(new Command(List.of("x")), List.of(), 0, null),
+                new Job.Where(Path.of("/w/envs/t/baseline"), Map.of(), 1), Job.Limits.ofSeconds(10, 10));
         assertThat(SlurmExecutor.jobDir(SlurmConfig.DEFAULT, "s1", j)).isEqualTo(Path.of("/w/slurm/s1/t_baseline_r0"));
         assertThat(SlurmExecutor.serverArgv(List.of("srv", "--host", "127.0.0.1"), "0.0.0.0"))
                 .containsExactly("srv", "--host", "0.0.0.0");
@@ -123,9 +128,10 @@ class SlurmScriptGoldenTest {
 
     @Test
     void secretsStayOutOfTheScript() {
-        Job j = new Job(0, "t/baseline/r0", "t", "baseline", 0, Job.Kind.MEASURE, "latency", List.of("x"), List.of(),
-                Map.of("HF_TOKEN", "hf_abcdefghijklmnopqrstuvwxyz123456", "VLLM_USE_V1", "1",
-                        "OTHER", "Authorization: Bearer xyz"), Path.of("/w/envs/t/baseline"), 10, 10, 1, 0);
+        Job j = new Job(new Job.Place(0, "t/baseline/r0", "t", 0), Arm.BASELINE, Mode.LATENCY,
+                new JobSpec.Measure(new Command(List.of("x")), List.of(), 0, null),
+                new Job.Where(Path.of("/w/envs/t/baseline"), Map.of("HF_TOKEN", "hf_abcdefghijklmnopqrstuvwxyz123456", "VLLM_USE_V1", "1",
+                        "OTHER", "Authorization: Bearer xyz"), 1), Job.Limits.ofSeconds(10, 10));
         String s = SlurmExecutor.script(j, "s", Path.of("/w/slurm/s/t_baseline_r0"), SlurmConfig.DEFAULT, null);
         assertThat(s).contains("export VLLM_USE_V1=1\n").doesNotContain("hf_abcdefghij").doesNotContain("Bearer")
                 .contains("set -a; . \"$dir/secrets.env\"; set +a  # HF_TOKEN OTHER\n");
@@ -187,8 +193,9 @@ class SlurmScriptGoldenTest {
         assertThat(c.partition()).isEqualTo("gpu");
         assertThat(c.extra()).containsExactly("--qos=high", "--constraint=h100");
         assertThat(c.gpusFor(4)).isZero();
-        Job j = new Job(0, "t/baseline/r0", "t", "baseline", 0, Job.Kind.MEASURE, "latency", List.of("x"), List.of(),
-                Map.of(), Path.of("/w/envs/t/baseline"), 10, 10, 2, 0);
+        Job j = new Job(new Job.Place(0, "t/baseline/r0", "t", 0), Arm.BASELINE, Mode.LATENCY,
+                new JobSpec.Measure(new Command(List.of("x")), List.of(), 0, null),
+                new Job.Where(Path.of("/w/envs/t/baseline"), Map.of(), 2), Job.Limits.ofSeconds(10, 10));
         String s = SlurmExecutor.script(j, "s", Path.of("/w/slurm/s/t_baseline_r0"), c, null);
         assertThat(s).contains("#SBATCH --partition=gpu\n").contains("#SBATCH --qos=high\n").doesNotContain("--gpus");
         assertThatThrownBy(() -> SlurmConfig.fromEnv(Map.of("ISOBENCH_SLURM_MEM_MB", "lots")))

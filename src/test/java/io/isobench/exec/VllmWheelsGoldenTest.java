@@ -39,7 +39,7 @@ class VllmWheelsGoldenTest {
     /** The job as the executor gets it: the arm's variables from its artifact added (what prepare records). */
     static Job armed(Plan plan, String id) {
         Job j = plan.jobs().stream().filter(x -> x.jobId().equals(id)).findFirst().orElseThrow();
-        ArmSpec arm = plan.arm(j.taskId(), j.arm()).orElseThrow();
+        ArmSpec arm = plan.arm(j.taskId(), j.arm().label()).orElseThrow();
         Map<String, String> env = new java.util.LinkedHashMap<>(arm.artifact().variables(arm.worktree(), PATH, null));
         env.putAll(j.env()); // the perf_command's own VAR=value prefix wins, as in a session
         return j.withEnv(env);
@@ -69,8 +69,7 @@ class VllmWheelsGoldenTest {
                 + " examples/vllm-wheels/docker.yaml, with the env file each run gets (golden; VllmWheelsGoldenTest)\n");
         for (String id : JOBS) {
             Job j = armed(plan, id);
-            List<String> argv = DockerExecutor.runArgv(profile, "nvidia", j, j.argv().stream().map(a -> a.replace(
-                    Planner.PORT, "18000")).toList(), new DockerExecutor.Container(profile.image(j.taskId(), j.arm(),
+            List<String> argv = DockerExecutor.runArgv(profile, "nvidia", j, j.argvFor(18000), new DockerExecutor.Container(profile.image(j.taskId(), j.arm().label(),
                     null), DockerExecutor.containerName(j), Path.of("/tmp/isobench-docker-0/env"), "1000:1000",
                     List.of(0), null), "/home/bench");
             out.append("\n# ").append(id).append('\n').append(DockerRunGoldenTest.quote(argv)).append('\n');

@@ -1,5 +1,6 @@
 package io.isobench.plan;
 
+import io.isobench.Arm;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.task.Suite;
@@ -64,7 +65,7 @@ class PlannerTest {
         assertThat(p.jobs().subList(0, checks)).allMatch(j -> j.kind() == Job.Kind.CHECK);
         assertThat(p.jobs().subList(0, checks).stream().filter(Job::repeatCheck).map(Job::jobId))
                 .containsExactly("serve/baseline/check-repeat", "lat/baseline/check-repeat");
-        assertThat(p.jobs().subList(0, checks)).noneMatch(j -> j.arm().equals("baseline-aa"));
+        assertThat(p.jobs().subList(0, checks)).noneMatch(j -> j.arm().equals(Arm.BASELINE_AA));
         // per task: the baseline's check, then its repeat, before every other check of the task
         List<String> serveChecks = p.jobs().subList(0, checks).stream().filter(j -> j.taskId().equals("serve"))
                 .map(Job::jobId).toList();
@@ -92,16 +93,16 @@ class PlannerTest {
         assertThat(fromOrder).isEqualTo(order(p).subList(checks, p.jobs().size()));
         Job serve = p.jobs().stream().filter(j -> j.taskId().equals("serve") && j.kind() == Job.Kind.MEASURE)
                 .findFirst().orElseThrow();
-        assertThat(serve.argv()).contains(Planner.PORT).contains("--dtype");
+        assertThat(serve.argv()).contains(Command.PORT).contains("--dtype");
         assertThat(serve.client()).contains("--num-prompts", "8");
         assertThat(serve.warmupRequests()).isEqualTo(2);
-        assertThat(serve.serverStartS()).isEqualTo(20);
+        assertThat(serve.limits().serverStartS()).isEqualTo(20);
         Job lat = p.jobs().stream().filter(j -> j.taskId().equals("lat") && j.kind() == Job.Kind.MEASURE)
                 .findFirst().orElseThrow();
         assertThat(lat.argv()).startsWith("python3", "benchmarks/benchmark_latency.py");
         assertThat(lat.env()).containsEntry("HF_HUB_OFFLINE", "1");
         assertThat(lat.cwd()).isEqualTo(dir.resolve("work").resolve("envs").resolve("lat").resolve("baseline")
-                .getParent().resolve(lat.arm().replace("agent:", "")));
+                .getParent().resolve(lat.arm().label().replace("agent:", "")));
         assertThat(p.arm("lat", "baseline").orElseThrow().commitRef()).isEqualTo("task-lat^");
         assertThat(p.arm("serve", "agent:a1").orElseThrow().commitRef()).isEqualTo("base");
         assertThat(p.toText()).contains("A/A arm on").contains("order (per round:").contains("  round 1: ");
@@ -196,5 +197,49 @@ class PlannerTest {
         List<String> out = new ArrayList<>();
         p.jobs().forEach(j -> out.add(j.jobId()));
         return out;
+    }
+
+    @Test
+    void accuracyRunsAreJobsOfThePlanAfterTheRoundsEveryBaselineFirst() throws Exception {
+        Suite s = suite(String.join("\n",
+                "  - id: acc",
+                "    human_commit: task-acc",
+                "    mode: latency",
+                "    model: toy-1m",
+                "    timeout_s: 90",
+                "    perf_command: python3 benchmarks/benchmark_latency.py --model toy-1m --num-iters 5",
+                "    accuracy:",
+                "      command: [python3, \"{suite_dir}/eval.py\", --model, \"{model}\"]",
+                "      score_regex: 'acc=([0-9.]+)'",
+                "      timeout_s: 30",
+                "  - id: acc2",
+                "    human_commit: task-acc2",
+                "    mode: serving",
+                "    model: toy-1m",
+                "    perf_command: vllm bench serve --model toy-1m --num-prompts 8",
+                "    accuracy:",
+                "      command: [python3, eval2.py]",
+                "      json_path: score"));
+        Plan p = Planner.plan(s, new Planner.Options(2, null, dir.resolve("work"), true));
+        List<Job> acc = p.jobs().stream().filter(j -> j.kind() == Job.Kind.ACCURACY).toList();
+        // one per arm but the A/A arm, after every measured round, the baselines first
+        assertThat(acc.stream().map(Job::jobId)).containsExactly("acc/baseline/accuracy", "acc2/baseline/accuracy",
+                "acc/human/accuracy", "acc2/human/accuracy");
+        assertThat(p.jobs().subList(p.jobs().size() - acc.size(), p.jobs().size())).isEqualTo(acc);
+        Job first = acc.get(0);
+        JobSpec.Accuracy spec = (JobSpec.Accuracy) first.spec();
+        String suiteDir = dir.toAbsolutePath().normalize().toString();
+        assertThat(first.argv()).containsExactly("python3", suiteDir + "/eval.py", "--model", "toy-1m");
+        assertThat(spec.settings().scoreRegex()).isEqualTo("acc=([0-9.]+)");
+        assertThat(spec.suiteDir()).isEqualTo(suiteDir);
+        assertThat(first.limits().runS()).isEqualTo(30);
+        assertThat(first.cwd()).isEqualTo(p.arm("acc", "baseline").orElseThrow().worktree());
+        // a serving task's accuracy command is a plain command, within the benchmark's limit when it sets none
+        Job serving = acc.get(1);
+        assertThat(serving.serving()).isFalse();
+        assertThat(serving.limits().runS()).isEqualTo(60);
+        assertThat(p.measuredJobs()).isEqualTo(2L * (5 + 4 + 3 + 3));
+        assertThat(p.toText()).contains("acc/baseline/accuracy").contains("accuracy {score=regex acc=([0-9.]+)");
+        assertThat(p.toJson()).contains("\"kind\" : \"accuracy\"").contains("\"score\" : \"json_path score\"");
     }
 }

@@ -1,6 +1,10 @@
 package io.isobench.session;
 
 import io.isobench.plan.Job;
+import io.isobench.plan.JobSpec;
+import io.isobench.plan.Command;
+import io.isobench.Mode;
+import io.isobench.Arm;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -25,8 +29,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class JobDispatcherTest {
 
     private static Job job(int index, String task, String arm, Job.Kind kind, int gpus) {
-        return new Job(index, task + "/" + arm + "/" + index, task, arm, kind == Job.Kind.CHECK ? -1 : 0, kind,
-                "serving", List.of("true"), List.of(), Map.of(), Path.of("."), 10, 10, gpus, 0);
+        return new Job(new Job.Place(index, task + "/" + arm + "/" + index, task, kind == Job.Kind.CHECK ? -1 : 0),
+                Arm.fromLabel(arm), Mode.SERVING,
+                kind == Job.Kind.CHECK ? new JobSpec.Check(new Command(List.of("true")), JobSpec.Probes.OWN_COMMAND, null) : new JobSpec.Measure(new Command(List.of("true")), List.of(), 0, null),
+                new Job.Where(Path.of("."), Map.of(), gpus), Job.Limits.ofSeconds(10, 10));
     }
 
     /** What a dispatch did: GPUs and jobs in use over time, start order, and which jobs overlapped. */
@@ -121,7 +127,7 @@ class JobDispatcherTest {
         for (String task : List.of("a", "b", "c")) {
             List<String> mine = t.events.stream().filter(e -> e.split(" ")[1].startsWith(task + "/")).toList();
             assertThat(mine).containsExactly("start " + task + "/baseline/" + jobs.stream().filter(j -> j.taskId()
-                            .equals(task) && j.arm().equals("baseline")).findFirst().orElseThrow().index(),
+                            .equals(task) && j.arm().equals(Arm.BASELINE)).findFirst().orElseThrow().index(),
                     mine.get(1), mine.get(2), mine.get(3), mine.get(4), mine.get(5));
             for (int k = 0; k < 6; k += 2) {
                 assertThat(mine.get(k)).startsWith("start ");

@@ -1,5 +1,9 @@
 package io.isobench.session;
 
+import io.isobench.Arm;
+import io.isobench.Mode;
+import io.isobench.plan.Command;
+import io.isobench.plan.JobSpec;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.IsobenchException;
@@ -19,8 +23,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** The three progress listeners: plain lines as the demo prints them, a redrawn bar, JSON lines parsed back. */
 class SessionListenerTest {
 
-    private static final Job JOB = new Job(3, "t1/human/r1", "t1", "human", 1, Job.Kind.MEASURE, "serving",
-            List.of("true"), List.of(), Map.of(), Path.of("."), 10, 10, 0, 0);
+    private static final Job JOB = new Job(new Job.Place(3, "t1/human/r1", "t1", 1), Arm.HUMAN, Mode.SERVING,
+            new JobSpec.Measure(new Command(List.of("true")), List.of(), 0, null), new Job.Where(Path.of("."), Map.of(), 0),
+            Job.Limits.ofSeconds(10, 10));
     private static final JobProgress OK = new JobProgress(4, 10, JOB, "round 2/3",
             new JobProgress.Outcome(null, "output_throughput", 1234.5678), 75);
     private static final JobProgress FAILED = new JobProgress(5, 10, JOB, "round 2/3",

@@ -1,0 +1,119 @@
+package io.isobench.plan;
+
+import io.isobench.parse.Readout;
+import io.isobench.task.TaskSpec;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What a job does, with its typed settings: a measured round ({@link Measure}), a correctness check
+ * ({@link Check}) or an accuracy run ({@link Accuracy}). Nothing is encoded as command-line flags to be parsed back.
+ */
+public sealed interface JobSpec permits JobSpec.Measure, JobSpec.Check, JobSpec.Accuracy {
+    // room for more: an agent's run (Agent) and a parameter sweep (Sweep) join the permits clause when they exist
+
+    /** The command the job runs: an offline benchmark, probe or accuracy command, or a server (port open). */
+    Command command();
+
+    /**
+     * Generic engine adapter: how the job's metrics (and a check's generated text) are read, and its primary metric;
+     * null for the vllm and toy adapters (their output formats are known) and for accuracy runs.
+     */
+    default Readout readout() {
+        return null;
+    }
+
+    /**
+     * One measured round.
+     *
+     * @param client         serving: the client flags ({@code vllm bench serve} names, as the task writes them);
+     *                       empty otherwise
+     * @param warmupRequests serving: requests sent and discarded before measuring
+     */
+    record Measure(Command command, List<String> client, int warmupRequests, Readout readout) implements JobSpec {
+        public Measure {
+            Objects.requireNonNull(command, "command");
+            client = List.copyOf(client);
+        }
+
+        /** This round read another way. */
+        public Measure withReadout(Readout newReadout) {
+            return new Measure(command, client, warmupRequests, newReadout);
+        }
+    }
+
+    /**
+     * The arm's greedy outputs, compared with the baseline's (the correctness gate): through the arm's server, or
+     * the task's offline probe command.
+     */
+    record Check(Command command, Probes probes, Readout readout) implements JobSpec {
+        public Check {
+            Objects.requireNonNull(command, "command");
+            Objects.requireNonNull(probes, "probes");
+        }
+    }
+
+    /**
+     * The settings of a correctness check.
+     *
+     * @param model      the model the probes ask for
+     * @param numPrompts probe prompts
+     * @param maxTokens  tokens generated per prompt
+     * @param tolerance  largest fraction of probes allowed to differ from the baseline's
+     * @param logprobs   the probes ask for logprobs
+     * @param via        what answers the probes
+     * @param repeat     the baseline's second check, in a server of its own (tolerance calibration)
+     */
+    record Probes(String model, int numPrompts, int maxTokens, double tolerance, boolean logprobs, Via via,
+                  boolean repeat) {
+
+        /** A generic offline task's check: its own command's output, read by its output rule (no probe prompts). */
+        public static final Probes OWN_COMMAND = new Probes(null, 8, 32, 0.0, false, Via.COMMAND, false);
+
+        public Probes {
+            java.util.Objects.requireNonNull(via, "via");
+        }
+
+        /** The same probes as the baseline's second check. */
+        public Probes asRepeat() {
+            return new Probes(model, numPrompts, maxTokens, tolerance, logprobs, via, true);
+        }
+
+        /** The task's offline probe command answers the probe prompts (no server). */
+        public boolean offline() {
+            return via == Via.OFFLINE;
+        }
+    }
+
+    /** What answers a check's probes. */
+    enum Via {
+        /** Greedy requests to the arm's server. */
+        SERVER,
+        /** The task's offline probe command, given the prompts in a file. */
+        OFFLINE,
+        /** A generic offline task's own command: its output is the generated text. */
+        COMMAND;
+
+        public String label() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    /**
+     * The task's accuracy command in the arm's environment, once per arm after the measured rounds; its score is
+     * compared with the baseline's.
+     *
+     * @param command  the accuracy command ({@code {model}}, {@code {suite_dir}} filled in)
+     * @param settings how the score is read and compared (score regex or JSON path, direction, tolerances)
+     * @param suiteDir the suite's folder ({@code {suite_dir}}), where the command's own files are: an executor that
+     *                 isolates the job (a container) makes it visible, read-only
+     */
+    record Accuracy(Command command, TaskSpec.Accuracy settings, String suiteDir) implements JobSpec {
+        public Accuracy {
+            Objects.requireNonNull(command, "command");
+            Objects.requireNonNull(settings, "settings");
+            Objects.requireNonNull(suiteDir, "suiteDir");
+        }
+    }
+}
