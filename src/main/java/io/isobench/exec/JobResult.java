@@ -30,6 +30,11 @@ public record JobResult(Failure failure, List<Metric> metrics, String workloadJs
                         Map<String, Double> timingsMs, List<String> outputs, List<String> argv, String probeJson,
                         String probeFailure, String gpus) {
 
+    /** A job that never started ({@code failure}: why; {@code log}: what preparing it printed): no time, no metrics. */
+    public static JobResult notStarted(Failure failure, String log, List<String> argv) {
+        return new JobResult(failure, List.of(), null, log, 0, Map.of(), List.of(), argv, null, null, null);
+    }
+
     /**
      * A job's result timed from {@code startNs} ({@code System.nanoTime()} when it began) to now.
      *

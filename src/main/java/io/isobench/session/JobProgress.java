@@ -1,6 +1,5 @@
 package io.isobench.session;
 
-import io.isobench.parse.Failure;
 import io.isobench.plan.Job;
 import io.isobench.store.RunRecord;
 
@@ -39,8 +38,8 @@ public record JobProgress(int done, int total, Job job, String round, Outcome ou
         return String.format(Locale.ROOT, "%d:%02d", etaS / 60, etaS % 60);
     }
 
-    static JobProgress of(Tally tally, Job job, Failure failure, RunRecord rec, long etaS, int rounds) {
-        Outcome what = new Outcome(failure == null ? null : failure.category().name(),
+    static JobProgress of(Tally tally, Job job, RunRecord rec, long etaS, int rounds) {
+        Outcome what = new Outcome(rec.failure() == null ? null : rec.failure().category(),
                 rec.primaryValue() == null ? null : rec.primaryMetric(), rec.primaryValue());
         String round = job.repeatCheck() ? "repeat check" : job.kind() == Job.Kind.CHECK ? "check"
                 : "round " + (job.round() + 1) + "/" + rounds;

@@ -67,8 +67,7 @@ final class JobRunner {
         if (env == null || !env.ready()) {
             Failure f = env == null ? new Failure(FailureCategory.ENV_MISSING, "no environment", List.of())
                     : env.failure();
-            result = new JobResult(f, List.of(), null, env == null ? "" : env.log(), 0, Map.of(), List.of(),
-                    job.argv(), null, null, null);
+            result = JobResult.notStarted(f, env == null ? "" : env.log(), job.argv());
         } else {
             Job runnable = ArmPreparation.withEnv(job, env.env());
             result = pieces.retry().run(job.jobId(), att -> ctx.options().executor().execute(runnable,
@@ -127,12 +126,13 @@ final class JobRunner {
         }
         RunRecord rec = pieces.recorder().record(sessionId, job, commit, env, result, failure, extra);
         store.putRun(rec);
-        String category = failure == null ? null : failure.category().name();
+        // the stored outcome counts: the recorder may fail a run the executor finished (NO_METRICS, REQUESTS_FAILED)
+        String category = rec.failure() == null ? null : rec.failure().category();
         synchronized (tally) {
             tally.count(category);
             double perJobS = (System.nanoTime() - tally.startNs) / 1e9 / tally.ran;
             long etaS = Math.round(perJobS * (tally.total - tally.done));
-            ctx.listener().jobResult(JobProgress.of(tally, job, failure, rec, etaS, plan.rounds()));
+            ctx.listener().jobResult(JobProgress.of(tally, job, rec, etaS, plan.rounds()));
         }
     }
 }

@@ -7,7 +7,6 @@ import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -15,8 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RetryPolicyTest {
 
     private static JobResult failed(FailureCategory c) {
-        return new JobResult(new Failure(c, "x", List.of()), List.of(), null, "", 0, Map.of(), List.of(), List.of(),
-                null, null, null);
+        return JobResult.notStarted(new Failure(c, "x", List.of()), "", List.of());
     }
 
     @Test
