@@ -172,7 +172,7 @@ final class CorrectnessGate {
         extra.put("probe_batch_size", run.hasBatched() ? run.batchSize() : null);
         Map<String, Object> art = new LinkedHashMap<>();
         art.put("task", job.taskId());
-        art.put("arm", job.arm());
+        art.put("arm", job.arm().label());
         art.put("prompts", Greedy.prompts(c.prompts()));
         art.put("max_tokens", c.maxTokens());
         art.put("outputs", run.sequential().stream().map(Probe::toMap).toList());
