@@ -8,12 +8,5 @@ import picocli.CommandLine.Command;
                 ImportLegacyCommand.class,
                 ImportHfCommand.class,
         })
-final class ImportCommand implements Runnable {
-    @picocli.CommandLine.Spec
-    picocli.CommandLine.Model.CommandSpec spec;
-
-    @Override
-    public void run() {
-        spec.commandLine().usage(spec.commandLine().getOut());
-    }
+final class ImportCommand extends CommandGroup {
 }

@@ -17,20 +17,10 @@ import java.util.concurrent.Callable;
 @Command(name = "plan", mixinStandardHelpOptions = true,
         description = "Plan runs: simulate GPU-aware packing of a suite's jobs onto a node.",
         subcommands = {PlanCommand.Simulate.class})
-final class PlanCommand implements Runnable {
+final class PlanCommand extends CommandGroup {
 
     @ParentCommand
     Main main;
-
-    @picocli.CommandLine.Spec
-    picocli.CommandLine.Model.CommandSpec spec;
-
-    @Override
-    public void run() {
-        spec.commandLine().usage(main.out);
-    }
-
-    enum Format { text, json }
 
     @Command(name = "simulate", mixinStandardHelpOptions = true,
             description = {"Pack jobs (tasks × arms × rounds, each with its GPU count and estimated duration) onto a node"
@@ -61,7 +51,7 @@ final class PlanCommand implements Runnable {
         Path durations;
 
         @Option(names = "--format", defaultValue = "text", description = "text (default) or json.")
-        Format format;
+        TextOrJson format;
 
         @Option(names = "--schedule", description = "json: include every job's start, end and GPU ids.")
         boolean schedule;
@@ -77,7 +67,7 @@ final class PlanCommand implements Runnable {
             SimResult r = PackingSimulator.simulate(jobs.jobs(), node.count());
             Main m = parent.main;
             m.err.println("node: " + node.count() + " GPU(s) from " + node.source());
-            m.out.print(format == Format.json ? SimReport.json(jobs, r, schedule) : SimReport.text(jobs, r));
+            m.out.print(format == TextOrJson.json ? SimReport.json(jobs, r, schedule) : SimReport.text(jobs, r));
             m.out.flush();
             return Main.OK;
         }

@@ -25,8 +25,6 @@ import java.util.concurrent.Callable;
                 "Exit 0 when the review ran (findings are outcomes), 2 when the patch cannot be read."})
 final class ReviewCommand implements Callable<Integer> {
 
-    enum Format { text, json }
-
     @ParentCommand
     Main main;
 
@@ -60,7 +58,7 @@ final class ReviewCommand implements Callable<Integer> {
     List<Check> failOn;
 
     @Option(names = "--format", defaultValue = "text", description = "text (default) or json (one object).")
-    Format format;
+    TextOrJson format;
 
     @Override
     public Integer call() {
@@ -81,7 +79,7 @@ final class ReviewCommand implements Callable<Integer> {
             config = config.withFailingChecks(Set.copyOf(failOn));
         }
         ReviewResult result = review(config);
-        main.out.print(format == Format.json ? result.json() + System.lineSeparator() : result.text());
+        main.out.print(format == TextOrJson.json ? result.json() + System.lineSeparator() : result.text());
         main.out.flush();
         return Main.OK;
     }

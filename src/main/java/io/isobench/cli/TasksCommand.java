@@ -16,20 +16,10 @@ import java.util.concurrent.Callable;
 @Command(name = "tasks", mixinStandardHelpOptions = true,
         description = "Task suites: lint perf_commands, import tasks from ISO-Bench data.",
         subcommands = {TasksCommand.Lint.class, TasksCommand.Import.class})
-final class TasksCommand implements Runnable {
+final class TasksCommand extends CommandGroup {
 
     @ParentCommand
     Main main;
-
-    @picocli.CommandLine.Spec
-    picocli.CommandLine.Model.CommandSpec spec;
-
-    @Override
-    public void run() {
-        spec.commandLine().usage(main.out);
-    }
-
-    enum Format { text, json }
 
     @Command(name = "lint", mixinStandardHelpOptions = true,
             description = {"Parse and lint perf_commands: tool, mode, model, GPUs, server/client flags, problems.",
@@ -43,7 +33,7 @@ final class TasksCommand implements Runnable {
         Path file;
 
         @Option(names = "--format", defaultValue = "text", description = "text (default) or json (one object per line).")
-        Format format;
+        TextOrJson format;
 
         @Option(names = "--run", description = "Suites of the generic adapter: also run each offline task's command"
                 + " once in its baseline (setup, environment, build as a session would) and check that every metric"
@@ -57,7 +47,7 @@ final class TasksCommand implements Runnable {
         @Override
         public Integer call() {
             List<TaskLint.Linted> items = TaskLint.lintFile(file);
-            parent.main.out.print(format == Format.json ? LintReport.jsonLines(items) : LintReport.text(items));
+            parent.main.out.print(format == TextOrJson.json ? LintReport.jsonLines(items) : LintReport.text(items));
             if (run) {
                 io.isobench.task.Suite suite = io.isobench.task.SuiteLoader.load(file);
                 parent.main.out.print(io.isobench.exec.LintRun.run(suite, workdir.toAbsolutePath(), line -> {

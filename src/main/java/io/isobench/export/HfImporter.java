@@ -178,13 +178,6 @@ public final class HfImporter {
         }
 
         private RunRecord run(HfRow row, String prefix, RowOrigin origin, RowTask task) {
-            int rowNo = origin.rowNo();
-            String key = origin.key();
-            String keyId = origin.keyId();
-            String rowSha = origin.rowSha();
-            String sourceId = origin.sourceId();
-            String path = origin.path();
-            boolean redacted = origin.redacted();
             String commit = task.commit();
             String commitShort = task.commitShort();
             String agentName = task.agentName();
@@ -220,11 +213,11 @@ public final class HfImporter {
             String logSha = raw == null ? null : artifact("raw", raw.getBytes(StandardCharsets.UTF_8));
 
             ObjectNode extra = HfMapping.JSON.createObjectNode();
-            extra.put("hf_row", rowSha);
-            extra.put("hf_key", key);
-            extra.put("hf_source", sourceId);
+            extra.put("hf_row", origin.rowSha());
+            extra.put("hf_key", origin.key());
+            extra.put("hf_source", origin.sourceId());
             extra.put("hf_file", fileName);
-            extra.put("hf_row_number", rowNo);
+            extra.put("hf_row_number", origin.rowNo());
             extra.put("agent_name", row.string("agent_name"));
             extra.put("agent_model", row.string("agent_model"));
             extra.put("benchmark_mode", row.string("benchmark_mode"));
@@ -236,8 +229,8 @@ public final class HfImporter {
                 extra.set("published", published);
             }
             List<String> notes = new ArrayList<>();
-            notes.add("imported from HF table " + path);
-            if (redacted) {
+            notes.add("imported from HF table " + origin.path());
+            if (origin.redacted()) {
                 notes.add("secrets redacted");
             }
             RunRecord.FailureInfo failure = null;
@@ -249,7 +242,7 @@ public final class HfImporter {
                 extra.put("not_run_reason", why);
                 notes.add(why);
             }
-            return RunRecord.builder("hf:" + keyId + ":" + prefix)
+            return RunRecord.builder("hf:" + origin.keyId() + ":" + prefix)
                     .kind(RunRecord.RunKind.HF_IMPORT)
                     .commit(commit, commitShort)
                     .agent(agentName)
@@ -259,7 +252,7 @@ public final class HfImporter {
                     .mode(mode == null ? null : mode.label())
                     .model(model)
                     .pipeline(PIPELINE)
-                    .source(sourceId)
+                    .source(origin.sourceId())
                     .primary(primary, primaryValue, primaryValue == null ? null : "json")
                     .logArtifact(logSha)
                     .notes(String.join("; ", notes))

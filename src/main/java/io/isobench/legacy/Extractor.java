@@ -368,18 +368,10 @@ final class Extractor {
             Mode mode = Mode.fromLabel(text(a, "benchmark_type")).filter(m -> m != Mode.MICRO).orElse(common);
             d.mode = mode;
             d.model = text(a, "model");
-            String raw = text(a, "raw_output");
-            d.raw = raw;
-            evaluate(d, a, new RawText(raw, false), mode);
-            d.sourceStatus = text(a, "status");
-            d.sourceError = firstText(a, "error", "error_message");
-            d.durationMs = seconds(a, "duration_s");
-            d.startedAt = Timestamps.parse(text(root, "timestamp"));
-            putIfText(d, "source_status", d.sourceStatus);
-            putIfText(d, "source_error", d.sourceError);
+            d.raw = text(a, "raw_output");
+            armRecorded(d, a, root, mode);
             putIfText(d, "benchmark_type", text(a, "benchmark_type"));
-            d.status = perFileStatus(d, d.sourceStatus, a, raw);
-            d.failureError = d.sourceError;
+            armStatus(d, a);
             runs.add(d);
         }
         return new Extracted(runs, new TaskInfo(commit, null, null, null, null, null, "vllm"), "docker_3way",
@@ -420,23 +412,35 @@ final class Extractor {
                 runs.add(d);
                 continue;
             }
-            String raw = text(a, "raw_output");
-            d.raw = raw;
+            d.raw = text(a, "raw_output");
             d.truncation = OutputParser.Truncation.TAIL_KEPT;
-            evaluate(d, a, new RawText(raw, false), mode);
-            d.sourceStatus = text(a, "status");
-            d.sourceError = firstText(a, "error", "error_message");
-            d.durationMs = seconds(a, "duration_s");
-            d.startedAt = Timestamps.parse(text(root, "timestamp"));
-            putIfText(d, "source_status", d.sourceStatus);
-            putIfText(d, "source_error", d.sourceError);
-            d.status = perFileStatus(d, d.sourceStatus, a, raw);
-            d.failureError = d.sourceError;
+            armRecorded(d, a, root, mode);
+            armStatus(d, a);
             runs.add(d);
         }
         TaskInfo task = new TaskInfo(commit, text(root, "parent_hash"), text(root, "description"),
                 text(root, "test_command"), text(root, "model"), null, "vllm");
         return new Extracted(runs, task, "rerun_4_fixable", List.of());
+    }
+
+    /**
+     * An arm a 3-way file recorded (its raw output already in {@code d.raw}): its metrics, then the file's status,
+     * error, duration and start time, kept in the run's extra as {@code source_status} and {@code source_error}.
+     */
+    private static void armRecorded(RunDraft d, JsonNode a, JsonNode root, Mode mode) {
+        evaluate(d, a, new RawText(d.raw, false), mode);
+        d.sourceStatus = text(a, "status");
+        d.sourceError = firstText(a, "error", "error_message");
+        d.durationMs = seconds(a, "duration_s");
+        d.startedAt = Timestamps.parse(text(root, "timestamp"));
+        putIfText(d, "source_status", d.sourceStatus);
+        putIfText(d, "source_error", d.sourceError);
+    }
+
+    /** The status of an arm a 3-way file recorded, from its own status, error and raw output. */
+    private static void armStatus(RunDraft d, JsonNode a) {
+        d.status = perFileStatus(d, d.sourceStatus, a, d.raw);
+        d.failureError = d.sourceError;
     }
 
     // ---------------------------------------------------------------- shared evaluation

@@ -371,11 +371,7 @@ public record LoadgenResult(LoadgenConfig config, Run run, List<RequestResult> r
         o.put("date", DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)
                 .format(startedAt().atZone(ZoneId.systemDefault())));
         o.put("endpoint_type", config.chat() ? "openai-chat" : "openai");
-        if (config.label() != null) {
-            o.put("label", config.label());
-        } else {
-            o.putNull("label");
-        }
+        o.put("label", config.label()); // null: a JSON null
         o.put("model_id", config.model());
         o.put("tokenizer_id", config.tokenizer() != null ? config.tokenizer().toString() : config.model());
         o.put("num_prompts", requests.size());
@@ -385,22 +381,14 @@ public record LoadgenResult(LoadgenConfig config, Run run, List<RequestResult> r
             o.put("request_rate", config.requestRate());
         }
         o.put("burstiness", config.burstiness());
-        if (config.maxConcurrency() == null) {
-            o.putNull("max_concurrency");
-        } else {
-            o.put("max_concurrency", config.maxConcurrency());
-        }
+        o.put("max_concurrency", config.maxConcurrency()); // null: a JSON null
         o.put("duration", durationS());
         o.put("completed", s.completed());
         o.put("failed", s.failed());
         o.put("total_input_tokens", s.totalInput());
         o.put("total_output_tokens", s.totalOutput());
         o.put("request_throughput", s.requestThroughput());
-        if (s.requestGoodput() == null) {
-            o.putNull("request_goodput");
-        } else {
-            o.put("request_goodput", s.requestGoodput());
-        }
+        o.put("request_goodput", s.requestGoodput()); // null: a JSON null
         o.put("output_throughput", s.outputThroughput());
         o.put("total_token_throughput", s.totalTokenThroughput());
         o.put("max_output_tokens_per_s", s.peakOutputTokS());

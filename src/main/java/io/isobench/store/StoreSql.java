@@ -30,11 +30,7 @@ final class StoreSql {
     }
 
     static void setInstant(PreparedStatement ps, int i, Instant t) throws SQLException {
-        if (t == null) {
-            ps.setNull(i, Types.TIMESTAMP);
-        } else {
-            ps.setObject(i, LocalDateTime.ofInstant(t, ZoneOffset.UTC));
-        }
+        setNullable(ps, i, t, Types.TIMESTAMP, (j, v) -> ps.setObject(j, LocalDateTime.ofInstant(v, ZoneOffset.UTC)));
     }
 
     static Instant getInstant(ResultSet rs, int i) throws SQLException {
@@ -43,28 +39,39 @@ final class StoreSql {
     }
 
     static void setDouble(PreparedStatement ps, int i, Double v) throws SQLException {
-        if (v == null) {
-            ps.setNull(i, Types.DOUBLE);
-        } else {
-            ps.setDouble(i, v);
-        }
+        setNullable(ps, i, v, Types.DOUBLE, ps::setDouble);
     }
 
     static Double getDouble(ResultSet rs, int i) throws SQLException {
-        double v = rs.getDouble(i);
-        return rs.wasNull() ? null : v;
+        return unlessNull(rs, rs.getDouble(i));
     }
 
     static void setInt(PreparedStatement ps, int i, Integer v) throws SQLException {
-        if (v == null) {
-            ps.setNull(i, Types.INTEGER);
-        } else {
-            ps.setInt(i, v);
-        }
+        setNullable(ps, i, v, Types.INTEGER, ps::setInt);
     }
 
     static Integer getInt(ResultSet rs, int i) throws SQLException {
-        int v = rs.getInt(i);
+        return unlessNull(rs, rs.getInt(i));
+    }
+
+    /** Binds one parameter of a statement; JDBC's setters throw {@link SQLException}. */
+    @FunctionalInterface
+    private interface Binder<T> {
+        void bind(int index, T value) throws SQLException;
+    }
+
+    /** Binds {@code v} with {@code binder}, or SQL NULL of {@code sqlType} when it is null. */
+    private static <T> void setNullable(PreparedStatement ps, int i, T v, int sqlType, Binder<T> binder)
+            throws SQLException {
+        if (v == null) {
+            ps.setNull(i, sqlType);
+        } else {
+            binder.bind(i, v);
+        }
+    }
+
+    /** The value just read, or null when the column read was SQL NULL (a primitive getter reads NULL as 0). */
+    private static <T> T unlessNull(ResultSet rs, T v) throws SQLException {
         return rs.wasNull() ? null : v;
     }
 
