@@ -116,8 +116,8 @@ public final class HfImporter {
             tx.putArtifacts(batch.artifacts);
             tx.putRuns(batch.runs);
             tx.putTasks(List.copyOf(batch.tasks.values()));
-            tx.putSources(List.of(new SourceRecord(sourceId, FORMAT_ID, path, sha, PIPELINE, null, null, "imported",
-                    null, content)));
+            tx.putSources(List.of(SourceRecord.builder(sourceId).format(FORMAT_ID).file(path, sha).pipeline(PIPELINE)
+                    .outcome("imported", null).contentArtifact(content).build()));
             return null;
         });
         return new Summary(file, table.format(), false, table.rows().size(), batch.runs.size(), redacted,
@@ -166,9 +166,10 @@ public final class HfImporter {
             String keyId = sha256(key.getBytes(StandardCharsets.UTF_8)).substring(0, 24);
             String model = row.string("model");
             if (known.add(commitShort)) {
-                tasks.put(commitShort, new TaskRecord(commitShort, row.string("repo"), commit,
-                        row.string("parent_commit"), row.string("commit_subject"), row.string("perf_command"), model,
-                        row.string("gpu_config"), gpuCount(row.string("gpu_config"))));
+                tasks.put(commitShort, TaskRecord.builder(commitShort).repo(row.string("repo"))
+                        .commit(commit, row.string("parent_commit")).subject(row.string("commit_subject"))
+                        .perfCommand(row.string("perf_command")).model(model)
+                        .gpus(row.string("gpu_config"), gpuCount(row.string("gpu_config"))).build());
             }
             RowOrigin origin = new RowOrigin(rowNo, key, keyId, rowSha, sourceId, path, redacted);
             RowTask task = new RowTask(commit, commitShort, agentName, mode, primary, model);

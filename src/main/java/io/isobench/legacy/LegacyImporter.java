@@ -266,8 +266,8 @@ public final class LegacyImporter {
                 + " (memory stays bounded); not read — the old system's result files are a few kB to a few MB",
                 size / 1e6, MAX_FILE_BYTES >> 20);
         String sourceId = sha256((path + "\n" + sha).getBytes(StandardCharsets.UTF_8));
-        batch.sources.add(new SourceRecord(sourceId, LegacyFormat.OTHER.id(), path, sha, null, null, agent, "refused",
-                reason, null));
+        batch.sources.add(SourceRecord.builder(sourceId).format(LegacyFormat.OTHER.id()).file(path, sha).agent(agent)
+                .outcome("refused", reason).build());
         return new ImportSummary.FileOutcome(path, LegacyFormat.OTHER.id(), ImportSummary.Outcome.REFUSED, reason, 0);
     }
 
@@ -286,8 +286,8 @@ public final class LegacyImporter {
                 id = LegacyFormat.R12.id();
             }
             String art = batch.artifact("legacy-log", text);
-            batch.sources.add(new SourceRecord(src.sourceId(), id, path, src.sha(), null, null, src.agent(), "imported",
-                    "log beside " + json.getFileName(), art));
+            batch.sources.add(source(src, id).outcome("imported", "log beside " + json.getFileName())
+                    .contentArtifact(art).build());
             return new ImportSummary.FileOutcome(path, id, ImportSummary.Outcome.IMPORTED,
                     "log beside benchmark_result.json", 0);
         }
@@ -297,17 +297,20 @@ public final class LegacyImporter {
         return store(src, det, new FileRead(text, null, ex, Map.of()), rootPath);
     }
 
+    /** The source row of {@code src} read as format {@code formatId}: id, path, hash and agent set. */
+    private static SourceRecord.Builder source(SourceFile src, String formatId) {
+        return SourceRecord.builder(src.sourceId()).format(formatId).file(src.path(), src.sha()).agent(src.agent());
+    }
+
     private ImportSummary.FileOutcome skip(SourceFile src, FormatDetector.Detection det, String reason) {
-        batch.sources.add(new SourceRecord(src.sourceId(), det.format().id(), src.path(), src.sha(), null, null,
-                src.agent(), "skipped", reason, null));
+        batch.sources.add(source(src, det.format().id()).outcome("skipped", reason).build());
         return new ImportSummary.FileOutcome(src.path(), det.format().id(), ImportSummary.Outcome.SKIPPED, reason, 0);
     }
 
     private ImportSummary.FileOutcome refuse(SourceFile src, FormatDetector.Detection det, String text,
                                              String reason) {
         String art = batch.artifact("legacy-source", text);
-        batch.sources.add(new SourceRecord(src.sourceId(), det.format().id(), src.path(), src.sha(), null, null,
-                src.agent(), "refused", reason, art));
+        batch.sources.add(source(src, det.format().id()).outcome("refused", reason).contentArtifact(art).build());
         return new ImportSummary.FileOutcome(src.path(), det.format().id(), ImportSummary.Outcome.REFUSED, reason, 0);
     }
 
@@ -344,8 +347,8 @@ public final class LegacyImporter {
         if (ex.task() != null) {
             TaskMerge.putTask(batch.tasks, ex.task(), det.commit(), tasksSeen);
         }
-        batch.sources.add(new SourceRecord(src.sourceId(), formatId, path, src.sha(), ex.pipeline(), src.sourceId(),
-                fileAgent, outcome, recovery, contentArt));
+        batch.sources.add(source(src, formatId).pipeline(ex.pipeline()).invocationGroup(src.sourceId())
+                .agent(fileAgent).outcome(outcome, recovery).contentArtifact(contentArt).build());
         int count = records.size();
         if (recovered) {
             note("isobench: " + path + ": " + recovery);

@@ -32,12 +32,12 @@ final class TaskMerge {
             }
         }
         String full = longer(commit, o == null ? null : o.commit());
-        TaskRecord merged = new TaskRecord(id, pick(o == null ? null : o.repo(), t.repo()), full,
-                pick(o == null ? null : o.parentCommit(), t.parent()),
-                longer(t.subject(), o == null ? null : o.subject()),
-                pick(o == null ? null : o.perfCommand(), t.perfCommand()),
-                pick(o == null ? null : o.model(), t.model()), gpuConfig,
-                gpus != null ? gpus : o == null ? null : o.gpuCount());
+        TaskRecord merged = TaskRecord.builder(id).repo(pick(o == null ? null : o.repo(), t.repo()))
+                .commit(full, pick(o == null ? null : o.parentCommit(), t.parent()))
+                .subject(longer(t.subject(), o == null ? null : o.subject()))
+                .perfCommand(pick(o == null ? null : o.perfCommand(), t.perfCommand()))
+                .model(pick(o == null ? null : o.model(), t.model()))
+                .gpus(gpuConfig, gpus != null ? gpus : o == null ? null : o.gpuCount()).build();
         if (!merged.equals(o)) {
             toStore.put(id, merged);
         }

@@ -4,7 +4,8 @@ import java.util.List;
 
 /**
  * One row of the 3-way table (legacy-import.md "The 3-way table", a contract). Values are the decimal strings as
- * parsed (null = undefined); deltas are percent, positive = better (null = undefined).
+ * parsed (null = undefined); deltas are percent, positive = better (null = undefined). Build one with
+ * {@link #builder(String, String)}.
  *
  * @param commit          8-hex commit
  * @param status          complete_3way_same_run | same_run_3_values_delta_undefined | same_run_3_values_with_issues |
@@ -59,5 +60,89 @@ public record ThreeWayRow(
     /** True for the rows the headline tables count (DESIGN.md §12). */
     public boolean comparable() {
         return "complete_3way_same_run".equals(status);
+    }
+
+    /** A builder for the row of {@code commit} with {@code status}; everything not set is null. */
+    public static Builder builder(String commit, String status) {
+        return new Builder(commit, status);
+    }
+
+    /** Builds a {@link ThreeWayRow} by column groups. */
+    public static final class Builder {
+        private final String commit;
+        private final String status;
+        private String pipeline;
+        private String mode;
+        private String metric;
+        private String unit;
+        private String better;
+        private final String[] values = new String[3];
+        private final Double[] deltas = new Double[3];
+        private String comparability;
+        private String issues;
+        private List<String> origins;
+        private List<String> runIds;
+
+        private Builder(String commit, String status) {
+            this.commit = commit;
+            this.status = status;
+        }
+
+        public Builder pipeline(String v) {
+            pipeline = v;
+            return this;
+        }
+
+        /** The mode label and its primary metric: name, unit and which direction is better. */
+        public Builder metric(String modeLabel, String name, String metricUnit, String betterDirection) {
+            mode = modeLabel;
+            metric = name;
+            unit = metricUnit;
+            better = betterDirection;
+            return this;
+        }
+
+        /** The baseline, human and agent values as written. */
+        public Builder values(String baseline, String human, String agent) {
+            values[0] = baseline;
+            values[1] = human;
+            values[2] = agent;
+            return this;
+        }
+
+        /** Human vs baseline, agent vs baseline, agent vs human, in percent. */
+        public Builder deltas(Double human, Double agent, Double agentVsHuman) {
+            deltas[0] = human;
+            deltas[1] = agent;
+            deltas[2] = agentVsHuman;
+            return this;
+        }
+
+        public Builder comparability(String v) {
+            comparability = v;
+            return this;
+        }
+
+        public Builder issues(String v) {
+            issues = v;
+            return this;
+        }
+
+        /** Origin of each value, baseline/human/agent. */
+        public Builder origins(List<String> v) {
+            origins = v;
+            return this;
+        }
+
+        /** The runs the three values came from, baseline/human/agent. */
+        public Builder runIds(List<String> v) {
+            runIds = v;
+            return this;
+        }
+
+        public ThreeWayRow build() {
+            return new ThreeWayRow(commit, status, pipeline, mode, metric, unit, better, values[0], values[1],
+                    values[2], deltas[0], deltas[1], deltas[2], comparability, issues, origins, runIds);
+        }
     }
 }

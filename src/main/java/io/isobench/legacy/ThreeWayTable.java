@@ -217,17 +217,18 @@ public final class ThreeWayTable {
         }
         if (chosen == null) {
             Candidate c = candidates.get(0);
-            return Optional.of(new ThreeWayRow(commitShort, "no_metrics", c.pipeline(), label(c.mode()),
-                    metric(c.mode()), unit(c.mode()), better(c.mode()), null, null, null, null, null, null, null,
-                    c.issues().isEmpty() ? null : String.join("; ", c.issues()), null, null));
+            return Optional.of(ThreeWayRow.builder(commitShort, "no_metrics").pipeline(c.pipeline())
+                    .metric(label(c.mode()), metric(c.mode()), unit(c.mode()), better(c.mode()))
+                    .issues(c.issues().isEmpty() ? null : String.join("; ", c.issues())).build());
         }
         Value[] v = chosen.values();
-        return Optional.of(new ThreeWayRow(commitShort, status, chosen.pipeline(), label(chosen.mode()),
-                metric(chosen.mode()), unit(chosen.mode()), better(chosen.mode()), text(v[0]), text(v[1]), text(v[2]),
-                chosen.hDelta(), chosen.aDelta(), chosen.avh(), chosen.comparability(),
-                chosen.issues().isEmpty() ? null : String.join("; ", chosen.issues()),
-                Arrays.asList(origin(v[0]), origin(v[1]), origin(v[2])),
-                Arrays.asList(id(v[0]), id(v[1]), id(v[2]))));
+        return Optional.of(ThreeWayRow.builder(commitShort, status).pipeline(chosen.pipeline())
+                .metric(label(chosen.mode()), metric(chosen.mode()), unit(chosen.mode()), better(chosen.mode()))
+                .values(text(v[0]), text(v[1]), text(v[2])).deltas(chosen.hDelta(), chosen.aDelta(), chosen.avh())
+                .comparability(chosen.comparability())
+                .issues(chosen.issues().isEmpty() ? null : String.join("; ", chosen.issues()))
+                .origins(Arrays.asList(origin(v[0]), origin(v[1]), origin(v[2])))
+                .runIds(Arrays.asList(id(v[0]), id(v[1]), id(v[2]))).build());
     }
 
     /**

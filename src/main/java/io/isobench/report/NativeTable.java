@@ -78,12 +78,15 @@ final class NativeTable {
                     + String.join(" / ", findings.stream().map(f -> f.replace(";", ",")).toList()));
         }
         String status = b == null || h == null || x == null ? "incomplete" : t.incorrect().contains(armLabel) ? "incorrect" : "ok";
-        return new ThreeWayRow(t.commit() == null ? t.taskId() : t.commit().substring(0, Math.min(8, t.commit().length())),
-                status, "native", t.mode(), ta.metric(), t.unit(),
-                ta.better().name().toLowerCase(Locale.ROOT), text(b), text(h), text(x),
-                MetricDictionary.improvementPct(ta.better(), b, h), MetricDictionary.improvementPct(ta.better(), b, x),
-                MetricDictionary.improvementPct(ta.better(), h, x), COMPARABILITY, String.join("; ", issues),
-                java.util.Arrays.asList("measured", "measured", "measured"), null);
+        String commit = t.commit() == null ? t.taskId() : t.commit().substring(0, Math.min(8, t.commit().length()));
+        return ThreeWayRow.builder(commit, status).pipeline("native")
+                .metric(t.mode(), ta.metric(), t.unit(), ta.better().name().toLowerCase(Locale.ROOT))
+                .values(text(b), text(h), text(x))
+                .deltas(MetricDictionary.improvementPct(ta.better(), b, h),
+                        MetricDictionary.improvementPct(ta.better(), b, x),
+                        MetricDictionary.improvementPct(ta.better(), h, x))
+                .comparability(COMPARABILITY).issues(String.join("; ", issues))
+                .origins(java.util.Arrays.asList("measured", "measured", "measured")).build();
     }
 
     private static Double median(ArmSummary s) {

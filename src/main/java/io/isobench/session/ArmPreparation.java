@@ -70,8 +70,8 @@ final class ArmPreparation {
         Set<String> finished = attempt.finished();
 
         for (TaskSpec t : suite.tasks()) {
-            store.putTask(new TaskRecord(t.id(), suite.engine().repo(), t.humanCommit(), t.parentCommit(), null,
-                    t.perfCommand(), t.model(), null, t.gpus()));
+            store.putTask(TaskRecord.builder(t.id()).repo(suite.engine().repo())
+                    .commit(t.humanCommit(), t.parentCommit()).perfCommand(t.perfCommand()).model(t.model()).gpus(null, t.gpus()).build());
         }
 
         SessionSetup.run(plan, suite.run().timeouts().buildS(), this::say);

@@ -231,7 +231,8 @@ final class SessionRunner {
     }
 
     private SessionRecord sessionRecord(String sessionId, Instant started, Instant ended, String status) {
-        return new SessionRecord(sessionId, started, ended, host(), cpu(), gpu(), machineJson(), plan.toJson(),
-                json(StatsConfig.defaults().toMap()), plan.seed(), status);
+        return SessionRecord.builder(sessionId).time(started, ended).machine(host(), cpu(), gpu(), machineJson())
+                .suiteJson(plan.toJson()).statsConfigJson(json(StatsConfig.defaults().toMap())).seed(plan.seed())
+                .status(status).build();
     }
 }

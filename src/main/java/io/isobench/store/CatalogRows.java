@@ -27,21 +27,24 @@ final class CatalogRows {
             + "suite_json, stats_config_json, seed, status";
 
     static SourceRecord readSource(ResultSet rs) throws SQLException {
-        return new SourceRecord(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5),
-                rs.getString(6), rs.getString(7), rs.getString(8), rs.getString(9), rs.getString(10));
+        return SourceRecord.builder(rs.getString(1)).format(rs.getString(2)).file(rs.getString(3), rs.getString(4))
+                .pipeline(rs.getString(5)).invocationGroup(rs.getString(6)).agent(rs.getString(7))
+                .outcome(rs.getString(8), rs.getString(9)).contentArtifact(rs.getString(10)).build();
     }
 
     static TaskRecord readTask(ResultSet rs) throws SQLException {
-        return new TaskRecord(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5),
-                rs.getString(6), rs.getString(7), rs.getString(8), getInt(rs, 9));
+        return TaskRecord.builder(rs.getString(1)).repo(rs.getString(2)).commit(rs.getString(3), rs.getString(4))
+                .subject(rs.getString(5)).perfCommand(rs.getString(6)).model(rs.getString(7))
+                .gpus(rs.getString(8), getInt(rs, 9)).build();
     }
 
     static SessionRecord readSession(ResultSet rs) throws SQLException {
         long seed = rs.getLong(10);
         Long seedOrNull = rs.wasNull() ? null : seed;
-        return new SessionRecord(rs.getString(1), getInstant(rs, 2), getInstant(rs, 3), rs.getString(4),
-                rs.getString(5), rs.getString(6), rs.getString(7), rs.getString(8), rs.getString(9), seedOrNull,
-                rs.getString(11));
+        return SessionRecord.builder(rs.getString(1)).time(getInstant(rs, 2), getInstant(rs, 3))
+                .machine(rs.getString(4), rs.getString(5), rs.getString(6), rs.getString(7))
+                .suiteJson(rs.getString(8)).statsConfigJson(rs.getString(9)).seed(seedOrNull).status(rs.getString(11))
+                .build();
     }
 
     /** Binds a source row (imported at {@code now}) from parameter {@code i}; returns the next free index. */

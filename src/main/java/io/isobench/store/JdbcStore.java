@@ -36,9 +36,6 @@ final class JdbcStore implements Store {
         Connection open() throws SQLException;
     }
 
-    /** Rows per multi-row statement for sources, tasks and artifacts (PostgreSQL allows 65,535 parameters). */
-    private static final int ROW_CHUNK = 500;
-
     private final Connection conn;
     private final Dialect dialect;
     private final String description;
@@ -195,18 +192,12 @@ final class JdbcStore implements Store {
         upsert("source", CatalogRows.SOURCE_COLUMNS + ", imported_at", "source_id", input, SourceRecord::sourceId, (ps, i, s) -> CatalogRows.bindSource(ps, i, s, now));
     }
 
-    /** Binds one row's columns from parameter {@code i}; returns the next free parameter index. */
-    @FunctionalInterface
-    private interface RowBinder<T> {
-        int bind(PreparedStatement ps, int i, T row) throws SQLException;
-    }
-
     /**
-     * Inserts or replaces rows by their key in one transaction, with multi-row statements of {@link #ROW_CHUNK}
-     * rows (DuckDB spends milliseconds per statement); for a repeated key the last row wins.
+     * Inserts or replaces rows by their key in one transaction ({@link StoreSql#upsertRows}); for a repeated key
+     * the last row wins.
      */
     private <T> void upsert(String table, String columns, String key, List<T> input,
-                            java.util.function.Function<T, String> keyOf, RowBinder<T> binder) {
+                            java.util.function.Function<T, String> keyOf, StoreSql.RowBinder<T> binder) {
         java.util.Map<String, T> byKey = new java.util.LinkedHashMap<>();
         for (T row : input) {
             String k = row == null ? null : keyOf.apply(row);
@@ -219,22 +210,9 @@ final class JdbcStore implements Store {
             return;
         }
         List<T> all = List.copyOf(byKey.values());
-        int n = columns.split(",").length;
-        String row = "(?" + ", ?".repeat(n - 1) + ")";
         atomically(all.size() == 1 ? "cannot store " + table + " " + byKey.keySet().iterator().next()
                 : "cannot store " + all.size() + " " + table + " rows", c -> {
-            for (int from = 0; from < all.size(); from += ROW_CHUNK) {
-                List<T> chunk = all.subList(from, Math.min(all.size(), from + ROW_CHUNK));
-                try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + table + " (" + columns + ") VALUES "
-                        + String.join(", ", java.util.Collections.nCopies(chunk.size(), row))
-                        + " ON CONFLICT (" + key + ") DO UPDATE SET " + StoreSql.updateSet(columns, key))) {
-                    int i = 1;
-                    for (T t : chunk) {
-                        i = binder.bind(ps, i, t);
-                    }
-                    ps.executeUpdate();
-                }
-            }
+            StoreSql.upsertRows(c, table, columns, key, all, binder);
             return null;
         });
     }

@@ -3,7 +3,6 @@ package io.isobench.task;
 import io.isobench.Mode;
 
 import java.util.List;
-import java.util.Map;
 
 /** A generic task's declared command in the shapes the rest of isobench reads (lint, plans, GPU estimates). */
 final class GenericCommands {
@@ -21,9 +20,8 @@ final class GenericCommands {
         Mode mode = g.serving() != null ? Mode.SERVING
                 : Mode.fromLabel(t.modeLabel()).filter(m -> m == Mode.LATENCY).orElse(Mode.THROUGHPUT);
         String model = g.serving() != null && g.serving().model() != null ? g.serving().model() : t.model();
-        return new ParsedPerfCommand(g.display(), Map.of(), g.argv(), Tool.OTHER_SCRIPT, g.argv().get(0), null, mode,
-                model, false, List.of(), 1, 1, 1, null, List.of(),
-                g.serving() != null ? g.serving().clientConfig() : null, List.of());
+        return ParsedPerfCommand.declared(g.display(), g.argv(), mode, model,
+                g.serving() != null ? g.serving().clientConfig() : null);
     }
 
     /** The server argv with host, port and model filled in ({@code {workdir}} is the planner's). */

@@ -10,7 +10,8 @@ import java.util.Optional;
 
 /**
  * A perf_command understood: what it runs, in which mode, on which model and how many GPUs, how its flags split
- * between server and client (serving), and what is wrong with it.
+ * between server and client (serving), and what is wrong with it. Built by {@link PerfCommandParser}, or by
+ * {@link #declared} for a command a generic task declares.
  *
  * @param raw               the command as given
  * @param env               the {@code VAR=value} prefix, in order
@@ -85,6 +86,22 @@ public record ParsedPerfCommand(
         flags = List.copyOf(flags);
         serverFlags = List.copyOf(serverFlags);
         findings = List.copyOf(findings);
+    }
+
+    /**
+     * A command declared rather than parsed (a generic task): run as written with {@link Tool#OTHER_SCRIPT}, no env
+     * prefix, no flags, one GPU, no size estimate, no server flags and no findings.
+     *
+     * @param display the command as shown
+     * @param argv    the words to run; the first is the script
+     * @param mode    the mode it runs
+     * @param model   its model, or null
+     * @param client  serving only: the client workload; null otherwise
+     */
+    static ParsedPerfCommand declared(String display, List<String> argv, Mode mode, String model,
+                                      ClientConfig client) {
+        return new ParsedPerfCommand(display, Map.of(), argv, Tool.OTHER_SCRIPT, argv.get(0), null, mode, model,
+                false, List.of(), 1, 1, 1, null, List.of(), client, List.of());
     }
 
     /** GPUs the command uses: tensor × pipeline × data parallel size. */

@@ -77,8 +77,9 @@ class GenericMetricAnalysisTest {
                 io.isobench.report.SessionReport.write(model, md);
             }
             assertThat(md.toString()).contains("Metric `tok_s` (higher is better)");
-            store.putSession(new io.isobench.store.SessionRecord("s", Instant.now(), Instant.now(), "h", "cpu", "none",
-                    "{}", "{}", "{}", 42L, "complete"));
+            store.putSession(io.isobench.store.SessionRecord.builder("s").time(Instant.now(), Instant.now())
+                    .machine("h", "cpu", "none", "{}").suiteJson("{}").statsConfigJson("{}").seed(42L)
+                    .status("complete").build());
             try (var model = io.isobench.report.ReportModel.build(store, io.isobench.report.ReportScope.defaults())) {
                 io.isobench.report.HtmlReport.write(model, dir.resolve("html"));
             }

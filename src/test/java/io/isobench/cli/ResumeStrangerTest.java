@@ -64,7 +64,8 @@ class ResumeStrangerTest {
                 ""));
         String db = dir.resolve("db.duckdb").toString();
         try (Store store = Stores.open(db)) {
-            store.putSession(new SessionRecord("s1", Instant.now(), null, "h", "c", "g", "{}", "{}", "{}", 42L, "running"));
+            store.putSession(SessionRecord.builder("s1").time(Instant.now(), null).machine("h", "c", "g", "{}")
+                    .suiteJson("{}").statsConfigJson("{}").seed(42L).status("running").build());
             store.putRun(placeholder("s1/t1/baseline/r0", "{\"task\":\"t1\",\"pgid\":" + plain + "}"));
             store.putRun(placeholder("s1/t1/human/r0", "{\"task\":\"t1\",\"pgid\":" + forged + ",\"group\":{\"pgid\":"
                     + forged + ",\"start_ticks\":1,\"argv\":[\"setsid\",\"sleep\",\"300\"],\"marker\":\"00ff\"}}"));

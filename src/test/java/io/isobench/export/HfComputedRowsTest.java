@@ -73,8 +73,9 @@ class HfComputedRowsTest {
         // a superseded attempt is never used
         store.putRun(run("S0", RunRecord.RunKind.LEGACY_SUPERSEDED, c1, "claude_code", "baseline", 0,
                 RunRecord.RunStatus.SUCCESS, "serving", "modal", null, null, null, List.of(Metric.of("tpot_ms_mean", 99.0)), null));
-        store.putTask(new TaskRecord("aaaaaaaa", "vllm-project/vllm", c1, "ffffffff00001111222233334444555566667777",
-                "Speed up X", null, null, "H100:1", 1));
+        store.putTask(TaskRecord.builder("aaaaaaaa").repo("vllm-project/vllm")
+                .commit(c1, "ffffffff00001111222233334444555566667777").subject("Speed up X").gpus("H100:1", 1)
+                .build());
 
         // native session with 5 rounds, throughput mode, agent codex failing with an OOM
         String c2 = "bbbbbbbb11112222333344445555666677778888";

@@ -46,11 +46,12 @@ class HfSessionRowsTest {
     }
 
     static void session(Store store, Instant started, String sid) {
-        store.putTask(new TaskRecord("tpot", "/repo/toyllm", COMMIT, "baseline", "faster detok",
-                "vllm bench serve --model toy-1m", "toy-1m", "H100:1", 1));
-        store.putSession(new SessionRecord(sid, started, started.plusSeconds(60), "host", "2 cpu", "none", "{}",
-                "{\"arms\":[{\"task\":\"tpot\",\"arm\":\"agent:fast\",\"patch\":\"/p/fast.patch\"}]}", "{}", 42L,
-                "complete"));
+        store.putTask(TaskRecord.builder("tpot").repo("/repo/toyllm").commit(COMMIT, "baseline").subject("faster detok")
+                .perfCommand("vllm bench serve --model toy-1m").model("toy-1m").gpus("H100:1", 1).build());
+        store.putSession(SessionRecord.builder(sid).time(started, started.plusSeconds(60))
+                .machine("host", "2 cpu", "none", "{}")
+                .suiteJson("{\"arms\":[{\"task\":\"tpot\",\"arm\":\"agent:fast\",\"patch\":\"/p/fast.patch\"}]}")
+                .statsConfigJson("{}").seed(42L).status("complete").build());
         String[] arms = {"baseline", "human", "agent:fast", "agent:wrong", "agent:broken"};
         double[] base = {13.0, 6.0, 5.2, 5.5, 0};
         int job = 0;

@@ -122,7 +122,8 @@ class HfSqlPathTest {
                         "serving", "separate", null, null, null, List.of(Metric.of("tpot_ms_mean", 30.0 + i)), null));
             }
             String c2 = "cccccccc11112222333344445555666677778888";
-            store.putTask(new TaskRecord("cccccccc", "vllm", c2, "p", "subj", "python benchmarks/benchmark_latency.py", "mm", "H100:2", 2));
+            store.putTask(TaskRecord.builder("cccccccc").repo("vllm").commit(c2, "p").subject("subj")
+                    .perfCommand("python benchmarks/benchmark_latency.py").model("mm").gpus("H100:2", 2).build());
             for (int r = 0; r < 4; r++) {
                 store.putRun(run("Nb" + r, RunRecord.RunKind.MEASURED, c2, null, "baseline", r, RunRecord.RunStatus.SUCCESS,
                         "latency", "native", "s9", "m", null, List.of(Metric.of("latency_ms_avg", 100.0 + r)), null));

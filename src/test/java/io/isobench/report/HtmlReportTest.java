@@ -94,8 +94,9 @@ class HtmlReportTest {
     /** One serving task, baseline/human/agent:alpha × 5 rounds, agent:bravo crashing with a stored log. */
     static void nativeSession(Store store) {
         String sid = "sess-html";
-        store.putSession(new SessionRecord(sid, Instant.parse("2026-11-25T10:00:00Z"),
-                Instant.parse("2026-11-25T11:00:00Z"), "host-a", "2 cpus", "none", "{}", null, null, 7L, "done"));
+        store.putSession(SessionRecord.builder(sid)
+                .time(Instant.parse("2026-11-25T10:00:00Z"), Instant.parse("2026-11-25T11:00:00Z"))
+                .machine("host-a", "2 cpus", "none", "{}").seed(7L).status("done").build());
         String log = store.putArtifact("log", "line 1\nRuntimeError: Engine core initialization failed.\n"
                 .getBytes(StandardCharsets.UTF_8));
         double[][] v = {{10.0, 10.2, 9.9, 10.1, 10.05}, {8.0, 8.1, 7.95, 8.05, 8.02}, {7.0, 7.1, 6.95, 7.05, 7.02}};

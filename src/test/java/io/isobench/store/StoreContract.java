@@ -97,7 +97,7 @@ abstract class StoreContract {
 
     @Test
     void reopeningAppliesNoMigrationTwiceAndKeepsData() {
-        store.putTask(new TaskRecord("t1", "vllm", "abc", null, null, null, null, null, null));
+        store.putTask(TaskRecord.builder("t1").repo("vllm").commit("abc", null).build());
         store.close();
         store = Stores.open(spec);
         store = reopen();
@@ -238,7 +238,7 @@ abstract class StoreContract {
         store.forEachRun(RunFilter.all(), r -> {
             seen[0]++;
             if (seen[0] % 1000 == 0) {
-                store.putTask(new TaskRecord(r.commitShort(), "vllm", r.commit(), null, null, null, null, null, null));
+                store.putTask(TaskRecord.builder(r.commitShort()).repo("vllm").commit(r.commit(), null).build());
                 assertThat(store.task(r.commitShort())).isPresent();
             }
         });
@@ -298,13 +298,15 @@ abstract class StoreContract {
         List<SourceRecord> sources = new ArrayList<>();
         List<TaskRecord> tasks = new ArrayList<>();
         for (int i = 0; i < 1203; i++) {
-            sources.add(new SourceRecord(String.format("src-%05d", i), "R3", "p/" + i, "a".repeat(64), null, null,
-                    "Claude-Code", "imported", null, shas.get(i % 450)));
-            tasks.add(new TaskRecord(String.format("t%07d", i), "vllm", "c" + i, null, null, null, null, null, i));
+            sources.add(SourceRecord.builder(String.format("src-%05d", i)).format("R3").file("p/" + i, "a".repeat(64))
+                    .agent("Claude-Code").outcome("imported", null).contentArtifact(shas.get(i % 450)).build());
+            tasks.add(TaskRecord.builder(String.format("t%07d", i)).repo("vllm").commit("c" + i, null).gpus(null, i)
+                    .build());
         }
-        sources.add(new SourceRecord("src-00005", "R6", "p/5", "a".repeat(64), null, null, null, "refused", "bad",
-                null));
-        tasks.add(new TaskRecord("t0000005", "vllm", "c5", "parent", "subject", null, null, "H100:4", 4));
+        sources.add(SourceRecord.builder("src-00005").format("R6").file("p/5", "a".repeat(64)).outcome("refused", "bad")
+                .build());
+        tasks.add(TaskRecord.builder("t0000005").repo("vllm").commit("c5", "parent").subject("subject")
+                .gpus("H100:4", 4).build());
         store.putSources(sources);
         store.putTasks(tasks);
         assertThat(store.sources()).hasSize(1203);
@@ -316,9 +318,9 @@ abstract class StoreContract {
 
         assertThatThrownBy(() -> store.inTransaction(tx -> {
             tx.putArtifacts(List.of(new Store.ArtifactInput("log", "never".getBytes(StandardCharsets.UTF_8))));
-            tx.putSources(List.of(new SourceRecord("src-never", "R3", "p/never", "b".repeat(64), null, null, null,
-                    "imported", null, null)));
-            tx.putTasks(List.of(new TaskRecord("t-never", null, null, null, null, null, null, null, null)));
+            tx.putSources(List.of(SourceRecord.builder("src-never").format("R3").file("p/never", "b".repeat(64))
+                    .outcome("imported", null).build()));
+            tx.putTasks(List.of(TaskRecord.builder("t-never").build()));
             throw new IllegalStateException("boom");
         })).hasMessage("boom");
         assertThat(store.findSource("p/never", "b".repeat(64))).isEmpty();
@@ -336,7 +338,7 @@ abstract class StoreContract {
                     List.of(Metric.of("tpot_ms_mean", 2))));
             tx.putRun(run("before", "cccccccc00", "x", "baseline", 0, RunRecord.RunKind.MEASURED, "native",
                     List.of(Metric.of("tpot_ms_mean", 99))));
-            tx.putTask(new TaskRecord("t-inside", null, null, null, null, null, null, null, null));
+            tx.putTask(TaskRecord.builder("t-inside").build());
             assertThat(tx.countRuns()).isEqualTo(2);
             throw new IllegalStateException("boom");
         })).hasMessage("boom");
@@ -365,11 +367,11 @@ abstract class StoreContract {
 
     @Test
     void sourcesAreFoundByPathAndHashAndRunsDeletedBySource() {
-        SourceRecord s = new SourceRecord("src-1", "R3", "a/b.json", "f".repeat(64), "modal", "grp", "Claude-Code",
-                "imported", null, null);
+        SourceRecord s = SourceRecord.builder("src-1").format("R3").file("a/b.json", "f".repeat(64)).pipeline("modal")
+                .invocationGroup("grp").agent("Claude-Code").outcome("imported", null).build();
         store.putSource(s);
-        store.putSource(new SourceRecord("src-0", "R6", "a/a.json", "e".repeat(64), null, null, null, "skipped",
-                "single version", null));
+        store.putSource(SourceRecord.builder("src-0").format("R6").file("a/a.json", "e".repeat(64))
+                .outcome("skipped", "single version").build());
         assertThat(store.findSource("a/b.json", "f".repeat(64))).hasValueSatisfying(found -> {
             assertThat(found.sourceId()).isEqualTo("src-1");
             assertThat(found.agent()).isEqualTo("claude_code");
@@ -377,8 +379,8 @@ abstract class StoreContract {
         });
         assertThat(store.findSource("a/b.json", "0".repeat(64))).isEmpty();
         assertThat(store.sources()).extracting(SourceRecord::sourceId).containsExactly("src-0", "src-1");
-        store.putSource(new SourceRecord("src-1", "R3", "a/b.json", "f".repeat(64), "modal", "grp", null, "refused",
-                "bad", null));
+        store.putSource(SourceRecord.builder("src-1").format("R3").file("a/b.json", "f".repeat(64)).pipeline("modal")
+                .invocationGroup("grp").outcome("refused", "bad").build());
         assertThat(store.sources()).hasSize(2);
         assertThat(store.findSource("a/b.json", "f".repeat(64)).orElseThrow().outcome()).isEqualTo("refused");
 
@@ -400,20 +402,24 @@ abstract class StoreContract {
 
     @Test
     void tasksAndSessionsRoundTrip() {
-        TaskRecord t = new TaskRecord("8aa1c1f8", "vllm", "8aa1c1f8e1", "0000aaaa", "Speed up x", "vllm bench serve -tp 2",
-                "meta-llama/Llama-3.1-70B", "H100:2", 2);
+        TaskRecord t = TaskRecord.builder("8aa1c1f8").repo("vllm").commit("8aa1c1f8e1", "0000aaaa")
+                .subject("Speed up x").perfCommand("vllm bench serve -tp 2").model("meta-llama/Llama-3.1-70B")
+                .gpus("H100:2", 2).build();
         store.putTask(t);
-        store.putTask(new TaskRecord("00000001", null, null, null, null, null, null, null, null));
+        store.putTask(TaskRecord.builder("00000001").build());
         assertThat(store.task("8aa1c1f8")).contains(t);
         assertThat(store.task("missing")).isEmpty();
         assertThat(store.tasks()).extracting(TaskRecord::taskId).containsExactly("00000001", "8aa1c1f8");
 
-        SessionRecord s = new SessionRecord("sess-1", Instant.parse("2026-11-25T10:00:00Z"), null, "gpu-host",
-                "EPYC", "H100 80GB / 550.54 / 12.4", "{\"gpus\":1}", "{\"tasks\":[]}", "{\"rounds\":5}", -42L, "running");
+        SessionRecord s = SessionRecord.builder("sess-1").time(Instant.parse("2026-11-25T10:00:00Z"), null)
+                .machine("gpu-host", "EPYC", "H100 80GB / 550.54 / 12.4", "{\"gpus\":1}").suiteJson("{\"tasks\":[]}")
+                .statsConfigJson("{\"rounds\":5}").seed(-42L).status("running").build();
         store.putSession(s);
         assertThat(store.session("sess-1")).contains(s);
-        SessionRecord done = new SessionRecord("sess-1", s.startedAt(), Instant.parse("2026-11-25T11:00:00.5Z"),
-                s.host(), s.cpu(), s.gpu(), s.machineJson(), s.suiteJson(), s.statsConfigJson(), null, "done");
+        SessionRecord done = SessionRecord.builder("sess-1")
+                .time(s.startedAt(), Instant.parse("2026-11-25T11:00:00.5Z"))
+                .machine(s.host(), s.cpu(), s.gpu(), s.machineJson()).suiteJson(s.suiteJson())
+                .statsConfigJson(s.statsConfigJson()).status("done").build();
         store.putSession(done);
         assertThat(store.sessions()).containsExactly(done);
     }
