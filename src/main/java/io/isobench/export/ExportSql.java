@@ -1,5 +1,7 @@
 package io.isobench.export;
 
+import io.isobench.store.RunDetailsCodec;
+import io.isobench.store.RunDetailsCodec.SqlKey;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -81,15 +83,15 @@ final class ExportSql {
         // files are never sources.
         String runs = "SELECT run_id, commit_short, commit_id, kind, session_id, status, failure_category, mode, model,"
                 + " coalesce(pipeline, 'native') AS pipeline, pipeline AS pipeline_raw, round, started_at, primary_metric,"
-                + " primary_value, CASE WHEN contains(extra_json, '\"subject\"') OR contains(extra_json, '\"perf_command\"')"
-                + " OR contains(extra_json, '\"agent_model\"') THEN extra_json END AS extra_json,"
+                + " primary_value, CASE WHEN " + has(SqlKey.SUBJECT) + " OR " + has(SqlKey.PERF_COMMAND)
+                + " OR " + has(SqlKey.AGENT_MODEL) + " THEN extra_json END AS extra_json,"
                 + " CASE WHEN arm LIKE 'agent:%' THEN 'agent' ELSE arm END AS arm_key,"
                 + " CASE arm WHEN 'baseline' THEN 0 WHEN 'human' THEN 1 ELSE 2 END AS arm_order,"
                 + " CASE WHEN kind = 'LEGACY' THEN " + norm("agent") + " WHEN arm LIKE 'agent:%' THEN " + norm("substr(arm, 7)")
                 + " ELSE " + norm("agent") + " END AS agent_key"
                 + " FROM run WHERE kind IN ('LEGACY', 'MEASURED') AND commit_short IS NOT NULL"
-                + " AND NOT (kind = 'LEGACY' AND coalesce(contains(extra_json, '\"recovered\"'), false)"
-                + " AND coalesce(json_extract_string(extra_json, '$.recovered'), '') = 'true')";
+                + " AND NOT (kind = 'LEGACY' AND coalesce(" + has(SqlKey.RECOVERED) + ", false)"
+                + " AND coalesce(" + RunDetailsCodec.sqlText("extra_json", SqlKey.RECOVERED) + ", '') = 'true')";
         // gid: one number per (commit, agent, pipeline, arm), so the metric join and the medians group by a number
         // instead of four strings (a hash: the step after x_arm checks it is unique and re-numbers if it is not)
         out.add("CREATE OR REPLACE TEMP TABLE x_mine AS WITH r AS (" + runs + "), m AS ("
@@ -130,12 +132,9 @@ final class ExportSql {
                 + " bool_and(kind = 'MEASURED' AND session_id IS NOT NULL) AND min(session_id) = max(session_id) AS same_session,"
                 + " arg_min(kind, arm_order) AS k0,"
                 + " arg_min(model, " + first + ") FILTER (WHERE model IS NOT NULL) AS model,"
-                + " json_extract_string(arg_min(extra_json, " + first + ") FILTER (WHERE contains(extra_json, '\"subject\"')"
-                + " AND json_extract_string(extra_json, '$.subject') IS NOT NULL), '$.subject') AS subject,"
-                + " json_extract_string(arg_min(extra_json, " + first + ") FILTER (WHERE contains(extra_json, '\"perf_command\"')"
-                + " AND json_extract_string(extra_json, '$.perf_command') IS NOT NULL), '$.perf_command') AS perf_command,"
-                + " json_extract_string(arg_min(extra_json, " + first + ") FILTER (WHERE contains(extra_json, '\"agent_model\"')"
-                + " AND json_extract_string(extra_json, '$.agent_model') IS NOT NULL), '$.agent_model') AS agent_model,"
+                + firstText(first, SqlKey.SUBJECT) + " AS subject,"
+                + firstText(first, SqlKey.PERF_COMMAND) + " AS perf_command,"
+                + firstText(first, SqlKey.AGENT_MODEL) + " AS agent_model,"
                 + " arg_max(commit_id, length(commit_id)) AS commit_id, CAST(CAST(min(started_at) AS DATE) AS VARCHAR) AS bdate,"
                 + " CASE WHEN min(mode) <> max(mode) THEN 2 WHEN count(mode) > 0 THEN 1 ELSE 0 END AS n_modes, min(mode) AS mode1"
                 + " FROM x_mine GROUP BY commit_short, agent, pipeline");
@@ -351,5 +350,15 @@ final class ExportSql {
             case "h" -> "human";
             default -> "agent";
         };
+    }
+
+    private static String has(SqlKey key) {
+        return RunDetailsCodec.sqlHas("extra_json", key);
+    }
+
+    /** The first run's (by {@code order}) text of {@code key} among the runs that have it. */
+    private static String firstText(String order, SqlKey key) {
+        return " " + RunDetailsCodec.sqlText("arg_min(extra_json, " + order + ") FILTER (WHERE " + has(key)
+                + " AND " + RunDetailsCodec.sqlText("extra_json", key) + " IS NOT NULL)", key);
     }
 }

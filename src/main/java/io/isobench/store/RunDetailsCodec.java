@@ -48,4 +48,25 @@ public final class RunDetailsCodec {
             throw new IllegalStateException("run details not serializable: " + e.getMessage(), e);
         }
     }
+
+    /** The {@code extra_json} keys that SQL over the run table reads (the HF export's fast path). */
+    public enum SqlKey {
+        SUBJECT("subject"), PERF_COMMAND("perf_command"), AGENT_MODEL("agent_model"), RECOVERED("recovered");
+
+        private final String json;
+
+        SqlKey(String json) {
+            this.json = json;
+        }
+    }
+
+    /** DuckDB: {@code column} (the run table's {@code extra_json}, or an expression of it) mentions {@code key}. */
+    public static String sqlHas(String column, SqlKey key) {
+        return "contains(" + column + ", '\"" + key.json + "\"')";
+    }
+
+    /** DuckDB: the text of {@code key} in {@code column}, or NULL. */
+    public static String sqlText(String column, SqlKey key) {
+        return "json_extract_string(" + column + ", '$." + key.json + "')";
+    }
 }
