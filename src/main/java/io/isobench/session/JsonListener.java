@@ -90,7 +90,7 @@ final class JsonListener implements SessionListener {
     private static Map<String, Object> job(Map<String, Object> e, Job job) {
         e.put("job", job.jobId());
         e.put("task", job.taskId());
-        e.put("arm", job.arm());
+        e.put("arm", job.arm().label());
         return e;
     }
 
