@@ -50,7 +50,7 @@ final class Rounds {
 
     /** A finished measured run (not a placeholder). */
     void add(RunRecord r) {
-        runs.add(new Run(r.arm(), r.round(), r.primaryValue(), new Outcome(r.status() == RunRecord.RunStatus.SUCCESS,
+        runs.add(new Run(r.arm().label(), r.round(), r.primaryValue(), new Outcome(r.status() == RunRecord.RunStatus.SUCCESS,
                 r.failure() == null ? null : r.failure().category(), r.failure() == null ? null : r.failure().detail()),
                 parse(r.workload()), r.details().hardwareId()));
     }

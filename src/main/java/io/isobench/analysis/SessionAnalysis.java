@@ -6,6 +6,7 @@ import io.isobench.parse.Better;
 import io.isobench.parse.MetricDictionary;
 import io.isobench.plan.Planner;
 import io.isobench.store.GateResult;
+import io.isobench.store.Pipeline;
 import io.isobench.store.RunDetails;
 import io.isobench.store.RunFilter;
 import io.isobench.store.RunRecord;
@@ -166,14 +167,15 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
         MetricDictionary.Definition declared = null; // a generic engine's primary metric: unit and direction as declared
         for (Parsed p : runs) {
             RunRecord r = p.run();
-            if (!arms.contains(r.arm())) {
-                arms.add(r.arm());
+            String arm = r.arm().label();
+            if (!arms.contains(arm)) {
+                arms.add(arm);
             }
-            mode = mode == null ? r.mode() : mode;
+            mode = mode == null && r.mode() != null ? r.mode().label() : mode;
             commit = commit == null ? r.commit() : commit;
             RunDetails x = p.extra();
             for (String f : x.reviewFindings()) {
-                List<String> l = findings.computeIfAbsent(r.arm(), k -> new ArrayList<>());
+                List<String> l = findings.computeIfAbsent(arm, k -> new ArrayList<>());
                 if (!l.contains(f)) {
                     l.add(f);
                 }
@@ -182,18 +184,18 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
                 continue; // interrupted, not finished
             }
             for (String f : x.reviewFailing()) {
-                Gate g = gates.computeIfAbsent(r.arm(), k -> new Gate());
+                Gate g = gates.computeIfAbsent(arm, k -> new Gate());
                 if (!g.reviewFailing.contains(f)) {
                     g.reviewFailing.add(f);
                 }
             }
-            if ("native-check".equals(r.pipeline()) && x.job() != null && x.job().endsWith("/" + Planner.REPEAT_CHECK)) {
+            if (Pipeline.NATIVE_CHECK.equals(r.pipeline()) && x.job() != null && x.job().endsWith("/" + Planner.REPEAT_CHECK)) {
                 // the baseline's second check: it calibrates the tolerance, it is not the baseline's gate
                 calibration = calibrationOf(x, r, calibration);
                 continue;
             }
-            if ("native-check".equals(r.pipeline())) {
-                Gate g = gates.computeIfAbsent(r.arm(), k -> new Gate());
+            if (Pipeline.NATIVE_CHECK.equals(r.pipeline())) {
+                Gate g = gates.computeIfAbsent(arm, k -> new Gate());
                 GateResult c = x.gate();
                 if (c != null && c.outcome() != null) {
                     g.outcome = c.outcome();
@@ -211,11 +213,11 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
                     g.div = c.rates().firstDivergenceVsBaseline() != null ? c.rates().firstDivergenceVsBaseline()
                             : g.div;
                 }
-                if (c != null && c.calibration() != null && r.arm().equals("baseline")) {
+                if (c != null && c.calibration() != null && r.arm().equals(Arm.BASELINE)) {
                     calibration = calibrationOf(x, r, calibration);
                 }
-            } else if ("native-accuracy".equals(r.pipeline())) {
-                Gate g = gates.computeIfAbsent(r.arm(), k -> new Gate());
+            } else if (Pipeline.NATIVE_ACCURACY.equals(r.pipeline())) {
+                Gate g = gates.computeIfAbsent(arm, k -> new Gate());
                 RunDetails.AccuracyResult a = x.accuracy();
                 g.accOutcome = a == null ? null : a.outcome();
                 g.accReason = a == null ? null : a.reason();
@@ -223,14 +225,14 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
             }
             if (r.failure() != null) {
                 if ("OUTPUT_MISMATCH".equals(r.failure().category())) {
-                    incorrect.add(r.arm());
+                    incorrect.add(arm);
                 }
-                outcomes.computeIfAbsent(r.arm(), k -> new TreeMap<>()).merge(r.failure().category(), 1, Integer::sum);
+                outcomes.computeIfAbsent(arm, k -> new TreeMap<>()).merge(r.failure().category(), 1, Integer::sum);
             }
-            if (!"native".equals(r.pipeline())) {
+            if (!Pipeline.NATIVE.equals(r.pipeline())) {
                 continue;
             }
-            measured.merge(r.arm(), 1, Integer::sum);
+            measured.merge(arm, 1, Integer::sum);
             if (r.primaryMetric() != null) {
                 metric = r.primaryMetric();
                 RunDetails.PrimaryDefinition pd = x.primaryDefinition();

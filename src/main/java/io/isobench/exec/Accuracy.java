@@ -1,5 +1,6 @@
 package io.isobench.exec;
 
+import io.isobench.store.Pipeline;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -34,14 +35,13 @@ import java.util.regex.Pattern;
 /**
  * The accuracy hook of a task (issue "Correctness and integrity gates", point 3): the task's accuracy command runs
  * once per arm, in the arm's environment, after the benchmark rounds; its score ({@code accuracy_score}) is parsed
- * and compared with the baseline's within the tolerance. Stored as a run of pipeline {@value #PIPELINE} (kind
+ * and compared with the baseline's within the tolerance. Stored as a run of pipeline {@code native-accuracy} (kind
  * MEASURED, round 0) whose extra_json {@code accuracy} says the outcome: {@code REFERENCE} (baseline), {@code OK},
  * {@code ACCURACY_REGRESSION} (failure OUTPUT_MISMATCH), {@code ACCURACY_FAILED} (the command failed or printed no
  * score), {@code NO_REFERENCE} (the baseline has no score).
  */
 public final class Accuracy {
 
-    public static final String PIPELINE = "native-accuracy";
     public static final String METRIC = "accuracy_score";
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
@@ -150,12 +150,12 @@ public final class Accuracy {
                 .kind(RunRecord.RunKind.MEASURED)
                 .commit(commit, commit == null ? null : commit.substring(0, Math.min(8, commit.length())))
                 .agent(ar.agentName())
-                .arm(arm.arm())
+                .arm(ar)
                 .status(failure == null ? RunRecord.RunStatus.SUCCESS : RunRecord.RunStatus.FAILED)
                 .failure(fi)
-                .mode(job.mode().label())
+                .mode(job.mode())
                 .model(model)
-                .pipeline(PIPELINE)
+                .pipeline(Pipeline.NATIVE_ACCURACY)
                 .primary(score == null ? null : METRIC, score, score == null ? null : "measured")
                 .startedAt(Instant.now().minusMillis((long) durationMs))
                 .durationMs(durationMs)

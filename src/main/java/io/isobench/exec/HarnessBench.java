@@ -1,5 +1,8 @@
 package io.isobench.exec;
 
+import io.isobench.store.Pipeline;
+import io.isobench.Mode;
+import io.isobench.Arm;
 import io.isobench.guard.Secrets;
 import io.isobench.parse.Metric;
 import io.isobench.proc.ProcessGroup;
@@ -79,12 +82,12 @@ public final class HarnessBench {
                         .session("harness")
                         .kind(RunRecord.RunKind.MEASURED)
                         .commit("c", "c")
-                        .arm("baseline")
+                        .arm(Arm.BASELINE)
                         .round(i)
                         .status(RunRecord.RunStatus.SUCCESS)
-                        .mode("serving")
+                        .mode(Mode.SERVING)
                         .model("toy-1m")
-                        .pipeline("native")
+                        .pipeline(Pipeline.NATIVE)
                         .primary("tpot_ms_mean", 1.0, "measured")
                         .workload("{}")
                         .startedAt(Instant.now())

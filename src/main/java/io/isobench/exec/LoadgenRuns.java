@@ -1,5 +1,7 @@
 package io.isobench.exec;
 
+import io.isobench.store.Pipeline;
+import io.isobench.Mode;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -48,13 +50,13 @@ public final class LoadgenRuns {
         st.putRun(RunRecord.builder(runId)
                 .kind(RunRecord.RunKind.MEASURED)
                 .commit(commit, commit == null ? null : commit.substring(0, Math.min(8, commit.length())))
-                .arm(tag.arm())
+                .armLabel(tag.arm())
                 .status(ok ? RunRecord.RunStatus.SUCCESS : RunRecord.RunStatus.FAILED)
                 .failure(ok ? null : new RunRecord.FailureInfo("NO_METRICS",
                         "no request succeeded: " + result.summary().failuresByReason(), null, true))
-                .mode("serving")
+                .mode(Mode.SERVING)
                 .model(result.config().model())
-                .pipeline("native")
+                .pipeline(Pipeline.NATIVE)
                 .primary("tpot_ms_mean", ok && result.summary().dists().get("tpot").count() > 0 ? primary : null,
                         "measured")
                 .workload(JSON.writeValueAsString(result.workloadFingerprint()))

@@ -1,5 +1,6 @@
 package io.isobench.export;
 
+import io.isobench.store.Pipeline;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.isobench.Arm;
 import io.isobench.IsobenchException;
@@ -43,7 +44,7 @@ public final class HfImporter {
     /** Format id of HF tables in the {@code source} table. */
     public static final String FORMAT_ID = "hf";
     /** Pipeline id of runs imported from an HF table. */
-    public static final String PIPELINE = "hf_import";
+    public static final String PIPELINE = Pipeline.Id.HF_IMPORT.label();
 
     /**
      * What an import did.
@@ -247,12 +248,12 @@ public final class HfImporter {
                     .kind(RunRecord.RunKind.HF_IMPORT)
                     .commit(commit, commitShort)
                     .agent(agentName)
-                    .arm(arm.label())
+                    .arm(arm)
                     .status(status)
                     .failure(failure)
-                    .mode(mode == null ? null : mode.label())
+                    .mode(mode)
                     .model(model)
-                    .pipeline(PIPELINE)
+                    .pipeline(Pipeline.HF_IMPORT)
                     .source(origin.sourceId())
                     .primary(primary, primaryValue, primaryValue == null ? null : "json")
                     .logArtifact(logSha)

@@ -1,5 +1,6 @@
 package io.isobench.export;
 
+import io.isobench.store.Pipeline;
 import io.isobench.Arm;
 import io.isobench.legacy.ThreeWayRow;
 import io.isobench.legacy.ThreeWayTable;
@@ -81,7 +82,7 @@ final class RowBuilder {
                 if (tw.isPresent()) {
                     List<RunRecord> chosen = new ArrayList<>();
                     for (RunRecord r : mineLegacy) {
-                        if (tw.get().pipeline().equals(r.pipeline()) && !recovered(r)) {
+                        if (tw.get().pipeline().equals(Pipeline.labelOf(r.pipeline())) && !recovered(r)) {
                             chosen.add(r);
                         }
                     }
@@ -171,8 +172,8 @@ final class RowBuilder {
 
     /** The agent a run belongs to: the agent of an agent arm, else the run's tree agent (legacy), else null (shared). */
     static String agentOfRun(RunRecord r) {
-        if (r.arm().startsWith("agent:")) {
-            return Arm.normalizeAgent(r.arm().substring(6));
+        if (r.arm().kind() == Arm.Kind.AGENT) {
+            return Arm.normalizeAgent(r.arm().agentName());
         }
         return r.agent() == null ? null : Arm.normalizeAgent(r.agent());
     }

@@ -1,5 +1,7 @@
 package io.isobench.export;
 
+import io.isobench.Arm;
+import io.isobench.store.Pipeline;
 import io.isobench.Mode;
 import io.isobench.parse.Better;
 import io.isobench.legacy.ThreeWayRow;
@@ -46,14 +48,14 @@ final class RunGroup {
         byArm.put("human", new ArrayList<>());
         byArm.put("agent", new ArrayList<>());
         for (RunRecord r : runs) {
-            String arm = r.arm().startsWith("agent:") ? "agent" : r.arm();
+            String arm = r.arm().kind() == Arm.Kind.AGENT ? "agent" : r.arm().label();
             byArm.computeIfAbsent(arm, k -> new ArrayList<>()).add(r);
         }
         byArm.values().removeIf(List::isEmpty);
         Map<String, Integer> modes = new HashMap<>();
         for (RunRecord r : runs) {
             if (r.mode() != null) {
-                modes.merge(r.mode(), 1, Integer::sum);
+                modes.merge(r.mode().label(), 1, Integer::sum);
             }
         }
         this.mode = modes.entrySet().stream()
@@ -69,7 +71,7 @@ final class RunGroup {
     static RunGroup choose(List<RunRecord> runs) {
         Map<String, List<RunRecord>> byPipeline = new LinkedHashMap<>();
         for (RunRecord r : runs) {
-            byPipeline.computeIfAbsent(r.pipeline() == null ? "native" : r.pipeline(), k -> new ArrayList<>()).add(r);
+            byPipeline.computeIfAbsent(r.pipeline() == null ? Pipeline.NATIVE.label() : r.pipeline().label(), k -> new ArrayList<>()).add(r);
         }
         List<RunGroup> groups = new ArrayList<>();
         for (Map.Entry<String, List<RunRecord>> e : byPipeline.entrySet()) {

@@ -1,5 +1,7 @@
 package io.isobench.export;
 
+import io.isobench.Arm;
+import io.isobench.store.Pipeline;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.isobench.analysis.AgentOutcome;
 import io.isobench.analysis.ArmSummary;
@@ -116,16 +118,16 @@ final class SessionRows {
         String parentSha = null;
         for (Parsed p : runs) {
             RunRecord r = p.run();
-            if (!arms.contains(r.arm())) {
+            if (!arms.contains(r.arm().label())) {
                 continue;
             }
-            if (agentModel == null && r.arm().equals(agentArm)) {
+            if (agentModel == null && r.arm().label().equals(agentArm)) {
                 agentModel = p.extra().agentModel();
             }
-            if (parentSha == null && r.arm().equals("baseline")) {
+            if (parentSha == null && r.arm().equals(Arm.BASELINE)) {
                 parentSha = p.extra().verifiedCommit();
             }
-            if ("native".equals(r.pipeline())) {
+            if (Pipeline.NATIVE.equals(r.pipeline())) {
                 measured.add(r);
             }
         }
@@ -182,10 +184,10 @@ final class SessionRows {
             Parsed check = null;
             Parsed any = null;
             for (Parsed p : runs) {
-                if (!p.run().arm().equals(a[1])) {
+                if (!p.run().arm().label().equals(a[1])) {
                     continue;
                 }
-                if (SessionRunnerNames.CHECK.equals(p.run().pipeline())
+                if (Pipeline.NATIVE_CHECK.equals(p.run().pipeline())
                         && !(p.extra().job() == null ? "" : p.extra().job()).endsWith("/" + io.isobench.plan.Planner.REPEAT_CHECK)) {
                     check = p; // the baseline's repeat check calibrates the tolerance: it is not the arm's gate
                 }
@@ -359,14 +361,6 @@ final class SessionRows {
             return n == null ? HfMapping.JSON.missingNode() : n;
         } catch (IOException e) {
             return HfMapping.JSON.missingNode();
-        }
-    }
-
-    /** Pipeline names of native runs (session.RunRecorder's, repeated: export does not depend on session). */
-    static final class SessionRunnerNames {
-        static final String CHECK = "native-check";
-
-        private SessionRunnerNames() {
         }
     }
 }

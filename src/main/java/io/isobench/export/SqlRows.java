@@ -1,5 +1,6 @@
 package io.isobench.export;
 
+import io.isobench.Mode;
 import io.isobench.Arm;
 import io.isobench.legacy.ThreeWayRow;
 import io.isobench.legacy.ThreeWayTable;
@@ -153,12 +154,12 @@ final class SqlRows {
                 .kind(RunRecord.RunKind.LEGACY)
                 .commit(null, commit)
                 .agent(agent)
-                .arm(arm)
+                .armLabel(arm)
                 .round(round)
                 .status(RunRecord.RunStatus.valueOf(status))
-                .mode(mode)
+                .mode(Mode.fromLabel(mode).orElse(null))
                 .model(model)
-                .pipeline(pipeline)
+                .pipelineLabel(pipeline)
                 .primary(null, value, origin)
                 .workload(workload)
                 .details(io.isobench.store.RunDetailsCodec.decode(extra))

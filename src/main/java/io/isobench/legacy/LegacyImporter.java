@@ -367,10 +367,10 @@ public final class LegacyImporter {
         String fileAgent = source.fileAgent();
         String recovery = source.recovery();
         String agent = d.agentOverride != null ? d.agentOverride : fileAgent;
-        String armLabel = switch (d.arm) {
-            case "baseline" -> "baseline";
-            case "human" -> "human";
-            default -> "agent:" + (agent == null ? "unknown" : agent);
+        Arm arm = switch (d.arm) {
+            case "baseline" -> Arm.BASELINE;
+            case "human" -> Arm.HUMAN;
+            default -> new Arm(Arm.Kind.AGENT, agent == null ? "unknown" : agent); // as named: putRun normalises
         };
         String commit = d.commit == null ? pathCommit : d.commit.strip().toLowerCase(Locale.ROOT);
         if (pathCommit != null && commit != null && !commit.startsWith(pathCommit) && !pathCommit.startsWith(commit)) {
@@ -451,12 +451,12 @@ public final class LegacyImporter {
                 .kind(d.kind)
                 .commit(commit, commitShort)
                 .agent(agent)
-                .arm(armLabel)
+                .arm(arm)
                 .status(d.status)
                 .failure(failure)
-                .mode(mode == null ? null : mode.label())
+                .mode(mode)
                 .model(d.model)
-                .pipeline(ex.pipeline())
+                .pipelineLabel(ex.pipeline())
                 .source(sourceId)
                 .primary(mode == null ? null : MetricDictionary.primaryMetric(mode), d.primary == null ? null : d.primary.found().value().doubleValue(), d.primary == null ? null : d.primary.origin())
                 .workload(workload)

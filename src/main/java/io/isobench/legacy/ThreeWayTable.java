@@ -1,5 +1,6 @@
 package io.isobench.legacy;
 
+import io.isobench.store.Pipeline;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.isobench.Arm;
@@ -165,7 +166,7 @@ public final class ThreeWayTable {
             String pipeline = PIPELINES.get(p);
             View[] arms = new View[3];
             for (RunRecord r : runs) {
-                if (!pipeline.equals(r.pipeline()) || r.kind() != RunRecord.RunKind.LEGACY) {
+                if (!pipeline.equals(Pipeline.labelOf(r.pipeline())) || r.kind() != RunRecord.RunKind.LEGACY) {
                     continue;
                 }
                 View v = view(r);
@@ -360,17 +361,12 @@ public final class ThreeWayTable {
     }
 
     private static View view(RunRecord r) {
-        String arm;
-        try {
-            arm = switch (Arm.fromLabel(r.arm()).kind()) {
-                case BASELINE -> "baseline";
-                case HUMAN -> "human";
-                case AGENT -> "agent";
-                case BASELINE_AA -> null; // the A/A arm is the noise band, not a column of the 3-way table
-            };
-        } catch (IllegalArgumentException e) {
-            return null;
-        }
+        String arm = switch (r.arm().kind()) {
+            case BASELINE -> "baseline";
+            case HUMAN -> "human";
+            case AGENT -> "agent";
+            case BASELINE_AA -> null; // the A/A arm is the noise band, not a column of the 3-way table
+        };
         if (arm == null) {
             return null;
         }
@@ -378,7 +374,7 @@ public final class ThreeWayTable {
         if (extra.flag("recovered")) {
             return null; // recovered files are never 3-way sources
         }
-        Mode mode = Mode.fromLabel(r.mode()).filter(m -> m != Mode.MICRO).orElse(null);
+        Mode mode = r.mode() == Mode.MICRO ? null : r.mode();
         JsonNode byMode = extra.section("primary_by_mode");
         if (!byMode.isObject()) {
             byMode = null;

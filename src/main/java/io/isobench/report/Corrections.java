@@ -1,5 +1,6 @@
 package io.isobench.report;
 
+import io.isobench.store.Pipeline;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.legacy.ThreeWayRow;
@@ -73,7 +74,7 @@ final class Corrections {
         for (RunRecord r : runs) {
             JsonNode p = published(r);
             if (p != null) {
-                published.putIfAbsent(p.path("source").asText("") + "|" + r.pipeline(), p);
+                published.putIfAbsent(p.path("source").asText("") + "|" + Pipeline.labelOf(r.pipeline()), p);
             }
         }
         String[] comparisons = {"human", "agent", "agent_vs_human"};

@@ -1,5 +1,6 @@
 package io.isobench.report;
 
+import io.isobench.store.Pipeline;
 import io.isobench.Arm;
 import io.isobench.analysis.SingleRunRule;
 import io.isobench.analysis.SingleRunRule.Outcome;
@@ -356,7 +357,7 @@ final class LegacyModel implements AutoCloseable {
         private static String notRunReason(List<RunRecord> runs, String arm, String pipeline) {
             String why = null;
             for (RunRecord r : runs) {
-                if (!armMatches(r, arm) || pipeline != null && !pipeline.equals(r.pipeline())) {
+                if (!armMatches(r, arm) || pipeline != null && !pipeline.equals(Pipeline.labelOf(r.pipeline()))) {
                     continue;
                 }
                 if (r.status() != RunRecord.RunStatus.NOT_RUN) {
@@ -381,7 +382,7 @@ final class LegacyModel implements AutoCloseable {
         }
 
         private static boolean armMatches(RunRecord r, String arm) {
-            return arm.equals("agent") ? r.arm().startsWith("agent") : arm.equals(r.arm());
+            return arm.equals("agent") ? r.arm().label().startsWith("agent") : arm.equals(r.arm().label());
         }
 
         private static String firstLine(RunRecord.FailureInfo f) {
@@ -399,7 +400,7 @@ final class LegacyModel implements AutoCloseable {
         private static RunRecord.FailureInfo failureOf(List<RunRecord> runs, String arm, String pipeline) {
             for (RunRecord r : runs) {
                 if (armMatches(r, arm) && r.failure() != null && r.failure().category() != null
-                        && (pipeline == null || pipeline.equals(r.pipeline()))) {
+                        && (pipeline == null || pipeline.equals(Pipeline.labelOf(r.pipeline())))) {
                     return r.failure();
                 }
             }

@@ -81,7 +81,7 @@ record NativeSession(SessionRecord record, SessionAnalysis analysis, List<Native
             if (r.status() == io.isobench.store.RunRecord.RunStatus.NOT_RUN || x.isNone()) {
                 return;
             }
-            String key = (x.task() == null ? "?" : x.task()) + "|" + r.arm();
+            String key = (x.task() == null ? "?" : x.task()) + "|" + r.arm().label();
             int idx = x.jobIndex(Integer.MAX_VALUE);
             if (!order.containsKey(key) || idx < order.get(key)) {
                 order.put(key, idx);

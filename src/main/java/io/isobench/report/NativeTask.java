@@ -1,5 +1,7 @@
 package io.isobench.report;
 
+import io.isobench.Arm;
+import io.isobench.store.Pipeline;
 import io.isobench.analysis.SessionAnalysis;
 import io.isobench.store.RunDetails;
 import io.isobench.store.RunFilter;
@@ -90,38 +92,38 @@ record NativeTask(SessionRecord session, SessionAnalysis.TaskResult result, Task
         if (r.workload() != null) {
             e.workloads.add(r.workload());
         }
-        e.env.putIfAbsent(r.arm(), "engine " + nz(r.engineVersion()) + "; env " + nz(r.envRef()) + "; model "
+        e.env.putIfAbsent(r.arm().label(), "engine " + nz(r.engineVersion()) + "; env " + nz(r.envRef()) + "; model "
                 + nz(r.model()));
         if (r.argvJson() != null) {
-            e.argv.putIfAbsent(r.arm(), r.argvJson());
+            e.argv.putIfAbsent(r.arm().label(), r.argvJson());
         }
         if (x.intendedCommit() != null && e.intended == null) {
             e.intended = x.intendedCommit();
         }
-        if (x.verifiedCommit() != null && "baseline".equals(r.arm()) == false && e.verified == null) {
+        if (x.verifiedCommit() != null && !r.arm().equals(Arm.BASELINE) && e.verified == null) {
             e.verified = x.verifiedCommit();
         }
         if (x.patchSha256() != null) {
-            e.patch.putIfAbsent(r.arm(), x.patchSha256());
+            e.patch.putIfAbsent(r.arm().label(), x.patchSha256());
         }
         if (r.status() == RunRecord.RunStatus.NOT_RUN) {
             return;
         }
         if (r.failure() != null) {
-            e.failures.add(new RunFailure(r.arm(), r.round(), r.failure().category(), r.failure().detail(),
+            e.failures.add(new RunFailure(r.arm().label(), r.round(), r.failure().category(), r.failure().detail(),
                     r.failure().evidence(), r.failure().retryable(), r.logArtifact()));
         }
         // the same samples SessionAnalysis analyses: successful native rounds of the task's primary metric
-        if ("native".equals(r.pipeline()) && r.status() == RunRecord.RunStatus.SUCCESS && r.primaryValue() != null
+        if (Pipeline.NATIVE.equals(r.pipeline()) && r.status() == RunRecord.RunStatus.SUCCESS && r.primaryValue() != null
                 && (metric == null || metric.equals(r.primaryMetric()))) {
-            e.samples.computeIfAbsent(r.arm(), k -> new TreeMap<>()).put(r.round(), r.primaryValue());
+            e.samples.computeIfAbsent(r.arm().label(), k -> new TreeMap<>()).put(r.round(), r.primaryValue());
         }
-        if ("native".equals(r.pipeline()) && r.status() == RunRecord.RunStatus.SUCCESS) {
+        if (Pipeline.NATIVE.equals(r.pipeline()) && r.status() == RunRecord.RunStatus.SUCCESS) {
             for (io.isobench.parse.Metric mt : r.metrics()) {
                 if (Double.isFinite(mt.value()) && (e.metrics.containsKey(mt.name()) || e.metrics.size() < MAX_METRICS)) {
                     e.metricInfo.putIfAbsent(mt.name(), mt);
                     e.metrics.computeIfAbsent(mt.name(), k -> new LinkedHashMap<>())
-                            .computeIfAbsent(r.arm(), k -> new TreeMap<>()).put(r.round(), mt.value());
+                            .computeIfAbsent(r.arm().label(), k -> new TreeMap<>()).put(r.round(), mt.value());
                 }
             }
         }

@@ -1,5 +1,6 @@
 package io.isobench.report;
 
+import io.isobench.store.Pipeline;
 import io.isobench.legacy.TableFormat;
 import io.isobench.parse.MetricDictionary;
 import io.isobench.store.RunDetails;
@@ -68,9 +69,9 @@ public final class RunListing {
         c.add(source(r, extra));
         c.add(r.commit());
         c.add(r.agent());
-        c.add(r.arm());
-        c.add(r.pipeline());
-        c.add(r.mode());
+        c.add(r.arm().label());
+        c.add(Pipeline.labelOf(r.pipeline()));
+        c.add(r.mode() == null ? null : r.mode().label());
         c.add(r.status().name().toLowerCase(Locale.ROOT));
         c.add(r.failure() == null ? null : r.failure().category());
         c.add(oneLine(evidence(r, extra)));

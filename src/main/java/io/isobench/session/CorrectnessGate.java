@@ -1,5 +1,6 @@
 package io.isobench.session;
 
+import io.isobench.store.Pipeline;
 import io.isobench.Arm;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -24,7 +25,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import static io.isobench.session.RunRecorder.PIPELINE_CHECK;
 import static io.isobench.session.RunRecorder.json;
 
 /**
@@ -144,11 +144,11 @@ final class CorrectnessGate {
     static Map<String, List<Probe>> references(java.util.Collection<RunRecord> previous) {
         Map<String, List<Probe>> reference = new HashMap<>();
         for (RunRecord r : previous) {
-            if (PIPELINE_CHECK.equals(r.pipeline()) && ("baseline".equals(r.arm()) || "human".equals(r.arm()))
-                    && (r.status() == RunRecord.RunStatus.SUCCESS || "human".equals(r.arm()) && r.failure() != null
+            if (Pipeline.NATIVE_CHECK.equals(r.pipeline()) && (Arm.BASELINE.equals(r.arm()) || Arm.HUMAN.equals(r.arm()))
+                    && (r.status() == RunRecord.RunStatus.SUCCESS || Arm.HUMAN.equals(r.arm()) && r.failure() != null
                     && "OUTPUT_MISMATCH".equals(r.failure().category()))) {
                 putReference(reference, taskOf(r), r.runId().endsWith("/" + io.isobench.plan.Planner.REPEAT_CHECK)
-                        ? REPEAT_ROLE : r.arm(), probeRunOf(r));
+                        ? REPEAT_ROLE : r.arm().label(), probeRunOf(r));
             }
         }
         return reference;

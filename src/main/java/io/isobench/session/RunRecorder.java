@@ -1,5 +1,6 @@
 package io.isobench.session;
 
+import io.isobench.store.Pipeline;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.Arm;
@@ -31,8 +32,6 @@ import java.util.Map;
  */
 final class RunRecorder {
 
-    static final String PIPELINE = "native";
-    static final String PIPELINE_CHECK = "native-check";
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Store store;
@@ -58,11 +57,11 @@ final class RunRecorder {
         extra.put("job", job.jobId());
         Leftovers.record(extra, pgid);
         extra.put("attempt", attempt);
-        return measured(rid, sessionId, commit, job.arm().label())
+        return measured(rid, sessionId, commit, job.arm())
                 .round(Math.max(0, job.round()))
                 .status(RunRecord.RunStatus.NOT_RUN)
-                .mode(job.mode().label())
-                .pipeline(job.kind() == Job.Kind.CHECK ? PIPELINE_CHECK : PIPELINE)
+                .mode(job.mode())
+                .pipeline(job.kind() == Job.Kind.CHECK ? Pipeline.NATIVE_CHECK : Pipeline.NATIVE)
                 .startedAt(Instant.now())
                 .argvJson(json(job.argv()))
                 .notes("in progress")
@@ -79,22 +78,22 @@ final class RunRecorder {
         extra.put("task", a.taskId());
         extra.put("phase", phase);
         Leftovers.record(extra, pgid);
-        return measured(rid, sessionId, commit, a.arm())
+        return measured(rid, sessionId, commit, Arm.fromLabel(a.arm()))
                 .status(RunRecord.RunStatus.NOT_RUN)
-                .pipeline(PIPELINE)
+                .pipeline(Pipeline.NATIVE)
                 .startedAt(Instant.now())
                 .notes("in progress: " + phase)
                 .details(RunDetails.of(extra))
                 .build();
     }
 
-    /** A measured run of this session on {@code commit} for arm label {@code arm}: the fields every record shares. */
-    private static RunRecord.Builder measured(String rid, String sessionId, String commit, String arm) {
+    /** A measured run of this session on {@code commit} for {@code arm}: the fields every record shares. */
+    private static RunRecord.Builder measured(String rid, String sessionId, String commit, Arm arm) {
         return RunRecord.builder(rid)
                 .session(sessionId)
                 .kind(RunRecord.RunKind.MEASURED)
                 .commit(commit, shortOf(commit))
-                .agent(Arm.fromLabel(arm).agentName())
+                .agent(arm.agentName())
                 .arm(arm);
     }
 
@@ -129,13 +128,13 @@ final class RunRecorder {
                 failure.category().retryable());
         String model = job.probes() != null ? job.probes().model()
                 : io.isobench.probe.Clients.flagMap(job.client()).get("model");
-        return measured(rid, sessionId, commit, job.arm().label())
+        return measured(rid, sessionId, commit, job.arm())
                 .round(Math.max(0, job.round()))
                 .status(status)
                 .failure(fi)
-                .mode(job.mode().label())
+                .mode(job.mode())
                 .model(model)
-                .pipeline(job.kind() == Job.Kind.CHECK ? PIPELINE_CHECK : PIPELINE)
+                .pipeline(job.kind() == Job.Kind.CHECK ? Pipeline.NATIVE_CHECK : Pipeline.NATIVE)
                 .primary(primary == null ? null : primaryName, primary, primary == null ? null : "measured")
                 .workload(result.workloadJson())
                 .startedAt(Instant.now().minusMillis((long) result.durationMs()))

@@ -1,5 +1,7 @@
 package io.isobench.store;
 
+import io.isobench.Arm;
+import io.isobench.Mode;
 import io.isobench.parse.Metric;
 
 import java.time.Instant;
@@ -9,6 +11,13 @@ import java.util.List;
  * One run of one arm of one task, as stored (DESIGN.md §8). Raw samples are the metrics; anything derived
  * (statistics, verdicts, 3-way rows) is computed from these and never stored instead of them. Build one with
  * {@link #builder(String)}; the flat accessors ({@link #arm()}, {@link #status()}, …) read the groups.
+ *
+ * <p>Arm, mode and pipeline are typed ({@link Arm}, {@link Mode}, {@link Pipeline}); the store keeps their labels,
+ * byte-identical to before. Reading a label back ({@link Builder#armLabel}, {@link Builder#modeLabel},
+ * {@link Builder#pipelineLabel}) never changes it: pipeline text no {@link Pipeline.Id} names is kept verbatim as an
+ * unknown pipeline (the pipeline column has always held open-ended legacy ids); an agent arm keeps its name as
+ * stored. Arm and mode are closed vocabularies — every writer stores {@link Arm#label()} and {@link Mode#label()} —
+ * so text outside them cannot be represented without guessing, and is refused with the run's id rather than mapped.
  *
  * @param key        which run: ids, kind, round, source
  * @param subject    what ran: commit, agent, arm, mode, model, pipeline
@@ -53,13 +62,14 @@ public record RunRecord(Key key, Subject subject, Outcome outcome, Primary prima
      * @param commitShort first 8 hex characters of {@code commit}
      * @param agent       the agent whose suite/tree the run belongs to (legacy: the tree's agent, even for
      *                    baseline/human arms); null when not tied to one agent
-     * @param arm         arm label: baseline, baseline-aa, human, agent:NAME
-     * @param mode        serving|throughput|latency|prefix_caching|micro, or null when unknown
+     * @param arm         the arm (stored as its {@link Arm#label() label})
+     * @param mode        the mode (stored as its {@link Mode#label() label}), or null when unknown
      * @param model       model the arm actually used, or null
-     * @param pipeline    legacy pipeline id (modal, docker_3way, …) or native, native-check, native-accuracy
+     * @param pipeline    legacy pipeline (modal, docker_3way, …) or native, native-check, native-accuracy; an
+     *                    unknown stored label is kept verbatim ({@link Pipeline}); null when none was recorded
      */
-    public record Subject(String commit, String commitShort, String agent, String arm, String mode, String model,
-                          String pipeline) {
+    public record Subject(String commit, String commitShort, String agent, Arm arm, Mode mode, String model,
+                          Pipeline pipeline) {
     }
 
     /**
@@ -127,20 +137,22 @@ public record RunRecord(Key key, Subject subject, Outcome outcome, Primary prima
         return subject.agent();
     }
 
-    public String arm() {
+    public Arm arm() {
         return subject.arm();
     }
 
-    public String mode() {
+    /** The mode, or null when unknown. */
+    public Mode mode() {
         return subject.mode();
+    }
+
+    /** The pipeline, or null when none was recorded. */
+    public Pipeline pipeline() {
+        return subject.pipeline();
     }
 
     public String model() {
         return subject.model();
-    }
-
-    public String pipeline() {
-        return subject.pipeline();
     }
 
     public RunStatus status() {
@@ -220,10 +232,10 @@ public record RunRecord(Key key, Subject subject, Outcome outcome, Primary prima
         private String commit;
         private String commitShort;
         private String agent;
-        private String arm;
-        private String mode;
+        private Arm arm;
+        private Mode mode;
         private String model;
-        private String pipeline;
+        private Pipeline pipeline;
         private RunStatus status;
         private FailureInfo failure;
         private String notes;
@@ -274,13 +286,42 @@ public record RunRecord(Key key, Subject subject, Outcome outcome, Primary prima
             return this;
         }
 
-        public Builder arm(String v) {
+        public Builder arm(Arm v) {
             arm = v;
             return this;
         }
 
-        public Builder mode(String v) {
+        /**
+         * The arm from its stored label, as written: {@code agent:NAME} keeps NAME unnormalised, so the label reads
+         * back byte-identical. Text that is no arm label is refused ({@link Arm#fromLabel}).
+         */
+        public Builder armLabel(String label) {
+            arm = label == null ? null : label.startsWith("agent:") && label.length() > "agent:".length()
+                    ? new Arm(Arm.Kind.AGENT, label.substring("agent:".length())) : parseArm(label);
+            return this;
+        }
+
+        private Arm parseArm(String label) {
+            try {
+                return Arm.fromLabel(label);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("run " + runId + ": " + e.getMessage(), e);
+            }
+        }
+
+        public Builder mode(Mode v) {
             mode = v;
+            return this;
+        }
+
+        /**
+         * The mode from its stored label: exactly a {@link Mode#label()}, or null for none. Any other text is refused
+         * rather than changed (the mode column only ever holds mode labels).
+         */
+        public Builder modeLabel(String label) {
+            mode = label == null ? null : Mode.fromLabel(label).filter(m -> m.label().equals(label))
+                    .orElseThrow(() -> new IllegalArgumentException("run " + runId + ": unknown mode label '" + label
+                            + "' (the mode column holds only Mode labels)"));
             return this;
         }
 
@@ -289,8 +330,14 @@ public record RunRecord(Key key, Subject subject, Outcome outcome, Primary prima
             return this;
         }
 
-        public Builder pipeline(String v) {
+        public Builder pipeline(Pipeline v) {
             pipeline = v;
+            return this;
+        }
+
+        /** The pipeline from its stored label, losslessly ({@link Pipeline#of(String)}); null for none. */
+        public Builder pipelineLabel(String label) {
+            pipeline = Pipeline.of(label);
             return this;
         }
 

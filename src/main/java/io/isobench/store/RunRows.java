@@ -41,7 +41,7 @@ final class RunRows {
         ps.setString(i++, r.commit());
         ps.setString(i++, r.commitShort());
         ps.setString(i++, Arm.normalizeAgent(r.agent()));
-        ps.setString(i++, normalizeArm(r.arm()));
+        ps.setString(i++, normalizeArm(r.arm().label()));
         ps.setInt(i++, r.round());
         ps.setString(i++, r.status().name());
         RunRecord.FailureInfo f = r.failure();
@@ -53,9 +53,9 @@ final class RunRows {
         } else {
             ps.setBoolean(i++, f.retryable());
         }
-        ps.setString(i++, r.mode());
+        ps.setString(i++, r.mode() == null ? null : r.mode().label());
         ps.setString(i++, Secrets.redact(r.model()));
-        ps.setString(i++, r.pipeline());
+        ps.setString(i++, Pipeline.labelOf(r.pipeline()));
         ps.setString(i++, r.sourceId());
         ps.setString(i++, r.primaryMetric());
         setDouble(ps, i++, r.primaryValue());
@@ -90,13 +90,13 @@ final class RunRows {
                 .kind(RunRecord.RunKind.valueOf(rs.getString(3)))
                 .commit(rs.getString(4), rs.getString(5))
                 .agent(rs.getString(6))
-                .arm(rs.getString(7))
+                .armLabel(rs.getString(7))
                 .round(rs.getInt(8))
                 .status(RunRecord.RunStatus.valueOf(rs.getString(9)))
                 .failure(failure)
-                .mode(rs.getString(14))
+                .modeLabel(rs.getString(14))
                 .model(rs.getString(15))
-                .pipeline(rs.getString(16))
+                .pipelineLabel(rs.getString(16))
                 .source(rs.getString(17))
                 .primary(rs.getString(18), getDouble(rs, 19), rs.getString(20))
                 .workload(rs.getString(21))

@@ -116,7 +116,7 @@ class CorrectnessBadInputIT {
             store.forEachRun(new RunFilter(null, null, session, false), runs::add);
             RunRecord accRun = runs.stream().filter(r -> r.runId().endsWith("lat/agent:accfail/accuracy")).findFirst()
                     .orElseThrow();
-            assertThat(accRun.pipeline()).isEqualTo("native-accuracy");
+            assertThat(accRun.pipeline().label()).isEqualTo("native-accuracy");
             assertThat(accRun.status()).isEqualTo(RunRecord.RunStatus.FAILED);
             assertThat(accRun.failure().detail()).startsWith("ACCURACY_FAILED");
             RunRecord check = runs.stream().filter(r -> r.runId().endsWith("lat/agent:rejecter/check")).findFirst()

@@ -52,7 +52,7 @@ class DemoIT {
         try (Store store = Stores.open(dir.resolve("isobench.duckdb").toString())) {
             List<io.isobench.store.RunRecord> acc = new java.util.ArrayList<>();
             store.forEachRun(io.isobench.store.RunFilter.all(), r -> {
-                if (io.isobench.exec.Accuracy.PIPELINE.equals(r.pipeline())) {
+                if (io.isobench.store.Pipeline.NATIVE_ACCURACY.equals(r.pipeline())) {
                     acc.add(r);
                 }
             });
@@ -171,7 +171,7 @@ class DemoIT {
         java.util.Map<String, io.isobench.store.RunRecord> runs = new java.util.HashMap<>();
         store.forEachRun(new io.isobench.store.RunFilter(null, null, session, true), r -> runs.put(r.runId(), r));
         io.isobench.store.RunRecord check = runs.get(session + "/tpot/agent:charlie/check");
-        assertThat(check.pipeline()).isEqualTo("native-check");
+        assertThat(check.pipeline().label()).isEqualTo("native-check");
         assertThat(check.metrics()).anySatisfy(m -> {
             assertThat(m.name()).isEqualTo("exact_match_rate_vs_baseline");
             assertThat(m.value()).isLessThan(1.0);
@@ -185,7 +185,7 @@ class DemoIT {
         assertThat(lx.path("review").path("findings").get(0).path("evidence_hunk").asText())
                 .contains("benchmarks/benchmark_latency.py").contains("@@");
         io.isobench.store.RunRecord acc = runs.get(session + "/throughput/agent:charlie/accuracy");
-        assertThat(acc.pipeline()).isEqualTo("native-accuracy");
+        assertThat(acc.pipeline().label()).isEqualTo("native-accuracy");
         assertThat(acc.primaryMetric()).isEqualTo("accuracy_score");
         assertThat(acc.failure().detail()).startsWith("ACCURACY_REGRESSION");
     }

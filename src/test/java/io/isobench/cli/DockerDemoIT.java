@@ -63,7 +63,7 @@ class DockerDemoIT {
             List<RunRecord> runs = new ArrayList<>();
             store.forEachRun(new RunFilter(null, null, id, false), runs::add);
             // the accuracy hook's runs (one per arm, in the arm's container after the rounds) are not measured jobs
-            runs.removeIf(r -> "native-accuracy".equals(r.pipeline()));
+            runs.removeIf(r -> io.isobench.store.Pipeline.NATIVE_ACCURACY.equals(r.pipeline()));
             assertThat(runs).hasSize(jobs).noneMatch(r -> r.status() == RunRecord.RunStatus.NOT_RUN);
             // the log of a run that ran in a container names its docker run (env file, no secrets on the line)
             RunRecord anyOk = runs.stream().filter(r -> r.status() == RunRecord.RunStatus.SUCCESS && r.logArtifact() != null)

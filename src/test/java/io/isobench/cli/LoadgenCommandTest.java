@@ -108,7 +108,7 @@ class LoadgenCommandTest {
             assertThat(runs).hasSize(1);
             io.isobench.store.RunRecord run = runs.get(0);
             assertThat(run.kind()).isEqualTo(io.isobench.store.RunRecord.RunKind.MEASURED);
-            assertThat(run.arm()).isEqualTo("baseline");
+            assertThat(run.arm().label()).isEqualTo("baseline");
             assertThat(run.primaryMetric()).isEqualTo("tpot_ms_mean");
             assertThat(run.metrics()).extracting(io.isobench.parse.Metric::name).contains("ttft_ms_p99", "completed_requests");
             assertThat(run.argvJson()).doesNotContain("sk-secret").contains("Authorization=Bearer ***");

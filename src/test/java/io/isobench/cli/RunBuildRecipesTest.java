@@ -85,7 +85,7 @@ class RunBuildRecipesTest {
             for (RunRecord r : runs) {
                 JsonNode x = json.readTree(RunDetailsCodec.encode(r.details()));
                 JsonNode build = x.path("build");
-                if (r.arm().equals("agent:alpha")) {
+                if (r.arm().label().equals("agent:alpha")) {
                     assertThat(r.failure().category()).isEqualTo("BUILD_FAILED");
                     assertThat(build.path("status").asText()).isEqualTo("failed");
                     assertThat(x.path("recipes")).extracting(n -> n.path("name").asText()).containsExactly("tag", "break-agent");

@@ -108,7 +108,7 @@ class SlurmDemoIT {
             List<RunRecord> after = new ArrayList<>();
             store.forEachRun(new RunFilter(null, null, session, false), after::add);
             // the accuracy hook's runs (one per arm, after the rounds) are Slurm jobs too, but not measured jobs
-            List<RunRecord> accuracy = after.stream().filter(r -> "native-accuracy".equals(r.pipeline())).toList();
+            List<RunRecord> accuracy = after.stream().filter(r -> io.isobench.store.Pipeline.NATIVE_ACCURACY.equals(r.pipeline())).toList();
             after.removeAll(accuracy);
             assertThat(after).hasSize(jobs);
             assertThat(after.stream().map(RunRecord::runId).distinct()).hasSize(jobs);

@@ -62,7 +62,7 @@ class LegacyFailureTest {
             assertThat(find(runs, "hero_3way_20251231_011435_progress.json", "baseline").kind())
                     .isEqualTo(RunRecord.RunKind.LEGACY_SUPERSEDED);
             assertThat(find(runs, "0d243f2a/benchmark_result.json", "agent").kind()).isEqualTo(RunRecord.RunKind.MICRO);
-            assertThat(find(runs, "0d243f2a/benchmark_result.json", "agent").arm()).isEqualTo("agent:claude_code");
+            assertThat(find(runs, "0d243f2a/benchmark_result.json", "agent").arm().label()).isEqualTo("agent:claude_code");
             assertThat(find(runs, "22dd9c27_result.json", "human").kind())
                     .isEqualTo(RunRecord.RunKind.LEGACY_SINGLE_VERSION);
             RunRecord r6 = find(runs, "22dd9c27_result.json", "human");
@@ -70,13 +70,13 @@ class LegacyFailureTest {
             assertThat(r6.primaryValue()).isEqualTo(65.9);
             RunRecord sg = find(runs, "sglang/09deb20d/", "human");
             assertThat(sg.agent()).isNull();
-            assertThat(sg.pipeline()).isEqualTo("sglang");
+            assertThat(sg.pipeline().label()).isEqualTo("sglang");
             assertThat(sg.primaryValue()).isEqualTo(25.7);
-            assertThat(sg.mode()).isEqualTo("serving"); // python -m sglang.bench_serving (Mode.ofCommand)
+            assertThat(sg.mode().label()).isEqualTo("serving"); // python -m sglang.bench_serving (Mode.ofCommand)
             assertThat(runs.stream().filter(r -> path(r).contains("sglang/09deb20d/"))).hasSize(1);
             RunRecord native_ = find(runs, "ce6bf3a2/benchmark_result.json", "baseline");
-            assertThat(native_.pipeline()).isEqualTo("native_runner");
-            assertThat(native_.mode()).isEqualTo("throughput");
+            assertThat(native_.pipeline().label()).isEqualTo("native_runner");
+            assertThat(native_.mode().label()).isEqualTo("throughput");
         }
     }
 
@@ -90,7 +90,7 @@ class LegacyFailureTest {
     }
 
     private static RunRecord find(List<RunRecord> runs, String pathPart, String arm) {
-        return runs.stream().filter(r -> path(r).contains(pathPart) && r.arm().split(":")[0].equals(arm)).findFirst()
+        return runs.stream().filter(r -> path(r).contains(pathPart) && r.arm().label().split(":")[0].equals(arm)).findFirst()
                 .orElseThrow(() -> new AssertionError("no " + arm + " run from " + pathPart));
     }
 

@@ -281,7 +281,7 @@ class LegacyImportTest {
             assertThat(task.get().gpuCount()).isEqualTo(1);
             List<RunRecord> runs = new ArrayList<>();
             store.forEachRun(new io.isobench.store.RunFilter("claude_code", null, null, true), runs::add);
-            RunRecord base = runs.stream().filter(r -> "299ebb62".equals(r.commitShort()) && r.arm().equals("baseline"))
+            RunRecord base = runs.stream().filter(r -> "299ebb62".equals(r.commitShort()) && r.arm().label().equals("baseline"))
                     .findFirst().orElseThrow();
             assertThat(base.primaryMetric()).isEqualTo("tpot_ms_mean");
             assertThat(base.primaryValue()).isEqualTo(4.76);

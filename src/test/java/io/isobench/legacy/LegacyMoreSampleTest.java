@@ -54,7 +54,7 @@ class LegacyMoreSampleTest {
     }
 
     private static RunRecord arm(String pathPart, String arm) {
-        return of(pathPart).stream().filter(r -> r.arm().split(":")[0].equals(arm)).findFirst()
+        return of(pathPart).stream().filter(r -> r.arm().label().split(":")[0].equals(arm)).findFirst()
                 .orElseThrow(() -> new AssertionError("no " + arm + " run from " + pathPart));
     }
 
@@ -105,7 +105,7 @@ class LegacyMoreSampleTest {
         assertThat(base.kind()).isEqualTo(RunRecord.RunKind.MICRO);
         assertThat(base.primaryValue()).isEqualTo(62.12889760026883);
         assertThat(agent.primaryValue()).isEqualTo(62.16318350052461);
-        assertThat(agent.arm()).isEqualTo("agent:claude_code");
+        assertThat(agent.arm().label()).isEqualTo("agent:claude_code");
         assertThat(extra(base).path("engine").asText()).isEqualTo("sglang");
         assertThat(of(p)).hasSize(2).allSatisfy(r -> assertThat(r.failure()).isNull());
         // the logs beside it are read as part of the result, not "not a result file"
@@ -149,7 +149,7 @@ class LegacyMoreSampleTest {
         String p = FULL + "61b8cea3/";
         assertThat(file(p + "benchmark_result.json").formatId()).isEqualTo("R12");
         RunRecord base = arm(p, "baseline");
-        assertThat(base.pipeline()).isEqualTo("native_runner");
+        assertThat(base.pipeline().label()).isEqualTo("native_runner");
         failed(base, "BAD_PERF_COMMAND");
         assertThat(base.failure().evidence()).contains("ValueError: dataset_path must be provided for loading data.");
         notRun(arm(p, "agent"), "the baseline arm failed first");
@@ -178,7 +178,7 @@ class LegacyMoreSampleTest {
         String p = "archive/results/omniperf_results_3way/vllm/22dd9c27/";
         failed(arm(p, "baseline"), "ENV_MISSING");
         notRun(arm(p, "agent"), "the baseline arm failed first (status wheel_install_failed");
-        assertThat(of(p)).noneMatch(r -> r.arm().equals("human"));
+        assertThat(of(p)).noneMatch(r -> r.arm().label().equals("human"));
     }
 
     @Test
@@ -187,7 +187,7 @@ class LegacyMoreSampleTest {
         assertThat(file(p).formatId()).isEqualTo("R3");
         RunRecord base = arm(p, "baseline");
         assertThat(base.agent()).isEqualTo("trae_gpt5");
-        assertThat(base.pipeline()).isEqualTo("run_2026-01-18/19");
+        assertThat(base.pipeline().label()).isEqualTo("run_2026-01-18/19");
         assertThat(base.kind()).isEqualTo(RunRecord.RunKind.LEGACY);
         failed(base, "DEPENDENCY_CONFLICT");
         assertThat(base.failure().evidence()).contains("ModuleNotFoundError: No module named 'transformers.utils'");

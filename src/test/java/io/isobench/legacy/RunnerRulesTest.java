@@ -36,7 +36,7 @@ class RunnerRulesTest {
     }
 
     private static RunRecord arm(List<RunRecord> runs, String arm) {
-        return runs.stream().filter(r -> r.arm().split(":")[0].equals(arm)).findFirst().orElseThrow();
+        return runs.stream().filter(r -> r.arm().label().split(":")[0].equals(arm)).findFirst().orElseThrow();
     }
 
     private static String micro(String status, String baselineOut, String patchedOut, String error, String stderr) {
@@ -54,7 +54,7 @@ class RunnerRulesTest {
                         + "AttributeError: module 'vllm.ops' has no attribute 'fused_add'\\n\""), null);
         assertThat(arm(runs, "baseline").status()).isEqualTo(RunStatus.SUCCESS);
         RunRecord agent = arm(runs, "agent");
-        assertThat(agent.arm()).isEqualTo("agent:codex");
+        assertThat(agent.arm().label()).isEqualTo("agent:codex");
         assertThat(agent.status()).isEqualTo(RunStatus.FAILED);
         assertThat(agent.failure().category()).isEqualTo("DEPENDENCY_CONFLICT");
         assertThat(agent.failure().evidence()).contains("AttributeError: module 'vllm.ops' has no attribute 'fused_add'");

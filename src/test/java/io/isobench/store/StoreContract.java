@@ -50,12 +50,12 @@ abstract class StoreContract {
                 .kind(kind)
                 .commit(commit, commit.substring(0, 8))
                 .agent(agent)
-                .arm(arm)
+                .armLabel(arm)
                 .round(round)
                 .status(RunRecord.RunStatus.SUCCESS)
-                .mode("serving")
+                .modeLabel("serving")
                 .model("m")
-                .pipeline(pipeline)
+                .pipelineLabel(pipeline)
                 .primary("tpot_ms_mean", metrics.isEmpty() ? null : metrics.get(0).value(), "measured")
                 .metrics(metrics)
                 .build();
@@ -67,13 +67,13 @@ abstract class StoreContract {
                 .kind(RunRecord.RunKind.LEGACY)
                 .commit("0123456789abcdef0123456789abcdef01234567", "01234567")
                 .agent("Claude-Code")
-                .arm("agent:Claude-Code")
+                .armLabel("agent:Claude-Code")
                 .round(2)
                 .status(RunRecord.RunStatus.FAILED)
                 .failure(new RunRecord.FailureInfo("GPU_OOM", "CUDA out of memory", "line 1\nline 2 'quoted' \"x\"", true))
-                .mode("serving")
+                .modeLabel("serving")
                 .model("meta-llama/Llama-3.1-8B-Instruct")
-                .pipeline("docker_3way")
+                .pipelineLabel("docker_3way")
                 .source("src-1")
                 .primary("tpot_ms_mean", 12.5, "raw")
                 .workload("{\"requests\":100}")
@@ -147,7 +147,7 @@ abstract class StoreContract {
                 .kind(r.kind())
                 .commit(r.commit(), r.commitShort())
                 .agent("claude_code")
-                .arm("agent:claude_code")
+                .armLabel("agent:claude_code")
                 .round(r.round())
                 .status(r.status())
                 .failure(r.failure())
@@ -176,7 +176,7 @@ abstract class StoreContract {
     void nullableFieldsRoundTripAsNull() {
         RunRecord r = RunRecord.builder("bare")
                 .kind(RunRecord.RunKind.MICRO)
-                .arm("baseline")
+                .armLabel("baseline")
                 .status(RunRecord.RunStatus.NOT_RUN)
                 .build();
         store.putRun(r);
@@ -388,9 +388,9 @@ abstract class StoreContract {
                 .kind(RunRecord.RunKind.LEGACY)
                 .commit("dddddddd", "dddddddd")
                 .agent("x")
-                .arm("baseline")
+                .armLabel("baseline")
                 .status(RunRecord.RunStatus.SUCCESS)
-                .pipeline("modal")
+                .pipelineLabel("modal")
                 .source("src-1")
                 .metrics(List.of(Metric.of("tpot_ms_mean", 4)))
                 .build();
@@ -431,7 +431,7 @@ abstract class StoreContract {
         assertThat(result.tasks()).isEqualTo(40);
         List<RunRecord> runs = all(RunFilter.all());
         assertThat(runs).extracting(RunRecord::kind).contains(RunRecord.RunKind.MEASURED, RunRecord.RunKind.LEGACY);
-        assertThat(runs).extracting(RunRecord::mode).contains("serving", "throughput", "latency");
+        assertThat(runs).extracting(r -> r.mode() == null ? null : r.mode().label()).contains("serving", "throughput", "latency");
         assertThat(runs).filteredOn(r -> r.status() == RunRecord.RunStatus.FAILED).isNotEmpty()
                 .allSatisfy(r -> assertThat(r.failure().category()).isNotBlank());
         assertThat(runs).filteredOn(r -> r.status() == RunRecord.RunStatus.SUCCESS).isNotEmpty().allSatisfy(r -> {
@@ -441,7 +441,7 @@ abstract class StoreContract {
             assertThat(r.metrics().get(0).value()).isEqualTo(r.primaryValue());
         });
         assertThat(runs).filteredOn(r -> r.kind() == RunRecord.RunKind.LEGACY)
-                .allSatisfy(r -> assertThat(r.pipeline()).isNotEqualTo("native"));
+                .allSatisfy(r -> assertThat(io.isobench.store.Pipeline.labelOf(r.pipeline())).isNotEqualTo("native"));
         assertThat(store.tasks()).hasSize(40);
         // regenerating with the same seed replaces, it does not duplicate
         SyntheticStore.generate(store, 40, 2, 7);
@@ -498,5 +498,23 @@ abstract class StoreContract {
         assertThat(store.countRuns(RunFilter.all(), "STATUS CORRECTED")).isEqualTo(3);
         assertThat(store.countRuns(new RunFilter("codex", null, null, false), null)).isEqualTo(9);
         assertThat(store.countRuns(new RunFilter(null, Set.of(), null, false), null)).isZero();
+    }
+
+    @Test
+    void runLabelsReadBackAsStoredAnUnknownPipelineIncluded() {
+        store.putRun(run("lab1", "ffffffff00", "x", "baseline-aa", 0, RunRecord.RunKind.MEASURED,
+                "some_future_pipeline", List.of()));
+        store.putRun(run("lab2", "ffffffff00", "x", "agent:codex", 0, RunRecord.RunKind.LEGACY, "run_2026-01-18/19",
+                List.of()));
+        RunRecord unknown = store.run("lab1").orElseThrow();
+        assertThat(unknown.pipeline().label()).isEqualTo("some_future_pipeline");
+        assertThat(unknown.pipeline().id()).isEmpty();
+        assertThat(unknown.arm()).isEqualTo(io.isobench.Arm.BASELINE_AA);
+        assertThat(unknown.mode()).isEqualTo(io.isobench.Mode.SERVING);
+        RunRecord legacy = store.run("lab2").orElseThrow();
+        assertThat(legacy.pipeline()).isEqualTo(Pipeline.of(Pipeline.Id.RUN_2026_01_18_19));
+        assertThat(legacy.arm()).isEqualTo(io.isobench.Arm.agent("codex"));
+        store.putRun(unknown);
+        assertThat(store.run("lab1").orElseThrow()).isEqualTo(unknown);
     }
 }
