@@ -10,7 +10,14 @@ import java.util.Locale;
  */
 public record Arm(Kind kind, String agentName) {
 
-    public enum Kind { BASELINE, BASELINE_AA, HUMAN, AGENT }
+    public enum Kind {
+        BASELINE, BASELINE_AA, HUMAN, AGENT,
+        /**
+         * A label no arm of a suite has (an ad-hoc {@code isobench loadgen --store --arm X}, a row of a foreign store):
+         * kept verbatim as its label, never an agent, never a column of a 3-way table or a comparison.
+         */
+        OTHER
+    }
 
     public static final Arm BASELINE = new Arm(Kind.BASELINE, null);
     public static final Arm HUMAN = new Arm(Kind.HUMAN, null);
@@ -24,9 +31,23 @@ public record Arm(Kind kind, String agentName) {
         if (kind == Kind.AGENT && (agentName == null || agentName.isBlank())) {
             throw new IllegalArgumentException("agent arm needs an agent name");
         }
-        if (kind != Kind.AGENT) {
+        if (kind == Kind.OTHER && agentName == null) {
+            throw new IllegalArgumentException("an arm of another label needs its label");
+        }
+        if (kind != Kind.AGENT && kind != Kind.OTHER) {
             agentName = null;
         }
+    }
+
+    /** An arm under a label no suite arm has ({@link Kind#OTHER}): {@code label} kept as it is. */
+    public static Arm other(String label) {
+        return new Arm(Kind.OTHER, label);
+    }
+
+    /** The agent's name of an agent arm; null for every other arm. */
+    @Override
+    public String agentName() {
+        return kind == Kind.AGENT ? agentName : null;
     }
 
     public static Arm agent(String name) {
@@ -48,6 +69,7 @@ public record Arm(Kind kind, String agentName) {
             case BASELINE_AA -> "baseline-aa";
             case HUMAN -> "human";
             case AGENT -> "agent:" + agentName;
+            case OTHER -> agentName;
         };
     }
 

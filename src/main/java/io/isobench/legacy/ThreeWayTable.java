@@ -365,7 +365,7 @@ public final class ThreeWayTable {
             case BASELINE -> "baseline";
             case HUMAN -> "human";
             case AGENT -> "agent";
-            case BASELINE_AA -> null; // the A/A arm is the noise band, not a column of the 3-way table
+            case BASELINE_AA, OTHER -> null; // the A/A arm is the noise band, not a column of the 3-way table
         };
         if (arm == null) {
             return null;

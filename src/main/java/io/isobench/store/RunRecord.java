@@ -293,19 +293,20 @@ public record RunRecord(Key key, Subject subject, Outcome outcome, Primary prima
 
         /**
          * The arm from its stored label, as written: {@code agent:NAME} keeps NAME unnormalised, so the label reads
-         * back byte-identical. Text that is no arm label is refused ({@link Arm#fromLabel}).
+         * back byte-identical; text that is no suite arm's label (an ad-hoc loadgen run's {@code --arm adhoc}, a
+         * foreign row) is {@link Arm#other}: kept verbatim, compared by nothing.
          */
         public Builder armLabel(String label) {
-            arm = label == null ? null : label.startsWith("agent:") && label.length() > "agent:".length()
+            arm = label == null ? null : label.startsWith("agent:") && !label.substring("agent:".length()).isBlank()
                     ? new Arm(Arm.Kind.AGENT, label.substring("agent:".length())) : parseArm(label);
             return this;
         }
 
-        private Arm parseArm(String label) {
+        private static Arm parseArm(String label) {
             try {
                 return Arm.fromLabel(label);
             } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("run " + runId + ": " + e.getMessage(), e);
+                return Arm.other(label);
             }
         }
 
