@@ -68,10 +68,10 @@ final class LoadgenCommand implements Callable<Integer> {
 
     // ---- dataset
     @Option(names = "--dataset-name", defaultValue = "random",
-            description = "random | sharegpt | custom (JSONL, {\"prompt\": ...} per line; alias jsonl) | fixed"
-                    + " (default: ${DEFAULT-VALUE}).")
+            description = "random | sharegpt | custom (JSONL, {\"prompt\": ...} per line; alias jsonl) | fixed | sonnet"
+                    + " | prefix_repetition (default: ${DEFAULT-VALUE}).")
     String datasetName;
-    @Option(names = "--dataset-path", description = "Dataset file for sharegpt/custom.")
+    @Option(names = "--dataset-path", description = "Dataset file for sharegpt/custom/sonnet (vLLM's benchmarks/sonnet.txt).")
     Path datasetPath;
     @Option(names = "--random-input-len", defaultValue = "1024", description = "Random: input tokens (default: ${DEFAULT-VALUE}).")
     int randomInputLen;
@@ -90,6 +90,25 @@ final class LoadgenCommand implements Callable<Integer> {
     Integer sharegptOutputLen;
     @Option(names = "--custom-output-len", defaultValue = "256", description = "Custom/JSONL and fixed: output tokens (default: ${DEFAULT-VALUE}).")
     int customOutputLen;
+    @Option(names = "--sonnet-input-len", defaultValue = "550", description = "Sonnet: prompt budget in tokens (default: ${DEFAULT-VALUE}).")
+    int sonnetInputLen;
+    @Option(names = "--sonnet-output-len", defaultValue = "150", description = "Sonnet: output tokens (default: ${DEFAULT-VALUE}).")
+    int sonnetOutputLen;
+    @Option(names = "--sonnet-prefix-len", defaultValue = "200",
+            description = "Sonnet: tokens of the leading lines every prompt shares (default: ${DEFAULT-VALUE}).")
+    int sonnetPrefixLen;
+    @Option(names = "--prefix-repetition-prefix-len", defaultValue = "256",
+            description = "Prefix repetition: prefix tokens (default: ${DEFAULT-VALUE}).")
+    int prefixRepetitionPrefixLen;
+    @Option(names = "--prefix-repetition-suffix-len", defaultValue = "256",
+            description = "Prefix repetition: suffix tokens (default: ${DEFAULT-VALUE}).")
+    int prefixRepetitionSuffixLen;
+    @Option(names = "--prefix-repetition-num-prefixes", defaultValue = "10",
+            description = "Prefix repetition: distinct prefixes (default: ${DEFAULT-VALUE}).")
+    int prefixRepetitionNumPrefixes;
+    @Option(names = "--prefix-repetition-output-len", defaultValue = "128",
+            description = "Prefix repetition: output tokens (default: ${DEFAULT-VALUE}).")
+    int prefixRepetitionOutputLen;
     @Option(names = "--prompt", description = "Fixed: the prompt sent by every request.")
     String prompt;
     @Option(names = "--seed", defaultValue = "0", description = "Seed for the dataset sampler and arrivals (default: ${DEFAULT-VALUE}).")
@@ -178,12 +197,10 @@ final class LoadgenCommand implements Callable<Integer> {
 
     static {
         for (String f : List.of("--backend", "--tokenizer-mode", "--hf-subset", "--hf-split",
-                "--hf-output-len", "--hf-name", "--lora-modules", "--sonnet-input-len", "--sonnet-output-len",
-                "--sonnet-prefix-len", "--random-batch-size", "--logprobs", "--plot-timeline", "--timeline-itl-thresholds",
+                "--hf-output-len", "--hf-name", "--lora-modules", "--random-batch-size", "--logprobs", "--plot-timeline", "--timeline-itl-thresholds",
                 "--trust-remote-code-revision", "--lora-assignment", "--dataset-config", "--input-len", "--output-len",
                 "--skip-chat-template", "--blazedit-min-distance", "--blazedit-max-distance", "--spec-bench-output-len",
-                "--spec-bench-category", "--prefix-repetition-prefix-len", "--prefix-repetition-suffix-len",
-                "--prefix-repetition-num-prefixes", "--prefix-repetition-output-len", "--mm-limit",
+                "--spec-bench-category", "--mm-limit",
                 "--random-mm-base-items-per-request", "--random-mm-num-mm-items-range-ratio",
                 "--random-mm-limit-mm-per-prompt", "--random-mm-bucket-config", "--request-id-prefix-len")) {
             VLLM_ONLY.put(f, true);

@@ -281,7 +281,7 @@ final class LocalExecutor implements Executor {
                     // the client (or the probes) within the job's limit, whatever the server sends or withholds
                     Object done = withinLimit(job.limits().runS(), () -> job.kind() == Job.Kind.CHECK
                             ? probe(base, model, job.probes())
-                            : client.run(base, model, flags, job.warmupRequests(), 0L));
+                            : client.run(base, model, flags, job.warmupRequests(), 0L, job.cwd()));
                     if (done instanceof ServingClient.Result r) {
                         metrics = r.metrics();
                         workload = r.workloadJson();

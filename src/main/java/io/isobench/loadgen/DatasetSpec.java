@@ -5,33 +5,51 @@ import java.nio.file.Path;
 /**
  * Where the prompts come from (vLLM's {@code --dataset-name} and its per-dataset flags).
  *
- * @param kind        random, sharegpt, custom (JSONL prompts file) or fixed
- * @param path        the file for sharegpt/custom, else null
- * @param inputLen    random: target prompt length in tokens
- * @param outputLen   random: output tokens; custom/fixed: output tokens; sharegpt: override (0 = from the reply)
+ * <p>Built only by the factories below (8 components, read by name; scripts/shape-check allows that).
+ *
+ * @param kind        random, sharegpt, custom (JSONL prompts file), fixed, sonnet or prefix_repetition
+ * @param path        the file for sharegpt/custom/sonnet, else null
+ * @param inputLen    random: target prompt length in tokens; sonnet: prompt budget in tokens;
+ *                    prefix_repetition: suffix length in tokens
+ * @param outputLen   random/sonnet/prefix_repetition/custom/fixed: output tokens; sharegpt: override
+ *                    (0 = from the reply)
  * @param rangeRatio  random: lengths drawn uniformly from [len·(1−r), len·(1+r)]
- * @param prefixLen   random: fixed prefix tokens shared by every prompt
+ * @param prefixLen   random/prefix_repetition: prefix tokens shared by prompts; sonnet: tokens of fixed leading lines
  * @param fixedPrompt fixed: the prompt text
+ * @param numPrefixes prefix_repetition: how many distinct prefixes (else 0)
  */
 public record DatasetSpec(Kind kind, Path path, int inputLen, int outputLen, double rangeRatio, int prefixLen,
-                          String fixedPrompt) {
+                          String fixedPrompt, int numPrefixes) {
 
-    public enum Kind { RANDOM, SHAREGPT, CUSTOM, FIXED }
+    public enum Kind { RANDOM, SHAREGPT, CUSTOM, FIXED, SONNET, PREFIX_REPETITION }
 
     public static DatasetSpec random(int inputLen, int outputLen, double rangeRatio, int prefixLen) {
-        return new DatasetSpec(Kind.RANDOM, null, inputLen, outputLen, rangeRatio, prefixLen, null);
+        return new DatasetSpec(Kind.RANDOM, null, inputLen, outputLen, rangeRatio, prefixLen, null, 0);
     }
 
     public static DatasetSpec sharegpt(Path path, int outputLenOverride) {
-        return new DatasetSpec(Kind.SHAREGPT, path, 0, outputLenOverride, 0, 0, null);
+        return new DatasetSpec(Kind.SHAREGPT, path, 0, outputLenOverride, 0, 0, null, 0);
     }
 
     public static DatasetSpec custom(Path path, int outputLen) {
-        return new DatasetSpec(Kind.CUSTOM, path, 0, outputLen, 0, 0, null);
+        return new DatasetSpec(Kind.CUSTOM, path, 0, outputLen, 0, 0, null, 0);
     }
 
     public static DatasetSpec fixed(String prompt, int outputLen) {
-        return new DatasetSpec(Kind.FIXED, null, 0, outputLen, 0, 0, prompt);
+        return new DatasetSpec(Kind.FIXED, null, 0, outputLen, 0, 0, prompt, 0);
+    }
+
+    /** vLLM's SonnetDataset: lines of a poem file; defaults --sonnet-input-len 550, -output-len 150, -prefix-len 200. */
+    public static DatasetSpec sonnet(Path path, int inputLen, int outputLen, int prefixLen) {
+        return new DatasetSpec(Kind.SONNET, path, inputLen, outputLen, 0, prefixLen, null, 0);
+    }
+
+    /**
+     * vLLM's PrefixRepetitionRandomDataset: {@code numPrefixes} random prefixes, each request one of them plus a random
+     * suffix; vLLM's defaults are prefix 256, suffix 256, 10 prefixes, output 128.
+     */
+    public static DatasetSpec prefixRepetition(int prefixLen, int suffixLen, int numPrefixes, int outputLen) {
+        return new DatasetSpec(Kind.PREFIX_REPETITION, null, suffixLen, outputLen, 0, prefixLen, null, numPrefixes);
     }
 
     /** A short id for the workload fingerprint. */
@@ -41,6 +59,10 @@ public record DatasetSpec(Kind kind, Path path, int inputLen, int outputLen, dou
             case SHAREGPT -> "sharegpt:" + path.getFileName() + (outputLen > 0 ? ",out=" + outputLen : "");
             case CUSTOM -> "custom:" + path.getFileName() + ",out=" + outputLen;
             case FIXED -> "fixed:len=" + fixedPrompt.length() + ",out=" + outputLen;
+            case SONNET -> "sonnet:" + path.getFileName() + ",in=" + inputLen + ",out=" + outputLen
+                    + ",prefix=" + prefixLen;
+            case PREFIX_REPETITION -> "prefix_repetition:prefix=" + prefixLen + ",suffix=" + inputLen + ",prefixes="
+                    + numPrefixes + ",out=" + outputLen;
         };
     }
 
@@ -65,6 +87,23 @@ public record DatasetSpec(Kind kind, Path path, int inputLen, int outputLen, dou
                 }
                 if (outputLen < 0 || (kind == Kind.CUSTOM && outputLen < 1)) {
                     throw new IllegalArgumentException("output length (" + outputLen + ") must be >= 1");
+                }
+            }
+            case SONNET -> {
+                if (path == null) {
+                    throw new IllegalArgumentException("--dataset-name sonnet needs --dataset-path FILE (vLLM's"
+                            + " benchmarks/sonnet.txt)");
+                }
+                if (inputLen < 1 || outputLen < 1 || prefixLen < 0) {
+                    throw new IllegalArgumentException("--sonnet-input-len (" + inputLen + ") and --sonnet-output-len ("
+                            + outputLen + ") must be >= 1, --sonnet-prefix-len (" + prefixLen + ") >= 0");
+                }
+            }
+            case PREFIX_REPETITION -> {
+                if (prefixLen < 0 || inputLen < 0 || prefixLen + inputLen < 1 || outputLen < 1 || numPrefixes < 1) {
+                    throw new IllegalArgumentException("--prefix-repetition-prefix-len (" + prefixLen
+                            + ") and -suffix-len (" + inputLen + ") must be >= 0 with a sum >= 1, -num-prefixes (" + numPrefixes
+                            + ") and -output-len (" + outputLen + ") >= 1");
                 }
             }
             case FIXED -> {

@@ -49,7 +49,28 @@ final class Datasets {
             }
             case SHAREGPT -> cycle(sharegpt(spec, seed), count, spec);
             case CUSTOM -> cycle(custom(spec, seed), count, spec);
+            case SONNET -> ReplayDatasets.sonnet(spec, count, seed, tokenizer);
+            case PREFIX_REPETITION -> ReplayDatasets.prefixRepetition(spec, count, seed, tokensPerWord, tokenizer);
         };
+    }
+
+    /**
+     * The prompts' fingerprint, byte for byte: SHA-256 over each prompt's UTF-8 text, a NUL, its output length in
+     * decimal and a newline, in order. Same dataset flags, file and seed → same digest on every arm.
+     */
+    static String digest(List<Prompt> prompts) {
+        java.security.MessageDigest md;
+        try {
+            md = java.security.MessageDigest.getInstance("SHA-256");
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
+        for (Prompt p : prompts) {
+            md.update(p.text().getBytes(StandardCharsets.UTF_8));
+            md.update((byte) 0);
+            md.update((p.outputLen() + "\n").getBytes(StandardCharsets.US_ASCII));
+        }
+        return java.util.HexFormat.of().formatHex(md.digest());
     }
 
     private static List<Prompt> cycle(List<Prompt> base, int count, DatasetSpec spec) {
@@ -111,7 +132,7 @@ final class Datasets {
         return out;
     }
 
-    private static String pick(SplittableRandom rng, String[] pool, int n) {
+    static String pick(SplittableRandom rng, String[] pool, int n) {
         StringBuilder sb = new StringBuilder(n * 5);
         for (int i = 0; i < n; i++) {
             sb.append(pool[rng.nextInt(pool.length)]);

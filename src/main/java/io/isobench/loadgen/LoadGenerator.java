@@ -36,16 +36,20 @@ public final class LoadGenerator {
                 waitReady(exec, config, log, notes);
             }
             double tokensPerWord = 1.0;
-            if (config.dataset().kind() == DatasetSpec.Kind.RANDOM && tokenizer == null) {
+            boolean synthetic = config.dataset().kind() == DatasetSpec.Kind.RANDOM
+                    || config.dataset().kind() == DatasetSpec.Kind.PREFIX_REPETITION;
+            if (synthetic && tokenizer == null) {
                 tokensPerWord = calibrate(exec, config, log, notes);
-            } else if (config.dataset().kind() == DatasetSpec.Kind.RANDOM) {
-                notes.add("random prompts built with the tokenizer " + config.tokenizer() + " to exact token lengths"
+            } else if (synthetic) {
+                notes.add(config.dataset().kind().name().toLowerCase(java.util.Locale.ROOT) + " prompts built with the"
+                        + " tokenizer " + config.tokenizer() + " to exact token lengths"
                         + (tokenizer.specialTokenCount() > 0 ? " (+" + tokenizer.specialTokenCount()
                         + " special tokens from its template)" : ""));
             }
             int pool = config.duration() == null ? config.numPrompts() : Math.max(config.numPrompts(), 1);
             List<Prompt> prompts = Datasets.load(config.dataset(), pool + config.numWarmups(), config.seed(), tokensPerWord,
                     tokenizer);
+            String promptsSha256 = Datasets.digest(prompts);
             List<RequestExecutor.Prepared> prepared = new ArrayList<>(prompts.size());
             for (int i = 0; i < prompts.size(); i++) {
                 prepared.add(exec.prepare(prompts.get(i), config.requestIdPrefix() + i));
@@ -129,7 +133,8 @@ public final class LoadGenerator {
             }
             log.accept("loadgen: done: " + s.completed() + " ok, " + s.failed() + " failed in "
                     + String.format(java.util.Locale.ROOT, "%.2f s", durS));
-            return new LoadgenResult(config, new LoadgenResult.Run(startedAt, t0, durS, config.numWarmups()), results, s,
+            return new LoadgenResult(config, new LoadgenResult.Run(startedAt, t0, durS, config.numWarmups(), promptsSha256),
+                    results, s,
                     notes, cpu);
         }
     }

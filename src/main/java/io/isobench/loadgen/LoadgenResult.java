@@ -48,8 +48,13 @@ public record LoadgenResult(LoadgenConfig config, Run run, List<RequestResult> r
      * @param startNanoTime {@link System#nanoTime()} at the start (request times are offsets from it)
      * @param durationS     benchmark duration: first dispatch to last completion
      * @param warmups       warm-up requests sent and discarded
+     * @param promptsSha256 {@code Datasets.digest} of every prompt made (measured and warm-up), or null when not known
      */
-    public record Run(Instant startedAt, long startNanoTime, double durationS, int warmups) {
+    public record Run(Instant startedAt, long startNanoTime, double durationS, int warmups, String promptsSha256) {
+
+        public Run(Instant startedAt, long startNanoTime, double durationS, int warmups) {
+            this(startedAt, startNanoTime, durationS, warmups, null);
+        }
     }
 
     /** Wall-clock start of the measured phase. */
@@ -479,7 +484,7 @@ public record LoadgenResult(LoadgenConfig config, Run run, List<RequestResult> r
         return o;
     }
 
-    /** Workload fingerprint (DESIGN §4): requests sent, input/output tokens, seed, dataset id. */
+    /** Workload fingerprint (DESIGN §4): requests sent, input/output tokens, seed, dataset id, prompts' SHA-256. */
     public ObjectNode workloadFingerprint() {
         ObjectNode w = new ObjectMapper().createObjectNode();
         w.put("requests", requests.size());
@@ -487,6 +492,9 @@ public record LoadgenResult(LoadgenConfig config, Run run, List<RequestResult> r
         w.put("output_tokens", summary.totalOutput());
         w.put("seed", config.seed());
         w.put("dataset", config.dataset().id());
+        if (run.promptsSha256() != null) {
+            w.put("prompts_sha256", run.promptsSha256());
+        }
         return w;
     }
 

@@ -28,7 +28,9 @@ public final class ServeFlags {
     /** The workload flags a task's serving client reads: the same work for every arm (DESIGN §4). */
     public static final List<String> WORKLOAD = List.of("num-prompts", "max-concurrency", "request-rate",
             "burstiness", "dataset-name", "dataset-path", "sharegpt-output-len", "random-input-len",
-            "random-output-len", "random-range-ratio", "random-prefix-len", "ignore-eos", "seed");
+            "random-output-len", "random-range-ratio", "random-prefix-len", "sonnet-input-len", "sonnet-output-len",
+            "sonnet-prefix-len", "prefix-repetition-prefix-len", "prefix-repetition-suffix-len",
+            "prefix-repetition-num-prefixes", "prefix-repetition-output-len", "ignore-eos", "seed");
 
     private final Map<String, List<String>> flags;
 
@@ -46,10 +48,20 @@ public final class ServeFlags {
 
     /**
      * A task's client flags ({@code {num-prompts=8, ignore-eos=true}}) applied over {@code b}: only the
-     * {@link #WORKLOAD} flags count. A dataset the load generator cannot make from them (vLLM's hf, sonnet…, a file
-     * dataset without its file) falls back to random prompts, with a warning: every arm still gets the same work.
+     * {@link #WORKLOAD} flags count. A dataset the load generator cannot make from them (vLLM's hf, burstgpt…, a file
+     * dataset without its file, a sonnet file that is not there) falls back to random prompts, with a warning: every
+     * arm still gets the same work.
      */
     public static LoadgenConfig.Builder workload(LoadgenConfig.Builder b, Map<String, String> taskFlags,
+                                                 Consumer<String> warn) {
+        return workload(b, taskFlags, null, warn);
+    }
+
+    /**
+     * As {@link #workload(LoadgenConfig.Builder, Map, Consumer)}, with a relative {@code dataset-path} read from
+     * {@code baseDir} (the arm's worktree, where vLLM's {@code benchmarks/sonnet.txt} lives); null = the current folder.
+     */
+    public static LoadgenConfig.Builder workload(LoadgenConfig.Builder b, Map<String, String> taskFlags, Path baseDir,
                                                  Consumer<String> warn) {
         Map<String, List<String>> m = new LinkedHashMap<>();
         for (String name : WORKLOAD) {
@@ -57,11 +69,18 @@ public final class ServeFlags {
                 m.put(name, List.of(taskFlags.get(name)));
             }
         }
+        if (m.containsKey("dataset-path") && baseDir != null) {
+            m.put("dataset-path", List.of(baseDir.resolve(m.get("dataset-path").get(0).strip()).toString()));
+        }
         String ds = m.containsKey("dataset-name") ? m.get("dataset-name").get(0).strip().toLowerCase(Locale.ROOT) : null;
-        boolean makeable = ds == null || ds.equals("random")
-                || (List.of("sharegpt", "custom", "jsonl").contains(ds) && m.containsKey("dataset-path"));
+        boolean makeable = ds == null || ds.equals("random") || ds.equals("prefix_repetition")
+                || (List.of("sharegpt", "custom", "jsonl").contains(ds) && m.containsKey("dataset-path"))
+                || (ds.equals("sonnet") && m.containsKey("dataset-path")
+                    && Files.isRegularFile(Path.of(m.get("dataset-path").get(0).strip())));
         if (!makeable) {
-            warn.accept("--dataset-name " + ds + " is not one the load generator makes here; random prompts instead");
+            warn.accept("--dataset-name " + ds + (ds.equals("sonnet") && m.containsKey("dataset-path")
+                    ? " file " + m.get("dataset-path").get(0).strip() + " does not exist" : " is not one the load"
+                    + " generator makes here") + "; random prompts instead");
             m.remove("dataset-name");
         }
         return new ServeFlags(m).apply(b, warn);
@@ -150,8 +169,13 @@ public final class ServeFlags {
             case "sharegpt" -> DatasetSpec.sharegpt(path, intOr("sharegpt-output-len", 0));
             case "custom", "jsonl" -> DatasetSpec.custom(path, customOutputLen);
             case "fixed" -> DatasetSpec.fixed(prompt, customOutputLen);
-            default -> throw new IllegalArgumentException("--dataset-name '" + name
-                    + "' is not supported here; use random, sharegpt, custom (jsonl) or fixed");
+            case "sonnet" -> DatasetSpec.sonnet(path, intOr("sonnet-input-len", 550), intOr("sonnet-output-len", 150),
+                    intOr("sonnet-prefix-len", 200));
+            case "prefix_repetition" -> DatasetSpec.prefixRepetition(intOr("prefix-repetition-prefix-len", 256),
+                    intOr("prefix-repetition-suffix-len", 256), intOr("prefix-repetition-num-prefixes", 10),
+                    intOr("prefix-repetition-output-len", 128));
+            default -> throw new IllegalArgumentException("--dataset-name '" + name + "' is not supported here; use"
+                    + " random, sharegpt, custom (jsonl), fixed, sonnet or prefix_repetition");
         });
     }
 

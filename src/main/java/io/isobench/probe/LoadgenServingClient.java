@@ -19,12 +19,18 @@ final class LoadgenServingClient implements ServingClient {
 
     @Override
     public Result run(URI baseUrl, String model, Map<String, String> flags, int warmupRequests, long seed) {
+        return run(baseUrl, model, flags, warmupRequests, seed, null);
+    }
+
+    @Override
+    public Result run(URI baseUrl, String model, Map<String, String> flags, int warmupRequests, long seed,
+                      java.nio.file.Path workdir) {
         List<String> warnings = new ArrayList<>();
         LoadgenConfig config;
         try {
             LoadgenConfig.Builder b = LoadgenConfig.builder().baseUrl(baseUrl).model(model).numWarmups(warmupRequests)
                     .seed(seed).requestTimeout(Duration.ofMinutes(10)).label("isobench-run");
-            config = ServeFlags.workload(b, flags, warnings::add).build();
+            config = ServeFlags.workload(b, flags, workdir, warnings::add).build();
         } catch (IllegalArgumentException e) {
             throw new ClientFailure("loadgen: " + e.getMessage());
         }

@@ -21,6 +21,15 @@ public interface ServingClient {
      */
     Result run(URI baseUrl, String model, Map<String, String> flags, int warmupRequests, long seed);
 
+    /**
+     * As {@link #run(URI, String, Map, int, long)}, with a relative {@code dataset-path} (vLLM's
+     * {@code benchmarks/sonnet.txt}) read from {@code workdir}, the arm's worktree; null = the current folder.
+     */
+    default Result run(URI baseUrl, String model, Map<String, String> flags, int warmupRequests, long seed,
+                       java.nio.file.Path workdir) {
+        return run(baseUrl, model, flags, warmupRequests, seed);
+    }
+
     /** Metrics (canonical names), the workload fingerprint (JSON text) and the console block for the log. */
     record Result(List<Metric> metrics, String workloadJson, String console) {
     }

@@ -60,6 +60,29 @@ class LoadgenCommandTest {
     }
 
     @Test
+    void sonnetRunsWithItsVllmFlagsAndSavesThePromptsDigest(@TempDir Path dir) throws Exception {
+        Path tok = io.isobench.SharedData.require("fixtures/tiny-llama-hf");
+        Path poem = Path.of("src/test/resources/sonnet/sonnet.txt").toAbsolutePath();
+        String digest = null;
+        for (int i = 0; i < 2; i++) {
+            Run r = run("--base-url", server.baseUrl(), "--model", "m", "--dataset-name", "sonnet", "--dataset-path",
+                    poem.toString(), "--sonnet-input-len", "256", "--sonnet-output-len", "4", "--sonnet-prefix-len", "100",
+                    "--num-prompts", "6", "--tokenizer", tok.toString(), "--seed", "5", "--save-result",
+                    "--result-dir", dir.toString(), "--result-filename", "r" + i + ".json");
+            assertThat(r.code()).as(r.err()).isZero();
+            assertThat(r.err()).doesNotContain("ignoring --sonnet");
+            com.fasterxml.jackson.databind.JsonNode w = new ObjectMapper().readTree(dir.resolve("r" + i + ".json").toFile())
+                    .path("isobench_workload");
+            assertThat(w.path("dataset").asText()).isEqualTo("sonnet:sonnet.txt,in=256,out=4,prefix=100");
+            assertThat(w.path("prompts_sha256").asText()).hasSize(64);
+            if (digest != null) {
+                assertThat(w.path("prompts_sha256").asText()).isEqualTo(digest);
+            }
+            digest = w.path("prompts_sha256").asText();
+        }
+    }
+
+    @Test
     void vllmFlagsRunAndSaveResultWithVllmKeys(@TempDir Path dir) throws Exception {
         Run r = run("--base-url", server.baseUrl(), "--model", "org/test-model", "--dataset-name", "random",
                 "--random-input-len", "16", "--random-output-len", "8", "--num-prompts", "20", "--request-rate", "200",

@@ -73,4 +73,76 @@ class ServeFlagsTest {
             assertThat(warnings).hasSize(1);
         }
     }
+
+    @Test
+    void sonnetAndPrefixRepetitionTakeVllmsFlagsAndDefaults() {
+        Map<String, List<String>> cli = new LinkedHashMap<>();
+        cli.put("model", List.of("m"));
+        cli.put("dataset-name", List.of("sonnet"));
+        cli.put("dataset-path", List.of("benchmarks/sonnet.txt"));
+        assertThat(ServeFlags.parse(cli, w -> { }).build().dataset())
+                .isEqualTo(DatasetSpec.sonnet(java.nio.file.Path.of("benchmarks/sonnet.txt"), 550, 150, 200));
+        cli.put("sonnet-input-len", List.of("256"));
+        cli.put("sonnet-output-len", List.of("64"));
+        cli.put("sonnet-prefix-len", List.of("100"));
+        assertThat(ServeFlags.parse(cli, w -> { }).build().dataset())
+                .isEqualTo(DatasetSpec.sonnet(java.nio.file.Path.of("benchmarks/sonnet.txt"), 256, 64, 100));
+        Map<String, List<String>> pr = new LinkedHashMap<>();
+        pr.put("model", List.of("m"));
+        pr.put("dataset-name", List.of("prefix_repetition"));
+        assertThat(ServeFlags.parse(pr, w -> { }).build().dataset())
+                .isEqualTo(DatasetSpec.prefixRepetition(256, 256, 10, 128));
+        pr.put("prefix-repetition-prefix-len", List.of("512"));
+        pr.put("prefix-repetition-suffix-len", List.of("64"));
+        pr.put("prefix-repetition-num-prefixes", List.of("4"));
+        pr.put("prefix-repetition-output-len", List.of("32"));
+        assertThat(ServeFlags.parse(pr, w -> { }).build().dataset())
+                .isEqualTo(DatasetSpec.prefixRepetition(512, 64, 4, 32));
+        pr.put("prefix-repetition-num-prefixes", List.of("0"));
+        assertThatThrownBy(() -> ServeFlags.parse(pr, w -> { }).build())
+                .hasMessageStartingWith("--prefix-repetition-prefix-len (512) and -suffix-len (64)");
+    }
+
+    @Test
+    void aTaskSonnetFileIsReadFromTheArmsWorktreeAndFallsBackToRandomWhereItIsNot(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path worktree) throws Exception {
+        java.nio.file.Files.createDirectories(worktree.resolve("benchmarks"));
+        java.nio.file.Files.copy(ReplayDatasetsTest.SONNET, worktree.resolve("benchmarks/sonnet.txt"));
+        Map<String, String> flags = Map.of("dataset-name", "sonnet", "dataset-path", "benchmarks/sonnet.txt",
+                "sonnet-input-len", "256", "sonnet-output-len", "64", "num-prompts", "5");
+        List<String> warnings = new ArrayList<>();
+        LoadgenConfig c = ServeFlags.workload(LoadgenConfig.builder().model("m"), flags, worktree, warnings::add).build();
+        assertThat(warnings).isEmpty();
+        assertThat(c.dataset()).isEqualTo(DatasetSpec.sonnet(worktree.resolve("benchmarks/sonnet.txt"), 256, 64, 200));
+        java.nio.file.Path other = worktree.resolve("other");
+        java.nio.file.Files.createDirectories(other);
+        LoadgenConfig none = ServeFlags.workload(LoadgenConfig.builder().model("m"), flags, other, warnings::add).build();
+        assertThat(none.dataset()).isEqualTo(DatasetSpec.random(1024, 128, 0.0, 0));
+        assertThat(warnings).singleElement().asString()
+                .isEqualTo("--dataset-name sonnet file " + other.resolve("benchmarks/sonnet.txt")
+                        + " does not exist; random prompts instead");
+        List<String> w2 = new ArrayList<>();
+        LoadgenConfig pr = task(Map.of("dataset-name", "prefix_repetition", "prefix-repetition-num-prefixes", "2"), w2);
+        assertThat(w2).isEmpty();
+        assertThat(pr.dataset()).isEqualTo(DatasetSpec.prefixRepetition(256, 256, 2, 128));
+    }
+
+    @Test
+    void theWorkloadFingerprintCarriesThePromptsDigestAlikeOnEveryRun() throws Exception {
+        // the real load generator against the in-process streaming server; two "arms", one seed
+        List<String> digests = new ArrayList<>();
+        for (int arm = 0; arm < 2; arm++) {
+            try (StreamingTestServer server = new StreamingTestServer(0, 1, 1, 0)) {
+                LoadgenConfig c = LoadgenConfig.builder().baseUrl(java.net.URI.create(server.baseUrl())).model("test")
+                        .dataset(DatasetSpec.prefixRepetition(16, 8, 2, 4)).numPrompts(6).seed(11).build();
+                LoadgenResult r = LoadGenerator.run(c, null);
+                assertThat(r.summary().completed()).isEqualTo(6);
+                com.fasterxml.jackson.databind.node.ObjectNode w = r.workloadFingerprint();
+                assertThat(w.path("dataset").asText()).isEqualTo("prefix_repetition:prefix=16,suffix=8,prefixes=2,out=4");
+                digests.add(w.path("prompts_sha256").asText());
+            }
+        }
+        assertThat(digests.get(0)).hasSize(64).isEqualTo(digests.get(1))
+                .isEqualTo(Datasets.digest(Datasets.load(DatasetSpec.prefixRepetition(16, 8, 2, 4), 6, 11, 1.0, null)));
+    }
 }

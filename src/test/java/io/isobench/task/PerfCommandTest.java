@@ -240,4 +240,34 @@ class PerfCommandTest {
         assertThat(p.mode()).isEqualTo(Mode.SERVING);
         assertThat(codes(p)).contains("UNSUPPORTED_COMMAND");
     }
+
+    @Test
+    void sonnetAndPrefixRepetitionCommandsLintCleanAndKeepTheirWorkloadFlags() {
+        // the sonnet run of an ISO-Bench agent harness (Bamba-9B task log: benchmark_serving.py's Namespace), and
+        // vLLM's documented prefix_repetition example, as task commands
+        ParsedPerfCommand sonnet = PerfCommand.parse("python benchmarks/benchmark_serving.py --backend vllm"
+                + " --model ibm-ai-platform/Bamba-9B --dataset-name sonnet --dataset-path benchmarks/sonnet.txt"
+                + " --sonnet-input-len 256 --sonnet-output-len 64 --sonnet-prefix-len 200 --num-prompts 100"
+                + " --request-rate inf --percentile-metrics ttft,tpot,itl --metric-percentiles 99");
+        assertThat(sonnet.findings()).isEmpty();
+        assertThat(sonnet.client().get("--sonnet-input-len")).contains("256");
+        assertThat(sonnet.client().get("--sonnet-prefix-len")).contains("200");
+        ParsedPerfCommand prefix = PerfCommand.parse("vllm bench serve --model meta-llama/Llama-3.1-8B-Instruct"
+                + " --dataset-name prefix_repetition --num-prompts 100 --prefix-repetition-prefix-len 512"
+                + " --prefix-repetition-suffix-len 128 --prefix-repetition-num-prefixes 5"
+                + " --prefix-repetition-output-len 128");
+        assertThat(prefix.findings()).isEmpty();
+        assertThat(prefix.client().get("--prefix-repetition-num-prefixes")).contains("5");
+        // the client flags reach the one flag parser as the dataset the load generator makes
+        java.util.Map<String, String> flags = new java.util.LinkedHashMap<>();
+        prefix.client().flags().forEach(f -> flags.put(f.name().replaceFirst("^-+", ""), f.value() == null ? "true" : f.value()));
+        java.util.List<String> warnings = new java.util.ArrayList<>();
+        assertThat(io.isobench.loadgen.ServeFlags.workload(io.isobench.loadgen.LoadgenConfig.builder().model("m"), flags,
+                warnings::add).build().dataset()).isEqualTo(io.isobench.loadgen.DatasetSpec.prefixRepetition(512, 128, 5, 128));
+        assertThat(warnings).isEmpty();
+        // sonnet needs its file, as vLLM does
+        assertThat(errorCodes(PerfCommand.parse("vllm bench serve --model m --dataset-name sonnet")))
+                .containsExactly("DATASET_PATH_MISSING");
+    }
 }
+
