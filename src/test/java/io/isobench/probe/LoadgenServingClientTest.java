@@ -1,0 +1,42 @@
+package io.isobench.probe;
+
+import io.isobench.loadgen.StreamingTestServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The serving client of every arm reads a task's relative sonnet file from the arm's worktree (docs/loadgen.md). */
+class LoadgenServingClientTest {
+
+    @Test
+    void aTasksSonnetFileComesFromTheArmsWorktree(@TempDir Path worktree) throws Exception {
+        Files.createDirectories(worktree.resolve("benchmarks"));
+        Files.copy(Path.of("src/test/resources/sonnet/sonnet.txt"), worktree.resolve("benchmarks/sonnet.txt"));
+        Map<String, String> flags = Map.of("dataset-name", "sonnet", "dataset-path", "benchmarks/sonnet.txt",
+                "sonnet-input-len", "256", "sonnet-output-len", "4", "num-prompts", "4");
+        try (StreamingTestServer server = new StreamingTestServer(0, 1, 1, 0)) {
+            URI base = URI.create(server.baseUrl());
+            ServingClient client = Clients.serving();
+            ServingClient.Result inTree = client.run(base, "m", flags, 0, 3L, worktree);
+            assertThat(inTree.workloadJson()).contains("\"dataset\":\"sonnet:sonnet.txt,in=256,out=4,prefix=200\"")
+                    .contains("\"prompts_sha256\":\"");
+            assertThat(inTree.console()).doesNotContain("warning");
+            // the same flags and seed from another worktree holding the same file: the same prompts, byte for byte
+            Path other = Files.createDirectories(worktree.resolve("arm-b/benchmarks")).getParent();
+            Files.copy(worktree.resolve("benchmarks/sonnet.txt"), other.resolve("benchmarks/sonnet.txt"));
+            String digest = inTree.workloadJson().replaceAll(".*\"prompts_sha256\":\"([0-9a-f]{64})\".*", "$1");
+            assertThat(client.run(base, "m", flags, 0, 3L, other).workloadJson()).contains(digest);
+            // no worktree holds it: random prompts, said on the console
+            ServingClient.Result none = client.run(base, "m", flags, 0, 3L, worktree.resolve("arm-b/benchmarks"));
+            assertThat(none.workloadJson()).contains("\"dataset\":\"random:");
+            assertThat(none.console()).contains("warning: --dataset-name sonnet file ")
+                    .contains("does not exist; random prompts instead");
+        }
+    }
+}
