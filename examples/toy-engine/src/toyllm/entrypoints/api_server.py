@@ -14,6 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from toyllm import __version__, config
 from toyllm.engine.llm_engine import LLMEngine
+from toyllm.metrics import Metrics
 from toyllm.sampling_params import SamplingParams
 
 logger = logging.getLogger("toyllm.api_server")
@@ -39,6 +40,7 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "toyllm/" + __version__
     engine: LLMEngine = None
+    metrics: Metrics = None
     served_model = config.DEFAULT_MODEL
 
     def setup(self):
@@ -73,6 +75,13 @@ class Handler(BaseHTTPRequestHandler):
             self.send_response(200)
             self.send_header("Content-Length", "0")
             self.end_headers()
+        elif path == "/metrics":
+            data = self.metrics.render(self.engine.scheduler)
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
         elif path == "/version":
             self._send_json(200, {"version": __version__})
         elif path == "/v1/models":
@@ -151,6 +160,7 @@ class Handler(BaseHTTPRequestHandler):
         return model, prompts, params
 
     def _completions(self, body):
+        t0 = time.monotonic()
         model, prompts, params = self._parse(body)
         stream = bool(body.get("stream", False))
         if stream and len(prompts) != 1:
@@ -165,9 +175,11 @@ class Handler(BaseHTTPRequestHandler):
                                                     on_output=outq.put))
         except ValueError as e:
             raise BadRequest(str(e))
+        for seq in seqs:
+            self.metrics.on_prompt(seq.prompt_token_ids)
         if stream:
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
-            self._stream(seqs[0], outq, request_id, created, model, include_usage)
+            self._stream(seqs[0], outq, request_id, created, model, include_usage, t0)
             return
         for seq in seqs:
             seq.done.wait()
@@ -175,6 +187,8 @@ class Handler(BaseHTTPRequestHandler):
                 self._send_json(500, _error_body(f"engine error: {seq.error!r}",
                                                  "InternalServerError", 500))
                 return
+        for seq in seqs:
+            self.metrics.on_finished(time.monotonic() - t0, len(seq.output_token_ids))
         choices = [{"index": i, "text": s.output_text, "logprobs": None,
                     "finish_reason": s.finish_reason, "stop_reason": None,
                     "prompt_logprobs": None} for i, s in enumerate(seqs)]
@@ -183,12 +197,13 @@ class Handler(BaseHTTPRequestHandler):
         self._send_json(200, {"id": request_id, "object": "text_completion", "created": created,
                               "model": model, "choices": choices, "usage": usage})
 
-    def _stream(self, seq, outq, request_id, created, model, include_usage):
+    def _stream(self, seq, outq, request_id, created, model, include_usage, t0):
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream; charset=utf-8")
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
+        first = True
         try:
             while True:
                 try:
@@ -198,6 +213,11 @@ class Handler(BaseHTTPRequestHandler):
                         break
                     continue
                 finish = out.outputs[0].finish_reason if out.finished else None
+                if first and (out.delta_text or finish):
+                    first = False
+                    self.metrics.on_first_token(time.monotonic() - t0)
+                if out.finished and seq.error is None:
+                    self.metrics.on_finished(time.monotonic() - t0, len(seq.output_token_ids))
                 if out.delta_text or finish:
                     self._sse({"id": request_id, "object": "text_completion", "created": created,
                                "model": model,
@@ -246,6 +266,7 @@ def main(argv=None):
     Handler.served_model = args.served_model_name or args.model
     server = ThreadingHTTPServer((args.host, args.port), Handler)
     server.daemon_threads = True
+    Handler.metrics = Metrics(Handler.served_model)
     server.started = time.time()
     server.quiet = args.quiet or args.disable_log_requests
     print(f"INFO:     Started server process [{os.getpid()}]", flush=True)

@@ -40,6 +40,10 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--rounds", paramLabel = "N", description = "Measured rounds (default: the suite's run.rounds).")
     Integer rounds;
 
+    @Option(names = "--server-metrics-interval-ms", paramLabel = "MS", description = "How often a measured serving run"
+            + " scrapes the server's /metrics (default: the suite's run.server_metrics_interval_ms, 1000; 0: off).")
+    Integer serverMetricsIntervalMs;
+
     @Option(names = "--workdir", paramLabel = "DIR", defaultValue = "isobench-work",
             description = "Where the arm environments (git worktrees) go (default ${DEFAULT-VALUE}).")
     Path workdir;
@@ -52,12 +56,16 @@ final class RunCommand implements Callable<Integer> {
         if (rounds != null && rounds < 1) {
             throw new IsobenchException.BadInput("--rounds (" + rounds + ") must be >= 1");
         }
+        if (serverMetricsIntervalMs != null && serverMetricsIntervalMs < 0) {
+            throw new IsobenchException.BadInput("--server-metrics-interval-ms (" + serverMetricsIntervalMs
+                    + ") must be >= 0");
+        }
         if (!format.equals("text") && !format.equals("json")) {
             throw new IsobenchException.BadInput("--format " + format + ": use text or json");
         }
         Suite suite = SuiteLoader.load(suiteFile);
         SessionRequest request = new SessionRequest(suite, new Planner.Options(rounds, null, workdir.toAbsolutePath(),
-                execution.aa()), main.dbSpec(), session, resume, execution.choice(), execution.feedback(main.err,
+                execution.aa(), serverMetricsIntervalMs), main.dbSpec(), session, resume, execution.choice(), execution.feedback(main.err,
                 id -> "isobench run " + Sessions.word(suiteFile.toString()) + " --resume --session " + Sessions.word(id)
                 + (main.db == null ? "" : " --db " + Sessions.word(main.db))
                 + " --workdir " + Sessions.word(workdir.toString())));

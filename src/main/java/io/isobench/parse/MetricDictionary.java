@@ -49,6 +49,22 @@ public final class MetricDictionary {
             case "first_divergence_char_vs_baseline", "first_divergence_char_vs_human" -> new Definition(name, "chars", Better.NONE);
             case "first_divergence_token_vs_baseline", "first_divergence_token_vs_human" -> new Definition(name, "tokens", Better.NONE);
             case "logprob_drift_max_vs_baseline", "logprob_drift_max_vs_human" -> new Definition(name, "nats", Better.LOWER);
+            // server-side metrics scraped from the server's Prometheus /metrics (vLLM names; docs/server-metrics.md)
+            case "vllm:num_requests_running_mean", "vllm:num_requests_running_max",
+                 "vllm:num_requests_waiting_mean", "vllm:num_requests_waiting_max" ->
+                    new Definition(name, "requests", Better.NONE);
+            case "vllm:kv_cache_usage_perc_mean", "vllm:kv_cache_usage_perc_max" ->
+                    new Definition(name, "ratio", Better.NONE);
+            case "vllm:prefix_cache_hit_rate", "vllm:spec_decode_acceptance_rate" ->
+                    new Definition(name, "ratio", Better.HIGHER);
+            case "vllm:num_preemptions_delta" -> new Definition(name, "preemptions", Better.LOWER);
+            case "vllm:time_to_first_token_ms_mean", "vllm:time_to_first_token_ms_p99",
+                 "vllm:e2e_request_latency_ms_mean", "vllm:e2e_request_latency_ms_p99" ->
+                    new Definition(name, "ms", Better.LOWER);
+            case "server_metrics_scrapes", "server_metrics_scrape_failures", "server_metrics_bad_lines" ->
+                    new Definition(name, "count", Better.NONE);
+            case "ttft_client_minus_server_ms" -> new Definition(name, "ms", Better.NONE);
+            case "ttft_client_server_gap_large" -> new Definition(name, "flag", Better.NONE);
             default -> null;
         };
     }

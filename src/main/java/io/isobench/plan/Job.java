@@ -148,6 +148,11 @@ public record Job(Place place, Arm arm, Mode mode, JobSpec spec, Where where, Li
         return spec instanceof JobSpec.Measure m ? m.warmupRequests() : 0;
     }
 
+    /** Serving rounds: how often the server's {@code /metrics} is scraped (ms; 0: not); 0 for every other job. */
+    public int serverMetricsIntervalMs() {
+        return spec instanceof JobSpec.Measure m ? m.serverMetricsIntervalMs() : 0;
+    }
+
     /** The check's probe settings; null for other jobs. */
     public JobSpec.Probes probes() {
         return spec instanceof JobSpec.Check c ? c.probes() : null;

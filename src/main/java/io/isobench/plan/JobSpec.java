@@ -30,16 +30,30 @@ public sealed interface JobSpec permits JobSpec.Measure, JobSpec.Check, JobSpec.
      * @param client         serving: the client flags ({@code vllm bench serve} names, as the task writes them);
      *                       empty otherwise
      * @param warmupRequests serving: requests sent and discarded before measuring
+     * @param serverMetricsIntervalMs serving: how often the server's {@code /metrics} is scraped during the run
+     *                       (0: not scraped; docs/server-metrics.md)
      */
-    record Measure(Command command, List<String> client, int warmupRequests, Readout readout) implements JobSpec {
+    record Measure(Command command, List<String> client, int warmupRequests, Readout readout,
+                   int serverMetricsIntervalMs) implements JobSpec {
+        /** Scraped every second, the default. */
+        public static final int DEFAULT_SERVER_METRICS_INTERVAL_MS = 1000;
+
         public Measure {
             Objects.requireNonNull(command, "command");
             client = List.copyOf(client);
+            if (serverMetricsIntervalMs < 0) {
+                throw new IllegalArgumentException("serverMetricsIntervalMs must be >= 0");
+            }
+        }
+
+        /** A round scraping the server's {@code /metrics} every second. */
+        public Measure(Command command, List<String> client, int warmupRequests, Readout readout) {
+            this(command, client, warmupRequests, readout, DEFAULT_SERVER_METRICS_INTERVAL_MS);
         }
 
         /** This round read another way. */
         public Measure withReadout(Readout newReadout) {
-            return new Measure(command, client, warmupRequests, newReadout);
+            return new Measure(command, client, warmupRequests, newReadout, serverMetricsIntervalMs);
         }
     }
 

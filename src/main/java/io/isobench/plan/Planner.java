@@ -30,10 +30,14 @@ public final class Planner {
     }
 
     /** Options the CLI may override; null keeps the suite's value. */
-    public record Options(Integer rounds, Long seed, Path workdir, Boolean aa) {
+    public record Options(Integer rounds, Long seed, Path workdir, Boolean aa, Integer serverMetricsIntervalMs) {
 
         public Options(Integer rounds, Long seed, Path workdir) {
             this(rounds, seed, workdir, null);
+        }
+
+        public Options(Integer rounds, Long seed, Path workdir, Boolean aa) {
+            this(rounds, seed, workdir, aa, null);
         }
     }
 
@@ -127,7 +131,9 @@ public final class Planner {
                             generic ? GenericJobs.checkReadout(task, false) : null), where, limits));
                 }
                 Job measured = new Job(new Job.Place(0, "", task.id(), 0), arm, mode.get(), new JobSpec.Measure(argv,
-                        client, run.warmupRequests(), generic ? GenericJobs.measureReadout(task) : null), where,
+                        client, run.warmupRequests(), generic ? GenericJobs.measureReadout(task) : null,
+                        options.serverMetricsIntervalMs() != null ? options.serverMetricsIntervalMs()
+                                : run.serverMetricsIntervalMs()), where,
                         limits);
                 measure.add(measured);
                 // the A/A arm runs the baseline's code: its accuracy is not evaluated again

@@ -115,6 +115,11 @@ final class JobRunner {
         if (result.gpus() != null) {
             extra.put("gpus", result.gpus());
         }
+        if (result.serverMetricsJson() != null) {
+            // the server's /metrics series of the run, content-addressed like the log (docs/server-metrics.md)
+            extra.put("server_metrics_artifact_sha256", store.putArtifact("server_metrics",
+                    result.serverMetricsJson().getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        }
         if (job.kind() == Job.Kind.CHECK) {
             CorrectnessGate.Gate gate = pieces.correctness().gate(job, task, result, reference, extra);
             failure = gate.failure() != null ? gate.failure() : failure;

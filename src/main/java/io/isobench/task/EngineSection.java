@@ -24,7 +24,7 @@ final class EngineSection extends SuiteNodes {
             "verify");
     private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
     private static final List<String> RUN_KEYS = List.of("rounds", "warmup_requests", "timeouts", "executor", "seed",
-            "port_base", "aa");
+            "port_base", "aa", "server_metrics_interval_ms");
     private static final List<String> TIMEOUT_KEYS = List.of("server_start_s", "run_s", "build_s");
 
     /** The engine adapter's name once the engine section is read (null when it is bad). */
@@ -121,6 +121,7 @@ final class EngineSection extends SuiteNodes {
         }
         Integer port = integer(m.get("port_base"), "run.port_base", 1024, 65000);
         Boolean aa = bool(m.get("aa"), "run.aa");
+        Integer scrapeMs = integer(m.get("server_metrics_interval_ms"), "run.server_metrics_interval_ms", 0, 3_600_000);
         RunConfig.Timeouts timeouts = RunConfig.Timeouts.DEFAULT;
         NodeTuple tt = m.get("timeouts");
         if (tt != null && !isNull(tt.getValueNode())) {
@@ -136,7 +137,8 @@ final class EngineSection extends SuiteNodes {
         }
         return new RunConfig(rounds == null ? d.rounds() : rounds, warm == null ? d.warmupRequests() : warm, timeouts,
                 executor == null ? d.executor() : executor, seed == null ? d.seed() : seed, port,
-                aa == null ? d.aa() : aa);
+                aa == null ? d.aa() : aa).withServerMetricsIntervalMs(scrapeMs == null ? d.serverMetricsIntervalMs()
+                : scrapeMs);
     }
 
     /** {@code engine.artifact}: arms from prebuilt artifacts; null when absent or bad. */

@@ -10,14 +10,18 @@ import java.util.Set;
  * @param portBase first server port to use; null lets isobench pick free ports
  * @param aa       plan the A/A arm in every round (default true; {@code run.aa: false} or {@code --no-aa} turns it
  *                 off, and verdicts then use the minimum effect alone as their margin)
+ * @param serverMetricsIntervalMs how often a measured serving run scrapes the server's {@code /metrics}
+ *                 ({@code run.server_metrics_interval_ms}, default {@value #DEFAULT_SERVER_METRICS_INTERVAL_MS};
+ *                 0: not scraped; docs/server-metrics.md)
  */
 public record RunConfig(int rounds, int warmupRequests, Timeouts timeouts, String executor, long seed,
-                        Integer portBase, boolean aa) {
+                        Integer portBase, boolean aa, int serverMetricsIntervalMs) {
 
     public static final Set<String> EXECUTORS = Set.of("local", "docker", "slurm", "kubernetes");
     public static final int DEFAULT_ROUNDS = 5;
     public static final int DEFAULT_WARMUP_REQUESTS = 10;
     public static final long DEFAULT_SEED = 42;
+    public static final int DEFAULT_SERVER_METRICS_INTERVAL_MS = 1000;
 
     /** Limits in seconds: server readiness, one benchmark run, one environment build. */
     public record Timeouts(int serverStartS, int runS, int buildS) {
@@ -32,15 +36,26 @@ public record RunConfig(int rounds, int warmupRequests, Timeouts timeouts, Strin
     }
 
     public static final RunConfig DEFAULT = new RunConfig(DEFAULT_ROUNDS, DEFAULT_WARMUP_REQUESTS, Timeouts.DEFAULT,
-            "local", DEFAULT_SEED, null, true);
+            "local", DEFAULT_SEED, null, true, DEFAULT_SERVER_METRICS_INTERVAL_MS);
 
     /** Without the A/A flag: A/A on. */
     public RunConfig(int rounds, int warmupRequests, Timeouts timeouts, String executor, long seed, Integer portBase) {
         this(rounds, warmupRequests, timeouts, executor, seed, portBase, true);
     }
 
+    /** With the A/A flag, scraping at the default interval. */
+    public RunConfig(int rounds, int warmupRequests, Timeouts timeouts, String executor, long seed, Integer portBase,
+                     boolean aa) {
+        this(rounds, warmupRequests, timeouts, executor, seed, portBase, aa, DEFAULT_SERVER_METRICS_INTERVAL_MS);
+    }
+
     public RunConfig withAa(boolean on) {
-        return new RunConfig(rounds, warmupRequests, timeouts, executor, seed, portBase, on);
+        return new RunConfig(rounds, warmupRequests, timeouts, executor, seed, portBase, on, serverMetricsIntervalMs);
+    }
+
+    /** This configuration scraping {@code /metrics} every {@code ms} (0: not at all). */
+    public RunConfig withServerMetricsIntervalMs(int ms) {
+        return new RunConfig(rounds, warmupRequests, timeouts, executor, seed, portBase, aa, ms);
     }
 
     public RunConfig {
@@ -55,6 +70,10 @@ public record RunConfig(int rounds, int warmupRequests, Timeouts timeouts, Strin
         }
         if (portBase != null && (portBase < 1024 || portBase > 65000)) {
             throw new IllegalArgumentException("portBase (" + portBase + ") must be in 1024..65000");
+        }
+        if (serverMetricsIntervalMs < 0) {
+            throw new IllegalArgumentException("serverMetricsIntervalMs (" + serverMetricsIntervalMs
+                    + ") must be >= 0");
         }
         if (timeouts == null) {
             timeouts = Timeouts.DEFAULT;

@@ -109,6 +109,9 @@ public final class SuiteWriter {
         if (r.portBase() != null) {
             b.append("  port_base: ").append(r.portBase()).append('\n');
         }
+        if (r.serverMetricsIntervalMs() != RunConfig.DEFAULT_SERVER_METRICS_INTERVAL_MS) {
+            b.append("  server_metrics_interval_ms: ").append(r.serverMetricsIntervalMs()).append('\n');
+        }
         return b.toString();
     }
 

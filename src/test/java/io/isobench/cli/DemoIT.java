@@ -184,6 +184,18 @@ class DemoIT {
                 .readTree(RunDetailsCodec.encode(runs.get(session + "/latency/agent:charlie/check").details()));
         assertThat(lx.path("review").path("findings").get(0).path("evidence_hunk").asText())
                 .contains("benchmarks/benchmark_latency.py").contains("@@");
+        // a measured serving run: the server's /metrics series as an artifact, its summaries and the TTFT cross-check
+        io.isobench.store.RunRecord served = runs.values().stream()
+                .filter(r -> r.runId().startsWith(session + "/tpot/") && io.isobench.store.Pipeline.NATIVE.equals(r.pipeline())
+                        && r.status() == io.isobench.store.RunRecord.RunStatus.SUCCESS).findFirst().orElseThrow();
+        String seriesSha = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(RunDetailsCodec.encode(served.details())).path("server_metrics_artifact_sha256").asText();
+        assertThat(seriesSha).as(served.runId()).isNotBlank();
+        assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(store.artifact(seriesSha).orElseThrow())
+                .path("format").asText()).isEqualTo("isobench-server-metrics/1");
+        assertThat(served.metrics()).extracting(io.isobench.parse.Metric::name).contains("server_metrics_scrapes",
+                "vllm:time_to_first_token_ms_mean", "vllm:e2e_request_latency_ms_p99", "ttft_client_minus_server_ms",
+                "ttft_client_server_gap_large");
         io.isobench.store.RunRecord acc = runs.get(session + "/throughput/agent:charlie/accuracy");
         assertThat(acc.pipeline().label()).isEqualTo("native-accuracy");
         assertThat(acc.primaryMetric()).isEqualTo("accuracy_score");

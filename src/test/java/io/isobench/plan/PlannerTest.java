@@ -52,6 +52,29 @@ class PlannerTest {
     }
 
     @Test
+    void serverMetricsIntervalComesFromTheSuiteAndTheOption() throws Exception {
+        Suite plain = suite("");
+        Plan p = Planner.plan(plain, new Planner.Options(null, null, dir.resolve("work")));
+        Job serve = p.jobs().stream().filter(j -> j.kind() == Job.Kind.MEASURE && j.taskId().equals("serve"))
+                .findFirst().orElseThrow();
+        assertThat(serve.serverMetricsIntervalMs()).as("default: every second").isEqualTo(1000);
+        assertThat(p.jobs().stream().filter(j -> j.kind() == Job.Kind.CHECK))
+                .allMatch(j -> j.serverMetricsIntervalMs() == 0);
+        Path file = dir.resolve("s.yaml");
+        Files.writeString(file, Files.readString(file).replace("run: {rounds: 3,",
+                "run: {server_metrics_interval_ms: 250, rounds: 3,"));
+        Suite set = SuiteLoader.load(file);
+        assertThat(set.run().serverMetricsIntervalMs()).isEqualTo(250);
+        Plan q = Planner.plan(set, new Planner.Options(null, null, dir.resolve("work")));
+        assertThat(q.jobs().stream().filter(j -> j.kind() == Job.Kind.MEASURE))
+                .allMatch(j -> j.serverMetricsIntervalMs() == 250);
+        // the run command's --server-metrics-interval-ms wins over the suite; 0 turns scraping off
+        Plan off = Planner.plan(set, new Planner.Options(null, null, dir.resolve("work"), null, 0));
+        assertThat(off.jobs().stream().filter(j -> j.kind() == Job.Kind.MEASURE))
+                .allMatch(j -> j.serverMetricsIntervalMs() == 0);
+    }
+
+    @Test
     void jobsAreTasksTimesArmsTimesRoundsInterleavedPerRound() throws Exception {
         Plan p = Planner.plan(suite(""), new Planner.Options(null, null, dir.resolve("work")));
         // serve: baseline, baseline-aa, human, a1, a2; lat: baseline, baseline-aa, human, a1

@@ -1,0 +1,106 @@
+package io.isobench.loadgen;
+
+import com.sun.net.httpserver.HttpServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The scraper against what a server's {@code /metrics} may do: nothing listening, an HTTP error, a malformed body,
+ * then a good one. Served by the JDK's own HTTP server (a real socket and HTTP stack; the toy engine's real exporter
+ * is scraped in {@code exec.ServerMetricsLocalTest}).
+ */
+class ServerMetricsScraperTest {
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void unreachableEndpointIsRecordedNeverThrown() throws IOException {
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort(); // closed again: nothing listens there
+        }
+        ServerMetricsScraper scraper = ServerMetricsScraper.start(URI.create("http://127.0.0.1:" + port),
+                Duration.ofMillis(100));
+        sleep(350);
+        ServerMetricsScraper.Series series = scraper.stop();
+        assertThat(series.scrapes().size()).isGreaterThanOrEqualTo(2);
+        assertThat(series.ok()).isEmpty();
+        assertThat(series.failures()).isEqualTo(series.scrapes().size());
+        assertThat(series.scrapes().get(0).error()).contains("ConnectException");
+        assertThat(ServerMetricsSummary.summarize(series)).extracting(io.isobench.parse.Metric::name)
+                .containsExactly("server_metrics_scrapes", "server_metrics_scrape_failures",
+                        "server_metrics_bad_lines");
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void httpErrorsAndMalformedBodiesAreCountedAndTheGoodScrapesKept() throws IOException {
+        AtomicInteger n = new AtomicInteger();
+        HttpServer http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        http.createContext("/metrics", ex -> {
+            int i = n.getAndIncrement();
+            int status = i == 0 ? 500 : 200;
+            String body = switch (i) {
+                case 0 -> "oops";
+                case 1 -> "<html>not prometheus</html>\n";
+                default -> "# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running " + i + "\n";
+            };
+            byte[] b = body.getBytes(StandardCharsets.UTF_8);
+            ex.sendResponseHeaders(status, b.length);
+            try (OutputStream o = ex.getResponseBody()) {
+                o.write(b);
+            }
+        });
+        http.start();
+        try {
+            ServerMetricsScraper scraper = ServerMetricsScraper.start(
+                    URI.create("http://127.0.0.1:" + http.getAddress().getPort()), Duration.ofMillis(100));
+            while (n.get() < 4) {
+                sleep(20);
+            }
+            ServerMetricsScraper.Series series = scraper.stop();
+            assertThat(series.scrapes().get(0).error()).isEqualTo("HTTP 500");
+            assertThat(series.scrapes().get(1).exposition().badLines()).isEqualTo(1);
+            assertThat(series.failures()).isEqualTo(1);
+            assertThat(series.badLines()).isEqualTo(1);
+            assertThat(series.endpoint()).endsWith("/metrics");
+            java.util.Map<String, Double> m = ServerMetricsSummaryTest.byName(ServerMetricsSummary.summarize(series));
+            assertThat(m.get("server_metrics_scrape_failures")).isEqualTo(1.0);
+            assertThat(m.get("server_metrics_bad_lines")).isEqualTo(1.0);
+            assertThat(m.get("vllm:num_requests_running_max")).isGreaterThanOrEqualTo(3.0);
+            // scrape times in order, spaced by about the interval
+            double prev = -1;
+            for (ServerMetricsScraper.Scrape s : series.scrapes()) {
+                assertThat(s.tMs()).isGreaterThan(prev);
+                prev = s.tMs();
+            }
+        } finally {
+            http.stop(0);
+        }
+    }
+
+    @Test
+    void intervalMustBePositive() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ServerMetricsScraper.start(
+                URI.create("http://127.0.0.1:1"), Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
