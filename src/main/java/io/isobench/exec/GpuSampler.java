@@ -24,6 +24,7 @@ public final class GpuSampler {
     /** Default interval: 100 ms (nvidia-smi's power reading refreshes at about that rate on H100-class boards). */
     public static final int DEFAULT_INTERVAL_MS = 100;
     private static final AtomicBoolean NOTED = new AtomicBoolean();
+    private static final String NOT_STARTED = "nvidia-smi did not start: ";
 
     private final Process process;
     private final List<String> argv;
@@ -78,7 +79,8 @@ public final class GpuSampler {
             probe = probe(nvidiaSmi, fields, gpus);
         }
         if (probe != null) {
-            return new GpuSampler(null, List.of(), csv, "nvidia-smi answered no sample: " + probe);
+            return new GpuSampler(null, List.of(), csv, probe.startsWith(NOT_STARTED) ? probe
+                    : "nvidia-smi answered no sample: " + probe);
         }
         List<String> argv = new ArrayList<>(query(nvidiaSmi, fields, gpus));
         argv.add("-lms");
@@ -123,7 +125,7 @@ public final class GpuSampler {
             return "exit " + p.exitValue() + (said.isEmpty() ? "" : ": " + (said.length() > 300
                     ? said.substring(0, 300) + "…" : said));
         } catch (IOException e) {
-            return "nvidia-smi did not start: " + e.getMessage();
+            return NOT_STARTED + e.getMessage();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return "interrupted";
