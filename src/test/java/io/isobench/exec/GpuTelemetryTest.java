@@ -67,6 +67,30 @@ class GpuTelemetryTest {
                 .Offset.offset(1e-6));
     }
 
+    /**
+     * A series recorded from the real nvidia-smi (driver 580.159.04, one H200, 2026-11-26, through the device tool)
+     * with the sampler's exact query, a bf16 matrix-product load from 1.5 s to 7 s: idle at 345 MHz and ~78 W, then
+     * up to 535 W with the SW power cap (0x4) bit set and the SM clock at 1515-1980 MHz; the run ended by SIGTERM.
+     */
+    @Test
+    void parsesARecordedH200Series() throws Exception {
+        GpuTelemetry.Parsed p = GpuTelemetry.parse(Files.readAllLines(
+                Path.of("src/test/resources/golden/gpu/nvidia-smi-h200-recorded.csv")));
+        assertThat(p.rejected()).isEmpty();
+        assertThat(p.samples()).hasSize(99).allSatisfy(s -> assertThat(s.index()).isZero());
+        Map<String, Object> m = GpuTelemetry.metrics(new ArrayList<>(p.samples()), null);
+        assertThat(m.get("gpus")).isEqualTo(1);
+        assertThat(m.get("gpu_power_w_max")).isEqualTo(535.38);
+        assertThat(m.get("gpu_power_limit_w")).isEqualTo(700.0);
+        assertThat(m.get("gpu_temp_c_max")).isEqualTo(58.0);
+        assertThat(m.get("gpu_throttle_share")).isEqualTo(0.10101); // 10 of 99 samples with the SW power cap bit
+        assertThat(m.get("gpu_throttle_reasons_seen")).isEqualTo("0x0000000000000005");
+        double span = (double) m.get("gpu_sampled_s");
+        assertThat(span).isBetween(9.5, 10.0);
+        assertThat((double) m.get("gpu_energy_j") / span).isCloseTo((double) m.get("gpu_power_w_mean"),
+                org.assertj.core.data.Offset.offset(0.01));
+    }
+
     @Test
     void trapezoidEnergyAndTimeWeightedMean() {
         List<GpuTelemetry.Sample> s = new ArrayList<>(List.of(
