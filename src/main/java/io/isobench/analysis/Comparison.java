@@ -147,7 +147,7 @@ public record Comparison(
      * @param secondReference the A/A arm when the reference is the baseline (its value joins the baseline's in
      *                        every round where it is valid), else null
      * @param band            the task's noise band ({@link NoiseBand#none()} for the A/A comparison itself)
-     * @param roundsExcluded  rounds of X or the reference excluded for workload, failed requests or hardware
+     * @param roundsExcluded  rounds of X or the reference excluded for workload, failed requests, hardware or clocks
      * @throws IllegalArgumentException for a metric without direction ({@link Better#NONE})
      */
     public static Comparison compute(ArmSamples x, ArmSamples reference, ArmSamples secondReference, Better better,

@@ -10,8 +10,15 @@ import java.util.Locale;
  * @param round  the measured round, 0-based
  * @param cause  why
  * @param detail one line: what differed
+ * @param excluded true when the run is kept out of the comparison; false for a round only flagged (a
+ *                 {@link Cause#CLOCK_MISMATCH} without {@code exclude_on_clock_mismatch}): shown, still counted
  */
-public record RoundExclusion(String arm, int round, Cause cause, String detail) {
+public record RoundExclusion(String arm, int round, Cause cause, String detail, boolean excluded) {
+
+    /** An exclusion (the run does not count). */
+    public RoundExclusion(String arm, int round, Cause cause, String detail) {
+        this(arm, round, cause, detail, true);
+    }
 
     /** Why a round is excluded. */
     public enum Cause {
@@ -20,7 +27,9 @@ public record RoundExclusion(String arm, int round, Cause cause, String detail) 
         /** Its workload fingerprint differs from the baseline's run of the same round. */
         WORKLOAD_MISMATCH,
         /** It ran on other hardware than the baseline's run of the same round. */
-        HARDWARE_MISMATCH;
+        HARDWARE_MISMATCH,
+        /** Its GPU clocks or throttle state differ from the baseline's run of the same round ({@link ClockRule}). */
+        CLOCK_MISMATCH;
 
         public String label() {
             return name().toLowerCase(Locale.ROOT);
@@ -38,6 +47,7 @@ public record RoundExclusion(String arm, int round, Cause cause, String detail) 
 
     /** One line for reports: {@code round 3, agent:alpha: workload_mismatch (output_tokens 1000 vs 1024)}. */
     public String oneLine() {
-        return "round " + (round + 1) + ", " + arm + ": " + cause.label() + (detail == null ? "" : " (" + detail + ")");
+        return "round " + (round + 1) + ", " + arm + ": " + cause.label() + (detail == null ? "" : " (" + detail + ")")
+                + (excluded ? "" : " [flagged, still counted]");
     }
 }

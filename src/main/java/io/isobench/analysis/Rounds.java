@@ -28,7 +28,8 @@ final class Rounds {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** One finished measured run. */
-    private record Run(String arm, int round, Double value, Outcome outcome, JsonNode workload, String hardware) {
+    private record Run(String arm, int round, Double value, Outcome outcome, JsonNode workload, String hardware,
+                       Clocks clocks) {
         boolean success() {
             return outcome.success();
         }
@@ -46,23 +47,44 @@ final class Rounds {
     private record Outcome(boolean success, String failureCategory, String failureDetail) {
     }
 
+    /** A run's GPU clocks from its {@code gpu_telemetry} details (nulls when it recorded none). */
+    private record Clocks(Double sm, Double throttle) {
+        static Clocks of(JsonNode t) {
+            return new Clocks(t.path("gpu_sm_clock_mhz_mean").isNumber() ? t.get("gpu_sm_clock_mhz_mean").asDouble()
+                    : null, t.path("gpu_throttle_share").isNumber() ? t.get("gpu_throttle_share").asDouble() : null);
+        }
+    }
+
     private final List<Run> runs = new ArrayList<>();
+    private final ClockRule clockRule;
+
+    Rounds() {
+        this(ClockRule.defaults());
+    }
+
+    Rounds(ClockRule clockRule) {
+        this.clockRule = Objects.requireNonNull(clockRule, "clockRule");
+    }
 
     /** A finished measured run (not a placeholder). */
     void add(RunRecord r) {
         runs.add(new Run(r.arm().label(), r.round(), r.primaryValue(), new Outcome(r.status() == RunRecord.RunStatus.SUCCESS,
                 r.failure() == null ? null : r.failure().category(), r.failure() == null ? null : r.failure().detail()),
-                parse(r.workload()), r.details().hardwareId()));
+                parse(r.workload()), r.details().hardwareId(), Clocks.of(r.details().section("gpu_telemetry"))));
     }
 
     /** The valid samples of every arm, the exclusions, and the hardware the task's rounds are judged on. */
     Valid valid() {
         String hardware = taskHardware();
         Map<Integer, JsonNode> baselineWork = new TreeMap<>();
+        Map<Integer, Clocks> baselineClocks = new TreeMap<>();
         for (Run r : runs) {
-            if (r.arm().equals(Arm.BASELINE.label()) && r.success() && r.value() != null && r.workload() != null
+            if (r.arm().equals(Arm.BASELINE.label()) && r.success() && r.value() != null
                     && Objects.equals(r.hardware(), hardware)) {
-                baselineWork.put(r.round(), r.workload());
+                baselineClocks.put(r.round(), r.clocks());
+                if (r.workload() != null) {
+                    baselineWork.put(r.round(), r.workload());
+                }
             }
         }
         JsonNode usual = mostCommon(baselineWork.values());
@@ -92,6 +114,17 @@ final class Rounds {
                         diff + (baselineWork.containsKey(r.round()) ? "" : " (vs the baseline's usual workload: its"
                                 + " run of this round has none)")));
                 continue;
+            }
+            Clocks refClocks = r.arm().equals(Arm.BASELINE.label()) ? null : baselineClocks.get(r.round());
+            String clocks = refClocks == null ? null
+                    : clockRule.difference(r.clocks().sm(), r.clocks().throttle(), refClocks.sm(),
+                    refClocks.throttle());
+            if (clocks != null) {
+                exclusions.add(new RoundExclusion(r.arm(), r.round(), RoundExclusion.Cause.CLOCK_MISMATCH,
+                        clocks + " (vs the baseline's run of this round)", clockRule.excludeOnMismatch()));
+                if (clockRule.excludeOnMismatch()) {
+                    continue;
+                }
             }
             values.computeIfAbsent(r.arm(), k -> new TreeMap<>()).put(r.round(), r.value());
         }

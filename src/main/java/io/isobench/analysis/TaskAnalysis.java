@@ -160,7 +160,7 @@ public record TaskAnalysis(
         String r = reference.arm().label();
         Set<Integer> rounds = new HashSet<>();
         for (RoundExclusion e : exclusions) {
-            if (e.arm().equals(a) || e.arm().equals(r)) {
+            if (e.excluded() && (e.arm().equals(a) || e.arm().equals(r))) {
                 rounds.add(e.round());
             }
         }
@@ -220,6 +220,9 @@ public record TaskAnalysis(
             em.put("round", e.round());
             em.put("cause", e.cause().label());
             em.put("detail", e.detail());
+            if (!e.excluded()) {
+                em.put("excluded", false);
+            }
             ex.add(Collections.unmodifiableMap(em));
         }
         m.put("exclusions", Collections.unmodifiableList(ex));

@@ -38,6 +38,7 @@ import java.util.Locale;
                 ReviewCommand.class,
                 TrainArchiveCommand.class,
                 StatsCalibrationCommand.class,
+                GpuTelemetryCommand.class,
                 CommandLine.HelpCommand.class
         })
 public final class Main implements Runnable {

@@ -40,6 +40,17 @@ public final class MetricDictionary {
             case "completed_requests", "failed_requests" -> new Definition(name, "requests", Better.NONE);
             case "total_input_tokens", "total_output_tokens" -> new Definition(name, "tokens", Better.NONE);
             case "duration_s" -> new Definition(name, "s", Better.NONE);
+            // GPU telemetry of a measured run (docs/gpu-telemetry.md)
+            case "gpu_energy_j" -> new Definition(name, "J", Better.LOWER);
+            case "gpu_energy_per_output_token_j" -> new Definition(name, "J/token", Better.LOWER);
+            case "gpu_power_w_mean", "gpu_power_w_max", "gpu_power_limit_w" -> new Definition(name, "W", Better.NONE);
+            case "gpu_sm_clock_mhz_mean", "gpu_mem_clock_mhz_mean" -> new Definition(name, "MHz", Better.NONE);
+            case "gpu_temp_c_max" -> new Definition(name, "C", Better.NONE);
+            case "gpu_util_pct_mean", "gpu_mem_util_pct_mean" -> new Definition(name, "%", Better.NONE);
+            case "gpu_mem_used_mib_max" -> new Definition(name, "MiB", Better.NONE);
+            case "gpu_throttle_share" -> new Definition(name, "share", Better.NONE);
+            case "gpu_samples", "gpus", "gpu_sampled_s" -> new Definition(name, name.equals("gpu_sampled_s") ? "s"
+                    : "count", Better.NONE);
             case "micro_avg_ms", "micro_p50_ms" -> new Definition(name, "ms", Better.LOWER);
             case "accuracy_score" -> new Definition(name, "score", Better.HIGHER);
             // generic engines' offline commands, measured by isobench around the process (MetricRule)

@@ -324,7 +324,10 @@ public final class SessionReport {
             sb.append("\nExcluded rounds: none (every successful run did the baseline's work, lost no request and ran on"
                     + " the task's hardware).\n");
         } else {
-            sb.append("\nExcluded rounds (kept out of every comparison):\n\n");
+            sb.append(ta.exclusions().stream().allMatch(io.isobench.analysis.RoundExclusion::excluded)
+                    ? "\nExcluded rounds (kept out of every comparison):\n\n"
+                    : "\nExcluded rounds (kept out of every comparison) and flagged ones (`[flagged, still counted]`: "
+                    + "GPU clocks differed, shown, still counted):\n\n");
             for (io.isobench.analysis.RoundExclusion e : ta.exclusions()) {
                 sb.append("- ").append(cell(e.oneLine())).append('\n');
             }

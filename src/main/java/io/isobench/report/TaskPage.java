@@ -245,7 +245,8 @@ final class TaskPage extends HtmlPage {
         b.append("<table id=\"excluded-rounds\">\n").append(th("round", "arm", "cause", "what differed"));
         for (io.isobench.analysis.RoundExclusion e : ta.exclusions()) {
             b.append("<tr>").append(td(e.round() + 1)).append("<td>").append(Html.armLabel(e.arm(),
-                    colours.of(e.arm()))).append("</td>").append(td(e.cause().label())).append(td(nz(e.detail())))
+                    colours.of(e.arm()))).append("</td>").append(td(e.excluded() ? e.cause().label()
+                    : e.cause().label() + " (flagged, still counted)")).append(td(nz(e.detail())))
                     .append("</tr>\n");
         }
         b.append("</table>\n");

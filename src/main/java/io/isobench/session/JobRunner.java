@@ -64,15 +64,25 @@ final class JobRunner {
         TaskSpec task = suite.task(job.taskId()).orElseThrow();
         String commit = arms.humanSha().getOrDefault(job.taskId(), task.humanCommit());
         JobResult result;
+        GpuTelemetryRun telemetry = null;
         if (env == null || !env.ready()) {
             Failure f = env == null ? new Failure(FailureCategory.ENV_MISSING, "no environment", List.of())
                     : env.failure();
             result = JobResult.notStarted(f, env == null ? "" : env.log(), job.argv());
         } else {
             Job runnable = ArmPreparation.withEnv(job, env.env());
-            result = pieces.retry().run(job.jobId(), att -> ctx.options().executor().execute(runnable,
-                    new Executor.Hooks(pgid -> store.putRun(pieces.recorder().placeholder(rid, sessionId, job, commit,
-                    pgid, att)), () -> false, rid)), ctx.listener()::note);
+            telemetry = GpuTelemetryRun.start(job, ctx.options().executor().name(), System.getenv(),
+                    ctx.listener()::note);
+            try {
+                result = pieces.retry().run(job.jobId(), att -> ctx.options().executor().execute(runnable,
+                        new Executor.Hooks(pgid -> store.putRun(pieces.recorder().placeholder(rid, sessionId, job,
+                        commit, pgid, att)), () -> false, rid)), ctx.listener()::note);
+            } catch (RuntimeException e) {
+                if (telemetry != null) {
+                    telemetry.finish(JobResult.notStarted(null, "", job.argv()), new LinkedHashMap<>(), store);
+                }
+                throw e;
+            }
         }
         // correctness gate
         Failure failure = result.failure();
@@ -107,6 +117,9 @@ final class JobRunner {
             pieces.arms().putReview(extra, review, job.kind() == Job.Kind.CHECK);
         }
         extra.put("timings_ms", result.timingsMs());
+        if (telemetry != null) {
+            result = telemetry.finish(result, extra, store);
+        }
         if (job.readout() != null && job.readout().primaryDefinition() != null) {
             // a generic engine's primary metric may be one the dictionary does not know: its unit and direction
             io.isobench.parse.MetricDictionary.Definition d = job.readout().primaryDefinition();

@@ -123,6 +123,33 @@ class SessionAnalysisRoundsTest {
         }
     }
 
+    /** A run's stored {@code gpu_telemetry} section reaches the clock rule: flagged, still counted (the default). */
+    @Test
+    void aRoundWithOtherGpuClocksIsFlaggedFromTheStoredTelemetry() throws Exception {
+        try (Store store = Stores.open(dir.resolve("db.duckdb").toString())) {
+            store.putRun(run("baseline", -1, 0, null, "hw-a", null, "native-check",
+                    Map.of("correctness", Map.of("outcome", "REFERENCE"))));
+            store.putRun(run("human", -1, 0, null, "hw-a", null, "native-check",
+                    Map.of("correctness", Map.of("outcome", "MATCH", "rule", "baseline"))));
+            for (int r = 0; r < 6; r++) {
+                store.putRun(run("baseline", r, 100 * (1 + 0.001 * r), WORK, "hw-a", null, "native",
+                        Map.of("gpu_telemetry", Map.of("available", true, "gpu_sm_clock_mhz_mean", 1980.0,
+                                "gpu_throttle_share", 0.0))));
+                Map<String, Object> clocks = r == 2
+                        ? Map.of("available", true, "gpu_sm_clock_mhz_mean", 1755.0, "gpu_throttle_share", 1.0)
+                        : Map.of("available", true, "gpu_sm_clock_mhz_mean", 1975.0, "gpu_throttle_share", 0.0);
+                store.putRun(run("human", r, 100 * (1 + 0.001 * r) / 1.2, WORK, "hw-a", null, "native",
+                        Map.of("gpu_telemetry", clocks)));
+            }
+            TaskAnalysis a = SessionAnalysis.of(store, S, StatsConfig.defaults()).tasks().get(0).analysis();
+            assertThat(a.exclusions()).extracting(RoundExclusion::oneLine).containsExactly(
+                    "round 3, human: clock_mismatch (sm clock 1755 vs 1980 MHz (-11.4 %, limit 3 %), throttle share 1"
+                            + " vs 0 (limit 0.25) (vs the baseline's run of this round)) [flagged, still counted]");
+            assertThat(a.humanVsBaseline().pairs()).isEqualTo(6);
+            assertThat(a.humanVsBaseline().roundsExcluded()).isZero();
+        }
+    }
+
     @Test
     void workloadDifferenceNamesTheKeysAndIgnoresTheFailureReasons() throws Exception {
         ObjectMapper m = new ObjectMapper();

@@ -1,0 +1,118 @@
+package io.isobench.session;
+
+import io.isobench.Arm;
+import io.isobench.Mode;
+import io.isobench.exec.JobResult;
+import io.isobench.parse.Metric;
+import io.isobench.plan.Command;
+import io.isobench.plan.Job;
+import io.isobench.plan.JobSpec;
+import io.isobench.store.Store;
+import io.isobench.store.Stores;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * GPU telemetry around a measured run, with a <b>named fake</b> {@code nvidia-smi} on the run's PATH (a shell script
+ * replaying the golden two-H100 series; no GPU runs in CI) and a real DuckDB store: the series is stored as an
+ * artifact byte for byte, the run gets its {@code gpu_telemetry} section and metrics, only the GPUs the job held count.
+ */
+class GpuTelemetryRunTest {
+
+    @TempDir
+    Path dir;
+
+    static final Path GOLDEN = Path.of("src/test/resources/golden/gpu/nvidia-smi-h100x2.csv").toAbsolutePath();
+
+    private Map<String, String> envWithFake() throws Exception {
+        Path bin = Files.createDirectories(dir.resolve("bin"));
+        Path smi = bin.resolve("nvidia-smi");
+        Files.writeString(smi, "#!/bin/bash\nif [[ \"$*\" == *-lms* ]]; then cat '" + GOLDEN + "'; exec sleep 60; fi\n"
+                + "head -n 1 '" + GOLDEN + "'\n");
+        Files.setPosixFilePermissions(smi, PosixFilePermissions.fromString("rwxr-xr-x"));
+        return Map.of("PATH", bin + ":/usr/bin:/bin");
+    }
+
+    private static Job job(Job.Kind kind) {
+        JobSpec spec = kind == Job.Kind.MEASURE ? new JobSpec.Measure(new Command(List.of("x")), List.of(), 0, null)
+                : null;
+        return new Job(new Job.Place(0, "t/human/r0", "t", 0), Arm.HUMAN, Mode.SERVING, spec,
+                new Job.Where(Path.of("/w"), Map.of(), 1), Job.Limits.ofSeconds(10, 10));
+    }
+
+    @Test
+    void aMeasuredRunGetsItsSeriesSectionAndMetrics() throws Exception {
+        List<String> notes = new ArrayList<>();
+        GpuTelemetryRun t = GpuTelemetryRun.start(job(Job.Kind.MEASURE), "local", envWithFake(), notes::add);
+        assertThat(t).isNotNull();
+        Thread.sleep(500); // the fake prints the whole series at once
+        JobResult result = JobResult.notStarted(null, "", List.of("x")).withMetrics(List.of(
+                Metric.of("tpot_ms_mean", 8.0), Metric.of("total_output_tokens", 12_000))).withGpus("1");
+        Map<String, Object> extra = new LinkedHashMap<>();
+        try (Store store = Stores.open(dir.resolve("db.duckdb").toString())) {
+            JobResult out = t.finish(result, extra, store);
+            @SuppressWarnings("unchecked")
+            Map<String, Object> s = (Map<String, Object>) extra.get("gpu_telemetry");
+            assertThat(s).containsEntry("available", true).containsEntry("gpus_held", "1")
+                    .containsEntry("gpus", 1).containsEntry("gpu_samples", 30) // GPU 1's line cut mid-way is rejected
+                    .containsEntry("gpu_throttle_share", 0.333333).containsEntry("rejected_lines", 1);
+            assertThat(store.artifact((String) s.get("series_sha256"))).hasValueSatisfying(
+                    b -> assertThat(b).isEqualTo(readBytes(GOLDEN)));
+            assertThat(out.metrics()).extracting(Metric::name).contains("tpot_ms_mean", "gpu_energy_j",
+                    "gpu_energy_per_output_token_j", "gpu_sm_clock_mhz_mean", "gpu_throttle_share")
+                    .doesNotContain("gpu_throttle_reasons_seen", "gpus");
+            double e = out.metrics().stream().filter(m -> m.name().equals("gpu_energy_j")).findFirst().orElseThrow()
+                    .value();
+            double perToken = out.metrics().stream().filter(m -> m.name().equals("gpu_energy_per_output_token_j"))
+                    .findFirst().orElseThrow().value();
+            assertThat(perToken).isCloseTo(e / 12_000, org.assertj.core.data.Offset.offset(1e-6));
+            assertThat(out.metrics().stream().filter(m -> m.name().equals("gpu_sm_clock_mhz_mean")).findFirst()
+                    .orElseThrow().value()).isEqualTo(1905.0); // 20 samples at 1980, 10 power-capped at 1755
+        }
+        assertThat(notes).isEmpty();
+    }
+
+    @Test
+    void onlyMeasuredRunsOnThisNodeAreSampled() throws Exception {
+        Map<String, String> env = envWithFake();
+        assertThat(GpuTelemetryRun.start(job(Job.Kind.MEASURE), "slurm", env, n -> { })).isNull();
+        assertThat(GpuTelemetryRun.start(job(Job.Kind.MEASURE), "kubernetes", env, n -> { })).isNull();
+        Map<String, String> off = new LinkedHashMap<>(env);
+        off.put("ISOBENCH_GPU_TELEMETRY_MS", "0");
+        assertThat(GpuTelemetryRun.start(job(Job.Kind.MEASURE), "local", off, n -> { })).isNull();
+        assertThat(GpuTelemetryRun.interval(null)).isEqualTo(100);
+        assertThat(GpuTelemetryRun.interval(" 250 ")).isEqualTo(250);
+        assertThatThrownBy(() -> GpuTelemetryRun.interval("5")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void noNvidiaSmiIsNotedAtMostOnceAndSamplesNothing() {
+        List<String> notes = new ArrayList<>();
+        Map<String, String> env = Map.of("PATH", dir.toString());
+        assertThat(GpuTelemetryRun.start(job(Job.Kind.MEASURE), "local", env, notes::add)).isNull();
+        assertThat(GpuTelemetryRun.start(job(Job.Kind.MEASURE), "docker", env, notes::add)).isNull();
+        // once per process: an earlier test in this JVM may already have noted it
+        assertThat(notes).hasSizeLessThanOrEqualTo(1)
+                .allSatisfy(n -> assertThat(n).isEqualTo("gpu telemetry: no nvidia-smi on PATH: no GPU telemetry "
+                        + "(noted once; runs go on without it)"));
+    }
+
+    private static byte[] readBytes(Path p) {
+        try {
+            return Files.readAllBytes(p);
+        } catch (java.io.IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+}
