@@ -14,6 +14,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 
@@ -70,7 +71,14 @@ public final class ServeFlags {
             }
         }
         if (m.containsKey("dataset-path") && baseDir != null) {
-            m.put("dataset-path", List.of(baseDir.resolve(m.get("dataset-path").get(0).strip()).toString()));
+            String written = m.get("dataset-path").get(0).strip();
+            String inRepo = engineRepoPath(written).orElse(written);
+            if (!inRepo.equals(written) && Files.isRegularFile(baseDir.resolve(inRepo))) {
+                warn.accept("--dataset-path " + written + " is the engine repo's " + inRepo
+                        + " on the machine that wrote the command; read from the arm's worktree instead");
+                written = inRepo;
+            }
+            m.put("dataset-path", List.of(baseDir.resolve(written).toString()));
         }
         String ds = m.containsKey("dataset-name") ? m.get("dataset-name").get(0).strip().toLowerCase(Locale.ROOT) : null;
         boolean makeable = ds == null || ds.equals("random") || ds.equals("prefix_repetition")
@@ -84,6 +92,21 @@ public final class ServeFlags {
             m.remove("dataset-name");
         }
         return new ServeFlags(m).apply(b, warn);
+    }
+
+    /**
+     * The engine repo's own file behind an absolute dataset path written on one machine
+     * ({@code /home/u/vllm/benchmarks/sonnet.txt} → {@code benchmarks/sonnet.txt}): the part from the last
+     * {@code /benchmarks/} folder on, for a path that starts with {@code /} or {@code ~}; empty for any other path.
+     * A task's serving client reads that part from each arm's worktree (docs/loadgen.md, "Sonnet").
+     */
+    public static Optional<String> engineRepoPath(String path) {
+        String p = path.strip();
+        int at = p.lastIndexOf("/benchmarks/");
+        if (!(p.startsWith("/") || p.startsWith("~")) || at < 0 || at + "/benchmarks/".length() == p.length()) {
+            return Optional.empty();
+        }
+        return Optional.of(p.substring(at + 1));
     }
 
     private LoadgenConfig.Builder apply(LoadgenConfig.Builder b, Consumer<String> warn) {

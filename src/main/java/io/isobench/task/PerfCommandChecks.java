@@ -2,6 +2,7 @@ package io.isobench.task;
 
 import io.isobench.Mode;
 import io.isobench.guard.Secrets;
+import io.isobench.loadgen.ServeFlags;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -135,7 +136,13 @@ abstract class PerfCommandChecks {
         String path = lastValue("--dataset-path").or(() -> lastValue("--dataset")).orElse(null);
         String pathFlag = lastValue("--dataset-path").isPresent() ? "--dataset-path" : "--dataset";
         if (path != null && !path.isEmpty() && !isPlaceholder(pathFlag, path)) {
-            if (isLocalFile(path, name)) {
+            Optional<String> inRepo = name != null && name.equalsIgnoreCase("sonnet")
+                    ? ServeFlags.engineRepoPath(path) : Optional.empty();
+            if (inRepo.isPresent()) {
+                warning("REPO_DATASET_PATH", pathFlag + " " + path + " is the engine repo's " + inRepo.get()
+                        + " at an absolute path on the machine that wrote the command; isobench reads "
+                        + inRepo.get() + " from each arm's worktree (fix: write " + pathFlag + " " + inRepo.get() + ")");
+            } else if (isLocalFile(path, name)) {
                 error("LOCAL_DATASET", pathFlag + " " + path + " is a local file"
                         + (path.startsWith("/") || path.startsWith("~") ? " at an absolute path on one machine" : "")
                         + ", not part of the engine repo, so the run cannot open it (fix: --dataset-name random with"

@@ -32,6 +32,13 @@ class LoadgenServingClientTest {
             Files.copy(worktree.resolve("benchmarks/sonnet.txt"), other.resolve("benchmarks/sonnet.txt"));
             String digest = inTree.workloadJson().replaceAll(".*\"prompts_sha256\":\"([0-9a-f]{64})\".*", "$1");
             assertThat(client.run(base, "m", flags, 0, 3L, other).workloadJson()).contains(digest);
+            // the engine repo's file at an absolute path on the machine that wrote the command: the worktree's copy
+            Map<String, String> absolute = new java.util.HashMap<>(flags);
+            absolute.put("dataset-path", "/home/ray/vllm/benchmarks/sonnet.txt");
+            ServingClient.Result fromRepo = client.run(base, "m", absolute, 0, 3L, other);
+            assertThat(fromRepo.workloadJson()).contains(digest);
+            assertThat(fromRepo.console()).contains("is the engine repo's benchmarks/sonnet.txt")
+                    .contains("read from the arm's worktree instead");
             // no worktree holds it: random prompts, said on the console
             ServingClient.Result none = client.run(base, "m", flags, 0, 3L, worktree.resolve("arm-b/benchmarks"));
             assertThat(none.workloadJson()).contains("\"dataset\":\"random:");

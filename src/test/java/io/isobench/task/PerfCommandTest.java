@@ -122,6 +122,23 @@ class PerfCommandTest {
     }
 
     @Test
+    void anAbsolutePathToTheEngineReposSonnetFileIsAWarningWithTheRepoPath() {
+        // written on one machine (/home/ray/vllm is that machine's clone): the file is the engine repo's own
+        ParsedPerfCommand p = PerfCommand.parse("python benchmarks/benchmark_serving.py --model facebook/opt-125m"
+                + " --dataset-name sonnet --dataset-path /home/ray/vllm/benchmarks/sonnet.txt --num-prompts 10");
+        assertThat(p.hasErrors()).isFalse();
+        assertThat(codes(p)).containsExactly("REPO_DATASET_PATH");
+        assertThat(p.findings().get(0).message()).contains("reads benchmarks/sonnet.txt from each arm's worktree")
+                .contains("fix: write --dataset-path benchmarks/sonnet.txt");
+        // any other absolute file stays an error: no worktree holds it
+        assertThat(errorCodes(PerfCommand.parse("python benchmarks/benchmark_serving.py --model facebook/opt-125m"
+                + " --dataset-name sonnet --dataset-path /data/poems.txt"))).containsExactly("LOCAL_DATASET");
+        assertThat(errorCodes(PerfCommand.parse("python benchmarks/benchmark_serving.py --model facebook/opt-125m"
+                + " --dataset-name sharegpt --dataset-path /home/ray/vllm/benchmarks/sharegpt.json")))
+                .containsExactly("LOCAL_DATASET");
+    }
+
+    @Test
     void aServingCommandWithoutDatasetNameIsAnErrorWithTheFix() {
         // benchmark_serving.py then defaults to sharegpt, which needs a file: 12 old runs crashed exactly so
         ParsedPerfCommand p = PerfCommand.parse("python benchmarks/benchmark_serving.py --model facebook/opt-125m");
