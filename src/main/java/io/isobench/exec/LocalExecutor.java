@@ -1,7 +1,5 @@
 package io.isobench.exec;
 
-import io.isobench.loadgen.ServerMetricsScraper;
-import io.isobench.loadgen.ServerMetricsSummary;
 import io.isobench.probe.Clients;
 import io.isobench.probe.Greedy;
 import io.isobench.probe.ServingClient;
@@ -260,8 +258,7 @@ final class LocalExecutor implements Executor {
         List<String> outputs = List.of();
         String probeJson = null;
         io.isobench.probe.ProbeException.Kind probeFailure = null;
-        String serverSeries = null;
-        List<Metric> serverMetrics = List.of();
+        ServerMetricsRun scrape = null;
         try {
             long ts = System.nanoTime();
             Readiness.Outcome ready = readiness.await(pg, HOST, port, Duration.ofSeconds(job.limits().serverStartS()));
@@ -282,13 +279,13 @@ final class LocalExecutor implements Executor {
                 Map<String, String> flags = Clients.flagMap(job.client());
                 String model = modelOf(job, argv);
                 // the server's /metrics during the measured run (docs/server-metrics.md); never fails the run
-                ServerMetricsScraper scraper = job.kind() == Job.Kind.CHECK || job.serverMetricsIntervalMs() <= 0 ? null
-                        : ServerMetricsScraper.start(base, Duration.ofMillis(job.serverMetricsIntervalMs()));
+                scrape = ServerMetricsRun.start(job, base);
+                Runnable measured = scrape.measuredStart();
                 try {
                     // the client (or the probes) within the job's limit, whatever the server sends or withholds
                     Object done = withinLimit(job.limits().runS(), () -> job.kind() == Job.Kind.CHECK
                             ? probe(base, model, job.probes())
-                            : client.run(base, model, flags, job.warmupRequests(), 0L, job.cwd()));
+                            : client.run(base, model, flags, job.warmupRequests(), 0L, job.cwd(), measured));
                     if (done instanceof ServingClient.Result r) {
                         metrics = r.metrics();
                         workload = r.workloadJson();
@@ -318,17 +315,7 @@ final class LocalExecutor implements Executor {
                             List.of(String.valueOf(e.getMessage())))
                             : serverFailure(text, FailureCategory.SERVER_CRASHED, "the server died during the run");
                 } finally {
-                    if (scraper != null) {
-                        ServerMetricsScraper.Series series = scraper.stop();
-                        serverSeries = series.toJson();
-                        serverMetrics = ServerMetricsSummary.summarize(series);
-                        clientLog.append(scrapeLine(series));
-                    }
-                }
-                if (serverSeries != null && failure == null) {
-                    List<Metric> all = new ArrayList<>(serverMetrics);
-                    all.addAll(ServerMetricsSummary.crossCheck(metrics, serverMetrics));
-                    serverMetrics = all;
+                    scrape.stop(clientLog);
                 }
                 timings.put("client_ms", (System.nanoTime() - tc) / 1e6);
             }
@@ -351,19 +338,7 @@ final class LocalExecutor implements Executor {
                 + (clientLog.isEmpty() ? "" : "\n--- isobench client ---\n" + clientLog);
         JobResult done = JobResult.ended(t0, failure, metrics, workload, text, timings, argv).withOutputs(outputs)
                 .withProbes(failure == null ? probeJson : null).withProbeFailure(failure == null ? null : probeFailure);
-        return serverSeries == null ? done
-                : done.withServerMetrics(serverSeries, failure == null ? serverMetrics : List.of());
-    }
-
-    /** One log line on the scrapes of a run: how many, how many failed and why (the first reason). */
-    static String scrapeLine(ServerMetricsScraper.Series series) {
-        String firstError = series.scrapes().stream().filter(s -> s.error() != null).map(s -> s.error())
-                .findFirst().orElse(null);
-        String firstBad = series.ok().stream().flatMap(s -> s.exposition().errors().stream()).findFirst().orElse(null);
-        return "isobench: server metrics " + series.endpoint() + ": " + series.ok().size() + " scrape(s), "
-                + series.failures() + " failed" + (firstError == null ? "" : " (first: " + firstError + ")") + ", "
-                + series.badLines() + " malformed line(s)" + (firstBad == null ? "" : " (first: " + firstBad + ")")
-                + "\n";
+        return scrape == null ? done : scrape.attach(done);
     }
 
     /** The client of a serving job ran past the job's limit. */

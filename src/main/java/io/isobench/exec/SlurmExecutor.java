@@ -505,6 +505,7 @@ final class SlurmExecutor implements Executor {
         String workload = null;
         List<String> outputs = List.of();
         String probeJson = null;
+        ServerMetricsRun scrape = null;
         StringBuilder clientLog = new StringBuilder();
         long ts = System.nanoTime();
         long end = w.startedNs + Duration.ofSeconds(job.limits().serverStartS()).toNanos();
@@ -559,6 +560,7 @@ final class SlurmExecutor implements Executor {
                 URI base = URI.create("http://" + host + ":" + port);
                 Map<String, String> flags = Clients.flagMap(job.client());
                 String model = LocalExecutor.modelOf(job, argv);
+                scrape = ServerMetricsRun.start(job, base);
                 try {
                     if (job.kind() == Job.Kind.CHECK) {
                         Greedy.ProbeRun probes = LocalExecutor.probe(base, model, job.probes());
@@ -566,7 +568,9 @@ final class SlurmExecutor implements Executor {
                         probeJson = probes.toJson();
                         clientLog.append(LocalExecutor.probeLine(probes));
                     } else {
-                        ServingClient.Result r = client.run(base, model, flags, job.warmupRequests(), 0L);
+                        // the arm's worktree is on the shared filesystem: a task's benchmarks/sonnet.txt is read there
+                        ServingClient.Result r = client.run(base, model, flags, job.warmupRequests(), 0L, job.cwd(),
+                                scrape.measuredStart());
                         metrics = r.metrics();
                         workload = r.workloadJson();
                         clientLog.append(r.console());
@@ -578,6 +582,8 @@ final class SlurmExecutor implements Executor {
                             List.of(String.valueOf(e.getMessage())))
                             : LocalExecutor.serverFailure(w.readLog(), FailureCategory.SERVER_CRASHED,
                             "the server died during the run");
+                } finally {
+                    scrape.stop(clientLog);
                 }
                 timings.put("client_ms", (System.nanoTime() - tc) / 1e6);
             }
@@ -588,7 +594,8 @@ final class SlurmExecutor implements Executor {
             w.cancel(timings);
         }
         String text = notes + w.readLog() + (clientLog.isEmpty() ? "" : "\n--- isobench client ---\n" + clientLog);
-        return JobResult.ended(t0, failure, metrics, workload, text, timings, argv).withOutputs(outputs)
+        JobResult done = JobResult.ended(t0, failure, metrics, workload, text, timings, argv).withOutputs(outputs)
                 .withProbes(failure == null ? probeJson : null);
+        return scrape == null ? done : scrape.attach(done);
     }
 }

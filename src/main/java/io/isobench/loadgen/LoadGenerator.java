@@ -24,6 +24,14 @@ public final class LoadGenerator {
 
     /** Runs with progress lines to {@code progress} (may be null). */
     public static LoadgenResult run(LoadgenConfig config, Consumer<String> progress) {
+        return run(config, progress, () -> { });
+    }
+
+    /**
+     * As {@link #run(LoadgenConfig, Consumer)}, calling {@code measuredStart} once when the warm-up requests are
+     * done, just before the measured phase's clock starts (the server-metrics scraper marks its baseline there).
+     */
+    public static LoadgenResult run(LoadgenConfig config, Consumer<String> progress, Runnable measuredStart) {
         Consumer<String> log = progress == null ? s -> { } : progress;
         List<String> notes = new ArrayList<>();
         // a bad tokenizer file is a config error: reported before anything is sent
@@ -78,6 +86,7 @@ public final class LoadGenerator {
                     + ", burstiness " + config.burstiness() + ", max concurrency "
                     + (config.maxConcurrency() == null ? "none" : config.maxConcurrency()) + ")");
 
+            measuredStart.run();
             List<RequestResult> results = new ArrayList<>();
             List<RequestResult[]> slotsOut = new ArrayList<>();
             Instant startedAt = Instant.now();

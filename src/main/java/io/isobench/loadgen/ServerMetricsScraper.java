@@ -35,6 +35,7 @@ public final class ServerMetricsScraper {
     private final List<Scrape> scrapes = new ArrayList<>();
     private final long t0 = System.nanoTime();
     private volatile boolean stopping;
+    private volatile double measuredFromMs = Double.NaN;
     private Thread thread;
 
     /**
@@ -47,15 +48,31 @@ public final class ServerMetricsScraper {
     public record Scrape(double tMs, PromText.Exposition exposition, String error) {
     }
 
-    /** Every scrape of a run, in order, and the interval asked for. */
-    public record Series(String endpoint, double intervalMs, List<Scrape> scrapes) {
+    /**
+     * Every scrape of a run, in order, and the interval asked for.
+     *
+     * @param measuredFromMs when the measured phase began (the scrape {@link #markMeasuredStart} took, after the
+     *                       warm-up requests), or NaN when nobody marked it: then every scrape is of the measured
+     *                       phase
+     */
+    public record Series(String endpoint, double intervalMs, List<Scrape> scrapes, double measuredFromMs) {
         public Series {
             scrapes = List.copyOf(scrapes);
+        }
+
+        /** A series without a marked measured phase. */
+        public Series(String endpoint, double intervalMs, List<Scrape> scrapes) {
+            this(endpoint, intervalMs, scrapes, Double.NaN);
         }
 
         /** Scrapes that returned a parsed body. */
         public List<Scrape> ok() {
             return scrapes.stream().filter(s -> s.exposition() != null).toList();
+        }
+
+        /** The successful scrapes of the measured phase: from the mark on (all of them when there is no mark). */
+        public List<Scrape> measured() {
+            return ok().stream().filter(s -> Double.isNaN(measuredFromMs) || s.tMs() >= measuredFromMs).toList();
         }
 
         /** Scrapes that failed (unreachable, HTTP error, too large). */
@@ -78,6 +95,9 @@ public final class ServerMetricsScraper {
             root.put("format", "isobench-server-metrics/1");
             root.put("endpoint", endpoint);
             root.put("interval_ms", intervalMs);
+            if (!Double.isNaN(measuredFromMs)) {
+                root.put("measured_from_ms", Math.round(measuredFromMs * 10) / 10.0);
+            }
             ObjectNode types = root.putObject("types");
             ArrayNode arr = root.putArray("scrapes");
             for (Scrape s : scrapes) {
@@ -125,6 +145,13 @@ public final class ServerMetricsScraper {
         return s;
     }
 
+    /** Scrapes kept so far (tests wait on it). */
+    int scrapeCount() {
+        synchronized (scrapes) {
+            return scrapes.size();
+        }
+    }
+
     /** Stops the thread, takes a last scrape and returns the series. */
     public Series stop() {
         stopping = true;
@@ -137,8 +164,22 @@ public final class ServerMetricsScraper {
         Scrape last = scrapeOnce();
         synchronized (scrapes) {
             scrapes.add(last);
-            return new Series(endpoint.toString(), interval.toNanos() / 1e6, scrapes);
+            return new Series(endpoint.toString(), interval.toNanos() / 1e6, scrapes, measuredFromMs);
         }
+    }
+
+    /**
+     * Marks the start of the measured phase (after the warm-up requests): takes a scrape now, on the caller's
+     * thread, and summaries count from it on, so warm-up requests are left out of the counters and histograms. A
+     * failed mark scrape still marks the moment (the next good scrape is then the baseline).
+     */
+    public void markMeasuredStart() {
+        Scrape s = scrapeOnce();
+        synchronized (scrapes) {
+            scrapes.add(s);
+            scrapes.sort(java.util.Comparator.comparingDouble(Scrape::tMs));
+        }
+        measuredFromMs = s.tMs();
     }
 
     private void loop() {

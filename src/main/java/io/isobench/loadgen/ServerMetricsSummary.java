@@ -10,8 +10,9 @@ import java.util.TreeMap;
 /**
  * A run's server-side metrics from its {@link ServerMetricsScraper.Series}, under vLLM's names (docs/server-metrics.md):
  * gauges as mean and max over the scrapes (summed over label sets for request counts, averaged for cache usage),
- * counters and histograms as the difference between the last and the first successful scrape (so a server's
- * history before the run does not count), histogram means as Δsum/Δcount and p99 as Prometheus'
+ * counters and histograms as the difference between the last and the first successful scrape of the measured
+ * phase ({@link ServerMetricsScraper.Series#measured()}: from the scrape taken when the warm-up requests were done,
+ * so neither the server's history before the run nor the warm-up counts), histogram means as Δsum/Δcount and p99 as Prometheus'
  * {@code histogram_quantile} (linear within the bucket). A family the server does not expose gives no metric.
  * The scrape bookkeeping is always there: {@code server_metrics_scrapes}, {@code server_metrics_scrape_failures},
  * {@code server_metrics_bad_lines}.
@@ -29,7 +30,7 @@ public final class ServerMetricsSummary {
     /** The summaries of a series (never throws on content; an empty list of data gives only the bookkeeping). */
     public static List<Metric> summarize(ServerMetricsScraper.Series series) {
         List<Metric> out = new ArrayList<>();
-        List<ServerMetricsScraper.Scrape> ok = series.ok();
+        List<ServerMetricsScraper.Scrape> ok = series.measured();
         out.add(Metric.of("server_metrics_scrapes", ok.size()));
         out.add(Metric.of("server_metrics_scrape_failures", series.failures()));
         out.add(Metric.of("server_metrics_bad_lines", series.badLines()));

@@ -19,12 +19,12 @@ final class LoadgenServingClient implements ServingClient {
 
     @Override
     public Result run(URI baseUrl, String model, Map<String, String> flags, int warmupRequests, long seed) {
-        return run(baseUrl, model, flags, warmupRequests, seed, null);
+        return run(baseUrl, model, flags, warmupRequests, seed, null, () -> { });
     }
 
     @Override
     public Result run(URI baseUrl, String model, Map<String, String> flags, int warmupRequests, long seed,
-                      java.nio.file.Path workdir) {
+                      java.nio.file.Path workdir, Runnable measuredStart) {
         List<String> warnings = new ArrayList<>();
         LoadgenConfig config;
         try {
@@ -36,7 +36,7 @@ final class LoadgenServingClient implements ServingClient {
         }
         LoadgenResult r;
         try {
-            r = LoadGenerator.run(config, null);
+            r = LoadGenerator.run(config, null, measuredStart);
         } catch (RuntimeException e) {
             throw new ClientFailure("loadgen: " + e.getMessage());
         }

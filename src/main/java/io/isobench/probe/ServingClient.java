@@ -27,6 +27,16 @@ public interface ServingClient {
      */
     default Result run(URI baseUrl, String model, Map<String, String> flags, int warmupRequests, long seed,
                        java.nio.file.Path workdir) {
+        return run(baseUrl, model, flags, warmupRequests, seed, workdir, () -> { });
+    }
+
+    /**
+     * As {@link #run(URI, String, Map, int, long, java.nio.file.Path)}, calling {@code measuredStart} once, when the
+     * warm-up requests are done and before the first measured request is sent (the server-metrics scraper marks the
+     * measured phase there: docs/server-metrics.md).
+     */
+    default Result run(URI baseUrl, String model, Map<String, String> flags, int warmupRequests, long seed,
+                       java.nio.file.Path workdir, Runnable measuredStart) {
         return run(baseUrl, model, flags, warmupRequests, seed);
     }
 

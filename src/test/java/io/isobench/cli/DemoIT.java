@@ -193,6 +193,9 @@ class DemoIT {
         assertThat(seriesSha).as(served.runId()).isNotBlank();
         assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(store.artifact(seriesSha).orElseThrow())
                 .path("format").asText()).isEqualTo("isobench-server-metrics/1");
+        // the demo sends 2 warm-up requests: the summaries count from the scrape taken after them
+        assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(store.artifact(seriesSha).orElseThrow())
+                .path("measured_from_ms").isNumber()).isTrue();
         assertThat(served.metrics()).extracting(io.isobench.parse.Metric::name).contains("server_metrics_scrapes",
                 "vllm:time_to_first_token_ms_mean", "vllm:e2e_request_latency_ms_p99", "ttft_client_minus_server_ms",
                 "ttft_client_server_gap_large");

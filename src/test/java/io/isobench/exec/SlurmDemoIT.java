@@ -117,6 +117,15 @@ class SlurmDemoIT {
             long executed = after.stream().filter(r -> r.failure() == null
                     || !List.of("PATCH_FAILED", "EMPTY_PATCH").contains(r.failure().category())).count();
             assertThat(submissions).isEqualTo((int) executed + accuracy.size());
+            // a measured serving run on Slurm: the server's /metrics scraped from this host, the warm-up marked
+            RunRecord served = after.stream().filter(r -> r.runId().startsWith(session + "/tpot/")
+                    && r.status() == RunRecord.RunStatus.SUCCESS && !r.runId().endsWith("/check")).findFirst().orElseThrow();
+            assertThat(served.metrics()).extracting(io.isobench.parse.Metric::name)
+                    .contains("server_metrics_scrapes", "vllm:time_to_first_token_ms_mean", "ttft_client_minus_server_ms");
+            String seriesSha = new com.fasterxml.jackson.databind.ObjectMapper().readTree(RunDetailsCodec.encode(
+                    served.details())).path("server_metrics_artifact_sha256").asText();
+            assertThat(new String(store.artifact(seriesSha).orElseThrow(), java.nio.charset.StandardCharsets.UTF_8))
+                    .contains("\"measured_from_ms\"");
             for (RunRecord r : after) {
                 RunRecord b = before.get(r.runId());
                 if (b != null && b.status() != RunRecord.RunStatus.NOT_RUN) {

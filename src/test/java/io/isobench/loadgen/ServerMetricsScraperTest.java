@@ -91,6 +91,55 @@ class ServerMetricsScraperTest {
     }
 
     @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void theMeasuredPhaseStartsAfterTheWarmUpRequests() throws IOException {
+        // a real load-generator run with 3 warm-up requests: the hook runs once, after those 3 (and the length
+        // calibration request random prompts without a tokenizer make) and before any of the 5 measured requests;
+        // a scraper marked there counts from that scrape on
+        try (StreamingTestServer server = new StreamingTestServer(0, 1, 1, 0)) {
+            AtomicInteger atMark = new AtomicInteger(-1);
+            AtomicInteger calls = new AtomicInteger();
+            LoadgenConfig config = LoadgenConfig.builder().baseUrl(URI.create(server.baseUrl())).model("m")
+                    .numPrompts(5).numWarmups(3).build();
+            LoadgenResult r = LoadGenerator.run(config, null, () -> {
+                calls.incrementAndGet();
+                atMark.set(server.requests.get());
+            });
+            assertThat(calls.get()).isEqualTo(1);
+            assertThat(atMark.get()).isGreaterThanOrEqualTo(3);
+            assertThat(server.requests.get() - atMark.get()).isEqualTo(5);
+            assertThat(r.summary().completed()).isEqualTo(5);
+        }
+        AtomicInteger n = new AtomicInteger();
+        HttpServer http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        http.createContext("/metrics", ex -> {
+            byte[] b = ("# TYPE vllm:num_preemptions_total counter\nvllm:num_preemptions_total "
+                    + 10 * n.incrementAndGet() + "\n").getBytes(StandardCharsets.UTF_8);
+            ex.sendResponseHeaders(200, b.length);
+            try (OutputStream o = ex.getResponseBody()) {
+                o.write(b);
+            }
+        });
+        http.start();
+        try {
+            ServerMetricsScraper scraper = ServerMetricsScraper.start(
+                    URI.create("http://127.0.0.1:" + http.getAddress().getPort()), Duration.ofSeconds(30));
+            while (scraper.scrapeCount() < 1) {
+                sleep(10);
+            }
+            scraper.markMeasuredStart(); // the counter reads 20 here (10 at the first scrape)
+            ServerMetricsScraper.Series series = scraper.stop(); // 30 at the last
+            assertThat(series.scrapes()).hasSize(3);
+            assertThat(series.measuredFromMs()).isEqualTo(series.scrapes().get(1).tMs());
+            assertThat(series.measured()).hasSize(2);
+            assertThat(ServerMetricsSummaryTest.byName(ServerMetricsSummary.summarize(series)))
+                    .containsEntry("vllm:num_preemptions_delta", 10.0);
+        } finally {
+            http.stop(0);
+        }
+    }
+
+    @Test
     void intervalMustBePositive() {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> ServerMetricsScraper.start(
                 URI.create("http://127.0.0.1:1"), Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);

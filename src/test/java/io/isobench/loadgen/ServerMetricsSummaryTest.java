@@ -80,6 +80,26 @@ class ServerMetricsSummaryTest {
     }
 
     @Test
+    void theWarmUpBeforeTheMarkIsLeftOut() {
+        // the same scrapes, the measured phase marked at the middle one (t = 1000 ms, after the warm-up requests):
+        // counters and histograms count from it, gauges average over it and the last
+        ServerMetricsScraper.Series all = series();
+        ServerMetricsScraper.Series marked = new ServerMetricsScraper.Series(all.endpoint(), all.intervalMs(),
+                all.scrapes(), 1000.0);
+        Map<String, Double> m = byName(ServerMetricsSummary.summarize(marked));
+        assertThat(m.get("server_metrics_scrapes")).isEqualTo(2.0);
+        assertThat(m.get("vllm:num_requests_running_mean")).isEqualTo(2.5);
+        // (110 − 50) / (300 − 150)
+        assertThat(m.get("vllm:prefix_cache_hit_rate")).isCloseTo(0.4, within(1e-12));
+        assertThat(m.get("vllm:num_preemptions_delta")).isEqualTo(3.0);
+        // the middle scrape (the baseline) exposes no TTFT histogram: it counts from zero, as a labelled family that
+        // first appears during the measured phase does — 10.005 s over 101 observations
+        assertThat(m.get("vllm:time_to_first_token_ms_mean")).isCloseTo(10_005.0 / 101, within(1e-9));
+        assertThat(marked.toJson()).contains("\"measured_from_ms\" : 1000.0");
+        assertThat(all.toJson()).doesNotContain("measured_from_ms");
+    }
+
+    @Test
     void nothingScrapedGivesOnlyTheBookkeeping() {
         ServerMetricsScraper.Series s = new ServerMetricsScraper.Series("http://127.0.0.1:1/metrics", 1000,
                 List.of(new ServerMetricsScraper.Scrape(0, null, "HTTP 404")));

@@ -1,0 +1,73 @@
+package io.isobench.exec;
+
+import io.isobench.loadgen.ServerMetricsScraper;
+import io.isobench.loadgen.ServerMetricsSummary;
+import io.isobench.parse.Metric;
+import io.isobench.plan.Job;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The server's {@code /metrics} scraped around one measured serving run (docs/server-metrics.md), the same for every
+ * executor that runs the pinned client on this machine (local, Docker, Slurm): started before the client, marked when
+ * its warm-up is done, stopped after it whatever happened; never fails the run. Off for correctness checks and when
+ * the job's interval is 0.
+ */
+final class ServerMetricsRun {
+
+    private final ServerMetricsScraper scraper;
+    private ServerMetricsScraper.Series series;
+
+    private ServerMetricsRun(ServerMetricsScraper scraper) {
+        this.scraper = scraper;
+    }
+
+    /** Starts scraping {@code base} for a measured job with a positive interval; a no-op run otherwise. */
+    static ServerMetricsRun start(Job job, URI base) {
+        return new ServerMetricsRun(job.kind() == Job.Kind.CHECK || job.serverMetricsIntervalMs() <= 0 ? null
+                : ServerMetricsScraper.start(base, Duration.ofMillis(job.serverMetricsIntervalMs())));
+    }
+
+    /** What the client calls when its warm-up requests are done. */
+    Runnable measuredStart() {
+        return scraper == null ? () -> { } : scraper::markMeasuredStart;
+    }
+
+    /** Stops scraping (once) and appends the one log line on the scrapes to {@code log}. */
+    void stop(StringBuilder log) {
+        if (scraper != null && series == null) {
+            series = scraper.stop();
+            log.append(scrapeLine(series));
+        }
+    }
+
+    /**
+     * {@code done} with the series artifact and, for a run that succeeded, the summaries and the client-vs-server
+     * TTFT cross-check against the client's {@code done.metrics()}; {@code done} unchanged when nothing was scraped.
+     */
+    JobResult attach(JobResult done) {
+        if (series == null) {
+            return done;
+        }
+        if (!done.success()) {
+            return done.withServerMetrics(series.toJson(), List.of());
+        }
+        List<Metric> summaries = new ArrayList<>(ServerMetricsSummary.summarize(series));
+        summaries.addAll(ServerMetricsSummary.crossCheck(done.metrics(), summaries));
+        return done.withServerMetrics(series.toJson(), summaries);
+    }
+
+    /** One log line on the scrapes of a run: how many, how many failed and why (the first reason). */
+    static String scrapeLine(ServerMetricsScraper.Series series) {
+        String firstError = series.scrapes().stream().filter(s -> s.error() != null).map(s -> s.error())
+                .findFirst().orElse(null);
+        String firstBad = series.ok().stream().flatMap(s -> s.exposition().errors().stream()).findFirst().orElse(null);
+        return "isobench: server metrics " + series.endpoint() + ": " + series.ok().size() + " scrape(s), "
+                + series.failures() + " failed" + (firstError == null ? "" : " (first: " + firstError + ")") + ", "
+                + series.badLines() + " malformed line(s)" + (firstBad == null ? "" : " (first: " + firstBad + ")")
+                + "\n";
+    }
+}
