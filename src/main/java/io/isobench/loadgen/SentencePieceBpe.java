@@ -30,7 +30,8 @@ final class SentencePieceBpe {
     }
 
     private final Map<String, Integer> vocab;
-    private final Map<String, Integer> mergeRank;
+    /** (left id << 32 | right id) → (rank << 32 | merged id): merges on ids, as HF's BPE does. */
+    private final Map<Long, Long> merges = new HashMap<>();
     private final boolean ignoreMerges;
     private final boolean byteFallback;
     private final int unkId;
@@ -43,7 +44,18 @@ final class SentencePieceBpe {
     SentencePieceBpe(JsonNode model, Map<String, Integer> vocab, Map<String, Integer> mergeRank, Metaspace metaspace,
                      JsonNode decoder) {
         this.vocab = vocab;
-        this.mergeRank = mergeRank;
+        mergeRank.forEach((pair, rank) -> {
+            int sp = pair.indexOf(' ', 1);
+            if (sp < 0) {
+                return;
+            }
+            Integer a = vocab.get(pair.substring(0, sp));
+            Integer b = vocab.get(pair.substring(sp + 1));
+            Integer ab = vocab.get(pair.substring(0, sp) + pair.substring(sp + 1));
+            if (a != null && b != null && ab != null) {
+                merges.put(((long) a << 32) | b, ((long) rank << 32) | ab);
+            }
+        });
         this.ignoreMerges = model.path("ignore_merges").asBoolean(false);
         this.metaspace = metaspace;
         String unk = model.path("unk_token").isTextual() ? model.path("unk_token").asText() : null;
@@ -102,9 +114,13 @@ final class SentencePieceBpe {
         }
     }
 
-    private int rank(String a, String b) {
-        Integer r = mergeRank.get(a + " " + b);
-        return r == null ? -1 : r;
+    /** The merge of ids {@code a} and {@code b} as (rank << 32 | merged id), or -1. */
+    private long merge(int a, int b) {
+        if (a < 0 || b < 0) {
+            return -1;
+        }
+        Long m = merges.get(((long) a << 32) | b);
+        return m == null ? -1 : m;
     }
 
     private int[] bpe(String w) {
@@ -113,12 +129,14 @@ final class SentencePieceBpe {
             return new int[] {whole};
         }
         int n = w.codePointCount(0, w.length());
-        String[] sym = new String[n];
+        int[] id = new int[n]; // -1: a character outside the vocabulary (it never merges)
+        int[] from = new int[n];
         int[] prev = new int[n];
         int[] next = new int[n];
         for (int i = 0, k = 0; i < w.length(); k++) {
             int c = Character.charCount(w.codePointAt(i));
-            sym[k] = w.substring(i, i + c);
+            id[k] = vocab.getOrDefault(w.substring(i, i + c), -1);
+            from[k] = i;
             prev[k] = k - 1;
             next[k] = k + 1 < n ? k + 1 : -1;
             i += c;
@@ -126,36 +144,39 @@ final class SentencePieceBpe {
         // (rank << 32 | position): lowest rank first, then leftmost
         PriorityQueue<Long> queue = new PriorityQueue<>();
         for (int i = 0; i + 1 < n; i++) {
-            push(queue, rank(sym[i], sym[i + 1]), i);
+            push(queue, merge(id[i], id[i + 1]), i);
         }
         while (!queue.isEmpty()) {
             long top = queue.poll();
             int pos = (int) top;
             int rk = (int) (top >>> 32);
-            if (sym[pos] == null || next[pos] < 0 || rank(sym[pos], sym[next[pos]]) != rk) {
+            long m = next[pos] < 0 ? -1 : merge(id[pos], id[next[pos]]);
+            if (m < 0 || (int) (m >>> 32) != rk) {
                 continue; // stale: one side was merged away since
             }
             int right = next[pos];
-            sym[pos] = sym[pos] + sym[right];
-            sym[right] = null;
+            id[pos] = (int) m;
+            id[right] = DEAD;
             next[pos] = next[right];
             if (next[pos] >= 0) {
                 prev[next[pos]] = pos;
             }
             if (prev[pos] >= 0) {
-                push(queue, rank(sym[prev[pos]], sym[pos]), prev[pos]);
+                push(queue, merge(id[prev[pos]], id[pos]), prev[pos]);
             }
             if (next[pos] >= 0) {
-                push(queue, rank(sym[pos], sym[next[pos]]), pos);
+                push(queue, merge(id[pos], id[next[pos]]), pos);
             }
         }
         List<Integer> ids = new ArrayList<>(n);
         for (int i = 0; i >= 0 && i < n; i = next[i]) {
-            Integer id = vocab.get(sym[i]);
-            if (id != null) {
-                ids.add(id);
-            } else if (byteFallback) {
-                for (byte b : sym[i].getBytes(StandardCharsets.UTF_8)) {
+            if (id[i] >= 0) {
+                ids.add(id[i]);
+                continue;
+            }
+            String ch = w.substring(from[i], from[i] + Character.charCount(w.codePointAt(from[i])));
+            if (byteFallback) {
+                for (byte b : ch.getBytes(StandardCharsets.UTF_8)) {
                     ids.add(byteIds[b & 0xff]);
                 }
             } else if (unkId >= 0) {
@@ -163,16 +184,18 @@ final class SentencePieceBpe {
                     ids.add(unkId);
                 }
             } else {
-                throw new IllegalArgumentException("symbol '" + sym[i] + "' is not in the vocabulary (no byte_fallback,"
+                throw new IllegalArgumentException("symbol '" + ch + "' is not in the vocabulary (no byte_fallback,"
                         + " no unk token)");
             }
         }
         return ids.stream().mapToInt(Integer::intValue).toArray();
     }
 
-    private static void push(PriorityQueue<Long> queue, int rank, int pos) {
-        if (rank >= 0) {
-            queue.add(((long) rank << 32) | pos);
+    private static final int DEAD = -2;
+
+    private static void push(PriorityQueue<Long> queue, long merge, int pos) {
+        if (merge >= 0) {
+            queue.add((merge >>> 32 << 32) | pos);
         }
     }
 
