@@ -346,12 +346,12 @@ public final class BpeTokenizer {
      * Metaspace's prepend_scheme): a run of {@code " word"} pieces is then sent without its first space, or that space
      * would become a token of its own. False for byte-level BPE (its prompts keep the leading space).
      */
-    public boolean prependsSpace() {
+    boolean prependsSpace() {
         return spm != null && addPrefixSpace;
     }
 
     /** Whether this is a SentencePiece-style tokenizer (Metaspace / Prepend normalizer / byte_fallback). */
-    public boolean sentencePiece() {
+    boolean sentencePiece() {
         return spm != null;
     }
 

@@ -18,14 +18,14 @@ import java.util.stream.Stream;
  * {@code refs/main} names when it has the file, else the only or newest snapshot (by modification time) that has it.
  * Nothing is downloaded.
  */
-public final class HfCache {
+final class HfCache {
 
     private static final Pattern REPO_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*");
 
     /** A lookup's outcome: the file (null when absent) and the paths tried, for a one-line message. */
-    public record Lookup(Path tokenizerJson, List<Path> tried) {
+    record Lookup(Path tokenizerJson, List<Path> tried) {
         /** "tried A, B" for a warning. */
-        public String triedText() {
+        String triedText() {
             return "tried " + String.join(", ", tried.stream().map(Path::toString).toList());
         }
     }
@@ -34,12 +34,12 @@ public final class HfCache {
     }
 
     /** True for an {@code ORG/NAME} hub id (not a path that exists, not an absolute or dotted path). */
-    public static boolean isRepoId(String s) {
+    static boolean isRepoId(String s) {
         return REPO_ID.matcher(s).matches() && !s.contains("..") && !Files.exists(Path.of(s));
     }
 
     /** The hub cache folder: {@code HF_HUB_CACHE}, else {@code HF_HOME/hub}, else {@code userHome/.cache/huggingface/hub}. */
-    public static Path hubDir(Map<String, String> env, String userHome) {
+    static Path hubDir(Map<String, String> env, String userHome) {
         String hub = env.get("HF_HUB_CACHE");
         if (hub != null && !hub.isBlank()) {
             return Path.of(hub);
@@ -50,12 +50,12 @@ public final class HfCache {
     }
 
     /** The hub cache folder of this process (its environment and {@code user.home}). */
-    public static Path hubDir() {
+    static Path hubDir() {
         return hubDir(System.getenv(), System.getProperty("user.home"));
     }
 
     /** Looks {@code repoId} up under {@code hub}. */
-    public static Lookup find(String repoId, Path hub) {
+    static Lookup find(String repoId, Path hub) {
         Path repo = hub.resolve("models--" + repoId.replace("/", "--"));
         Path snapshots = repo.resolve("snapshots");
         List<Path> tried = new ArrayList<>();
