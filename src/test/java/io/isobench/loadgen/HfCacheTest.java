@@ -141,4 +141,25 @@ class HfCacheTest {
             }
         }
     }
+
+    @Test
+    void isobenchLoadgenWithAHubIdRunsWithTheCachedSentencePieceTokenizer(@TempDir Path dir) throws Exception {
+        home(dir);
+        Path json = snapshot(dir.resolve(".cache/huggingface/hub"), "meta-llama/Llama-2-7b-hf", "rev1",
+                Files.readString(Llama2Spm.tokenizerJson("legacy")));
+        try (StreamingTestServer server = new StreamingTestServer(0, 1, 0, 0)) {
+            java.io.StringWriter out = new java.io.StringWriter();
+            java.io.StringWriter err = new java.io.StringWriter();
+            int code = io.isobench.cli.Main.run(new java.io.PrintWriter(out, true), new java.io.PrintWriter(err, true),
+                    new String[] {"loadgen", "--base-url", server.baseUrl(), "--model", "llama", "--tokenizer",
+                            "meta-llama/Llama-2-7b-hf", "--dataset-name", "random", "--random-input-len", "40",
+                            "--random-output-len", "2", "--num-prompts", "4", "--save-result", "--result-dir",
+                            dir.toString(), "--result-filename", "r.json"});
+            assertThat(code).as(err.toString()).isZero();
+            assertThat(err.toString()).contains("random prompts built with the tokenizer " + json)
+                    .doesNotContain("HuggingFace cache");
+            assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(dir.resolve("r.json").toFile())
+                    .path("tokenizer_id").asText()).isEqualTo(json.toString());
+        }
+    }
 }

@@ -49,7 +49,7 @@ final class Llama2Spm {
 
     /** The HF tokenizer.json: {@code legacy} (Prepend + Replace normalizer) or {@code metaspace} (pre-tokenizer). */
     static synchronized Path tokenizerJson(String style) {
-        Path out = WORK.resolve("tokenizer-" + style + ".json");
+        Path out = WORK.resolve("tokenizer-" + style + "-" + generatorHash() + ".json");
         if (!Files.isRegularFile(out)) {
             generate(out, "--tokenizer-json", "--style", style);
         }
@@ -58,11 +58,22 @@ final class Llama2Spm {
 
     /** The vocabulary-only GGUF llama.cpp tokenizes with. */
     static synchronized Path gguf() {
-        Path out = WORK.resolve("llama2-vocab.gguf");
+        Path out = WORK.resolve("llama2-vocab-" + generatorHash() + ".gguf");
         if (!Files.isRegularFile(out)) {
             generate(out, "--gguf");
         }
         return out;
+    }
+
+    /** A short digest of spm_reference.py: files made by an older generator are not reused. */
+    private static String generatorHash() {
+        try {
+            byte[] d = java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(Files.readAllBytes(RESOURCES.resolve("spm_reference.py")));
+            return java.util.HexFormat.of().formatHex(d, 0, 6);
+        } catch (IOException | java.security.NoSuchAlgorithmException e) {
+            throw new AssertionError("cannot read the generator: " + e);
+        }
     }
 
     /** Runs the generator with {@code flag PART [more...]}, then renames PART to {@code out} (no half files). */
