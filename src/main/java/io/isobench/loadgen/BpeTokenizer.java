@@ -14,18 +14,21 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A pure-Java byte-level BPE tokenizer read from a HuggingFace {@code tokenizer.json} (GPT-2 / RoBERTa / Llama-3 /
- * Qwen style: {@code model.type = "BPE"} with a {@code ByteLevel} pre-tokenizer, optionally after a regex
- * {@code Split}), so random prompts can be built to an exact token length without the server ({@code --tokenizer}).
- * Supported: added (special) tokens matched literally, normalizers NFC/NFD/NFKC/NFKD/Lowercase (and Sequence),
- * ByteLevel with or without its GPT-2 regex and {@code add_prefix_space}, Split with a regex pattern, merges as
- * {@code "a b"} strings or {@code [a, b]} pairs, {@code ignore_merges}, and a TemplateProcessing post-processor's
- * special tokens. Anything else (SentencePiece-style Metaspace/byte_fallback models, WordPiece, Unigram) is refused
- * with a message naming what is unsupported.
+ * A pure-Java BPE tokenizer read from a HuggingFace {@code tokenizer.json}, so prompts can be built to an exact token
+ * length without the server ({@code --tokenizer}). Two families: byte-level BPE (GPT-2 / RoBERTa / Llama-3 / Qwen:
+ * {@code model.type = "BPE"} with a {@code ByteLevel} pre-tokenizer, optionally after a regex {@code Split}) and
+ * SentencePiece-style BPE (Llama-2 / Mistral: the {@code Prepend "▁"} + {@code Replace " "→"▁"} normalizer or the
+ * {@code Metaspace} pre-tokenizer, {@code byte_fallback}, the Replace/ByteFallback/Fuse/Strip decoder; see
+ * {@link SentencePieceBpe}). Supported: added (special) tokens matched literally, normalizers
+ * NFC/NFD/NFKC/NFKD/Lowercase/Prepend/Replace (and Sequence), ByteLevel with or without its GPT-2 regex and
+ * {@code add_prefix_space}, Split with a regex pattern, merges as {@code "a b"} strings or {@code [a, b]} pairs,
+ * {@code ignore_merges}, and a TemplateProcessing post-processor's special tokens. Anything else (WordPiece, Unigram,
+ * other pre-tokenizers) is refused with a message naming what is unsupported.
  */
 public final class BpeTokenizer {
 
@@ -51,7 +54,7 @@ public final class BpeTokenizer {
     private final String[] idToToken;
     private final Map<String, Integer> mergeRank;
     private final boolean ignoreMerges;
-    private final List<String> normalizers;
+    private final List<UnaryOperator<String>> normalizers;
     private final List<Pattern> splits;
     private final boolean byteLevelRegex;
     private final boolean addPrefixSpace;
@@ -60,13 +63,14 @@ public final class BpeTokenizer {
     private final int[] prefixIds;
     private final int[] suffixIds;
     private final Map<String, int[]> cache = new HashMap<>();
+    private final SentencePieceBpe spm;
 
     /** The BPE model: token ids and merge ranks. */
     private record Model(Map<String, Integer> vocab, Map<String, Integer> mergeRank, boolean ignoreMerges) {
     }
 
     /** How text is cut before BPE: normalizers, split patterns and the ByteLevel pre-tokenizer's settings. */
-    private record PreTokenizer(List<String> normalizers, List<Pattern> splits, boolean byteLevelRegex,
+    private record PreTokenizer(List<UnaryOperator<String>> normalizers, List<Pattern> splits, boolean byteLevelRegex,
                                 boolean addPrefixSpace) {
     }
 
@@ -74,10 +78,11 @@ public final class BpeTokenizer {
     private record Specials(Map<String, Integer> added, int[] prefixIds, int[] suffixIds) {
     }
 
-    private BpeTokenizer(String source, Model model, PreTokenizer pre, Specials specials) {
+    private BpeTokenizer(String source, Model model, PreTokenizer pre, Specials specials, SentencePieceBpe spm) {
         Map<String, Integer> vocab = model.vocab();
         Map<String, Integer> added = specials.added();
         this.source = source;
+        this.spm = spm;
         this.vocab = vocab;
         this.mergeRank = model.mergeRank();
         this.ignoreMerges = model.ignoreMerges();
@@ -130,9 +135,6 @@ public final class BpeTokenizer {
         if (!type.equals("BPE")) {
             throw new IllegalArgumentException(where + ": model type '" + type + "' is not supported (only byte-level BPE)");
         }
-        if (model.path("byte_fallback").asBoolean(false)) {
-            throw new IllegalArgumentException(where + ": a SentencePiece-style BPE (byte_fallback) is not supported");
-        }
         if (!model.path("continuing_subword_prefix").isNull() && !model.path("continuing_subword_prefix").isMissingNode()
                 || !model.path("end_of_word_suffix").isNull() && !model.path("end_of_word_suffix").isMissingNode()) {
             throw new IllegalArgumentException(where + ": continuing_subword_prefix/end_of_word_suffix are not supported");
@@ -161,13 +163,30 @@ public final class BpeTokenizer {
             }
             ranks.putIfAbsent(a + " " + b, r++);
         }
-        List<String> norms = new ArrayList<>();
-        normalizers(root.path("normalizer"), norms, where);
+        List<UnaryOperator<String>> norms = new ArrayList<>();
+        boolean[] prepends = new boolean[1];
+        normalizers(root.path("normalizer"), norms, prepends, where);
         List<Pattern> splits = new ArrayList<>();
         boolean[] byteLevel = new boolean[3]; // seen, use_regex, add_prefix_space
-        preTokenizer(root.path("pre_tokenizer"), splits, byteLevel, where);
-        if (!byteLevel[0]) {
-            throw new IllegalArgumentException(where + ": no ByteLevel pre-tokenizer (only byte-level BPE is supported)");
+        SentencePieceBpe.Metaspace[] meta = new SentencePieceBpe.Metaspace[1];
+        preTokenizer(root.path("pre_tokenizer"), splits, byteLevel, meta, where);
+        boolean sentencePiece = model.path("byte_fallback").asBoolean(false) || meta[0] != null || prepends[0];
+        if (byteLevel[0] && sentencePiece) {
+            throw new IllegalArgumentException(where + ": ByteLevel mixed with SentencePiece-style settings"
+                    + " (byte_fallback/Metaspace/Prepend) is not supported");
+        }
+        if (!byteLevel[0] && !sentencePiece) {
+            throw new IllegalArgumentException(where + ": neither a ByteLevel pre-tokenizer nor a SentencePiece-style"
+                    + " model (Metaspace, byte_fallback): only byte-level and SentencePiece-style BPE are supported");
+        }
+        SentencePieceBpe spm;
+        try {
+            spm = sentencePiece ? new SentencePieceBpe(model, vocab, ranks, meta[0], root.path("decoder")) : null;
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(where + ": " + e.getMessage());
+        }
+        if (spm != null) {
+            prepends[0] |= meta[0] != null && !meta[0].prependScheme().equals("never");
         }
         Map<String, Integer> added = new HashMap<>();
         for (JsonNode t : root.path("added_tokens")) {
@@ -177,29 +196,54 @@ public final class BpeTokenizer {
         List<Integer> post = new ArrayList<>();
         postProcessor(root.path("post_processor"), pre, post, vocab, added, where);
         return new BpeTokenizer(file.toString(), new Model(vocab, ranks, model.path("ignore_merges").asBoolean(false)),
-                new PreTokenizer(norms, splits, byteLevel[1], byteLevel[2]), new Specials(added,
-                pre.stream().mapToInt(Integer::intValue).toArray(), post.stream().mapToInt(Integer::intValue).toArray()));
+                new PreTokenizer(norms, splits, byteLevel[1], byteLevel[2] || prepends[0]), new Specials(added,
+                pre.stream().mapToInt(Integer::intValue).toArray(), post.stream().mapToInt(Integer::intValue).toArray()),
+                spm);
     }
 
-    private static void normalizers(JsonNode n, List<String> out, String where) {
+    private static void normalizers(JsonNode n, List<UnaryOperator<String>> out, boolean[] prepends, String where) {
         if (n == null || n.isNull() || n.isMissingNode()) {
             return;
         }
         String t = n.path("type").asText("");
         switch (t) {
-            case "Sequence" -> n.path("normalizers").forEach(c -> normalizers(c, out, where));
-            case "NFC", "NFD", "NFKC", "NFKD", "Lowercase" -> out.add(t);
+            case "Sequence" -> n.path("normalizers").forEach(c -> normalizers(c, out, prepends, where));
+            case "NFC" -> out.add(s -> Normalizer.normalize(s, Normalizer.Form.NFC));
+            case "NFD" -> out.add(s -> Normalizer.normalize(s, Normalizer.Form.NFD));
+            case "NFKC" -> out.add(s -> Normalizer.normalize(s, Normalizer.Form.NFKC));
+            case "NFKD" -> out.add(s -> Normalizer.normalize(s, Normalizer.Form.NFKD));
+            case "Lowercase" -> out.add(s -> s.toLowerCase(Locale.ROOT));
+            case "Prepend" -> { // SentencePiece legacy (Llama-2): "▁" before every non-empty segment
+                String p = n.path("prepend").asText();
+                prepends[0] = true;
+                out.add(s -> s.isEmpty() ? s : p + s);
+            }
+            case "Replace" -> out.add(replaceOp(n));
             default -> throw new IllegalArgumentException(where + ": normalizer '" + t + "' is not supported");
         }
     }
 
-    private static void preTokenizer(JsonNode n, List<Pattern> splits, boolean[] byteLevel, String where) {
+    /** HF's Replace (normalizer or decoder): every match of {@code pattern} (String or Regex) becomes {@code content}. */
+    static UnaryOperator<String> replaceOp(JsonNode n) {
+        Pattern p = SentencePieceBpe.pattern(n.path("pattern"));
+        String content = Matcher.quoteReplacement(n.path("content").asText());
+        return s -> p.matcher(s).replaceAll(content);
+    }
+
+    private static void preTokenizer(JsonNode n, List<Pattern> splits, boolean[] byteLevel,
+                                     SentencePieceBpe.Metaspace[] meta, String where) {
         if (n == null || n.isNull() || n.isMissingNode()) {
             return;
         }
         String t = n.path("type").asText("");
         switch (t) {
-            case "Sequence" -> n.path("pretokenizers").forEach(c -> preTokenizer(c, splits, byteLevel, where));
+            case "Sequence" -> n.path("pretokenizers").forEach(c -> preTokenizer(c, splits, byteLevel, meta, where));
+            case "Metaspace" -> { // older files: add_prefix_space instead of prepend_scheme, always split
+                String scheme = n.path("prepend_scheme").asText(
+                        n.path("add_prefix_space").asBoolean(true) ? "always" : "never");
+                meta[0] = new SentencePieceBpe.Metaspace(n.path("replacement").asText("\u2581"), scheme,
+                        n.path("split").asBoolean(true));
+            }
             case "ByteLevel" -> {
                 byteLevel[0] = true;
                 byteLevel[1] = n.path("use_regex").asBoolean(true);
@@ -273,16 +317,16 @@ public final class BpeTokenizer {
             }
         }
         if (addedPattern == null) {
-            encodeOrdinary(text, out);
+            encodeOrdinary(text, true, out);
         } else {
             Matcher m = addedPattern.matcher(text);
             int last = 0;
             while (m.find()) {
-                encodeOrdinary(text.substring(last, m.start()), out);
+                encodeOrdinary(text.substring(last, m.start()), last == 0, out);
                 out.add(added.get(m.group()));
                 last = m.end();
             }
-            encodeOrdinary(text.substring(last), out);
+            encodeOrdinary(text.substring(last), last == 0, out);
         }
         if (addSpecial) {
             for (int id : suffixIds) {
@@ -295,6 +339,20 @@ public final class BpeTokenizer {
     /** Number of tokens of {@code text} (special tokens of the template included when {@code addSpecial}). */
     public int count(String text, boolean addSpecial) {
         return encode(text, addSpecial).length;
+    }
+
+    /**
+     * True when the tokenizer puts a space before the text itself (SentencePiece-style: the Prepend normalizer or
+     * Metaspace's prepend_scheme): a run of {@code " word"} pieces is then sent without its first space, or that space
+     * would become a token of its own. False for byte-level BPE (its prompts keep the leading space).
+     */
+    boolean prependsSpace() {
+        return spm != null && addPrefixSpace;
+    }
+
+    /** Whether this is a SentencePiece-style tokenizer (Metaspace / Prepend normalizer / byte_fallback). */
+    boolean sentencePiece() {
+        return spm != null;
     }
 
     /** Special tokens the post-processor adds around a single sequence (e.g. 1 for a BOS). */
@@ -318,6 +376,16 @@ public final class BpeTokenizer {
 
     /** Text of token ids (added tokens as their content; byte-level tokens back to UTF-8). */
     public String decode(int[] ids) {
+        if (spm != null) {
+            List<String> tokens = new ArrayList<>(ids.length);
+            for (int id : ids) {
+                String t = token(id);
+                if (t != null) {
+                    tokens.add(t);
+                }
+            }
+            return spm.decode(tokens);
+        }
         java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
         for (int id : ids) {
             String t = token(id);
@@ -338,18 +406,21 @@ public final class BpeTokenizer {
         return b.toString(StandardCharsets.UTF_8);
     }
 
-    private void encodeOrdinary(String text, List<Integer> out) {
+    private void encodeOrdinary(String text, boolean atStart, List<Integer> out) {
         if (text.isEmpty()) {
             return;
         }
         String s = normalize(text);
+        if (spm != null) {
+            for (String piece : splits.isEmpty() ? List.of(s) : splitAll(s)) {
+                spm.encode(piece, atStart, out);
+            }
+            return;
+        }
         if (addPrefixSpace && !s.startsWith(" ")) {
             s = " " + s;
         }
-        List<String> pieces = List.of(s);
-        for (Pattern p : splits) {
-            pieces = split(pieces, p);
-        }
+        List<String> pieces = splitAll(s);
         if (byteLevelRegex) {
             pieces = split(pieces, GPT2);
         }
@@ -361,6 +432,14 @@ public final class BpeTokenizer {
     }
 
     private static final Pattern GPT2 = Pattern.compile(GPT2_PATTERN);
+
+    private List<String> splitAll(String s) {
+        List<String> pieces = List.of(s);
+        for (Pattern p : splits) {
+            pieces = split(pieces, p);
+        }
+        return pieces;
+    }
 
     /** HF Split(behavior = Isolated): matches and the text between them are separate pieces. */
     private static List<String> split(List<String> in, Pattern p) {
@@ -385,14 +464,8 @@ public final class BpeTokenizer {
     }
 
     private String normalize(String s) {
-        for (String n : normalizers) {
-            s = switch (n) {
-                case "NFC" -> Normalizer.normalize(s, Normalizer.Form.NFC);
-                case "NFD" -> Normalizer.normalize(s, Normalizer.Form.NFD);
-                case "NFKC" -> Normalizer.normalize(s, Normalizer.Form.NFKC);
-                case "NFKD" -> Normalizer.normalize(s, Normalizer.Form.NFKD);
-                default -> s.toLowerCase(Locale.ROOT);
-            };
+        for (UnaryOperator<String> n : normalizers) {
+            s = n.apply(s);
         }
         return s;
     }

@@ -121,7 +121,7 @@ final class Datasets {
         for (int i = 0; i < count; i++) {
             int in = Math.max(1, rng.nextInt(inLo, inHi + 1));
             int o = rng.nextInt(outLo, outHi + 1);
-            String text = prefix + pick(rng, pool, in);
+            String text = joined(tk, prefix + pick(rng, pool, in));
             int n = tk.count(text, false);
             if (n != in + spec.prefixLen()) {
                 throw new IllegalStateException("tokenizer " + tk.source() + ": a random prompt of " + (in + spec.prefixLen())
@@ -130,6 +130,14 @@ final class Datasets {
             out.add(new Prompt(text, n + tk.specialTokenCount(), o));
         }
         return out;
+    }
+
+    /**
+     * A run of {@code " word"} pieces as sent: a SentencePiece-style tokenizer puts the first word's space (its "▁")
+     * there itself, so the leading space is dropped (else it would be a token of its own); byte-level: unchanged.
+     */
+    static String joined(BpeTokenizer tk, String spacedWords) {
+        return tk.prependsSpace() && spacedWords.startsWith(" ") ? spacedWords.substring(1) : spacedWords;
     }
 
     static String pick(SplittableRandom rng, String[] pool, int n) {
@@ -144,7 +152,7 @@ final class Datasets {
     static String[] singleTokenWords(BpeTokenizer tk) {
         java.util.LinkedHashSet<String> pool = new java.util.LinkedHashSet<>();
         for (String w : WORDS) {
-            if (tk.count(" " + w, false) == 1) {
+            if (tk.count(joined(tk, " " + w), false) == 1) {
                 pool.add(" " + w);
             }
         }
@@ -157,7 +165,7 @@ final class Datasets {
                     }
                     continue;
                 }
-                String d = tk.decode(new int[] {id});
+                String d = (tk.prependsSpace() ? " " : "") + tk.decode(new int[] {id});
                 if (d.length() >= 3 && d.charAt(0) == ' ' && d.substring(1).chars().allMatch(Character::isLetter)
                         && tk.count(d, false) == 1) {
                     pool.add(d);

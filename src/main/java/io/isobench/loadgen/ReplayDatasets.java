@@ -122,7 +122,8 @@ final class ReplayDatasets {
             String prefix = text(rng, pool, spec.prefixLen(), tokensPerWord);
             for (int j = 0; j < perPrefix; j++) {
                 String suffix = text(rng, pool, spec.inputLen(), tokensPerWord);
-                String text = tk != null || prefix.isEmpty() || suffix.isEmpty() ? prefix + suffix : prefix + " " + suffix;
+                String text = tk != null ? Datasets.joined(tk, prefix + suffix)
+                        : prefix.isEmpty() || suffix.isEmpty() ? prefix + suffix : prefix + " " + suffix;
                 int expected = -1;
                 if (tk != null) {
                     int n = tk.count(text, false);

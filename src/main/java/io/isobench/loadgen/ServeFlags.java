@@ -31,7 +31,7 @@ public final class ServeFlags {
             "burstiness", "dataset-name", "dataset-path", "sharegpt-output-len", "random-input-len",
             "random-output-len", "random-range-ratio", "random-prefix-len", "sonnet-input-len", "sonnet-output-len",
             "sonnet-prefix-len", "prefix-repetition-prefix-len", "prefix-repetition-suffix-len",
-            "prefix-repetition-num-prefixes", "prefix-repetition-output-len", "ignore-eos", "seed");
+            "prefix-repetition-num-prefixes", "prefix-repetition-output-len", "ignore-eos", "seed", "tokenizer");
 
     private final Map<String, List<String>> flags;
 
@@ -70,6 +70,10 @@ public final class ServeFlags {
                 m.put(name, List.of(taskFlags.get(name)));
             }
         }
+        Path cached = m.containsKey("tokenizer") ? null : modelTokenizer(taskFlags.get("model"));
+        if (cached != null) {
+            m.put("tokenizer", List.of(cached.toString()));
+        }
         if (m.containsKey("dataset-path") && baseDir != null) {
             String written = m.get("dataset-path").get(0).strip();
             String inRepo = engineRepoPath(written).orElse(written);
@@ -107,6 +111,17 @@ public final class ServeFlags {
             return Optional.empty();
         }
         return Optional.of(p.substring(at + 1));
+    }
+
+    /**
+     * vLLM's default tokenizer is the model's: {@code --model ORG/NAME}'s {@code tokenizer.json} when the local
+     * HuggingFace cache has it ({@link HfCache}), else null (prompt lengths are then checked as before).
+     */
+    private static Path modelTokenizer(String model) {
+        if (model == null || !HfCache.isRepoId(model.strip())) {
+            return null;
+        }
+        return HfCache.find(model.strip(), HfCache.hubDir()).tokenizerJson();
     }
 
     private LoadgenConfig.Builder apply(LoadgenConfig.Builder b, Consumer<String> warn) {
@@ -162,13 +177,24 @@ public final class ServeFlags {
         ifPresent("api-key-env", b::apiKeyEnv);
         ifPresent("ready-check-timeout-sec", v -> b.readyCheckTimeout(Duration.ofSeconds(intValue("ready-check-timeout-sec", v))));
         ifPresent("request-timeout", v -> b.requestTimeout(Duration.ofMillis((long) (doubleValue("request-timeout", v) * 1000))));
+        Path cached = value("tokenizer") == null ? modelTokenizer(value("model")) : null;
+        if (cached != null) {
+            b.tokenizer(cached);
+        }
         ifPresent("tokenizer", v -> {
             Path t = Path.of(v);
             if (Files.isDirectory(t)) {
                 t = t.resolve("tokenizer.json");
             }
+            HfCache.Lookup hub = Files.exists(t) || !HfCache.isRepoId(v) ? null : HfCache.find(v, HfCache.hubDir());
             if (Files.isRegularFile(t)) {
                 b.tokenizer(t);
+            } else if (hub != null && hub.tokenizerJson() != null) {
+                b.tokenizer(hub.tokenizerJson()); // ORG/NAME from the local HuggingFace cache
+            } else if (hub != null) {
+                warn.accept("--tokenizer " + v + " is not a local tokenizer.json (or a directory with one) nor in the"
+                        + " local HuggingFace cache (" + hub.triedText() + "); prompt lengths are checked against the"
+                        + " server's counts instead");
             } else {
                 // a hub id as vLLM takes it: nothing to download here, so the run goes on without it
                 warn.accept("--tokenizer " + v + " is not a local tokenizer.json (or a directory with one); prompt"

@@ -78,11 +78,15 @@ class BpeTokenizerTest {
         Files.writeString(wp, "{\"model\":{\"type\":\"WordPiece\",\"vocab\":{}}}");
         assertThatThrownBy(() -> BpeTokenizer.load(wp)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("WordPiece").hasMessageContaining(wp.toString());
-        Path sp = dir.resolve("sp.json");
-        Files.writeString(sp, "{\"model\":{\"type\":\"BPE\",\"byte_fallback\":true,\"vocab\":{\"a\":0},\"merges\":[]},"
-                + "\"pre_tokenizer\":{\"type\":\"Metaspace\"}}");
-        assertThatThrownBy(() -> BpeTokenizer.load(sp)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("byte_fallback");
+        Path uni = dir.resolve("unigram.json");
+        Files.writeString(uni, "{\"model\":{\"type\":\"Unigram\",\"vocab\":[]},\"pre_tokenizer\":{\"type\":\"Metaspace\"}}");
+        assertThatThrownBy(() -> BpeTokenizer.load(uni)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("Unigram");
+        // a BPE with neither a ByteLevel pre-tokenizer nor SentencePiece settings (Metaspace, Prepend, byte_fallback)
+        Path bare = dir.resolve("bare.json");
+        Files.writeString(bare, "{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0},\"merges\":[]}}");
+        assertThatThrownBy(() -> BpeTokenizer.load(bare)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("neither a ByteLevel pre-tokenizer nor a SentencePiece-style");
         assertThatThrownBy(() -> BpeTokenizer.load(dir.resolve("missing.json")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("does not exist");
         Path bad = dir.resolve("bad.json");
