@@ -568,7 +568,6 @@ final class SlurmExecutor implements Executor {
                         probeJson = probes.toJson();
                         clientLog.append(LocalExecutor.probeLine(probes));
                     } else {
-                        // the arm's worktree is on the shared filesystem: a task's benchmarks/sonnet.txt is read there
                         ServingClient.Result r = client.run(base, model, flags, job.warmupRequests(), 0L, job.cwd(),
                                 scrape.measuredStart());
                         metrics = r.metrics();
