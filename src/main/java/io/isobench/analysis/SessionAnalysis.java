@@ -130,7 +130,8 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
 
     public static SessionAnalysis of(Store store, String sessionId, StatsConfig config) {
         Map<String, List<Parsed>> byTask = new LinkedHashMap<>();
-        store.forEachRun(new RunFilter(null, Set.of(RunRecord.RunKind.MEASURED), sessionId, false), r -> {
+        // with metrics: the secondary metrics (server /metrics, GPU telemetry) are run metrics
+        store.forEachRun(new RunFilter(null, Set.of(RunRecord.RunKind.MEASURED), sessionId, true), r -> {
             RunDetails x = r.details();
             if (x.hasTask()) {
                 byTask.computeIfAbsent(x.task(), k -> new ArrayList<>())
