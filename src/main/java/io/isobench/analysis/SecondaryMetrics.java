@@ -143,37 +143,24 @@ public record SecondaryMetrics(List<Row> rows, List<Omitted> omitted, TtftCrossC
             return NONE;
         }
         List<Row> rows = new ArrayList<>();
-        Map<String, List<String>> serverWhy = new LinkedHashMap<>();
-        Map<String, List<String>> gpuWhy = new LinkedHashMap<>();
-        String serverReason = serverReason(counted);
-        String gpuReason = gpuReason(counted);
-        for (String metric : SERVER) {
-            Row row = row(metric, Source.SERVER, counted, exclusions, config);
-            if (row != null) {
-                rows.add(row);
-            } else {
-                serverWhy.computeIfAbsent(serverReason != null ? serverReason : missing(metric), k -> new ArrayList<>())
-                        .add(metric);
-            }
-        }
-        for (String metric : GPU) {
-            Row row = row(metric, Source.GPU, counted, exclusions, config);
-            if (row != null) {
-                rows.add(row);
-            } else {
-                gpuWhy.computeIfAbsent(gpuReason != null ? gpuReason : missing(metric), k -> new ArrayList<>())
-                        .add(metric);
-            }
-        }
         List<Omitted> omitted = new ArrayList<>();
-        omissions(Source.SERVER, SERVER, serverWhy, omitted);
-        omissions(Source.GPU, GPU, gpuWhy, omitted);
+        String serverReason = serverReason(counted);
+        for (Source source : Source.values()) {
+            List<String> all = source == Source.SERVER ? SERVER : GPU;
+            String reason = source == Source.SERVER ? serverReason : gpuReason(counted);
+            Map<String, List<String>> why = new LinkedHashMap<>(); // reason → metrics, in order
+            for (String metric : all) {
+                Row row = row(metric, source, counted, exclusions, config);
+                if (row != null) {
+                    rows.add(row);
+                } else {
+                    why.computeIfAbsent(reason != null ? reason : missing(metric), k -> new ArrayList<>()).add(metric);
+                }
+            }
+            why.forEach((r, metrics) -> omitted.add(new Omitted(source, metrics.size() == all.size() ? List.of()
+                    : metrics, r)));
+        }
         return new SecondaryMetrics(rows, omitted, TtftCrossCheck.of(counted, serverReason));
-    }
-
-    private static void omissions(Source source, List<String> all, Map<String, List<String>> why, List<Omitted> out) {
-        why.forEach((reason, metrics) -> out.add(new Omitted(source, metrics.size() == all.size() ? List.of()
-                : metrics, reason)));
     }
 
     /** Why a server metric is absent from runs that were scraped. */

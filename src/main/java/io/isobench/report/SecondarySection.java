@@ -87,9 +87,14 @@ final class SecondarySection {
         if (d.changePct() == null) {
             return d.note();
         }
-        String s = String.format(Locale.ROOT, "%+.1f %%", d.changePct());
+        String s = signed(d.changePct()) + " %";
         return d.ciLowPct() == null ? s + ", " + d.note()
-                : s + String.format(Locale.ROOT, " [%+.1f, %+.1f]", d.ciLowPct(), d.ciHighPct());
+                : s + " [" + signed(d.ciLowPct()) + ", " + signed(d.ciHighPct()) + "]";
+    }
+
+    /** One decimal with its sign, never {@code -0.0}. */
+    private static String signed(double pct) {
+        return String.format(Locale.ROOT, "%+.1f", Math.round(pct * 10) / 10.0);
     }
 
     /** Human vs baseline in one line ({@code vllm:x −41.0 % [−50.2, −30.9]; gpu_y +1.0 % […]}); null when none. */
