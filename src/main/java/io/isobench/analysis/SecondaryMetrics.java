@@ -255,7 +255,8 @@ public record SecondaryMetrics(List<Row> rows, List<Omitted> omitted, TtftCrossC
         vsBaseline.add(ta.humanVsBaseline());
         ta.agents().forEach(o -> vsBaseline.add(o.vsBaseline()));
         for (Comparison c : vsBaseline) {
-            if (!counted.get(c.arm()).isEmpty()) { // an arm with no counted run: its verdict already says failed
+            // an arm with no counted run has no column: its verdict already says failed
+            if (!counted.getOrDefault(c.arm(), new TreeMap<>()).isEmpty()) {
                 deltas.add(delta(c, samples.get(c.arm()), base, c.arm().equals(Arm.BASELINE_AA.label()) ? null : aa));
             }
         }
