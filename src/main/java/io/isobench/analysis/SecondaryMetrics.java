@@ -2,6 +2,7 @@ package io.isobench.analysis;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.isobench.Arm;
+import io.isobench.Fields;
 import io.isobench.parse.Better;
 import io.isobench.parse.Metric;
 import io.isobench.parse.MetricDictionary;
@@ -103,15 +104,8 @@ public record SecondaryMetrics(List<Row> rows, List<Omitted> omitted, TtftCrossC
                         String note) {
 
         Map<String, Object> toMap() {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("arm", arm);
-            m.put("reference", reference);
-            m.put("pairs", pairs);
-            m.put("change_pct", changePct);
-            m.put("ci_low_pct", ciLowPct);
-            m.put("ci_high_pct", ciHighPct);
-            m.put("note", note);
-            return Collections.unmodifiableMap(m);
+            return Collections.unmodifiableMap(Fields.inOrder("arm", arm, "reference", reference, "pairs", pairs,
+                    "change_pct", changePct, "ci_low_pct", ciLowPct, "ci_high_pct", ciHighPct, "note", note));
         }
     }
 
@@ -321,29 +315,18 @@ public record SecondaryMetrics(List<Row> rows, List<Omitted> omitted, TtftCrossC
 
     /** Machine form (snake_case, insertion-ordered, nulls kept). */
     public Map<String, Object> toMap() {
-        Map<String, Object> m = new LinkedHashMap<>();
         List<Object> rs = new ArrayList<>();
         for (Row r : rows) {
-            Map<String, Object> rm = new LinkedHashMap<>();
-            rm.put("metric", r.metric());
-            rm.put("unit", r.unit());
-            rm.put("better", r.better().label());
-            rm.put("source", r.source().name().toLowerCase(java.util.Locale.ROOT));
-            rm.put("medians", r.medians());
-            rm.put("deltas", r.deltas().stream().map(Delta::toMap).toList());
-            rs.add(Collections.unmodifiableMap(rm));
+            rs.add(Collections.unmodifiableMap(Fields.inOrder("metric", r.metric(), "unit", r.unit(), "better",
+                    r.better().label(), "source", r.source().name().toLowerCase(java.util.Locale.ROOT), "medians",
+                    r.medians(), "deltas", r.deltas().stream().map(Delta::toMap).toList())));
         }
-        m.put("rows", Collections.unmodifiableList(rs));
         List<Object> om = new ArrayList<>();
         for (Omitted o : omitted) {
-            Map<String, Object> x = new LinkedHashMap<>();
-            x.put("source", o.source().name().toLowerCase(java.util.Locale.ROOT));
-            x.put("metrics", o.metrics());
-            x.put("reason", o.reason());
-            om.add(Collections.unmodifiableMap(x));
+            om.add(Collections.unmodifiableMap(Fields.inOrder("source", o.source().name().toLowerCase(
+                    java.util.Locale.ROOT), "metrics", o.metrics(), "reason", o.reason())));
         }
-        m.put("omitted", Collections.unmodifiableList(om));
-        m.put("ttft_cross_check", ttft.toMap());
-        return Collections.unmodifiableMap(m);
+        return Collections.unmodifiableMap(Fields.inOrder("rows", Collections.unmodifiableList(rs), "omitted",
+                Collections.unmodifiableList(om), "ttft_cross_check", ttft.toMap()));
     }
 }

@@ -1,11 +1,11 @@
 package io.isobench.analysis;
 
+import io.isobench.Fields;
 import io.isobench.store.RunRecord;
 
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -105,33 +105,18 @@ public record TtftCrossCheck(List<ArmGaps> arms, List<Flagged> flagged, String o
 
     /** Machine form (snake_case, insertion-ordered). */
     public Map<String, Object> toMap() {
-        Map<String, Object> m = new LinkedHashMap<>();
         List<Object> as = new ArrayList<>();
         for (ArmGaps a : arms) {
-            Map<String, Object> x = new LinkedHashMap<>();
-            x.put("arm", a.arm());
-            x.put("runs", a.runs());
-            x.put("gap_median_ms", a.gapMedianMs());
-            x.put("gap_min_ms", a.gapMinMs());
-            x.put("gap_max_ms", a.gapMaxMs());
-            x.put("client_ttft_median_ms", a.clientMedianMs());
-            x.put("server_ttft_median_ms", a.serverMedianMs());
-            x.put("flagged_runs", a.flaggedRuns());
-            as.add(Collections.unmodifiableMap(x));
+            as.add(Collections.unmodifiableMap(Fields.inOrder("arm", a.arm(), "runs", a.runs(), "gap_median_ms",
+                    a.gapMedianMs(), "gap_min_ms", a.gapMinMs(), "gap_max_ms", a.gapMaxMs(), "client_ttft_median_ms",
+                    a.clientMedianMs(), "server_ttft_median_ms", a.serverMedianMs(), "flagged_runs", a.flaggedRuns())));
         }
-        m.put("arms", Collections.unmodifiableList(as));
         List<Object> fs = new ArrayList<>();
         for (Flagged f : flagged) {
-            Map<String, Object> x = new LinkedHashMap<>();
-            x.put("arm", f.arm());
-            x.put("round", f.round());
-            x.put("client_ttft_ms", f.clientMs());
-            x.put("server_ttft_ms", f.serverMs());
-            x.put("gap_ms", f.gapMs());
-            fs.add(Collections.unmodifiableMap(x));
+            fs.add(Collections.unmodifiableMap(Fields.inOrder("arm", f.arm(), "round", f.round(), "client_ttft_ms",
+                    f.clientMs(), "server_ttft_ms", f.serverMs(), "gap_ms", f.gapMs())));
         }
-        m.put("flagged", Collections.unmodifiableList(fs));
-        m.put("omitted_reason", omittedReason);
-        return Collections.unmodifiableMap(m);
+        return Collections.unmodifiableMap(Fields.inOrder("arms", Collections.unmodifiableList(as), "flagged",
+                Collections.unmodifiableList(fs), "omitted_reason", omittedReason));
     }
 }
