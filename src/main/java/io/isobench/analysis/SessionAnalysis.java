@@ -46,12 +46,14 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
      *                   batch sizes, the floor it sets); empty when not measured
      * @param unit       the primary metric's unit (the dictionary's, or the one a generic engine's rule declared and
      *                   every run stored); null when unknown
+     * @param secondary  server-metric and GPU-telemetry deltas and the TTFT cross-check over the rounds that count
+     *                   for the primary metric (descriptive: never part of a verdict)
      */
     public record TaskResult(String taskId, String mode, String commit, List<String> arms, TaskAnalysis analysis,
                              Map<String, Map<String, Integer>> outcomes, Set<String> incorrect,
                              Map<String, List<String>> findings, Map<String, Integer> runs,
                              Map<String, ArmCorrectness> correctness, String hardware,
-                             Map<String, Object> calibration, String unit) {
+                             Map<String, Object> calibration, String unit, SecondaryMetrics secondary) {
 
         public TaskResult {
             calibration = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(calibration));
@@ -128,7 +130,8 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
 
     public static SessionAnalysis of(Store store, String sessionId, StatsConfig config) {
         Map<String, List<Parsed>> byTask = new LinkedHashMap<>();
-        store.forEachRun(new RunFilter(null, Set.of(RunRecord.RunKind.MEASURED), sessionId, false), r -> {
+        // with metrics: the secondary metrics (server /metrics, GPU telemetry) are run metrics
+        store.forEachRun(new RunFilter(null, Set.of(RunRecord.RunKind.MEASURED), sessionId, true), r -> {
             RunDetails x = r.details();
             if (x.hasTask()) {
                 byTask.computeIfAbsent(x.task(), k -> new ArrayList<>())
@@ -155,6 +158,7 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
         runs.sort(Comparator.comparingInt(Parsed::jobIndex));
         List<String> arms = new ArrayList<>();
         Rounds rounds = new Rounds();
+        Map<String, TreeMap<Integer, RunRecord>> byRound = new LinkedHashMap<>(); // what the secondary metrics read
         Map<String, Map<String, Integer>> outcomes = new LinkedHashMap<>();
         Map<String, List<String>> findings = new LinkedHashMap<>();
         Map<String, Integer> measured = new LinkedHashMap<>();
@@ -242,6 +246,9 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
                 }
             }
             rounds.add(r);
+            if (r.status() == RunRecord.RunStatus.SUCCESS && r.primaryValue() != null) {
+                byRound.computeIfAbsent(arm, k -> new TreeMap<>()).put(r.round(), r);
+            }
         }
         if (metric == null && mode != null) {
             metric = Mode.fromLabel(mode).map(MetricDictionary::primaryMetric).orElse(null);
@@ -276,6 +283,7 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
             correctness.put(a, g.done(why));
         }
         TaskAnalysis analysis = null;
+        SecondaryMetrics secondary = SecondaryMetrics.NONE;
         Rounds.Valid valid = rounds.valid();
         MetricDictionary.Definition known = metric == null ? null : MetricDictionary.lookup(metric);
         Better better = known != null ? known.better() : declared != null ? declared.better() : Better.NONE;
@@ -291,10 +299,25 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
             analysis = TaskAnalysis.analyse(new TaskAnalysis.Input(metric, better,
                     valid.samples("baseline", incorrect), aa, valid.samples("human", incorrect), agents,
                     valid.exclusions()), config);
+            secondary = SecondaryMetrics.of(counted(arms, valid, byRound), valid.exclusions(), config);
         }
         return new TaskResult(taskId, mode, commit, arms, analysis, outcomes, incorrect, findings, measured,
                 correctness, valid.hardware(), calibration == null ? Map.of() : calibration,
-                known != null ? known.unit() : declared != null ? declared.unit() : null);
+                known != null ? known.unit() : declared != null ? declared.unit() : null, secondary);
+    }
+
+    /** Per arm (plan order) the runs whose primary value counts, by round: the rounds the verdict uses. */
+    private static Map<String, TreeMap<Integer, RunRecord>> counted(List<String> arms, Rounds.Valid valid,
+                                                                    Map<String, TreeMap<Integer, RunRecord>> byRound) {
+        Map<String, TreeMap<Integer, RunRecord>> out = new LinkedHashMap<>();
+        for (String a : arms) {
+            TreeMap<Integer, RunRecord> runs = new TreeMap<>();
+            for (Integer round : valid.values().getOrDefault(a, new TreeMap<>()).keySet()) {
+                runs.put(round, byRound.get(a).get(round));
+            }
+            out.put(a, runs);
+        }
+        return out;
     }
 
     /** The tolerance calibration a baseline check recorded (its {@code correctness.calibration}), merged. */

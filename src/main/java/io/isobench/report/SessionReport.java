@@ -338,6 +338,7 @@ public final class SessionReport {
             sb.append("; ").append(cell(o.agent() + " vs baseline: " + o.vsBaseline().reason()));
         }
         sb.append(".\n");
+        SecondarySection.markdown(t, sb);
         sb.append('\n');
         correctness(t, sb);
     }

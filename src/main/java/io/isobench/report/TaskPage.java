@@ -64,6 +64,7 @@ final class TaskPage extends HtmlPage {
             charts(b, t, ta, unit);
             armTable(b, t, ta);
             deltas(b, ta);
+            SecondarySection.html(r, b);
             exclusions(b, ta);
             rounds(b, t);
             otherMetrics(b, t, ta.metric());

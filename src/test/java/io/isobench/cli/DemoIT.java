@@ -105,6 +105,7 @@ class DemoIT {
             assertThat(agent(throughput, "delta").optHuman()).isFalse();
 
             gatesFromStore(store, sessions.get(0).sessionId());
+            secondaryFromStore(tpot, latency);
         }
         gatesInTable(dir.resolve("isobench.duckdb"), sessionIdOf(dir));
         String md = Files.readString(report);
@@ -121,6 +122,7 @@ class DemoIT {
                 .contains("utf8-io (env): ok — set PYTHONIOENCODING");
         assertThat(err.toString()).contains("env tpot human: at ").contains("+ recipes utf8-io, built in ");
         gatesInReport(md);
+        secondaryInReport(md);
 
         // issue 15, point 10: resuming the finished session runs nothing, and its summary counts the accuracy runs
         // like the jobs (every run already finished); report.md is written anew and renamed into place, never
@@ -203,6 +205,42 @@ class DemoIT {
         assertThat(acc.pipeline().label()).isEqualTo("native-accuracy");
         assertThat(acc.primaryMetric()).isEqualTo("accuracy_score");
         assertThat(acc.failure().detail()).startsWith("ACCURACY_REGRESSION");
+    }
+
+    /**
+     * Issue 18, item 2: the serving task's server-metric changes vs baseline over the verdict's counted rounds (the
+     * human's TPOT fix shortens the server's E2E latency), the TTFT cross-check per arm; the offline task has none,
+     * with the reason, never 0.
+     */
+    static void secondaryFromStore(SessionAnalysis.TaskResult tpot, SessionAnalysis.TaskResult latency) {
+        io.isobench.analysis.SecondaryMetrics s = tpot.secondary();
+        io.isobench.analysis.SecondaryMetrics.Row e2e = s.rows().stream()
+                .filter(r -> r.metric().equals("vllm:e2e_request_latency_ms_mean")).findFirst().orElseThrow();
+        io.isobench.analysis.SecondaryMetrics.Delta human = e2e.deltas().stream()
+                .filter(d -> d.arm().equals("human")).findFirst().orElseThrow();
+        assertThat(human.pairs()).isEqualTo(tpot.analysis().humanVsBaseline().pairs());
+        assertThat(human.changePct()).as("server E2E latency, human vs baseline").isNegative();
+        assertThat(human.ciLowPct()).isLessThan(human.changePct());
+        assertThat(s.rows()).extracting(io.isobench.analysis.SecondaryMetrics.Row::metric)
+                .contains("vllm:time_to_first_token_ms_mean", "vllm:num_requests_running_mean");
+        assertThat(s.ttft().omittedReason()).isNull();
+        assertThat(s.ttft().arms()).extracting(io.isobench.analysis.TtftCrossCheck.ArmGaps::arm)
+                .contains("baseline", "baseline-aa", "human", "agent:alpha");
+        assertThat(latency.secondary().rows()).isEmpty();
+        assertThat(latency.secondary().omitted()).first().extracting(io.isobench.analysis.SecondaryMetrics.Omitted::oneLine)
+                .asString().startsWith("server metrics: not scraped");
+    }
+
+    /** The report shows the secondary metrics and the cross-check of the serving task next to its verdict. */
+    static void secondaryInReport(String md) {
+        assertThat(md).contains("Secondary metrics (server /metrics and GPU telemetry; not judged): human vs baseline:"
+                        + " ").contains("vllm:e2e_request_latency_ms_mean (ms, lower is better) | server metrics |")
+                .contains("Client-vs-server TTFT cross-check: Client TTFT mean − the server's")
+                .contains("| arm | runs | client − server TTFT, ms: median [min, max] |")
+                .contains("Runs flagged `ttft_client_server_gap_large`")
+                .contains("Secondary metrics (server /metrics and GPU telemetry): none (server metrics: not scraped");
+        // no GPU on the build machine: said so, not shown as 0; with one, the energy per output token is there
+        assertThat(md).containsAnyOf("GPU telemetry: no GPU telemetry", "gpu_energy_per_output_token_j (J/token");
     }
 
     /** isobench table --session: the session's native rows carry the gates per arm. */
