@@ -19,11 +19,6 @@ import java.util.TreeMap;
  */
 public final class ServerMetricsSummary {
 
-    /** The client-vs-server TTFT gap is "large" above this many ms … */
-    public static final double GAP_LARGE_MS = 10.0;
-    /** … and above this share of the client's TTFT mean (both must hold). */
-    public static final double GAP_LARGE_SHARE = 0.25;
-
     private ServerMetricsSummary() {
     }
 
@@ -70,7 +65,7 @@ public final class ServerMetricsSummary {
     /**
      * The client-vs-server TTFT cross-check: {@code ttft_client_minus_server_ms} (client TTFT mean − server TTFT
      * mean: network, HTTP and client cost) and {@code ttft_client_server_gap_large} (1 when the gap exceeds both
-     * {@value #GAP_LARGE_MS} ms and {@value #GAP_LARGE_SHARE} of the client's mean, in either direction); nothing
+     * {@link io.isobench.parse.TtftGap}'s thresholds, in either direction); nothing
      * when either mean is missing.
      */
     public static List<Metric> crossCheck(List<Metric> client, List<Metric> server) {
@@ -80,7 +75,7 @@ public final class ServerMetricsSummary {
             return List.of();
         }
         double gap = c - s;
-        boolean large = Math.abs(gap) > GAP_LARGE_MS && Math.abs(gap) > GAP_LARGE_SHARE * Math.abs(c);
+        boolean large = io.isobench.parse.TtftGap.large(gap, c);
         return List.of(Metric.of("ttft_client_minus_server_ms", gap),
                 Metric.of("ttft_client_server_gap_large", large ? 1 : 0));
     }

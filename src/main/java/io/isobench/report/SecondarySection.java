@@ -30,7 +30,7 @@ final class SecondarySection {
     /** What the cross-check is. */
     static final String GAP_NOTE = "Client TTFT mean − the server's vllm:time_to_first_token mean, per counted run:"
             + " connection, HTTP handling, the network and the client's own cost. Flagged"
-            + " (ttft_client_server_gap_large) when |gap| > 10 ms and > 25 % of the client's TTFT.";
+            + " (ttft_client_server_gap_large) when " + io.isobench.parse.TtftGap.rule() + ".";
 
     private SecondarySection() {
     }
