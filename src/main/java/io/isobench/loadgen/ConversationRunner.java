@@ -77,7 +77,7 @@ final class ConversationRunner {
         flow.awaitAll();
         long t1 = System.nanoTime();
         LoadgenResult.ClientCpu cpu = meter.stop();
-        record Sent(RequestResult r, int turn) {
+        record Sent(RequestResult r, int turn, int conversation) {
         }
         List<Sent> sent = new ArrayList<>();
         List<MultiTurnResult.ConversationResult> done = new ArrayList<>(n);
@@ -85,7 +85,7 @@ final class ConversationRunner {
             int ok = 0;
             for (int k = 0; k < c.results.size(); k++) {
                 RequestResult r = c.results.get(k);
-                sent.add(new Sent(r, k + 1));
+                sent.add(new Sent(r, k + 1, c.id));
                 ok += r.success() ? 1 : 0;
             }
             RequestResult first = c.results.get(0);
@@ -96,11 +96,13 @@ final class ConversationRunner {
         sent.sort(Comparator.comparingInt(s -> s.r().index()));
         List<RequestResult> results = new ArrayList<>(sent.size());
         List<Integer> turnOf = new ArrayList<>(sent.size());
+        List<Integer> convOf = new ArrayList<>(sent.size());
         for (Sent s : sent) {
             results.add(s.r());
             turnOf.add(s.turn());
+            convOf.add(s.conversation());
         }
-        MultiTurnResult mt = new MultiTurnResult(done, turnOf, loaded.fileSha256());
+        MultiTurnResult mt = new MultiTurnResult(done, turnOf, convOf, loaded.fileSha256());
         return LoadGenerator.finish(config, new LoadgenResult.Run(startedAt, t0, (t1 - t0) / 1e9, warmupRequests,
                 digest), results, notes, cpu, mt, log);
     }

@@ -8,6 +8,7 @@ import io.isobench.parse.Metric;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.TreeMap;
 
 /**
@@ -17,10 +18,12 @@ import java.util.TreeMap;
  *
  * @param conversations the measured conversations, in start order
  * @param turnOfRequest the turn (1-based) of each measured request, aligned with {@link LoadgenResult#requests()}
+ * @param conversationOfRequest the conversation (its position in {@code conversations}) of each measured request,
+ *                      aligned likewise
  * @param datasetSha256 SHA-256 of the conversation file's bytes
  */
 public record MultiTurnResult(List<ConversationResult> conversations, List<Integer> turnOfRequest,
-                              String datasetSha256) {
+                              List<Integer> conversationOfRequest, String datasetSha256) {
 
     /** Turn indices up to this one get metrics of their own; every turn from 2 on is also pooled as later_turns. */
     public static final int STORED_TURNS = 8;
@@ -28,6 +31,7 @@ public record MultiTurnResult(List<ConversationResult> conversations, List<Integ
     public MultiTurnResult {
         conversations = List.copyOf(conversations);
         turnOfRequest = List.copyOf(turnOfRequest);
+        conversationOfRequest = List.copyOf(conversationOfRequest);
     }
 
     /**
@@ -59,8 +63,8 @@ public record MultiTurnResult(List<ConversationResult> conversations, List<Integ
         return (int) conversations.stream().filter(ConversationResult::complete).count();
     }
 
-    /** Per-turn distributions (successful requests) by turn index; key 0 pools every turn from 2 on. */
-    TreeMap<Integer, TurnStats> byTurn(List<RequestResult> requests, List<Double> percentiles) {
+    /** Per-turn distributions (successful requests) by turn index, then key 0: every turn from 2 on, pooled. */
+    Map<Integer, TurnStats> byTurn(List<RequestResult> requests, List<Double> percentiles) {
         TreeMap<Integer, List<RequestResult>> groups = new TreeMap<>();
         for (int i = 0; i < requests.size(); i++) {
             RequestResult r = requests.get(i);
@@ -73,8 +77,15 @@ public record MultiTurnResult(List<ConversationResult> conversations, List<Integ
                 groups.computeIfAbsent(0, k -> new ArrayList<>()).add(r);
             }
         }
-        TreeMap<Integer, TurnStats> out = new TreeMap<>();
-        groups.forEach((t, rs) -> out.put(t, TurnStats.of(rs, percentiles)));
+        java.util.LinkedHashMap<Integer, TurnStats> out = new java.util.LinkedHashMap<>();
+        groups.forEach((t, rs) -> {
+            if (t > 0) {
+                out.put(t, TurnStats.of(rs, percentiles));
+            }
+        });
+        if (groups.containsKey(0)) {
+            out.put(0, TurnStats.of(groups.get(0), percentiles));
+        }
         return out;
     }
 
@@ -193,6 +204,8 @@ public record MultiTurnResult(List<ConversationResult> conversations, List<Integ
         }
         ArrayNode tr = o.putArray("turn_of_request");
         turnOfRequest.forEach(tr::add);
+        ArrayNode cr = o.putArray("conversation_of_request");
+        conversationOfRequest.forEach(cr::add);
         return o;
     }
 

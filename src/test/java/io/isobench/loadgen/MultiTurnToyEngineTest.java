@@ -1,0 +1,188 @@
+package io.isobench.loadgen;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.isobench.parse.Metric;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Multi-turn runs against the real toy engine (examples/toy-engine: a Python process, the named fake of vLLM's
+ * OpenAI server; {@code /v1/completions} only). Its tokenizer makes one token of every word and every punctuation
+ * mark, so a later turn's {@code usage.prompt_tokens} must be exactly the previous turn's prompt + the tokens the
+ * model generated for it + the new human turn's words: the context carried the model's actual reply, all of it.
+ */
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class MultiTurnToyEngineTest {
+
+    static Process server;
+    static String baseUrl;
+    static Path log;
+    private static final Pattern TOY_TOKEN = Pattern.compile("[^\\s,.;!?]+|[,.;!?]");
+
+    @BeforeAll
+    static void startToyEngine() throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        log = Files.createTempFile("toy-engine", ".log");
+        ProcessBuilder pb = new ProcessBuilder("python3", "-m", "toyllm.entrypoints.api_server", "--host", "127.0.0.1",
+                "--port", Integer.toString(port), "--model", "toy-1m", "--quiet")
+                .redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().put("PYTHONPATH", Path.of("examples/toy-engine/src").toAbsolutePath().toString());
+        pb.environment().put("PYTHONDONTWRITEBYTECODE", "1");
+        server = pb.start();
+        baseUrl = "http://127.0.0.1:" + port;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        try (RequestExecutor ex = new RequestExecutor(LoadgenConfig.builder().baseUrl(baseUrl).model("toy-1m").build())) {
+            while (ex.get("/health") != 200) {
+                if (!server.isAlive() || System.nanoTime() > deadline) {
+                    throw new AssertionError("toy engine not ready: " + Files.readString(log));
+                }
+                Thread.sleep(100);
+            }
+        }
+    }
+
+    @AfterAll
+    static void stopToyEngine() throws Exception {
+        if (server != null) {
+            server.destroy();
+            if (!server.waitFor(10, TimeUnit.SECONDS)) {
+                server.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+            Files.deleteIfExists(log);
+        }
+    }
+
+    private static int toyTokens(String s) {
+        Matcher m = TOY_TOKEN.matcher(s);
+        int n = 0;
+        while (m.find()) {
+            n++;
+        }
+        return n;
+    }
+
+    private static LoadgenConfig config(int conversations, int maxConcurrency) {
+        return LoadgenConfig.builder().baseUrl(baseUrl).model("toy-1m")
+                .dataset(DatasetSpec.sharegptMultiTurn(ConversationsTest.SAMPLE, 0, DatasetSpec.MultiTurn.DEFAULT))
+                .numPrompts(conversations).maxConcurrency(maxConcurrency).ignoreEos(true).numWarmups(1).seed(3)
+                .percentiles(List.of(50.0, 99.0)).requestTimeout(Duration.ofSeconds(60)).build();
+    }
+
+    @Test
+    void laterTurnsCarryThePreviousRepliesAndGoOutOnlyAfterThem() throws Exception {
+        int n = 8;
+        LoadgenConfig c = config(n, 2);
+        LoadgenResult r = LoadGenerator.run(c, System.err::println);
+        System.err.print(r.consoleBlock());
+        System.err.print(r.detailBlock());
+        List<Conversations.Conversation> planned = Conversations.load(c.dataset(), n + 1, 3, null).conversations();
+        int turns = planned.subList(0, n).stream().mapToInt(x -> x.turns().size()).sum();
+        assertThat(r.summary().failed()).as(r.summary().failuresByReason().toString()).isZero();
+        assertThat(r.requests()).hasSize(turns);
+        MultiTurnResult mt = r.multiTurn();
+        assertThat(mt.conversations()).hasSize(n);
+        assertThat(mt.completed()).isEqualTo(n);
+        assertThat(r.summary().maxInFlight()).isLessThanOrEqualTo(2);
+
+        Map<Integer, List<RequestResult>> byConv = new HashMap<>();
+        for (int i = 0; i < r.requests().size(); i++) {
+            byConv.computeIfAbsent(mt.conversationOfRequest().get(i), k -> new ArrayList<>()).add(r.requests().get(i));
+            assertThat(mt.turnOfRequest().get(i)).isEqualTo(byConv.get(mt.conversationOfRequest().get(i)).size());
+        }
+        int later = 0;
+        for (var e : byConv.entrySet()) {
+            Conversations.Conversation conv = planned.get(e.getKey());
+            List<RequestResult> rs = e.getValue();
+            assertThat(rs).hasSize(conv.turns().size());
+            assertThat(rs.get(0).promptTokens()).isEqualTo(toyTokens(conv.turns().get(0).human())
+                    + (conv.system() == null ? 0 : toyTokens(conv.system())));
+            for (int k = 1; k < rs.size(); k++) {
+                RequestResult prev = rs.get(k - 1);
+                RequestResult cur = rs.get(k);
+                // ordering: a turn is due when the previous reply ended and is sent no earlier
+                assertThat(cur.scheduledNs()).isEqualTo(prev.endNs());
+                assertThat(cur.sendNs()).isGreaterThanOrEqualTo(prev.endNs());
+                assertThat(cur.maxTokens()).isEqualTo(conv.turns().get(k).outputLen());
+                // ignore_eos: the reply is exactly its budget, and all of it is in the next turn's context
+                assertThat(prev.outputTokens()).isEqualTo(prev.maxTokens());
+                assertThat(cur.promptTokens()).as("conversation %d turn %d", e.getKey(), k + 1)
+                        .isEqualTo(prev.promptTokens() + prev.outputTokens() + toyTokens(conv.turns().get(k).human()));
+                later++;
+            }
+        }
+        assertThat(later).isEqualTo(turns - n);
+
+        Map<String, Double> m = r.metrics().stream().collect(Collectors.toMap(Metric::name, Metric::value));
+        assertThat(m.get("conversations_completed")).isEqualTo((double) n);
+        assertThat(m.get("conversations_failed")).isZero();
+        assertThat(m.get("conversation_throughput_cps")).isCloseTo(n / r.durationS(), org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(m.get("turns_per_conversation_mean")).isEqualTo((double) turns / n);
+        assertThat(m).containsKeys("turn1_ttft_ms_mean", "turn1_tpot_ms_p99", "turn2_e2el_ms_median",
+                "later_turns_ttft_ms_mean", "later_turns_ttft_ms_p50", "conversation_duration_s_mean",
+                "conversation_duration_s_p99", "turn1_input_tokens_mean", "later_turns_input_tokens_mean");
+        // the context grows: later turns carry more input than first turns
+        assertThat(m.get("later_turns_input_tokens_mean")).isGreaterThan(m.get("turn1_input_tokens_mean"));
+        assertThat(m.get("completed_requests")).isEqualTo((double) turns);
+        for (MultiTurnResult.ConversationResult cr : mt.conversations()) {
+            assertThat(cr.durationS()).isPositive();
+        }
+
+        JsonNode json = r.resultJson(false);
+        JsonNode multi = json.path("isobench_multi_turn");
+        assertThat(multi.path("conversations").asInt()).isEqualTo(n);
+        assertThat(multi.path("turn_of_request")).hasSize(turns);
+        assertThat(multi.path("turns").get(0).path("turn").asInt()).isEqualTo(1);
+        assertThat(multi.path("turns").get(0).path("requests").asInt()).isEqualTo(n);
+        assertThat(multi.path("dataset_sha256").asText())
+                .isEqualTo(Conversations.sha256(Files.readAllBytes(ConversationsTest.SAMPLE)));
+        JsonNode w = json.path("isobench_workload");
+        assertThat(w.has("input_tokens")).as("a later turn's input holds the arm's own replies").isFalse();
+        assertThat(w.path("conversations").asInt()).isEqualTo(n);
+        assertThat(w.path("requests").asInt()).isEqualTo(turns);
+        assertThat(w.path("prompts_sha256").asText()).isEqualTo(Conversations.digest(planned));
+
+        // another arm (other concurrency, same workload flags): the same fingerprint, byte for byte
+        LoadgenResult again = LoadGenerator.run(config(n, 4), null);
+        assertThat(again.workloadFingerprint()).isEqualTo(r.workloadFingerprint());
+    }
+
+    @Test
+    void arrivalsStartConversationsAndTheCapHoldsLaterTurnsInTheClient() {
+        // rate inf, cap 1: one request at a time in all; the first turns of the others wait for the slot
+        LoadgenResult r = LoadGenerator.run(config(4, 1), null);
+        assertThat(r.summary().failed()).isZero();
+        assertThat(r.summary().maxInFlight()).isEqualTo(1);
+        List<RequestResult> rs = r.requests();
+        for (int i = 1; i < rs.size(); i++) {
+            assertThat(rs.get(i).sendNs()).isGreaterThanOrEqualTo(rs.get(i - 1).endNs());
+        }
+        // every conversation's first turn was due at 0 (rate inf); those behind the cap queued in the client
+        MultiTurnResult mt = r.multiTurn();
+        for (int i = 0; i < rs.size(); i++) {
+            if (mt.turnOfRequest().get(i) == 1) {
+                assertThat(rs.get(i).scheduledNs()).isZero();
+            }
+        }
+        assertThat(r.summary().dists().get("client_queue").max()).isPositive();
+    }
+}
