@@ -185,4 +185,30 @@ class MultiTurnToyEngineTest {
         }
         assertThat(r.summary().dists().get("client_queue").max()).isPositive();
     }
+    @Test
+    void theCliTakesTheMultiTurnFlagsAndSavesTheTurnsInTheResultJson(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws Exception {
+        java.io.StringWriter out = new java.io.StringWriter();
+        java.io.StringWriter err = new java.io.StringWriter();
+        int code = io.isobench.cli.Main.run(new java.io.PrintWriter(out, true), new java.io.PrintWriter(err, true),
+                "loadgen", "--base-url", baseUrl, "--model", "toy-1m", "--dataset-name", "sharegpt", "--dataset-path",
+                ConversationsTest.SAMPLE.toString(), "--multi-turn", "--max-turns", "2", "--num-prompts", "5",
+                "--ignore-eos", "--save-result", "--result-dir", dir.toString(), "--result-filename", "mt.json");
+        assertThat(code).as(err.toString()).isZero();
+        // the sample's five conversations have 3, 2, 5, 4 and 1 turns: at most 2 each → 9 requests
+        assertThat(out.toString()).contains("Successful requests:                     9 ");
+        assertThat(err.toString()).contains("Conversations completed:                 5/5");
+        JsonNode j = new com.fasterxml.jackson.databind.ObjectMapper().readTree(dir.resolve("mt.json").toFile());
+        assertThat(j.path("completed").asInt()).isEqualTo(9);
+        assertThat(j.path("isobench_dataset").asText())
+                .isEqualTo("sharegpt:sharegpt_multiturn.json,multi_turn,max_turns=2,max_context=2048");
+        JsonNode turns = j.path("isobench_multi_turn").path("turns");
+        assertThat(turns).hasSize(3);
+        assertThat(turns.get(0).path("requests").asInt()).isEqualTo(5);
+        assertThat(turns.get(1).path("turn").asInt()).isEqualTo(2);
+        assertThat(turns.get(1).path("requests").asInt()).isEqualTo(4);
+        assertThat(turns.get(2).path("turn").asText()).isEqualTo("later");
+        assertThat(turns.get(1).path("mean_input_tokens").asDouble())
+                .isGreaterThan(turns.get(0).path("mean_input_tokens").asDouble());
+    }
 }
