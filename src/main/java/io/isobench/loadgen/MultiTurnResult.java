@@ -93,6 +93,15 @@ public record MultiTurnResult(List<ConversationResult> conversations, List<Integ
     record TurnStats(int requests, LoadgenResult.Dist ttft, LoadgenResult.Dist tpot, LoadgenResult.Dist e2el,
                      double inputTokensMean) {
 
+        /** The distributions by their metric family: ttft, tpot, e2el. */
+        Map<String, LoadgenResult.Dist> dists() {
+            Map<String, LoadgenResult.Dist> m = new java.util.LinkedHashMap<>();
+            m.put("ttft", ttft);
+            m.put("tpot", tpot);
+            m.put("e2el", e2el);
+            return m;
+        }
+
         static TurnStats of(List<RequestResult> rs, List<Double> percentiles) {
             double[] ttft = new double[rs.size()];
             double[] e2el = new double[rs.size()];
@@ -144,13 +153,12 @@ public record MultiTurnResult(List<ConversationResult> conversations, List<Integ
             }
             String name = turnName(t);
             out.add(Metric.of(name + "_input_tokens_mean", s.inputTokensMean()));
-            for (var fam : List.of(new Object[] {"ttft", s.ttft()}, new Object[] {"tpot", s.tpot()},
-                    new Object[] {"e2el", s.e2el()})) {
-                LoadgenResult.Dist x = (LoadgenResult.Dist) fam[1];
+            for (var fam : s.dists().entrySet()) {
+                LoadgenResult.Dist x = fam.getValue();
                 if (x.count() == 0) {
                     continue;
                 }
-                String f = name + "_" + fam[0] + "_ms_";
+                String f = name + "_" + fam.getKey() + "_ms_";
                 out.add(Metric.of(f + "mean", x.mean()));
                 out.add(Metric.of(f + "median", x.median()));
                 x.percentiles().forEach((p, v) -> out.add(Metric.of(f + "p" + LoadgenResult.pWord(p), v)));
@@ -186,12 +194,12 @@ public record MultiTurnResult(List<ConversationResult> conversations, List<Integ
             }
             n.put("requests", s.requests());
             n.put("mean_input_tokens", s.inputTokensMean());
-            for (var fam : List.of(new Object[] {"ttft", s.ttft()}, new Object[] {"tpot", s.tpot()},
-                    new Object[] {"e2el", s.e2el()})) {
-                LoadgenResult.Dist x = (LoadgenResult.Dist) fam[1];
-                n.put("mean_" + fam[0] + "_ms", x.mean());
-                n.put("median_" + fam[0] + "_ms", x.median());
-                x.percentiles().forEach((p, v) -> n.put("p" + LoadgenResult.pWord(p) + "_" + fam[0] + "_ms", v));
+            for (var fam : s.dists().entrySet()) {
+                LoadgenResult.Dist x = fam.getValue();
+                String k = fam.getKey();
+                n.put("mean_" + k + "_ms", x.mean());
+                n.put("median_" + k + "_ms", x.median());
+                x.percentiles().forEach((p, v) -> n.put("p" + LoadgenResult.pWord(p) + "_" + k + "_ms", v));
             }
         });
         ArrayNode cs = o.putArray("per_conversation");

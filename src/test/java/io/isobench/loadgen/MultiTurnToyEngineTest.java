@@ -43,31 +43,44 @@ class MultiTurnToyEngineTest {
             port = s.getLocalPort();
         }
         log = Files.createTempFile("toy-engine", ".log");
-        ProcessBuilder pb = new ProcessBuilder("python3", "-m", "toyllm.entrypoints.api_server", "--host", "127.0.0.1",
-                "--port", Integer.toString(port), "--model", "toy-1m", "--quiet")
-                .redirectErrorStream(true).redirectOutput(log.toFile());
+        server = startToy(port, log);
+        baseUrl = "http://127.0.0.1:" + port;
+    }
+
+    /** The toy engine on {@code port}, ready (its /health answers); extra server flags appended. */
+    static Process startToy(int port, Path logFile, String... extra) throws Exception {
+        List<String> argv = new ArrayList<>(List.of("python3", "-m", "toyllm.entrypoints.api_server", "--host",
+                "127.0.0.1", "--port", Integer.toString(port), "--model", "toy-1m", "--quiet"));
+        argv.addAll(List.of(extra));
+        ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true).redirectOutput(logFile.toFile());
         pb.environment().put("PYTHONPATH", Path.of("examples/toy-engine/src").toAbsolutePath().toString());
         pb.environment().put("PYTHONDONTWRITEBYTECODE", "1");
-        server = pb.start();
-        baseUrl = "http://127.0.0.1:" + port;
+        Process p = pb.start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        try (RequestExecutor ex = new RequestExecutor(LoadgenConfig.builder().baseUrl(baseUrl).model("toy-1m").build())) {
+        try (RequestExecutor ex = new RequestExecutor(LoadgenConfig.builder().baseUrl("http://127.0.0.1:" + port)
+                .model("toy-1m").build())) {
             while (ex.get("/health") != 200) {
-                if (!server.isAlive() || System.nanoTime() > deadline) {
-                    throw new AssertionError("toy engine not ready: " + Files.readString(log));
+                if (!p.isAlive() || System.nanoTime() > deadline) {
+                    p.destroyForcibly();
+                    throw new AssertionError("toy engine not ready: " + Files.readString(logFile));
                 }
                 Thread.sleep(100);
             }
+        }
+        return p;
+    }
+
+    static void stop(Process p) throws InterruptedException {
+        p.destroy();
+        if (!p.waitFor(10, TimeUnit.SECONDS)) {
+            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }
     }
 
     @AfterAll
     static void stopToyEngine() throws Exception {
         if (server != null) {
-            server.destroy();
-            if (!server.waitFor(10, TimeUnit.SECONDS)) {
-                server.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
+            stop(server);
             Files.deleteIfExists(log);
         }
     }
@@ -210,5 +223,40 @@ class MultiTurnToyEngineTest {
         assertThat(turns.get(2).path("turn").asText()).isEqualTo("later");
         assertThat(turns.get(1).path("mean_input_tokens").asDouble())
                 .isGreaterThan(turns.get(0).path("mean_input_tokens").asDouble());
+    }
+    @Test
+    void aFailedTurnEndsItsConversationAndTheRunGoesOn(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        // a toy engine with a 64-token context and 40 output tokens per turn, no client-side cap: every first turn
+        // (at most 21 prompt tokens) fits, no second turn does (its context holds the 40-token reply), and the
+        // engine refuses it (http_400)
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        Process small = startToy(port, dir.resolve("toy.log"), "--max-model-len", "64");
+        LoadgenResult r;
+        try {
+            LoadgenConfig c = LoadgenConfig.builder().baseUrl("http://127.0.0.1:" + port).model("toy-1m")
+                    .dataset(DatasetSpec.sharegptMultiTurn(ConversationsTest.SAMPLE, 40, new DatasetSpec.MultiTurn(0, 0)))
+                    .numPrompts(5).maxConcurrency(3).ignoreEos(true).seed(0).requestTimeout(Duration.ofSeconds(60))
+                    .build();
+            r = LoadGenerator.run(c, null);
+        } finally {
+            stop(small);
+        }
+        MultiTurnResult mt = r.multiTurn();
+        // the sample's conversations have 3, 2, 5, 4 and 1 turns: four fail at turn 2, the one-turn one completes
+        assertThat(r.requests()).hasSize(9);
+        assertThat(r.summary().completed()).isEqualTo(5);
+        assertThat(r.summary().failuresByReason()).containsOnlyKeys("http_400");
+        assertThat(mt.completed()).isEqualTo(1);
+        assertThat(mt.conversations()).allSatisfy(x -> assertThat(x.turnsCompleted()).isEqualTo(1));
+        for (int i = 0; i < r.requests().size(); i++) {
+            assertThat(r.requests().get(i).success()).isEqualTo(mt.turnOfRequest().get(i) == 1);
+        }
+        Map<String, Double> m = r.metrics().stream().collect(Collectors.toMap(Metric::name, Metric::value));
+        assertThat(m.get("conversations_failed")).isEqualTo(4.0);
+        assertThat(m.get("turns_per_conversation_mean")).isEqualTo(1.0);
+        assertThat(m).containsKey("turn1_ttft_ms_mean").doesNotContainKey("later_turns_ttft_ms_mean");
     }
 }
