@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * model generated for it + the new human turn's words: the context carried the model's actual reply, all of it.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
-class MultiTurnToyEngineTest {
+public class MultiTurnToyEngineTest {
 
     static Process server;
     static String baseUrl;
@@ -48,7 +48,7 @@ class MultiTurnToyEngineTest {
     }
 
     /** The toy engine on {@code port}, ready (its /health answers); extra server flags appended. */
-    static Process startToy(int port, Path logFile, String... extra) throws Exception {
+    public static Process startToy(int port, Path logFile, String... extra) throws Exception {
         List<String> argv = new ArrayList<>(List.of("python3", "-m", "toyllm.entrypoints.api_server", "--host",
                 "127.0.0.1", "--port", Integer.toString(port), "--model", "toy-1m", "--quiet"));
         argv.addAll(List.of(extra));
@@ -70,7 +70,8 @@ class MultiTurnToyEngineTest {
         return p;
     }
 
-    static void stop(Process p) throws InterruptedException {
+    /** Stops a toy engine started by {@link #startToy}. */
+    public static void stop(Process p) throws InterruptedException {
         p.destroy();
         if (!p.waitFor(10, TimeUnit.SECONDS)) {
             p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
