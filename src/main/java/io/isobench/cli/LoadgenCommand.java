@@ -88,6 +88,15 @@ final class LoadgenCommand implements Callable<Integer> {
     int randomPrefixLen;
     @Option(names = "--sharegpt-output-len", description = "ShareGPT: override each request's output length.")
     Integer sharegptOutputLen;
+    @Option(names = "--multi-turn", description = "ShareGPT: send every turn of a conversation, each after the previous"
+            + " reply, with the conversation so far as context (--num-prompts counts conversations).")
+    boolean multiTurn;
+    @Option(names = "--max-turns", defaultValue = "0",
+            description = "Multi-turn: at most this many turns per conversation; 0 = all (default: ${DEFAULT-VALUE}).")
+    int maxTurns;
+    @Option(names = "--max-context-len", defaultValue = "2048", description = "Multi-turn: a turn is sent only while"
+            + " its estimated context plus its output fits in this many tokens; 0 = no cap (default: ${DEFAULT-VALUE}).")
+    int maxContextLen;
     @Option(names = "--custom-output-len", defaultValue = "256", description = "Custom/JSONL and fixed: output tokens (default: ${DEFAULT-VALUE}).")
     int customOutputLen;
     @Option(names = "--sonnet-input-len", defaultValue = "550", description = "Sonnet: prompt budget in tokens (default: ${DEFAULT-VALUE}).")

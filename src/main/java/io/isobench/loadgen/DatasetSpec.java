@@ -5,7 +5,7 @@ import java.nio.file.Path;
 /**
  * Where the prompts come from (vLLM's {@code --dataset-name} and its per-dataset flags).
  *
- * <p>Built only by the factories below (8 components, read by name; scripts/shape-check allows that).
+ * <p>Built only by the factories below (9 components, read by name; scripts/shape-check allows that).
  *
  * @param kind        random, sharegpt, custom (JSONL prompts file), fixed, sonnet or prefix_repetition
  * @param path        the file for sharegpt/custom/sonnet, else null
@@ -17,31 +17,58 @@ import java.nio.file.Path;
  * @param prefixLen   random/prefix_repetition: prefix tokens shared by prompts; sonnet: tokens of fixed leading lines
  * @param fixedPrompt fixed: the prompt text
  * @param numPrefixes prefix_repetition: how many distinct prefixes (else 0)
+ * @param multiTurn   sharegpt with {@code --multi-turn}: every turn of a conversation is sent, each after the previous
+ *                    reply, with the conversation so far as context (docs/loadgen.md, "Multi-turn conversations");
+ *                    null: one request per conversation (its first turn), as vLLM's ShareGPT dataset
  */
 public record DatasetSpec(Kind kind, Path path, int inputLen, int outputLen, double rangeRatio, int prefixLen,
-                          String fixedPrompt, int numPrefixes) {
+                          String fixedPrompt, int numPrefixes, MultiTurn multiTurn) {
 
     public enum Kind { RANDOM, SHAREGPT, CUSTOM, FIXED, SONNET, PREFIX_REPETITION }
 
+    /**
+     * Multi-turn settings ({@code --multi-turn}).
+     *
+     * @param maxTurns         {@code --max-turns}: at most this many turns (human messages) of a conversation are sent;
+     *                         0 = all of them
+     * @param maxContextTokens {@code --max-context-len}: a turn is sent only while the estimated context (system prompt,
+     *                         the earlier turns and their output budgets, this turn) plus this turn's output budget fits;
+     *                         the conversation ends before the first turn that does not (0 = no cap)
+     */
+    public record MultiTurn(int maxTurns, int maxContextTokens) {
+
+        /** The defaults: every turn, a context of at most 2,048 tokens (vLLM's ShareGPT filter: prompt + output). */
+        public static final MultiTurn DEFAULT = new MultiTurn(0, 2048);
+    }
+
     public static DatasetSpec random(int inputLen, int outputLen, double rangeRatio, int prefixLen) {
-        return new DatasetSpec(Kind.RANDOM, null, inputLen, outputLen, rangeRatio, prefixLen, null, 0);
+        return new DatasetSpec(Kind.RANDOM, null, inputLen, outputLen, rangeRatio, prefixLen, null, 0, null);
     }
 
     public static DatasetSpec sharegpt(Path path, int outputLenOverride) {
-        return new DatasetSpec(Kind.SHAREGPT, path, 0, outputLenOverride, 0, 0, null, 0);
+        return new DatasetSpec(Kind.SHAREGPT, path, 0, outputLenOverride, 0, 0, null, 0, null);
+    }
+
+    /**
+     * ShareGPT conversations with every turn sent ({@code --dataset-name sharegpt --multi-turn}); {@code
+     * outputLenOverride} as {@link #sharegpt}, for every turn.
+     */
+    public static DatasetSpec sharegptMultiTurn(Path path, int outputLenOverride, MultiTurn multiTurn) {
+        return new DatasetSpec(Kind.SHAREGPT, path, 0, outputLenOverride, 0, 0, null, 0,
+                java.util.Objects.requireNonNull(multiTurn, "multiTurn"));
     }
 
     public static DatasetSpec custom(Path path, int outputLen) {
-        return new DatasetSpec(Kind.CUSTOM, path, 0, outputLen, 0, 0, null, 0);
+        return new DatasetSpec(Kind.CUSTOM, path, 0, outputLen, 0, 0, null, 0, null);
     }
 
     public static DatasetSpec fixed(String prompt, int outputLen) {
-        return new DatasetSpec(Kind.FIXED, null, 0, outputLen, 0, 0, prompt, 0);
+        return new DatasetSpec(Kind.FIXED, null, 0, outputLen, 0, 0, prompt, 0, null);
     }
 
     /** vLLM's SonnetDataset: lines of a poem file; defaults --sonnet-input-len 550, -output-len 150, -prefix-len 200. */
     public static DatasetSpec sonnet(Path path, int inputLen, int outputLen, int prefixLen) {
-        return new DatasetSpec(Kind.SONNET, path, inputLen, outputLen, 0, prefixLen, null, 0);
+        return new DatasetSpec(Kind.SONNET, path, inputLen, outputLen, 0, prefixLen, null, 0, null);
     }
 
     /**
@@ -49,14 +76,16 @@ public record DatasetSpec(Kind kind, Path path, int inputLen, int outputLen, dou
      * suffix; vLLM's defaults are prefix 256, suffix 256, 10 prefixes, output 128.
      */
     public static DatasetSpec prefixRepetition(int prefixLen, int suffixLen, int numPrefixes, int outputLen) {
-        return new DatasetSpec(Kind.PREFIX_REPETITION, null, suffixLen, outputLen, 0, prefixLen, null, numPrefixes);
+        return new DatasetSpec(Kind.PREFIX_REPETITION, null, suffixLen, outputLen, 0, prefixLen, null, numPrefixes, null);
     }
 
     /** A short id for the workload fingerprint. */
     public String id() {
         return switch (kind) {
             case RANDOM -> "random:in=" + inputLen + ",out=" + outputLen + ",ratio=" + rangeRatio + ",prefix=" + prefixLen;
-            case SHAREGPT -> "sharegpt:" + path.getFileName() + (outputLen > 0 ? ",out=" + outputLen : "");
+            case SHAREGPT -> "sharegpt:" + path.getFileName() + (outputLen > 0 ? ",out=" + outputLen : "")
+                    + (multiTurn == null ? "" : ",multi_turn,max_turns=" + multiTurn.maxTurns() + ",max_context="
+                    + multiTurn.maxContextTokens());
             case CUSTOM -> "custom:" + path.getFileName() + ",out=" + outputLen;
             case FIXED -> "fixed:len=" + fixedPrompt.length() + ",out=" + outputLen;
             case SONNET -> "sonnet:" + path.getFileName() + ",in=" + inputLen + ",out=" + outputLen
@@ -67,6 +96,10 @@ public record DatasetSpec(Kind kind, Path path, int inputLen, int outputLen, dou
     }
 
     void validate() {
+        if (multiTurn != null && (multiTurn.maxTurns() < 0 || multiTurn.maxContextTokens() < 0)) {
+            throw new IllegalArgumentException("--max-turns (" + multiTurn.maxTurns() + ") and --max-context-len ("
+                    + multiTurn.maxContextTokens() + ") must be >= 0 (0: no limit)");
+        }
         switch (kind) {
             case RANDOM -> {
                 if (inputLen < 1 || outputLen < 1) {

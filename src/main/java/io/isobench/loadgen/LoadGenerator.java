@@ -54,6 +54,9 @@ public final class LoadGenerator {
                         + (tokenizer.specialTokenCount() > 0 ? " (+" + tokenizer.specialTokenCount()
                         + " special tokens from its template)" : ""));
             }
+            if (config.dataset().multiTurn() != null) {
+                return ConversationRunner.run(config, exec, io, flow, tokenizer, log, notes);
+            }
             int pool = config.duration() == null ? config.numPrompts() : Math.max(config.numPrompts(), 1);
             List<Prompt> prompts = Datasets.load(config.dataset(), pool + config.numWarmups(), config.seed(), tokensPerWord,
                     tokenizer);
@@ -90,10 +93,7 @@ public final class LoadGenerator {
             List<RequestResult> results = new ArrayList<>();
             List<RequestResult[]> slotsOut = new ArrayList<>();
             Instant startedAt = Instant.now();
-            long cpu0 = processCpuNs();
-            long[] ticks0 = procSelfTicks();
-            long io0 = io.threadCpuNs();
-            long iou0 = io.threadUserNs();
+            CpuMeter meter = new CpuMeter(io);
             long t0 = System.nanoTime();
             Sender sender = new Sender(io, flow, t0, schedule == null ? durationNs : Long.MAX_VALUE, slotsOut);
             for (int i = 0; i < n; i++) {
@@ -112,39 +112,65 @@ public final class LoadGenerator {
             }
             flow.awaitAll();
             long t1 = System.nanoTime();
-            long cpu1 = processCpuNs();
-            long io1 = io.threadCpuNs();
-            long iou1 = io.threadUserNs();
-            long[] ticks1 = procSelfTicks();
-            boolean ticks = ticks0 != null && ticks1 != null;
-            LoadgenResult.ClientCpu cpu = new LoadgenResult.ClientCpu(cpu0 < 0 || cpu1 < 0 ? -1 : (cpu1 - cpu0) / 1e9,
-                    ticks ? (ticks1[0] - ticks0[0]) / 100.0 : -1, ticks ? (ticks1[1] - ticks0[1]) / 100.0 : -1,
-                    io0 < 0 || io1 < 0 ? -1 : (io1 - io0) / 1e9, iou0 < 0 || iou1 < 0 ? -1 : (iou1 - iou0) / 1e9);
+            LoadgenResult.ClientCpu cpu = meter.stop();
             for (RequestResult[] b : slotsOut) {
                 if (b[0] != null) { // null: the --duration ended while it waited for a slot, so it was never sent
                     results.add(b[0]);
                 }
             }
             double durS = (t1 - t0) / 1e9;
-            LoadgenResult.Summary s = LoadgenResult.summarize(config, results, durS);
-            if (s.completed() > 0 && s.outputFromUsage() < s.completed()) {
-                notes.add((s.completed() - s.outputFromUsage()) + " of " + s.completed()
-                        + " successful requests had no usage.completion_tokens: their output length is the chunk count");
-            }
-            if (s.completed() > 0 && s.inputFromUsage() < s.completed()) {
-                notes.add((s.completed() - s.inputFromUsage()) + " of " + s.completed()
-                        + " successful requests had no usage.prompt_tokens: their input length is the dataset's estimate");
-            }
-            if (s.promptDriftPct() != null && Math.abs(s.promptDriftPct()) > 5) {
-                notes.add(String.format(java.util.Locale.ROOT,
-                        "prompt lengths drift %.1f%% from the intended lengths (server-counted vs dataset); "
-                                + "the server's counts are used", s.promptDriftPct()));
-            }
-            log.accept("loadgen: done: " + s.completed() + " ok, " + s.failed() + " failed in "
-                    + String.format(java.util.Locale.ROOT, "%.2f s", durS));
-            return new LoadgenResult(config, new LoadgenResult.Run(startedAt, t0, durS, config.numWarmups(), promptsSha256),
-                    results, s,
-                    notes, cpu);
+            return finish(config, new LoadgenResult.Run(startedAt, t0, durS, config.numWarmups(), promptsSha256),
+                    results, notes, cpu, null, log);
+        }
+    }
+
+    /** The summary, the notes it calls for and the result of a measured phase that ended. */
+    static LoadgenResult finish(LoadgenConfig config, LoadgenResult.Run run, List<RequestResult> results,
+                                List<String> notes, LoadgenResult.ClientCpu cpu, MultiTurnResult multiTurn,
+                                Consumer<String> log) {
+        double durS = run.durationS();
+        LoadgenResult.Summary s = LoadgenResult.summarize(config, results, durS);
+        if (s.completed() > 0 && s.outputFromUsage() < s.completed()) {
+            notes.add((s.completed() - s.outputFromUsage()) + " of " + s.completed()
+                    + " successful requests had no usage.completion_tokens: their output length is the chunk count");
+        }
+        if (s.completed() > 0 && s.inputFromUsage() < s.completed()) {
+            notes.add((s.completed() - s.inputFromUsage()) + " of " + s.completed()
+                    + " successful requests had no usage.prompt_tokens: their input length is the dataset's estimate");
+        }
+        if (s.promptDriftPct() != null && Math.abs(s.promptDriftPct()) > 5) {
+            notes.add(String.format(java.util.Locale.ROOT,
+                    "prompt lengths drift %.1f%% from the intended lengths (server-counted vs dataset); "
+                            + "the server's counts are used", s.promptDriftPct()));
+        }
+        log.accept("loadgen: done: " + s.completed() + " ok, " + s.failed() + " failed in "
+                + String.format(java.util.Locale.ROOT, "%.2f s", durS));
+        return new LoadgenResult(config, run, results, s, notes, cpu, multiTurn);
+    }
+
+    /** The client's own CPU from its construction to {@link #stop}: the process, its user/system split, the I/O thread. */
+    static final class CpuMeter {
+        private final EventLoop io;
+        private final long cpu0 = processCpuNs();
+        private final long[] ticks0 = procSelfTicks();
+        private final long io0;
+        private final long iou0;
+
+        CpuMeter(EventLoop io) {
+            this.io = io;
+            this.io0 = io.threadCpuNs();
+            this.iou0 = io.threadUserNs();
+        }
+
+        LoadgenResult.ClientCpu stop() {
+            long cpu1 = processCpuNs();
+            long io1 = io.threadCpuNs();
+            long iou1 = io.threadUserNs();
+            long[] ticks1 = procSelfTicks();
+            boolean ticks = ticks0 != null && ticks1 != null;
+            return new LoadgenResult.ClientCpu(cpu0 < 0 || cpu1 < 0 ? -1 : (cpu1 - cpu0) / 1e9,
+                    ticks ? (ticks1[0] - ticks0[0]) / 100.0 : -1, ticks ? (ticks1[1] - ticks0[1]) / 100.0 : -1,
+                    io0 < 0 || io1 < 0 ? -1 : (io1 - io0) / 1e9, iou0 < 0 || iou1 < 0 ? -1 : (iou1 - iou0) / 1e9);
         }
     }
 
@@ -292,7 +318,7 @@ public final class LoadGenerator {
     }
 
     /** Parks until the deadline; the last stretch spins on yield so arrivals land within microseconds. */
-    private static void sleepUntil(long deadline, Flow flow) {
+    static void sleepUntil(long deadline, Flow flow) {
         long left;
         while ((left = deadline - System.nanoTime()) > 0) {
             flow.check();

@@ -254,6 +254,10 @@ public record LoadgenConfig(
                 }
             }
             dataset.validate();
+            if (dataset.multiTurn() != null && duration != null) {
+                throw new IllegalArgumentException("--multi-turn runs --num-prompts conversations; --duration is not"
+                        + " supported with it");
+            }
             if (tokenizer != null && !java.nio.file.Files.isRegularFile(tokenizer)) {
                 throw new IllegalArgumentException("--tokenizer " + tokenizer + " is not a file (give the model's tokenizer.json)");
             }

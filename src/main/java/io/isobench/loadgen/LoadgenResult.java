@@ -25,9 +25,10 @@ import java.util.TreeMap;
  * @param summary       aggregates
  * @param notes         things the user should know (token-count fallbacks, prompt length drift, ignored flags…)
  * @param clientCpu     what the client itself cost during the measured phase, or null when not measured
+ * @param multiTurn     a multi-turn run's turns and conversations ({@code --multi-turn}), else null
  */
 public record LoadgenResult(LoadgenConfig config, Run run, List<RequestResult> requests, Summary summary,
-                            List<String> notes, ClientCpu clientCpu) {
+                            List<String> notes, ClientCpu clientCpu, MultiTurnResult multiTurn) {
 
     static final String VERSION = "isobench-loadgen/1";
 
@@ -38,7 +39,12 @@ public record LoadgenResult(LoadgenConfig config, Run run, List<RequestResult> r
 
     public LoadgenResult(LoadgenConfig config, Run run, List<RequestResult> requests, Summary summary,
                          List<String> notes) {
-        this(config, run, requests, summary, notes, null);
+        this(config, run, requests, summary, notes, null, null);
+    }
+
+    public LoadgenResult(LoadgenConfig config, Run run, List<RequestResult> requests, Summary summary,
+                         List<String> notes, ClientCpu clientCpu) {
+        this(config, run, requests, summary, notes, clientCpu, null);
     }
 
     /**
@@ -47,8 +53,10 @@ public record LoadgenResult(LoadgenConfig config, Run run, List<RequestResult> r
      * @param startedAt     wall-clock start of the measured phase
      * @param startNanoTime {@link System#nanoTime()} at the start (request times are offsets from it)
      * @param durationS     benchmark duration: first dispatch to last completion
-     * @param warmups       warm-up requests sent and discarded
-     * @param promptsSha256 {@code Datasets.digest} of every prompt made (measured and warm-up), or null when not known
+     * @param warmups       warm-up requests sent and discarded (a multi-turn run: every turn of its warm-up
+     *                      conversations)
+     * @param promptsSha256 {@code Datasets.digest} of every prompt made (measured and warm-up), or null when not known;
+     *                      a multi-turn run: {@code Conversations.digest} of its conversations' turns
      */
     public record Run(Instant startedAt, long startNanoTime, double durationS, int warmups, String promptsSha256) {
 
@@ -357,6 +365,9 @@ public record LoadgenResult(LoadgenConfig config, Run run, List<RequestResult> r
                         String.format(Locale.ROOT, "%.2f", clientCpu.processS() * 1e6 / s.chunks())));
             }
         }
+        if (multiTurn != null) {
+            l.addAll(multiTurn.detailLines(requests, durationS(), config.percentiles()));
+        }
         for (var f : s.failuresByReason().entrySet()) {
             l.add(row("Failed (" + f.getKey() + "):", Integer.toString(f.getValue())));
         }
@@ -465,6 +476,9 @@ public record LoadgenResult(LoadgenConfig config, Run run, List<RequestResult> r
         ArrayNode notesNode = o.putArray("isobench_notes");
         notes.forEach(notesNode::add);
         o.set("isobench_workload", workloadFingerprint());
+        if (multiTurn != null) {
+            o.set("isobench_multi_turn", multiTurn.json(requests, durationS(), config.percentiles()));
+        }
         if (detailed) {
             // the run's monotonic origin (System.nanoTime, CLOCK_MONOTONIC on Linux): sent_s and ttfts are offsets
             o.put("isobench_start_monotonic_ns", startNanoTime());
@@ -484,11 +498,20 @@ public record LoadgenResult(LoadgenConfig config, Run run, List<RequestResult> r
         return o;
     }
 
-    /** Workload fingerprint (DESIGN §4): requests sent, input/output tokens, seed, dataset id, prompts' SHA-256. */
+    /**
+     * Workload fingerprint (DESIGN §4): requests sent, input/output tokens, seed, dataset id, prompts' SHA-256. A
+     * multi-turn run has no {@code input_tokens} (a later turn's context holds the arm's own replies, so its length is
+     * the arm's output, not the workload) and adds the conversation count and the file's SHA-256.
+     */
     public ObjectNode workloadFingerprint() {
         ObjectNode w = new ObjectMapper().createObjectNode();
         w.put("requests", requests.size());
-        w.put("input_tokens", summary.totalInput());
+        if (multiTurn == null) {
+            w.put("input_tokens", summary.totalInput());
+        } else {
+            w.put("conversations", multiTurn.conversations().size());
+            w.put("dataset_sha256", multiTurn.datasetSha256());
+        }
         w.put("output_tokens", summary.totalOutput());
         w.put("seed", config.seed());
         w.put("dataset", config.dataset().id());
@@ -526,6 +549,9 @@ public record LoadgenResult(LoadgenConfig config, Run run, List<RequestResult> r
         out.add(Metric.of("input_throughput_tok_s", s.inputThroughput()));
         out.add(Metric.of("peak_output_throughput_tok_s", s.peakOutputTokS()));
         out.add(Metric.of("peak_concurrent_requests", s.maxInFlight()));
+        if (multiTurn != null) {
+            out.addAll(multiTurn.metrics(requests, durationS(), config.percentiles()));
+        }
         if (s.completed() == 0) {
             return out;
         }

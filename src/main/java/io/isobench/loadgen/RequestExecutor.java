@@ -47,10 +47,19 @@ final class RequestExecutor implements AutoCloseable {
     }
 
     Prepared prepare(Prompt prompt, String requestId) {
+        return prepare(prompt, config.chat() ? List.of(Map.of("role", "user", "content", prompt.text())) : null,
+                requestId, config.keepText());
+    }
+
+    /**
+     * A request with the given chat {@code messages} on a chat endpoint (else {@code prompt.text()} as the prompt);
+     * {@code keepText}: the reply's text is kept (a multi-turn conversation sends it back as context).
+     */
+    Prepared prepare(Prompt prompt, List<Map<String, String>> messages, String requestId, boolean keepText) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("model", config.model());
         if (config.chat()) {
-            body.put("messages", List.of(Map.of("role", "user", "content", prompt.text())));
+            body.put("messages", messages);
             body.put("max_completion_tokens", prompt.outputLen());
         } else {
             body.put("prompt", prompt.text());
@@ -89,7 +98,7 @@ final class RequestExecutor implements AutoCloseable {
             h.append(e.getKey()).append(": ").append(e.getValue()).append("\r\n");
         }
         h.append("\r\n");
-        return new Prepared(h.toString().getBytes(StandardCharsets.UTF_8), bytes, prompt, config.keepText());
+        return new Prepared(h.toString().getBytes(StandardCharsets.UTF_8), bytes, prompt, keepText);
     }
 
     HttpConn connect() throws IOException {

@@ -31,7 +31,8 @@ public final class ServeFlags {
             "burstiness", "dataset-name", "dataset-path", "sharegpt-output-len", "random-input-len",
             "random-output-len", "random-range-ratio", "random-prefix-len", "sonnet-input-len", "sonnet-output-len",
             "sonnet-prefix-len", "prefix-repetition-prefix-len", "prefix-repetition-suffix-len",
-            "prefix-repetition-num-prefixes", "prefix-repetition-output-len", "ignore-eos", "seed", "tokenizer");
+            "prefix-repetition-num-prefixes", "prefix-repetition-output-len", "ignore-eos", "seed", "tokenizer",
+            "multi-turn", "max-turns", "max-context-len");
 
     private final Map<String, List<String>> flags;
 
@@ -212,10 +213,22 @@ public final class ServeFlags {
         }
         Path path = value("dataset-path") == null ? null : Path.of(value("dataset-path"));
         int customOutputLen = intOr("custom-output-len", 256);
+        boolean multiTurn = value("multi-turn") != null && !value("multi-turn").equals("false");
+        if (multiTurn && !ds.equals("sharegpt")) {
+            throw new IllegalArgumentException("--multi-turn needs --dataset-name sharegpt (a ShareGPT file of"
+                    + " conversations)");
+        }
+        if (!multiTurn && ((value("max-turns") != null && !value("max-turns").equals("0"))
+                || (value("max-context-len") != null && !value("max-context-len").equals("2048")))) {
+            throw new IllegalArgumentException("--max-turns and --max-context-len need --multi-turn");
+        }
         b.dataset(switch (ds) {
             case "random" -> DatasetSpec.random(intOr("random-input-len", 1024), intOr("random-output-len", 128),
                     doubleOr("random-range-ratio", 0.0), intOr("random-prefix-len", 0));
-            case "sharegpt" -> DatasetSpec.sharegpt(path, intOr("sharegpt-output-len", 0));
+            case "sharegpt" -> multiTurn ? DatasetSpec.sharegptMultiTurn(path, intOr("sharegpt-output-len", 0),
+                    new DatasetSpec.MultiTurn(intOr("max-turns", DatasetSpec.MultiTurn.DEFAULT.maxTurns()),
+                            intOr("max-context-len", DatasetSpec.MultiTurn.DEFAULT.maxContextTokens())))
+                    : DatasetSpec.sharegpt(path, intOr("sharegpt-output-len", 0));
             case "custom", "jsonl" -> DatasetSpec.custom(path, customOutputLen);
             case "fixed" -> DatasetSpec.fixed(prompt, customOutputLen);
             case "sonnet" -> DatasetSpec.sonnet(path, intOr("sonnet-input-len", 550), intOr("sonnet-output-len", 150),

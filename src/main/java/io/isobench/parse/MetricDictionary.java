@@ -11,6 +11,8 @@ import java.util.regex.Pattern;
 public final class MetricDictionary {
 
     private static final Pattern STAT = Pattern.compile("(mean|median|std|p\\d{1,2}(\\.\\d+)?|min|max)");
+    private static final Pattern TURN = Pattern.compile("(turn[1-9]\\d*|later_turns)_(ttft|tpot|e2el)_ms_(.+)");
+    private static final Pattern TURN_INPUT = Pattern.compile("(turn[1-9]\\d*|later_turns)_input_tokens_mean");
     private static final Pattern LATENCY_STAT = Pattern.compile("(avg|p\\d{1,2}(\\.\\d+)?|median|std)");
 
     private MetricDictionary() {
@@ -32,6 +34,17 @@ public final class MetricDictionary {
         if (name.startsWith("client_queue_ms_") && STAT.matcher(name.substring(16)).matches()) {
             return new Definition(name, "ms", Better.NONE);
         }
+        // multi-turn runs (docs/loadgen.md): per turn index (turn1…turn8) and every turn from 2 on (later_turns)
+        java.util.regex.Matcher turn = TURN.matcher(name);
+        if (turn.matches() && STAT.matcher(turn.group(3)).matches()) {
+            return new Definition(name, "ms", Better.LOWER);
+        }
+        if (TURN_INPUT.matcher(name).matches()) {
+            return new Definition(name, "tokens", Better.NONE);
+        }
+        if (name.startsWith("conversation_duration_s_") && STAT.matcher(name.substring(24)).matches()) {
+            return new Definition(name, "s", Better.LOWER);
+        }
         return switch (name) {
             case "request_throughput_rps", "request_goodput_rps" -> new Definition(name, "req/s", Better.HIGHER);
             case "output_throughput_tok_s", "total_throughput_tok_s", "input_throughput_tok_s",
@@ -40,6 +53,9 @@ public final class MetricDictionary {
             case "completed_requests", "failed_requests" -> new Definition(name, "requests", Better.NONE);
             case "total_input_tokens", "total_output_tokens" -> new Definition(name, "tokens", Better.NONE);
             case "duration_s" -> new Definition(name, "s", Better.NONE);
+            case "conversations_completed", "conversations_failed" -> new Definition(name, "conversations", Better.NONE);
+            case "conversation_throughput_cps" -> new Definition(name, "conv/s", Better.HIGHER);
+            case "turns_per_conversation_mean" -> new Definition(name, "turns", Better.NONE);
             // GPU telemetry of a measured run (docs/gpu-telemetry.md)
             case "gpu_energy_j" -> new Definition(name, "J", Better.LOWER);
             case "gpu_energy_per_output_token_j" -> new Definition(name, "J/token", Better.LOWER);

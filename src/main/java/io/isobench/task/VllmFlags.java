@@ -40,7 +40,9 @@ final class VllmFlags {
             "--prefix-repetition-output-len", "--no-oversample", "--skip-chat-template", "--extra-body",
             "--frequency-penalty", "--presence-penalty", "--repetition-penalty", "--max-num-completed-requests",
             "--random-mm-base-items-per-request", "--random-mm-num-mm-items-range-ratio",
-            "--random-mm-limit-mm-per-prompt", "--random-mm-bucket-config");
+            "--random-mm-limit-mm-per-prompt", "--random-mm-bucket-config",
+            // isobench loadgen's multi-turn conversations (docs/loadgen.md)
+            "--multi-turn", "--max-turns", "--max-context-len");
 
     /** Flags that belong to both sides: the client must name the model as the server serves it. */
     static final Set<String> SERVING_BOTH = Set.of("--served-model-name", "--trust-remote-code");
@@ -143,7 +145,7 @@ final class VllmFlags {
             "--enable-prompt-tokens-details", "--enable-server-load-tracking", "--enable-force-include-usage",
             "--headless", "--enable-log-requests", "--disable-uvicorn-access-log", "--enable-dbo",
             "--use-beam-search", "--disable-tqdm", "--profile", "--save-result", "--save-detailed", "--append-result",
-            "--ignore-eos", "--custom-skip-chat-template", "--no-stream", "--disable-shuffle", "--no-oversample",
+            "--ignore-eos", "--multi-turn", "--custom-skip-chat-template", "--no-stream", "--disable-shuffle", "--no-oversample",
             "--skip-chat-template", "--async-engine", "--disable-detokenize", "--sort", "--allow-credentials",
             "--kv-sharing-fast-prefill", "--disable-hybrid-kv-cache-manager",
             "--enable-multimodal-encoder-data-parallel");

@@ -188,6 +188,87 @@ class LlamaCppServerIT {
         assertThat(r.summary().promptDriftPct()).isEqualTo(0.0);
     }
 
+    /**
+     * Multi-turn conversations on {@code /v1/chat/completions} (the committed sample, every conversation once): each
+     * later turn's {@code usage.prompt_tokens} is what the server's own {@code /tokenize} counts for the messages
+     * rebuilt from the file and the replies the model actually gave (so the context carried those replies, whole),
+     * and it grows over the previous turn's prompt by the previous reply plus the new human turn, plus the server
+     * template's role markers (a constant few tokens, printed).
+     */
+    @Test
+    void multiTurnContextGrowsByTheReplyAndTheNewTurn() throws Exception {
+        DatasetSpec ds = DatasetSpec.sharegptMultiTurn(ConversationsTest.SAMPLE, 8, new DatasetSpec.MultiTurn(0, 1024));
+        int n = 5;
+        LoadgenConfig c = LoadgenConfig.builder().baseUrl(baseUrl).model("tiny-llama").endpoint("/v1/chat/completions")
+                .dataset(ds).numPrompts(n).maxConcurrency(2).ignoreEos(true).seed(0)
+                .percentiles(java.util.List.of(50.0, 99.0)).requestTimeout(Duration.ofSeconds(120)).build();
+        LoadgenResult r = LoadGenerator.run(c, System.err::println);
+        System.err.print(r.consoleBlock());
+        System.err.print(r.detailBlock());
+        assertThat(r.summary().failed()).as(r.summary().failuresByReason().toString()).isZero();
+        java.util.List<Conversations.Conversation> planned = Conversations.load(ds, n, 0, null).conversations();
+        MultiTurnResult mt = r.multiTurn();
+        assertThat(mt.completed()).isEqualTo(n);
+        java.util.Map<Integer, java.util.List<RequestResult>> byConv = new java.util.TreeMap<>();
+        for (int i = 0; i < r.requests().size(); i++) {
+            byConv.computeIfAbsent(mt.conversationOfRequest().get(i), k -> new java.util.ArrayList<>())
+                    .add(r.requests().get(i));
+        }
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        java.util.List<Integer> overheads = new java.util.ArrayList<>();
+        java.util.List<String> replyTokens = new java.util.ArrayList<>();
+        try (RequestExecutor ex = new RequestExecutor(c)) {
+            for (var e : byConv.entrySet()) {
+                Conversations.Conversation conv = planned.get(e.getKey());
+                java.util.List<RequestResult> rs = e.getValue();
+                assertThat(rs).hasSize(conv.turns().size());
+                java.util.List<String> replies = new java.util.ArrayList<>();
+                for (int k = 0; k < rs.size(); k++) {
+                    RequestResult q = rs.get(k);
+                    assertThat(q.outputTokens()).isEqualTo(8);
+                    String body = ex.postJson("/tokenize", java.util.Map.of("messages",
+                            Conversations.messages(conv, replies, k)));
+                    assertThat(q.promptTokens()).as("conversation %d turn %d: usage vs /tokenize of the rebuilt"
+                            + " context", e.getKey(), k + 1).isEqualTo(json.readTree(body).path("count").asInt());
+                    if (k > 0) {
+                        RequestResult prev = rs.get(k - 1);
+                        assertThat(q.sendNs()).isGreaterThanOrEqualTo(prev.endNs());
+                        int human = json.readTree(ex.postJson("/tokenize", java.util.Map.of("prompt",
+                                conv.turns().get(k).human()))).path("count").asInt();
+                        // the reply as text in the context: its tokens when re-read (a generated token sequence
+                        // need not be the one the tokenizer makes of its text), at least the generated count's
+                        int reply = json.readTree(ex.postJson("/tokenize", java.util.Map.of("prompt",
+                                replies.get(k - 1)))).path("count").asInt();
+                        replyTokens.add(prev.outputTokens() + "->" + reply);
+                        overheads.add(q.promptTokens() - prev.promptTokens() - reply - human);
+                    }
+                    replies.add(q.generatedText());
+                }
+            }
+        }
+        System.err.println("multi-turn: generated -> re-tokenized reply tokens " + replyTokens);
+        System.err.println("multi-turn: prompt growth minus (previous reply + new turn), per later turn: " + overheads);
+        assertThat(overheads).hasSize(r.requests().size() - n).isNotEmpty();
+        // the server's template (server.mjs: "role: content\n" per message, then "assistant:") adds the same role
+        // markers to every later turn: measured on one-word messages, ±2 tokens where words meet the markers
+        int template;
+        try (RequestExecutor ex = new RequestExecutor(c)) {
+            java.util.function.ToIntFunction<String> count = text -> {
+                try {
+                    return json.readTree(ex.postJson("/tokenize", java.util.Map.of("prompt", text))).path("count").asInt();
+                } catch (IOException ioe) {
+                    throw new AssertionError(ioe);
+                }
+            };
+            template = count.applyAsInt("user: hello\nassistant: fine\nuser: thanks\nassistant:")
+                    - count.applyAsInt("user: hello\nassistant:") - count.applyAsInt("fine") - count.applyAsInt("thanks");
+        }
+        System.err.println("multi-turn: template markers per later turn: " + template + " tokens");
+        assertThat(template).isBetween(1, 20);
+        int t = template;
+        assertThat(overheads).allSatisfy(o -> assertThat(o).isBetween(t - 2, t + 2));
+    }
+
     private static int[] toInts(com.fasterxml.jackson.databind.JsonNode a) {
         int[] v = new int[a.size()];
         for (int i = 0; i < v.length; i++) {

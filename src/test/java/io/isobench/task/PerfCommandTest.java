@@ -286,5 +286,18 @@ class PerfCommandTest {
         assertThat(errorCodes(PerfCommand.parse("vllm bench serve --model m --dataset-name sonnet")))
                 .containsExactly("DATASET_PATH_MISSING");
     }
+    @Test
+    void multiTurnCommandsLintCleanAndReachTheLoadGeneratorAsConversations() {
+        ParsedPerfCommand p = PerfCommand.parse("vllm bench serve --model meta-llama/Llama-3.1-8B-Instruct --dataset-name sharegpt"
+                + " --dataset-path benchmarks/conversations.json --multi-turn --max-turns 4 --max-context-len 4096"
+                + " --num-prompts 50 --max-concurrency 8");
+        assertThat(p.findings()).isEmpty();
+        java.util.Map<String, String> flags = new java.util.LinkedHashMap<>();
+        p.client().flags().forEach(f -> flags.put(f.name().replaceFirst("^-+", ""), f.value() == null ? "true" : f.value()));
+        assertThat(flags).containsEntry("multi-turn", "true").containsEntry("max-turns", "4");
+        io.isobench.loadgen.DatasetSpec d = io.isobench.loadgen.ServeFlags.workload(
+                io.isobench.loadgen.LoadgenConfig.builder().model("m"), flags, w -> { }).build().dataset();
+        assertThat(d.multiTurn()).isEqualTo(new io.isobench.loadgen.DatasetSpec.MultiTurn(4, 4096));
+    }
 }
 
