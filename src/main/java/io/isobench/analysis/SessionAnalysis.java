@@ -46,12 +46,14 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
      *                   batch sizes, the floor it sets); empty when not measured
      * @param unit       the primary metric's unit (the dictionary's, or the one a generic engine's rule declared and
      *                   every run stored); null when unknown
+     * @param sweep      a sweep task's curves and capacities (its {@code analysis} is then the verdict on capacity);
+     *                   null for every other task
      */
     public record TaskResult(String taskId, String mode, String commit, List<String> arms, TaskAnalysis analysis,
                              Map<String, Map<String, Integer>> outcomes, Set<String> incorrect,
                              Map<String, List<String>> findings, Map<String, Integer> runs,
                              Map<String, ArmCorrectness> correctness, String hardware,
-                             Map<String, Object> calibration, String unit) {
+                             Map<String, Object> calibration, String unit, SweepAnalysis sweep) {
 
         public TaskResult {
             calibration = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(calibration));
@@ -128,13 +130,28 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
 
     public static SessionAnalysis of(Store store, String sessionId, StatsConfig config) {
         Map<String, List<Parsed>> byTask = new LinkedHashMap<>();
+        Set<String> swept = new java.util.HashSet<>();
         store.forEachRun(new RunFilter(null, Set.of(RunRecord.RunKind.MEASURED), sessionId, false), r -> {
             RunDetails x = r.details();
             if (x.hasTask()) {
                 byTask.computeIfAbsent(x.task(), k -> new ArrayList<>())
                         .add(new Parsed(r, x, x.jobIndex(Integer.MAX_VALUE)));
+                if (x.sweepPoint() != null) {
+                    swept.add(x.task());
+                }
             }
         });
+        if (!swept.isEmpty()) {
+            // a sweep's curves need every metric of its runs, not only the primary value: read those tasks again
+            swept.forEach(byTask::remove);
+            store.forEachRun(new RunFilter(null, Set.of(RunRecord.RunKind.MEASURED), sessionId, true), r -> {
+                RunDetails x = r.details();
+                if (x.hasTask() && swept.contains(x.task())) {
+                    byTask.computeIfAbsent(x.task(), k -> new ArrayList<>())
+                            .add(new Parsed(r, x, x.jobIndex(Integer.MAX_VALUE)));
+                }
+            });
+        }
         List<TaskResult> out = new ArrayList<>();
         for (Map.Entry<String, List<Parsed>> e : byTask.entrySet()) {
             out.add(task(e.getKey(), e.getValue(), config));
@@ -155,6 +172,7 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
         runs.sort(Comparator.comparingInt(Parsed::jobIndex));
         List<String> arms = new ArrayList<>();
         Rounds rounds = new Rounds();
+        SweepAnalysis.Collector sweep = new SweepAnalysis.Collector(ClockRule.defaults());
         Map<String, Map<String, Integer>> outcomes = new LinkedHashMap<>();
         Map<String, List<String>> findings = new LinkedHashMap<>();
         Map<String, Integer> measured = new LinkedHashMap<>();
@@ -241,6 +259,10 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
                             "higher".equals(pd.better()) ? Better.HIGHER : Better.LOWER);
                 }
             }
+            if (x.sweepPoint() != null) {
+                sweep.add(r, x.sweepPoint()); // a load point of a sweep: judged by capacity, not the primary metric
+                continue;
+            }
             rounds.add(r);
         }
         if (metric == null && mode != null) {
@@ -292,9 +314,14 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
                     valid.samples("baseline", incorrect), aa, valid.samples("human", incorrect), agents,
                     valid.exclusions()), config);
         }
+        SweepAnalysis swept = sweep.isEmpty() ? null : sweep.analyse(arms, incorrect, config);
+        String unit = known != null ? known.unit() : declared != null ? declared.unit() : null;
+        if (swept != null) {
+            analysis = swept.verdicts();
+            unit = swept.axis().unit();
+        }
         return new TaskResult(taskId, mode, commit, arms, analysis, outcomes, incorrect, findings, measured,
-                correctness, valid.hardware(), calibration == null ? Map.of() : calibration,
-                known != null ? known.unit() : declared != null ? declared.unit() : null);
+                correctness, valid.hardware(), calibration == null ? Map.of() : calibration, unit, swept);
     }
 
     /** The tolerance calibration a baseline check recorded (its {@code correctness.calibration}), merged. */

@@ -30,7 +30,7 @@ public final class ServeFlags {
             "burstiness", "dataset-name", "dataset-path", "sharegpt-output-len", "random-input-len",
             "random-output-len", "random-range-ratio", "random-prefix-len", "sonnet-input-len", "sonnet-output-len",
             "sonnet-prefix-len", "prefix-repetition-prefix-len", "prefix-repetition-suffix-len",
-            "prefix-repetition-num-prefixes", "prefix-repetition-output-len", "ignore-eos", "seed");
+            "prefix-repetition-num-prefixes", "prefix-repetition-output-len", "ignore-eos", "seed", "goodput");
 
     private final Map<String, List<String>> flags;
 
@@ -66,7 +66,9 @@ public final class ServeFlags {
         Map<String, List<String>> m = new LinkedHashMap<>();
         for (String name : WORKLOAD) {
             if (taskFlags.containsKey(name)) {
-                m.put(name, List.of(taskFlags.get(name)));
+                // goodput's SLO targets (vLLM's nargs="+") arrive space-joined: one entry per target
+                m.put(name, name.equals("goodput") ? List.of(taskFlags.get(name).strip().split("\\s+"))
+                        : List.of(taskFlags.get(name)));
             }
         }
         if (m.containsKey("dataset-path") && baseDir != null) {
