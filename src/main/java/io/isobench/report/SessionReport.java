@@ -339,6 +339,7 @@ public final class SessionReport {
         }
         sb.append(".\n");
         sb.append('\n');
+        SweepReport.markdown(t, sb);
         correctness(t, sb);
     }
 

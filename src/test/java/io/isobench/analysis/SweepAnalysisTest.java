@@ -1,7 +1,5 @@
 package io.isobench.analysis;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.isobench.parse.Metric;
 import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
 import io.isobench.store.Stores;
@@ -9,11 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -26,64 +20,22 @@ class SweepAnalysisTest {
     @TempDir
     Path dir;
 
-    static final String S = "s1";
-    static final List<Double> RATES = List.of(1.0, 2.0, 4.0, 8.0);
-    static final String WORK = "{\"requests\":20,\"input_tokens\":640,\"output_tokens\":2560,\"seed\":0,"
-            + "\"dataset\":\"random(32,128)\"}";
+    private final SweepRuns runs = new SweepRuns();
+    private static final String S = SweepRuns.S;
+    private static final String WORK = SweepRuns.WORK;
 
-    private int job;
-
-    /** A run at a point: {@code good} of 20 requests met the SLO; {@code failed} requests lost. */
     private RunRecord run(String arm, int round, int point, int good, int failed, String workload) throws Exception {
-        double rate = RATES.get(point);
-        Map<String, Object> x = new LinkedHashMap<>();
-        x.put("task", "serve");
-        x.put("job", "serve/" + arm + "/r" + round + "/request_rate=" + rate);
-        x.put("job_index", job++);
-        x.put("hardware_id", "hw-a");
-        x.put("sweep", Map.of("kind", "request_rate", "value", rate, "index", point, "points", RATES.size(),
-                "min_good_fraction", 0.9));
-        int completed = 20 - failed;
-        double duration = 20 / rate;
-        double wiggle = 1 + 0.01 * ((round * 7 + point * 3 + arm.length()) % 5 - 2);
-        List<Metric> m = new ArrayList<>();
-        m.add(Metric.of("completed_requests", completed));
-        m.add(Metric.of("failed_requests", failed));
-        m.add(Metric.of("request_throughput_rps", completed / duration));
-        m.add(Metric.of("request_goodput_rps", good / duration));
-        m.add(Metric.of("output_throughput_tok_s", completed * 128 / duration * wiggle));
-        m.add(Metric.of("ttft_ms_median", 20 * rate * wiggle));
-        m.add(Metric.of("ttft_ms_p99", 50 * rate * wiggle));
-        m.add(Metric.of("tpot_ms_mean", 5 * rate * wiggle));
-        m.add(Metric.of("tpot_ms_median", 5 * rate * wiggle));
-        RunRecord.FailureInfo fi = failed > 0 ? new RunRecord.FailureInfo("REQUESTS_FAILED", failed + " failed", null, false) : null;
-        return RunRecord.builder(S + "/" + x.get("job"))
-                .session(S).kind(RunRecord.RunKind.MEASURED).commit("c0ffee00", "c0ffee00")
-                .agent(arm.startsWith("agent:") ? arm.substring(6) : null).armLabel(arm).round(round)
-                .status(fi == null ? RunRecord.RunStatus.SUCCESS : RunRecord.RunStatus.FAILED).failure(fi)
-                .modeLabel("serving").model("toy-1m").pipelineLabel("native")
-                .primary("tpot_ms_mean", 5 * rate * wiggle, "measured")
-                .workload(workload).startedAt(Instant.now()).durationMs(1000.0).argvJson("[]")
-                .detailsJson(new ObjectMapper().writeValueAsString(x)).metrics(m).build();
+        return runs.run(arm, round, point, good, failed, workload);
     }
 
-    /** Good requests of 20 at each point for an arm whose capacity is {@code cap} (index): 20 up to it, 10 above. */
     private void arm(Store store, String arm, int round, int cap) throws Exception {
-        for (int p = 0; p < RATES.size(); p++) {
-            store.putRun(run(arm, round, p, p <= cap ? 20 : 10, 0, WORK));
-        }
+        runs.arm(store, arm, round, cap);
     }
 
     @Test
     void capacityPerArmAndTheVerdictOnCapacity() throws Exception {
         try (Store store = Stores.open(dir.resolve("db.duckdb").toString())) {
-            for (int r = 0; r < 6; r++) {
-                arm(store, "baseline", r, 1);      // 2 req/s
-                arm(store, "baseline-aa", r, 1);
-                arm(store, "human", r, 2);         // 4 req/s
-                arm(store, "agent:lo", r, -1);     // below the lowest point
-                arm(store, "agent:hi", r, 3);      // every point met
-            }
+            runs.session(store); // baseline 2 req/s, human 4, agent:lo below the lowest point, agent:hi every point
             SessionAnalysis a = SessionAnalysis.of(store, S, StatsConfig.defaults());
             SessionAnalysis.TaskResult t = a.tasks().get(0);
             SweepAnalysis sw = t.sweep();
