@@ -139,7 +139,7 @@ final class SweepChart {
         return H - BOTTOM - v / max * (H - BOTTOM - TOP);
     }
 
-    /** 1, 2 or 5 × 10^k at or above {@code v} (v &gt; 0), with 5 % headroom. */
+    /** A round axis end (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 × 10^k) at or above {@code v}, with 5 % headroom. */
     static double niceMax(double v) {
         if (!(v > 0)) {
             return 1;
@@ -147,6 +147,11 @@ final class SweepChart {
         double raw = v * 1.05;
         double e = Math.pow(10, Math.floor(Math.log10(raw)));
         double f = raw / e;
-        return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * e;
+        for (double step : new double[] {1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8}) {
+            if (f <= step) {
+                return step * e;
+            }
+        }
+        return 10 * e;
     }
 }
