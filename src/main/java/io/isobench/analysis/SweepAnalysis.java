@@ -246,16 +246,8 @@ public record SweepAnalysis(Axis axis, Map<String, List<PointStats>> curves, Map
         }
 
         private static ArmSamples samples(String arm, Map<String, Capacity> capacity, Set<String> incorrect) {
-            Map<Integer, Double> per = capacity.containsKey(arm) ? capacity.get(arm).perRound() : Map.of();
-            int[] rounds = new int[per.size()];
-            double[] xs = new double[per.size()];
-            int i = 0;
-            for (Map.Entry<Integer, Double> e : per.entrySet()) {
-                rounds[i] = e.getKey();
-                xs[i++] = e.getValue();
-            }
-            ArmSamples out = ArmSamples.ofRounds(Arm.fromLabel(arm), rounds, xs);
-            return incorrect.contains(arm) ? out.markedIncorrect() : out;
+            return ArmSamples.byRound(arm, new TreeMap<>(capacity.containsKey(arm) ? capacity.get(arm).perRound()
+                    : Map.of()), incorrect);
         }
 
         /** The run's curve metrics by name, with its good fraction ({@link CapacityRule#goodFraction}). */

@@ -51,7 +51,7 @@ class SweepDemoIT {
                 "--workdir", dir.resolve("work").toString(), "--db", db, "--progress", "plain");
         assertThat(code).as(err.toString()).isZero();
         // 3 checks (baseline, its repeat, human) + 5 rounds × 2 arms × 3 points
-        assertThat(err.toString()).contains("job 33/33 ");
+        assertThat(err.toString()).contains("job 33/33 ").contains("round 1/5 at max_concurrency=");
         try (Store store = Stores.open(db)) {
             String session = store.sessions().get(0).sessionId();
             Map<String, Integer> slots = new HashMap<>();
