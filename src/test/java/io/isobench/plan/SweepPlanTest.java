@@ -144,6 +144,17 @@ class SweepPlanTest {
     }
 
     @Test
+    void theSweepDemoSuitePlansEveryArmAtEveryPoint() {
+        Suite demo = SuiteLoader.load(Path.of("examples/toy-engine/sweep-suite.yaml"), false);
+        Plan p = Planner.plan(demo, new Planner.Options(null, null, dir.resolve("w")));
+        // baseline, its repeat and the human's checks; 5 rounds × 2 arms × 3 concurrency limits
+        assertThat(p.jobs().stream().filter(j -> j.kind() == Job.Kind.CHECK)).hasSize(3);
+        assertThat(p.jobs().stream().filter(j -> j.kind() == Job.Kind.MEASURE)).hasSize(30)
+                .allMatch(j -> j.client().contains("--goodput") && j.sweepPoint() != null);
+        assertThat(p.skipped()).isEmpty();
+    }
+
+    @Test
     void autoIsSkippedWithItsReasonUntilThePilotExists() throws Exception {
         Plan p = Planner.plan(suite("auto"), new Planner.Options(null, null, dir.resolve("w")));
         assertThat(p.skipped()).anyMatch(s -> s.taskId().equals("serve") && s.category().equals("SWEEP_AUTO"));
