@@ -50,6 +50,22 @@ public record ArmSamples(Arm arm, int[] rounds, double[] valuesByRound, boolean 
         return new ArmSamples(arm, rounds, values, false);
     }
 
+    /**
+     * An arm's values by round (ascending), marked incorrect when the arm is in {@code incorrect}: how the analysis
+     * turns the valid rounds of an arm into its samples.
+     */
+    static ArmSamples byRound(String label, java.util.SortedMap<Integer, Double> values, java.util.Set<String> incorrect) {
+        int[] rounds = new int[values.size()];
+        double[] xs = new double[values.size()];
+        int i = 0;
+        for (java.util.Map.Entry<Integer, Double> e : values.entrySet()) {
+            rounds[i] = e.getKey();
+            xs[i++] = e.getValue();
+        }
+        ArmSamples out = ofRounds(Arm.fromLabel(label), rounds, xs);
+        return incorrect.contains(label) ? out.markedIncorrect() : out;
+    }
+
     public ArmSamples markedIncorrect() {
         return new ArmSamples(arm, rounds, valuesByRound, true);
     }

@@ -136,16 +136,7 @@ final class Rounds {
     record Valid(Map<String, TreeMap<Integer, Double>> values, List<RoundExclusion> exclusions, String hardware) {
 
         ArmSamples samples(String label, Set<String> incorrect) {
-            TreeMap<Integer, Double> v = values.getOrDefault(label, new TreeMap<>());
-            int[] rounds = new int[v.size()];
-            double[] xs = new double[v.size()];
-            int i = 0;
-            for (Map.Entry<Integer, Double> e : v.entrySet()) {
-                rounds[i] = e.getKey();
-                xs[i++] = e.getValue();
-            }
-            ArmSamples out = ArmSamples.ofRounds(Arm.fromLabel(label), rounds, xs);
-            return incorrect.contains(label) ? out.markedIncorrect() : out;
+            return ArmSamples.byRound(label, values.getOrDefault(label, new TreeMap<>()), incorrect);
         }
     }
 

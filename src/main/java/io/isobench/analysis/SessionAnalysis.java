@@ -48,12 +48,15 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
      *                   every run stored); null when unknown
      * @param secondary  server-metric and GPU-telemetry deltas and the TTFT cross-check over the rounds that count
      *                   for the primary metric (descriptive: never part of a verdict)
+     * @param sweep      a sweep task's curves and capacities (its {@code analysis} is then the verdict on capacity);
+     *                   null for every other task
      */
     public record TaskResult(String taskId, String mode, String commit, List<String> arms, TaskAnalysis analysis,
                              Map<String, Map<String, Integer>> outcomes, Set<String> incorrect,
                              Map<String, List<String>> findings, Map<String, Integer> runs,
                              Map<String, ArmCorrectness> correctness, String hardware,
-                             Map<String, Object> calibration, String unit, SecondaryMetrics secondary) {
+                             Map<String, Object> calibration, String unit, SecondaryMetrics secondary,
+                             SweepAnalysis sweep) {
 
         public TaskResult {
             calibration = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(calibration));
@@ -130,7 +133,7 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
 
     public static SessionAnalysis of(Store store, String sessionId, StatsConfig config) {
         Map<String, List<Parsed>> byTask = new LinkedHashMap<>();
-        // with metrics: the secondary metrics (server /metrics, GPU telemetry) are run metrics
+        // with metrics: the secondary metrics (server /metrics, GPU telemetry) and a sweep's curves are run metrics
         store.forEachRun(new RunFilter(null, Set.of(RunRecord.RunKind.MEASURED), sessionId, true), r -> {
             RunDetails x = r.details();
             if (x.hasTask()) {
@@ -159,6 +162,7 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
         List<String> arms = new ArrayList<>();
         Rounds rounds = new Rounds();
         Map<String, TreeMap<Integer, RunRecord>> byRound = new LinkedHashMap<>(); // what the secondary metrics read
+        SweepAnalysis.Collector sweep = new SweepAnalysis.Collector(ClockRule.defaults());
         Map<String, Map<String, Integer>> outcomes = new LinkedHashMap<>();
         Map<String, List<String>> findings = new LinkedHashMap<>();
         Map<String, Integer> measured = new LinkedHashMap<>();
@@ -245,6 +249,10 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
                             "higher".equals(pd.better()) ? Better.HIGHER : Better.LOWER);
                 }
             }
+            if (x.sweepPoint() != null) {
+                sweep.add(r, x.sweepPoint()); // a load point of a sweep: judged by capacity, not the primary metric
+                continue;
+            }
             rounds.add(r);
             if (r.status() == RunRecord.RunStatus.SUCCESS && r.primaryValue() != null) {
                 byRound.computeIfAbsent(arm, k -> new TreeMap<>()).put(r.round(), r);
@@ -301,9 +309,14 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
                     valid.exclusions()), config);
             secondary = SecondaryMetrics.of(counted(arms, valid, byRound), valid.exclusions(), config);
         }
+        SweepAnalysis swept = sweep.isEmpty() ? null : sweep.analyse(arms, incorrect, config);
+        String unit = known != null ? known.unit() : declared != null ? declared.unit() : null;
+        if (swept != null) {
+            analysis = swept.verdicts();
+            unit = swept.axis().unit();
+        }
         return new TaskResult(taskId, mode, commit, arms, analysis, outcomes, incorrect, findings, measured,
-                correctness, valid.hardware(), calibration == null ? Map.of() : calibration,
-                known != null ? known.unit() : declared != null ? declared.unit() : null, secondary);
+                correctness, valid.hardware(), calibration == null ? Map.of() : calibration, unit, secondary, swept);
     }
 
     /** Per arm (plan order) the runs whose primary value counts, by round: the rounds the verdict uses. */

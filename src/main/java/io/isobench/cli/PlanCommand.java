@@ -15,8 +15,8 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 @Command(name = "plan", mixinStandardHelpOptions = true,
-        description = "Plan runs: simulate GPU-aware packing of a suite's jobs onto a node.",
-        subcommands = {PlanCommand.Simulate.class})
+        description = "Plan runs: simulate GPU-aware packing of a suite's jobs onto a node; find a sweep's points.",
+        subcommands = {PlanCommand.Simulate.class, PlanCommand.SweepPilotCommand.class})
 final class PlanCommand extends CommandGroup {
 
     @ParentCommand
@@ -70,6 +70,49 @@ final class PlanCommand extends CommandGroup {
             m.out.print(format == TextOrJson.json ? SimReport.json(jobs, r, schedule) : SimReport.text(jobs, r));
             m.out.flush();
             return Main.OK;
+        }
+    }
+
+    @Command(name = "sweep-pilot", mixinStandardHelpOptions = true,
+            description = {"sweep: auto's pilot runs against a running server (start the task's baseline server"
+                    + " first): the task's client flags at rates from 1 req/s, doubling until the SLO (--goodput) breaks"
+                    + " or throughput stops growing, then bisecting (docs/loadgen.md, \"Load sweeps\"); prints one line"
+                    + " per pilot on stderr and the sweep: line with the points on stdout.",
+                    "Exit 0 when the points were found, 2 for bad input."})
+    static final class SweepPilotCommand implements Callable<Integer> {
+        @ParentCommand
+        PlanCommand parent;
+
+        @Parameters(paramLabel = "SUITE", description = "The suite (.yaml).")
+        Path suite;
+
+        @Option(names = "--task", required = true, paramLabel = "ID", description = "The serving task.")
+        String task;
+
+        @Option(names = "--base-url", required = true, paramLabel = "URL", description = "The running server.")
+        String baseUrl;
+
+        @Option(names = "--start-rps", paramLabel = "R", description = "The first pilot's rate (default 1).")
+        Double startRps;
+
+        @Override
+        public Integer call() {
+            io.isobench.task.Suite s = io.isobench.task.SuiteLoader.load(suite);
+            io.isobench.task.TaskSpec t = s.task(task).orElseThrow(() -> new IsobenchException.BadInput("no task "
+                    + task + " in " + suite));
+            io.isobench.plan.AutoSweep.Settings d = io.isobench.plan.AutoSweep.Settings.DEFAULTS;
+            io.isobench.plan.AutoSweep.Settings settings = startRps == null ? d : new io.isobench.plan.AutoSweep.Settings(
+                    startRps, d.minGrowth(), d.bisections(), d.maxPilots(), d.factors());
+            io.isobench.exec.SweepPilot.Outcome o;
+            try {
+                o = io.isobench.exec.SweepPilot.run(java.net.URI.create(baseUrl), t, settings,
+                        io.isobench.probe.Clients.serving(), parent.main.err::println);
+            } catch (IllegalArgumentException e) {
+                throw new IsobenchException.BadInput(e.getMessage());
+            }
+            parent.main.out.println(o.suiteLine(t.sweep() == null ? io.isobench.task.Sweep.DEFAULT_MIN_GOOD_FRACTION
+                    : t.sweep().minGoodFraction()));
+            return 0;
         }
     }
 }

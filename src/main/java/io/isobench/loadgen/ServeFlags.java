@@ -32,7 +32,7 @@ public final class ServeFlags {
             "random-output-len", "random-range-ratio", "random-prefix-len", "sonnet-input-len", "sonnet-output-len",
             "sonnet-prefix-len", "prefix-repetition-prefix-len", "prefix-repetition-suffix-len",
             "prefix-repetition-num-prefixes", "prefix-repetition-output-len", "ignore-eos", "seed", "tokenizer",
-            "multi-turn", "max-turns", "max-context-len");
+            "multi-turn", "max-turns", "max-context-len", "goodput");
 
     private final Map<String, List<String>> flags;
 
@@ -68,7 +68,9 @@ public final class ServeFlags {
         Map<String, List<String>> m = new LinkedHashMap<>();
         for (String name : WORKLOAD) {
             if (taskFlags.containsKey(name)) {
-                m.put(name, List.of(taskFlags.get(name)));
+                // goodput's SLO targets (vLLM's nargs="+") arrive space-joined: one entry per target
+                m.put(name, name.equals("goodput") ? List.of(taskFlags.get(name).strip().split("\\s+"))
+                        : List.of(taskFlags.get(name)));
             }
         }
         Path cached = m.containsKey("tokenizer") ? null : modelTokenizer(taskFlags.get("model"));

@@ -50,6 +50,10 @@ public final class MetricDictionary {
             case "output_throughput_tok_s", "total_throughput_tok_s", "input_throughput_tok_s",
                  "peak_output_throughput_tok_s" -> new Definition(name, "tok/s", Better.HIGHER);
             case "peak_concurrent_requests" -> new Definition(name, "requests", Better.NONE);
+            // a load sweep's capacity at the SLO (docs/statistics.md, "Load sweeps and capacity")
+            case "capacity_request_rate_rps" -> new Definition(name, "req/s", Better.HIGHER);
+            case "capacity_max_concurrency" -> new Definition(name, "concurrent requests", Better.HIGHER);
+            case "good_fraction" -> new Definition(name, "ratio", Better.HIGHER);
             case "completed_requests", "failed_requests" -> new Definition(name, "requests", Better.NONE);
             case "total_input_tokens", "total_output_tokens" -> new Definition(name, "tokens", Better.NONE);
             case "duration_s" -> new Definition(name, "s", Better.NONE);

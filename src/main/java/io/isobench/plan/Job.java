@@ -27,7 +27,8 @@ public record Job(Place place, Arm arm, Mode mode, JobSpec spec, Where where, Li
      * The job's place in the plan.
      *
      * @param index  position in the plan (0-based); jobs run in this order
-     * @param jobId  stable within the session: {@code <task>/<arm>/r<round>}, {@code <task>/<arm>/check},
+     * @param jobId  stable within the session: {@code <task>/<arm>/r<round>} (a sweep point's:
+     *               {@code <task>/<arm>/r<round>/request_rate=4}), {@code <task>/<arm>/check},
      *               {@code <task>/baseline/check-repeat} or {@code <task>/<arm>/accuracy}
      * @param taskId the task
      * @param round  measured round (0-based); -1 for a correctness check or an accuracy run
@@ -151,6 +152,11 @@ public record Job(Place place, Arm arm, Mode mode, JobSpec spec, Where where, Li
     /** Serving rounds: how often the server's {@code /metrics} is scraped (ms; 0: not); 0 for every other job. */
     public int serverMetricsIntervalMs() {
         return spec instanceof JobSpec.Measure m ? m.serverMetricsIntervalMs() : 0;
+    }
+
+    /** A sweep task's measured round: its load point; null for every other job. */
+    public JobSpec.Point sweepPoint() {
+        return spec instanceof JobSpec.Measure m ? m.point() : null;
     }
 
     /** The check's probe settings; null for other jobs. */

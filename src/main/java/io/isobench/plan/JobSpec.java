@@ -1,6 +1,7 @@
 package io.isobench.plan;
 
 import io.isobench.parse.Readout;
+import io.isobench.task.Sweep;
 import io.isobench.task.TaskSpec;
 
 import java.util.List;
@@ -11,7 +12,8 @@ import java.util.Objects;
  * ({@link Check}) or an accuracy run ({@link Accuracy}). Nothing is encoded as command-line flags to be parsed back.
  */
 public sealed interface JobSpec permits JobSpec.Measure, JobSpec.Check, JobSpec.Accuracy {
-    // room for more: an agent's run (Agent) and a parameter sweep (Sweep) join the permits clause when they exist
+    // room for more: an agent's run (Agent) joins the permits clause when it exists (a sweep's load point is a
+    // Measure with its Point: the same job at another client flag)
 
     /** The command the job runs: an offline benchmark, probe or accuracy command, or a server (port open). */
     Command command();
@@ -32,9 +34,11 @@ public sealed interface JobSpec permits JobSpec.Measure, JobSpec.Check, JobSpec.
      * @param warmupRequests serving: requests sent and discarded before measuring
      * @param serverMetricsIntervalMs serving: how often the server's {@code /metrics} is scraped during the run
      *                       (0: not scraped; docs/server-metrics.md)
+     * @param point          serving: the load point of a sweep task's round (its flag already set in {@code client});
+     *                       null for a task without a sweep
      */
     record Measure(Command command, List<String> client, int warmupRequests, Readout readout,
-                   int serverMetricsIntervalMs) implements JobSpec {
+                   int serverMetricsIntervalMs, Point point) implements JobSpec {
         /** Scraped every second, the default. */
         public static final int DEFAULT_SERVER_METRICS_INTERVAL_MS = 1000;
 
@@ -51,9 +55,39 @@ public sealed interface JobSpec permits JobSpec.Measure, JobSpec.Check, JobSpec.
             this(command, client, warmupRequests, readout, DEFAULT_SERVER_METRICS_INTERVAL_MS);
         }
 
+        /** A round at the command's own load (no sweep). */
+        public Measure(Command command, List<String> client, int warmupRequests, Readout readout,
+                       int serverMetricsIntervalMs) {
+            this(command, client, warmupRequests, readout, serverMetricsIntervalMs, null);
+        }
+
         /** This round read another way. */
         public Measure withReadout(Readout newReadout) {
-            return new Measure(command, client, warmupRequests, newReadout, serverMetricsIntervalMs);
+            return new Measure(command, client, warmupRequests, newReadout, serverMetricsIntervalMs, point);
+        }
+
+        /** This round at a sweep's load point: the point's client flag replaces the command's. */
+        public Measure at(Point p) {
+            return new Measure(command, p.sweep().clientAt(client, p.value()), warmupRequests, readout,
+                    serverMetricsIntervalMs, p);
+        }
+    }
+
+    /**
+     * One load point of a task's sweep (docs/loadgen.md, "Load sweeps").
+     *
+     * @param sweep the task's sweep
+     * @param index the point's position in the sweep's ascending points (0-based)
+     * @param value the load: a request rate (req/s) or a concurrency limit
+     */
+    record Point(Sweep sweep, int index, double value) {
+        public Point {
+            Objects.requireNonNull(sweep, "sweep");
+        }
+
+        /** {@code request_rate=4}: the point in job ids, the plan's order and reports. */
+        public String name() {
+            return sweep.pointName(value);
         }
     }
 

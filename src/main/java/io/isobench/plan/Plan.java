@@ -145,6 +145,12 @@ public record Plan(Header header, List<ArmSpec> arms, List<Job> jobs, List<Round
                     if (j.serving()) {
                         jm.put("client", Secrets.argv(ms.client()));
                         jm.put("warmup_requests", ms.warmupRequests());
+                        if (ms.point() != null) {
+                            Map<String, Object> pm = new LinkedHashMap<>();
+                            pm.put(ms.point().sweep().kind().label(), ms.point().value());
+                            pm.put("index", ms.point().index());
+                            jm.put("sweep_point", pm);
+                        }
                     }
                 }
                 case JobSpec.Check c -> jm.put("check", probesMap(c.probes()));

@@ -20,7 +20,8 @@ import java.util.stream.Collectors;
  * Builds the {@link Plan} of a suite: for every runnable task the arms baseline, the A/A arm {@code baseline-aa}
  * (unless turned off), human and one per agent with a patch for it; the correctness checks (the baseline's twice,
  * in two server starts, to calibrate the tolerance); then {@code rounds} measured rounds, each holding every
- * (task, arm) once in the seeded random order of {@link RoundOrder} (DESIGN §4: interleaved B, H, A…).
+ * (task, arm) once in the seeded random order of {@link RoundOrder} (DESIGN §4: interleaved B, H, A…); a sweep
+ * task's arm once per load point, every (arm, point) a slot of the round's random order.
  */
 public final class Planner {
 
@@ -65,6 +66,12 @@ public final class Planner {
                 Finding f = cmd.errors().get(0);
                 skipped.add(new SkippedTask(task.id(), f.code(), cmd.errors().stream().map(Finding::message)
                         .collect(Collectors.joining("; "))));
+                continue;
+            }
+            if (task.sweep() != null && task.sweep().kind() == io.isobench.task.Sweep.Kind.AUTO) {
+                skipped.add(new SkippedTask(task.id(), "SWEEP_AUTO", "sweep: auto needs a pilot phase that picks the"
+                        + " points at run time (not built yet; AutoSweep has the stop rule): list the points, e.g."
+                        + " sweep: {request_rate: [1, 2, 4]}"));
                 continue;
             }
             Optional<Mode> mode = task.mode();
@@ -135,7 +142,7 @@ public final class Planner {
                         options.serverMetricsIntervalMs() != null ? options.serverMetricsIntervalMs()
                                 : run.serverMetricsIntervalMs()), where,
                         limits);
-                measure.add(measured);
+                measure.addAll(atPoints(measured, task.sweep()));
                 // the A/A arm runs the baseline's code: its accuracy is not evaluated again
                 if (task.accuracy() != null && !arm.equals(Arm.BASELINE_AA)) {
                     accuracy.add(accuracyJob(suite, task, measured.at(0, task.id() + "/" + a.arm() + "/accuracy", -1)));
@@ -157,8 +164,9 @@ public final class Planner {
                     armOrder = new ArrayList<>();
                 }
                 task = j.taskId();
-                armOrder.add(j.arm().label());
-                jobs.add(j.at(0, j.taskId() + "/" + j.arm().label() + "/r" + r, r));
+                JobSpec.Point p = j.sweepPoint();
+                armOrder.add(j.arm().label() + (p == null ? "" : "@" + p.name()));
+                jobs.add(j.at(0, j.taskId() + "/" + j.arm().label() + "/r" + r + (p == null ? "" : "/" + p.name()), r));
             }
             if (task != null) {
                 order.add(new Plan.RoundEntry(r, task, armOrder));
@@ -174,6 +182,21 @@ public final class Planner {
         }
         return new Plan(new Plan.Header(suite.engine() == null ? "suite" : nameOf(suite), repo, rounds, seed, aa), arms,
                 indexed, order, skipped, GenericJobs.setup(suite, options.workdir(), repo));
+    }
+
+    /**
+     * A task's measured round for one arm: once, or once per load point of its sweep (every point in every round:
+     * the round order treats each (arm, point) as one slot, so the points of all arms are interleaved).
+     */
+    static List<Job> atPoints(Job measured, io.isobench.task.Sweep sweep) {
+        if (sweep == null || !(measured.spec() instanceof JobSpec.Measure m)) {
+            return List.of(measured);
+        }
+        List<Job> out = new ArrayList<>();
+        for (int k = 0; k < sweep.points().size(); k++) {
+            out.add(measured.withSpec(m.at(new JobSpec.Point(sweep, k, sweep.points().get(k)))));
+        }
+        return out;
     }
 
     /**

@@ -15,7 +15,10 @@ public final class Clients {
         return new LoadgenServingClient();
     }
 
-    /** {@code [--num-prompts, 8, --ignore-eos]} → {@code {num-prompts=8, ignore-eos=true}}. */
+    /**
+     * {@code [--num-prompts, 8, --ignore-eos]} → {@code {num-prompts=8, ignore-eos=true}}; a flag followed by several
+     * values ({@code --goodput ttft:500 tpot:50}) maps to them space-joined.
+     */
     public static Map<String, String> flagMap(List<String> argv) {
         Map<String, String> m = new LinkedHashMap<>();
         for (int i = 0; i < argv.size(); i++) {
@@ -31,6 +34,10 @@ public final class Clients {
                 name = name.substring(0, eq);
             } else if (i + 1 < argv.size() && !argv.get(i + 1).startsWith("--")) {
                 value = argv.get(++i);
+                // a flag of several values (--goodput ttft:500 tpot:50): the values space-joined
+                while (i + 1 < argv.size() && !argv.get(i + 1).startsWith("-")) {
+                    value = value + " " + argv.get(++i);
+                }
             }
             m.put(name, value);
         }

@@ -340,6 +340,7 @@ public final class SessionReport {
         sb.append(".\n");
         SecondarySection.markdown(t, sb);
         sb.append('\n');
+        SweepReport.markdown(t, sb);
         correctness(t, sb);
     }
 

@@ -61,13 +61,20 @@ final class TaskPage extends HtmlPage {
                     ? "not recorded" : r.hardware())).append("</code></dd>\n");
             b.append("<dt>Method</dt><dd>").append(esc(config.shortText())).append("</dd>\n");
             b.append("</dl></section>\n");
-            charts(b, t, ta, unit);
+            if (r.sweep() != null) {
+                // a load sweep: its curves and capacities; the rounds' primary values mix the load points
+                SweepReport.html(b, r, colours::of);
+            } else {
+                charts(b, t, ta, unit);
+            }
             armTable(b, t, ta);
             deltas(b, ta);
             SecondarySection.html(r, b);
             exclusions(b, ta);
-            rounds(b, t);
-            otherMetrics(b, t, ta.metric());
+            if (r.sweep() == null) {
+                rounds(b, t);
+                otherMetrics(b, t, ta.metric());
+            }
         }
         b.append("<h2 id=\"fingerprint\">Workload fingerprint</h2>\n");
         if (x.workloads.isEmpty()) {

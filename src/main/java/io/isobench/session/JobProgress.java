@@ -10,7 +10,8 @@ import java.util.Locale;
  *
  * @param done    jobs of the plan done (this attempt and earlier ones)
  * @param total   jobs of the plan
- * @param round   {@code round N/M}, {@code check} or {@code repeat check}
+ * @param round   {@code round N/M} (a sweep's: {@code round N/M at request_rate=4}), {@code check} or
+ *                {@code repeat check}
  * @param outcome the failure, else the primary metric, else ok
  * @param etaS    estimated seconds until the last job ends
  */
@@ -42,7 +43,8 @@ public record JobProgress(int done, int total, Job job, String round, Outcome ou
         Outcome what = new Outcome(rec.failure() == null ? null : rec.failure().category(),
                 rec.primaryValue() == null ? null : rec.primaryMetric(), rec.primaryValue());
         String round = job.repeatCheck() ? "repeat check" : job.kind() == Job.Kind.CHECK ? "check"
-                : "round " + (job.round() + 1) + "/" + rounds;
+                : "round " + (job.round() + 1) + "/" + rounds
+                + (job.sweepPoint() == null ? "" : " at " + job.sweepPoint().name()); // a sweep's load point
         return new JobProgress(tally.done, tally.total, job, round, what, etaS);
     }
 }

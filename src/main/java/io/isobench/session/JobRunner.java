@@ -56,6 +56,17 @@ final class JobRunner {
         this.pieces = pieces;
     }
 
+    /** A sweep point as stored in the run's details ({@code store.RunDetails#sweepPoint}). */
+    static Map<String, Object> sweepSection(io.isobench.plan.JobSpec.Point p) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("kind", p.sweep().kind().label());
+        m.put("value", p.value());
+        m.put("index", p.index());
+        m.put("points", p.sweep().points().size());
+        m.put("min_good_fraction", p.sweep().minGoodFraction());
+        return m;
+    }
+
     /** Runs one job to its end (retries included), applies the correctness gate and commits the run. */
     void runJob(Job job, String sessionId, ArmPreparation.Arms arms, Map<String, List<Probe>> reference, Tally tally) {
         ctx.listener().startJob(job);
@@ -91,6 +102,10 @@ final class JobRunner {
         extra.put("job", job.jobId());
         extra.put("job_index", job.index());
         extra.put("plan_seed", plan.seed());
+        if (job.sweepPoint() != null) {
+            // the run's load point of its task's sweep (docs/loadgen.md, "Load sweeps"): what the capacity is read from
+            extra.put("sweep", sweepSection(job.sweepPoint()));
+        }
         if (hardware != null) {
             extra.put("hardware_id", hardware.id());
         }

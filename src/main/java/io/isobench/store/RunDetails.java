@@ -136,6 +136,19 @@ public final class RunDetails {
         return string("patch_sha256");
     }
 
+    /**
+     * A sweep task's measured run: its load point ({@code sweep}: kind, value, index, points, min_good_fraction);
+     * null for every other run.
+     */
+    public SweepPoint sweepPoint() {
+        JsonNode s = tree().path("sweep");
+        if (!s.isObject() || !s.path("value").isNumber() || !s.path("kind").isTextual()) {
+            return null;
+        }
+        return new SweepPoint(s.path("kind").asText(), s.path("value").asDouble(), s.path("index").asInt(0),
+                s.path("min_good_fraction").asDouble(0.9));
+    }
+
     /** The generic engine's declared primary metric, or null when none was declared. */
     public PrimaryDefinition primaryDefinition() {
         JsonNode pd = tree().path("primary_definition");
@@ -303,6 +316,17 @@ public final class RunDetails {
     @Override
     public String toString() {
         return text == null ? "(none)" : text;
+    }
+
+    /**
+     * A run's load point of its task's sweep.
+     *
+     * @param kind            {@code request_rate} or {@code max_concurrency}
+     * @param value           the load (req/s or concurrent requests)
+     * @param index           the point's position in the sweep (0-based, ascending load)
+     * @param minGoodFraction the share of requests that must meet the SLO targets for the point to be met
+     */
+    public record SweepPoint(String kind, double value, int index, double minGoodFraction) {
     }
 
     /** A generic engine's primary metric as declared: name, unit and direction ({@code higher}|{@code lower}). */

@@ -54,7 +54,9 @@ public record ClientConfig(List<Flag> flags) {
         List<String> out = new ArrayList<>();
         for (Flag f : flags) {
             out.add(f.name);
-            if (f.value != null) {
+            if (f.value != null && VllmFlags.MULTI_VALUE.contains(f.name)) {
+                out.addAll(List.of(f.value.strip().split("\\s+"))); // --goodput ttft:500 tpot:50
+            } else if (f.value != null) {
                 out.add(f.value);
             }
         }

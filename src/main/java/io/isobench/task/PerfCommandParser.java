@@ -232,6 +232,10 @@ final class PerfCommandParser extends PerfCommandChecks {
                 } else {
                     value = next;
                     k++;
+                    // nargs="+": every following word up to the next flag is a value too (one value, space-joined)
+                    while (VllmFlags.MULTI_VALUE.contains(canonical) && k + 1 < w.size() && !isFlagLike(w.get(k + 1))) {
+                        value = value + " " + w.get(++k);
+                    }
                 }
             }
             if (value == null && eq < 0 && needsValue(canonical)) {

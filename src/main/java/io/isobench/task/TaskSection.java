@@ -20,11 +20,12 @@ import java.util.regex.Pattern;
 final class TaskSection extends SuiteNodes {
     private static final List<String> TASK_KEYS = List.of("id", "human_commit", "parent_commit", "perf_command", "model",
             "mode", "server_command", "gpus", "timeout_s", "correctness", "build", "accuracy", "review", "offline", "serving",
-            "versions", "artifacts");
+            "versions", "artifacts", "sweep");
     private static final List<String> CORRECTNESS_KEYS = List.of("prompts", "max_tokens", "tolerance",
             "max_logprob_drift", "logprobs", "offline_command", "output", "command");
     private static final List<String> ACCURACY_KEYS = List.of("command", "score_regex", "json_path", "tolerance_abs",
             "tolerance_rel", "higher_is_better", "timeout_s");
+    private static final List<String> SWEEP_KEYS = List.of("request_rate", "max_concurrency", "min_good_fraction");
     private static final List<String> REVIEW_KEYS = List.of("fail_on", "max_patch_lines", "max_patch_bytes",
             "engine_roots");
     private static final Pattern JSON_PATH = Pattern.compile("[^.\\[\\]]+(\\[\\d+])*(\\.[^.\\[\\]]+(\\[\\d+])*)*");
@@ -121,13 +122,91 @@ final class TaskSection extends SuiteNodes {
                         + " find the parent in (fix: the baseline's commit or version, e.g. parent_commit: 3.21.1)");
             }
             TaskSpec.ArmArtifacts arts = engine.armArtifacts(m, field);
+            Sweep sweep = sweep(m.get("sweep"), field + ".sweep");
             if (id != null && human != null && (g != null || !"generic".equals(engineName))) {
-                out.add(new TaskSpec(id, new TaskSpec.Commits(human, parent), new TaskSpec.Workload(perf, model, mode,
-                        server, g), new TaskSpec.Limits(gpus, timeout), new TaskSpec.Gates(corr, acc, merged),
-                        new TaskSpec.Setup(build, arts), line(n)));
+                TaskSpec task = new TaskSpec(id, new TaskSpec.Commits(human, parent), new TaskSpec.Workload(perf, model,
+                        mode, server, g, sweep), new TaskSpec.Limits(gpus, timeout), new TaskSpec.Gates(corr, acc,
+                        merged), new TaskSpec.Setup(build, arts), line(n));
+                if (sweep != null) {
+                    checkSweep(m.get("sweep").getValueNode(), field + ".sweep", task);
+                }
+                out.add(task);
             }
         }
         return out;
+    }
+
+    /**
+     * A task's {@code sweep:}: {@code auto}, or a mapping with one of {@code request_rate} / {@code max_concurrency}
+     * (a list of ascending positive points) and an optional {@code min_good_fraction}; null when absent or bad.
+     */
+    Sweep sweep(NodeTuple t, String field) {
+        if (t == null || isNull(t.getValueNode())) {
+            return null;
+        }
+        if (t.getValueNode() instanceof ScalarNode sc) {
+            if ("auto".equals(sc.getValue().strip())) {
+                return new Sweep(Sweep.Kind.AUTO, List.of(), Sweep.DEFAULT_MIN_GOOD_FRACTION);
+            }
+            problem(sc, field, "'" + sc.getValue() + "' is not a sweep (fix: auto, or {request_rate: [1, 2, 4]} or"
+                    + " {max_concurrency: [1, 4, 16]})");
+            return null;
+        }
+        Map<String, NodeTuple> m = mapping(t.getValueNode(), field, SWEEP_KEYS);
+        if (m == null) {
+            return null;
+        }
+        Double fraction = decimal(m.get("min_good_fraction"), field + ".min_good_fraction", 1e-9, 1);
+        boolean rate = m.containsKey("request_rate");
+        if (rate == m.containsKey("max_concurrency")) {
+            problem(t.getValueNode(), field, (rate ? "has both request_rate and max_concurrency"
+                    : "has neither request_rate nor max_concurrency") + " (fix: one list of load points, e.g."
+                    + " request_rate: [1, 2, 4])");
+            return null;
+        }
+        String key = rate ? "request_rate" : "max_concurrency";
+        Node v = m.get(key).getValueNode();
+        if (!(v instanceof SequenceNode seq) || seq.getValue().isEmpty()) {
+            problem(v, field + "." + key, "must be a non-empty list of load points (fix: e.g. [1, 2, 4])");
+            return null;
+        }
+        List<Double> points = new ArrayList<>();
+        for (int i = 0; i < seq.getValue().size(); i++) {
+            NodeTuple item = new NodeTuple(m.get(key).getKeyNode(), seq.getValue().get(i));
+            String f = field + "." + key + "[" + i + "]";
+            Integer n = rate ? null : integer(item, f, 1, 1_000_000);
+            Double p = rate ? decimal(item, f, 1e-6, 1e9) : n == null ? null : Double.valueOf(n);
+            if (p == null) {
+                return null;
+            }
+            if (!points.isEmpty() && !(p > points.get(points.size() - 1))) {
+                problem(seq.getValue().get(i), field + "." + key + "[" + i + "]", Sweep.text(p)
+                        + " is not above the point before it (fix: points in strictly ascending order)");
+                return null;
+            }
+            points.add(p);
+        }
+        if (points.size() > Sweep.MAX_POINTS) {
+            problem(seq, field + "." + key, points.size() + " points (fix: at most " + Sweep.MAX_POINTS
+                    + "; each point is a run per arm and round)");
+            return null;
+        }
+        return new Sweep(rate ? Sweep.Kind.REQUEST_RATE : Sweep.Kind.MAX_CONCURRENCY, points,
+                fraction == null ? Sweep.DEFAULT_MIN_GOOD_FRACTION : fraction);
+    }
+
+    /** A sweep needs a serving task whose client names its SLO targets ({@code --goodput}). */
+    private void checkSweep(Node node, String field, TaskSpec task) {
+        if (task.mode().filter(x -> x == io.isobench.Mode.SERVING).isEmpty()) {
+            problem(node, field, "a load sweep needs a serving task (fix: a vllm bench serve perf_command, or"
+                    + " remove sweep)");
+            return;
+        }
+        ParsedPerfCommand p = task.parsedCommand();
+        if (p.client() == null || p.client().get("--goodput").isEmpty()) {
+            problem(node, field, "a load sweep needs SLO targets to find the capacity (fix: add e.g. --goodput"
+                    + " ttft:500 tpot:50 to perf_command)");
+        }
     }
 
     void checkTemplate(Node node, String field, String template) {

@@ -43,12 +43,19 @@ public record TaskSpec(String id, Commits commits, Workload workload, Limits lim
      *                      for {@code python -m vllm.entrypoints.openai.api_server}
      * @param generic       the generic engine adapter's offline command or server ({@code engine.name: generic});
      *                      null for the vllm and toy adapters, which read {@code perfCommand}
+     * @param sweep         a serving task's load sweep ({@code sweep:}); null: one load, the command's
      */
     public record Workload(String perfCommand, String model, String modeLabel, String serverCommand,
-                           GenericTask generic) {
+                           GenericTask generic, Sweep sweep) {
         /** A workload of the vllm or toy adapter. */
         public Workload(String perfCommand, String model, String modeLabel, String serverCommand) {
-            this(perfCommand, model, modeLabel, serverCommand, null);
+            this(perfCommand, model, modeLabel, serverCommand, null, null);
+        }
+
+        /** A workload without a sweep. */
+        public Workload(String perfCommand, String model, String modeLabel, String serverCommand,
+                        GenericTask generic) {
+            this(perfCommand, model, modeLabel, serverCommand, generic, null);
         }
     }
 
@@ -143,6 +150,11 @@ public record TaskSpec(String id, Commits commits, Workload workload, Limits lim
     /** The generic engine adapter's offline command or server; null for the vllm and toy adapters. */
     public GenericTask generic() {
         return workload.generic();
+    }
+
+    /** The task's load sweep; null when it measures one load (the command's). */
+    public Sweep sweep() {
+        return workload.sweep();
     }
 
     /** GPUs the task needs; null to derive them from the command and the model. */

@@ -44,6 +44,9 @@ final class VllmFlags {
             // isobench loadgen's multi-turn conversations (docs/loadgen.md)
             "--multi-turn", "--max-turns", "--max-context-len");
 
+    /** Client flags that take one or more values ({@code nargs="+"}: {@code --goodput ttft:500 tpot:50}). */
+    static final Set<String> MULTI_VALUE = Set.of("--goodput");
+
     /** Flags that belong to both sides: the client must name the model as the server serves it. */
     static final Set<String> SERVING_BOTH = Set.of("--served-model-name", "--trust-remote-code");
 

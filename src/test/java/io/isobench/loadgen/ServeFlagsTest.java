@@ -18,6 +18,16 @@ class ServeFlagsTest {
     }
 
     @Test
+    void aTasksGoodputTargetsReachItsServingClient() {
+        // a task's --goodput ttft:500 tpot:50 (vLLM's nargs="+") arrives space-joined from the plan's client argv
+        LoadgenConfig c = task(Map.of("goodput", "ttft:500 tpot:50", "request-rate", "4"), new java.util.ArrayList<>());
+        assertThat(c.goodputSloMs()).containsExactly(Map.entry("ttft", 500.0), Map.entry("tpot", 50.0));
+        assertThat(c.requestRate()).isEqualTo(4.0);
+        assertThat(io.isobench.probe.Clients.flagMap(List.of("--goodput", "ttft:500", "tpot:50", "--request-rate", "4")))
+                .containsEntry("goodput", "ttft:500 tpot:50").containsEntry("request-rate", "4");
+    }
+
+    @Test
     void aTaskAndTheCliReadTheSameWorkloadFlagsAlike() {
         Map<String, String> flags = new LinkedHashMap<>();
         flags.put("num-prompts", "50");

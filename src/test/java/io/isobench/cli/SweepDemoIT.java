@@ -1,0 +1,92 @@
+package io.isobench.cli;
+
+import io.isobench.SharedData;
+import io.isobench.ToyRepo;
+import io.isobench.analysis.SessionAnalysis;
+import io.isobench.analysis.StatsConfig;
+import io.isobench.analysis.SweepAnalysis;
+import io.isobench.analysis.Verdict;
+import io.isobench.store.RunDetails;
+import io.isobench.store.RunFilter;
+import io.isobench.store.RunRecord;
+import io.isobench.store.Store;
+import io.isobench.store.Stores;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The sweep demo end to end (examples/toy-engine/sweep-suite.yaml) against the real toy engine: every (arm, point) in
+ * every round, each run's point stored, the designed capacities found (baseline 1 concurrent request, human 4 at the
+ * TPOT SLO), the verdict on capacity, and the report's curves and capacity table.
+ */
+class SweepDemoIT {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    @Timeout(value = 8, unit = TimeUnit.MINUTES)
+    void theSweepDemoFindsTheDesignedCapacities() throws Exception {
+        SharedData.requireService(ToyRepo.toolsPresent(), "python3, git and setsid (util-linux) for the toy engine");
+        ToyRepo.build(dir.resolve("toyllm-repo"));
+        Path suite = dir.resolve("sweep-suite.yaml");
+        Files.copy(Path.of("examples/toy-engine/sweep-suite.yaml"), suite);
+        String db = dir.resolve("s.duckdb").toString();
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.run(new PrintWriter(out, true), new PrintWriter(err, true), "run", suite.toString(),
+                "--workdir", dir.resolve("work").toString(), "--db", db, "--progress", "plain");
+        assertThat(code).as(err.toString()).isZero();
+        // 3 checks (baseline, its repeat, human) + 5 rounds × 2 arms × 3 points
+        assertThat(err.toString()).contains("job 33/33 ").contains("round 1/5 at max_concurrency=");
+        try (Store store = Stores.open(db)) {
+            String session = store.sessions().get(0).sessionId();
+            Map<String, Integer> slots = new HashMap<>();
+            List<RunDetails.SweepPoint> points = new ArrayList<>();
+            store.forEachRun(new RunFilter(null, java.util.Set.of(RunRecord.RunKind.MEASURED), session, false), r -> {
+                RunDetails.SweepPoint p = r.details().sweepPoint();
+                if (p != null) {
+                    points.add(p);
+                    slots.merge(r.round() + "|" + r.arm().label() + "|" + p.value(), 1, Integer::sum);
+                }
+            });
+            assertThat(points).hasSize(30).allMatch(p -> p.kind().equals("max_concurrency"));
+            assertThat(slots).hasSize(30).allSatisfy((k, n) -> assertThat(n).as(k).isEqualTo(1));
+            SessionAnalysis.TaskResult t = SessionAnalysis.of(store, session, StatsConfig.defaults()).tasks().get(0);
+            SweepAnalysis s = t.sweep();
+            assertThat(s.axis().points()).containsExactly(1.0, 4.0, 8.0);
+            assertThat(s.capacity().get("baseline").value().median()).as(s.capacityText("baseline")).isEqualTo(1.0);
+            assertThat(s.capacity().get("human").value().median()).as(s.capacityText("human")).isEqualTo(4.0);
+            assertThat(t.analysis().metric()).isEqualTo("capacity_max_concurrency");
+            assertThat(t.analysis().humanVsBaseline().verdict()).as(t.analysis().humanVsBaseline().reason())
+                    .isEqualTo(Verdict.BETTER);
+            // the curves: the human's achieved throughput at 4 in flight above the baseline's
+            assertThat(s.curves().get("human").get(1).metrics().get("request_throughput_rps").median())
+                    .isGreaterThan(s.curves().get("baseline").get(1).metrics().get("request_throughput_rps").median());
+        }
+        StringWriter md = new StringWriter();
+        assertThat(Main.run(new PrintWriter(md, true), new PrintWriter(new StringWriter(), true), "report", "--db", db))
+                .isZero();
+        assertThat(md.toString()).contains("Metric `capacity_max_concurrency` (higher is better)",
+                "#### Load sweep: max_concurrency", "| baseline | 1 concurrent requests |", "| human | 4 concurrent requests |");
+        Path site = dir.resolve("site");
+        assertThat(Main.run(new PrintWriter(new StringWriter(), true), new PrintWriter(new StringWriter(), true),
+                "report", "--db", db, "--format", "html", "--out", site.toString())).isZero();
+        String page = Files.readString(site.resolve("task-1-1.html"));
+        assertThat(page).contains("Latency–throughput curve of task tpot-sweep: tpot_ms_p99", "<polygon",
+                "<h3 id=\"capacity\">");
+    }
+}

@@ -1,0 +1,163 @@
+package io.isobench.plan;
+
+import io.isobench.IsobenchException;
+import io.isobench.task.Suite;
+import io.isobench.task.SuiteLoader;
+import io.isobench.task.Sweep;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** A task's {@code sweep:} from the suite file to the plan: every (arm, point) in every round, interleaved. */
+class SweepPlanTest {
+
+    @TempDir
+    Path dir;
+
+    private static final String SERVE = "vllm bench serve --model toy-1m --num-prompts 8 --request-rate 2"
+            + " --goodput ttft:500 tpot:50";
+
+    private Path write(String sweep, String perf) throws Exception {
+        Files.createDirectories(dir.resolve("repo"));
+        Files.writeString(dir.resolve("a.patch"), "");
+        Path f = dir.resolve("s.yaml");
+        Files.writeString(f, String.join("\n",
+                "engine: {repo: ./repo, name: toy}",
+                "tasks:",
+                "  - id: serve",
+                "    human_commit: task-serve",
+                "    parent_commit: base",
+                "    mode: serving",
+                "    model: toy-1m",
+                "    server_command: python3 -m toyllm.entrypoints.api_server --host {host} --port {port} --model {model} {server_flags}",
+                "    perf_command: " + perf,
+                "    sweep: " + sweep,
+                "  - id: plain",
+                "    human_commit: task-plain",
+                "    parent_commit: base",
+                "    mode: serving",
+                "    model: toy-1m",
+                "    server_command: python3 -m toyllm.entrypoints.api_server --host {host} --port {port} --model {model} {server_flags}",
+                "    perf_command: vllm bench serve --model toy-1m --num-prompts 8",
+                "agents:",
+                "  - name: a1",
+                "    patches: {serve: a.patch}",
+                "run: {rounds: 4, seed: 11, aa: false}",
+                ""));
+        return f;
+    }
+
+    private Suite suite(String sweep) throws Exception {
+        return SuiteLoader.load(write(sweep, SERVE));
+    }
+
+    @Test
+    void theSuiteReadsRequestRateConcurrencyAndAuto() throws Exception {
+        Sweep rate = suite("{request_rate: [1, 2.5, 8], min_good_fraction: 0.95}").task("serve").orElseThrow().sweep();
+        assertThat(rate.kind()).isEqualTo(Sweep.Kind.REQUEST_RATE);
+        assertThat(rate.points()).containsExactly(1.0, 2.5, 8.0);
+        assertThat(rate.minGoodFraction()).isEqualTo(0.95);
+        Sweep conc = suite("{max_concurrency: [1, 4, 16]}").task("serve").orElseThrow().sweep();
+        assertThat(conc.kind()).isEqualTo(Sweep.Kind.MAX_CONCURRENCY);
+        assertThat(conc.minGoodFraction()).isEqualTo(Sweep.DEFAULT_MIN_GOOD_FRACTION);
+        assertThat(suite("auto").task("serve").orElseThrow().sweep().kind()).isEqualTo(Sweep.Kind.AUTO);
+        assertThat(suite("{request_rate: [1]}").task("plain").orElseThrow().sweep()).isNull();
+    }
+
+    @Test
+    void badSweepsAreSuiteProblemsWithAFix() throws Exception {
+        assertThatThrownBy(() -> suite("{request_rate: [4, 2]}")).isInstanceOf(IsobenchException.BadInput.class)
+                .hasMessageContaining("tasks[0].sweep.request_rate[1]").hasMessageContaining("strictly ascending");
+        assertThatThrownBy(() -> suite("{request_rate: [1], max_concurrency: [2]}"))
+                .hasMessageContaining("has both request_rate and max_concurrency");
+        assertThatThrownBy(() -> suite("{max_concurrency: [1.5]}")).hasMessageContaining("not an integer");
+        assertThatThrownBy(() -> suite("{request_rate: []}")).hasMessageContaining("non-empty list");
+        assertThatThrownBy(() -> suite("sometimes")).hasMessageContaining("is not a sweep");
+        assertThatThrownBy(() -> suite("{request_rat: [1]}")).hasMessageContaining("request_rat");
+        assertThatThrownBy(() -> SuiteLoader.load(write("{request_rate: [1, 2]}",
+                "vllm bench serve --model toy-1m --num-prompts 8")))
+                .hasMessageContaining("needs SLO targets").hasMessageContaining("--goodput");
+        assertThatThrownBy(() -> SuiteLoader.load(write("{request_rate: [1, 2]}",
+                "python3 benchmarks/benchmark_latency.py --model toy-1m")))
+                .hasMessageContaining("needs a serving task");
+    }
+
+    @Test
+    void everyArmAtEveryPointInEveryRoundWithThePointsFlag() throws Exception {
+        Plan p = Planner.plan(suite("{request_rate: [1, 2, 4]}"), new Planner.Options(null, null, dir.resolve("w")));
+        List<Job> serve = p.jobs().stream().filter(j -> j.kind() == Job.Kind.MEASURE && j.taskId().equals("serve"))
+                .toList();
+        // baseline, human, a1 × 3 points × 4 rounds
+        assertThat(serve).hasSize(3 * 3 * 4);
+        for (int r = 0; r < 4; r++) {
+            int round = r;
+            Set<String> slots = new HashSet<>();
+            serve.stream().filter(j -> j.round() == round).forEach(j -> slots.add(j.arm().label() + "@"
+                    + j.sweepPoint().name()));
+            assertThat(slots).as("round %d holds every (arm, point) once", r).hasSize(9);
+        }
+        Job one = serve.stream().filter(j -> j.sweepPoint().index() == 2).findFirst().orElseThrow();
+        // the point's flag replaces the command's --request-rate 2; the SLO targets stay
+        assertThat(one.client()).containsSubsequence("--goodput", "ttft:500", "tpot:50");
+        assertThat(String.join(" ", one.client())).endsWith("--request-rate 4").doesNotContain("--request-rate 2");
+        assertThat(one.jobId()).matches("serve/[a-z0-9:]+/r\\d/request_rate=4");
+        assertThat(p.jobs().stream().map(Job::jobId).distinct().count()).isEqualTo(p.jobs().size());
+        // a task without a sweep keeps one job per arm and round, no point
+        assertThat(p.jobs().stream().filter(j -> j.taskId().equals("plain") && j.kind() == Job.Kind.MEASURE))
+                .hasSize(2 * 4).allMatch(j -> j.sweepPoint() == null);
+        // the dry run shows the points
+        String text = p.toText();
+        assertThat(text).contains("baseline@request_rate=1", "human@request_rate=4", "--request-rate 4");
+        assertThat(new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(p.toMap()))
+                .contains("\"sweep_point\":{\"request_rate\":4.0,\"index\":2}");
+    }
+
+    @Test
+    void theSlotsAreInterleavedInARandomOrderThatDiffersBetweenRounds() throws Exception {
+        Plan p = Planner.plan(suite("{max_concurrency: [1, 4, 16]}"), new Planner.Options(8, 3L, dir.resolve("w")));
+        Map<Integer, List<String>> order = new TreeMap<>();
+        for (Plan.RoundEntry e : p.order()) {
+            if (e.taskId().equals("serve")) {
+                order.computeIfAbsent(e.round(), k -> new ArrayList<>()).addAll(e.arms());
+            }
+        }
+        assertThat(order).hasSize(8);
+        assertThat(new HashSet<>(order.values())).as("not the same order every round").hasSizeGreaterThan(1);
+        // points are not run in ascending blocks: some round has a higher point of one arm before a lower one
+        boolean mixed = order.values().stream().anyMatch(l -> l.indexOf("baseline@max_concurrency=16")
+                < l.indexOf("baseline@max_concurrency=1"));
+        assertThat(mixed).isTrue();
+        // the same seed gives the same plan
+        Plan again = Planner.plan(suite("{max_concurrency: [1, 4, 16]}"), new Planner.Options(8, 3L, dir.resolve("w")));
+        assertThat(again.order()).isEqualTo(p.order());
+    }
+
+    @Test
+    void theSweepDemoSuitePlansEveryArmAtEveryPoint() {
+        Suite demo = SuiteLoader.load(Path.of("examples/toy-engine/sweep-suite.yaml"), false);
+        Plan p = Planner.plan(demo, new Planner.Options(null, null, dir.resolve("w")));
+        // baseline, its repeat and the human's checks; 5 rounds × 2 arms × 3 concurrency limits
+        assertThat(p.jobs().stream().filter(j -> j.kind() == Job.Kind.CHECK)).hasSize(3);
+        assertThat(p.jobs().stream().filter(j -> j.kind() == Job.Kind.MEASURE)).hasSize(30)
+                .allMatch(j -> j.client().contains("--goodput") && j.sweepPoint() != null);
+        assertThat(p.skipped()).isEmpty();
+    }
+
+    @Test
+    void autoIsSkippedWithItsReasonUntilThePilotExists() throws Exception {
+        Plan p = Planner.plan(suite("auto"), new Planner.Options(null, null, dir.resolve("w")));
+        assertThat(p.skipped()).anyMatch(s -> s.taskId().equals("serve") && s.category().equals("SWEEP_AUTO"));
+        assertThat(p.jobs()).noneMatch(j -> j.taskId().equals("serve"));
+    }
+}

@@ -1,0 +1,60 @@
+package io.isobench.report;
+
+import io.isobench.analysis.SessionAnalysis;
+import io.isobench.analysis.StatsConfig;
+import io.isobench.analysis.SweepRuns;
+import io.isobench.store.Store;
+import io.isobench.store.Stores;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A sweep task's report section, Markdown and HTML (capacity table, per-point distributions, the SVG curves), from a
+ * real store of constructed runs ({@link SweepRuns}), against golden files. After an intended change:
+ * {@code mvn -o -q test -Dtest=SweepReportGoldenTest -Disobench.golden.rewrite=true}, review the diff.
+ */
+class SweepReportGoldenTest {
+
+    static final Path MD = Path.of("src/test/resources/golden/sweep-report.md");
+    static final Path HTML = Path.of("src/test/resources/golden/sweep-report.html");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void markdownAndHtmlMatchTheirGoldens() throws Exception {
+        SessionAnalysis.TaskResult t;
+        try (Store store = Stores.open(dir.resolve("db.duckdb").toString())) {
+            new SweepRuns().session(store);
+            t = SessionAnalysis.of(store, SweepRuns.S, StatsConfig.defaults()).tasks().get(0);
+        }
+        StringBuilder md = new StringBuilder();
+        SweepReport.markdown(t, md);
+        StringBuilder html = new StringBuilder();
+        Colours colours = new Colours(java.util.Map.of("lo", "#CC79A7", "hi", "#009E73"));
+        SweepReport.html(html, t, colours::of);
+        check(MD, md.toString());
+        check(HTML, html.toString());
+        // what the goldens must show, whatever their layout
+        assertThat(md).contains("| human | 4 req/s | 4 [4, 4] | 6 | 0 | 0 | 4, 4, 4, 4, 4, 4 |",
+                "| agent:lo | < 1 req/s (lowest point not met) |", "| agent:hi | ≥ 8 req/s (highest point met) |",
+                "at least 90 % of its requests");
+        assertThat(html).contains("<svg", "<polygon", "<polyline", "Latency–throughput curve of task serve: ttft_ms_p99",
+                "<h3 id=\"capacity\">");
+        assertThat(html.toString().split("<svg", -1)).hasSize(1 + SweepReport.CURVES.size());
+    }
+
+    private static void check(Path golden, String actual) throws Exception {
+        if (Boolean.getBoolean("isobench.golden.rewrite")) {
+            Files.writeString(golden, actual, StandardCharsets.UTF_8);
+        }
+        assertThat(golden).as("golden file (create it with -Disobench.golden.rewrite=true)").exists();
+        assertThat(actual).isEqualTo(Files.readString(golden, StandardCharsets.UTF_8));
+    }
+}
