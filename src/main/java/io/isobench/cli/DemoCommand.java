@@ -44,6 +44,11 @@ final class DemoCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     ExecutionOptions execution = new ExecutionOptions();
 
+    @Option(names = "--sweep", description = "The second demo: a load sweep of the toy engine's serving task"
+            + " (examples/toy-engine/sweep-suite.yaml: max_concurrency 1, 4, 8 at --goodput tpot:9; baseline and human):"
+            + " latency-throughput curves and verdicts on capacity. Working folder isobench-demo-sweep unless --workdir.")
+    boolean sweep;
+
     @Option(names = "--resume", description = "Continue the latest demo session instead of starting a new one.")
     boolean resume;
 
@@ -60,17 +65,20 @@ final class DemoCommand implements Callable<Integer> {
             throw new IsobenchException.BadInput("--rounds (" + n + ") must be >= 1");
         }
         Path toy = toyEngine();
-        Path dir = workdir.toAbsolutePath();
+        Path dir = (sweep && workdir.equals(Path.of("isobench-demo")) ? Path.of("isobench-demo-sweep") : workdir)
+                .toAbsolutePath();
         Files.createDirectories(dir);
         Path repo = dir.resolve("toyllm-repo");
         if (!resume || !Files.isDirectory(repo.resolve(".git"))) {
             buildRepo(toy, repo);
         }
         // the suite names ./toyllm-repo beside it; the demo's repo is built in its working folder instead
-        Suite suite = SuiteLoader.load(toy.resolve("demo-suite.yaml"), false).withEngineRepo(repo);
+        Suite suite = SuiteLoader.load(toy.resolve(sweep ? "sweep-suite.yaml" : "demo-suite.yaml"), false)
+                .withEngineRepo(repo);
         String db = main.db != null && !main.db.isBlank() ? main.db : dir.resolve("isobench.duckdb").toString();
         SessionRequest request = new SessionRequest(suite, new Planner.Options(n, null, dir, execution.aa()), db, null,
                 resume, execution.choice(), execution.feedback(main.err, id -> "isobench demo --resume"
+                + (sweep ? " --sweep" : "")
                 + (main.db == null ? "" : " --db " + Sessions.word(main.db)) + " --workdir "
                 + Sessions.word(workdir.toString())));
         Sessions.Outcome outcome = Sessions.run(main, request, dryRun, format);

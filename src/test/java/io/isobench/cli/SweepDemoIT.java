@@ -41,15 +41,16 @@ class SweepDemoIT {
     @Timeout(value = 8, unit = TimeUnit.MINUTES)
     void theSweepDemoFindsTheDesignedCapacities() throws Exception {
         SharedData.requireService(ToyRepo.toolsPresent(), "python3, git and setsid (util-linux) for the toy engine");
-        ToyRepo.build(dir.resolve("toyllm-repo"));
-        Path suite = dir.resolve("sweep-suite.yaml");
-        Files.copy(Path.of("examples/toy-engine/sweep-suite.yaml"), suite);
-        String db = dir.resolve("s.duckdb").toString();
+        // as a user runs it: `isobench demo --sweep` builds the toy repo and writes the reports in its folder
+        Path work = dir.resolve("work");
+        String db = work.resolve("isobench.duckdb").toString();
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int code = Main.run(new PrintWriter(out, true), new PrintWriter(err, true), "run", suite.toString(),
-                "--workdir", dir.resolve("work").toString(), "--db", db, "--progress", "plain");
+        int code = Main.run(new PrintWriter(out, true), new PrintWriter(err, true), "demo", "--sweep", "--workdir",
+                work.toString(), "--progress", "plain");
         assertThat(code).as(err.toString()).isZero();
+        assertThat(Files.readString(work.resolve("report.md"))).contains("#### Load sweep: max_concurrency");
+        assertThat(work.resolve("report-html/index.html")).exists();
         // 3 checks (baseline, its repeat, human) + 5 rounds × 2 arms × 3 points
         assertThat(err.toString()).contains("job 33/33 ").contains("round 1/5 at max_concurrency=");
         try (Store store = Stores.open(db)) {
