@@ -425,6 +425,11 @@ public abstract class ExecutorContract {
 
     /** A copy of the toy engine's sources (server and benchmarks) in {@code root/name}. */
     protected Path toyEngine(String name) throws IOException {
+        return copyToyEngine(root, name);
+    }
+
+    /** A copy of the toy engine's sources (server and benchmarks) in {@code root/name}. */
+    static Path copyToyEngine(Path root, String name) throws IOException {
         Path src = Path.of("examples/toy-engine/src").toAbsolutePath();
         Path dest = root.resolve(name);
         try (Stream<Path> s = Files.walk(src)) {

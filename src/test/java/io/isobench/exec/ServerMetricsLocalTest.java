@@ -94,18 +94,6 @@ class ServerMetricsLocalTest {
     }
 
     private Path toyEngine() throws IOException {
-        Path src = Path.of("examples/toy-engine/src").toAbsolutePath();
-        Path dest = root.resolve("toy");
-        try (Stream<Path> s = Files.walk(src)) {
-            for (Path p : s.filter(p -> !p.toString().contains("__pycache__")).toList()) {
-                Path t = dest.resolve(src.relativize(p).toString());
-                if (Files.isDirectory(p)) {
-                    Files.createDirectories(t);
-                } else {
-                    Files.copy(p, t);
-                }
-            }
-        }
-        return dest;
+        return ExecutorContract.copyToyEngine(root, "toy");
     }
 }
