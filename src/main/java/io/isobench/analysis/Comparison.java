@@ -224,6 +224,7 @@ public record Comparison(
         Integer df;
         Variance variance = Variance.NONE;
         Double cv;
+        boolean zeroSpread;
 
         Builder(ArmSamples x, ArmSamples reference, Better better, NoiseBand band, int excluded, StatsConfig config,
                 Pairs pairs) {
@@ -272,6 +273,16 @@ public record Comparison(
                 return done(Verdict.INCONCLUSIVE, InconclusiveReason.NOISY, String.format(Locale.ROOT,
                         "paired per-run CV %.1f%% > gate %s%%", cv, StatsConfig.fmt(config.cvGatePct())));
             }
+            int signMin = signTestMinPairs(config.confidence());
+            if (zeroSpread && p.n() < signMin) {
+                // a discrete metric (a sweep's capacity) can give the same ratio in every round: its interval has no
+                // width, which is no evidence of precision; with no spread to estimate, n agreeing pairs decide only
+                // when the exact sign test could: 2 * 0.5^n <= 1 - confidence
+                return done(Verdict.INCONCLUSIVE, InconclusiveReason.TOO_FEW_ROUNDS, String.format(Locale.ROOT,
+                        "ratio %.4f in each of %d paired rounds: no spread to build an interval from; the exact sign"
+                        + " test needs %d agreeing rounds for p <= %s", speedup, p.n(), signMin,
+                        StatsConfig.fmt(1 - config.confidence())));
+            }
             String ci = String.format(Locale.ROOT, "speedup %.4f, %s%% CI [%.4f, %.4f] (%d pairs, %s)", speedup,
                     StatsConfig.fmt(config.confidence() * 100), lo, hi, p.n(), variance.label());
             String margin = String.format(Locale.ROOT, "margin %.2f%%", Math.expm1(marginLog) * 100);
@@ -315,6 +326,7 @@ public record Comparison(
                 }
             }
             df = dof;
+            zeroSpread = s2 == 0;
             double se = Math.sqrt(s2 / p.weightSum());
             double t = Distributions.tQuantile(1 - (1 - config.confidence()) / 2, dof);
             double t2 = Distributions.tQuantile(1 - config.equivalenceAlpha(), dof);
@@ -323,5 +335,18 @@ public record Comparison(
             eqLo = Math.exp(est - t2 * se);
             eqHi = Math.exp(est + t2 * se);
         }
+    }
+
+    /**
+     * The fewest paired rounds, all in one direction, with which the exact two-sided sign test reaches {@code 1 −
+     * confidence}: the smallest n with 2 · 0.5^n ≤ 1 − confidence (6 at 95 %). A comparison whose paired ratios have no
+     * spread at all decides only from that many pairs (docs/statistics.md section 7).
+     */
+    static int signTestMinPairs(double confidence) {
+        int n = 1;
+        while (2 * Math.pow(0.5, n) > 1 - confidence + 1e-12) {
+            n++;
+        }
+        return n;
     }
 }

@@ -348,4 +348,31 @@ class TaskAnalysisTest {
                 null, null, null, Comparison.Variance.NONE, null, 2, null, null, MannWhitney.Method.UNDEFINED,
                 Verdict.INCONCLUSIVE, null, "x", CFG)).hasMessageContaining("carries a reason");
     }
+
+    @Test
+    void identicalRatiosInEveryRoundDecideOnlyWithEnoughRoundsForTheSignTest() {
+        // a discrete metric (a sweep's capacity: 1 vs 4 concurrent requests in every round): no spread, so the t
+        // interval has no width; 5 agreeing rounds give a sign-test p of 0.0625, 6 give 0.031
+        for (int n : new int[] {5, 6}) {
+            double[] base = new double[n];
+            double[] human = new double[n];
+            java.util.Arrays.fill(base, 1.0);
+            java.util.Arrays.fill(human, 4.0);
+            Comparison c = TaskAnalysis.analyse(new TaskAnalysis.Input("capacity_max_concurrency", Better.HIGHER,
+                    ArmSamples.of(Arm.BASELINE, base), null, ArmSamples.of(Arm.HUMAN, human), List.of(), List.of()),
+                    CFG).humanVsBaseline();
+            if (n == 5) {
+                assertThat(c.verdict()).isEqualTo(Verdict.INCONCLUSIVE);
+                assertThat(c.inconclusiveReason()).isEqualTo(InconclusiveReason.TOO_FEW_ROUNDS);
+                assertThat(c.reason()).contains("ratio 4.0000 in each of 5 paired rounds")
+                        .contains("needs 6 agreeing rounds for p <= 0.05");
+            } else {
+                assertThat(c.verdict()).as(c.reason()).isEqualTo(Verdict.BETTER);
+            }
+        }
+        assertThat(Comparison.signTestMinPairs(0.95)).isEqualTo(6);
+        assertThat(Comparison.signTestMinPairs(0.99)).isEqualTo(8);
+        // continuous samples with spread are judged by their interval as before (5 rounds suffice)
+        assertThat(lower(B, AA, H10).humanVsBaseline().verdict()).isEqualTo(Verdict.BETTER);
+    }
 }

@@ -51,8 +51,8 @@ class SweepDemoIT {
         assertThat(code).as(err.toString()).isZero();
         assertThat(Files.readString(work.resolve("report.md"))).contains("#### Load sweep: max_concurrency");
         assertThat(work.resolve("report-html/index.html")).exists();
-        // 3 checks (baseline, its repeat, human) + 5 rounds × 2 arms × 3 points
-        assertThat(err.toString()).contains("job 33/33 ").contains("round 1/5 at max_concurrency=");
+        // 3 checks (baseline, its repeat, human) + 6 rounds × 2 arms × 3 points (6: a capacity that is one point in every round decides only with 6 agreeing rounds, the sign test)
+        assertThat(err.toString()).contains("job 39/39 ").contains("round 1/6 at max_concurrency=");
         try (Store store = Stores.open(db)) {
             String session = store.sessions().get(0).sessionId();
             Map<String, Integer> slots = new HashMap<>();
@@ -64,8 +64,8 @@ class SweepDemoIT {
                     slots.merge(r.round() + "|" + r.arm().label() + "|" + p.value(), 1, Integer::sum);
                 }
             });
-            assertThat(points).hasSize(30).allMatch(p -> p.kind().equals("max_concurrency"));
-            assertThat(slots).hasSize(30).allSatisfy((k, n) -> assertThat(n).as(k).isEqualTo(1));
+            assertThat(points).hasSize(36).allMatch(p -> p.kind().equals("max_concurrency"));
+            assertThat(slots).hasSize(36).allSatisfy((k, n) -> assertThat(n).as(k).isEqualTo(1));
             SessionAnalysis.TaskResult t = SessionAnalysis.of(store, session, StatsConfig.defaults()).tasks().get(0);
             SweepAnalysis s = t.sweep();
             assertThat(s.axis().points()).containsExactly(1.0, 4.0, 8.0);
