@@ -7,6 +7,7 @@ import io.isobench.plan.RoundOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
@@ -42,7 +43,19 @@ public final class Calibration {
         /** P(equivalent) for human vs baseline. */
         EQUIVALENT("P(equivalent)"),
         /** Largest |frequency − 1/k| of any arm at any position of a round, over the seeds (percentage points). */
-        ORDER_IMBALANCE("max |pos freq - 1/k|");
+        ORDER_IMBALANCE("max |pos freq - 1/k|"),
+        /**
+         * P(better or worse) on a load sweep's capacity (section 17): each run's latent capacity, {@value
+         * #CAPACITY_LATENT} concurrent requests over the run's (noisy, drifting) cost relative to 100, read off the
+         * grid 1, 2, 4, 8, 16 as the highest point at or below it (half the lowest point below it) — a discrete
+         * metric, higher is better, judged by the real verdict code.
+         */
+        CAPACITY_BETTER_OR_WORSE("P(better or worse)"),
+        /** P(better) on a sweep's capacity, as {@link #CAPACITY_BETTER_OR_WORSE}. */
+        CAPACITY_BETTER("P(better)");
+
+        /** A latent capacity just above a grid point: the noise moves runs across the boundary (the hard case). */
+        static final double CAPACITY_LATENT = 4.2;
 
         private final String label;
 
@@ -115,6 +128,18 @@ public final class Calibration {
                         true, 2.0, 1.0, Measure.EQUIVALENT, fp));
             }
         }
+        // a sweep's capacity: discrete values, often the same point in every round (the sign-test rule, section 7)
+        for (double cv : new double[] {2, 4, 8}) {
+            for (boolean aa : new boolean[] {false, true}) {
+                cells.add(new Cell(String.format(Locale.ROOT, "capacity A/A  CV %s%%  drift 3%%  6 rounds%s",
+                        StatsConfig.fmt(cv), aa ? "" : "  no A/A arm"), 1.0, cv, 3, Outlier.NONE, 0, 6, aa, 2.0, 1.0,
+                        Measure.CAPACITY_BETTER_OR_WORSE, fp));
+            }
+        }
+        cells.add(new Cell("capacity 4x  CV 4%  drift 3%  6 rounds  no A/A arm", 4.0, 4, 3, Outlier.NONE, 0, 6,
+                false, 2.0, 1.0, Measure.CAPACITY_BETTER, new Target(Target.Kind.AT_LEAST, 0.90)));
+        cells.add(new Cell("(info) capacity 4x  CV 4%  drift 3%  5 rounds  no A/A arm", 4.0, 4, 3, Outlier.NONE, 0,
+                5, false, 2.0, 1.0, Measure.CAPACITY_BETTER, Target.NONE));
         for (int k : new int[] {2, 3, 4, 6, 8}) {
             cells.add(new Cell("order: rounds of " + k + " jobs, 10,000 seeds x 5 rounds", 1.0, 0, 0, Outlier.NONE, 0,
                     5, true, 2.0, k, Measure.ORDER_IMBALANCE, new Target(Target.Kind.AT_MOST, 0.01)));
@@ -215,14 +240,34 @@ public final class Calibration {
                     v[a][r] = x;
                 }
             }
-            TaskAnalysis t = TaskAnalysis.analyse(new TaskAnalysis.Input("tpot_ms_mean", Better.LOWER,
+            boolean capacity = c.measure() == Measure.CAPACITY_BETTER || c.measure() == Measure.CAPACITY_BETTER_OR_WORSE;
+            if (capacity) {
+                for (double[] arm : v) {
+                    for (int r = 0; r < n; r++) {
+                        arm[r] = onGrid(Measure.CAPACITY_LATENT * 100.0 / arm[r]);
+                    }
+                }
+            }
+            TaskAnalysis t = TaskAnalysis.analyse(new TaskAnalysis.Input(capacity ? "capacity_max_concurrency"
+                    : "tpot_ms_mean", capacity ? Better.HIGHER : Better.LOWER,
                     ArmSamples.of(Arm.BASELINE, v[0]), c.aa() ? ArmSamples.of(Arm.BASELINE_AA, v[1]) : null,
                     ArmSamples.of(Arm.HUMAN, v[human]), List.of(ArmSamples.of(arms.get(k - 1), v[k - 1])),
                     List.of()), config);
+            if (capacity) { // as SweepAnalysis decides a capacity: the sign test over the paired rounds
+                Map<String, Map<Integer, Double>> perRound = new java.util.LinkedHashMap<>();
+                for (int a = 0; a < k; a++) {
+                    Map<Integer, Double> rounds = new java.util.TreeMap<>();
+                    for (int r = 0; r < n; r++) {
+                        rounds.put(r, v[a][r]);
+                    }
+                    perRound.put(arms.get(a).label(), rounds);
+                }
+                t = OrdinalVerdicts.apply(t, perRound, config);
+            }
             Verdict verdict = t.humanVsBaseline().verdict();
             boolean hit = switch (c.measure()) {
-                case BETTER_OR_WORSE -> verdict.significant();
-                case BETTER -> verdict == Verdict.BETTER;
+                case BETTER_OR_WORSE, CAPACITY_BETTER_OR_WORSE -> verdict.significant();
+                case BETTER, CAPACITY_BETTER -> verdict == Verdict.BETTER;
                 case EQUIVALENT -> verdict == Verdict.EQUIVALENT;
                 case ORDER_IMBALANCE -> throw new IllegalStateException();
             };
@@ -231,6 +276,17 @@ public final class Calibration {
         double rate = (double) hits / sessions;
         double[] w = wilson(hits, sessions);
         return new Row(c, sessions, rate, w[0], w[1], c.target().met(rate));
+    }
+
+    /** The highest point of the grid 1, 2, 4, 8, 16 at or below {@code latent}; half the lowest below it. */
+    static double onGrid(double latent) {
+        double out = 0.5;
+        for (double p : new double[] {1, 2, 4, 8, 16}) {
+            if (latent >= p) {
+                out = p;
+            }
+        }
+        return out;
     }
 
     /** 95 % Wilson score interval of a binomial proportion. */

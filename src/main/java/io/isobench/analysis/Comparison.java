@@ -337,6 +337,13 @@ public record Comparison(
         }
     }
 
+    /** This comparison with another verdict and reason (a rule that decides again: {@link OrdinalVerdicts}). */
+    Comparison withVerdict(Verdict v, InconclusiveReason why, String because) {
+        return new Comparison(arm, reference, better, n, nReference, pairs, pairsDropped, roundsExcluded, medianRatio,
+                speedup, deltaPct, ciLowSpeedup, ciHighSpeedup, equivLowSpeedup, equivHighSpeedup, df, variance,
+                pairedCvPct, marginPct, mannWhitneyU, pValue, pValueMethod, v, why, because, config);
+    }
+
     /**
      * The fewest paired rounds, all in one direction, with which the exact two-sided sign test reaches {@code 1 −
      * confidence}: the smallest n with 2 · 0.5^n ≤ 1 − confidence (6 at 95 %). A comparison whose paired ratios have no

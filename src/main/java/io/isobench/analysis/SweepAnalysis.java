@@ -240,9 +240,13 @@ public record SweepAnalysis(Axis axis, Map<String, List<PointStats>> curves, Map
             }
             ArmSamples aa = arms.contains(Arm.BASELINE_AA.label())
                     ? samples(Arm.BASELINE_AA.label(), capacity, incorrect) : null;
-            return TaskAnalysis.analyse(new TaskAnalysis.Input(metricName(axis.kind()), Better.HIGHER,
+            TaskAnalysis t = TaskAnalysis.analyse(new TaskAnalysis.Input(metricName(axis.kind()), Better.HIGHER,
                     samples(Arm.BASELINE.label(), capacity, incorrect), aa, samples(Arm.HUMAN.label(), capacity,
                     incorrect), agents, exclusions), config);
+            // capacity takes only the sweep's points: decided by the sign test over the paired rounds
+            Map<String, Map<Integer, Double>> perRound = new LinkedHashMap<>();
+            capacity.forEach((arm, c) -> perRound.put(arm, c.perRound()));
+            return OrdinalVerdicts.apply(t, perRound, config);
         }
 
         private static ArmSamples samples(String arm, Map<String, Capacity> capacity, Set<String> incorrect) {
