@@ -77,6 +77,8 @@ final class RunCommand implements Callable<Integer> {
                 execution.aa(), serverMetricsIntervalMs), main.dbSpec(), session, resume, execution.choice(), execution.feedback(main.err,
                 id -> "isobench run " + Sessions.word(suiteFile.toString()) + " --resume --session " + Sessions.word(id)
                 + (main.db == null ? "" : " --db " + Sessions.word(main.db))
+                + (excludeOnClockMismatch == null ? "" : excludeOnClockMismatch ? " --exclude-on-clock-mismatch"
+                : " --no-exclude-on-clock-mismatch")
                 + " --workdir " + Sessions.word(workdir.toString())));
         return Sessions.run(main, request, dryRun, format).exitCode();
     }

@@ -111,7 +111,8 @@ class GpuTelemetryTest {
     @Test
     void aWindowCutsTheTrapezoidAtItsEdgesByInterpolation() {
         List<GpuTelemetry.Sample> s = new ArrayList<>(List.of(
-                sample(0, 0, 100.0, 1980.0, 0L), sample(1000, 0, 200.0, 1755.0, 0L), sample(3000, 0, 400.0, 1980.0, 4L)));
+                sample(0, 0, 100.0, 1980.0, 0L), sample(1000, 0, 200.0, 1755.0, 0L),
+                sample(3000, 0, 400.0, 1980.0, 4L)));
         Map<String, Object> m = GpuTelemetry.metrics(s, 1500L, new GpuTelemetry.Window(500, 2000));
         // [500, 1000]: P(500) = 150 by interpolation, P(1000) = 200 -> 0.5 s x 175 W = 87.5 J
         // [1000, 2000]: P(1000) = 200, P(2000) = 300 by interpolation -> 1 s x 250 W = 250 J
