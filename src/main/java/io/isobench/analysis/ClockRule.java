@@ -31,6 +31,44 @@ public record ClockRule(double smClockPct, double throttleShare, boolean exclude
         return DEFAULTS;
     }
 
+    /** The key of this rule in a session's stored statistical settings ({@code stats_config_json}). */
+    public static final String KEY = "clock_rule";
+
+    /** The rule as the suite writes it ({@code run.exclude_on_clock_mismatch}, ...), for the session's settings. */
+    public java.util.Map<String, Object> toMap() {
+        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+        m.put("exclude_on_clock_mismatch", excludeOnMismatch);
+        m.put("clock_mismatch_sm_pct", smClockPct);
+        m.put("clock_mismatch_throttle_share", throttleShare);
+        return m;
+    }
+
+    /**
+     * The rule a session was run with, from its stored statistical settings ({@code stats_config_json}'s
+     * {@link #KEY}); the defaults for a session stored before the rule was recorded (it ran with them). A recorded
+     * rule that cannot be read is an error, never replaced by the defaults.
+     */
+    public static ClockRule ofSettings(String statsConfigJson) {
+        if (statsConfigJson == null || statsConfigJson.isBlank()) {
+            return DEFAULTS;
+        }
+        com.fasterxml.jackson.databind.JsonNode r;
+        try {
+            r = new com.fasterxml.jackson.databind.ObjectMapper().readTree(statsConfigJson).path(KEY);
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("the session's stats_config_json is not JSON: " + e.getMessage(), e);
+        }
+        if (r.isMissingNode() || r.isNull()) {
+            return DEFAULTS;
+        }
+        if (!r.path("exclude_on_clock_mismatch").isBoolean() || !r.path("clock_mismatch_sm_pct").isNumber()
+                || !r.path("clock_mismatch_throttle_share").isNumber()) {
+            throw new IllegalArgumentException("the session's clock rule is unreadable: " + r);
+        }
+        return new ClockRule(r.get("clock_mismatch_sm_pct").asDouble(), r.get("clock_mismatch_throttle_share")
+                .asDouble(), r.get("exclude_on_clock_mismatch").asBoolean());
+    }
+
     public ClockRule excluding(boolean exclude) {
         return new ClockRule(smClockPct, throttleShare, exclude);
     }

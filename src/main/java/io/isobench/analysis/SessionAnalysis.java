@@ -132,6 +132,9 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
 
 
     public static SessionAnalysis of(Store store, String sessionId, StatsConfig config) {
+        // the clock rule the session was run with (run.exclude_on_clock_mismatch, …), stored with it
+        ClockRule clockRule = store.session(sessionId).map(s -> ClockRule.ofSettings(s.statsConfigJson()))
+                .orElse(ClockRule.defaults());
         Map<String, List<Parsed>> byTask = new LinkedHashMap<>();
         // with metrics: the secondary metrics (server /metrics, GPU telemetry) and a sweep's curves are run metrics
         store.forEachRun(new RunFilter(null, Set.of(RunRecord.RunKind.MEASURED), sessionId, true), r -> {
@@ -143,7 +146,7 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
         });
         List<TaskResult> out = new ArrayList<>();
         for (Map.Entry<String, List<Parsed>> e : byTask.entrySet()) {
-            out.add(task(e.getKey(), e.getValue(), config));
+            out.add(task(e.getKey(), e.getValue(), config, clockRule));
         }
         out.sort(Comparator.comparingInt(t -> firstIndex(byTask.get(t.taskId()))));
         return new SessionAnalysis(sessionId, out, config);
@@ -157,12 +160,12 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
         return runs.stream().mapToInt(Parsed::jobIndex).min().orElse(0);
     }
 
-    private static TaskResult task(String taskId, List<Parsed> runs, StatsConfig config) {
+    private static TaskResult task(String taskId, List<Parsed> runs, StatsConfig config, ClockRule clockRule) {
         runs.sort(Comparator.comparingInt(Parsed::jobIndex));
         List<String> arms = new ArrayList<>();
-        Rounds rounds = new Rounds();
+        Rounds rounds = new Rounds(clockRule);
         Map<String, TreeMap<Integer, RunRecord>> byRound = new LinkedHashMap<>(); // what the secondary metrics read
-        SweepAnalysis.Collector sweep = new SweepAnalysis.Collector(ClockRule.defaults());
+        SweepAnalysis.Collector sweep = new SweepAnalysis.Collector(clockRule);
         Map<String, Map<String, Integer>> outcomes = new LinkedHashMap<>();
         Map<String, List<String>> findings = new LinkedHashMap<>();
         Map<String, Integer> measured = new LinkedHashMap<>();

@@ -44,6 +44,11 @@ final class RunCommand implements Callable<Integer> {
             + " scrapes the server's /metrics (default: the suite's run.server_metrics_interval_ms, 1000; 0: off).")
     Integer serverMetricsIntervalMs;
 
+    @Option(names = "--exclude-on-clock-mismatch", negatable = true, description = "Keep a round whose GPU clocks or"
+            + " throttle state differ from the baseline's out of the comparison (default: the suite's"
+            + " run.exclude_on_clock_mismatch, false: flagged, still counted; docs/gpu-telemetry.md).")
+    Boolean excludeOnClockMismatch;
+
     @Option(names = "--workdir", paramLabel = "DIR", defaultValue = "isobench-work",
             description = "Where the arm environments (git worktrees) go (default ${DEFAULT-VALUE}).")
     Path workdir;
@@ -64,10 +69,16 @@ final class RunCommand implements Callable<Integer> {
             throw new IsobenchException.BadInput("--format " + format + ": use text or json");
         }
         Suite suite = SuiteLoader.load(suiteFile);
+        if (excludeOnClockMismatch != null) {
+            suite = suite.withRun(suite.run().withClockMismatch(suite.run().clockMismatch()
+                    .excluding(excludeOnClockMismatch)));
+        }
         SessionRequest request = new SessionRequest(suite, new Planner.Options(rounds, null, workdir.toAbsolutePath(),
                 execution.aa(), serverMetricsIntervalMs), main.dbSpec(), session, resume, execution.choice(), execution.feedback(main.err,
                 id -> "isobench run " + Sessions.word(suiteFile.toString()) + " --resume --session " + Sessions.word(id)
                 + (main.db == null ? "" : " --db " + Sessions.word(main.db))
+                + (excludeOnClockMismatch == null ? "" : excludeOnClockMismatch ? " --exclude-on-clock-mismatch"
+                : " --no-exclude-on-clock-mismatch")
                 + " --workdir " + Sessions.word(workdir.toString())));
         return Sessions.run(main, request, dryRun, format).exitCode();
     }

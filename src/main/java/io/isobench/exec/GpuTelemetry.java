@@ -66,6 +66,35 @@ public final class GpuTelemetry {
     public record Parsed(List<Sample> samples, List<String> rejected) {
     }
 
+    /**
+     * A time window in the samples' clock (nvidia-smi's local time read as UTC, {@link Sample#epochMs()}): the
+     * measured phase of a run, in which energy, power and the means are computed (docs/gpu-telemetry.md, "The energy
+     * window").
+     *
+     * @param startMs first instant, inclusive
+     * @param endMs   last instant, inclusive (not before {@code startMs})
+     */
+    public record Window(long startMs, long endMs) {
+        public Window {
+            if (endMs < startMs) {
+                throw new IllegalArgumentException("window ends (" + endMs + ") before it starts (" + startMs + ")");
+            }
+        }
+
+        /**
+         * The window from {@code start} to {@code end} in the clock of samples nvidia-smi stamped with its local time
+         * in {@code zone} (the zone of this JVM for a sampler it started).
+         */
+        public static Window of(java.time.Instant start, java.time.Instant end, java.time.ZoneId zone) {
+            return new Window(LocalDateTime.ofInstant(start, zone).toInstant(ZoneOffset.UTC).toEpochMilli(),
+                    LocalDateTime.ofInstant(end, zone).toInstant(ZoneOffset.UTC).toEpochMilli());
+        }
+
+        boolean contains(long t) {
+            return t >= startMs && t <= endMs;
+        }
+    }
+
     /** Parses nvidia-smi's CSV lines (no header, no units); never throws on bad input: it is rejected. */
     public static Parsed parse(List<String> lines) {
         List<Sample> out = new ArrayList<>();
@@ -127,20 +156,34 @@ public final class GpuTelemetry {
      * bit / samples with a bitmask. {@code gpu_energy_per_output_token_j} only when {@code outputTokens > 0}.
      */
     public static Map<String, Object> metrics(List<Sample> samples, Long outputTokens) {
+        return metrics(samples, outputTokens, null);
+    }
+
+    /**
+     * As {@link #metrics(List, Long)} over the part of the series inside {@code window} (null: all of it). Energy is
+     * the integral of each GPU's power, linear between its consecutive samples, over the window: a segment that
+     * straddles an edge is cut there and its power at the edge interpolated, so the trapezoids of the window add up
+     * to the window's share of the whole run's energy. {@code gpu_power_w_mean} is that energy / the covered span,
+     * {@code gpu_sampled_s} the covered span. Every other statistic (clocks, utilisation, temperature, memory,
+     * throttle share, sample counts) is over the samples stamped inside the window.
+     */
+    public static Map<String, Object> metrics(List<Sample> all, Long outputTokens, Window window) {
+        List<Sample> samples = window == null ? all
+                : all.stream().filter(s -> window.contains(s.epochMs())).toList();
         Map<String, Object> m = new LinkedHashMap<>();
         Map<Integer, List<Sample>> byGpu = new TreeMap<>();
-        for (Sample s : samples) {
+        for (Sample s : all) {
             byGpu.computeIfAbsent(s.index(), k -> new ArrayList<>()).add(s);
         }
         m.put("gpu_samples", samples.size());
-        m.put("gpus", byGpu.size());
+        m.put("gpus", (int) samples.stream().mapToInt(Sample::index).distinct().count());
         double energy = 0;
         double meanPower = 0;
         boolean anyPower = false;
         double span = 0;
         for (List<Sample> g : byGpu.values()) {
             g.sort(java.util.Comparator.comparingLong(Sample::epochMs));
-            Power p = power(g);
+            Power p = power(g, window);
             if (p != null) {
                 anyPower = true;
                 energy += p.energyJ;
@@ -150,7 +193,10 @@ public final class GpuTelemetry {
         }
         if (anyPower) {
             m.put("gpu_power_w_mean", round(meanPower));
-            m.put("gpu_power_w_max", round(max(samples, v -> v.powerW())));
+            Double peak = max(samples, v -> v.powerW());
+            if (peak != null) {
+                m.put("gpu_power_w_max", round(peak));
+            }
             m.put("gpu_energy_j", round(energy));
             m.put("gpu_sampled_s", round(span));
             if (outputTokens != null && outputTokens > 0) {
@@ -193,8 +239,11 @@ public final class GpuTelemetry {
     private record Power(double energyJ, double meanW, double spanS) {
     }
 
-    /** One GPU's energy (trapezoid over consecutive samples that both have a draw) and time-weighted mean. */
-    private static Power power(List<Sample> g) {
+    /**
+     * One GPU's energy (trapezoid over consecutive samples that both have a draw, each segment cut to the window with
+     * the power interpolated at a cut) and time-weighted mean; null when it has no draw in the window.
+     */
+    private static Power power(List<Sample> g, Window window) {
         double energy = 0;
         double span = 0;
         Sample prev = null;
@@ -205,18 +254,27 @@ public final class GpuTelemetry {
             if (w == null) {
                 continue; // a gap: the trapezoid bridges it from the previous sample with a draw
             }
-            sum += w;
-            n++;
-            if (prev != null) {
-                double dt = (s.epochMs() - prev.epochMs()) / 1000.0;
-                if (dt > 0) {
-                    energy += dt * (w + prev.values().powerW()) / 2.0;
+            if (window == null || window.contains(s.epochMs())) {
+                sum += w;
+                n++;
+            }
+            if (prev != null && s.epochMs() > prev.epochMs()) {
+                long t0 = prev.epochMs();
+                long t1 = s.epochMs();
+                double p0 = prev.values().powerW();
+                long lo = window == null ? t0 : Math.max(t0, window.startMs());
+                long hi = window == null ? t1 : Math.min(t1, window.endMs());
+                if (hi > lo) {
+                    double pLo = p0 + (w - p0) * (lo - t0) / (t1 - t0);
+                    double pHi = p0 + (w - p0) * (hi - t0) / (t1 - t0);
+                    double dt = (hi - lo) / 1000.0;
+                    energy += dt * (pLo + pHi) / 2.0;
                     span += dt;
                 }
             }
             prev = s;
         }
-        if (n == 0) {
+        if (span == 0 && n == 0) {
             return null;
         }
         return new Power(energy, span > 0 ? energy / span : sum / n, span);

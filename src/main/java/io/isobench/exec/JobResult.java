@@ -28,14 +28,18 @@ import java.util.Map;
  * @param serverMetricsJson serving MEASURE jobs run here: the server's scraped {@code /metrics} series
  *                     ({@code ServerMetricsScraper.Series.toJson()}, stored as a {@code server_metrics} artifact);
  *                     null otherwise
+ * @param measuredWindow serving MEASURE jobs whose client ran here: the measured phase's wall-clock bounds (the GPU
+ *                     energy window, docs/gpu-telemetry.md); null otherwise (offline jobs: the whole job counts)
  */
 public record JobResult(Failure failure, List<Metric> metrics, String workloadJson, String log, double durationMs,
                         Map<String, Double> timingsMs, List<String> outputs, List<String> argv, String probeJson,
-                        String probeFailure, String gpus, String serverMetricsJson) {
+                        String probeFailure, String gpus, String serverMetricsJson,
+                        MeasuredWindow measuredWindow) {
 
     /** A job that never started ({@code failure}: why; {@code log}: what preparing it printed): no time, no metrics. */
     public static JobResult notStarted(Failure failure, String log, List<String> argv) {
-        return new JobResult(failure, List.of(), null, log, 0, Map.of(), List.of(), argv, null, null, null, null);
+        return new JobResult(failure, List.of(), null, log, 0, Map.of(), List.of(), argv, null, null, null, null,
+                null);
     }
 
     /**
@@ -46,7 +50,7 @@ public record JobResult(Failure failure, List<Metric> metrics, String workloadJs
     static JobResult ended(long startNs, Failure failure, List<Metric> metrics, String workloadJson, String log,
                            Map<String, Double> timingsMs, List<String> argv) {
         return new JobResult(failure, metrics, workloadJson, log, (System.nanoTime() - startNs) / 1e6, timingsMs,
-                List.of(), argv, null, null, null, null);
+                List.of(), argv, null, null, null, null, null);
     }
 
     /** A failed job's result (no metrics, no workload), timed from {@code startNs} to now. */
@@ -65,37 +69,37 @@ public record JobResult(Failure failure, List<Metric> metrics, String workloadJs
     /** This result as run on the given GPUs. */
     public JobResult withGpus(String gpuIds) {
         return new JobResult(failure, metrics, workloadJson, log, durationMs, timingsMs, outputs, argv, probeJson,
-                probeFailure, gpuIds, serverMetricsJson);
+                probeFailure, gpuIds, serverMetricsJson, measuredWindow);
     }
 
     /** This result with the probe outputs of a check ({@code Greedy.ProbeRun.toJson()}; null: none). */
     public JobResult withProbes(String json) {
         return new JobResult(failure, metrics, workloadJson, log, durationMs, timingsMs, outputs, argv, json,
-                probeFailure, gpus, serverMetricsJson);
+                probeFailure, gpus, serverMetricsJson, measuredWindow);
     }
 
     /** This result with the greedy texts of a check. */
     public JobResult withOutputs(List<String> texts) {
         return new JobResult(failure, metrics, workloadJson, log, durationMs, timingsMs, texts, argv, probeJson,
-                probeFailure, gpus, serverMetricsJson);
+                probeFailure, gpus, serverMetricsJson, measuredWindow);
     }
 
     /** This result of a check whose probe set could not run, and why (null: it ran). */
     public JobResult withProbeFailure(ProbeException.Kind kind) {
         return new JobResult(failure, metrics, workloadJson, log, durationMs, timingsMs, outputs, argv, probeJson,
-                kind == null ? null : kind.name(), gpus, serverMetricsJson);
+                kind == null ? null : kind.name(), gpus, serverMetricsJson, measuredWindow);
     }
 
     /** This result with other metrics (the correctness gate adds its own). */
     public JobResult withMetrics(List<Metric> all) {
         return new JobResult(failure, all, workloadJson, log, durationMs, timingsMs, outputs, argv, probeJson,
-                probeFailure, gpus, serverMetricsJson);
+                probeFailure, gpus, serverMetricsJson, measuredWindow);
     }
 
     /** This result with another failure, log and wall time (a wrapping executor adds its own lines and phases). */
     public JobResult withOutcome(Failure f, String fullLog, double wallMs) {
         return new JobResult(f, metrics, workloadJson, fullLog, wallMs, timingsMs, outputs, argv, probeJson,
-                probeFailure, gpus, serverMetricsJson);
+                probeFailure, gpus, serverMetricsJson, measuredWindow);
     }
 
     /** This result with the server's scraped {@code /metrics} series (JSON) and its summaries added to the metrics. */
@@ -103,7 +107,13 @@ public record JobResult(Failure failure, List<Metric> metrics, String workloadJs
         List<Metric> all = new java.util.ArrayList<>(metrics);
         all.addAll(summaries);
         return new JobResult(failure, all, workloadJson, log, durationMs, timingsMs, outputs, argv, probeJson,
-                probeFailure, gpus, seriesJson);
+                probeFailure, gpus, seriesJson, measuredWindow);
+    }
+
+    /** This result with its measured phase's wall-clock bounds (null: none known, the whole job counts). */
+    public JobResult withMeasuredWindow(MeasuredWindow window) {
+        return new JobResult(failure, metrics, workloadJson, log, durationMs, timingsMs, outputs, argv, probeJson,
+                probeFailure, gpus, serverMetricsJson, window);
     }
 
     public boolean success() {

@@ -14,30 +14,47 @@ import java.util.List;
  * The server's {@code /metrics} scraped around one measured serving run (docs/server-metrics.md), the same for every
  * executor that runs the pinned client on this machine (local, Docker, Slurm): started before the client, marked when
  * its warm-up is done, stopped after it whatever happened; never fails the run. Off for correctness checks and when
- * the job's interval is 0.
+ * the job's interval is 0. The same marks bound the run's {@link MeasuredWindow} (warm-up done → client returned),
+ * recorded for every measured job whether or not {@code /metrics} is scraped: the GPU energy window
+ * (docs/gpu-telemetry.md).
  */
 final class ServerMetricsRun {
 
     private final ServerMetricsScraper scraper;
+    private final boolean measured;
     private ServerMetricsScraper.Series series;
+    private volatile java.time.Instant measuredFrom;
+    private java.time.Instant measuredTo;
 
-    private ServerMetricsRun(ServerMetricsScraper scraper) {
+    private ServerMetricsRun(ServerMetricsScraper scraper, boolean measured) {
         this.scraper = scraper;
+        this.measured = measured;
     }
 
     /** Starts scraping {@code base} for a measured job with a positive interval; a no-op run otherwise. */
     static ServerMetricsRun start(Job job, URI base) {
         return new ServerMetricsRun(job.kind() == Job.Kind.CHECK || job.serverMetricsIntervalMs() <= 0 ? null
-                : ServerMetricsScraper.start(base, Duration.ofMillis(job.serverMetricsIntervalMs())));
+                : ServerMetricsScraper.start(base, Duration.ofMillis(job.serverMetricsIntervalMs())),
+                job.kind() == Job.Kind.MEASURE);
     }
 
-    /** What the client calls when its warm-up requests are done. */
+    /** What the client calls when its warm-up requests are done: the measured window starts (and the scraper marks). */
     Runnable measuredStart() {
-        return scraper == null ? () -> { } : scraper::markMeasuredStart;
+        return () -> {
+            if (measuredFrom == null) {
+                measuredFrom = java.time.Instant.now();
+            }
+            if (scraper != null) {
+                scraper.markMeasuredStart();
+            }
+        };
     }
 
-    /** Stops scraping (once) and appends the one log line on the scrapes to {@code log}. */
+    /** Stops scraping (once), ends the measured window and appends the one log line on the scrapes to {@code log}. */
     void stop(StringBuilder log) {
+        if (measuredTo == null) {
+            measuredTo = java.time.Instant.now();
+        }
         if (scraper != null && series == null) {
             series = scraper.stop();
             log.append(scrapeLine(series));
@@ -46,9 +63,11 @@ final class ServerMetricsRun {
 
     /**
      * {@code done} with the series artifact and, for a run that succeeded, the summaries and the client-vs-server
-     * TTFT cross-check against the client's {@code done.metrics()}; {@code done} unchanged when nothing was scraped.
+     * TTFT cross-check against the client's {@code done.metrics()}, and the measured window ({@link #window()});
+     * only the window when nothing was scraped.
      */
     JobResult attach(JobResult done) {
+        done = done.withMeasuredWindow(window());
         if (series == null) {
             return done;
         }
@@ -58,6 +77,12 @@ final class ServerMetricsRun {
         List<Metric> summaries = new ArrayList<>(ServerMetricsSummary.summarize(series));
         summaries.addAll(ServerMetricsSummary.crossCheck(done.metrics(), summaries));
         return done.withServerMetrics(series.toJson(), summaries);
+    }
+
+    /** The measured phase's bounds: null unless a measured job's client marked its start and the run was stopped. */
+    MeasuredWindow window() {
+        return measured && measuredFrom != null && measuredTo != null && !measuredTo.isBefore(measuredFrom)
+                ? new MeasuredWindow(measuredFrom, measuredTo) : null;
     }
 
     /** One log line on the scrapes of a run: how many, how many failed and why (the first reason). */

@@ -63,6 +63,9 @@ public final class MetricDictionary {
             // GPU telemetry of a measured run (docs/gpu-telemetry.md)
             case "gpu_energy_j" -> new Definition(name, "J", Better.LOWER);
             case "gpu_energy_per_output_token_j" -> new Definition(name, "J/token", Better.LOWER);
+            // the whole sampled job (server start-up included) beside the measured phase's gpu_energy_j: descriptive
+            case "gpu_energy_run_j" -> new Definition(name, "J", Better.NONE);
+            case "gpu_window_s" -> new Definition(name, "s", Better.NONE);
             case "gpu_power_w_mean", "gpu_power_w_max", "gpu_power_limit_w" -> new Definition(name, "W", Better.NONE);
             case "gpu_sm_clock_mhz_mean", "gpu_mem_clock_mhz_mean" -> new Definition(name, "MHz", Better.NONE);
             case "gpu_temp_c_max" -> new Definition(name, "C", Better.NONE);

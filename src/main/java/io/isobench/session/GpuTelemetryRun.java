@@ -88,7 +88,7 @@ final class GpuTelemetryRun {
             }
             if (!kept.isEmpty()) {
                 section.put("series_sha256", store.putArtifact("gpu-telemetry", Files.readAllBytes(csv)));
-                section.putAll(GpuTelemetry.metrics(kept, tokens));
+                section.putAll(windowed(kept, tokens, result.measuredWindow(), java.time.ZoneId.systemDefault()));
             } else {
                 section.put("reason", r.reason() != null ? r.reason() : "no sample of the GPUs the job held");
             }
@@ -114,6 +114,31 @@ final class GpuTelemetryRun {
                 // a temporary file
             }
         }
+    }
+
+    /**
+     * The metrics over the run's measured phase when the executor recorded one ({@code window}: the samples' local
+     * time in {@code zone}), with {@code gpu_energy_run_j} (the whole sampled run) and {@code window} ({@code
+     * measured} with its bounds and length) beside them; over the whole series, {@code window: job}, otherwise.
+     */
+    static Map<String, Object> windowed(List<GpuTelemetry.Sample> kept, Long tokens,
+                                        io.isobench.exec.MeasuredWindow window, java.time.ZoneId zone) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        if (window == null) {
+            out.put("window", "job");
+            out.putAll(GpuTelemetry.metrics(kept, tokens));
+            return out;
+        }
+        out.put("window", "measured");
+        out.put("window_start", window.start().toString());
+        out.put("window_end", window.end().toString());
+        out.put("gpu_window_s", Math.round(window.durationS() * 1000.0) / 1000.0);
+        out.putAll(GpuTelemetry.metrics(kept, tokens, GpuTelemetry.Window.of(window.start(), window.end(), zone)));
+        Object run = GpuTelemetry.metrics(kept, null).get("gpu_energy_j");
+        if (run != null) {
+            out.put("gpu_energy_run_j", run);
+        }
+        return out;
     }
 
     /** The samples of the GPUs a job held ({@code 0,1}); all of them when it held none recorded. */

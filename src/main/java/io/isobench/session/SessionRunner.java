@@ -1,5 +1,6 @@
 package io.isobench.session;
 
+import io.isobench.analysis.ClockRule;
 import io.isobench.analysis.StatsConfig;
 import io.isobench.env.Environment;
 import io.isobench.env.Hardware;
@@ -230,9 +231,17 @@ final class SessionRunner {
         return json(m);
     }
 
+    /** The statistical settings stored with the session: the method's, and the suite's GPU clock rule. */
+    private Map<String, Object> statsSettings() {
+        Map<String, Object> m = new LinkedHashMap<>(StatsConfig.defaults().toMap());
+        io.isobench.task.RunConfig.ClockMismatch c = suite.run().clockMismatch();
+        m.put(ClockRule.KEY, new ClockRule(c.smClockPct(), c.throttleShare(), c.exclude()).toMap());
+        return m;
+    }
+
     private SessionRecord sessionRecord(String sessionId, Instant started, Instant ended, String status) {
         return SessionRecord.builder(sessionId).time(started, ended).machine(host(), cpu(), gpu(), machineJson())
-                .suiteJson(plan.toJson()).statsConfigJson(json(StatsConfig.defaults().toMap())).seed(plan.seed())
+                .suiteJson(plan.toJson()).statsConfigJson(json(statsSettings())).seed(plan.seed())
                 .status(status).build();
     }
 }

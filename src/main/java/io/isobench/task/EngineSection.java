@@ -24,7 +24,8 @@ final class EngineSection extends SuiteNodes {
             "verify");
     private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
     private static final List<String> RUN_KEYS = List.of("rounds", "warmup_requests", "timeouts", "executor", "seed",
-            "port_base", "aa", "server_metrics_interval_ms");
+            "port_base", "aa", "server_metrics_interval_ms", "exclude_on_clock_mismatch", "clock_mismatch_sm_pct",
+            "clock_mismatch_throttle_share");
     private static final List<String> TIMEOUT_KEYS = List.of("server_start_s", "run_s", "build_s");
 
     /** The engine adapter's name once the engine section is read (null when it is bad). */
@@ -122,6 +123,7 @@ final class EngineSection extends SuiteNodes {
         Integer port = integer(m.get("port_base"), "run.port_base", 1024, 65000);
         Boolean aa = bool(m.get("aa"), "run.aa");
         Integer scrapeMs = integer(m.get("server_metrics_interval_ms"), "run.server_metrics_interval_ms", 0, 3_600_000);
+        RunConfig.ClockMismatch clock = clockMismatch(m);
         RunConfig.Timeouts timeouts = RunConfig.Timeouts.DEFAULT;
         NodeTuple tt = m.get("timeouts");
         if (tt != null && !isNull(tt.getValueNode())) {
@@ -138,7 +140,40 @@ final class EngineSection extends SuiteNodes {
         return new RunConfig(rounds == null ? d.rounds() : rounds, warm == null ? d.warmupRequests() : warm, timeouts,
                 executor == null ? d.executor() : executor, seed == null ? d.seed() : seed, port,
                 aa == null ? d.aa() : aa).withServerMetricsIntervalMs(scrapeMs == null ? d.serverMetricsIntervalMs()
-                : scrapeMs);
+                : scrapeMs).withClockMismatch(clock);
+    }
+
+    /** {@code run.exclude_on_clock_mismatch}, {@code run.clock_mismatch_sm_pct}, {@code ..._throttle_share}. */
+    private RunConfig.ClockMismatch clockMismatch(Map<String, NodeTuple> m) {
+        RunConfig.ClockMismatch d = RunConfig.ClockMismatch.DEFAULT;
+        Boolean exclude = bool(m.get("exclude_on_clock_mismatch"), "run.exclude_on_clock_mismatch");
+        Double pct = positive(m.get("clock_mismatch_sm_pct"), "run.clock_mismatch_sm_pct", 100, "3");
+        Double share = positive(m.get("clock_mismatch_throttle_share"), "run.clock_mismatch_throttle_share", 1,
+                "0.25");
+        return new RunConfig.ClockMismatch(exclude == null ? d.exclude() : exclude,
+                pct == null ? d.smClockPct() : pct, share == null ? d.throttleShare() : share);
+    }
+
+    /** A number in (0, max]; 0 would flag every run. Null when absent or bad (the problem is recorded). */
+    private Double positive(NodeTuple t, String field, double max, String example) {
+        String s = string(t, field, true);
+        if (s == null) {
+            return null;
+        }
+        String top = java.math.BigDecimal.valueOf(max).stripTrailingZeros().toPlainString();
+        String fix = " (fix: a number > 0 and <= " + top + ", e.g. " + example + ")";
+        double v;
+        try {
+            v = Double.parseDouble(s.trim());
+        } catch (NumberFormatException e) {
+            problem(t.getValueNode(), field, "'" + s + "' is not a number" + fix);
+            return null;
+        }
+        if (!(v > 0 && v <= max)) {
+            problem(t.getValueNode(), field, s.trim() + (v == 0 ? " would flag every run" : " is out of range") + fix);
+            return null;
+        }
+        return v;
     }
 
     /** {@code engine.artifact}: arms from prebuilt artifacts; null when absent or bad. */

@@ -13,9 +13,37 @@ import java.util.Set;
  * @param serverMetricsIntervalMs how often a measured serving run scrapes the server's {@code /metrics}
  *                 ({@code run.server_metrics_interval_ms}, default {@value #DEFAULT_SERVER_METRICS_INTERVAL_MS};
  *                 0: not scraped; docs/server-metrics.md)
+ * @param clockMismatch the GPU clock rule of the analysis ({@code run.exclude_on_clock_mismatch},
+ *                 {@code run.clock_mismatch_sm_pct}, {@code run.clock_mismatch_throttle_share}; docs/statistics.md
+ *                 section 3), stored with the session so every later report analyses it alike
  */
 public record RunConfig(int rounds, int warmupRequests, Timeouts timeouts, String executor, long seed,
-                        Integer portBase, boolean aa, int serverMetricsIntervalMs) {
+                        Integer portBase, boolean aa, int serverMetricsIntervalMs, ClockMismatch clockMismatch) {
+
+    /**
+     * When a run's GPU clocks differ from the baseline's run of its round (docs/gpu-telemetry.md).
+     *
+     * @param exclude       keep a flagged run out of the comparison (default false: flagged, still counted)
+     * @param smClockPct    largest allowed difference of the mean SM clock, percent of the baseline's (default 3)
+     * @param throttleShare largest allowed difference of the share of samples with a throttle reason (default 0.25)
+     */
+    public record ClockMismatch(boolean exclude, double smClockPct, double throttleShare) {
+        public static final ClockMismatch DEFAULT = new ClockMismatch(false, 3.0, 0.25);
+
+        public ClockMismatch {
+            if (!(smClockPct > 0) || Double.isInfinite(smClockPct)) {
+                throw new IllegalArgumentException("smClockPct (" + smClockPct + ") must be a positive number");
+            }
+            if (!(throttleShare > 0 && throttleShare <= 1)) {
+                throw new IllegalArgumentException("throttleShare (" + throttleShare + ") must be in (0, 1]");
+            }
+        }
+
+        /** The same rule excluding flagged runs or not. */
+        public ClockMismatch excluding(boolean on) {
+            return new ClockMismatch(on, smClockPct, throttleShare);
+        }
+    }
 
     public static final Set<String> EXECUTORS = Set.of("local", "docker", "slurm", "kubernetes");
     public static final int DEFAULT_ROUNDS = 5;
@@ -36,7 +64,7 @@ public record RunConfig(int rounds, int warmupRequests, Timeouts timeouts, Strin
     }
 
     public static final RunConfig DEFAULT = new RunConfig(DEFAULT_ROUNDS, DEFAULT_WARMUP_REQUESTS, Timeouts.DEFAULT,
-            "local", DEFAULT_SEED, null, true, DEFAULT_SERVER_METRICS_INTERVAL_MS);
+            "local", DEFAULT_SEED, null, true, DEFAULT_SERVER_METRICS_INTERVAL_MS, ClockMismatch.DEFAULT);
 
     /** Without the A/A flag: A/A on. */
     public RunConfig(int rounds, int warmupRequests, Timeouts timeouts, String executor, long seed, Integer portBase) {
@@ -46,16 +74,24 @@ public record RunConfig(int rounds, int warmupRequests, Timeouts timeouts, Strin
     /** With the A/A flag, scraping at the default interval. */
     public RunConfig(int rounds, int warmupRequests, Timeouts timeouts, String executor, long seed, Integer portBase,
                      boolean aa) {
-        this(rounds, warmupRequests, timeouts, executor, seed, portBase, aa, DEFAULT_SERVER_METRICS_INTERVAL_MS);
+        this(rounds, warmupRequests, timeouts, executor, seed, portBase, aa, DEFAULT_SERVER_METRICS_INTERVAL_MS,
+                ClockMismatch.DEFAULT);
     }
 
     public RunConfig withAa(boolean on) {
-        return new RunConfig(rounds, warmupRequests, timeouts, executor, seed, portBase, on, serverMetricsIntervalMs);
+        return new RunConfig(rounds, warmupRequests, timeouts, executor, seed, portBase, on, serverMetricsIntervalMs,
+                clockMismatch);
     }
 
     /** This configuration scraping {@code /metrics} every {@code ms} (0: not at all). */
     public RunConfig withServerMetricsIntervalMs(int ms) {
-        return new RunConfig(rounds, warmupRequests, timeouts, executor, seed, portBase, aa, ms);
+        return new RunConfig(rounds, warmupRequests, timeouts, executor, seed, portBase, aa, ms, clockMismatch);
+    }
+
+    /** This configuration with another GPU clock rule ({@code run --exclude-on-clock-mismatch} sets its flag). */
+    public RunConfig withClockMismatch(ClockMismatch rule) {
+        return new RunConfig(rounds, warmupRequests, timeouts, executor, seed, portBase, aa, serverMetricsIntervalMs,
+                rule);
     }
 
     public RunConfig {
@@ -77,6 +113,9 @@ public record RunConfig(int rounds, int warmupRequests, Timeouts timeouts, Strin
         }
         if (timeouts == null) {
             timeouts = Timeouts.DEFAULT;
+        }
+        if (clockMismatch == null) {
+            clockMismatch = ClockMismatch.DEFAULT;
         }
     }
 }

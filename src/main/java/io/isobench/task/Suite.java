@@ -46,6 +46,11 @@ public record Suite(Path file, EngineSpec engine, List<TaskSpec> tasks, List<Age
         return new Suite(file, e, tasks, agents, run, recipes, setup);
     }
 
+    /** The same suite run with another configuration (a {@code run} option that overrides the suite's). */
+    public Suite withRun(RunConfig other) {
+        return new Suite(file, engine, tasks, agents, other, recipes, setup);
+    }
+
     /** The recipes that apply to one arm of one task, in suite order. */
     public List<Recipe> recipesFor(String taskId, String armLabel) {
         return recipes.stream().filter(r -> r.appliesTo(taskId, armLabel)).toList();

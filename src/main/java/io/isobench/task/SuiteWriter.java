@@ -112,6 +112,12 @@ public final class SuiteWriter {
         if (r.serverMetricsIntervalMs() != RunConfig.DEFAULT_SERVER_METRICS_INTERVAL_MS) {
             b.append("  server_metrics_interval_ms: ").append(r.serverMetricsIntervalMs()).append('\n');
         }
+        RunConfig.ClockMismatch c = r.clockMismatch();
+        if (!c.equals(RunConfig.ClockMismatch.DEFAULT)) {
+            b.append("  exclude_on_clock_mismatch: ").append(c.exclude()).append('\n');
+            b.append("  clock_mismatch_sm_pct: ").append(c.smClockPct()).append('\n');
+            b.append("  clock_mismatch_throttle_share: ").append(c.throttleShare()).append('\n');
+        }
         return b.toString();
     }
 

@@ -127,26 +127,69 @@ class SessionAnalysisRoundsTest {
     @Test
     void aRoundWithOtherGpuClocksIsFlaggedFromTheStoredTelemetry() throws Exception {
         try (Store store = Stores.open(dir.resolve("db.duckdb").toString())) {
-            store.putRun(run("baseline", -1, 0, null, "hw-a", null, "native-check",
-                    Map.of("correctness", Map.of("outcome", "REFERENCE"))));
-            store.putRun(run("human", -1, 0, null, "hw-a", null, "native-check",
-                    Map.of("correctness", Map.of("outcome", "MATCH", "rule", "baseline"))));
-            for (int r = 0; r < 6; r++) {
-                store.putRun(run("baseline", r, 100 * (1 + 0.001 * r), WORK, "hw-a", null, "native",
-                        Map.of("gpu_telemetry", Map.of("available", true, "gpu_sm_clock_mhz_mean", 1980.0,
-                                "gpu_throttle_share", 0.0))));
-                Map<String, Object> clocks = r == 2
-                        ? Map.of("available", true, "gpu_sm_clock_mhz_mean", 1755.0, "gpu_throttle_share", 1.0)
-                        : Map.of("available", true, "gpu_sm_clock_mhz_mean", 1975.0, "gpu_throttle_share", 0.0);
-                store.putRun(run("human", r, 100 * (1 + 0.001 * r) / 1.2, WORK, "hw-a", null, "native",
-                        Map.of("gpu_telemetry", clocks)));
-            }
+            putClockSession(store);
             TaskAnalysis a = SessionAnalysis.of(store, S, StatsConfig.defaults()).tasks().get(0).analysis();
             assertThat(a.exclusions()).extracting(RoundExclusion::oneLine).containsExactly(
                     "round 3, human: clock_mismatch (sm clock 1755 vs 1980 MHz (-11.4 %, limit 3 %), throttle share 1"
                             + " vs 0 (limit 0.25) (vs the baseline's run of this round)) [flagged, still counted]");
             assertThat(a.humanVsBaseline().pairs()).isEqualTo(6);
             assertThat(a.humanVsBaseline().roundsExcluded()).isZero();
+        }
+    }
+
+    /**
+     * The clock rule stored with the session ({@code run.exclude_on_clock_mismatch}, its thresholds) is the one the
+     * analysis uses, on and off, through the real store; a rule that cannot be read is an error, never the default.
+     */
+    @Test
+    void theSessionsStoredClockRuleDecides() throws Exception {
+        try (Store store = Stores.open(dir.resolve("db.duckdb").toString())) {
+            putClockSession(store);
+            store.putSession(io.isobench.store.SessionRecord.builder(S).time(Instant.now(), null)
+                    .statsConfigJson("{\"confidence\":0.95,\"clock_rule\":{\"exclude_on_clock_mismatch\":true,"
+                            + "\"clock_mismatch_sm_pct\":3.0,\"clock_mismatch_throttle_share\":0.25}}").build());
+            TaskAnalysis on = SessionAnalysis.of(store, S, StatsConfig.defaults()).tasks().get(0).analysis();
+            assertThat(on.exclusions()).singleElement().satisfies(e -> {
+                assertThat(e.excluded()).isTrue();
+                assertThat(e.oneLine()).startsWith("round 3, human: clock_mismatch (sm clock 1755 vs 1980 MHz")
+                        .doesNotContain("flagged");
+            });
+            assertThat(on.humanVsBaseline().pairs()).isEqualTo(5);
+            assertThat(on.humanVsBaseline().roundsExcluded()).isEqualTo(1);
+
+            // off, with a tighter SM clock limit: 1975 vs 1980 MHz (-0.25 %) is flagged in every round, all counted
+            store.putSession(io.isobench.store.SessionRecord.builder(S).time(Instant.now(), null)
+                    .statsConfigJson("{\"clock_rule\":{\"exclude_on_clock_mismatch\":false,"
+                            + "\"clock_mismatch_sm_pct\":0.2,\"clock_mismatch_throttle_share\":0.25}}").build());
+            TaskAnalysis off = SessionAnalysis.of(store, S, StatsConfig.defaults()).tasks().get(0).analysis();
+            assertThat(off.exclusions()).hasSize(6).allSatisfy(e -> assertThat(e.excluded()).isFalse());
+            assertThat(off.exclusions().get(0).oneLine()).contains("(-0.3 %, limit 0.2 %)");
+            assertThat(off.humanVsBaseline().pairs()).isEqualTo(6);
+            assertThat(off.humanVsBaseline().roundsExcluded()).isZero();
+
+            store.putSession(io.isobench.store.SessionRecord.builder(S).time(Instant.now(), null)
+                    .statsConfigJson("{\"clock_rule\":{\"exclude_on_clock_mismatch\":\"yes\"}}").build());
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> SessionAnalysis.of(store, S,
+                    StatsConfig.defaults())).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("the session's clock rule is unreadable");
+        }
+    }
+
+    /** Six rounds of baseline and human with GPU telemetry; the human's round 3 power-capped at 1755 MHz. */
+    private void putClockSession(Store store) throws Exception {
+        store.putRun(run("baseline", -1, 0, null, "hw-a", null, "native-check",
+                Map.of("correctness", Map.of("outcome", "REFERENCE"))));
+        store.putRun(run("human", -1, 0, null, "hw-a", null, "native-check",
+                Map.of("correctness", Map.of("outcome", "MATCH", "rule", "baseline"))));
+        for (int r = 0; r < 6; r++) {
+            store.putRun(run("baseline", r, 100 * (1 + 0.001 * r), WORK, "hw-a", null, "native",
+                    Map.of("gpu_telemetry", Map.of("available", true, "gpu_sm_clock_mhz_mean", 1980.0,
+                            "gpu_throttle_share", 0.0))));
+            Map<String, Object> clocks = r == 2
+                    ? Map.of("available", true, "gpu_sm_clock_mhz_mean", 1755.0, "gpu_throttle_share", 1.0)
+                    : Map.of("available", true, "gpu_sm_clock_mhz_mean", 1975.0, "gpu_throttle_share", 0.0);
+            store.putRun(run("human", r, 100 * (1 + 0.001 * r) / 1.2, WORK, "hw-a", null, "native",
+                    Map.of("gpu_telemetry", clocks)));
         }
     }
 

@@ -118,4 +118,24 @@ class RunCommandTest {
         Result report = cli("--db", db, "report");
         assertThat(report.out()).contains("## Native session").contains("Tasks not run").contains("broken");
     }
+
+    /** The clock rule is stored with the session: {@code --exclude-on-clock-mismatch} over the suite's default. */
+    @Test
+    void theClockRuleIsStoredWithTheSession() throws Exception {
+        Files.createDirectories(dir.resolve("repo"));
+        Path s = suite("repo: ./repo", "");
+        String db = dir.resolve("clock.duckdb").toString();
+        cli("--db", db, "run", s.toString(), "--exclude-on-clock-mismatch", "--session", "on", "--workdir",
+                dir.resolve("w").toString());
+        cli("--db", db, "run", s.toString(), "--session", "off", "--workdir", dir.resolve("w").toString());
+        try (Store store = Stores.open(db)) {
+            com.fasterxml.jackson.databind.JsonNode on = new ObjectMapper().readTree(
+                    store.session("on").orElseThrow().statsConfigJson()).path("clock_rule");
+            assertThat(on.path("exclude_on_clock_mismatch").asBoolean()).isTrue();
+            assertThat(on.path("clock_mismatch_sm_pct").asDouble()).isEqualTo(3.0);
+            assertThat(on.path("clock_mismatch_throttle_share").asDouble()).isEqualTo(0.25);
+            assertThat(io.isobench.analysis.ClockRule.ofSettings(store.session("off").orElseThrow().statsConfigJson()))
+                    .isEqualTo(io.isobench.analysis.ClockRule.defaults());
+        }
+    }
 }

@@ -109,6 +109,53 @@ class GpuTelemetryTest {
     }
 
     @Test
+    void aWindowCutsTheTrapezoidAtItsEdgesByInterpolation() {
+        List<GpuTelemetry.Sample> s = new ArrayList<>(List.of(
+                sample(0, 0, 100.0, 1980.0, 0L), sample(1000, 0, 200.0, 1755.0, 0L),
+                sample(3000, 0, 400.0, 1980.0, 4L)));
+        Map<String, Object> m = GpuTelemetry.metrics(s, 1500L, new GpuTelemetry.Window(500, 2000));
+        // [500, 1000]: P(500) = 150 by interpolation, P(1000) = 200 -> 0.5 s x 175 W = 87.5 J
+        // [1000, 2000]: P(1000) = 200, P(2000) = 300 by interpolation -> 1 s x 250 W = 250 J
+        assertThat(m.get("gpu_energy_j")).isEqualTo(337.5);
+        assertThat(m.get("gpu_sampled_s")).isEqualTo(1.5);
+        assertThat(m.get("gpu_power_w_mean")).isEqualTo(225.0); // 337.5 J / 1.5 s
+        assertThat(m.get("gpu_energy_per_output_token_j")).isEqualTo(0.225);
+        // the other statistics: the one sample stamped inside the window (t = 1000)
+        assertThat(m).containsEntry("gpu_samples", 1).containsEntry("gpus", 1).containsEntry("gpu_power_w_max", 200.0)
+                .containsEntry("gpu_sm_clock_mhz_mean", 1755.0).containsEntry("gpu_throttle_share", 0.0);
+        // windows that cover the series give the whole run; adjacent windows add up to it
+        assertThat(GpuTelemetry.metrics(s, null, new GpuTelemetry.Window(-1000, 9000)).get("gpu_energy_j"))
+                .isEqualTo(750.0);
+        double left = (double) GpuTelemetry.metrics(s, null, new GpuTelemetry.Window(0, 1234)).get("gpu_energy_j");
+        double right = (double) GpuTelemetry.metrics(s, null, new GpuTelemetry.Window(1234, 3000)).get("gpu_energy_j");
+        assertThat(left + right).isCloseTo(750.0, org.assertj.core.data.Offset.offset(0.002));
+        // a window beside the series: nothing sampled in it
+        assertThat(GpuTelemetry.metrics(s, 10L, new GpuTelemetry.Window(4000, 5000)))
+                .containsOnlyKeys("gpu_samples", "gpus");
+    }
+
+    @Test
+    void theGoldenSeriesCutByAWindow() throws Exception {
+        List<GpuTelemetry.Sample> all = GpuTelemetry.parse(Files.readAllLines(GOLDEN)).samples();
+        List<GpuTelemetry.Sample> gpu1 = new ArrayList<>(all.stream().filter(x -> x.index() == 1).toList());
+        java.time.ZoneId zone = java.time.ZoneId.of("Europe/Berlin"); // nvidia-smi's local time in that zone
+        java.time.Instant from = java.time.LocalDateTime.of(2026, 11, 26, 21, 40, 12, 250_000_000).atZone(zone)
+                .toInstant();
+        GpuTelemetry.Window w = GpuTelemetry.Window.of(from, from.plusMillis(1800), zone);
+        Map<String, Object> m = GpuTelemetry.metrics(gpu1, 12_000L, w);
+        // 12.200 -> 12.300 (73 -> 606.73 W) cut at 12.250: 0.05 s x (339.865 + 606.73) / 2 = 23.664875 J;
+        // the whole trapezoids 12.300 .. 14.000; 14.000 -> 14.100 cut at 14.050: 0.05 s x (699.64 + 699.735) / 2
+        assertThat(m.get("gpu_energy_j")).isEqualTo(1108.168);
+        assertThat(m.get("gpu_sampled_s")).isEqualTo(1.8);
+        assertThat(m.get("gpu_power_w_mean")).isEqualTo(615.649);
+        assertThat(m.get("gpu_energy_per_output_token_j")).isEqualTo(0.092347);
+        // samples 12.300 .. 14.000: 17 at 1980 MHz, the first power-capped one (0x4) at 1755
+        assertThat(m).containsEntry("gpu_samples", 18).containsEntry("gpu_sm_clock_mhz_mean", 1967.5)
+                .containsEntry("gpu_throttle_share", 0.055556);
+        assertThat(GpuTelemetry.metrics(gpu1, null).get("gpu_energy_j")).isEqualTo(1727.643);
+    }
+
+    @Test
     void energySumsOverGpusAndBridgesGaps() {
         List<GpuTelemetry.Sample> s = new ArrayList<>(List.of(
                 sample(0, 0, 100.0, null, null), sample(1000, 0, null, null, null), sample(2000, 0, 100.0, null, null),

@@ -44,8 +44,16 @@ class ServerMetricsLocalTest {
                         "--random-output-len", "32", "--num-prompts", Integer.toString(prompts),
                         "--max-concurrency", "4", "--ignore-eos"), 1, null),
                 new Job.Where(cwd, Map.of(), 1), Job.Limits.ofSeconds(60, 120));
+        java.time.Instant before0 = java.time.Instant.now();
         JobResult r = Executors.create("local").execute(job, Executor.Hooks.NONE);
+        java.time.Instant after0 = java.time.Instant.now();
         assertThat(r.failure()).as(r.log()).isNull();
+        // the measured phase (warm-up done → client returned): the GPU energy window, inside the job, shorter than it
+        MeasuredWindow w = r.measuredWindow();
+        assertThat(w).isNotNull();
+        assertThat(w.start()).isAfter(before0);
+        assertThat(w.end()).isBeforeOrEqualTo(after0).isAfterOrEqualTo(w.start());
+        assertThat(w.durationS() * 1000).isLessThan(r.timingsMs().get("client_ms"));
         Map<String, Double> m = r.metrics().stream().collect(Collectors.toMap(Metric::name, Metric::value));
         assertThat(m.get("server_metrics_scrapes")).as(r.log()).isGreaterThanOrEqualTo(2.0);
         assertThat(m.get("server_metrics_scrape_failures")).isZero();
@@ -88,6 +96,7 @@ class ServerMetricsLocalTest {
         JobResult r = Executors.create("local").execute(job, Executor.Hooks.NONE);
         assertThat(r.failure()).as(r.log()).isNull();
         assertThat(r.serverMetricsJson()).isNull();
+        assertThat(r.measuredWindow()).as("the window does not depend on scraping").isNotNull();
         assertThat(r.metrics()).extracting(Metric::name).noneMatch(n -> n.startsWith("vllm:") || n.startsWith("server_"));
         assertThat(r.log()).doesNotContain("isobench: server metrics");
     }

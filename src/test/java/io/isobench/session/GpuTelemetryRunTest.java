@@ -2,7 +2,9 @@ package io.isobench.session;
 
 import io.isobench.Arm;
 import io.isobench.Mode;
+import io.isobench.exec.GpuTelemetry;
 import io.isobench.exec.JobResult;
+import io.isobench.exec.MeasuredWindow;
 import io.isobench.parse.Metric;
 import io.isobench.plan.Command;
 import io.isobench.plan.Job;
@@ -84,6 +86,46 @@ class GpuTelemetryRunTest {
     }
 
     @Test
+    void aServingRunsEnergyIsItsMeasuredPhase() throws Exception {
+        GpuTelemetryRun t = GpuTelemetryRun.start(job(Job.Kind.MEASURE), "local", envWithFake(), n -> { });
+        assertThat(t).isNotNull();
+        Thread.sleep(500);
+        // the executor's window in wall-clock time; the fake's series is stamped in this JVM's zone, as nvidia-smi's
+        java.time.Instant from = java.time.LocalDateTime.of(2026, 11, 26, 21, 40, 12, 250_000_000)
+                .atZone(java.time.ZoneId.systemDefault()).toInstant();
+        JobResult result = JobResult.notStarted(null, "", List.of("x")).withMetrics(List.of(
+                Metric.of("total_output_tokens", 12_000))).withGpus("1")
+                .withMeasuredWindow(new MeasuredWindow(from, from.plusMillis(1800)));
+        Map<String, Object> extra = new LinkedHashMap<>();
+        try (Store store = Stores.open(dir.resolve("db.duckdb").toString())) {
+            JobResult out = t.finish(result, extra, store);
+            @SuppressWarnings("unchecked")
+            Map<String, Object> s = (Map<String, Object>) extra.get("gpu_telemetry");
+            // the numbers of GpuTelemetryTest.theGoldenSeriesCutByAWindow, hand-checked there
+            assertThat(s).containsEntry("window", "measured").containsEntry("window_start", from.toString())
+                    .containsEntry("gpu_window_s", 1.8).containsEntry("gpu_energy_j", 1108.168)
+                    .containsEntry("gpu_energy_run_j", 1727.643).containsEntry("gpu_samples", 18)
+                    .containsEntry("gpu_sm_clock_mhz_mean", 1967.5);
+            // the whole series stays the artifact
+            assertThat(store.artifact((String) s.get("series_sha256"))).hasValueSatisfying(
+                    b -> assertThat(b).isEqualTo(readBytes(GOLDEN)));
+            Map<String, Double> m = new LinkedHashMap<>();
+            out.metrics().forEach(x -> m.put(x.name(), x.value()));
+            assertThat(m).containsEntry("gpu_energy_j", 1108.168).containsEntry("gpu_energy_run_j", 1727.643)
+                    .containsEntry("gpu_energy_per_output_token_j", 0.092347).containsEntry("gpu_window_s", 1.8);
+        }
+    }
+
+    @Test
+    void anOfflineRunKeepsTheWholeJob() {
+        List<GpuTelemetry.Sample> s = GpuTelemetry.parse(readLines(GOLDEN)).samples();
+        Map<String, Object> m = GpuTelemetryRun.windowed(new ArrayList<>(s), null, null,
+                java.time.ZoneId.systemDefault());
+        assertThat(m).containsEntry("window", "job").doesNotContainKeys("gpu_energy_run_j", "gpu_window_s");
+        assertThat(m.get("gpu_energy_j")).isEqualTo(GpuTelemetry.metrics(new ArrayList<>(s), null).get("gpu_energy_j"));
+    }
+
+    @Test
     void onlyMeasuredRunsOnThisNodeAreSampled() throws Exception {
         Map<String, String> env = envWithFake();
         assertThat(GpuTelemetryRun.start(job(Job.Kind.MEASURE), "slurm", env, n -> { })).isNull();
@@ -106,6 +148,14 @@ class GpuTelemetryRunTest {
         assertThat(notes).hasSizeLessThanOrEqualTo(1)
                 .allSatisfy(n -> assertThat(n).isEqualTo("gpu telemetry: no nvidia-smi on PATH: no GPU telemetry "
                         + "(noted once; runs go on without it)"));
+    }
+
+    private static List<String> readLines(Path p) {
+        try {
+            return Files.readAllLines(p);
+        } catch (java.io.IOException e) {
+            throw new AssertionError(e);
+        }
     }
 
     private static byte[] readBytes(Path p) {

@@ -80,6 +80,61 @@ class SuiteLoaderTest {
         assertThat(s.agents()).isEmpty();
     }
 
+    @Test
+    void theClockRuleComesFromTheRunSectionAndWritesBack() throws IOException {
+        Suite s = SuiteLoader.load(write("""
+                engine: {repo: https://github.com/vllm-project/vllm}
+                tasks:
+                  - id: t1
+                    human_commit: "1234e567"
+                run:
+                  exclude_on_clock_mismatch: true
+                  clock_mismatch_sm_pct: 5
+                  clock_mismatch_throttle_share: 0.5
+                """));
+        assertThat(s.run().clockMismatch()).isEqualTo(new RunConfig.ClockMismatch(true, 5.0, 0.5));
+        Path again = dir.resolve("again-clock.yaml");
+        Files.writeString(again, SuiteWriter.toYaml(s));
+        assertThat(SuiteLoader.load(again).run().clockMismatch()).isEqualTo(s.run().clockMismatch());
+        assertThat(SuiteWriter.toYaml(s.withRun(RunConfig.DEFAULT))).doesNotContain("clock_mismatch");
+        // one setting alone: the others keep their defaults
+        assertThat(SuiteLoader.load(write("""
+                engine: {repo: https://github.com/vllm-project/vllm}
+                tasks: [{id: t1, human_commit: "1234e567"}]
+                run: {exclude_on_clock_mismatch: true}
+                """)).run().clockMismatch()).isEqualTo(RunConfig.ClockMismatch.DEFAULT.excluding(true));
+    }
+
+    @Test
+    void badClockRuleSettingsNameTheKeyAndTheFix() throws IOException {
+        Path f = write("""
+                engine: {repo: https://github.com/vllm-project/vllm}
+                tasks: [{id: t1, human_commit: "1234e567"}]
+                run:
+                  exclude_on_clock_mismatch: maybe
+                  clock_mismatch_sm_pct: 0
+                  clock_mismatch_throttle_share: 1.5
+                """);
+        String msg = message(() -> SuiteLoader.load(f));
+        assertThat(msg).contains(f + ":4: run.exclude_on_clock_mismatch: 'maybe' is not true or false (fix: true or"
+                + " false)");
+        assertThat(msg).contains(f + ":5: run.clock_mismatch_sm_pct: 0 would flag every run (fix: a number > 0 and"
+                + " <= 100, e.g. 3)");
+        assertThat(msg).contains(f + ":6: run.clock_mismatch_throttle_share: 1.5 is out of range (fix: a number > 0"
+                + " and <= 1, e.g. 0.25)");
+        assertThat(msg.lines().filter(l -> l.contains("clock_mismatch"))).hasSize(3);
+        Path g = write("""
+                engine: {repo: https://github.com/vllm-project/vllm}
+                tasks: [{id: t1, human_commit: "1234e567"}]
+                run: {clock_mismatch_sm_pct: lots, clock_mismatch_throttle_share: 0}
+                """);
+        String m2 = message(() -> SuiteLoader.load(g));
+        assertThat(m2).contains(g + ":3: run.clock_mismatch_sm_pct: 'lots' is not a number (fix: a number > 0 and"
+                + " <= 100, e.g. 3)");
+        assertThat(m2).contains(g + ":3: run.clock_mismatch_throttle_share: 0 would flag every run (fix: a number > 0"
+                + " and <= 1, e.g. 0.25)");
+    }
+
     static String message(Runnable r) {
         try {
             r.run();
