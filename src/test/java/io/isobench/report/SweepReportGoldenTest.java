@@ -50,6 +50,35 @@ class SweepReportGoldenTest {
         assertThat(html.toString().split("<svg", -1)).hasSize(1 + SweepReport.CURVES.size());
     }
 
+    @Test
+    void anAutoSweepShowsItsPilotPhaseInBothFormats() throws Exception {
+        SessionAnalysis.TaskResult t;
+        try (Store store = Stores.open(dir.resolve("db.duckdb").toString())) {
+            SweepRuns runs = new SweepRuns();
+            runs.pilots(store);
+            runs.session(store);
+            t = SessionAnalysis.of(store, SweepRuns.S, StatsConfig.defaults()).tasks().get(0);
+        }
+        // the pilots are never measurements: the same capacities and arms as without them
+        assertThat(t.arms()).doesNotContain("baseline-pilot").startsWith("baseline");
+        assertThat(t.sweep().capacity().get("baseline").perRound()).hasSize(6);
+        assertThat(t.outcomes().getOrDefault("baseline", java.util.Map.of())).isEmpty();
+        assertThat(t.sweep().pilots().points()).containsExactly(1.0, 2.0, 4.0, 8.0);
+        StringBuilder md = new StringBuilder();
+        SweepReport.markdown(t, md);
+        StringBuilder html = new StringBuilder();
+        Colours colours = new Colours(java.util.Map.of("lo", "#CC79A7", "hi", "#009E73"));
+        SweepReport.html(html, t, colours::of);
+        check(AUTO_MD, md.toString());
+        check(AUTO_HTML, html.toString());
+        assertThat(md).contains("The points came from `sweep: auto`'s pilot phase: 3 pilot run(s) of the baseline",
+                "| 3 | 4 | 3.10 | 0.450 | no | +58 % |", "saturation 2 req/s");
+        assertThat(html).contains("<h3 id=\"sweep-pilots\">Pilot phase</h3>", "<td>+100 %</td>");
+    }
+
+    static final Path AUTO_MD = Path.of("src/test/resources/golden/sweep-auto-report.md");
+    static final Path AUTO_HTML = Path.of("src/test/resources/golden/sweep-auto-report.html");
+
     private static void check(Path golden, String actual) throws Exception {
         if (Boolean.getBoolean("isobench.golden.rewrite")) {
             Files.writeString(golden, actual, StandardCharsets.UTF_8);
