@@ -73,7 +73,7 @@ class SweepReportGoldenTest {
         check(AUTO_HTML, html.toString());
         assertThat(md).contains("The points came from `sweep: auto`'s pilot phase: 3 pilot run(s) of the baseline",
                 "| 3 | 4 | 3.10 | 0.450 | no | +58 % |", "saturation 2 req/s");
-        assertThat(html).contains("<h3 id=\"sweep-pilots\">Pilot phase</h3>", "<td>+100 %</td>");
+        assertThat(html).contains("<h3 id=\"sweep-pilots\">Pilot phase</h3>", "<td class=\"num\">+100 %</td>");
     }
 
     static final Path AUTO_MD = Path.of("src/test/resources/golden/sweep-auto-report.md");
