@@ -114,7 +114,8 @@ final class SessionRunner {
         ArmPreparation.Arms arms = preparation.prepare(attempt);
         if (!plan.pilots().isEmpty()) {
             // sweep: auto: the pilots against the baseline before round 1 (their own tally; never counted as rounds)
-            Tally pilots = new Tally(plan.pilots().size(), 0);
+            Tally pilots = new Tally(plan.pilots().stream().mapToInt(j -> io.isobench.plan.AutoSweep.settingsOf(
+                    j.sweepPoint().sweep()).maxPilots()).sum(), 0); // at most; the rule may stop earlier
             JobRunner runner = new JobRunner(ctx, new JobRunner.Pieces(preparation, recorder, new CorrectnessGate(store),
                     RetryPolicy.DEFAULT));
             replan(attempt.sessionId(), attempt.started(), PilotPhase.run(store, attempt.sessionId(), plan, task -> {
