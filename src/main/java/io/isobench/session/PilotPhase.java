@@ -70,6 +70,26 @@ final class PilotPhase {
     }
 
     /**
+     * The pilot job of a stored pilot run id ({@code SESSION/TASK/baseline/pilotN/request_rate=R}) of one of the plan's
+     * undecided tasks: what a resumed session reaps a killed pilot's container or cluster job by.
+     */
+    static Optional<Job> jobOf(Plan plan, String sessionId, String rid) {
+        for (Job template : plan.pilots()) {
+            String prefix = runId(sessionId, template);
+            if (!rid.startsWith(prefix)) {
+                continue;
+            }
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("([0-9]+)/request_rate=([0-9.eE+-]+)")
+                    .matcher(rid.substring(prefix.length()));
+            if (m.matches()) {
+                return Optional.of(AutoSweep.pilotJob(template, Integer.parseInt(m.group(1)),
+                        Double.parseDouble(m.group(2))));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
      * Walks the rule over the task's stored pilots; where one is missing, runs it ({@code runJob}) or, without a
      * runner, stops undecided.
      */

@@ -128,6 +128,10 @@ class PilotPhaseTest {
                 sim.accept(job);
             }, n -> { })).hasMessage("killed");
             assertThat(first).containsExactly(1.0, 2.0);
+            // a resumed session reaps the killed pilot's container / cluster job by its job
+            assertThat(PilotPhase.jobOf(plan, "s2", "s2/serve/baseline/pilot3/request_rate=4")).hasValueSatisfying(
+                    j -> assertThat(j.client()).containsSubsequence("--request-rate", "4"));
+            assertThat(PilotPhase.jobOf(plan, "s2", "s2/serve/baseline/r0/request_rate=4")).isEmpty();
             assertThat(PilotPhase.decided(store, "s2", plan)).isEmpty();
             List<Double> second = new ArrayList<>();
             Map<String, List<Double>> points = PilotPhase.run(store, "s2", plan, t -> true,
