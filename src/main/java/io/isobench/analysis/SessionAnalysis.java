@@ -176,8 +176,13 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
         String commit = null;
         String metric = null;
         MetricDictionary.Definition declared = null; // a generic engine's primary metric: unit and direction as declared
+        List<RunRecord> pilotRuns = new ArrayList<>();
         for (Parsed p : runs) {
             RunRecord r = p.run();
+            if (Pipeline.NATIVE_PILOT.equals(r.pipeline())) {
+                pilotRuns.add(r); // sweep: auto's pilots chose the points: shown, never measured or counted
+                continue;
+            }
             String arm = r.arm().label();
             if (!arms.contains(arm)) {
                 arms.add(arm);
@@ -312,6 +317,7 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
                     valid.exclusions()), config);
             secondary = SecondaryMetrics.of(counted(arms, valid, byRound), valid.exclusions(), config);
         }
+        PilotTable.of(pilotRuns).ifPresent(sweep::pilots);
         SweepAnalysis swept = sweep.isEmpty() ? null : sweep.analyse(arms, incorrect, config);
         String unit = known != null ? known.unit() : declared != null ? declared.unit() : null;
         if (swept != null) {

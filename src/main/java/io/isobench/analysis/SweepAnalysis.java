@@ -26,9 +26,10 @@ import java.util.TreeMap;
  * @param curves     per arm (plan order), one entry per point in ascending load
  * @param capacity   per arm: its capacity over rounds
  * @param verdicts   the verdict on capacity (metric {@link #metricName}); null without baseline and human arms
+ * @param pilots     a {@code sweep: auto} task's pilot phase, where its points came from; null for listed points
  */
 public record SweepAnalysis(Axis axis, Map<String, List<PointStats>> curves, Map<String, Capacity> capacity,
-                            TaskAnalysis verdicts) {
+                            TaskAnalysis verdicts, PilotTable pilots) {
 
     /** The metrics drawn per point, in this order (names of the metric dictionary; good_fraction computed). */
     public static final List<String> CURVE_METRICS = List.of("request_throughput_rps", "output_throughput_tok_s",
@@ -115,6 +116,7 @@ public record SweepAnalysis(Axis axis, Map<String, List<PointStats>> curves, Map
         private final Map<String, RunRecord> runs = new LinkedHashMap<>();
         private String kind;
         private double minGoodFraction = 0.9;
+        private PilotTable pilots;
         private final ClockRule clockRule;
 
         Collector(ClockRule clockRule) {
@@ -123,6 +125,11 @@ public record SweepAnalysis(Axis axis, Map<String, List<PointStats>> curves, Map
 
         boolean isEmpty() {
             return runs.isEmpty();
+        }
+
+        /** The task's {@code sweep: auto} pilot phase (its points came from it). */
+        void pilots(PilotTable table) {
+            pilots = table;
         }
 
         /** A finished measured run of a sweep task at its point. */
@@ -217,7 +224,7 @@ public record SweepAnalysis(Axis axis, Map<String, List<PointStats>> curves, Map
             }
             Axis axis = new Axis(kind, points, minGoodFraction);
             return new SweepAnalysis(axis, curves, capacity, verdicts(axis, arms, capacity, incorrect, exclusions,
-                    config));
+                    config), pilots);
         }
 
         /** The point's run of this arm and round was kept out for another reason than lost requests. */

@@ -19,8 +19,9 @@ import java.util.function.Consumer;
 /**
  * {@code sweep: auto}'s pilot runs against a running server (the baseline's; {@code isobench plan sweep-pilot}): the
  * task's client flags at each rate {@link AutoSweep} asks for, through the pinned serving client, until the stop
- * rule gives the sweep's points. The session does not run this yet; its output is the {@code sweep:} line to put in
- * the suite (docs/loadgen.md, "Load sweeps").
+ * rule gives the sweep's points, printed as the {@code sweep:} line to put in the suite (docs/loadgen.md, "Load
+ * sweeps"). By hand, against a server already running; a session runs the same rule itself ({@code session.PilotPhase},
+ * each pilot a job of the session's executor, stored as a run).
  */
 public final class SweepPilot {
 

@@ -162,6 +162,49 @@ public final class AutoSweep {
         return new Step(null, sat, points, why + "; saturation " + text(sat) + " req/s");
     }
 
+    /** The rule's settings for a task's {@code sweep: auto} (its {@code start_rps} and {@code max_pilots}). */
+    public static Settings settingsOf(Sweep sweep) {
+        Sweep.Pilots p = sweep.pilots() == null ? Sweep.Pilots.DEFAULTS : sweep.pilots();
+        Settings d = Settings.DEFAULTS;
+        return new Settings(p.startRps(), d.minGrowth(), d.bisections(), p.maxPilots(), d.factors());
+    }
+
+    /** The rule in one line, as {@code --dry-run} and the report state it. */
+    public static String ruleText(Settings s, double minGoodFraction) {
+        return "from " + text(s.startRps()) + " req/s, doubling until a pilot breaks (good fraction < "
+                + text(minGoodFraction) + ", throughput growth < " + text(Math.round(s.minGrowth() * 1000) / 10.0)
+                + " %, or achieved < " + text(Math.round((1 - s.minGrowth()) * 1000) / 10.0) + " % of offered), then "
+                + s.bisections() + " geometric bisection(s), at most " + s.maxPilots() + " pilot(s); points = saturation"
+                + " × " + String.join(", ", s.factors().stream().map(AutoSweep::text).toList());
+    }
+
+    /**
+     * The baseline's measured job a task's pilots run from (the plan's {@link Plan#pilots}): its client at the start
+     * rate, marked as a pilot by its point on the {@code auto} sweep, outside the rounds (round -1).
+     */
+    static Job template(Job measured, Sweep auto) {
+        JobSpec.Measure m = (JobSpec.Measure) measured.spec();
+        Job j = measured.withSpec(m.at(new JobSpec.Point(auto, 0, settingsOf(auto).startRps())));
+        return j.at(0, measured.taskId() + "/" + measured.arm().label() + "/pilot", -1);
+    }
+
+    /**
+     * The {@code n}-th pilot (1-based) at {@code rateRps}: the template with the rate as its {@code --request-rate},
+     * job id {@code <task>/baseline/pilot<n>/request_rate=<rate>}.
+     */
+    public static Job pilotJob(Job template, int n, double rateRps) {
+        JobSpec.Measure m = (JobSpec.Measure) template.spec();
+        Sweep auto = m.point().sweep();
+        Job j = template.withSpec(m.at(new JobSpec.Point(auto, n - 1, rateRps)));
+        return j.at(0, template.jobId() + n + "/request_rate=" + text(rateRps), -1);
+    }
+
+    /** A pilot job of {@code sweep: auto}: a measured job on the auto sweep's point (never one of the rounds). */
+    public static boolean isPilot(Job job) {
+        JobSpec.Point p = job.sweepPoint();
+        return p != null && p.sweep().kind() == Sweep.Kind.AUTO;
+    }
+
     /** Rounded to 3 significant digits. */
     static double round3(double v) {
         return Double.parseDouble(String.format(java.util.Locale.ROOT, "%.3g", v));

@@ -22,9 +22,12 @@ import java.util.Map;
  * @param order   per round and task, the order its arms run in
  * @param skipped tasks not run, with the reason
  * @param setup   steps run once before the environments (a bundle's clone, the suite's {@code setup:} commands)
+ * @param pilots  per {@code sweep: auto} task whose points are not decided yet, the baseline's measured job its pilots
+ *                run from ({@link AutoSweep#pilotJob}; the session's pilot phase runs them before round 1, then
+ *                plans again with the points); such a task has no rounds in this plan
  */
 public record Plan(Header header, List<ArmSpec> arms, List<Job> jobs, List<RoundEntry> order,
-                   List<SkippedTask> skipped, List<SetupStep> setup) {
+                   List<SkippedTask> skipped, List<SetupStep> setup, List<Job> pilots) {
 
     public static final String FORMAT_ID = "isobench-plan/2";
 
@@ -53,6 +56,17 @@ public record Plan(Header header, List<ArmSpec> arms, List<Job> jobs, List<Round
         order = List.copyOf(order);
         skipped = List.copyOf(skipped);
         setup = setup == null ? List.of() : List.copyOf(setup);
+        pilots = pilots == null ? List.of() : List.copyOf(pilots);
+    }
+
+    /** The one line {@code --dry-run} prints for a {@code sweep: auto} task before its pilots. */
+    public static String pilotLine(Job template, io.isobench.task.Sweep sweep) {
+        return template.taskId() + ": points decided by pilots against the baseline before round 1: rule "
+                + AutoSweep.ruleText(AutoSweep.settingsOf(sweep), sweep.minGoodFraction());
+    }
+
+    private String pilotText(Job j) {
+        return pilotLine(j, j.sweepPoint().sweep());
     }
 
     public String suite() {
@@ -189,6 +203,19 @@ public record Plan(Header header, List<ArmSpec> arms, List<Job> jobs, List<Round
             sk.add(new LinkedHashMap<>(Map.of("task", s.taskId(), "category", s.category(), "reason", s.reason())));
         }
         m.put("skipped", sk);
+        if (!pilots.isEmpty()) {
+            List<Map<String, Object>> pl = new ArrayList<>();
+            for (Job j : pilots) {
+                Map<String, Object> pm = new LinkedHashMap<>();
+                pm.put("task", j.taskId());
+                pm.put("arm", j.arm().label());
+                pm.put("server_argv", Secrets.argv(j.argv()));
+                pm.put("client", Secrets.argv(j.client()));
+                pm.put("rule", pilotText(j));
+                pl.add(pm);
+            }
+            m.put("sweep_pilots", pl);
+        }
         return m;
     }
 
@@ -332,6 +359,9 @@ public record Plan(Header header, List<ArmSpec> arms, List<Job> jobs, List<Round
                 line.append(' ').append(e.taskId()).append(": ").append(String.join(", ", e.arms()));
             }
             sb.append(line).append('\n');
+        }
+        for (Job j : pilots) {
+            sb.append("sweep auto ").append(pilotText(j)).append('\n');
         }
         for (SkippedTask s : skipped) {
             sb.append("skipped ").append(s.taskId()).append(": ").append(s.category()).append(" — ")

@@ -30,8 +30,27 @@ public final class Planner {
     private Planner() {
     }
 
-    /** Options the CLI may override; null keeps the suite's value. */
-    public record Options(Integer rounds, Long seed, Path workdir, Boolean aa, Integer serverMetricsIntervalMs) {
+    /**
+     * Options the CLI may override; null keeps the suite's value.
+     *
+     * @param autoPoints per {@code sweep: auto} task id, the points its pilots decided (the session's pilot phase,
+     *                   {@code session.PilotPhase}); a task without them is planned with its pilot job and no rounds
+     */
+    public record Options(Integer rounds, Long seed, Path workdir, Boolean aa, Integer serverMetricsIntervalMs,
+                          java.util.Map<String, List<Double>> autoPoints) {
+
+        public Options {
+            autoPoints = autoPoints == null ? java.util.Map.of() : java.util.Map.copyOf(autoPoints);
+        }
+
+        public Options(Integer rounds, Long seed, Path workdir, Boolean aa, Integer serverMetricsIntervalMs) {
+            this(rounds, seed, workdir, aa, serverMetricsIntervalMs, null);
+        }
+
+        /** These options with the points the pilots decided for {@code sweep: auto} tasks. */
+        public Options withAutoPoints(java.util.Map<String, List<Double>> points) {
+            return new Options(rounds, seed, workdir, aa, serverMetricsIntervalMs, points);
+        }
 
         public Options(Integer rounds, Long seed, Path workdir) {
             this(rounds, seed, workdir, null);
@@ -60,6 +79,7 @@ public final class Planner {
         List<Job> checks = new ArrayList<>();
         List<List<Job>> perTask = new ArrayList<>();
         List<Job> accuracy = new ArrayList<>();
+        List<Job> pilots = new ArrayList<>();
         for (TaskSpec task : suite.tasks()) {
             ParsedPerfCommand cmd = task.parsedCommand();
             if (cmd.hasErrors()) {
@@ -68,11 +88,12 @@ public final class Planner {
                         .collect(Collectors.joining("; "))));
                 continue;
             }
-            if (task.sweep() != null && task.sweep().kind() == io.isobench.task.Sweep.Kind.AUTO) {
-                skipped.add(new SkippedTask(task.id(), "SWEEP_AUTO", "sweep: auto needs a pilot phase that picks the"
-                        + " points at run time (not built yet; AutoSweep has the stop rule): list the points, e.g."
-                        + " sweep: {request_rate: [1, 2, 4]}"));
-                continue;
+            // sweep: auto: the points its pilots decided, else a pilot job for the session's pilot phase and no rounds
+            io.isobench.task.Sweep sweep = task.sweep();
+            boolean piloted = sweep != null && sweep.kind() == io.isobench.task.Sweep.Kind.AUTO;
+            if (piloted && options.autoPoints().containsKey(task.id())) {
+                sweep = sweep.decided(options.autoPoints().get(task.id()));
+                piloted = false;
             }
             Optional<Mode> mode = task.mode();
             if (mode.isEmpty() || mode.get() == Mode.MICRO) {
@@ -142,13 +163,18 @@ public final class Planner {
                         options.serverMetricsIntervalMs() != null ? options.serverMetricsIntervalMs()
                                 : run.serverMetricsIntervalMs()), where,
                         limits);
-                measure.addAll(atPoints(measured, task.sweep()));
+                if (piloted && arm.equals(Arm.BASELINE)) {
+                    pilots.add(AutoSweep.template(measured, task.sweep()));
+                }
+                measure.addAll(atPoints(measured, piloted ? null : sweep, piloted));
                 // the A/A arm runs the baseline's code: its accuracy is not evaluated again
                 if (task.accuracy() != null && !arm.equals(Arm.BASELINE_AA)) {
                     accuracy.add(accuracyJob(suite, task, measured.at(0, task.id() + "/" + a.arm() + "/accuracy", -1)));
                 }
             }
-            perTask.add(measure);
+            if (!measure.isEmpty()) {
+                perTask.add(measure);
+            }
         }
         List<Job> jobs = new ArrayList<>(checks);
         int[] armsPerTask = perTask.stream().mapToInt(List::size).toArray();
@@ -181,14 +207,17 @@ public final class Planner {
             indexed.add(j.at(i, j.jobId(), j.round()));
         }
         return new Plan(new Plan.Header(suite.engine() == null ? "suite" : nameOf(suite), repo, rounds, seed, aa), arms,
-                indexed, order, skipped, GenericJobs.setup(suite, options.workdir(), repo));
+                indexed, order, skipped, GenericJobs.setup(suite, options.workdir(), repo), pilots);
     }
 
     /**
      * A task's measured round for one arm: once, or once per load point of its sweep (every point in every round:
      * the round order treats each (arm, point) as one slot, so the points of all arms are interleaved).
      */
-    static List<Job> atPoints(Job measured, io.isobench.task.Sweep sweep) {
+    static List<Job> atPoints(Job measured, io.isobench.task.Sweep sweep, boolean piloted) {
+        if (piloted) {
+            return List.of(); // sweep: auto before its pilots: no rounds yet
+        }
         if (sweep == null || !(measured.spec() instanceof JobSpec.Measure m)) {
             return List.of(measured);
         }

@@ -1,6 +1,7 @@
 package io.isobench.report;
 
 import io.isobench.analysis.MedianCi;
+import io.isobench.analysis.PilotTable;
 import io.isobench.analysis.SessionAnalysis;
 import io.isobench.analysis.SweepAnalysis;
 
@@ -50,6 +51,14 @@ final class SweepReport {
         sb.append("#### Load sweep: ").append(s.axis().kind()).append(" (").append(s.axis().unit()).append(") at ")
                 .append(String.join(", ", s.axis().points().stream().map(Svg::num).toList())).append("\n\n");
         sb.append(rule(s)).append("\n\n");
+        if (s.pilots() != null) {
+            sb.append(pilotsText(s.pilots())).append("\n\n| ").append(String.join(" | ", PILOT_HEADERS))
+                    .append(" |\n|").append("---|".repeat(PILOT_HEADERS.size())).append('\n');
+            for (List<String> row : pilotRows(s.pilots())) {
+                sb.append("| ").append(String.join(" | ", row)).append(" |\n");
+            }
+            sb.append('\n');
+        }
         sb.append("| arm | capacity | median [95% CI] | rounds | below lowest point | every point met | per round |\n");
         sb.append("|---|---|---|---|---|---|---|\n");
         for (String arm : t.arms()) {
@@ -86,6 +95,17 @@ final class SweepReport {
         b.append("<h2 id=\"sweep\">Load sweep: ").append(esc(s.axis().kind())).append(" (")
                 .append(esc(s.axis().unit())).append(")</h2>\n<p class=\"note\">").append(esc(rule(s).replace("`", "")))
                 .append("</p>\n");
+        if (s.pilots() != null) {
+            b.append("<h3 id=\"sweep-pilots\">Pilot phase</h3>\n<p class=\"note\">").append(esc(
+                    pilotsText(s.pilots()).replace("`", ""))).append("</p>\n<table>\n")
+                    .append(Html.th(PILOT_HEADERS.toArray(String[]::new)));
+            for (List<String> row : pilotRows(s.pilots())) {
+                b.append("<tr>");
+                row.forEach(c -> b.append(Html.td(c)));
+                b.append("</tr>\n");
+            }
+            b.append("</table>\n");
+        }
         for (String y : CURVES) {
             b.append(SweepChart.curve("Latency–throughput curve of task " + t.taskId() + ": " + y, s, y, colour));
         }
@@ -122,6 +142,27 @@ final class SweepReport {
             }
         }
         b.append("</table>\n");
+    }
+
+    private static final List<String> PILOT_HEADERS = List.of("pilot", "offered req/s", "achieved req/s",
+            "good fraction", "SLO met", "throughput growth");
+
+    /** Where an auto sweep's points came from, one paragraph for both formats. */
+    static String pilotsText(PilotTable p) {
+        return "The points came from `sweep: auto`'s pilot phase: " + p.rows().size() + " pilot run(s) of the baseline"
+                + " before round 1, the same points for every arm (rule: " + p.rule() + "). " + capitalised(p.why())
+                + ". The pilots are shown here and never counted as measurements.";
+    }
+
+    private static String capitalised(String s) {
+        return s.isEmpty() ? s : Character.toUpperCase(s.charAt(0)) + s.substring(1);
+    }
+
+    private static List<List<String>> pilotRows(PilotTable p) {
+        return p.rows().stream().map(r -> List.of(Integer.toString(r.n()), Svg.num(r.offeredRps()),
+                Svg.num(r.achievedRps()), r.goodFraction() == null ? "–" : Svg.num(r.goodFraction()),
+                r.sloMet() ? "yes" : "no", r.growth() == null ? "–" : String.format(Locale.ROOT, "%+.0f %%",
+                        r.growth() * 100))).toList();
     }
 
     private static String perRound(SweepAnalysis.Capacity c) {

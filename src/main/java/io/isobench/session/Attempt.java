@@ -76,6 +76,7 @@ record Attempt(String sessionId, Instant started, Set<String> finished, Map<Stri
                         executor.reap(j); // containers / cluster jobs the killed attempt left
                     }
                 }
+                PilotPhase.jobOf(plan, sessionId, r.runId()).ifPresent(executor::reap); // a killed sweep: auto pilot
                 if (Leftovers.reap(store, r, listener::note)) { // only a group provably ours; its id is cleared
                     reaped++;
                 }

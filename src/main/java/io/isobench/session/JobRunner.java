@@ -102,7 +102,11 @@ final class JobRunner {
         extra.put("job", job.jobId());
         extra.put("job_index", job.index());
         extra.put("plan_seed", plan.seed());
-        if (job.sweepPoint() != null) {
+        if (io.isobench.plan.AutoSweep.isPilot(job)) {
+            // a pilot of sweep: auto: its place in the phase and the rule's settings (analysis.PilotTable reads them)
+            extra.put(io.isobench.analysis.PilotTable.DETAILS_KEY, io.isobench.analysis.PilotTable.detailsOf(
+                    job.sweepPoint().index() + 1, job.sweepPoint().value(), job.sweepPoint().sweep()));
+        } else if (job.sweepPoint() != null) {
             // the run's load point of its task's sweep (docs/loadgen.md, "Load sweeps"): what the capacity is read from
             extra.put("sweep", sweepSection(job.sweepPoint()));
         }

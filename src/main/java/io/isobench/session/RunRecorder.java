@@ -45,6 +45,12 @@ final class RunRecorder {
         return Accuracy.runId(sessionId, a);
     }
 
+    /** A check's, a {@code sweep: auto} pilot's or a measured round's pipeline. */
+    static Pipeline pipelineOf(Job job) {
+        return job.kind() == Job.Kind.CHECK ? Pipeline.NATIVE_CHECK
+                : io.isobench.plan.AutoSweep.isPilot(job) ? Pipeline.NATIVE_PILOT : Pipeline.NATIVE;
+    }
+
     /** The run id of a job's run. */
 
     static String runId(String sessionId, Job job) {
@@ -61,7 +67,7 @@ final class RunRecorder {
                 .round(Math.max(0, job.round()))
                 .status(RunRecord.RunStatus.NOT_RUN)
                 .mode(job.mode())
-                .pipeline(job.kind() == Job.Kind.CHECK ? Pipeline.NATIVE_CHECK : Pipeline.NATIVE)
+                .pipeline(pipelineOf(job))
                 .startedAt(Instant.now())
                 .argvJson(json(job.argv()))
                 .notes("in progress")
@@ -134,7 +140,7 @@ final class RunRecorder {
                 .failure(fi)
                 .mode(job.mode())
                 .model(model)
-                .pipeline(job.kind() == Job.Kind.CHECK ? Pipeline.NATIVE_CHECK : Pipeline.NATIVE)
+                .pipeline(pipelineOf(job))
                 .primary(primary == null ? null : primaryName, primary, primary == null ? null : "measured")
                 .workload(result.workloadJson())
                 .startedAt(Instant.now().minusMillis((long) result.durationMs()))

@@ -51,7 +51,8 @@ public final class Session {
             try {
                 SessionRequest.ExecutorChoice ex = request.executor();
                 return new SessionSummary(SessionRunner.run(store, request.suite(), plan, new SessionRunner.Options(
-                        id, request.resume(), listener, chosen, ex.parallelJobs(), ex.allowCrossGpu())),
+                        id, request.resume(), listener, chosen, ex.parallelJobs(), ex.allowCrossGpu(),
+                        points -> Planner.plan(request.suite(), request.planOptions().withAutoPoints(points)))),
                         plan.skipped());
             } finally {
                 try {

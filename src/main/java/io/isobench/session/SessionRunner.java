@@ -52,18 +52,20 @@ final class SessionRunner {
      *                      else runs one at a time
      * @param allowCrossGpu measured runs of one task may run at the same time (different GPUs / shared CPUs); off,
      *                      the arms of a task run one after the other
+     * @param replan        the plan again with the points the pilots of {@code sweep: auto} tasks decided
+     *                      ({@link PilotPhase}); null: the plan as it is
      */
     record Options(String sessionId, boolean resume, SessionListener listener, Executor executor, int parallel,
-                   boolean allowCrossGpu) {
+                   boolean allowCrossGpu, java.util.function.Function<Map<String, List<Double>>, Plan> replan) {
     }
 
     private final Store store;
     private final Suite suite;
-    private final Plan plan;
+    private Plan plan;
     private final Options options;
     /** The machine the runs measure on; null for cluster executors (their nodes are not fingerprinted). */
     private final Hardware hardware;
-    private final SessionContext ctx;
+    private SessionContext ctx;
     private final RunRecorder recorder;
     private final ArmPreparation preparation;
 
@@ -88,6 +90,8 @@ final class SessionRunner {
         Optional<SessionRecord> existing = store.session(sessionId);
         Instant started = existing.map(SessionRecord::startedAt).orElse(Instant.now());
         store.putSession(sessionRecord(sessionId, started, null, "running"));
+        // the points earlier attempts' pilots decided (sweep: auto): planned first, so a resumed session finds the jobs
+        replan(sessionId, started, PilotPhase.decided(store, sessionId, plan));
 
         // what a previous, interrupted attempt of this session left
         Attempt attempt = Attempt.resume(ctx, new Attempt(sessionId, started, Set.of(), Map.of(), 0, t0));
@@ -109,11 +113,32 @@ final class SessionRunner {
 
     private SessionSummary.Run prepareAndRun(Attempt attempt) {
         ArmPreparation.Arms arms = preparation.prepare(attempt);
+        if (!plan.pilots().isEmpty()) {
+            // sweep: auto: the pilots against the baseline before round 1 (their own tally; never counted as rounds)
+            Tally pilots = new Tally(plan.pilots().stream().mapToInt(j -> io.isobench.plan.AutoSweep.settingsOf(
+                    j.sweepPoint().sweep()).maxPilots()).sum(), 0); // at most; the rule may stop earlier
+            JobRunner runner = new JobRunner(ctx, new JobRunner.Pieces(preparation, recorder, new CorrectnessGate(store),
+                    RetryPolicy.DEFAULT));
+            replan(attempt.sessionId(), attempt.started(), PilotPhase.run(store, attempt.sessionId(), plan, task -> {
+                Environment env = arms.envs().get(task + "|" + io.isobench.Arm.BASELINE.label());
+                return env != null && env.ready();
+            }, job -> runner.runJob(job, attempt.sessionId(), arms, Map.of(), pilots), this::say));
+        }
 
         // greedy reference outputs (baseline and human, from this attempt or a previous one)
         Map<String, List<Probe>> reference = CorrectnessGate.references(attempt.previous().values());
 
         return runJobs(attempt, arms, reference);
+    }
+
+    /** The plan again with the points decided so far (and the session's stored plan with it); none: unchanged. */
+    private void replan(String sessionId, Instant started, Map<String, List<Double>> points) {
+        if (points.isEmpty() || options.replan() == null) {
+            return;
+        }
+        plan = options.replan().apply(points);
+        ctx = new SessionContext(store, suite, plan, options, hardware);
+        store.putSession(sessionRecord(sessionId, started, null, "running"));
     }
 
     /** The most jobs in flight: {@code --parallel}, else (auto) the executor's GPUs on a GPU node, else 1. */

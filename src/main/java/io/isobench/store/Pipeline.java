@@ -26,6 +26,8 @@ public record Pipeline(Id known, String label) {
         NATIVE_CHECK("native-check"),
         /** Accuracy runs of a native session. */
         NATIVE_ACCURACY("native-accuracy"),
+        /** Pilot runs of a native session's {@code sweep: auto} task (the baseline's, before round 1; never measured). */
+        NATIVE_PILOT("native-pilot"),
         /** Rows imported from a published HF table. */
         HF_IMPORT("hf_import"),
         /** Legacy R8: {@code reruns/4_fixable}. */
@@ -62,6 +64,7 @@ public record Pipeline(Id known, String label) {
     public static final Pipeline NATIVE = of(Id.NATIVE);
     public static final Pipeline NATIVE_CHECK = of(Id.NATIVE_CHECK);
     public static final Pipeline NATIVE_ACCURACY = of(Id.NATIVE_ACCURACY);
+    public static final Pipeline NATIVE_PILOT = of(Id.NATIVE_PILOT);
     public static final Pipeline HF_IMPORT = of(Id.HF_IMPORT);
 
     public Pipeline {

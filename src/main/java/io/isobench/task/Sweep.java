@@ -15,8 +15,10 @@ import java.util.Objects;
  *                    for {@link Kind#AUTO} until the points are chosen
  * @param minGoodFraction the share of completed requests that must meet every SLO target (0 &lt; x ≤ 1): a point is
  *                    met when request_goodput_rps / request_throughput_rps ≥ this
+ * @param pilots      {@link Kind#AUTO}: the pilot phase's settings ({@code start_rps}, {@code max_pilots}); null for
+ *                    the defaults, and for every other kind
  */
-public record Sweep(Kind kind, List<Double> points, double minGoodFraction) {
+public record Sweep(Kind kind, List<Double> points, double minGoodFraction, Pilots pilots) {
 
     /** The share of requests meeting the SLO a point needs by default (90 %). */
     public static final double DEFAULT_MIN_GOOD_FRACTION = 0.9;
@@ -69,8 +71,33 @@ public record Sweep(Kind kind, List<Double> points, double minGoodFraction) {
         }
     }
 
+    /**
+     * {@code sweep: auto}'s pilot phase settings (docs/suite-format.md): the first pilot's rate and the most pilots.
+     *
+     * @param startRps  the first pilot's request rate in req/s (default 1)
+     * @param maxPilots pilot runs in all, at most (default 8)
+     */
+    public record Pilots(double startRps, int maxPilots) {
+        /** 1 req/s, at most 8 pilots. */
+        public static final Pilots DEFAULTS = new Pilots(1.0, 8);
+
+        public Pilots {
+            if (!(startRps > 0) || Double.isInfinite(startRps) || maxPilots < 1) {
+                throw new IllegalArgumentException("start_rps must be > 0 and max_pilots >= 1");
+            }
+        }
+    }
+
+    /** A sweep with the default pilot settings (none for an explicit list). */
+    public Sweep(Kind kind, List<Double> points, double minGoodFraction) {
+        this(kind, points, minGoodFraction, null);
+    }
+
     public Sweep {
         Objects.requireNonNull(kind, "kind");
+        if (kind == Kind.AUTO && pilots == null) {
+            pilots = Pilots.DEFAULTS;
+        }
         points = List.copyOf(points);
         if (!(minGoodFraction > 0 && minGoodFraction <= 1)) {
             throw new IllegalArgumentException("minGoodFraction (" + minGoodFraction + ") must be in (0, 1]");
@@ -90,6 +117,17 @@ public record Sweep(Kind kind, List<Double> points, double minGoodFraction) {
         if (points.size() > MAX_POINTS) {
             throw new IllegalArgumentException("a sweep has at most " + MAX_POINTS + " points, got " + points.size());
         }
+    }
+
+    /**
+     * The explicit request-rate sweep an {@code auto} sweep becomes once its pilots chose {@code decided}: the same
+     * {@code min_good_fraction}, planned like a listed one.
+     */
+    public Sweep decided(List<Double> decided) {
+        if (kind != Kind.AUTO) {
+            throw new IllegalStateException("only an auto sweep is decided by pilots");
+        }
+        return new Sweep(Kind.REQUEST_RATE, decided, minGoodFraction, null);
     }
 
     /** A point's value as the client flag's text: integers without a decimal point ({@code 4}, {@code 2.5}). */

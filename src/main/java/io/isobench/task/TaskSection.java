@@ -25,7 +25,8 @@ final class TaskSection extends SuiteNodes {
             "max_logprob_drift", "logprobs", "offline_command", "output", "command");
     private static final List<String> ACCURACY_KEYS = List.of("command", "score_regex", "json_path", "tolerance_abs",
             "tolerance_rel", "higher_is_better", "timeout_s");
-    private static final List<String> SWEEP_KEYS = List.of("request_rate", "max_concurrency", "min_good_fraction");
+    private static final List<String> SWEEP_KEYS = List.of("request_rate", "max_concurrency", "min_good_fraction",
+            "auto", "start_rps", "max_pilots");
     private static final List<String> REVIEW_KEYS = List.of("fail_on", "max_patch_lines", "max_patch_bytes",
             "engine_roots");
     private static final Pattern JSON_PATH = Pattern.compile("[^.\\[\\]]+(\\[\\d+])*(\\.[^.\\[\\]]+(\\[\\d+])*)*");
@@ -157,6 +158,15 @@ final class TaskSection extends SuiteNodes {
             return null;
         }
         Double fraction = decimal(m.get("min_good_fraction"), field + ".min_good_fraction", 1e-9, 1);
+        double minGood = fraction == null ? Sweep.DEFAULT_MIN_GOOD_FRACTION : fraction;
+        if (m.containsKey("auto")) {
+            return autoSweep(m, field, minGood);
+        }
+        if (m.containsKey("start_rps") || m.containsKey("max_pilots")) {
+            problem(t.getValueNode(), field, "start_rps and max_pilots set an auto sweep's pilots (fix: add auto: true,"
+                    + " or remove them)");
+            return null;
+        }
         boolean rate = m.containsKey("request_rate");
         if (rate == m.containsKey("max_concurrency")) {
             problem(t.getValueNode(), field, (rate ? "has both request_rate and max_concurrency"
@@ -193,6 +203,27 @@ final class TaskSection extends SuiteNodes {
         }
         return new Sweep(rate ? Sweep.Kind.REQUEST_RATE : Sweep.Kind.MAX_CONCURRENCY, points,
                 fraction == null ? Sweep.DEFAULT_MIN_GOOD_FRACTION : fraction);
+    }
+
+    /** {@code {auto: true, start_rps: R, max_pilots: N, min_good_fraction: F}}: an auto sweep with its pilot settings. */
+    private Sweep autoSweep(Map<String, NodeTuple> m, String field, double minGood) {
+        Node a = m.get("auto").getValueNode();
+        if (!(a instanceof ScalarNode sc) || !"true".equals(sc.getValue().strip())) {
+            problem(a, field + ".auto", "must be true (fix: auto: true, or list the points: request_rate: [1, 2, 4])");
+            return null;
+        }
+        if (m.containsKey("request_rate") || m.containsKey("max_concurrency")) {
+            problem(a, field, "auto finds the points itself (fix: auto: true, or a list of points, not both)");
+            return null;
+        }
+        Double start = m.containsKey("start_rps") ? decimal(m.get("start_rps"), field + ".start_rps", 1e-6, 1e9)
+                : Double.valueOf(Sweep.Pilots.DEFAULTS.startRps());
+        Integer max = m.containsKey("max_pilots") ? integer(m.get("max_pilots"), field + ".max_pilots", 1, 32)
+                : Integer.valueOf(Sweep.Pilots.DEFAULTS.maxPilots());
+        if (start == null || max == null) {
+            return null;
+        }
+        return new Sweep(Sweep.Kind.AUTO, List.of(), minGood, new Sweep.Pilots(start, max));
     }
 
     /** A sweep needs a serving task whose client names its SLO targets ({@code --goodput}). */

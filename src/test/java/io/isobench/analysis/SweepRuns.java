@@ -70,6 +70,33 @@ public final class SweepRuns {
         }
     }
 
+    /**
+     * {@code sweep: auto}'s pilot runs that chose {@link #RATES} (start 1 req/s, at most 3 pilots): 1 and 2 req/s met
+     * the SLO, 4 broke it; the saturation is 2, the points 1, 2, 4, 8.
+     */
+    public void pilots(Store store) throws Exception {
+        double[][] pilots = {{1, 0.98, 20}, {2, 1.96, 19}, {4, 3.1, 9}};
+        for (int n = 1; n <= pilots.length; n++) {
+            double rate = pilots[n - 1][0];
+            double achieved = pilots[n - 1][1];
+            Map<String, Object> x = new LinkedHashMap<>();
+            x.put("task", "serve");
+            x.put("job", "serve/baseline/pilot" + n + "/request_rate=" + io.isobench.task.Sweep.text(rate));
+            x.put("job_index", -1);
+            x.put("pilot", Map.of("n", n, "rate_rps", rate, "start_rps", 1.0, "max_pilots", 3,
+                    "min_good_fraction", 0.9));
+            store.putRun(RunRecord.builder(S + "/" + x.get("job")).session(S).kind(RunRecord.RunKind.MEASURED)
+                    .commit("c0ffee00", "c0ffee00").armLabel("baseline").round(0).status(RunRecord.RunStatus.SUCCESS)
+                    .modeLabel("serving").model("toy-1m").pipelineLabel("native-pilot")
+                    .primary("tpot_ms_mean", 5 * rate, "measured").workload(WORK)
+                    .startedAt(Instant.parse("2026-11-26T19:59:00Z").plusSeconds(n)).durationMs(1000.0).argvJson("[]")
+                    .detailsJson(new ObjectMapper().writeValueAsString(x)).metrics(List.of(
+                            Metric.of("completed_requests", 20), Metric.of("failed_requests", 0),
+                            Metric.of("request_throughput_rps", achieved),
+                            Metric.of("request_goodput_rps", achieved * pilots[n - 1][2] / 20))).build());
+        }
+    }
+
     /** Six rounds: baseline and its A/A twin at 2 req/s, human at 4, agent:lo below 1, agent:hi at every point. */
     public void session(Store store) throws Exception {
         for (int r = 0; r < 6; r++) {

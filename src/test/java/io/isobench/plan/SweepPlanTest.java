@@ -155,9 +155,57 @@ class SweepPlanTest {
     }
 
     @Test
-    void autoIsSkippedWithItsReasonUntilThePilotExists() throws Exception {
-        Plan p = Planner.plan(suite("auto"), new Planner.Options(null, null, dir.resolve("w")));
-        assertThat(p.skipped()).anyMatch(s -> s.taskId().equals("serve") && s.category().equals("SWEEP_AUTO"));
-        assertThat(p.jobs()).noneMatch(j -> j.taskId().equals("serve"));
+    void autoBeforeItsPilotsPlansThePilotJobAndNoRoundsAndSaysSoInTheDryRun() throws Exception {
+        Plan p = Planner.plan(suite("{auto: true, start_rps: 2, max_pilots: 3}"),
+                new Planner.Options(null, null, dir.resolve("w")));
+        assertThat(p.skipped()).isEmpty();
+        // the checks run as for any task; no measured round yet; one pilot template, the baseline's, at the start rate
+        assertThat(p.jobs().stream().filter(j -> j.taskId().equals("serve"))).allMatch(j -> j.kind() == Job.Kind.CHECK)
+                .isNotEmpty();
+        assertThat(p.order()).noneMatch(e -> e.taskId().equals("serve"));
+        assertThat(p.pilots()).singleElement().satisfies(j -> {
+            assertThat(j.arm()).isEqualTo(io.isobench.Arm.BASELINE);
+            assertThat(j.jobId()).isEqualTo("serve/baseline/pilot");
+            assertThat(j.client()).containsSubsequence("--request-rate", "2").contains("--goodput");
+            assertThat(AutoSweep.isPilot(j)).isTrue();
+            Job second = AutoSweep.pilotJob(j, 2, 4);
+            assertThat(second.jobId()).isEqualTo("serve/baseline/pilot2/request_rate=4");
+            assertThat(second.client()).containsSubsequence("--request-rate", "4").doesNotContain("2");
+            assertThat(AutoSweep.isPilot(second)).isTrue();
+        });
+        assertThat(p.toText()).contains("sweep auto serve: points decided by pilots against the baseline before round"
+                + " 1: rule from 2 req/s, doubling until a pilot breaks (good fraction < 0.9, throughput growth < 10 %,"
+                + " or achieved < 90 % of offered), then 2 geometric bisection(s), at most 3 pilot(s); points ="
+                + " saturation × 0.5, 1, 2, 4");
+        assertThat(p.toJson()).contains("\"sweep_pilots\"");
+    }
+
+    @Test
+    void autoWithDecidedPointsIsPlannedLikeAListForEveryArm() throws Exception {
+        Suite s = suite("auto");
+        Plan listed = Planner.plan(suite("{request_rate: [1.42, 2.83, 5.66]}"), new Planner.Options(null, null,
+                dir.resolve("w")));
+        Plan decided = Planner.plan(s, new Planner.Options(null, null, dir.resolve("w"), null, null,
+                Map.of("serve", List.of(1.42, 2.83, 5.66))));
+        assertThat(decided.pilots()).isEmpty();
+        assertThat(decided.jobs().stream().map(Job::jobId).toList())
+                .isEqualTo(listed.jobs().stream().map(Job::jobId).toList());
+        assertThat(decided.jobs().stream().map(Job::client).toList())
+                .isEqualTo(listed.jobs().stream().map(Job::client).toList());
+        // every arm (baseline, human, agent a1) at the same three points in every round
+        Map<String, Set<String>> pointsByArm = new TreeMap<>();
+        decided.jobs().stream().filter(j -> j.taskId().equals("serve") && j.kind() == Job.Kind.MEASURE)
+                .forEach(j -> pointsByArm.computeIfAbsent(j.arm().label() + "/r" + j.round(), k -> new HashSet<>())
+                        .add(j.sweepPoint().name()));
+        assertThat(pointsByArm).hasSize(3 * 4).allSatisfy((k, v) -> assertThat(v)
+                .containsExactlyInAnyOrder("request_rate=1.42", "request_rate=2.83", "request_rate=5.66"));
+    }
+
+    @Test
+    void autoPilotKeysAreCheckedWithAFix() {
+        assertThatThrownBy(() -> suite("{auto: false}")).hasMessageContaining("must be true");
+        assertThatThrownBy(() -> suite("{auto: true, request_rate: [1]}")).hasMessageContaining("not both");
+        assertThatThrownBy(() -> suite("{request_rate: [1], max_pilots: 3}")).hasMessageContaining("add auto: true");
+        assertThatThrownBy(() -> suite("{auto: true, max_pilots: 0}")).hasMessageContaining("max_pilots");
     }
 }
