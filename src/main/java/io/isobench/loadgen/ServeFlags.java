@@ -61,7 +61,8 @@ public final class ServeFlags {
 
     /**
      * As {@link #workload(LoadgenConfig.Builder, Map, Consumer)}, with a relative {@code dataset-path} read from
-     * {@code baseDir} (the arm's worktree, where vLLM's {@code benchmarks/sonnet.txt} lives); null = the current folder.
+     * {@code baseDir} (the arm's worktree, where vLLM's {@code benchmarks/sonnet.txt} lives), and a relative
+     * {@code tokenizer} path too where the worktree holds it; null = the current folder.
      */
     public static LoadgenConfig.Builder workload(LoadgenConfig.Builder b, Map<String, String> taskFlags, Path baseDir,
                                                  Consumer<String> warn) {
@@ -76,6 +77,14 @@ public final class ServeFlags {
         Path cached = m.containsKey("tokenizer") ? null : modelTokenizer(taskFlags.get("model"));
         if (cached != null) {
             m.put("tokenizer", List.of(cached.toString()));
+        }
+        if (m.containsKey("tokenizer") && baseDir != null) {
+            // a relative tokenizer path is the arm's, as vLLM opens it from the repo it runs in; a hub id stays one
+            String written = m.get("tokenizer").get(0).strip();
+            Path inTree = written.startsWith("~") || Path.of(written).isAbsolute() ? null : baseDir.resolve(written);
+            if (inTree != null && Files.exists(inTree)) {
+                m.put("tokenizer", List.of(inTree.toString()));
+            }
         }
         if (m.containsKey("dataset-path") && baseDir != null) {
             String written = m.get("dataset-path").get(0).strip();

@@ -114,6 +114,24 @@ class ServeFlagsTest {
     }
 
     @Test
+    void aTasksRelativeTokenizerIsTheArmsWhereItsWorktreeHoldsIt(@org.junit.jupiter.api.io.TempDir java.nio.file.Path worktree)
+            throws Exception {
+        java.nio.file.Path tk = io.isobench.SharedData.require("fixtures/tiny-llama-hf/tokenizer.json");
+        java.nio.file.Files.createDirectories(worktree.resolve("tok"));
+        java.nio.file.Files.copy(tk, worktree.resolve("tok/tokenizer.json"));
+        List<String> warnings = new ArrayList<>();
+        LoadgenConfig c = ServeFlags.workload(LoadgenConfig.builder().model("m"), Map.of("tokenizer", "tok"), worktree,
+                warnings::add).build();
+        assertThat(warnings).isEmpty();
+        assertThat(c.tokenizer()).isEqualTo(worktree.resolve("tok/tokenizer.json"));
+        // not in the worktree: taken as written (a hub id here: not cached, so a warning and no tokenizer)
+        LoadgenConfig hub = ServeFlags.workload(LoadgenConfig.builder().model("m"),
+                Map.of("tokenizer", "no-such-org/no-such-model"), worktree, warnings::add).build();
+        assertThat(hub.tokenizer()).isNull();
+        assertThat(warnings).singleElement().asString().startsWith("--tokenizer no-such-org/no-such-model is not");
+    }
+
+    @Test
     void aTaskSonnetFileIsReadFromTheArmsWorktreeAndFallsBackToRandomWhereItIsNot(
             @org.junit.jupiter.api.io.TempDir java.nio.file.Path worktree) throws Exception {
         java.nio.file.Files.createDirectories(worktree.resolve("benchmarks"));
