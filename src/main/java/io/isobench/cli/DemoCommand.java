@@ -38,7 +38,8 @@ final class DemoCommand implements Callable<Integer> {
             description = "Working folder: engine repo, worktrees, store, report (default ${DEFAULT-VALUE}).")
     Path workdir;
 
-    @Option(names = "--rounds", paramLabel = "N", description = "Measured rounds (default " + DEFAULT_ROUNDS + ").")
+    @Option(names = "--rounds", paramLabel = "N", description = "Measured rounds (default " + DEFAULT_ROUNDS
+            + "; with --sweep the sweep suite's 6).")
     Integer rounds;
 
     @picocli.CommandLine.Mixin
@@ -60,8 +61,9 @@ final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException, InterruptedException {
-        int n = rounds == null ? DEFAULT_ROUNDS : rounds;
-        if (n < 1) {
+        // the main demo: 5 rounds unless --rounds; the sweep demo: its suite's (6: docs/statistics.md section 17)
+        Integer n = rounds != null ? rounds : sweep ? null : DEFAULT_ROUNDS;
+        if (n != null && n < 1) {
             throw new IsobenchException.BadInput("--rounds (" + n + ") must be >= 1");
         }
         Path toy = toyEngine();

@@ -106,7 +106,8 @@ class SlurmDemoIT {
         List<Double> queueMs = new ArrayList<>();
         try (Store store = Stores.open(db)) {
             List<RunRecord> after = new ArrayList<>();
-            store.forEachRun(new RunFilter(null, null, session, false), after::add);
+            // with metrics: a served run carries the scraped summaries
+            store.forEachRun(new RunFilter(null, null, session, true), after::add);
             // the accuracy hook's runs (one per arm, after the rounds) are Slurm jobs too, but not measured jobs
             List<RunRecord> accuracy = after.stream().filter(r -> io.isobench.store.Pipeline.NATIVE_ACCURACY.equals(r.pipeline())).toList();
             after.removeAll(accuracy);
