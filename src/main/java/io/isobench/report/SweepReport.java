@@ -38,7 +38,9 @@ final class SweepReport {
                 + " with every lower point; a point is met when at least %s %% of its requests meet every `--goodput`"
                 + " target (below the lowest point the round counts as half the lowest point, a censored value). The"
                 + " capacity shown is the median over rounds with its bootstrap CI; the verdict on capacity (metric"
-                + " `%s`) compares the per-round capacities in paired rounds like any metric.", s.axis().kind(),
+                + " `%s`) is the exact sign test over the paired rounds' capacities: p <= 0.05 and the median ratio"
+                + " beyond the margin, or every one of >= 6 rounds tied for equivalent (docs/statistics.md section 17).",
+                s.axis().kind(),
                 Svg.num(s.axis().minGoodFraction() * 100), SweepAnalysis.metricName(s.axis().kind()));
     }
 
