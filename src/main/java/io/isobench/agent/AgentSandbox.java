@@ -1,0 +1,32 @@
+package io.isobench.agent;
+
+import java.io.IOException;
+import java.util.Map;
+
+/**
+ * Where an attempt runs (docs/agents.md, "Sandbox"). {@link LocalSandbox}: a plain process on this machine with an
+ * allowlisted environment (no isolation: for trusted agents and development). {@link DockerSandbox}: a container of
+ * the baseline arm's image, non-root, CPU/memory limits, only the attempt's repository and home mounted, and no
+ * network but a forwarded socket to a host-side proxy that reaches exactly the model endpoint.
+ */
+public interface AgentSandbox extends AutoCloseable {
+
+    /** {@code local} or {@code docker}: recorded on every attempt. */
+    String name();
+
+    /** How {@code dirs} and the model endpoint look from inside. */
+    SandboxView view(AttemptDirs dirs);
+
+    /**
+     * Starts {@code inv} with stdout and stderr piped (stdin closed). The environment is exactly the sandbox's
+     * allowlist, {@code inv.env()} and {@code secrets} (which a docker sandbox passes through an env file, never argv).
+     */
+    Process start(AttemptDirs dirs, Invocation inv, Map<String, String> secrets) throws IOException;
+
+    /** Stops the attempt and everything it started (idempotent). */
+    void kill(Process process);
+
+    /** Releases what the sandbox holds (proxies, images it built are kept). */
+    @Override
+    void close();
+}

@@ -1,0 +1,233 @@
+package io.isobench.agent;
+
+import io.isobench.guard.Secrets;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Runs one attempt of one agent on one sealed repository (docs/agents.md): writes the prompt and the adapter's config
+ * files into the agent's home, records the CLI's version, starts the agent in the sandbox, reads its stdout line by
+ * line (kept whole) and kills it when the usage it reports passes the budget or the wall time runs out, then
+ * collects the patch. Secret values are replaced by {@value Secrets#MASK} in everything it returns.
+ */
+public final class AttemptRunner {
+
+    /** Seconds the CLI's {@code --version} may take. */
+    static final long VERSION_TIMEOUT_S = 60;
+
+    private final AgentAdapter adapter;
+    private final AgentConfig config;
+    private final AgentSandbox sandbox;
+    private final Map<String, String> secrets;
+
+    /**
+     * @param secrets secret name → value (given to the agent, redacted from every output)
+     */
+    public AttemptRunner(AgentAdapter adapter, AgentConfig config, AgentSandbox sandbox, Map<String, String> secrets) {
+        this.adapter = adapter;
+        this.config = config;
+        this.sandbox = sandbox;
+        this.secrets = Map.copyOf(secrets);
+    }
+
+    /** The secrets of {@code config} (or the adapter's default names) read from {@code env}; missing ones skipped. */
+    public static Map<String, String> secretsFrom(AgentAdapter adapter, AgentConfig config, Map<String, String> env) {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (String name : config.secrets().isEmpty() ? adapter.defaultSecretEnv() : config.secrets()) {
+            String v = env.get(name);
+            if (v != null) {
+                out.put(name, v);
+            }
+        }
+        return out;
+    }
+
+    /** The launch as the agent sees it. */
+    public AgentLaunch launch(AttemptDirs dirs) {
+        SandboxView v = sandbox.view(dirs);
+        return new AgentLaunch(v.cli(), v.repoDir(), v.homeDir(), v.promptFile(), config.model(), v.baseUrl(),
+                config.budget(), new ArrayList<>(secrets.keySet()), config.argv());
+    }
+
+    /** The CLI's version line, or a text saying why it is unknown. */
+    public String version(AttemptDirs dirs) {
+        Invocation inv = new Invocation(adapter.versionArgv(launch(dirs)), config.env(), Map.of());
+        try {
+            Process p = sandbox.start(dirs, inv, Map.of());
+            p.getOutputStream().close();
+            var out = new java.util.concurrent.CompletableFuture<String>();
+            Thread.ofVirtual().start(() -> out.complete(readQuietly(p.getInputStream())));
+            Thread.ofVirtual().start(() -> readQuietly(p.getErrorStream()));
+            if (!p.waitFor(VERSION_TIMEOUT_S, TimeUnit.SECONDS)) {
+                sandbox.kill(p);
+                return "unknown (--version did not answer in " + VERSION_TIMEOUT_S + " s)";
+            }
+            String text = out.get(5, TimeUnit.SECONDS).strip();
+            String first = text.isEmpty() ? "" : text.lines().findFirst().orElse("");
+            return p.exitValue() == 0 && !first.isEmpty() ? first
+                    : "unknown (--version exited " + p.exitValue() + ")";
+        } catch (Exception e) {
+            return "unknown (" + e.getMessage() + ")";
+        }
+    }
+
+    /** Runs the attempt on {@code sealed} with {@code prompt}; never throws for what the agent does. */
+    public AttemptResult run(AttemptDirs dirs, SealedRepo sealed, String prompt) throws IOException {
+        Files.writeString(dirs.promptFile(), prompt);
+        String version = version(dirs);
+        AgentLaunch launch = launch(dirs);
+        Invocation inv = adapter.invocation(launch);
+        Map<String, String> env = new LinkedHashMap<>(config.env());
+        env.putAll(inv.env());
+        inv = new Invocation(inv.argv(), env, inv.homeFiles());
+        for (Map.Entry<String, String> f : inv.homeFiles().entrySet()) {
+            Path p = dirs.home().resolve(f.getKey()).normalize();
+            if (!p.startsWith(dirs.home())) {
+                throw new IllegalArgumentException("adapter file outside the agent's home: " + f.getKey());
+            }
+            Files.createDirectories(p.getParent());
+            Files.writeString(p, f.getValue());
+        }
+        long t0 = System.nanoTime();
+        Process p = sandbox.start(dirs, inv, secrets);
+        p.getOutputStream().close();
+        AtomicReference<Usage> usage = new AtomicReference<>(Usage.NONE);
+        AtomicReference<String> overrun = new AtomicReference<>();
+        Thread out = Thread.ofPlatform().daemon().start(() -> pumpStdout(p, dirs.stdoutFile(), usage, overrun));
+        Thread err = Thread.ofPlatform().daemon().start(() -> copy(p.getErrorStream(), dirs.stderrFile()));
+        boolean timedOut = false;
+        try {
+            Double wall = config.budget().wallS();
+            if (wall == null) {
+                p.waitFor();
+            } else if (!p.waitFor(Math.max(1, Math.round(wall * 1000)), TimeUnit.MILLISECONDS)) {
+                timedOut = overrun.get() == null;
+                sandbox.kill(p);
+                p.waitFor(30, TimeUnit.SECONDS);
+            }
+            out.join(30_000);
+            err.join(30_000);
+        } catch (InterruptedException e) {
+            sandbox.kill(p);
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        }
+        double wallS = (System.nanoTime() - t0) / 1e9;
+        int exit = p.isAlive() ? -1 : p.exitValue();
+        String stdout = redact(Files.readString(dirs.stdoutFile()));
+        String stderr = redact(Files.readString(dirs.stderrFile()));
+        AgentReport report;
+        try {
+            report = adapter.parse(new AgentOutput(stdout, stderr, exit));
+        } catch (RuntimeException e) {
+            report = new AgentReport(AttemptStatus.AGENT_CRASH, usage.get(), Trajectory.EMPTY,
+                    "unreadable agent output: " + e.getMessage());
+        }
+        Usage used = report.usage().tokens() == 0 && report.usage().turns() == 0 ? usage.get() : report.usage();
+        String patch = PatchCollector.collect(sealed);
+        AttemptStatus status;
+        String detail;
+        Optional<String> over = Optional.ofNullable(overrun.get()).or(() -> config.budget().exceeded(used));
+        if (timedOut) {
+            status = AttemptStatus.AGENT_TIMEOUT;
+            detail = String.format(java.util.Locale.ROOT, "wall time %.0f s > budget %.0f s; killed", wallS,
+                    config.budget().wallS());
+        } else if (over.isPresent()) {
+            status = AttemptStatus.BUDGET_EXCEEDED;
+            detail = over.get() + (overrun.get() != null ? "; killed by isobench" : "");
+        } else if (report.status() != AttemptStatus.OK) {
+            status = report.status();
+            detail = report.detail();
+        } else if (patch.isBlank()) {
+            status = AttemptStatus.EMPTY_PATCH;
+            detail = "the agent finished without changing the repository";
+        } else {
+            status = AttemptStatus.OK;
+            detail = report.detail();
+        }
+        return new AttemptResult(status, redact(detail), used, wallS, patch, version, report.trajectory(), stdout,
+                stderr, exit);
+    }
+
+    private void pumpStdout(Process p, Path file, AtomicReference<Usage> usage, AtomicReference<String> overrun) {
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+             OutputStream o = Files.newOutputStream(file)) {
+            String line;
+            while ((line = r.readLine()) != null) {
+                o.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+                o.flush();
+                Usage u;
+                try {
+                    u = adapter.observe(line, usage.get());
+                } catch (RuntimeException e) {
+                    u = usage.get();
+                }
+                usage.set(u);
+                if (overrun.get() == null) {
+                    Optional<String> over = config.budget().exceeded(u);
+                    if (over.isPresent()) {
+                        overrun.set(over.get());
+                        sandbox.kill(p);
+                    }
+                }
+            }
+        } catch (IOException e) {
+            // the process went away; what was read is kept
+        }
+    }
+
+    private static void copy(InputStream in, Path file) {
+        try (in; OutputStream o = Files.newOutputStream(file)) {
+            in.transferTo(o);
+        } catch (IOException e) {
+            // the process went away
+        }
+    }
+
+    private static String readQuietly(InputStream in) {
+        try (in) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    /** {@code text} with every secret value masked, then the generic secret patterns ({@link Secrets#redact}). */
+    String redact(String text) {
+        String out = text;
+        for (String v : secrets.values()) {
+            if (v.length() >= 4) {
+                out = out.replace(v, Secrets.MASK);
+            }
+        }
+        return Secrets.redact(out);
+    }
+
+    /** The budget as recorded. */
+    static Map<String, Object> budgetMap(Budget b) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("wall_s", b.wallS());
+        m.put("turns", b.turns());
+        m.put("tokens", b.tokens());
+        m.put("usd", b.usd());
+        return m;
+    }
+
+    static List<String> lines(String s) {
+        return s.lines().toList();
+    }
+}

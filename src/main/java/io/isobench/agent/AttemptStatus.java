@@ -1,0 +1,18 @@
+package io.isobench.agent;
+
+/**
+ * How an attempt ended (docs/agents.md). Every status but {@link #OK} is a failure category of the taxonomy
+ * (docs/parsing.md, DESIGN §7) with the same name.
+ */
+public enum AttemptStatus {
+    /** The agent finished and left a non-empty patch. */
+    OK,
+    /** Wall time ran out: isobench killed the attempt. */
+    AGENT_TIMEOUT,
+    /** Turns, tokens or USD passed the budget: the CLI stopped itself, or isobench killed it. */
+    BUDGET_EXCEEDED,
+    /** The agent exited with an error (non-zero status, an error result, no result at all). */
+    AGENT_CRASH,
+    /** The agent finished but changed nothing that counts as a patch. */
+    EMPTY_PATCH
+}

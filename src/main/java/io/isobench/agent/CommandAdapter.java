@@ -1,0 +1,109 @@
+package io.isobench.agent;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Any agent CLI (OpenHands, mini-swe-agent, an in-house agent): the suite gives an argv template whose elements may
+ * hold {@code {repo}}, {@code {prompt_file}}, {@code {model}}, {@code {base_url}} and {@code {home}}; each element is
+ * substituted on its own and passed as one argument (no shell, so a path or model name cannot inject anything).
+ * The agent reports usage, if it can, by printing lines {@code isobench-usage: {"turns":1,"tokens_in":N,
+ * "tokens_out":M,"cost_usd":X}} (each line adds to the total); exit status 0 is a finished attempt, anything else
+ * {@link AttemptStatus#AGENT_CRASH}. Its stdout is its trajectory: one step per non-usage line.
+ */
+public final class CommandAdapter implements AgentAdapter {
+
+    /** Prefix of a usage line on the agent's stdout. */
+    public static final String USAGE_PREFIX = "isobench-usage:";
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Override
+    public String id() {
+        return "command";
+    }
+
+    @Override
+    public List<String> defaultSecretEnv() {
+        return List.of();
+    }
+
+    @Override
+    public List<String> versionArgv(AgentLaunch launch) {
+        return List.of(launch.argvTemplate().isEmpty() ? launch.cli() : substitute(launch.argvTemplate().get(0),
+                launch), "--version");
+    }
+
+    @Override
+    public Invocation invocation(AgentLaunch launch) {
+        if (launch.argvTemplate().isEmpty()) {
+            throw new IllegalArgumentException("the command adapter needs an argv template (fix: agents[].runner.argv:"
+                    + " [my-agent, --repo, '{repo}', --task, '{prompt_file}'])");
+        }
+        List<String> argv = new ArrayList<>();
+        for (String a : launch.argvTemplate()) {
+            argv.add(substitute(a, launch));
+        }
+        return new Invocation(argv, Map.of(), Map.of());
+    }
+
+    static String substitute(String element, AgentLaunch l) {
+        return element.replace("{repo}", l.repoDir())
+                .replace("{prompt_file}", l.promptFile())
+                .replace("{home}", l.homeDir())
+                .replace("{model}", l.model() == null ? "" : l.model())
+                .replace("{base_url}", l.baseUrl() == null ? "" : l.baseUrl());
+    }
+
+    @Override
+    public Usage observe(String line, Usage soFar) {
+        JsonNode u = usageLine(line);
+        if (u == null) {
+            return soFar;
+        }
+        return soFar.plus(u.path("turns").asInt(0), u.path("tokens_in").asLong(0), u.path("tokens_out").asLong(0),
+                u.has("cost_usd") ? u.get("cost_usd").asDouble() : null);
+    }
+
+    private static JsonNode usageLine(String line) {
+        String t = line.strip();
+        if (!t.startsWith(USAGE_PREFIX)) {
+            return null;
+        }
+        try {
+            JsonNode n = JSON.readTree(t.substring(USAGE_PREFIX.length()));
+            return n != null && n.isObject() ? n : null;
+        } catch (java.io.IOException e) {
+            return null;
+        }
+    }
+
+    @Override
+    public AgentReport parse(AgentOutput out) {
+        Usage u = Usage.NONE;
+        List<Trajectory.Step> steps = new ArrayList<>();
+        for (String line : out.stdout().split("\n", -1)) {
+            Usage next = observe(line, u);
+            if (next != u) {
+                u = next;
+            } else if (!line.isBlank()) {
+                steps.add(new Trajectory.Step("agent", line, List.of(), null, null));
+            }
+        }
+        if (out.exitCode() != 0) {
+            String last = lastLine(out.stderr().isBlank() ? out.stdout() : out.stderr());
+            return new AgentReport(AttemptStatus.AGENT_CRASH, u, new Trajectory(steps),
+                    "exit status " + out.exitCode() + (last.isEmpty() ? "" : ": " + last));
+        }
+        return new AgentReport(AttemptStatus.OK, u, new Trajectory(steps), lastLine(out.stdout()));
+    }
+
+    static String lastLine(String text) {
+        String[] lines = text.strip().split("\n");
+        return lines.length == 0 ? "" : lines[lines.length - 1].strip();
+    }
+}
