@@ -57,15 +57,15 @@ public final class AttemptRunner {
     }
 
     /** The launch as the agent sees it. */
-    public AgentLaunch launch(AttemptDirs dirs) {
+    public AgentLaunch launch(AttemptDirs dirs, String prompt) {
         SandboxView v = sandbox.view(dirs);
-        return new AgentLaunch(v.cli(), v.repoDir(), v.homeDir(), v.promptFile(), config.model(), v.baseUrl(),
+        return new AgentLaunch(v.cli(), v.repoDir(), v.homeDir(), v.promptFile(), prompt, config.model(), v.baseUrl(),
                 config.budget(), new ArrayList<>(secrets.keySet()), config.argv());
     }
 
     /** The CLI's version line, or a text saying why it is unknown. */
     public String version(AttemptDirs dirs) {
-        Invocation inv = new Invocation(adapter.versionArgv(launch(dirs)), config.env(), Map.of());
+        Invocation inv = new Invocation(adapter.versionArgv(launch(dirs, "")), config.env(), Map.of());
         try {
             Process p = sandbox.start(dirs, inv, Map.of());
             p.getOutputStream().close();
@@ -89,7 +89,7 @@ public final class AttemptRunner {
     public AttemptResult run(AttemptDirs dirs, SealedRepo sealed, String prompt) throws IOException {
         Files.writeString(dirs.promptFile(), prompt);
         String version = version(dirs);
-        AgentLaunch launch = launch(dirs);
+        AgentLaunch launch = launch(dirs, prompt);
         Invocation inv = adapter.invocation(launch);
         Map<String, String> env = new LinkedHashMap<>(config.env());
         env.putAll(inv.env());
