@@ -24,6 +24,12 @@ public enum FailureCategory {
     NO_PERF_COMMAND(Retry.NO, 1),
     PATCH_FAILED(Retry.NO, 1),
     EMPTY_PATCH(Retry.NO, 1),
+    /** An agent attempt ran out of wall time and was killed (docs/agents.md). */
+    AGENT_TIMEOUT(Retry.MAYBE, 1),
+    /** An agent attempt passed its turns, tokens or USD budget (docs/agents.md). */
+    BUDGET_EXCEEDED(Retry.NO, 1),
+    /** An agent exited with an error or without a result (docs/agents.md). */
+    AGENT_CRASH(Retry.MAYBE, 1),
     OUTPUT_MISMATCH(Retry.NO, 1),
     CUDA_ERROR(Retry.NO, 1),
     GIT_ERROR(Retry.YES, 1),

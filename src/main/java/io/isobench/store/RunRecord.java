@@ -436,7 +436,13 @@ public record RunRecord(Key key, Subject subject, Outcome outcome, Primary prima
         /** Micro-benchmark (test-script) result: a different result kind. */
         MICRO,
         /** Imported from a published HF table row. */
-        HF_IMPORT
+        HF_IMPORT,
+        /**
+         * One attempt of an agent at a task ({@code isobench agents run}; docs/agents.md): the agent arm's patch came
+         * from it. Its details' {@code agent_attempt} section holds usage, versions, hashes and artifact ids; it has
+         * no metrics and is never a measured sample.
+         */
+        AGENT_ATTEMPT
     }
 
     /** Outcome of a run. */
