@@ -16,15 +16,18 @@ import java.util.Objects;
  *                agent through an env file (empty: the adapter's defaults)
  * @param env     other variables for the agent (not secrets: recorded)
  * @param budget  the attempt budget
+ * @param pricing {@code input_usd_per_mtok}, {@code output_usd_per_mtok}: prices tokens when the CLI reports no cost
  */
 public record AgentConfig(String adapter, String cli, List<String> argv, String model, String baseUrl,
-                          List<String> secrets, Map<String, String> env, Budget budget) {
+                          List<String> secrets, Map<String, String> env, Budget budget,
+                          Map<String, Double> pricing) {
     public AgentConfig {
         Objects.requireNonNull(adapter, "adapter");
         argv = List.copyOf(argv);
         secrets = List.copyOf(secrets);
         env = Map.copyOf(env);
         budget = budget == null ? Budget.NONE : budget;
+        pricing = pricing == null ? Map.of() : Map.copyOf(pricing);
     }
 
     /** The CLI to run: {@link #cli()}, else the adapter's usual command name. */

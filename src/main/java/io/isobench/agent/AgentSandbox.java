@@ -26,6 +26,12 @@ public interface AgentSandbox extends AutoCloseable {
     /** Stops the attempt and everything it started (idempotent). */
     void kill(Process process);
 
+    /**
+     * Kills what an attempt in {@code dirs} left running when isobench was killed mid-attempt (a resumed session calls
+     * it before it clears the folder): only processes provably of that attempt.
+     */
+    void reap(AttemptDirs dirs);
+
     /** Releases what the sandbox holds (proxies, images it built are kept). */
     @Override
     void close();

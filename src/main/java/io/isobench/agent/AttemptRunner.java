@@ -63,6 +63,36 @@ public final class AttemptRunner {
                 config.budget(), new ArrayList<>(secrets.keySet()), config.argv());
     }
 
+    /** The sandbox's name ({@code local}, {@code docker}). */
+    public String sandboxName() {
+        return sandbox.name();
+    }
+
+    /** The budget attempts run under. */
+    public Budget budget() {
+        return config.budget();
+    }
+
+    /** The adapter's invocation for {@code dirs} and {@code prompt} (as recorded: no secrets in it). */
+    public Invocation invocation(AttemptDirs dirs, String prompt) {
+        return adapter.invocation(launch(dirs, prompt));
+    }
+
+    /** Kills what an interrupted attempt in {@code dirs} left running (a resumed session calls it). */
+    public void reap(AttemptDirs dirs) {
+        sandbox.reap(dirs);
+    }
+
+    /** {@code u} priced with the suite's {@code pricing} (USD per million tokens), or null without prices. */
+    public Double price(Usage u) {
+        Double in = config.pricing().get("input_usd_per_mtok");
+        Double out = config.pricing().get("output_usd_per_mtok");
+        if (in == null && out == null) {
+            return null;
+        }
+        return (in == null ? 0 : in * u.tokensIn() / 1e6) + (out == null ? 0 : out * u.tokensOut() / 1e6);
+    }
+
     /** The CLI's version line, or a text saying why it is unknown. */
     public String version(AttemptDirs dirs) {
         Invocation inv = new Invocation(adapter.versionArgv(launch(dirs, "")), config.env(), Map.of());
@@ -104,6 +134,7 @@ public final class AttemptRunner {
         }
         long t0 = System.nanoTime();
         Process p = sandbox.start(dirs, inv, secrets);
+        Files.writeString(dirs.root().resolve("agent.pid"), Long.toString(p.pid()));
         p.getOutputStream().close();
         AtomicReference<Usage> usage = new AtomicReference<>(Usage.NONE);
         AtomicReference<String> overrun = new AtomicReference<>();

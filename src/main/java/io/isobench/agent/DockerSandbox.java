@@ -27,6 +27,10 @@ public final class DockerSandbox implements AgentSandbox {
     }
 
     @Override
+    public void reap(AttemptDirs dirs) {
+    }
+
+    @Override
     public void close() {
     }
 }

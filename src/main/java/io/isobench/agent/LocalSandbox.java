@@ -75,6 +75,30 @@ public final class LocalSandbox implements AgentSandbox {
         p.destroyForcibly();
     }
 
+    /**
+     * The attempt's process group, if its leader (pid in {@code agent.pid}) still runs in the attempt's repository:
+     * killed.
+     */
+    @Override
+    public void reap(AttemptDirs d) {
+        try {
+            Path pidFile = d.root().resolve("agent.pid");
+            if (!Files.exists(pidFile)) {
+                return;
+            }
+            long pid = Long.parseLong(Files.readString(pidFile).strip());
+            Path cwd = Path.of("/proc", Long.toString(pid), "cwd");
+            if (Files.exists(cwd) && Files.readSymbolicLink(cwd).equals(d.repo().toAbsolutePath())) {
+                new ProcessBuilder("kill", "-KILL", "--", "-" + pid).redirectErrorStream(true)
+                        .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+            }
+        } catch (IOException | NumberFormatException e) {
+            // nothing provably ours is left
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     @Override
     public void close() {
     }

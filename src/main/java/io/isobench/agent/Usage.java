@@ -13,7 +13,14 @@ public record Usage(int turns, long tokensIn, long tokensOut, Double costUsd) {
     }
 
     public Usage plus(int moreTurns, long moreIn, long moreOut, Double moreUsd) {
-        Double usd = costUsd == null ? moreUsd : moreUsd == null ? costUsd : costUsd + moreUsd;
+        Double usd;
+        if (costUsd == null) {
+            usd = moreUsd;
+        } else if (moreUsd == null) {
+            usd = costUsd;
+        } else {
+            usd = costUsd + moreUsd;
+        }
         return new Usage(turns + moreTurns, tokensIn + moreIn, tokensOut + moreOut, usd);
     }
 

@@ -92,6 +92,9 @@ public record Leaderboard(List<Entry> entries, List<AgentRow> agents, int droppe
     public static Leaderboard of(io.isobench.store.Store store, StatsConfig config) {
         List<Session> sessions = new ArrayList<>();
         for (io.isobench.store.SessionRecord s : store.sessions()) {
+            if (s.isAgentsRun()) {
+                continue;
+            }
             SessionAnalysis a = SessionAnalysis.of(store, s.sessionId(), config);
             if (!a.tasks().isEmpty()) {
                 sessions.add(new Session(s.sessionId(), s.startedAt(), "complete".equals(s.status()), a));

@@ -32,6 +32,7 @@ import java.util.Locale;
                 LoadgenCommand.class,
                 SynthCommand.class,
                 RunCommand.class,
+                AgentsCommand.class,
                 GreedyCommand.class,
                 DemoCommand.class,
                 PlanCommand.class,

@@ -56,6 +56,7 @@ final class SessionRows {
     /** The rows of every native session, latest session first per (commit, agent); sorted by commit, agent. */
     static List<Row> compute(Store store) {
         List<SessionRecord> sessions = new ArrayList<>(store.sessions());
+        sessions.removeIf(SessionRecord::isAgentsRun);
         if (sessions.isEmpty()) {
             return List.of();
         }

@@ -32,7 +32,7 @@ public final class AgentTable {
             ThreeWayTable.rows(store, agent, counted);
         }
         for (SessionRecord s : store.sessions()) {
-            if (sessionId == null || sessionId.equals(s.sessionId())) {
+            if (!s.isAgentsRun() && (sessionId == null || sessionId.equals(s.sessionId()))) {
                 NativeTable.rows(SessionAnalysis.of(store, s.sessionId(), StatsConfig.defaults()), agent, counted);
             }
         }

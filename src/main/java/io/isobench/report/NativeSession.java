@@ -52,6 +52,9 @@ record NativeSession(SessionRecord record, SessionAnalysis analysis, List<Native
         String wanted = scope.agent() == null ? null : Arm.agent(scope.agent()).label();
         int sIndex = 0;
         for (SessionRecord s : store.sessions()) {
+            if (s.isAgentsRun()) {
+                continue;
+            }
             sIndex++;
             SessionAnalysis a = SessionAnalysis.of(store, s.sessionId(), StatsConfig.defaults());
             if (a.tasks().isEmpty()) {

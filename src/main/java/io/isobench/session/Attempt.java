@@ -40,7 +40,7 @@ record Attempt(String sessionId, Instant started, Set<String> finished, Map<Stri
         }
         List<SessionRecord> all = store.sessions();
         for (int i = all.size() - 1; i >= 0; i--) {
-            if (!"complete".equals(all.get(i).status())) {
+            if (!"complete".equals(all.get(i).status()) && !all.get(i).isAgentsRun()) {
                 return Optional.of(all.get(i).sessionId());
             }
         }

@@ -37,6 +37,14 @@ public record SessionRecord(
         }
     }
 
+    /** Id prefix of an {@code isobench agents run} session: it holds agent attempts, never measured runs. */
+    public static final String AGENTS_PREFIX = "agents-";
+
+    /** Whether this is an {@code isobench agents run} session (no measurement: left out of analyses and exports). */
+    public boolean isAgentsRun() {
+        return sessionId.startsWith(AGENTS_PREFIX);
+    }
+
     /** A builder for session {@code sessionId}; everything not set is null. */
     public static Builder builder(String sessionId) {
         return new Builder(sessionId);

@@ -20,7 +20,9 @@ import java.util.regex.Pattern;
  * Reads the suite's {@code agents:} and {@code recipes:} lists for {@link SuiteLoader}.
  */
 final class AgentSection extends SuiteNodes {
-    private static final List<String> AGENT_KEYS = List.of("name", "model", "patches");
+    private static final List<String> AGENT_KEYS = List.of("name", "model", "patches", "runner");
+    /** An attempt of an agent written by {@code isobench agents run}: NAME@k. */
+    private static final Pattern ATTEMPT_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*@[1-9][0-9]{0,3}");
     private static final List<String> RECIPE_KEYS = List.of("name", "pip_pin", "env", "apply_patch", "replace_in_file",
             "tasks", "arms");
     private static final List<String> REPLACE_KEYS = List.of("path", "from", "to");
@@ -59,9 +61,10 @@ final class AgentSection extends SuiteNodes {
                 }
                 continue;
             }
-            if (!ID.matcher(name).matches() || name.equals("baseline") || name.equals("human")) {
+            if (!(ID.matcher(name).matches() || ATTEMPT_NAME.matcher(name).matches()) || name.equals("baseline")
+                    || name.equals("human")) {
                 problem(m.get("name").getValueNode(), field + ".name", "'" + name + "' is not a usable agent name"
-                        + " (fix: letters, digits, '.', '_', '-'; not baseline or human)");
+                        + " (fix: letters, digits, '.', '_', '-', optionally @N for attempt N; not baseline or human)");
                 continue;
             }
             if (!names.add(io.isobench.Arm.normalizeAgent(name))) {
@@ -108,7 +111,8 @@ final class AgentSection extends SuiteNodes {
                     }
                 }
             }
-            out.add(new AgentSpec(name, model, patches));
+            AgentRunner runner = new AgentRunnerSection(this).runner(m.get("runner"), field + ".runner");
+            out.add(new AgentSpec(name, model, patches, runner));
         }
         return out;
     }

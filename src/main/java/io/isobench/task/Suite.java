@@ -12,17 +12,25 @@ import java.util.Optional;
  * @param file  the suite file (relative paths in it resolve against its folder); null for a suite built in memory
  * @param setup argv lists run once per session before the environments, in the work folder ({@code setup:};
  *              {@code {suite_dir}} filled in, {@code {workdir}} left for the planner)
+ * @param agentPrompt the prompt of {@code isobench agents run} ({@code agent_prompt:}; default when absent)
  */
 public record Suite(Path file, EngineSpec engine, List<TaskSpec> tasks, List<AgentSpec> agents, RunConfig run,
-                    List<Recipe> recipes, List<List<String>> setup) {
+                    List<Recipe> recipes, List<List<String>> setup, AgentPrompt agentPrompt) {
 
     public Suite {
+        agentPrompt = agentPrompt == null ? AgentPrompt.DEFAULT : agentPrompt;
         Objects.requireNonNull(engine, "engine");
         Objects.requireNonNull(run, "run");
         tasks = List.copyOf(tasks);
         agents = List.copyOf(agents);
         recipes = recipes == null ? List.of() : List.copyOf(recipes);
         setup = setup == null ? List.of() : setup.stream().map(List::copyOf).toList();
+    }
+
+    /** A suite with the default agent prompt. */
+    public Suite(Path file, EngineSpec engine, List<TaskSpec> tasks, List<AgentSpec> agents, RunConfig run,
+                 List<Recipe> recipes, List<List<String>> setup) {
+        this(file, engine, tasks, agents, run, recipes, setup, AgentPrompt.DEFAULT);
     }
 
     /** A suite without session setup steps. */
@@ -43,12 +51,12 @@ public record Suite(Path file, EngineSpec engine, List<TaskSpec> tasks, List<Age
     public Suite withEngineRepo(Path repo) {
         EngineSpec e = new EngineSpec(repo.toString(), repo.toAbsolutePath().normalize(), engine.name(),
                 engine.build(), engine.artifact());
-        return new Suite(file, e, tasks, agents, run, recipes, setup);
+        return new Suite(file, e, tasks, agents, run, recipes, setup, agentPrompt);
     }
 
     /** The same suite run with another configuration (a {@code run} option that overrides the suite's). */
     public Suite withRun(RunConfig other) {
-        return new Suite(file, engine, tasks, agents, other, recipes, setup);
+        return new Suite(file, engine, tasks, agents, other, recipes, setup, agentPrompt);
     }
 
     /** The recipes that apply to one arm of one task, in suite order. */

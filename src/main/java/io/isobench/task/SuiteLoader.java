@@ -26,7 +26,7 @@ import java.util.Set;
  */
 public final class SuiteLoader {
 
-    private static final List<String> TOP_KEYS = List.of("name", "description", "engine", "tasks", "agents", "run",
+    private static final List<String> TOP_KEYS = List.of("name", "description", "engine", "tasks", "agents", "agent_prompt", "run",
             "recipes", "review", "setup");
     /** Placeholders of correctness.offline_command. */
     public static final List<String> OFFLINE_PLACEHOLDERS = List.of("{prompts_file}", "{max_tokens}", "{model}",
@@ -108,9 +108,10 @@ public final class SuiteLoader {
         RunConfig run = engineSection.run(top.get("run"));
         List<Recipe> recipes = agentSection.recipes(top.get("recipes"), taskIds, agents);
         List<List<String>> setup = engineSection.setup(top.get("setup"));
+        AgentPrompt prompt = new AgentRunnerSection(nodes).prompt(top.get("agent_prompt"));
         if (nodes.hasProblems()) {
             throw nodes.failure();
         }
-        return new Suite(file, engine, tasks, agents, run, recipes, setup);
+        return new Suite(file, engine, tasks, agents, run, recipes, setup, prompt);
     }
 }

@@ -1,0 +1,128 @@
+package io.isobench.agent;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.isobench.Arm;
+import io.isobench.Fields;
+import io.isobench.parse.FailureCategory;
+import io.isobench.store.RunDetails;
+import io.isobench.store.RunRecord;
+import io.isobench.store.Store;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * An attempt as stored (docs/agents.md, "What is recorded"): a run of kind {@link RunRecord.RunKind#AGENT_ATTEMPT}
+ * in the agents-run session, round = attempt number, arm {@code agent:NAME@k}, its raw stdout as the log artifact,
+ * and the {@code agent_attempt} details section: usage, versions, the prompt's hashes, budget, and the artifact ids of
+ * the patch, the normalised trajectory and the raw stderr. Written in one transaction.
+ */
+public final class AttemptRecords {
+
+    /** The details section of an attempt. */
+    public static final String SECTION = "agent_attempt";
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private AttemptRecords() {
+    }
+
+    /** What identifies an attempt and how it was run, besides its result. */
+    public record AttemptContext(String sessionId, String taskId, String agent, int attempt, String adapter,
+                                 String executor, String model) {
+
+        /** The attempt's arm name: {@code NAME@k}. */
+        public String armName() {
+            return agent + "@" + attempt;
+        }
+
+        /** The attempt's run id (stable: a resumed session finds it). */
+        public String runId() {
+            return sessionId + "/" + taskId + "/" + armName();
+        }
+    }
+
+    /** The prompt and commits an attempt saw. */
+    public record Seal(String parentCommit, String sealedCommit, String templateSha256, String promptSha256,
+                       String hints) {
+    }
+
+    /**
+     * Stores the attempt (artifacts and run) in one transaction; returns the stored run.
+     *
+     * @param argv    the agent's argv as run (secrets are never in it; redacted again by the store)
+     * @param budget  the budget it ran under
+     * @param started when it started
+     */
+    public static RunRecord store(Store store, AttemptContext c, Seal seal, AttemptResult r, List<String> argv,
+                                  Budget budget, Instant started) {
+        return store.inTransaction(tx -> {
+            String stdoutSha = tx.putArtifact("agent-stdout", r.rawStdout().getBytes(StandardCharsets.UTF_8));
+            String stderrSha = tx.putArtifact("agent-stderr", r.rawStderr().getBytes(StandardCharsets.UTF_8));
+            String patchSha = r.patch().isEmpty() ? null
+                    : tx.putArtifact("patch", r.patch().getBytes(StandardCharsets.UTF_8));
+            String trajectory = r.trajectory().toJson(c.adapter(), r.cliVersion(), c.model(), r.usage());
+            String trajSha = tx.putArtifact("trajectory", trajectory.getBytes(StandardCharsets.UTF_8));
+            Map<String, Object> d = new LinkedHashMap<>();
+            d.put("task", c.taskId());
+            d.put("agent", c.agent());
+            d.put("attempt", c.attempt());
+            d.put("adapter", c.adapter());
+            d.put("cli_version", r.cliVersion());
+            d.put("executor", c.executor());
+            d.put("model", c.model());
+            d.put("prompt_template_sha256", seal.templateSha256());
+            d.put("prompt_sha256", seal.promptSha256());
+            d.put("hints", seal.hints());
+            d.put("turns", r.usage().turns());
+            d.put("tokens_in", r.usage().tokensIn());
+            d.put("tokens_out", r.usage().tokensOut());
+            d.put("cost_usd", r.usage().costUsd());
+            d.put("wall_s", Math.round(r.wallS() * 1000) / 1000.0);
+            d.put("status", r.status().name());
+            d.put("detail", r.detail());
+            d.put("exit_code", r.exitCode());
+            d.put("patch_sha256", patchSha);
+            d.put("patch_lines", r.patch().isEmpty() ? 0 : r.patch().split("\n", -1).length - 1);
+            d.put("trajectory_sha256", trajSha);
+            d.put("stderr_sha256", stderrSha);
+            d.put("budget", AttemptRunner.budgetMap(budget));
+            d.put("parent_commit", seal.parentCommit());
+            d.put("sealed_commit", seal.sealedCommit());
+            RunRecord.Builder b = RunRecord.builder(c.runId())
+                    .session(c.sessionId())
+                    .kind(RunRecord.RunKind.AGENT_ATTEMPT)
+                    .round(c.attempt())
+                    .commit(seal.parentCommit(), seal.parentCommit().substring(0, Math.min(8,
+                            seal.parentCommit().length())))
+                    .agent(c.armName())
+                    .arm(Arm.agent(c.armName()))
+                    .model(c.model())
+                    .status(r.status() == AttemptStatus.OK ? RunRecord.RunStatus.SUCCESS : RunRecord.RunStatus.FAILED)
+                    .startedAt(started)
+                    .durationMs(r.wallS() * 1000)
+                    .argvJson(json(argv))
+                    .logArtifact(stdoutSha)
+                    .details(RunDetails.of(Fields.inOrder(SECTION, d)));
+            if (r.status() != AttemptStatus.OK) {
+                FailureCategory cat = FailureCategory.valueOf(r.status().name());
+                b.failure(new RunRecord.FailureInfo(cat.name(), r.detail(), null,
+                        cat.retry() != FailureCategory.Retry.NO));
+            }
+            RunRecord run = b.build();
+            tx.putRun(run);
+            return run;
+        });
+    }
+
+    private static String json(Object o) {
+        try {
+            return JSON.writeValueAsString(o);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
