@@ -1,0 +1,146 @@
+package io.isobench.agent;
+
+import io.isobench.ToyRepo;
+import io.isobench.store.RunFilter;
+import io.isobench.store.RunRecord;
+import io.isobench.store.Store;
+import io.isobench.store.Stores;
+import io.isobench.task.Suite;
+import io.isobench.task.SuiteLoader;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * {@code isobench agents run} end to end on the toy engine with a python3 "agent" (the command adapter, local
+ * sandbox): attempts stored, patches written, the suite rewritten so it loads with agents NAME@k, resume.
+ */
+class AgentsRunTest {
+
+    @TempDir
+    Path dir;
+    Path suiteFile;
+
+    @BeforeEach
+    void suite() throws Exception {
+        assumeTrue(ToyRepo.toolsPresent(), "python3, git and setsid are needed for the toy repo");
+        ToyRepo.build(dir.resolve("toyllm-repo"));
+        String demo = Files.readString(Path.of("examples/toy-engine/demo-suite.yaml"));
+        String head = demo.substring(0, demo.indexOf("\nagents:"));
+        Files.writeString(dir.resolve("agent.py"), """
+                import os, re, sys
+                repo, prompt = sys.argv[1], sys.argv[2]
+                task = re.search(r"Task (\\S+):", open(prompt).read()).group(1)
+                with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "calls.txt"), "a") as f:
+                    f.write(task + "\\n")
+                if task == "latency" and os.environ.get("FAIL_LATENCY") == "1":
+                    sys.exit(1)
+                print('isobench-usage: {"turns":1,"tokens_in":1000,"tokens_out":100}')
+                open(os.path.join(repo, "README.md"), "a").write("attempt on " + task + "\\n")
+                """);
+        suiteFile = dir.resolve("suite.yaml");
+        Files.writeString(suiteFile, head + """
+
+                # agents: the scripted one is run by isobench agents run
+                agents:
+                  - name: scripted
+                    model: scripted-1
+                    runner:
+                      adapter: command
+                      argv: [python3, "%s", "{repo}", "{prompt_file}"]
+                      env: {FAIL_LATENCY: "1"}
+                      pricing: {input_usd_per_mtok: 3, output_usd_per_mtok: 15}
+                """.formatted(dir.resolve("agent.py")));
+    }
+
+    private AgentsRun.Summary run(Store store, int k, String resume) throws Exception {
+        Suite suite = SuiteLoader.load(suiteFile);
+        List<String> lines = new ArrayList<>();
+        return new AgentsRun(store, Map.of(), lines::add, AgentsRun.defaultSandboxes("local"))
+                .run(new AgentsRun.Request(suite, "scripted", List.of("tpot", "latency"), k, "local",
+                        dir.resolve("work"), resume));
+    }
+
+    private List<String> calls() throws Exception {
+        return Files.readAllLines(dir.resolve("calls.txt"));
+    }
+
+    @Test
+    void attemptsAreStoredPatchedIntoTheSuiteAndResumedWithoutRepeats() throws Exception {
+        try (Store store = Stores.open(dir.resolve("s.duckdb").toString())) {
+            AgentsRun.Summary first = run(store, 1, null);
+            assertThat(first.attempts()).extracting(AgentsRun.AttemptRow::status)
+                    .containsExactly(AttemptStatus.OK, AttemptStatus.AGENT_CRASH);
+            assertThat(calls()).containsExactly("tpot", "latency");
+
+            // an attempt cut off mid-way leaves its folder: the resumed run clears it and runs that attempt again
+            Path cut = dir.resolve("work/agents").resolve(first.sessionId()).resolve("tpot/scripted@2/repo");
+            Files.createDirectories(cut);
+            Files.writeString(cut.resolve("junk"), "half an attempt");
+            AgentsRun.Summary resumed = run(store, 2, first.sessionId());
+            assertThat(resumed.sessionId()).isEqualTo(first.sessionId());
+            assertThat(resumed.attempts()).extracting(AgentsRun.AttemptRow::resumed)
+                    .containsExactly(true, true, false, false);
+            assertThat(calls()).as("no attempt repeated").containsExactly("tpot", "latency", "tpot", "latency");
+
+            List<RunRecord> runs = new ArrayList<>();
+            store.forEachRun(new RunFilter(null, Set.of(RunRecord.RunKind.AGENT_ATTEMPT), first.sessionId(), false),
+                    runs::add);
+            assertThat(runs).hasSize(4);
+            RunRecord ok = runs.stream().filter(r -> r.key().runId().endsWith("/tpot/scripted@1")).findFirst()
+                    .orElseThrow();
+            var d = ok.details().section(AttemptRecords.SECTION);
+            assertThat(d.path("tokens_in").asLong()).isEqualTo(1000);
+            assertThat(d.path("cost_usd").asDouble()).isCloseTo(0.0045, org.assertj.core.data.Offset.offset(1e-12));
+            assertThat(d.path("prompt_template_sha256").asText()).isEqualTo(PromptTemplate.sha256(
+                    PromptTemplate.DEFAULT));
+            assertThat(d.path("hints").asText()).isEqualTo("none");
+            assertThat(new String(store.artifact(d.path("patch_sha256").asText()).orElseThrow()))
+                    .contains("+attempt on tpot").doesNotContain("Task ");
+            assertThat(new String(store.artifact(d.path("trajectory_sha256").asText()).orElseThrow()))
+                    .contains("\"schema_version\"").contains("\"total_prompt_tokens\" : 1000");
+            RunRecord crash = runs.stream().filter(r -> r.key().runId().endsWith("/latency/scripted@1"))
+                    .findFirst().orElseThrow();
+            assertThat(crash.outcome().failure().category()).isEqualTo("AGENT_CRASH");
+            assertThat(store.session(first.sessionId()).orElseThrow().status()).isEqualTo("agents-complete");
+
+            Suite after = SuiteLoader.load(suiteFile);
+            assertThat(after.agents()).extracting(a -> a.name())
+                    .containsExactly("scripted", "scripted@1", "scripted@2");
+            assertThat(after.agents().get(1).patches()).containsOnlyKeys("tpot");
+            assertThat(after.agents().get(2).patches()).containsOnlyKeys("tpot");
+            assertThat(after.agents().get(1).model()).isEqualTo("scripted-1");
+            assertThat(Files.readString(after.agents().get(1).patches().get("tpot"))).contains("+attempt on tpot");
+            assertThat(Files.readString(suiteFile)).contains("# agents: the scripted one is run by isobench agents"
+                    + " run").as("comments kept");
+            assertThat(io.isobench.analysis.Leaderboard.of(store, io.isobench.analysis.StatsConfig.defaults())
+                    .entries()).as("an agents run is not a measurement session").isEmpty();
+        }
+    }
+
+    @Test
+    void anAgentWithoutRunnerOrUnknownIsRefusedWithTheFix() throws Exception {
+        try (Store store = Stores.open(dir.resolve("s.duckdb").toString())) {
+            Suite suite = SuiteLoader.load(suiteFile);
+            AgentsRun r = new AgentsRun(store, Map.of(), s -> { }, AgentsRun.defaultSandboxes("local"));
+            assertThatThrownBy(() -> r.run(new AgentsRun.Request(suite, "nobody", List.of(), 1, "local",
+                    dir.resolve("w"), null))).hasMessageContaining("agent 'nobody' is not in")
+                    .hasMessageContaining("fix:");
+            assertThatThrownBy(() -> r.run(new AgentsRun.Request(suite, "scripted", List.of("nope"), 1, "local",
+                    dir.resolve("w"), null))).hasMessageContaining("--tasks: no task 'nope'");
+            assertThatThrownBy(() -> new AgentsRun.Request(suite, "scripted", List.of(), 0, "local",
+                    dir.resolve("w"), null)).hasMessageContaining("--attempts (0) must be >= 1");
+        }
+    }
+}
