@@ -150,7 +150,7 @@ public final class AgentsRun {
                 }
             }
         }
-        Path written = SuiteAgents.write(suite, spec, attemptsWithPatches(sessionId), req.attempts());
+        Path written = SuiteAgents.write(suite, spec, attemptsWithPatches(sessionId, tasks), req.attempts());
         store.putSession(session(sessionId).status("agents-complete").time(startedAt(sessionId), Instant.now())
                 .build());
         progress.accept("agents run " + sessionId + ": done; " + written + " names the attempts' patches as agents "
@@ -181,6 +181,9 @@ public final class AgentsRun {
         AttemptResult r = runner.run(dirs, sealed, prompt);
         r = priced(r, runner);
         List<String> argv = adapterArgv(runner, dirs, prompt);
+        if (r.status() == AttemptStatus.OK) {
+            SuiteAgents.writePatch(suite, c.agent(), c.attempt(), t.id(), r.patch());
+        }
         RunRecord run = AttemptRecords.store(store, c, new AttemptRecords.Seal(parent, sealed.commit(),
                 template.sha256(), PromptTemplate.sha256(prompt), template.hints().label()), r, argv,
                 runner.budget(), started);
@@ -223,17 +226,17 @@ public final class AgentsRun {
                 d.path("detail").asText(""), u, d.path("wall_s").asDouble(), d.path("patch_lines").asInt(), resumed);
     }
 
-    /** task id → (attempt → patch text) of this session's attempts that left a patch. */
-    private Map<String, Map<Integer, String>> attemptsWithPatches(String sessionId) {
+    /** task id → (attempt → patch sha256) of this session's attempts that left a patch, in suite task order. */
+    private Map<String, Map<Integer, String>> attemptsWithPatches(String sessionId, List<TaskSpec> tasks) {
         Map<String, Map<Integer, String>> out = new LinkedHashMap<>();
+        tasks.forEach(t -> out.put(t.id(), new java.util.TreeMap<>()));
         store.forEachRun(new io.isobench.store.RunFilter(null, java.util.Set.of(RunRecord.RunKind.AGENT_ATTEMPT),
                 sessionId, false), r -> {
             var d = r.details().section(AttemptRecords.SECTION);
             String sha = d.path("patch_sha256").asText(null);
             if (r.outcome().status() == RunRecord.RunStatus.SUCCESS && sha != null) {
-                store.artifact(sha).ifPresent(b -> out.computeIfAbsent(d.path("task").asText(),
-                        x -> new java.util.TreeMap<>()).put(d.path("attempt").asInt(),
-                        new String(b, java.nio.charset.StandardCharsets.UTF_8)));
+                out.computeIfAbsent(d.path("task").asText(), x -> new java.util.TreeMap<>())
+                        .put(d.path("attempt").asInt(), sha);
             }
         });
         return out;

@@ -18,7 +18,9 @@ import java.util.Map;
  * An attempt as stored (docs/agents.md, "What is recorded"): a run of kind {@link RunRecord.RunKind#AGENT_ATTEMPT}
  * in the agents-run session, round = attempt number, arm {@code agent:NAME@k}, its raw stdout as the log artifact,
  * and the {@code agent_attempt} details section: usage, versions, the prompt's hashes, budget, and the artifact ids of
- * the patch, the normalised trajectory and the raw stderr. Written in one transaction.
+ * the patch, the normalised trajectory and the raw stderr. Written in one transaction. {@code patch_sha256} is the
+ * sha256 of the patch file as written (what a measured run records); {@code patch_artifact} the stored copy, which the
+ * store redacts like every artifact.
  */
 public final class AttemptRecords {
 
@@ -62,8 +64,9 @@ public final class AttemptRecords {
         return store.inTransaction(tx -> {
             String stdoutSha = tx.putArtifact("agent-stdout", r.rawStdout().getBytes(StandardCharsets.UTF_8));
             String stderrSha = tx.putArtifact("agent-stderr", r.rawStderr().getBytes(StandardCharsets.UTF_8));
-            String patchSha = r.patch().isEmpty() ? null
+            String patchArtifact = r.patch().isEmpty() ? null
                     : tx.putArtifact("patch", r.patch().getBytes(StandardCharsets.UTF_8));
+            String patchSha = r.patch().isEmpty() ? null : PromptTemplate.sha256(r.patch());
             String trajectory = r.trajectory().toJson(c.adapter(), r.cliVersion(), c.model(), r.usage());
             String trajSha = tx.putArtifact("trajectory", trajectory.getBytes(StandardCharsets.UTF_8));
             Map<String, Object> d = new LinkedHashMap<>();
@@ -86,6 +89,7 @@ public final class AttemptRecords {
             d.put("detail", r.detail());
             d.put("exit_code", r.exitCode());
             d.put("patch_sha256", patchSha);
+            d.put("patch_artifact", patchArtifact);
             d.put("patch_lines", r.patch().isEmpty() ? 0 : r.patch().split("\n", -1).length - 1);
             d.put("trajectory_sha256", trajSha);
             d.put("stderr_sha256", stderrSha);

@@ -169,7 +169,7 @@ public final class AttemptRunner {
                     "unreadable agent output: " + e.getMessage());
         }
         Usage used = report.usage().tokens() == 0 && report.usage().turns() == 0 ? usage.get() : report.usage();
-        String patch = PatchCollector.collect(sealed);
+        String patch = maskSecretValues(PatchCollector.collect(sealed));
         AttemptStatus status;
         String detail;
         Optional<String> over = Optional.ofNullable(overrun.get()).or(() -> config.budget().exceeded(used));
@@ -239,13 +239,21 @@ public final class AttemptRunner {
 
     /** {@code text} with every secret value masked, then the generic secret patterns ({@link Secrets#redact}). */
     String redact(String text) {
+        return Secrets.redact(maskSecretValues(text));
+    }
+
+    /**
+     * {@code text} with this attempt's secret values masked, nothing else: a patch stays byte for byte what the agent
+     * wrote unless it wrote its own API key into the code.
+     */
+    String maskSecretValues(String text) {
         String out = text;
         for (String v : secrets.values()) {
             if (v.length() >= 4) {
                 out = out.replace(v, Secrets.MASK);
             }
         }
-        return Secrets.redact(out);
+        return out;
     }
 
     /** The budget as recorded. */

@@ -51,10 +51,11 @@ public final class Secrets {
 
     /**
      * A value: a run of characters that cannot close a quoted string, a JSON value or a URL parameter; not a JSON
-     * literal, a small number or an upper-case placeholder ({@code KEY=VALUE}, {@code KEY=VALUE...},
+     * literal, a small integer, a decimal number ({@code TOKEN_COST_S = 0.002} in engine code) or an upper-case
+     * placeholder ({@code KEY=VALUE}, {@code KEY=VALUE...},
      * {@code --api-key API_KEY} in a usage).
      */
-    private static final String VALUE = value("\\d{1,6}|");
+    private static final String VALUE = value("\\d{1,6}|[0-9]*\\.[0-9]+(?:[eE][-+]?[0-9]+)?|");
     /** A password's value: a small number is one too ({@code password=123456}). */
     private static final String PASSWORD_VALUE = value("");
     private static final String QUOTES = "[\"'\\\\]*";

@@ -17,6 +17,16 @@ class SecretsTest {
 
     /** Every shape of the issue (and a few more) is hidden wherever it stands. */
     @Test
+    void decimalNumbersAssignedToTokenNamesAreNotSecretsButLongValuesAre() {
+        // engine code in an agent's patch: redacting these would corrupt the patch
+        assertThat(Secrets.redact("TOKEN_COST_S = 0.0002")).isEqualTo("TOKEN_COST_S = 0.0002");
+        assertThat(Secrets.redact("MAX_TOKEN_RATE=1.5e-3")).isEqualTo("MAX_TOKEN_RATE=1.5e-3");
+        assertThat(Secrets.redact("HF_TOKEN=abc123def456ghi789")).isEqualTo("HF_TOKEN=***");
+        assertThat(Secrets.redact("API_KEY=0.5abcdef")).isEqualTo("API_KEY=***");
+        assertThat(Secrets.redact("password=0.25")).isEqualTo("password=***");
+    }
+
+    @Test
     void everyShapeIsHidden() {
         List<String> planted = List.of(
                 "HF_TOKEN=" + HF + " python3 benchmarks/benchmark_serving.py",
