@@ -111,6 +111,11 @@ public final class AgentAttempts {
         return new AgentAttempts(out);
     }
 
+    /** The attempts that pass {@code keep}. */
+    public AgentAttempts filter(java.util.function.Predicate<Attempt> keep) {
+        return new AgentAttempts(all.stream().filter(keep).toList());
+    }
+
     public List<Attempt> all() {
         return all;
     }
