@@ -76,6 +76,12 @@ class ReportAttemptsTest {
                 assertThat(full.toString()).contains(md.toString());
                 HtmlReport.write(model, dir.resolve("site"));
             }
+            // isobench runs lists an attempt with where it came from
+            List<String> cells = RunListing.cells(io.isobench.store.RunRecord.builder("x")
+                    .kind(io.isobench.store.RunRecord.RunKind.AGENT_ATTEMPT).session("agents-run-1").round(2)
+                    .armLabel("agent:a@2").status(io.isobench.store.RunRecord.RunStatus.SUCCESS)
+                    .detailsJson("{\"agent_attempt\":{\"task\":\"tpot\"}}").build());
+            assertThat(cells.get(RunListing.COLUMNS.indexOf("source"))).isEqualTo("agents-run-1/tpot/attempt 2");
             Map<String, Document> docs = HtmlSite.parseAll(dir.resolve("site")); // every page well-formed
             Document index = docs.get("index.html");
             assertThat(byTag(index, "tr").stream().filter(e -> e.hasAttribute("data-agent")
