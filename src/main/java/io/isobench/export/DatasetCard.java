@@ -250,6 +250,10 @@ final class DatasetCard {
             b.append("| `").append(c.name()).append("` | ").append(c.type().label()).append(" | ")
                     .append(c.description() == null ? "" : c.description().replace("|", "\\|")).append(" |\n");
         }
+        b.append("\nAn agent row whose patch was made by `isobench agents run` (agent `NAME@k`: attempt k of agent NAME)")
+                .append(" carries that attempt in the `isobench_agent_*` attempt columns, its normalised trajectory")
+                .append(" included (secrets redacted); Opt@K, mean-of-K and best-of-K over attempts are defined in")
+                .append(" isobench's docs/statistics.md §18.\n");
         b.append("\n## Files\n\n");
         b.append("- `data/train-00000-of-00001.parquet` — the table (read it with `datasets`, pandas or DuckDB).\n");
         b.append("- `data/train-00000-of-00001.jsonl` — the same rows and columns, one JSON object per line.\n\n");

@@ -185,6 +185,7 @@ public final class HfSchema {
         ib.add(new Column("isobench_build", Type.STRING, "build step of the arms' environments: ok (every arm built), else arm=status"
                 + " per arm ('; '-separated; ok | failed | timeout); null when the suite has none"));
         ib.add(new Column("isobench_recipes", Type.STRING, "fix recipes applied to the row's arms: name (kind) [arms], '; '-separated; FAILED marks one that failed"));
+        ib.addAll(AttemptColumns.COLUMNS);
         ISOBENCH = Collections.unmodifiableList(ib);
         SESSION = ISOBENCH.subList(sessionStart, ISOBENCH.size());
 

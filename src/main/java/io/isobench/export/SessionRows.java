@@ -3,6 +3,7 @@ package io.isobench.export;
 import io.isobench.Arm;
 import io.isobench.store.Pipeline;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.isobench.analysis.AgentAttempts;
 import io.isobench.analysis.AgentOutcome;
 import io.isobench.analysis.ArmSummary;
 import io.isobench.analysis.Comparison;
@@ -63,8 +64,9 @@ final class SessionRows {
         sessions.sort(Comparator.comparing(SessionRecord::startedAt, Comparator.nullsFirst(Comparator.naturalOrder()))
                 .reversed());
         Map<String, Row> byKey = new LinkedHashMap<>();
+        AgentAttempts attempts = AgentAttempts.read(store);
         for (SessionRecord s : sessions) {
-            for (Row r : session(store, s)) {
+            for (Row r : session(store, s, attempts)) {
                 byKey.putIfAbsent(r.commitShort() + "\u0000" + r.agent(), r);
             }
         }
@@ -81,6 +83,11 @@ final class SessionRows {
     }
 
     static List<Row> session(Store store, SessionRecord s) {
+        return session(store, s, AgentAttempts.read(store));
+    }
+
+    /** The rows of one session; an agent row whose patch came from a stored attempt gets its attempt columns. */
+    static List<Row> session(Store store, SessionRecord s, AgentAttempts attempts) {
         StatsConfig config = StatsConfig.defaults();
         SessionAnalysis analysis = SessionAnalysis.of(store, s.sessionId(), config);
         if (analysis.tasks().isEmpty()) {
@@ -103,11 +110,24 @@ final class SessionRows {
             Optional<TaskRecord> task = store.task(t.taskId());
             for (String arm : t.arms()) {
                 if (arm.startsWith("agent:")) {
-                    out.add(row(s, t, arm, runs, task.orElse(null), patches, config));
+                    Row row = row(s, t, arm, runs, task.orElse(null), patches, config);
+                    AttemptColumns.fill(row.values(), attempts.forArm(arm, t.taskId(), patchOf(runs, arm)),
+                            store::artifact);
+                    out.add(row);
                 }
             }
         }
         return out;
+    }
+
+    /** The patch sha256 the arm's measured runs applied, or null. */
+    private static String patchOf(List<Parsed> runs, String arm) {
+        for (Parsed p : runs) {
+            if (p.run().arm().label().equals(arm) && p.extra().patchSha256() != null) {
+                return p.extra().patchSha256();
+            }
+        }
+        return null;
     }
 
     private static Row row(SessionRecord s, SessionAnalysis.TaskResult t, String agentArm, List<Parsed> runs,

@@ -52,6 +52,7 @@ public final class MarkdownReport {
         if (!model.sessions().isEmpty()) {
             StringBuilder sb = new StringBuilder("\n");
             SessionReport.leaderboard(model.leaderboard(), sb, "##");
+            AttemptSection.markdown(model.attemptScores(), sb, "##");
             out.write(sb.toString());
         }
         out.flush();

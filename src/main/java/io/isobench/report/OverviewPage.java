@@ -155,6 +155,7 @@ final class OverviewPage extends HtmlPage {
                     .append(td(SessionReport.medianText(a.speedupVsHuman()))).append("</tr>\n");
         }
         b.append("</table>\n");
+        b.append(AttemptSection.html(model.attemptScores()));
         List<String> names = new ArrayList<>();
         long[][] v = new long[board.agents().size()][];
         int i = 0;

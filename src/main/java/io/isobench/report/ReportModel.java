@@ -1,11 +1,16 @@
 package io.isobench.report;
 
+import io.isobench.Arm;
+import io.isobench.analysis.AgentAttempts;
+import io.isobench.analysis.AttemptScores;
 import io.isobench.analysis.Leaderboard;
 import io.isobench.analysis.StatsConfig;
 import io.isobench.store.Store;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 
@@ -26,6 +31,9 @@ public final class ReportModel implements AutoCloseable {
     private final List<NativeSession> sessions;
     private final Leaderboard leaderboard;
     private final Function<String, Optional<byte[]>> artifacts;
+    private final AgentAttempts attempts;
+    private final AttemptScores attemptScores;
+    private final Map<String, AttemptTrajectory> trajectories = new HashMap<>();
 
     private ReportModel(ReportScope scope, Store store, LegacyModel legacy, List<NativeSession> sessions) {
         this.scope = scope;
@@ -38,6 +46,33 @@ public final class ReportModel implements AutoCloseable {
         }
         this.leaderboard = Leaderboard.of(boards, StatsConfig.defaults());
         this.artifacts = store::artifact;
+        this.attempts = attemptsOf(store, scope, sessions);
+        this.attemptScores = AttemptScores.of(leaderboard, attempts, StatsConfig.defaults());
+        for (NativeSession s : sessions) {
+            for (NativeTask t : s.tasks()) {
+                for (AgentAttempts.Attempt a : attempts.ofTask(t.result().taskId())) {
+                    String sha = a.text("trajectory_sha256");
+                    if (sha != null && !trajectories.containsKey(sha)) {
+                        store.artifact(sha).ifPresent(bytes -> trajectories.put(sha, AttemptTrajectory.parse(bytes)));
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * The stored agent attempts the scope can show: of its agent when it names one, at the tasks of its sessions (an
+     * attempt at a task no session measured has no verdict to score).
+     */
+    private static AgentAttempts attemptsOf(Store store, ReportScope scope, List<NativeSession> sessions) {
+        if (sessions.isEmpty()) {
+            return AgentAttempts.NONE;
+        }
+        AgentAttempts all = AgentAttempts.read(store);
+        java.util.Set<String> tasks = new java.util.HashSet<>();
+        sessions.forEach(s -> s.tasks().forEach(t -> tasks.add(t.result().taskId())));
+        String agent = scope.agent() == null ? null : Arm.normalizeAgent(AgentAttempts.baseName(scope.agent()));
+        return all.filter(a -> tasks.contains(a.task()) && (agent == null || agent.equals(a.agent())));
     }
 
     /** The model of {@code scope}: the imported data (none for one session), then the native sessions. */
@@ -81,6 +116,21 @@ public final class ReportModel implements AutoCloseable {
     /** The agent leaderboard over the sessions. */
     Leaderboard leaderboard() {
         return leaderboard;
+    }
+
+    /** The stored agent attempts at the scope's tasks. */
+    AgentAttempts attempts() {
+        return attempts;
+    }
+
+    /** Opt@K, mean-of-K and best-of-K over the leaderboard's entries. */
+    AttemptScores attemptScores() {
+        return attemptScores;
+    }
+
+    /** Per trajectory sha256: the normalised trajectory read from the store (attempts of the scope's tasks). */
+    Map<String, AttemptTrajectory> trajectories() {
+        return trajectories;
     }
 
     /** A stored artifact's bytes (a failed run's log). */

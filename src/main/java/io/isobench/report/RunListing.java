@@ -89,6 +89,12 @@ public final class RunListing {
             String job = extra.string("job");
             return r.sessionId() == null ? r.runId() : r.sessionId() + "/" + (job == null ? r.runId() : job);
         }
+        if (r.kind() == RunRecord.RunKind.AGENT_ATTEMPT) {
+            // an attempt of isobench agents run: its session, task and attempt (docs/agents.md)
+            String task = extra.section("agent_attempt").path("task").asText(null);
+            return (r.sessionId() == null ? "agents" : r.sessionId()) + "/" + (task == null ? "?" : task) + "/attempt "
+                    + r.round();
+        }
         if (r.kind() == RunRecord.RunKind.HF_IMPORT) {
             String file = extra.string("hf_file");
             String row = extra.string("hf_row_number");

@@ -47,6 +47,7 @@ public final class SessionReport {
         }
         section(a, sb);
         leaderboard(model.leaderboard(), sb, "###");
+        AttemptSection.markdown(model.attemptScores(), sb, "###");
         environments(ns, sb);
         if (s != null) {
             skipped(s.suiteJson(), sb);

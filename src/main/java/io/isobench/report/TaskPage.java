@@ -102,6 +102,7 @@ final class TaskPage extends HtmlPage {
                         : x.first.truncatedTo(ChronoUnit.SECONDS).toString())).append(" to ")
                 .append(esc(x.last == null ? "—" : x.last.truncatedTo(ChronoUnit.SECONDS).toString()))
                 .append(".</p>\n");
+        AttemptSection.taskHtml(b, model.attempts().ofTask(r.taskId()), model.trajectories(), x.patch);
         failuresOfTask(b, t);
         b.append("<h2 id=\"integrity\">Patch integrity</h2>\n");
         if (r.findings().isEmpty()) {

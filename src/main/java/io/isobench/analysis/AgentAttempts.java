@@ -1,0 +1,190 @@
+package io.isobench.analysis;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.isobench.Arm;
+import io.isobench.store.RunFilter;
+import io.isobench.store.RunRecord;
+import io.isobench.store.Store;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The stored attempts of {@code isobench agents run} (runs of kind {@link RunRecord.RunKind#AGENT_ATTEMPT}; their
+ * details' {@code agent_attempt} section, docs/agents.md), read once for the report and the export, and the link from
+ * a measured agent arm to the attempt its patch came from: same normalised agent arm ({@code agent:NAME@k}), same
+ * task, same patch SHA-256; of several, the latest started.
+ *
+ * <p>Attempts are never measured samples: this class is the only reader of the kind outside the store.
+ */
+public final class AgentAttempts {
+
+    /** The details section an attempt writes. */
+    public static final String SECTION = "agent_attempt";
+
+    /** No attempts. */
+    public static final AgentAttempts NONE = new AgentAttempts(List.of());
+
+    /**
+     * One attempt as stored.
+     *
+     * @param runId     the attempt's run id
+     * @param startedAt when it started (null when not recorded)
+     * @param arm       its arm label, {@code agent:NAME@k} (normalised)
+     * @param section   the {@code agent_attempt} section (a JSON object; read through the accessors)
+     */
+    public record Attempt(String runId, Instant startedAt, String arm, JsonNode section) {
+
+        /** The task id. */
+        public String task() {
+            return text("task");
+        }
+
+        /** The agent name, normalised ({@code -} → {@code _}, lower case), without {@code @k}. */
+        public String agent() {
+            String a = text("agent");
+            return a == null ? baseName(arm) : Arm.normalizeAgent(a);
+        }
+
+        /** k, the attempt's number (1-based). */
+        public int attempt() {
+            JsonNode n = section.path("attempt");
+            return n.isNumber() ? n.asInt() : attemptNumber(arm);
+        }
+
+        /** OK, AGENT_TIMEOUT, BUDGET_EXCEEDED, AGENT_CRASH or EMPTY_PATCH. */
+        public String status() {
+            return text("status");
+        }
+
+        /** A field as text, or null when absent or JSON null. */
+        public String text(String key) {
+            JsonNode n = section.path(key);
+            return n.isMissingNode() || n.isNull() ? null : n.asText();
+        }
+
+        /** A numeric field, or null when absent or not a number. */
+        public Double number(String key) {
+            JsonNode n = section.path(key);
+            return n.isNumber() ? Double.valueOf(n.asDouble()) : null;
+        }
+
+        /** A whole-number field, or null when absent or not a number. */
+        public Long count(String key) {
+            JsonNode n = section.path(key);
+            return n.isNumber() ? Long.valueOf(n.asLong()) : null;
+        }
+    }
+
+    private final List<Attempt> all;
+
+    private AgentAttempts(List<Attempt> all) {
+        this.all = List.copyOf(all);
+    }
+
+    /** Every attempt in the store, ordered by start time (then run id). */
+    public static AgentAttempts read(Store store) {
+        List<RunRecord> runs = new ArrayList<>();
+        store.forEachRun(new RunFilter(null, Set.of(RunRecord.RunKind.AGENT_ATTEMPT), null, false), runs::add);
+        return of(runs);
+    }
+
+    /** The attempts among {@code runs} (other kinds are skipped). */
+    public static AgentAttempts of(List<RunRecord> runs) {
+        List<Attempt> out = new ArrayList<>();
+        for (RunRecord r : runs) {
+            if (r.kind() != RunRecord.RunKind.AGENT_ATTEMPT) {
+                continue;
+            }
+            JsonNode s = r.details().section(SECTION);
+            out.add(new Attempt(r.runId(), r.startedAt(), r.arm().label(), s.isObject() ? s
+                    : com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode()));
+        }
+        out.sort(Comparator.comparing((Attempt a) -> a.startedAt() == null ? Instant.EPOCH : a.startedAt())
+                .thenComparing(Attempt::runId));
+        return new AgentAttempts(out);
+    }
+
+    /** The attempts that pass {@code keep}. */
+    public AgentAttempts filter(java.util.function.Predicate<Attempt> keep) {
+        return new AgentAttempts(all.stream().filter(keep).toList());
+    }
+
+    public List<Attempt> all() {
+        return all;
+    }
+
+    public boolean isEmpty() {
+        return all.isEmpty();
+    }
+
+    /**
+     * The attempt a measured arm's patch came from: same arm label, task and patch SHA-256; the latest started of
+     * several; empty when none matches (a patch written by hand, or attempts not in this store).
+     */
+    public Optional<Attempt> forArm(String armLabel, String task, String patchSha256) {
+        if (armLabel == null || task == null || patchSha256 == null) {
+            return Optional.empty();
+        }
+        Attempt best = null;
+        for (Attempt a : all) {
+            if (armLabel.equals(a.arm()) && task.equals(a.task()) && patchSha256.equals(a.text("patch_sha256"))) {
+                best = a; // ordered by start: the last match is the latest
+            }
+        }
+        return Optional.ofNullable(best);
+    }
+
+    /**
+     * The attempts at {@code task}, one per (agent, k): the latest started (an agents run repeated later replaces
+     * it), in agent then attempt order.
+     */
+    public List<Attempt> ofTask(String task) {
+        Map<String, Attempt> latest = new LinkedHashMap<>();
+        for (Attempt a : all) {
+            if (task != null && task.equals(a.task())) {
+                latest.put(a.agent() + "@" + a.attempt(), a);
+            }
+        }
+        List<Attempt> out = new ArrayList<>(latest.values());
+        out.sort(Comparator.comparing(Attempt::agent).thenComparingInt(Attempt::attempt));
+        return out;
+    }
+
+    /**
+     * The agent name of an arm label or agent name without its attempt suffix: {@code agent:a@2} → {@code a},
+     * {@code agent:b} → {@code b}. A suffix counts only when it is {@code @} and digits.
+     */
+    public static String baseName(String armOrName) {
+        String n = armOrName.startsWith("agent:") ? armOrName.substring("agent:".length()) : armOrName;
+        int at = n.lastIndexOf('@');
+        return at > 0 && isDigits(n.substring(at + 1)) ? n.substring(0, at) : n;
+    }
+
+    /** The attempt number of an arm label or agent name: {@code agent:a@2} → 2; 1 without a suffix. */
+    public static int attemptNumber(String armOrName) {
+        int at = armOrName.lastIndexOf('@');
+        if (at > 0 && isDigits(armOrName.substring(at + 1))) {
+            return Integer.parseInt(armOrName.substring(at + 1));
+        }
+        return 1;
+    }
+
+    private static boolean isDigits(String s) {
+        if (s.isEmpty() || s.length() > 6) {
+            return false;
+        }
+        for (int i = 0; i < s.length(); i++) {
+            if (!Character.isDigit(s.charAt(i))) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

@@ -1,0 +1,110 @@
+package io.isobench.export;
+
+import io.isobench.AttemptSessions;
+import io.isobench.Golden;
+import io.isobench.store.Store;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The agent-attempt columns of the HF export (docs/hf-export.md): filled on agent rows whose patch came from a stored
+ * attempt, null elsewhere, on both export paths; the column list is golden; import reads tables with and without them.
+ */
+class HfAttemptColumnsTest {
+
+    static final Instant T0 = Instant.parse("2026-11-26T10:00:00Z");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void the_export_schema_is_golden() throws Exception {
+        String tsv = HfSchema.EXPORT.stream().map(c -> c.name() + "\t" + c.type().label())
+                .collect(Collectors.joining("\n", "", "\n"));
+        Golden.check(Path.of("src/test/resources/golden/hf-schema.tsv"), tsv);
+        assertThat(HfSchema.ISOBENCH.subList(HfSchema.ISOBENCH.size() - AttemptColumns.COLUMNS.size(),
+                HfSchema.ISOBENCH.size())).isEqualTo(AttemptColumns.COLUMNS);
+        assertThat(HfSchema.SESSION).containsAll(AttemptColumns.COLUMNS);
+    }
+
+    @Test
+    void agent_rows_carry_their_attempt_on_both_export_paths() throws Exception {
+        try (Store store = TestStores.open(dir, "s")) {
+            AttemptSessions.session(store, T0);
+            AttemptSessions.attempts(store, T0.minusSeconds(3600));
+            for (boolean sql : new boolean[] {true, false}) {
+                Path out = dir.resolve("out-" + sql);
+                HfExporter.export(store, out, sql);
+                List<Map<String, Object>> rows = HfSessionRowsTest.read(out.resolve(HfExporter.PARQUET));
+                assertThat(rows).as("sql=%s", sql).extracting(r -> r.get("isobench_agent"))
+                        .containsExactly("a@1", "a@2", "b@1");
+                Map<String, Object> a2 = rows.get(1);
+                assertThat(a2).containsEntry("isobench_agent_attempt", 2).containsEntry("isobench_agent_adapter", "claude-code")
+                        .containsEntry("isobench_agent_cli_version", "2.1.332").containsEntry("isobench_agent_executor", "docker")
+                        .containsEntry("isobench_agent_status", "OK").containsEntry("isobench_agent_turns", 4)
+                        .containsEntry("isobench_agent_tokens_in", 2400).containsEntry("isobench_agent_tokens_out", 160)
+                        .containsEntry("isobench_agent_cost_usd", 0.0246).containsEntry("isobench_agent_wall_s", 61.0)
+                        .containsEntry("isobench_agent_prompt_sha256",
+                                "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+                        .containsEntry("isobench_agent_trajectory", AttemptSessions.trajectory("a", 2));
+                assertThat((String) a2.get("isobench_agent_patch_sha256")).hasSize(64);
+                // b's cost was not reported: null, never 0
+                assertThat(rows.get(2)).containsEntry("isobench_agent_attempt", 1).containsEntry("isobench_agent_cost_usd", null);
+                // the attempt is not a row, and the measured statistics are the session's
+                assertThat(rows).allMatch(r -> "s-attempts".equals(r.get("isobench_session_id")));
+            }
+        }
+    }
+
+    @Test
+    void rows_without_an_attempt_have_null_attempt_columns() throws Exception {
+        try (Store store = TestStores.open(dir, "plain")) {
+            HfSessionRowsTest.session(store, T0);
+            HfExporter.export(store, dir.resolve("o"), true);
+            List<Map<String, Object>> rows = HfSessionRowsTest.read(dir.resolve("o").resolve(HfExporter.PARQUET));
+            assertThat(rows).isNotEmpty();
+            for (HfSchema.Column c : AttemptColumns.COLUMNS) {
+                assertThat(rows).as(c.name()).allMatch(r -> r.containsKey(c.name()) && r.get(c.name()) == null);
+            }
+        }
+    }
+
+    @Test
+    void import_reads_tables_with_and_without_the_attempt_columns() throws Exception {
+        try (Store store = TestStores.open(dir, "src")) {
+            AttemptSessions.session(store, T0);
+            AttemptSessions.attempts(store, T0.minusSeconds(3600));
+            HfExporter.export(store, dir.resolve("with"), true);
+        }
+        Path with = dir.resolve("with").resolve(HfExporter.PARQUET);
+        Path without = dir.resolve("without.parquet");
+        String drop = AttemptColumns.COLUMNS.stream().map(c -> c.name()).collect(Collectors.joining(", "));
+        try (Connection c = DriverManager.getConnection("jdbc:duckdb:"); Statement st = c.createStatement()) {
+            st.execute("COPY (SELECT * EXCLUDE (" + drop + ") FROM read_parquet('" + with + "')) TO '" + without
+                    + "' (FORMAT parquet)");
+        }
+        assertThat(HfSessionRowsTest.read(without).get(0)).doesNotContainKey("isobench_agent_trajectory");
+        for (Path file : List.of(with, without)) {
+            try (Store target = TestStores.open(dir, "t-" + file.getFileName().toString().replace('.', '-')
+                    + Files.size(file))) {
+                HfImporter.Summary s = HfImporter.importFile(target, file);
+                assertThat(s.rows()).as(file.toString()).isEqualTo(3);
+                assertThat(s.runs()).isEqualTo(9);
+                assertThat(s.ignoredColumns()).allMatch(x -> x.startsWith("isobench_"));
+                assertThat(s.ignoredColumns().contains("isobench_agent_trajectory")).isEqualTo(file.equals(with));
+            }
+        }
+    }
+}
