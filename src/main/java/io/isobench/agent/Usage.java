@@ -13,7 +13,8 @@ public record Usage(int turns, long tokensIn, long tokensOut, Double costUsd) {
     }
 
     public Usage plus(int moreTurns, long moreIn, long moreOut, Double moreUsd) {
-        Double usd = costUsd == null ? moreUsd : moreUsd == null ? costUsd : costUsd + moreUsd;
+        Double usd = costUsd == null ? moreUsd
+                : moreUsd == null ? costUsd : Double.valueOf(costUsd + moreUsd); // boxed: no unboxing of a null
         return new Usage(turns + moreTurns, tokensIn + moreIn, tokensOut + moreOut, usd);
     }
 
