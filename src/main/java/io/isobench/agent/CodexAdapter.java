@@ -158,8 +158,12 @@ public final class CodexAdapter implements AgentAdapter {
                 case "turn.failed" -> {
                     failed = true;
                     errors.add(ev.path("error").path("message").asText(ev.path("error").toString()));
+                    steps.put("#" + n++, systemStep("turn failed: " + errors.get(errors.size() - 1)));
                 }
-                case "error" -> errors.add(ev.path("message").asText(ev.toString()));
+                case "error" -> {
+                    errors.add(ev.path("message").asText(ev.toString()));
+                    steps.put("#" + n++, systemStep(errors.get(errors.size() - 1)));
+                }
                 default -> {
                 }
             }
@@ -187,7 +191,7 @@ public final class CodexAdapter implements AgentAdapter {
             case "agent_message" -> new Trajectory.Step("agent", item.path("text").asText(""), List.of(), null, null);
             case "reasoning" -> new Trajectory.Step("agent", "(reasoning) " + item.path("text").asText(""), List.of(),
                     null, null);
-            case "error" -> new Trajectory.Step("system", item.path("message").asText(""), List.of(), null, null);
+            case "error" -> systemStep(item.path("message").asText(""));
             case "command_execution" -> {
                 ObjectNode args = JSON.createObjectNode().put("command", item.path("command").asText());
                 String result = done ? "exit " + item.path("exit_code").asText("?") + " ("
@@ -215,6 +219,10 @@ public final class CodexAdapter implements AgentAdapter {
                     JSON.createObjectNode().put("query", item.path("query").asText()).toString(), null);
             default -> null;
         };
+    }
+
+    private static Trajectory.Step systemStep(String message) {
+        return new Trajectory.Step("system", message, List.of(), null, null);
     }
 
     private static Trajectory.Step tool(String id, String name, String args, String result) {

@@ -52,9 +52,13 @@ class CodexAgentIT {
     }
 
     static Run run(Script script, Budget budget, Path root, String name) throws IOException {
+        return run(script, KEY, budget, root, name);
+    }
+
+    static Run run(Script script, String serverKey, Budget budget, Path root, String name) throws IOException {
         AttemptDirs dirs = AttemptDirs.under(root);
         SealedRepo sealed = SealedRepo.create(engine, tpotParent, dirs);
-        ScriptedOpenAiServer server = ScriptedOpenAiServer.start(script, KEY);
+        ScriptedOpenAiServer server = ScriptedOpenAiServer.start(script, serverKey);
         AgentConfig config = new AgentConfig("codex", CLI.toString(), List.of(), CodexScripts.MODEL, server.baseUrl(),
                 List.of(), Map.of(), budget);
         CodexAdapter adapter = new CodexAdapter();
@@ -140,6 +144,20 @@ class CodexAgentIT {
         String diag = "detail: " + r.detail() + "\nstdout:\n" + r.rawStdout() + "\nstderr:\n" + r.rawStderr();
         assertEquals(AttemptStatus.BUDGET_EXCEEDED, r.status(), diag);
         assertTrue(r.detail().startsWith("tokens 3150 > 1500"), diag);
+    }
+
+    @Test
+    void aRejectedKeyIsAnAgentCrashWithTheApisError(@TempDir Path tmp) throws Exception {
+        Run run = run(CodexScripts.edit(), "sk-another-key-the-server-wants", new Budget(120.0, null, null, null),
+                tmp.resolve("attempt"), "rejected-key");
+        AttemptResult r = run.result();
+        String diag = "detail: " + r.detail() + "\nstdout:\n" + r.rawStdout() + "\nstderr:\n" + r.rawStderr();
+        assertEquals(AttemptStatus.AGENT_CRASH, r.status(), diag);
+        assertTrue(r.detail().contains("401") || r.detail().contains("invalid api key"), diag);
+        assertEquals("", r.patch());
+        assertFalse(run.server().requests().isEmpty());
+        run.server().requests().forEach(q -> assertFalse(q.keyOk()));
+        assertKeyAbsent(r);
     }
 
     static String withoutIndexLines(String patch) {

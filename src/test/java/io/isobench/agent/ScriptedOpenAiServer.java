@@ -132,7 +132,14 @@ public final class ScriptedOpenAiServer implements AutoCloseable {
                 return;
             }
             if (method.equals("POST") && (p.equals("/v1/responses") || p.equals("/v1/chat/completions"))) {
-                JsonNode req = JSON.readTree(body);
+                JsonNode req;
+                try {
+                    req = JSON.readTree(body);
+                } catch (IOException e) {
+                    requests.add(new Request(method, path, headers, body, true, -1, false, false));
+                    send(ex, 400, "application/json", "{\"error\":{\"message\":\"unreadable JSON body\"}}");
+                    return;
+                }
                 boolean chat = p.endsWith("/chat/completions");
                 int outputs = chat ? countChatOutputs(req.path("messages")) : countOutputs(req.path("input"));
                 int turn = script.turnAfter(outputs);
