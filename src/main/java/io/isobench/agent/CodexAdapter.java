@@ -23,10 +23,11 @@ import java.util.Set;
  * sandbox does not work in every container), no update check, no analytics, no history file. {@code --strict-config}
  * makes a key this CLI version does not know an error instead of a silent no-op.
  *
- * <p>Usage: {@code codex exec --json} prints tokens once, on {@code turn.completed} at the end of the run; while it
- * runs, {@link #observe} counts one model turn per completed tool item (a command, a patch, an MCP or web call), so
- * isobench's turn budget and wall time are enforced mid-run and its token budget when the run reports it. Codex
- * prints no cost: {@link Usage#costUsd()} stays null.
+ * <p>Usage: {@code codex exec --json} prints tokens once, on {@code turn.completed} at the end of the run. While it
+ * runs, {@link #observe} counts one model turn per completed tool item (a command, a patch, an MCP or web call) plus
+ * the final answer, and {@link #observeLog} reads each response's tokens from the session rollout Codex appends under
+ * {@code CODEX_HOME/sessions} ({@link #usageLogDir()}), so isobench enforces turns and tokens mid-run. Codex prints
+ * no cost: {@link Usage#costUsd()} stays null.
  */
 public final class CodexAdapter implements AgentAdapter {
 
@@ -121,10 +122,34 @@ public final class CodexAdapter implements AgentAdapter {
             return soFar.plus(1, 0, 0, null);
         }
         if (type.equals("turn.completed")) {
-            JsonNode u = ev.path("usage");
-            return soFar.plus(1, u.path("input_tokens").asLong(0), u.path("output_tokens").asLong(0), null);
+            return withTokens(soFar.plus(1, 0, 0, null), ev.path("usage"));
         }
         return soFar;
+    }
+
+    /** The session rollout under {@code CODEX_HOME}: Codex appends it while it runs, with each response's usage. */
+    @Override
+    public String usageLogDir() {
+        return CODEX_HOME + "/sessions";
+    }
+
+    /**
+     * Tokens from a rollout line: {@code token_usage_record} follows every model response, with the exec turn's
+     * cumulative {@code turn_token_usage}; turns stay counted from stdout.
+     */
+    @Override
+    public Usage observeLog(String logLine, Usage soFar) {
+        JsonNode ev = read(logLine);
+        if (ev == null || !ev.path("type").asText().equals("token_usage_record")) {
+            return soFar;
+        }
+        return withTokens(soFar, ev.path("payload").path("turn_token_usage"));
+    }
+
+    /** {@code u} with its tokens raised to the cumulative {@code usage} object's (idempotent: stdout and log agree). */
+    private static Usage withTokens(Usage u, JsonNode usage) {
+        return new Usage(u.turns(), Math.max(u.tokensIn(), usage.path("input_tokens").asLong(0)),
+                Math.max(u.tokensOut(), usage.path("output_tokens").asLong(0)), u.costUsd());
     }
 
     @Override

@@ -120,11 +120,38 @@ class CodexAdapterTest {
     }
 
     @Test
-    void aTokenOverrunReportsTheRunsTokens() throws IOException {
-        AgentReport r = parse("overrun-tokens", 0);
-        assertSame(AttemptStatus.OK, r.status());
-        assertEquals(new Usage(3, 3000, 150, null), r.usage());
+    void aRunKilledForTokensHasItsCallsButNoTokensOnStdout() throws IOException {
+        AgentReport r = parse("overrun-tokens", 137);
+        assertSame(AttemptStatus.AGENT_CRASH, r.status());
+        // isobench killed it as the second response's tokens reached the rollout, before its command printed
+        assertEquals(new Usage(1, 0, 0, null), r.usage());
+        List<Trajectory.ToolCall> calls = r.trajectory().steps().stream().flatMap(s -> s.toolCalls().stream()).toList();
+        assertEquals(1, calls.size());
+        assertEquals("exit 0 (completed)\nstep 1\n", calls.get(0).resultSummary());
         golden("overrun-tokens", r);
+    }
+
+    @Test
+    void theRolloutGivesEachResponsesTokensAsTheyHappen() throws IOException {
+        // token_usage_record lines of a real Codex 0.171.0 rollout (4 responses: 1000+i in, 50+i out)
+        List<Long> tokens = new ArrayList<>();
+        Usage u = new Usage(2, 0, 0, null);
+        for (String line : Files.readAllLines(DIR.resolve("rollout-usage.jsonl"))) {
+            Usage next = adapter.observeLog(line, u);
+            if (!next.equals(u)) {
+                tokens.add(next.tokens());
+            }
+            u = next;
+        }
+        assertEquals(List.of(1050L, 2102L, 3156L, 4212L), tokens);
+        assertEquals(2, u.turns(), "turns are counted from stdout");
+        // stdout's turn.completed reports the same totals: nothing is counted twice
+        Usage end = adapter.observe("{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":4006,"
+                + "\"output_tokens\":206}}", u);
+        assertEquals(new Usage(3, 4006, 206, null), end);
+        assertEquals(".codex/sessions", adapter.usageLogDir());
+        assertSame(u, adapter.observeLog("{\"type\":\"event_msg\"}", u));
+        assertSame(u, adapter.observeLog("garbage", u));
     }
 
     @Test

@@ -136,14 +136,19 @@ class CodexAgentIT {
     }
 
     @Test
-    void aTokenBudgetIsEnforcedWhenCodexReportsUsage(@TempDir Path tmp) throws Exception {
-        // codex exec --json reports tokens once, at turn.completed: 3 turns × 1050 tokens against a 1500 budget
-        Run run = run(CodexScripts.overrun(2), new Budget(300.0, null, 1500L, null), tmp.resolve("attempt"),
-                "overrun-tokens");
+    void aTokenBudgetIsEnforcedMidRunFromCodexsSessionLog(@TempDir Path tmp) throws Exception {
+        // each turn is 1050 tokens and its command takes a second: the second response passes 1500, and isobench
+        // reads it from the rollout Codex appends (its stdout has tokens only at the end) and kills the attempt
+        Run run = run(CodexScripts.overrun(5, "sleep 1; echo step"), new Budget(300.0, null, 1500L, null),
+                tmp.resolve("attempt"), "overrun-tokens");
         AttemptResult r = run.result();
         String diag = "detail: " + r.detail() + "\nstdout:\n" + r.rawStdout() + "\nstderr:\n" + r.rawStderr();
         assertEquals(AttemptStatus.BUDGET_EXCEEDED, r.status(), diag);
-        assertTrue(r.detail().startsWith("tokens 3150 > 1500"), diag);
+        assertEquals("tokens 2100 > 1500; killed by isobench", r.detail(), diag);
+        assertFalse(r.rawStdout().contains("turn.completed"), "killed before the run ended\n" + diag);
+        assertEquals(2, run.server().modelCalls().size(), diag);
+        assertEquals(2000, r.usage().tokensIn(), diag);
+        assertEquals(100, r.usage().tokensOut(), diag);
     }
 
     @Test

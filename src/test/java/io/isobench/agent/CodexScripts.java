@@ -68,11 +68,19 @@ public final class CodexScripts {
                 .build();
     }
 
-    /** {@code shellTurns} harmless shell turns then a final message; each turn 1000 tokens in, 50 out. */
+    /** {@code shellTurns} harmless shell turns ({@code echo step N}) then a final message; each turn 1000 tokens in, 50 out. */
     public static Script overrun(int shellTurns) {
+        return overrun(shellTurns, "echo step");
+    }
+
+    /**
+     * {@code shellTurns} shell turns running {@code command} (with the turn's number appended) then a final message;
+     * each turn 1000 tokens in, 50 out.
+     */
+    public static Script overrun(int shellTurns, String command) {
         Script.Builder b = Script.builder().usage(1000, 50);
         for (int i = 1; i <= shellTurns; i++) {
-            b.shell("echo step " + i);
+            b.shell(command + " " + i);
         }
         return b.text("done").build();
     }
