@@ -20,7 +20,8 @@ import java.util.Set;
  * home): a model provider {@code isobench} pointed at the attempt's base URL that reads its key from the secret's
  * environment variable ({@code env_key}; the value never appears in argv or in the file), approvals never asked,
  * Codex's own sandbox off ({@code danger-full-access}: isobench's sandbox is the wall, and Codex's Landlock/seccomp
- * sandbox does not work in every container), no update check, no analytics, no history file. {@code --strict-config}
+ * sandbox does not work in every container), no update check, no analytics, no history file, no plugins (their
+ * sync is what makes Codex 0.171 look up {@code api.github.com} and {@code chatgpt.com}). {@code --strict-config}
  * makes a key this CLI version does not know an error instead of a silent no-op.
  *
  * <p>Usage: {@code codex exec --json} prints tokens once, on {@code turn.completed} at the end of the run. While it
@@ -82,6 +83,7 @@ public final class CodexAdapter implements AgentAdapter {
                 + "check_for_update_on_startup = false\n"
                 + "\n[analytics]\nenabled = false\n"
                 + "\n[history]\npersistence = \"none\"\n"
+                + "\n[features]\nplugins = false\n"
                 + "\n[model_providers." + PROVIDER + "]\n"
                 + "name = " + toml(PROVIDER) + "\n"
                 + "base_url = " + toml(base) + "\n"

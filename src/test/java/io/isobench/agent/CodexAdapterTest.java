@@ -61,6 +61,9 @@ class CodexAdapterTest {
                 [history]
                 persistence = "none"
 
+                [features]
+                plugins = false
+
                 [model_providers.isobench]
                 name = "isobench"
                 base_url = "http://127.0.0.1:9/v1"
