@@ -165,6 +165,22 @@ class CodexAgentIT {
         assertKeyAbsent(r);
     }
 
+    @Test
+    void theEscapeScriptRunsItsCommandAndReportsWhatCameBack(@TempDir Path tmp) throws Exception {
+        // the local sandbox is no wall: the command succeeds here (a docker sandbox's IT expects it to fail)
+        Path outside = tmp.resolve("host-secret.txt");
+        Files.writeString(outside, "host-only-content\n");
+        Run run = run(CodexScripts.escape("cat " + outside + "; exit 7"), new Budget(120.0, null, null, null),
+                tmp.resolve("attempt"), "escape-local");
+        AttemptResult r = run.result();
+        String diag = "detail: " + r.detail() + "\nstdout:\n" + r.rawStdout() + "\nstderr:\n" + r.rawStderr();
+        assertEquals("exit 7 (failed)\nhost-only-content\n", CodexScripts.firstCommandResult(r), diag);
+        assertEquals(AttemptStatus.EMPTY_PATCH, r.status(), diag);
+        assertEquals(2, run.server().modelCalls().size());
+        // the command's output went back to the model as the call's output
+        assertTrue(run.server().modelCalls().get(1).body().contains("host-only-content"), diag);
+    }
+
     static String withoutIndexLines(String patch) {
         return patch.lines().filter(l -> !l.startsWith("index ")).reduce("", (a, b) -> a + b + "\n");
     }

@@ -87,6 +87,19 @@ public final class CodexScripts {
 
     /** One shell turn running {@code command} (an escape attempt: read a host path, reach a host…), then a final message. */
     public static Script escape(String command) {
-        return Script.builder().usage(1000, 50).shell(command).text("escape attempted").build();
+        return Script.builder().usage(1000, 50).shell(command).text(ESCAPE_DONE).build();
+    }
+
+    /** The final message of the escape script. */
+    public static final String ESCAPE_DONE = "escape attempted";
+
+    /**
+     * The first shell command's result in {@code r}'s trajectory ({@code exit N (status)} then its output), or null
+     * when none ran: what an escape test asserts on.
+     */
+    public static String firstCommandResult(AttemptResult r) {
+        return r.trajectory().steps().stream().flatMap(s -> s.toolCalls().stream())
+                .filter(c -> c.name().equals("exec_command")).map(Trajectory.ToolCall::resultSummary)
+                .findFirst().orElse(null);
     }
 }
