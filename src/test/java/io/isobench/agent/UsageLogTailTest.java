@@ -47,6 +47,14 @@ class UsageLogTailTest {
                 AttemptRunner.atLeast(new Usage(3, 10, 7, 0.5), new Usage(1, 20, 2, null)));
     }
 
+    @Test
+    void usagePlusKeepsAnUnknownCostUnknown() {
+        assertEquals(new Usage(1, 2, 3, null), Usage.NONE.plus(1, 2, 3, null));
+        assertEquals(0.75, new Usage(0, 0, 0, 0.5).plus(0, 0, 0, 0.25).costUsd());
+        assertEquals(0.5, new Usage(0, 0, 0, 0.5).plus(1, 0, 0, null).costUsd());
+        assertEquals(0.25, Usage.NONE.plus(0, 0, 0, 0.25).costUsd());
+    }
+
     private static void waitFor(List<String> got, int n) throws InterruptedException {
         for (int i = 0; i < 100 && got.size() < n; i++) {
             Thread.sleep(50);
