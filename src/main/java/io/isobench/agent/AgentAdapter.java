@@ -30,6 +30,21 @@ public sealed interface AgentAdapter permits ClaudeCodeAdapter, CodexAdapter, Co
      */
     Usage observe(String stdoutLine, Usage soFar);
 
+    /**
+     * A folder, relative to the agent's home, where the CLI appends a usage log while it runs (JSONL files, possibly
+     * in subfolders), or null when the stdout stream is enough. isobench tails every {@code *.jsonl} file in it and
+     * gives each new line to {@link #observeLog}, so a CLI that prints usage only at its end can still be stopped
+     * mid-run (Codex: its session rollout).
+     */
+    default String usageLogDir() {
+        return null;
+    }
+
+    /** Usage after one more line of the usage log (cumulative), like {@link #observe}; must not throw. */
+    default Usage observeLog(String logLine, Usage soFar) {
+        return soFar;
+    }
+
     /** The finished attempt's status, usage and normalised trajectory, from everything it printed. */
     AgentReport parse(AgentOutput output);
 

@@ -140,6 +140,9 @@ public final class AttemptRunner {
         AtomicReference<String> overrun = new AtomicReference<>();
         Thread out = Thread.ofPlatform().daemon().start(() -> pumpStdout(p, dirs.stdoutFile(), usage, overrun));
         Thread err = Thread.ofPlatform().daemon().start(() -> copy(p.getErrorStream(), dirs.stderrFile()));
+        UsageLogTail tail = adapter.usageLogDir() == null ? null
+                : UsageLogTail.start(dirs.home().resolve(adapter.usageLogDir()), line -> observed(p, usage, overrun,
+                        u -> adapter.observeLog(line, u)));
         boolean timedOut = false;
         try {
             Double wall = config.budget().wallS();
@@ -152,8 +155,14 @@ public final class AttemptRunner {
             }
             out.join(30_000);
             err.join(30_000);
+            if (tail != null) {
+                tail.stop();
+            }
         } catch (InterruptedException e) {
             sandbox.kill(p);
+            if (tail != null) {
+                tail.stop();
+            }
             Thread.currentThread().interrupt();
             throw new IOException("interrupted", e);
         }
@@ -168,7 +177,9 @@ public final class AttemptRunner {
             report = new AgentReport(AttemptStatus.AGENT_CRASH, usage.get(), Trajectory.EMPTY,
                     "unreadable agent output: " + e.getMessage());
         }
-        Usage used = report.usage().tokens() == 0 && report.usage().turns() == 0 ? usage.get() : report.usage();
+        Usage reported = report.usage().tokens() == 0 && report.usage().turns() == 0 ? usage.get() : report.usage();
+        // a usage log may have seen more than a killed agent's stdout
+        Usage used = tail == null ? reported : atLeast(reported, usage.get());
         String patch = maskSecretValues(PatchCollector.collect(sealed));
         AttemptStatus status;
         String detail;
@@ -201,23 +212,28 @@ public final class AttemptRunner {
             while ((line = r.readLine()) != null) {
                 o.write((line + "\n").getBytes(StandardCharsets.UTF_8));
                 o.flush();
-                Usage u;
-                try {
-                    u = adapter.observe(line, usage.get());
-                } catch (RuntimeException e) {
-                    u = usage.get();
-                }
-                usage.set(u);
-                if (overrun.get() == null) {
-                    Optional<String> over = config.budget().exceeded(u);
-                    if (over.isPresent()) {
-                        overrun.set(over.get());
-                        sandbox.kill(p);
-                    }
-                }
+                String l = line;
+                observed(p, usage, overrun, u -> adapter.observe(l, u));
             }
         } catch (IOException e) {
             // the process went away; what was read is kept
+        }
+    }
+
+    /** Applies one observation to {@code usage} (atomically: stdout and a usage log may both report) and kills the
+     * attempt when the budget is passed. */
+    private void observed(Process p, AtomicReference<Usage> usage, AtomicReference<String> overrun,
+                          java.util.function.UnaryOperator<Usage> step) {
+        Usage u = usage.updateAndGet(x -> {
+            try {
+                return step.apply(x);
+            } catch (RuntimeException e) {
+                return x;
+            }
+        });
+        Optional<String> over = config.budget().exceeded(u);
+        if (over.isPresent() && overrun.compareAndSet(null, over.get())) {
+            sandbox.kill(p);
         }
     }
 
@@ -254,6 +270,12 @@ public final class AttemptRunner {
             }
         }
         return out;
+    }
+
+    /** {@code a} with each count raised to {@code b}'s where {@code b}'s is larger. */
+    static Usage atLeast(Usage a, Usage b) {
+        return new Usage(Math.max(a.turns(), b.turns()), Math.max(a.tokensIn(), b.tokensIn()),
+                Math.max(a.tokensOut(), b.tokensOut()), a.costUsd() != null ? a.costUsd() : b.costUsd());
     }
 
     /** The budget as recorded. */
