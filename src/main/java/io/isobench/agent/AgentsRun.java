@@ -214,8 +214,7 @@ public final class AgentsRun {
         if (r.usage().costUsd() != null || usd == null) {
             return r;
         }
-        return new AttemptResult(r.status(), r.detail(), r.usage().withCostUsd(usd), r.wallS(), r.patch(),
-                r.cliVersion(), r.trajectory(), r.rawStdout(), r.rawStderr(), r.exitCode());
+        return r.withUsage(r.usage().withCostUsd(usd));
     }
 
     private static AttemptRow row(RunRecord run, String task, int k, boolean resumed) {

@@ -17,4 +17,10 @@ package io.isobench.agent;
 public record AttemptResult(AttemptStatus status, String detail, Usage usage, double wallS, String patch,
                             String cliVersion, Trajectory trajectory, String rawStdout, String rawStderr,
                             int exitCode) {
+
+    /** The same attempt with other usage (a price added). */
+    public AttemptResult withUsage(Usage other) {
+        return new AttemptResult(status, detail, other, wallS, patch, cliVersion, trajectory, rawStdout, rawStderr,
+                exitCode);
+    }
 }

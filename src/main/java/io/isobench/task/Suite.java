@@ -33,6 +33,11 @@ public record Suite(Path file, EngineSpec engine, List<TaskSpec> tasks, List<Age
         this(file, engine, tasks, agents, run, recipes, setup, AgentPrompt.DEFAULT);
     }
 
+    /** A suite built in memory from imported tasks: no file, no agents, the default run configuration. */
+    public static Suite imported(EngineSpec engine, List<TaskSpec> tasks) {
+        return new Suite(null, engine, tasks, List.of(), RunConfig.DEFAULT);
+    }
+
     /** A suite without session setup steps. */
     public Suite(Path file, EngineSpec engine, List<TaskSpec> tasks, List<AgentSpec> agents, RunConfig run,
                  List<Recipe> recipes) {

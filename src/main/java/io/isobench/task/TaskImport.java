@@ -70,7 +70,7 @@ public final class TaskImport {
         }
         EngineSpec engine = new EngineSpec(repo, EngineSpec.looksLikeUrl(repo) ? null
                 : Path.of(repo).toAbsolutePath().normalize(), "vllm");
-        Suite suite = new Suite(null, engine, tasks, List.of(), RunConfig.DEFAULT);
+        Suite suite = Suite.imported(engine, tasks);
         return new Result(suite, file, List.copyOf(agents.values()), notes);
     }
 }
