@@ -168,7 +168,7 @@ public final class AttemptRunner {
              OutputStream o = Files.newOutputStream(file)) {
             String line;
             while ((line = r.readLine()) != null) {
-                o.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+                o.write((redact(line) + "\n").getBytes(StandardCharsets.UTF_8)); // stored: no secret on disk
                 o.flush();
                 Usage u;
                 try {
@@ -190,9 +190,14 @@ public final class AttemptRunner {
         }
     }
 
-    private static void copy(InputStream in, Path file) {
-        try (in; OutputStream o = Files.newOutputStream(file)) {
-            in.transferTo(o);
+    private void copy(InputStream in, Path file) {
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+             OutputStream o = Files.newOutputStream(file)) {
+            String line;
+            while ((line = r.readLine()) != null) {
+                o.write((redact(line) + "\n").getBytes(StandardCharsets.UTF_8)); // stored: no secret on disk
+                o.flush();
+            }
         } catch (IOException e) {
             // the process went away
         }
