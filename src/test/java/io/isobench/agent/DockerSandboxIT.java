@@ -317,6 +317,44 @@ class DockerSandboxIT {
         assertThat(leftContainers(killed.pid())).isEmpty();
     }
 
+    @Test
+    @Timeout(value = 10, unit = TimeUnit.MINUTES)
+    void theRealClisAreBakedIntoTheImageAndRunAsTheAgentUser() throws Exception {
+        Path modules = Path.of("tools/agent-clis/node_modules").toAbsolutePath();
+        SharedData.requireService(Files.isDirectory(modules.resolve("@openai/codex-linux-x64"))
+                        && Files.isDirectory(modules.resolve("@anthropic-ai/claude-code")),
+                "the agent CLIs in tools/agent-clis/node_modules (npm install there)");
+        record Cli(String name, AgentAdapter adapter, Path dir, String exe, String version) {
+        }
+        List<Cli> clis = List.of(
+                new Cli("codex", new CodexAdapter(),
+                        modules.resolve("@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl"), "bin/codex",
+                        "0.171.0"),
+                new Cli("claude-code", new ClaudeCodeAdapter(), modules.resolve("@anthropic-ai/claude-code"),
+                        "bin/claude.exe", "2.1.332"));
+        for (Cli c : clis) {
+            AttemptDirs dirs = AttemptDirs.under(tmp.resolve("bake-" + c.name()));
+            Files.createDirectories(dirs.repo());
+            AgentConfig config = new AgentConfig(c.name(), null, List.of(), null, null, List.of(), Map.of(), null);
+            try (DockerSandbox sandbox = new DockerSandbox(DockerSandbox.Options.of(c.name(), BASE_IMAGE, c.dir(),
+                    c.exe(), "https://api.example.invalid/v1"))) {
+                assertThat(sandbox.view(dirs).cli()).isEqualTo("/opt/isobench-agent/cli/" + c.exe());
+                assertThat(sandbox.view(dirs).baseUrl()).isEqualTo("http://127.0.0.1:4010/v1");
+                String version = new AttemptRunner(c.adapter(), config, sandbox, Map.of()).version(dirs);
+                assertThat(version).as(c.name()).contains(c.version());
+                assertThat(sandbox.image()).matches("isobench-agent/" + c.name() + ":[0-9a-f]{12}");
+                // built once: a second sandbox finds the same tag without building
+                long t0 = System.nanoTime();
+                try (DockerSandbox again = new DockerSandbox(DockerSandbox.Options.of(c.name(), BASE_IMAGE, c.dir(),
+                        c.exe(), null))) {
+                    assertThat(again.image()).isEqualTo(sandbox.image());
+                }
+                assertThat((System.nanoTime() - t0) / 1e9).isLessThan(30);
+            }
+        }
+        assertThat(leftContainers(ProcessHandle.current().pid())).isEmpty();
+    }
+
     private Process childJvm(String mode) throws IOException {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         return new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
