@@ -66,14 +66,15 @@ public final class EgressProxy implements AutoCloseable {
     private final Set<SocketChannel> open = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
-    private EgressProxy(URI upstream, Path socket, ServerSocketChannel server) {
+    private EgressProxy(URI upstream, Path socket, ServerSocketChannel server, javax.net.ssl.SSLContext tls) {
         this.upstream = upstream;
         String p = upstream.getRawPath() == null ? "" : upstream.getRawPath();
         this.prefix = p.endsWith("/") ? p.substring(0, p.length() - 1) : p;
         this.socket = socket;
         this.server = server;
-        this.client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .followRedirects(HttpClient.Redirect.NEVER).connectTimeout(Duration.ofSeconds(30)).build();
+        HttpClient.Builder b = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .followRedirects(HttpClient.Redirect.NEVER).connectTimeout(Duration.ofSeconds(30));
+        this.client = (tls == null ? b : b.sslContext(tls)).build();
     }
 
     /**
@@ -81,6 +82,11 @@ public final class EgressProxy implements AutoCloseable {
      * connect: guard it by its folder) and forwards to {@code upstreamBase}.
      */
     public static EgressProxy start(Path socket, String upstreamBase) throws IOException {
+        return start(socket, upstreamBase, null);
+    }
+
+    /** {@link #start(Path, String)} trusting {@code tls}'s certificates instead of the JDK's (tests); null: the JDK's. */
+    static EgressProxy start(Path socket, String upstreamBase, javax.net.ssl.SSLContext tls) throws IOException {
         URI up = URI.create(upstreamBase);
         if (!"http".equals(up.getScheme()) && !"https".equals(up.getScheme()) || up.getHost() == null
                 || up.getRawQuery() != null || up.getRawFragment() != null) {
@@ -90,7 +96,7 @@ public final class EgressProxy implements AutoCloseable {
         ServerSocketChannel ch = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         ch.bind(UnixDomainSocketAddress.of(socket));
         Files.setPosixFilePermissions(socket, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
-        EgressProxy proxy = new EgressProxy(up, socket, ch);
+        EgressProxy proxy = new EgressProxy(up, socket, ch, tls);
         Thread.ofPlatform().daemon().name("isobench-egress-" + socket.getFileName()).start(proxy::acceptLoop);
         return proxy;
     }

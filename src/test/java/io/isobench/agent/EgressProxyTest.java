@@ -213,4 +213,74 @@ class EgressProxyTest {
             assertThat(response(new BufferedInputStream(Channels.newInputStream(c)))).startsWith("HTTP/1.1 502 ");
         }
     }
+
+    /** A PKCS12 key store with a self-signed certificate for {@code san} (made by the JDK's keytool). */
+    private java.security.KeyStore selfSigned(String name, String san) throws Exception {
+        Path ks = dir.resolve(name + ".p12");
+        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+                "-genkeypair", "-keyalg", "EC", "-alias", "up", "-keystore", ks.toString(), "-storetype", "PKCS12",
+                "-storepass", "changeit", "-dname", "CN=" + name, "-ext", "SAN=" + san, "-validity", "2")
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).as(out).isZero();
+        java.security.KeyStore k = java.security.KeyStore.getInstance("PKCS12");
+        try (InputStream in = java.nio.file.Files.newInputStream(ks)) {
+            k.load(in, "changeit".toCharArray());
+        }
+        return k;
+    }
+
+    private static javax.net.ssl.SSLContext context(java.security.KeyStore keys, java.security.KeyStore trust)
+            throws Exception {
+        javax.net.ssl.SSLContext c = javax.net.ssl.SSLContext.getInstance("TLS");
+        javax.net.ssl.KeyManager[] km = null;
+        if (keys != null) {
+            var kmf = javax.net.ssl.KeyManagerFactory.getInstance("PKIX");
+            kmf.init(keys, "changeit".toCharArray());
+            km = kmf.getKeyManagers();
+        }
+        javax.net.ssl.TrustManager[] tm = null;
+        if (trust != null) {
+            var tmf = javax.net.ssl.TrustManagerFactory.getInstance("PKIX");
+            tmf.init(trust);
+            tm = tmf.getTrustManagers();
+        }
+        c.init(km, tm, null);
+        return c;
+    }
+
+    private String viaTls(java.security.KeyStore serverKeys, javax.net.ssl.SSLContext proxyTrust, String name)
+            throws Exception {
+        com.sun.net.httpserver.HttpsServer https = com.sun.net.httpserver.HttpsServer.create(
+                new InetSocketAddress("127.0.0.1", 0), 0);
+        https.setHttpsConfigurator(new com.sun.net.httpserver.HttpsConfigurator(context(serverKeys, null)));
+        https.createContext("/", ex -> {
+            byte[] out = ("tls host=" + ex.getRequestHeaders().getFirst("Host")).getBytes(StandardCharsets.UTF_8);
+            ex.sendResponseHeaders(200, out.length);
+            ex.getResponseBody().write(out);
+            ex.close();
+        });
+        https.start();
+        try (EgressProxy tls = EgressProxy.start(dir.resolve(name + ".sock"),
+                "https://127.0.0.1:" + https.getAddress().getPort() + "/v1", proxyTrust);
+             SocketChannel c = SocketChannel.open(UnixDomainSocketAddress.of(tls.socket()))) {
+            send(c, "GET /v1/x HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n");
+            return response(new BufferedInputStream(Channels.newInputStream(c)));
+        } finally {
+            https.stop(0);
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void httpsUpstreamsAreCheckedLikeAnyTlsClient() throws Exception {
+        java.security.KeyStore good = selfSigned("good", "ip:127.0.0.1");
+        java.security.KeyStore wrongName = selfSigned("wrong", "dns:other.example");
+        // trusted and naming 127.0.0.1: forwarded over TLS
+        assertThat(viaTls(good, context(null, good), "trusted")).startsWith("HTTP/1.1 200 ").contains("tls host=127.0.0.1:");
+        // the JDK's default trust store does not know a self-signed certificate: refused
+        assertThat(viaTls(good, null, "untrusted")).startsWith("HTTP/1.1 502 ");
+        // trusted, but issued for another name: the host-name check refuses it
+        assertThat(viaTls(wrongName, context(null, wrongName), "misnamed")).startsWith("HTTP/1.1 502 ");
+    }
 }
