@@ -95,12 +95,7 @@ public final class AttemptRunner {
         env.putAll(inv.env());
         inv = new Invocation(inv.argv(), env, inv.homeFiles());
         for (Map.Entry<String, String> f : inv.homeFiles().entrySet()) {
-            Path p = dirs.home().resolve(f.getKey()).normalize();
-            if (!p.startsWith(dirs.home())) {
-                throw new IllegalArgumentException("adapter file outside the agent's home: " + f.getKey());
-            }
-            Files.createDirectories(p.getParent());
-            Files.writeString(p, f.getValue());
+            writeInHome(dirs.home(), f.getKey(), f.getValue());
         }
         long t0 = System.nanoTime();
         Process p = sandbox.start(dirs, inv, secrets);
@@ -161,6 +156,28 @@ public final class AttemptRunner {
         }
         return new AttemptResult(status, redact(detail), used, wallS, patch, version, report.trajectory(), stdout,
                 stderr, exit);
+    }
+
+    /**
+     * Writes {@code text} to {@code rel} under {@code home} without following links: the agent has run in that home
+     * (the {@code --version} call) and may have planted symlinks pointing at host files. A symlink at the file is
+     * replaced; a parent that resolves outside the home is refused.
+     */
+    static void writeInHome(Path home, String rel, String text) throws IOException {
+        Path p = home.resolve(rel).normalize();
+        if (!p.startsWith(home) || p.equals(home)) {
+            throw new IllegalArgumentException("adapter file outside the agent's home: " + rel);
+        }
+        Files.createDirectories(p.getParent());
+        if (!p.getParent().toRealPath().startsWith(home.toRealPath())) {
+            throw new IllegalArgumentException("adapter file " + rel + ": its folder leads outside the agent's home");
+        }
+        if (Files.isSymbolicLink(p)) {
+            Files.delete(p);
+        }
+        Files.write(p, text.getBytes(StandardCharsets.UTF_8), java.nio.file.LinkOption.NOFOLLOW_LINKS,
+                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.TRUNCATE_EXISTING,
+                java.nio.file.StandardOpenOption.WRITE);
     }
 
     private void pumpStdout(Process p, Path file, AtomicReference<Usage> usage, AtomicReference<String> overrun) {
