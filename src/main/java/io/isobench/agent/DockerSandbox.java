@@ -163,6 +163,21 @@ public final class DockerSandbox implements AgentSandbox {
         return e == null ? List.of() : e.proxy().log();
     }
 
+    /**
+     * Ends the attempt in {@code dirs}: stops its egress proxy, removes its socket folder and returns the requests it
+     * made (for the attempt's record). Its containers must have ended ({@link #kill}); a later {@link #start} on the
+     * same folders opens a new proxy.
+     */
+    public List<EgressProxy.Request> release(AttemptDirs dirs) {
+        Egress e = egress.remove(dirs.root().toAbsolutePath());
+        if (e == null) {
+            return List.of();
+        }
+        e.proxy().close();
+        AgentImage.deleteTree(e.dir());
+        return e.proxy().log();
+    }
+
     @Override
     public Process start(AttemptDirs dirs, Invocation inv, Map<String, String> secrets) throws IOException {
         String img = image();

@@ -219,6 +219,8 @@ class DockerSandboxIT {
                     Map.of("ISOBENCH_TEST_SECRET", SECRET));
             result = runner.run(dirs, sealed, "make it faster");
             egressLog = sandbox.egressLog(dirs);
+            assertThat(sandbox.release(dirs)).isEqualTo(egressLog);
+            assertThat(sandbox.egressLog(dirs)).isEmpty();
             assertThat(sandbox.image()).matches("isobench-agent/probe:[0-9a-f]{12}");
         }
 
@@ -250,6 +252,8 @@ class DockerSandboxIT {
                 .anyMatch(s -> s.equals(dirs.repo() + "->/work/repo"))
                 .anyMatch(s -> s.equals(dirs.home() + "->/home/agent"))
                 .anyMatch(s -> s.matches("/tmp/isobench-egress-[^>]*->/run/isobench-egress"));
+        String egressDir = insp.replaceAll("(?s).*mounts=.*?(/tmp/isobench-egress-[^;]*?)->/run/isobench-egress.*", "$1");
+        assertThat(Path.of(egressDir)).as("the socket folder is removed with its proxy").doesNotExist();
         assertThat(insp.replaceAll(" env=.*", "")).doesNotContain(SECRET);
         assertThat(insp).as("docker inspect shows env vars (documented)").contains("ISOBENCH_TEST_SECRET=" + SECRET);
         assertThat(envFilesAtInspect.get()).as("env file deleted once the container started").isEmpty();
