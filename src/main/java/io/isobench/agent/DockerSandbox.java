@@ -219,6 +219,12 @@ public final class DockerSandbox implements AgentSandbox {
     /** The {@code docker run} argv of one attempt process. */
     List<String> runArgv(String name, String img, AttemptDirs dirs, Path egressDir, Path envFile,
                          List<String> agentArgv) {
+        for (Path p : List.of(dirs.repo(), dirs.home())) {
+            if (p.toAbsolutePath().toString().contains(":")) {
+                throw new IllegalArgumentException("attempt folder " + p + ": docker's -v cannot mount a path holding"
+                        + " ':' (fix: an attempt root without ':')");
+            }
+        }
         Limits l = options.limits();
         List<String> a = new ArrayList<>(List.of(docker, "run", "--rm", "-i", "--name", name,
                 "--label", LABEL + "=" + options.agent(), "--label", PID_LABEL + "=" + ProcessHandle.current().pid(),
