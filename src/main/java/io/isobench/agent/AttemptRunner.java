@@ -125,12 +125,7 @@ public final class AttemptRunner {
         env.putAll(inv.env());
         inv = new Invocation(inv.argv(), env, inv.homeFiles());
         for (Map.Entry<String, String> f : inv.homeFiles().entrySet()) {
-            Path p = dirs.home().resolve(f.getKey()).normalize();
-            if (!p.startsWith(dirs.home())) {
-                throw new IllegalArgumentException("adapter file outside the agent's home: " + f.getKey());
-            }
-            Files.createDirectories(p.getParent());
-            Files.writeString(p, f.getValue());
+            writeInHome(dirs.home(), f.getKey(), f.getValue());
         }
         long t0 = System.nanoTime();
         Process p = sandbox.start(dirs, inv, secrets);
@@ -205,12 +200,34 @@ public final class AttemptRunner {
                 stderr, exit);
     }
 
+    /**
+     * Writes {@code text} to {@code rel} under {@code home} without following links: the agent has run in that home
+     * (the {@code --version} call) and may have planted symlinks pointing at host files. A symlink at the file is
+     * replaced; a parent that resolves outside the home is refused.
+     */
+    static void writeInHome(Path home, String rel, String text) throws IOException {
+        Path p = home.resolve(rel).normalize();
+        if (!p.startsWith(home) || p.equals(home)) {
+            throw new IllegalArgumentException("adapter file outside the agent's home: " + rel);
+        }
+        Files.createDirectories(p.getParent());
+        if (!p.getParent().toRealPath().startsWith(home.toRealPath())) {
+            throw new IllegalArgumentException("adapter file " + rel + ": its folder leads outside the agent's home");
+        }
+        if (Files.isSymbolicLink(p)) {
+            Files.delete(p);
+        }
+        Files.write(p, text.getBytes(StandardCharsets.UTF_8), java.nio.file.LinkOption.NOFOLLOW_LINKS,
+                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.TRUNCATE_EXISTING,
+                java.nio.file.StandardOpenOption.WRITE);
+    }
+
     private void pumpStdout(Process p, Path file, AtomicReference<Usage> usage, AtomicReference<String> overrun) {
         try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
              OutputStream o = Files.newOutputStream(file)) {
             String line;
             while ((line = r.readLine()) != null) {
-                o.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+                o.write((redact(line) + "\n").getBytes(StandardCharsets.UTF_8)); // stored: no secret on disk
                 o.flush();
                 String l = line;
                 observed(p, usage, overrun, u -> adapter.observe(l, u));
@@ -237,9 +254,14 @@ public final class AttemptRunner {
         }
     }
 
-    private static void copy(InputStream in, Path file) {
-        try (in; OutputStream o = Files.newOutputStream(file)) {
-            in.transferTo(o);
+    private void copy(InputStream in, Path file) {
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+             OutputStream o = Files.newOutputStream(file)) {
+            String line;
+            while ((line = r.readLine()) != null) {
+                o.write((redact(line) + "\n").getBytes(StandardCharsets.UTF_8)); // stored: no secret on disk
+                o.flush();
+            }
         } catch (IOException e) {
             // the process went away
         }

@@ -1,36 +1,384 @@
 package io.isobench.agent;
 
 import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
-/** The docker sandbox (docs/agents.md, "Sandbox"). Not yet implemented. */
+/**
+ * The docker sandbox (docs/agents.md, "Sandbox"): each attempt process runs in its own container of the agent image
+ * ({@link AgentImage}: the baseline arm's image with the CLI baked in), as uid {@value #AGENT_UID}, with
+ * {@code --network none}, CPU, memory and process limits, every capability dropped, no new privileges, a private
+ * {@code /tmp}, and exactly three host folders: the attempt's repository ({@code /work/repo}), its home
+ * ({@code /home/agent}) and the attempt's egress socket folder ({@code /run/isobench-egress}). The only way out is
+ * that socket: {@code enter} starts a forwarder on {@code 127.0.0.1:PORT} inside, piping to an {@link EgressProxy} on
+ * the host that reaches exactly the model endpoint. The environment (secrets included) goes through an env file
+ * (mode 600, deleted as soon as the container exists), never argv. Containers are removed by {@link #kill}, by
+ * {@link #close}, by a JVM shutdown hook, and — after a SIGKILLed JVM — by the next sandbox's start-up reap (labels
+ * carry the owning JVM's pid).
+ */
 public final class DockerSandbox implements AgentSandbox {
+
+    /** The agent's uid and gid inside the container. */
+    public static final int AGENT_UID = 10001;
+    /** The repository inside the container. */
+    public static final String REPO = "/work/repo";
+    /** The agent's home inside the container. */
+    public static final String HOME = "/home/agent";
+    /** The egress socket's folder inside the container. */
+    public static final String EGRESS_DIR = "/run/isobench-egress";
+    /** Label on every sandbox container: the agent's name. */
+    static final String LABEL = "io.isobench.agent";
+    /** Label on every sandbox container: the pid of the JVM that started it (for the reap). */
+    static final String PID_LABEL = "io.isobench.agent.pid";
+
+    private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+
+    /**
+     * A container's resources.
+     *
+     * @param cpus     {@code --cpus}
+     * @param memoryMb {@code --memory} (and {@code --memory-swap}: no swap beyond it), MiB
+     * @param pids     {@code --pids-limit}
+     * @param tmpMb    size of the private {@code /tmp} (tmpfs, counted in the memory limit), MiB
+     */
+    public record Limits(double cpus, long memoryMb, int pids, long tmpMb) {
+        /** The defaults: 2 CPUs, 4 GiB, 1024 processes, 1 GiB of /tmp. */
+        public static final Limits DEFAULT = new Limits(2, 4096, 1024, 1024);
+
+        public Limits {
+            if (cpus <= 0 || memoryMb < 64 || pids < 16 || tmpMb < 1) {
+                throw new IllegalArgumentException("sandbox limits: cpus > 0, memory >= 64 MiB, pids >= 16, tmp >= 1"
+                        + " MiB (got " + cpus + ", " + memoryMb + ", " + pids + ", " + tmpMb + ")");
+            }
+        }
+    }
+
+    /**
+     * What the sandbox runs.
+     *
+     * @param agent     the agent's name (the image's repository: {@code isobench-agent/NAME})
+     * @param baseImage the baseline arm's image (must hold {@code /bin/sh} and {@code python3})
+     * @param cliDir    the CLI's install folder on the host, baked at {@code /opt/isobench-agent/cli/}; null: nothing
+     *                  baked (a {@code command} agent already in the image)
+     * @param cli       the CLI's executable: relative to {@code cliDir}, or (without one) its path or name in the image
+     * @param upstream  the model endpoint's base URL (the one upstream of the egress proxy); null: no network at all
+     * @param limits    the container's resources
+     * @param port      the forwarder's port on the container's loopback
+     */
+    public record Options(String agent, String baseImage, Path cliDir, String cli, String upstream, Limits limits,
+                          int port) {
+        /** The forwarder's default port inside the container. */
+        public static final int DEFAULT_PORT = 4010;
+
+        public Options {
+            Objects.requireNonNull(agent, "agent");
+            Objects.requireNonNull(baseImage, "baseImage");
+            Objects.requireNonNull(cli, "cli");
+            limits = limits == null ? Limits.DEFAULT : limits;
+            port = port == 0 ? DEFAULT_PORT : port;
+            if (cliDir != null && (Path.of(cli).isAbsolute() || Path.of(cli).normalize().startsWith(".."))) {
+                throw new IllegalArgumentException("sandbox cli '" + cli + "': must be relative to " + cliDir);
+            }
+        }
+
+        /** Default limits and port. */
+        public static Options of(String agent, String baseImage, Path cliDir, String cli, String upstream) {
+            return new Options(agent, baseImage, cliDir, cli, upstream, Limits.DEFAULT, DEFAULT_PORT);
+        }
+
+        /** The same with other limits. */
+        public Options withLimits(Limits l) {
+            return new Options(agent, baseImage, cliDir, cli, upstream, l, port);
+        }
+    }
+
+    private final Options options;
+    private final String docker;
+    private final Map<Process, String> containers = new ConcurrentHashMap<>();
+    private final Map<Path, Egress> egress = new ConcurrentHashMap<>();
+    private final Thread shutdownHook;
+    private volatile String image;
+
+    /** One attempt's proxy and its socket folder. */
+    private record Egress(Path dir, EgressProxy proxy) {
+    }
+
+    /** A sandbox for {@code options}; removes containers left by earlier JVMs that are gone. */
+    public DockerSandbox(Options options) {
+        this.options = Objects.requireNonNull(options, "options");
+        this.docker = "docker";
+        if (options.upstream() != null) {
+            URI.create(options.upstream()); // fails early on a malformed URL
+        }
+        reapOrphans(docker);
+        this.shutdownHook = new Thread(this::killAll, "isobench-docker-sandbox-cleanup");
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
+    }
 
     @Override
     public String name() {
         return "docker";
     }
 
+    /** The agent image's tag (built on first use). */
+    public synchronized String image() {
+        if (image == null) {
+            image = AgentImage.ensure(docker, options.agent(), options.baseImage(), options.cliDir());
+        }
+        return image;
+    }
+
     @Override
     public SandboxView view(AttemptDirs dirs) {
-        throw new UnsupportedOperationException("docker sandbox: not implemented yet");
+        String cli = options.cliDir() == null ? options.cli() : AgentImage.CLI_DIR + "/" + options.cli();
+        String baseUrl = null;
+        if (options.upstream() != null) {
+            String path = URI.create(options.upstream()).getRawPath();
+            baseUrl = "http://127.0.0.1:" + options.port() + (path == null ? "" : path);
+        }
+        return new SandboxView(cli, REPO, HOME, HOME + "/" + dirs.home().relativize(dirs.promptFile()), baseUrl);
+    }
+
+    /** The requests the attempt in {@code dirs} made through its egress proxy (empty without one). */
+    public List<EgressProxy.Request> egressLog(AttemptDirs dirs) {
+        Egress e = egress.get(dirs.root().toAbsolutePath());
+        return e == null ? List.of() : e.proxy().log();
+    }
+
+    /**
+     * Ends the attempt in {@code dirs}: stops its egress proxy, removes its socket folder and returns the requests it
+     * made (for the attempt's record). Its containers must have ended ({@link #kill}); a later {@link #start} on the
+     * same folders opens a new proxy.
+     */
+    public List<EgressProxy.Request> release(AttemptDirs dirs) {
+        Egress e = egress.remove(dirs.root().toAbsolutePath());
+        if (e == null) {
+            return List.of();
+        }
+        e.proxy().close();
+        AgentImage.deleteTree(e.dir());
+        return e.proxy().log();
     }
 
     @Override
     public Process start(AttemptDirs dirs, Invocation inv, Map<String, String> secrets) throws IOException {
-        throw new UnsupportedOperationException("docker sandbox: not implemented yet");
+        String img = image();
+        giveToAgent(dirs.repo());
+        giveToAgent(dirs.home());
+        Egress eg = options.upstream() == null ? null : egressFor(dirs);
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("HOME", HOME);
+        env.put("USER", "agent");
+        env.put("LANG", "C.UTF-8");
+        env.put("TMPDIR", "/tmp");
+        if (eg != null) {
+            env.put("ISOBENCH_EGRESS_PORT", Integer.toString(options.port()));
+        }
+        env.putAll(inv.env());
+        env.putAll(secrets);
+        String name = "isobench-agent-" + java.util.HexFormat.of().formatHex(randomBytes());
+        Path envDir = Files.createTempDirectory("isobench-agent-env-",
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        Path envFile = envDir.resolve("env");
+        try {
+            writeEnvFile(envFile, env);
+            List<String> argv = runArgv(name, img, dirs, eg == null ? null : eg.dir(), envFile, inv.argv());
+            Process p = new ProcessBuilder(argv).start();
+            containers.put(p, name);
+            // the client reads the env file before it creates the container: delete it as soon as the container
+            // exists (or the client is gone)
+            long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (p.isAlive() && !exists(name) && System.nanoTime() < end) {
+                sleep(25);
+            }
+            return p;
+        } finally {
+            Files.deleteIfExists(envFile);
+            Files.deleteIfExists(envDir);
+        }
+    }
+
+    /** The {@code docker run} argv of one attempt process. */
+    List<String> runArgv(String name, String img, AttemptDirs dirs, Path egressDir, Path envFile,
+                         List<String> agentArgv) {
+        for (Path p : List.of(dirs.repo(), dirs.home())) {
+            if (p.toAbsolutePath().toString().contains(":")) {
+                throw new IllegalArgumentException("attempt folder " + p + ": docker's -v cannot mount a path holding"
+                        + " ':' (fix: an attempt root without ':')");
+            }
+        }
+        Limits l = options.limits();
+        List<String> a = new ArrayList<>(List.of(docker, "run", "--rm", "-i", "--name", name,
+                "--label", LABEL + "=" + options.agent(), "--label", PID_LABEL + "=" + ProcessHandle.current().pid(),
+                "--pull", "never", "--init", "--network", "none",
+                "--user", AGENT_UID + ":" + AGENT_UID,
+                "--cpus", String.format(Locale.ROOT, "%.3f", l.cpus()),
+                "--memory", l.memoryMb() + "m", "--memory-swap", l.memoryMb() + "m",
+                "--pids-limit", Integer.toString(l.pids()),
+                "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
+                "--tmpfs", "/tmp:rw,nosuid,nodev,exec,size=" + l.tmpMb() + "m,mode=1777",
+                "-v", dirs.repo().toAbsolutePath() + ":" + REPO,
+                "-v", dirs.home().toAbsolutePath() + ":" + HOME));
+        if (egressDir != null) {
+            a.addAll(List.of("-v", egressDir + ":" + EGRESS_DIR));
+        }
+        a.addAll(List.of("-w", REPO, "--env-file", envFile.toString(), img, AgentImage.ROOT + "/enter"));
+        a.addAll(agentArgv);
+        return a;
     }
 
     @Override
     public void kill(Process process) {
+        String name = containers.remove(process);
+        if (name != null) {
+            AgentImage.exec(List.of(docker, "kill", name), Duration.ofSeconds(30), Map.of());
+            AgentImage.exec(List.of(docker, "rm", "-f", name), Duration.ofSeconds(30), Map.of());
+            // "removal already in progress" (--rm) returns at once: wait until the container is gone
+            long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (exists(name) && System.nanoTime() < end) {
+                sleep(50);
+            }
+        }
         process.destroyForcibly();
+        try {
+            process.waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
+    /** Kills every container still running, stops the egress proxies and removes their socket folders. */
     @Override
     public void reap(AttemptDirs dirs) {
     }
 
     @Override
     public void close() {
+        killAll();
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException e) {
+            // the JVM is shutting down: the hook runs anyway
+        }
+    }
+
+    private void killAll() {
+        for (Process p : List.copyOf(containers.keySet())) {
+            kill(p);
+        }
+        for (Egress e : egress.values()) {
+            e.proxy().close();
+            AgentImage.deleteTree(e.dir());
+        }
+        egress.clear();
+    }
+
+    /** Removes containers labelled by a sandbox whose JVM (on this machine) is gone. */
+    static void reapOrphans(String docker) {
+        AgentImage.Out ps = AgentImage.exec(List.of(docker, "ps", "-a", "--filter", "label=" + PID_LABEL,
+                "--format", "{{.Names}} {{.Label \"" + PID_LABEL + "\"}}"), Duration.ofSeconds(30), Map.of());
+        if (ps.code() != 0) {
+            return;
+        }
+        for (String line : ps.text().lines().toList()) {
+            String[] f = line.strip().split(" ");
+            if (f.length == 2 && f[1].matches("\\d+") && ProcessHandle.of(Long.parseLong(f[1])).isEmpty()) {
+                AgentImage.exec(List.of(docker, "rm", "-f", f[0]), Duration.ofSeconds(30), Map.of());
+            }
+        }
+    }
+
+    private Egress egressFor(AttemptDirs dirs) throws IOException {
+        Path key = dirs.root().toAbsolutePath();
+        Egress e = egress.get(key);
+        if (e != null) {
+            return e;
+        }
+        // a short path (unix socket names are limited to ~107 bytes), readable by the container's user
+        Path dir = Files.createTempDirectory("isobench-egress-");
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Egress made = new Egress(dir, EgressProxy.start(dir.resolve("egress.sock"), options.upstream()));
+        egress.put(key, made);
+        return made;
+    }
+
+    /** Makes {@code dir} the agent's: owned by uid {@value #AGENT_UID} (as root), else writable by everyone. */
+    static void giveToAgent(Path dir) throws IOException {
+        Files.createDirectories(dir);
+        List<Path> all;
+        try (Stream<Path> s = Files.walk(dir)) {
+            all = s.toList();
+        }
+        boolean chown = true;
+        for (Path p : all) {
+            if (chown) {
+                try {
+                    Files.setAttribute(p, "unix:uid", AGENT_UID, LinkOption.NOFOLLOW_LINKS);
+                    Files.setAttribute(p, "unix:gid", AGENT_UID, LinkOption.NOFOLLOW_LINKS);
+                    continue;
+                } catch (FileSystemException | UnsupportedOperationException e) {
+                    chown = false; // not root: fall back to permissions
+                }
+            }
+            if (!Files.isSymbolicLink(p)) {
+                Set<PosixFilePermission> perms = EnumSet.copyOf(Files.getPosixFilePermissions(p));
+                perms.addAll(EnumSet.of(PosixFilePermission.OTHERS_READ, PosixFilePermission.OTHERS_WRITE));
+                if (Files.isDirectory(p) || perms.contains(PosixFilePermission.OWNER_EXECUTE)) {
+                    perms.add(PosixFilePermission.OTHERS_EXECUTE);
+                }
+                Files.setPosixFilePermissions(p, perms);
+            }
+        }
+    }
+
+    static void writeEnvFile(Path file, Map<String, String> env) throws IOException {
+        StringBuilder sb = new StringBuilder();
+        for (Map.Entry<String, String> e : env.entrySet()) {
+            if (!ENV_NAME.matcher(e.getKey()).matches() || e.getValue().indexOf('\n') >= 0
+                    || e.getValue().indexOf('\r') >= 0 || e.getValue().indexOf('\0') >= 0) {
+                throw new IllegalArgumentException("agent environment variable '" + e.getKey()
+                        + "': a name must be [A-Za-z_][A-Za-z0-9_]* and a value one line (docker env files)");
+            }
+            sb.append(e.getKey()).append('=').append(e.getValue()).append('\n');
+        }
+        Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        Files.writeString(file, sb.toString(), StandardCharsets.UTF_8);
+    }
+
+    private boolean exists(String name) {
+        return AgentImage.exec(List.of(docker, "container", "inspect", "--format", "{{.Id}}", name),
+                Duration.ofSeconds(30), Map.of()).code() == 0;
+    }
+
+    private static byte[] randomBytes() {
+        byte[] b = new byte[6];
+        new java.security.SecureRandom().nextBytes(b);
+        return b;
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }
