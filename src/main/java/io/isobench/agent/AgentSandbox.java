@@ -32,6 +32,15 @@ public interface AgentSandbox extends AutoCloseable {
      */
     void reap(AttemptDirs dirs);
 
+    /**
+     * Ends the attempt in {@code dirs} (its process has ended): releases what the sandbox holds for it and returns
+     * the model-endpoint requests it made, one line each ({@code POST /v1/messages 200 1234 B 56 ms}); empty where
+     * the sandbox does not see them.
+     */
+    default java.util.List<String> finish(AttemptDirs dirs) {
+        return java.util.List.of();
+    }
+
     /** Releases what the sandbox holds (proxies, images it built are kept). */
     @Override
     void close();

@@ -105,8 +105,20 @@ public final class AgentsRun {
                 : new LocalSandbox(config.cliOrDefault(), config.baseUrl());
     }
 
+    /** The default agent image base: the docker executor's default arm image. */
+    static final String DEFAULT_IMAGE = "isobench/python:bookworm";
+
     private static AgentSandbox dockerSandbox(AgentConfig config, AgentRunner runner, Suite suite) {
-        throw new IsobenchException.EnvironmentMissing("the docker sandbox is not built yet");
+        CliInstall cli = CliInstall.of(config, runner);
+        Map<String, String> s = runner.sandbox();
+        DockerSandbox.Limits d = DockerSandbox.Limits.DEFAULT;
+        DockerSandbox.Limits limits = new DockerSandbox.Limits(
+                s.containsKey("cpus") ? Double.parseDouble(s.get("cpus")) : d.cpus(),
+                s.containsKey("memory_mb") ? Long.parseLong(s.get("memory_mb")) : d.memoryMb(),
+                s.containsKey("pids") ? Integer.parseInt(s.get("pids")) : d.pids(), d.tmpMb());
+        String agent = runner.adapter().equals("command") ? "command" : runner.adapter();
+        return new DockerSandbox(DockerSandbox.Options.of(agent, s.getOrDefault("image", DEFAULT_IMAGE), cli.dir(),
+                cli.cli(), config.baseUrl()).withLimits(limits));
     }
 
     public Summary run(Request req) throws IOException {
@@ -178,15 +190,21 @@ public final class AgentsRun {
                 runner.launch(dirs, "").repoDir(), subject);
         progress.accept("  " + t.id() + " attempt " + c.attempt() + ": running");
         Instant started = Instant.now();
-        AttemptResult r = runner.run(dirs, sealed, prompt);
+        AttemptResult r;
+        List<String> egress;
+        try {
+            r = runner.run(dirs, sealed, prompt);
+        } finally {
+            egress = runner.finish(dirs);
+        }
         r = priced(r, runner);
         List<String> argv = adapterArgv(runner, dirs, prompt);
         if (r.status() == AttemptStatus.OK) {
             SuiteAgents.writePatch(suite, c.agent(), c.attempt(), t.id(), r.patch());
         }
         RunRecord run = AttemptRecords.store(store, c, new AttemptRecords.Seal(parent, sealed.commit(),
-                template.sha256(), PromptTemplate.sha256(prompt), template.hints().label()), r, argv,
-                runner.budget(), started);
+                template.sha256(), PromptTemplate.sha256(prompt), template.hints().label()), r,
+                new AttemptRecords.Facts(argv, runner.budget(), started, egress));
         AttemptRow row = row(run, t.id(), c.attempt(), false);
         progress.accept(String.format(java.util.Locale.ROOT, "  %s attempt %d: %s (%s) %d turns, %d+%d tokens%s,"
                         + " %.1f s, %d patch lines", t.id(), c.attempt(), r.status(), r.detail(), r.usage().turns(),

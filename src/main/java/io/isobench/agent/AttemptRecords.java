@@ -53,14 +53,21 @@ public final class AttemptRecords {
     }
 
     /**
-     * Stores the attempt (artifacts and run) in one transaction; returns the stored run.
+     * How the attempt ran.
      *
      * @param argv    the agent's argv as run (secrets are never in it; redacted again by the store)
      * @param budget  the budget it ran under
      * @param started when it started
+     * @param egress  the model-endpoint requests it made through the sandbox's proxy (empty: not seen)
      */
-    public static RunRecord store(Store store, AttemptContext c, Seal seal, AttemptResult r, List<String> argv,
-                                  Budget budget, Instant started) {
+    public record Facts(List<String> argv, Budget budget, Instant started, List<String> egress) {
+    }
+
+    /** Stores the attempt (artifacts and run) in one transaction; returns the stored run. */
+    public static RunRecord store(Store store, AttemptContext c, Seal seal, AttemptResult r, Facts f) {
+        List<String> argv = f.argv();
+        Budget budget = f.budget();
+        Instant started = f.started();
         return store.inTransaction(tx -> {
             String stdoutSha = tx.putArtifact("agent-stdout", r.rawStdout().getBytes(StandardCharsets.UTF_8));
             String stderrSha = tx.putArtifact("agent-stderr", r.rawStderr().getBytes(StandardCharsets.UTF_8));
@@ -94,6 +101,7 @@ public final class AttemptRecords {
             d.put("trajectory_sha256", trajSha);
             d.put("stderr_sha256", stderrSha);
             d.put("budget", AttemptRunner.budgetMap(budget));
+            d.put("egress", f.egress());
             d.put("parent_commit", seal.parentCommit());
             d.put("sealed_commit", seal.sealedCommit());
             RunRecord.Builder b = RunRecord.builder(c.runId())

@@ -78,6 +78,11 @@ public final class AttemptRunner {
         return adapter.invocation(launch(dirs, prompt));
     }
 
+    /** Ends the attempt in {@code dirs} in its sandbox; the model-endpoint requests it made (one line each). */
+    public List<String> finish(AttemptDirs dirs) {
+        return sandbox.finish(dirs);
+    }
+
     /** Kills what an interrupted attempt in {@code dirs} left running (a resumed session calls it). */
     public void reap(AttemptDirs dirs) {
         sandbox.reap(dirs);

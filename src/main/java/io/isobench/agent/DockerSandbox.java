@@ -179,6 +179,12 @@ public final class DockerSandbox implements AgentSandbox {
     }
 
     @Override
+    public List<String> finish(AttemptDirs dirs) {
+        return release(dirs).stream().map(r -> r.method() + " " + r.path() + " " + r.status() + " " + r.bytes()
+                + " B " + r.millis() + " ms").toList();
+    }
+
+    @Override
     public Process start(AttemptDirs dirs, Invocation inv, Map<String, String> secrets) throws IOException {
         String img = image();
         giveToAgent(dirs.repo());

@@ -77,7 +77,14 @@ final class AgentRunnerSection extends SuiteNodes {
             if (sm != null) {
                 sm.forEach((k, v) -> {
                     String s = string(v, field + ".sandbox." + k, true);
-                    if (s != null) {
+                    boolean number = k.equals("cpus") ? s != null && s.matches("[0-9]+(\\.[0-9]+)?")
+                            && Double.parseDouble(s) > 0 : !k.equals("memory_mb") && !k.equals("pids")
+                            || s != null && s.matches("[1-9][0-9]{0,8}");
+                    if (s != null && !number) {
+                        problem(v.getValueNode(), field + ".sandbox." + k, "'" + s + "' is not a positive "
+                                + (k.equals("cpus") ? "number" : "whole number") + " (fix: e.g. cpus: 2,"
+                                + " memory_mb: 4096, pids: 1024)");
+                    } else if (s != null) {
                         sandbox.put(k, k.equals("cli_dir") ? resolve(s).toString() : s);
                     }
                 });
