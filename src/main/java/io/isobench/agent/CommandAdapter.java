@@ -9,7 +9,7 @@ import java.util.Map;
 
 /**
  * Any agent CLI (OpenHands, mini-swe-agent, an in-house agent): the suite gives an argv template whose elements may
- * hold {@code {repo}}, {@code {prompt_file}}, {@code {model}}, {@code {base_url}} and {@code {home}}; each element is
+ * hold {@code {cli}} (the runner's {@code cli} as the sandbox sees it: baked into a docker sandbox's image), {@code {repo}}, {@code {prompt_file}}, {@code {model}}, {@code {base_url}} and {@code {home}}; each element is
  * substituted on its own and passed as one argument (no shell, so a path or model name cannot inject anything).
  * The agent reports usage, if it can, by printing lines {@code isobench-usage: {"turns":1,"tokens_in":N,
  * "tokens_out":M,"cost_usd":X}} (each line adds to the total); exit status 0 is a finished attempt, anything else
@@ -52,7 +52,8 @@ public final class CommandAdapter implements AgentAdapter {
     }
 
     static String substitute(String element, AgentLaunch l) {
-        return element.replace("{repo}", l.repoDir())
+        return element.replace("{cli}", l.cli())
+                .replace("{repo}", l.repoDir())
                 .replace("{prompt_file}", l.promptFile())
                 .replace("{home}", l.homeDir())
                 .replace("{model}", l.model() == null ? "" : l.model())
