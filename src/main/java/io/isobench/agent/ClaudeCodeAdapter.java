@@ -88,7 +88,7 @@ public final class ClaudeCodeAdapter implements AgentAdapter {
             case "assistant" -> {
                 JsonNode msg = o.path("message");
                 String id = msg.path("id").asText("");
-                if (id.isEmpty() || !msg.has("usage")) {
+                if (id.isEmpty() || !msg.has("usage") || synthetic(o)) {
                     return soFar;
                 }
                 long in = inputTokens(msg.path("usage"));
@@ -143,7 +143,10 @@ public final class ClaudeCodeAdapter implements AgentAdapter {
         } else {
             status = AttemptStatus.AGENT_CRASH;
             String errors = errors(result);
-            detail = "claude-code " + (subtype.isEmpty() ? "error" : subtype)
+            String api = result.path("api_error_status").isNumber()
+                    ? " (API " + result.path("api_error_status").asInt() + " "
+                    + result.path("api_error_type").asText("") + ")" : "";
+            detail = "claude-code " + (subtype.isEmpty() || subtype.equals("success") ? "error" : subtype) + api
                     + (text.isEmpty() ? "" : ": " + text) + (errors.isEmpty() ? "" : ": " + errors);
         }
         return new AgentReport(status, usage, t.trajectory(), detail);
@@ -151,20 +154,28 @@ public final class ClaudeCodeAdapter implements AgentAdapter {
 
     /**
      * The final {@code result} line's totals (tokens, cached input included, and USD) with the turns counted in the
-     * stream ({@code streamed}: one per assistant message id). The line's own {@code num_turns} is used only when the
-     * stream showed none: at {@code --max-turns N} the CLI reports N + 1 (the turn it refused to start), while
-     * isobench counts model responses.
+     * stream ({@code streamed}: one per assistant message id, the CLI's own error messages not counted). The line's
+     * {@code num_turns} is not used: at {@code --max-turns N} the CLI reports N + 1 (the turn it refused to start)
+     * and after an API error 1, while isobench counts model responses.
      */
     static Usage resultUsage(JsonNode result, Usage streamed) {
         Usage fallback = streamed;
+        int turns = streamed.turns();
         JsonNode u = result.path("usage");
-        int turns = streamed.turns() > 0 || !result.has("num_turns") ? streamed.turns()
-                : result.path("num_turns").asInt();
         long in = u.isObject() ? inputTokens(u) : fallback.tokensIn();
         long out = u.isObject() ? u.path("output_tokens").asLong(0) : fallback.tokensOut();
         Double usd = result.has("total_cost_usd") && result.get("total_cost_usd").isNumber()
                 ? result.get("total_cost_usd").asDouble() : fallback.costUsd();
         return new Usage(turns, in, out, usd);
+    }
+
+    /**
+     * Whether an {@code assistant} line is the CLI's own message (an API error shown as the assistant's text, model
+     * {@code <synthetic>}), not a model response: no turn, no tokens.
+     */
+    static boolean synthetic(JsonNode line) {
+        return line.path("is_api_error_message").asBoolean(false)
+                || "<synthetic>".equals(line.path("message").path("model").asText());
     }
 
     /** {@code u} plus turns and tokens, its cost kept ({@link Usage#plus} unboxes a null cost). */

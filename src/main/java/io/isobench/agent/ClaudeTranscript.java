@@ -10,10 +10,14 @@ import java.util.Map;
 
 /**
  * Claude Code's stream-json output read into a {@link Trajectory} ({@link ClaudeCodeAdapter#parse}): the
- * {@code system/init} line becomes a system step, every assistant message (printed as one or more {@code assistant}
+ * {@code system/init} line becomes a system step (so do API retries and the CLI's own error messages, which it prints
+ * as assistant lines of model {@code <synthetic>}), every assistant message (printed as one or more {@code assistant}
  * lines with the same message id) one agent step with its text, tool calls and tokens, every {@code tool_result}
  * of a {@code user} line the result summary of its call, other user text a user step; the {@code result} line is
- * kept for the status. Lines that are not JSON, and line types it does not know, are skipped.
+ * kept for the status. A step's input tokens are those of its model call; its output tokens are known only when a
+ * line of the message came after the message's end ({@code stop_reason} set): the CLI prints each content block as it
+ * completes, with the usage of {@code message_start} (output 1 or so), so they are usually absent, and the exact
+ * totals come from the {@code result} line. Lines that are not JSON, and line types it does not know, are skipped.
  *
  * @param trajectory    the normalised steps
  * @param streamedUsage usage summed from the assistant lines (once per message id)
@@ -76,10 +80,23 @@ record ClaudeTranscript(Trajectory trajectory, Usage streamedUsage, JsonNode res
                                 + o.path("permissionMode").asText("?") + ", " + o.path("tools").size()
                                 + " tools, cwd " + o.path("cwd").asText("?"));
                         steps.add(s);
+                    } else if (o.path("subtype").asText().equals("api_retry")) {
+                        StepDraft s = new StepDraft("system", null);
+                        s.addText("API retry " + o.path("attempt").asText("?") + "/" + o.path("max_retries").asText("?")
+                                + ": " + o.path("error_status").asText("?") + " " + o.path("error").asText(""));
+                        steps.add(s);
                     }
                 }
                 case "assistant" -> {
                     JsonNode msg = o.path("message");
+                    if (ClaudeCodeAdapter.synthetic(o)) {
+                        StepDraft s = new StepDraft("system", null);
+                        for (JsonNode b : msg.path("content")) {
+                            s.addText(b.path("text").asText());
+                        }
+                        steps.add(s);
+                        continue;
+                    }
                     String id = msg.path("id").asText("");
                     StepDraft s = id.isEmpty() ? null : byMessage.get(id);
                     if (s == null) {
