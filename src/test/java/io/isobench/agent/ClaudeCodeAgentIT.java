@@ -12,7 +12,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -144,6 +143,12 @@ class ClaudeCodeAgentIT {
                 Files.readString(run.dirs().stdoutFile()), Files.readString(run.dirs().stderrFile()))) {
             assertFalse(stored.contains(KEY), "the API key leaked into a stored output");
         }
+        try (var files = Files.walk(run.dirs().home())) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                assertFalse(Files.readString(f, StandardCharsets.ISO_8859_1).contains(KEY),
+                        "the API key in the agent's home: " + f);
+            }
+        }
         assertFalse(run.requests().isEmpty());
         for (Request q : run.requests()) {
             assertTrue(q.keyMatched(), "request without the key: " + q.path());
@@ -209,8 +214,8 @@ class ClaudeCodeAgentIT {
                     // the test fails on the result below
                 }
             });
-            String cmd = escapeCommand(new InetSocketAddress(InetAddress.getLoopbackAddress(), other.getLocalPort()));
-            Run run = attempt("escape-local", repo -> ClaudeScripts.bash(cmd), new Budget(600.0, 10, null, null));
+            Run run = attempt("escape-local", repo -> ClaudeScripts.escape("127.0.0.1", other.getLocalPort()),
+                    new Budget(600.0, 10, null, null));
             AttemptResult r = run.result();
             String why = describe(run);
             assertEquals(AttemptStatus.EMPTY_PATCH, r.status(), why);
@@ -218,12 +223,6 @@ class ClaudeCodeAgentIT {
                     .filter(c -> c.name().equals("Bash")).findFirst().orElseThrow();
             assertTrue(bash.resultSummary().contains("escaped"), "the local sandbox let it through: " + bash);
         }
-    }
-
-    /** A python one-liner fetching {@code http://HOST:PORT/} and printing the body (or the error). */
-    static String escapeCommand(InetSocketAddress to) {
-        return "python3 -c \"import urllib.request; print(urllib.request.urlopen('http://"
-                + to.getAddress().getHostAddress() + ":" + to.getPort() + "/', timeout=10).read().decode())\"";
     }
 
     private static double avgLatency(Path repo) throws Exception {

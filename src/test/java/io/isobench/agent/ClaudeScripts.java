@@ -69,6 +69,20 @@ public final class ClaudeScripts {
                 .build();
     }
 
+    /** The network escape: {@link #bash} of {@link #fetchCommand} (prints the body, or fails with the error). */
+    public static Script escape(String host, int port) {
+        return bash(fetchCommand(host, port));
+    }
+
+    /**
+     * A python3 one-liner that fetches {@code http://HOST:PORT/} and prints the body (a traceback when it cannot
+     * connect). {@code ClaudeCodeAgentIT} serves {@code escaped} there from the host.
+     */
+    public static String fetchCommand(String host, int port) {
+        return "python3 -c \"import urllib.request; print(urllib.request.urlopen('http://" + host + ":" + port
+                + "/', timeout=10).read().decode())\"";
+    }
+
     private static Map<String, Object> ordered(Object... kv) {
         Map<String, Object> m = new LinkedHashMap<>();
         for (int i = 0; i < kv.length; i += 2) {
