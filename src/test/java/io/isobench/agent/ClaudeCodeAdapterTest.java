@@ -108,6 +108,15 @@ class ClaudeCodeAdapterTest {
     }
 
     @Test
+    void theCliStoppingAtMaxBudgetUsdIsBudgetExceededWithItsCost() throws IOException {
+        AgentReport r = adapter.parse(new AgentOutput(transcript("overrun-usd"), "", 1));
+        assertEquals(AttemptStatus.BUDGET_EXCEEDED, r.status());
+        assertEquals("claude-code stopped at its --max-budget-usd limit ($0.6006 spent)", r.detail());
+        assertEquals(2, r.usage().turns());
+        assertEquals(200_000, r.usage().tokensIn());
+    }
+
+    @Test
     void aKilledRunWithoutResultIsACrashWithTheStreamedUsage() throws IOException {
         AgentReport r = adapter.parse(new AgentOutput(transcript("overrun-tokens"), "Killed\n", -1));
         assertEquals(AttemptStatus.AGENT_CRASH, r.status());
@@ -141,7 +150,7 @@ class ClaudeCodeAdapterTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"edit", "overrun-turns", "overrun-tokens", "escape-local", "auth-error"})
+    @ValueSource(strings = {"edit", "overrun-turns", "overrun-usd", "overrun-tokens", "escape-local", "auth-error"})
     void trajectoryJsonIsGolden(String name) throws IOException {
         AgentReport r = adapter.parse(new AgentOutput(transcript(name), "", 0));
         String json = r.trajectory().toJson("claude-code", "2.1.332 (Claude Code)", "claude-sonnet-4-5", r.usage())

@@ -184,6 +184,21 @@ class ClaudeCodeAgentIT {
     }
 
     @Test
+    void aUsdBudgetStopsTheCliThroughItsOwnFlag() throws Exception {
+        // 100,000 input tokens a turn at claude-sonnet-4-5's list price ($3 per million) is $0.30 a turn; isobench
+        // sees no cost until the result line, so only the CLI's --max-budget-usd can stop it mid-run.
+        Run run = attempt("overrun-usd", repo -> ClaudeScripts.overrun(5, 100_000), new Budget(600.0, null, null, 0.5));
+        AttemptResult r = run.result();
+        String why = describe(run);
+        assertEquals(AttemptStatus.BUDGET_EXCEEDED, r.status(), why);
+        // The CLI stopped itself after the second turn ($0.60 > $0.50) and said so; the cost first reached isobench
+        // on that final line, so isobench's kill (racing the CLI's own exit) could not have stopped it earlier.
+        assertEquals("error_max_budget_usd", resultLine(r.rawStdout()).path("subtype").asText(), why);
+        assertTrue(r.usage().costUsd() > 0.5, why);
+        assertEquals(List.of("main:0", "main:1"), run.requests().stream().map(Request::kind).distinct().toList(), why);
+    }
+
+    @Test
     void aTokenBudgetIsEnforcedByIsobenchKillingTheCli() throws Exception {
         // The CLI has no token flag: only isobench's reading of the stream can stop it. Each turn reads 1000
         // input tokens; the budget is passed on the second turn.
