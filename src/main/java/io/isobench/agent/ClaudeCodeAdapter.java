@@ -153,20 +153,33 @@ public final class ClaudeCodeAdapter implements AgentAdapter {
     }
 
     /**
-     * The final {@code result} line's totals (tokens, cached input included, and USD) with the turns counted in the
-     * stream ({@code streamed}: one per assistant message id, the CLI's own error messages not counted). The line's
-     * {@code num_turns} is not used: at {@code --max-turns N} the CLI reports N + 1 (the turn it refused to start)
-     * and after an API error 1, while isobench counts model responses.
+     * The final {@code result} line's totals with the turns counted in the stream ({@code streamed}: one per assistant
+     * message id, the CLI's own error messages not counted). Tokens (cached input included) and USD are the sums of
+     * the line's {@code modelUsage} (every model the session used); its {@code usage} only when that is absent or
+     * empty, because 2.1.332 puts the last turn's usage there, not the session's, when it stops at
+     * {@code --max-budget-usd}. The line's {@code num_turns} is not used: at {@code --max-turns N} the CLI reports
+     * N + 1 (the turn it refused to start) and after an API error 1, while isobench counts model responses.
      */
     static Usage resultUsage(JsonNode result, Usage streamed) {
-        Usage fallback = streamed;
         int turns = streamed.turns();
+        JsonNode models = result.path("modelUsage");
+        Double usd = result.path("total_cost_usd").isNumber() ? result.get("total_cost_usd").asDouble()
+                : streamed.costUsd();
+        if (models.isObject() && !models.isEmpty()) {
+            long in = 0;
+            long out = 0;
+            for (JsonNode m : models) {
+                in += m.path("inputTokens").asLong(0) + m.path("cacheReadInputTokens").asLong(0)
+                        + m.path("cacheCreationInputTokens").asLong(0);
+                out += m.path("outputTokens").asLong(0);
+            }
+            return new Usage(turns, in, out, usd);
+        }
         JsonNode u = result.path("usage");
-        long in = u.isObject() ? inputTokens(u) : fallback.tokensIn();
-        long out = u.isObject() ? u.path("output_tokens").asLong(0) : fallback.tokensOut();
-        Double usd = result.has("total_cost_usd") && result.get("total_cost_usd").isNumber()
-                ? result.get("total_cost_usd").asDouble() : fallback.costUsd();
-        return new Usage(turns, in, out, usd);
+        if (!u.isObject()) {
+            return new Usage(turns, streamed.tokensIn(), streamed.tokensOut(), usd);
+        }
+        return new Usage(turns, inputTokens(u), u.path("output_tokens").asLong(0), usd);
     }
 
     /**
