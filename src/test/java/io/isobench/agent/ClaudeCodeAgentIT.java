@@ -68,7 +68,7 @@ class ClaudeCodeAgentIT {
         try (ScriptedAnthropicServer server = ScriptedAnthropicServer.start(script, KEY);
              LocalSandbox sandbox = new LocalSandbox(CLI.toString(), server.baseUrl())) {
             AgentConfig config = new AgentConfig("claude-code", CLI.toString(), List.of(), MODEL, server.baseUrl(),
-                    List.of(), Map.of(), budget);
+                    List.of(), Map.of(), budget, Map.of());
             AttemptRunner runner = new AttemptRunner(new ClaudeCodeAdapter(), config, sandbox,
                     Map.of("ANTHROPIC_API_KEY", KEY));
             String prompt = PromptTemplate.defaults().render("latency", PERF, "avg latency", true,

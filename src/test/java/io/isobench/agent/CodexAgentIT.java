@@ -60,7 +60,7 @@ class CodexAgentIT {
         SealedRepo sealed = SealedRepo.create(engine, tpotParent, dirs);
         ScriptedOpenAiServer server = ScriptedOpenAiServer.start(script, serverKey);
         AgentConfig config = new AgentConfig("codex", CLI.toString(), List.of(), CodexScripts.MODEL, server.baseUrl(),
-                List.of(), Map.of(), budget);
+                List.of(), Map.of(), budget, Map.of());
         CodexAdapter adapter = new CodexAdapter();
         try (LocalSandbox sandbox = new LocalSandbox(CLI.toString(), server.baseUrl())) {
             AttemptRunner runner = new AttemptRunner(adapter, config, sandbox,

@@ -210,7 +210,7 @@ class DockerSandboxIT {
 
         AgentConfig config = new AgentConfig("command", null, List.of("python3", "{home}/probe.py", "{base_url}"),
                 null, "http://" + upstreamHost + "/v1", List.of("ISOBENCH_TEST_SECRET"), Map.of("PROBE", "1"),
-                new Budget(240.0, null, null, null));
+                new Budget(240.0, null, null, null), Map.of());
         AttemptResult result;
         List<EgressProxy.Request> egressLog;
         try (DockerSandbox sandbox = new DockerSandbox(DockerSandbox.Options.of("probe", BASE_IMAGE, null, "python3",
@@ -279,7 +279,7 @@ class DockerSandboxIT {
         AttemptDirs dirs = AttemptDirs.under(tmp.resolve("attempt"));
         SealedRepo sealed = SealedRepo.create(engine, "baseline", dirs);
         AgentConfig config = new AgentConfig("command", null, List.of("sleep", "600"), null, null, List.of(),
-                Map.of(), new Budget(3.0, null, null, null));
+                Map.of(), new Budget(3.0, null, null, null), Map.of());
         try (DockerSandbox sandbox = new DockerSandbox(DockerSandbox.Options.of("sleeper", BASE_IMAGE, null, "sleep",
                 null))) {
             AttemptResult r = new AttemptRunner(new CommandAdapter(), config, sandbox, Map.of()).run(dirs, sealed, "x");
@@ -339,7 +339,7 @@ class DockerSandboxIT {
         for (Cli c : clis) {
             AttemptDirs dirs = AttemptDirs.under(tmp.resolve("bake-" + c.name()));
             Files.createDirectories(dirs.repo());
-            AgentConfig config = new AgentConfig(c.name(), null, List.of(), null, null, List.of(), Map.of(), null);
+            AgentConfig config = new AgentConfig(c.name(), null, List.of(), null, null, List.of(), Map.of(), null, Map.of());
             try (DockerSandbox sandbox = new DockerSandbox(DockerSandbox.Options.of(c.name(), BASE_IMAGE, c.dir(),
                     c.exe(), "https://api.example.invalid/v1"))) {
                 assertThat(sandbox.view(dirs).cli()).isEqualTo("/opt/isobench-agent/cli/" + c.exe());
