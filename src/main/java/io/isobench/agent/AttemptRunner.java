@@ -26,6 +26,9 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class AttemptRunner {
 
+    /** How long an attempt past its budget may take to end by itself before it is killed. */
+    static final long STOP_GRACE_MS = 1000;
+
     /** Seconds the CLI's {@code --version} may take. */
     static final long VERSION_TIMEOUT_S = 60;
 
@@ -190,7 +193,7 @@ public final class AttemptRunner {
                     config.budget().wallS());
         } else if (over.isPresent()) {
             status = AttemptStatus.BUDGET_EXCEEDED;
-            detail = over.get() + (overrun.get() != null ? "; killed by isobench" : "");
+            detail = over.get();
         } else if (report.status() != AttemptStatus.OK) {
             status = report.status();
             detail = report.detail();
@@ -255,8 +258,24 @@ public final class AttemptRunner {
         });
         Optional<String> over = config.budget().exceeded(u);
         if (over.isPresent() && overrun.compareAndSet(null, over.get())) {
-            sandbox.kill(p);
+            Thread.ofVirtual().start(() -> stopOverrun(p, overrun));
         }
+    }
+
+    /**
+     * Kills an attempt past its budget unless it ends by itself within {@link #STOP_GRACE_MS} (a CLI that stopped at
+     * its own limit prints its final usage and exits: it is not said to be killed).
+     */
+    private void stopOverrun(Process p, AtomicReference<String> overrun) {
+        try {
+            if (p.waitFor(STOP_GRACE_MS, TimeUnit.MILLISECONDS)) {
+                return;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        overrun.updateAndGet(m -> m + "; killed by isobench");
+        sandbox.kill(p);
     }
 
     private void copy(InputStream in, Path file) {

@@ -22,7 +22,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 
 /**
- * A NAMED FAKE of the OpenAI API (test code; docs/agents-codex.md): an HTTP server on 127.0.0.1 that speaks the
+ * A NAMED FAKE of the OpenAI API (test code; docs/agents.md, "Codex"): an HTTP server on 127.0.0.1 that speaks the
  * Responses API ({@code POST /v1/responses}, streamed as server-sent events) and the Chat Completions API
  * ({@code POST /v1/chat/completions}, streamed) well enough for the real Codex CLI, and replays a {@link Script}
  * instead of running a model. Nothing real can answer here (no model API is reachable from the test machines), so
