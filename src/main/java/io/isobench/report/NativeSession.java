@@ -40,7 +40,7 @@ record NativeSession(SessionRecord record, SessionAnalysis analysis, List<Native
 
     /**
      * The sessions of the scope: its one session as it is, or every session of the store with tasks (and, with an
-     * agent filter, an arm of that agent).
+     * agent filter, an arm of that agent: {@code agent:NAME}, or one of its attempts {@code agent:NAME@k}).
      */
     static List<NativeSession> collect(Store store, ReportScope scope) {
         List<NativeSession> out = new ArrayList<>();
@@ -60,7 +60,8 @@ record NativeSession(SessionRecord record, SessionAnalysis analysis, List<Native
             if (a.tasks().isEmpty()) {
                 continue;
             }
-            if (wanted != null && a.tasks().stream().noneMatch(t -> t.arms().contains(wanted))) {
+            if (wanted != null && a.tasks().stream().noneMatch(t -> t.arms().stream()
+                    .anyMatch(arm -> arm.equals(wanted) || arm.startsWith(wanted + "@")))) {
                 continue;
             }
             out.add(of(store, s, a, sIndex));
