@@ -52,7 +52,7 @@ class AgentsSandboxE2EIT {
                 "the agent CLIs in tools/agent-clis (npm install there)");
         SharedData.requireService(ToyRepo.toolsPresent(), "python3, git and setsid for the toy engine");
         boolean image = AgentImage.exec(List.of("docker", "image", "inspect", AgentsRun.DEFAULT_IMAGE),
-                Duration.ofSeconds(60), null).code() == 0;
+                Duration.ofSeconds(60), Map.of()).code() == 0;
         SharedData.requireService(image, "a running docker daemon with the image " + AgentsRun.DEFAULT_IMAGE
                 + " (scripts/provision-docker)");
     }
