@@ -151,6 +151,8 @@ class AgentsSandboxE2EIT {
         String line = md.out().lines().filter(l -> l.startsWith("| agent:" + agent + "@1 |")).findFirst()
                 .orElseThrow(() -> new AssertionError("no row for agent:" + agent + "@1 in\n" + md.out()));
         assertThat(line).as("the agent's patch is measured better than the baseline").contains("**better**");
+        // the numbers, for the record (failsafe keeps this output)
+        System.out.println("[" + agent + "] agents run:\n" + agents.out() + "\n[" + agent + "] report row: " + line);
         assertThat(md.out()).contains("Attempts per agent").contains("| " + agent + " |");
 
         RunRecord attempt = attempts().stream().filter(r -> r.subject().agent().equals(agent + "@1")).findFirst()
@@ -160,6 +162,7 @@ class AgentsSandboxE2EIT {
         assertThat(d.path("tokens_in").asLong()).isPositive();
         assertThat(d.path("tokens_out").asLong()).isPositive();
         assertThat(d.path("cost_usd").asDouble()).isPositive();
+        System.out.println("[" + agent + "] attempt: " + d);
         assertThat(d.path("egress").toString()).as("the model was reached through the sandbox's proxy only")
                 .contains("POST /v1/");
         String taskPage;
