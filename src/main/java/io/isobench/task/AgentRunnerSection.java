@@ -61,10 +61,11 @@ final class AgentRunnerSection extends SuiteNodes {
                     + "' is not an http(s) URL (fix: e.g. https://api.anthropic.com)");
         }
         List<String> secrets = m.containsKey("secrets") ? stringList(m.get("secrets"), field + ".secrets") : List.of();
-        for (String s : secrets == null ? List.<String>of() : secrets) {
-            if (!ENV_NAME.matcher(s).matches()) {
-                problem(m.get("secrets").getValueNode(), field + ".secrets", "'" + s
-                        + "' is not a variable name (fix: the NAME of an environment variable, never its value)");
+        List<String> given = secrets == null ? List.of() : secrets;
+        for (int i = 0; i < given.size(); i++) {
+            if (!ENV_NAME.matcher(given.get(i)).matches()) { // not echoed: it may be the key itself
+                problem(m.get("secrets").getValueNode(), field + ".secrets[" + i + "]", "is not a variable name"
+                        + " (fix: the NAME of an environment variable, never its value)");
             }
         }
         Map<String, String> env = envMap(m.get("env"), field + ".env");
