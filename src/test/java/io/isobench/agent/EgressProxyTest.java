@@ -142,6 +142,7 @@ class EgressProxyTest {
         assertThat(seen).containsExactly(
                 "POST /v1/messages?key=QUERYSECRET host=127.0.0.1:" + port + " auth=Bearer sk-test-123 body=hello",
                 "POST /v1/chat host=127.0.0.1:" + port + " auth=null body=abcdefg");
+        settled(proxy, 2);
         assertThat(proxy.log()).extracting(EgressProxy.Request::path).containsExactly("/v1/messages", "/v1/chat");
         assertThat(proxy.log().toString()).doesNotContain("QUERYSECRET").doesNotContain("sk-test");
         assertThat(proxy.log().get(0).status()).isEqualTo(200);
@@ -193,6 +194,7 @@ class EgressProxyTest {
             }
         }
         assertThat(seen).as("nothing reached the upstream").isEmpty();
+        settled(proxy, attempts.size());
         assertThat(proxy.log()).hasSize(attempts.size()).allMatch(r -> r.status() == 403 || r.status() == 405);
         assertThat(proxy.log().get(0).status()).isEqualTo(405);
     }
@@ -282,5 +284,15 @@ class EgressProxyTest {
         assertThat(viaTls(good, null, "untrusted")).startsWith("HTTP/1.1 502 ");
         // trusted, but issued for another name: the host-name check refuses it
         assertThat(viaTls(wrongName, context(null, wrongName), "misnamed")).startsWith("HTTP/1.1 502 ");
+    }
+
+    /**
+     * Waits until the proxy has logged {@code n} requests: a request is logged when its handler finishes, which may be
+     * a moment after the client has read the whole response (at most 5 s).
+     */
+    private static void settled(EgressProxy proxy, int n) throws InterruptedException {
+        for (int i = 0; i < 500 && proxy.log().size() < n; i++) {
+            Thread.sleep(10);
+        }
     }
 }
