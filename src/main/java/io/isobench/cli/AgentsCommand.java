@@ -44,7 +44,7 @@ final class AgentsCommand extends CommandGroup {
         @Option(names = "--agent", required = true, paramLabel = "NAME", description = "The agent (agents[].name).")
         String agent;
 
-        @Option(names = "--tasks", split = ",", paramLabel = "ID[,ID…]", description = "Tasks (default: every"
+        @Option(names = "--tasks", split = ",", paramLabel = "ID", description = "Task ids, comma-separated (default: every"
                 + " runnable task).")
         List<String> tasks = List.of();
 
