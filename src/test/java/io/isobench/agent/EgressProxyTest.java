@@ -290,9 +290,14 @@ class EgressProxyTest {
      * Waits until the proxy has logged {@code n} requests: a request is logged when its handler finishes, which may be
      * a moment after the client has read the whole response (at most 5 s).
      */
-    private static void settled(EgressProxy proxy, int n) throws InterruptedException {
+    private static void settled(EgressProxy proxy, int n) {
         for (int i = 0; i < 500 && proxy.log().size() < n; i++) {
-            Thread.sleep(10);
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
         }
     }
 }
