@@ -45,6 +45,14 @@ public sealed interface AgentAdapter permits ClaudeCodeAdapter, CodexAdapter, Co
         return soFar;
     }
 
+    /**
+     * Whether {@code stdoutLine} is the agent's own last word (Claude Code's {@code result} line): usage it reports
+     * past the budget means the CLI stopped at its own limit and is exiting, so isobench does not kill it.
+     */
+    default boolean isFinal(String stdoutLine) {
+        return false;
+    }
+
     /** The finished attempt's status, usage and normalised trajectory, from everything it printed. */
     AgentReport parse(AgentOutput output);
 

@@ -26,9 +26,6 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class AttemptRunner {
 
-    /** How long an attempt past its budget may take to end by itself before it is killed. */
-    static final long STOP_GRACE_MS = 1000;
-
     /** Seconds the CLI's {@code --version} may take. */
     static final long VERSION_TIMEOUT_S = 60;
 
@@ -145,7 +142,7 @@ public final class AttemptRunner {
         Thread err = Thread.ofPlatform().daemon().start(() -> copy(p.getErrorStream(), dirs.stderrFile()));
         UsageLogTail tail = adapter.usageLogDir() == null ? null
                 : UsageLogTail.start(dirs.home().resolve(adapter.usageLogDir()), line -> observed(p, usage, overrun,
-                        u -> adapter.observeLog(line, u)));
+                        u -> adapter.observeLog(line, u), false));
         boolean timedOut = false;
         try {
             Double wall = config.budget().wallS();
@@ -238,7 +235,7 @@ public final class AttemptRunner {
                 o.write((redact(line) + "\n").getBytes(StandardCharsets.UTF_8)); // stored: no secret on disk
                 o.flush();
                 String l = line;
-                observed(p, usage, overrun, u -> adapter.observe(l, u));
+                observed(p, usage, overrun, u -> adapter.observe(l, u), adapter.isFinal(l));
             }
         } catch (IOException e) {
             // the process went away; what was read is kept
@@ -248,7 +245,7 @@ public final class AttemptRunner {
     /** Applies one observation to {@code usage} (atomically: stdout and a usage log may both report) and kills the
      * attempt when the budget is passed. */
     private void observed(Process p, AtomicReference<Usage> usage, AtomicReference<String> overrun,
-                          java.util.function.UnaryOperator<Usage> step) {
+                          java.util.function.UnaryOperator<Usage> step, boolean finalLine) {
         Usage u = usage.updateAndGet(x -> {
             try {
                 return step.apply(x);
@@ -258,24 +255,11 @@ public final class AttemptRunner {
         });
         Optional<String> over = config.budget().exceeded(u);
         if (over.isPresent() && overrun.compareAndSet(null, over.get())) {
-            Thread.ofVirtual().start(() -> stopOverrun(p, overrun));
+            if (!finalLine) {
+                overrun.updateAndGet(m -> m + "; killed by isobench");
+                sandbox.kill(p);
+            } // the agent's own final line (a CLI stopped at its own limit): it is exiting, not killed
         }
-    }
-
-    /**
-     * Kills an attempt past its budget unless it ends by itself within {@link #STOP_GRACE_MS} (a CLI that stopped at
-     * its own limit prints its final usage and exits: it is not said to be killed).
-     */
-    private void stopOverrun(Process p, AtomicReference<String> overrun) {
-        try {
-            if (p.waitFor(STOP_GRACE_MS, TimeUnit.MILLISECONDS)) {
-                return;
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        overrun.updateAndGet(m -> m + "; killed by isobench");
-        sandbox.kill(p);
     }
 
     private void copy(InputStream in, Path file) {

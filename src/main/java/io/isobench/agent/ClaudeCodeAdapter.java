@@ -115,6 +115,19 @@ public final class ClaudeCodeAdapter implements AgentAdapter {
     }
 
     @Override
+    public boolean isFinal(String stdoutLine) {
+        String t = stdoutLine.strip();
+        if (!t.startsWith("{") || !t.contains("\"result\"")) {
+            return false;
+        }
+        try {
+            return "result".equals(JSON.readTree(t).path("type").asText());
+        } catch (java.io.IOException e) {
+            return false;
+        }
+    }
+
+    @Override
     public AgentReport parse(AgentOutput output) {
         ClaudeTranscript t = ClaudeTranscript.read(output.stdout());
         JsonNode result = t.result();
