@@ -317,8 +317,4 @@ public final class AttemptRunner {
         m.put("usd", b.usd());
         return m;
     }
-
-    static List<String> lines(String s) {
-        return s.lines().toList();
-    }
 }

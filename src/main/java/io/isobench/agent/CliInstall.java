@@ -77,9 +77,4 @@ record CliInstall(Path dir, String cli) {
         throw new IsobenchException.EnvironmentMissing("'" + cli + "' is not on PATH (fix: install it, e.g. npm"
                 + " install in tools/agent-clis, and set runner.cli to its path)");
     }
-
-    @Override
-    public String toString() {
-        return (dir == null ? "" : dir + " → ") + cli;
-    }
 }

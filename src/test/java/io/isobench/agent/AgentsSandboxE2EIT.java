@@ -256,17 +256,44 @@ class AgentsSandboxE2EIT {
             assertThat(byAgent.get("tight@1").outcome().failure().category()).isEqualTo("BUDGET_EXCEEDED");
 
             // Claude Code's Bash tool ran the fetch inside the sandbox: the tool result it sent back is the failure
-            String toolResult = escape.requests().stream().map(ScriptedAnthropicServer.Request::body)
-                    .filter(b -> b.contains("tool_result")).findFirst().orElseThrow();
-            assertThat(toolResult).doesNotContain("escaped").containsAnyOf("URLError", "Errno", "refused",
-                    "unreachable", "Network");
+            String toolResult = escape.requests().stream().map(q -> blocks(q.body(), "messages", "tool_result",
+                    "content")).filter(t -> !t.isEmpty()).findFirst().orElseThrow();
+            assertThat(toolResult).as("the fetch's own output").contains("URLError").contains("Errno")
+                    .doesNotContain("escaped");
             assertThat(byAgent.get("escaper@1").details().section(AttemptRecords.SECTION).path("status").asText())
                     .isEqualTo("EMPTY_PATCH");
-            String codexResult = codexEscape.requests().stream().map(ScriptedOpenAiServer.Request::body)
-                    .filter(b -> b.contains("function_call_output")).findFirst().orElseThrow();
-            assertThat(codexResult).containsAnyOf("URLError", "Errno", "unreachable", "Network")
+            String codexResult = codexEscape.requests().stream().map(q -> blocks(q.body(), "input",
+                    "function_call_output", "output")).filter(t -> !t.isEmpty()).findFirst().orElseThrow();
+            assertThat(codexResult).as("the fetch's own output").contains("URLError").contains("Errno")
                     .doesNotContain("escaped");
             assertThat(connections.get()).as("nothing reached the host's other port").isZero();
         }
+    }
+
+    /**
+     * The text of the {@code type} items in a request body's {@code list} (Anthropic: {@code messages[].content[]}
+     * tool results; OpenAI Responses: {@code input[]} function-call outputs), field {@code field} — what the agent's
+     * tool printed, never the rest of the request (its system prompt mentions networks too).
+     */
+    private static String blocks(String body, String list, String type, String field) {
+        StringBuilder out = new StringBuilder();
+        try {
+            com.fasterxml.jackson.databind.JsonNode root = new com.fasterxml.jackson.databind.ObjectMapper()
+                    .readTree(body);
+            List<com.fasterxml.jackson.databind.JsonNode> items = new ArrayList<>();
+            for (com.fasterxml.jackson.databind.JsonNode n : root.path(list)) {
+                items.add(n);
+                n.path("content").forEach(items::add);
+            }
+            for (com.fasterxml.jackson.databind.JsonNode n : items) {
+                if (type.equals(n.path("type").asText())) {
+                    com.fasterxml.jackson.databind.JsonNode v = n.path(field);
+                    out.append(v.isTextual() ? v.asText() : v.toString());
+                }
+            }
+        } catch (IOException e) {
+            return "";
+        }
+        return out.toString();
     }
 }

@@ -75,7 +75,24 @@ class SealedRepoTest {
                 .contains("diff --git a/NEW_FILE.md b/NEW_FILE.md")
                 .doesNotContain(".claude").doesNotContain("__pycache__").doesNotContain(".orig");
         assertThat(pwned).as("no git setting of the agent's repository ran").doesNotExist();
-        // a scratch-named file that is part of the sealed tree stays in the patch when changed
-        assertThat(PatchCollector.SCRATCH).contains(".claude/");
+    }
+
+    @Test
+    void aScratchNamedFileOfTheSealedTreeStaysInThePatchWhenChanged(@TempDir Path root) throws Exception {
+        Path repo = root.resolve("engine");
+        Files.createDirectories(repo.resolve(".claude"));
+        Files.writeString(repo.resolve("kept.orig"), "tracked\n");
+        Files.writeString(repo.resolve(".claude/CLAUDE.md"), "tracked notes\n");
+        ToyRepo.run(repo.getParent(), "git", "init", "-q", repo.toString());
+        ToyRepo.run(repo, "git", "add", "-A");
+        ToyRepo.run(repo, "git", "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-qm", "base");
+        SealedRepo s = SealedRepo.create(repo, "HEAD", AttemptDirs.under(root.resolve("attempt")));
+        Files.writeString(s.worktree().resolve("kept.orig"), "changed\n");
+        Files.writeString(s.worktree().resolve(".claude/CLAUDE.md"), "changed notes\n");
+        Files.writeString(s.worktree().resolve("new.orig"), "scratch\n");
+        String patch = PatchCollector.collect(s);
+        assertThat(patch).contains("diff --git a/kept.orig b/kept.orig").contains("+changed")
+                .contains("diff --git a/.claude/CLAUDE.md b/.claude/CLAUDE.md").contains("+changed notes")
+                .doesNotContain("new.orig");
     }
 }
