@@ -49,8 +49,7 @@ class Llama2cExampleIT {
     @Test
     @Timeout(value = 15, unit = TimeUnit.MINUTES)
     void realCommitsGetTheirDesignedVerdicts() throws Exception {
-        Path bundle = Path.of("../shared/engines/llama2.c.bundle").toAbsolutePath().normalize();
-        SharedData.requireService(Files.isRegularFile(bundle), bundle + " (the llama2.c git bundle the example clones)");
+        SharedData.require("engines/llama2.c.bundle"); // the llama2.c git bundle the example clones
         SharedData.requireService(onPath("gcc") && onPath("make") && onPath("git") && onPath("python3")
                 && onPath("setsid"), "gcc, make, git, python3 and setsid (util-linux) for the llama2.c example");
         Path db = dir.resolve("llama2c.duckdb");
