@@ -1,5 +1,7 @@
 package io.isobench.export;
 
+import io.isobench.analysis.BetweenSessions;
+
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -129,7 +131,8 @@ final class DatasetCard {
         return "1M<n<10M";
     }
 
-    static String render(Stats s) {
+    /** The card; {@code between}: the spread between sessions its method section states. */
+    static String render(Stats s, BetweenSessions between) {
         StringBuilder b = new StringBuilder();
         b.append("---\n");
         b.append("license: apache-2.0\n");
@@ -216,6 +219,7 @@ final class DatasetCard {
                     + " baseline) measured for %d rows, median %.2f %% (`isobench_noise_floor_pct`).\n",
                     s.noiseFloor().rows(), s.noiseFloor().medianPct()));
         }
+        b.append("- **Between sessions.** ").append(between.statement()).append('\n');
         b.append("- **Improvement.** Percent, positive = better: `(B − X)/B × 100` for lower-is-better metrics,")
                 .append(" `(X − B)/B × 100` for higher-is-better; agent vs human uses the human value as B; null when a value")
                 .append(" is missing or B = 0.\n\n");

@@ -112,7 +112,8 @@ public final class HfExporter {
                 try (sqlStore) {
                     jsonlJoined = SqlRows.writeFinal(sqlStore, parquetTmp, jsonlTmp);
                 }
-                List<SessionRows.Row> sessionRows = SessionRows.compute(store);
+                SessionRows.Native natives = SessionRows.compute(store);
+                List<SessionRows.Row> sessionRows = natives.rows();
                 if (!sessionRows.isEmpty()) {
                     join(jsonlJoined);
                     // native sessions (a small pass): their rows replace the bulk rows of the same (commit, agent),
@@ -130,7 +131,8 @@ public final class HfExporter {
                 long rows = count(st, "SELECT count(*) FROM hf_out");
                 long commits = count(st, "SELECT count(DISTINCT commit_short) FROM hf_out");
                 DatasetCard.Stats stats = DatasetCard.stats(st, rows, Files.size(parquetTmp));
-                Files.writeString(tmpDir.resolve("README.md"), DatasetCard.render(stats), StandardCharsets.UTF_8);
+                Files.writeString(tmpDir.resolve("README.md"), DatasetCard.render(stats, natives.between()),
+                        StandardCharsets.UTF_8);
                 st.execute("DROP VIEW hf_out");
                 join(jsonlJoined);
                 Timing.mark("jsonl halves joined (beside the card)");
@@ -167,7 +169,8 @@ public final class HfExporter {
                     s.flush();
                 }
             }
-            SessionRows.replaceInto(c, "hf", true, SessionRows.compute(store));
+            SessionRows.Native natives = SessionRows.compute(store);
+            SessionRows.replaceInto(c, "hf", true, natives.rows());
             linkImportedRows(st);
             counters[1] = count(st, "SELECT count(DISTINCT _commit) FROM hf");
             Timing.mark("stream+build+append");
@@ -190,7 +193,8 @@ public final class HfExporter {
             st.execute("COPY hf_out TO '" + sqlString(jsonlTmp.toString()) + "' (FORMAT json)");
             Timing.mark("copy");
             DatasetCard.Stats stats = DatasetCard.stats(st, rows, Files.size(parquetTmp));
-            Files.writeString(tmpDir.resolve("README.md"), DatasetCard.render(stats), StandardCharsets.UTF_8);
+            Files.writeString(tmpDir.resolve("README.md"), DatasetCard.render(stats, natives.between()),
+                    StandardCharsets.UTF_8);
 
             move(parquetTmp, outDir.resolve(PARQUET));
             move(jsonlTmp, outDir.resolve(JSONL));

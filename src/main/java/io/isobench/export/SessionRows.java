@@ -6,7 +6,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.isobench.analysis.AgentAttempts;
 import io.isobench.analysis.AgentOutcome;
 import io.isobench.analysis.ArmSummary;
+import io.isobench.analysis.BetweenSessions;
 import io.isobench.analysis.Comparison;
+import io.isobench.analysis.Leaderboard;
 import io.isobench.analysis.SessionAnalysis;
 import io.isobench.analysis.StatsConfig;
 import io.isobench.analysis.TaskAnalysis;
@@ -54,25 +56,40 @@ final class SessionRows {
     private SessionRows() {
     }
 
-    /** The rows of every native session, latest session first per (commit, agent); sorted by commit, agent. */
-    static List<Row> compute(Store store) {
+    /**
+     * What the native sessions give the export, from one analysis of each: the rows, and the spread between sessions
+     * the dataset card states.
+     *
+     * @param rows    the rows of every native session, latest session first per (commit, agent); sorted by commit,
+     *                agent
+     * @param between the comparisons measured in two or more sessions on the same hardware, pooled
+     */
+    record Native(List<Row> rows, BetweenSessions between) {
+    }
+
+    /** The rows of every native session and the spread between sessions. */
+    static Native compute(Store store) {
         List<SessionRecord> sessions = new ArrayList<>(store.sessions());
         sessions.removeIf(SessionRecord::isAgentsRun);
         if (sessions.isEmpty()) {
-            return List.of();
+            return new Native(List.of(), BetweenSessions.NONE);
         }
         sessions.sort(Comparator.comparing(SessionRecord::startedAt, Comparator.nullsFirst(Comparator.naturalOrder()))
                 .reversed());
         Map<String, Row> byKey = new LinkedHashMap<>();
         AgentAttempts attempts = AgentAttempts.read(store);
+        StatsConfig config = StatsConfig.defaults();
+        List<Leaderboard.Session> analysed = new ArrayList<>();
         for (SessionRecord s : sessions) {
-            for (Row r : session(store, s, attempts)) {
+            SessionAnalysis analysis = SessionAnalysis.of(store, s.sessionId(), config);
+            analysed.add(new Leaderboard.Session(s.sessionId(), s.startedAt(), "complete".equals(s.status()), analysis));
+            for (Row r : session(store, s, attempts, analysis)) {
                 byKey.putIfAbsent(r.commitShort() + "\u0000" + r.agent(), r);
             }
         }
         List<Row> out = new ArrayList<>(byKey.values());
         out.sort(Comparator.comparing(Row::commitShort).thenComparing(Row::agent));
-        return out;
+        return new Native(out, BetweenSessions.of(analysed, config));
     }
 
     /** A run of the session with its details. */
@@ -82,14 +99,11 @@ final class SessionRows {
         }
     }
 
-    static List<Row> session(Store store, SessionRecord s) {
-        return session(store, s, AgentAttempts.read(store));
-    }
-
-    /** The rows of one session; an agent row whose patch came from a stored attempt gets its attempt columns. */
-    static List<Row> session(Store store, SessionRecord s, AgentAttempts attempts) {
-        StatsConfig config = StatsConfig.defaults();
-        SessionAnalysis analysis = SessionAnalysis.of(store, s.sessionId(), config);
+    /**
+     * The rows of one analysed session; an agent row whose patch came from a stored attempt gets its attempt columns.
+     */
+    private static List<Row> session(Store store, SessionRecord s, AgentAttempts attempts, SessionAnalysis analysis) {
+        StatsConfig config = analysis.config();
         if (analysis.tasks().isEmpty()) {
             return List.of();
         }

@@ -44,7 +44,7 @@ public final class MarkdownReport {
     private static void writeNativeSessions(ReportModel model, Writer out) throws IOException {
         for (NativeSession s : model.sessions()) {
             StringBuilder sb = new StringBuilder("\n");
-            SessionReport.section(s.analysis(), sb);
+            SessionReport.section(s.analysis(), model.betweenSessions(), sb);
             SessionReport.environments(s, sb);
             SessionReport.skipped(s.record() == null ? null : s.record().suiteJson(), sb);
             out.write(sb.toString());
@@ -52,6 +52,7 @@ public final class MarkdownReport {
         if (!model.sessions().isEmpty()) {
             StringBuilder sb = new StringBuilder("\n");
             SessionReport.leaderboard(model.leaderboard(), sb, "##");
+            SpreadSection.markdown(model.betweenSessions(), sb, "##");
             AttemptSection.markdown(model.attemptScores(), sb, "##");
             out.write(sb.toString());
         }
@@ -85,6 +86,8 @@ public final class MarkdownReport {
                     + "Only `complete_3way_same_run` rows (three arms measured in one invocation, same model and "
                     + "workload) are counted in headline numbers; `same_run_3_values_delta_undefined` rows are shown "
                     + "but not counted; cross-run rows are listed apart as not comparable.");
+            line("");
+            line("**Between sessions.** " + model.betweenSessions().statement());
             line("");
             summary(band);
             for (LegacyModel.AgentSection a : m.agents().values()) {

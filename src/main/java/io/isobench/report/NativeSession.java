@@ -69,6 +69,24 @@ record NativeSession(SessionRecord record, SessionAnalysis analysis, List<Native
         return out;
     }
 
+    /**
+     * The other native sessions of the store, analysed, as the leaderboard sees them: what a one-session report
+     * compares its session with between sessions ({@link io.isobench.analysis.BetweenSessions}).
+     */
+    static List<Leaderboard.Session> others(Store store, String sessionId) {
+        List<Leaderboard.Session> out = new ArrayList<>();
+        for (SessionRecord s : store.sessions()) {
+            if (s.isAgentsRun() || s.sessionId().equals(sessionId)) {
+                continue;
+            }
+            SessionAnalysis a = SessionAnalysis.of(store, s.sessionId(), StatsConfig.defaults());
+            if (!a.tasks().isEmpty()) {
+                out.add(new Leaderboard.Session(s.sessionId(), s.startedAt(), "complete".equals(s.status()), a));
+            }
+        }
+        return out;
+    }
+
     private static NativeSession of(Store store, SessionRecord s, SessionAnalysis a, int sIndex) {
         Set<String> failedLogs = new LinkedHashSet<>();
         List<NativeTask> tasks = NativeTask.collect(store, s, a, sIndex, failedLogs);

@@ -2,6 +2,7 @@ package io.isobench.report;
 
 import io.isobench.analysis.AgentOutcome;
 import io.isobench.analysis.ArmSummary;
+import io.isobench.analysis.BetweenSessions;
 import io.isobench.analysis.Comparison;
 import io.isobench.analysis.Leaderboard;
 import io.isobench.analysis.SessionAnalysis;
@@ -101,6 +102,12 @@ final class OverviewPage extends HtmlPage {
             b.append("<dt>Hardware</dt><dd id=\"hardware\">").append(esc(String.join("; ", hardware)))
                     .append("</dd>\n");
         }
+        b.append("<dt>Between sessions</dt><dd id=\"between-sessions-statement\">")
+                .append(esc(model.betweenSessions().statement()));
+        if (!model.betweenSessions().groups().isEmpty()) {
+            b.append(" <a href=\"#between-sessions\">The spread per comparison</a>.");
+        }
+        b.append("</dd>\n");
         if (!m.agents().isEmpty()) {
             b.append("<dt>Imported single runs</dt><dd>").append(esc("one run per arm, no noise estimate: "
                     + "win/tie/loss on the improvement with a stated ±" + band() + " % band; only "
@@ -155,6 +162,7 @@ final class OverviewPage extends HtmlPage {
                     .append(td(SessionReport.medianText(a.speedupVsHuman()))).append("</tr>\n");
         }
         b.append("</table>\n");
+        betweenSessions(b);
         b.append(AttemptSection.html(model.attemptScores()));
         List<String> names = new ArrayList<>();
         long[][] v = new long[board.agents().size()][];
@@ -212,6 +220,22 @@ final class OverviewPage extends HtmlPage {
                 + "(<code>low_signal</code>: equivalent, inconclusive, failed; <code>reversed</code>: worse): "
                 + "agent verdicts on these tasks are not counted in the leaderboard.</p>\n");
         b.append(low.isEmpty() ? "<p>None.</p>\n" : taskList.table(low, HtmlReport.CHART_ROWS * 2, "tasks-low"));
+    }
+
+    /**
+     * Beside the leaderboard (which counts one session per task and hardware): how the comparisons measured in two or
+     * more sessions disagree ({@link SpreadSection}); nothing when none was.
+     */
+    private void betweenSessions(StringBuilder b) {
+        BetweenSessions between = model.betweenSessions();
+        if (between.groups().isEmpty()) {
+            return;
+        }
+        b.append("<h3 id=\"between-sessions\">Between sessions (same task, same hardware)</h3>\n<p class=\"note\">")
+                .append(esc("The leaderboard counts the latest session of each task; here every session of a "
+                        + "comparison measured more than once, with the spread between them. "
+                        + SpreadSection.method(between))).append("</p>\n");
+        b.append(SpreadSection.html(between.groups(), "between-sessions-table", null));
     }
 
     private static String rate(int k, int n) {

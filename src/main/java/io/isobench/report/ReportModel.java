@@ -3,6 +3,7 @@ package io.isobench.report;
 import io.isobench.Arm;
 import io.isobench.analysis.AgentAttempts;
 import io.isobench.analysis.AttemptScores;
+import io.isobench.analysis.BetweenSessions;
 import io.isobench.analysis.Leaderboard;
 import io.isobench.analysis.StatsConfig;
 import io.isobench.store.Store;
@@ -18,7 +19,7 @@ import java.util.function.Function;
  * Everything a report shows, built once from the store ({@link #build}) and rendered by {@link MarkdownReport},
  * {@link HtmlReport} or {@link SessionReport}, which never read the store themselves: the imported data
  * ({@link LegacyModel}: 3-way rows, failures, corrections, caveat counters), the native sessions ({@link NativeSession}:
- * each analysed once, its tasks, environments and failed-run logs) and their leaderboard.
+ * each analysed once, its tasks, environments and failed-run logs), their leaderboard and the spread between sessions.
  *
  * <p>Close it when done (the imported rows are spooled to temporary files); keep the store open while rendering
  * (the HTML report copies the failed runs' logs from it).
@@ -33,6 +34,7 @@ public final class ReportModel implements AutoCloseable {
     private final Function<String, Optional<byte[]>> artifacts;
     private final AgentAttempts attempts;
     private final AttemptScores attemptScores;
+    private final BetweenSessions betweenSessions;
     private final Map<String, AttemptTrajectory> trajectories = new HashMap<>();
 
     private ReportModel(ReportScope scope, Store store, LegacyModel legacy, List<NativeSession> sessions) {
@@ -45,6 +47,7 @@ public final class ReportModel implements AutoCloseable {
             boards.add(s.board());
         }
         this.leaderboard = Leaderboard.of(boards, StatsConfig.defaults());
+        this.betweenSessions = betweenSessions(store, scope, boards);
         this.artifacts = store::artifact;
         this.attempts = attemptsOf(store, scope, sessions);
         this.attemptScores = AttemptScores.of(leaderboard, attempts, StatsConfig.defaults());
@@ -58,6 +61,19 @@ public final class ReportModel implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /**
+     * The spread between sessions: over the scope's sessions; for one session, of its comparisons against every other
+     * session of the store that measured them (a one-session report is where a reader meets one interval alone).
+     */
+    private static BetweenSessions betweenSessions(Store store, ReportScope scope, List<Leaderboard.Session> boards) {
+        if (scope.sessionId() == null) {
+            return BetweenSessions.of(boards, StatsConfig.defaults());
+        }
+        List<Leaderboard.Session> all = new ArrayList<>(boards);
+        all.addAll(NativeSession.others(store, scope.sessionId()));
+        return BetweenSessions.of(all, StatsConfig.defaults()).containing(scope.sessionId());
     }
 
     /**
@@ -116,6 +132,11 @@ public final class ReportModel implements AutoCloseable {
     /** The agent leaderboard over the sessions. */
     Leaderboard leaderboard() {
         return leaderboard;
+    }
+
+    /** How the comparisons measured in two or more sessions on the same hardware disagree. */
+    BetweenSessions betweenSessions() {
+        return betweenSessions;
     }
 
     /** The stored agent attempts at the scope's tasks. */

@@ -2,6 +2,7 @@ package io.isobench.report;
 
 import io.isobench.analysis.AgentOutcome;
 import io.isobench.analysis.ArmSummary;
+import io.isobench.analysis.BetweenSessions;
 import io.isobench.analysis.Comparison;
 import io.isobench.analysis.SessionAnalysis;
 import io.isobench.analysis.TaskAnalysis;
@@ -45,8 +46,10 @@ public final class SessionReport {
                     s.host(), s.cpu(), s.gpu(), s.startedAt(), s.endedAt() == null ? "—" : s.endedAt(), s.seed()));
             sb.append(hardware(s)).append("\n\n");
         }
-        section(a, sb);
+        sb.append("**Between sessions.** ").append(model.betweenSessions().statement()).append("\n\n");
+        section(a, model.betweenSessions(), sb);
         leaderboard(model.leaderboard(), sb, "###");
+        SpreadSection.markdown(model.betweenSessions(), sb, "###");
         AttemptSection.markdown(model.attemptScores(), sb, "###");
         environments(ns, sb);
         if (s != null) {
@@ -60,8 +63,11 @@ public final class SessionReport {
         }
     }
 
-    /** The native-session section (headings at level 2). */
-    static void section(SessionAnalysis a, StringBuilder sb) {
+    /**
+     * The native-session section (headings at level 2); each task's comparisons measured in other sessions too get
+     * their line from {@code between}.
+     */
+    static void section(SessionAnalysis a, BetweenSessions between, StringBuilder sb) {
         sb.append("## Native session ").append(a.sessionId()).append("\n\n");
         sb.append("Method: ").append(a.config().describe()).append("\n\n");
         sb.append("| task | mode | metric | replay | A/A band | human vs baseline | agents vs baseline | excluded rounds |"
@@ -85,7 +91,7 @@ public final class SessionReport {
         }
         sb.append('\n');
         for (SessionAnalysis.TaskResult t : a.tasks()) {
-            task(t, sb);
+            task(t, between.ofTask(t.taskId(), t.commit(), t.hardware()), sb);
         }
         sb.append("### Agent outcomes (counted apart from the measurements)\n\n");
         sb.append("| task | arm | outcome | runs |\n|---|---|---|---|\n");
@@ -290,7 +296,7 @@ public final class SessionReport {
         return s.replace("|", "\\|").replace("\n", " ");
     }
 
-    private static void task(SessionAnalysis.TaskResult t, StringBuilder sb) {
+    private static void task(SessionAnalysis.TaskResult t, List<BetweenSessions.Group> between, StringBuilder sb) {
         TaskAnalysis ta = t.analysis();
         sb.append("### Task ").append(t.taskId()).append(" (").append(t.mode()).append(", commit ")
                 .append(t.commit() == null ? "?" : t.commit().substring(0, Math.min(12, t.commit().length())))
@@ -339,6 +345,7 @@ public final class SessionReport {
             sb.append("; ").append(cell(o.agent() + " vs baseline: " + o.vsBaseline().reason()));
         }
         sb.append(".\n");
+        SpreadSection.taskMarkdown(between, sb);
         SecondarySection.markdown(t, sb);
         sb.append('\n');
         SweepReport.markdown(t, sb);

@@ -2,6 +2,7 @@ package io.isobench.report;
 
 import io.isobench.analysis.AgentOutcome;
 import io.isobench.analysis.ArmSummary;
+import io.isobench.analysis.BetweenSessions;
 import io.isobench.analysis.Comparison;
 import io.isobench.analysis.SessionAnalysis;
 import io.isobench.analysis.TaskAnalysis;
@@ -69,6 +70,7 @@ final class TaskPage extends HtmlPage {
             }
             armTable(b, t, ta);
             deltas(b, ta);
+            betweenSessions(b, t);
             SecondarySection.html(r, b);
             exclusions(b, ta);
             if (r.sweep() == null) {
@@ -241,6 +243,24 @@ final class TaskPage extends HtmlPage {
                     .append(td(c.reason())).append("</tr>\n");
         }
         b.append("</table>\n");
+    }
+
+    /**
+     * What this session's intervals do not cover: the sentence, and the task's comparisons measured in other sessions
+     * on the same hardware with the spread between them (this session in bold).
+     */
+    private void betweenSessions(StringBuilder b, NativeTask t) {
+        SessionAnalysis.TaskResult r = t.result();
+        List<BetweenSessions.Group> groups = model.betweenSessions().ofTask(r.taskId(), r.commit(), r.hardware());
+        b.append("<h2 id=\"between-sessions\">Between sessions</h2>\n<p class=\"note\">");
+        if (groups.isEmpty()) {
+            b.append(esc("The intervals above describe this session only and do not cover session-to-session "
+                    + "variation: no other session measured this task on the same hardware.")).append("</p>\n");
+            return;
+        }
+        b.append(esc("The intervals above describe this session only; these sessions measured the same comparisons on"
+                + " the same hardware. " + SpreadSection.method(model.betweenSessions()))).append("</p>\n");
+        b.append(SpreadSection.html(groups, "between-sessions-table", t.session().sessionId()));
     }
 
     /** The rounds kept out of every comparison, with the reason. */

@@ -239,7 +239,9 @@ class HfSessionRowsTest {
                 // the JSONL twin has the same rows
                 assertThat(java.nio.file.Files.readAllLines(out.resolve(HfExporter.JSONL))).hasSize(3);
                 assertThat(java.nio.file.Files.readString(out.resolve(HfExporter.CARD))).contains("isobench_opt_human")
-                        .contains("isobench_exact_match_agent");
+                        .contains("isobench_exact_match_agent")
+                        .contains("- **Between sessions.** A session's confidence interval describes that session only"
+                                + " and does not cover session-to-session variation, which is not measured here");
             }
         }
     }
@@ -249,7 +251,7 @@ class HfSessionRowsTest {
         try (Store store = TestStores.open(dir, "two")) {
             session(store, Instant.parse("2026-11-26T01:00:00Z"));
             session(store, Instant.parse("2026-11-20T01:00:00Z"), "s-older");
-            List<SessionRows.Row> rows = SessionRows.compute(store);
+            List<SessionRows.Row> rows = SessionRows.compute(store).rows();
             int sid = HfSchema.EXPORT.indexOf(HfSchema.EXPORT.stream()
                     .filter(c -> c.name().equals("isobench_session_id")).findFirst().orElseThrow());
             assertThat(rows).hasSize(3).allMatch(r -> SESSION.equals(r.values()[sid]));
@@ -257,9 +259,17 @@ class HfSessionRowsTest {
             HfExporter.export(store, out);
             assertThat(read(out.resolve(HfExporter.PARQUET))).extracting(r -> r.get("isobench_session_id"))
                     .containsOnly(SESSION).hasSize(3);
+            // the card states what the rows' intervals do not cover, with the spread the two sessions measured (the
+            // same runs twice: none); failed and incorrect agents are outcomes, never pooled
+            assertThat(SessionRows.compute(store).between().groups()).extracting(g -> g.comparison())
+                    .containsExactly("human vs baseline", "agent:fast vs baseline");
+            assertThat(java.nio.file.Files.readString(out.resolve(HfExporter.CARD))).contains("- **Between sessions.**"
+                    + " A session's confidence interval describes that session only and does not cover"
+                    + " session-to-session variation, measured here as a between-session spread (τ, random effects) of"
+                    + " ±0.0 % over 2 comparisons of 1 task measured in 2 sessions on the same hardware.\n");
         }
         try (Store empty = TestStores.open(dir, "empty")) {
-            assertThat(SessionRows.compute(empty)).isEmpty();
+            assertThat(SessionRows.compute(empty).rows()).isEmpty();
         }
     }
 }
