@@ -66,6 +66,24 @@ public record ArmSamples(Arm arm, int[] rounds, double[] valuesByRound, boolean 
         return incorrect.contains(label) ? out.markedIncorrect() : out;
     }
 
+    /** The values of the rounds before {@code rounds} only (0-based rounds 0 … rounds − 1): what a look after that
+     * many rounds sees. */
+    public ArmSamples before(int rounds) {
+        int k = 0;
+        while (k < this.rounds.length && this.rounds[k] < rounds) {
+            k++;
+        }
+        if (k == this.rounds.length) {
+            return this;
+        }
+        return new ArmSamples(arm, Arrays.copyOf(this.rounds, k), Arrays.copyOf(valuesByRound, k), failsCorrectness);
+    }
+
+    /** The last round with a value, plus one (0 when none). */
+    int roundsSpanned() {
+        return rounds.length == 0 ? 0 : rounds[rounds.length - 1] + 1;
+    }
+
     public ArmSamples markedIncorrect() {
         return new ArmSamples(arm, rounds, valuesByRound, true);
     }

@@ -1,38 +1,28 @@
 package io.isobench.analysis;
 
-import io.isobench.Arm;
-import io.isobench.parse.Better;
+import io.isobench.analysis.SimulatedSession.Noise;
+import io.isobench.analysis.SimulatedSession.Outlier;
+import io.isobench.analysis.SimulatedSession.Scenario;
+import io.isobench.analysis.SimulatedSession.Shape;
 import io.isobench.plan.RoundOrder;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.stream.IntStream;
 
 /**
- * The calibration of the verdicts (docs/statistics.md, "Calibration"; {@code bench/stats-calibration}): simulated
- * sessions go through the real round order ({@link RoundOrder}) and the real analysis ({@link TaskAnalysis}); the
- * rates of each verdict are counted per cell and checked against the targets of issue 13.
- *
- * <p>Noise model of one simulated session (a lower-is-better metric, 100 units at baseline): every run's value is
- * 100 × (its arm's true factor) × e^(drift of its round) × e^(per-run noise) × (position effect) × (outlier), with
- * per-run noise normal in log space, σ = √ln(1 + CV²) (a lognormal of that CV); round drift normal in log space with
- * the given standard deviation, shared by every arm of the round; an outlier round multiplies every run of one random
- * round by 3; an outlier run multiplies one random run of the compared arm by 3; a position effect slows the run at
- * the last position of its round by the given fraction (linearly less for earlier positions). Arms: baseline,
- * baseline-aa (unless off), human (the compared arm, with the true effect) and one agent (CV as given, or a multiple).
+ * The calibration of the verdicts (docs/statistics.md §12; {@code bench/stats-calibration}): simulated sessions go
+ * through the real round order and the real analysis ({@link SimulatedSession}: noise model there), under the
+ * session's real rounds design — the adaptive default unless a cell says otherwise — and the rate of a verdict (or
+ * the mean rounds a task took) is counted per cell and checked against its target.
  */
 public final class Calibration {
 
-    /** One cell of the table: a scenario and the rate it is checked on. */
-    public record Cell(String name, double trueSpeedup, double cvPct, double driftPct, Outlier outlier,
-                       double positionEffectPct, int rounds, boolean aa, double minEffectPct, double comparedCvFactor,
-                       Measure measure, Target target) {
+    /** One cell of the table: a scenario, the design it runs under, and what is counted. */
+    public record Cell(String name, Scenario scenario, SequentialDesign design, Measure measure, Target target) {
     }
-
-    /** Extreme values planted in a session. */
-    public enum Outlier { NONE, ROUND_3X, RUN_3X }
 
     /** What is counted. */
     public enum Measure {
@@ -40,22 +30,25 @@ public final class Calibration {
         BETTER_OR_WORSE("P(better or worse)"),
         /** P(better) for human vs baseline. */
         BETTER("P(better)"),
+        /** P(worse) for human vs baseline. */
+        WORSE("P(worse)"),
         /** P(equivalent) for human vs baseline. */
         EQUIVALENT("P(equivalent)"),
+        /** The mean number of rounds the task ran (its stopping look). */
+        ROUNDS("E[rounds]"),
+        /** P(better or worse) on a sweep's capacity (discrete, higher is better, decided by the sign rule). */
+        CAPACITY_BETTER_OR_WORSE("P(better or worse)"),
+        /** P(better) on a sweep's capacity. */
+        CAPACITY_BETTER("P(better)"),
+        /** P(equivalent) on a sweep's capacity. */
+        CAPACITY_EQUIVALENT("P(equivalent)"),
         /** Largest |frequency − 1/k| of any arm at any position of a round, over the seeds (percentage points). */
         ORDER_IMBALANCE("max |pos freq - 1/k|"),
         /**
-         * P(better or worse) on a load sweep's capacity (section 17): each run's latent capacity, {@value
-         * #CAPACITY_LATENT} concurrent requests over the run's (noisy, drifting) cost relative to 100, read off the
-         * grid 1, 2, 4, 8, 16 as the highest point at or below it (half the lowest point below it) — a discrete
-         * metric, higher is better, judged by the real verdict code.
+         * A leaderboard's false wins per counted test: boards of tasks whose agent has no effect, counted by the real
+         * {@link Leaderboard}; the target is the figure the leaderboard states for the same boards.
          */
-        CAPACITY_BETTER_OR_WORSE("P(better or worse)"),
-        /** P(better) on a sweep's capacity, as {@link #CAPACITY_BETTER_OR_WORSE}. */
-        CAPACITY_BETTER("P(better)");
-
-        /** A latent capacity just above a grid point: the noise moves runs across the boundary (the hard case). */
-        static final double CAPACITY_LATENT = 4.2;
+        BOARD_FALSE_WINS("false wins / test");
 
         private final String label;
 
@@ -66,99 +59,152 @@ public final class Calibration {
         public String label() {
             return label;
         }
+
+        boolean capacity() {
+            return this == CAPACITY_BETTER || this == CAPACITY_BETTER_OR_WORSE || this == CAPACITY_EQUIVALENT;
+        }
     }
 
-    /** A target: the rate must be at most or at least the value; {@code NONE} for informative rows. */
+    /**
+     * A target: the rate at most or at least {@code value}; {@code ROUNDS_FACTOR}: mean rounds at most value × the
+     * fixed design of equal power; {@code STATED}: at most what the leaderboard states; {@code NONE}: informative.
+     */
     public record Target(Kind kind, double value) {
-        public enum Kind { AT_MOST, AT_LEAST, NONE }
+        public enum Kind { AT_MOST, AT_LEAST, ROUNDS_FACTOR, STATED, NONE }
 
         public static final Target NONE = new Target(Kind.NONE, 0);
 
-        boolean met(double rate) {
-            return switch (kind) {
-                case AT_MOST -> rate <= value;
-                case AT_LEAST -> rate >= value;
-                case NONE -> true;
-            };
+        static Target atMost(double v) {
+            return new Target(Kind.AT_MOST, v);
         }
 
-        String text(boolean points) {
-            String unit = points ? " pp" : " %";
-            return switch (kind) {
-                case AT_MOST -> "<= " + StatsConfig.fmt(value * 100) + unit;
-                case AT_LEAST -> ">= " + StatsConfig.fmt(value * 100) + unit;
-                case NONE -> "(info)";
-            };
+        static Target atLeast(double v) {
+            return new Target(Kind.AT_LEAST, v);
         }
     }
 
-    /** One line of the table: the rate and its 95 % Wilson interval (binomial rates only). */
-    public record Row(Cell cell, int sessions, double rate, double low, double high, boolean met) {
+    /**
+     * One line of the table.
+     *
+     * @param rate  the rate (or mean rounds, or imbalance)
+     * @param low   95 % interval of the rate (Wilson for rates, t for mean rounds; NaN for order rows)
+     * @param bound the target's resolved bound (a ROUNDS_FACTOR or STATED target becomes a number); NaN for NONE
+     */
+    public record Row(Cell cell, int sessions, double rate, double low, double high, double bound, boolean met) {
     }
+
+    /** The scenario of the design point: a true 5 % speedup at CV 2 %, drift 3 %. */
+    static final Scenario DESIGN_POINT = Scenario.of(1.05, 2);
 
     private Calibration() {
     }
 
-    /** The cells issue 13 asks for, plus informative rows (targets NONE). */
+    /** The cells of the table (docs/statistics.md §12). */
     public static List<Cell> standardCells() {
+        SequentialDesign d = SequentialDesign.defaultAdaptive();
+        Target fp = Target.atMost(0.05);
         List<Cell> cells = new ArrayList<>();
-        Target fp = new Target(Target.Kind.AT_MOST, 0.05);
         for (double cv : new double[] {1, 2, 4, 8}) {
             for (double drift : new double[] {0, 3}) {
-                for (Outlier o : new Outlier[] {Outlier.NONE, Outlier.ROUND_3X, Outlier.RUN_3X}) {
-                    cells.add(new Cell(String.format(Locale.ROOT, "A/A  CV %s%%  drift %s%%  %s", StatsConfig.fmt(cv),
-                            StatsConfig.fmt(drift), outlierText(o)), 1.0, cv, drift, o, 0, 5, true, 2.0, 1.0,
-                            Measure.BETTER_OR_WORSE, fp));
+                for (Outlier o : Outlier.values()) {
+                    cells.add(new Cell(String.format(Locale.ROOT, "A/A  CV %s%%  drift %s%%  %s", f(cv), f(drift),
+                            outlierText(o)), Scenario.of(1.0, cv).drift(drift).shape(new Shape(Noise.LOGNORMAL, o,
+                            0)), d, Measure.BETTER_OR_WORSE, fp));
                 }
             }
         }
-        cells.add(new Cell("A/A  CV 2%  drift 3%  last job of a round 3% slower", 1.0, 2, 3, Outlier.NONE, 3, 5,
-                true, 2.0, 1.0, Measure.BETTER_OR_WORSE, fp));
-        cells.add(new Cell("speedup 5%  CV 2%  drift 3%", 1.05, 2, 3, Outlier.NONE, 0, 5, true, 2.0, 1.0,
-                Measure.BETTER, new Target(Target.Kind.AT_LEAST, 0.90)));
-        cells.add(new Cell("speedup 3%  CV 0.5%  drift 3%", 1.03, 0.5, 3, Outlier.NONE, 0, 5, true, 2.0, 1.0,
-                Measure.BETTER, new Target(Target.Kind.AT_LEAST, 0.90)));
-        cells.add(new Cell("no effect  CV 1%  drift 3%  margin 2%", 1.0, 1, 3, Outlier.NONE, 0, 5, true, 2.0, 1.0,
-                Measure.EQUIVALENT, new Target(Target.Kind.AT_LEAST, 0.80)));
-        // a real effect called equivalent: the margin grows with the A/A estimate, so a noisy A/A must not hide it
-        for (double effect : new double[] {1.05, 1.10}) {
-            for (double cv : new double[] {2, 4, 8}) {
-                cells.add(new Cell(String.format(Locale.ROOT, "speedup %s%%  CV %s%%  drift 3%%  false equivalence",
-                        StatsConfig.fmt((effect - 1) * 100), StatsConfig.fmt(cv)), effect, cv, 3, Outlier.NONE, 0, 5,
-                        true, 2.0, 1.0, Measure.EQUIVALENT, fp));
+        for (double factor : new double[] {1.5, 2, 3}) {
+            for (double cv : new double[] {1, 2, 4, 6}) {
+                cells.add(new Cell(String.format(Locale.ROOT, "A/A  CV %s%%  human %sx noisier", f(cv), f(factor)),
+                        Scenario.of(1.0, cv).noisierHuman(factor), d, Measure.BETTER_OR_WORSE, fp));
             }
         }
-        // a sweep's capacity: discrete values, often the same point in every round (the sign-test rule, section 7)
+        for (double off : new double[] {1.02, 1.03, 1.05}) {
+            cells.add(new Cell(String.format(Locale.ROOT, "no effect  CV 2%%  A/A arm %s%% faster", pct(off)),
+                    Scenario.of(1.0, 2).aa(off), d, Measure.BETTER_OR_WORSE, fp));
+            cells.add(new Cell(String.format(Locale.ROOT, "no effect  CV 2%%  A/A arm %s%% faster", pct(off)),
+                    Scenario.of(1.0, 2).aa(off), d, Measure.WORSE, Target.atMost(0.025)));
+        }
+        for (double off : new double[] {1.02, 1.03, 1.05}) {
+            cells.add(new Cell(String.format(Locale.ROOT, "speedup 5%%  CV 2%%  A/A arm %s%% faster", pct(off)),
+                    Scenario.of(1.05, 2).aa(off), d, Measure.EQUIVALENT, fp));
+        }
+        for (double cv : new double[] {2, 4}) {
+            cells.add(new Cell("A/A  CV " + f(cv) + "%  heavy tails (t, 3 df)", Scenario.of(1.0, cv)
+                    .shape(new Shape(Noise.T3, Outlier.NONE, 0)), d, Measure.BETTER_OR_WORSE, fp));
+            cells.add(new Cell("A/A  CV " + f(cv) + "%  bimodal runs", Scenario.of(1.0, cv)
+                    .shape(new Shape(Noise.BIMODAL, Outlier.NONE, 0)), d, Measure.BETTER_OR_WORSE, fp));
+        }
+        for (double ramp : new double[] {3, 10}) {
+            cells.add(new Cell("A/A  CV 2%  position ramp " + f(ramp) + "% (last job slowest)", Scenario.of(1.0, 2)
+                    .shape(new Shape(Noise.LOGNORMAL, Outlier.NONE, ramp)), d, Measure.BETTER_OR_WORSE, fp));
+        }
+        cells.add(new Cell("speedup 5%  CV 2%  drift 3%  (the design point)", DESIGN_POINT, d, Measure.BETTER,
+                Target.atLeast(0.90)));
+        cells.add(new Cell("speedup 3%  CV 0.5%  drift 3%", Scenario.of(1.03, 0.5), d, Measure.BETTER,
+                Target.atLeast(0.90)));
+        cells.add(new Cell("no effect  CV 1%  drift 3%  margin 2%", Scenario.of(1.0, 1), d, Measure.EQUIVALENT,
+                Target.atLeast(0.80)));
+        for (double effect : new double[] {1.03, 1.05, 1.10}) {
+            for (double cv : new double[] {2, 4, 8}) {
+                cells.add(new Cell(String.format(Locale.ROOT, "speedup %s%%  CV %s%%  false equivalence",
+                        pct(effect), f(cv)), Scenario.of(effect, cv), d, Measure.EQUIVALENT, fp));
+            }
+        }
+        // expected rounds: both the human and the agent differ from the baseline by the effect
+        double[][] rounds = {{1.0, 0.80}, {1.05, 0.85}, {1.10, 0.65}, {1.5, 0}};
+        for (double[] r : rounds) {
+            cells.add(new Cell(String.format(Locale.ROOT, "rounds: human and agent %s  CV 2%%  drift 3%%",
+                    r[0] == 1.0 ? "no effect" : pct(r[0]) + "% faster"), Scenario.of(r[0], 2).agent(r[0]), d,
+                    Measure.ROUNDS, r[1] > 0 ? new Target(Target.Kind.ROUNDS_FACTOR, r[1]) : Target.NONE));
+        }
+        for (int n = 4; n <= 10; n++) {
+            cells.add(new Cell("(ref) fixed " + n + " rounds  speedup 5%  CV 2%  drift 3%", DESIGN_POINT,
+                    SequentialDesign.fixed(n), Measure.BETTER, Target.NONE));
+        }
+        // a sweep's capacity: discrete values on the grid 1, 2, 4, 8, 16 (the sign rule, §17)
         for (double cv : new double[] {2, 4, 8}) {
             for (boolean aa : new boolean[] {false, true}) {
-                cells.add(new Cell(String.format(Locale.ROOT, "capacity A/A  CV %s%%  drift 3%%  6 rounds%s",
-                        StatsConfig.fmt(cv), aa ? "" : "  no A/A arm"), 1.0, cv, 3, Outlier.NONE, 0, 6, aa, 2.0, 1.0,
-                        Measure.CAPACITY_BETTER_OR_WORSE, fp));
+                cells.add(new Cell(String.format(Locale.ROOT, "capacity A/A  CV %s%%%s", f(cv), aa ? ""
+                        : "  no A/A arm"), Scenario.of(1.0, cv).aa(aa ? 1.0 : 0), d, Measure.CAPACITY_BETTER_OR_WORSE,
+                        fp));
             }
         }
-        cells.add(new Cell("capacity 4x  CV 4%  drift 3%  6 rounds  no A/A arm", 4.0, 4, 3, Outlier.NONE, 0, 6,
-                false, 2.0, 1.0, Measure.CAPACITY_BETTER, new Target(Target.Kind.AT_LEAST, 0.90)));
-        cells.add(new Cell("(info) capacity 4x  CV 4%  drift 3%  5 rounds  no A/A arm", 4.0, 4, 3, Outlier.NONE, 0,
-                5, false, 2.0, 1.0, Measure.CAPACITY_BETTER, Target.NONE));
+        cells.add(new Cell("capacity 4x  CV 4%", Scenario.of(4.0, 4).aa(0), d, Measure.CAPACITY_BETTER,
+                Target.atLeast(0.90)));
+        for (double g : new double[] {1.5, 2.0}) {
+            cells.add(new Cell("capacity " + f(g) + "x  CV 4%  false equivalence", Scenario.of(g, 4).aa(0), d,
+                    Measure.CAPACITY_EQUIVALENT, fp));
+        }
+        cells.addAll(BoardSimulation.cells(d));
         for (int k : new int[] {2, 3, 4, 6, 8}) {
-            cells.add(new Cell("order: rounds of " + k + " jobs, 10,000 seeds x 5 rounds", 1.0, 0, 0, Outlier.NONE, 0,
-                    5, true, 2.0, k, Measure.ORDER_IMBALANCE, new Target(Target.Kind.AT_MOST, 0.01)));
+            cells.add(new Cell("order: rounds of " + k + " jobs, 10,000 seeds x 5 rounds", Scenario.of(1.0, k), d,
+                    Measure.ORDER_IMBALANCE, Target.atMost(0.01)));
         }
-        // informative: what the design choices buy, and where they stop
-        cells.add(new Cell("(info) speedup 5%  CV 2%  drift 3%  without the A/A arm", 1.05, 2, 3, Outlier.NONE, 0,
-                5, false, 2.0, 1.0, Measure.BETTER, Target.NONE));
-        cells.add(new Cell("(info) no effect  CV 1%  drift 3%  without the A/A arm", 1.0, 1, 3, Outlier.NONE, 0, 5,
-                false, 2.0, 1.0, Measure.EQUIVALENT, Target.NONE));
-        cells.add(new Cell("(info) speedup 5%  CV 2%  drift 3%  one 3x outlier round", 1.05, 2, 3,
-                Outlier.ROUND_3X, 0, 5, true, 2.0, 1.0, Measure.BETTER, Target.NONE));
-        cells.add(new Cell("(info) speedup 10%  CV 2%  drift 3%  3 rounds", 1.10, 2, 3, Outlier.NONE, 0, 3, true,
-                2.0, 1.0, Measure.BETTER, Target.NONE));
-        for (double f : new double[] {1.5, 2, 3}) {
-            cells.add(new Cell(String.format(Locale.ROOT, "(info) A/A  CV 2%%  drift 3%%  human %sx noisier",
-                    StatsConfig.fmt(f)), 1.0, 2, 3, Outlier.NONE, 0, 5, true, 2.0, f, Measure.BETTER_OR_WORSE,
-                    Target.NONE));
-        }
+        // informative: the fixed design of the previous default, Pocock-type spending, no A/A arm
+        SequentialDesign fixed5 = SequentialDesign.fixed(5);
+        cells.add(new Cell("(info) fixed 5 rounds  A/A  CV 2%  drift 3%", Scenario.of(1.0, 2), fixed5,
+                Measure.BETTER_OR_WORSE, Target.NONE));
+        cells.add(new Cell("(info) fixed 5 rounds  A/A  CV 2%  human 3x noisier", Scenario.of(1.0, 2)
+                .noisierHuman(3), fixed5, Measure.BETTER_OR_WORSE, Target.NONE));
+        SequentialDesign pocock = SequentialDesign.adaptive(3, 8, SequentialDesign.Spending.POCOCK);
+        cells.add(new Cell("(info) Pocock-type  speedup 5%  CV 2%  drift 3%", DESIGN_POINT, pocock, Measure.BETTER,
+                Target.NONE));
+        cells.add(new Cell("(info) Pocock-type  A/A  CV 2%  drift 3%", Scenario.of(1.0, 2), pocock,
+                Measure.BETTER_OR_WORSE, Target.NONE));
+        cells.add(new Cell("(info) speedup 5%  CV 2%  drift 3%  without the A/A arm", DESIGN_POINT.aa(0), d,
+                Measure.BETTER, Target.NONE));
+        cells.add(new Cell("(info) speedup 5%  CV 2%  one 3x outlier round", DESIGN_POINT.shape(new Shape(
+                Noise.LOGNORMAL, Outlier.ROUND_3X, 0)), d, Measure.BETTER, Target.NONE));
         return List.copyOf(cells);
+    }
+
+    private static String f(double v) {
+        return StatsConfig.fmt(v);
+    }
+
+    private static String pct(double factor) {
+        return StatsConfig.fmt(Math.round((factor - 1) * 1000) / 10.0);
     }
 
     private static String outlierText(Outlier o) {
@@ -169,25 +215,64 @@ public final class Calibration {
         };
     }
 
-    /** Runs every cell with {@code sessions} simulated sessions (order cells: 10,000 seeds each), seeded. */
+    /**
+     * Runs every cell with {@code sessions} simulated sessions (order cells: 10,000 seeds each), each cell from its
+     * own seeded stream (by its position), cells in parallel; then resolves the targets that depend on other rows.
+     */
     public static List<Row> run(List<Cell> cells, int sessions, long seed, StatsConfig config) {
-        List<Row> rows = new ArrayList<>();
-        for (int i = 0; i < cells.size(); i++) {
+        Row[] rows = new Row[cells.size()];
+        IntStream.range(0, cells.size()).parallel().forEach(i -> {
             Cell c = cells.get(i);
-            rows.add(c.measure() == Measure.ORDER_IMBALANCE ? orderRow(c)
-                    : simulate(c, sessions, new SplittableRandom(seed + 1_000_003L * i), config));
-        }
-        return rows;
+            SplittableRandom rng = new SplittableRandom(seed + 1_000_003L * i);
+            rows[i] = switch (c.measure()) {
+                case ORDER_IMBALANCE -> orderRow(c);
+                case BOARD_FALSE_WINS -> BoardSimulation.row(c, Math.max(20, sessions / 50), rng, config);
+                default -> simulate(c, sessions, rng, config);
+            };
+        });
+        return resolve(List.of(rows));
     }
 
-    /** Order balance: 10,000 consecutive seeds, 5 rounds each, one task of k arms. */
+    /** ROUNDS_FACTOR targets against the fixed design of equal power at the design point (the reference rows). */
+    static List<Row> resolve(List<Row> rows) {
+        Row point = rows.stream().filter(r -> r.cell().scenario().equals(DESIGN_POINT) && r.cell().design().adaptive()
+                && r.cell().design().equals(SequentialDesign.defaultAdaptive()) && r.cell().measure() == Measure.BETTER)
+                .findFirst().orElse(null);
+        int fixedN = fixedOfEqualPower(rows, point == null ? Double.NaN : point.rate());
+        List<Row> out = new ArrayList<>();
+        for (Row r : rows) {
+            if (r.cell().target().kind() == Target.Kind.ROUNDS_FACTOR) {
+                double bound = fixedN > 0 ? r.cell().target().value() * fixedN : Double.NaN;
+                out.add(new Row(r.cell(), r.sessions(), r.rate(), r.low(), r.high(), bound, fixedN > 0
+                        && r.rate() <= bound));
+            } else {
+                out.add(r);
+            }
+        }
+        return out;
+    }
+
+    /** The fewest fixed rounds whose power at the design point reaches {@code power} (−1 when no reference row does). */
+    static int fixedOfEqualPower(List<Row> rows, double power) {
+        int best = -1;
+        for (Row r : rows) {
+            if (r.cell().scenario().equals(DESIGN_POINT) && !r.cell().design().adaptive()
+                    && r.cell().measure() == Measure.BETTER && r.rate() >= power
+                    && (best < 0 || r.cell().design().maxRounds() < best)) {
+                best = r.cell().design().maxRounds();
+            }
+        }
+        return best;
+    }
+
+    /** Order balance: 10,000 consecutive seeds, 5 rounds each, one task of k arms (k = the scenario's CV field). */
     static Row orderRow(Cell c) {
-        int k = (int) c.comparedCvFactor();
+        int k = (int) c.scenario().cvPct();
         long[][] count = new long[k][k];
         int seeds = 10_000;
         long total = 0;
         for (int s = 0; s < seeds; s++) {
-            for (List<int[]> round : RoundOrder.of(s, c.rounds(), new int[] {k})) {
+            for (List<int[]> round : RoundOrder.of(s, 5, new int[] {k})) {
                 for (int pos = 0; pos < round.size(); pos++) {
                     count[round.get(pos)[1]][pos]++;
                 }
@@ -200,93 +285,49 @@ public final class Calibration {
                 worst = Math.max(worst, Math.abs((double) count[a][p] / total - 1.0 / k));
             }
         }
-        return new Row(c, seeds, worst, Double.NaN, Double.NaN, c.target().met(worst));
+        return new Row(c, seeds, worst, Double.NaN, Double.NaN, c.target().value(), worst <= c.target().value());
     }
 
-    static Row simulate(Cell c, int sessions, SplittableRandom rng, StatsConfig base) {
-        StatsConfig config = base.withGates(base.minPairedRounds(), base.cvGatePct(), c.minEffectPct());
-        double sigma = Math.sqrt(Math.log1p(c.cvPct() * c.cvPct() / 1e4));
-        double comparedSigma = Math.sqrt(Math.log1p(Math.pow(c.cvPct() * c.comparedCvFactor(), 2) / 1e4));
-        double drift = c.driftPct() / 100.0;
-        List<Arm> arms = new ArrayList<>(List.of(Arm.BASELINE));
-        if (c.aa()) {
-            arms.add(Arm.BASELINE_AA);
-        }
-        arms.add(Arm.HUMAN);
-        arms.add(Arm.agent("sim"));
-        int k = arms.size();
-        int human = arms.indexOf(Arm.HUMAN);
+    static Row simulate(Cell c, int sessions, SplittableRandom rng, StatsConfig config) {
         int hits = 0;
+        double sum = 0;
+        double sumSq = 0;
         for (int s = 0; s < sessions; s++) {
-            int n = c.rounds();
-            double[][] v = new double[k][n];
-            List<List<int[]>> order = RoundOrder.of(rng.nextLong(), n, new int[] {k});
-            int outlierRound = rng.nextInt(n);
-            for (int r = 0; r < n; r++) {
-                double d = drift * rng.nextGaussian();
-                List<int[]> round = order.get(r);
-                for (int pos = 0; pos < k; pos++) {
-                    int a = round.get(pos)[1];
-                    double sd = a == human ? comparedSigma : sigma;
-                    double x = 100.0 * Math.exp(d + sd * rng.nextGaussian());
-                    if (a == human) {
-                        x /= c.trueSpeedup(); // lower is better: a speedup divides the value
-                    }
-                    x *= 1 + c.positionEffectPct() / 100.0 * pos / (k - 1);
-                    if (c.outlier() == Outlier.ROUND_3X && r == outlierRound
-                            || c.outlier() == Outlier.RUN_3X && r == outlierRound && a == human) {
-                        x *= 3;
-                    }
-                    v[a][r] = x;
-                }
-            }
-            boolean capacity = c.measure() == Measure.CAPACITY_BETTER || c.measure() == Measure.CAPACITY_BETTER_OR_WORSE;
-            if (capacity) {
-                for (double[] arm : v) {
-                    for (int r = 0; r < n; r++) {
-                        arm[r] = onGrid(Measure.CAPACITY_LATENT * 100.0 / arm[r]);
-                    }
-                }
-            }
-            TaskAnalysis t = TaskAnalysis.analyse(new TaskAnalysis.Input(capacity ? "capacity_max_concurrency"
-                    : "tpot_ms_mean", capacity ? Better.HIGHER : Better.LOWER,
-                    ArmSamples.of(Arm.BASELINE, v[0]), c.aa() ? ArmSamples.of(Arm.BASELINE_AA, v[1]) : null,
-                    ArmSamples.of(Arm.HUMAN, v[human]), List.of(ArmSamples.of(arms.get(k - 1), v[k - 1])),
-                    List.of()), config);
-            if (capacity) { // as SweepAnalysis decides a capacity: the sign test over the paired rounds
-                Map<String, Map<Integer, Double>> perRound = new java.util.LinkedHashMap<>();
-                for (int a = 0; a < k; a++) {
-                    Map<Integer, Double> rounds = new java.util.TreeMap<>();
-                    for (int r = 0; r < n; r++) {
-                        rounds.put(r, v[a][r]);
-                    }
-                    perRound.put(arms.get(a).label(), rounds);
-                }
-                t = OrdinalVerdicts.apply(t, perRound, config);
-            }
+            double[][] v = SimulatedSession.values(c.scenario(), c.design().plannedRounds(), rng);
+            TaskAnalysis t = c.measure().capacity()
+                    ? SimulatedSession.analyseCapacity(c.scenario(), v, c.design(), config)
+                    : SimulatedSession.analyse(c.scenario(), v, c.design(), config);
             Verdict verdict = t.humanVsBaseline().verdict();
             boolean hit = switch (c.measure()) {
                 case BETTER_OR_WORSE, CAPACITY_BETTER_OR_WORSE -> verdict.significant();
                 case BETTER, CAPACITY_BETTER -> verdict == Verdict.BETTER;
-                case EQUIVALENT -> verdict == Verdict.EQUIVALENT;
-                case ORDER_IMBALANCE -> throw new IllegalStateException();
+                case WORSE -> verdict == Verdict.WORSE;
+                case EQUIVALENT, CAPACITY_EQUIVALENT -> verdict == Verdict.EQUIVALENT;
+                case ROUNDS -> false;
+                case ORDER_IMBALANCE, BOARD_FALSE_WINS -> throw new IllegalStateException();
             };
             hits += hit ? 1 : 0;
+            int rounds = t.stopping().lookRounds();
+            sum += rounds;
+            sumSq += (double) rounds * rounds;
+        }
+        if (c.measure() == Measure.ROUNDS) {
+            double mean = sum / sessions;
+            double sd = Math.sqrt(Math.max(0, (sumSq - sessions * mean * mean) / (sessions - 1)));
+            double half = 1.959963984540054 * sd / Math.sqrt(sessions);
+            return new Row(c, sessions, mean, mean - half, mean + half, Double.NaN, true);
         }
         double rate = (double) hits / sessions;
         double[] w = wilson(hits, sessions);
-        return new Row(c, sessions, rate, w[0], w[1], c.target().met(rate));
+        return new Row(c, sessions, rate, w[0], w[1], c.target().value(), met(c.target(), rate));
     }
 
-    /** The highest point of the grid 1, 2, 4, 8, 16 at or below {@code latent}; half the lowest below it. */
-    static double onGrid(double latent) {
-        double out = 0.5;
-        for (double p : new double[] {1, 2, 4, 8, 16}) {
-            if (latent >= p) {
-                out = p;
-            }
-        }
-        return out;
+    static boolean met(Target t, double rate) {
+        return switch (t.kind()) {
+            case AT_MOST, STATED -> rate <= t.value() + 1e-12;
+            case AT_LEAST -> rate >= t.value() - 1e-12;
+            case ROUNDS_FACTOR, NONE -> true;
+        };
     }
 
     /** 95 % Wilson score interval of a binomial proportion. */
@@ -303,21 +344,49 @@ public final class Calibration {
     public static String table(List<Row> rows, int sessions, long seed) {
         StringBuilder b = new StringBuilder();
         b.append(String.format(Locale.ROOT, "isobench stats-calibration: %,d simulated sessions per cell (order rows: "
-                + "10,000 seeds x 5 rounds), seed %d; arms baseline, baseline-aa, human (the compared arm), one agent; "
-                + "lower-is-better metric; %s%n", sessions, seed, "real planner order + real analysis"));
-        b.append(String.format(Locale.ROOT, "%-62s %-20s %8s  %-17s %-10s %s%n", "cell", "measure", "rate",
+                + "10,000 seeds x 5 rounds; board rows: %,d boards of %d tasks), seed %d; arms baseline, baseline-aa, "
+                + "human (the compared arm), one agent; lower-is-better metric; real planner order + real analysis; "
+                + "design: %s unless the row says otherwise%n", sessions, Math.max(20, sessions / 50),
+                BoardSimulation.TASKS, seed, SequentialDesign.defaultAdaptive().describe()));
+        int fixedN = -1;
+        for (Row r : rows) {
+            if (r.cell().target().kind() == Target.Kind.ROUNDS_FACTOR && !Double.isNaN(r.bound())) {
+                fixedN = (int) Math.round(r.bound() / r.cell().target().value());
+            }
+        }
+        if (fixedN > 0) {
+            b.append(String.format(Locale.ROOT, "fixed design of equal power at the design point (speedup 5%%, CV 2%%,"
+                    + " drift 3%%): %d rounds%n", fixedN));
+        }
+        b.append(String.format(Locale.ROOT, "%-62s %-20s %8s  %-17s %-14s %s%n", "cell", "measure", "rate",
                 "95% CI", "target", "ok"));
         for (Row r : rows) {
-            boolean order = r.cell().measure() == Measure.ORDER_IMBALANCE;
-            String rate = order ? String.format(Locale.ROOT, "%.2f pp", r.rate() * 100)
-                    : String.format(Locale.ROOT, "%.2f %%", r.rate() * 100);
-            String ci = order ? "" : String.format(Locale.ROOT, "[%.2f, %.2f]", r.low() * 100, r.high() * 100);
-            b.append(String.format(Locale.ROOT, "%-62s %-20s %8s  %-17s %-10s %s%n", r.cell().name(),
-                    r.cell().measure().label(), rate, ci, r.cell().target().text(order),
-                    r.cell().target().kind() == Target.Kind.NONE ? "" : r.met() ? "ok" : "MISSED"));
+            b.append(line(r));
         }
         long missed = rows.stream().filter(r -> !r.met()).count();
         b.append(missed == 0 ? "every target met\n" : missed + " target(s) missed\n");
         return b.toString();
+    }
+
+    private static String line(Row r) {
+        Measure m = r.cell().measure();
+        boolean order = m == Measure.ORDER_IMBALANCE;
+        String rate = order ? String.format(Locale.ROOT, "%.2f pp", r.rate() * 100)
+                : m == Measure.ROUNDS ? String.format(Locale.ROOT, "%.2f", r.rate())
+                : String.format(Locale.ROOT, "%.2f %%", r.rate() * 100);
+        String ci = order || Double.isNaN(r.low()) ? "" : m == Measure.ROUNDS
+                ? String.format(Locale.ROOT, "[%.2f, %.2f]", r.low(), r.high())
+                : String.format(Locale.ROOT, "[%.2f, %.2f]", r.low() * 100, r.high() * 100);
+        Target t = r.cell().target();
+        String target = switch (t.kind()) {
+            case AT_MOST -> "<= " + f(t.value() * 100) + (order ? " pp" : " %");
+            case AT_LEAST -> ">= " + f(t.value() * 100) + " %";
+            case ROUNDS_FACTOR -> Double.isNaN(r.bound()) ? "<= " + f(t.value()) + "x fixed ?"
+                    : String.format(Locale.ROOT, "<= %.2f (%sx)", r.bound(), f(t.value()));
+            case STATED -> String.format(Locale.ROOT, "<= %.2f %% stated", r.bound() * 100);
+            case NONE -> "(info)";
+        };
+        return String.format(Locale.ROOT, "%-62s %-20s %8s  %-17s %-14s %s%n", r.cell().name(), m.label(), rate, ci,
+                target, t.kind() == Target.Kind.NONE ? "" : r.met() ? "ok" : "MISSED");
     }
 }

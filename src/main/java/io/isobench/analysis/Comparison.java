@@ -2,37 +2,46 @@ package io.isobench.analysis;
 
 import io.isobench.parse.Better;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * One comparison "arm vs reference" (human vs baseline, agent vs baseline, agent vs human, and the A/A arm vs
- * baseline) for one metric, over paired rounds (docs/statistics.md). Numbers are {@code null} when undefined.
+ * baseline) for one metric, over paired rounds, read at one look (docs/statistics.md §5–7, §19). Numbers are
+ * {@code null} when undefined.
  *
  * @param arm                label of the arm X (e.g. {@code human}, {@code agent:claude_code})
- * @param reference          label of the reference (with the A/A arm: {@code baseline} stands for both baselines)
+ * @param reference          label of the reference ({@code baseline}: its run of each round, the A/A run standing in
+ *                           only where the baseline's is missing)
  * @param n                  valid rounds of X
  * @param nReference         valid rounds of the reference
  * @param pairs              valid paired rounds the estimate uses
- * @param pairsDropped       rounds where X had a valid value but the reference had none (dropped from this pair)
+ * @param pairsDropped       rounds where X had a valid value but the reference (and any stand-in) had none
  * @param roundsExcluded     rounds of X or of the reference kept out because the work or hardware differed, or
  *                           requests failed ({@link RoundExclusion})
  * @param medianRatio        median(X) / median(reference) over their valid rounds, not oriented (descriptive)
  * @param speedup            the estimate: exp(mean paired log ratio), oriented so > 1 is better
  * @param deltaPct           the estimate as an improvement in percent (DESIGN §5 formula, positive = better)
- * @param ciLowSpeedup       lower bound of the {@code confidence} interval of the speedup
+ * @param ciLowSpeedup       lower bound of the interval better / worse read ({@link Read#ciConfidence()}: 95 % for
+ *                           a fixed design, the look's repeated CI for an adaptive one); null for an ordinal metric
  * @param ciHighSpeedup      upper bound
- * @param equivLowSpeedup    lower bound of the equivalence (TOST, 1 − 2α) interval
+ * @param equivLowSpeedup    lower bound of the equivalence (TOST) interval; null for an ordinal metric
  * @param equivHighSpeedup   upper bound
- * @param df                 degrees of freedom of the t interval
+ * @param df                 degrees of freedom of the t interval (pairs − 1)
  * @param variance           where the per-run variance came from
- * @param pairedCvPct        per-run CV (percent) of X's paired rounds, round drift removed: what the CV gate reads
- * @param marginPct          the margin: better needs speedup > 1 + margin, worse speedup < 1 / (1 + margin)
+ * @param pairedCvPct        the per-run CV (percent) of two equally noisy runs whose ratio scatters as X's paired
+ *                           rounds do, round drift removed: sqrt(exp(var(d) / 2) − 1)
+ * @param marginPct          the margin: better needs speedup > 1 + margin, worse speedup < 1 / (1 + margin);
+ *                           equivalent needs the equivalence interval inside both
  * @param mannWhitneyU       U of X against the reference (pairs X > ref plus half the ties), unpaired
  * @param pValue             two-sided Mann-Whitney p-value (reported, not gating)
  * @param pValueMethod       exact, normal or undefined
  * @param verdict            the verdict
  * @param inconclusiveReason why it is inconclusive; null for every other verdict
  * @param reason             one line that explains the verdict
+ * @param read               the look the comparison was read at, its levels, and whether more rounds could decide it
  * @param config             the method that produced these numbers
  */
 public record Comparison(
@@ -61,14 +70,15 @@ public record Comparison(
         Verdict verdict,
         InconclusiveReason inconclusiveReason,
         String reason,
+        Read read,
         StatsConfig config) {
 
     /** Where a comparison's per-run variance came from. */
     public enum Variance {
-        /** X's own pairs pooled with the A/A pairs (the F test found X no noisier). */
-        POOLED_WITH_AA,
-        /** X's own pairs alone: no A/A pairs, or X is noisier than them. */
+        /** X's own paired rounds (the only source: no pooling). */
         OWN_PAIRS,
+        /** An ordinal metric (a sweep's capacity): no variance, the sign test decides (§17). */
+        ORDINAL,
         /** Not estimated (fewer than two pairs, or nothing to compare). */
         NONE;
 
@@ -77,9 +87,27 @@ public record Comparison(
         }
     }
 
+    /**
+     * The look a comparison was read at.
+     *
+     * @param rounds                the look comes after this many rounds
+     * @param ciConfidence          coverage of the better/worse interval (0.95 fixed; a repeated CI's nominal level)
+     * @param equivalenceConfidence coverage of the equivalence interval (0.90 fixed)
+     * @param logSe                 standard error of the log estimate (null when undefined)
+     * @param conditionalPower      at an interim look: the chance of any verdict by the last look under the current
+     *                              estimate (null at the last look or when not computed)
+     * @param open                  more rounds could still decide it (an interim look, not decided, not futile)
+     * @param standInPairs          pairs whose reference was the A/A run (the baseline's run was missing)
+     */
+    public record Read(int rounds, double ciConfidence, double equivalenceConfidence, Double logSe,
+                       Double conditionalPower, boolean open, int standInPairs) {
+    }
+
     public Comparison {
-        if (verdict == null || config == null || better == null || variance == null || pValueMethod == null) {
-            throw new IllegalArgumentException("verdict, config, better, variance and pValueMethod must not be null");
+        if (verdict == null || config == null || better == null || variance == null || pValueMethod == null
+                || read == null) {
+            throw new IllegalArgumentException("verdict, config, better, variance, pValueMethod and read must not be"
+                    + " null");
         }
         if ((verdict == Verdict.INCONCLUSIVE) != (inconclusiveReason != null)) {
             throw new IllegalArgumentException("an inconclusive verdict, and only that, carries a reason: " + verdict
@@ -91,8 +119,8 @@ public record Comparison(
      * Flat machine form with snake_case keys (insertion-ordered, unmodifiable; {@code null} values kept), without
      * the config: store it once per task ({@link TaskAnalysis#toMap()}).
      */
-    public java.util.Map<String, Object> toMap() {
-        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+    public Map<String, Object> toMap() {
+        Map<String, Object> m = new LinkedHashMap<>();
         m.put("arm", arm);
         m.put("reference", reference);
         m.put("better", better.label());
@@ -100,31 +128,46 @@ public record Comparison(
         m.put("n_reference", nReference);
         m.put("pairs", pairs);
         m.put("pairs_dropped", pairsDropped);
+        m.put("pairs_aa_reference", read.standInPairs());
         m.put("rounds_excluded", roundsExcluded);
         m.put("median_ratio", medianRatio);
         m.put("speedup", speedup);
         m.put("delta_pct", deltaPct);
         m.put("ci_low_speedup", ciLowSpeedup);
         m.put("ci_high_speedup", ciHighSpeedup);
+        m.put("ci_level", variance == Variance.ORDINAL ? null : read.ciConfidence());
         m.put("equivalence_low_speedup", equivLowSpeedup);
         m.put("equivalence_high_speedup", equivHighSpeedup);
+        m.put("equivalence_level", variance == Variance.ORDINAL ? null : read.equivalenceConfidence());
+        m.put("log_se", read.logSe());
         m.put("df", df);
         m.put("variance", variance.label());
         m.put("paired_cv_pct", pairedCvPct);
         m.put("margin_pct", marginPct);
         m.put("ci_clears_margin", ciClearsMargin());
+        m.put("look_rounds", read.rounds());
+        m.put("conditional_power", read.conditionalPower());
         m.put("mann_whitney_u", mannWhitneyU);
         m.put("p_value", pValue);
         m.put("p_value_method", pValueMethod.label());
         m.put("verdict", verdict.label());
         m.put("inconclusive_reason", inconclusiveReason == null ? null : inconclusiveReason.label());
         m.put("reason", reason);
-        return java.util.Collections.unmodifiableMap(m);
+        return Collections.unmodifiableMap(m);
     }
 
     /** The verdict with its inconclusive reason: {@code better}, {@code inconclusive: wide CI}. */
     public String verdictText() {
         return inconclusiveReason == null ? verdict.label() : verdict.label() + ": " + inconclusiveReason.label();
+    }
+
+    /**
+     * The verdict as every renderer shows it: {@link #verdictText()}, and for {@code equivalent} its margin
+     * ("equivalent within ±2 %").
+     */
+    public String verdictShown() {
+        return verdict == Verdict.EQUIVALENT ? "equivalent within ±" + StatsConfig.fmt(
+                Math.round(marginPct * 100) / 100.0) + " %" : verdictText();
     }
 
     /** True when the CI lies wholly above or wholly below 1. */
@@ -141,28 +184,37 @@ public record Comparison(
         return ciLowSpeedup > m || ciHighSpeedup < 1 / m;
     }
 
-    /**
-     * Compares {@code x} with {@code reference} over their paired rounds.
-     *
-     * @param secondReference the A/A arm when the reference is the baseline (its value joins the baseline's in
-     *                        every round where it is valid), else null
-     * @param band            the task's noise band ({@link NoiseBand#none()} for the A/A comparison itself)
-     * @param roundsExcluded  rounds of X or the reference excluded for workload, failed requests, hardware or clocks
-     * @throws IllegalArgumentException for a metric without direction ({@link Better#NONE})
-     */
-    public static Comparison compute(ArmSamples x, ArmSamples reference, ArmSamples secondReference, Better better,
-                                     NoiseBand band, int roundsExcluded, StatsConfig config) {
-        return compute(x, reference, better, band, roundsExcluded, config,
-                Pairs.of(requireArm(x), requireArm(reference), secondReference, requireDirection(better)));
+    /** Decided at its look: better, worse, equivalent, or an outcome more rounds cannot change. */
+    public boolean decided() {
+        return !read.open();
     }
 
-    /** As the public {@code compute}, with the pairs already formed ({@code p} holds the second reference). */
-    static Comparison compute(ArmSamples x, ArmSamples reference, Better better, NoiseBand band, int roundsExcluded,
-                              StatsConfig config, Pairs p) {
-        if (band == null || config == null) {
-            throw new IllegalArgumentException("noise band and config must not be null (use NoiseBand.none())");
+    /** Standard error of the log estimate (null when undefined). */
+    public Double logSe() {
+        return read.logSe();
+    }
+
+    /** Compares {@code x} with {@code reference} over their paired rounds, with a fixed design's levels. */
+    public static Comparison compute(ArmSamples x, ArmSamples reference, ArmSamples standIn, Better better,
+                                     int roundsExcluded, StatsConfig config) {
+        return compute(x, reference, standIn, better, roundsExcluded, config, LookLevels.fixed(config));
+    }
+
+    /**
+     * Compares {@code x} with {@code reference} over their paired rounds, read at {@code look}.
+     *
+     * @param standIn        the A/A arm when the reference is the baseline (its run stands in, in a round where the
+     *                       baseline's is missing), else null
+     * @param roundsExcluded rounds of X or the reference excluded for workload, failed requests, hardware or clocks
+     * @throws IllegalArgumentException for a metric without direction ({@link Better#NONE})
+     */
+    public static Comparison compute(ArmSamples x, ArmSamples reference, ArmSamples standIn, Better better,
+                                     int roundsExcluded, StatsConfig config, LookLevels look) {
+        if (config == null || look == null) {
+            throw new IllegalArgumentException("config and look must not be null");
         }
-        Builder b = new Builder(x, reference, better, band, roundsExcluded, config, p);
+        Pairs p = Pairs.of(requireArm(x), requireArm(reference), standIn, requireDirection(better));
+        Builder b = new Builder(x, reference, better, roundsExcluded, config, p, look);
         double[] xs = x.values();
         double[] rs = reference.values();
         if (xs.length == 0) {
@@ -181,7 +233,7 @@ public record Comparison(
         if (!x.failsCorrectness()) {
             return speed;
         }
-        return b.done(Verdict.INCORRECT, null, b.armLabel + " failed the correctness gate (speed alone: "
+        return b.closed().done(Verdict.INCORRECT, null, b.armLabel + " failed the correctness gate (speed alone: "
                 + speed.verdictText() + "; " + speed.reason() + ")");
     }
 
@@ -205,10 +257,10 @@ public record Comparison(
         final ArmSamples x;
         final ArmSamples reference;
         final Better better;
-        final NoiseBand band;
         final int excluded;
         final StatsConfig config;
         final Pairs p;
+        final LookLevels look;
         final String armLabel;
         final double marginLog;
         Double medianRatio;
@@ -222,32 +274,47 @@ public record Comparison(
         Double eqLo;
         Double eqHi;
         Integer df;
+        Double se;
         Variance variance = Variance.NONE;
         Double cv;
+        Double power;
         boolean zeroSpread;
+        boolean open;
 
-        Builder(ArmSamples x, ArmSamples reference, Better better, NoiseBand band, int excluded, StatsConfig config,
-                Pairs pairs) {
+        Builder(ArmSamples x, ArmSamples reference, Better better, int excluded, StatsConfig config, Pairs pairs,
+                LookLevels look) {
             this.x = x;
             this.reference = reference;
             this.better = better;
-            this.band = band;
             this.excluded = excluded;
             this.config = config;
             this.p = pairs;
+            this.look = look;
             this.armLabel = x.arm().label();
-            this.marginLog = config.marginLog(band.logEstimate());
+            this.marginLog = config.marginLog();
+        }
+
+        Builder closed() {
+            open = false;
+            return this;
         }
 
         Comparison done(Verdict v, InconclusiveReason why, String reason) {
             return new Comparison(armLabel, reference.arm().label(), better, x.n(), reference.n(), p.n(), p.dropped(),
                     excluded, medianRatio, speedup, delta, lo, hi, eqLo, eqHi, df, variance, cv,
-                    Math.expm1(marginLog) * 100.0, u, pValue, method, v, why, reason, config);
+                    Math.expm1(marginLog) * 100.0, u, pValue, method, v, why, reason, new Read(look.rounds(),
+                    look.ciConfidence(), look.equivalenceConfidence(), se, power, open, p.standIn()), config);
+        }
+
+        /** Inconclusive, and still open at an interim look. */
+        Comparison pending(InconclusiveReason why, String reason) {
+            open = look.interim();
+            return done(Verdict.INCONCLUSIVE, why, reason);
         }
 
         Comparison speedVerdict() {
             String refLabel = reference.arm().label();
-            if (reference.n() == 0) {
+            if (reference.n() == 0 && p.n() == 0) {
                 return done(Verdict.INCONCLUSIVE, InconclusiveReason.NO_REFERENCE, refLabel
                         + " (reference) has no valid runs");
             }
@@ -263,28 +330,24 @@ public record Comparison(
                 String counts = String.format(Locale.ROOT, "%d valid paired round%s (< %d)", p.n(),
                         p.n() == 1 ? "" : "s", min);
                 if (excluded > 0 && p.n() + excluded >= min) {
-                    return done(Verdict.INCONCLUSIVE, InconclusiveReason.WORKLOAD_MISMATCH, counts + ": " + excluded
+                    return pending(InconclusiveReason.WORKLOAD_MISMATCH, counts + ": " + excluded
                             + " round(s) excluded because the work or hardware differed or requests failed");
                 }
-                return done(Verdict.INCONCLUSIVE, InconclusiveReason.TOO_FEW_ROUNDS, counts
+                return pending(InconclusiveReason.TOO_FEW_ROUNDS, counts
                         + (p.dropped() > 0 ? ", " + p.dropped() + " dropped for want of a reference run" : ""));
-            }
-            if (cv != null && cv > config.cvGatePct()) {
-                return done(Verdict.INCONCLUSIVE, InconclusiveReason.NOISY, String.format(Locale.ROOT,
-                        "paired per-run CV %.1f%% > gate %s%%", cv, StatsConfig.fmt(config.cvGatePct())));
             }
             int signMin = signTestMinPairs(config.confidence());
             if (zeroSpread && p.n() < signMin) {
-                // a discrete metric (a sweep's capacity) can give the same ratio in every round: its interval has no
-                // width, which is no evidence of precision; with no spread to estimate, n agreeing pairs decide only
-                // when the exact sign test could: 2 * 0.5^n <= 1 - confidence
-                return done(Verdict.INCONCLUSIVE, InconclusiveReason.TOO_FEW_ROUNDS, String.format(Locale.ROOT,
+                // a discrete metric can give the same ratio in every round: its interval has no width, which is no
+                // evidence of precision; with no spread to estimate, n agreeing pairs decide only when the exact sign
+                // test could: 2 * 0.5^n <= 1 - confidence
+                return pending(InconclusiveReason.TOO_FEW_ROUNDS, String.format(Locale.ROOT,
                         "ratio %.4f in each of %d paired rounds: no spread to build an interval from; the exact sign"
                         + " test needs %d agreeing rounds for p <= %s", speedup, p.n(), signMin,
                         StatsConfig.fmt(1 - config.confidence())));
             }
-            String ci = String.format(Locale.ROOT, "speedup %.4f, %s%% CI [%.4f, %.4f] (%d pairs, %s)", speedup,
-                    StatsConfig.fmt(config.confidence() * 100), lo, hi, p.n(), variance.label());
+            String ci = String.format(Locale.ROOT, "speedup %.4f, %s%% %sCI [%.4f, %.4f] (%d pairs)", speedup,
+                    pct(look.ciConfidence()), look.repeated() ? "repeated " : "", lo, hi, p.n());
             String margin = String.format(Locale.ROOT, "margin %.2f%%", Math.expm1(marginLog) * 100);
             double est = Math.log(speedup);
             if (lo > 1.0 && est > marginLog) {
@@ -295,14 +358,29 @@ public record Comparison(
             }
             if (Math.log(eqLo) > -marginLog && Math.log(eqHi) < marginLog) {
                 return done(Verdict.EQUIVALENT, null, String.format(Locale.ROOT,
-                        "%s%% TOST interval [%.4f, %.4f] inside ±%s", StatsConfig.fmt(
-                                (1 - 2 * config.equivalenceAlpha()) * 100), eqLo, eqHi, margin));
+                        "%s%% %sTOST interval [%.4f, %.4f] inside ±%s", pct(look.equivalenceConfidence()),
+                        look.repeated() ? "repeated " : "", eqLo, eqHi, margin));
             }
-            return done(Verdict.INCONCLUSIVE, InconclusiveReason.WIDE_CI, ci + " neither beyond nor inside ±"
-                    + margin);
+            boolean noisy = cv != null && cv > config.cvGatePct();
+            String noise = String.format(Locale.ROOT, "paired per-run CV %.1f%% > %s%%: ", cv == null ? 0 : cv,
+                    StatsConfig.fmt(config.cvGatePct()));
+            if (look.futility() != null) {
+                power = look.futility().conditionalPower(est, Math.sqrt(p.variance()), p.n(), marginLog);
+                if (power < look.futility().threshold()) {
+                    String why = String.format(Locale.ROOT, "%s; conditional power %.1f%% < %s%% by round %d: more"
+                            + " rounds are not expected to decide it", ci, power * 100,
+                            StatsConfig.fmt(look.futility().threshold() * 100), look.futility().lastRounds());
+                    return noisy ? done(Verdict.INCONCLUSIVE, InconclusiveReason.NOISY, noise + why)
+                            : done(Verdict.INCONCLUSIVE, InconclusiveReason.FUTILE, why);
+                }
+            }
+            if (noisy) {
+                return pending(InconclusiveReason.NOISY, noise + ci + " neither beyond nor inside ±" + margin);
+            }
+            return pending(InconclusiveReason.WIDE_CI, ci + " neither beyond nor inside ±" + margin);
         }
 
-        /** Point estimate, variance choice, intervals. */
+        /** Point estimate, own-pairs variance, intervals at the look's levels. */
         void estimate() {
             double est = p.estimate();
             speedup = Math.exp(est);
@@ -312,28 +390,22 @@ public record Comparison(
             if (p.n() < 2) {
                 return;
             }
-            double s2 = p.ownVariance();
-            int dof = p.ownDf();
+            double var = p.variance();
             variance = Variance.OWN_PAIRS;
-            cv = Math.sqrt(Math.expm1(s2)) * 100.0;
-            if (band.poolable() && x.arm().kind() != io.isobench.Arm.Kind.BASELINE_AA) {
-                double f = band.variance() > 0 ? s2 / band.variance() : s2 > 0 ? Double.POSITIVE_INFINITY : 0.0;
-                double crit = Distributions.fQuantile(1 - config.varianceGateAlpha(), dof, band.df());
-                if (f <= crit) {
-                    s2 = (dof * s2 + band.df() * band.variance()) / (dof + band.df());
-                    dof += band.df();
-                    variance = Variance.POOLED_WITH_AA;
-                }
-            }
-            df = dof;
-            zeroSpread = s2 == 0;
-            double se = Math.sqrt(s2 / p.weightSum());
-            double t = Distributions.tQuantile(1 - (1 - config.confidence()) / 2, dof);
-            double t2 = Distributions.tQuantile(1 - config.equivalenceAlpha(), dof);
+            cv = Math.sqrt(Math.expm1(var / 2)) * 100.0;
+            df = p.df();
+            zeroSpread = var == 0;
+            se = Math.sqrt(var / p.n());
+            double t = Distributions.tQuantile(1 - (1 - look.ciConfidence()) / 2, df);
+            double t2 = Distributions.tQuantile(1 - (1 - look.equivalenceConfidence()) / 2, df);
             lo = Math.exp(est - t * se);
             hi = Math.exp(est + t * se);
             eqLo = Math.exp(est - t2 * se);
             eqHi = Math.exp(est + t2 * se);
+        }
+
+        private static String pct(double level) {
+            return StatsConfig.fmt(Math.round(level * 1000) / 10.0);
         }
     }
 
@@ -341,7 +413,15 @@ public record Comparison(
     Comparison withVerdict(Verdict v, InconclusiveReason why, String because) {
         return new Comparison(arm, reference, better, n, nReference, pairs, pairsDropped, roundsExcluded, medianRatio,
                 speedup, deltaPct, ciLowSpeedup, ciHighSpeedup, equivLowSpeedup, equivHighSpeedup, df, variance,
-                pairedCvPct, marginPct, mannWhitneyU, pValue, pValueMethod, v, why, because, config);
+                pairedCvPct, marginPct, mannWhitneyU, pValue, pValueMethod, v, why, because, read, config);
+    }
+
+    /** This comparison as an ordinal metric's (no t interval kept: the sign test decides), with its verdict. */
+    Comparison ordinal(Verdict v, InconclusiveReason why, String because, boolean stillOpen) {
+        return new Comparison(arm, reference, better, n, nReference, pairs, pairsDropped, roundsExcluded, medianRatio,
+                speedup, deltaPct, null, null, null, null, null, Variance.ORDINAL, null, marginPct, mannWhitneyU,
+                pValue, pValueMethod, v, why, because, new Read(read.rounds(), read.ciConfidence(),
+                read.equivalenceConfidence(), null, null, stillOpen, read.standInPairs()), config);
     }
 
     /**

@@ -3,13 +3,17 @@ package io.isobench.analysis;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Student's t and Fisher's F distributions (CDFs and quantiles) through the regularized incomplete beta function
+ * Student's t distribution (CDF and quantiles) through the regularized incomplete beta function
  * (Lentz's continued fraction, Numerical Recipes §6.4) and a Lanczos log-gamma. Accurate to ~1e-10 in the quantiles
  * the verdicts use; quantiles are cached per (distribution, degrees of freedom, probability).
  */
 final class Distributions {
 
-    private static final ConcurrentHashMap<String, Double> QUANTILES = new ConcurrentHashMap<>();
+    private static final ConcurrentHashMap<Key, Double> QUANTILES = new ConcurrentHashMap<>();
+
+    /** A cached quantile: the degrees of freedom and the probability. */
+    private record Key(double df, double p) {
+    }
 
     private Distributions() {
     }
@@ -28,6 +32,27 @@ final class Distributions {
         return t > 0 ? 1.0 - tail : tail;
     }
 
+    /** Quantiles at integer degrees of freedom 1 … 64 by probability (the verdicts' hot path): NaN until computed. */
+    private static final ConcurrentHashMap<Double, double[]> BY_DF = new ConcurrentHashMap<>();
+
+    /** The p-quantile of Student's t with integer {@code df} degrees of freedom (a table lookup after the first). */
+    static double tQuantile(double p, int df) {
+        if (df < 1 || df > 64) {
+            return tQuantile(p, (double) df);
+        }
+        double[] row = BY_DF.computeIfAbsent(p, k -> {
+            double[] r = new double[65];
+            java.util.Arrays.fill(r, Double.NaN);
+            return r;
+        });
+        double q = row[df];
+        if (Double.isNaN(q)) {
+            q = tQuantile(p, (double) df);
+            row[df] = q;
+        }
+        return q;
+    }
+
     /** The p-quantile of Student's t with {@code df} degrees of freedom, 0 < p < 1. */
     static double tQuantile(double p, double df) {
         requireProbability(p);
@@ -35,7 +60,7 @@ final class Distributions {
         if (p == 0.5) {
             return 0.0;
         }
-        return QUANTILES.computeIfAbsent("t|" + df + "|" + p, k -> {
+        return QUANTILES.computeIfAbsent(new Key(df, p), k -> {
             if (p < 0.5) {
                 return -tQuantile(1 - p, df);
             }
@@ -44,33 +69,6 @@ final class Distributions {
                 hi *= 2;
             }
             return bisect(v -> tCdf(v, df), p, 0.0, hi);
-        });
-    }
-
-    /** P(F ≤ f) for Fisher's F with (d1, d2) degrees of freedom. */
-    static double fCdf(double f, double d1, double d2) {
-        requirePositive(d1, "d1");
-        requirePositive(d2, "d2");
-        if (!(f > 0)) {
-            return 0.0;
-        }
-        if (Double.isInfinite(f)) {
-            return 1.0;
-        }
-        return regularizedBeta(d1 * f / (d1 * f + d2), d1 / 2.0, d2 / 2.0);
-    }
-
-    /** The p-quantile of Fisher's F with (d1, d2) degrees of freedom, 0 < p < 1. */
-    static double fQuantile(double p, double d1, double d2) {
-        requireProbability(p);
-        requirePositive(d1, "d1");
-        requirePositive(d2, "d2");
-        return QUANTILES.computeIfAbsent("f|" + d1 + "|" + d2 + "|" + p, k -> {
-            double hi = 1.0;
-            while (fCdf(hi, d1, d2) < p) {
-                hi *= 2;
-            }
-            return bisect(v -> fCdf(v, d1, d2), p, 0.0, hi);
         });
     }
 

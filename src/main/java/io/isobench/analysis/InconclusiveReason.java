@@ -15,7 +15,14 @@ public enum InconclusiveReason {
     /** The reference arm has no valid runs. */
     NO_REFERENCE("no reference"),
     /** A value is zero or negative: a ratio is undefined. */
-    UNDEFINED("undefined");
+    UNDEFINED("undefined"),
+    /** The A/A comparison found the baseline's two environments differ: no comparison of the task can be trusted. */
+    AA_UNSTABLE("A/A unstable"),
+    /** An adaptive design stopped it early: more rounds were not expected to decide it (conditional power). */
+    FUTILE("futile"),
+    /** An ordinal metric (a sweep's capacity) whose rounds mostly fall on the same grid point: a difference, if any,
+     * is finer than the sweep's grid. */
+    BELOW_RESOLUTION("below the sweep's resolution");
 
     private final String label;
 

@@ -92,6 +92,14 @@ public final class MannWhitney {
      * an x it beats all remaining y's: f(i, j, k) = f(i − 1, j, k − j) + f(i, j − 1, k).
      */
     static long[] nullCounts(int nx, int ny) {
+        return NULL_COUNTS.computeIfAbsent(nx * 1000 + ny, k -> countOrderings(nx, ny));
+    }
+
+    /** Null distributions by (nx, ny): computed once each (a calibration asks for the same few millions of times). */
+    private static final java.util.concurrent.ConcurrentHashMap<Integer, long[]> NULL_COUNTS =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    private static long[] countOrderings(int nx, int ny) {
         long[][][] f = new long[nx + 1][ny + 1][];
         for (int i = 0; i <= nx; i++) {
             for (int j = 0; j <= ny; j++) {

@@ -4,17 +4,15 @@ import java.util.Locale;
 
 /**
  * The task's measured A/A noise band: the paired comparison of the A/A arm ({@code baseline-aa}, the baseline's code
- * started and measured as an arm of its own in every round) with the baseline. Its estimate sets the margin of every
- * other comparison of the task (margin = max(minimum effect, |A/A estimate|)), and its pairs give a per-run variance
- * that comparisons pool with their own (docs/statistics.md, "Noise band").
+ * started and measured as an arm of its own in every round) with the baseline. It is a <b>check</b>, not part of any
+ * reference or margin (docs/statistics.md §6): its band |A/A speedup − 1| is shown beside every verdict, and when the
+ * A/A comparison is itself {@code better} or {@code worse} the task's verdicts are {@code inconclusive: A/A unstable}.
  *
  * @param source      where it came from
  * @param aa          the A/A comparison (baseline-aa vs baseline); null when there was no A/A arm
  * @param logEstimate ln of the A/A speedup; NaN when not measured
- * @param variance    σ² per run from the A/A pairs; NaN when fewer than two pairs
- * @param df          degrees of freedom of {@code variance} (pairs − 1); 0 when none
  */
-public record NoiseBand(Source source, Comparison aa, double logEstimate, double variance, int df) {
+public record NoiseBand(Source source, Comparison aa, double logEstimate) {
 
     /** Where the band came from. */
     public enum Source {
@@ -35,15 +33,14 @@ public record NoiseBand(Source source, Comparison aa, double logEstimate, double
     }
 
     public static NoiseBand none() {
-        return new NoiseBand(Source.NONE, null, Double.NaN, Double.NaN, 0);
+        return new NoiseBand(Source.NONE, null, Double.NaN);
     }
 
-    static NoiseBand of(Comparison aa, Pairs pairs) {
-        if (aa == null || pairs.n() == 0 || pairs.undefined()) {
-            return new NoiseBand(aa == null ? Source.NONE : Source.AA_ARM, aa, Double.NaN, Double.NaN, 0);
+    static NoiseBand of(Comparison aa) {
+        if (aa == null) {
+            return none();
         }
-        return new NoiseBand(Source.AA_ARM, aa, pairs.estimate(), pairs.n() < 2 ? Double.NaN : pairs.ownVariance(),
-                Math.max(0, pairs.n() - 1));
+        return new NoiseBand(Source.AA_ARM, aa, aa.speedup() == null ? Double.NaN : Math.log(aa.speedup()));
     }
 
     /** |A/A speedup − 1| in percent: the band; {@code null} when not measured. */
@@ -51,8 +48,8 @@ public record NoiseBand(Source source, Comparison aa, double logEstimate, double
         return Double.isNaN(logEstimate) ? null : Math.expm1(Math.abs(logEstimate)) * 100.0;
     }
 
-    /** The A/A pairs' variance can be pooled: measured from at least two pairs. */
-    boolean poolable() {
-        return df >= 1 && variance >= 0 && !Double.isNaN(variance);
+    /** The A/A comparison says the baseline's two environments differ: {@code better} or {@code worse}. */
+    public boolean unstable() {
+        return aa != null && aa.verdict().significant();
     }
 }

@@ -1,6 +1,6 @@
 package io.isobench.analysis;
 
-/** Standard normal upper tail, accurate to ~1e-15 absolute (enough for p-values). */
+/** Standard normal upper tail, accurate to ~1e-15 absolute (enough for p-values), and its inverse. */
 final class Normal {
 
     private static final double INV_SQRT_2PI = 0.3989422804014327;
@@ -37,5 +37,28 @@ final class Normal {
             f = z + k / f;
         }
         return density(z) / f;
+    }
+
+    /** Φ(z) = P(Z ≤ z). */
+    static double cdf(double z) {
+        return upperTail(-z);
+    }
+
+    /** The p-quantile of the standard normal, 0 < p < 1 (bisection on {@link #upperTail}, to ~1e-12). */
+    static double quantile(double p) {
+        if (!(p > 0 && p < 1)) {
+            throw new IllegalArgumentException("probability " + p + " must be in (0, 1)");
+        }
+        double lo = -40;
+        double hi = 40;
+        for (int i = 0; i < 200 && hi - lo > 1e-13; i++) {
+            double mid = (lo + hi) / 2;
+            if (cdf(mid) < p) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        return (lo + hi) / 2;
     }
 }

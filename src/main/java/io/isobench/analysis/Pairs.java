@@ -3,66 +3,65 @@ package io.isobench.analysis;
 import io.isobench.parse.Better;
 
 /**
- * The paired rounds of one comparison (docs/statistics.md, "Per comparison"): for every round where the arm X and
- * the reference both have a valid value, {@code d = ±(ln x − ln ref)}, oriented so that positive is better; with a
- * second reference (the A/A arm, for comparisons against the baseline) valid in that round, {@code ln ref} is the mean
- * of the two logs. A round's d then has variance σ²(1 + 1/m) for m reference runs, and gets weight m/(m + 1).
+ * The paired rounds of one comparison (docs/statistics.md §5): for every round where the arm X has a valid value and
+ * its reference has one, {@code d = ±(ln x − ln ref)}, oriented so that positive is better. The reference of a round is
+ * the reference arm's run; a stand-in (the A/A arm, for comparisons against the baseline) takes its place only in a
+ * round where the reference has no valid value. One reference run per pair, so every d has the same variance
+ * σ²_X + σ²_R, estimated from X's own pairs (no pooling).
  *
- * @param n            paired rounds
- * @param dropped      rounds where X has a valid value but the reference has none (dropped from this pair)
- * @param estimate     weighted mean of d (log speedup); NaN when n = 0
- * @param weightSum    Σ weights; var(estimate) = σ² / weightSum
- * @param ownVariance  σ² per run estimated from these pairs alone (Σ w (d − estimate)² / (n − 1)); NaN when n < 2
- * @param undefined    a value was ≤ 0: no logarithm, no ratio
+ * @param n         paired rounds
+ * @param dropped   rounds where X has a valid value but neither the reference nor a stand-in has one
+ * @param standIn   pairs whose reference is the stand-in
+ * @param estimate  mean of d (log speedup); NaN when n = 0
+ * @param variance  sample variance of d (n − 1 denominator); NaN when n &lt; 2
+ * @param undefined a value was ≤ 0: no logarithm, no ratio
  */
-record Pairs(int n, int dropped, double estimate, double weightSum, double ownVariance, boolean undefined) {
+record Pairs(int n, int dropped, int standIn, double estimate, double variance, boolean undefined) {
 
-    static Pairs of(ArmSamples x, ArmSamples reference, ArmSamples secondReference, Better better) {
+    static Pairs of(ArmSamples x, ArmSamples reference, ArmSamples standIn, Better better) {
         int[] xr = x.roundIndex();
         double[] xv = x.values();
         double sign = better == Better.LOWER ? -1.0 : 1.0;
         double[] d = new double[xr.length];
-        double[] w = new double[xr.length];
         int n = 0;
         int dropped = 0;
+        int stood = 0;
         for (int i = 0; i < xr.length; i++) {
             int ri = reference.indexOfRound(xr[i]);
-            if (ri < 0) {
-                dropped++;
-                continue;
+            double ref;
+            if (ri >= 0) {
+                ref = reference.values()[ri];
+            } else {
+                int si = standIn == null ? -1 : standIn.indexOfRound(xr[i]);
+                if (si < 0) {
+                    dropped++;
+                    continue;
+                }
+                ref = standIn.values()[si];
+                stood++;
             }
-            double ref = reference.values()[ri];
-            double xi = xv[i];
-            int si = secondReference == null ? -1 : secondReference.indexOfRound(xr[i]);
-            double second = si < 0 ? Double.NaN : secondReference.values()[si];
-            if (!(xi > 0) || !(ref > 0) || si >= 0 && !(second > 0)) {
-                return new Pairs(0, dropped, Double.NaN, 0, Double.NaN, true);
+            if (!(xv[i] > 0) || !(ref > 0)) {
+                return new Pairs(0, dropped, 0, Double.NaN, Double.NaN, true);
             }
-            double lnRef = si < 0 ? Math.log(ref) : (Math.log(ref) + Math.log(second)) / 2.0;
-            int m = si < 0 ? 1 : 2;
-            d[n] = sign * (Math.log(xi) - lnRef);
-            w[n] = m / (m + 1.0);
-            n++;
+            d[n++] = sign * (Math.log(xv[i]) - Math.log(ref));
         }
         if (n == 0) {
-            return new Pairs(0, dropped, Double.NaN, 0, Double.NaN, false);
+            return new Pairs(0, dropped, stood, Double.NaN, Double.NaN, false);
         }
-        double sw = 0;
-        double swd = 0;
+        double sum = 0;
         for (int i = 0; i < n; i++) {
-            sw += w[i];
-            swd += w[i] * d[i];
+            sum += d[i];
         }
-        double est = swd / sw;
+        double est = sum / n;
         double ss = 0;
         for (int i = 0; i < n; i++) {
-            ss += w[i] * (d[i] - est) * (d[i] - est);
+            ss += (d[i] - est) * (d[i] - est);
         }
-        return new Pairs(n, dropped, est, sw, n < 2 ? Double.NaN : ss / (n - 1), false);
+        return new Pairs(n, dropped, stood, est, n < 2 ? Double.NaN : ss / (n - 1), false);
     }
 
-    /** Degrees of freedom of {@link #ownVariance()}. */
-    int ownDf() {
+    /** Degrees of freedom of {@link #variance()}. */
+    int df() {
         return n - 1;
     }
 }

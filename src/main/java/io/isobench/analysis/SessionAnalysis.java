@@ -135,6 +135,9 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
         // the clock rule the session was run with (run.exclude_on_clock_mismatch, …), stored with it
         ClockRule clockRule = store.session(sessionId).map(s -> ClockRule.ofSettings(s.statsConfigJson()))
                 .orElse(ClockRule.defaults());
+        // the rounds design the session ran with (adaptive looks and their levels), stored with it; none: fixed rounds
+        SequentialDesign design = store.session(sessionId).map(s -> SequentialDesign.ofSettings(s.statsConfigJson()))
+                .orElse(null);
         Map<String, List<Parsed>> byTask = new LinkedHashMap<>();
         // with metrics: the secondary metrics (server /metrics, GPU telemetry) and a sweep's curves are run metrics
         store.forEachRun(new RunFilter(null, Set.of(RunRecord.RunKind.MEASURED), sessionId, true), r -> {
@@ -146,10 +149,14 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
         });
         List<TaskResult> out = new ArrayList<>();
         for (Map.Entry<String, List<Parsed>> e : byTask.entrySet()) {
-            out.add(task(e.getKey(), e.getValue(), config, clockRule));
+            out.add(task(e.getKey(), e.getValue(), config, new Reading(clockRule, design)));
         }
         out.sort(Comparator.comparingInt(t -> firstIndex(byTask.get(t.taskId()))));
         return new SessionAnalysis(sessionId, out, config);
+    }
+
+    /** How a session's runs are read: its clock rule and its rounds design (null: fixed, every round run). */
+    private record Reading(ClockRule clockRule, SequentialDesign design) {
     }
 
     /** A run with its details and its index in the plan. */
@@ -160,8 +167,10 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
         return runs.stream().mapToInt(Parsed::jobIndex).min().orElse(0);
     }
 
-    private static TaskResult task(String taskId, List<Parsed> runs, StatsConfig config, ClockRule clockRule) {
+    private static TaskResult task(String taskId, List<Parsed> runs, StatsConfig config, Reading reading) {
+        ClockRule clockRule = reading.clockRule();
         runs.sort(Comparator.comparingInt(Parsed::jobIndex));
+        int roundsRun = 0;
         List<String> arms = new ArrayList<>();
         Rounds rounds = new Rounds(clockRule);
         Map<String, TreeMap<Integer, RunRecord>> byRound = new LinkedHashMap<>(); // what the secondary metrics read
@@ -249,6 +258,7 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
                 continue;
             }
             measured.merge(arm, 1, Integer::sum);
+            roundsRun = Math.max(roundsRun, r.round() + 1);
             if (r.primaryMetric() != null) {
                 metric = r.primaryMetric();
                 RunDetails.PrimaryDefinition pd = x.primaryDefinition();
@@ -312,13 +322,19 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
             }
             ArmSamples aa = arms.contains(Arm.BASELINE_AA.label())
                     ? valid.samples(Arm.BASELINE_AA.label(), incorrect) : null;
+            SequentialDesign design = reading.design() != null ? reading.design() : SequentialDesign.fixed(
+                    Math.max(1, roundsRun));
             analysis = TaskAnalysis.analyse(new TaskAnalysis.Input(metric, better,
                     valid.samples("baseline", incorrect), aa, valid.samples("human", incorrect), agents,
-                    valid.exclusions()), config);
-            secondary = SecondaryMetrics.of(counted(arms, valid, byRound), valid.exclusions(), config);
+                    valid.exclusions()), design, roundsRun, config);
+            int upTo = analysis.stopping().lookRounds(); // the rounds the verdicts read: the secondary metrics' too
+            secondary = SecondaryMetrics.of(counted(arms, valid, byRound, upTo), valid.exclusions().stream()
+                    .filter(e -> e.round() < upTo).toList(), config);
         }
         PilotTable.of(pilotRuns).ifPresent(sweep::pilots);
-        SweepAnalysis swept = sweep.isEmpty() ? null : sweep.analyse(arms, incorrect, config);
+        SweepAnalysis swept = sweep.isEmpty() ? null : sweep.analyse(arms, incorrect, config,
+                reading.design() != null ? reading.design() : SequentialDesign.fixed(Math.max(1, roundsRun)),
+                roundsRun);
         String unit = known != null ? known.unit() : declared != null ? declared.unit() : null;
         if (swept != null) {
             analysis = swept.verdicts();
@@ -330,11 +346,12 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
 
     /** Per arm (plan order) the runs whose primary value counts, by round: the rounds the verdict uses. */
     private static Map<String, TreeMap<Integer, RunRecord>> counted(List<String> arms, Rounds.Valid valid,
-                                                                    Map<String, TreeMap<Integer, RunRecord>> byRound) {
+                                                                    Map<String, TreeMap<Integer, RunRecord>> byRound,
+                                                                    int upTo) {
         Map<String, TreeMap<Integer, RunRecord>> out = new LinkedHashMap<>();
         for (String a : arms) {
             TreeMap<Integer, RunRecord> runs = new TreeMap<>();
-            for (Integer round : valid.values().getOrDefault(a, new TreeMap<>()).keySet()) {
+            for (Integer round : valid.values().getOrDefault(a, new TreeMap<>()).headMap(upTo).keySet()) {
                 runs.put(round, byRound.get(a).get(round));
             }
             out.put(a, runs);

@@ -73,18 +73,15 @@ public record SessionSpread(List<Estimate> sessions, double confidence, double q
     }
 
     /**
-     * The one place a stored comparison becomes a session's (log estimate, se, df): the standard error is read back
-     * from the interval, se = (ln ciHigh − ln ciLow) / (2 · t((1 + confidence) / 2, df)), exact for the symmetric log
-     * interval of docs/statistics.md §5. Empty when the comparison has no interval or one of no width. (When
-     * {@code Comparison} carries its log standard error, read it here instead.)
+     * The one place a stored comparison becomes a session's (log estimate, se, df): the comparison's own standard
+     * error of its log estimate (sd of its paired log ratios / √pairs, docs/statistics.md §5), whatever level its
+     * interval was read at. Empty when the comparison has none (an ordinal metric, fewer than two pairs) or it is 0.
      */
     public static Optional<Estimate> estimate(String sessionId, Comparison c) {
-        if (c == null || c.speedup() == null || c.ciLowSpeedup() == null || c.ciHighSpeedup() == null
-                || c.df() == null || c.df() < 1) {
+        if (c == null || c.speedup() == null || c.logSe() == null || c.df() == null || c.df() < 1) {
             return Optional.empty();
         }
-        double t = Distributions.tQuantile((1 + c.config().confidence()) / 2, c.df());
-        double se = (Math.log(c.ciHighSpeedup()) - Math.log(c.ciLowSpeedup())) / (2 * t);
+        double se = c.logSe();
         double est = Math.log(c.speedup());
         return se > 0 && Double.isFinite(se) && Double.isFinite(est)
                 ? Optional.of(new Estimate(sessionId, est, se, c.df())) : Optional.empty();

@@ -11,12 +11,10 @@ import java.util.Map;
  * @param confidence         two-sided confidence of a comparison's interval (0.95); the equivalence test (TOST) uses
  *                           the 1 − 2α interval with α = 1 − confidence (90 %)
  * @param minPairedRounds    a comparison with fewer valid paired rounds is {@code inconclusive: too few rounds}
- * @param cvGatePct          a comparison whose paired rounds scatter more than this (per-run CV in percent, round
- *                           drift removed) is {@code inconclusive: noisy}
- * @param minEffectPct       the smallest change worth a verdict: margin = max(this, the A/A band), on the speedup
- *                           ratio, symmetric in log space
- * @param varianceGateAlpha  the one-sided level of the F test that keeps an arm noisier than the A/A pairs from
- *                           borrowing their variance (then its own pairs alone give the interval)
+ * @param cvGatePct          an undecided comparison whose paired rounds scatter more than this (per-run CV in
+ *                           percent, round drift removed) is {@code inconclusive: noisy} rather than {@code wide CI}
+ * @param minEffectPct       the smallest change worth a verdict: the margin of better / worse and of equivalent, on
+ *                           the speedup ratio, symmetric in log space
  * @param exactMaxN          Mann-Whitney U (reported, not gating) is exact when both samples have n ≤ this and no ties
  * @param aggregate          the settings of verdicts over tasks: opt_human's fraction, the leaderboards'
  *                           bootstrap
@@ -26,7 +24,6 @@ public record StatsConfig(
         int minPairedRounds,
         double cvGatePct,
         double minEffectPct,
-        double varianceGateAlpha,
         int exactMaxN,
         Aggregate aggregate) {
 
@@ -52,10 +49,12 @@ public record StatsConfig(
     public static final String CI_METHOD = "paired_rounds_log_ratio_t";
     public static final String TEST_METHOD = "mann_whitney_u_two_sided";
     public static final String EQUIVALENCE_METHOD = "tost";
-    public static final String NOISE_BAND_METHOD = "aa_arm_paired";
+    public static final String NOISE_BAND_METHOD = "aa_arm_paired_check";
+    public static final String VARIANCE = "own_pairs";
+    public static final String REFERENCE = "baseline_run_aa_stands_in_where_missing";
     public static final String RNG = "splitmix64";
 
-    private static final StatsConfig DEFAULTS = new StatsConfig(0.95, 5, 10.0, 2.0, 0.2, 8,
+    private static final StatsConfig DEFAULTS = new StatsConfig(0.95, 3, 10.0, 2.0, 8,
             new Aggregate(0.95, 10_000, 42L));
 
     public StatsConfig {
@@ -70,9 +69,6 @@ public record StatsConfig(
         }
         if (!(minEffectPct >= 0) || Double.isInfinite(minEffectPct)) {
             throw new IllegalArgumentException("minEffectPct (" + minEffectPct + ") must be >= 0");
-        }
-        if (!(varianceGateAlpha > 0 && varianceGateAlpha < 1)) {
-            throw new IllegalArgumentException("varianceGateAlpha (" + varianceGateAlpha + ") must be in (0, 1)");
         }
         if (exactMaxN < 0 || exactMaxN > 30) {
             // the exact null distribution is counted in longs: C(60, 30) still fits, much more would not
@@ -96,19 +92,18 @@ public record StatsConfig(
         return aggregate.bootstrapSeed();
     }
 
-    /** The defaults: 95 %, 5 paired rounds, CV gate 10 %, minimum effect 2 %, variance gate 0.2, exact MWU n ≤ 8. */
+    /** The defaults: 95 %, 3 paired rounds, CV label 10 %, minimum effect 2 %, exact MWU n ≤ 8. */
     public static StatsConfig defaults() {
         return DEFAULTS;
     }
 
     public StatsConfig withBootstrap(int resamples, long seed) {
-        return new StatsConfig(confidence, minPairedRounds, cvGatePct, minEffectPct, varianceGateAlpha, exactMaxN,
+        return new StatsConfig(confidence, minPairedRounds, cvGatePct, minEffectPct, exactMaxN,
                 new Aggregate(optHumanFraction(), resamples, seed));
     }
 
     public StatsConfig withGates(int minPairedRounds, double cvGatePct, double minEffectPct) {
-        return new StatsConfig(confidence, minPairedRounds, cvGatePct, minEffectPct, varianceGateAlpha, exactMaxN,
-                aggregate);
+        return new StatsConfig(confidence, minPairedRounds, cvGatePct, minEffectPct, exactMaxN, aggregate);
     }
 
     /** α of the equivalence test: 1 − confidence (its interval is the 1 − 2α one). */
@@ -116,42 +111,42 @@ public record StatsConfig(
         return 1.0 - confidence;
     }
 
-    /** The margin in log space for a measured A/A band (log of the A/A speedup, any sign; NaN when none). */
-    public double marginLog(double aaLogEstimate) {
-        double min = Math.log1p(minEffectPct / 100.0);
-        return Double.isNaN(aaLogEstimate) ? min : Math.max(min, Math.abs(aaLogEstimate));
+    /** The margin in log space: ln(1 + minimum effect). The A/A arm is a check, it never widens the margin. */
+    public double marginLog() {
+        return Math.log1p(minEffectPct / 100.0);
     }
 
     /** One line, for table footers and log lines. */
     public String shortText() {
         return String.format(Locale.ROOT,
-                "paired rounds: geometric mean of per-round ratios vs the same round's baseline(s), %s%% t interval; "
-                        + "better/worse: CI excludes 1 and estimate beyond the margin; equivalent: %s%% TOST interval "
-                        + "inside ±margin; margin = max(A/A band, %s%%); inconclusive below %d paired rounds or paired "
-                        + "CV > %s%%; Mann-Whitney U reported, not gating",
-                fmt(confidence * 100), fmt((1 - 2 * equivalenceAlpha()) * 100), fmt(minEffectPct), minPairedRounds,
-                fmt(cvGatePct));
+                "paired rounds: mean log ratio vs the same round's baseline run (the A/A run stands in only where it "
+                        + "is missing), t interval from the arm's own pairs (%s%% with fixed rounds, repeated CIs with "
+                        + "adaptive rounds); better/worse: CI excludes 1 and estimate beyond ±%s%%; equivalent: TOST "
+                        + "interval inside ±%s%%; A/A better/worse makes the task inconclusive (A/A unstable); "
+                        + "inconclusive below %d paired rounds; Mann-Whitney U reported, not gating",
+                fmt(confidence * 100), fmt(minEffectPct), fmt(minEffectPct), minPairedRounds);
     }
 
     /** One paragraph, for report receipts and dataset cards. */
     public String describe() {
         return String.format(Locale.ROOT,
                 "Every round runs every arm of a task in a seeded random order. Per round, each arm is compared with "
-                        + "the baseline of the same round (with an A/A arm: the geometric mean of the two baseline "
-                        + "runs) as a log ratio; the estimate is the mean log ratio (speedup = its exponential, "
-                        + "> 1 is better) with a %s%% Student t interval. The per-run variance pools the arm's own "
-                        + "paired rounds with the A/A pairs unless an F test (one-sided, alpha %s) says the arm is "
-                        + "noisier. Better/worse: the interval excludes 1 and the estimate lies beyond the margin; "
-                        + "equivalent: the %s%% interval (TOST, alpha %s) lies inside ±margin; margin = max(|A/A "
-                        + "estimate|, %s%%), symmetric in log space. Inconclusive (with the reason) otherwise, with "
-                        + "fewer than %d valid paired rounds, or a paired per-run CV above %s%%. A round counts only "
-                        + "when its run did the baseline's work (same workload fingerprint, no failed request) on "
-                        + "the same hardware. Mann-Whitney U two-sided (exact when both n <= %d and no ties) is "
-                        + "reported, not gating. Replay valid when human vs baseline is better; opt_human: agent "
-                        + "better than baseline and speedup >= %s x the human's.",
-                fmt(confidence * 100), fmt(varianceGateAlpha), fmt((1 - 2 * equivalenceAlpha()) * 100),
-                fmt(equivalenceAlpha()), fmt(minEffectPct), minPairedRounds, fmt(cvGatePct), exactMaxN,
-                fmt(optHumanFraction()));
+                        + "the baseline's run of the same round (the A/A run stands in only in a round where the "
+                        + "baseline's is missing) as a log ratio; the estimate is the mean log ratio (speedup = its "
+                        + "exponential, > 1 is better) with a Student t interval whose variance comes from the arm's "
+                        + "own paired rounds alone: %s%% with a fixed number of rounds, a repeated confidence interval "
+                        + "at the look's nominal level with adaptive rounds. Better/worse: the interval excludes 1 and "
+                        + "the estimate lies beyond ±%s%%; equivalent: the equivalence interval (TOST: 90%% with fixed "
+                        + "rounds) lies inside ±%s%%, symmetric in log space. The A/A arm (the baseline started again) "
+                        + "is a check: when it is itself better or worse, every comparison of the task is inconclusive "
+                        + "(A/A unstable). Inconclusive (with the reason) otherwise, or with fewer than %d valid "
+                        + "paired rounds (noisy when the paired per-run CV exceeds %s%%). A round counts only when its "
+                        + "run did the baseline's work (same workload fingerprint, no failed request) on the same "
+                        + "hardware. Mann-Whitney U two-sided (exact when both n <= %d and no ties) is reported, not "
+                        + "gating. Replay valid when human vs baseline is better; opt_human: agent better than "
+                        + "baseline and speedup >= %s x the human's.",
+                fmt(confidence * 100), fmt(minEffectPct), fmt(minEffectPct), minPairedRounds, fmt(cvGatePct),
+                exactMaxN, fmt(optHumanFraction()));
     }
 
     /** Machine form (snake_case keys, insertion-ordered, unmodifiable) for JSON, stored beside every result. */
@@ -165,7 +160,8 @@ public record StatsConfig(
         m.put("cv_gate_pct", cvGatePct);
         m.put("min_effect_pct", minEffectPct);
         m.put("noise_band_method", NOISE_BAND_METHOD);
-        m.put("variance_gate_alpha", varianceGateAlpha);
+        m.put("variance", VARIANCE);
+        m.put("reference", REFERENCE);
         m.put("test_method", TEST_METHOD);
         m.put("test_exact_max_n", exactMaxN);
         m.put("test_gating", false);
@@ -179,6 +175,17 @@ public record StatsConfig(
 
     /** A setting for text: 0.05, 90, 2.5 (ten significant digits, no trailing zeros). */
     static String fmt(double v) {
+        if (FMT.size() > 4096) {
+            return format(v);
+        }
+        return FMT.computeIfAbsent(v, StatsConfig::format);
+    }
+
+    /** Formatted settings (a calibration formats the same few levels millions of times). */
+    private static final java.util.concurrent.ConcurrentHashMap<Double, String> FMT =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    private static String format(double v) {
         return new java.math.BigDecimal(v).round(new java.math.MathContext(10)).stripTrailingZeros().toPlainString();
     }
 }

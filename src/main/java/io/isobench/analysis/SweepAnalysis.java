@@ -109,6 +109,24 @@ public record SweepAnalysis(Axis axis, Map<String, List<PointStats>> curves, Map
         return io.isobench.task.Sweep.text(Math.round(v * 1000) / 1000.0);
     }
 
+    /**
+     * The verdicts on an ordinal metric (a capacity) read look by look under {@code design}: at each look the shared
+     * rules over the rounds before it, then the sign rule ({@link OrdinalVerdicts}) over the same rounds.
+     *
+     * @param perRound arm label → round → value (the rounds the verdict counts)
+     * @param gridStep the ratio between neighbouring points of the grid
+     */
+    static TaskAnalysis ordinalReplay(TaskAnalysis.Input input, Map<String, Map<Integer, Double>> perRound,
+                                      double gridStep, SequentialDesign design, int roundsRun, StatsConfig config) {
+        return SequentialAnalysis.replay(design, roundsRun, config, n -> {
+            LookLevels look = LookLevels.of(design, n, config);
+            Map<String, Map<Integer, Double>> before = new LinkedHashMap<>();
+            perRound.forEach((arm, v) -> before.put(arm, new TreeMap<>(v).headMap(n)));
+            return OrdinalVerdicts.apply(TaskAnalysis.at(input.before(n), look, config), before, gridStep, design,
+                    look);
+        });
+    }
+
     /** Collects a sweep task's measured runs, then analyses them. */
     static final class Collector {
         private final Map<Integer, Rounds> byPoint = new TreeMap<>();
@@ -151,7 +169,8 @@ public record SweepAnalysis(Axis axis, Map<String, List<PointStats>> curves, Map
          * @param arms      the task's arms, plan order
          * @param incorrect arms that failed a correctness gate
          */
-        SweepAnalysis analyse(List<String> arms, Set<String> incorrect, StatsConfig config) {
+        SweepAnalysis analyse(List<String> arms, Set<String> incorrect, StatsConfig config, SequentialDesign design,
+                              int roundsRun) {
             List<Integer> idx = new ArrayList<>(loads.keySet());
             List<Double> points = idx.stream().map(loads::get).toList();
             Map<Integer, Rounds.Valid> valid = new TreeMap<>();
@@ -224,7 +243,7 @@ public record SweepAnalysis(Axis axis, Map<String, List<PointStats>> curves, Map
             }
             Axis axis = new Axis(kind, points, minGoodFraction);
             return new SweepAnalysis(axis, curves, capacity, verdicts(axis, arms, capacity, incorrect, exclusions,
-                    config), pilots);
+                    new Reading(config, design, roundsRun)), pilots);
         }
 
         /** The point's run of this arm and round was kept out for another reason than lost requests. */
@@ -233,9 +252,12 @@ public record SweepAnalysis(Axis axis, Map<String, List<PointStats>> curves, Map
                     && e.cause() != RoundExclusion.Cause.REQUESTS_FAILED);
         }
 
+        /** How the verdicts are read: the method, the session's design, the rounds it ran. */
+        private record Reading(StatsConfig config, SequentialDesign design, int roundsRun) {
+        }
+
         private static TaskAnalysis verdicts(Axis axis, List<String> arms, Map<String, Capacity> capacity,
-                                             Set<String> incorrect, List<RoundExclusion> exclusions,
-                                             StatsConfig config) {
+                                             Set<String> incorrect, List<RoundExclusion> exclusions, Reading how) {
             if (!arms.contains(Arm.BASELINE.label()) || !arms.contains(Arm.HUMAN.label())) {
                 return null;
             }
@@ -247,13 +269,25 @@ public record SweepAnalysis(Axis axis, Map<String, List<PointStats>> curves, Map
             }
             ArmSamples aa = arms.contains(Arm.BASELINE_AA.label())
                     ? samples(Arm.BASELINE_AA.label(), capacity, incorrect) : null;
-            TaskAnalysis t = TaskAnalysis.analyse(new TaskAnalysis.Input(metricName(axis.kind()), Better.HIGHER,
+            TaskAnalysis.Input input = new TaskAnalysis.Input(metricName(axis.kind()), Better.HIGHER,
                     samples(Arm.BASELINE.label(), capacity, incorrect), aa, samples(Arm.HUMAN.label(), capacity,
-                    incorrect), agents, exclusions), config);
-            // capacity takes only the sweep's points: decided by the sign test over the paired rounds
+                    incorrect), agents, exclusions);
+            // capacity takes only the sweep's points: decided by the sign test over the paired rounds, look by look
             Map<String, Map<Integer, Double>> perRound = new LinkedHashMap<>();
             capacity.forEach((arm, c) -> perRound.put(arm, c.perRound()));
-            return OrdinalVerdicts.apply(t, perRound, config);
+            return ordinalReplay(input, perRound, gridStep(axis.points()), how.design(), how.roundsRun(),
+                    how.config());
+        }
+
+        /** The smallest ratio between neighbouring points of the grid (the sweep's resolution); +inf for one point. */
+        static double gridStep(List<Double> points) {
+            double step = Double.POSITIVE_INFINITY;
+            for (int i = 1; i < points.size(); i++) {
+                if (points.get(i - 1) > 0) {
+                    step = Math.min(step, points.get(i) / points.get(i - 1));
+                }
+            }
+            return step;
         }
 
         private static ArmSamples samples(String arm, Map<String, Capacity> capacity, Set<String> incorrect) {

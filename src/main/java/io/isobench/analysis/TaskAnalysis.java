@@ -8,6 +8,7 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -24,6 +25,7 @@ import java.util.Set;
  * @param verdicts        human vs baseline, every agent, and the replay validity
  * @param exclusions      rounds kept out of every comparison, with the reason
  * @param config          the method
+ * @param stopping        how many rounds the verdicts read and why (a fixed design: every round run)
  */
 public record TaskAnalysis(
         String metric,
@@ -32,7 +34,8 @@ public record TaskAnalysis(
         NoiseBand noiseBand,
         Verdicts verdicts,
         List<RoundExclusion> exclusions,
-        StatsConfig config) {
+        StatsConfig config,
+        Stopping stopping) {
 
     /**
      * What to analyse.
@@ -77,6 +80,30 @@ public record TaskAnalysis(
         public Input(String metric, Better better, ArmSamples baseline, ArmSamples human, List<ArmSamples> agents) {
             this(metric, better, baseline, null, human, agents, List.of());
         }
+
+        /** What a look after {@code rounds} rounds sees: the rounds before it (values and exclusions). */
+        public Input before(int rounds) {
+            List<ArmSamples> a = new ArrayList<>();
+            for (ArmSamples x : agents) {
+                a.add(x.before(rounds));
+            }
+            return new Input(metric, better, baseline.before(rounds), baselineAa == null ? null
+                    : baselineAa.before(rounds), human.before(rounds), a, exclusions.stream()
+                    .filter(e -> e.round() < rounds).toList());
+        }
+
+        /** The last round any arm has a value or an exclusion in, plus one. */
+        public int roundsSpanned() {
+            int n = Math.max(baseline.roundsSpanned(), human.roundsSpanned());
+            n = Math.max(n, baselineAa == null ? 0 : baselineAa.roundsSpanned());
+            for (ArmSamples x : agents) {
+                n = Math.max(n, x.roundsSpanned());
+            }
+            for (RoundExclusion e : exclusions) {
+                n = Math.max(n, e.round() + 1);
+            }
+            return n;
+        }
     }
 
     /**
@@ -95,6 +122,19 @@ public record TaskAnalysis(
     public TaskAnalysis {
         summaries = Collections.unmodifiableMap(new LinkedHashMap<>(summaries));
         exclusions = List.copyOf(exclusions);
+        if (stopping == null) {
+            throw new IllegalArgumentException("stopping must not be null (Stopping.fixed for a fixed design)");
+        }
+    }
+
+    /** This analysis with other verdicts (a rule that decides again: {@link OrdinalVerdicts}). */
+    TaskAnalysis withVerdicts(Verdicts v) {
+        return new TaskAnalysis(metric, better, summaries, noiseBand, v, exclusions, config, stopping);
+    }
+
+    /** This analysis with how it stopped. */
+    TaskAnalysis withStopping(Stopping s) {
+        return new TaskAnalysis(metric, better, summaries, noiseBand, verdicts, exclusions, config, s);
     }
 
     /** Human vs baseline. */
@@ -112,7 +152,29 @@ public record TaskAnalysis(
         return verdicts.replayValidity();
     }
 
+    /** Every round, read once with a fixed design's levels (95 %, the 90 % TOST interval). */
     public static TaskAnalysis analyse(Input input, StatsConfig config) {
+        int rounds = input.roundsSpanned();
+        return at(input, LookLevels.fixed(config), config).withStopping(Stopping.fixed(rounds));
+    }
+
+    public static TaskAnalysis analyse(Input input) {
+        return analyse(input, StatsConfig.defaults());
+    }
+
+    /**
+     * The task's rounds read by {@code design}: a fixed design once over every round; an adaptive design look by look
+     * ({@link SequentialAnalysis}), its verdicts those of the look it stops at.
+     *
+     * @param roundsRun rounds the session ran for the task (its looks go no further)
+     */
+    public static TaskAnalysis analyse(Input input, SequentialDesign design, int roundsRun, StatsConfig config) {
+        return SequentialAnalysis.replay(design, roundsRun, config, n -> at(input.before(n),
+                LookLevels.of(design, n, config), config));
+    }
+
+    /** Every comparison of the task read at one look; the A/A check applied. */
+    static TaskAnalysis at(Input input, LookLevels look, StatsConfig config) {
         Map<String, ArmSummary> summaries = new LinkedHashMap<>();
         summaries.put(input.baseline().arm().label(), ArmSummary.of(input.baseline().values()));
         if (input.baselineAa() != null) {
@@ -126,29 +188,36 @@ public record TaskAnalysis(
         ArmSamples base = input.baseline();
         ArmSamples aa = input.baselineAa();
         List<RoundExclusion> ex = input.exclusions();
-        NoiseBand band = NoiseBand.none();
-        if (aa != null) {
-            Pairs aaPairs = Pairs.of(aa, base, null, better);
-            Comparison aaCmp = Comparison.compute(aa, base, better, NoiseBand.none(), excluded(ex, aa, base), config,
-                    aaPairs);
-            band = NoiseBand.of(aaCmp, aaPairs);
-        }
-        Comparison hb = Comparison.compute(input.human(), base, aa, better, band, excluded(ex, input.human(), base),
-                config);
+        NoiseBand band = aa == null ? NoiseBand.none() : NoiseBand.of(Comparison.compute(aa, base, null, better,
+                excluded(ex, aa, base), config, look));
+        Comparison hb = checked(Comparison.compute(input.human(), base, aa, better, excluded(ex, input.human(), base),
+                config, look), band);
         ReplayValidity validity = ReplayValidity.of(hb.verdict());
         List<AgentOutcome> agents = new ArrayList<>(input.agents().size());
         for (ArmSamples a : input.agents()) {
-            Comparison ab = Comparison.compute(a, base, aa, better, band, excluded(ex, a, base), config);
-            Comparison ah = Comparison.compute(a, input.human(), null, better, band, excluded(ex, a, input.human()),
-                    config);
+            Comparison ab = checked(Comparison.compute(a, base, aa, better, excluded(ex, a, base), config, look), band);
+            Comparison ah = checked(Comparison.compute(a, input.human(), null, better, excluded(ex, a, input.human()),
+                    config, look), band);
             agents.add(AgentOutcome.of(ab, ah, hb, validity, config));
         }
         return new TaskAnalysis(input.metric(), better, summaries, band, new Verdicts(hb, agents, validity), ex,
-                config);
+                config, Stopping.fixed(look.rounds()));
     }
 
-    public static TaskAnalysis analyse(Input input) {
-        return analyse(input, StatsConfig.defaults());
+    /**
+     * The A/A check (docs/statistics.md §6): when the A/A comparison is itself better or worse, the baseline's two
+     * environments differ, and no speed verdict of the task can be trusted; outcomes (failed, incorrect) stay.
+     */
+    static Comparison checked(Comparison c, NoiseBand band) {
+        if (!band.unstable() || !c.verdict().aboutSpeed()) {
+            return c;
+        }
+        Comparison aa = band.aa();
+        return c.withVerdict(Verdict.INCONCLUSIVE, InconclusiveReason.AA_UNSTABLE, String.format(Locale.ROOT,
+                "the A/A arm (the baseline started again) is %s than the baseline: speedup %.4f, %s%% CI [%.4f, %.4f];"
+                + " the baseline does not repeat itself, so no speed verdict of the task holds (speed alone: %s; %s)",
+                aa.verdict().label(), aa.speedup(), StatsConfig.fmt(Math.round(aa.read().ciConfidence() * 1000) / 10.0),
+                aa.ciLowSpeedup(), aa.ciHighSpeedup(), c.verdictText(), c.reason()));
     }
 
     /** Distinct rounds in which x or its reference was excluded. */
@@ -213,6 +282,7 @@ public record TaskAnalysis(
         }
         m.put("agents", Collections.unmodifiableList(agentMaps));
         m.put("replay_validity", replayValidity().label());
+        m.put("stopping", stopping.toMap());
         List<Object> ex = new ArrayList<>();
         for (RoundExclusion e : exclusions) {
             Map<String, Object> em = new LinkedHashMap<>();

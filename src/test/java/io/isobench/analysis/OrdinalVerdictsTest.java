@@ -23,14 +23,19 @@ class OrdinalVerdictsTest {
         return m;
     }
 
+    /** On the grid 1, 2, 4, 8 (step 2), fixed rounds. */
     private static Comparison humanVsBaseline(double[] base, double[] human) {
+        return humanVsBaseline(base, human, 2.0, SequentialDesign.fixed(base.length));
+    }
+
+    private static Comparison humanVsBaseline(double[] base, double[] human, double gridStep, SequentialDesign d) {
         Map<String, Map<Integer, Double>> perRound = new LinkedHashMap<>();
         perRound.put("baseline", rounds(base));
         perRound.put("human", rounds(human));
-        TaskAnalysis t = TaskAnalysis.analyse(new TaskAnalysis.Input("capacity_max_concurrency", Better.HIGHER,
-                ArmSamples.of(Arm.BASELINE, base), null, ArmSamples.of(Arm.HUMAN, human), List.of(), List.of()),
-                StatsConfig.defaults());
-        return OrdinalVerdicts.apply(t, perRound, StatsConfig.defaults()).humanVsBaseline();
+        TaskAnalysis.Input in = new TaskAnalysis.Input("capacity_max_concurrency", Better.HIGHER,
+                ArmSamples.of(Arm.BASELINE, base), null, ArmSamples.of(Arm.HUMAN, human), List.of(), List.of());
+        return SweepAnalysis.ordinalReplay(in, perRound, gridStep, d, base.length, StatsConfig.defaults())
+                .humanVsBaseline();
     }
 
     @Test
@@ -49,6 +54,12 @@ class OrdinalVerdictsTest {
         Comparison c = humanVsBaseline(new double[] {1, 1, 1, 1, 1, 1}, new double[] {4, 4, 8, 4, 4, 4});
         assertThat(c.verdict()).as(c.reason()).isEqualTo(Verdict.BETTER);
         assertThat(c.reason()).contains("6 higher, 0 lower, 0 tied, p = 0.03125").contains("median ratio 4.0000");
+        // an ordinal metric keeps no t interval: nothing that looks measured is stored or exported
+        assertThat(c.variance()).isEqualTo(Comparison.Variance.ORDINAL);
+        assertThat(c.ciLowSpeedup()).isNull();
+        assertThat(c.ciHighSpeedup()).isNull();
+        assertThat(c.equivLowSpeedup()).isNull();
+        assertThat(c.toMap()).containsEntry("ci_level", null).containsEntry("variance", "ordinal");
         // worse the other way
         assertThat(humanVsBaseline(new double[] {4, 4, 4, 4, 4, 4}, new double[] {2, 2, 1, 2, 2, 2}).verdict())
                 .isEqualTo(Verdict.WORSE);
@@ -66,18 +77,54 @@ class OrdinalVerdictsTest {
     }
 
     @Test
-    void theSamePointInEnoughRoundsIsEquivalentAtTheSweepsResolution() {
+    void theSamePointIsNeverEquivalentAcrossAGridStep() {
+        // a true 1.5x gain on a grid of doublings lands on the same point: that says "less than one step", not
+        // "within the 2 % margin"
         Comparison six = humanVsBaseline(new double[] {4, 4, 4, 4, 4, 4}, new double[] {4, 4, 4, 4, 4, 4});
-        assertThat(six.verdict()).isEqualTo(Verdict.EQUIVALENT);
-        assertThat(six.reason()).contains("the same point in every round");
-        assertThat(humanVsBaseline(new double[] {4, 4, 4, 4, 4}, new double[] {4, 4, 4, 4, 4}).verdict())
-                .isEqualTo(Verdict.INCONCLUSIVE);
+        assertThat(six.verdict()).isEqualTo(Verdict.INCONCLUSIVE);
+        assertThat(six.inconclusiveReason()).isEqualTo(InconclusiveReason.BELOW_RESOLUTION);
+        assertThat(six.verdictText()).isEqualTo("inconclusive: below the sweep's resolution");
+        assertThat(six.reason()).contains("step (x2)");
+        // a grid finer than the margin: the same point in every one of >= 6 rounds is equivalent
+        Comparison fine = humanVsBaseline(new double[] {4, 4, 4, 4, 4, 4}, new double[] {4, 4, 4, 4, 4, 4}, 1.01,
+                SequentialDesign.fixed(6));
+        assertThat(fine.verdict()).as(fine.reason()).isEqualTo(Verdict.EQUIVALENT);
+        assertThat(fine.reason()).contains("the same point in every round");
+        assertThat(humanVsBaseline(new double[] {4, 4, 4, 4, 4}, new double[] {4, 4, 4, 4, 4}, 1.01,
+                SequentialDesign.fixed(5)).verdict()).isEqualTo(Verdict.INCONCLUSIVE);
+    }
+
+    @Test
+    void adaptiveRoundsUseTheSequentialSignLevel_andStopWhenNothingCanDecide() {
+        // looking after every round up to 8: the largest level whose sequential error stays within 5 % is 1/32
+        assertThat(OrdinalVerdicts.sequentialLevel(8, 0.05)).isCloseTo(1.0 / 32, within(1e-12));
+        assertThat(OrdinalVerdicts.sequentialError(8, 1.0 / 32)).isCloseTo(1.0 / 32, within(1e-12));
+        for (int max = 3; max <= 16; max++) {
+            double a = OrdinalVerdicts.sequentialLevel(max, 0.05);
+            assertThat(OrdinalVerdicts.sequentialError(max, a)).as("max " + max).isLessThanOrEqualTo(0.05 + 1e-12);
+        }
+        SequentialDesign d = SequentialDesign.defaultAdaptive();
+        double[] base = {1, 1, 1, 1, 1, 1, 1, 1};
+        Comparison gain = humanVsBaseline(base, new double[] {4, 4, 8, 4, 4, 4, 4, 4}, 2.0, d);
+        assertThat(gain.verdict()).isEqualTo(Verdict.BETTER);
+        assertThat(gain.read().rounds()).isEqualTo(6);
+        // three tied rounds of a coarse grid: no continuation to 8 rounds could reach the level (5-0 gives 0.0625)
+        Map<String, Map<Integer, Double>> perRound = new LinkedHashMap<>();
+        double[] four = {4, 4, 4, 4, 4, 4, 4, 4};
+        perRound.put("baseline", rounds(four));
+        perRound.put("human", rounds(four));
+        TaskAnalysis t = SweepAnalysis.ordinalReplay(new TaskAnalysis.Input("capacity_max_concurrency", Better.HIGHER,
+                ArmSamples.of(Arm.BASELINE, four), null, ArmSamples.of(Arm.HUMAN, four), List.of(), List.of()),
+                perRound, 2.0, d, 8, StatsConfig.defaults());
+        assertThat(t.stopping().lookRounds()).isEqualTo(3);
+        assertThat(t.humanVsBaseline().inconclusiveReason()).isEqualTo(InconclusiveReason.BELOW_RESOLUTION);
+        assertThat(t.humanVsBaseline().reason()).contains("no outcome of the remaining 5 round(s) could decide it");
     }
 
     @Test
     void tooFewValidPairsStayAsTheSharedRulesSaid() {
-        Comparison c = humanVsBaseline(new double[] {1, 1, 1}, new double[] {4, 4, 4});
+        Comparison c = humanVsBaseline(new double[] {1, 1}, new double[] {4, 4});
         assertThat(c.verdict()).isEqualTo(Verdict.INCONCLUSIVE);
-        assertThat(c.reason()).contains("valid paired rounds (< 5)");
+        assertThat(c.reason()).contains("valid paired rounds (< 3)");
     }
 }

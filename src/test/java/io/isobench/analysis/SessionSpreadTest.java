@@ -135,7 +135,7 @@ class SessionSpreadTest {
         // paired rounds, lower is better, no A/A arm: d_r = -(ln h_r - ln b_r), weights 1/2 (one reference run);
         // numpy: est = d.mean() = 0.2167317510162623, se = d.std(ddof=1)/sqrt(5) = 0.004016504170888765, df 4
         Comparison c = Comparison.compute(ArmSamples.of(Arm.HUMAN, 16.1, 16.5, 15.7, 16.4, 15.9),
-                ArmSamples.of(Arm.BASELINE, 20.0, 20.4, 19.8, 20.3, 19.6), null, Better.LOWER, NoiseBand.none(), 0,
+                ArmSamples.of(Arm.BASELINE, 20.0, 20.4, 19.8, 20.3, 19.6), null, Better.LOWER, 0,
                 StatsConfig.defaults());
         SessionSpread.Estimate est = SessionSpread.estimate("s1", c).orElseThrow();
         assertThat(est.sessionId()).isEqualTo("s1");
@@ -144,7 +144,7 @@ class SessionSpreadTest {
         assertThat(est.df()).isEqualTo(4);
         // one pair: an estimate, no interval, nothing to pool
         Comparison one = Comparison.compute(ArmSamples.of(Arm.HUMAN, 16.1), ArmSamples.of(Arm.BASELINE, 20.0), null,
-                Better.LOWER, NoiseBand.none(), 0, StatsConfig.defaults());
+                Better.LOWER, 0, StatsConfig.defaults());
         assertThat(one.speedup()).isNotNull();
         assertThat(SessionSpread.estimate("s1", one)).isEmpty();
     }

@@ -59,9 +59,9 @@ class StatsPropertiesTest {
             @ForAll @Size(value = 6) List<@DoubleRange(min = 90, max = 110) Double> b,
             @ForAll @Size(value = 6) List<@DoubleRange(min = 70, max = 120) Double> x) {
         Comparison xb = Comparison.compute(ArmSamples.of(Arm.HUMAN, toArray(x)), ArmSamples.of(Arm.BASELINE,
-                toArray(b)), null, Better.LOWER, NoiseBand.none(), 0, StatsConfig.defaults());
+                toArray(b)), null, Better.LOWER, 0, StatsConfig.defaults());
         Comparison bx = Comparison.compute(ArmSamples.of(Arm.HUMAN, toArray(b)), ArmSamples.of(Arm.BASELINE,
-                toArray(x)), null, Better.LOWER, NoiseBand.none(), 0, StatsConfig.defaults());
+                toArray(x)), null, Better.LOWER, 0, StatsConfig.defaults());
         assertThat(bx.speedup()).isCloseTo(1 / xb.speedup(), org.assertj.core.data.Offset.offset(1e-12));
         Verdict mirrored = switch (xb.verdict()) {
             case BETTER -> Verdict.WORSE;
