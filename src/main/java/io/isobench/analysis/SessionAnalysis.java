@@ -132,6 +132,14 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
 
 
     public static SessionAnalysis of(Store store, String sessionId, StatsConfig config) {
+        return of(store, sessionId, config, Integer.MAX_VALUE);
+    }
+
+    /**
+     * The session read as if it had run at most {@code roundsCap} rounds per task: what a running adaptive session
+     * looks at before its next round (later rounds of an earlier attempt are not seen by that look).
+     */
+    public static SessionAnalysis of(Store store, String sessionId, StatsConfig config, int roundsCap) {
         // the clock rule the session was run with (run.exclude_on_clock_mismatch, …), stored with it
         ClockRule clockRule = store.session(sessionId).map(s -> ClockRule.ofSettings(s.statsConfigJson()))
                 .orElse(ClockRule.defaults());
@@ -149,14 +157,14 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
         });
         List<TaskResult> out = new ArrayList<>();
         for (Map.Entry<String, List<Parsed>> e : byTask.entrySet()) {
-            out.add(task(e.getKey(), e.getValue(), config, new Reading(clockRule, design)));
+            out.add(task(e.getKey(), e.getValue(), config, new Reading(clockRule, design, roundsCap)));
         }
         out.sort(Comparator.comparingInt(t -> firstIndex(byTask.get(t.taskId()))));
         return new SessionAnalysis(sessionId, out, config);
     }
 
     /** How a session's runs are read: its clock rule and its rounds design (null: fixed, every round run). */
-    private record Reading(ClockRule clockRule, SequentialDesign design) {
+    private record Reading(ClockRule clockRule, SequentialDesign design, int roundsCap) {
     }
 
     /** A run with its details and its index in the plan. */
@@ -279,6 +287,7 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
         if (metric == null && mode != null) {
             metric = Mode.fromLabel(mode).map(MetricDictionary::primaryMetric).orElse(null);
         }
+        roundsRun = Math.min(roundsRun, reading.roundsCap());
         // baseline, its A/A twin, human, then the agents in plan order
         arms.sort(Comparator.comparingInt(a -> a.equals("baseline") ? 0 : a.equals(Arm.BASELINE_AA.label()) ? 1
                 : a.equals("human") ? 2 : 3));

@@ -29,8 +29,6 @@ import java.util.concurrent.TimeUnit;
                 + " (./isobench-demo/ unless --db/--workdir); a second demo starts a new session unless --resume.")
 final class DemoCommand implements Callable<Integer> {
 
-    static final int DEFAULT_ROUNDS = 5;
-
     @ParentCommand
     Main main;
 
@@ -38,9 +36,9 @@ final class DemoCommand implements Callable<Integer> {
             description = "Working folder: engine repo, worktrees, store, report (default ${DEFAULT-VALUE}).")
     Path workdir;
 
-    @Option(names = "--rounds", paramLabel = "N", description = "Measured rounds (default " + DEFAULT_ROUNDS
-            + "; with --sweep the sweep suite's 6).")
-    Integer rounds;
+    @Option(names = "--rounds", paramLabel = "N|adaptive", description = "Measured rounds: a fixed number, or adaptive"
+            + " (the default: each task stops when its verdicts are decided, at most 8 rounds).")
+    String rounds;
 
     @picocli.CommandLine.Mixin
     ExecutionOptions execution = new ExecutionOptions();
@@ -61,11 +59,6 @@ final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException, InterruptedException {
-        // the main demo: 5 rounds unless --rounds; the sweep demo: its suite's (6: docs/statistics.md section 17)
-        Integer n = rounds != null ? rounds : sweep ? null : DEFAULT_ROUNDS;
-        if (n != null && n < 1) {
-            throw new IsobenchException.BadInput("--rounds (" + n + ") must be >= 1");
-        }
         Path toy = toyEngine();
         Path dir = (sweep && workdir.equals(Path.of("isobench-demo")) ? Path.of("isobench-demo-sweep") : workdir)
                 .toAbsolutePath();
@@ -75,8 +68,12 @@ final class DemoCommand implements Callable<Integer> {
             buildRepo(toy, repo);
         }
         // the suite names ./toyllm-repo beside it; the demo's repo is built in its working folder instead
-        Suite suite = SuiteLoader.load(toy.resolve(sweep ? "sweep-suite.yaml" : "demo-suite.yaml"), false)
+        Suite loaded = SuiteLoader.load(toy.resolve(sweep ? "sweep-suite.yaml" : "demo-suite.yaml"), false)
                 .withEngineRepo(repo);
+        // adaptive rounds (the demo suites' run.rounds) unless --rounds says otherwise
+        RoundsOption.Choice roundsChoice = RoundsOption.of(rounds, loaded);
+        Suite suite = roundsChoice.suite();
+        Integer n = roundsChoice.fixed();
         String db = main.db != null && !main.db.isBlank() ? main.db : dir.resolve("isobench.duckdb").toString();
         SessionRequest request = new SessionRequest(suite, new Planner.Options(n, null, dir, execution.aa()), db, null,
                 resume, execution.choice(), execution.feedback(main.err, id -> "isobench demo --resume"

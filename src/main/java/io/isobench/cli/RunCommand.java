@@ -37,8 +37,10 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--format", defaultValue = "text", description = "Plan format for --dry-run: text or json.")
     String format;
 
-    @Option(names = "--rounds", paramLabel = "N", description = "Measured rounds (default: the suite's run.rounds).")
-    Integer rounds;
+    @Option(names = "--rounds", paramLabel = "N|adaptive", description = "Measured rounds: a fixed number, or adaptive"
+            + " (each task stops when its verdicts are decided; docs/statistics.md §20). Default: the suite's"
+            + " run.rounds, adaptive unless it says otherwise.")
+    String rounds;
 
     @Option(names = "--server-metrics-interval-ms", paramLabel = "MS", description = "How often a measured serving run"
             + " scrapes the server's /metrics (default: the suite's run.server_metrics_interval_ms, 1000; 0: off).")
@@ -58,9 +60,6 @@ final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (rounds != null && rounds < 1) {
-            throw new IsobenchException.BadInput("--rounds (" + rounds + ") must be >= 1");
-        }
         if (serverMetricsIntervalMs != null && serverMetricsIntervalMs < 0) {
             throw new IsobenchException.BadInput("--server-metrics-interval-ms (" + serverMetricsIntervalMs
                     + ") must be >= 0");
@@ -69,11 +68,13 @@ final class RunCommand implements Callable<Integer> {
             throw new IsobenchException.BadInput("--format " + format + ": use text or json");
         }
         Suite suite = SuiteLoader.load(suiteFile);
+        RoundsOption.Choice roundsChoice = RoundsOption.of(rounds, suite);
+        suite = roundsChoice.suite();
         if (excludeOnClockMismatch != null) {
             suite = suite.withRun(suite.run().withClockMismatch(suite.run().clockMismatch()
                     .excluding(excludeOnClockMismatch)));
         }
-        SessionRequest request = new SessionRequest(suite, new Planner.Options(rounds, null, workdir.toAbsolutePath(),
+        SessionRequest request = new SessionRequest(suite, new Planner.Options(roundsChoice.fixed(), null, workdir.toAbsolutePath(),
                 execution.aa(), serverMetricsIntervalMs), main.dbSpec(), session, resume, execution.choice(), execution.feedback(main.err,
                 id -> "isobench run " + Sessions.word(suiteFile.toString()) + " --resume --session " + Sessions.word(id)
                 + (main.db == null ? "" : " --db " + Sessions.word(main.db))

@@ -40,7 +40,17 @@ public record Plan(Header header, List<ArmSpec> arms, List<Job> jobs, List<Round
      * @param seed   seed of the per-round order
      * @param aa     every round measures the A/A arm ({@code baseline-aa})
      */
-    public record Header(String suite, Path repo, int rounds, long seed, boolean aa) {
+    /**
+     * What the plan is for.
+     *
+     * @param rounds     rounds planned (an adaptive plan: its maximum; tasks may stop earlier)
+     * @param roundsPlan fixed or adaptive, and the adaptive design's settings
+     */
+    public record Header(String suite, Path repo, int rounds, long seed, boolean aa,
+                         io.isobench.task.RoundsPlan roundsPlan) {
+        public Header {
+            roundsPlan = roundsPlan == null ? io.isobench.task.RoundsPlan.fixed(Math.max(1, rounds)) : roundsPlan;
+        }
     }
 
     /** The arms of one task in one round, in the order they run (round 0-based). */
@@ -104,6 +114,17 @@ public record Plan(Header header, List<ArmSpec> arms, List<Job> jobs, List<Round
         m.put("suite", suite());
         m.put("repo", repo() == null ? null : repo().toString());
         m.put("rounds", rounds());
+        io.isobench.task.RoundsPlan rp = header.roundsPlan();
+        if (rp.adaptive()) {
+            Map<String, Object> rm = new LinkedHashMap<>();
+            rm.put("design", "adaptive");
+            rm.put("min_rounds", rp.minRounds());
+            rm.put("max_rounds", rp.maxRounds());
+            rm.put("spending", rp.spending());
+            rm.put("futility_power", rp.futilityPower());
+            rm.put("gating", rp.gating());
+            m.put("rounds_plan", rm);
+        }
         m.put("seed", seed());
         m.put("aa", aa());
         m.put("order_rule", "per round: tasks in a random order, each task's arms back to back in a random order"
@@ -279,9 +300,14 @@ public record Plan(Header header, List<ArmSpec> arms, List<Job> jobs, List<Round
 
     public String toText() {
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "plan: suite %s, %d task(s), %d arm(s), %d round(s), seed %d, %d job(s),"
+        io.isobench.task.RoundsPlan rp = header.roundsPlan();
+        sb.append(String.format(Locale.ROOT, "plan: suite %s, %d task(s), %d arm(s), %s, seed %d, %s job(s),"
                         + " A/A arm %s%n", suite(), arms.stream().map(ArmSpec::taskId).distinct().count(), arms.size(),
-                rounds(), seed(), jobs.size(), aa() ? "on" : "off"));
+                rp.adaptive() ? "up to " + rounds() + " round(s)" : rounds() + " round(s)", seed(),
+                rp.adaptive() ? "up to " + jobs.size() : Integer.toString(jobs.size()), aa() ? "on" : "off"));
+        if (rp.adaptive()) {
+            sb.append("  rounds: ").append(rp.describe()).append('\n');
+        }
         for (SetupStep st : setup) {
             sb.append("  setup ").append(st.what()).append(": ").append(String.join(" ", st.argv()))
                     .append(st.creates() == null ? "" : "   (skipped when " + st.creates() + " exists)").append('\n');

@@ -66,7 +66,10 @@ public final class Planner {
 
     public static Plan plan(Suite suite, Options options) {
         RunConfig run = suite.run();
-        int rounds = options.rounds() != null ? options.rounds() : run.rounds();
+        // the rounds plan: --rounds N (fixed) over the suite's run.rounds (adaptive by default: planned up to its max)
+        io.isobench.task.RoundsPlan roundsPlan = options.rounds() != null ? io.isobench.task.RoundsPlan.fixed(
+                Math.max(1, options.rounds())) : run.rounds();
+        int rounds = options.rounds() != null ? options.rounds() : roundsPlan.planned();
         if (rounds < 1) {
             throw new IllegalArgumentException("rounds (" + rounds + ") must be >= 1");
         }
@@ -206,7 +209,8 @@ public final class Planner {
             Job j = jobs.get(i);
             indexed.add(j.at(i, j.jobId(), j.round()));
         }
-        return new Plan(new Plan.Header(suite.engine() == null ? "suite" : nameOf(suite), repo, rounds, seed, aa), arms,
+        return new Plan(new Plan.Header(suite.engine() == null ? "suite" : nameOf(suite), repo, rounds, seed, aa,
+                roundsPlan), arms,
                 indexed, order, skipped, GenericJobs.setup(suite, options.workdir(), repo), pilots);
     }
 

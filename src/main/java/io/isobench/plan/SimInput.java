@@ -97,7 +97,7 @@ public final class SimInput {
 
     static Jobs fromIsoBench(Path file, Options options) {
         int arms = options.arms() != null ? options.arms() : ISO_BENCH_ARMS;
-        int rounds = options.rounds() != null ? options.rounds() : io.isobench.task.RunConfig.DEFAULT_ROUNDS;
+        int rounds = options.rounds() != null ? options.rounds() : io.isobench.task.RoundsPlan.DEFAULT.planned();
         List<SimJob> jobs = new ArrayList<>();
         Map<String, String> skipped = new LinkedHashMap<>();
         for (Row r : readRows(file)) {
@@ -116,7 +116,7 @@ public final class SimInput {
     static Jobs fromSuite(Path file, Options options) {
         Suite suite = SuiteLoader.load(file, false);
         Map<String, Double> durations = options.durationsFile() == null ? Map.of() : readDurations(options.durationsFile());
-        int rounds = options.rounds() != null ? options.rounds() : suite.run().rounds();
+        int rounds = options.rounds() != null ? options.rounds() : suite.run().rounds().planned();
         List<SimJob> jobs = new ArrayList<>();
         Map<String, String> skipped = new LinkedHashMap<>();
         Map<String, String> lint = new LinkedHashMap<>();

@@ -1,6 +1,7 @@
 package io.isobench.session;
 
 import io.isobench.IsobenchException;
+import io.isobench.analysis.SequentialDesign;
 import io.isobench.exec.Executor;
 import io.isobench.exec.Executors;
 import io.isobench.plan.Plan;
@@ -50,10 +51,23 @@ public final class Session {
             Runtime.getRuntime().addShutdownHook(hint);
             try {
                 SessionRequest.ExecutorChoice ex = request.executor();
-                return new SessionSummary(SessionRunner.run(store, request.suite(), plan, new SessionRunner.Options(
-                        id, request.resume(), listener, chosen, ex.parallelJobs(), ex.allowCrossGpu(),
-                        points -> Planner.plan(request.suite(), request.planOptions().withAutoPoints(points)))),
-                        plan.skipped());
+                // the rounds design: a resumed session keeps the one it stored (its looks and their levels)
+                SequentialDesign stored = request.resume() ? store.session(id).map(s -> SequentialDesign.ofSettings(
+                        s.statsConfigJson())).orElse(null) : null;
+                SessionRequest req = request;
+                Plan planned = plan;
+                if (stored != null && !Designs.plan(stored).equals(Designs.plan(design(request)))) {
+                    req = request.withSuite(request.suite().withRun(request.suite().run().withRounds(
+                            Designs.plan(stored))), null);
+                    planned = plan(req, executorName);
+                    listener.note("isobench: --resume keeps the session's rounds design: " + stored.describe());
+                }
+                SessionRequest r = req;
+                SequentialDesign design = stored != null ? stored : design(request);
+                return new SessionSummary(SessionRunner.run(store, r.suite(), planned, new SessionRunner.Options(
+                        id, r.resume(), listener, chosen, ex.parallelJobs(), ex.allowCrossGpu(),
+                        points -> Planner.plan(r.suite(), r.planOptions().withAutoPoints(points)), design)),
+                        planned.skipped());
             } finally {
                 try {
                     Runtime.getRuntime().removeShutdownHook(hint);
@@ -62,6 +76,12 @@ public final class Session {
                 }
             }
         }
+    }
+
+    /** The design a request asks for: {@code --rounds N} fixed, else the suite's rounds plan. */
+    static SequentialDesign design(SessionRequest request) {
+        Integer n = request.planOptions().rounds();
+        return n != null ? SequentialDesign.fixed(n) : Designs.of(request.suite().run().rounds());
     }
 
     private static Plan plan(SessionRequest request, String executorName) {

@@ -35,6 +35,13 @@ public record SessionRequest(Suite suite, Planner.Options planOptions, String db
     public record ExecutorChoice(String name, int parallelJobs, boolean allowCrossGpu) {
     }
 
+    /** This request for another suite, planned with {@code rounds} (null: the suite's rounds plan). */
+    SessionRequest withSuite(Suite other, Integer rounds) {
+        Planner.Options o = planOptions;
+        return new SessionRequest(other, new Planner.Options(rounds, o.seed(), o.workdir(), o.aa(),
+                o.serverMetricsIntervalMs(), o.autoPoints()), db, sessionId, resume, executor, feedback);
+    }
+
     /** The executor's name: the one chosen, else the suite's. */
     String executorName() {
         return executor.name() != null ? executor.name() : suite.run().executor();

@@ -1,6 +1,7 @@
 package io.isobench.session;
 
 import io.isobench.analysis.ClockRule;
+import io.isobench.analysis.SequentialDesign;
 import io.isobench.analysis.StatsConfig;
 import io.isobench.env.Environment;
 import io.isobench.env.Hardware;
@@ -54,9 +55,11 @@ final class SessionRunner {
      *                      the arms of a task run one after the other
      * @param replan        the plan again with the points the pilots of {@code sweep: auto} tasks decided
      *                      ({@link PilotPhase}); null: the plan as it is
+     * @param design        the rounds design: fixed (every planned round), or adaptive (tasks stop when decided)
      */
     record Options(String sessionId, boolean resume, SessionListener listener, Executor executor, int parallel,
-                   boolean allowCrossGpu, java.util.function.Function<Map<String, List<Double>>, Plan> replan) {
+                   boolean allowCrossGpu, java.util.function.Function<Map<String, List<Double>>, Plan> replan,
+                   SequentialDesign design) {
     }
 
     private final Store store;
@@ -182,8 +185,22 @@ final class SessionRunner {
         Map<String, List<Probe>> refs = new java.util.concurrent.ConcurrentHashMap<>(reference);
         JobRunner runner = new JobRunner(ctx, new JobRunner.Pieces(preparation, recorder, new CorrectnessGate(store),
                 RetryPolicy.DEFAULT));
-        JobDispatcher.run(todo, parallel, options.executor().gpuCapacity(), options.allowCrossGpu(),
-                job -> runner.runJob(job, sessionId, arms, refs, tally));
+        java.util.function.Consumer<List<Job>> dispatch = batch -> JobDispatcher.run(batch, parallel,
+                options.executor().gpuCapacity(), options.allowCrossGpu(), job -> runner.runJob(job, sessionId, arms,
+                refs, tally));
+        List<AdaptiveRounds.Stop> stops = List.of();
+        if (options.design().adaptive()) {
+            // the checks first, then round by round: a task whose verdicts are decided leaves the later rounds
+            dispatch.accept(todo.stream().filter(j -> j.round() < 0).toList());
+            AdaptiveRounds adaptive = new AdaptiveRounds(store, sessionId, options.design());
+            adaptive.run(todo.stream().filter(j -> j.round() >= 0).toList(), dispatch, (stop, skipped) -> {
+                tally.skip(skipped);
+                say("task " + stop.taskId() + ": " + stop.stopping().describe() + " (" + skipped + " job(s) not run)");
+            });
+            stops = adaptive.stops();
+        } else {
+            dispatch.accept(todo);
+        }
         // the accuracy jobs, last, in plan order (every baseline first: its score is the reference)
         for (Job job : accuracyJobs) {
             ArmSpec a = plan.arm(job.taskId(), job.arm().label()).orElseThrow();
@@ -208,6 +225,7 @@ final class SessionRunner {
                     ? rec.failure().category() + " — " + rec.failure().detail()
                     : String.format(Locale.ROOT, "accuracy_score=%s", rec.primaryValue())));
         }
+        stopsRecorded = stops;
         store.putSession(sessionRecord(sessionId, attempt.started(), Instant.now(), "complete"));
         SessionSummary.Run summary = new SessionSummary.Run(sessionId, new SessionSummary.Counts(tally.total,
                 accuracyRuns, tally.ran, alreadyFinished, tally.ok, tally.bad), attempt.reaped(), tally.failures,
@@ -256,13 +274,32 @@ final class SessionRunner {
         return json(m);
     }
 
-    /** The statistical settings stored with the session: the method's, and the suite's GPU clock rule. */
+    /**
+     * The statistical settings stored with the session: the method's, the suite's GPU clock rule, and the rounds
+     * design with every look's nominal levels (and, once the session ends, where each adaptive task stopped).
+     */
     private Map<String, Object> statsSettings() {
         Map<String, Object> m = new LinkedHashMap<>(StatsConfig.defaults().toMap());
         io.isobench.task.RunConfig.ClockMismatch c = suite.run().clockMismatch();
         m.put(ClockRule.KEY, new ClockRule(c.smClockPct(), c.throttleShare(), c.exclude()).toMap());
+        Map<String, Object> design = new LinkedHashMap<>(options.design().toMap(StatsConfig.defaults().confidence()));
+        if (!stopsRecorded.isEmpty()) {
+            Map<String, Object> stops = new LinkedHashMap<>();
+            for (AdaptiveRounds.Stop s : stopsRecorded) {
+                Map<String, Object> sm = new LinkedHashMap<>();
+                sm.put("rounds", s.stopping().lookRounds());
+                sm.put("reason", s.stopping().reason().key());
+                sm.put("text", s.stopping().describe());
+                stops.put(s.taskId(), sm);
+            }
+            design.put("stopped_early", stops);
+        }
+        m.put(SequentialDesign.KEY, design);
         return m;
     }
+
+    /** The tasks an adaptive session stopped before its last look (stored with the session at its end). */
+    private List<AdaptiveRounds.Stop> stopsRecorded = List.of();
 
     private SessionRecord sessionRecord(String sessionId, Instant started, Instant ended, String status) {
         return SessionRecord.builder(sessionId).time(started, ended).machine(host(), cpu(), gpu(), machineJson())

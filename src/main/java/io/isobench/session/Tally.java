@@ -5,7 +5,7 @@ import java.util.Map;
 
 /** Counts of a session attempt, updated by the job threads. */
 final class Tally {
-    final int total;
+    int total;
     final long startNs = System.nanoTime();
     int done;
     int ran;
@@ -16,6 +16,11 @@ final class Tally {
     Tally(int total, int done) {
         this.total = total;
         this.done = done;
+    }
+
+    /** Jobs planned that will not run (an adaptive session's stopped task): the total shrinks by them. */
+    synchronized void skip(int jobs) {
+        total -= jobs;
     }
 
     /** One job's run recorded in this attempt ({@code done} counts jobs, as the progress lines do). */

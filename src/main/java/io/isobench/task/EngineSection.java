@@ -23,8 +23,9 @@ final class EngineSection extends SuiteNodes {
     private static final List<String> ARTIFACT_KEYS = List.of("type", "package", "source", "sha256", "check", "expect",
             "verify");
     private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
-    private static final List<String> RUN_KEYS = List.of("rounds", "warmup_requests", "timeouts", "executor", "seed",
-            "port_base", "aa", "server_metrics_interval_ms", "exclude_on_clock_mismatch", "clock_mismatch_sm_pct",
+    private static final List<String> RUN_KEYS = List.of("rounds", "min_rounds", "max_rounds", "spending",
+            "futility_power", "gating", "warmup_requests", "timeouts", "executor", "seed", "port_base", "aa",
+            "server_metrics_interval_ms", "exclude_on_clock_mismatch", "clock_mismatch_sm_pct",
             "clock_mismatch_throttle_share");
     private static final List<String> TIMEOUT_KEYS = List.of("server_start_s", "run_s", "build_s");
 
@@ -99,7 +100,7 @@ final class EngineSection extends SuiteNodes {
         if (m == null) {
             return d;
         }
-        Integer rounds = integer(m.get("rounds"), "run.rounds", 1, 1000);
+        RoundsPlan rounds = rounds(m);
         Integer warm = integer(m.get("warmup_requests"), "run.warmup_requests", 0, 1_000_000);
         String executor = string(m.get("executor"), "run.executor", false);
         if (executor != null && !RunConfig.EXECUTORS.contains(executor)) {
@@ -137,10 +138,62 @@ final class EngineSection extends SuiteNodes {
                         c == null ? td.buildS() : c);
             }
         }
-        return new RunConfig(rounds == null ? d.rounds() : rounds, warm == null ? d.warmupRequests() : warm, timeouts,
+        return new RunConfig(rounds, warm == null ? d.warmupRequests() : warm, timeouts,
                 executor == null ? d.executor() : executor, seed == null ? d.seed() : seed, port,
                 aa == null ? d.aa() : aa).withServerMetricsIntervalMs(scrapeMs == null ? d.serverMetricsIntervalMs()
                 : scrapeMs).withClockMismatch(clock);
+    }
+
+    /**
+     * {@code run.rounds} (a number: fixed; {@code adaptive}, the default) with {@code run.min_rounds},
+     * {@code run.max_rounds}, {@code run.spending}, {@code run.futility_power}, {@code run.gating} (adaptive only).
+     */
+    private RoundsPlan rounds(Map<String, NodeTuple> m) {
+        RoundsPlan d = RoundsPlan.DEFAULT;
+        NodeTuple rt = m.get("rounds");
+        String r = rt == null ? null : string(rt, "run.rounds", true);
+        boolean adaptive = r == null || r.trim().equals("adaptive");
+        List<String> adaptiveKeys = List.of("min_rounds", "max_rounds", "spending", "futility_power", "gating");
+        if (!adaptive) {
+            Integer n = integer(rt, "run.rounds", 1, 1000);
+            for (String k : adaptiveKeys) {
+                if (m.containsKey(k)) {
+                    problem(m.get(k).getKeyNode(), "run." + k, "applies to adaptive rounds only, and run.rounds is "
+                            + r.trim() + " (fix: run.rounds: adaptive, or drop run." + k + ")");
+                }
+            }
+            return n == null ? d : RoundsPlan.fixed(n);
+        }
+        Integer min = integer(m.get("min_rounds"), "run.min_rounds", 2, RoundsPlan.LIMIT);
+        Integer max = integer(m.get("max_rounds"), "run.max_rounds", 2, RoundsPlan.LIMIT);
+        int lo = min == null ? d.minRounds() : min;
+        int hi = max == null ? Math.max(d.maxRounds(), lo) : max;
+        if (hi < lo) {
+            problem(m.get(max != null ? "max_rounds" : "min_rounds").getValueNode(), "run.max_rounds", hi
+                    + " is below run.min_rounds " + lo + " (fix: max_rounds >= min_rounds)");
+            hi = lo;
+        }
+        String spending = string(m.get("spending"), "run.spending", true);
+        if (spending != null && !RoundsPlan.SPENDINGS.contains(spending.trim())) {
+            problem(m.get("spending").getValueNode(), "run.spending", "'" + spending + "' is not a spending function"
+                    + Nearest.of(spending.trim(), RoundsPlan.SPENDINGS).map(x -> " (did you mean " + x + "?)")
+                    .orElse("") + " (fix: obrien_fleming or pocock)");
+            spending = null;
+        }
+        Double futility = decimal(m.get("futility_power"), "run.futility_power", 0, 0.99);
+        List<String> gating = names(m.get("gating"), "run.gating", null, false);
+        if (gating != null) {
+            for (String g : gating) {
+                if (!RoundsPlan.GATES.contains(g)) {
+                    problem(m.get("gating").getValueNode(), "run.gating", "'" + g + "' is not a comparison that can"
+                            + " stop a task (fix: human, agents or both)");
+                    gating = null;
+                    break;
+                }
+            }
+        }
+        return new RoundsPlan(true, lo, hi, spending == null ? d.spending() : spending.trim(),
+                futility == null ? d.futilityPower() : futility, gating == null ? d.gating() : gating);
     }
 
     /** {@code run.exclude_on_clock_mismatch}, {@code run.clock_mismatch_sm_pct}, {@code ..._throttle_share}. */

@@ -7,6 +7,9 @@ import java.util.Set;
  * measurement, timeouts, the executor, the seed for the per-round order, an optional first port, and whether every
  * round also measures the A/A arm ({@code baseline-aa}: the baseline's code started again, docs/statistics.md).
  *
+ * @param rounds   how many measured rounds: fixed, or adaptive (the default; {@code run.rounds},
+ *                 {@code run.min_rounds}, {@code run.max_rounds}, {@code run.spending}, {@code run.futility_power},
+ *                 {@code run.gating})
  * @param portBase first server port to use; null lets isobench pick free ports
  * @param aa       plan the A/A arm in every round (default true; {@code run.aa: false} or {@code --no-aa} turns it
  *                 off, and verdicts then use the minimum effect alone as their margin)
@@ -17,7 +20,7 @@ import java.util.Set;
  *                 {@code run.clock_mismatch_sm_pct}, {@code run.clock_mismatch_throttle_share}; docs/statistics.md
  *                 section 3), stored with the session so every later report analyses it alike
  */
-public record RunConfig(int rounds, int warmupRequests, Timeouts timeouts, String executor, long seed,
+public record RunConfig(RoundsPlan rounds, int warmupRequests, Timeouts timeouts, String executor, long seed,
                         Integer portBase, boolean aa, int serverMetricsIntervalMs, ClockMismatch clockMismatch) {
 
     /**
@@ -46,7 +49,6 @@ public record RunConfig(int rounds, int warmupRequests, Timeouts timeouts, Strin
     }
 
     public static final Set<String> EXECUTORS = Set.of("local", "docker", "slurm", "kubernetes");
-    public static final int DEFAULT_ROUNDS = 5;
     public static final int DEFAULT_WARMUP_REQUESTS = 10;
     public static final long DEFAULT_SEED = 42;
     public static final int DEFAULT_SERVER_METRICS_INTERVAL_MS = 1000;
@@ -63,19 +65,26 @@ public record RunConfig(int rounds, int warmupRequests, Timeouts timeouts, Strin
         }
     }
 
-    public static final RunConfig DEFAULT = new RunConfig(DEFAULT_ROUNDS, DEFAULT_WARMUP_REQUESTS, Timeouts.DEFAULT,
+    public static final RunConfig DEFAULT = new RunConfig(RoundsPlan.DEFAULT, DEFAULT_WARMUP_REQUESTS, Timeouts.DEFAULT,
             "local", DEFAULT_SEED, null, true, DEFAULT_SERVER_METRICS_INTERVAL_MS, ClockMismatch.DEFAULT);
 
     /** Without the A/A flag: A/A on. */
-    public RunConfig(int rounds, int warmupRequests, Timeouts timeouts, String executor, long seed, Integer portBase) {
+    public RunConfig(RoundsPlan rounds, int warmupRequests, Timeouts timeouts, String executor, long seed,
+                     Integer portBase) {
         this(rounds, warmupRequests, timeouts, executor, seed, portBase, true);
     }
 
     /** With the A/A flag, scraping at the default interval. */
-    public RunConfig(int rounds, int warmupRequests, Timeouts timeouts, String executor, long seed, Integer portBase,
-                     boolean aa) {
+    public RunConfig(RoundsPlan rounds, int warmupRequests, Timeouts timeouts, String executor, long seed,
+                     Integer portBase, boolean aa) {
         this(rounds, warmupRequests, timeouts, executor, seed, portBase, aa, DEFAULT_SERVER_METRICS_INTERVAL_MS,
                 ClockMismatch.DEFAULT);
+    }
+
+    /** This configuration with another rounds plan ({@code run --rounds N|adaptive}). */
+    public RunConfig withRounds(RoundsPlan plan) {
+        return new RunConfig(plan, warmupRequests, timeouts, executor, seed, portBase, aa, serverMetricsIntervalMs,
+                clockMismatch);
     }
 
     public RunConfig withAa(boolean on) {
@@ -95,8 +104,8 @@ public record RunConfig(int rounds, int warmupRequests, Timeouts timeouts, Strin
     }
 
     public RunConfig {
-        if (rounds < 1) {
-            throw new IllegalArgumentException("rounds (" + rounds + ") must be >= 1");
+        if (rounds == null) {
+            rounds = RoundsPlan.DEFAULT;
         }
         if (warmupRequests < 0) {
             throw new IllegalArgumentException("warmupRequests (" + warmupRequests + ") must be >= 0");

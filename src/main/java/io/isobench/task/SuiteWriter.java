@@ -100,7 +100,15 @@ public final class SuiteWriter {
         }
         RunConfig r = s.run();
         b.append("run:\n");
-        b.append("  rounds: ").append(r.rounds()).append('\n');
+        RoundsPlan rp = r.rounds();
+        b.append("  rounds: ").append(rp.adaptive() ? "adaptive" : Integer.toString(rp.maxRounds())).append('\n');
+        if (rp.adaptive() && !rp.equals(RoundsPlan.DEFAULT)) {
+            b.append("  min_rounds: ").append(rp.minRounds()).append('\n');
+            b.append("  max_rounds: ").append(rp.maxRounds()).append('\n');
+            b.append("  spending: ").append(rp.spending()).append('\n');
+            b.append("  futility_power: ").append(rp.futilityPower()).append('\n');
+            b.append("  gating: [").append(String.join(", ", rp.gating())).append("]\n");
+        }
         b.append("  warmup_requests: ").append(r.warmupRequests()).append('\n');
         b.append("  timeouts: {server_start_s: ").append(r.timeouts().serverStartS()).append(", run_s: ")
                 .append(r.timeouts().runS()).append(", build_s: ").append(r.timeouts().buildS()).append("}\n");
