@@ -1,5 +1,6 @@
 package io.isobench.exec;
 
+import io.isobench.proc.CpuCgroups;
 import io.isobench.proc.ProcessGroup;
 import io.isobench.probe.Greedy;
 import io.isobench.probe.Probe;
@@ -8,6 +9,7 @@ import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
 import io.isobench.parse.FailureClassifier;
 import io.isobench.parse.Metric;
+import io.isobench.parse.MetricResolution;
 import io.isobench.parse.MetricRule;
 import io.isobench.parse.ReadRule;
 import io.isobench.parse.Readout;
@@ -25,29 +27,37 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * A generic engine's offline command (docs/suite-format.md, "Generic engines"): run without a shell in the arm's
- * environment, its stdout and stderr kept apart, its wall time measured here and its CPU time (user + system of the
- * command and every child it waited for) taken from {@code times} in a POSIX {@code sh} that runs the command as
- * {@code "$@"} (the suite's words are arguments, never parsed by the shell). Measured runs read the declared metric
- * rules; checks read the generated text with the output rule; the baseline's first check is the lint run, where
- * every metric rule must match.
+ * environment, its stdout and stderr kept apart, its wall time measured here (monotonic clock, ns) and its CPU time
+ * (user + system) from a per-run cgroup v2 ({@link CpuCgroups}: {@code usage_usec}, µs, every process the command
+ * started) where one can be made on this machine, else from {@code times} (10 ms ticks; the children it waited for).
+ * A POSIX {@code sh} runs the command as {@code "$@"} (the suite's words are arguments, never parsed by the shell).
+ * Measured runs read the declared metric rules; checks read the generated text with the output rule; the baseline's
+ * first check is the lint run, where every metric rule must match.
  */
 final class GenericRun {
 
-    /** Runs {@code "$@"} with stdout and stderr to files, then writes the children's CPU times; exits with its code. */
-    static final String WRAPPER = "p=$1; shift; \"$@\" >\"$p.out\" 2>\"$p.err\"; rc=$?; times >\"$p.times\"; exit $rc";
+    /**
+     * Moves itself into the cgroup {@code $2} when one is given (a builtin, no fork: the command and every child it
+     * starts are born inside; a failed move leaves it empty), runs {@code "$@"} with stdout and stderr to files,
+     * then writes the children's CPU times (the fallback clock); exits with the command's code.
+     */
+    static final String WRAPPER = "p=$1; cg=$2; shift 2; [ -z \"$cg\" ] || { echo $$ >\"$cg/cgroup.procs\"; }"
+            + " 2>/dev/null; \"$@\" >\"$p.out\" 2>\"$p.err\"; rc=$?; times >\"$p.times\"; exit $rc";
     private static final Pattern TIMES = Pattern.compile("(\\d+)m([0-9.]+)s\\s+(\\d+)m([0-9.]+)s");
 
     private GenericRun() {
     }
 
-    /** The argv that runs {@code argv} through the wrapper, its files next to {@code prefix}. */
-    static List<String> wrapped(List<String> argv, Path prefix) {
-        List<String> out = new ArrayList<>(List.of("sh", "-c", WRAPPER, "isobench-run", prefix.toString()));
+    /** The argv that runs {@code argv} through the wrapper, its files next to {@code prefix}, in {@code cgroup}. */
+    static List<String> wrapped(List<String> argv, Path prefix, Path cgroup) {
+        List<String> out = new ArrayList<>(List.of("sh", "-c", WRAPPER, "isobench-run", prefix.toString(),
+                cgroup == null ? "" : cgroup.toString()));
         out.addAll(argv);
         return out;
     }
@@ -56,8 +66,44 @@ final class GenericRun {
      * One run of the command: its streams, wall and CPU time, the log text; or the failure that kept it from running
      * or finishing ({@code failure} set: a job result to return as is).
      */
-    record Ran(Integer exit, double wallS, Double cpuS, RuleReader.Streams streams, StringBuilder text,
+    record Ran(Integer exit, double wallS, CpuTime cpu, RuleReader.Streams streams, StringBuilder text,
                JobResult failure) {
+    }
+
+    /** The command's CPU seconds and the clock that measured them. */
+    record CpuTime(double seconds, MetricResolution resolution) {
+    }
+
+    /** The run's cgroup, or why there is none ({@code run} null). */
+    private record Cgroup(CpuCgroups.Run run, String why) {
+        static Cgroup of(LocalExecutor.Launcher launcher) {
+            if (!launcher.sharesHostCgroups()) {
+                return new Cgroup(null, "the command runs in a container");
+            }
+            CpuCgroups host = CpuCgroups.host();
+            if (!host.available()) {
+                return new Cgroup(null, host.unavailableReason());
+            }
+            try {
+                return new Cgroup(host.open(), null);
+            } catch (IOException e) {
+                return new Cgroup(null, "cannot make a cgroup: " + e.getMessage());
+            }
+        }
+
+        Path dir() {
+            return run == null ? null : run.dir();
+        }
+
+        OptionalLong usageUsec() {
+            return run == null ? OptionalLong.empty() : run.usageUsec();
+        }
+
+        void close() {
+            if (run != null) {
+                run.close();
+            }
+        }
     }
 
     static Ran execute(Job job, Executor.Hooks hooks, Path log, long t0, Map<String, Double> timings, Duration grace,
@@ -87,28 +133,35 @@ final class GenericRun {
                     "cannot clear the output files in "
                     + job.cwd() + ": " + e.getMessage(), List.of()), "", timings, job.argv()));
         }
-        List<String> argv = wrapped(job.argv(), prefix);
-        ProcessGroup pg;
-        long start = System.nanoTime();
-        try {
-            pg = launcher.start(job, argv, log);
-        } catch (IOException e) {
-            return failed(JobResult.failed(t0, new Failure(FailureCategory.ENV_MISSING, "cannot start sh for "
-                    + job.argv().get(0)
-                    + ": " + e.getMessage(), List.of(String.valueOf(e.getMessage()))), "", timings, job.argv()));
-        }
-        hooks.processGroupStarted().accept(pg.pgid());
+        Cgroup cgroup = Cgroup.of(launcher);
         Integer exit;
+        double wallS;
+        CpuTime cpu;
         try {
-            exit = LocalExecutor.waitCancellable(pg, Duration.ofSeconds(job.limits().runS()), hooks);
+            ProcessGroup pg;
+            long start = System.nanoTime();
+            try {
+                pg = launcher.start(job, wrapped(job.argv(), prefix, cgroup.dir()), log);
+            } catch (IOException e) {
+                return failed(JobResult.failed(t0, new Failure(FailureCategory.ENV_MISSING, "cannot start sh for "
+                        + job.argv().get(0)
+                        + ": " + e.getMessage(), List.of(String.valueOf(e.getMessage()))), "", timings, job.argv()));
+            }
+            hooks.processGroupStarted().accept(pg.pgid());
+            try {
+                exit = LocalExecutor.waitCancellable(pg, Duration.ofSeconds(job.limits().runS()), hooks);
+            } finally {
+                long td = System.nanoTime();
+                launcher.stop(job, pg, grace);
+                timings.put("teardown_ms", (System.nanoTime() - td) / 1e6);
+            }
+            wallS = (System.nanoTime() - start) / 1e9;
+            // read once the whole group is gone: what its members used to the end is in the cgroup
+            cpu = cpuTime(cgroup.usageUsec(), read(file(prefix, ".times")));
         } finally {
-            long td = System.nanoTime();
-            launcher.stop(job, pg, grace);
-            timings.put("teardown_ms", (System.nanoTime() - td) / 1e6);
+            cgroup.close();
         }
-        double wallS = (System.nanoTime() - start) / 1e9;
         RuleReader.Streams streams = streams(job, prefix);
-        Double cpuS = cpuSeconds(read(file(prefix, ".times")));
         try {
             for (Path p : outputs.subList(0, 3)) {
                 Files.deleteIfExists(p);
@@ -124,7 +177,7 @@ final class GenericRun {
         text.append(ProcessGroup.readLog(log));
         text.append(String.format(Locale.ROOT, "--- isobench ---%ncommand: %s%nexit: %s, command_wall_s=%.3f,"
                 + " command_cpu_s=%s%n", String.join(" ", job.argv()), exit == null ? "killed" : exit, wallS,
-                cpuS == null ? "unknown" : String.format(Locale.ROOT, "%.2f", cpuS)));
+                describe(cpu, cgroup)));
         ProbeException.Kind probe = job.kind() == Job.Kind.CHECK ? ProbeException.Kind.OFFLINE_PROBE_FAILED : null;
         JobResult failure = null;
         if (exit == null) {
@@ -136,7 +189,7 @@ final class GenericRun {
             failure = JobResult.failed(t0, failed(job, exit, streams), text.toString(), timings, job.argv())
                     .withProbeFailure(probe);
         }
-        return new Ran(exit, wallS, cpuS, streams, text, failure);
+        return new Ran(exit, wallS, cpu, streams, text, failure);
     }
 
     private static Ran failed(JobResult r) {
@@ -153,7 +206,7 @@ final class GenericRun {
         RuleReader.Streams streams = ran.streams();
         StringBuilder text = ran.text();
         double wallS = ran.wallS();
-        Double cpuS = ran.cpuS();
+        CpuTime cpu = ran.cpu();
         RuleReader.Read read = RuleReader.metrics(readout.metrics(), streams);
         read.unmatched().forEach((name, why) -> text.append("metric rule ").append(name).append(" did not match: ")
                 .append(why).append('\n'));
@@ -161,9 +214,12 @@ final class GenericRun {
             return check(job, t0, timings, streams, read, text);
         }
         List<Metric> metrics = new ArrayList<>();
+        Map<String, MetricResolution> resolutions = new LinkedHashMap<>();
         metrics.add(Metric.of(MetricRule.WALL, wallS));
-        if (cpuS != null) {
-            metrics.add(Metric.of(MetricRule.CPU, cpuS));
+        resolutions.put(MetricRule.WALL, MetricResolution.MONOTONIC_CLOCK);
+        if (cpu != null) {
+            metrics.add(Metric.of(MetricRule.CPU, cpu.seconds()));
+            resolutions.put(MetricRule.CPU, cpu.resolution());
         }
         metrics.addAll(read.metrics());
         if (metrics.stream().noneMatch(m -> m.name().equals(readout.primary()))) {
@@ -173,7 +229,7 @@ final class GenericRun {
                     List.of(why)), text.toString(), timings, job.argv());
         }
         return JobResult.ended(t0, null, metrics, LocalExecutor.workloadJson(job.argv(), null), text.toString(),
-                timings, job.argv());
+                timings, job.argv()).withMetricResolutions(resolutions);
     }
 
     /** A check: the generated texts; the baseline's lint run also needs every metric rule to match. */
@@ -216,6 +272,29 @@ final class GenericRun {
             return f.get();
         }
         return new Failure(FailureCategory.UNKNOWN, "exited " + exit + " without metrics", LocalExecutor.tail(all));
+    }
+
+    /**
+     * The command's CPU time: the cgroup's usage when the wrapper joined it (any usage at all: nothing but the wrapper
+     * and its descendants can have run there, and a move that failed leaves it at 0), else {@code times}'s; null when
+     * neither is known.
+     */
+    static CpuTime cpuTime(OptionalLong cgroupUsageUsec, String times) {
+        if (cgroupUsageUsec.isPresent() && cgroupUsageUsec.getAsLong() > 0) {
+            return new CpuTime(cgroupUsageUsec.getAsLong() / 1e6, MetricResolution.CGROUP_CPU_STAT);
+        }
+        Double s = cpuSeconds(times);
+        return s == null ? null : new CpuTime(s, MetricResolution.SH_TIMES);
+    }
+
+    /** The log's CPU figure: seconds to the µs, the clock, and why not the cgroup when it fell back. */
+    private static String describe(CpuTime cpu, Cgroup cgroup) {
+        if (cpu == null) {
+            return "unknown";
+        }
+        String why = cpu.resolution().equals(MetricResolution.CGROUP_CPU_STAT) ? ""
+                : "; " + (cgroup.run() == null ? cgroup.why() : "the wrapper could not join " + cgroup.dir());
+        return String.format(Locale.ROOT, "%.6f (%s%s)", cpu.seconds(), cpu.resolution().source(), why);
     }
 
     /** User + system CPU seconds of the waited-for children (the second line of {@code times}); null if absent. */

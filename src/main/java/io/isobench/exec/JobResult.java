@@ -2,6 +2,7 @@ package io.isobench.exec;
 
 import io.isobench.parse.Failure;
 import io.isobench.parse.Metric;
+import io.isobench.parse.MetricResolution;
 import io.isobench.probe.ProbeException;
 
 import java.util.List;
@@ -30,16 +31,19 @@ import java.util.Map;
  *                     null otherwise
  * @param measuredWindow serving MEASURE jobs whose client ran here: the measured phase's wall-clock bounds (the GPU
  *                     energy window, docs/gpu-telemetry.md); null otherwise (offline jobs: the whole job counts)
+ * @param metricResolutions per metric isobench measured itself ({@code command_wall_s}, {@code command_cpu_s}): its
+ *                     resolution and how it was measured (stored as {@code extra_json.metric_resolution}); empty when
+ *                     none
  */
 public record JobResult(Failure failure, List<Metric> metrics, String workloadJson, String log, double durationMs,
                         Map<String, Double> timingsMs, List<String> outputs, List<String> argv, String probeJson,
                         String probeFailure, String gpus, String serverMetricsJson,
-                        MeasuredWindow measuredWindow) {
+                        MeasuredWindow measuredWindow, Map<String, MetricResolution> metricResolutions) {
 
     /** A job that never started ({@code failure}: why; {@code log}: what preparing it printed): no time, no metrics. */
     public static JobResult notStarted(Failure failure, String log, List<String> argv) {
         return new JobResult(failure, List.of(), null, log, 0, Map.of(), List.of(), argv, null, null, null, null,
-                null);
+                null, Map.of());
     }
 
     /**
@@ -50,7 +54,7 @@ public record JobResult(Failure failure, List<Metric> metrics, String workloadJs
     static JobResult ended(long startNs, Failure failure, List<Metric> metrics, String workloadJson, String log,
                            Map<String, Double> timingsMs, List<String> argv) {
         return new JobResult(failure, metrics, workloadJson, log, (System.nanoTime() - startNs) / 1e6, timingsMs,
-                List.of(), argv, null, null, null, null, null);
+                List.of(), argv, null, null, null, null, null, Map.of());
     }
 
     /** A failed job's result (no metrics, no workload), timed from {@code startNs} to now. */
@@ -64,42 +68,43 @@ public record JobResult(Failure failure, List<Metric> metrics, String workloadJs
         timingsMs = Map.copyOf(timingsMs);
         outputs = List.copyOf(outputs);
         argv = List.copyOf(argv);
+        metricResolutions = metricResolutions == null ? Map.of() : Map.copyOf(metricResolutions);
     }
 
     /** This result as run on the given GPUs. */
     public JobResult withGpus(String gpuIds) {
         return new JobResult(failure, metrics, workloadJson, log, durationMs, timingsMs, outputs, argv, probeJson,
-                probeFailure, gpuIds, serverMetricsJson, measuredWindow);
+                probeFailure, gpuIds, serverMetricsJson, measuredWindow, metricResolutions);
     }
 
     /** This result with the probe outputs of a check ({@code Greedy.ProbeRun.toJson()}; null: none). */
     public JobResult withProbes(String json) {
         return new JobResult(failure, metrics, workloadJson, log, durationMs, timingsMs, outputs, argv, json,
-                probeFailure, gpus, serverMetricsJson, measuredWindow);
+                probeFailure, gpus, serverMetricsJson, measuredWindow, metricResolutions);
     }
 
     /** This result with the greedy texts of a check. */
     public JobResult withOutputs(List<String> texts) {
         return new JobResult(failure, metrics, workloadJson, log, durationMs, timingsMs, texts, argv, probeJson,
-                probeFailure, gpus, serverMetricsJson, measuredWindow);
+                probeFailure, gpus, serverMetricsJson, measuredWindow, metricResolutions);
     }
 
     /** This result of a check whose probe set could not run, and why (null: it ran). */
     public JobResult withProbeFailure(ProbeException.Kind kind) {
         return new JobResult(failure, metrics, workloadJson, log, durationMs, timingsMs, outputs, argv, probeJson,
-                kind == null ? null : kind.name(), gpus, serverMetricsJson, measuredWindow);
+                kind == null ? null : kind.name(), gpus, serverMetricsJson, measuredWindow, metricResolutions);
     }
 
     /** This result with other metrics (the correctness gate adds its own). */
     public JobResult withMetrics(List<Metric> all) {
         return new JobResult(failure, all, workloadJson, log, durationMs, timingsMs, outputs, argv, probeJson,
-                probeFailure, gpus, serverMetricsJson, measuredWindow);
+                probeFailure, gpus, serverMetricsJson, measuredWindow, metricResolutions);
     }
 
     /** This result with another failure, log and wall time (a wrapping executor adds its own lines and phases). */
     public JobResult withOutcome(Failure f, String fullLog, double wallMs) {
         return new JobResult(f, metrics, workloadJson, fullLog, wallMs, timingsMs, outputs, argv, probeJson,
-                probeFailure, gpus, serverMetricsJson, measuredWindow);
+                probeFailure, gpus, serverMetricsJson, measuredWindow, metricResolutions);
     }
 
     /** This result with the server's scraped {@code /metrics} series (JSON) and its summaries added to the metrics. */
@@ -107,13 +112,19 @@ public record JobResult(Failure failure, List<Metric> metrics, String workloadJs
         List<Metric> all = new java.util.ArrayList<>(metrics);
         all.addAll(summaries);
         return new JobResult(failure, all, workloadJson, log, durationMs, timingsMs, outputs, argv, probeJson,
-                probeFailure, gpus, seriesJson, measuredWindow);
+                probeFailure, gpus, seriesJson, measuredWindow, metricResolutions);
     }
 
     /** This result with its measured phase's wall-clock bounds (null: none known, the whole job counts). */
     public JobResult withMeasuredWindow(MeasuredWindow window) {
         return new JobResult(failure, metrics, workloadJson, log, durationMs, timingsMs, outputs, argv, probeJson,
-                probeFailure, gpus, serverMetricsJson, window);
+                probeFailure, gpus, serverMetricsJson, window, metricResolutions);
+    }
+
+    /** This result with the resolution of the metrics isobench measured itself. */
+    public JobResult withMetricResolutions(Map<String, MetricResolution> resolutions) {
+        return new JobResult(failure, metrics, workloadJson, log, durationMs, timingsMs, outputs, argv, probeJson,
+                probeFailure, gpus, serverMetricsJson, measuredWindow, resolutions);
     }
 
     public boolean success() {

@@ -86,7 +86,8 @@ public final class LintRun {
                         .append('\n').toString();
             }
             b.append(String.format(Locale.ROOT, ": exit 0, %s=%.3f s, %s=%s%n", MetricRule.WALL, ran.wallS(),
-                    MetricRule.CPU, ran.cpuS() == null ? "unknown" : String.format(Locale.ROOT, "%.2f s", ran.cpuS())));
+                    MetricRule.CPU, ran.cpu() == null ? "unknown" : String.format(Locale.ROOT, "%.6f s (%s)",
+                            ran.cpu().seconds(), ran.cpu().resolution().source())));
             for (MetricRule r : job.readout().metrics()) {
                 RuleReader.Value v = RuleReader.value(r.read(), ran.streams());
                 b.append(v.value() != null ? String.format(Locale.ROOT, "  ok     %s = %s %s", r.name(),

@@ -55,6 +55,14 @@ final class LocalExecutor implements Executor {
         /** Tears down everything the job started; true when nothing is left. */
         boolean stop(Job job, ProcessGroup group, Duration grace);
 
+        /**
+         * True when the command runs on this machine in this JVM's view of the cgroup v2 hierarchy, so a per-run
+         * cgroup made here can measure it ({@code proc.CpuCgroups}); false inside a container (another namespace).
+         */
+        default boolean sharesHostCgroups() {
+            return false;
+        }
+
         Launcher LOCAL = new Launcher() {
             @Override
             public ProcessGroup start(Job job, List<String> argv, Path log) throws IOException {
@@ -64,6 +72,11 @@ final class LocalExecutor implements Executor {
             @Override
             public boolean stop(Job job, ProcessGroup group, Duration grace) {
                 return group.terminate(grace);
+            }
+
+            @Override
+            public boolean sharesHostCgroups() {
+                return true;
             }
         };
     }

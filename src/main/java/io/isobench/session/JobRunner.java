@@ -11,6 +11,7 @@ import io.isobench.plan.Job;
 import io.isobench.plan.Plan;
 import io.isobench.probe.Probe;
 import io.isobench.review.ReviewResult;
+import io.isobench.store.RunDetails;
 import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
 import io.isobench.task.Suite;
@@ -143,6 +144,10 @@ final class JobRunner {
             // a generic engine's primary metric may be one the dictionary does not know: its unit and direction
             io.isobench.parse.MetricDictionary.Definition d = job.readout().primaryDefinition();
             extra.put("primary_definition", Map.of("name", d.name(), "unit", d.unit(), "better", d.better().label()));
+        }
+        if (!result.metricResolutions().isEmpty()) {
+            // how finely isobench's own clocks measured (a CPU time in 10 ms ticks vs µs; docs/suite-format.md)
+            extra.put(RunDetails.METRIC_RESOLUTION, RunDetails.resolutionSection(result.metricResolutions()));
         }
         if (result.gpus() != null) {
             extra.put("gpus", result.gpus());

@@ -3,11 +3,13 @@ package io.isobench.store;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.isobench.parse.MetricResolution;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * A run's details beyond its columns (the {@code extra_json} column), read through typed accessors: the job it
@@ -19,6 +21,9 @@ import java.util.Map;
  * written only by {@link RunDetailsCodec}, so the column's text is byte-for-byte what the writer produced.
  */
 public final class RunDetails {
+
+    /** The key of {@link #resolutionSection}. */
+    public static final String METRIC_RESOLUTION = "metric_resolution";
 
     /** No details: the column is NULL. */
     public static final RunDetails NONE = new RunDetails(null);
@@ -154,6 +159,35 @@ public final class RunDetails {
         JsonNode pd = tree().path("primary_definition");
         return pd.isObject() ? new PrimaryDefinition(pd.path("name").asText(""), pd.path("unit").asText(),
                 pd.path("better").asText()) : null;
+    }
+
+    /**
+     * The {@code metric_resolution} section of a run's details: per metric isobench measured itself, its resolution
+     * (in the metric's unit) and source, keys in name order so the text is the same in every JVM.
+     */
+    public static Map<String, Object> resolutionSection(Map<String, MetricResolution> resolutions) {
+        Map<String, Object> out = new TreeMap<>();
+        resolutions.forEach((metric, r) -> {
+            Map<String, Object> one = new LinkedHashMap<>();
+            one.put("resolution", r.resolution());
+            one.put("source", r.source());
+            out.put(metric, one);
+        });
+        return out;
+    }
+
+    /**
+     * How finely {@code metric} was measured and by what ({@code metric_resolution}, written by native generic runs
+     * since the per-run cgroup clock); null when the run does not say (older stores, metrics read from the engine's
+     * own output, imported data).
+     */
+    public MetricResolution metricResolution(String metric) {
+        JsonNode r = tree().path(METRIC_RESOLUTION).path(metric == null ? "" : metric);
+        double step = r.path("resolution").asDouble(0);
+        if (!r.path("resolution").isNumber() || !r.path("source").isTextual() || !(step > 0) || Double.isInfinite(step)) {
+            return null;
+        }
+        return new MetricResolution(step, r.path("source").asText());
     }
 
     /** Fraction of probes whose output differs from the baseline's, or null. */

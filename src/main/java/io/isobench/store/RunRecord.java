@@ -3,6 +3,7 @@ package io.isobench.store;
 import io.isobench.Arm;
 import io.isobench.Mode;
 import io.isobench.parse.Metric;
+import io.isobench.parse.MetricResolution;
 
 import java.time.Instant;
 import java.util.List;
@@ -169,6 +170,14 @@ public record RunRecord(Key key, Subject subject, Outcome outcome, Primary prima
 
     public String primaryMetric() {
         return primary.metric();
+    }
+
+    /**
+     * How finely the primary metric was measured and by what, when isobench measured it itself (a generic engine's
+     * {@code command_cpu_s} or {@code command_wall_s}); null when the run does not say.
+     */
+    public MetricResolution primaryResolution() {
+        return primary.metric() == null ? null : details.metricResolution(primary.metric());
     }
 
     public Double primaryValue() {

@@ -1,5 +1,6 @@
 package io.isobench.store;
 
+import io.isobench.parse.MetricResolution;
 import org.junit.jupiter.api.Test;
 
 import java.util.LinkedHashMap;
@@ -80,5 +81,38 @@ class RunDetailsCodecTest {
         assertThat(d.perfCommand()).isEqualTo("p");
         assertThat(d.published().path("source").asText()).isEqualTo("x");
         assertThat(RunDetailsCodec.decode("{}").published()).isNull();
+    }
+
+    /**
+     * The resolution of the metrics isobench measured itself: written in name order (the same text in every JVM),
+     * read back typed, per metric and for a run's primary; older stores (no section) and malformed entries read none.
+     */
+    @Test
+    void metricResolutionIsWrittenAndReadBackAndOlderStoresHaveNone() {
+        Map<String, Object> extra = new LinkedHashMap<>();
+        extra.put("task", "t");
+        extra.put(RunDetails.METRIC_RESOLUTION, RunDetails.resolutionSection(Map.of(
+                "command_wall_s", MetricResolution.MONOTONIC_CLOCK, "command_cpu_s", MetricResolution.CGROUP_CPU_STAT)));
+        RunDetails d = RunDetails.of(extra);
+        assertThat(RunDetailsCodec.encode(d)).isEqualTo("{\"task\":\"t\",\"metric_resolution\":{\"command_cpu_s\":"
+                + "{\"resolution\":1.0E-6,\"source\":\"cgroup_v2_cpu_stat\"},\"command_wall_s\":{\"resolution\":1.0E-9,"
+                + "\"source\":\"monotonic_clock\"}}}");
+        assertThat(d.metricResolution("command_cpu_s")).isEqualTo(new MetricResolution(1e-6, "cgroup_v2_cpu_stat"));
+        assertThat(d.metricResolution("command_wall_s")).isEqualTo(MetricResolution.MONOTONIC_CLOCK);
+        assertThat(d.metricResolution("tok_s")).as("read from the engine's output: not isobench's clock").isNull();
+        RunDetails fallback = RunDetailsCodec.decode("{\"metric_resolution\":{\"command_cpu_s\":{\"resolution\":0.01,"
+                + "\"source\":\"sh_times_clock_ticks\"}}}");
+        assertThat(fallback.metricResolution("command_cpu_s")).isEqualTo(MetricResolution.SH_TIMES);
+        assertThat(RunDetailsCodec.decode("{\"task\":\"t\"}").metricResolution("command_cpu_s")).isNull();
+        assertThat(RunDetails.NONE.metricResolution("command_cpu_s")).isNull();
+        assertThat(RunDetailsCodec.decode("{\"metric_resolution\":{\"command_cpu_s\":{\"resolution\":0,"
+                + "\"source\":\"x\"}}}").metricResolution("command_cpu_s")).isNull();
+        assertThat(RunDetailsCodec.decode("{\"metric_resolution\":{\"command_cpu_s\":{\"resolution\":\"1e-6\"}}}")
+                .metricResolution("command_cpu_s")).isNull();
+
+        RunRecord run = RunRecord.builder("r1").kind(RunRecord.RunKind.MEASURED).arm(io.isobench.Arm.BASELINE)
+                .status(RunRecord.RunStatus.SUCCESS).primary("command_cpu_s", 0.16, "measured").details(d).build();
+        assertThat(run.primaryResolution()).isEqualTo(MetricResolution.CGROUP_CPU_STAT);
+        assertThat(run.withDetails(RunDetails.NONE).primaryResolution()).as("an older store").isNull();
     }
 }
