@@ -50,13 +50,14 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
      *                   for the primary metric (descriptive: never part of a verdict)
      * @param sweep      a sweep task's curves and capacities (its {@code analysis} is then the verdict on capacity);
      *                   null for every other task
+     * @param resolution how finely the primary metric was measured, against the margin; null when no run recorded it
      */
     public record TaskResult(String taskId, String mode, String commit, List<String> arms, TaskAnalysis analysis,
                              Map<String, Map<String, Integer>> outcomes, Set<String> incorrect,
                              Map<String, List<String>> findings, Map<String, Integer> runs,
                              Map<String, ArmCorrectness> correctness, String hardware,
                              Map<String, Object> calibration, String unit, SecondaryMetrics secondary,
-                             SweepAnalysis sweep) {
+                             SweepAnalysis sweep, Resolution resolution) {
 
         public TaskResult {
             calibration = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(calibration));
@@ -179,6 +180,7 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
         ClockRule clockRule = reading.clockRule();
         runs.sort(Comparator.comparingInt(Parsed::jobIndex));
         int roundsRun = 0;
+        io.isobench.parse.MetricResolution coarsest = null; // the primary metric's coarsest recorded resolution
         List<String> arms = new ArrayList<>();
         Rounds rounds = new Rounds(clockRule);
         Map<String, TreeMap<Integer, RunRecord>> byRound = new LinkedHashMap<>(); // what the secondary metrics read
@@ -280,6 +282,11 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
                 continue;
             }
             rounds.add(r);
+            io.isobench.parse.MetricResolution res = r.status() == RunRecord.RunStatus.SUCCESS
+                    ? r.primaryResolution() : null;
+            if (res != null && (coarsest == null || res.resolution() > coarsest.resolution())) {
+                coarsest = res;
+            }
             if (r.status() == RunRecord.RunStatus.SUCCESS && r.primaryValue() != null) {
                 byRound.computeIfAbsent(arm, k -> new TreeMap<>()).put(r.round(), r);
             }
@@ -349,8 +356,12 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
             analysis = swept.verdicts();
             unit = swept.axis().unit();
         }
+        Resolution resolution = coarsest == null || analysis == null ? null : Resolution.of(metric, coarsest
+                .resolution(), coarsest.source(), analysis.summaries().containsKey("baseline")
+                ? analysis.summaries().get("baseline").median() : null, config);
         return new TaskResult(taskId, mode, commit, arms, analysis, outcomes, incorrect, findings, measured,
-                correctness, valid.hardware(), calibration == null ? Map.of() : calibration, unit, secondary, swept);
+                correctness, valid.hardware(), calibration == null ? Map.of() : calibration, unit, secondary, swept,
+                resolution);
     }
 
     /** Per arm (plan order) the runs whose primary value counts, by round: the rounds the verdict uses. */

@@ -25,8 +25,9 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The bundled demo end to end (5 rounds: a verdict needs 5 valid paired rounds, with the A/A arm on): the verdicts
- * come from measurement, and the designed effects (examples/toy-engine/README.md "Designed outcomes") are detected;
+ * The bundled demo end to end, as a user runs it (adaptive rounds, the default: a look after every round from 3 to 8,
+ * with the A/A arm on): the verdicts come from measurement, and the designed effects (examples/toy-engine/README.md
+ * "Designed outcomes") are detected; each task stops when its gating comparisons are decided and runs no later round;
  * every outcome type appears; the report shows the A/A band, the hardware fingerprint and the leaderboard.
  */
 class DemoIT {
@@ -42,12 +43,13 @@ class DemoIT {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         int code = Main.run(new PrintWriter(out, true), new PrintWriter(err, true), "demo", "--workdir",
-                dir.toString(), "--rounds", "5");
+                dir.toString());
         assertThat(code).as(err.toString()).isZero();
         Path report = dir.resolve("report.md");
         assertThat(out.toString()).contains("report: " + report);
-        // 21 checks (every arm but the A/A one, plus the baseline's repeat) + 5 rounds x 3 tasks x 7 arms, then the
-        // accuracy runs of the arms whose environment is ready (the progress counts them as jobs too)
+        // 21 checks (every arm but the A/A one, plus the baseline's repeat) + up to 8 rounds x 3 tasks x 7 arms, then
+        // the accuracy runs of the arms whose environment is ready; a task that stops takes its later rounds off the
+        // total, so the last job line says how many ran
         int accuracyRuns;
         try (Store store = Stores.open(dir.resolve("isobench.duckdb").toString())) {
             List<io.isobench.store.RunRecord> acc = new java.util.ArrayList<>();
@@ -59,7 +61,14 @@ class DemoIT {
             accuracyRuns = acc.size();
         }
         assertThat(accuracyRuns).isPositive();
-        assertThat(err.toString()).contains("job 1/126 ").contains("job 126/126 ").contains("ETA");
+        assertThat(err.toString()).contains("job 1/189 ").contains("ETA").contains(" of up to 8: ");
+        java.util.regex.Matcher last = java.util.regex.Pattern.compile("job (\\d+)/(\\d+) ").matcher(err.toString());
+        int ranJobs = 0;
+        while (last.find()) {
+            ranJobs = Integer.parseInt(last.group(1));
+            assertThat(Integer.parseInt(last.group(2))).isLessThanOrEqualTo(189);
+        }
+        int expectedJobs = 21;
 
         try (Store store = Stores.open(dir.resolve("isobench.duckdb").toString())) {
             List<SessionRecord> sessions = store.sessions();
@@ -73,9 +82,17 @@ class DemoIT {
             for (SessionAnalysis.TaskResult t : a.tasks()) {
                 assertThat(t.analysis().humanVsBaseline().verdict()).as(t.taskId()).isEqualTo(Verdict.BETTER);
                 assertThat(t.analysis().replayValidity().label()).isEqualTo("valid");
+                // adaptive: the toy's effects are large, so every task stops well before its 8th round, decided
+                io.isobench.analysis.Stopping stop = t.analysis().stopping();
+                assertThat(stop.adaptive()).isTrue();
+                assertThat(stop.reason()).as(stop.describe()).isIn(io.isobench.analysis.Stopping.Reason.DECIDED,
+                        io.isobench.analysis.Stopping.Reason.FUTILE);
+                assertThat(stop.lookRounds()).as(stop.describe()).isBetween(3, 7);
+                assertThat(stop.roundsRun()).as("no round after the stop ran").isEqualTo(stop.lookRounds());
+                expectedJobs += 7 * stop.lookRounds();
                 // the A/A arm ran in every round and gives the task's noise band; its own check is no difference
                 assertThat(t.analysis().noiseBand().source().label()).isEqualTo("aa_arm");
-                assertThat(t.analysis().aa().pairs()).isEqualTo(5);
+                assertThat(t.analysis().aa().pairs()).isEqualTo(stop.lookRounds());
                 assertThat(t.analysis().aa().verdict()).as(t.taskId() + " A/A: " + t.analysis().aa().reason())
                         .isIn(Verdict.EQUIVALENT, Verdict.INCONCLUSIVE);
                 assertThat(t.hardware()).startsWith("hw-");
@@ -104,6 +121,8 @@ class DemoIT {
             detected(agent(throughput, "delta").vsBaseline(), Verdict.BETTER);
             assertThat(agent(throughput, "delta").optHuman()).isFalse();
 
+            assertThat(ranJobs).as("jobs run: the checks and every task's rounds up to its stop")
+                    .isEqualTo(expectedJobs);
             gatesFromStore(store, sessions.get(0).sessionId());
             secondaryFromStore(tpot, latency);
         }
@@ -112,7 +131,7 @@ class DemoIT {
         assertThat(md).contains("## Native session").contains("Method: ").contains("**better**")
                 .contains("A/A band").contains("(A/A: ").contains("Hardware fingerprint `hw-")
                 .contains("### Agent leaderboard (replay-valid tasks only)").contains("(of ")
-                .contains("| baseline-aa | 5 | 5 |")
+                .containsPattern("\\| baseline-aa \\| [3-7] \\| [3-7] \\|")
                 .contains("**incorrect**").contains("**failed**")
                 .contains("`SERVER_CRASHED`").contains("`PATCH_FAILED`").contains("`EMPTY_PATCH`")
                 .contains("`OUTPUT_MISMATCH`").contains("SUSPICIOUS_PATCH").contains("valid");
@@ -130,10 +149,11 @@ class DemoIT {
         Object inode = Files.getAttribute(report, "unix:ino");
         StringWriter again = new StringWriter();
         code = Main.run(new PrintWriter(again, true), new PrintWriter(new StringWriter(), true), "demo", "--resume",
-                "--workdir", dir.toString(), "--rounds", "5");
+                "--workdir", dir.toString());
         assertThat(code).as(again.toString()).isZero();
-        assertThat(again.toString()).contains(": 126 job(s) + " + accuracyRuns + " accuracy run(s), 0 run now, "
-                + (126 + accuracyRuns) + " already finished");
+        // the resumed session replays the same looks over the stored rounds: the same tasks stop, nothing runs
+        assertThat(again.toString()).contains(": " + ranJobs + " job(s) + " + accuracyRuns + " accuracy run(s), 0 run"
+                + " now, " + (ranJobs + accuracyRuns) + " already finished");
         assertThat(Files.getAttribute(report, "unix:ino")).isNotEqualTo(inode);
         assertThat(Files.readString(report)).contains("## Native session");
     }

@@ -62,7 +62,8 @@ class SuiteLoaderTest {
         assertThat(s.agents()).hasSize(1);
         assertThat(s.agents().get(0).patchFor("6d0734c5")).contains(dir.resolve("patches/claude-code/6d0734c5.diff"));
         assertThat(s.agents().get(0).patchFor("a3223766")).isEmpty();
-        assertThat(s.run()).isEqualTo(new RunConfig(5, 10, new RunConfig.Timeouts(900, 1800, 3600), "local", 42, 18000));
+        assertThat(s.run()).isEqualTo(new RunConfig(RoundsPlan.fixed(5), 10, new RunConfig.Timeouts(900, 1800, 3600),
+                "local", 42, 18000));
     }
 
     @Test
