@@ -34,16 +34,11 @@ public record Plan(Header header, List<ArmSpec> arms, List<Job> jobs, List<Round
     /**
      * The suite and its schedule.
      *
-     * @param suite  suite name
-     * @param repo   the engine repository (local path)
-     * @param rounds measured rounds
-     * @param seed   seed of the per-round order
-     * @param aa     every round measures the A/A arm ({@code baseline-aa})
-     */
-    /**
-     * What the plan is for.
-     *
-     * @param rounds     rounds planned (an adaptive plan: its maximum; tasks may stop earlier)
+     * @param suite      suite name
+     * @param repo       the engine repository (local path)
+     * @param rounds     measured rounds planned (an adaptive plan: its maximum; tasks may stop earlier)
+     * @param seed       seed of the per-round order
+     * @param aa         every round measures the A/A arm ({@code baseline-aa})
      * @param roundsPlan fixed or adaptive, and the adaptive design's settings
      */
     public record Header(String suite, Path repo, int rounds, long seed, boolean aa,

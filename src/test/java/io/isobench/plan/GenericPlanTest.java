@@ -45,8 +45,10 @@ class GenericPlanTest {
     @Test
     void jobsCarryTheirReadouts() {
         Plan p = plan();
-        assertThat(p.jobs()).hasSize(72);
-        assertThat(p.measuredJobs()).isEqualTo(60);
+        // adaptive rounds (the example's run.rounds): up to 8 rounds × 12 arms, planned whole; tasks stop earlier
+        assertThat(p.header().roundsPlan().adaptive()).isTrue();
+        assertThat(p.jobs()).hasSize(108);
+        assertThat(p.measuredJobs()).isEqualTo(96);
         Job lint = job(p, "topp-filter/baseline/check");
         assertThat(lint.argv()).containsExactly("./run", "/isobench-work/llama2c-model.bin", "-t", "0.3", "-p", "0.9",
                 "-s", "42", "-n", "512");

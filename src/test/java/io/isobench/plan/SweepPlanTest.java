@@ -147,9 +147,10 @@ class SweepPlanTest {
     void theSweepDemoSuitePlansEveryArmAtEveryPoint() {
         Suite demo = SuiteLoader.load(Path.of("examples/toy-engine/sweep-suite.yaml"), false);
         Plan p = Planner.plan(demo, new Planner.Options(null, null, dir.resolve("w")));
-        // baseline, its repeat and the human's checks; 6 rounds × 2 arms × 3 concurrency limits
+        // baseline, its repeat and the human's checks; adaptive rounds: up to 8 rounds × 2 arms × 3 concurrency limits
+        assertThat(p.header().roundsPlan().adaptive()).isTrue();
         assertThat(p.jobs().stream().filter(j -> j.kind() == Job.Kind.CHECK)).hasSize(3);
-        assertThat(p.jobs().stream().filter(j -> j.kind() == Job.Kind.MEASURE)).hasSize(36)
+        assertThat(p.jobs().stream().filter(j -> j.kind() == Job.Kind.MEASURE)).hasSize(48)
                 .allMatch(j -> j.client().contains("--goodput") && j.sweepPoint() != null);
         assertThat(p.skipped()).isEmpty();
     }
