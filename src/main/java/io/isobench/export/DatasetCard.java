@@ -192,7 +192,16 @@ final class DatasetCard {
             b.append("One run per arm (single-run data).\n");
         } else {
             b.append("Up to ").append(s.maxRounds()).append(" interleaved rounds per arm (`isobench_n_rounds`);")
-                    .append(" each arm's value is the median over its valid rounds.\n");
+                    .append(" each arm's value is the median over its valid rounds.");
+            if (s.counts().dataSources().containsKey("native")) {
+                b.append(" A native session runs a fixed number of rounds or an adaptive design that stops a task")
+                        .append(" once every gating comparison is decided: each native row records the rounds run,")
+                        .append(" the look its verdicts read, the design's maximum and why the task stopped")
+                        .append(" (`isobench_rounds_run`, `isobench_look_rounds`, `isobench_max_rounds`,")
+                        .append(" `isobench_stop_reason`), and the level of its CI columns (`isobench_ci_level`: 0.95")
+                        .append(" with fixed rounds, a repeated CI's nominal level at an adaptive look).");
+            }
+            b.append('\n');
         }
         b.append("- **Statistical rule.** ");
         if (s.rules().isEmpty()) {
@@ -216,8 +225,10 @@ final class DatasetCard {
             b.append(imported ? "Not measured: single-run legacy data, ±5 % band.\n" : "Not measured.\n");
         } else {
             b.append(String.format(Locale.ROOT, "A/A band (the baseline started again in every round, paired with the"
-                    + " baseline) measured for %d rows, median %.2f %% (`isobench_noise_floor_pct`).\n",
-                    s.noiseFloor().rows(), s.noiseFloor().medianPct()));
+                    + " baseline) measured for %d rows, median %.2f %% (`isobench_noise_floor_pct`). It is a check, never"
+                    + " the margin (`isobench_margin_pct`, the minimum effect): when the A/A comparison is itself better"
+                    + " or worse (`isobench_aa_verdict`), every speed verdict of its task is `inconclusive` (`A/A"
+                    + " unstable`).\n", s.noiseFloor().rows(), s.noiseFloor().medianPct()));
         }
         b.append("- **Between sessions.** ").append(between.statement()).append('\n');
         b.append("- **Improvement.** Percent, positive = better: `(B − X)/B × 100` for lower-is-better metrics,")
@@ -258,6 +269,10 @@ final class DatasetCard {
                 .append(" carries that attempt in the `isobench_agent_*` attempt columns, its normalised trajectory")
                 .append(" included (secrets redacted); Opt@K, mean-of-K and best-of-K over attempts are defined in")
                 .append(" isobench's docs/statistics.md §18.\n");
+        b.append("\nA sweep's capacity takes only the sweep's load points: its rows keep no interval (the CI columns")
+                .append(" are null, `isobench_ci_method` is `ordinal_sign_test`) and are decided by the exact sign test")
+                .append(" at the grid's resolution (`isobench_sweep_grid`); every other native row's CI is a t interval")
+                .append(" from the arm's own paired rounds (`paired_t_own_pairs`).\n");
         b.append("\n## Files\n\n");
         b.append("- `data/train-00000-of-00001.parquet` — the table (read it with `datasets`, pandas or DuckDB).\n");
         b.append("- `data/train-00000-of-00001.jsonl` — the same rows and columns, one JSON object per line.\n\n");

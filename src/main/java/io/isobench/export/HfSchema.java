@@ -60,7 +60,7 @@ public final class HfSchema {
 
     /**
      * The tail of {@link #ISOBENCH} that only native sessions fill (statistics of DESIGN §6 beyond CI and verdict,
-     * correctness, build and recipes); null in legacy and imported rows.
+     * correctness, build and recipes, the agent attempt, how the verdicts were read); null in legacy and imported rows.
      */
     public static final List<Column> SESSION;
 
@@ -134,8 +134,11 @@ public final class HfSchema {
         ib.add(new Column("isobench_agent_delta_pct", Type.FLOAT64, "agent vs baseline, percent, positive = better"));
         ib.add(new Column("isobench_agent_vs_human_pct", Type.FLOAT64, "agent vs human, percent, positive = agent better"));
         for (String cmp : COMPARISONS) {
-            ib.add(new Column("isobench_" + cmp + "_ci_low", Type.FLOAT64, cmp + ": lower 95 % bound of the speedup (null for single-run data)"));
-            ib.add(new Column("isobench_" + cmp + "_ci_high", Type.FLOAT64, cmp + ": upper 95 % bound of the speedup (null for single-run data)"));
+            ib.add(new Column("isobench_" + cmp + "_ci_low", Type.FLOAT64, cmp + ": lower bound of the speedup's CI at"
+                    + " isobench_ci_level (95 % with fixed rounds, a repeated CI at an adaptive look); null for"
+                    + " single-run data and ordinal rows (isobench_ci_method ordinal_sign_test: no interval)"));
+            ib.add(new Column("isobench_" + cmp + "_ci_high", Type.FLOAT64, cmp + ": upper bound of that CI; null as"
+                    + " the lower bound"));
             ib.add(new Column("isobench_" + cmp + "_verdict", Type.STRING, cmp + ", measured over rounds: better | worse"
                     + " | equivalent | inconclusive | failed | incorrect (docs/statistics.md); null for single-run rows"));
         }
@@ -146,8 +149,9 @@ public final class HfSchema {
         }
         ib.add(new Column("isobench_legacy_band_pct", Type.FLOAT64, "the band of the single-run results (5, the final"
                 + " ISO-Bench analysis's); null for rows with rounds"));
-        ib.add(new Column("isobench_noise_floor_pct", Type.FLOAT64, "A/A noise band of the task in percent (|A/A speedup"
-                + " - 1| of the baseline-aa arm paired with the baseline); null when not measured"));
+        ib.add(new Column("isobench_noise_floor_pct", Type.FLOAT64, "A/A band of the task in percent (|A/A speedup"
+                + " - 1| of the baseline-aa arm paired with the baseline): a check shown beside the verdicts, never"
+                + " the margin; null when not measured"));
         ib.add(new Column("isobench_verdict_rule", Type.STRING, "how the verdicts were decided (e.g. single-run ±5 % band)"));
         ib.add(new Column("isobench_issues", Type.STRING, "free text, '; '-separated"));
         int sessionStart = ib.size();
@@ -159,11 +163,13 @@ public final class HfSchema {
                     + " metrics, X/reference for higher-is-better); the CI bounds are of this ratio"));
             ib.add(new Column("isobench_" + cmp + "_p_value", Type.FLOAT64, cmp + ": two-sided Mann-Whitney U p-value (reported, not gating)"));
             ib.add(new Column("isobench_" + cmp + "_inconclusive_reason", Type.STRING, cmp + ": why the verdict is"
-                    + " inconclusive: too few rounds | workload mismatch | noisy | wide CI | no reference | undefined"));
+                    + " inconclusive: too few rounds | workload mismatch | noisy | wide CI | no reference | undefined |"
+                    + " A/A unstable | futile | below the sweep's resolution"));
             ib.add(new Column("isobench_" + cmp + "_pairs", Type.INT32, cmp + ": valid paired rounds the estimate uses"));
         }
-        ib.add(new Column("isobench_aa_verdict", Type.STRING, "the A/A arm (baseline-aa) vs the baseline: equivalent when"
-                + " the machine repeats itself; better | worse flags an unstable machine"));
+        ib.add(new Column("isobench_aa_verdict", Type.STRING, "the A/A check, the A/A arm (baseline-aa) vs the"
+                + " baseline: equivalent when the machine repeats itself; better | worse: unstable, and every speed"
+                + " verdict of the task is inconclusive (A/A unstable)"));
         ib.add(new Column("isobench_hardware", Type.STRING, "hardware fingerprint id of the task's rounds (hw-...; the"
                 + " session's machine record has its fields)"));
         ib.add(new Column("isobench_excluded_rounds", Type.INT32, "rounds of the task kept out (workload mismatch, failed"
@@ -186,6 +192,7 @@ public final class HfSchema {
                 + " per arm ('; '-separated; ok | failed | timeout); null when the suite has none"));
         ib.add(new Column("isobench_recipes", Type.STRING, "fix recipes applied to the row's arms: name (kind) [arms], '; '-separated; FAILED marks one that failed"));
         ib.addAll(AttemptColumns.COLUMNS);
+        ib.addAll(ReadingColumns.COLUMNS);
         ISOBENCH = Collections.unmodifiableList(ib);
         SESSION = ISOBENCH.subList(sessionStart, ISOBENCH.size());
 

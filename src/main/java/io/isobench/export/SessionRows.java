@@ -127,6 +127,7 @@ final class SessionRows {
                     Row row = row(s, t, arm, runs, task.orElse(null), patches, config);
                     AttemptColumns.fill(row.values(), attempts.forArm(arm, t.taskId(), patchOf(runs, arm)),
                             store::artifact);
+                    ReadingColumns.fill(row.values(), t);
                     out.add(row);
                 }
             }

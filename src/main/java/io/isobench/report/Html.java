@@ -120,10 +120,16 @@ final class Html {
         return label == null ? "—" : "<span class=\"v-" + esc(label) + "\">" + esc(label) + "</span>";
     }
 
-    /** A comparison's verdict with its inconclusive reason: {@code inconclusive: wide CI}. */
+    /**
+     * A comparison's verdict as shown ({@code Comparison.verdictShown}), the label coloured: {@code inconclusive: wide
+     * CI}, {@code equivalent within ±2 %}.
+     */
     static String verdict(io.isobench.analysis.Comparison c) {
-        return c == null ? "—" : verdict(c.verdict().label()) + (c.inconclusiveReason() == null ? ""
-                : ": " + esc(c.inconclusiveReason().label()));
+        if (c == null) {
+            return "—";
+        }
+        String[] v = ReadingText.verdict(c);
+        return "<span class=\"v-" + esc(c.verdict().label()) + "\">" + esc(v[0]) + "</span>" + esc(v[1]);
     }
 
     static String verdictColour(String label) {

@@ -104,6 +104,14 @@ public final class MarkdownReport {
         private void summary(String band) throws IOException {
             line("## Executive summary");
             line("");
+            if (!model.sessions().isEmpty()) {
+                line("Native sessions (paired, interleaved rounds; each session's section below has its tasks):");
+                line("");
+                for (NativeSession s : model.sessions()) {
+                    line("- Session " + s.sessionId() + ": " + SessionReport.rounds(s.analysis()) + ".");
+                }
+                line("");
+            }
             if (m.agents().isEmpty()) {
                 line("No 3-way data in this store. Import results first: `isobench import legacy <dir>` or "
                         + "`isobench import hf <file>`.");
@@ -307,7 +315,8 @@ public final class MarkdownReport {
             }
             c.add("Single runs carry no noise estimate: a ±" + fmt1(options.bandPct()) + " % band is a convention, "
                     + "not a confidence interval. Native isobench sessions (repeated, interleaved rounds) report "
-                    + "verdicts over paired rounds (better / equivalent / worse / inconclusive) with a measured A/A band instead.");
+                    + "verdicts over paired rounds (better / equivalent / worse / inconclusive), each interval with its "
+                    + "level, and an A/A check (the baseline started again) instead.");
             for (String s : c) {
                 line("- " + s);
             }

@@ -12,7 +12,6 @@ import io.isobench.store.SessionRecord;
 import java.io.IOException;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -66,37 +65,37 @@ final class OverviewPage extends HtmlPage {
                 .toString())).append(" from <code>").append(esc(model.storeName())).append("</code></dd>\n");
         Set<String> machines = new LinkedHashSet<>();
         Set<String> hardware = new LinkedHashSet<>();
-        Map<String, Integer> rounds = new LinkedHashMap<>();
         List<Double> floors = new ArrayList<>();
+        int unstable = 0;
         for (NativeTask t : tasks) {
             SessionRecord s = t.session();
             machines.add(s.host() + " (" + s.cpu() + ", GPU: " + s.gpu() + ")");
             hardware.add(SessionReport.hardware(s));
-            int max = 0;
-            for (TreeMap<Integer, Double> v : t.extra().samples.values()) {
-                max = Math.max(max, v.isEmpty() ? 0 : v.lastKey() + 1);
-            }
-            rounds.merge(s.sessionId(), max, Math::max);
-            if (t.result().analysis() != null && t.result().analysis().noiseBand().bandPct() != null) {
-                floors.add(t.result().analysis().noiseBand().bandPct());
+            TaskAnalysis ta = t.result().analysis();
+            if (ta != null && ta.noiseBand().bandPct() != null) {
+                floors.add(ta.noiseBand().bandPct());
+                unstable += ta.noiseBand().unstable() ? 1 : 0;
             }
         }
         if (!tasks.isEmpty()) {
             b.append("<dt>Machine</dt><dd>").append(esc(String.join("; ", machines))).append("</dd>\n");
-            b.append("<dt>Rounds</dt><dd>");
-            List<String> r = new ArrayList<>();
-            rounds.forEach((s, n) -> r.add("session " + s + ": " + n + " measured round(s) per arm, interleaved"));
-            b.append(esc(String.join("; ", r))).append("</dd>\n");
+            b.append("<dt>Rounds</dt><dd id=\"rounds\">Interleaved: every round runs every arm of a task.");
+            for (NativeSession s : model.sessions()) {
+                b.append("<br/>").append(esc("session " + s.sessionId() + ": " + SessionReport.rounds(s.analysis())));
+            }
+            b.append("</dd>\n");
             b.append("<dt>Statistical rule</dt><dd>").append(esc(config.shortText())).append("</dd>\n");
-            b.append("<dt>A/A noise band</dt><dd>");
+            b.append("<dt>A/A check</dt><dd id=\"aa-check\">");
             if (floors.isEmpty()) {
-                b.append("not measured (no A/A arm: margins are the minimum effect)");
+                b.append("not measured (no A/A arm)");
             } else {
                 double lo = floors.stream().mapToDouble(Double::doubleValue).min().orElse(0);
                 double hi = floors.stream().mapToDouble(Double::doubleValue).max().orElse(0);
-                b.append(esc(fmt("|A/A speedup − 1| of the A/A arm (baseline-aa, the baseline started again in "
-                        + "every round) paired with the baseline: %.1f %% to %.1f %% across %d task(s); each "
-                        + "task's margin is max(its band, %.1f %%)", lo, hi, floors.size(), config.minEffectPct())));
+                b.append(esc(fmt("the A/A arm (baseline-aa, the baseline started again in every round) paired with "
+                        + "the baseline: band |A/A speedup − 1| %.1f %% to %.1f %% across %d task(s); unstable (A/A "
+                        + "itself better or worse, every verdict of the task inconclusive) in %d. The band is a check: "
+                        + "the margin is the minimum effect, ±%s %%, never widened by it", lo, hi, floors.size(),
+                        unstable, Svg.num(config.minEffectPct()))));
             }
             b.append("</dd>\n");
             b.append("<dt>Hardware</dt><dd id=\"hardware\">").append(esc(String.join("; ", hardware)))
@@ -130,10 +129,13 @@ final class OverviewPage extends HtmlPage {
         b.append("<h2 id=\"native\">Agent leaderboard (native sessions)</h2>\n");
         b.append("<p class=\"note\">").append(esc("Rule: " + Leaderboard.RULE + "."))
                 .append(" Verdicts: better / worse when the ").append(esc(fmt("%.0f %%", config.confidence() * 100)))
-                .append(" CI of the paired speedup excludes 1 and the estimate lies beyond the margin (max of the "
-                        + "task's A/A band and ").append(esc(fmt("%.1f %%", config.minEffectPct())))
-                .append("); equivalent when the TOST interval lies inside ±margin; otherwise inconclusive, with the"
-                        + " reason; fewer than ").append(config.minPairedRounds())
+                .append(" CI of the paired speedup (a repeated CI at the look an adaptive task stopped at) excludes"
+                        + " 1 and the estimate lies beyond the margin (the minimum effect, ±")
+                .append(esc(Svg.num(config.minEffectPct()))).append(" %); equivalent when the TOST interval lies "
+                        + "inside ±margin (shown with it: equivalent within ±").append(esc(Svg.num(config.minEffectPct())))
+                .append(" %); a sweep's capacity by the sign test at the grid's resolution, with no interval; an "
+                        + "unstable A/A check makes every verdict of its task inconclusive; otherwise inconclusive, "
+                        + "with the reason; fewer than ").append(config.minPairedRounds())
                 .append(" valid paired rounds is inconclusive. False wins expected by chance: tests × ")
                 .append(esc(fmt("%.3f", (1 - config.confidence()) / 2))).append(" (one-sided false-positive rate). "
                         + "Median speedup: over the agent's valid tasks with a verdict about speed, with a "
@@ -190,12 +192,16 @@ final class OverviewPage extends HtmlPage {
                 total++;
                 if (iv.size() < HtmlReport.CHART_ROWS) {
                     Comparison c = o.vsBaseline();
+                    String level = ReadingText.level(ta);
                     iv.add(new Svg.Interval(o.agent() + " · " + t.result().taskId(), colours.of(o.agent()),
-                            c.speedup(), c.ciLowSpeedup(), c.ciHighSpeedup(), c.verdict().label()));
+                            c.speedup(), c.ciLowSpeedup(), c.ciHighSpeedup(), c.verdictShown()
+                            + (level == null ? "; sign test, no interval" : "; " + level)));
                 }
             }
         }
-        b.append("<h3>Agent speedup vs baseline per task, with its 95 % CI (paired rounds)</h3>\n");
+        b.append("<h3>Agent speedup vs baseline per task, with its CI (paired rounds)</h3>\n<p class=\"note\">"
+                + "Whiskers: the 95 % CI with fixed rounds, the repeated CI of the look an adaptive task stopped at "
+                + "(each mark's title names its level); a sweep's capacity has no interval (sign test).</p>\n");
         if (total > iv.size()) {
             b.append("<p class=\"note\">First ").append(iv.size()).append(" of ").append(total)
                     .append(" (agent, task) pairs; every task is on the <a href=\"tasks.html\">task list</a>.</p>\n");

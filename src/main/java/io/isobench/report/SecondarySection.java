@@ -25,7 +25,8 @@ final class SecondarySection {
     /** Under every secondary table: what the numbers are, and that they decide nothing. */
     static final String NOTE = "Not judged: a secondary metric never changes a verdict. Each cell: the arm's median over"
             + " the rounds that count for the verdict, then its change vs baseline (arm / baseline − 1, the paired"
-            + " estimate over the same rounds as the verdict, the A/A arm joining the baseline) with the 95 % CI.";
+            + " estimate over the same rounds as the verdict, the A/A run standing in only where the baseline's is"
+            + " missing) with its 95 % CI (a fixed level: descriptive, never a verdict).";
 
     /** What the cross-check is. */
     static final String GAP_NOTE = "Client TTFT mean − the server's vllm:time_to_first_token mean, per counted run:"

@@ -16,11 +16,14 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The Markdown section for a native session (docs/statistics.md, DESIGN §10): the hardware fingerprint; per task the
- * A/A band, replay validity and per arm n, median, CV, the paired speedup vs baseline and vs human with the 95 % CI,
- * the verdict (better / equivalent / worse / inconclusive with its reason / failed / incorrect), opt_base/opt_human;
- * the rounds excluded with their reasons; the correctness gates with the rule that decided and the calibrated floor;
- * agent outcomes (PATCH_FAILED, EMPTY_PATCH, SERVER_CRASHED, OUTPUT_MISMATCH…) counted apart; the leaderboard.
+ * The Markdown section for a native session (docs/statistics.md, DESIGN §10): the hardware fingerprint; the rounds the
+ * session's tasks took against its design's maximum; per task the A/A check, the margin, how many rounds it took and
+ * why it stopped, replay validity and per arm n, median, CV, the paired speedup vs baseline and vs human with its
+ * interval labelled with its level (or the sign test of an ordinal metric, no interval), the verdict as shown
+ * ({@link Comparison#verdictShown()}: better / equivalent within ±margin / worse / inconclusive with its reason / failed
+ * / incorrect), opt_base/opt_human; the rounds excluded with their reasons; the correctness gates with the rule that
+ * decided and the calibrated floor; agent outcomes (PATCH_FAILED, EMPTY_PATCH, SERVER_CRASHED, OUTPUT_MISMATCH…)
+ * counted apart; the leaderboard.
  */
 public final class SessionReport {
 
@@ -70,22 +73,24 @@ public final class SessionReport {
     static void section(SessionAnalysis a, BetweenSessions between, StringBuilder sb) {
         sb.append("## Native session ").append(a.sessionId()).append("\n\n");
         sb.append("Method: ").append(a.config().describe()).append("\n\n");
-        sb.append("| task | mode | metric | replay | A/A band | human vs baseline | agents vs baseline | excluded rounds |"
-                + " hardware |\n");
-        sb.append("|---|---|---|---|---|---|---|---|---|\n");
+        sb.append("Rounds: ").append(rounds(a)).append(".\n\n");
+        sb.append("| task | mode | metric | replay | A/A check | human vs baseline | agents vs baseline | rounds |"
+                + " excluded rounds | hardware |\n");
+        sb.append("|---|---|---|---|---|---|---|---|---|---|\n");
         for (SessionAnalysis.TaskResult t : a.tasks()) {
             TaskAnalysis ta = t.analysis();
             StringBuilder verdicts = new StringBuilder();
             if (ta != null) {
                 for (AgentOutcome o : ta.agents()) {
                     verdicts.append(o.agent().substring("agent:".length())).append(": ")
-                            .append(o.vsBaseline().verdictText()).append("; ");
+                            .append(o.vsBaseline().verdictShown()).append("; ");
                 }
             }
-            sb.append(String.format(Locale.ROOT, "| %s | %s | `%s` | %s | %s | %s | %s | %s | %s |%n", t.taskId(),
+            sb.append(String.format(Locale.ROOT, "| %s | %s | `%s` | %s | %s | %s | %s | %s | %s | %s |%n", t.taskId(),
                     t.mode(), ta == null ? "—" : ta.metric(), ta == null ? "—" : ta.replayValidity().label(),
-                    ta == null ? "—" : band(ta), ta == null ? "—" : ta.humanVsBaseline().verdictText(),
+                    ta == null ? "—" : ReadingText.aaShort(ta), ta == null ? "—" : ta.humanVsBaseline().verdictShown(),
                     verdicts.isEmpty() ? "—" : verdicts.substring(0, verdicts.length() - 2),
+                    ta == null ? "—" : ReadingText.roundsShort(ta.stopping()),
                     ta == null ? "—" : Integer.toString(ta.exclusions().size()),
                     t.hardware() == null ? "—" : "`" + t.hardware() + "`"));
         }
@@ -119,12 +124,13 @@ public final class SessionReport {
         agentSummary(a, sb);
     }
 
-    /** The A/A band of a task with the A/A check's verdict: {@code 0.4 % (A/A: equivalent)}, or "not measured". */
-    static String band(TaskAnalysis ta) {
-        if (ta.aa() == null) {
-            return "not measured (no A/A arm)";
-        }
-        return pct(ta.noiseBand().bandPct()) + " (A/A: " + ta.aa().verdictText() + ")";
+    /**
+     * The rounds a session's tasks took against its design's maximum, with the adaptive design's rule:
+     * {@code adaptive rounds: 3 tasks took 3, 4 and 8 rounds (15 of up to 24; 9 saved …)}, {@code fixed rounds: 5 per
+     * task (3 tasks)}.
+     */
+    static String rounds(SessionAnalysis a) {
+        return ReadingText.roundsOfSession(a.tasks().stream().map(SessionAnalysis.TaskResult::analysis).toList());
     }
 
     /** The hardware fingerprint recorded with the session (machine JSON), one line. */
@@ -163,7 +169,8 @@ public final class SessionReport {
         }
         sb.append("| agent | tasks | valid tasks | vs baseline: better / equivalent / worse / inconclusive / failed /"
                 + " incorrect | false wins expected by chance | vs human: better / equivalent / worse / inconclusive /"
-                + " failed / incorrect | opt_base | opt_human | median speedup vs baseline [95% CI] |\n");
+                + " failed / incorrect | opt_base | opt_human | median speedup vs baseline [95 % bootstrap CI over tasks]"
+                + " |\n");
         sb.append("|---|---|---|---|---|---|---|---|---|\n");
         for (io.isobench.analysis.Leaderboard.AgentRow r : board.agents()) {
             sb.append(String.format(Locale.ROOT, "| %s | %d | %d | %s | %.2f (of %d tests) | %s | %s | %s | %s |%n",
@@ -307,11 +314,16 @@ public final class SessionReport {
             return;
         }
         sb.append(String.format(Locale.ROOT,
-                "Metric `%s` (%s is better). A/A band %s. Replay: **%s** (human vs baseline %s). Hardware `%s`.%n%n",
-                ta.metric(), ta.better().name().toLowerCase(Locale.ROOT), band(ta), ta.replayValidity().label(),
-                ta.humanVsBaseline().verdictText(), t.hardware() == null ? "not recorded" : t.hardware()));
-        sb.append("| arm | runs | n | median | CV | speedup vs baseline [95% CI] | pairs | p (MWU) | verdict | speedup"
-                + " vs human [95% CI] | verdict | opt_base | opt_human | outcomes |\n");
+                "Metric `%s` (%s is better). %s. Margin %s. %s. Replay: **%s** (human vs baseline %s). Hardware `%s`.%n%n",
+                ta.metric(), ta.better().name().toLowerCase(Locale.ROOT), ReadingText.aaCheck(ta),
+                ReadingText.margin(ta), ReadingText.rounds(ta.stopping()), ta.replayValidity().label(),
+                ta.humanVsBaseline().verdictShown(), t.hardware() == null ? "not recorded" : t.hardware()));
+        if (t.sweep() != null && ReadingText.ordinal(ta)) {
+            sb.append("Capacity verdicts: ").append(ReadingText.ordinalRule(t.sweep())).append(".\n\n");
+        }
+        sb.append("| arm | runs | n | median | CV | ").append(ReadingText.speedupHeader("baseline", ta))
+                .append(" | pairs | p (MWU) | verdict | ").append(ReadingText.speedupHeader("human", ta))
+                .append(" | verdict | opt_base | opt_human | outcomes |\n");
         sb.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (String arm : t.arms()) {
             ArmSummary s = ta.summaries().get(arm);
@@ -452,9 +464,16 @@ public final class SessionReport {
         }
     }
 
+    /**
+     * A speedup with its interval, {@code 1.412× [1.398, 1.426]} (the table's head names the level); an ordinal
+     * metric's with none, {@code 2.000× (sign test)}.
+     */
     static String speedup(Comparison c) {
         if (c == null || c.speedup() == null) {
             return "—";
+        }
+        if (c.variance() == Comparison.Variance.ORDINAL) {
+            return String.format(Locale.ROOT, "%.3f× (sign test)", c.speedup());
         }
         return String.format(Locale.ROOT, "%.3f× [%s, %s]", c.speedup(), c.ciLowSpeedup() == null ? "—"
                 : String.format(Locale.ROOT, "%.3f", c.ciLowSpeedup()), c.ciHighSpeedup() == null ? "—"
@@ -465,9 +484,13 @@ public final class SessionReport {
         return c == null || c.pValue() == null ? "—" : String.format(Locale.ROOT, "%.3g", c.pValue());
     }
 
+    /** The verdict as shown, its label in bold: {@code **equivalent** within ±2 %}, {@code **inconclusive**: wide CI}. */
     static String verdict(Comparison c) {
-        return c == null ? "—" : "**" + c.verdict().label() + "**"
-                + (c.inconclusiveReason() == null ? "" : ": " + c.inconclusiveReason().label());
+        if (c == null) {
+            return "—";
+        }
+        String[] v = ReadingText.verdict(c);
+        return "**" + v[0] + "**" + v[1];
     }
 
     static String pairs(Comparison c) {

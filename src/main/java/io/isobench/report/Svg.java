@@ -115,7 +115,7 @@ final class Svg {
             double z = x.px(1 + thresholdPct / 100.0);
             b.append(fmt("<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#888\" fill-opacity=\"0.15\">"
                     + "<title>%s</title></rect>\n", a, TOP, Math.max(1, z - a), ROW * Math.max(1, rows.size()),
-                    esc(fmt("±margin: %.1f %% (max of the A/A band and the minimum effect)", thresholdPct))));
+                    esc(fmt("±margin: %.1f %% (the minimum effect; the A/A band never widens it)", thresholdPct))));
         }
         axes(b, x, Math.max(1, rows.size()), "speedup (× vs reference, > 1 = better, log scale)", "comparison");
         double one = x.px(1);

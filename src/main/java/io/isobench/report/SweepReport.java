@@ -38,8 +38,11 @@ final class SweepReport {
                 + " with every lower point; a point is met when at least %s %% of its requests meet every `--goodput`"
                 + " target (below the lowest point the round counts as half the lowest point, a censored value). The"
                 + " capacity shown is the median over rounds with its bootstrap CI; the verdict on capacity (metric"
-                + " `%s`) is the exact sign test over the paired rounds' capacities: p <= 0.05 and the median ratio"
-                + " beyond the margin, or every one of >= 6 rounds tied for equivalent (docs/statistics.md section 17).",
+                + " `%s`) keeps no interval: the exact sign test over the paired rounds' capacities at the grid's"
+                + " resolution decides it, better or worse at p <= 0.05 (a lower, sequential level with adaptive"
+                + " rounds) with the median ratio beyond the margin; equivalent only when every one of >= 6 rounds"
+                + " tied on a grid finer than the margin; ties on a coarser grid are inconclusive: below the sweep's"
+                + " resolution (docs/statistics.md section 17).",
                 s.axis().kind(),
                 Svg.num(s.axis().minGoodFraction() * 100), SweepAnalysis.metricName(s.axis().kind()));
     }
@@ -61,7 +64,8 @@ final class SweepReport {
             }
             sb.append('\n');
         }
-        sb.append("| arm | capacity | median [95% CI] | rounds | below lowest point | every point met | per round |\n");
+        sb.append("| arm | capacity | median [95 % bootstrap CI] | rounds | below lowest point | every point met |"
+                + " per round |\n");
         sb.append("|---|---|---|---|---|---|---|\n");
         for (String arm : t.arms()) {
             SweepAnalysis.Capacity c = s.capacity().get(arm);
@@ -72,7 +76,8 @@ final class SweepReport {
                     .append(" | ").append(c.perRound().size()).append(" | ").append(c.belowLowest()).append(" | ")
                     .append(c.atHighest()).append(" | ").append(perRound(c)).append(" |\n");
         }
-        sb.append("\nPer arm and load point (median over rounds [95% CI]; met: rounds in which the point was met):\n\n");
+        sb.append("\nPer arm and load point (median over rounds [95 % bootstrap CI]; met: rounds in which the point was"
+                + " met):\n\n");
         sb.append("| arm | ").append(s.axis().kind()).append(" | runs | met | ").append(String.join(" | ", HEADERS))
                 .append(" |\n|---|---|---|---|").append("---|".repeat(HEADERS.size())).append('\n');
         for (Map.Entry<String, List<SweepAnalysis.PointStats>> e : s.curves().entrySet()) {
@@ -112,7 +117,7 @@ final class SweepReport {
             b.append(SweepChart.curve("Latency–throughput curve of task " + t.taskId() + ": " + y, s, y, colour));
         }
         b.append("<h3 id=\"capacity\">Capacity at the SLO</h3>\n<table>\n").append(Html.th("arm", "capacity",
-                "median [95% CI]", "rounds", "below lowest point", "every point met", "per round"));
+                "median [95 % bootstrap CI]", "rounds", "below lowest point", "every point met", "per round"));
         for (String arm : t.arms()) {
             SweepAnalysis.Capacity c = s.capacity().get(arm);
             if (c == null) {

@@ -20,8 +20,8 @@ final class TaskListPage extends HtmlPage {
 
     String table(List<NativeTask> list, int limit, String id) {
         StringBuilder b = new StringBuilder("<table id=\"").append(id).append("\">\n");
-        b.append(th("session", "task", "mode", "metric", "replay", "A/A band", "human vs baseline",
-                "agent verdicts vs human"));
+        b.append(th("session", "task", "mode", "metric", "replay", "A/A check", "human vs baseline",
+                "agent verdicts vs human", "rounds"));
         int n = 0;
         for (NativeTask t : list) {
             if (n++ == limit) {
@@ -44,7 +44,7 @@ final class TaskListPage extends HtmlPage {
         if (ta != null) {
             for (AgentOutcome o : ta.agents()) {
                 v.append(v.isEmpty() ? "" : "; ").append(esc(o.agent().substring("agent:".length()))).append(": ")
-                        .append(Html.verdict(o.vsHuman().verdict().label()));
+                        .append(Html.verdict(o.vsHuman()));
             }
         }
         boolean low = ta == null || !"valid".equals(ta.replayValidity().label());
@@ -53,17 +53,18 @@ final class TaskListPage extends HtmlPage {
                 + esc(ta == null ? "—" : ta.metric()) + "</code></td><td>"
                 + (ta == null ? "—" : esc(ta.replayValidity().label()))
                 + (low ? " <span class=\"badge b-low\">low signal</span>" : "") + "</td>"
-                + td(ta == null ? "—" : SessionReport.band(ta)) + "<td>"
+                + td(ta == null ? "—" : ReadingText.aaShort(ta)) + "<td>"
                 + (ta == null ? "—" : Html.verdict(ta.humanVsBaseline())) + "</td><td>"
-                + (v.isEmpty() ? "—" : v) + "</td></tr>\n";
+                + (v.isEmpty() ? "—" : v) + "</td>" + td(ta == null ? "—" : ReadingText.roundsShort(ta.stopping()))
+                + "</tr>\n";
     }
 
     void write() throws IOException {
         Paged p = new Paged(site, "tasks", "Tasks",
                 "<p class=\"note\">Every native task, in plan order; a <span class=\"badge b-low\">low signal</span> "
                         + "task is one where the human commit's speedup was not detected.</p>\n",
-                th("session", "task", "mode", "metric", "replay", "A/A band", "human vs baseline",
-                        "agent verdicts vs human"), tasks.size());
+                th("session", "task", "mode", "metric", "replay", "A/A check", "human vs baseline",
+                        "agent verdicts vs human", "rounds"), tasks.size());
         for (NativeTask t : tasks) {
             p.add(row(t));
         }

@@ -52,9 +52,12 @@ final class TaskPage extends HtmlPage {
             b.append("<dt>Metric</dt><dd><code>").append(esc(ta.metric())).append("</code> (")
                     .append(esc(unit)).append(", ").append(esc(ta.better().name().toLowerCase(java.util.Locale.ROOT)))
                     .append(" is better)</dd>\n");
-            b.append("<dt>A/A band</dt><dd id=\"noise-floor\">").append(esc(SessionReport.band(ta)))
-                    .append("; margin of this task's verdicts ").append(esc(fmt("%.2f %%",
-                            ta.humanVsBaseline().marginPct()))).append("</dd>\n");
+            b.append("<dt>A/A check</dt><dd id=\"noise-floor\">").append(esc(ReadingText.aaCheck(ta)))
+                    .append("</dd>\n");
+            b.append("<dt>Margin</dt><dd id=\"margin\">").append(esc(ReadingText.margin(ta))).append("</dd>\n");
+            b.append("<dt>Rounds</dt><dd id=\"rounds\">").append(esc(ta.stopping().describe())).append("</dd>\n");
+            b.append("<dt>Intervals</dt><dd id=\"interval-level\">").append(esc(ReadingText.intervals(ta, r.sweep())))
+                    .append("</dd>\n");
             b.append("<dt>Replay</dt><dd>").append(esc(ta.replayValidity().label()))
                     .append(" (human vs baseline ").append(Html.verdict(ta.humanVsBaseline()))
                     .append(")</dd>\n");
@@ -144,8 +147,9 @@ final class TaskPage extends HtmlPage {
         }
         b.append("<h2 id=\"speedups\">Speedups with their CI (paired rounds)</h2>\n<p class=\"note\">Square: the "
                 + "geometric mean of the per-round ratios against the same round's baseline, oriented so &gt; 1 is "
-                + "better; whiskers: ").append(esc(fmt("%.0f %%", config.confidence() * 100))).append(" t "
-                + "interval; grey band: ±margin = max(A/A band, minimum effect), symmetric in log space.</p>\n");
+                + "better; whiskers: the ").append(esc(ReadingText.level(ta))).append(" (a t interval from the arm's "
+                + "own paired rounds); grey band: ±margin, the minimum effect (the A/A band never widens it), "
+                + "symmetric in log space.</p>\n");
         b.append(Svg.intervals("Speedups of task " + t.result().taskId(), iv, hb.marginPct()));
     }
 
@@ -180,15 +184,16 @@ final class TaskPage extends HtmlPage {
 
     private Svg.Interval interval(String label, String arm, Comparison c) {
         return new Svg.Interval(label, colours.of(arm), c.speedup(), c.ciLowSpeedup(), c.ciHighSpeedup(),
-                c.verdict().label());
+                c.verdictShown());
     }
 
     /** The Markdown report's task table, cell for cell. */
     private void armTable(StringBuilder b, NativeTask t, TaskAnalysis ta) {
         SessionAnalysis.TaskResult r = t.result();
         b.append("<h2 id=\"arms\">Arms</h2>\n<table id=\"arm-table\">\n");
-        b.append(th("arm", "runs", "n", "median", "CV", "speedup vs baseline [95% CI]", "pairs", "p (MWU)",
-                "verdict", "speedup vs human [95% CI]", "p (MWU)", "verdict", "opt_base", "opt_human", "outcomes"));
+        b.append(th("arm", "runs", "n", "median", "CV", ReadingText.speedupHeader("baseline", ta), "pairs", "p (MWU)",
+                "verdict", ReadingText.speedupHeader("human", ta), "p (MWU)", "verdict", "opt_base", "opt_human",
+                "outcomes"));
         for (String arm : r.arms()) {
             ArmSummary s = ta.summaries().get(arm);
             SessionReport.ArmRow row = SessionReport.ArmRow.of(r, ta, arm);
@@ -223,9 +228,13 @@ final class TaskPage extends HtmlPage {
     private void deltas(StringBuilder b, TaskAnalysis ta) {
         b.append("<h2 id=\"deltas\">3-way deltas</h2>\n<p class=\"note\">Δ % = the paired estimate as an "
                 + "improvement, positive = better. Better/worse: the CI excludes 1 and the estimate lies beyond "
-                + "the margin; equivalent: the TOST interval lies inside ±margin; otherwise inconclusive.</p>\n");
+                + "the margin; equivalent: the TOST interval lies inside ±margin; an ordinal metric (a sweep's "
+                + "capacity) keeps no interval and is decided by the sign test at the grid's resolution; when the A/A "
+                + "comparison is itself better or worse, every verdict of the task is inconclusive (A/A unstable); "
+                + "otherwise inconclusive.</p>\n");
         b.append("<table id=\"deltas-table\">\n").append(th("comparison", "Δ %", "margin %", "pairs",
-                "variance", "verdict", "why"));
+                "variance", "interval", "verdict", "why"));
+        String level = ReadingText.level(ta);
         List<Comparison> cs = new ArrayList<>();
         if (ta.aa() != null) {
             cs.add(ta.aa());
@@ -239,6 +248,8 @@ final class TaskPage extends HtmlPage {
             b.append("<tr><td>").append(esc(c.arm() + " vs " + c.reference())).append("</td>")
                     .append(td(Md.pct(c.deltaPct()))).append(td(fmt("%.2f", c.marginPct())))
                     .append(td(SessionReport.pairs(c))).append(td(c.variance().label()))
+                    .append(td(c.variance() == Comparison.Variance.ORDINAL ? "none: sign test"
+                            : c.ciLowSpeedup() == null ? "—" : level))
                     .append("<td>").append(Html.verdict(c)).append("</td>")
                     .append(td(c.reason())).append("</tr>\n");
         }

@@ -20,7 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The agent-attempt columns of the HF export (docs/hf-export.md): filled on agent rows whose patch came from a stored
- * attempt, null elsewhere, on both export paths; the column list is golden; import reads tables with and without them.
+ * attempt, null elsewhere, on both export paths; the column list is golden; import reads tables with and without them
+ * (and without the reading columns that follow them).
  */
 class HfAttemptColumnsTest {
 
@@ -34,9 +35,12 @@ class HfAttemptColumnsTest {
         String tsv = HfSchema.EXPORT.stream().map(c -> c.name() + "\t" + c.type().label())
                 .collect(Collectors.joining("\n", "", "\n"));
         Golden.check(Path.of("src/test/resources/golden/hf-schema.tsv"), tsv);
-        assertThat(HfSchema.ISOBENCH.subList(HfSchema.ISOBENCH.size() - AttemptColumns.COLUMNS.size(),
-                HfSchema.ISOBENCH.size())).isEqualTo(AttemptColumns.COLUMNS);
-        assertThat(HfSchema.SESSION).containsAll(AttemptColumns.COLUMNS);
+        // new columns go after the existing ones: the attempt columns, then how the verdicts were read
+        int end = HfSchema.ISOBENCH.size() - ReadingColumns.COLUMNS.size();
+        assertThat(HfSchema.ISOBENCH.subList(end - AttemptColumns.COLUMNS.size(), end))
+                .isEqualTo(AttemptColumns.COLUMNS);
+        assertThat(HfSchema.ISOBENCH.subList(end, HfSchema.ISOBENCH.size())).isEqualTo(ReadingColumns.COLUMNS);
+        assertThat(HfSchema.SESSION).containsAll(AttemptColumns.COLUMNS).containsAll(ReadingColumns.COLUMNS);
     }
 
     @Test
@@ -81,6 +85,10 @@ class HfAttemptColumnsTest {
         }
     }
 
+    /**
+     * A table of this version, one of the previous (attempt columns, no reading columns: {@link ReadingColumns}) and
+     * one without either all import the same rows.
+     */
     @Test
     void import_reads_tables_with_and_without_the_attempt_columns() throws Exception {
         try (Store store = TestStores.open(dir, "src")) {
@@ -89,21 +97,31 @@ class HfAttemptColumnsTest {
             HfExporter.export(store, dir.resolve("with"), true);
         }
         Path with = dir.resolve("with").resolve(HfExporter.PARQUET);
+        Path previous = dir.resolve("previous.parquet");
         Path without = dir.resolve("without.parquet");
-        String drop = AttemptColumns.COLUMNS.stream().map(c -> c.name()).collect(Collectors.joining(", "));
+        String reading = ReadingColumns.COLUMNS.stream().map(c -> c.name()).collect(Collectors.joining(", "));
+        String drop = reading + ", " + AttemptColumns.COLUMNS.stream().map(c -> c.name())
+                .collect(Collectors.joining(", "));
         try (Connection c = DriverManager.getConnection("jdbc:duckdb:"); Statement st = c.createStatement()) {
+            st.execute("COPY (SELECT * EXCLUDE (" + reading + ") FROM read_parquet('" + with + "')) TO '" + previous
+                    + "' (FORMAT parquet)");
             st.execute("COPY (SELECT * EXCLUDE (" + drop + ") FROM read_parquet('" + with + "')) TO '" + without
                     + "' (FORMAT parquet)");
         }
+        assertThat(HfSessionRowsTest.read(with).get(0)).containsEntry("isobench_stop_reason", "fixed")
+                .containsEntry("isobench_ci_method", ReadingColumns.PAIRED_T);
+        assertThat(HfSessionRowsTest.read(previous).get(0)).containsKey("isobench_agent_trajectory")
+                .doesNotContainKey("isobench_stop_reason");
         assertThat(HfSessionRowsTest.read(without).get(0)).doesNotContainKey("isobench_agent_trajectory");
-        for (Path file : List.of(with, without)) {
+        for (Path file : List.of(with, previous, without)) {
             try (Store target = TestStores.open(dir, "t-" + file.getFileName().toString().replace('.', '-')
                     + Files.size(file))) {
                 HfImporter.Summary s = HfImporter.importFile(target, file);
                 assertThat(s.rows()).as(file.toString()).isEqualTo(3);
                 assertThat(s.runs()).isEqualTo(9);
                 assertThat(s.ignoredColumns()).allMatch(x -> x.startsWith("isobench_"));
-                assertThat(s.ignoredColumns().contains("isobench_agent_trajectory")).isEqualTo(file.equals(with));
+                assertThat(s.ignoredColumns().contains("isobench_agent_trajectory")).isEqualTo(!file.equals(without));
+                assertThat(s.ignoredColumns().contains("isobench_ci_level")).isEqualTo(file.equals(with));
             }
         }
     }

@@ -219,6 +219,14 @@ class HfSessionRowsTest {
                 assertThat(fast.get("isobench_agent_inconclusive_reason")).isNull();
                 assertThat(fast.get("isobench_aa_verdict")).isNull(); // this session ran no A/A arm
                 assertThat(fast.get("isobench_legacy_agent_result")).isNull(); // rounds: no single-run result
+                // how the verdicts were read: fixed rounds (no design recorded), a 95 % t interval, the 2 % margin
+                assertThat(fast).containsEntry("isobench_margin_pct", ta.humanVsBaseline().marginPct())
+                        .containsEntry("isobench_ci_level", 0.95)
+                        .containsEntry("isobench_ci_method", "paired_t_own_pairs")
+                        .containsEntry("isobench_sweep_grid", null).containsEntry("isobench_rounds_run", 5)
+                        .containsEntry("isobench_look_rounds", 5).containsEntry("isobench_max_rounds", 5)
+                        .containsEntry("isobench_stop_reason", "fixed");
+                assertThat((Double) fast.get("isobench_margin_pct")).isCloseTo(2.0, within(1e-9));
 
                 Map<String, Object> wrong = rows.get(2);
                 assertThat(wrong).containsEntry("isobench_agent_verdict", "incorrect")

@@ -82,12 +82,12 @@ class HtmlReportBrowserIT {
         }
         assertThat(task.dom).contains("<svg").contains("tpot_ms_mean (ms, lower is better)")
                 .contains("speedup (× vs reference, &gt; 1 = better, log scale)");
-        // the overview: every agent, the receipt, the A/A bands of the Markdown summary table
+        // the overview: every agent, the receipt, the A/A checks of the Markdown summary table
         for (String agent : List.of("alpha", "bravo", "charlie", "delta")) {
             assertThat(overview.dom).contains("data-agent=\"agent:" + agent + "\"");
         }
-        assertThat(overview.dom).contains("Benchmark receipt").contains("2 measured round(s) per arm")
-                .contains("Statistical rule");
+        assertThat(overview.dom).contains("Benchmark receipt").contains("fixed rounds: 2 per task (3 tasks)")
+                .contains("Statistical rule").contains("A/A check");
         Matcher summary = Pattern.compile("(?m)^\\| (tpot|latency|throughput) \\| [^|]+ \\| `[^`]+` \\| [^|]+ \\| "
                 + "([^|]+) \\|").matcher(md);
         int floors = 0;

@@ -200,9 +200,17 @@ class HtmlReportTest {
         assertThat(page).contains("SERVER_CRASHED").contains("RuntimeError: Engine core initialization failed.")
                 .contains("ttft_ms_mean (ms, lower is better)");
         String index = Files.readString(site.resolve("index.html"));
-        assertThat(index).contains("Benchmark receipt").contains("host-a").contains("5 measured round(s) per arm")
-                .contains("Mann-Whitney").contains("A/A noise band").contains("Agent leaderboard")
+        // a session stored before rounds designs were recorded: fixed rounds, every round read at 95 %
+        assertThat(index).contains("Benchmark receipt").contains("host-a")
+                .contains("session sess-html: fixed rounds: 5 per task (1 task)")
+                .contains("Mann-Whitney").contains("A/A check").contains("Agent leaderboard")
                 .contains("false wins expected by chance");
+        assertThat(page).contains("<dd id=\"rounds\">5 rounds (fixed)</dd>")
+                .contains("<dd id=\"interval-level\">95 % CI (fixed rounds)</dd>")
+                .contains("A/A check not measured (no A/A arm)")
+                .contains("speedup vs baseline [95 % CI]");
+        assertThat(md).contains("Rounds: 5 rounds (fixed).").contains("| speedup vs baseline [95 % CI] |")
+                .contains("- Session sess-html: fixed rounds: 5 per task (1 task).");
     }
 
     @Test

@@ -29,7 +29,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Secondary metrics next to the verdict, from runs stored in a real DuckDB store (docs/statistics.md section 16):
  * server-metric changes vs baseline with CIs over the verdict's counted rounds (a round excluded for its workload
- * is kept out of them too), the A/A arm joining the baseline, metrics a run lacks omitted with the reason (never 0),
+ * is kept out of them too) against the baseline's run of the round (the A/A run standing in only where it is missing),
+ * metrics a run lacks omitted with the reason (never 0),
  * the client-vs-server TTFT cross-check with a flagged run; goldens of the Markdown block, the HTML section and the
  * machine form. The verdict is the same with and without the secondary metrics.
  */
