@@ -98,9 +98,16 @@ public record Comparison(
      *                              estimate (null at the last look or when not computed)
      * @param open                  more rounds could still decide it (an interim look, not decided, not futile)
      * @param standInPairs          pairs whose reference was the A/A run (the baseline's run was missing)
+     * @param repeated              the intervals are repeated confidence intervals of an adaptive design
      */
     public record Read(int rounds, double ciConfidence, double equivalenceConfidence, Double logSe,
-                       Double conditionalPower, boolean open, int standInPairs) {
+                       Double conditionalPower, boolean open, int standInPairs, boolean repeated) {
+
+        /** {@code 95 % CI} or {@code 99.9 % repeated CI}. */
+        public String ciText() {
+            return StatsConfig.fmt(Math.round(ciConfidence * 1000) / 10.0) + " % " + (repeated ? "repeated " : "")
+                    + "CI";
+        }
     }
 
     public Comparison {
@@ -303,7 +310,7 @@ public record Comparison(
             return new Comparison(armLabel, reference.arm().label(), better, x.n(), reference.n(), p.n(), p.dropped(),
                     excluded, medianRatio, speedup, delta, lo, hi, eqLo, eqHi, df, variance, cv,
                     Math.expm1(marginLog) * 100.0, u, pValue, method, v, why, reason, new Read(look.rounds(),
-                    look.ciConfidence(), look.equivalenceConfidence(), se, power, open, p.standIn()), config);
+                    look.ciConfidence(), look.equivalenceConfidence(), se, power, open, p.standIn(), look.repeated()), config);
         }
 
         /** Inconclusive, and still open at an interim look. */
@@ -421,7 +428,7 @@ public record Comparison(
         return new Comparison(arm, reference, better, n, nReference, pairs, pairsDropped, roundsExcluded, medianRatio,
                 speedup, deltaPct, null, null, null, null, null, Variance.ORDINAL, null, marginPct, mannWhitneyU,
                 pValue, pValueMethod, v, why, because, new Read(read.rounds(), read.ciConfidence(),
-                read.equivalenceConfidence(), null, null, stillOpen, read.standInPairs()), config);
+                read.equivalenceConfidence(), null, null, stillOpen, read.standInPairs(), read.repeated()), config);
     }
 
     /**

@@ -19,8 +19,8 @@ import java.util.TreeMap;
  * A task's secondary metrics next to its verdict (docs/statistics.md, section 16): the server's {@code vllm:*}
  * summaries (docs/server-metrics.md) and the GPU telemetry's {@code gpu_*} metrics (docs/gpu-telemetry.md), each
  * compared arm vs baseline with the primary verdict's own machinery ({@link TaskAnalysis#analyse}: paired rounds,
- * the A/A arm joining the baseline, the same {@link StatsConfig}) over exactly the rounds that count for the primary
- * metric. Descriptive only: a secondary metric never decides or changes a verdict. A metric no counted run has is
+ * the A/A run standing in only where the baseline's is missing, the same {@link StatsConfig}) over exactly the rounds
+ * that count for the primary metric. Descriptive only: a secondary metric never decides or changes a verdict. A metric no counted run has is
  * {@link Omitted} with the reason, never shown as 0. Built by {@link SessionAnalysis}; start with {@link #of}.
  *
  * @param rows    the metrics shown, in {@link #SERVER} then {@link #GPU} order

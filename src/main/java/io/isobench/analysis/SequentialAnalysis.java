@@ -62,7 +62,7 @@ final class SequentialAnalysis {
 
     private static Map<String, String> texts(Map<String, Comparison> gating) {
         Map<String, String> m = new LinkedHashMap<>();
-        gating.forEach((k, c) -> m.put(k, c.verdictText()));
+        gating.forEach((k, c) -> m.put(k, c.verdictShown()));
         return m;
     }
 

@@ -214,10 +214,10 @@ public record TaskAnalysis(
         }
         Comparison aa = band.aa();
         return c.withVerdict(Verdict.INCONCLUSIVE, InconclusiveReason.AA_UNSTABLE, String.format(Locale.ROOT,
-                "the A/A arm (the baseline started again) is %s than the baseline: speedup %.4f, %s%% CI [%.4f, %.4f];"
+                "the A/A arm (the baseline started again) is %s than the baseline: speedup %.4f, %s [%.4f, %.4f];"
                 + " the baseline does not repeat itself, so no speed verdict of the task holds (speed alone: %s; %s)",
-                aa.verdict().label(), aa.speedup(), StatsConfig.fmt(Math.round(aa.read().ciConfidence() * 1000) / 10.0),
-                aa.ciLowSpeedup(), aa.ciHighSpeedup(), c.verdictText(), c.reason()));
+                aa.verdict().label(), aa.speedup(), aa.read().ciText(), aa.ciLowSpeedup(), aa.ciHighSpeedup(),
+                c.verdictText(), c.reason()));
     }
 
     /** Distinct rounds in which x or its reference was excluded. */

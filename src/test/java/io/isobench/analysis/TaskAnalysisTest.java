@@ -405,7 +405,7 @@ class TaskAnalysisTest {
                 .hasMessageContaining("strictly increasing");
         assertThatThrownBy(() -> new Comparison("h", "b", Better.LOWER, 0, 0, 0, 0, 0, null, null, null, null, null,
                 null, null, null, Comparison.Variance.NONE, null, 2, null, null, MannWhitney.Method.UNDEFINED,
-                Verdict.INCONCLUSIVE, null, "x", new Comparison.Read(5, 0.95, 0.9, null, null, false, 0), CFG))
+                Verdict.INCONCLUSIVE, null, "x", new Comparison.Read(5, 0.95, 0.9, null, null, false, 0, false), CFG))
                 .hasMessageContaining("carries a reason");
     }
 

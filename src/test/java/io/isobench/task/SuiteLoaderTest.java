@@ -62,7 +62,7 @@ class SuiteLoaderTest {
         assertThat(s.agents()).hasSize(1);
         assertThat(s.agents().get(0).patchFor("6d0734c5")).contains(dir.resolve("patches/claude-code/6d0734c5.diff"));
         assertThat(s.agents().get(0).patchFor("a3223766")).isEmpty();
-        assertThat(s.run()).isEqualTo(new RunConfig(RoundsPlan.fixed(5), 10, new RunConfig.Timeouts(900, 1800, 3600),
+        assertThat(s.run()).isEqualTo(new RunConfig(RoundsPlan.DEFAULT, 10, new RunConfig.Timeouts(900, 1800, 3600),
                 "local", 42, 18000));
     }
 
@@ -79,6 +79,41 @@ class SuiteLoaderTest {
         assertThat(s.tasks().get(0).parsedCommand().errors()).extracting(Finding::code).containsExactly("NO_PERF_COMMAND");
         assertThat(s.run()).isEqualTo(RunConfig.DEFAULT);
         assertThat(s.agents()).isEmpty();
+    }
+
+    @Test
+    void roundsAreAdaptiveByDefault_fixedOnRequest_andTheirKeysAreChecked() throws IOException {
+        String head = """
+                engine: {repo: https://github.com/vllm-project/vllm}
+                tasks:
+                  - id: t1
+                    human_commit: "1234e567"
+                """;
+        assertThat(SuiteLoader.load(write(head)).run().rounds()).isEqualTo(RoundsPlan.DEFAULT);
+        assertThat(RoundsPlan.DEFAULT.adaptive()).isTrue();
+        assertThat(RoundsPlan.DEFAULT.describe()).startsWith("up to 8 rounds (adaptive: a look after every round from"
+                + " round 3, O'Brien-Fleming-type");
+        assertThat(SuiteLoader.load(write(head + "run: {rounds: 6}\n")).run().rounds()).isEqualTo(RoundsPlan.fixed(6));
+        RoundsPlan custom = SuiteLoader.load(write(head + """
+                run: {rounds: adaptive, min_rounds: 4, max_rounds: 10, spending: pocock, futility_power: 0.2,
+                      gating: [human]}
+                """)).run().rounds();
+        assertThat(custom).isEqualTo(new RoundsPlan(true, 4, 10, "pocock", 0.2, java.util.List.of("human")));
+        // the adaptive keys with a fixed number, a bad spending function, a bad gate, max below min: one line each
+        assertThatThrownBy(() -> SuiteLoader.load(write(head + "run: {rounds: 5, max_rounds: 8}\n")))
+                .hasMessageContaining("run.max_rounds: applies to adaptive rounds only, and run.rounds is 5 (fix:");
+        assertThatThrownBy(() -> SuiteLoader.load(write(head + "run: {spending: pocok}\n")))
+                .hasMessageContaining("run.spending: 'pocok' is not a spending function (did you mean pocock?)");
+        assertThatThrownBy(() -> SuiteLoader.load(write(head + "run: {gating: [humans]}\n")))
+                .hasMessageContaining("run.gating: 'humans' is not a comparison that can stop a task (fix: human,"
+                        + " agents or both)");
+        assertThatThrownBy(() -> SuiteLoader.load(write(head + "run: {min_rounds: 6, max_rounds: 4}\n")))
+                .hasMessageContaining("run.max_rounds: 4 is below run.min_rounds 6");
+        assertThatThrownBy(() -> SuiteLoader.load(write(head + "run: {rounds: sometimes}\n")))
+                .hasMessageContaining("run.rounds: 'sometimes' is not an integer");
+        // and a written suite says the same
+        String written = SuiteWriter.toYaml(SuiteLoader.load(write(head + "run: {rounds: adaptive, max_rounds: 10}\n")));
+        assertThat(written).contains("  rounds: adaptive\n").contains("  max_rounds: 10\n");
     }
 
     @Test
