@@ -57,6 +57,11 @@ final class SequentialAnalysis {
                 out.put(a.agent() + " vs baseline", a.vsBaseline());
             }
         }
+        if (design.gating().contains(SequentialDesign.Gate.AGENTS_VS_HUMAN)) {
+            for (AgentOutcome a : t.agents()) {
+                out.put(a.agent() + " vs human", a.vsHuman());
+            }
+        }
         return out;
     }
 

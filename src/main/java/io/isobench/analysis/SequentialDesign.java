@@ -89,7 +89,9 @@ public record SequentialDesign(Kind kind, int minRounds, int maxRounds, Spending
         /** human vs baseline. */
         HUMAN,
         /** every agent arm vs baseline. */
-        AGENTS;
+        AGENTS,
+        /** every agent arm vs human (not gating by default: a task then runs until agent-vs-human is decided too). */
+        AGENTS_VS_HUMAN;
 
         public String label() {
             return name().toLowerCase(Locale.ROOT);
@@ -101,7 +103,7 @@ public record SequentialDesign(Kind kind, int minRounds, int maxRounds, Spending
                     return g;
                 }
             }
-            throw new IllegalArgumentException("gating '" + s + "' is not one of human, agents");
+            throw new IllegalArgumentException("gating '" + s + "' is not one of human, agents, agents_vs_human");
         }
     }
 
@@ -151,7 +153,7 @@ public record SequentialDesign(Kind kind, int minRounds, int maxRounds, Spending
         if (!(futilityPower >= 0 && futilityPower < 1)) {
             throw new IllegalArgumentException("futility conditional power (" + futilityPower + ") must be in [0, 1)");
         }
-        gating = gating == null || gating.isEmpty() ? Collections.unmodifiableSet(EnumSet.allOf(Gate.class))
+        gating = gating == null || gating.isEmpty() ? Collections.unmodifiableSet(EnumSet.of(Gate.HUMAN, Gate.AGENTS))
                 : Collections.unmodifiableSet(EnumSet.copyOf(gating));
         stored = stored == null ? null : List.copyOf(stored);
     }
@@ -308,6 +310,9 @@ public record SequentialDesign(Kind kind, int minRounds, int maxRounds, Spending
         }
         if (gating.contains(Gate.AGENTS)) {
             g.add("every agent vs baseline");
+        }
+        if (gating.contains(Gate.AGENTS_VS_HUMAN)) {
+            g.add("every agent vs human");
         }
         return String.join(" and ", g) + (g.size() == 1 ? " is" : " are");
     }

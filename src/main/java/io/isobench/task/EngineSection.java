@@ -186,7 +186,7 @@ final class EngineSection extends SuiteNodes {
             for (String g : gating) {
                 if (!RoundsPlan.GATES.contains(g)) {
                     problem(m.get("gating").getValueNode(), "run.gating", "'" + g + "' is not a comparison that can"
-                            + " stop a task (fix: human, agents or both)");
+                            + " stop a task (fix: human, agents, agents_vs_human)");
                     gating = null;
                     break;
                 }

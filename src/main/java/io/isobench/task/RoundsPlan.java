@@ -14,13 +14,16 @@ import java.util.Locale;
  * @param maxRounds     adaptive: the most rounds ({@code run.max_rounds}); fixed: the number of rounds
  * @param spending      adaptive: {@code obrien_fleming} or {@code pocock} ({@code run.spending})
  * @param futilityPower adaptive: futile below this conditional power ({@code run.futility_power}; 0: never futile)
- * @param gating        adaptive: which comparisons stop a task: {@code human}, {@code agents} ({@code run.gating})
+ * @param gating        adaptive: which comparisons stop a task: {@code human}, {@code agents}, {@code agents_vs_human}
+ *                      ({@code run.gating}; default human and agents)
  */
 public record RoundsPlan(boolean adaptive, int minRounds, int maxRounds, String spending, double futilityPower,
                          List<String> gating) {
 
     public static final List<String> SPENDINGS = List.of("obrien_fleming", "pocock");
-    public static final List<String> GATES = List.of("human", "agents");
+    public static final List<String> GATES = List.of("human", "agents", "agents_vs_human");
+    /** The comparisons that stop a task by default: human vs baseline and every agent vs baseline. */
+    public static final List<String> DEFAULT_GATES = List.of("human", "agents");
     public static final int DEFAULT_MIN = 3;
     public static final int DEFAULT_MAX = 8;
     public static final int LIMIT = 20;
@@ -28,7 +31,7 @@ public record RoundsPlan(boolean adaptive, int minRounds, int maxRounds, String 
 
     /** Adaptive, looks after rounds 3…8, O'Brien–Fleming-type spending, futile below 10 %, human and agents gate. */
     public static final RoundsPlan DEFAULT = new RoundsPlan(true, DEFAULT_MIN, DEFAULT_MAX, "obrien_fleming",
-            DEFAULT_FUTILITY, GATES);
+            DEFAULT_FUTILITY, DEFAULT_GATES);
 
     public RoundsPlan {
         if (minRounds < 1 || maxRounds < minRounds) {
@@ -45,7 +48,7 @@ public record RoundsPlan(boolean adaptive, int minRounds, int maxRounds, String 
         if (!(futilityPower >= 0 && futilityPower < 1)) {
             throw new IllegalArgumentException("futility power (" + futilityPower + ") must be in [0, 1)");
         }
-        gating = List.copyOf(gating == null || gating.isEmpty() ? GATES : gating);
+        gating = List.copyOf(gating == null || gating.isEmpty() ? DEFAULT_GATES : gating);
         for (String g : gating) {
             if (!GATES.contains(g)) {
                 throw new IllegalArgumentException("gating '" + g + "' is not one of " + GATES);
@@ -55,7 +58,7 @@ public record RoundsPlan(boolean adaptive, int minRounds, int maxRounds, String 
 
     /** A fixed number of rounds. */
     public static RoundsPlan fixed(int rounds) {
-        return new RoundsPlan(false, rounds, rounds, "obrien_fleming", 0, GATES);
+        return new RoundsPlan(false, rounds, rounds, "obrien_fleming", 0, DEFAULT_GATES);
     }
 
     /** The rounds the plan holds: the fixed number, or the adaptive maximum. */
@@ -72,8 +75,10 @@ public record RoundsPlan(boolean adaptive, int minRounds, int maxRounds, String 
                 + " error spending, futile below %s %% conditional power, stops when %s decided)", maxRounds,
                 minRounds, spending.equals("pocock") ? "Pocock" : "O'Brien-Fleming",
                 new java.math.BigDecimal(futilityPower * 100).round(new java.math.MathContext(6)).stripTrailingZeros()
-                        .toPlainString(), String.join(" and ", gating.stream().map(g -> g.equals("human")
-                        ? "human vs baseline" : "every agent vs baseline").toList()) + (gating.size() == 1 ? " is"
-                        : " are"));
+                        .toPlainString(), String.join(" and ", gating.stream().map(g -> switch (g) {
+                            case "human" -> "human vs baseline";
+                            case "agents" -> "every agent vs baseline";
+                            default -> "every agent vs human";
+                        }).toList()) + (gating.size() == 1 ? " is" : " are"));
     }
 }

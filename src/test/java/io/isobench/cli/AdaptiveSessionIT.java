@@ -56,17 +56,17 @@ class AdaptiveSessionIT {
         SharedData.requireService(Llama2cExampleIT.onPath("git") && Files.isExecutable(Path.of("/usr/bin/python3"))
                 && Llama2cExampleIT.onPath("setsid"), "git, /usr/bin/python3 and setsid (util-linux)");
         Path repo = Files.createDirectories(dir.resolve("engine"));
-        git(repo, "init", "-q");
+        TestGit.git(repo, "init", "-q");
         Files.writeString(repo.resolve("burn.py"), ENGINE.formatted("", 3));
-        commit(repo, "three units of work");
-        git(repo, "tag", "parent");
+        TestGit.commit(repo, "burn.py", "three units of work");
+        TestGit.git(repo, "tag", "parent");
         Files.writeString(repo.resolve("burn.py"), ENGINE.formatted("", 1));
-        commit(repo, "a third of the work");
-        git(repo, "tag", "fast");
-        git(repo, "checkout", "-q", "parent");
+        TestGit.commit(repo, "burn.py", "a third of the work");
+        TestGit.git(repo, "tag", "fast");
+        TestGit.git(repo, "checkout", "-q", "parent");
         Files.writeString(repo.resolve("burn.py"), ENGINE.formatted(" (a comment, nothing else)", 3));
-        commit(repo, "comments only");
-        git(repo, "tag", "same");
+        TestGit.commit(repo, "burn.py", "comments only");
+        TestGit.git(repo, "tag", "same");
         Path suite = dir.resolve("suite.yaml");
         Files.writeString(suite, """
                 name: adaptive
@@ -159,18 +159,5 @@ class AdaptiveSessionIT {
 
     private static SessionAnalysis.TaskResult task(List<SessionAnalysis.TaskResult> tasks, String id) {
         return tasks.stream().filter(t -> t.taskId().equals(id)).findFirst().orElseThrow();
-    }
-
-    private static void commit(Path repo, String message) throws Exception {
-        git(repo, "add", "burn.py");
-        git(repo, "-c", "user.name=t", "-c", "user.email=t@t.invalid", "-c", "commit.gpgsign=false", "commit", "-q",
-                "-m", message);
-    }
-
-    private static void git(Path repo, String... args) throws Exception {
-        List<String> argv = new ArrayList<>(List.of("git"));
-        argv.addAll(List.of(args));
-        Process p = new ProcessBuilder(argv).directory(repo.toFile()).redirectErrorStream(true).start();
-        assertThat(p.waitFor()).as(new String(p.getInputStream().readAllBytes())).isZero();
     }
 }

@@ -57,12 +57,12 @@ class CpuClockIT {
                 && Llama2cExampleIT.onPath("setsid"), "git, /usr/bin/python3 and setsid (util-linux)");
         Path repo = Files.createDirectories(dir.resolve("engine"));
         Files.writeString(repo.resolve("burn.py"), ENGINE.formatted(""));
-        git(repo, "init", "-q");
-        commit(repo, "a busy loop");
-        git(repo, "tag", "parent");
+        TestGit.git(repo, "init", "-q");
+        TestGit.commit(repo, "burn.py", "a busy loop");
+        TestGit.git(repo, "tag", "parent");
         Files.writeString(repo.resolve("burn.py"), ENGINE.formatted(" (a comment, nothing else)"));
-        commit(repo, "comments only");
-        git(repo, "tag", "human");
+        TestGit.commit(repo, "burn.py", "comments only");
+        TestGit.git(repo, "tag", "human");
         Path suite = dir.resolve("suite.yaml");
         Files.writeString(suite, """
                 name: cpu-clock
@@ -110,18 +110,5 @@ class CpuClockIT {
                 assertThat(r.details().metricResolution("command_wall_s")).isEqualTo(MetricResolution.MONOTONIC_CLOCK);
             }
         }
-    }
-
-    private static void commit(Path repo, String message) throws Exception {
-        git(repo, "add", "burn.py");
-        git(repo, "-c", "user.name=t", "-c", "user.email=t@t.invalid", "-c", "commit.gpgsign=false", "commit", "-q",
-                "-m", message);
-    }
-
-    private static void git(Path repo, String... args) throws Exception {
-        List<String> argv = new ArrayList<>(List.of("git"));
-        argv.addAll(List.of(args));
-        Process p = new ProcessBuilder(argv).directory(repo.toFile()).redirectErrorStream(true).start();
-        assertThat(p.waitFor()).as(new String(p.getInputStream().readAllBytes())).isZero();
     }
 }

@@ -106,7 +106,7 @@ class SuiteLoaderTest {
                 .hasMessageContaining("run.spending: 'pocok' is not a spending function (did you mean pocock?)");
         assertThatThrownBy(() -> SuiteLoader.load(write(head + "run: {gating: [humans]}\n")))
                 .hasMessageContaining("run.gating: 'humans' is not a comparison that can stop a task (fix: human,"
-                        + " agents or both)");
+                        + " agents, agents_vs_human)");
         assertThatThrownBy(() -> SuiteLoader.load(write(head + "run: {min_rounds: 6, max_rounds: 4}\n")))
                 .hasMessageContaining("run.max_rounds: 4 is below run.min_rounds 6");
         assertThatThrownBy(() -> SuiteLoader.load(write(head + "run: {rounds: sometimes}\n")))
