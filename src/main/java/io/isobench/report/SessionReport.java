@@ -321,6 +321,10 @@ public final class SessionReport {
         if (t.sweep() != null && ReadingText.ordinal(ta)) {
             sb.append("Capacity verdicts: ").append(ReadingText.ordinalRule(t.sweep())).append(".\n\n");
         }
+        if (t.resolution() != null) {
+            sb.append(t.resolution().coarse() ? "**Resolution**: " : "Resolution: ")
+                    .append(t.resolution().describe(ta.config())).append(".\n\n");
+        }
         sb.append("| arm | runs | n | median | CV | ").append(ReadingText.speedupHeader("baseline", ta))
                 .append(" | pairs | p (MWU) | verdict | ").append(ReadingText.speedupHeader("human", ta))
                 .append(" | verdict | opt_base | opt_human | outcomes |\n");

@@ -56,6 +56,11 @@ final class TaskPage extends HtmlPage {
                     .append("</dd>\n");
             b.append("<dt>Margin</dt><dd id=\"margin\">").append(esc(ReadingText.margin(ta))).append("</dd>\n");
             b.append("<dt>Rounds</dt><dd id=\"rounds\">").append(esc(ta.stopping().describe())).append("</dd>\n");
+            if (r.resolution() != null) {
+                b.append("<dt>Resolution</dt><dd id=\"resolution\">").append(r.resolution().coarse() ? "<strong>" : "")
+                        .append(esc(r.resolution().describe(ta.config()))).append(r.resolution().coarse() ? "</strong>"
+                        : "").append("</dd>\n");
+            }
             b.append("<dt>Intervals</dt><dd id=\"interval-level\">").append(esc(ReadingText.intervals(ta, r.sweep())))
                     .append("</dd>\n");
             b.append("<dt>Replay</dt><dd>").append(esc(ta.replayValidity().label()))

@@ -97,6 +97,9 @@ class CpuClockIT {
                     burn.analysis().summaries().get("baseline").median(), human,
                     burn.analysis().humanVsBaseline().reason());
             assertThat(band).as("the A/A band with a µs CPU clock").isNotNull().isLessThan(1.0);
+            assertThat(burn.resolution()).isNotNull();
+            assertThat(burn.resolution().source()).isEqualTo("cgroup_v2_cpu_stat");
+            assertThat(burn.resolution().coarse()).as(burn.resolution().describe(StatsConfig.defaults())).isFalse();
             assertThat(human).as(burn.analysis().humanVsBaseline().reason()).isNotEqualTo(Verdict.WORSE)
                     .isNotEqualTo(Verdict.BETTER);
 
