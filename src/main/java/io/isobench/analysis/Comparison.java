@@ -204,7 +204,8 @@ public record Comparison(
     /** Compares {@code x} with {@code reference} over their paired rounds, with a fixed design's levels. */
     public static Comparison compute(ArmSamples x, ArmSamples reference, ArmSamples standIn, Better better,
                                      int roundsExcluded, StatsConfig config) {
-        return compute(x, reference, standIn, better, roundsExcluded, config, LookLevels.fixed(config));
+        return compute(x, reference, standIn, better, roundsExcluded, config, LookLevels.fixed(config,
+                Math.max(requireArm(x).roundsSpanned(), requireArm(reference).roundsSpanned())));
     }
 
     /**

@@ -58,9 +58,9 @@ public record LookLevels(int rounds, double ciConfidence, double equivalenceConf
         }
     }
 
-    /** A fixed design's one look: 95 % and the 90 % TOST interval at the default confidence. */
-    public static LookLevels fixed(StatsConfig config) {
-        return new LookLevels(0, config.confidence(), 1 - 2 * config.equivalenceAlpha(), false, false, null);
+    /** A fixed design's one look after {@code rounds} rounds: 95 % and the 90 % TOST interval by default. */
+    public static LookLevels fixed(StatsConfig config, int rounds) {
+        return new LookLevels(rounds, config.confidence(), 1 - 2 * config.equivalenceAlpha(), false, false, null);
     }
 
     /**

@@ -155,7 +155,8 @@ public record TaskAnalysis(
     /** Every round, read once with a fixed design's levels (95 %, the 90 % TOST interval). */
     public static TaskAnalysis analyse(Input input, StatsConfig config) {
         int rounds = input.roundsSpanned();
-        return at(input, LookLevels.fixed(config), config).withStopping(Stopping.fixed(rounds));
+        return at(input, LookLevels.of(SequentialDesign.fixed(Math.max(1, rounds)), rounds, config), config)
+                .withStopping(Stopping.fixed(rounds));
     }
 
     public static TaskAnalysis analyse(Input input) {
