@@ -35,16 +35,37 @@ final class Distributions {
     /** Quantiles at integer degrees of freedom 1 … 64 by probability (the verdicts' hot path): NaN until computed. */
     private static final ConcurrentHashMap<Double, double[]> BY_DF = new ConcurrentHashMap<>();
 
+    /** A table row: the quantiles of one probability by degrees of freedom. */
+    private record Row(double p, double[] q) {
+    }
+
+    /** The rows asked for last, searched before the map (no boxing on the verdicts' hot path). */
+    private static final Row[] RECENT = new Row[8];
+    private static int next;
+
     /** The p-quantile of Student's t with integer {@code df} degrees of freedom (a table lookup after the first). */
     static double tQuantile(double p, int df) {
         if (df < 1 || df > 64) {
             return tQuantile(p, (double) df);
         }
-        double[] row = BY_DF.computeIfAbsent(p, k -> {
-            double[] r = new double[65];
-            java.util.Arrays.fill(r, Double.NaN);
-            return r;
-        });
+        double[] row = null;
+        for (Row r : RECENT) {
+            if (r != null && r.p() == p) {
+                row = r.q();
+                break;
+            }
+        }
+        if (row == null) {
+            row = BY_DF.computeIfAbsent(p, k -> {
+                double[] r = new double[65];
+                java.util.Arrays.fill(r, Double.NaN);
+                return r;
+            });
+            synchronized (RECENT) {
+                RECENT[next] = new Row(p, row);
+                next = (next + 1) % RECENT.length;
+            }
+        }
         double q = row[df];
         if (Double.isNaN(q)) {
             q = tQuantile(p, (double) df);
