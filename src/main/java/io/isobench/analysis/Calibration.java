@@ -227,10 +227,18 @@ public final class Calibration {
             rows[i] = switch (c.measure()) {
                 case ORDER_IMBALANCE -> orderRow(c);
                 case BOARD_FALSE_WINS -> BoardSimulation.row(c, Math.max(20, sessions / 50), rng, config);
-                default -> simulate(c, sessions, rng, config);
+                default -> simulate(c, sessionsOf(c, sessions), rng, config);
             };
         });
         return resolve(List.of(rows));
+    }
+
+    /**
+     * Sessions of a cell: the rows that decide "the fixed design of equal power" (the adaptive design and the fixed
+     * designs at the design point) get four times as many, so that neighbouring fixed designs are told apart.
+     */
+    static int sessionsOf(Cell c, int sessions) {
+        return c.scenario().equals(DESIGN_POINT) && c.measure() == Measure.BETTER ? 4 * sessions : sessions;
     }
 
     /** ROUNDS_FACTOR targets against the fixed design of equal power at the design point (the reference rows). */

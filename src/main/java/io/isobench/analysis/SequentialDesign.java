@@ -134,7 +134,7 @@ public record SequentialDesign(Kind kind, int minRounds, int maxRounds, Spending
     /** The largest adaptive maximum (the schedule's simulation holds PATHS × maxRounds values). */
     public static final int MAX_ROUNDS_LIMIT = 20;
     /** Futility threshold by default: conditional power below 10 %. */
-    public static final double DEFAULT_FUTILITY_POWER = 0.10;
+    public static final double DEFAULT_FUTILITY_POWER = 0.03;
 
     private static final Map<String, double[]> LEVELS = new ConcurrentHashMap<>();
 
