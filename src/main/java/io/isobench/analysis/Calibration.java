@@ -226,7 +226,7 @@ public final class Calibration {
             SplittableRandom rng = new SplittableRandom(seed + 1_000_003L * i);
             rows[i] = switch (c.measure()) {
                 case ORDER_IMBALANCE -> orderRow(c);
-                case BOARD_FALSE_WINS -> BoardSimulation.row(c, Math.max(20, sessions / 50), rng, config);
+                case BOARD_FALSE_WINS -> BoardSimulation.row(c, sessions, rng, config);
                 default -> simulate(c, sessionsOf(c, sessions), rng, config);
             };
         });
@@ -352,10 +352,12 @@ public final class Calibration {
     public static String table(List<Row> rows, int sessions, long seed) {
         StringBuilder b = new StringBuilder();
         b.append(String.format(Locale.ROOT, "isobench stats-calibration: %,d simulated sessions per cell (order rows: "
-                + "10,000 seeds x 5 rounds; board rows: %,d boards of %d tasks), seed %d; arms baseline, baseline-aa, "
-                + "human (the compared arm), one agent; lower-is-better metric; real planner order + real analysis; "
-                + "design: %s unless the row says otherwise%n", sessions, Math.max(20, sessions / 50),
-                BoardSimulation.TASKS, seed, SequentialDesign.defaultAdaptive().describe()));
+                + "10,000 seeds x 5 rounds; board rows: boards of %d tasks until %,d counted tests, the stated figure "
+                + "from the real leaderboard over the first %,d), seed %d; arms baseline, baseline-aa, human (the "
+                + "compared arm), one agent; lower-is-better metric; real planner order + real analysis; design: %s "
+                + "unless the row says otherwise%n", sessions, BoardSimulation.TASKS,
+                BoardSimulation.observedTests(sessions), BoardSimulation.statedTests(sessions), seed,
+                SequentialDesign.defaultAdaptive().describe()));
         int fixedN = -1;
         for (Row r : rows) {
             if (r.cell().target().kind() == Target.Kind.ROUNDS_FACTOR && !Double.isNaN(r.bound())) {
@@ -394,7 +396,8 @@ public final class Calibration {
             case STATED -> String.format(Locale.ROOT, "<= %.2f %% stated", r.bound() * 100);
             case NONE -> "(info)";
         };
-        return String.format(Locale.ROOT, "%-62s %-20s %8s  %-17s %-14s %s%n", r.cell().name(), m.label(), rate, ci,
-                target, t.kind() == Target.Kind.NONE ? "" : r.met() ? "ok" : "MISSED");
+        return String.format(Locale.ROOT, "%-62s %-20s %8s  %-17s %-14s %s%s%n", r.cell().name(), m.label(), rate, ci,
+                target, t.kind() == Target.Kind.NONE ? "" : r.met() ? "ok" : "MISSED", m == Measure.BOARD_FALSE_WINS
+                ? String.format(Locale.ROOT, "  (%,d counted tests)", r.sessions()) : "");
     }
 }

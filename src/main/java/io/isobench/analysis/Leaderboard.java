@@ -2,12 +2,14 @@ package io.isobench.analysis;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.stream.IntStream;
 
 /**
  * The agent leaderboard of native sessions (docs/statistics.md, "Leaderboards"), the one model behind the Markdown
@@ -21,8 +23,15 @@ import java.util.TreeMap;
  *       incorrect;</li>
  *   <li>speedup statistics use only arms with a verdict about speed: failed and incorrect arms are outcomes, never
  *       numbers in a median;</li>
- *   <li>next to the wins, the false wins expected by chance: tests × the one-sided false-positive rate of a verdict,
- *       (1 − confidence) / 2.</li>
+ *   <li>next to the wins, the false wins expected by chance ({@link #FALSE_WINS}): the sum over the agent's counted
+ *       tests — its comparisons vs baseline with a verdict about speed on replay-valid tasks — of the chance that an
+ *       agent with no true effect is {@code better} given that the task's human is ({@link FalseWins}, simulated
+ *       per task with the task's design, measured noise and a 99 % lower bound on the human's effect given that it
+ *       was better; calibrated in docs/statistics.md §10). Not
+ *       tests × (1 − confidence) / 2: both comparisons read the baseline's runs, so the condition that makes a task
+ *       count (human better) raises the agent's chance of a false win, most when the replay is valid only by chance.
+ *       The figure holds when every human's true speedup is at least its lower bound (a replay valid by chance is
+ *       modelled as no effect) and the noise is as measured.</li>
  * </ul>
  *
  * @param entries the deduplicated (task, hardware) entries the rows are built from
@@ -35,6 +44,13 @@ public record Leaderboard(List<Entry> entries, List<AgentRow> agents, int droppe
     public static final String RULE = "one entry per task per hardware fingerprint: the latest complete session "
             + "(sessions are not pooled); only replay-valid tasks (human better than baseline) count; failed and "
             + "incorrect arms are outcomes, never in a speedup median";
+
+    /** How the false wins expected by chance are computed, and when the figure holds: one line for captions. */
+    public static final String FALSE_WINS = "False wins expected by chance = the sum over counted tests of "
+            + "P(agent better | human better) for an agent with no effect, simulated per task through its own design "
+            + "and analysis with its measured noise (both comparisons share the baseline's runs); holds when each "
+            + "human's true speedup is at least its 99 % lower bound given that it was better (a replay valid by "
+            + "chance counts as no effect)";
 
     /** A session with its analysis. */
     public record Session(String sessionId, Instant startedAt, boolean complete, SessionAnalysis analysis) {
@@ -58,7 +74,8 @@ public record Leaderboard(List<Entry> entries, List<AgentRow> agents, int droppe
      *                         over tasks; null when there is none
      * @param speedupVsHuman   the same vs human
      * @param speedTests       comparisons vs baseline with a verdict about speed (the tests a false win can come from)
-     * @param expectedFalseWins speedTests × (1 − confidence) / 2
+     * @param expectedFalseWins the sum over those tests on valid tasks of P(agent better | human better) for an agent
+     *                         with no effect ({@link FalseWins}; rule: {@link #FALSE_WINS})
      */
     public record AgentRow(String agent, int tasks, int notValid, Map<Verdict, Integer> vsBaseline,
                            Map<Verdict, Integer> vsHuman, int optBase, int optHuman, MedianCi speedupVsBaseline,
@@ -129,12 +146,19 @@ public record Leaderboard(List<Entry> entries, List<AgentRow> agents, int droppe
                 }
             }
         }
-        double perTest = (1 - config.confidence()) / 2;
         List<AgentRow> rows = new ArrayList<>();
         for (Acc a : acc.values()) {
-            rows.add(a.row(config, perTest));
+            rows.add(a.row(config));
         }
         return new Leaderboard(new ArrayList<>(chosen.values()), rows, dropped);
+    }
+
+    /** A counted test: an agent vs baseline comparison with a verdict about speed on a replay-valid task. */
+    private record Test(SessionAnalysis.TaskResult task, AgentOutcome agent) {
+        double falseWin(StatsConfig config) {
+            return FalseWins.of(task.analysis(), agent, FalseWins.seed(task.taskId(), task.commit(), task.hardware(),
+                    agent.agent()), config).rate();
+        }
     }
 
     /** Counters of one agent. */
@@ -148,7 +172,7 @@ public record Leaderboard(List<Entry> entries, List<AgentRow> agents, int droppe
         int optHuman;
         final List<Double> speedupsBase = new ArrayList<>();
         final List<Double> speedupsHuman = new ArrayList<>();
-        int tests;
+        final List<Test> tests = new ArrayList<>();
 
         Acc(String arm) {
             this.arm = arm;
@@ -173,7 +197,7 @@ public record Leaderboard(List<Entry> entries, List<AgentRow> agents, int droppe
             optBase += Boolean.TRUE.equals(o.optBase()) ? 1 : 0;
             optHuman += Boolean.TRUE.equals(o.optHuman()) ? 1 : 0;
             if (o.vsBaseline().verdict().aboutSpeed()) {
-                tests++;
+                tests.add(new Test(t, o));
                 if (o.vsBaseline().speedup() != null) {
                     speedupsBase.add(o.vsBaseline().speedup());
                 }
@@ -183,9 +207,24 @@ public record Leaderboard(List<Entry> entries, List<AgentRow> agents, int droppe
             }
         }
 
-        AgentRow row(StatsConfig config, double perTest) {
+        AgentRow row(StatsConfig config) {
             return new AgentRow(arm, tasks, notValid, Map.copyOf(vsBaseline), Map.copyOf(vsHuman), optBase, optHuman,
-                    median(speedupsBase, config), median(speedupsHuman, config), tests, tests * perTest);
+                    median(speedupsBase, config), median(speedupsHuman, config), tests.size(), falseWins(config));
+        }
+
+        /**
+         * Σ over the counted tests of their false-win chance. Each test is seeded by itself and the chances are summed
+         * in ascending order, so neither threads nor the order of the tasks change a bit of it.
+         */
+        double falseWins(StatsConfig config) {
+            double[] rate = new double[tests.size()];
+            IntStream.range(0, rate.length).parallel().forEach(i -> rate[i] = tests.get(i).falseWin(config));
+            Arrays.sort(rate);
+            double sum = 0;
+            for (double r : rate) {
+                sum += r;
+            }
+            return sum;
         }
 
         private static MedianCi median(List<Double> v, StatsConfig config) {

@@ -63,6 +63,15 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
             calibration = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(calibration));
         }
 
+        /**
+         * A task known only by its analysis (no runs, outcomes or gates): what a simulated leaderboard counts
+         * ({@link BoardSimulation}).
+         */
+        static TaskResult of(String taskId, String commit, String hardware, List<String> arms, TaskAnalysis analysis) {
+            return new TaskResult(taskId, null, commit, arms, analysis, Map.of(), Set.of(), Map.of(), Map.of(),
+                    Map.of(), hardware, Map.of(), null, SecondaryMetrics.NONE, null, null);
+        }
+
         /** The arm's correctness record (empty when nothing was checked). */
         public ArmCorrectness correctness(String arm) {
             return correctness.getOrDefault(arm, ArmCorrectness.NONE);

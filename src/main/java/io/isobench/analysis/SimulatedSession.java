@@ -23,8 +23,9 @@ import java.util.TreeMap;
  * apart from the centre and lognormal within a mode with 0.6σ, so the total log-sd is σ. Round drift: normal in log
  * space, shared by every arm of the round. Position ramp: the run at position p of its round (0-based, k jobs) is
  * slower by ramp × p / (k − 1). Outliers: one random round 3× slower for every arm, or one run of the compared arm 3×
- * slower. The A/A arm's true factor is its offset (a server start that differs); the compared arm (human) may be
- * noisier by a factor. Capacity: each run's latent capacity 4.2 × 100 / value, read off the grid 1, 2, 4, 8, 16.
+ * slower. The A/A arm's true factor is its offset (a server start that differs); the compared arm (human) and the
+ * agent may each be noisier by a factor. Capacity: each run's latent capacity 4.2 × 100 / value, read off the grid 1,
+ * 2, 4, 8, 16.
  */
 final class SimulatedSession {
 
@@ -39,37 +40,46 @@ final class SimulatedSession {
      *
      * @param humanFactor      the human's true speedup (1 = no effect)
      * @param agentFactor      the agent's true speedup
-     * @param cvPct            per-run CV of the baselines and the agent (percent)
+     * @param cvPct            per-run CV of the baselines (percent; the human and the agent: times their factors)
      * @param driftPct         sd of the round drift (percent)
      * @param shape            noise shape, outliers, position ramp
      * @param aaOffset         the A/A arm's true factor (1: the baseline repeats itself); 0: no A/A arm
      * @param humanNoiseFactor the human's per-run CV as a multiple of {@code cvPct}
+     * @param agentNoiseFactor the agent's per-run CV as a multiple of {@code cvPct}
      */
     record Scenario(double humanFactor, double agentFactor, double cvPct, double driftPct, Shape shape,
-                    double aaOffset, double humanNoiseFactor) {
+                    double aaOffset, double humanNoiseFactor, double agentNoiseFactor) {
 
         static Scenario of(double humanFactor, double cvPct) {
-            return new Scenario(humanFactor, 1.0, cvPct, 3, Shape.PLAIN, 1.0, 1.0);
+            return new Scenario(humanFactor, 1.0, cvPct, 3, Shape.PLAIN, 1.0, 1.0, 1.0);
         }
 
         Scenario agent(double factor) {
-            return new Scenario(humanFactor, factor, cvPct, driftPct, shape, aaOffset, humanNoiseFactor);
+            return new Scenario(humanFactor, factor, cvPct, driftPct, shape, aaOffset,
+                    humanNoiseFactor, agentNoiseFactor);
         }
 
         Scenario drift(double pct) {
-            return new Scenario(humanFactor, agentFactor, cvPct, pct, shape, aaOffset, humanNoiseFactor);
+            return new Scenario(humanFactor, agentFactor, cvPct, pct, shape, aaOffset,
+                    humanNoiseFactor, agentNoiseFactor);
         }
 
         Scenario shape(Shape s) {
-            return new Scenario(humanFactor, agentFactor, cvPct, driftPct, s, aaOffset, humanNoiseFactor);
+            return new Scenario(humanFactor, agentFactor, cvPct, driftPct, s, aaOffset,
+                    humanNoiseFactor, agentNoiseFactor);
         }
 
         Scenario aa(double offset) {
-            return new Scenario(humanFactor, agentFactor, cvPct, driftPct, shape, offset, humanNoiseFactor);
+            return new Scenario(humanFactor, agentFactor, cvPct, driftPct, shape, offset,
+                    humanNoiseFactor, agentNoiseFactor);
         }
 
         Scenario noisierHuman(double factor) {
-            return new Scenario(humanFactor, agentFactor, cvPct, driftPct, shape, aaOffset, factor);
+            return new Scenario(humanFactor, agentFactor, cvPct, driftPct, shape, aaOffset, factor, agentNoiseFactor);
+        }
+
+        Scenario noisierAgent(double factor) {
+            return new Scenario(humanFactor, agentFactor, cvPct, driftPct, shape, aaOffset, humanNoiseFactor, factor);
         }
 
         boolean hasAa() {
@@ -108,6 +118,7 @@ final class SimulatedSession {
         int aa = arms.indexOf(Arm.BASELINE_AA);
         double sigma = Math.sqrt(Math.log1p(s.cvPct() * s.cvPct() / 1e4));
         double humanSigma = Math.sqrt(Math.log1p(Math.pow(s.cvPct() * s.humanNoiseFactor(), 2) / 1e4));
+        double agentSigma = Math.sqrt(Math.log1p(Math.pow(s.cvPct() * s.agentNoiseFactor(), 2) / 1e4));
         double drift = s.driftPct() / 100.0;
         double[][] v = new double[k][rounds];
         List<List<int[]>> order = RoundOrder.of(rng.nextLong(), rounds, new int[] {k});
@@ -117,7 +128,8 @@ final class SimulatedSession {
             List<int[]> round = order.get(r);
             for (int pos = 0; pos < k; pos++) {
                 int a = round.get(pos)[1];
-                double x = 100.0 * Math.exp(d + noise(s.shape().noise(), a == human ? humanSigma : sigma, rng));
+                double x = 100.0 * Math.exp(d + noise(s.shape().noise(), a == human ? humanSigma : a == k - 1
+                        ? agentSigma : sigma, rng));
                 if (a == human) {
                     x /= s.humanFactor(); // lower is better: a speedup divides the value
                 } else if (a == aa) {

@@ -239,8 +239,11 @@ final class DatasetCard {
             b.append("## Agent leaderboard (native rows)\n\n");
             b.append("One entry per task per hardware fingerprint (the latest session; sessions are not pooled); only")
                     .append(" replay-valid tasks (human better than baseline) count; failed and incorrect arms are")
-                    .append(" outcomes, never wins. False wins expected by chance = tests × 0.025 (the one-sided")
-                    .append(" false-positive rate of a verdict at 95 %).\n\n");
+                    .append(" outcomes, never wins. False wins expected: tests × 0.025, the nominal one-sided")
+                    .append(" false-positive rate of one verdict at 95 % — a floor, not the leaderboard's figure: a task")
+                    .append(" counts only when its human is better, and both comparisons share the baseline's runs, so")
+                    .append(" a counted test's chance of a false win is higher; `isobench report` states it simulated")
+                    .append(" per task (docs/statistics.md §10).\n\n");
             b.append("| Agent | Tasks | Valid tasks | better | equivalent | worse | inconclusive | failed | incorrect |")
                     .append(" False wins expected | opt_base | opt_human |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
             for (String[] r : s.leaderboard()) {

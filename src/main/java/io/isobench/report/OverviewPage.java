@@ -136,8 +136,7 @@ final class OverviewPage extends HtmlPage {
                 .append(" %); a sweep's capacity by the sign test at the grid's resolution, with no interval; an "
                         + "unstable A/A check makes every verdict of its task inconclusive; otherwise inconclusive, "
                         + "with the reason; fewer than ").append(config.minPairedRounds())
-                .append(" valid paired rounds is inconclusive. False wins expected by chance: tests × ")
-                .append(esc(fmt("%.3f", (1 - config.confidence()) / 2))).append(" (one-sided false-positive rate). "
+                .append(" valid paired rounds is inconclusive. ").append(esc(Leaderboard.FALSE_WINS)).append(". "
                         + "Median speedup: over the agent's valid tasks with a verdict about speed, with a "
                         + "percentile-bootstrap CI over tasks.");
         if (board.dropped() > 0) {

@@ -180,9 +180,8 @@ public final class SessionReport {
                     ratio(r.optBase(), r.validTasks()), ratio(r.optHuman(), r.validTasks()),
                     medianText(r.speedupVsBaseline())));
         }
-        sb.append('\n').append("Rule: ").append(io.isobench.analysis.Leaderboard.RULE).append(". False wins expected by "
-                + "chance = tests (comparisons vs baseline with a verdict about speed) × the one-sided false-positive "
-                + "rate of a verdict, (1 − confidence) / 2.");
+        sb.append('\n').append("Rule: ").append(io.isobench.analysis.Leaderboard.RULE).append(". ").append(
+                io.isobench.analysis.Leaderboard.FALSE_WINS).append('.');
         if (board.dropped() > 0) {
             sb.append(" ").append(board.dropped()).append(" older measurement(s) of the same task on the same hardware"
                     + " are not counted.");
