@@ -18,7 +18,7 @@ import java.util.Random;
 
 /**
  * A native session run with adaptive rounds (the default design: a look after every round from 3 to 8, O'Brien–Fleming
- * spending, futility below 10 %; stored in the session's stats settings as a session stores it), for the report and
+ * spending, futility below 3 %; stored in the session's stats settings as a session stores it), for the report and
  * export tests. Four serving tasks, arms baseline, baseline-aa, human and {@code agent:x}, lower tpot is better, each
  * stored with as many rounds as an adaptive session runs for it:
  * <ul>

@@ -133,7 +133,7 @@ public record SequentialDesign(Kind kind, int minRounds, int maxRounds, Spending
     public static final long SEED = 20261128L;
     /** The largest adaptive maximum (the schedule's simulation holds PATHS × maxRounds values). */
     public static final int MAX_ROUNDS_LIMIT = 20;
-    /** Futility threshold by default: conditional power below 10 %. */
+    /** Futility threshold by default: conditional power below 3 % (docs/statistics.md §20 says why). */
     public static final double DEFAULT_FUTILITY_POWER = 0.03;
 
     private static final Map<String, double[]> LEVELS = new ConcurrentHashMap<>();
@@ -163,7 +163,7 @@ public record SequentialDesign(Kind kind, int minRounds, int maxRounds, Spending
         return new SequentialDesign(Kind.FIXED, rounds, rounds, Spending.OBRIEN_FLEMING, 0, null, null);
     }
 
-    /** The default adaptive design: looks after rounds 3…8, O'Brien–Fleming-type spending, futility below 10 %. */
+    /** The default adaptive design: looks after rounds 3…8, O'Brien–Fleming-type spending, futility below 3 %. */
     public static SequentialDesign defaultAdaptive() {
         return adaptive(3, 8, Spending.OBRIEN_FLEMING);
     }

@@ -29,7 +29,7 @@ public record RoundsPlan(boolean adaptive, int minRounds, int maxRounds, String 
     public static final int LIMIT = 20;
     public static final double DEFAULT_FUTILITY = 0.03;
 
-    /** Adaptive, looks after rounds 3…8, O'Brien–Fleming-type spending, futile below 10 %, human and agents gate. */
+    /** Adaptive, looks after rounds 3…8, O'Brien–Fleming-type spending, futile below 3 %, human and agents gate. */
     public static final RoundsPlan DEFAULT = new RoundsPlan(true, DEFAULT_MIN, DEFAULT_MAX, "obrien_fleming",
             DEFAULT_FUTILITY, DEFAULT_GATES);
 
