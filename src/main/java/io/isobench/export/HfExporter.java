@@ -131,7 +131,7 @@ public final class HfExporter {
                 long rows = count(st, "SELECT count(*) FROM hf_out");
                 long commits = count(st, "SELECT count(DISTINCT commit_short) FROM hf_out");
                 DatasetCard.Stats stats = DatasetCard.stats(st, rows, Files.size(parquetTmp));
-                Files.writeString(tmpDir.resolve("README.md"), DatasetCard.render(stats, natives.between()),
+                Files.writeString(tmpDir.resolve("README.md"), DatasetCard.render(stats, natives.between(), natives.falseWins()),
                         StandardCharsets.UTF_8);
                 st.execute("DROP VIEW hf_out");
                 join(jsonlJoined);
@@ -193,7 +193,7 @@ public final class HfExporter {
             st.execute("COPY hf_out TO '" + sqlString(jsonlTmp.toString()) + "' (FORMAT json)");
             Timing.mark("copy");
             DatasetCard.Stats stats = DatasetCard.stats(st, rows, Files.size(parquetTmp));
-            Files.writeString(tmpDir.resolve("README.md"), DatasetCard.render(stats, natives.between()),
+            Files.writeString(tmpDir.resolve("README.md"), DatasetCard.render(stats, natives.between(), natives.falseWins()),
                     StandardCharsets.UTF_8);
 
             move(parquetTmp, outDir.resolve(PARQUET));

@@ -63,8 +63,13 @@ final class SessionRows {
      * @param rows    the rows of every native session, latest session first per (commit, agent); sorted by commit,
      *                agent
      * @param between the comparisons measured in two or more sessions on the same hardware, pooled
+     * @param falseWins per agent arm label ({@code agent:NAME}) the false wins the native leaderboard expects by chance
+     *                  (docs/statistics.md §10: simulated from each counted task's own noise and design)
      */
-    record Native(List<Row> rows, BetweenSessions between) {
+    record Native(List<Row> rows, BetweenSessions between, Map<String, Double> falseWins) {
+        Native {
+            falseWins = Map.copyOf(falseWins);
+        }
     }
 
     /** The rows of every native session and the spread between sessions. */
@@ -72,7 +77,7 @@ final class SessionRows {
         List<SessionRecord> sessions = new ArrayList<>(store.sessions());
         sessions.removeIf(SessionRecord::isAgentsRun);
         if (sessions.isEmpty()) {
-            return new Native(List.of(), BetweenSessions.NONE);
+            return new Native(List.of(), BetweenSessions.NONE, Map.of());
         }
         sessions.sort(Comparator.comparing(SessionRecord::startedAt, Comparator.nullsFirst(Comparator.naturalOrder()))
                 .reversed());
@@ -89,7 +94,11 @@ final class SessionRows {
         }
         List<Row> out = new ArrayList<>(byKey.values());
         out.sort(Comparator.comparing(Row::commitShort).thenComparing(Row::agent));
-        return new Native(out, BetweenSessions.of(analysed, config));
+        Map<String, Double> falseWins = new LinkedHashMap<>();
+        for (Leaderboard.AgentRow a : Leaderboard.of(analysed, config).agents()) {
+            falseWins.put(a.agent(), a.expectedFalseWins());
+        }
+        return new Native(out, BetweenSessions.of(analysed, config), falseWins);
     }
 
     /** A run of the session with its details. */

@@ -275,6 +275,15 @@ class HfSessionRowsTest {
                     + " A session's confidence interval describes that session only and does not cover"
                     + " session-to-session variation, measured here as a between-session spread (τ, random effects) of"
                     + " ±0.0 % over 2 comparisons of 1 task measured in 2 sessions on the same hardware.\n");
+            // the card's leaderboard states the false wins the analysis' leaderboard simulates, never the nominal 2.5 %
+            // per test for an agent measured here
+            Map<String, Double> falseWins = SessionRows.compute(store).falseWins();
+            assertThat(falseWins).isNotEmpty();
+            String card = java.nio.file.Files.readString(out.resolve(HfExporter.CARD));
+            for (Map.Entry<String, Double> e : falseWins.entrySet()) {
+                assertThat(card).contains(String.format(java.util.Locale.ROOT, "| %.2f (of ", e.getValue()));
+            }
+            assertThat(card).doesNotContain("nominal floor").contains("False wins expected by chance = the sum over");
         }
         try (Store empty = TestStores.open(dir, "empty")) {
             assertThat(SessionRows.compute(empty).rows()).isEmpty();
