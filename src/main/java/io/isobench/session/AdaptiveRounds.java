@@ -82,4 +82,15 @@ final class AdaptiveRounds {
     List<Stop> stops() {
         return new ArrayList<>(stopped.values());
     }
+
+    /** Where every task of the session stopped, once its rounds are over (early stops and the last look alike). */
+    List<Stop> allStops() {
+        List<Stop> out = new ArrayList<>();
+        for (SessionAnalysis.TaskResult t : SessionAnalysis.of(store, sessionId, StatsConfig.defaults()).tasks()) {
+            if (t.analysis() != null) {
+                out.add(new Stop(t.taskId(), t.analysis().stopping()));
+            }
+        }
+        return out;
+    }
 }

@@ -197,7 +197,7 @@ final class SessionRunner {
                 tally.skip(skipped);
                 say("task " + stop.taskId() + ": " + stop.stopping().describe() + " (" + skipped + " job(s) not run)");
             });
-            stops = adaptive.stops();
+            stops = adaptive.allStops();
         } else {
             dispatch.accept(todo);
         }
@@ -276,7 +276,8 @@ final class SessionRunner {
 
     /**
      * The statistical settings stored with the session: the method's, the suite's GPU clock rule, and the rounds
-     * design with every look's nominal levels (and, once the session ends, where each adaptive task stopped).
+     * design with every look's nominal levels (and, once the session ends, where each task of an adaptive session
+     * stopped and why).
      */
     private Map<String, Object> statsSettings() {
         Map<String, Object> m = new LinkedHashMap<>(StatsConfig.defaults().toMap());
@@ -292,13 +293,13 @@ final class SessionRunner {
                 sm.put("text", s.stopping().describe());
                 stops.put(s.taskId(), sm);
             }
-            design.put("stopped_early", stops);
+            design.put("stops", stops);
         }
         m.put(SequentialDesign.KEY, design);
         return m;
     }
 
-    /** The tasks an adaptive session stopped before its last look (stored with the session at its end). */
+    /** Where each task of an adaptive session stopped (stored with the session at its end). */
     private List<AdaptiveRounds.Stop> stopsRecorded = List.of();
 
     private SessionRecord sessionRecord(String sessionId, Instant started, Instant ended, String status) {

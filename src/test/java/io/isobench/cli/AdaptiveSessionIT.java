@@ -109,8 +109,12 @@ class AdaptiveSessionIT {
                     .statsConfigJson());
             assertThat(design.adaptive()).isTrue();
             assertThat(design.looks(0.95)).hasSize(6);
-            assertThat(store.session(session).orElseThrow().statsConfigJson()).contains("\"stopped_early\"")
-                    .contains("\"efficacy_level\"");
+            com.fasterxml.jackson.databind.JsonNode stored = new com.fasterxml.jackson.databind.ObjectMapper()
+                    .readTree(store.session(session).orElseThrow().statsConfigJson()).path("design");
+            assertThat(stored.path("looks").get(0).path("efficacy_level").asDouble()).isBetween(0.0005, 0.005);
+            assertThat(stored.path("stops").path("fast").path("rounds").asInt()).isEqualTo(3);
+            assertThat(stored.path("stops").path("fast").path("reason").asText()).isEqualTo("decided");
+            assertThat(stored.path("stops").path("same").path("rounds").asInt()).isBetween(3, 8);
             List<SessionAnalysis.TaskResult> tasks = SessionAnalysis.of(store, session, StatsConfig.defaults())
                     .tasks();
             SessionAnalysis.TaskResult fast = task(tasks, "fast");
