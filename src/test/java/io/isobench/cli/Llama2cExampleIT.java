@@ -33,7 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The llama2.c example end to end, as a user runs it ({@code isobench run examples/llama2c/suite.yaml}): the real
  * engine cloned from {@code ../shared/engines/llama2.c.bundle}, a checkpoint generated at run time, every arm built
- * from its worktree with {@code make run}, five interleaved rounds with the A/A arm. Asserted from the store: the
+ * from its worktree with {@code make run}, adaptive interleaved rounds with the A/A arm. Asserted from the store: the
  * human of d421a95 (PR #276) is {@code better} and its replay {@code valid}; the null commit is not better; the
  * correct alternative patch passes the gate, the fast-but-wrong one is {@code incorrect}, the stale one
  * {@code PATCH_FAILED}; the prompt-encoder commit is better on CPU time; builds and declared metrics are recorded.
@@ -72,8 +72,13 @@ class Llama2cExampleIT {
             assertThat(topp.analysis().metric()).isEqualTo("command_cpu_s");
             assertThat(topp.analysis().better()).isEqualTo(Better.LOWER);
             assertThat(topp.unit()).isEqualTo("s");
-            assertThat(topp.analysis().summaries().get("baseline").n()).isEqualTo(5);
-            assertThat(topp.analysis().summaries().get("baseline-aa").n()).isEqualTo(5);
+            // adaptive rounds (the example's run.rounds): the 3-4x speedup is decided at an early look, and the verdicts
+            // read the rounds up to it
+            io.isobench.analysis.Stopping stop = topp.analysis().stopping();
+            assertThat(stop.adaptive()).isTrue();
+            assertThat(stop.lookRounds()).as(stop.describe()).isBetween(3, 5);
+            assertThat(topp.analysis().summaries().get("baseline").n()).isEqualTo(stop.lookRounds());
+            assertThat(topp.analysis().summaries().get("baseline-aa").n()).isEqualTo(stop.lookRounds());
             assertThat(topp.analysis().humanVsBaseline().verdict()).as(topp.analysis().humanVsBaseline().reason())
                     .isEqualTo(Verdict.BETTER);
             assertThat(topp.analysis().replayValidity()).isEqualTo(ReplayValidity.VALID);

@@ -52,8 +52,9 @@ class SweepDemoIT {
         assertThat(Files.readString(work.resolve("report.md"))).contains("#### Load sweep: max_concurrency");
         assertThat(work.resolve("report-html/index.html")).exists();
         // 3 checks (baseline, its repeat, human) + up to 8 adaptive rounds × 2 arms × 3 points; capacity is ordinal: the
-        // sign test decides a gain from 6 agreeing rounds, so the task stops after round 6 (39 jobs run of 51 planned)
-        assertThat(err.toString()).contains("job 1/51 ").contains("job 39/39 ")
+        // sign test decides a gain from 6 agreeing rounds, so the task stops after round 6 (39 jobs run of 51 planned; the
+        // stop is said after the 39th job's line)
+        assertThat(err.toString()).contains("job 1/51 ").contains("job 39/51 ")
                 .contains("round 1/8 at max_concurrency=").contains("task tpot-sweep: stopped after round 6 of up to 8: every gating comparison decided (human vs"
                         + " baseline better)");
         try (Store store = Stores.open(db)) {
