@@ -227,7 +227,7 @@ class AgentsSandboxE2EIT {
              ScriptedAnthropicServer escape = ScriptedAnthropicServer.start(
                      ClaudeScripts.escape("127.0.0.1", other.getLocalPort()), ANTHROPIC_KEY);
              ScriptedOpenAiServer codexEscape = ScriptedOpenAiServer.start(CodexScripts.escape(
-                     ClaudeScripts.fetchCommand("1.1.1.1", 80)), OPENAI_KEY)) {
+                     ClaudeScripts.fetchCommand("127.0.0.1", other.getLocalPort())), OPENAI_KEY)) {
             Thread.ofVirtual().start(() -> {
                 while (!other.isClosed()) {
                     try (var s = other.accept()) {
