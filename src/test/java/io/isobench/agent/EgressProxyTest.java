@@ -133,7 +133,7 @@ class EgressProxyTest {
             send(c, "POST /v1/messages?key=QUERYSECRET HTTP/1.1\r\nHost: evil.example:443\r\nAuthorization: Bearer sk-test-123\r\n"
                     + "Content-Length: 5\r\n\r\nhello");
             String first = response(in);
-            send(c, "POST /v1/chat HTTP/1.1\r\nHost: 10.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+            send(c, "POST /v1/chat HTTP/1.1\r\nHost: other-host.invalid\r\nTransfer-Encoding: chunked\r\n\r\n"
                     + "3\r\nabc\r\n4\r\ndefg\r\n0\r\n\r\n");
             String second = response(in);
             assertThat(first).startsWith("HTTP/1.1 200 ").endsWith("echo hello");
