@@ -23,9 +23,12 @@ public final class ToyRepo {
         }
     }
 
-    /** Whether python3, git and setsid (util-linux), what the toy engine and its repo need, are on the PATH. */
+    /**
+     * Whether python3, git, setsid (util-linux) and bwrap (bubblewrap: the sandbox every arm runs in by default), what
+     * the toy engine, its repo and a session on it need, are on the PATH.
+     */
     public static boolean toolsPresent() {
-        return onPath("python3") && onPath("git") && onPath("setsid");
+        return onPath("python3") && onPath("git") && onPath("setsid") && onPath("bwrap");
     }
 
     private static boolean onPath(String program) {

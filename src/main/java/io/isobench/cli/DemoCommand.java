@@ -57,6 +57,20 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--format", defaultValue = "text", description = "Plan format for --dry-run: text or json.")
     String format;
 
+    /**
+     * The demo's suite, its arms unconfined where this machine cannot make the sandbox (bwrap missing): the demo's
+     * toy engine and its agents' patches are isobench's own files, so a first run needs nothing more than git and
+     * python3. It says so; every other suite's confined arms fail there instead (docs/security.md).
+     */
+    private Suite unconfinedWithoutSandbox(Suite suite) {
+        java.util.Optional<String> problem = io.isobench.proc.Sandbox.problem();
+        if (problem.isEmpty() || suite.run().confine().arms() == io.isobench.task.Confine.Arms.OFF) {
+            return suite;
+        }
+        main.err.println("isobench: the demo runs its arms unconfined here: " + problem.get());
+        return suite.withRun(suite.run().withConfine(suite.run().confine().withArms(io.isobench.task.Confine.Arms.OFF)));
+    }
+
     @Override
     public Integer call() throws IOException, InterruptedException {
         Path toy = toyEngine();
@@ -72,7 +86,7 @@ final class DemoCommand implements Callable<Integer> {
                 .withEngineRepo(repo);
         // adaptive rounds (the demo suites' run.rounds) unless --rounds says otherwise
         RoundsOption.Choice roundsChoice = RoundsOption.of(rounds, loaded);
-        Suite suite = roundsChoice.suite();
+        Suite suite = unconfinedWithoutSandbox(roundsChoice.suite());
         Integer n = roundsChoice.fixed();
         String db = main.db != null && !main.db.isBlank() ? main.db : dir.resolve("isobench.duckdb").toString();
         SessionRequest request = new SessionRequest(suite, new Planner.Options(n, null, dir, execution.aa()), db, null,

@@ -14,8 +14,11 @@ import java.util.function.LongConsumer;
  * @param buildTimeoutS limit of the build and of each {@code pip_pin} install, seconds
  * @param groupStarted  told the process group of each build or pip command as it starts (the session records it in a
  *                      placeholder, so a resumed session reaps what a killed one left)
+ * @param walls         the walls the build step runs in (the executor's: {@link #withWalls}); default
+ *                      {@link ArmWalls#OPEN}, the allowlisted environment without a sandbox
  */
-public record ArmSetup(List<Recipe> recipes, List<String> build, int buildTimeoutS, LongConsumer groupStarted) {
+public record ArmSetup(List<Recipe> recipes, List<String> build, int buildTimeoutS, LongConsumer groupStarted,
+                       ArmWalls walls) {
 
     public static final ArmSetup NONE = new ArmSetup(List.of(), List.of(), 3600);
 
@@ -23,12 +26,22 @@ public record ArmSetup(List<Recipe> recipes, List<String> build, int buildTimeou
         recipes = recipes == null ? List.of() : List.copyOf(recipes);
         build = build == null ? List.of() : List.copyOf(build);
         groupStarted = groupStarted == null ? pgid -> { } : groupStarted;
+        walls = walls == null ? ArmWalls.OPEN : walls;
         if (buildTimeoutS < 1) {
             throw new IllegalArgumentException("buildTimeoutS (" + buildTimeoutS + ") must be >= 1");
         }
     }
 
     public ArmSetup(List<Recipe> recipes, List<String> build, int buildTimeoutS) {
-        this(recipes, build, buildTimeoutS, null);
+        this(recipes, build, buildTimeoutS, null, null);
+    }
+
+    public ArmSetup(List<Recipe> recipes, List<String> build, int buildTimeoutS, LongConsumer groupStarted) {
+        this(recipes, build, buildTimeoutS, groupStarted, null);
+    }
+
+    /** This setup with its build step inside {@code w}. */
+    public ArmSetup withWalls(ArmWalls w) {
+        return new ArmSetup(recipes, build, buildTimeoutS, groupStarted, w);
     }
 }

@@ -161,7 +161,7 @@ final class Recipes {
         }
         log.append("$ (").append(dest).append(") ").append(String.join(" ", setup.build()))
                 .append("   # build, limit ").append(setup.buildTimeoutS()).append(" s\n");
-        BuildStep build = run(setup.build(), dest, env, setup.buildTimeoutS(), setup.groupStarted());
+        BuildStep build = run(setup.build(), dest, env, setup.buildTimeoutS(), setup.groupStarted(), setup.walls());
         log.append(build.log());
         if (!build.log().isEmpty() && !build.log().endsWith("\n")) {
             log.append('\n');
@@ -204,12 +204,22 @@ final class Recipes {
      */
     static BuildStep run(List<String> argv, Path cwd, Map<String, String> env, int timeoutS,
                          LongConsumer groupStarted) {
+        return run(argv, cwd, env, timeoutS, groupStarted, null);
+    }
+
+    /**
+     * As {@link #run(List, Path, Map, int, LongConsumer)}, inside {@code walls} (the arm's build step: it runs the
+     * arm's code); null: isobench's environment plus {@code env}, no sandbox (the suite author's own steps).
+     */
+    static BuildStep run(List<String> argv, Path cwd, Map<String, String> env, int timeoutS,
+                         LongConsumer groupStarted, ArmWalls walls) {
         long t0 = System.nanoTime();
         Path out = null;
         try {
             Path scratch = Files.createDirectories(Worktrees.scratch(cwd));
             out = Files.createTempFile(scratch, "build-", ".log");
-            ProcessGroup pg = ProcessGroup.start(argv, cwd, env, out);
+            ProcessGroup pg = walls == null ? ProcessGroup.start(argv, cwd, env, out)
+                    : ProcessGroup.startMeasured(walls.argv(cwd, argv, null), cwd, walls.env(env), out);
             Integer exit;
             try {
                 groupStarted.accept(pg.pgid());
@@ -219,7 +229,7 @@ final class Recipes {
             }
             String log = ProcessGroup.readLog(out);
             double ms = (System.nanoTime() - t0) / 1e6;
-            if (exit != null && (exit == 126 || exit == 127) && log.startsWith("setsid: failed to execute")) {
+            if (exit != null && exit != 0 && ProcessGroup.couldNotExecute(log)) {
                 return new BuildStep(argv, null, ms, false, log); // the program does not exist or cannot run
             }
             return new BuildStep(argv, exit, ms, exit == null, log);

@@ -128,7 +128,7 @@ public final class Worktrees {
     }
 
     /** Where {@code pip_pin} installs for the worktree {@code dest}: a sibling folder, put first on PYTHONPATH. */
-    static Path siteDir(Path dest) {
+    public static Path siteDir(Path dest) {
         return dest.resolveSibling(dest.getFileName() + ".site");
     }
 
@@ -203,6 +203,10 @@ public final class Worktrees {
         argv.add("git");
         argv.add("-c");
         argv.add("advice.detachedHead=false");
+        // a confined arm's worktree belongs to the sandbox's unprivileged uid when isobench runs as root
+        // (proc.Sandbox): git would refuse it as of dubious ownership
+        argv.add("-c");
+        argv.add("safe.directory=*");
         argv.addAll(List.of(args));
         log.append("$ (").append(cwd).append(") ").append(String.join(" ", argv)).append('\n');
         try {

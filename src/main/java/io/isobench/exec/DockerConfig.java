@@ -28,11 +28,14 @@ import java.util.Set;
  *                       directory (local-source suites such as the demo); false: the image holds the source at
  *                       {@code sourceDir}, and an agent arm's patch is applied and verified inside the container
  * @param sourceDir      the source tree inside the image (working directory when {@code mountWorktree} is false)
- * @param network        docker network mode; serving runs need {@code host} (the load generator runs on the host)
+ * @param network        docker network mode: {@code none} (the default: the container's own loopback only; a server
+ *                       is reached through its door, a Unix socket in a bound folder relayed by isobench's
+ *                       {@code NetBridge} run with the host's JDK mounted read-only), or a network the profile names
+ *                       ({@code host}: the container shares the host's network, no wall; docs/docker-executor.md)
  * @param shmSize        {@code --shm-size} (null: docker's default)
  * @param volumes        extra {@code -v} specs (model caches), {@code {home}} expands to the user's home
- * @param secretEnv      names of host environment variables passed to the container through a mode-600 env file
- *                       (never on a command line), when set
+ * @param secretEnv      names of host environment variables the engine needs (declared: none by default), passed
+ *                       to the container through a mode-600 env file (never on a command line), when set
  * @param gpuMode        {@code auto} (nvidia when GPUs come from nvidia-smi, devices when from
  *                       {@code ISOBENCH_GPUS}, none without GPUs), {@code nvidia} ({@code --gpus "device=…"}, needs
  *                       NVIDIA's container runtime), {@code devices} ({@code --device} per leased GPU plus
@@ -57,10 +60,12 @@ public record DockerConfig(String docker, Map<String, String> images, boolean mo
     /** The image scripts/provision-docker builds: Debian bookworm minbase with python3 and git. */
     public static final String DEFAULT_IMAGE = "isobench/python:bookworm";
     public static final String ENV = "ISOBENCH_DOCKER_CONFIG";
+    /** The default network: none but the container's own loopback (a server is reached through its door). */
+    public static final String NETWORK_NONE = "none";
     public static final Set<String> GPU_MODES = Set.of("auto", "nvidia", "devices", "none");
 
     public static final DockerConfig DEFAULT = new DockerConfig("docker", Map.of("default", DEFAULT_IMAGE), true,
-            null, "host", "8g", List.of(), List.of("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"), "auto", "/dev/nvidia{i}",
+            null, NETWORK_NONE, "8g", List.of(), List.of(), "auto", "/dev/nvidia{i}",
             true, true, List.of(), 2048, true, null);
 
     private static final List<String> KEYS = List.of("docker", "images", "mount_worktree", "source_dir", "network",

@@ -6,7 +6,9 @@ import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
 import io.isobench.plan.GpuSlots;
 import io.isobench.plan.Job;
+import io.isobench.proc.HostBridge;
 import io.isobench.proc.ProcessGroup;
+import io.isobench.proc.Sandbox;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -182,8 +184,45 @@ final class DockerExecutor implements Executor {
             this.patch = patch;
         }
 
+        /** Open doors by the PGID of the {@code docker run} client of the server behind them. */
+        private final Map<Long, Opened> doors = new java.util.concurrent.ConcurrentHashMap<>();
+
+        private record Opened(HostBridge bridge, Path dir) {
+        }
+
         @Override
         public ProcessGroup start(Job job, List<String> argv, Path log) throws IOException {
+            return start(job, argv, log, null);
+        }
+
+        /**
+         * A server in a container without a network ({@code network: none}, the default) gets a door: isobench's
+         * clients connect to 127.0.0.1:{@code port}, relayed to the bridge in the container.
+         */
+        @Override
+        public ProcessGroup startServer(Job job, List<String> argv, Path log, int port) throws IOException {
+            if (!DockerConfig.NETWORK_NONE.equals(config.network())) {
+                return start(job, argv, log, null);
+            }
+            Path dir = Sandbox.bridgeDir(null);
+            // the container's user (the worktree's owner, or the image's) creates the socket there
+            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
+            HostBridge bridge = null;
+            try {
+                bridge = HostBridge.open(port, new Sandbox.Bridge(dir, port, Sandbox.java()).hostSocket());
+                ProcessGroup pg = start(job, argv, log, new Door(dir, port, Path.of(System.getProperty("java.home"))));
+                doors.put(pg.pgid(), new Opened(bridge, dir));
+                return pg;
+            } catch (IOException | RuntimeException e) {
+                if (bridge != null) {
+                    bridge.close();
+                }
+                Sandbox.deleteBridgeDir(dir);
+                throw e;
+            }
+        }
+
+        private ProcessGroup start(Job job, List<String> argv, Path log, Door door) throws IOException {
             String name = containerName(job);
             removeContainer(name); // a leftover of an interrupted session
             Map<String, String> env = containerEnv(job);
@@ -194,7 +233,7 @@ final class DockerExecutor implements Executor {
             env.forEach((k, v) -> sb.append(k).append('=').append(v).append('\n'));
             Files.writeString(envFile, sb.toString(), StandardCharsets.UTF_8);
             List<String> run = runArgv(config, gpuMode, job, argv, new Container(image, name, envFile,
-                    ownerOf(job.cwd()), leased(job), patch), System.getProperty("user.home"));
+                    ownerOf(job.cwd()), leased(job), patch, door), System.getProperty("user.home"));
             dockerLine = "isobench: " + String.join(" ", run) + "\n";
             ProcessGroup pg = ProcessGroup.start(run, job.cwd(), Map.of(), log);
             // the client reads the env file before it creates the container: delete it as soon as the container
@@ -220,7 +259,13 @@ final class DockerExecutor implements Executor {
                 docker(List.of("stop", "--time", Long.toString(s), name), grace.plusSeconds(30));
             }
             removeContainer(name);
-            return group.terminate(grace) && !containerExists(name);
+            boolean gone = group.terminate(grace) && !containerExists(name);
+            Opened d = doors.remove(group.pgid());
+            if (d != null) {
+                d.bridge().close();
+                Sandbox.deleteBridgeDir(d.dir());
+            }
+            return gone;
         }
     }
 
@@ -274,8 +319,23 @@ final class DockerExecutor implements Executor {
      * @param gpuIds  the GPUs leased to the job; empty: none
      * @param patch   an agent's patch, applied inside the container before the command; null for other arms
      */
-    record Container(String image, String name, Path envFile, String user, List<Integer> gpuIds, Path patch) {
+    record Container(String image, String name, Path envFile, String user, List<Integer> gpuIds, Path patch,
+                     Door door) {
+        Container(String image, String name, Path envFile, String user, List<Integer> gpuIds, Path patch) {
+            this(image, name, envFile, user, gpuIds, patch, null);
+        }
     }
+
+    /**
+     * A server's door in a container without a network: the host folder bound at {@code Sandbox.NET_DIR} (its
+     * socket and {@code NetBridge}'s class file), the server's port inside, and the host's JDK mounted read-only at
+     * {@link #JDK_IN_CONTAINER} to run the bridge.
+     */
+    record Door(Path hostDir, int port, Path javaHome) {
+    }
+
+    /** Where the host's JDK is mounted (read-only) in a container that runs a server's door. */
+    static final String JDK_IN_CONTAINER = "/opt/isobench-jdk";
 
     static List<String> runArgv(DockerConfig c, String gpuMode, Job job, List<String> argv, Container container,
                                 String home) {
@@ -305,6 +365,11 @@ final class DockerExecutor implements Executor {
         }
         if (patch != null) {
             a.addAll(List.of("-v", patch + ":" + PATCH_IN_CONTAINER + ":ro"));
+        }
+        Door door = container.door();
+        if (door != null) {
+            a.addAll(List.of("-v", door.hostDir() + ":" + Sandbox.NET_DIR, "-v", door.javaHome() + ":"
+                    + JDK_IN_CONTAINER + ":ro"));
         }
         if (job.spec() instanceof io.isobench.plan.JobSpec.Accuracy acc && !".".equals(acc.suiteDir())) {
             // the accuracy command's own files ({suite_dir}), as on the host
@@ -338,6 +403,9 @@ final class DockerExecutor implements Executor {
         }
         if (!script.isEmpty()) {
             a.addAll(List.of("sh", "-c", script + "exec \"$@\"", "isobench"));
+        }
+        if (door != null) {
+            a.addAll(Sandbox.bridgeCommand(Path.of(JDK_IN_CONTAINER, "bin", "java"), door.port()));
         }
         a.addAll(argv);
         return a;

@@ -39,7 +39,7 @@ public final class Executors {
     /** As {@link #create(String)}, for a suite: cluster executors read their profile and the suite's commits. */
     public static Executor create(String name, Suite suite) {
         return switch (name) {
-            case "local" -> local();
+            case "local" -> local(suite);
             case "docker" -> docker(DockerConfig.fromEnvironment());
             case "kubernetes" -> kubernetes(suite);
             case "slurm" -> SlurmExecutor.connect(SlurmConfig.fromEnv(System.getenv()));
@@ -64,11 +64,28 @@ public final class Executors {
      * (plan.GpuDiscovery); each job leases its GPU count ({@code CUDA_VISIBLE_DEVICES}), a job wider than the node is
      * {@code RESOURCES_INSUFFICIENT}. On a machine without GPUs jobs run unleased (CPU engines such as the toy).
      */
-    private static Executor local() {
+    private static Executor local(Suite suite) {
         io.isobench.plan.GpuDiscovery.Inventory inv = io.isobench.plan.GpuDiscovery.discover(null);
         return new LocalExecutor(Readiness.http(java.time.Duration.ofMillis(10)),
                 io.isobench.probe.Clients.serving(), java.time.Duration.ofSeconds(5),
-                inv.count() == 0 ? null : inv.slots());
+                inv.count() == 0 ? null : inv.slots(), launcher(suite));
+    }
+
+    /**
+     * The local launcher of a suite: its {@code run.confine} rule (every arm confined when there is no suite), never
+     * passing its agents' runner secrets to a measured process.
+     */
+    static LocalExecutor.Launcher launcher(Suite suite) {
+        if (suite == null) {
+            return new ConfinedLauncher(io.isobench.task.Confine.DEFAULT, java.util.Set.of());
+        }
+        java.util.Set<String> secrets = new java.util.TreeSet<>();
+        for (io.isobench.task.AgentSpec a : suite.agents()) {
+            if (a.runner() != null) {
+                secrets.addAll(a.runner().secrets());
+            }
+        }
+        return new ConfinedLauncher(suite.run().confine(), secrets);
     }
 
     private static Executor kubernetes(Suite suite) {

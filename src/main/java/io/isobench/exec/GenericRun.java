@@ -56,10 +56,14 @@ final class GenericRun {
 
     /** The argv that runs {@code argv} through the wrapper, its files next to {@code prefix}, in {@code cgroup}. */
     static List<String> wrapped(List<String> argv, Path prefix, Path cgroup) {
-        List<String> out = new ArrayList<>(List.of("sh", "-c", WRAPPER, "isobench-run", prefix.toString(),
-                cgroup == null ? "" : cgroup.toString()));
+        List<String> out = new ArrayList<>(wrapper(prefix, cgroup));
         out.addAll(argv);
         return out;
+    }
+
+    /** The wrapper alone: isobench's own prefix, run outside the sandbox (it writes the cgroup, the command not). */
+    static List<String> wrapper(Path prefix, Path cgroup) {
+        return List.of("sh", "-c", WRAPPER, "isobench-run", prefix.toString(), cgroup == null ? "" : cgroup.toString());
     }
 
     /**
@@ -141,7 +145,7 @@ final class GenericRun {
             ProcessGroup pg;
             long start = System.nanoTime();
             try {
-                pg = launcher.start(job, wrapped(job.argv(), prefix, cgroup.dir()), log);
+                pg = launcher.start(job, wrapper(prefix, cgroup.dir()), job.argv(), log);
             } catch (IOException e) {
                 return failed(JobResult.failed(t0, new Failure(FailureCategory.ENV_MISSING, "cannot start sh for "
                         + job.argv().get(0)

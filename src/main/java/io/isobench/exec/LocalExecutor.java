@@ -63,22 +63,24 @@ final class LocalExecutor implements Executor {
             return false;
         }
 
-        Launcher LOCAL = new Launcher() {
-            @Override
-            public ProcessGroup start(Job job, List<String> argv, Path log) throws IOException {
-                return ProcessGroup.start(argv, job.cwd(), job.env(), log);
-            }
+        /**
+         * Starts {@code argv} of {@code job} behind {@code outside}: a trusted prefix of isobench's own (the generic
+         * wrapper that moves itself into the run's cgroup) that runs outside whatever wall the launcher builds
+         * around {@code argv}.
+         */
+        default ProcessGroup start(Job job, List<String> outside, List<String> argv, Path log) throws IOException {
+            List<String> all = new ArrayList<>(outside);
+            all.addAll(argv);
+            return start(job, all, log);
+        }
 
-            @Override
-            public boolean stop(Job job, ProcessGroup group, Duration grace) {
-                return group.terminate(grace);
-            }
+        /** Starts a server that listens on {@code port}: isobench's clients reach it at 127.0.0.1:{@code port}. */
+        default ProcessGroup startServer(Job job, List<String> argv, Path log, int port) throws IOException {
+            return start(job, argv, log);
+        }
 
-            @Override
-            public boolean sharesHostCgroups() {
-                return true;
-            }
-        };
+        /** No sandbox; every command with the allowlisted environment ({@code lint}, tests). */
+        Launcher LOCAL = ConfinedLauncher.unconfined();
     }
 
     LocalExecutor(Readiness readiness, ServingClient client, Duration grace) {
@@ -106,6 +108,14 @@ final class LocalExecutor implements Executor {
     @Override
     public int gpuCapacity() {
         return capacity(gpus);
+    }
+
+    /** The arm's environment as every executor makes it, its build step inside the launcher's walls. */
+    @Override
+    public io.isobench.env.Environment prepare(io.isobench.plan.ArmSpec arm, Path repo, io.isobench.env.ArmSetup setup) {
+        io.isobench.env.ArmSetup walled = launcher instanceof ConfinedLauncher c
+                ? setup.withWalls(c.buildWalls(io.isobench.Arm.fromLabel(arm.arm()).kind() == io.isobench.Arm.Kind.AGENT)) : setup;
+        return Executor.super.prepare(arm, repo, walled);
     }
 
     /** The GPUs of a node's slots (local, docker); 0 on a machine without any ({@code gpus} null). */
@@ -235,7 +245,7 @@ final class LocalExecutor implements Executor {
             return JobResult.ended(t0, null, parsed.metrics(), workload, text, timings, argv);
         }
         Failure f = FailureClassifier.classify(text).orElse(null);
-        if (exit == 127 || text.contains("setsid: failed to execute")) {
+        if (exit == 127 || ProcessGroup.couldNotExecute(text)) {
             f = new Failure(FailureCategory.BAD_PERF_COMMAND, "cannot run " + argv.get(0) + ": not found or not "
                     + "executable in " + job.cwd(), tail(text));
         }
@@ -257,7 +267,7 @@ final class LocalExecutor implements Executor {
         List<String> argv = job.argvFor(port);
         ProcessGroup pg;
         try {
-            pg = launcher.start(job, argv, log);
+            pg = launcher.startServer(job, argv, log, port);
         } catch (IOException e) {
             return JobResult.failed(t0, new Failure(FailureCategory.ENV_MISSING, "cannot start the server "
                     + argv.get(0) + ": "
@@ -277,7 +287,7 @@ final class LocalExecutor implements Executor {
             Readiness.Outcome ready = readiness.await(pg, HOST, port, Duration.ofSeconds(job.limits().serverStartS()));
             timings.put("ready_ms", (System.nanoTime() - ts) / 1e6);
             if (ready.state() == Readiness.State.CRASHED && (Integer.valueOf(127).equals(ready.exitCode())
-                    || ProcessGroup.readLog(log).contains("setsid: failed to execute"))) {
+                    || ProcessGroup.couldNotExecute(ProcessGroup.readLog(log)))) {
                 failure = new Failure(FailureCategory.ENV_MISSING, "the server command " + argv.get(0)
                         + " does not exist or is not executable", tail(ProcessGroup.readLog(log)));
             } else if (ready.state() == Readiness.State.CRASHED) {

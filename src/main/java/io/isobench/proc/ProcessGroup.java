@@ -94,9 +94,27 @@ public final class ProcessGroup implements AutoCloseable {
         FOREIGN
     }
 
-    /** Starts {@code argv} (no shell) in {@code cwd}, stdout and stderr both appended to {@code log}. */
+    /**
+     * Starts {@code argv} (no shell) in {@code cwd}, stdout and stderr both appended to {@code log}, with isobench's
+     * environment plus {@code env}: for isobench's own tools (the docker client, setup steps). A measured process
+     * starts through {@link #startMeasured} instead.
+     */
     public static ProcessGroup start(List<String> argv, Path cwd, Map<String, String> env, Path log)
             throws IOException {
+        return start(argv, cwd, env, log, true);
+    }
+
+    /**
+     * Starts a measured process: as {@link #start}, but its environment is {@code wholeEnv} alone (made by
+     * {@link MeasuredEnv}), nothing of isobench's own.
+     */
+    public static ProcessGroup startMeasured(List<String> argv, Path cwd, Map<String, String> wholeEnv, Path log)
+            throws IOException {
+        return start(argv, cwd, wholeEnv, log, false);
+    }
+
+    private static ProcessGroup start(List<String> argv, Path cwd, Map<String, String> env, Path log,
+                                      boolean inherit) throws IOException {
         List<String> full = new ArrayList<>(argv.size() + 1);
         full.add("setsid");
         full.addAll(argv);
@@ -106,6 +124,9 @@ public final class ProcessGroup implements AutoCloseable {
         ProcessBuilder pb = new ProcessBuilder(full).directory(cwd.toFile()).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        if (!inherit) {
+            pb.environment().clear();
+        }
         pb.environment().putAll(env);
         pb.environment().put("PYTHONUNBUFFERED", "1");
         pb.environment().put(MARKER_ENV, marker);
@@ -115,6 +136,16 @@ public final class ProcessGroup implements AutoCloseable {
         Identity id = new Identity(p.pid(), ticks, full, marker);
         LAUNCHED.put(id.pgid(), id);
         return new ProcessGroup(p, log, id);
+    }
+
+    /**
+     * Whether a command's output says its program could not be executed (not found, not executable): the line
+     * {@code setsid}, {@code bwrap} or the sandbox's server door prints before anything of the command ran.
+     */
+    public static boolean couldNotExecute(String log) {
+        return log.startsWith("setsid: failed to execute") || log.startsWith("bwrap: execvp ")
+                || log.startsWith(NetBridge.CANNOT_EXECUTE_LINE) || log.contains("\nsetsid: failed to execute")
+                || log.contains("\nbwrap: execvp ") || log.contains("\n" + NetBridge.CANNOT_EXECUTE_LINE);
     }
 
     /** The identity of this group, recorded with its placeholder. */

@@ -26,7 +26,8 @@ final class EngineSection extends SuiteNodes {
     private static final List<String> RUN_KEYS = List.of("rounds", "min_rounds", "max_rounds", "spending",
             "futility_power", "gating", "warmup_requests", "timeouts", "executor", "seed", "port_base", "aa",
             "server_metrics_interval_ms", "exclude_on_clock_mismatch", "clock_mismatch_sm_pct",
-            "clock_mismatch_throttle_share");
+            "clock_mismatch_throttle_share", "confine");
+    private static final List<String> CONFINE_KEYS = List.of("arms", "pass_env", "writable", "build_network");
     private static final List<String> TIMEOUT_KEYS = List.of("server_start_s", "run_s", "build_s");
 
     /** The engine adapter's name once the engine section is read (null when it is bad). */
@@ -125,6 +126,7 @@ final class EngineSection extends SuiteNodes {
         Boolean aa = bool(m.get("aa"), "run.aa");
         Integer scrapeMs = integer(m.get("server_metrics_interval_ms"), "run.server_metrics_interval_ms", 0, 3_600_000);
         RunConfig.ClockMismatch clock = clockMismatch(m);
+        Confine confine = confine(m.get("confine"));
         RunConfig.Timeouts timeouts = RunConfig.Timeouts.DEFAULT;
         NodeTuple tt = m.get("timeouts");
         if (tt != null && !isNull(tt.getValueNode())) {
@@ -141,7 +143,48 @@ final class EngineSection extends SuiteNodes {
         return new RunConfig(rounds, warm == null ? d.warmupRequests() : warm, timeouts,
                 executor == null ? d.executor() : executor, seed == null ? d.seed() : seed, port,
                 aa == null ? d.aa() : aa).withServerMetricsIntervalMs(scrapeMs == null ? d.serverMetricsIntervalMs()
-                : scrapeMs).withClockMismatch(clock);
+                : scrapeMs).withClockMismatch(clock).withConfine(confine);
+    }
+
+    /** {@code run.confine}: {@code arms} (all, agents, off), {@code pass_env}, {@code writable}, {@code build_network}. */
+    private Confine confine(NodeTuple t) {
+        if (t == null || isNull(t.getValueNode())) {
+            return Confine.DEFAULT;
+        }
+        Map<String, NodeTuple> m = mapping(t.getValueNode(), "run.confine", CONFINE_KEYS);
+        if (m == null) {
+            return Confine.DEFAULT;
+        }
+        Confine.Arms arms = null;
+        String a = string(m.get("arms"), "run.confine.arms", true);
+        if (a != null) {
+            try {
+                arms = Confine.Arms.valueOf(a.trim().toUpperCase(java.util.Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                problem(m.get("arms").getValueNode(), "run.confine.arms", "'" + a + "' is not a confinement rule"
+                        + " (fix: all, agents or off)");
+            }
+        }
+        List<String> pass = names(m.get("pass_env"), "run.confine.pass_env", null, true);
+        if (pass != null) {
+            for (String n : pass) {
+                if (!n.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+                    problem(m.get("pass_env").getValueNode(), "run.confine.pass_env", "'" + n
+                            + "' is not an environment variable name (fix: e.g. HF_TOKEN)");
+                }
+            }
+        }
+        List<String> writable = names(m.get("writable"), "run.confine.writable", null, true);
+        if (writable != null) {
+            for (String w : writable) {
+                if (!w.startsWith("/") || w.equals("/") || w.contains("/../") || w.endsWith("/..")) {
+                    problem(m.get("writable").getValueNode(), "run.confine.writable", "'" + w
+                            + "' must be an absolute folder other than / (fix: e.g. /data/hf-cache)");
+                }
+            }
+        }
+        Boolean net = bool(m.get("build_network"), "run.confine.build_network");
+        return new Confine(arms, pass, writable, net != null && net);
     }
 
     /**

@@ -19,9 +19,11 @@ import java.util.Set;
  * @param clockMismatch the GPU clock rule of the analysis ({@code run.exclude_on_clock_mismatch},
  *                 {@code run.clock_mismatch_sm_pct}, {@code run.clock_mismatch_throttle_share}; docs/statistics.md
  *                 section 3), stored with the session so every later report analyses it alike
+ * @param confine  which measured processes run in the sandbox and what they get ({@code run.confine})
  */
 public record RunConfig(RoundsPlan rounds, int warmupRequests, Timeouts timeouts, String executor, long seed,
-                        Integer portBase, boolean aa, int serverMetricsIntervalMs, ClockMismatch clockMismatch) {
+                        Integer portBase, boolean aa, int serverMetricsIntervalMs, ClockMismatch clockMismatch,
+                        Confine confine) {
 
     /**
      * When a run's GPU clocks differ from the baseline's run of its round (docs/gpu-telemetry.md).
@@ -81,26 +83,40 @@ public record RunConfig(RoundsPlan rounds, int warmupRequests, Timeouts timeouts
                 ClockMismatch.DEFAULT);
     }
 
+    /** Every arm confined, nothing passed beyond the allowlist. */
+    public RunConfig(RoundsPlan rounds, int warmupRequests, Timeouts timeouts, String executor, long seed,
+                     Integer portBase, boolean aa, int serverMetricsIntervalMs, ClockMismatch clockMismatch) {
+        this(rounds, warmupRequests, timeouts, executor, seed, portBase, aa, serverMetricsIntervalMs, clockMismatch,
+                Confine.DEFAULT);
+    }
+
+    /** This configuration with other confinement settings ({@code run.confine}, {@code demo} without bwrap). */
+    public RunConfig withConfine(Confine c) {
+        return new RunConfig(rounds, warmupRequests, timeouts, executor, seed, portBase, aa, serverMetricsIntervalMs,
+                clockMismatch, c);
+    }
+
     /** This configuration with another rounds plan ({@code run --rounds N|adaptive}). */
     public RunConfig withRounds(RoundsPlan plan) {
         return new RunConfig(plan, warmupRequests, timeouts, executor, seed, portBase, aa, serverMetricsIntervalMs,
-                clockMismatch);
+                clockMismatch, confine);
     }
 
     public RunConfig withAa(boolean on) {
         return new RunConfig(rounds, warmupRequests, timeouts, executor, seed, portBase, on, serverMetricsIntervalMs,
-                clockMismatch);
+                clockMismatch, confine);
     }
 
     /** This configuration scraping {@code /metrics} every {@code ms} (0: not at all). */
     public RunConfig withServerMetricsIntervalMs(int ms) {
-        return new RunConfig(rounds, warmupRequests, timeouts, executor, seed, portBase, aa, ms, clockMismatch);
+        return new RunConfig(rounds, warmupRequests, timeouts, executor, seed, portBase, aa, ms, clockMismatch,
+                confine);
     }
 
     /** This configuration with another GPU clock rule ({@code run --exclude-on-clock-mismatch} sets its flag). */
     public RunConfig withClockMismatch(ClockMismatch rule) {
         return new RunConfig(rounds, warmupRequests, timeouts, executor, seed, portBase, aa, serverMetricsIntervalMs,
-                rule);
+                rule, confine);
     }
 
     public RunConfig {
@@ -125,6 +141,9 @@ public record RunConfig(RoundsPlan rounds, int warmupRequests, Timeouts timeouts
         }
         if (clockMismatch == null) {
             clockMismatch = ClockMismatch.DEFAULT;
+        }
+        if (confine == null) {
+            confine = Confine.DEFAULT;
         }
     }
 }

@@ -126,6 +126,15 @@ public final class SuiteWriter {
             b.append("  clock_mismatch_sm_pct: ").append(c.smClockPct()).append('\n');
             b.append("  clock_mismatch_throttle_share: ").append(c.throttleShare()).append('\n');
         }
+        Confine cf = r.confine();
+        if (!cf.equals(Confine.DEFAULT)) {
+            b.append("  confine:\n    arms: ").append(cf.arms().key()).append('\n');
+            b.append("    pass_env: [").append(String.join(", ", cf.passEnv().stream().map(SuiteWriter::q).toList()))
+                    .append("]\n");
+            b.append("    writable: [").append(String.join(", ", cf.writable().stream().map(SuiteWriter::q).toList()))
+                    .append("]\n");
+            b.append("    build_network: ").append(cf.buildNetwork()).append('\n');
+        }
         return b.toString();
     }
 

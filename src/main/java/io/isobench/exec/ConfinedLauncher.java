@@ -1,0 +1,120 @@
+package io.isobench.exec;
+
+import io.isobench.env.ArmWalls;
+import io.isobench.plan.Job;
+import io.isobench.proc.HostBridge;
+import io.isobench.proc.ProcessGroup;
+import io.isobench.proc.Sandbox;
+import io.isobench.task.Confine;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The local executor's launcher (docs/security.md, "Measured arms"): every measured command gets an allowlisted
+ * environment ({@link MeasuredEnv}); an arm the suite's {@code run.confine} confines (every arm by default) runs in
+ * {@link Sandbox}: read-only host, writes only to its worktree, scratch and {@code .site} folders, no network but its
+ * own loopback, not root. A confined server is reached through its door ({@link HostBridge} on the port isobench
+ * chose, relaying to the sandbox's {@code NetBridge}). Where the sandbox cannot be made, a confined arm does not run:
+ * it fails with the reason and the fix, never silently unconfined.
+ */
+final class ConfinedLauncher implements LocalExecutor.Launcher {
+
+    private final Confine confine;
+    private final Set<String> runnerSecrets;
+    /** Open doors by the PGID of the server behind them. */
+    private final Map<Long, Door> doors = new ConcurrentHashMap<>();
+
+    private record Door(HostBridge bridge, Path dir) {
+    }
+
+    /**
+     * @param confine       the suite's rule
+     * @param runnerSecrets names of the agents' runner secrets: never passed to a measured process
+     */
+    ConfinedLauncher(Confine confine, Set<String> runnerSecrets) {
+        this.confine = confine;
+        this.runnerSecrets = Set.copyOf(runnerSecrets);
+    }
+
+    /** No sandbox, the allowlisted environment only (lint runs, suites with {@code run.confine.arms: off}). */
+    static ConfinedLauncher unconfined() {
+        return new ConfinedLauncher(Confine.DEFAULT.withArms(Confine.Arms.OFF), Set.of());
+    }
+
+    /** Whether {@code job}'s arm runs in the sandbox. */
+    boolean confines(Job job) {
+        return confine.confines(job.arm() != null && job.arm().kind() == io.isobench.Arm.Kind.AGENT);
+    }
+
+    @Override
+    public ProcessGroup start(Job job, List<String> argv, Path log) throws IOException {
+        return start(job, List.of(), argv, log);
+    }
+
+    @Override
+    public ProcessGroup start(Job job, List<String> outside, List<String> argv, Path log) throws IOException {
+        ArmWalls walls = walls(job);
+        List<String> full = new ArrayList<>(outside);
+        full.addAll(walls.argv(job.cwd(), argv, null));
+        return ProcessGroup.startMeasured(full, job.cwd(), walls.env(job.env()), log);
+    }
+
+    @Override
+    public ProcessGroup startServer(Job job, List<String> argv, Path log, int port) throws IOException {
+        if (!confines(job)) {
+            return start(job, argv, log);
+        }
+        Sandbox.Ids ids = Sandbox.runAs();
+        Path dir = Sandbox.bridgeDir(ids);
+        Sandbox.Bridge door = new Sandbox.Bridge(dir, port, Sandbox.java());
+        HostBridge bridge = null;
+        try {
+            bridge = HostBridge.open(port, door.hostSocket());
+            ArmWalls walls = walls(job);
+            ProcessGroup pg = ProcessGroup.startMeasured(walls.argv(job.cwd(), argv, door), job.cwd(),
+                    walls.env(job.env()), log);
+            doors.put(pg.pgid(), new Door(bridge, dir));
+            return pg;
+        } catch (IOException | RuntimeException e) {
+            if (bridge != null) {
+                bridge.close();
+            }
+            Sandbox.deleteBridgeDir(dir);
+            throw e;
+        }
+    }
+
+    @Override
+    public boolean stop(Job job, ProcessGroup group, Duration grace) {
+        boolean gone = group.terminate(grace);
+        Door d = doors.remove(group.pgid());
+        if (d != null) {
+            d.bridge().close();
+            Sandbox.deleteBridgeDir(d.dir());
+        }
+        return gone;
+    }
+
+    @Override
+    public boolean sharesHostCgroups() {
+        return true;
+    }
+
+    /** The walls of {@code job}'s measured commands. */
+    ArmWalls walls(Job job) {
+        return new ArmWalls(confines(job), false, confine.passEnv(), runnerSecrets, confine.writable());
+    }
+
+    /** The walls of an arm's build step: as its measured commands', with the host's network if the suite says so. */
+    ArmWalls buildWalls(boolean agentArm) {
+        return new ArmWalls(confine.confines(agentArm), confine.buildNetwork(), confine.passEnv(), runnerSecrets,
+                confine.writable());
+    }
+}
