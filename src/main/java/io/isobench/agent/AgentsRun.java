@@ -33,7 +33,10 @@ import java.util.function.Consumer;
  * attempt ({@link AttemptRecords}) as soon as it ends, writes each attempt's patch file, and points the suite's
  * {@code agents:} at them (attempt k → agent {@code NAME@k}) so {@code isobench run} measures them unchanged.
  * Attempts run in order attempt 1 of every task, then attempt 2, …; a resumed session ({@code --resume}) skips every
- * attempt already stored and redoes one that was cut off (its folder is cleared first, leftovers killed).
+ * attempt already stored and redoes one that was cut off (its folder is cleared first, leftovers killed). An attempt
+ * isobench fails to run (an exception, a collection error) is stored as {@link AttemptStatus#ATTEMPT_CRASHED} with
+ * its reason, and one cut off twice (isobench itself died while it ran, twice) too, so a resumed run never repeats a
+ * crash; one attempt's failure never drops another's suite entry.
  */
 public final class AgentsRun {
 
@@ -147,7 +150,8 @@ public final class AgentsRun {
         List<AttemptRow> rows = new ArrayList<>();
         Map<String, String> secrets = AttemptRunner.secretsFrom(adapter, config, env);
         try (AgentSandbox sandbox = sandboxes.create(config, spec.runner(), suite)) {
-            AttemptRunner runner = new AttemptRunner(adapter, config, sandbox, secrets);
+            AttemptRunner runner = new AttemptRunner(adapter, config, sandbox, secrets,
+                    AttemptLimits.of(spec.runner().limits()));
             for (int k = 1; k <= req.attempts(); k++) {
                 for (TaskSpec t : tasks) {
                     AttemptRecords.AttemptContext c = new AttemptRecords.AttemptContext(sessionId, t.id(),
@@ -162,7 +166,8 @@ public final class AgentsRun {
                 }
             }
         }
-        Path written = SuiteAgents.write(suite, spec, attemptsWithPatches(sessionId, tasks), req.attempts());
+        Path written = SuiteAgents.write(suite, spec, attemptsWithPatches(sessionId, tasks), req.attempts(),
+                store::artifact, progress);
         store.putSession(session(sessionId).status("agents-complete").time(startedAt(sessionId), Instant.now())
                 .build());
         progress.accept("agents run " + sessionId + ": done; " + written + " names the attempts' patches as agents "
@@ -188,23 +193,35 @@ public final class AgentsRun {
         Better better = better(metric);
         String prompt = template.render(t.id(), t.perfCommand(), metric, better != Better.HIGHER,
                 runner.launch(dirs, "").repoDir(), subject);
-        progress.accept("  " + t.id() + " attempt " + c.attempt() + ": running");
         Instant started = Instant.now();
+        int cutOff = starts(dir);
         AttemptResult r;
-        List<String> egress;
-        try {
-            r = runner.run(dirs, sealed, prompt);
-        } finally {
-            egress = runner.finish(dirs);
+        List<String> egress = List.of();
+        if (cutOff >= CUT_OFF_LIMIT) {
+            progress.accept("  " + t.id() + " attempt " + c.attempt() + ": cut off " + cutOff + " times; not run"
+                    + " again");
+            r = AttemptResult.crashed("isobench ended while this attempt ran, " + cutOff + " times (see the folder "
+                    + dir + "); recorded so that --resume does not run it again", 0);
+        } else {
+            progress.accept("  " + t.id() + " attempt " + c.attempt() + ": running");
+            Files.writeString(startsFile(dir), Integer.toString(cutOff + 1));
+            r = runGuarded(runner, dirs, sealed, prompt);
+            try {
+                egress = runner.finish(dirs);
+            } catch (RuntimeException e) {
+                progress.accept("  " + t.id() + " attempt " + c.attempt() + ": ending its sandbox failed: "
+                        + e.getMessage());
+            }
         }
         r = priced(r, runner);
         List<String> argv = adapterArgv(runner, dirs, prompt);
         if (r.status() == AttemptStatus.OK) {
-            SuiteAgents.writePatch(suite, c.agent(), c.attempt(), t.id(), r.patch());
+            SuiteAgents.writePatch(suite, c.agent(), c.attempt(), t.id(), r.patchBytes());
         }
         RunRecord run = AttemptRecords.store(store, c, new AttemptRecords.Seal(parent, sealed.commit(),
                 template.sha256(), PromptTemplate.sha256(prompt), template.hints().label()), r,
                 new AttemptRecords.Facts(argv, runner.budget(), started, egress));
+        Files.deleteIfExists(startsFile(dir));
         AttemptRow row = row(run, t.id(), c.attempt(), false);
         progress.accept(String.format(java.util.Locale.ROOT, "  %s attempt %d: %s (%s) %d turns, %d+%d tokens%s,"
                         + " %.1f s, %d patch lines", t.id(), c.attempt(), r.status(), r.detail(), r.usage().turns(),
@@ -212,6 +229,37 @@ public final class AgentsRun {
                 r.usage().costUsd() == null ? "" : String.format(java.util.Locale.ROOT, ", $%.4f", r.usage().costUsd()),
                 r.wallS(), row.patchLines()));
         return row;
+    }
+
+    /** Starts of an attempt that ended without a record before it is recorded {@link AttemptStatus#ATTEMPT_CRASHED}. */
+    static final int CUT_OFF_LIMIT = 2;
+
+    /** The attempt; an exception (or an error a failed allocation throws) becomes its {@code ATTEMPT_CRASHED} record. */
+    private static AttemptResult runGuarded(AttemptRunner runner, AttemptDirs dirs, SealedRepo sealed, String prompt)
+            throws IOException {
+        long t0 = System.nanoTime();
+        try {
+            return runner.run(dirs, sealed, prompt);
+        } catch (Exception | OutOfMemoryError | StackOverflowError e) {
+            if (Thread.currentThread().isInterrupted()) { // isobench is stopping: the attempt is cut off, not failed
+                throw e instanceof IOException io ? io : new IOException("interrupted", e);
+            }
+            return AttemptResult.crashed(runner.redact("isobench failed while running the attempt: "
+                    + e.getClass().getSimpleName() + ": " + e.getMessage()), (System.nanoTime() - t0) / 1e9);
+        }
+    }
+
+    /** The file counting the starts of the attempt in {@code dir} (beside it: its folder is cleared on a rerun). */
+    private static Path startsFile(Path dir) {
+        return dir.resolveSibling(dir.getFileName() + ".starts");
+    }
+
+    private static int starts(Path dir) {
+        try {
+            return Integer.parseInt(Files.readString(startsFile(dir)).strip());
+        } catch (IOException | NumberFormatException e) {
+            return 0;
+        }
     }
 
     private static void deleteTree(Path dir) throws IOException {

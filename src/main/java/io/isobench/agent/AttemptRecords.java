@@ -19,8 +19,10 @@ import java.util.Map;
  * in the agents-run session, round = attempt number, arm {@code agent:NAME@k}, its raw stdout as the log artifact,
  * and the {@code agent_attempt} details section: usage, versions, the prompt's hashes, budget, and the artifact ids of
  * the patch, the normalised trajectory and the raw stderr. Written in one transaction. {@code patch_sha256} is the
- * sha256 of the patch file as written (what a measured run records); {@code patch_artifact} the stored copy, which the
- * store redacts like every artifact.
+ * sha256 of the patch file as written (what a measured run records); {@code patch_artifact} the stored copy, kept byte
+ * for byte ({@link Store#PATCH_KIND}: the generic redactor never runs over a patch), so both ids are the same and a
+ * resumed run can restore the file from the store. A patch that held the attempt's own secret value is stored with it
+ * masked ({@code patch_masked}: true) and its attempt is {@link AttemptStatus#PATCH_HAS_SECRET}, never measured.
  */
 public final class AttemptRecords {
 
@@ -71,9 +73,9 @@ public final class AttemptRecords {
         return store.inTransaction(tx -> {
             String stdoutSha = tx.putArtifact("agent-stdout", r.rawStdout().getBytes(StandardCharsets.UTF_8));
             String stderrSha = tx.putArtifact("agent-stderr", r.rawStderr().getBytes(StandardCharsets.UTF_8));
-            String patchArtifact = r.patch().isEmpty() ? null
-                    : tx.putArtifact("patch", r.patch().getBytes(StandardCharsets.UTF_8));
-            String patchSha = r.patch().isEmpty() ? null : PromptTemplate.sha256(r.patch());
+            byte[] patch = r.patchBytes();
+            String patchArtifact = patch.length == 0 ? null : tx.putArtifact(Store.PATCH_KIND, patch);
+            String patchSha = patch.length == 0 ? null : sha256(patch);
             String trajectory = r.trajectory().toJson(c.adapter(), r.cliVersion(), c.model(), r.usage());
             String trajSha = tx.putArtifact("trajectory", trajectory.getBytes(StandardCharsets.UTF_8));
             Map<String, Object> d = new LinkedHashMap<>();
@@ -97,7 +99,9 @@ public final class AttemptRecords {
             d.put("exit_code", r.exitCode());
             d.put("patch_sha256", patchSha);
             d.put("patch_artifact", patchArtifact);
-            d.put("patch_lines", r.patch().isEmpty() ? 0 : r.patch().split("\n", -1).length - 1);
+            d.put("patch_lines", lines(patch));
+            d.put("patch_bytes", patch.length);
+            d.put("patch_masked", r.status() == AttemptStatus.PATCH_HAS_SECRET);
             d.put("trajectory_sha256", trajSha);
             d.put("stderr_sha256", stderrSha);
             d.put("budget", AttemptRunner.budgetMap(budget));
@@ -128,6 +132,26 @@ public final class AttemptRecords {
             tx.putRun(run);
             return run;
         });
+    }
+
+    /** The sha256 (hex) of {@code bytes}: the id of a patch file as written. */
+    static String sha256(byte[] bytes) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(bytes));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static int lines(byte[] patch) {
+        int n = 0;
+        for (byte b : patch) {
+            if (b == '\n') {
+                n++;
+            }
+        }
+        return n;
     }
 
     private static String json(Object o) {

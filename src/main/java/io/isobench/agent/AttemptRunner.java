@@ -1,12 +1,10 @@
 package io.isobench.agent;
 
 import io.isobench.guard.Secrets;
+import io.isobench.proc.ProcessGroup;
 
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,8 +19,10 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * Runs one attempt of one agent on one sealed repository (docs/agents.md): writes the prompt and the adapter's config
  * files into the agent's home, records the CLI's version, starts the agent in the sandbox, reads its stdout line by
- * line (kept whole) and kills it when the usage it reports passes the budget or the wall time runs out, then
- * collects the patch. Secret values are replaced by {@value Secrets#MASK} in everything it returns.
+ * line (kept whole on disk, within {@link AttemptLimits}) and kills it when the usage it reports passes the budget,
+ * the wall time runs out or its output passes the limit, then collects the patch as bytes. Secret values are replaced
+ * by {@value Secrets#MASK} in every output it returns; the patch is never rewritten: one that holds a secret value is
+ * flagged ({@link AttemptStatus#PATCH_HAS_SECRET}) and only its stored copy masked.
  */
 public final class AttemptRunner {
 
@@ -33,15 +33,23 @@ public final class AttemptRunner {
     private final AgentConfig config;
     private final AgentSandbox sandbox;
     private final Map<String, String> secrets;
+    private final AttemptLimits limits;
 
     /**
      * @param secrets secret name → value (given to the agent, redacted from every output)
      */
     public AttemptRunner(AgentAdapter adapter, AgentConfig config, AgentSandbox sandbox, Map<String, String> secrets) {
+        this(adapter, config, sandbox, secrets, AttemptLimits.DEFAULT);
+    }
+
+    /** An attempt runner with the size limits {@code limits}. */
+    public AttemptRunner(AgentAdapter adapter, AgentConfig config, AgentSandbox sandbox, Map<String, String> secrets,
+                         AttemptLimits limits) {
         this.adapter = adapter;
         this.config = config;
         this.sandbox = sandbox;
         this.secrets = Map.copyOf(secrets);
+        this.limits = limits;
     }
 
     /** The secrets of {@code config} (or the adapter's default names) read from {@code env}; missing ones skipped. */
@@ -138,8 +146,12 @@ public final class AttemptRunner {
         p.getOutputStream().close();
         AtomicReference<Usage> usage = new AtomicReference<>(Usage.NONE);
         AtomicReference<String> overrun = new AtomicReference<>();
-        Thread out = Thread.ofPlatform().daemon().start(() -> pumpStdout(p, dirs.stdoutFile(), usage, overrun));
-        Thread err = Thread.ofPlatform().daemon().start(() -> copy(p.getErrorStream(), dirs.stderrFile()));
+        AtomicReference<String> tooLarge = new AtomicReference<>();
+        Thread out = Thread.ofPlatform().daemon().start(() -> pump(p, tooLarge, "stdout", line -> observed(p, usage,
+                overrun, u -> adapter.observe(line, u), adapter.isFinal(line))).copy(p.getInputStream(),
+                dirs.stdoutFile()));
+        Thread err = Thread.ofPlatform().daemon().start(() -> pump(p, tooLarge, "stderr", line -> { })
+                .copy(p.getErrorStream(), dirs.stderrFile()));
         UsageLogTail tail = adapter.usageLogDir() == null ? null
                 : UsageLogTail.start(dirs.home().resolve(adapter.usageLogDir()), line -> observed(p, usage, overrun,
                         u -> adapter.observeLog(line, u), false));
@@ -149,7 +161,7 @@ public final class AttemptRunner {
             if (wall == null) {
                 p.waitFor();
             } else if (!p.waitFor(Math.max(1, Math.round(wall * 1000)), TimeUnit.MILLISECONDS)) {
-                timedOut = overrun.get() == null;
+                timedOut = overrun.get() == null && tooLarge.get() == null;
                 sandbox.kill(p);
                 p.waitFor(30, TimeUnit.SECONDS);
             }
@@ -168,8 +180,9 @@ public final class AttemptRunner {
         }
         double wallS = (System.nanoTime() - t0) / 1e9;
         int exit = p.isAlive() ? -1 : p.exitValue();
-        String stdout = redact(Files.readString(dirs.stdoutFile()));
-        String stderr = redact(Files.readString(dirs.stderrFile()));
+        // written redacted, kept whole on disk; read bounded: head and tail, the cut said (docs/agents.md, "Limits")
+        String stdout = redact(ProcessGroup.readLog(dirs.stdoutFile()));
+        String stderr = redact(ProcessGroup.readLog(dirs.stderrFile()));
         AgentReport report;
         try {
             report = adapter.parse(new AgentOutput(stdout, stderr, exit));
@@ -180,11 +193,14 @@ public final class AttemptRunner {
         Usage reported = report.usage().tokens() == 0 && report.usage().turns() == 0 ? usage.get() : report.usage();
         // a usage log may have seen more than a killed agent's stdout
         Usage used = tail == null ? reported : atLeast(reported, usage.get());
-        String patch = maskSecretValues(PatchCollector.collect(sealed));
+        PatchOutcome patch = patch(dirs, sealed);
         AttemptStatus status;
         String detail;
         Optional<String> over = Optional.ofNullable(overrun.get()).or(() -> config.budget().exceeded(used));
-        if (timedOut) {
+        if (tooLarge.get() != null) {
+            status = AttemptStatus.OUTPUT_TOO_LARGE;
+            detail = tooLarge.get();
+        } else if (timedOut) {
             status = AttemptStatus.AGENT_TIMEOUT;
             detail = String.format(java.util.Locale.ROOT, "wall time %.0f s > budget %.0f s; killed", wallS,
                     config.budget().wallS());
@@ -194,15 +210,104 @@ public final class AttemptRunner {
         } else if (report.status() != AttemptStatus.OK) {
             status = report.status();
             detail = report.detail();
-        } else if (patch.isBlank()) {
+        } else if (patch.status() != null) {
+            status = patch.status();
+            detail = patch.detail();
+        } else if (patch.bytes().length == 0) {
             status = AttemptStatus.EMPTY_PATCH;
             detail = "the agent finished without changing the repository";
         } else {
             status = AttemptStatus.OK;
             detail = report.detail();
         }
-        return new AttemptResult(status, redact(detail), used, wallS, patch, version, report.trajectory(), stdout,
-                stderr, exit);
+        if (patch.status() != null && status != patch.status()) {
+            detail = detail + "; " + patch.detail();
+        }
+        return new AttemptResult(status, redact(detail), used, wallS, patch.bytes(), version,
+                report.trajectory().limitedTo(limits.trajectorySteps()), stdout, stderr, exit);
+    }
+
+    /**
+     * The attempt's patch as bytes, what went wrong with it (status and detail), or neither.
+     *
+     * @param bytes  the patch as git wrote it, or with the attempt's secret values masked when it held one
+     * @param status {@link AttemptStatus#PATCH_TOO_LARGE}, {@link AttemptStatus#PATCH_HAS_SECRET},
+     *               {@link AttemptStatus#ATTEMPT_CRASHED} (collecting failed), or null
+     */
+    record PatchOutcome(byte[] bytes, AttemptStatus status, String detail) {
+    }
+
+    /** Collects the patch into {@code patch.diff} beside the attempt's folders, within the limit. */
+    PatchOutcome patch(AttemptDirs dirs, SealedRepo sealed) {
+        PatchCollector.Collected c;
+        try {
+            c = PatchCollector.collect(sealed, dirs.root().resolve("patch.diff"), limits.patchBytes());
+        } catch (IOException | RuntimeException e) {
+            return new PatchOutcome(new byte[0], AttemptStatus.ATTEMPT_CRASHED, "collecting the patch failed: "
+                    + e.getMessage());
+        }
+        if (c.tooLarge() != null) {
+            return new PatchOutcome(new byte[0], AttemptStatus.PATCH_TOO_LARGE, c.tooLarge());
+        }
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(c.file()); // at most the patch limit
+        } catch (IOException e) {
+            return new PatchOutcome(new byte[0], AttemptStatus.ATTEMPT_CRASHED, "reading the patch failed: "
+                    + e.getMessage());
+        }
+        List<String> found = new ArrayList<>();
+        byte[] masked = bytes;
+        for (Map.Entry<String, String> s : secrets.entrySet()) {
+            byte[] next = maskValue(masked, s.getValue());
+            if (next != masked) {
+                found.add(s.getKey());
+                masked = next;
+            }
+        }
+        if (found.isEmpty()) {
+            return new PatchOutcome(bytes, null, null);
+        }
+        try {
+            Files.write(c.file(), masked); // the secret is not kept beside the attempt either
+        } catch (IOException e) {
+            // the worktree holds it anyway; the stored copy is masked
+        }
+        return new PatchOutcome(masked, AttemptStatus.PATCH_HAS_SECRET, "the patch holds the value of " + found
+                + " (the attempt's own secret): stored with it masked, not written beside the suite nor measured"
+                + " (fix: an agent must not write its API key into the code)");
+    }
+
+    /**
+     * {@code bytes} with each occurrence of {@code value}'s UTF-8 bytes replaced by {@value Secrets#MASK}; the same
+     * array when there is none (values under 4 characters are not masked: too short to be a key).
+     */
+    static byte[] maskValue(byte[] bytes, String value) {
+        if (value == null || value.length() < 4) {
+            return bytes;
+        }
+        byte[] v = value.getBytes(StandardCharsets.UTF_8);
+        byte[] mask = Secrets.MASK.getBytes(StandardCharsets.UTF_8);
+        java.io.ByteArrayOutputStream out = null;
+        int from = 0;
+        for (int i = 0; i + v.length <= bytes.length; ) {
+            if (java.util.Arrays.equals(bytes, i, i + v.length, v, 0, v.length)) {
+                if (out == null) {
+                    out = new java.io.ByteArrayOutputStream(bytes.length);
+                }
+                out.write(bytes, from, i - from);
+                out.writeBytes(mask);
+                i += v.length;
+                from = i;
+            } else {
+                i++;
+            }
+        }
+        if (out == null) {
+            return bytes;
+        }
+        out.write(bytes, from, bytes.length - from);
+        return out.toByteArray();
     }
 
     /**
@@ -227,19 +332,16 @@ public final class AttemptRunner {
                 java.nio.file.StandardOpenOption.WRITE);
     }
 
-    private void pumpStdout(Process p, Path file, AtomicReference<Usage> usage, AtomicReference<String> overrun) {
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-             OutputStream o = Files.newOutputStream(file)) {
-            String line;
-            while ((line = r.readLine()) != null) {
-                o.write((redact(line) + "\n").getBytes(StandardCharsets.UTF_8)); // stored: no secret on disk
-                o.flush();
-                String l = line;
-                observed(p, usage, overrun, u -> adapter.observe(l, u), adapter.isFinal(l));
+    /** A pump for one of {@code p}'s streams: past the output limit it records why and kills the attempt. */
+    private OutputPump pump(Process p, AtomicReference<String> tooLarge, String stream,
+                            java.util.function.Consumer<String> onLine) {
+        return new OutputPump(this::redact, onLine, () -> {
+            if (tooLarge.compareAndSet(null, "the agent's " + stream + " passed " + limits.outputBytes()
+                    + " bytes (limit output_mb); killed by isobench (fix: a quieter agent, or raise"
+                    + " runner.limits.output_mb)")) {
+                sandbox.kill(p);
             }
-        } catch (IOException e) {
-            // the process went away; what was read is kept
-        }
+        }, limits.outputBytes());
     }
 
     /** Applies one observation to {@code usage} (atomically: stdout and a usage log may both report) and kills the
@@ -262,25 +364,21 @@ public final class AttemptRunner {
         }
     }
 
-    private void copy(InputStream in, Path file) {
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
-             OutputStream o = Files.newOutputStream(file)) {
-            String line;
-            while ((line = r.readLine()) != null) {
-                o.write((redact(line) + "\n").getBytes(StandardCharsets.UTF_8)); // stored: no secret on disk
-                o.flush();
-            }
-        } catch (IOException e) {
-            // the process went away
-        }
-    }
+    /** Most bytes of a {@code --version} answer kept (the rest is read and dropped). */
+    static final int VERSION_BYTES = 64 * 1024;
 
     private static String readQuietly(InputStream in) {
+        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
         try (in) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            byte[] buf = new byte[8192];
+            int r;
+            while ((r = in.read(buf)) >= 0) {
+                b.write(buf, 0, Math.min(r, Math.max(0, VERSION_BYTES - b.size())));
+            }
         } catch (IOException e) {
-            return "";
+            // what came is kept
         }
+        return b.toString(StandardCharsets.UTF_8);
     }
 
     /** {@code text} with every secret value masked, then the generic secret patterns ({@link Secrets#redact}). */

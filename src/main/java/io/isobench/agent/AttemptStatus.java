@@ -14,5 +14,16 @@ public enum AttemptStatus {
     /** The agent exited with an error (non-zero status, an error result, no result at all). */
     AGENT_CRASH,
     /** The agent finished but changed nothing that counts as a patch. */
-    EMPTY_PATCH
+    EMPTY_PATCH,
+    /** The agent's stdout or stderr passed {@link AttemptLimits#outputBytes()}: isobench killed it. */
+    OUTPUT_TOO_LARGE,
+    /** The patch (or a file it would carry, by apparent size) passed {@link AttemptLimits#patchBytes()}. */
+    PATCH_TOO_LARGE,
+    /**
+     * The patch holds one of the attempt's own secret values: stored with the value masked, never written beside the
+     * suite nor measured (masking would change the patch, and the secret must not leave the attempt).
+     */
+    PATCH_HAS_SECRET,
+    /** isobench itself failed while running or collecting the attempt (the reason is recorded; never rerun). */
+    ATTEMPT_CRASHED
 }

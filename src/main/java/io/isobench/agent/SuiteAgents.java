@@ -6,16 +6,20 @@ import io.isobench.task.Suite;
 import io.isobench.task.SuiteAgentsEdit;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * Writes the attempts' patches next to the suite ({@code patches/NAME@k/TASK.diff}) and the suite's {@code agents:}
  * entries {@code NAME@1..K} that name them (docs/agents.md). An attempt without a patch (failed, empty) has no entry
- * for its task, so {@code isobench run} has no arm for it; every attempt number 1..K gets an entry.
+ * for its task, so {@code isobench run} has no arm for it; every attempt number 1..K gets an entry. A patch file is
+ * bytes, written and checked byte for byte; one that went missing or changed is restored from the store's copy (same
+ * sha256), else only its own entry is left out, with a line saying so: one attempt never drops the others.
  */
 final class SuiteAgents {
 
@@ -23,21 +27,23 @@ final class SuiteAgents {
     }
 
     /** Writes one attempt's patch file ({@code patches/NAME@k/TASK.diff} beside the suite), byte for byte. */
-    static void writePatch(Suite suite, String agent, int attempt, String task, String patch) throws IOException {
+    static void writePatch(Suite suite, String agent, int attempt, String task, byte[] patch) throws IOException {
         Path file = suite.file().toAbsolutePath().getParent().resolve(patchPath(agent, attempt, task));
         java.nio.file.Files.createDirectories(file.getParent());
-        AtomicFile.write(file, patch.getBytes(StandardCharsets.UTF_8));
+        AtomicFile.writeBytes(file, patch);
     }
 
     /**
      * Points the suite's {@code NAME@k} agents at the patch files of the attempts that left one; a file that is
-     * missing or no longer has the stored attempt's sha256 (edited or deleted since) is refused.
+     * missing or no longer has the stored attempt's sha256 (edited or deleted since) is written again from
+     * {@code stored} when it has those bytes, else left out of the suite with a line to {@code progress}.
      *
      * @param patches task id → (attempt → patch sha256)
+     * @param stored  the stored artifact with a sha256, if any
      * @return the suite file
      */
-    static Path write(Suite suite, AgentSpec agent, Map<String, Map<Integer, String>> patches, int attempts)
-            throws IOException {
+    static Path write(Suite suite, AgentSpec agent, Map<String, Map<Integer, String>> patches, int attempts,
+                      Function<String, Optional<byte[]>> stored, Consumer<String> progress) throws IOException {
         Path file = suite.file().toAbsolutePath();
         Path dir = file.getParent();
         Map<Integer, Map<String, String>> byAttempt = new TreeMap<>();
@@ -48,16 +54,44 @@ final class SuiteAgents {
             for (Map.Entry<Integer, String> a : t.getValue().entrySet()) {
                 Path rel = patchPath(agent.name(), a.getKey(), t.getKey());
                 Path p = dir.resolve(rel);
-                if (!java.nio.file.Files.isRegularFile(p) || !PromptTemplate.sha256(java.nio.file.Files.readString(p))
-                        .equals(a.getValue())) {
-                    throw new io.isobench.IsobenchException.BadInput(p + ": missing or changed since attempt "
-                            + a.getKey() + " wrote it (fix: restore it, or rerun that attempt in a new agents run)");
+                if (!a.getValue().equals(sha256(p))) {
+                    Optional<byte[]> copy = stored.apply(a.getValue())
+                            .filter(b -> AttemptRecords.sha256(b).equals(a.getValue()));
+                    if (copy.isEmpty()) {
+                        progress.accept("  " + p + ": missing or changed since attempt " + a.getKey() + " wrote it,"
+                                + " and the store has no copy: " + agent.name() + "@" + a.getKey() + " has no patch"
+                                + " for " + t.getKey() + " (fix: restore the file, or rerun that attempt in a new"
+                                + " agents run)");
+                        continue;
+                    }
+                    java.nio.file.Files.createDirectories(p.getParent());
+                    AtomicFile.writeBytes(p, copy.get());
+                    progress.accept("  " + p + ": missing or changed since attempt " + a.getKey() + " wrote it;"
+                            + " written again from the store");
                 }
                 byAttempt.computeIfAbsent(a.getKey(), k -> new LinkedHashMap<>()).put(t.getKey(), rel.toString());
             }
         }
         SuiteAgentsEdit.replaceAttempts(file, agent.name(), agent.model(), byAttempt);
         return file;
+    }
+
+    /** The sha256 of file {@code p}'s bytes (read as a stream), or null when it is not a readable regular file. */
+    private static String sha256(Path p) {
+        if (!java.nio.file.Files.isRegularFile(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return null;
+        }
+        try (var in = java.nio.file.Files.newInputStream(p)) {
+            java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
+            byte[] buf = new byte[1 << 16];
+            int r;
+            while ((r = in.read(buf)) >= 0) {
+                md.update(buf, 0, r);
+            }
+            return java.util.HexFormat.of().formatHex(md.digest());
+        } catch (IOException | java.security.NoSuchAlgorithmException e) {
+            return null;
+        }
     }
 
     /** The path of an attempt's patch, relative to the suite's folder. */

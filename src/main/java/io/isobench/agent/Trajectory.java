@@ -64,6 +64,22 @@ public record Trajectory(List<Step> steps) {
         return result.substring(0, SUMMARY_CHARS) + "… (" + result.length() + " chars; whole in the raw trajectory)";
     }
 
+    /**
+     * This trajectory with at most {@code maxSteps} steps: the first {@code maxSteps - 1} and a last {@code system}
+     * step saying how many were left out (the raw output is stored beside it). The same trajectory when it fits.
+     */
+    public Trajectory limitedTo(int maxSteps) {
+        if (steps.size() <= maxSteps) {
+            return this;
+        }
+        int kept = Math.max(0, maxSteps - 1);
+        List<Step> out = new java.util.ArrayList<>(steps.subList(0, kept));
+        out.add(new Step("system", "isobench: " + (steps.size() - kept) + " more steps left out (limit"
+                + " trajectory_steps " + maxSteps + "; the raw output is stored beside the trajectory)", List.of(),
+                null, null));
+        return new Trajectory(out);
+    }
+
     public int toolCalls() {
         return steps.stream().mapToInt(s -> s.toolCalls().size()).sum();
     }

@@ -46,7 +46,29 @@ public final class AtomicFile {
         }
     }
 
-    /** Writes UTF-8 text given as bytes (a rendered page) atomically. */
+    /**
+     * Writes {@code bytes} to {@code target} atomically, exactly as given: not redacted, nothing escaped. Only for
+     * source code and diffs (an agent's patch), which redaction would rewrite; the caller has masked the secret
+     * values it knows (docs/agents.md, "The patch").
+     */
+    public static void writeBytes(Path target, byte[] bytes) throws IOException {
+        Path abs = target.toAbsolutePath();
+        Path tmp = Files.createTempFile(abs.getParent(), "." + abs.getFileName() + ".", ".tmp");
+        try {
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+                java.nio.ByteBuffer buf = java.nio.ByteBuffer.wrap(bytes);
+                while (buf.hasRemaining()) {
+                    ch.write(buf);
+                }
+                ch.force(true);
+            }
+            Files.move(tmp, abs, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+    }
+
+    /** Writes UTF-8 text given as bytes (a rendered page) atomically, redacted like every text. */
     public static void write(Path target, byte[] utf8) throws IOException {
         write(target, w -> w.write(new String(utf8, StandardCharsets.UTF_8)));
     }

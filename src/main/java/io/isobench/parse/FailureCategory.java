@@ -30,6 +30,14 @@ public enum FailureCategory {
     BUDGET_EXCEEDED(Retry.NO, 1),
     /** An agent exited with an error or without a result (docs/agents.md). */
     AGENT_CRASH(Retry.MAYBE, 1),
+    /** An agent's stdout or stderr passed the runner's output limit (docs/agents.md, "Limits"). */
+    OUTPUT_TOO_LARGE(Retry.NO, 1),
+    /** An agent's patch passed the runner's patch limit (docs/agents.md, "Limits"). */
+    PATCH_TOO_LARGE(Retry.NO, 1),
+    /** An agent's patch holds its own API key: masked in the store, never measured (docs/agents.md). */
+    PATCH_HAS_SECRET(Retry.NO, 1),
+    /** isobench failed while running an agent attempt; recorded so a resumed run does not repeat it. */
+    ATTEMPT_CRASHED(Retry.MAYBE, 1),
     OUTPUT_MISMATCH(Retry.NO, 1),
     CUDA_ERROR(Retry.NO, 1),
     GIT_ERROR(Retry.YES, 1),

@@ -434,7 +434,8 @@ final class LegacyModel implements AutoCloseable {
                 case SERVER_CRASHED, CUDA_ERROR -> arm.equals("agent") ? "agent outcome (patch breaks the engine)"
                         : "investigate the " + arm + " crash";
                 case PATCH_FAILED, EMPTY_PATCH, OUTPUT_MISMATCH -> "agent outcome (nothing to rerun)";
-                case AGENT_TIMEOUT, BUDGET_EXCEEDED, AGENT_CRASH -> "agent outcome of `isobench agents run` (a new"
+                case AGENT_TIMEOUT, BUDGET_EXCEEDED, AGENT_CRASH, OUTPUT_TOO_LARGE, PATCH_TOO_LARGE, PATCH_HAS_SECRET,
+                     ATTEMPT_CRASHED -> "agent outcome of `isobench agents run` (a new"
                         + " attempt, or a larger budget)";
                 case UNKNOWN -> "investigate the " + arm + " log";
             };

@@ -140,8 +140,10 @@ final class JdbcStore implements Store {
             if (a == null || a.bytes() == null) {
                 throw new IllegalArgumentException("artifact bytes must not be null");
             }
-            // secrets never reach the store: the bytes are redacted before they are hashed (docs/security.md)
-            ArtifactInput clean = new ArtifactInput(a.kind(), Secrets.redact(a.bytes()));
+            // secrets never reach the store: the bytes are redacted before they are hashed (docs/security.md);
+            // source and diffs are kept byte for byte, their writer masks the secret values it knows (docs/store.md)
+            ArtifactInput clean = VERBATIM_KINDS.contains(a.kind()) ? a
+                    : new ArtifactInput(a.kind(), Secrets.redact(a.bytes()));
             String sha = ArtifactBytes.sha256(clean.bytes());
             shas.add(sha);
             bySha.putIfAbsent(sha, clean);

@@ -13,7 +13,20 @@ public interface Store extends AutoCloseable {
     /** Runs {@code work} in one transaction: all of it is stored, or none of it. */
     <T> T inTransaction(TxWork<T> work);
 
-    /** Stores bytes once (content-addressed, compressed); returns the sha256 hex. Whole, never truncated. */
+    /** The artifact kind of a patch (an agent attempt's diff): stored byte for byte, see {@link #VERBATIM_KINDS}. */
+    String PATCH_KIND = "patch";
+
+    /**
+     * Artifact kinds stored byte for byte: source code and diffs, which the generic redactor would rewrite
+     * ({@code token = tokenizer.decode(ids)}). Every other kind (logs, stdout, trajectories) is redacted before it is
+     * hashed; for these the caller masks the secret values it knows (docs/store.md, docs/agents.md).
+     */
+    java.util.Set<String> VERBATIM_KINDS = java.util.Set.of(PATCH_KIND);
+
+    /**
+     * Stores bytes once (content-addressed, compressed); returns the sha256 hex. Whole, never truncated; redacted
+     * first unless {@code kind} is one of {@link #VERBATIM_KINDS}.
+     */
     String putArtifact(String kind, byte[] bytes);
 
     /** An artifact to store: its kind and its bytes (whole). */

@@ -17,10 +17,12 @@ import java.util.Objects;
  * @param pricing {@code input_usd_per_mtok}, {@code output_usd_per_mtok}: prices tokens when the CLI reports no cost
  * @param sandbox docker sandbox settings ({@code cpus}, {@code memory_mb}, {@code pids}, {@code cli_dir},
  *                {@code image}) as text
+ * @param limits  attempt size limits ({@code output_mb}, {@code patch_mb}, {@code trajectory_steps}; absent = the
+ *                defaults of docs/agents.md, "Limits")
  */
 public record AgentRunner(String adapter, String cli, List<String> argv, String baseUrl, List<String> secrets,
                           Map<String, String> env, Map<String, Double> budget, Map<String, Double> pricing,
-                          Map<String, String> sandbox) {
+                          Map<String, String> sandbox, Map<String, Double> limits) {
 
     /** The adapters a suite may name. */
     public static final List<String> ADAPTERS = List.of("claude-code", "codex", "command");
@@ -33,5 +35,6 @@ public record AgentRunner(String adapter, String cli, List<String> argv, String 
         budget = Map.copyOf(budget);
         pricing = Map.copyOf(pricing);
         sandbox = Map.copyOf(sandbox);
+        limits = limits == null ? Map.of() : Map.copyOf(limits);
     }
 }

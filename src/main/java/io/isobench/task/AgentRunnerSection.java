@@ -15,10 +15,11 @@ import java.util.regex.Pattern;
 /** Reads an agent's {@code runner:} block and the suite's {@code agent_prompt:} for {@link SuiteLoader}. */
 final class AgentRunnerSection extends SuiteNodes {
     private static final List<String> RUNNER_KEYS = List.of("adapter", "cli", "argv", "base_url", "secrets", "env",
-            "budget", "pricing", "sandbox");
+            "budget", "pricing", "sandbox", "limits");
     private static final List<String> BUDGET_KEYS = List.of("wall_s", "turns", "tokens", "usd");
     private static final List<String> PRICING_KEYS = List.of("input_usd_per_mtok", "output_usd_per_mtok");
     private static final List<String> SANDBOX_KEYS = List.of("cpus", "memory_mb", "pids", "cli_dir", "image");
+    private static final List<String> LIMIT_KEYS = List.of("output_mb", "patch_mb", "trajectory_steps");
     private static final List<String> PROMPT_KEYS = List.of("template", "hints");
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
@@ -71,6 +72,14 @@ final class AgentRunnerSection extends SuiteNodes {
         Map<String, String> env = envMap(m.get("env"), field + ".env");
         Map<String, Double> budget = numbers(m.get("budget"), field + ".budget", BUDGET_KEYS);
         Map<String, Double> pricing = numbers(m.get("pricing"), field + ".pricing", PRICING_KEYS);
+        Map<String, Double> limits = numbers(m.get("limits"), field + ".limits", LIMIT_KEYS);
+        limits.forEach((k, v) -> {
+            if (v <= 0) {
+                problem(m.get("limits").getValueNode(), field + ".limits." + k, "must be > 0 (fix: e.g. output_mb:"
+                        + " 256, patch_mb: 32, trajectory_steps: 20000)");
+            }
+        });
+        limits.values().removeIf(v -> v <= 0);
         Map<String, String> sandbox = new LinkedHashMap<>();
         NodeTuple st = m.get("sandbox");
         if (st != null && !isNull(st.getValueNode())) {
@@ -92,7 +101,7 @@ final class AgentRunnerSection extends SuiteNodes {
             }
         }
         return new AgentRunner(adapter, cli, argv == null ? List.of() : argv, baseUrl,
-                secrets == null ? List.of() : secrets, env, budget, pricing, sandbox);
+                secrets == null ? List.of() : secrets, env, budget, pricing, sandbox, limits);
     }
 
     AgentPrompt prompt(NodeTuple t) {

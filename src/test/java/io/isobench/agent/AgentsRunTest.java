@@ -129,6 +129,103 @@ class AgentsRunTest {
         }
     }
 
+    /** A local sandbox whose attempt (not its --version call) fails to start for the latency task. */
+    private static AgentsRun.SandboxFactory failingLatency(int[] starts) {
+        return (config, runner, suite) -> new AgentSandbox() {
+            final LocalSandbox local = new LocalSandbox(config.cliOrDefault(), config.baseUrl());
+
+            public String name() {
+                return local.name();
+            }
+
+            public SandboxView view(AttemptDirs dirs) {
+                return local.view(dirs);
+            }
+
+            public Process start(AttemptDirs dirs, Invocation inv, Map<String, String> secrets)
+                    throws java.io.IOException {
+                if (!inv.argv().contains("--version") && dirs.root().toString().contains("/latency/")) {
+                    starts[0]++;
+                    throw new IllegalStateException("boom: the sandbox broke");
+                }
+                return local.start(dirs, inv, secrets);
+            }
+
+            public void kill(Process process) {
+                local.kill(process);
+            }
+
+            public void reap(AttemptDirs dirs) {
+                local.reap(dirs);
+            }
+
+            public void close() {
+                local.close();
+            }
+        };
+    }
+
+    @Test
+    void anAttemptIsobenchFailsIsRecordedNeverRepeatedAndDropsNoOtherEntry() throws Exception {
+        Files.writeString(suiteFile, Files.readString(suiteFile).replace("env: {FAIL_LATENCY: \"1\"}", "env: {}"));
+        int[] starts = {0};
+        try (Store store = Stores.open(dir.resolve("s.duckdb").toString())) {
+            Suite suite = SuiteLoader.load(suiteFile);
+            AgentsRun.Summary first = new AgentsRun(store, Map.of(), s -> { }, failingLatency(starts))
+                    .run(new AgentsRun.Request(suite, "scripted", List.of("tpot", "latency"), 1, "local",
+                            dir.resolve("work"), null));
+            assertThat(first.attempts()).extracting(AgentsRun.AttemptRow::status)
+                    .containsExactly(AttemptStatus.OK, AttemptStatus.ATTEMPT_CRASHED);
+            assertThat(first.attempts().get(1).detail()).contains("IllegalStateException: boom: the sandbox broke");
+            RunRecord crash = store.run(first.sessionId() + "/latency/scripted@1").orElseThrow();
+            assertThat(crash.outcome().failure().category()).isEqualTo("ATTEMPT_CRASHED");
+            assertThat(SuiteLoader.load(suiteFile).agents().get(1).patches()).as("tpot keeps its entry")
+                    .containsOnlyKeys("tpot");
+
+            AgentsRun.Summary resumed = new AgentsRun(store, Map.of(), s -> { }, failingLatency(starts))
+                    .run(new AgentsRun.Request(SuiteLoader.load(suiteFile), "scripted", List.of("tpot", "latency"),
+                            1, "local", dir.resolve("work"), first.sessionId()));
+            assertThat(resumed.attempts()).extracting(AgentsRun.AttemptRow::resumed).containsExactly(true, true);
+            assertThat(starts[0]).as("the crash is not repeated").isEqualTo(1);
+        }
+    }
+
+    @Test
+    void anAttemptCutOffTwiceIsRecordedInsteadOfRunAgain() throws Exception {
+        try (Store store = Stores.open(dir.resolve("s.duckdb").toString())) {
+            AgentsRun.Summary first = run(store, 1, null);
+            Path agents = dir.resolve("work/agents").resolve(first.sessionId());
+            Files.createDirectories(agents.resolve("tpot/scripted@2"));
+            Files.writeString(agents.resolve("tpot/scripted@2.starts"), "2"); // isobench died in it twice
+            AgentsRun.Summary resumed = run(store, 2, first.sessionId());
+            assertThat(resumed.attempts()).extracting(AgentsRun.AttemptRow::status).containsExactly(
+                    AttemptStatus.OK, AttemptStatus.AGENT_CRASH, AttemptStatus.ATTEMPT_CRASHED,
+                    AttemptStatus.AGENT_CRASH);
+            assertThat(resumed.attempts().get(2).detail()).contains("isobench ended while this attempt ran, 2 times");
+            assertThat(calls()).as("tpot attempt 2 not run again").containsExactly("tpot", "latency", "latency");
+            assertThat(agents.resolve("latency/scripted@2.starts")).as("a recorded attempt leaves no count")
+                    .doesNotExist();
+        }
+    }
+
+    @Test
+    void aChangedPatchFileIsWrittenAgainFromTheStoreOnResume() throws Exception {
+        try (Store store = Stores.open(dir.resolve("s.duckdb").toString())) {
+            AgentsRun.Summary first = run(store, 1, null);
+            Path patch = dir.resolve("patches/scripted@1/tpot.diff");
+            byte[] was = Files.readAllBytes(patch);
+            Files.writeString(patch, "edited by hand\n");
+            List<String> lines = new ArrayList<>();
+            new AgentsRun(store, Map.of(), lines::add, AgentsRun.defaultSandboxes("local"))
+                    .run(new AgentsRun.Request(SuiteLoader.load(suiteFile), "scripted", List.of("tpot", "latency"),
+                            1, "local", dir.resolve("work"), first.sessionId()));
+            assertThat(Files.readAllBytes(patch)).isEqualTo(was);
+            assertThat(lines).anySatisfy(l -> assertThat(l).contains("tpot.diff: missing or changed since attempt 1"
+                    + " wrote it; written again from the store"));
+            assertThat(SuiteLoader.load(suiteFile).agents().get(1).patches()).containsOnlyKeys("tpot");
+        }
+    }
+
     @Test
     void anAgentWithoutRunnerOrUnknownIsRefusedWithTheFix() throws Exception {
         try (Store store = Stores.open(dir.resolve("s.duckdb").toString())) {

@@ -46,7 +46,7 @@ class SealedRepoTest {
         assertThat(s.commit()).isNotEqualTo(parent);
         // sealing twice gives the same commit id
         assertThat(seal(root.resolve("again")).commit()).isEqualTo(s.commit());
-        assertThat(PatchCollector.collect(s)).isEmpty();
+        assertThat(collect(s)).isEmpty();
     }
 
     @Test
@@ -69,7 +69,7 @@ class SealedRepoTest {
         Path pwned = root.resolve("pwned");
         ToyRepo.run(wt, "git", "config", "core.fsmonitor", "touch " + pwned);
         ToyRepo.run(wt, "git", "config", "core.hooksPath", ".");
-        String patch = PatchCollector.collect(s);
+        String patch = collect(s);
         String rel = wt.relativize(engineFile).toString();
         assertThat(patch).contains("diff --git a/" + rel + " b/" + rel).contains("+# faster")
                 .contains("diff --git a/NEW_FILE.md b/NEW_FILE.md")
@@ -90,9 +90,17 @@ class SealedRepoTest {
         Files.writeString(s.worktree().resolve("kept.orig"), "changed\n");
         Files.writeString(s.worktree().resolve(".claude/CLAUDE.md"), "changed notes\n");
         Files.writeString(s.worktree().resolve("new.orig"), "scratch\n");
-        String patch = PatchCollector.collect(s);
+        String patch = collect(s);
         assertThat(patch).contains("diff --git a/kept.orig b/kept.orig").contains("+changed")
                 .contains("diff --git a/.claude/CLAUDE.md b/.claude/CLAUDE.md").contains("+changed notes")
                 .doesNotContain("new.orig");
+    }
+
+    /** The patch of {@code s} as text, collected under the default limit. */
+    private static String collect(SealedRepo s) throws Exception {
+        Path out = s.worktree().resolveSibling("patch.diff");
+        PatchCollector.Collected c = PatchCollector.collect(s, out, AttemptLimits.DEFAULT.patchBytes());
+        assertThat(c.tooLarge()).isNull();
+        return Files.readString(out);
     }
 }

@@ -65,7 +65,8 @@ class FailureClassifierTest {
         // outcomes come from isobench agents run's own timer, budget and exit checks (docs/agents.md)
         assertThat(covered).containsAll(EnumSet.complementOf(EnumSet.of(FailureCategory.UNKNOWN,
                 FailureCategory.REQUESTS_FAILED, FailureCategory.AGENT_TIMEOUT, FailureCategory.BUDGET_EXCEEDED,
-                FailureCategory.AGENT_CRASH)));
+                FailureCategory.AGENT_CRASH, FailureCategory.OUTPUT_TOO_LARGE, FailureCategory.PATCH_TOO_LARGE,
+                FailureCategory.PATCH_HAS_SECRET, FailureCategory.ATTEMPT_CRASHED)));
     }
 
     @Test

@@ -255,6 +255,19 @@ abstract class StoreContract {
     }
 
     @Test
+    void patchArtifactsAreKeptByteForByteWhileLogsStayRedacted() {
+        byte[] code = ("+\ttoken = tokenizer.decode(ids)\n+\tself.api_key = api_key\n+\f\n"
+                + "+HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyz0123\n+caf\u00e9\n").getBytes(StandardCharsets.ISO_8859_1);
+        String patch = store.putArtifact(Store.PATCH_KIND, code);
+        assertThat(patch).isEqualTo(ArtifactBytes.sha256(code));
+        assertThat(store.artifact(patch)).hasValueSatisfying(b -> assertThat(b).isEqualTo(code));
+        String log = store.putArtifact("log", code);
+        assertThat(log).isNotEqualTo(patch);
+        assertThat(store.artifact(log)).hasValueSatisfying(b -> assertThat(new String(b, StandardCharsets.ISO_8859_1))
+                .doesNotContain("hf_abcdefghijklmnopqrstuvwxyz0123").doesNotContain("tokenizer.decode"));
+    }
+
+    @Test
     void artifactsAreContentAddressedStoredOnceAndWhole() {
         byte[] log = new byte[11 * 1024 * 1024 + 17];
         Random rnd = new Random(42);

@@ -58,6 +58,11 @@ class SuiteAgentRunnerTest {
                 "usd", 20.0));
         assertThat(claude.pricing()).containsEntry("output_usd_per_mtok", 15.0);
         assertThat(claude.sandbox()).containsEntry("memory_mb", "8192");
+        assertThat(claude.limits()).isEqualTo(Map.of("output_mb", 256.0, "patch_mb", 32.0,
+                "trajectory_steps", 20000.0));
+        assertThat(io.isobench.agent.AttemptLimits.of(claude.limits())).isEqualTo(io.isobench.agent.AttemptLimits
+                .DEFAULT).as("the documented values are the defaults");
+        assertThat(io.isobench.agent.AttemptLimits.of(Map.of("patch_mb", 0.5)).patchBytes()).isEqualTo(512 * 1024);
         AgentRunner mine = s.agents().get(1).runner();
         assertThat(mine.adapter()).isEqualTo("command");
         assertThat(mine.argv()).containsExactly("my-agent", "--repo", "{repo}", "--task-file", "{prompt_file}",
@@ -93,6 +98,7 @@ class SuiteAgentRunnerTest {
                       secrets: [sk-ant-abc123]
                       sandbox: {cpus: many, memory_mb: 0}
                       budget: {wall_s: -1}
+                      limits: {output_mb: 0, patch_gb: 1}
                   - name: d@x
                 """);
         assertThatThrownBy(() -> SuiteLoader.load(f)).isInstanceOf(IsobenchException.BadInput.class)
@@ -106,6 +112,8 @@ class SuiteAgentRunnerTest {
                 .hasMessageContaining("agents[2].runner.sandbox.cpus: 'many' is not a positive number")
                 .hasMessageContaining("agents[2].runner.sandbox.memory_mb: '0' is not a positive whole number")
                 .hasMessageContaining("agents[2].runner.budget.wall_s")
+                .hasMessageContaining("agents[2].runner.limits.output_mb: must be > 0")
+                .hasMessageContaining("patch_gb")
                 .hasMessageContaining("agents[3].name: 'd@x' is not a usable agent name")
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("sk-ant-abc123"));
     }
