@@ -267,7 +267,7 @@ final class GenericRun {
     /** A command that exited non-zero: not found (127), a root cause the classifier knows, else its last lines. */
     private static Failure failed(Job job, int exit, RuleReader.Streams s) {
         String all = s.stdout() + "\n" + s.stderr();
-        if (exit == 127 || exit == 126) {
+        if (exit == 127 || exit == 126 || ProcessGroup.couldNotExecute(s.stderr())) {
             return new Failure(FailureCategory.BAD_PERF_COMMAND, "cannot run " + job.argv().get(0) + ": not found or"
                     + " not executable in " + job.cwd(), LocalExecutor.tail(s.stderr()));
         }

@@ -68,7 +68,8 @@ public record RunConfig(RoundsPlan rounds, int warmupRequests, Timeouts timeouts
     }
 
     public static final RunConfig DEFAULT = new RunConfig(RoundsPlan.DEFAULT, DEFAULT_WARMUP_REQUESTS, Timeouts.DEFAULT,
-            "local", DEFAULT_SEED, null, true, DEFAULT_SERVER_METRICS_INTERVAL_MS, ClockMismatch.DEFAULT);
+            "local", DEFAULT_SEED, null, true, DEFAULT_SERVER_METRICS_INTERVAL_MS, ClockMismatch.DEFAULT,
+            Confine.DEFAULT);
 
     /** Without the A/A flag: A/A on. */
     public RunConfig(RoundsPlan rounds, int warmupRequests, Timeouts timeouts, String executor, long seed,
@@ -80,14 +81,7 @@ public record RunConfig(RoundsPlan rounds, int warmupRequests, Timeouts timeouts
     public RunConfig(RoundsPlan rounds, int warmupRequests, Timeouts timeouts, String executor, long seed,
                      Integer portBase, boolean aa) {
         this(rounds, warmupRequests, timeouts, executor, seed, portBase, aa, DEFAULT_SERVER_METRICS_INTERVAL_MS,
-                ClockMismatch.DEFAULT);
-    }
-
-    /** Every arm confined, nothing passed beyond the allowlist. */
-    public RunConfig(RoundsPlan rounds, int warmupRequests, Timeouts timeouts, String executor, long seed,
-                     Integer portBase, boolean aa, int serverMetricsIntervalMs, ClockMismatch clockMismatch) {
-        this(rounds, warmupRequests, timeouts, executor, seed, portBase, aa, serverMetricsIntervalMs, clockMismatch,
-                Confine.DEFAULT);
+                ClockMismatch.DEFAULT, Confine.DEFAULT);
     }
 
     /** This configuration with other confinement settings ({@code run.confine}, {@code demo} without bwrap). */

@@ -82,16 +82,23 @@ class DockerRunGoldenTest {
                 + "image " + DockerConfig.DEFAULT_IMAGE + ") and fake GPU devices (golden; DockerRunGoldenTest)\n");
         for (String jobId : List.of("310aca88/agent:claude_code/r0", "660470e5/baseline/r0")) {
             Job j = plan.jobs().stream().filter(x -> x.jobId().equals(jobId)).findFirst().orElseThrow();
+            // a server (the baseline's) gets its door: the network is none, the bridge runs in front of its argv
+            DockerExecutor.Door door = j.serving() ? new DockerExecutor.Door(Path.of("/tmp/isobench-net-0"), 18000,
+                    Path.of("/opt/jdk-21")) : null;
             List<String> argv = DockerExecutor.runArgv(fake, "devices", j, resolved(j),
                     new DockerExecutor.Container(fake.image(j.taskId(), j.arm().label(), null), DockerExecutor.containerName(j),
-                            ENV_FILE, "1000:1000", gpus(j), null), "/home/bench");
+                            ENV_FILE, "1000:1000", gpus(j), null, door), "/home/bench");
             out.append("\n# ").append(jobId).append('\n').append(quote(argv)).append('\n');
         }
         String actual = out.toString();
         assertThat(actual).contains("--device /dev/fakegpu0 --device /dev/fakegpu1 --device /dev/fakegpu2 "
                 + "--device /dev/fakegpu3").doesNotContain("--gpus").contains("--user 1000:1000")
                 .contains("-v " + WORKDIR + "/envs/310aca88/claude-code:" + WORKDIR + "/envs/310aca88/claude-code")
-                .contains("sh -c 'exec 2>&1; exec \"$@\"' isobench");
+                .contains("sh -c 'exec 2>&1; exec \"$@\"' isobench").contains("--network none")
+                .doesNotContain("--network host")
+                .contains("-v /tmp/isobench-net-0:/tmp/isobench-net -v /opt/jdk-21:/opt/isobench-jdk:ro")
+                .contains("isobench /opt/isobench-jdk/bin/java ").contains(" io.isobench.proc.NetBridge"
+                        + " /tmp/isobench-net/s 18000 -- python -m vllm.entrypoints.openai.api_server");
         golden(GOLDEN_LOCAL, actual);
     }
 

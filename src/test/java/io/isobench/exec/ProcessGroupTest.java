@@ -122,7 +122,11 @@ class ProcessGroupTest {
                 new JobSpec.Measure(new Command(List.of("python3", script().toString(), "crash", pid.toString(), "{port}")),
                 List.of("--model", "m"), 0, null), new Job.Where(dir, Map.of(), 1), Job.Limits.ofSeconds(10, 10));
         long[] seen = new long[1];
-        JobResult r = Executors.create("local").execute(crash, new Executor.Hooks(p -> seen[0] = p, () -> false));
+        // unconfined: the grandchild's pid the script writes is the host's (in the sandbox it would be its namespace's;
+        // SandboxTest.nothingOutlivesTheSandbox covers a confined command's leftovers)
+        LocalExecutor unconfined = new LocalExecutor(Readiness.http(Duration.ofMillis(10)),
+                io.isobench.probe.Clients.serving(), Duration.ofSeconds(5), null, LocalExecutor.Launcher.LOCAL);
+        JobResult r = unconfined.execute(crash, new Executor.Hooks(p -> seen[0] = p, () -> false));
         assertThat(r.failure().category()).isEqualTo(FailureCategory.SERVER_CRASHED);
         assertThat(r.log()).contains("RuntimeError: boom");
         assertThat(seen[0]).isPositive();

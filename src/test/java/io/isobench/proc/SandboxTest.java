@@ -122,6 +122,29 @@ class SandboxTest {
     }
 
     @Test
+    void nothingOutlivesTheSandbox() throws Exception {
+        String marker = "isobench-sandbox-leftover-" + System.nanoTime();
+        Path log = dir.resolve("leftover.log");
+        // a child that leaves the process group (setsid) and ignores SIGTERM, then the command exits at once
+        ProcessGroup pg = ProcessGroup.startMeasured(Sandbox.argv(spec(null), List.of("sh", "-c",
+                "setsid sh -c 'trap \"\" TERM; exec sleep 300 " + marker + "' >/dev/null 2>&1 & sleep 0.3; exit 0")),
+                tree, Map.of("PATH", "/usr/bin:/bin"), log);
+        assertThat(pg.waitFor(Duration.ofSeconds(30))).as(ProcessGroup.readLog(log)).isZero();
+        pg.terminate(Duration.ofSeconds(2));
+        long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (leftovers(marker) > 0 && System.nanoTime() < end) {
+            Thread.sleep(100);
+        }
+        assertThat(leftovers(marker)).as("processes of the sandbox still alive").isZero();
+    }
+
+    /** Live processes whose command line holds {@code marker}. */
+    private static long leftovers(String marker) {
+        return ProcessHandle.allProcesses().filter(p -> p.info().arguments().map(a -> String.join(" ", a)
+                .contains(marker)).orElse(false)).count();
+    }
+
+    @Test
     void aMeasuredProcessSeesOnlyTheAllowlist() throws Exception {
         Map<String, String> host = Map.of("PATH", "/usr/bin:/bin", "HF_TOKEN", "hf_HostTokenAAbbCCddEEffGGhh",
                 "ANTHROPIC_API_KEY", "sk-ant-HostKey1234567890", "MY_RUNNER_SECRET", "runner-value-42",

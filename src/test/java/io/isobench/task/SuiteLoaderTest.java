@@ -8,6 +8,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -79,6 +80,34 @@ class SuiteLoaderTest {
         assertThat(s.tasks().get(0).parsedCommand().errors()).extracting(Finding::code).containsExactly("NO_PERF_COMMAND");
         assertThat(s.run()).isEqualTo(RunConfig.DEFAULT);
         assertThat(s.agents()).isEmpty();
+    }
+
+    @Test
+    void confinementIsEveryArmByDefault_itsKeysAreChecked_andItSurvivesARewrite() throws IOException {
+        String head = """
+                engine: {repo: https://github.com/vllm-project/vllm}
+                tasks:
+                  - id: t1
+                    human_commit: "1234e567"
+                """;
+        assertThat(SuiteLoader.load(write(head)).run().confine()).isEqualTo(Confine.DEFAULT);
+        assertThat(Confine.DEFAULT.confines(false)).isTrue();
+        Suite s = SuiteLoader.load(write(head + """
+                run: {confine: {arms: agents, pass_env: [HF_TOKEN], writable: [/data/cache], build_network: true}}
+                """));
+        Confine c = s.run().confine();
+        assertThat(c).isEqualTo(new Confine(Confine.Arms.AGENTS, List.of("HF_TOKEN"), List.of("/data/cache"), true));
+        assertThat(c.confines(true)).isTrue();
+        assertThat(c.confines(false)).isFalse();
+        assertThat(SuiteLoader.load(write(SuiteWriter.toYaml(s))).run().confine()).isEqualTo(c);
+        assertThatThrownBy(() -> SuiteLoader.load(write(head + "run: {confine: {arms: some}}\n")))
+                .hasMessageContaining("run.confine.arms").hasMessageContaining("all, agents or off");
+        assertThatThrownBy(() -> SuiteLoader.load(write(head + "run: {confine: {writable: [relative/dir]}}\n")))
+                .hasMessageContaining("run.confine.writable").hasMessageContaining("absolute");
+        assertThatThrownBy(() -> SuiteLoader.load(write(head + "run: {confine: {pass_env: ['A B']}}\n")))
+                .hasMessageContaining("run.confine.pass_env");
+        assertThatThrownBy(() -> SuiteLoader.load(write(head + "run: {confine: {network: true}}\n")))
+                .hasMessageContaining("network");
     }
 
     @Test
