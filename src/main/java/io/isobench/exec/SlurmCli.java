@@ -67,9 +67,18 @@ final class SlurmCli {
     }
 
     static Out run(List<String> argv) {
+        return run(argv, null);
+    }
+
+    /** Runs {@code argv}; with {@code env}, that whole environment instead of isobench's. */
+    static Out run(List<String> argv, Map<String, String> env) {
         try {
-            Process p = new ProcessBuilder(argv).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                    .start();
+            ProcessBuilder pb = new ProcessBuilder(argv).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+            if (env != null) {
+                pb.environment().clear();
+                pb.environment().putAll(env);
+            }
+            Process p = pb.start();
             // both streams are small; read them on two threads so neither blocks
             java.util.concurrent.CompletableFuture<String> err = java.util.concurrent.CompletableFuture.supplyAsync(
                     () -> readAll(p.getErrorStream()));
@@ -142,7 +151,23 @@ final class SlurmCli {
 
     /** Submits a script; the job id, or the failure text. */
     Out submit(Path script) {
-        return run(List.of("sbatch", "--parsable", script.toString()));
+        return run(List.of("sbatch", "--parsable", script.toString()), submitEnv(System.getenv()));
+    }
+
+    /**
+     * The environment {@code sbatch} runs with, and so the environment a job gets (sbatch exports the submitter's
+     * whole environment by default): the measured processes' allowlist ({@code proc.MeasuredEnv}) plus Slurm's own
+     * client settings ({@code SLURM_*}, {@code SBATCH_*}, never a secret-looking name); the script's {@code export}
+     * lines add the job's variables. No secret of isobench's environment reaches a job.
+     */
+    static Map<String, String> submitEnv(Map<String, String> host) {
+        Map<String, String> slurm = new java.util.TreeMap<>();
+        host.forEach((k, v) -> {
+            if ((k.startsWith("SLURM_") || k.startsWith("SBATCH_")) && !io.isobench.guard.Secrets.isSecretName(k)) {
+                slurm.put(k, v);
+            }
+        });
+        return io.isobench.proc.MeasuredEnv.of(host, List.of(), java.util.Set.of(), slurm);
     }
 
     static String jobIdOf(String parsable) {
