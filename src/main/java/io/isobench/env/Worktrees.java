@@ -198,6 +198,37 @@ public final class Worktrees {
     record Git(int code, String out) {
     }
 
+    /**
+     * The state of a worktree's tracked files: sha256 of {@code git diff HEAD --binary} (the patch, the recipes'
+     * edits and whatever changed tracked files since), streamed; empty when git cannot tell. Untracked files (build
+     * outputs, caches) are not part of it.
+     */
+    public static java.util.Optional<String> trackedState(Path worktree) {
+        try {
+            Process p = new ProcessBuilder("git", "-c", "safe.directory=*", "-c", "core.fsmonitor=false", "diff",
+                    "HEAD", "--binary", "--no-ext-diff", "--no-textconv").directory(worktree.toFile())
+                    .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            p.getOutputStream().close();
+            java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
+            try (java.io.InputStream in = p.getInputStream()) {
+                byte[] buf = new byte[1 << 16];
+                for (int n; (n = in.read(buf)) > 0; ) {
+                    md.update(buf, 0, n);
+                }
+            }
+            if (!p.waitFor(GIT_TIMEOUT_S, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                p.destroyForcibly();
+                return java.util.Optional.empty();
+            }
+            return java.util.Optional.of(java.util.HexFormat.of().formatHex(md.digest()));
+        } catch (IOException | java.security.NoSuchAlgorithmException e) {
+            return java.util.Optional.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return java.util.Optional.empty();
+        }
+    }
+
     static Git git(StringBuilder log, Path cwd, String... args) {
         List<String> argv = new ArrayList<>();
         argv.add("git");

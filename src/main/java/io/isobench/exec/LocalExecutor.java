@@ -115,7 +115,40 @@ final class LocalExecutor implements Executor {
     public io.isobench.env.Environment prepare(io.isobench.plan.ArmSpec arm, Path repo, io.isobench.env.ArmSetup setup) {
         io.isobench.env.ArmSetup walled = launcher instanceof ConfinedLauncher c
                 ? setup.withWalls(c.buildWalls(io.isobench.Arm.fromLabel(arm.arm()).kind() == io.isobench.Arm.Kind.AGENT)) : setup;
-        return Executor.super.prepare(arm, repo, walled);
+        io.isobench.env.Environment e = Executor.super.prepare(arm, repo, walled);
+        if (e.ready() && e.path() != null && Files.exists(e.path().resolve(".git"))) {
+            io.isobench.env.Worktrees.trackedState(e.path()).ifPresent(h -> prepared.put(key(e.path()), h));
+        }
+        return e;
+    }
+
+    /**
+     * The tracked state of each arm prepared here (after its patch, recipes and build): every job of the arm checks
+     * it before and after it runs, so a run that rewrote the arm's own code or benchmark (a server at import time, a
+     * benchmark script) fails as {@code TREE_CHANGED} instead of measuring something else (docs/security.md).
+     */
+    private final Map<Path, String> prepared = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private static Path key(Path worktree) {
+        return worktree.toAbsolutePath().normalize();
+    }
+
+    /** Null when the job's arm is as prepared (or was not prepared here), else the failure. */
+    private Failure treeChanged(Job job, String when) {
+        if (job.cwd() == null) {
+            return null;
+        }
+        String want = prepared.get(key(job.cwd()));
+        if (want == null) {
+            return null;
+        }
+        String now = io.isobench.env.Worktrees.trackedState(job.cwd()).orElse("unknown");
+        if (want.equals(now)) {
+            return null;
+        }
+        String detail = "the arm's tracked files changed " + when + " (" + job.cwd()
+                + "): one of its runs rewrote its own code or benchmark; `git -C WORKTREE diff HEAD` shows what";
+        return new Failure(FailureCategory.TREE_CHANGED, detail, List.of(detail));
     }
 
     /** The GPUs of a node's slots (local, docker); 0 on a machine without any ({@code gpus} null). */
@@ -139,36 +172,44 @@ final class LocalExecutor implements Executor {
                 return JobResult.failed(t0, new Failure(FailureCategory.ENV_MISSING, "environment " + job.cwd()
                         + " does not exist", List.of()), "", timings, job.argv());
             }
-            if (gpus == null) {
-                return dispatch(job, hooks, log, t0, timings);
+            Failure before = treeChanged(job, "before this run");
+            if (before != null) {
+                return JobResult.failed(t0, before, "", timings, job.argv());
             }
-            if (job.gpus() > gpus.total()) {
-                return JobResult.failed(t0, new Failure(FailureCategory.RESOURCES_INSUFFICIENT, "the job needs "
-                        + job.gpus()
-                        + " GPU(s); this node has " + gpus.total(), List.of()), "", timings, job.argv());
-            }
-            io.isobench.plan.GpuLease lease;
-            try {
-                lease = gpus.acquire(job.gpus());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return JobResult.failed(t0, new Failure(FailureCategory.INFRA_TRANSIENT, "interrupted waiting for GPUs",
-                        List.of()), "", timings, job.argv());
-            }
-            try {
-                Map<String, String> env = new LinkedHashMap<>(job.env());
-                env.put("CUDA_VISIBLE_DEVICES", lease.cudaVisibleDevices());
-                Job leased = job.withEnv(env);
-                return dispatch(leased, hooks, log, t0, timings).withGpus(lease.cudaVisibleDevices());
-            } finally {
-                gpus.release(lease);
-            }
+            JobResult r = gpus == null ? dispatch(job, hooks, log, t0, timings) : leased(job, hooks, log, t0, timings);
+            Failure after = treeChanged(job, "during this run");
+            return after == null ? r : JobResult.failed(t0, after, r.log(), timings, job.argv());
         } finally {
             try {
                 Files.deleteIfExists(log);
             } catch (IOException e) {
                 // temp file
             }
+        }
+    }
+
+    /** The job with its GPUs leased for its duration. */
+    private JobResult leased(Job job, Hooks hooks, Path log, long t0, Map<String, Double> timings) {
+        if (job.gpus() > gpus.total()) {
+            return JobResult.failed(t0, new Failure(FailureCategory.RESOURCES_INSUFFICIENT, "the job needs "
+                    + job.gpus()
+                    + " GPU(s); this node has " + gpus.total(), List.of()), "", timings, job.argv());
+        }
+        io.isobench.plan.GpuLease lease;
+        try {
+            lease = gpus.acquire(job.gpus());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return JobResult.failed(t0, new Failure(FailureCategory.INFRA_TRANSIENT, "interrupted waiting for GPUs",
+                    List.of()), "", timings, job.argv());
+        }
+        try {
+            Map<String, String> env = new LinkedHashMap<>(job.env());
+            env.put("CUDA_VISIBLE_DEVICES", lease.cudaVisibleDevices());
+            Job leased = job.withEnv(env);
+            return dispatch(leased, hooks, log, t0, timings).withGpus(lease.cudaVisibleDevices());
+        } finally {
+            gpus.release(lease);
         }
     }
 

@@ -43,6 +43,11 @@ public enum FailureCategory {
     GIT_ERROR(Retry.YES, 1),
     SERVER_START_TIMEOUT(Retry.MAYBE, 2),
     SERVER_CRASHED(Retry.MAYBE, 2),
+    /**
+     * An arm's tracked files changed while it was measured: one of its runs rewrote its own code or benchmark
+     * (docs/security.md, "Measured arms"); nothing measured after that counts.
+     */
+    TREE_CHANGED(Retry.NO, 3),
     NO_METRICS(Retry.NO, 3),
     /** A measured run lost requests (HTTP errors, timeouts): it did less work than the others (docs/statistics.md). */
     REQUESTS_FAILED(Retry.NO, 3),

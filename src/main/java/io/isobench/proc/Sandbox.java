@@ -15,8 +15,8 @@ import java.util.stream.Stream;
  * The wall around a measured process (docs/security.md, "Measured arms"): bubblewrap ({@code bwrap}, the sandbox
  * Flatpak is built on; no daemon, no setuid, user namespaces only). A confined command:
  * <ul>
- *   <li>sees the host read-only ({@code --ro-bind / /}), with a private {@code /tmp}, {@code /dev/shm}, {@code /proc}
- *   and a minimal {@code /dev}; it may write only its arm's folders (worktree, scratch, {@code .site}) and what the
+ *   <li>sees the host read-only ({@code --ro-bind / /}), with a private {@code /tmp}, {@code /dev/shm}, {@code /proc},
+ *   an empty {@code /run} (no host Unix socket) and a minimal {@code /dev}; it may write only its arm's folders (worktree, scratch, {@code .site}) and what the
  *   suite declares writable;</li>
  *   <li>has no network but its own loopback ({@code --unshare-net}); a server is reached through {@link NetBridge}
  *   (a Unix socket in the scratch folder) and {@link HostBridge}, nothing else crosses;</li>
@@ -98,8 +98,13 @@ public final class Sandbox {
         if (!spec.network()) {
             a.add("--unshare-net");
         }
+        // /run hidden: the host's Unix sockets (docker's, PostgreSQL's, D-Bus) stay out of reach whatever groups
+        // the user has (connecting to a socket needs no write access to its file system)
         a.addAll(List.of("--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-                "--tmpfs", "/tmp", "--tmpfs", "/dev/shm"));
+                "--tmpfs", "/tmp", "--tmpfs", "/dev/shm", "--tmpfs", "/run"));
+        if (!Files.isSymbolicLink(Path.of("/var/run")) && Files.isDirectory(Path.of("/var/run"))) {
+            a.addAll(List.of("--tmpfs", "/var/run"));
+        }
         for (Path d : spec.devices()) {
             a.addAll(List.of("--dev-bind-try", d.toString(), d.toString()));
         }

@@ -437,6 +437,8 @@ final class LegacyModel implements AutoCloseable {
                 case AGENT_TIMEOUT, BUDGET_EXCEEDED, AGENT_CRASH, OUTPUT_TOO_LARGE, PATCH_TOO_LARGE, PATCH_HAS_SECRET,
                      ATTEMPT_CRASHED -> "agent outcome of `isobench agents run` (a new"
                         + " attempt, or a larger budget)";
+                case TREE_CHANGED -> arm.equals("agent") ? "agent outcome (its run rewrote its own tracked files)"
+                        : "investigate the " + arm + " arm: a run rewrote its tracked files";
                 case UNKNOWN -> "investigate the " + arm + " log";
             };
         }

@@ -42,7 +42,22 @@ class MeasuredArmWallsIT {
     void aPatchDumpingItsEnvironmentAtImportGetsNoSecretAndWritesNothingOutsideLocal() throws Exception {
         SharedData.requireService(ToyRepo.toolsPresent() && Sandbox.problem().isEmpty(),
                 "python3, git, setsid and a working bwrap: " + Sandbox.problem().orElse(""));
-        check(run("local"));
+        check(run("local", ""));
+    }
+
+    /**
+     * A run that rewrites its own arm's tracked files (here the benchmark script, at import time, inside the tree it
+     * may write) fails as TREE_CHANGED: nothing measured after the rewrite counts.
+     */
+    @Test
+    @Timeout(value = 6, unit = TimeUnit.MINUTES)
+    void aRunThatRewritesItsOwnBenchmarkIsTreeChangedNotMeasured() throws Exception {
+        SharedData.requireService(ToyRepo.toolsPresent() && Sandbox.problem().isEmpty(),
+                "python3, git, setsid and a working bwrap: " + Sandbox.problem().orElse(""));
+        Result r = run("local", "try:\n    with open('benchmarks/benchmark_latency.py', 'a') as _b:\n"
+                + "        _b.write('\\n# rewritten at import\\n')\nexcept OSError:\n    pass\n");
+        assertThat(r.output()).contains("lat agent:dumper round 1/1: TREE_CHANGED")
+                .containsPattern("lat baseline round 1/1: [a-z_]+=[0-9.]+");
     }
 
     @Test
@@ -51,13 +66,14 @@ class MeasuredArmWallsIT {
         SharedData.requireService(ToyRepo.toolsPresent() && io.isobench.exec.DockerLeftovers.imagePresent(
                 "isobench/python:bookworm"), "a running docker daemon with isobench/python:bookworm"
                 + " (scripts/provision-docker), python3, git, setsid, bwrap");
-        check(run("docker"));
+        check(run("docker", ""));
     }
 
     private record Result(Path work, Path outside, String tag, String output) {
     }
 
-    private Result run(String executor) throws Exception {
+    /** Runs the suite on {@code executor}; {@code more}: Python the patch also runs at import time. */
+    private Result run(String executor, String more) throws Exception {
         Path repo = dir.resolve("repo");
         ToyRepo.build(repo);
         Path outside = Files.createDirectories(dir.resolve("outside"));
@@ -72,7 +88,7 @@ class MeasuredArmWallsIT {
                 + "        with open(_p, 'w') as _f:\n"
                 + "            _json.dump(dict(_os.environ), _f)\n"
                 + "    except OSError:\n"
-                + "        pass\n";
+                + "        pass\n" + more;
         Files.writeString(repo.resolve("toyllm/__init__.py"), dump + init);
         Path patch = dir.resolve("dump.patch");
         Files.writeString(patch, ToyRepo.run(repo, "git", "diff"));
@@ -113,8 +129,10 @@ class MeasuredArmWallsIT {
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(5, TimeUnit.MINUTES)).isTrue();
         assertThat(p.exitValue()).as(out).isIn(0, 1);
-        assertThat(out).as("the agent's arm is measured in both tasks").containsPattern("srv agent:dumper round 1/1: "
-                + "[a-z_]+=[0-9.]+").containsPattern("lat agent:dumper round 1/1: [a-z_]+=[0-9.]+");
+        if (more.isEmpty()) {
+            assertThat(out).as("the agent's arm is measured in both tasks").containsPattern("srv agent:dumper round"
+                    + " 1/1: [a-z_]+=[0-9.]+").containsPattern("lat agent:dumper round 1/1: [a-z_]+=[0-9.]+");
+        }
         Files.deleteIfExists(home.resolve(tag + ".json")); // (should it exist, the assertion below says so)
         return new Result(work, outside, tag, out);
     }

@@ -63,7 +63,7 @@ class SandboxTest {
         assertThat(String.join(" ", Sandbox.argv(s, List.of("python3", "-c", "print('a b'); $(rm -rf /)"))))
                 .isEqualTo("setpriv --reuid=65534 --regid=65534 --clear-groups -- bwrap --die-with-parent"
                         + " --unshare-user --unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup-try --unshare-net"
-                        + " --cap-drop ALL --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --tmpfs /dev/shm"
+                        + " --cap-drop ALL --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --tmpfs /dev/shm --tmpfs /run"
                         + " --dev-bind-try /dev/nvidia0 /dev/nvidia0 --bind /w/envs/t/agent /w/envs/t/agent"
                         + " --bind /w/envs/t/agent.tmp /w/envs/t/agent.tmp --bind /tmp/isobench-net-1 /tmp/isobench-net"
                         + " --chdir /w/envs/t/agent -- /jdk/bin/java -Xmx32m -Xss512k -XX:+UseSerialGC"
@@ -119,6 +119,22 @@ class SandboxTest {
             t.join(2000);
         }
         assertThat(accepted.get()).isZero();
+    }
+
+    @Test
+    void itCannotReachTheHostsUnixSocketsUnderRun() throws Exception {
+        Path sock = Path.of("/run/isobench-sandbox-test-" + ProcessHandle.current().pid() + ".sock");
+        try (java.nio.channels.ServerSocketChannel l = java.nio.channels.ServerSocketChannel.open(
+                java.net.StandardProtocolFamily.UNIX)) {
+            l.bind(java.net.UnixDomainSocketAddress.of(sock));
+            Files.setPosixFilePermissions(sock, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
+            String out = run(List.of("python3", "-c", "import socket\ns = socket.socket(socket.AF_UNIX)\ntry:\n"
+                    + " s.connect('" + sock + "')\n print('CONNECTED')\nexcept OSError as e:\n print('refused', e)"),
+                    Map.of("PATH", "/usr/bin:/bin"));
+            assertThat(out).contains("refused").doesNotContain("CONNECTED");
+        } finally {
+            Files.deleteIfExists(sock);
+        }
     }
 
     @Test
