@@ -590,5 +590,4 @@ public final class EgressProxy implements AutoCloseable {
             // already gone
         }
     }
-    }
 }
