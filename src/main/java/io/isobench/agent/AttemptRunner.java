@@ -21,8 +21,10 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * Runs one attempt of one agent on one sealed repository (docs/agents.md): writes the prompt and the adapter's config
  * files into the agent's home, records the CLI's version, starts the agent in the sandbox, reads its stdout line by
- * line (kept whole) and kills it when the usage it reports passes the budget or the wall time runs out, then
- * collects the patch. Secret values are replaced by {@value Secrets#MASK} in everything it returns.
+ * line (kept whole) and kills it when its usage passes the budget or the wall time runs out, then collects the
+ * patch. Where the sandbox meters the model traffic ({@link AgentSandbox#meter}: the docker sandbox's egress proxy),
+ * usage is the proxy's count — the budget is enforced on it and it is what the attempt records — and what the CLI
+ * printed is only cross-checked: a mismatch is flagged in the attempt's detail. Secret values are replaced by {@value Secrets#MASK} in everything it returns.
  */
 public final class AttemptRunner {
 
@@ -133,16 +135,24 @@ public final class AttemptRunner {
             writeInHome(dirs.home(), f.getKey(), f.getValue());
         }
         long t0 = System.nanoTime();
-        Process p = sandbox.start(dirs, inv, secrets);
-        Files.writeString(dirs.root().resolve("agent.pid"), Long.toString(p.pid()));
-        p.getOutputStream().close();
+        EgressMeter meter = sandbox.meter(dirs);
         AtomicReference<Usage> usage = new AtomicReference<>(Usage.NONE);
         AtomicReference<String> overrun = new AtomicReference<>();
-        Thread out = Thread.ofPlatform().daemon().start(() -> pumpStdout(p, dirs.stdoutFile(), usage, overrun));
+        AtomicReference<Process> started = new AtomicReference<>();
+        if (meter != null) {
+            meter.listen(m -> overBudget(started.get(), meter, usage.get(), overrun, false));
+        }
+        Process p = sandbox.start(dirs, inv, secrets);
+        started.set(p);
+        Files.writeString(dirs.root().resolve("agent.pid"), Long.toString(p.pid()));
+        p.getOutputStream().close();
+        overBudget(p, meter, usage.get(), overrun, false); // what the proxy counted before the start returned
+        Thread out = Thread.ofPlatform().daemon().start(() -> pumpStdout(p, meter, dirs.stdoutFile(), usage,
+                overrun));
         Thread err = Thread.ofPlatform().daemon().start(() -> copy(p.getErrorStream(), dirs.stderrFile()));
         UsageLogTail tail = adapter.usageLogDir() == null ? null
-                : UsageLogTail.start(dirs.home().resolve(adapter.usageLogDir()), line -> observed(p, usage, overrun,
-                        u -> adapter.observeLog(line, u), false));
+                : UsageLogTail.start(dirs.home().resolve(adapter.usageLogDir()), line -> observed(p, meter, usage,
+                        overrun, u -> adapter.observeLog(line, u), false));
         boolean timedOut = false;
         try {
             Double wall = config.budget().wallS();
@@ -179,12 +189,19 @@ public final class AttemptRunner {
         }
         Usage reported = report.usage().tokens() == 0 && report.usage().turns() == 0 ? usage.get() : report.usage();
         // a usage log may have seen more than a killed agent's stdout
-        Usage used = tail == null ? reported : atLeast(reported, usage.get());
+        Usage cli = tail == null ? reported : atLeast(reported, usage.get());
+        Usage used = meter == null ? cli : metered(meter, cli);
+        String mismatch = meter == null ? null : mismatch(meter, cli);
         String patch = maskSecretValues(PatchCollector.collect(sealed));
         AttemptStatus status;
         String detail;
         Optional<String> over = Optional.ofNullable(overrun.get()).or(() -> config.budget().exceeded(used));
-        if (timedOut) {
+        if (sandbox.unstoppable(p)) {
+            status = AttemptStatus.SANDBOX_UNSTOPPABLE;
+            detail = (timedOut ? "wall time ran out" : over.orElse("killed")) + "; the sandbox could not be proven"
+                    + " stopped (docker inspect showed it running after every kill); it is removed when isobench ends"
+                    + " or at the next sandbox's start";
+        } else if (timedOut) {
             status = AttemptStatus.AGENT_TIMEOUT;
             detail = String.format(java.util.Locale.ROOT, "wall time %.0f s > budget %.0f s; killed", wallS,
                     config.budget().wallS());
@@ -201,6 +218,7 @@ public final class AttemptRunner {
             status = AttemptStatus.OK;
             detail = report.detail();
         }
+        detail = mismatch == null ? detail : detail + " [" + mismatch + "]";
         return new AttemptResult(status, redact(detail), used, wallS, patch, version, report.trajectory(), stdout,
                 stderr, exit);
     }
@@ -227,7 +245,8 @@ public final class AttemptRunner {
                 java.nio.file.StandardOpenOption.WRITE);
     }
 
-    private void pumpStdout(Process p, Path file, AtomicReference<Usage> usage, AtomicReference<String> overrun) {
+    private void pumpStdout(Process p, EgressMeter meter, Path file, AtomicReference<Usage> usage,
+                            AtomicReference<String> overrun) {
         try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
              OutputStream o = Files.newOutputStream(file)) {
             String line;
@@ -235,7 +254,7 @@ public final class AttemptRunner {
                 o.write((redact(line) + "\n").getBytes(StandardCharsets.UTF_8)); // stored: no secret on disk
                 o.flush();
                 String l = line;
-                observed(p, usage, overrun, u -> adapter.observe(l, u), adapter.isFinal(l));
+                observed(p, meter, usage, overrun, u -> adapter.observe(l, u), adapter.isFinal(l));
             }
         } catch (IOException e) {
             // the process went away; what was read is kept
@@ -244,7 +263,7 @@ public final class AttemptRunner {
 
     /** Applies one observation to {@code usage} (atomically: stdout and a usage log may both report) and kills the
      * attempt when the budget is passed. */
-    private void observed(Process p, AtomicReference<Usage> usage, AtomicReference<String> overrun,
+    private void observed(Process p, EgressMeter meter, AtomicReference<Usage> usage, AtomicReference<String> overrun,
                           java.util.function.UnaryOperator<Usage> step, boolean finalLine) {
         Usage u = usage.updateAndGet(x -> {
             try {
@@ -253,13 +272,58 @@ public final class AttemptRunner {
                 return x;
             }
         });
-        Optional<String> over = config.budget().exceeded(u);
+        overBudget(p, meter, u, overrun, finalLine);
+    }
+
+    /**
+     * Kills the attempt when its usage passes the budget: the proxy's count where there is a meter (then the proxy
+     * also refuses every further model request), else {@code cli}, what the CLI reported.
+     */
+    private void overBudget(Process p, EgressMeter meter, Usage cli, AtomicReference<String> overrun,
+                            boolean finalLine) {
+        Optional<String> over = config.budget().exceeded(meter == null ? cli : metered(meter, cli));
+        if (over.isPresent() && p == null) {
+            meter.refuseFurther(over.get()); // not started yet as far as this thread knows: killed right after
+            return;
+        }
         if (over.isPresent() && overrun.compareAndSet(null, over.get())) {
-            if (!finalLine) {
+            if (meter != null) {
+                meter.refuseFurther(over.get());
+            }
+            if (!finalLine && p != null) {
                 overrun.updateAndGet(m -> m + "; killed by isobench");
                 sandbox.kill(p);
             } // the agent's own final line (a CLI stopped at its own limit): it is exiting, not killed
         }
+    }
+
+    /** The proxy's count priced with the suite's pricing (without pricing: the CLI's reported cost). */
+    private Usage metered(EgressMeter meter, Usage cli) {
+        Usage m = meter.usage();
+        Double usd = price(m);
+        return m.withCostUsd(usd != null ? usd : cli.costUsd());
+    }
+
+    /**
+     * Where the CLI's report disagrees with the proxy's count, a note saying so (null when they agree): more turns
+     * than model requests, or tokens off by more than 2% (16 tokens at least), or responses the proxy could not read.
+     */
+    static String mismatch(EgressMeter meter, Usage cli) {
+        Usage m = meter.usage();
+        boolean off = cli.turns() > m.turns() || Math.abs(cli.tokensIn() - m.tokensIn()) > slack(m.tokensIn())
+                || Math.abs(cli.tokensOut() - m.tokensOut()) > slack(m.tokensOut());
+        String unread = meter.unreadResponses() == 0 ? "" : "; " + meter.unreadResponses()
+                + " model responses the proxy could not read";
+        if (!off && unread.isEmpty()) {
+            return null;
+        }
+        return "usage mismatch: the CLI reported " + cli.turns() + " turns, " + cli.tokensIn() + "+" + cli.tokensOut()
+                + " tokens; the egress proxy counted " + m.turns() + " requests, " + m.tokensIn() + "+"
+                + m.tokensOut() + " tokens (recorded)" + unread;
+    }
+
+    private static long slack(long counted) {
+        return Math.max(16, counted / 50);
     }
 
     private void copy(InputStream in, Path file) {

@@ -14,5 +14,10 @@ public enum AttemptStatus {
     /** The agent exited with an error (non-zero status, an error result, no result at all). */
     AGENT_CRASH,
     /** The agent finished but changed nothing that counts as a patch. */
-    EMPTY_PATCH
+    EMPTY_PATCH,
+    /**
+     * isobench had to stop the attempt (budget, wall time) and could not prove its sandbox stopped: the container
+     * still ran after every verified kill; it is removed when isobench ends or at the next sandbox's start.
+     */
+    SANDBOX_UNSTOPPABLE
 }

@@ -30,6 +30,8 @@ public enum FailureCategory {
     BUDGET_EXCEEDED(Retry.NO, 1),
     /** An agent exited with an error or without a result (docs/agents.md). */
     AGENT_CRASH(Retry.MAYBE, 1),
+    /** An agent attempt isobench had to stop whose container it could not prove stopped (docs/agents.md). */
+    SANDBOX_UNSTOPPABLE(Retry.NO, 1),
     OUTPUT_MISMATCH(Retry.NO, 1),
     CUDA_ERROR(Retry.NO, 1),
     GIT_ERROR(Retry.YES, 1),

@@ -436,6 +436,7 @@ final class LegacyModel implements AutoCloseable {
                 case PATCH_FAILED, EMPTY_PATCH, OUTPUT_MISMATCH -> "agent outcome (nothing to rerun)";
                 case AGENT_TIMEOUT, BUDGET_EXCEEDED, AGENT_CRASH -> "agent outcome of `isobench agents run` (a new"
                         + " attempt, or a larger budget)";
+                case SANDBOX_UNSTOPPABLE -> "check the docker host: an agent container could not be stopped";
                 case UNKNOWN -> "investigate the " + arm + " log";
             };
         }
