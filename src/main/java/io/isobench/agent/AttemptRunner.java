@@ -308,18 +308,24 @@ public final class AttemptRunner {
      * Where the CLI's report disagrees with the proxy's count, a note saying so (null when they agree): more turns
      * than model requests, or tokens off by more than 2% (16 tokens at least), or responses the proxy could not read.
      */
-    static String mismatch(EgressMeter meter, Usage cli) {
+    String mismatch(EgressMeter meter, Usage cli) {
         Usage m = meter.usage();
+        Double usd = price(m);
         boolean off = cli.turns() > m.turns() || Math.abs(cli.tokensIn() - m.tokensIn()) > slack(m.tokensIn())
-                || Math.abs(cli.tokensOut() - m.tokensOut()) > slack(m.tokensOut());
+                || Math.abs(cli.tokensOut() - m.tokensOut()) > slack(m.tokensOut())
+                || usd != null && cli.costUsd() != null && Math.abs(cli.costUsd() - usd) > Math.max(1e-4, usd / 50);
         String unread = meter.unreadResponses() == 0 ? "" : "; " + meter.unreadResponses()
                 + " model responses the proxy could not read";
         if (!off && unread.isEmpty()) {
             return null;
         }
         return "usage mismatch: the CLI reported " + cli.turns() + " turns, " + cli.tokensIn() + "+" + cli.tokensOut()
-                + " tokens; the egress proxy counted " + m.turns() + " requests, " + m.tokensIn() + "+"
-                + m.tokensOut() + " tokens (recorded)" + unread;
+                + " tokens" + usd(cli.costUsd()) + "; the egress proxy counted " + m.turns() + " requests, "
+                + m.tokensIn() + "+" + m.tokensOut() + " tokens" + usd(usd) + " (recorded)" + unread;
+    }
+
+    private static String usd(Double usd) {
+        return usd == null ? "" : String.format(java.util.Locale.ROOT, ", $%.4f", usd);
     }
 
     private static long slack(long counted) {

@@ -507,11 +507,11 @@ public final class EgressProxy implements AutoCloseable {
         byte[] body = ("isobench egress proxy: " + why + "\n").getBytes(StandardCharsets.UTF_8);
         String head = "HTTP/1.1 " + status + " " + EgressBodies.reason(status) + "\r\nContent-Type: text/plain; charset=utf-8\r\n"
                 + "Content-Length: " + body.length + "\r\nConnection: close\r\n\r\n";
+        log.add(new Request(method, EgressLog.shortPath(path), status, body.length,
+                (System.nanoTime() - t0) / 1_000_000)); // first: the agent may be gone before it reads this
         out.write(head.getBytes(StandardCharsets.ISO_8859_1));
         out.write(body);
         out.flush();
-        log.add(new Request(method, EgressLog.shortPath(path), status, body.length,
-                (System.nanoTime() - t0) / 1_000_000));
     }
 
     private static String header(List<String[]> headers, String name) {

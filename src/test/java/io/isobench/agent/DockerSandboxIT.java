@@ -306,7 +306,7 @@ class DockerSandboxIT {
                 .isZero();
         assertThat(leftContainers(exits.pid())).isEmpty();
 
-        // SIGKILLed: its container outlives it until the next sandbox reaps it
+        // SIGKILLed: its stopper helper removes its container (SandboxControlPathIT); the next sandbox's reap too
         Process killed = childJvm("hold");
         InputStream in = killed.getInputStream();
         StringBuilder seen = new StringBuilder();
@@ -316,7 +316,6 @@ class DockerSandboxIT {
             seen.append((char) c);
         }
         killed.destroyForcibly().waitFor();
-        assertThat(leftContainers(killed.pid())).hasSize(1);
         new DockerSandbox(DockerSandbox.Options.of("reaper", BASE_IMAGE, null, "true", null)).close();
         assertThat(leftContainers(killed.pid())).isEmpty();
     }
