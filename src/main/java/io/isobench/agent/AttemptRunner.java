@@ -140,13 +140,14 @@ public final class AttemptRunner {
         AtomicReference<String> overrun = new AtomicReference<>();
         AtomicReference<Process> started = new AtomicReference<>();
         if (meter != null) {
-            meter.listen(m -> overBudget(started.get(), meter, usage.get(), overrun, false));
+            // on the proxy's thread: the kill runs beside it, so the refused request is answered and logged first
+            meter.listen(m -> overBudget(started.get(), meter, usage.get(), overrun, false, true));
         }
         Process p = sandbox.start(dirs, inv, secrets);
         started.set(p);
         Files.writeString(dirs.root().resolve("agent.pid"), Long.toString(p.pid()));
         p.getOutputStream().close();
-        overBudget(p, meter, usage.get(), overrun, false); // what the proxy counted before the start returned
+        overBudget(p, meter, usage.get(), overrun, false, false); // what the proxy counted before the start returned
         Thread out = Thread.ofPlatform().daemon().start(() -> pumpStdout(p, meter, dirs.stdoutFile(), usage,
                 overrun));
         Thread err = Thread.ofPlatform().daemon().start(() -> copy(p.getErrorStream(), dirs.stderrFile()));
@@ -272,7 +273,7 @@ public final class AttemptRunner {
                 return x;
             }
         });
-        overBudget(p, meter, u, overrun, finalLine);
+        overBudget(p, meter, u, overrun, finalLine, false);
     }
 
     /**
@@ -280,7 +281,7 @@ public final class AttemptRunner {
      * also refuses every further model request), else {@code cli}, what the CLI reported.
      */
     private void overBudget(Process p, EgressMeter meter, Usage cli, AtomicReference<String> overrun,
-                            boolean finalLine) {
+                            boolean finalLine, boolean killBeside) {
         Optional<String> over = config.budget().exceeded(meter == null ? cli : metered(meter, cli));
         if (over.isPresent() && p == null) {
             meter.refuseFurther(over.get()); // not started yet as far as this thread knows: killed right after
@@ -292,7 +293,11 @@ public final class AttemptRunner {
             }
             if (!finalLine && p != null) {
                 overrun.updateAndGet(m -> m + "; killed by isobench");
-                sandbox.kill(p);
+                if (killBeside) {
+                    Thread.ofPlatform().daemon().name("isobench-budget-kill").start(() -> sandbox.kill(p));
+                } else {
+                    sandbox.kill(p);
+                }
             } // the agent's own final line (a CLI stopped at its own limit): it is exiting, not killed
         }
     }

@@ -250,6 +250,12 @@ public final class DockerSandbox implements AgentSandbox {
             stopper.watch(name); // before it exists: removed if this JVM ends from here on
             Process p = new ProcessBuilder(argv).start();
             containers.put(p, name);
+            p.onExit().thenRunAsync(() -> { // ended by itself (--rm): the helper need not remember it
+                ContainerStopper.State st = stopper.state(name);
+                if (st == ContainerStopper.State.GONE || st == ContainerStopper.State.STOPPED) {
+                    stopper.forget(name);
+                }
+            });
             // the client reads the env file before it creates the container: delete it as soon as the container
             // exists (or the client is gone)
             long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
