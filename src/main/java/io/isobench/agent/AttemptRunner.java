@@ -24,7 +24,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * line (kept whole) and kills it when its usage passes the budget or the wall time runs out, then collects the
  * patch. Where the sandbox meters the model traffic ({@link AgentSandbox#meter}: the docker sandbox's egress proxy),
  * usage is the proxy's count — the budget is enforced on it and it is what the attempt records — and what the CLI
- * printed is only cross-checked: a mismatch is flagged in the attempt's detail. Secret values are replaced by {@value Secrets#MASK} in everything it returns.
+ * printed is only cross-checked: a mismatch is flagged in the attempt's detail. Secret values are replaced by
+ * {@value Secrets#MASK} in everything it returns.
  */
 public final class AttemptRunner {
 
@@ -291,7 +292,7 @@ public final class AttemptRunner {
             if (meter != null) {
                 meter.refuseFurther(over.get());
             }
-            if (!finalLine && p != null) {
+            if ((!finalLine || meter != null) && p != null) { // a "final" line is only the CLI's claim there
                 overrun.updateAndGet(m -> m + "; killed by isobench");
                 if (killBeside) {
                     Thread.ofPlatform().daemon().name("isobench-budget-kill").start(() -> sandbox.kill(p));

@@ -361,7 +361,7 @@ public final class EgressProxy implements AutoCloseable {
             return false;
         }
         body.transferTo(OutputStream.nullOutputStream()); // whatever the client did not read
-        if (EgressMeter.isModelCall(method, path)) {
+        if (EgressMeter.isModelCall(method, path) && resp.statusCode() / 100 == 2) { // errors carry no usage
             tap = meter.tap(resp.headers().firstValue("content-type").orElse(null),
                     resp.headers().firstValue("content-encoding").orElse(null));
         }
