@@ -65,7 +65,7 @@ class FailureClassifierTest {
         // outcomes come from isobench agents run's own timer, budget and exit checks (docs/agents.md)
         assertThat(covered).containsAll(EnumSet.complementOf(EnumSet.of(FailureCategory.UNKNOWN,
                 FailureCategory.REQUESTS_FAILED, FailureCategory.AGENT_TIMEOUT, FailureCategory.BUDGET_EXCEEDED,
-                FailureCategory.AGENT_CRASH)));
+                FailureCategory.AGENT_CRASH, FailureCategory.SANDBOX_UNSTOPPABLE)));
     }
 
     @Test
