@@ -85,7 +85,7 @@ final class EgressLog {
             lines.add(String.format(Locale.ROOT, "… %d requests in all (%d with status >= 400), %d shown%s%s", total, refused,
                     kept.size(), refusedConnections == 0 ? "" : "; " + refusedConnections
                             + " connections refused over the cap of " + EgressProxy.MAX_CONNECTIONS + " at once",
-                    file == null ? "" : "; every request in " + file.getFileName()
+                    file == null || total == 0 ? "" : "; every request in " + file.getFileName()
                             + (notWritten == 0 ? "" : " but the last " + notWritten + " (the file's cap)")));
         }
         return lines;

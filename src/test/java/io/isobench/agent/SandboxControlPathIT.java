@@ -189,6 +189,8 @@ class SandboxControlPathIT {
             watch.interrupt();
         }
         String why = r.detail() + "\n" + r.rawStdout() + "\n" + r.rawStderr() + "\n" + egress;
+        System.out.println("flood: this JVM's open files grew by at most " + (peak.get() - before) + "; "
+                + egress.get(egress.size() - 1) + "; " + r.status() + " after " + r.wallS() + " s");
         assertThat(r.rawStdout()).as(why).contains("holding 3000");
         assertThat(r.status()).as(why).isEqualTo(AttemptStatus.AGENT_TIMEOUT);
         assertThat(r.wallS()).isLessThan(60);
