@@ -27,6 +27,23 @@ public interface AgentSandbox extends AutoCloseable {
     void kill(Process process);
 
     /**
+     * Whether {@link #kill} could not prove {@code process}'s attempt stopped (docker: {@code docker inspect} still
+     * showed its container running after every try); such an attempt is recorded as
+     * {@link AttemptStatus#SANDBOX_UNSTOPPABLE} and its container removed later.
+     */
+    default boolean unstoppable(Process process) {
+        return false;
+    }
+
+    /**
+     * The attempt's model usage as the sandbox's egress proxy counts it ({@link EgressMeter}: the source isobench
+     * controls), or null where the sandbox does not see the model traffic.
+     */
+    default EgressMeter meter(AttemptDirs dirs) {
+        return null;
+    }
+
+    /**
      * Kills what an attempt in {@code dirs} left running when isobench was killed mid-attempt (a resumed session calls
      * it before it clears the folder): only processes provably of that attempt.
      */

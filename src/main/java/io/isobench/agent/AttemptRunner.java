@@ -19,10 +19,13 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * Runs one attempt of one agent on one sealed repository (docs/agents.md): writes the prompt and the adapter's config
  * files into the agent's home, records the CLI's version, starts the agent in the sandbox, reads its stdout line by
- * line (kept whole on disk, within {@link AttemptLimits}) and kills it when the usage it reports passes the budget,
- * the wall time runs out or its output passes the limit, then collects the patch as bytes. Secret values are replaced
- * by {@value Secrets#MASK} in every output it returns; the patch is never rewritten: one that holds a secret value is
- * flagged ({@link AttemptStatus#PATCH_HAS_SECRET}) and only its stored copy masked.
+ * line (kept whole on disk, within {@link AttemptLimits}) and kills it when its usage passes the budget, the wall
+ * time runs out or its output passes the limit, then collects the patch as bytes. Where the sandbox meters the model
+ * traffic ({@link AgentSandbox#meter}: the docker sandbox's egress proxy), usage is the proxy's count — the budget is
+ * enforced on it and it is what the attempt records — and what the CLI printed is only cross-checked: a mismatch is
+ * flagged in the attempt's detail. Secret values are replaced by {@value Secrets#MASK} in every output it returns;
+ * the patch is never rewritten: one that holds a secret value is flagged ({@link AttemptStatus#PATCH_HAS_SECRET}) and
+ * only its stored copy masked.
  */
 public final class AttemptRunner {
 
@@ -141,20 +144,28 @@ public final class AttemptRunner {
             writeInHome(dirs.home(), f.getKey(), f.getValue());
         }
         long t0 = System.nanoTime();
-        Process p = sandbox.start(dirs, inv, secrets);
-        Files.writeString(dirs.root().resolve("agent.pid"), Long.toString(p.pid()));
-        p.getOutputStream().close();
+        EgressMeter meter = sandbox.meter(dirs);
         AtomicReference<Usage> usage = new AtomicReference<>(Usage.NONE);
         AtomicReference<String> overrun = new AtomicReference<>();
+        AtomicReference<Process> started = new AtomicReference<>();
+        if (meter != null) {
+            // on the proxy's thread: the kill runs beside it, so the refused request is answered and logged first
+            meter.listen(m -> overBudget(started.get(), meter, usage.get(), overrun, false, true));
+        }
+        Process p = sandbox.start(dirs, inv, secrets);
+        started.set(p);
+        Files.writeString(dirs.root().resolve("agent.pid"), Long.toString(p.pid()));
+        p.getOutputStream().close();
+        overBudget(p, meter, usage.get(), overrun, false, false); // what the proxy counted before the start returned
         AtomicReference<String> tooLarge = new AtomicReference<>();
-        Thread out = Thread.ofPlatform().daemon().start(() -> pump(p, tooLarge, "stdout", line -> observed(p, usage,
-                overrun, u -> adapter.observe(line, u), adapter.isFinal(line))).copy(p.getInputStream(),
+        Thread out = Thread.ofPlatform().daemon().start(() -> pump(p, tooLarge, "stdout", line -> observed(p, meter,
+                usage, overrun, u -> adapter.observe(line, u), adapter.isFinal(line))).copy(p.getInputStream(),
                 dirs.stdoutFile()));
         Thread err = Thread.ofPlatform().daemon().start(() -> pump(p, tooLarge, "stderr", line -> { })
                 .copy(p.getErrorStream(), dirs.stderrFile()));
         UsageLogTail tail = adapter.usageLogDir() == null ? null
-                : UsageLogTail.start(dirs.home().resolve(adapter.usageLogDir()), line -> observed(p, usage, overrun,
-                        u -> adapter.observeLog(line, u), false));
+                : UsageLogTail.start(dirs.home().resolve(adapter.usageLogDir()), line -> observed(p, meter, usage,
+                        overrun, u -> adapter.observeLog(line, u), false));
         boolean timedOut = false;
         try {
             Double wall = config.budget().wallS();
@@ -192,12 +203,19 @@ public final class AttemptRunner {
         }
         Usage reported = report.usage().tokens() == 0 && report.usage().turns() == 0 ? usage.get() : report.usage();
         // a usage log may have seen more than a killed agent's stdout
-        Usage used = tail == null ? reported : atLeast(reported, usage.get());
+        Usage cli = tail == null ? reported : atLeast(reported, usage.get());
+        Usage used = meter == null ? cli : metered(meter, cli);
+        String mismatch = meter == null ? null : mismatch(meter, cli);
         PatchOutcome patch = patch(dirs, sealed);
         AttemptStatus status;
         String detail;
         Optional<String> over = Optional.ofNullable(overrun.get()).or(() -> config.budget().exceeded(used));
-        if (tooLarge.get() != null) {
+        if (sandbox.unstoppable(p)) {
+            status = AttemptStatus.SANDBOX_UNSTOPPABLE;
+            detail = (timedOut ? "wall time ran out" : over.orElse("killed")) + "; the sandbox could not be proven"
+                    + " stopped (docker inspect showed it running after every kill); it is removed when isobench ends"
+                    + " or at the next sandbox's start";
+        } else if (tooLarge.get() != null) {
             status = AttemptStatus.OUTPUT_TOO_LARGE;
             detail = tooLarge.get();
         } else if (timedOut) {
@@ -223,6 +241,7 @@ public final class AttemptRunner {
         if (patch.status() != null && status != patch.status()) {
             detail = detail + "; " + patch.detail();
         }
+        detail = mismatch == null ? detail : detail + " [" + mismatch + "]";
         return new AttemptResult(status, redact(detail), used, wallS, patch.bytes(), version,
                 report.trajectory().limitedTo(limits.trajectorySteps()), stdout, stderr, exit);
     }
@@ -346,7 +365,7 @@ public final class AttemptRunner {
 
     /** Applies one observation to {@code usage} (atomically: stdout and a usage log may both report) and kills the
      * attempt when the budget is passed. */
-    private void observed(Process p, AtomicReference<Usage> usage, AtomicReference<String> overrun,
+    private void observed(Process p, EgressMeter meter, AtomicReference<Usage> usage, AtomicReference<String> overrun,
                           java.util.function.UnaryOperator<Usage> step, boolean finalLine) {
         Usage u = usage.updateAndGet(x -> {
             try {
@@ -355,17 +374,72 @@ public final class AttemptRunner {
                 return x;
             }
         });
-        Optional<String> over = config.budget().exceeded(u);
+        overBudget(p, meter, u, overrun, finalLine, false);
+    }
+
+    /**
+     * Kills the attempt when its usage passes the budget: the proxy's count where there is a meter (then the proxy
+     * also refuses every further model request), else {@code cli}, what the CLI reported.
+     */
+    private void overBudget(Process p, EgressMeter meter, Usage cli, AtomicReference<String> overrun,
+                            boolean finalLine, boolean killBeside) {
+        Optional<String> over = config.budget().exceeded(meter == null ? cli : metered(meter, cli));
+        if (over.isPresent() && p == null) {
+            meter.refuseFurther(over.get()); // not started yet as far as this thread knows: killed right after
+            return;
+        }
         if (over.isPresent() && overrun.compareAndSet(null, over.get())) {
-            if (!finalLine) {
+            if (meter != null) {
+                meter.refuseFurther(over.get());
+            }
+            if ((!finalLine || meter != null) && p != null) { // a "final" line is only the CLI's claim there
                 overrun.updateAndGet(m -> m + "; killed by isobench");
-                sandbox.kill(p);
+                if (killBeside) {
+                    Thread.ofPlatform().daemon().name("isobench-budget-kill").start(() -> sandbox.kill(p));
+                } else {
+                    sandbox.kill(p);
+                }
             } // the agent's own final line (a CLI stopped at its own limit): it is exiting, not killed
         }
     }
 
     /** Most bytes of a {@code --version} answer kept (the rest is read and dropped). */
     static final int VERSION_BYTES = 64 * 1024;
+
+    /** The proxy's count priced with the suite's pricing (without pricing: the CLI's reported cost). */
+    private Usage metered(EgressMeter meter, Usage cli) {
+        Usage m = meter.usage();
+        Double usd = price(m);
+        return m.withCostUsd(usd != null ? usd : cli.costUsd());
+    }
+
+    /**
+     * Where the CLI's report disagrees with the proxy's count, a note saying so (null when they agree): more turns
+     * than model requests, or tokens off by more than 2% (16 tokens at least), or responses the proxy could not read.
+     */
+    String mismatch(EgressMeter meter, Usage cli) {
+        Usage m = meter.usage();
+        Double usd = price(m);
+        boolean off = cli.turns() > m.turns() || Math.abs(cli.tokensIn() - m.tokensIn()) > slack(m.tokensIn())
+                || Math.abs(cli.tokensOut() - m.tokensOut()) > slack(m.tokensOut())
+                || usd != null && cli.costUsd() != null && Math.abs(cli.costUsd() - usd) > Math.max(1e-4, usd / 50);
+        String unread = meter.unreadResponses() == 0 ? "" : "; " + meter.unreadResponses()
+                + " model responses the proxy could not read";
+        if (!off && unread.isEmpty()) {
+            return null;
+        }
+        return "usage mismatch: the CLI reported " + cli.turns() + " turns, " + cli.tokensIn() + "+" + cli.tokensOut()
+                + " tokens" + usd(cli.costUsd()) + "; the egress proxy counted " + m.turns() + " requests, "
+                + m.tokensIn() + "+" + m.tokensOut() + " tokens" + usd(usd) + " (recorded)" + unread;
+    }
+
+    private static String usd(Double usd) {
+        return usd == null ? "" : String.format(java.util.Locale.ROOT, ", $%.4f", usd);
+    }
+
+    private static long slack(long counted) {
+        return Math.max(16, counted / 50);
+    }
 
     private static String readQuietly(InputStream in) {
         java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();

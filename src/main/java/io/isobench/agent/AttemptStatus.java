@@ -25,5 +25,10 @@ public enum AttemptStatus {
      */
     PATCH_HAS_SECRET,
     /** isobench itself failed while running or collecting the attempt (the reason is recorded; never rerun). */
-    ATTEMPT_CRASHED
+    ATTEMPT_CRASHED,
+    /**
+     * isobench had to stop the attempt (budget, wall time) and could not prove its sandbox stopped: the container
+     * still ran after every verified kill; it is removed when isobench ends or at the next sandbox's start.
+     */
+    SANDBOX_UNSTOPPABLE
 }

@@ -30,9 +30,12 @@ import java.util.stream.Stream;
  * ({@code /home/agent}) and the attempt's egress socket folder ({@code /run/isobench-egress}). The only way out is
  * that socket: {@code enter} starts a forwarder on {@code 127.0.0.1:PORT} inside, piping to an {@link EgressProxy} on
  * the host that reaches exactly the model endpoint. The environment (secrets included) goes through an env file
- * (mode 600, deleted as soon as the container exists), never argv. Containers are removed by {@link #kill}, by
- * {@link #close}, by a JVM shutdown hook, and — after a SIGKILLed JVM — by the next sandbox's start-up reap (labels
- * carry the owning JVM's pid).
+ * (mode 600, deleted as soon as the container exists), never argv. Containers are stopped by {@link #kill} through a
+ * {@link ContainerStopper} (a kill that needs no new file descriptor in this JVM, verified with {@code docker inspect}
+ * and retried; a container it cannot prove stopped is reported by {@link #unstoppable}), by {@link #close}, by a JVM
+ * shutdown hook, by the stopper's helper when this JVM ends however it ends, and — when all of those failed — by the
+ * next sandbox's start-up reap: labels carry the owning JVM's pid and start time, so a container is removed only when
+ * that JVM is provably gone (no such pid, or a pid reused by a process started at another time).
  */
 public final class DockerSandbox implements AgentSandbox {
 
@@ -48,6 +51,13 @@ public final class DockerSandbox implements AgentSandbox {
     static final String LABEL = "io.isobench.agent";
     /** Label on every sandbox container: the pid of the JVM that started it (for the reap). */
     static final String PID_LABEL = "io.isobench.agent.pid";
+    /** Label on every sandbox container: the start time (epoch ms) of the JVM that started it (pid reuse). */
+    static final String STARTED_LABEL = "io.isobench.agent.jvm-started";
+    /** Tries of a verified stop, each waiting this long for {@code docker inspect} to show it. */
+    static final int STOP_TRIES = 3;
+    static final Duration STOP_WAIT = Duration.ofSeconds(10);
+    /** Containers this JVM could not stop: tried again by every new sandbox. */
+    private static final Set<String> UNSTOPPED = ConcurrentHashMap.newKeySet();
 
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
@@ -114,6 +124,8 @@ public final class DockerSandbox implements AgentSandbox {
     private final String docker;
     private final Map<Process, String> containers = new ConcurrentHashMap<>();
     private final Map<Path, Egress> egress = new ConcurrentHashMap<>();
+    private final Set<Process> unstopped = ConcurrentHashMap.newKeySet();
+    private final ContainerStopper stopper;
     private final Thread shutdownHook;
     private volatile String image;
 
@@ -129,6 +141,12 @@ public final class DockerSandbox implements AgentSandbox {
             URI.create(options.upstream()); // fails early on a malformed URL
         }
         reapOrphans(docker);
+        this.stopper = ContainerStopper.start(docker);
+        for (String name : List.copyOf(UNSTOPPED)) {
+            if (stopper.stop(name, 1, STOP_WAIT)) {
+                UNSTOPPED.remove(name);
+            }
+        }
         this.shutdownHook = new Thread(this::killAll, "isobench-docker-sandbox-cleanup");
         Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
@@ -157,6 +175,24 @@ public final class DockerSandbox implements AgentSandbox {
         return new SandboxView(cli, REPO, HOME, HOME + "/" + dirs.home().relativize(dirs.promptFile()), baseUrl);
     }
 
+    /** The attempt's model usage as its egress proxy counts it (null without an upstream). */
+    @Override
+    public EgressMeter meter(AttemptDirs dirs) {
+        if (options.upstream() == null) {
+            return null;
+        }
+        try {
+            return egressFor(dirs).proxy().meter();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("egress proxy for " + dirs.root() + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public boolean unstoppable(Process process) {
+        return unstopped.contains(process);
+    }
+
     /** The requests the attempt in {@code dirs} made through its egress proxy (empty without one). */
     public List<EgressProxy.Request> egressLog(AttemptDirs dirs) {
         Egress e = egress.get(dirs.root().toAbsolutePath());
@@ -180,8 +216,12 @@ public final class DockerSandbox implements AgentSandbox {
 
     @Override
     public List<String> finish(AttemptDirs dirs) {
-        return release(dirs).stream().map(r -> r.method() + " " + r.path() + " " + r.status() + " " + r.bytes()
-                + " B " + r.millis() + " ms").toList();
+        Egress e = egress.get(dirs.root().toAbsolutePath());
+        if (e == null) {
+            return List.of();
+        }
+        release(dirs);
+        return e.proxy().summary();
     }
 
     @Override
@@ -207,8 +247,15 @@ public final class DockerSandbox implements AgentSandbox {
         try {
             writeEnvFile(envFile, env);
             List<String> argv = runArgv(name, img, dirs, eg == null ? null : eg.dir(), envFile, inv.argv());
+            stopper.watch(name); // before it exists: removed if this JVM ends from here on
             Process p = new ProcessBuilder(argv).start();
             containers.put(p, name);
+            p.onExit().thenRunAsync(() -> { // ended by itself (--rm): the helper need not remember it
+                ContainerStopper.State st = stopper.state(name);
+                if (st == ContainerStopper.State.GONE || st == ContainerStopper.State.STOPPED) {
+                    stopper.forget(name);
+                }
+            });
             // the client reads the env file before it creates the container: delete it as soon as the container
             // exists (or the client is gone)
             long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
@@ -234,6 +281,7 @@ public final class DockerSandbox implements AgentSandbox {
         Limits l = options.limits();
         List<String> a = new ArrayList<>(List.of(docker, "run", "--rm", "-i", "--name", name,
                 "--label", LABEL + "=" + options.agent(), "--label", PID_LABEL + "=" + ProcessHandle.current().pid(),
+                "--label", STARTED_LABEL + "=" + jvmStartedMs(ProcessHandle.current()),
                 "--pull", "never", "--init", "--network", "none",
                 "--user", AGENT_UID + ":" + AGENT_UID,
                 "--cpus", String.format(Locale.ROOT, "%.3f", l.cpus()),
@@ -253,14 +301,19 @@ public final class DockerSandbox implements AgentSandbox {
 
     @Override
     public void kill(Process process) {
-        String name = containers.remove(process);
+        String name = containers.get(process);
         if (name != null) {
-            AgentImage.exec(List.of(docker, "kill", name), Duration.ofSeconds(30), Map.of());
-            AgentImage.exec(List.of(docker, "rm", "-f", name), Duration.ofSeconds(30), Map.of());
-            // "removal already in progress" (--rm) returns at once: wait until the container is gone
-            long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (exists(name) && System.nanoTime() < end) {
-                sleep(50);
+            if (stopper.stop(name, STOP_TRIES, STOP_WAIT)) {
+                // "removal already in progress" (--rm): wait (a little) until the container is gone
+                long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+                while (exists(name) && System.nanoTime() < end) {
+                    sleep(50);
+                }
+                containers.remove(process);
+                unstopped.remove(process);
+            } else {
+                unstopped.add(process);
+                UNSTOPPED.add(name);
             }
         }
         process.destroyForcibly();
@@ -279,6 +332,9 @@ public final class DockerSandbox implements AgentSandbox {
     @Override
     public void close() {
         killAll();
+        if (unstopped.isEmpty()) {
+            stopper.close(); // else the helper keeps trying when this JVM ends
+        }
         try {
             Runtime.getRuntime().removeShutdownHook(shutdownHook);
         } catch (IllegalStateException e) {
@@ -300,16 +356,32 @@ public final class DockerSandbox implements AgentSandbox {
     /** Removes containers labelled by a sandbox whose JVM (on this machine) is gone. */
     static void reapOrphans(String docker) {
         AgentImage.Out ps = AgentImage.exec(List.of(docker, "ps", "-a", "--filter", "label=" + PID_LABEL,
-                "--format", "{{.Names}} {{.Label \"" + PID_LABEL + "\"}}"), Duration.ofSeconds(30), Map.of());
+                "--format", "{{.Names}} {{.Label \"" + PID_LABEL + "\"}} {{.Label \"" + STARTED_LABEL + "\"}}"),
+                Duration.ofSeconds(30), Map.of());
         if (ps.code() != 0) {
             return;
         }
         for (String line : ps.text().lines().toList()) {
             String[] f = line.strip().split(" ");
-            if (f.length == 2 && f[1].matches("\\d+") && ProcessHandle.of(Long.parseLong(f[1])).isEmpty()) {
+            if (f.length >= 2 && ContainerStopper.NAME.matcher(f[0]).matches() && f[1].matches("\\d+")
+                    && ownerGone(Long.parseLong(f[1]), f.length == 3 ? f[2] : null)) {
                 AgentImage.exec(List.of(docker, "rm", "-f", f[0]), Duration.ofSeconds(30), Map.of());
             }
         }
+    }
+
+    /** Whether the JVM that labelled a container ({@code pid}, started at {@code startedMs}) is gone. */
+    static boolean ownerGone(long pid, String startedMs) {
+        var h = ProcessHandle.of(pid);
+        if (h.isEmpty()) {
+            return true;
+        }
+        return startedMs != null && startedMs.matches("\\d+") && jvmStartedMs(h.get()) != Long.parseLong(startedMs);
+    }
+
+    /** When {@code h} started, epoch ms (0 when unknown). */
+    static long jvmStartedMs(ProcessHandle h) {
+        return h.info().startInstant().map(java.time.Instant::toEpochMilli).orElse(0L);
     }
 
     private Egress egressFor(AttemptDirs dirs) throws IOException {
@@ -321,7 +393,8 @@ public final class DockerSandbox implements AgentSandbox {
         // a short path (unix socket names are limited to ~107 bytes), readable by the container's user
         Path dir = Files.createTempDirectory("isobench-egress-");
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
-        Egress made = new Egress(dir, EgressProxy.start(dir.resolve("egress.sock"), options.upstream()));
+        Egress made = new Egress(dir, EgressProxy.start(dir.resolve("egress.sock"), options.upstream(),
+                dirs.root().resolve("egress.log")));
         egress.put(key, made);
         return made;
     }

@@ -25,7 +25,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The host side of a docker sandbox's only way out (docs/agents.md, "Sandbox"): an HTTP/1.1 reverse proxy listening
@@ -35,8 +34,16 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * whole); keep-alive, chunked and {@code Content-Length} bodies in both directions. Refused, with a one-line reason
  * and the connection closed: {@code CONNECT} (405), a request target that is not a path (absolute-form
  * {@code http://other/…}, authority-form, {@code *}), a path outside the upstream's path prefix or holding
- * {@code .}/{@code ..} segments, and protocol upgrades (403). Every request is logged (method, path without the
- * query, status, response body bytes, milliseconds) — never bodies, queries or headers, which may hold keys.
+ * {@code .}/{@code ..} segments or {@code ;} path parameters at any depth of percent-decoding (decoded until stable),
+ * methods other than {@code GET} and {@code POST} (405), and protocol upgrades (403). Forwarding headers
+ * ({@code Forwarded}, {@code X-Forwarded-*}, {@code Via}, {@code X-Real-IP}, method overrides), hop-by-hop headers
+ * (and those the request's {@code Connection} names) and {@code Accept-Encoding} (so responses come uncompressed and
+ * the {@link EgressMeter} can read their usage) are dropped. The control path cannot be starved by the agent: at most
+ * {@value #MAX_CONNECTIONS} connections at once (more are answered 503 and closed), a request line of at most
+ * {@value #MAX_REQUEST_LINE} bytes (414) and a head of at most {@value #MAX_HEAD_BYTES} bytes in
+ * {@value #MAX_HEADERS} lines (431), and a log in bounded memory ({@link EgressLog}: streamed to a file, counted).
+ * Every request is logged (method, path without the query, status, response body bytes, milliseconds) — never
+ * bodies, queries or headers, which may hold keys. Model requests are metered ({@link #meter()}).
  */
 public final class EgressProxy implements AutoCloseable {
 
@@ -52,22 +59,38 @@ public final class EgressProxy implements AutoCloseable {
     public record Request(String method, String path, int status, long bytes, long millis) {
     }
 
+    /** Connections one proxy (one attempt) serves at once. */
+    static final int MAX_CONNECTIONS = 64;
+    /** Bytes of a request line. */
+    static final int MAX_REQUEST_LINE = 8 * 1024;
+    /** Bytes of a request's header lines together. */
+    static final int MAX_HEAD_BYTES = 32 * 1024;
+    /** Header lines of a request. */
+    static final int MAX_HEADERS = 100;
+
     private static final Set<String> HOP_BY_HOP = Set.of("connection", "keep-alive", "proxy-connection",
             "proxy-authorization", "proxy-authenticate", "te", "trailer", "transfer-encoding", "upgrade", "host",
             "content-length", "expect");
-    private static final int MAX_HEAD_BYTES = 64 * 1024;
+    /** Request headers never forwarded: who the client claims to be or forward for, and compression. */
+    private static final Set<String> DROPPED = Set.of("forwarded", "via", "x-real-ip", "x-client-ip",
+            "true-client-ip", "x-original-url", "x-rewrite-url", "x-http-method-override", "x-http-method",
+            "x-method-override", "accept-encoding");
+    private static final Set<String> METHODS = Set.of("GET", "POST");
 
     private final URI upstream;
     private final String prefix;
     private final Path socket;
     private final ServerSocketChannel server;
     private final HttpClient client;
-    private final List<Request> log = new CopyOnWriteArrayList<>();
+    private final EgressLog log;
+    private final EgressMeter meter = new EgressMeter();
     private final Set<SocketChannel> open = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
-    private EgressProxy(URI upstream, Path socket, ServerSocketChannel server, javax.net.ssl.SSLContext tls) {
+    private EgressProxy(URI upstream, Path socket, ServerSocketChannel server, javax.net.ssl.SSLContext tls,
+                        Path logFile) {
         this.upstream = upstream;
+        this.log = new EgressLog(logFile);
         String p = upstream.getRawPath() == null ? "" : upstream.getRawPath();
         this.prefix = p.endsWith("/") ? p.substring(0, p.length() - 1) : p;
         this.socket = socket;
@@ -82,11 +105,21 @@ public final class EgressProxy implements AutoCloseable {
      * connect: guard it by its folder) and forwards to {@code upstreamBase}.
      */
     public static EgressProxy start(Path socket, String upstreamBase) throws IOException {
-        return start(socket, upstreamBase, null);
+        return start(socket, upstreamBase, null, null);
+    }
+
+    /** {@link #start(Path, String)} streaming its log to {@code logFile} (null: memory only, bounded). */
+    public static EgressProxy start(Path socket, String upstreamBase, Path logFile) throws IOException {
+        return start(socket, upstreamBase, null, logFile);
     }
 
     /** {@link #start(Path, String)} trusting {@code tls}'s certificates instead of the JDK's (tests); null: the JDK's. */
     static EgressProxy start(Path socket, String upstreamBase, javax.net.ssl.SSLContext tls) throws IOException {
+        return start(socket, upstreamBase, tls, null);
+    }
+
+    private static EgressProxy start(Path socket, String upstreamBase, javax.net.ssl.SSLContext tls, Path logFile)
+            throws IOException {
         URI up = URI.create(upstreamBase);
         if (!"http".equals(up.getScheme()) && !"https".equals(up.getScheme()) || up.getHost() == null
                 || up.getRawQuery() != null || up.getRawFragment() != null) {
@@ -96,7 +129,7 @@ public final class EgressProxy implements AutoCloseable {
         ServerSocketChannel ch = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         ch.bind(UnixDomainSocketAddress.of(socket));
         Files.setPosixFilePermissions(socket, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
-        EgressProxy proxy = new EgressProxy(up, socket, ch, tls);
+        EgressProxy proxy = new EgressProxy(up, socket, ch, tls, logFile);
         Thread.ofPlatform().daemon().name("isobench-egress-" + socket.getFileName()).start(proxy::acceptLoop);
         return proxy;
     }
@@ -111,9 +144,19 @@ public final class EgressProxy implements AutoCloseable {
         return upstream.toString();
     }
 
-    /** The requests so far, in the order they finished. */
+    /** The first {@value EgressLog#KEPT} requests, in the order they finished (all are counted: {@link #summary}). */
     public List<Request> log() {
-        return List.copyOf(log);
+        return log.kept();
+    }
+
+    /** The kept requests one line each, then a line counting the rest (docs/agents.md, "Sandbox"). */
+    public List<String> summary() {
+        return log.summary();
+    }
+
+    /** The attempt's model usage as this proxy saw it. */
+    public EgressMeter meter() {
+        return meter;
     }
 
     @Override
@@ -133,12 +176,17 @@ public final class EgressProxy implements AutoCloseable {
             // a stale socket file is harmless
         }
         client.shutdownNow();
+        log.close();
     }
 
     private void acceptLoop() {
         while (!closed) {
             try {
                 SocketChannel c = server.accept();
+                if (open.size() >= MAX_CONNECTIONS) {
+                    tooMany(c);
+                    continue;
+                }
                 open.add(c);
                 Thread.ofVirtual().start(() -> {
                     try {
@@ -150,9 +198,20 @@ public final class EgressProxy implements AutoCloseable {
                 });
             } catch (IOException e) {
                 if (!closed) {
-                    sleepQuietly();
+                    EgressBodies.sleepQuietly(50); // e.g. no file descriptor free now
                 }
             }
+        }
+    }
+
+    /** Answers a connection over {@link #MAX_CONNECTIONS} 503 and closes it (its few bytes fit the socket's buffer). */
+    private void tooMany(SocketChannel c) {
+        log.refusedConnection();
+        try (c) {
+            c.write(java.nio.ByteBuffer.wrap(("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n"
+                    + "Connection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1)));
+        } catch (IOException e) {
+            // gone already
         }
     }
 
@@ -161,21 +220,52 @@ public final class EgressProxy implements AutoCloseable {
         try (InputStream in = new BufferedInputStream(Channels.newInputStream(c));
              OutputStream out = Channels.newOutputStream(c)) {
             while (!closed) {
-                String requestLine = readLine(in);
-                while (requestLine != null && requestLine.isEmpty()) {
-                    requestLine = readLine(in);
-                }
-                if (requestLine == null) {
+                long t0 = System.nanoTime();
+                String requestLine;
+                List<String[]> headers;
+                try {
+                    requestLine = readLine(in, MAX_REQUEST_LINE);
+                    while (requestLine != null && requestLine.isEmpty()) {
+                        requestLine = readLine(in, MAX_REQUEST_LINE);
+                    }
+                    if (requestLine == null) {
+                        return;
+                    }
+                } catch (TooLong e) {
+                    refuse(out, "?", "(request line)", 414, "request lines are limited to " + MAX_REQUEST_LINE
+                            + " bytes", t0);
+                    lingeringClose(c, in);
                     return;
                 }
-                long t0 = System.nanoTime();
-                List<String[]> headers = readHeaders(in);
+                try {
+                    headers = readHeaders(in);
+                } catch (TooLong e) {
+                    String[] rl = requestLine.split(" ");
+                    refuse(out, rl[0], rl.length > 1 ? pathOf(rl[1]) : "?", 431, "request heads are limited to "
+                            + MAX_HEAD_BYTES + " bytes in " + MAX_HEADERS + " lines", t0);
+                    lingeringClose(c, in);
+                    return;
+                }
                 if (!exchange(requestLine, headers, in, out, t0)) {
                     return;
                 }
             }
         } catch (IOException | RuntimeException e) {
             // the agent or the upstream went away: the connection ends
+        }
+    }
+
+    /**
+     * After a refusal with the request still arriving: ends the answer and reads (at most 256 KiB of) what the agent
+     * still sends, so the close does not reset the connection before the agent has read why.
+     */
+    private static void lingeringClose(SocketChannel c, InputStream in) throws IOException {
+        c.shutdownOutput();
+        byte[] buf = new byte[8192];
+        long left = 256 * 1024;
+        int n;
+        while (left > 0 && (n = in.read(buf, 0, (int) Math.min(buf.length, left))) >= 0) {
+            left -= n;
         }
     }
 
@@ -189,9 +279,14 @@ public final class EgressProxy implements AutoCloseable {
         }
         String method = rl[0];
         String target = rl[1];
-        String path = target.contains("?") ? target.substring(0, target.indexOf('?')) : target;
+        String path = pathOf(target);
         if ("CONNECT".equalsIgnoreCase(method)) {
             refuse(out, method, target, 405, "CONNECT is refused: this proxy reaches only " + upstream, t0);
+            return false;
+        }
+        if (!METHODS.contains(method)) {
+            refuse(out, method.length() > 16 ? "(method)" : method, path, 405, "only GET and POST are forwarded (the"
+                    + " model API needs no other method)", t0);
             return false;
         }
         if (header(headers, "upgrade") != null || tokens(header(headers, "connection")).contains("upgrade")) {
@@ -218,20 +313,31 @@ public final class EgressProxy implements AutoCloseable {
                 refuse(out, method, path, 400, "transfer-encoding other than chunked is refused", t0);
                 return false;
             }
-            body = new ChunkedInputStream(in);
+            body = new EgressBodies.ChunkedInputStream(in);
             length = -1;
         } else {
             length = cl == null ? 0 : Long.parseLong(cl.strip());
-            body = new BoundedInputStream(in, length);
+            body = new EgressBodies.BoundedInputStream(in, length);
         }
         if ("100-continue".equalsIgnoreCase(header(headers, "expect"))) {
             out.write("HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
             out.flush();
         }
+        EgressMeter.Tap tap = null;
+        if (EgressMeter.isModelCall(method, path)) {
+            String over = meter.admit();
+            if (over != null) {
+                refuse(out, method, path, 403, "the attempt's budget is spent (" + over + ")", t0);
+                return false;
+            }
+        }
         HttpRequest.Builder rb = HttpRequest.newBuilder(URI.create(upstream.getScheme() + "://"
                 + upstream.getRawAuthority() + target));
+        List<String> named = tokens(header(headers, "connection"));
         for (String[] h : headers) {
-            if (!HOP_BY_HOP.contains(h[0].toLowerCase(Locale.ROOT))) {
+            String k = h[0].toLowerCase(Locale.ROOT);
+            if (!HOP_BY_HOP.contains(k) && !DROPPED.contains(k) && !k.startsWith("x-forwarded-")
+                    && !named.contains(k)) {
                 try {
                     rb.header(h[0], h[1]);
                 } catch (IllegalArgumentException e) {
@@ -255,17 +361,29 @@ public final class EgressProxy implements AutoCloseable {
             return false;
         }
         body.transferTo(OutputStream.nullOutputStream()); // whatever the client did not read
-        long bytes = relay(method, resp, out, keepAlive);
-        log.add(new Request(method, path, resp.statusCode(), Math.max(bytes, 0), (System.nanoTime() - t0) / 1_000_000));
+        if (EgressMeter.isModelCall(method, path) && resp.statusCode() / 100 == 2) { // errors carry no usage
+            tap = meter.tap(resp.headers().firstValue("content-type").orElse(null),
+                    resp.headers().firstValue("content-encoding").orElse(null));
+        }
+        long bytes;
+        try {
+            bytes = relay(method, resp, out, keepAlive, tap);
+        } finally {
+            if (tap != null) {
+                tap.close();
+            }
+        }
+        log.add(new Request(method, EgressLog.shortPath(path), resp.statusCode(), Math.max(bytes, 0),
+                (System.nanoTime() - t0) / 1_000_000));
         return keepAlive && bytes >= 0;
     }
 
     /** Writes {@code resp} to the agent; the body bytes, or -1 when the response ended the connection. */
-    private static long relay(String method, HttpResponse<InputStream> resp, OutputStream out, boolean keepAlive)
-            throws IOException {
+    private static long relay(String method, HttpResponse<InputStream> resp, OutputStream out, boolean keepAlive,
+                              EgressMeter.Tap tap) throws IOException {
         int status = resp.statusCode();
         Map<String, List<String>> hs = resp.headers().map();
-        StringBuilder head = new StringBuilder("HTTP/1.1 ").append(status).append(' ').append(reason(status))
+        StringBuilder head = new StringBuilder("HTTP/1.1 ").append(status).append(' ').append(EgressBodies.reason(status))
                 .append("\r\n");
         String cl = null;
         boolean chunked = false;
@@ -307,6 +425,9 @@ public final class EgressProxy implements AutoCloseable {
                     out.write((Integer.toHexString(n) + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
                 }
                 out.write(buf, 0, n);
+                if (tap != null) {
+                    tap.write(buf, 0, n);
+                }
                 if (!fixed) {
                     out.write("\r\n".getBytes(StandardCharsets.ISO_8859_1));
                 }
@@ -327,23 +448,55 @@ public final class EgressProxy implements AutoCloseable {
         out.flush();
     }
 
-    /** Why {@code path} may not be forwarded, or null. */
+    private static String pathOf(String target) {
+        return target.contains("?") ? target.substring(0, target.indexOf('?')) : target;
+    }
+
+    /**
+     * Why {@code path} may not be forwarded, or null: it is percent-decoded until it no longer changes (at most 3
+     * times over), and no form of it may hold a {@code .}/{@code ..} segment, a {@code ;} path parameter, a
+     * backslash or a control character, or leave the upstream's path prefix.
+     */
     String pathProblem(String path) {
-        String decoded;
-        try {
-            decoded = URLDecoder.decode(path.replace("+", "%2B"), StandardCharsets.UTF_8);
-        } catch (IllegalArgumentException e) {
-            return "the path is not valid percent-encoding";
+        String cur = path;
+        for (int depth = 0; ; depth++) {
+            String why = formProblem(cur);
+            if (why != null) {
+                return why;
+            }
+            String next;
+            try {
+                next = URLDecoder.decode(cur.replace("+", "%2B"), StandardCharsets.UTF_8);
+            } catch (IllegalArgumentException e) {
+                return "the path is not valid percent-encoding";
+            }
+            if (next.equals(cur)) {
+                return null;
+            }
+            if (depth == 3) {
+                return "the path is percent-encoded more than 3 times over";
+            }
+            cur = next;
         }
-        for (String seg : decoded.split("/", -1)) {
+    }
+
+    /** Why one decoding of the path may not be forwarded, or null. */
+    private String formProblem(String p) {
+        for (String seg : p.split("/", -1)) {
             if (seg.equals(".") || seg.equals("..")) {
                 return "paths with . or .. segments are refused";
             }
         }
-        if (decoded.contains("\\") || decoded.indexOf('\0') >= 0) {
-            return "the path holds a backslash or NUL";
+        if (p.indexOf(';') >= 0) {
+            return "path parameters (;) are refused";
         }
-        if (!prefix.isEmpty() && !path.equals(prefix) && !path.startsWith(prefix + "/")) {
+        for (int i = 0; i < p.length(); i++) {
+            char c = p.charAt(i);
+            if (c == '\\' || c < 0x20 || c == 0x7f) {
+                return "the path holds a backslash or a control character";
+            }
+        }
+        if (!prefix.isEmpty() && !p.equals(prefix) && !p.startsWith(prefix + "/")) {
             return "the path is outside " + upstream + " (only " + prefix + "/… is forwarded)";
         }
         return null;
@@ -352,30 +505,13 @@ public final class EgressProxy implements AutoCloseable {
     private void refuse(OutputStream out, String method, String path, int status, String why, long t0)
             throws IOException {
         byte[] body = ("isobench egress proxy: " + why + "\n").getBytes(StandardCharsets.UTF_8);
-        String head = "HTTP/1.1 " + status + " " + reason(status) + "\r\nContent-Type: text/plain; charset=utf-8\r\n"
+        String head = "HTTP/1.1 " + status + " " + EgressBodies.reason(status) + "\r\nContent-Type: text/plain; charset=utf-8\r\n"
                 + "Content-Length: " + body.length + "\r\nConnection: close\r\n\r\n";
+        log.add(new Request(method, EgressLog.shortPath(path), status, body.length,
+                (System.nanoTime() - t0) / 1_000_000)); // first: the agent may be gone before it reads this
         out.write(head.getBytes(StandardCharsets.ISO_8859_1));
         out.write(body);
         out.flush();
-        log.add(new Request(method, path, status, body.length, (System.nanoTime() - t0) / 1_000_000));
-    }
-
-    private static String reason(int status) {
-        return switch (status) {
-            case 200 -> "OK";
-            case 201 -> "Created";
-            case 204 -> "No Content";
-            case 400 -> "Bad Request";
-            case 401 -> "Unauthorized";
-            case 403 -> "Forbidden";
-            case 404 -> "Not Found";
-            case 405 -> "Method Not Allowed";
-            case 429 -> "Too Many Requests";
-            case 500 -> "Internal Server Error";
-            case 502 -> "Bad Gateway";
-            case 503 -> "Service Unavailable";
-            default -> "Status";
-        };
     }
 
     private static String header(List<String[]> headers, String name) {
@@ -401,10 +537,13 @@ public final class EgressProxy implements AutoCloseable {
         List<String[]> out = new ArrayList<>();
         int size = 0;
         String line;
-        while ((line = readLine(in)) != null && !line.isEmpty()) {
-            size += line.length();
+        while ((line = readLine(in, MAX_HEAD_BYTES - size)) != null && !line.isEmpty()) {
+            size += line.length() + 2;
             int colon = line.indexOf(':');
-            if (size > MAX_HEAD_BYTES || colon <= 0) {
+            if (out.size() >= MAX_HEADERS) {
+                throw new TooLong();
+            }
+            if (colon <= 0) {
                 throw new IOException("bad request head");
             }
             out.add(new String[]{line.substring(0, colon).strip(), line.substring(colon + 1).strip()});
@@ -412,16 +551,28 @@ public final class EgressProxy implements AutoCloseable {
         return out;
     }
 
+    /** A request line or head over its limit. */
+    private static final class TooLong extends IOException {
+        TooLong() {
+            super("over the limit");
+        }
+    }
+
     /** One CRLF- (or LF-) terminated line, ISO-8859-1; null at end of stream. */
     static String readLine(InputStream in) throws IOException {
+        return readLine(in, MAX_HEAD_BYTES);
+    }
+
+    /** {@link #readLine(InputStream)} of at most {@code max} bytes (else {@link TooLong}, the rest unread). */
+    private static String readLine(InputStream in, int max) throws IOException {
         ByteArrayOutputStream b = new ByteArrayOutputStream();
         int c;
         while ((c = in.read()) >= 0) {
             if (c == '\n') {
                 break;
             }
-            if (b.size() > MAX_HEAD_BYTES) {
-                throw new IOException("line too long");
+            if (b.size() >= max) {
+                throw new TooLong();
             }
             b.write(c);
         }
@@ -437,101 +588,6 @@ public final class EgressProxy implements AutoCloseable {
             c.close();
         } catch (IOException e) {
             // already gone
-        }
-    }
-
-    private static void sleepQuietly() {
-        try {
-            Thread.sleep(50);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    /** Exactly {@code limit} bytes of the underlying stream (never closes it). */
-    private static final class BoundedInputStream extends InputStream {
-        private final InputStream in;
-        private long left;
-
-        BoundedInputStream(InputStream in, long limit) {
-            this.in = in;
-            this.left = limit;
-        }
-
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) throws IOException {
-            if (left <= 0) {
-                return -1;
-            }
-            int n = in.read(b, off, (int) Math.min(len, left));
-            if (n < 0) {
-                throw new IOException("request body ended early");
-            }
-            left -= n;
-            return n;
-        }
-
-        @Override
-        public void close() {
-        }
-    }
-
-    /** The decoded body of a chunked request (never closes the underlying stream; trailers are dropped). */
-    private static final class ChunkedInputStream extends InputStream {
-        private final InputStream in;
-        private long left;
-        private boolean done;
-
-        ChunkedInputStream(InputStream in) {
-            this.in = in;
-        }
-
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) throws IOException {
-            if (done) {
-                return -1;
-            }
-            if (left == 0) {
-                String size = readLine(in);
-                if (size == null) {
-                    throw new IOException("chunked body ended early");
-                }
-                int semi = size.indexOf(';');
-                left = Long.parseLong((semi >= 0 ? size.substring(0, semi) : size).strip(), 16);
-                if (left == 0) {
-                    String t;
-                    while ((t = readLine(in)) != null && !t.isEmpty()) {
-                        // trailers: dropped
-                    }
-                    done = true;
-                    return -1;
-                }
-            }
-            int n = in.read(b, off, (int) Math.min(len, left));
-            if (n < 0) {
-                throw new IOException("chunked body ended early");
-            }
-            left -= n;
-            if (left == 0) {
-                readLine(in); // the chunk's CRLF
-            }
-            return n;
-        }
-
-        @Override
-        public void close() {
         }
     }
 }

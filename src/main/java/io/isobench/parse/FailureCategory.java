@@ -38,6 +38,8 @@ public enum FailureCategory {
     PATCH_HAS_SECRET(Retry.NO, 1),
     /** isobench failed while running an agent attempt; recorded so a resumed run does not repeat it. */
     ATTEMPT_CRASHED(Retry.MAYBE, 1),
+    /** An agent attempt isobench had to stop whose container it could not prove stopped (docs/agents.md). */
+    SANDBOX_UNSTOPPABLE(Retry.NO, 1),
     OUTPUT_MISMATCH(Retry.NO, 1),
     CUDA_ERROR(Retry.NO, 1),
     GIT_ERROR(Retry.YES, 1),

@@ -439,6 +439,7 @@ final class LegacyModel implements AutoCloseable {
                         + " attempt, or a larger budget)";
                 case TREE_CHANGED -> arm.equals("agent") ? "agent outcome (its run rewrote its own tracked files)"
                         : "investigate the " + arm + " arm: a run rewrote its tracked files";
+                case SANDBOX_UNSTOPPABLE -> "check the docker host: an agent container could not be stopped";
                 case UNKNOWN -> "investigate the " + arm + " log";
             };
         }

@@ -33,6 +33,21 @@ class UsageLogTailTest {
     }
 
     @Test
+    void aLineLongerThanTheReadLimitIsSkippedAndLaterLinesStillCount(@TempDir Path tmp) throws Exception {
+        List<String> got = new CopyOnWriteArrayList<>();
+        UsageLogTail tail = UsageLogTail.start(tmp, got::add);
+        Path f = tmp.resolve("rollout.jsonl");
+        byte[] huge = new byte[UsageLogTail.MAX_LINE + 1000];
+        java.util.Arrays.fill(huge, (byte) 'x');
+        Files.writeString(f, "{\"a\":1}\n");
+        Files.write(f, huge, StandardOpenOption.APPEND);
+        Files.writeString(f, "\n{\"b\":2}\n", StandardOpenOption.APPEND);
+        waitFor(got, 2);
+        tail.stop();
+        assertEquals(List.of("{\"a\":1}", "{\"b\":2}"), got);
+    }
+
+    @Test
     void stopReadsWhatWasWrittenLast(@TempDir Path tmp) throws Exception {
         List<String> got = new CopyOnWriteArrayList<>();
         UsageLogTail tail = UsageLogTail.start(tmp, got::add);

@@ -66,7 +66,8 @@ class FailureClassifierTest {
         assertThat(covered).containsAll(EnumSet.complementOf(EnumSet.of(FailureCategory.UNKNOWN,
                 FailureCategory.REQUESTS_FAILED, FailureCategory.AGENT_TIMEOUT, FailureCategory.BUDGET_EXCEEDED,
                 FailureCategory.AGENT_CRASH, FailureCategory.OUTPUT_TOO_LARGE, FailureCategory.PATCH_TOO_LARGE,
-                FailureCategory.PATCH_HAS_SECRET, FailureCategory.ATTEMPT_CRASHED, FailureCategory.TREE_CHANGED)));
+                FailureCategory.PATCH_HAS_SECRET, FailureCategory.ATTEMPT_CRASHED, FailureCategory.TREE_CHANGED,
+                FailureCategory.SANDBOX_UNSTOPPABLE)));
     }
 
     @Test
