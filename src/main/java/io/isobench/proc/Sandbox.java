@@ -30,8 +30,8 @@ import java.util.stream.Stream;
  */
 public final class Sandbox {
 
-    /** The sandboxing tool. */
-    public static final String BWRAP = "bwrap";
+    /** The sandboxing tool: {@code bwrap} on the PATH, or the program the system property {@code isobench.bwrap} names. */
+    public static final String BWRAP = System.getProperty("isobench.bwrap", "bwrap");
     /** The unprivileged uid and gid a confined command gets when isobench runs as root. */
     public static final Ids NOBODY = new Ids(65534, 65534);
     private static final Pattern GPU_DEVICE = Pattern.compile("nvidia.*|dri|kfd");

@@ -271,6 +271,20 @@ final class SessionRunner {
         m.put("arms_at_once", options.allowCrossGpu());
         m.put("hardware_id", hardware == null ? null : hardware.id());
         m.put("hardware", hardware == null ? null : hardware.toMap());
+        if ("local".equals(executorName)) {
+            // which arms ran in the sandbox, with what (docs/security.md, "Measured arms")
+            io.isobench.task.Confine c = suite.run().confine();
+            Map<String, Object> cm = new LinkedHashMap<>();
+            cm.put("arms", c.arms().key());
+            cm.put("sandbox", c.arms() == io.isobench.task.Confine.Arms.OFF ? null
+                    : io.isobench.proc.Sandbox.problem().orElse("bwrap"));
+            cm.put("run_as", io.isobench.proc.Sandbox.runAs() == null ? "isobench's user"
+                    : io.isobench.proc.Sandbox.runAs().toString());
+            cm.put("pass_env", c.passEnv());
+            cm.put("writable", c.writable());
+            cm.put("build_network", c.buildNetwork());
+            m.put("confine", cm);
+        }
         return json(m);
     }
 

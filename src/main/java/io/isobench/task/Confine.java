@@ -7,7 +7,8 @@ import java.util.List;
  * arms"). Every measured process gets an allowlisted environment whatever {@code arms} says.
  *
  * @param arms         which arms run in the sandbox: {@code all} (the default: the human commit is third-party code
- *                     too), {@code agents} (agent arms only), {@code off} (none; recorded on every run)
+ *                     too), {@code agents} (agent arms only), {@code off} (none); the rule is recorded with the
+ *                     session ({@code machine_json.confine})
  * @param passEnv      names of isobench's environment the measured processes get beyond the allowlist (an engine
  *                     that needs {@code HF_TOKEN} says so); never an agent runner's secret
  * @param writable     folders beyond the arm's own that confined commands may write (an engine's cache)

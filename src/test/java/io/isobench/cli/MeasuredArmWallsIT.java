@@ -43,6 +43,10 @@ class MeasuredArmWallsIT {
         SharedData.requireService(ToyRepo.toolsPresent() && Sandbox.problem().isEmpty(),
                 "python3, git, setsid and a working bwrap: " + Sandbox.problem().orElse(""));
         check(run("local", ""));
+        try (io.isobench.store.Store store = io.isobench.store.Stores.open(dir.resolve("local.duckdb").toString())) {
+            assertThat(store.sessions().get(0).machineJson()).as("the rule is recorded with the session")
+                    .contains("\"confine\":{\"arms\":\"all\",\"sandbox\":\"bwrap\"");
+        }
     }
 
     /**
