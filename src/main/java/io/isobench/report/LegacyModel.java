@@ -433,7 +433,7 @@ final class LegacyModel implements AutoCloseable {
                 case TIMEOUT, SERVER_START_TIMEOUT -> "rerun the " + arm + " arm with a longer timeout";
                 case SERVER_CRASHED, CUDA_ERROR -> arm.equals("agent") ? "agent outcome (patch breaks the engine)"
                         : "investigate the " + arm + " crash";
-                case PATCH_FAILED, EMPTY_PATCH, OUTPUT_MISMATCH -> "agent outcome (nothing to rerun)";
+                case PATCH_FAILED, EMPTY_PATCH, PATCH_REJECTED, OUTPUT_MISMATCH -> "agent outcome (nothing to rerun)";
                 case AGENT_TIMEOUT, BUDGET_EXCEEDED, AGENT_CRASH -> "agent outcome of `isobench agents run` (a new"
                         + " attempt, or a larger budget)";
                 case UNKNOWN -> "investigate the " + arm + " log";

@@ -62,10 +62,11 @@ class FailureClassifierTest {
         Set<FailureCategory> covered = EnumSet.noneOf(FailureCategory.class);
         FailureSignatures.ALL.forEach(s -> covered.add(s.category()));
         // REQUESTS_FAILED comes from the client's own count of failed requests, never from log text; the agent-attempt
-        // outcomes come from isobench agents run's own timer, budget and exit checks (docs/agents.md)
+        // outcomes come from isobench agents run's own timer, budget and exit checks (docs/agents.md); PATCH_REJECTED
+        // from the patch review before the arm is prepared (docs/patch-review.md)
         assertThat(covered).containsAll(EnumSet.complementOf(EnumSet.of(FailureCategory.UNKNOWN,
                 FailureCategory.REQUESTS_FAILED, FailureCategory.AGENT_TIMEOUT, FailureCategory.BUDGET_EXCEEDED,
-                FailureCategory.AGENT_CRASH)));
+                FailureCategory.AGENT_CRASH, FailureCategory.PATCH_REJECTED)));
     }
 
     @Test
