@@ -189,7 +189,9 @@ class DemoIT {
         assertThat(cl.accuracyOutcome()).isNull();
         assertThat(cl.reviewFailing()).anyMatch(f -> f.startsWith("BENCHMARK_EDIT benchmarks/benchmark_latency.py"));
         assertThat(latency.findings().get("agent:charlie")).anyMatch(f -> f.startsWith("WORK_SHRINKING_DEFAULT"));
-        assertThat(vsBaseline(latency, "charlie")).isEqualTo(Verdict.INCORRECT);
+        // no run measured: its comparisons have no valid run (failed); its correctness is incorrect
+        assertThat(vsBaseline(latency, "charlie")).isEqualTo(Verdict.FAILED);
+        assertThat(latency.incorrect()).contains("agent:charlie");
         // stored: probe outputs and gate metrics on the check run, review evidence hunks, accuracy runs
         // session given
         java.util.Map<String, io.isobench.store.RunRecord> runs = new java.util.HashMap<>();
