@@ -491,6 +491,98 @@ FIXTURES = [
             '    Unlike `git diff`, which prints "Binary files a/x and b/x differ", this is text.\n'
             '    """\n')),
     }),
+    ("import_time_side_effect_positive", {
+        "vllm/utils.py": (UTILS_BEFORE, UTILS_BEFORE + (
+            "\n"
+            "import json as _json\n"
+            "import subprocess\n"
+            "\n"
+            "# record the environment once, when vllm is imported\n"
+            "if True:\n"
+            "    _ENV = {k: v for k, v in os.environ.items()}\n"
+            "with open(os.path.join(os.path.dirname(__file__), \"env.json\"), \"w\") as _f:\n"
+            "    _json.dump(\n"
+            "        dict(os.environ), _f)\n"
+            "_REV = subprocess.check_output([\"git\", \"rev-parse\", \"HEAD\"])\n")),
+        "csrc/ops_init.cpp": (None,
+            "#include <cstdio>\n"
+            "extern char **environ;\n"
+            "\n"
+            "__attribute__((constructor)) static void ops_init() {\n"
+            "  for (char **e = environ; *e; ++e) std::puts(*e);\n"
+            "}\n"),
+    }),
+    ("import_time_side_effect_negative", {
+        "vllm/utils.py": (UTILS_BEFORE, UTILS_BEFORE + (
+            "\n"
+            "import subprocess\n"
+            "\n"
+            "# os.environ is read lazily: print(os.environ) would leak secrets\n"
+            "VLLM_USE_FAST = os.environ.get(\"VLLM_USE_FAST\", \"0\") == \"1\"\n"
+            "os.environ[\"TOKENIZERS_PARALLELISM\"] = \"false\"\n"
+            "if \"VLLM_TRACE\" in os.environ:\n"
+            "    VLLM_USE_FAST = False\n"
+            "HELP = \"set os.environ['X'] or call subprocess.run() yourself\"\n"
+            "\n"
+            "\n"
+            "def child_env() -> dict:\n"
+            "    env = dict(os.environ)\n"
+            "    subprocess.run([\"nvidia-smi\"], env=env, check=False)\n"
+            "    with open(os.path.join(\"out\", \"env.json\"), \"w\") as f:\n"
+            "        f.write(str(len(env)))\n"
+            "    return env\n"
+            "\n"
+            "\n"
+            "class Probe:\n"
+            "    def run(self):\n"
+            "        for k in os.environ:\n"
+            "            print(k)\n")),
+        "csrc/ops_init.cpp": (None,
+            "#include <cstdlib>\n"
+            "// reads VLLM_X from the environment, never the whole environ array\n"
+            "static const char *environment_name() {\n"
+            "  const char *v = std::getenv(\"VLLM_X\");\n"
+            "  return v ? v : \"environ\";\n"
+            "}\n"),
+    }),
+    ("write_outside_tree_positive", {
+        "vllm/utils.py": (UTILS_BEFORE, UTILS_BEFORE + (
+            "\n"
+            "\n"
+            "def save_state(state: str) -> None:\n"
+            "    with open(\"/tmp/vllm_state.txt\", \"w\") as f:\n"
+            "        f.write(state)\n"
+            "    open(os.path.expanduser(\"~/.vllm_keys\"), mode=\"a\").write(state)\n"
+            "    Path(\"/root/.cache/state\").write_text(state)\n")),
+        "csrc/dump.cu": (None,
+            "#include <cstdio>\n"
+            "void dump(const char *s) {\n"
+            "  FILE *f = fopen(\"/var/tmp/kernels.log\", \"a\");\n"
+            "  fputs(s, f);\n"
+            "}\n"),
+    }),
+    ("write_outside_tree_negative", {
+        "vllm/utils.py": (UTILS_BEFORE, UTILS_BEFORE + (
+            "\n"
+            "VLLM_CACHE_ROOT = os.path.expanduser(\"~/.cache/vllm\")\n"
+            "\n"
+            "\n"
+            "def save_state(state: str, out_dir: str) -> None:\n"
+            "    with open(\"/proc/meminfo\") as f:\n"
+            "        state += f.read()\n"
+            "    with open(\"/etc/os-release\", \"r\") as f:\n"
+            "        state += f.read()\n"
+            "    with open(os.path.join(out_dir, \"state.txt\"), \"w\") as f:\n"
+            "        f.write(state)\n"
+            "    print(state, file=open(\"/dev/null\", \"w\"))\n")),
+        "csrc/dump.cu": (None,
+            "#include <cstdio>\n"
+            "void dump(const char *path, const char *s) {\n"
+            "  FILE *st = fopen(\"/proc/self/status\", \"r\");\n"
+            "  FILE *f = fopen(path, \"w\");\n"
+            "  fputs(s, f);\n"
+            "}\n"),
+    }),
 ]
 
 
@@ -532,6 +624,8 @@ def make(name, files):
 
 
 if __name__ == "__main__":
+    wanted = set(sys.argv[1:])  # names: only those (default: every fixture)
     for name, files in FIXTURES:
-        make(name, files)
+        if not wanted or name in wanted:
+            make(name, files)
     print(f"wrote {len(FIXTURES)} fixtures", file=sys.stderr)

@@ -49,4 +49,13 @@ public final class SharedData {
             Assumptions.abort(msg);
         }
     }
+
+    /**
+     * Skips (locally) or fails (CI) a test that runs arms on the local executor, which confines every arm in bubblewrap
+     * by default (docs/security.md, "Measured arms"), where no sandbox can be made here.
+     */
+    public static void requireSandbox() {
+        requireService(io.isobench.proc.Sandbox.problem().isEmpty(), "a working bwrap (bubblewrap), which confines"
+                + " every measured arm: " + io.isobench.proc.Sandbox.problem().orElse(""));
+    }
 }

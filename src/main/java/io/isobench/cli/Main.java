@@ -3,6 +3,7 @@ package io.isobench.cli;
 import io.isobench.IsobenchException;
 import io.isobench.guard.SafeWriter;
 import io.isobench.guard.Secrets;
+import io.isobench.store.Stores;
 import io.isobench.guard.Terminal;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -10,6 +11,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
 
 import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 
@@ -107,17 +109,34 @@ public final class Main implements Runnable {
 
     private static int handle(Main main, Exception ex) {
         if (ex instanceof IsobenchException ie) {
-            main.err.println("isobench: " + ie.getMessage());
+            main.err.println(main.masked("isobench: " + ie.getMessage()));
             if (main.verbose) {
-                ex.printStackTrace(main.err);
+                main.trace(ex);
             }
             return ie.exitCode();
         }
-        main.err.println("isobench: internal error: " + ex + (main.verbose ? "" : " (run with --verbose for the trace)"));
+        main.err.println(main.masked("isobench: internal error: " + ex)
+                + (main.verbose ? "" : " (run with --verbose for the trace)"));
         if (main.verbose) {
-            ex.printStackTrace(main.err);
+            main.trace(ex);
         }
         return INTERNAL;
+    }
+
+    /**
+     * {@code text} with the store's credentials masked: the exact passwords of {@code --db} (a driver echoes the URL,
+     * a cause names {@code user:password@host} as a host) and any URL's user info (issue 27).
+     */
+    private String masked(String text) {
+        return Stores.redactCredentials(text, db);
+    }
+
+    /** The stack trace ({@code --verbose}), causes and suppressed ones included, with credentials masked. */
+    private void trace(Throwable ex) {
+        StringWriter trace = new StringWriter();
+        ex.printStackTrace(new PrintWriter(trace));
+        err.print(masked(trace.toString()));
+        err.flush();
     }
 
     @Override

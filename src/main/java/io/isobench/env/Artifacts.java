@@ -119,27 +119,43 @@ public final class Artifacts {
                 new Environment.Preparation(done.applied(), done.build(), done.env(), rec));
     }
 
-    /** The artifact file: {@code npm pack} into the cache, a download into it (once), or the local path. */
+    /**
+     * The artifact file: {@code npm pack} into the cache, a download into it, or the local path. Cached files are
+     * keyed by what names the artifact, never by a file name alone: a folder per source ({@code npm:SPEC} or the
+     * whole URL) and expected sha256 ({@link #cacheKey}), so {@code …/v2.0/tool} never reuses {@code …/v1.0/tool}.
+     * A cached download whose sha256 is not the one the suite expects is fetched again.
+     */
     static Path fetch(ArtifactSpec.Resolved a, Path cache, ArmSetup setup, StringBuilder log) throws IOException {
         int limitS = setup.buildTimeoutS();
         String src = a.source();
         if (src.startsWith("npm:")) {
-            List<String> argv = List.of("npm", "pack", src.substring(4), "--pack-destination", cache.toString(),
+            Path dir = Files.createDirectories(cache.resolve(cacheKey(src, a.sha256())));
+            List<String> argv = List.of("npm", "pack", src.substring(4), "--pack-destination", dir.toString(),
                     "--json", "--silent");
             log.append("$ ").append(String.join(" ", argv)).append('\n');
-            BuildStep pack = Recipes.run(argv, cache, Map.of(), limitS, setup.groupStarted());
+            BuildStep pack = Recipes.run(argv, dir, Map.of(), limitS, setup.groupStarted());
             if (!pack.ok()) {
                 throw new IOException("npm pack " + pack.status() + ": " + lastLine(pack.log()));
             }
             JsonNode j = JSON.readTree(pack.log().substring(Math.max(0, pack.log().indexOf('['))));
-            return cache.resolve(j.path(0).path("filename").asText());
+            return dir.resolve(j.path(0).path("filename").asText());
         }
         if (src.matches("(?i)https?://.+")) {
             String name = src.replaceAll("[?#].*$", "");
-            Path dest = cache.resolve(name.substring(name.lastIndexOf('/') + 1));
+            name = name.substring(name.lastIndexOf('/') + 1);
+            // the file keeps its own name (pip reads a wheel's tags from it) inside the source's own folder
+            Path dest = cache.resolve(cacheKey(src, a.sha256())).resolve(name.isEmpty() ? "artifact" : name);
+            if (Files.isRegularFile(dest) && a.sha256() != null && !a.sha256().equals(sha256(dest))) {
+                log.append("# cached ").append(dest).append(" is not sha256 ").append(a.sha256())
+                        .append(": downloading again\n");
+                Files.delete(dest);
+            }
             if (!Files.isRegularFile(dest)) {
+                Files.createDirectories(dest.getParent());
                 log.append("# download ").append(src).append('\n');
                 download(URI.create(src), dest, limitS);
+            } else {
+                log.append("# cached ").append(src).append(" (").append(dest).append(")\n");
             }
             return dest;
         }
@@ -148,6 +164,22 @@ public final class Artifacts {
             throw new IOException("no such file " + p);
         }
         return p;
+    }
+
+    /**
+     * The cache folder of an artifact: the first 32 hex digits of the SHA-256 of its whole source ({@code npm:SPEC}
+     * or URL, query included) and the sha256 the suite expects (none: empty).
+     */
+    static String cacheKey(String source, String expectedSha256) {
+        try {
+            MessageDigest md = MessageDigest.getInstance("SHA-256");
+            md.update(source.getBytes(StandardCharsets.UTF_8));
+            md.update((byte) 0);
+            md.update((expectedSha256 == null ? "" : expectedSha256).getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(md.digest()).substring(0, 32);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static void download(URI uri, Path dest, int limitS) throws IOException {

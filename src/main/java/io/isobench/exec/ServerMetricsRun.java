@@ -74,7 +74,7 @@ final class ServerMetricsRun {
         if (!done.success()) {
             return done.withServerMetrics(series.toJson(), List.of());
         }
-        List<Metric> summaries = new ArrayList<>(ServerMetricsSummary.summarize(series));
+        List<Metric> summaries = new ArrayList<>(series.summaries());
         summaries.addAll(ServerMetricsSummary.crossCheck(done.metrics(), summaries));
         return done.withServerMetrics(series.toJson(), summaries);
     }
@@ -85,14 +85,17 @@ final class ServerMetricsRun {
                 ? new MeasuredWindow(measuredFrom, measuredTo) : null;
     }
 
-    /** One log line on the scrapes of a run: how many, how many failed and why (the first reason). */
+    /**
+     * One log line on the scrapes of a run: how many, how many failed and why (the first reason), malformed lines,
+     * and how many were left out of the stored series when its byte cap was reached.
+     */
     static String scrapeLine(ServerMetricsScraper.Series series) {
-        String firstError = series.scrapes().stream().filter(s -> s.error() != null).map(s -> s.error())
-                .findFirst().orElse(null);
-        String firstBad = series.ok().stream().flatMap(s -> s.exposition().errors().stream()).findFirst().orElse(null);
-        return "isobench: server metrics " + series.endpoint() + ": " + series.ok().size() + " scrape(s), "
-                + series.failures() + " failed" + (firstError == null ? "" : " (first: " + firstError + ")") + ", "
-                + series.badLines() + " malformed line(s)" + (firstBad == null ? "" : " (first: " + firstBad + ")")
+        ServerMetricsScraper.Counts c = series.counts();
+        return "isobench: server metrics " + series.endpoint() + ": " + c.ok() + " scrape(s), "
+                + c.failures() + " failed" + (c.firstError() == null ? "" : " (first: " + c.firstError() + ")") + ", "
+                + c.badLines() + " malformed line(s)" + (c.firstBad() == null ? "" : " (first: " + c.firstBad() + ")")
+                + (c.leftOut() == 0 ? "" : ", " + c.leftOut() + " scrape(s) left out of the stored series (its cap "
+                + "reached; the summaries count them)")
                 + "\n";
     }
 }

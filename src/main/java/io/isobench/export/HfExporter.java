@@ -43,13 +43,15 @@ public final class HfExporter {
     public static final String CARD = "README.md";
 
     /** What an export wrote. */
+    /** @param staleRemoved staging folders of killed exports removed before this one ({@code ExportStaging}) */
     public record Summary(Path outDir, long rows, long importedRows, long computedRows, long runsRead,
-                          long commits, Duration elapsed) {
+                          long commits, Duration elapsed, int staleRemoved) {
 
         public String describe() {
             return String.format(Locale.ROOT, "%s: %d rows (%d imported verbatim, %d computed from runs) from %d runs"
                             + " of %d commits in %.1f s", outDir, rows, importedRows, computedRows, runsRead, commits,
-                    elapsed.toMillis() / 1000.0);
+                    elapsed.toMillis() / 1000.0) + (staleRemoved == 0 ? ""
+                    : "; removed " + staleRemoved + " staging folder(s) of killed exports");
         }
     }
 
@@ -90,9 +92,11 @@ public final class HfExporter {
         } catch (IOException e) {
             throw new IsobenchException.BadInput("--out " + outDir + ": cannot create the folder (" + e.getMessage() + ")", e);
         }
+        // the staging folders of exports killed before they could remove theirs (kill -9)
+        int staleRemoved = ExportStaging.removeStale(dataDir).size();
         Path tmpDir;
         try {
-            tmpDir = Files.createTempDirectory(dataDir, ".export-");
+            tmpDir = ExportStaging.create(dataDir);
         } catch (IOException e) {
             throw new IsobenchException.BadInput("--out " + outDir + ": not writable (" + e.getMessage() + ")", e);
         }
@@ -141,7 +145,7 @@ public final class HfExporter {
                 move(tmpDir.resolve("README.md"), outDir.resolve(CARD));
                 Timing.mark("card");
                 return new Summary(outDir, rows, 0, rows, store.countRuns(), commits,
-                        Duration.ofNanos(System.nanoTime() - t0));
+                        Duration.ofNanos(System.nanoTime() - t0), staleRemoved);
             }
             if (sqlStore != null) {
                 // DuckDB store: rows from legacy/native runs are computed inside the store's database; only the
@@ -200,7 +204,7 @@ public final class HfExporter {
             move(jsonlTmp, outDir.resolve(JSONL));
             move(tmpDir.resolve("README.md"), outDir.resolve(CARD));
             return new Summary(outDir, rows, imported, rows - imported, counters[0], counters[1],
-                    Duration.ofNanos(System.nanoTime() - t0));
+                    Duration.ofNanos(System.nanoTime() - t0), staleRemoved);
         } catch (SQLException | IOException e) {
             throw new IllegalStateException("export to " + outDir + " failed: " + e.getMessage(), e);
         } finally {

@@ -80,10 +80,22 @@ public enum TableFormat {
         }
     }
 
-    /** One CSV cell, RFC 4180: quoted when it holds a comma, a quote or a line break; null is empty. */
+    /** A plain decimal number: stays a number in a spreadsheet, sign included. */
+    private static final java.util.regex.Pattern NUMBER =
+            java.util.regex.Pattern.compile("[-+]?(?:\\d+(?:\\.\\d*)?|\\.\\d+)(?:[eE][-+]?\\d+)?");
+
+    /**
+     * One CSV cell, the one helper of every CSV isobench writes: RFC 4180 (quoted when it holds a comma, a quote or a
+     * line break; null is empty), and safe to open in a spreadsheet (OWASP's CSV injection rule): a cell that starts
+     * with {@code =}, {@code +}, {@code -}, {@code @}, a tab or a carriage return gets a leading {@code '}, so it is
+     * text, never a formula — except a plain number ({@code -1.5}, {@code +3}, {@code -2e-3}), which stays a number.
+     */
     public static String csvCell(String s) {
         if (s == null) {
             return "";
+        }
+        if (!s.isEmpty() && "=+-@\t\r".indexOf(s.charAt(0)) >= 0 && !NUMBER.matcher(s).matches()) {
+            s = "'" + s;
         }
         if (s.indexOf(',') >= 0 || s.indexOf('"') >= 0 || s.indexOf('\n') >= 0 || s.indexOf('\r') >= 0) {
             return '"' + s.replace("\"", "\"\"") + '"';

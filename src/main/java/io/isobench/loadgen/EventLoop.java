@@ -414,6 +414,7 @@ final class EventLoop implements AutoCloseable {
                         }
                         return;
                     }
+                    // an interim response (100 Continue, 103 Early Hints) is skipped: the next head is the answer
                     ResponseParser.parseHead(c, new String(c.buf, c.pos, end - c.pos, StandardCharsets.ISO_8859_1),
                             exec.config().stream());
                     c.pos = end;

@@ -121,7 +121,17 @@ final class HttpConn implements Closeable {
     record Head(int status, String contentType, boolean chunked, long contentLength, boolean close) {
     }
 
+    /** The final response's head: interim ones ({@code 100 Continue}, {@code 103 Early Hints}) are skipped. */
     Head readHead() throws IOException {
+        while (true) {
+            Head h = readOneHead();
+            if (!ResponseParser.interim(h.status())) {
+                return h;
+            }
+        }
+    }
+
+    private Head readOneHead() throws IOException {
         String status = readLine();
         while (status.isEmpty()) {
             status = readLine();

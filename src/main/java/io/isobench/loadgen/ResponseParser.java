@@ -22,7 +22,12 @@ final class ResponseParser {
     private ResponseParser() {
     }
 
-    static void parseHead(Conn c, String head, boolean streamReq) throws IOException {
+    /**
+     * Parses one response head into {@code c}; false for an interim response ({@code 1xx} but {@code 101}: {@code 100
+     * Continue}, {@code 103 Early Hints}, RFC 9110 §15.2), which has no body and is followed by the real one: the
+     * caller reads the next head.
+     */
+    static boolean parseHead(Conn c, String head, boolean streamReq) throws IOException {
         // lines are split on LF (a CR before it dropped) by hand: no regex and no array per response
         int n = head.length();
         int pos = 0;
@@ -45,6 +50,9 @@ final class ResponseParser {
             c.status = Integer.parseInt(status.substring(sp + 1, Math.min(status.length(), sp + 4)));
         } catch (RuntimeException e) {
             throw new IOException("bad HTTP status line: " + HttpConn.abbreviate(status));
+        }
+        if (interim(c.status)) {
+            return false;
         }
         boolean chunked = false;
         long len = -1;
@@ -105,6 +113,12 @@ final class ResponseParser {
         if (!c.sse) {
             c.body = new ByteArrayOutputStream();
         }
+        return true;
+    }
+
+    /** An interim status: informational, not {@code 101 Switching Protocols} (which ends HTTP on the connection). */
+    static boolean interim(int status) {
+        return status >= 100 && status < 200 && status != 101;
     }
 
     /**

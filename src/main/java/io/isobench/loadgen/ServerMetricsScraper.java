@@ -1,8 +1,6 @@
 package io.isobench.loadgen;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.isobench.parse.Metric;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,14 +10,15 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Scrapes a server's Prometheus {@code /metrics} at a fixed interval on a daemon thread of its own, from
  * {@link #start} until {@link #stop} (which takes one last scrape, so a run shorter than the interval still has a
  * first and a last one). Nothing it meets fails the run it watches: an unreachable endpoint, an HTTP error, a body
- * over {@value #MAX_BODY} bytes or a malformed line is counted and kept as a reason in the {@link Series}.
+ * over {@value #MAX_BODY} bytes (read no further) or a malformed line is counted and kept as a reason in the
+ * {@link Series}. Its memory does not grow with the run: each scrape is folded into the summaries and streamed to a
+ * capped file as it comes ({@link SeriesRecorder}), never kept.
  */
 public final class ServerMetricsScraper {
 
@@ -27,15 +26,13 @@ public final class ServerMetricsScraper {
     public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(1);
     /** The largest body read from {@code /metrics}; a larger one is a failed scrape. */
     static final int MAX_BODY = 8 << 20;
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final URI endpoint;
     private final Duration interval;
     private final HttpClient http;
-    private final List<Scrape> scrapes = new ArrayList<>();
+    private final SeriesRecorder recorder;
     private final long t0 = System.nanoTime();
     private volatile boolean stopping;
-    private volatile double measuredFromMs = Double.NaN;
     private Thread thread;
 
     /**
@@ -49,82 +46,52 @@ public final class ServerMetricsScraper {
     }
 
     /**
-     * Every scrape of a run, in order, and the interval asked for.
+     * How the scrapes of a run went.
+     *
+     * @param scrapes    every scrape taken
+     * @param ok         those that returned a parsed body
+     * @param failures   those that failed (unreachable, HTTP error, too large)
+     * @param badLines   malformed lines over all successful scrapes
+     * @param firstError the first failed scrape's reason, or null
+     * @param firstBad   the first malformed line's reason, or null
+     * @param leftOut    scrapes left out of the raw series (its byte cap was reached; they still count in the
+     *                   summaries)
+     */
+    public record Counts(long scrapes, long ok, long failures, long badLines, String firstError, String firstBad,
+                         long leftOut) {
+    }
+
+    /**
+     * A run's scrapes as kept: the summaries ({@link ServerMetricsSummary}), the counts, and the raw series as the
+     * artifact's JSON (at most 32 MiB of scrape lines).
      *
      * @param measuredFromMs when the measured phase began (the scrape {@link #markMeasuredStart} took, after the
      *                       warm-up requests), or NaN when nobody marked it: then every scrape is of the measured
      *                       phase
+     * @param json           the artifact: {@code {"format": "isobench-server-metrics/1", "endpoint", "interval_ms",
+     *                       "measured_from_ms"?, "types", "types_left_out"?, "scrapes_left_out"?,
+     *                       "series_cap_bytes"?, "series_error"?, "scrapes": [{"t_ms", "error"?, "bad_lines"?,
+     *                       "errors"?, "samples": {series key: value}}]}}, scrapes in the order they were sent
      */
-    public record Series(String endpoint, double intervalMs, List<Scrape> scrapes, double measuredFromMs) {
+    public record Series(String endpoint, double measuredFromMs, Counts counts, List<Metric> summaries,
+                         String json) {
         public Series {
-            scrapes = List.copyOf(scrapes);
+            summaries = List.copyOf(summaries);
         }
 
-        /** A series without a marked measured phase. */
-        public Series(String endpoint, double intervalMs, List<Scrape> scrapes) {
-            this(endpoint, intervalMs, scrapes, Double.NaN);
-        }
-
-        /** Scrapes that returned a parsed body. */
-        public List<Scrape> ok() {
-            return scrapes.stream().filter(s -> s.exposition() != null).toList();
-        }
-
-        /** The successful scrapes of the measured phase: from the mark on (all of them when there is no mark). */
-        public List<Scrape> measured() {
-            return ok().stream().filter(s -> Double.isNaN(measuredFromMs) || s.tMs() >= measuredFromMs).toList();
-        }
-
-        /** Scrapes that failed (unreachable, HTTP error, too large). */
-        public long failures() {
-            return scrapes.stream().filter(s -> s.exposition() == null).count();
-        }
-
-        /** Malformed lines over all scrapes. */
-        public long badLines() {
-            return ok().stream().mapToLong(s -> s.exposition().badLines()).sum();
-        }
-
-        /**
-         * The artifact: {@code {"format": "isobench-server-metrics/1", "endpoint", "interval_ms", "types",
-         * "scrapes": [{"t_ms", "error"?, "bad_lines"?, "errors"?, "samples": {series key: value}}]}}; non-finite
-         * values (NaN) are left out of {@code samples}.
-         */
-        public String toJson() {
-            ObjectNode root = JSON.createObjectNode();
-            root.put("format", "isobench-server-metrics/1");
-            root.put("endpoint", endpoint);
-            root.put("interval_ms", intervalMs);
+        /** The series of {@code scrapes} as a scraper would have kept them (tests, goldens). */
+        static Series of(String endpoint, double intervalMs, List<Scrape> scrapes, double measuredFromMs) {
+            SeriesRecorder r = new SeriesRecorder(endpoint, intervalMs, SeriesRecorder.MAX_SERIES_BYTES);
             if (!Double.isNaN(measuredFromMs)) {
-                root.put("measured_from_ms", Math.round(measuredFromMs * 10) / 10.0);
+                r.mark(measuredFromMs);
             }
-            ObjectNode types = root.putObject("types");
-            ArrayNode arr = root.putArray("scrapes");
-            for (Scrape s : scrapes) {
-                ObjectNode o = arr.addObject();
-                o.put("t_ms", Math.round(s.tMs() * 10) / 10.0);
-                if (s.error() != null) {
-                    o.put("error", s.error());
-                    continue;
-                }
-                s.exposition().types().forEach(types::put);
-                if (s.exposition().badLines() > 0) {
-                    o.put("bad_lines", s.exposition().badLines());
-                    ArrayNode errs = o.putArray("errors");
-                    s.exposition().errors().forEach(errs::add);
-                }
-                ObjectNode samples = o.putObject("samples");
-                for (PromText.Sample x : s.exposition().samples()) {
-                    if (Double.isFinite(x.value())) {
-                        samples.put(x.key(), x.value());
-                    }
-                }
-            }
-            try {
-                return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root) + "\n";
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
+            scrapes.forEach(r::add);
+            return r.finish();
+        }
+
+        /** The artifact's JSON. */
+        public String toJson() {
+            return json;
         }
     }
 
@@ -133,6 +100,8 @@ public final class ServerMetricsScraper {
         this.interval = interval;
         this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(timeout(interval)).build();
+        this.recorder = new SeriesRecorder(endpoint.toString(), interval.toNanos() / 1e6,
+                SeriesRecorder.MAX_SERIES_BYTES);
     }
 
     /** Starts scraping {@code base}'s {@code /metrics} now (first scrape at once), every {@code interval}. */
@@ -146,10 +115,8 @@ public final class ServerMetricsScraper {
     }
 
     /** Scrapes kept so far (tests wait on it). */
-    int scrapeCount() {
-        synchronized (scrapes) {
-            return scrapes.size();
-        }
+    long scrapeCount() {
+        return recorder.scrapes();
     }
 
     /** Stops the thread, takes a last scrape and returns the series. */
@@ -161,11 +128,8 @@ public final class ServerMetricsScraper {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        Scrape last = scrapeOnce();
-        synchronized (scrapes) {
-            scrapes.add(last);
-            return new Series(endpoint.toString(), interval.toNanos() / 1e6, scrapes, measuredFromMs);
-        }
+        recorder.add(scrapeOnce());
+        return recorder.finish();
     }
 
     /**
@@ -174,12 +138,9 @@ public final class ServerMetricsScraper {
      * failed mark scrape still marks the moment (the next good scrape is then the baseline).
      */
     public void markMeasuredStart() {
-        Scrape s = scrapeOnce();
-        synchronized (scrapes) {
-            scrapes.add(s);
-            scrapes.sort(java.util.Comparator.comparingDouble(Scrape::tMs));
-        }
-        measuredFromMs = s.tMs();
+        double t = now();
+        recorder.mark(t);
+        recorder.add(scrapeAt(t));
     }
 
     private void loop() {
@@ -189,9 +150,7 @@ public final class ServerMetricsScraper {
             if (stopping) {
                 return; // the last scrape is stop()'s
             }
-            synchronized (scrapes) {
-                scrapes.add(s);
-            }
+            recorder.add(s);
             next += interval.toNanos();
             long wait = next - System.nanoTime();
             if (wait < 0) {
@@ -208,7 +167,15 @@ public final class ServerMetricsScraper {
 
     /** One GET of {@code /metrics}; any failure becomes the scrape's error. */
     Scrape scrapeOnce() {
-        double t = (System.nanoTime() - t0) / 1e6;
+        return scrapeAt(now());
+    }
+
+    private double now() {
+        return (System.nanoTime() - t0) / 1e6;
+    }
+
+    /** One GET of {@code /metrics} sent at {@code t} (ms since the start); the body is read up to its cap only. */
+    private Scrape scrapeAt(double t) {
         HttpRequest req = HttpRequest.newBuilder(endpoint).timeout(timeout(interval)).GET().build();
         try {
             HttpResponse<InputStream> r = http.send(req, HttpResponse.BodyHandlers.ofInputStream());

@@ -3,15 +3,19 @@ package io.isobench.loadgen;
 import io.isobench.parse.Metric;
 
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * A run's server-side metrics from its {@link ServerMetricsScraper.Series}, under vLLM's names (docs/server-metrics.md):
+ * A run's server-side metrics, folded scrape by scrape into a {@link Digest} (its memory does not grow with the run),
+ * under vLLM's names (docs/server-metrics.md):
  * gauges as mean and max over the scrapes (summed over label sets for request counts, averaged for cache usage),
  * counters and histograms as the difference between the last and the first successful scrape of the measured
- * phase ({@link ServerMetricsScraper.Series#measured()}: from the scrape taken when the warm-up requests were done,
+ * phase (from the scrape taken when the warm-up requests were done,
  * so neither the server's history before the run nor the warm-up counts), histogram means as Δsum/Δcount and p99 as Prometheus'
  * {@code histogram_quantile} (linear within the bucket). A family the server does not expose gives no metric.
  * The scrape bookkeeping is always there: {@code server_metrics_scrapes}, {@code server_metrics_scrape_failures},
@@ -19,26 +23,42 @@ import java.util.TreeMap;
  */
 public final class ServerMetricsSummary {
 
+    private static final String TTFT = "vllm:time_to_first_token_seconds";
+    private static final String E2E = "vllm:e2e_request_latency_seconds";
+    private static final List<String> GAUGES = List.of("vllm:num_requests_running", "vllm:num_requests_waiting",
+            "vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc");
+    /** The counters and histogram sums/counts the summaries take differences of. */
+    private static final Set<String> SUMMED = Set.of("vllm:prefix_cache_queries_total",
+            "vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_queries_total", "vllm:gpu_prefix_cache_hits_total",
+            "vllm:num_preemptions_total", "vllm:spec_decode_num_draft_tokens_total",
+            "vllm:spec_decode_num_accepted_tokens_total", TTFT + "_count", TTFT + "_sum", E2E + "_count",
+            E2E + "_sum");
+
     private ServerMetricsSummary() {
     }
 
-    /** The summaries of a series (never throws on content; an empty list of data gives only the bookkeeping). */
+    /** The summaries of a series: those its scraper computed as it went (never throws on content). */
     public static List<Metric> summarize(ServerMetricsScraper.Series series) {
+        return series.summaries();
+    }
+
+    /** The summaries of the measured scrapes in {@code measured} and the bookkeeping over all of them. */
+    static List<Metric> summarize(Digest measured, long failures, long badLines) {
         List<Metric> out = new ArrayList<>();
-        List<ServerMetricsScraper.Scrape> ok = series.measured();
-        out.add(Metric.of("server_metrics_scrapes", ok.size()));
-        out.add(Metric.of("server_metrics_scrape_failures", series.failures()));
-        out.add(Metric.of("server_metrics_bad_lines", series.badLines()));
-        if (ok.isEmpty()) {
+        out.add(Metric.of("server_metrics_scrapes", measured.ok));
+        out.add(Metric.of("server_metrics_scrape_failures", failures));
+        out.add(Metric.of("server_metrics_bad_lines", badLines));
+        if (measured.ok == 0) {
             return out;
         }
-        gauge(out, ok, "vllm:num_requests_running", true);
-        gauge(out, ok, "vllm:num_requests_waiting", true);
+        measured.gauge(out, "vllm:num_requests_running", "vllm:num_requests_running");
+        measured.gauge(out, "vllm:num_requests_waiting", "vllm:num_requests_waiting");
         // vLLM V1 names it kv_cache_usage_perc; V0 gpu_cache_usage_perc (both 0..1)
-        String kv = present(ok, "vllm:kv_cache_usage_perc") ? "vllm:kv_cache_usage_perc" : "vllm:gpu_cache_usage_perc";
-        gaugeAs(out, ok, kv, "vllm:kv_cache_usage_perc", false);
-        PromText.Exposition first = ok.get(0).exposition();
-        PromText.Exposition last = ok.get(ok.size() - 1).exposition();
+        String kv = measured.seen.contains("vllm:kv_cache_usage_perc") ? "vllm:kv_cache_usage_perc"
+                : "vllm:gpu_cache_usage_perc";
+        measured.gauge(out, kv, "vllm:kv_cache_usage_perc");
+        Snapshot first = measured.first;
+        Snapshot last = measured.last;
         Double queries = delta(first, last, "vllm:prefix_cache_queries_total");
         Double hits = delta(first, last, "vllm:prefix_cache_hits_total");
         if (queries == null) { // vLLM V0
@@ -57,8 +77,8 @@ public final class ServerMetricsSummary {
         if (drafts != null && accepted != null && drafts > 0) {
             out.add(Metric.of("vllm:spec_decode_acceptance_rate", accepted / drafts));
         }
-        histogram(out, first, last, "vllm:time_to_first_token_seconds", "vllm:time_to_first_token_ms_");
-        histogram(out, first, last, "vllm:e2e_request_latency_seconds", "vllm:e2e_request_latency_ms_");
+        histogram(out, first, last, TTFT, "vllm:time_to_first_token_ms_");
+        histogram(out, first, last, E2E, "vllm:e2e_request_latency_ms_");
         return out;
     }
 
@@ -89,71 +109,19 @@ public final class ServerMetricsSummary {
         return null;
     }
 
-    private static boolean present(List<ServerMetricsScraper.Scrape> ok, String name) {
-        return ok.stream().anyMatch(s -> s.exposition().samples().stream().anyMatch(x -> x.name().equals(name)));
-    }
-
-    private static void gauge(List<Metric> out, List<ServerMetricsScraper.Scrape> ok, String name, boolean sum) {
-        gaugeAs(out, ok, name, name, sum);
-    }
-
-    /** Mean and max over the scrapes that carry {@code name}; per scrape the label sets summed or averaged. */
-    private static void gaugeAs(List<Metric> out, List<ServerMetricsScraper.Scrape> ok, String name, String as,
-                                boolean sum) {
-        double total = 0;
-        double max = Double.NEGATIVE_INFINITY;
-        int n = 0;
-        for (ServerMetricsScraper.Scrape s : ok) {
-            double v = 0;
-            int k = 0;
-            for (PromText.Sample x : s.exposition().samples()) {
-                if (x.name().equals(name) && Double.isFinite(x.value())) {
-                    v += x.value();
-                    k++;
-                }
-            }
-            if (k == 0) {
-                continue;
-            }
-            v = sum ? v : v / k;
-            total += v;
-            max = Math.max(max, v);
-            n++;
-        }
-        if (n > 0) {
-            out.add(Metric.of(as + "_mean", total / n));
-            out.add(Metric.of(as + "_max", max));
-        }
-    }
-
-    /** Sum over label sets of {@code name} in {@code e}; null when absent. */
-    private static Double sum(PromText.Exposition e, String name, Map<String, String> match) {
-        double v = 0;
-        boolean any = false;
-        for (PromText.Sample x : e.samples()) {
-            if (x.name().equals(name) && Double.isFinite(x.value())
-                    && x.labels().entrySet().containsAll(match.entrySet())) {
-                v += x.value();
-                any = true;
-            }
-        }
-        return any ? v : null;
-    }
-
     /** last − first of a counter (summed over label sets); a reset (negative) counts from 0; null when absent. */
-    static Double delta(PromText.Exposition first, PromText.Exposition last, String name) {
-        Double b = sum(last, name, Map.of());
+    static Double delta(Snapshot first, Snapshot last, String name) {
+        Double b = last.sums().get(name);
         if (b == null) {
             return null;
         }
-        Double a = sum(first, name, Map.of());
+        Double a = first.sums().get(name);
         double d = b - (a == null ? 0 : a);
         return d < 0 ? b : d;
     }
 
     /** Mean (Δsum/Δcount) and p99 of a seconds histogram, in ms, over the run; nothing when no observation. */
-    private static void histogram(List<Metric> out, PromText.Exposition first, PromText.Exposition last, String name,
-                                  String prefix) {
+    private static void histogram(List<Metric> out, Snapshot first, Snapshot last, String name, String prefix) {
         Double count = delta(first, last, name + "_count");
         Double sum = delta(first, last, name + "_sum");
         if (count == null || sum == null || count <= 0) {
@@ -167,9 +135,9 @@ public final class ServerMetricsSummary {
     }
 
     /** Cumulative bucket counts over the run (last − first) by upper bound, summed over the other labels. */
-    static TreeMap<Double, Double> buckets(PromText.Exposition first, PromText.Exposition last, String name) {
-        TreeMap<Double, Double> a = cumulative(first, name);
-        TreeMap<Double, Double> b = cumulative(last, name);
+    static TreeMap<Double, Double> buckets(Snapshot first, Snapshot last, String name) {
+        TreeMap<Double, Double> a = first.buckets().getOrDefault(name, new TreeMap<>());
+        TreeMap<Double, Double> b = last.buckets().getOrDefault(name, new TreeMap<>());
         TreeMap<Double, Double> d = new TreeMap<>();
         b.forEach((bound, z) -> {
             double v = z - a.getOrDefault(bound, 0.0);
@@ -194,6 +162,83 @@ public final class ServerMetricsSummary {
             out.merge(bound, x.value(), Double::sum);
         }
         return out;
+    }
+
+    /**
+     * What the summaries need of one scrape, and nothing else (a few dozen numbers whatever the body's size): the
+     * counters' and histograms' sums over label sets, and the histograms' cumulative buckets by upper bound.
+     */
+    record Snapshot(double tMs, Map<String, Double> sums, Map<String, TreeMap<Double, Double>> buckets) {
+
+        static Snapshot of(double tMs, PromText.Exposition e) {
+            Map<String, Double> sums = new HashMap<>();
+            for (PromText.Sample x : e.samples()) {
+                if (SUMMED.contains(x.name()) && Double.isFinite(x.value())) {
+                    sums.merge(x.name(), x.value(), Double::sum);
+                }
+            }
+            Map<String, TreeMap<Double, Double>> buckets = new HashMap<>();
+            for (String h : List.of(TTFT, E2E)) {
+                buckets.put(h + "_bucket", cumulative(e, h + "_bucket"));
+            }
+            return new Snapshot(tMs, sums, buckets);
+        }
+    }
+
+    /**
+     * The running summary of a run's successful scrapes, fed one scrape at a time in any order: the earliest and the
+     * latest {@link Snapshot} (counters and histograms are their difference) and per gauge the sum, max and count of
+     * its per-scrape values (mean and max). Its size does not grow with the scrapes or their bodies. Not
+     * thread-safe: its owner locks.
+     */
+    static final class Digest {
+        private int ok;
+        private Snapshot first;
+        private Snapshot last;
+        private final Map<String, double[]> gauges = new HashMap<>();
+        private final Set<String> seen = new HashSet<>();
+
+        void add(double tMs, PromText.Exposition e) {
+            ok++;
+            Snapshot s = Snapshot.of(tMs, e);
+            if (first == null || tMs < first.tMs()) {
+                first = s;
+            }
+            if (last == null || tMs >= last.tMs()) {
+                last = s;
+            }
+            for (String name : GAUGES) {
+                double v = 0;
+                int k = 0;
+                for (PromText.Sample x : e.samples()) {
+                    if (x.name().equals(name)) {
+                        seen.add(name);
+                        if (Double.isFinite(x.value())) {
+                            v += x.value();
+                            k++;
+                        }
+                    }
+                }
+                if (k == 0) {
+                    continue;
+                }
+                // request counts are summed over label sets (several engines), cache usage averaged
+                v = name.startsWith("vllm:num_requests_") ? v : v / k;
+                double[] g = gauges.computeIfAbsent(name, n -> new double[] {0, Double.NEGATIVE_INFINITY, 0});
+                g[0] += v;
+                g[1] = Math.max(g[1], v);
+                g[2]++;
+            }
+        }
+
+        /** Mean and max of gauge {@code name} over the scrapes that carry it, as {@code as_mean}, {@code as_max}. */
+        private void gauge(List<Metric> out, String name, String as) {
+            double[] g = gauges.get(name);
+            if (g != null && g[2] > 0) {
+                out.add(Metric.of(as + "_mean", g[0] / g[2]));
+                out.add(Metric.of(as + "_max", g[1]));
+            }
+        }
     }
 
     /**

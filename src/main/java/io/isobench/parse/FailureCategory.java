@@ -24,6 +24,11 @@ public enum FailureCategory {
     NO_PERF_COMMAND(Retry.NO, 1),
     PATCH_FAILED(Retry.NO, 1),
     EMPTY_PATCH(Retry.NO, 1),
+    /**
+     * The patch review failed the arm (a finding whose check is in {@code fail_on}, docs/patch-review.md): the patch
+     * was never applied, built or measured.
+     */
+    PATCH_REJECTED(Retry.NO, 1),
     /** An agent attempt ran out of wall time and was killed (docs/agents.md). */
     AGENT_TIMEOUT(Retry.MAYBE, 1),
     /** An agent attempt passed its turns, tokens or USD budget (docs/agents.md). */
@@ -94,6 +99,6 @@ public enum FailureCategory {
 
     /** True for outcomes that belong to the agent's patch itself rather than the infrastructure. */
     public boolean agentOutcome() {
-        return this == PATCH_FAILED || this == EMPTY_PATCH || this == OUTPUT_MISMATCH;
+        return this == PATCH_FAILED || this == EMPTY_PATCH || this == PATCH_REJECTED || this == OUTPUT_MISMATCH;
     }
 }

@@ -119,10 +119,11 @@ final class LegacyModel implements AutoCloseable {
             AgentSection a = agents.computeIfAbsent(e.getKey(), k -> new AgentSection(k, this));
             a.add(row, e.getValue(), this);
             for (Corrections.Correction c : Corrections.of(row, e.getValue())) {
-                corrections.add("| `" + commit + "` | " + e.getKey() + " | " + c.comparison() + " | " + c.metric() + " | "
-                        + Md.pct(c.published()) + " | " + row.metric() + " | "
-                        + Md.pct(c.isobench()) + " | " + c.reason().replace("|", "\\|") + " | "
-                        + c.source() + " |");
+                corrections.add("| " + Md.code(commit) + " | " + Md.text(e.getKey()) + " | "
+                        + Md.text(c.comparison()) + " | " + Md.text(c.metric()) + " | "
+                        + Md.pct(c.published()) + " | " + Md.text(row.metric()) + " | "
+                        + Md.pct(c.isobench()) + " | " + Md.text(c.reason()) + " | "
+                        + Md.text(c.source()) + " |");
             }
             if (row.comparable()) {
                 comparableDelta.put(e.getKey(), row.agentDeltaPct());
@@ -131,8 +132,8 @@ final class LegacyModel implements AutoCloseable {
             }
         }
         if (comparableDelta.size() >= 2) {
-            StringBuilder sb = new StringBuilder("| `").append(commit).append("` | ").append(modeMetric[0])
-                    .append(" | ").append(modeMetric[1]).append(" |");
+            StringBuilder sb = new StringBuilder("| ").append(Md.code(commit)).append(" | ")
+                    .append(Md.text(modeMetric[0])).append(" | ").append(Md.text(modeMetric[1])).append(" |");
             for (String a : agents.keySet()) {
                 sb.append(' ').append(comparableDelta.containsKey(a) ? Md.pct(comparableDelta.get(a)) : "")
                         .append(" |");
@@ -246,8 +247,9 @@ final class LegacyModel implements AutoCloseable {
         void add(ThreeWayRow row, List<RunRecord> runs, LegacyModel m) {
             commits++;
             statusCounts.merge(row.status(), 1, Integer::sum);
-            String c = "`" + row.commit() + "`";
-            String issues = row.issues() == null ? "" : row.issues();
+            String c = Md.code(row.commit());
+            String issues = row.issues() == null ? "" : Md.text(row.issues());
+            String agent = Md.text(this.agent);
             if (issues.contains("model mismatch")) {
                 m.modelMismatch++;
             }
@@ -260,31 +262,31 @@ final class LegacyModel implements AutoCloseable {
                     Outcome vh = SingleRunRule.classify(row.agentVsHumanPct(), m.opts.bandPct());
                     count(vsBaseline, vb);
                     count(vsHuman, vh);
-                    comparable.add("| " + c + " | " + row.mode() + " | " + row.metric() + " (" + row.unit() + ", "
-                            + row.better() + " is better) | " + Md.val(row.baselineValue()) + " | "
+                    comparable.add("| " + c + " | " + Md.text(row.mode()) + " | " + Md.text(row.metric()) + " (" + Md.text(row.unit()) + ", "
+                            + Md.text(row.better()) + " is better) | " + Md.val(row.baselineValue()) + " | "
                             + Md.val(row.humanValue()) + " | " + Md.val(row.agentValue())
                             + " | " + Md.pct(row.humanDeltaPct()) + " | "
                             + Md.pct(row.agentDeltaPct()) + " | "
                             + Md.pct(row.agentVsHumanPct()) + " | " + vb.label() + " | " + vh.label()
                             + " |");
                 }
-                case "same_run_3_values_delta_undefined" -> undefinedDelta.add("| " + c + " | " + row.mode() + " | "
-                        + row.metric() + " | " + Md.val(row.baselineValue()) + " | "
+                case "same_run_3_values_delta_undefined" -> undefinedDelta.add("| " + c + " | " + Md.text(row.mode()) + " | "
+                        + Md.text(row.metric()) + " | " + Md.val(row.baselineValue()) + " | "
                         + Md.val(row.humanValue()) + " | " + Md.val(row.agentValue()) + " | "
                         + Md.pct(row.humanDeltaPct()) + " | " + Md.pct(row.agentDeltaPct())
                         + " | a baseline value of 0 or a missing value leaves the Δ undefined |");
-                case "same_run_3_values_with_issues" -> withIssues.add("| " + c + " | " + row.pipeline() + " | "
-                        + row.mode() + " | " + row.metric() + " | " + Md.val(row.baselineValue()) + " | "
+                case "same_run_3_values_with_issues" -> withIssues.add("| " + c + " | " + Md.text(row.pipeline()) + " | "
+                        + Md.text(row.mode()) + " | " + Md.text(row.metric()) + " | " + Md.val(row.baselineValue()) + " | "
                         + Md.val(row.humanValue()) + " | " + Md.val(row.agentValue()) + " | "
                         + Md.pct(row.humanDeltaPct()) + " | " + Md.pct(row.agentDeltaPct())
                         + " | " + issues + " |");
                 case "cross_run_3_values_not_comparable" -> {
-                    crossRun.add("| " + c + " | " + row.pipeline() + " | " + row.mode() + " | " + row.metric()
+                    crossRun.add("| " + c + " | " + Md.text(row.pipeline()) + " | " + Md.text(row.mode()) + " | " + Md.text(row.metric())
                             + " | " + Md.val(row.baselineValue()) + " | "
                             + Md.val(row.humanValue()) + " | " + Md.val(row.agentValue())
                             + " | arms measured in separate invocations" + (issues.isEmpty() ? "" : "; " + issues)
                             + " |");
-                    m.todo.add("| " + c + " | " + agent + " | " + row.status() + " | rerun all three arms in one "
+                    m.todo.add("| " + c + " | " + agent + " | " + Md.text(row.status()) + " | rerun all three arms in one "
                             + "session | values come from separate invocations"
                             + (issues.isEmpty() ? "" : " (" + issues + ")") + " |");
                 }
@@ -292,7 +294,7 @@ final class LegacyModel implements AutoCloseable {
             }
             if (!row.comparable() && !"cross_run_3_values_not_comparable".equals(row.status())
                     && !"incomplete".equals(row.status()) && !"no_metrics".equals(row.status())) {
-                m.todo.add("| " + c + " | " + agent + " | " + row.status() + " | rerun in one session with the same "
+                m.todo.add("| " + c + " | " + agent + " | " + Md.text(row.status()) + " | rerun in one session with the same "
                         + "model and workload | " + (issues.isEmpty() ? "the Δ is undefined" : issues) + " |");
             }
         }
@@ -342,9 +344,9 @@ final class LegacyModel implements AutoCloseable {
                 actions.add("run " + String.join(", ", noValue) + " (never ran here or produced nothing)");
                 why.add(String.join(", ", noValue) + ": no value, no failure recorded");
             }
-            m.todo.add("| `" + row.commit() + "` | " + agent + " | " + row.status() + " | "
+            m.todo.add("| " + Md.code(row.commit()) + " | " + Md.text(agent) + " | " + Md.text(row.status()) + " | "
                     + String.join("; ", actions) + " | " + String.join("; ", why) + " |");
-            incomplete.add("| `" + row.commit() + "` | " + row.status() + " | " + Md.val(row.pipeline())
+            incomplete.add("| " + Md.code(row.commit()) + " | " + Md.text(row.status()) + " | " + Md.val(row.pipeline())
                     + " | " + Md.val(row.mode()) + " | " + Md.val(row.baselineValue()) + " / "
                     + Md.val(row.humanValue()) + " / " + Md.val(row.agentValue()) + " | "
                     + String.join("; ", missing) + " |");
@@ -433,7 +435,7 @@ final class LegacyModel implements AutoCloseable {
                 case TIMEOUT, SERVER_START_TIMEOUT -> "rerun the " + arm + " arm with a longer timeout";
                 case SERVER_CRASHED, CUDA_ERROR -> arm.equals("agent") ? "agent outcome (patch breaks the engine)"
                         : "investigate the " + arm + " crash";
-                case PATCH_FAILED, EMPTY_PATCH, OUTPUT_MISMATCH -> "agent outcome (nothing to rerun)";
+                case PATCH_FAILED, EMPTY_PATCH, PATCH_REJECTED, OUTPUT_MISMATCH -> "agent outcome (nothing to rerun)";
                 case AGENT_TIMEOUT, BUDGET_EXCEEDED, AGENT_CRASH, OUTPUT_TOO_LARGE, PATCH_TOO_LARGE, PATCH_HAS_SECRET,
                      ATTEMPT_CRASHED -> "agent outcome of `isobench agents run` (a new"
                         + " attempt, or a larger budget)";

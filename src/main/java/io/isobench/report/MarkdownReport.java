@@ -123,7 +123,7 @@ public final class MarkdownReport {
                     + "| cross-run (not comparable) | incomplete | no metrics | agent failures |");
             line("|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|");
             for (LegacyModel.AgentSection a : m.agents().values()) {
-                line("| " + a.agent() + " | " + a.commits() + " | " + a.count("complete_3way_same_run") + " | "
+                line("| " + Md.text(a.agent()) + " | " + a.commits() + " | " + a.count("complete_3way_same_run") + " | "
                         + wtl(a.vsBaseline()) + " | " + wtl(a.vsHuman()) + " | "
                         + a.count("same_run_3_values_delta_undefined") + " | "
                         + a.count("same_run_3_values_with_issues") + " | "
@@ -137,7 +137,7 @@ public final class MarkdownReport {
         }
 
         private void agent(LegacyModel.AgentSection a, String band) throws IOException {
-            line("## Agent: " + a.agent());
+            line("## Agent: " + Md.text(a.agent()));
             line("");
             line("### Comparable 3-way rows (same run)");
             line("");
@@ -168,7 +168,7 @@ public final class MarkdownReport {
                 line("| category | commits |");
                 line("|---|---:|");
                 for (Map.Entry<String, Integer> e : a.agentFailureCategories().entrySet()) {
-                    line("| " + e.getKey() + " | " + e.getValue() + " |");
+                    line("| " + Md.text(e.getKey()) + " | " + e.getValue() + " |");
                 }
                 line("");
             }
@@ -205,7 +205,7 @@ public final class MarkdownReport {
             StringBuilder h = new StringBuilder("| commit | mode | metric |");
             StringBuilder r = new StringBuilder("|---|---|---|");
             for (String a : agents) {
-                h.append(' ').append(a).append(" Δ % |");
+                h.append(' ').append(Md.text(a)).append(" Δ % |");
                 r.append("---:|");
             }
             line(h.toString());
@@ -247,7 +247,7 @@ public final class MarkdownReport {
             line("|---|---:|---:|---:|---:|---|---|---|---|");
             for (var f : m.failures()) {
                 FailureCategory c = category(f.category());
-                line("| " + f.category() + " | " + f.runs() + " | " + f.baselineRuns() + " | " + f.humanRuns() + " | "
+                line("| " + Md.text(f.category()) + " | " + f.runs() + " | " + f.baselineRuns() + " | " + f.humanRuns() + " | "
                         + f.agentRuns() + " | " + (c == null ? "?" : c.retry().label()) + " | "
                         + (c == null ? "?" : c.fixable() ? "yes" : "no") + " | " + code(firstLine(f.exampleEvidence()))
                         + " | " + commits(f.exampleCommits(), f.moreCommits()) + " |");
@@ -326,7 +326,7 @@ public final class MarkdownReport {
         private static String commits(List<String> examples, boolean more) {
             List<String> c = new ArrayList<>();
             for (String commit : examples) {
-                c.add("`" + commit + "`");
+                c.add(Md.code(commit));
             }
             return String.join(", ", c) + (more ? ", …" : "");
         }

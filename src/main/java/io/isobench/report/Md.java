@@ -34,10 +34,34 @@ final class Md {
     }
 
     static String val(String v) {
-        return v == null ? "—" : v;
+        return v == null ? "—" : text(v);
     }
 
-    /** Markdown-safe inline code for an evidence line (whole line, pipes escaped). */
+    /**
+     * Untrusted text (agent and folder names, commits, metrics, reasons read from imported data) as Markdown that
+     * renders as that text: no raw HTML ({@code & < >} as entities), no link or image ({@code [ ]} escaped), no
+     * inline code ({@code `} escaped), no table cell break ({@code |} escaped, line breaks as spaces). Null is empty.
+     */
+    static String text(String s) {
+        if (s == null) {
+            return "";
+        }
+        StringBuilder b = new StringBuilder(s.length() + 8);
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '&' -> b.append("&amp;");
+                case '<' -> b.append("&lt;");
+                case '>' -> b.append("&gt;");
+                case '\\', '|', '`', '[', ']' -> b.append('\\').append(c);
+                case '\r', '\n' -> b.append(' ');
+                default -> b.append(c);
+            }
+        }
+        return b.toString();
+    }
+
+    /** Markdown-safe inline code for an evidence line (whole line, pipes escaped; HTML is not rendered in code). */
     static String code(String s) {
         if (s == null || s.isBlank()) {
             return "";

@@ -77,7 +77,9 @@ final class NativeTable {
             issues.add("SUSPICIOUS_PATCH=" + findings.size() + " finding(s): "
                     + String.join(" / ", findings.stream().map(f -> f.replace(";", ",")).toList()));
         }
-        String status = b == null || h == null || x == null ? "incomplete" : t.incorrect().contains(armLabel) ? "incorrect" : "ok";
+        // an arm known incorrect is that, measured or not (a patch the review rejected is never measured)
+        String status = t.incorrect().contains(armLabel) ? "incorrect" : b == null || h == null || x == null
+                ? "incomplete" : "ok";
         String commit = t.commit() == null ? t.taskId() : t.commit().substring(0, Math.min(8, t.commit().length()));
         return ThreeWayRow.builder(commit, status).pipeline("native")
                 .metric(t.mode(), ta.metric(), t.unit(), ta.better().name().toLowerCase(Locale.ROOT))

@@ -298,8 +298,10 @@ public final class SessionReport {
         return r == null ? "—" : String.format(Locale.ROOT, "%.0f %%", r * 100);
     }
 
+    /** A table cell of text from runs and reviews: no raw HTML (entities), no cell break. */
     private static String cell(String s) {
-        return s.replace("|", "\\|").replace("\n", " ");
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
+                .replace("\n", " ");
     }
 
     private static void task(SessionAnalysis.TaskResult t, List<BetweenSessions.Group> between, StringBuilder sb) {

@@ -9,6 +9,8 @@ public enum Check {
     WORK_SHRINKING_DEFAULT("lowers a work-size default or forces sampling settings"),
     PROMPT_KEYED_CACHE("adds a cache keyed on prompts or request inputs"),
     DISABLED_CODE_PATH("disables a code path"),
+    IMPORT_TIME_SIDE_EFFECT("reads the whole environment, spawns processes, opens sockets or writes files at import"),
+    WRITE_OUTSIDE_TREE("writes to an absolute path outside the repository"),
     OUTSIDE_SOURCE_TREE("changes a file outside the engine's source tree"),
     BINARY_FILE("adds or changes a binary file"),
     SYMLINK("creates or retargets a symbolic link"),

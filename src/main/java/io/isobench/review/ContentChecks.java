@@ -12,7 +12,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The checks that read hunk contents: WORK_SHRINKING_DEFAULT, PROMPT_KEYED_CACHE and DISABLED_CODE_PATH. Each
+ * The checks that read hunk contents: WORK_SHRINKING_DEFAULT, PROMPT_KEYED_CACHE, DISABLED_CODE_PATH and (in
+ * {@link SideEffects}) IMPORT_TIME_SIDE_EFFECT and WRITE_OUTSIDE_TREE. Each
  * looks only at added lines, compared with the removed lines of the same change block (a run of consecutive
  * removed/added lines) or with the new side of the hunk. The rules, and why they are narrow, are in
  * docs/patch-review.md; DISABLED_CODE_PATH lives in {@link DisabledCodePath}.
@@ -91,7 +92,8 @@ final class ContentChecks {
         /** Per hunk with something to report: its hits, in the order the checks run. */
         private final List<Pending> pending = new ArrayList<>();
 
-        private record Pending(String evidence, List<Hit> work, List<String[]> cacheReasons, Hit disabled) {
+        private record Pending(String evidence, List<Hit> work, List<String[]> cacheReasons, Hit disabled,
+                               List<Hit> effects) {
         }
 
         Scan(PatchFile file) {
@@ -119,8 +121,10 @@ final class ContentChecks {
                 DisabledCodePath.disabledCodePath(h, lang, d);
                 disabled = d.isEmpty() ? null : d.get(0);
             }
-            if (!work.isEmpty() || !cache.isEmpty() || disabled != null) {
-                pending.add(new Pending(h.text(), work, cache, disabled));
+            List<Hit> effects = new ArrayList<>();
+            SideEffects.scan(h, lang, effects);
+            if (!work.isEmpty() || !cache.isEmpty() || disabled != null || !effects.isEmpty()) {
+                pending.add(new Pending(h.text(), work, cache, disabled, effects));
             }
         }
 
@@ -142,6 +146,9 @@ final class ContentChecks {
                 }
                 if (p.disabled() != null) {
                     hits.add(new Hit(Check.DISABLED_CODE_PATH, p.disabled().reason(), p.evidence()));
+                }
+                for (Hit e : p.effects()) {
+                    hits.add(new Hit(e.check(), e.reason(), p.evidence()));
                 }
             }
             pending.clear();

@@ -51,7 +51,8 @@ public record ReviewConfig(Patterns patterns, int maxChangedLines, long maxPatch
     public static final long DEFAULT_MAX_PATCH_BYTES = 512L * 1024;
     public static final Set<Check> DEFAULT_FAILING_CHECKS = Set.copyOf(EnumSet.of(
             Check.BENCHMARK_EDIT, Check.PERF_INPUT_EDIT, Check.WORKLOAD_DEFINITION_EDIT,
-            Check.WORK_SHRINKING_DEFAULT, Check.PROMPT_KEYED_CACHE, Check.BINARY_FILE, Check.SYMLINK));
+            Check.WORK_SHRINKING_DEFAULT, Check.PROMPT_KEYED_CACHE, Check.BINARY_FILE, Check.SYMLINK,
+            Check.IMPORT_TIME_SIDE_EFFECT, Check.WRITE_OUTSIDE_TREE));
 
     public ReviewConfig {
         Objects.requireNonNull(patterns, "patterns");

@@ -5,6 +5,8 @@ import io.isobench.Arm;
 import io.isobench.env.Environment;
 import io.isobench.exec.SessionSetup;
 import io.isobench.guard.Secrets;
+import io.isobench.parse.Failure;
+import io.isobench.parse.FailureCategory;
 import io.isobench.plan.ArmSpec;
 import io.isobench.plan.Job;
 import io.isobench.plan.Plan;
@@ -32,8 +34,9 @@ import static io.isobench.session.RunRecorder.accuracyRunId;
 import static io.isobench.session.RunRecorder.runId;
 
 /**
- * Makes a session's arms ready: registers the tasks, runs the plan's setup steps, prepares the environment (and build)
- * of every arm that still has a run to do, and reviews the agents' patches (once per arm).
+ * Makes a session's arms ready: registers the tasks, runs the plan's setup steps, reviews the agents' patches (once
+ * per arm) and prepares the environment (and build) of every arm that still has a run to do. An arm whose patch the
+ * review fails is not prepared at all: its patch is never applied, built or measured ({@code PATCH_REJECTED}).
  */
 final class ArmPreparation {
 
@@ -94,7 +97,10 @@ final class ArmPreparation {
             io.isobench.env.ArmSetup setup = new io.isobench.env.ArmSetup(suite.recipesFor(a.taskId(), a.arm()),
                     suite.buildArgv(task), suite.run().timeouts().buildS(), pgid -> store.putRun(
                     recorder.armPlaceholder(buildRun, sessionId, a, task.humanCommit(), "build", pgid)));
-            Environment env = ctx.options().executor().prepare(a, plan.repo(), setup);
+            // the review comes first: a patch it fails is never applied (a sparse file's binary patch, issue 27)
+            ReviewResult review = a.patch() == null ? null : review(a.taskId(), a.arm(), task);
+            Environment env = review != null && review.failsArm() ? rejected(review)
+                    : ctx.options().executor().prepare(a, plan.repo(), setup);
             envs.put(a.taskId() + "|" + a.arm(), env);
             if (env.build() != null) {
                 buildLogs.put(a.taskId() + "|" + a.arm(), store.putArtifact("build_log",
@@ -113,6 +119,16 @@ final class ArmPreparation {
                     : env.failure().category() + " — " + env.failure().detail()));
         }
         return new Arms(envs, buildLogs, humanSha);
+    }
+
+    /** The environment of an arm whose patch the review failed: not made, the failing findings as its reason. */
+    private static Environment rejected(ReviewResult review) {
+        List<String> failing = review.findings().stream()
+                .filter(f -> f.severity() == io.isobench.review.Finding.Severity.ERROR)
+                .map(io.isobench.review.Finding::oneLine).toList();
+        String detail = "the patch review fails the arm; its patch was not applied: " + String.join("; ", failing);
+        return new Environment(null, null, null, null, null,
+                new Failure(FailureCategory.PATCH_REJECTED, detail, failing), detail + "\n");
     }
 
     private void say(String line) {

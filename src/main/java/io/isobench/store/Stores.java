@@ -38,7 +38,19 @@ public final class Stores {
 
     private static final byte[] DUCKDB_MAGIC = "DUCK".getBytes(StandardCharsets.US_ASCII);
     private static final Pattern URL_PASSWORD = Pattern.compile("(?i)(password=)[^&;]*");
-    private static final Pattern URL_USERINFO = Pattern.compile("(//[^/:@]*:)[^@/]*@");
+    /** user:password@ of a URL; the password may hold '/' and '@' (unencoded): up to the token's last '@'. */
+    private static final Pattern URL_USERINFO = Pattern.compile("(//[^/:@\\s]*:)\\S*@");
+
+    /**
+     * The PostgreSQL driver's own log (java.util.logging to the console) echoes a URL it cannot parse, password
+     * included, past every redaction of ours; isobench reports connection failures itself (issue 27). A strong
+     * reference: java.util.logging holds loggers weakly, and a collected one would lose its level.
+     */
+    private static final java.util.logging.Logger PG_DRIVER_LOG = java.util.logging.Logger.getLogger("org.postgresql");
+
+    static {
+        PG_DRIVER_LOG.setLevel(java.util.logging.Level.OFF);
+    }
 
     private Stores() {
     }
@@ -72,6 +84,53 @@ public final class Stores {
                     + "jdbc:postgresql://HOST:PORT/DB URL");
         }
         return openDuckDb(spec);
+    }
+
+    /**
+     * The passwords a store spec carries ({@code user:PASSWORD@host}, {@code password=PASSWORD}), as written and
+     * percent-decoded: what must never be printed, whatever text (a driver's message, a host name in a cause's
+     * stack trace) carries it. Empty for a DuckDB path.
+     */
+    public static java.util.Set<String> credentials(String spec) {
+        java.util.Set<String> out = new java.util.LinkedHashSet<>();
+        if (spec == null) {
+            return out;
+        }
+        int slashes = spec.indexOf("//");
+        if (slashes >= 0) {
+            String rest = spec.substring(slashes + 2);
+            int query = rest.indexOf('?');
+            int at = rest.lastIndexOf('@', query < 0 ? rest.length() : query);
+            int colon = at < 0 ? -1 : rest.indexOf(':');
+            if (colon >= 0 && colon < at) {
+                out.add(rest.substring(colon + 1, at));
+            }
+        }
+        java.util.regex.Matcher m = Pattern.compile("(?i)[?&;]password=([^&;]*)").matcher(spec);
+        while (m.find()) {
+            out.add(m.group(1));
+        }
+        for (String pw : java.util.List.copyOf(out)) {
+            try {
+                out.add(java.net.URLDecoder.decode(pw, java.nio.charset.StandardCharsets.UTF_8));
+            } catch (IllegalArgumentException e) {
+                // not percent-encoded: as written only
+            }
+        }
+        out.removeIf(String::isEmpty);
+        return out;
+    }
+
+    /** {@code text} with every password of {@code spec} ({@link #credentials}) and of any URL in it masked. */
+    public static String redactCredentials(String text, String spec) {
+        if (text == null) {
+            return null;
+        }
+        String s = text;
+        for (String pw : credentials(spec)) {
+            s = s.replace(pw, "***");
+        }
+        return redact(s);
     }
 
     /** A JDBC URL with passwords replaced by {@code ***}. */

@@ -182,12 +182,16 @@ class DemoIT {
             assertThat(t.correctness("baseline").accuracyScore()).isEqualTo(1.0);
         }
         // the benchmark-editing patch: identical outputs and accuracy, caught by the review, which fails the arm
+        // (issue 27: the review comes first; the arm it fails is never prepared, checked or measured)
         SessionAnalysis.ArmCorrectness cl = latency.correctness("agent:charlie");
-        assertThat(cl.outcome()).isEqualTo("MATCH");
-        assertThat(cl.accuracyOutcome()).isEqualTo("OK");
+        assertThat(latency.outcomes().get("agent:charlie")).containsOnlyKeys("PATCH_REJECTED");
+        assertThat(cl.outcome()).isEqualTo("CHECK_FAILED");
+        assertThat(cl.accuracyOutcome()).isNull();
         assertThat(cl.reviewFailing()).anyMatch(f -> f.startsWith("BENCHMARK_EDIT benchmarks/benchmark_latency.py"));
         assertThat(latency.findings().get("agent:charlie")).anyMatch(f -> f.startsWith("WORK_SHRINKING_DEFAULT"));
-        assertThat(vsBaseline(latency, "charlie")).isEqualTo(Verdict.INCORRECT);
+        // no run measured: its comparisons have no valid run (failed); its correctness is incorrect
+        assertThat(vsBaseline(latency, "charlie")).isEqualTo(Verdict.FAILED);
+        assertThat(latency.incorrect()).contains("agent:charlie");
         // stored: probe outputs and gate metrics on the check run, review evidence hunks, accuracy runs
         // session given
         java.util.Map<String, io.isobench.store.RunRecord> runs = new java.util.HashMap<>();
@@ -282,7 +286,7 @@ class DemoIT {
     static void gatesInReport(String md) {
         assertThat(md).contains("Correctness and integrity:").contains("ACCURACY_REGRESSION")
                 .contains("| agent:charlie | **incorrect**: OUTPUT_MISMATCH, ACCURACY_REGRESSION | — | 0 % |")
-                .contains("| agent:charlie | **incorrect**: MATCH, SUSPICIOUS_PATCH (fails the arm) | baseline | 100 % |")
+                .contains("| agent:charlie | **incorrect**: CHECK_FAILED, SUSPICIOUS_PATCH (fails the arm) |")
                 .contains("### Agent summary").contains("| charlie | 3 | 0 | 0 | 0 | 0 | 3 | 1 | 0 | 0 |")
                 .contains("| bravo | 3 |").contains("| delta | 3 |");
         assertThat(md.lines().filter(l -> l.startsWith("| bravo | 3 |")).findFirst().orElseThrow())

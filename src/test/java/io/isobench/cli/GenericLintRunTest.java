@@ -21,6 +21,7 @@ class GenericLintRunTest {
 
     @Test
     void theLintRunReportsEveryRuleAgainstTheBaselinesRealOutput() throws Exception {
+        io.isobench.SharedData.requireSandbox();
         Path repo = Files.createDirectories(dir.resolve("engine"));
         Files.writeString(repo.resolve("engine.py"), String.join("\n",
                 "import sys",

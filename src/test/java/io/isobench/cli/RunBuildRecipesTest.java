@@ -32,6 +32,7 @@ class RunBuildRecipesTest {
 
     @Test
     void buildAndRecipesRunPerArmAndABrokenAgentBuildIsAnAgentOutcome() throws Exception {
+        io.isobench.SharedData.requireSandbox();
         Path toy = Path.of("examples/toy-engine").toAbsolutePath();
         Path repo = dir.resolve("repo");
         io.isobench.ToyRepo.build(repo);

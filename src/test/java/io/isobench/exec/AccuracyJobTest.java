@@ -31,6 +31,7 @@ class AccuracyJobTest {
 
     @Test
     void theLocalExecutorRunsTheCommandAndHandsBackItsOutput() {
+        io.isobench.SharedData.requireSandbox();
         Job ok = job(List.of("python3", "-c", "print('acc=0.75')"), 30);
         assertThat(ok.serving()).as("a plain command, not a server").isFalse();
         JobResult r = Executors.create("local").execute(ok, Executor.Hooks.NONE);
@@ -41,6 +42,7 @@ class AccuracyJobTest {
 
     @Test
     void aFailingOrHangingCommandIsAccuracyFailed() {
+        io.isobench.SharedData.requireSandbox();
         JobResult exit = Executors.create("local").execute(job(List.of("python3", "-c", "import sys; sys.exit(3)"), 30),
                 Executor.Hooks.NONE);
         assertThat(exit.failure().detail()).startsWith("ACCURACY_FAILED: the accuracy command exited with code 3");

@@ -60,6 +60,7 @@ class GenericRunTest {
 
     @Test
     void aMeasuredRunReadsItsRulesAndItsOwnWallAndCpuTime() throws Exception {
+        io.isobench.SharedData.requireSandbox();
         JobResult r = Executors.create("local").execute(job(Job.Kind.MEASURE, List.of("python3", "-c", ENGINE),
                 new Readout(List.of(TOK_S, LOAD), "tok_s", null), 60), Executor.Hooks.NONE);
         assertThat(r.failure()).as(r.log()).isNull();
@@ -83,6 +84,7 @@ class GenericRunTest {
 
     @Test
     void theSuiteWordsAreArgumentsNeverShellSyntax() throws Exception {
+        io.isobench.SharedData.requireSandbox();
         JobResult r = Executors.create("local").execute(job(Job.Kind.MEASURE, List.of("python3", "-c",
                 "import sys; print(sys.argv[1:]); sys.stderr.write('achieved tok/s: 1')", "$HOME", "a b", ";", "`x`"),
                 new Readout(List.of(TOK_S), "tok_s", null), 60), Executor.Hooks.NONE);
@@ -92,6 +94,7 @@ class GenericRunTest {
 
     @Test
     void aMissingPrimaryIsNoMetricsAndOtherRulesAreReportedInTheLog() {
+        io.isobench.SharedData.requireSandbox();
         JobResult r = Executors.create("local").execute(job(Job.Kind.MEASURE, List.of("python3", "-c", "print('hi')"),
                 new Readout(List.of(TOK_S), "tok_s", null), 60), Executor.Hooks.NONE);
         assertThat(r.failure().category()).isEqualTo(FailureCategory.NO_METRICS);
@@ -107,6 +110,7 @@ class GenericRunTest {
 
     @Test
     void failuresAreClassified() {
+        io.isobench.SharedData.requireSandbox();
         Readout ro = new Readout(List.of(), MetricRule.WALL, null);
         JobResult missing = Executors.create("local").execute(job(Job.Kind.MEASURE, List.of("./no-such-engine"), ro, 60),
                 Executor.Hooks.NONE);
@@ -123,6 +127,7 @@ class GenericRunTest {
 
     @Test
     void aCheckReadsTheGeneratedTextAndTheBaselinesFirstCheckLintsEveryRule() {
+        io.isobench.SharedData.requireSandbox();
         ReadRule text = new ReadRule(ReadRule.Source.STDOUT, null, null, null);
         JobResult check = Executors.create("local").execute(job(Job.Kind.CHECK, List.of("python3", "-c", ENGINE),
                 new Readout(List.of(TOK_S, LOAD), "tok_s", text), 60), Executor.Hooks.NONE);
@@ -287,6 +292,7 @@ class GenericRunTest {
     /** A measured run stores the resolution and source of both metrics isobench measured itself. */
     @Test
     void aMeasuredRunCarriesTheResolutionOfItsOwnMetrics() {
+        io.isobench.SharedData.requireSandbox();
         JobResult r = Executors.create("local").execute(job(Job.Kind.MEASURE, List.of("true"),
                 new Readout(List.of(), MetricRule.CPU, null), 60), Executor.Hooks.NONE);
         assertThat(r.failure()).as(r.log()).isNull();
@@ -355,6 +361,7 @@ class GenericRunTest {
      */
     @Test
     void aHugeOutputIsReadBoundedWithItsTail() {
+        io.isobench.SharedData.requireSandbox();
         JobResult r = Executors.create("local").execute(job(Job.Kind.MEASURE, List.of("python3", "-c",
                 "import sys\nfor _ in range(48): sys.stderr.write('x' * (1 << 20))\nsys.stderr.write('\\nachieved"
                         + " tok/s: 48.25')"), new Readout(List.of(TOK_S), "tok_s", null), 60), Executor.Hooks.NONE);

@@ -49,6 +49,7 @@ class JobLimitTest {
     @Test
     @Timeout(value = 2, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aStreamThatNeverEndsStopsAtTheJobsLimit() throws Exception {
+        io.isobench.SharedData.requireSandbox();
         Path server = dir.resolve("endless.py");
         Files.writeString(server, ENDLESS);
         Job job = new Job(new Job.Place(0, "t/baseline/r0", "t", 0), Arm.BASELINE, Mode.SERVING,

@@ -117,6 +117,7 @@ class ProcessGroupTest {
 
     @Test
     void executorClassifiesCrashMissingBinaryAndLeavesNothingBehind() throws Exception {
+        io.isobench.SharedData.requireSandbox();
         Path pid = dir.resolve("exec.pid");
         Job crash = new Job(new Job.Place(0, "t/agent:x/r0", "t", 0), Arm.agent("x"), Mode.SERVING,
                 new JobSpec.Measure(new Command(List.of("python3", script().toString(), "crash", pid.toString(), "{port}")),

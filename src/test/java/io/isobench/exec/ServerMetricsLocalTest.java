@@ -35,6 +35,7 @@ class ServerMetricsLocalTest {
     @Test
     @Timeout(value = 3, unit = TimeUnit.MINUTES)
     void toyEngineRunCarriesServerMetricsAndTheCrossCheck() throws IOException {
+        io.isobench.SharedData.requireSandbox();
         Path cwd = toyEngine();
         int prompts = 12;
         Job job = new Job(new Job.Place(0, "server-metrics/baseline/r0", "server-metrics", 0), Arm.BASELINE,
@@ -86,6 +87,7 @@ class ServerMetricsLocalTest {
     @Test
     @Timeout(value = 3, unit = TimeUnit.MINUTES)
     void intervalZeroScrapesNothing() throws IOException {
+        io.isobench.SharedData.requireSandbox();
         Path cwd = toyEngine();
         Job job = new Job(new Job.Place(0, "server-metrics-off/baseline/r0", "server-metrics-off", 0), Arm.BASELINE,
                 Mode.SERVING, new JobSpec.Measure(new Command(List.of("python3", "-m", "toyllm.entrypoints.api_server",

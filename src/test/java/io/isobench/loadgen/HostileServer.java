@@ -25,8 +25,14 @@ public final class HostileServer implements AutoCloseable {
         /** An unstreamed 200 JSON body carrying {@code bytes} of text. */
         HUGE_BODY,
         /** HTTP 500 whose body clears the screen, sets the window title and rings the bell. */
-        ESCAPE_ERROR
+        ESCAPE_ERROR,
+        /** {@code 100 Continue} and {@code 103 Early Hints} first, then what {@link #HUGE_STREAM} sends. */
+        INTERIM
     }
+
+    /** Two interim responses (RFC 9110 §15.2) before the real one. */
+    public static final String INTERIM_HEADS = "HTTP/1.1 100 Continue\r\n\r\n"
+            + "HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload; as=style\r\n\r\n";
 
     public static final String ESCAPES = "\u001b[2J\u001b]0;pwned\u0007\u001b[31mred\u009b0m";
 
@@ -67,12 +73,16 @@ public final class HostileServer implements AutoCloseable {
                 }
             }
             in.readNBytes(cl);
+            if (mode == Mode.INTERIM) {
+                out.write(INTERIM_HEADS.getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+            }
             if (!head.startsWith("POST /v1/completions")) {
                 out.write("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".getBytes());
                 return;
             }
             switch (mode) {
-                case HUGE_STREAM -> {
+                case HUGE_STREAM, INTERIM -> {
                     out.write(("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n").getBytes());
                     char[] text = new char[256 * 1024];
                     Arrays.fill(text, 'x');

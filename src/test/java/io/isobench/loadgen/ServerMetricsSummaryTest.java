@@ -31,6 +31,10 @@ class ServerMetricsSummaryTest {
     }
 
     static ServerMetricsScraper.Series series() {
+        return ServerMetricsScraper.Series.of("http://127.0.0.1:1/metrics", 1000, scrapes(), Double.NaN);
+    }
+
+    static List<ServerMetricsScraper.Scrape> scrapes() {
         String first = scrape("vllm:num_requests_running{engine=\"0\"} 1", 0, 0.1, 100, 10, 2, String.join("\n",
                 "vllm:time_to_first_token_seconds_bucket{le=\"0.01\"} 1",
                 "vllm:time_to_first_token_seconds_bucket{le=\"0.1\"} 1",
@@ -46,11 +50,11 @@ class ServerMetricsSummaryTest {
                 "vllm:time_to_first_token_seconds_bucket{le=\"1.0\"} 101",
                 "vllm:time_to_first_token_seconds_bucket{le=\"+Inf\"} 101",
                 "vllm:time_to_first_token_seconds_sum 10.005", "vllm:time_to_first_token_seconds_count 101"));
-        return new ServerMetricsScraper.Series("http://127.0.0.1:1/metrics", 1000, List.of(
+        return List.of(
                 new ServerMetricsScraper.Scrape(0.0, PromText.parse(first), null),
                 new ServerMetricsScraper.Scrape(1000.0, PromText.parse(middle + "broken line\n"), null),
                 new ServerMetricsScraper.Scrape(2000.0, null, "ConnectException: Connection refused"),
-                new ServerMetricsScraper.Scrape(3000.0, PromText.parse(last), null)));
+                new ServerMetricsScraper.Scrape(3000.0, PromText.parse(last), null));
     }
 
     static Map<String, Double> byName(List<Metric> ms) {
@@ -84,8 +88,7 @@ class ServerMetricsSummaryTest {
         // the same scrapes, the measured phase marked at the middle one (t = 1000 ms, after the warm-up requests):
         // counters and histograms count from it, gauges average over it and the last
         ServerMetricsScraper.Series all = series();
-        ServerMetricsScraper.Series marked = new ServerMetricsScraper.Series(all.endpoint(), all.intervalMs(),
-                all.scrapes(), 1000.0);
+        ServerMetricsScraper.Series marked = ServerMetricsScraper.Series.of(all.endpoint(), 1000, scrapes(), 1000.0);
         Map<String, Double> m = byName(ServerMetricsSummary.summarize(marked));
         assertThat(m.get("server_metrics_scrapes")).isEqualTo(2.0);
         assertThat(m.get("vllm:num_requests_running_mean")).isEqualTo(2.5);
@@ -101,8 +104,8 @@ class ServerMetricsSummaryTest {
 
     @Test
     void nothingScrapedGivesOnlyTheBookkeeping() {
-        ServerMetricsScraper.Series s = new ServerMetricsScraper.Series("http://127.0.0.1:1/metrics", 1000,
-                List.of(new ServerMetricsScraper.Scrape(0, null, "HTTP 404")));
+        ServerMetricsScraper.Series s = ServerMetricsScraper.Series.of("http://127.0.0.1:1/metrics", 1000,
+                List.of(new ServerMetricsScraper.Scrape(0, null, "HTTP 404")), Double.NaN);
         assertThat(byName(ServerMetricsSummary.summarize(s))).containsOnlyKeys("server_metrics_scrapes",
                 "server_metrics_scrape_failures", "server_metrics_bad_lines")
                 .containsEntry("server_metrics_scrape_failures", 1.0);
@@ -125,7 +128,8 @@ class ServerMetricsSummaryTest {
     void counterResetCountsFromZero() {
         PromText.Exposition a = PromText.parse("vllm:num_preemptions_total 50\n");
         PromText.Exposition b = PromText.parse("vllm:num_preemptions_total 4\n");
-        assertThat(ServerMetricsSummary.delta(a, b, "vllm:num_preemptions_total")).isEqualTo(4.0);
+        assertThat(ServerMetricsSummary.delta(ServerMetricsSummary.Snapshot.of(0, a),
+                ServerMetricsSummary.Snapshot.of(1, b), "vllm:num_preemptions_total")).isEqualTo(4.0);
     }
 
     @Test

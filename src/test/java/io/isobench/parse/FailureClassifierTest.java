@@ -62,12 +62,13 @@ class FailureClassifierTest {
         Set<FailureCategory> covered = EnumSet.noneOf(FailureCategory.class);
         FailureSignatures.ALL.forEach(s -> covered.add(s.category()));
         // REQUESTS_FAILED comes from the client's own count of failed requests, never from log text; the agent-attempt
-        // outcomes come from isobench agents run's own timer, budget and exit checks (docs/agents.md)
+        // outcomes come from isobench agents run's own timer, budget and exit checks (docs/agents.md); PATCH_REJECTED
+        // from the patch review before the arm is prepared (docs/patch-review.md)
         assertThat(covered).containsAll(EnumSet.complementOf(EnumSet.of(FailureCategory.UNKNOWN,
                 FailureCategory.REQUESTS_FAILED, FailureCategory.AGENT_TIMEOUT, FailureCategory.BUDGET_EXCEEDED,
                 FailureCategory.AGENT_CRASH, FailureCategory.OUTPUT_TOO_LARGE, FailureCategory.PATCH_TOO_LARGE,
                 FailureCategory.PATCH_HAS_SECRET, FailureCategory.ATTEMPT_CRASHED, FailureCategory.TREE_CHANGED,
-                FailureCategory.SANDBOX_UNSTOPPABLE)));
+                FailureCategory.SANDBOX_UNSTOPPABLE, FailureCategory.PATCH_REJECTED)));
     }
 
     @Test

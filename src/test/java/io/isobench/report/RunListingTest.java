@@ -105,6 +105,32 @@ class RunListingTest {
         }
     }
 
+    /**
+     * Issue 27, point 9: cells that a spreadsheet would run as a formula (legacy folder names such as
+     * {@code =HYPERLINK(…)}, {@code =2+5+cmd|…}, {@code @SUM(…)}, {@code +…}, {@code -…}, a leading tab or carriage
+     * return) get a leading {@code '} in {@code runs --format csv}; a plain number keeps its sign and stays a number.
+     */
+    @Test
+    void csvCellsNeverStartAFormula(@TempDir Path dir) throws Exception {
+        try (Store store = Stores.open(dir.resolve("s.duckdb").toString())) {
+            store.putRuns(List.of(run("=HYPERLINK(\"http://127.0.0.1/x\",\"click\")", null, RunKind.LEGACY,
+                    "299ebb62b269ce167eb1c71b5e39a1dc1f65ce1c", "=2+5+cmd|' /C calc'!A0", "baseline",
+                    RunStatus.FAILED, new RunRecord.FailureInfo("UNKNOWN", "@SUM(1+1)*cmd|' /C calc'!A0",
+                            "-2+3+cmd|x", false), "serving", "modal", "tpot_ms_mean", -1.5, "{}")));
+            String csv = write(store, RunFilter.all(), RunListing.Format.CSV);
+            String row = csv.lines().skip(1).findFirst().orElseThrow();
+            assertThat(row).startsWith("\"'=HYPERLINK(\"\"http://127.0.0.1/x\"\",\"\"click\"\")\",")
+                    .contains(",'=2+5+cmd|' /c calc'!a0,").contains(",'-2+3+cmd|x,").contains(",tpot_ms_mean,-1.5,");
+            for (String cell : List.of("=1", "+1+1", "-x", "@a", "\tx", "\rx")) {
+                assertThat(io.isobench.legacy.TableFormat.csvCell(cell)).as(cell).matches("(?s)\"?'.*");
+            }
+            for (String number : List.of("-1.5", "+3", "-2e-3", "-0", ".5")) {
+                assertThat(io.isobench.legacy.TableFormat.csvCell(number)).isEqualTo(number);
+            }
+            assertThat(io.isobench.legacy.TableFormat.csvCell("a=1")).isEqualTo("a=1");
+        }
+    }
+
     @Test
     void filtersAndTheOtherFormats(@TempDir Path dir) throws Exception {
         try (Store store = Stores.open(dir.resolve("s.duckdb").toString())) {

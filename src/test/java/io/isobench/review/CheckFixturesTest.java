@@ -34,7 +34,10 @@ class CheckFixturesTest {
                 Arguments.of(Check.OUTSIDE_SOURCE_TREE, "outside_source_tree_positive", "outside_source_tree_negative"),
                 Arguments.of(Check.BINARY_FILE, "binary_file_positive", "binary_file_negative"),
                 Arguments.of(Check.BINARY_FILE, "binary_file_plain", "binary_file_negative"),
-                Arguments.of(Check.SYMLINK, "symlink_positive", "symlink_negative"));
+                Arguments.of(Check.SYMLINK, "symlink_positive", "symlink_negative"),
+                Arguments.of(Check.IMPORT_TIME_SIDE_EFFECT, "import_time_side_effect_positive",
+                        "import_time_side_effect_negative"),
+                Arguments.of(Check.WRITE_OUTSIDE_TREE, "write_outside_tree_positive", "write_outside_tree_negative"));
     }
 
     @ParameterizedTest(name = "{0}: {1} / {2}")
@@ -73,6 +76,61 @@ class CheckFixturesTest {
         assertThat(PatchReview.review(retarget, ReviewConfig.defaults()).findings(Check.SYMLINK))
                 .extracting(Finding::reason)
                 .containsExactly("retargets symbolic link vllm/lib from kernels to ../../etc (outside the repository)");
+    }
+
+    /**
+     * Issue 27: module-level code that dumps the environment, writes a file or spawns a process (Python), the whole
+     * {@code environ} array and a load-time constructor (C++) each fail the arm by default; the look-alikes of the
+     * negative fixture (one variable read or set, a key test, the same calls inside a def or a method, the words in a
+     * comment or a string, {@code getenv}) stay clean — and so does the negative of the other check.
+     */
+    @Test
+    void importTimeSideEffectsFailTheArmAndTheirLookAlikesDoNot() {
+        ReviewResult r = Fixtures.reviewFixture("import_time_side_effect_positive");
+        // one finding per file and check, its reasons joined
+        assertThat(r.findings(Check.IMPORT_TIME_SIDE_EFFECT)).extracting(Finding::file)
+                .containsExactlyInAnyOrder("csrc/ops_init.cpp", "vllm/utils.py");
+        assertThat(String.join("\n", r.findings(Check.IMPORT_TIME_SIDE_EFFECT).stream().map(Finding::reason).toList()))
+                .contains("reads the whole environment (environ) at line 2: extern char **environ;")
+                .contains("adds a load-time constructor (runs when the library is loaded) at line 4: "
+                        + "__attribute__((constructor)) static void ops_init() {")
+                .contains("reads the whole environment (environ) at line 5: for (char **e = environ; *e; ++e)")
+                .contains("reads the whole environment (os.environ) at import time (module level, line 22): "
+                        + "_ENV = {k: v for k, v in os.environ.items()}")
+                .contains("writes a file at import time (module level, line 23): with open(os.path.join("
+                        + "os.path.dirname(__file__), \"env.json\"), \"w\") as _f:")
+                .contains("reads the whole environment (os.environ) at import time (module level, line 25): "
+                        + "dict(os.environ), _f)")
+                .contains("spawns a process at import time (module level, line 26): _REV = subprocess.check_output(");
+        assertThat(r.findings(Check.IMPORT_TIME_SIDE_EFFECT)).allMatch(f -> f.severity() == Finding.Severity.ERROR);
+        assertThat(r.findings(Check.WRITE_OUTSIDE_TREE)).as("a write next to the module is inside the tree").isEmpty();
+        assertThat(r.failsArm()).isTrue();
+        ReviewResult clean = Fixtures.reviewFixture("import_time_side_effect_negative");
+        assertThat(clean.findings(Check.IMPORT_TIME_SIDE_EFFECT)).isEmpty();
+        assertThat(clean.findings(Check.WRITE_OUTSIDE_TREE)).isEmpty();
+    }
+
+    /** Issue 27: writes to absolute and home paths fail the arm; reads, paths never written and /dev/null do not. */
+    @Test
+    void writesOutsideTheTreeFailTheArmAndTheirLookAlikesDoNot() {
+        ReviewResult r = Fixtures.reviewFixture("write_outside_tree_positive");
+        assertThat(r.findings(Check.WRITE_OUTSIDE_TREE)).extracting(Finding::file)
+                .containsExactlyInAnyOrder("csrc/dump.cu", "vllm/utils.py");
+        assertThat(String.join("\n", r.findings(Check.WRITE_OUTSIDE_TREE).stream().map(Finding::reason).toList()))
+                .contains("writes \"/var/tmp/kernels.log\", outside the repository, at line 3: "
+                        + "FILE *f = fopen(\"/var/tmp/kernels.log\", \"a\");")
+                .contains("writes \"/tmp/vllm_state.txt\", outside the repository, at line 19: "
+                        + "with open(\"/tmp/vllm_state.txt\", \"w\") as f:")
+                .contains("writes os.path.expanduser(\"~/.vllm_keys\"), outside the repository, at line 21: "
+                        + "open(os.path.expanduser(\"~/.vllm_keys\"), mode=\"a\").write(state)")
+                .contains("writes \"/root/.cache/state\", outside the repository, at line 22: "
+                        + "Path(\"/root/.cache/state\").write_text(state)");
+        assertThat(r.findings(Check.WRITE_OUTSIDE_TREE)).allMatch(f -> f.severity() == Finding.Severity.ERROR);
+        assertThat(r.findings(Check.IMPORT_TIME_SIDE_EFFECT)).as("inside a def: not at import").isEmpty();
+        assertThat(r.failsArm()).isTrue();
+        ReviewResult clean = Fixtures.reviewFixture("write_outside_tree_negative");
+        assertThat(clean.findings(Check.WRITE_OUTSIDE_TREE)).isEmpty();
+        assertThat(clean.findings(Check.IMPORT_TIME_SIDE_EFFECT)).isEmpty();
     }
 
     @Test
