@@ -117,6 +117,9 @@ class MeasuredArmWallsIT {
                 "    mode: latency",
                 "    perf_command: python3 benchmarks/benchmark_latency.py --model toy-1m --batch-size 1"
                         + " --input-len 8 --output-len 4 --num-iters 3 --num-iters-warmup 1 --seed 0",
+                // the review flags this patch (IMPORT_TIME_SIDE_EFFECT, WRITE_OUTSIDE_TREE) and would reject it; only
+                // warned here, so that the patch is measured and the sandbox itself is what holds
+                "review: {fail_on: []}",
                 "agents:",
                 "  - name: dumper",
                 "    patches: {srv: dump.patch, lat: dump.patch}",
