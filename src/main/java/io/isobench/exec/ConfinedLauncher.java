@@ -2,7 +2,7 @@ package io.isobench.exec;
 
 import io.isobench.env.ArmWalls;
 import io.isobench.plan.Job;
-import io.isobench.proc.HostBridge;
+import io.isobench.proc.Door;
 import io.isobench.proc.ProcessGroup;
 import io.isobench.proc.Sandbox;
 import io.isobench.task.Confine;
@@ -30,9 +30,6 @@ final class ConfinedLauncher implements LocalExecutor.Launcher {
     private final Set<String> runnerSecrets;
     /** Open doors by the PGID of the server behind them. */
     private final Map<Long, Door> doors = new ConcurrentHashMap<>();
-
-    private record Door(HostBridge bridge, Path dir) {
-    }
 
     /**
      * @param confine       the suite's rule
@@ -71,22 +68,15 @@ final class ConfinedLauncher implements LocalExecutor.Launcher {
         if (!confines(job)) {
             return start(job, argv, log);
         }
-        Sandbox.Ids ids = Sandbox.runAs();
-        Path dir = Sandbox.bridgeDir(ids);
-        Sandbox.Bridge door = new Sandbox.Bridge(dir, port, Sandbox.java());
-        HostBridge bridge = null;
+        Door door = Door.open(port, Sandbox.runAs(), false);
         try {
-            bridge = HostBridge.open(port, door.hostSocket());
             ArmWalls walls = walls(job);
-            ProcessGroup pg = ProcessGroup.startMeasured(walls.argv(job.cwd(), argv, door), job.cwd(),
-                    walls.env(job.env()), log);
-            doors.put(pg.pgid(), new Door(bridge, dir));
+            ProcessGroup pg = ProcessGroup.startMeasured(walls.argv(job.cwd(), argv, door.sandboxSide(Sandbox.java())),
+                    job.cwd(), walls.env(job.env()), log);
+            doors.put(pg.pgid(), door);
             return pg;
         } catch (IOException | RuntimeException e) {
-            if (bridge != null) {
-                bridge.close();
-            }
-            Sandbox.deleteBridgeDir(dir);
+            door.close();
             throw e;
         }
     }
@@ -96,8 +86,7 @@ final class ConfinedLauncher implements LocalExecutor.Launcher {
         boolean gone = group.terminate(grace);
         Door d = doors.remove(group.pgid());
         if (d != null) {
-            d.bridge().close();
-            Sandbox.deleteBridgeDir(d.dir());
+            d.close();
         }
         return gone;
     }

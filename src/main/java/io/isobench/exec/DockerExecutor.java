@@ -6,7 +6,7 @@ import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
 import io.isobench.plan.GpuSlots;
 import io.isobench.plan.Job;
-import io.isobench.proc.HostBridge;
+import io.isobench.proc.Door;
 import io.isobench.proc.ProcessGroup;
 import io.isobench.proc.Sandbox;
 
@@ -185,10 +185,7 @@ final class DockerExecutor implements Executor {
         }
 
         /** Open doors by the PGID of the {@code docker run} client of the server behind them. */
-        private final Map<Long, Opened> doors = new java.util.concurrent.ConcurrentHashMap<>();
-
-        private record Opened(HostBridge bridge, Path dir) {
-        }
+        private final Map<Long, Door> doors = new java.util.concurrent.ConcurrentHashMap<>();
 
         @Override
         public ProcessGroup start(Job job, List<String> argv, Path log) throws IOException {
@@ -204,25 +201,20 @@ final class DockerExecutor implements Executor {
             if (!DockerConfig.NETWORK_NONE.equals(config.network())) {
                 return start(job, argv, log, null);
             }
-            Path dir = Sandbox.bridgeDir(null);
             // the container's user (the worktree's owner, or the image's) creates the socket there
-            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
-            HostBridge bridge = null;
+            Door opened = Door.open(port, null, true);
             try {
-                bridge = HostBridge.open(port, new Sandbox.Bridge(dir, port, Sandbox.java()).hostSocket());
-                ProcessGroup pg = start(job, argv, log, new Door(dir, port, Path.of(System.getProperty("java.home"))));
-                doors.put(pg.pgid(), new Opened(bridge, dir));
+                ProcessGroup pg = start(job, argv, log, new DoorMount(opened.dir(), port,
+                        Path.of(System.getProperty("java.home"))));
+                doors.put(pg.pgid(), opened);
                 return pg;
             } catch (IOException | RuntimeException e) {
-                if (bridge != null) {
-                    bridge.close();
-                }
-                Sandbox.deleteBridgeDir(dir);
+                opened.close();
                 throw e;
             }
         }
 
-        private ProcessGroup start(Job job, List<String> argv, Path log, Door door) throws IOException {
+        private ProcessGroup start(Job job, List<String> argv, Path log, DoorMount door) throws IOException {
             String name = containerName(job);
             removeContainer(name); // a leftover of an interrupted session
             Map<String, String> env = containerEnv(job);
@@ -260,10 +252,9 @@ final class DockerExecutor implements Executor {
             }
             removeContainer(name);
             boolean gone = group.terminate(grace) && !containerExists(name);
-            Opened d = doors.remove(group.pgid());
+            Door d = doors.remove(group.pgid());
             if (d != null) {
-                d.bridge().close();
-                Sandbox.deleteBridgeDir(d.dir());
+                d.close();
             }
             return gone;
         }
@@ -320,7 +311,7 @@ final class DockerExecutor implements Executor {
      * @param patch   an agent's patch, applied inside the container before the command; null for other arms
      */
     record Container(String image, String name, Path envFile, String user, List<Integer> gpuIds, Path patch,
-                     Door door) {
+                     DoorMount door) {
         Container(String image, String name, Path envFile, String user, List<Integer> gpuIds, Path patch) {
             this(image, name, envFile, user, gpuIds, patch, null);
         }
@@ -331,7 +322,7 @@ final class DockerExecutor implements Executor {
      * socket and {@code NetBridge}'s class file), the server's port inside, and the host's JDK mounted read-only at
      * {@link #JDK_IN_CONTAINER} to run the bridge.
      */
-    record Door(Path hostDir, int port, Path javaHome) {
+    record DoorMount(Path hostDir, int port, Path javaHome) {
     }
 
     /** Where the host's JDK is mounted (read-only) in a container that runs a server's door. */
@@ -366,7 +357,7 @@ final class DockerExecutor implements Executor {
         if (patch != null) {
             a.addAll(List.of("-v", patch + ":" + PATCH_IN_CONTAINER + ":ro"));
         }
-        Door door = container.door();
+        DoorMount door = container.door();
         if (door != null) {
             a.addAll(List.of("-v", door.hostDir() + ":" + Sandbox.NET_DIR, "-v", door.javaHome() + ":"
                     + JDK_IN_CONTAINER + ":ro"));

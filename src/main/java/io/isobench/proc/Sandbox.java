@@ -62,7 +62,7 @@ public final class Sandbox {
 
     /** Where a server's door folder appears inside the sandbox (in its private {@code /tmp}). */
     public static final Path NET_DIR = Path.of("/tmp/isobench-net");
-    private static final String SOCKET = "s";
+    static final String SOCKET = "s";
     private static final String CLASSES = "classes";
 
     /**

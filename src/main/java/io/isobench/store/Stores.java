@@ -37,7 +37,7 @@ public final class Stores {
     private static final List<String> MIGRATIONS = List.of("V1__init");
 
     private static final byte[] DUCKDB_MAGIC = "DUCK".getBytes(StandardCharsets.US_ASCII);
-    private static final Pattern URL_PASSWORD = Pattern.compile("(?i)(password=)[^&;]*");
+    private static final Pattern URL_PASSWORD = Pattern.compile("(?i)(password=)[^&;\\s]*");
     /** user:password@ of a URL; the password may hold '/' and '@' (unencoded): up to the token's last '@'. */
     private static final Pattern URL_USERINFO = Pattern.compile("(//[^/:@\\s]*:)\\S*@");
 

@@ -83,7 +83,7 @@ class DockerRunGoldenTest {
         for (String jobId : List.of("310aca88/agent:claude_code/r0", "660470e5/baseline/r0")) {
             Job j = plan.jobs().stream().filter(x -> x.jobId().equals(jobId)).findFirst().orElseThrow();
             // a server (the baseline's) gets its door: the network is none, the bridge runs in front of its argv
-            DockerExecutor.Door door = j.serving() ? new DockerExecutor.Door(Path.of("/tmp/isobench-net-0"), 18000,
+            DockerExecutor.DoorMount door = j.serving() ? new DockerExecutor.DoorMount(Path.of("/tmp/isobench-net-0"), 18000,
                     Path.of("/opt/jdk-21")) : null;
             List<String> argv = DockerExecutor.runArgv(fake, "devices", j, resolved(j),
                     new DockerExecutor.Container(fake.image(j.taskId(), j.arm().label(), null), DockerExecutor.containerName(j),

@@ -179,15 +179,15 @@ class SandboxTest {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = s.getLocalPort();
         }
-        Path door = Sandbox.bridgeDir(Sandbox.runAs());
-        Sandbox.Bridge bridge = new Sandbox.Bridge(door, port, Sandbox.java());
         Files.writeString(tree.resolve("index.html"), "hello from the sandbox");
         Sandbox.handOver(Sandbox.runAs(), List.of(tree));
         Path log = dir.resolve("server.log");
         List<String> server = List.of("python3", "-m", "http.server", "--bind", "127.0.0.1", Integer.toString(port));
-        try (HostBridge host = HostBridge.open(port, bridge.hostSocket())) {
-            ProcessGroup pg = ProcessGroup.startMeasured(Sandbox.argv(spec(bridge), server), tree,
-                    Map.of("PATH", "/usr/bin:/bin"), log);
+        Path folder;
+        try (Door door = Door.open(port, Sandbox.runAs(), false)) {
+            folder = door.dir();
+            ProcessGroup pg = ProcessGroup.startMeasured(Sandbox.argv(spec(door.sandboxSide(Sandbox.java())), server),
+                    tree, Map.of("PATH", "/usr/bin:/bin"), log);
             try {
                 String body = null;
                 long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
@@ -206,10 +206,8 @@ class SandboxTest {
             } finally {
                 assertThat(pg.terminate(Duration.ofSeconds(5))).isTrue();
             }
-        } finally {
-            Sandbox.deleteBridgeDir(door);
         }
-        assertThat(door).doesNotExist();
+        assertThat(folder).doesNotExist();
     }
 
     /** {@code GET /index.html} on the host's loopback; the body, or null when nothing answered. */
