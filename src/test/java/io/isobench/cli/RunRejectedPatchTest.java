@@ -33,6 +33,7 @@ class RunRejectedPatchTest {
 
     @Test
     void aPatchTheReviewFailsIsNeverAppliedNorMeasured() throws Exception {
+        io.isobench.SharedData.requireSandbox();
         Path repo = dir.resolve("repo");
         ToyRepo.build(repo);
         // the agent's patch: a 1 MiB file of zeros, as git diff --binary writes it (a few KB of patch)
