@@ -199,7 +199,8 @@ public final class Sandbox {
      * The caller deletes it when the server is gone ({@link #deleteBridgeDir}).
      */
     public static Path bridgeDir(Ids ids) throws IOException {
-        Path dir = Files.createTempDirectory("isobench-net-");
+        removeStaleBridgeDirs();
+        Path dir = Files.createTempDirectory(BRIDGE_PREFIX + ProcessHandle.current().pid() + "-");
         Path file = dir.resolve(CLASSES).resolve(NetBridge.class.getName().replace('.', '/') + ".class");
         Files.createDirectories(file.getParent());
         try (InputStream in = NetBridge.class.getResourceAsStream(NetBridge.class.getSimpleName() + ".class")) {
@@ -210,6 +211,32 @@ public final class Sandbox {
         }
         handOver(ids, List.of(dir));
         return dir;
+    }
+
+    private static final String BRIDGE_PREFIX = "isobench-net-";
+    private static final java.util.regex.Pattern BRIDGE_NAME = java.util.regex.Pattern.compile(
+            "isobench-net-(\\d+)-\\d+");
+
+    /**
+     * Deletes the door folders that isobench processes no longer alive left in the temporary folder (one killed with
+     * SIGKILL cannot delete its own): a folder is named after its process's pid, and only one of this user's whose pid
+     * names no live process is cleared.
+     */
+    static void removeStaleBridgeDirs() {
+        Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+        try (Stream<Path> s = Files.list(tmp)) {
+            for (Path p : s.toList()) {
+                java.util.regex.Matcher m = BRIDGE_NAME.matcher(p.getFileName().toString());
+                if (m.matches() && Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+                        && Files.getOwner(p, java.nio.file.LinkOption.NOFOLLOW_LINKS).getName()
+                        .equals(System.getProperty("user.name"))
+                        && ProcessHandle.of(Long.parseLong(m.group(1))).map(h -> !h.isAlive()).orElse(true)) {
+                    deleteBridgeDir(p);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // a temporary folder: what cannot be listed now is cleared next time
+        }
     }
 
     /** Deletes a server's door folder (its socket, class file and folders). */

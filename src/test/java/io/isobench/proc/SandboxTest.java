@@ -210,6 +210,26 @@ class SandboxTest {
         assertThat(folder).doesNotExist();
     }
 
+    @Test
+    void aKilledIsobenchsDoorFolderIsClearedByTheNextDoor() throws Exception {
+        Process gone = new ProcessBuilder("true").start();
+        gone.waitFor();
+        Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+        Path stale = Files.createDirectories(tmp.resolve("isobench-net-" + gone.pid() + "-42"));
+        Files.writeString(stale.resolve("s"), "left by a SIGKILLed isobench");
+        Path live = Files.createDirectories(tmp.resolve("isobench-net-" + ProcessHandle.current().pid() + "-43"));
+        Path fresh = Sandbox.bridgeDir(null);
+        try {
+            assertThat(stale).doesNotExist();
+            assertThat(live).as("a live process's door").exists();
+            assertThat(fresh.getFileName().toString()).startsWith("isobench-net-" + ProcessHandle.current().pid() + "-");
+        } finally {
+            Sandbox.deleteBridgeDir(fresh);
+            Sandbox.deleteBridgeDir(live);
+            Sandbox.deleteBridgeDir(stale);
+        }
+    }
+
     /** {@code GET /index.html} on the host's loopback; the body, or null when nothing answered. */
     private static String get(int port) {
         try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
