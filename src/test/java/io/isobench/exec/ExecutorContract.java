@@ -80,7 +80,10 @@ public abstract class ExecutorContract {
     protected Path workRoot() throws IOException {
         Path base = Path.of("target", "contract").toAbsolutePath();
         Files.createDirectories(base);
-        return Files.createTempDirectory(base, getClass().getSimpleName() + "-");
+        // others may enter it (755): the local executor confines every arm as uid 65534 when the tests run as root
+        Path dir = Files.createTempDirectory(base, getClass().getSimpleName() + "-");
+        Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        return dir;
     }
 
     /** Executor-side leftovers (containers, cluster jobs) of jobs whose cwd is under {@code workRoot}. */
@@ -297,9 +300,11 @@ public abstract class ExecutorContract {
                 "    perf_command: python3 benchmarks/benchmark_latency.py --model toy-1m --batch-size 1 --input-len 16"
                         + " --output-len 16 --num-iters 60 --num-iters-warmup 1 --seed 0",
                 "    correctness: {prompts: 2, max_tokens: 8, tolerance: 0.0}",
-                // the executor is under test, not the statistics: no A/A arm
-                "run: {rounds: 3, seed: 7, aa: false, warmup_requests: 0, timeouts: {server_start_s: 60, run_s: 120,"
-                        + " build_s: 60}}",
+                // the executor is under test, not the statistics: no A/A arm; unconfined, so that the local job
+                // outlives the killed orchestrator as a cluster's would (a confined one dies with it:
+                // SandboxTest.aConfinedCommandDiesWithItsParent) and the resume's reaping is what is tested
+                "run: {rounds: 3, seed: 7, aa: false, warmup_requests: 0, confine: {arms: off},"
+                        + " timeouts: {server_start_s: 60, run_s: 120, build_s: 60}}",
                 ""));
         String db = root.resolve("db.duckdb").toString();
         String work = root.resolve("work").toString();

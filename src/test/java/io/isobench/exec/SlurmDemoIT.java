@@ -114,9 +114,11 @@ class SlurmDemoIT {
             assertThat(after).hasSize(jobs);
             assertThat(after.stream().map(RunRecord::runId).distinct()).hasSize(jobs);
             assertThat(after).noneMatch(r -> r.status() == RunRecord.RunStatus.NOT_RUN);
-            // runs that reached the executor = Slurm submissions (the delta arms fail in their environments)
+            // runs that reached the executor = Slurm submissions (the delta arms fail in their environments, and an
+            // arm the review rejects is never prepared)
             long executed = after.stream().filter(r -> r.failure() == null
-                    || !List.of("PATCH_FAILED", "EMPTY_PATCH").contains(r.failure().category())).count();
+                    || !List.of("PATCH_FAILED", "EMPTY_PATCH", "PATCH_REJECTED").contains(r.failure().category()))
+                    .count();
             assertThat(submissions).isEqualTo((int) executed + accuracy.size());
             // a measured serving run on Slurm: the server's /metrics scraped from this host, the warm-up marked
             RunRecord served = after.stream().filter(r -> r.runId().startsWith(session + "/tpot/")

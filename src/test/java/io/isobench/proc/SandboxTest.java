@@ -154,6 +154,26 @@ class SandboxTest {
         assertThat(leftovers(marker)).as("processes of the sandbox still alive").isZero();
     }
 
+    @Test
+    void aConfinedCommandDiesWithItsParent() throws Exception {
+        String marker = "isobench-sandbox-orphan-" + System.nanoTime();
+        List<String> argv = new ArrayList<>(List.of("sh", "-c", "\"$@\" & wait", "sh"));
+        argv.addAll(Sandbox.argv(spec(null), List.of("sh", "-c", "exec sleep 300 " + marker)));
+        Process parent = new ProcessBuilder(argv).directory(tree.toFile()).start();
+        long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (leftovers(marker) == 0 && System.nanoTime() < end) {
+            Thread.sleep(50);
+        }
+        assertThat(leftovers(marker)).as("the confined command runs").isPositive();
+        parent.destroyForcibly(); // SIGKILL: like an isobench killed mid-run
+        parent.waitFor();
+        end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (leftovers(marker) > 0 && System.nanoTime() < end) {
+            Thread.sleep(100);
+        }
+        assertThat(leftovers(marker)).as("a confined command outlived its killed parent").isZero();
+    }
+
     /** Live processes whose command line holds {@code marker}. */
     private static long leftovers(String marker) {
         return ProcessHandle.allProcesses().filter(p -> p.info().arguments().map(a -> String.join(" ", a)
