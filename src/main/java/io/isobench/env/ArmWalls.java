@@ -23,17 +23,21 @@ import java.util.Set;
  * @param passEnv       names of isobench's environment passed beyond the allowlist ({@code run.confine.pass_env})
  * @param runnerSecrets the agents' runner secrets: never passed
  * @param writable      folders beyond the arm's own that it may write ({@code run.confine.writable})
+ * @param readable      folders the arm's commands read that may lie under the host's {@code /tmp} (the suite's
+ *                      folder); the work folder ({@code WORKDIR} of {@code WORKDIR/envs/TASK/ARM}) and the
+ *                      worktree's git folder are added by rule
  */
 public record ArmWalls(boolean confined, boolean network, List<String> passEnv, Set<String> runnerSecrets,
-                       List<String> writable) {
+                       List<String> writable, List<Path> readable) {
 
     /** No sandbox, the allowlisted environment with nothing passed beyond it. */
-    public static final ArmWalls OPEN = new ArmWalls(false, true, List.of(), Set.of(), List.of());
+    public static final ArmWalls OPEN = new ArmWalls(false, true, List.of(), Set.of(), List.of(), List.of());
 
     public ArmWalls {
         passEnv = List.copyOf(passEnv);
         runnerSecrets = Set.copyOf(runnerSecrets);
         writable = List.copyOf(writable);
+        readable = List.copyOf(readable);
     }
 
     /** The whole environment of a command with the job's own variables {@code job}. */
@@ -69,6 +73,43 @@ public record ArmWalls(boolean confined, boolean network, List<String> passEnv, 
         Sandbox.handOver(ids, own);
         List<Path> all = new ArrayList<>(own);
         writable.forEach(w -> all.add(Path.of(w)));
-        return Sandbox.argv(new Sandbox.Spec(cwd, all, network, bridge, Sandbox.gpuDevices(), ids), command);
+        return Sandbox.argv(new Sandbox.Spec(cwd, all, network, bridge, Sandbox.gpuDevices(), ids, seen(cwd)),
+                command);
+    }
+
+    /**
+     * What the sandbox's private {@code /tmp} must not hide: the work folder (checkpoints and datasets a setup step
+     * made there), the worktree's git folder (a build that asks git), and {@link #readable}; read-only.
+     */
+    List<Path> seen(Path worktree) {
+        List<Path> out = new ArrayList<>();
+        Path envs = worktree.getParent() == null ? null : worktree.getParent().getParent();
+        if (envs != null && envs.getFileName() != null && envs.getFileName().toString().equals("envs")
+                && envs.getParent() != null) {
+            out.add(envs.getParent());
+        }
+        gitCommonDir(worktree).ifPresent(out::add);
+        out.addAll(readable);
+        return out;
+    }
+
+    /** The git folder a worktree's {@code .git} file points into ({@code gitdir: REPO/.git/worktrees/NAME}). */
+    static Optional<Path> gitCommonDir(Path worktree) {
+        Path dotGit = worktree.resolve(".git");
+        try {
+            if (!java.nio.file.Files.isRegularFile(dotGit, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+                    || java.nio.file.Files.size(dotGit) > 4096) {
+                return Optional.empty();
+            }
+            String line = java.nio.file.Files.readString(dotGit).strip();
+            if (!line.startsWith("gitdir: ")) {
+                return Optional.empty();
+            }
+            Path gitdir = worktree.resolve(line.substring("gitdir: ".length())).normalize();
+            Path common = gitdir.getParent() == null ? null : gitdir.getParent().getParent();
+            return Optional.ofNullable(common);
+        } catch (IOException | java.nio.file.InvalidPathException e) {
+            return Optional.empty();
+        }
     }
 }

@@ -28,21 +28,24 @@ final class ConfinedLauncher implements LocalExecutor.Launcher {
 
     private final Confine confine;
     private final Set<String> runnerSecrets;
+    private final List<Path> readable;
     /** Open doors by the PGID of the server behind them. */
     private final Map<Long, Door> doors = new ConcurrentHashMap<>();
 
     /**
      * @param confine       the suite's rule
      * @param runnerSecrets names of the agents' runner secrets: never passed to a measured process
+     * @param readable      folders the arms' commands read beyond the work folder (the suite's folder)
      */
-    ConfinedLauncher(Confine confine, Set<String> runnerSecrets) {
+    ConfinedLauncher(Confine confine, Set<String> runnerSecrets, List<Path> readable) {
         this.confine = confine;
         this.runnerSecrets = Set.copyOf(runnerSecrets);
+        this.readable = List.copyOf(readable);
     }
 
     /** No sandbox, the allowlisted environment only (lint runs, suites with {@code run.confine.arms: off}). */
     static ConfinedLauncher unconfined() {
-        return new ConfinedLauncher(Confine.DEFAULT.withArms(Confine.Arms.OFF), Set.of());
+        return new ConfinedLauncher(Confine.DEFAULT.withArms(Confine.Arms.OFF), Set.of(), List.of());
     }
 
     /** Whether {@code job}'s arm runs in the sandbox. */
@@ -98,12 +101,12 @@ final class ConfinedLauncher implements LocalExecutor.Launcher {
 
     /** The walls of {@code job}'s measured commands. */
     ArmWalls walls(Job job) {
-        return new ArmWalls(confines(job), false, confine.passEnv(), runnerSecrets, confine.writable());
+        return new ArmWalls(confines(job), false, confine.passEnv(), runnerSecrets, confine.writable(), readable);
     }
 
     /** The walls of an arm's build step: as its measured commands', with the host's network if the suite says so. */
     ArmWalls buildWalls(boolean agentArm) {
         return new ArmWalls(confine.confines(agentArm), confine.buildNetwork(), confine.passEnv(), runnerSecrets,
-                confine.writable());
+                confine.writable(), readable);
     }
 }

@@ -11,6 +11,7 @@ import io.isobench.task.Suite;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -77,7 +78,7 @@ public final class Executors {
      */
     static LocalExecutor.Launcher launcher(Suite suite) {
         if (suite == null) {
-            return new ConfinedLauncher(io.isobench.task.Confine.DEFAULT, java.util.Set.of());
+            return new ConfinedLauncher(io.isobench.task.Confine.DEFAULT, java.util.Set.of(), List.of());
         }
         java.util.Set<String> secrets = new java.util.TreeSet<>();
         for (io.isobench.task.AgentSpec a : suite.agents()) {
@@ -85,7 +86,12 @@ public final class Executors {
                 secrets.addAll(a.runner().secrets());
             }
         }
-        return new ConfinedLauncher(suite.run().confine(), secrets);
+        List<Path> readable = new ArrayList<>();
+        if (suite.file() != null && suite.file().toAbsolutePath().getParent() != null) {
+            readable.add(suite.file().toAbsolutePath().getParent()); // accuracy scripts, probes: {suite_dir}
+        }
+        suite.engine().local().ifPresent(repo -> readable.add(repo.toAbsolutePath().normalize()));
+        return new ConfinedLauncher(suite.run().confine(), secrets, readable);
     }
 
     private static Executor kubernetes(Suite suite) {

@@ -74,12 +74,20 @@ public final class Sandbox {
      * @param bridge   a server's door; null for commands that are not servers
      * @param devices  device nodes bound in (GPUs)
      * @param runAs    the uid and gid to run as when isobench is root; null: isobench's own user
+     * @param readable folders bound read-only again after the private {@code /tmp} is mounted (the work folder, the
+     *                 repository's git folder, the suite's folder: they may lie under the host's {@code /tmp})
      */
     public record Spec(Path cwd, List<Path> writable, boolean network, Bridge bridge, List<Path> devices,
-                       Ids runAs) {
+                       Ids runAs, List<Path> readable) {
         public Spec {
             writable = List.copyOf(writable);
             devices = List.copyOf(devices);
+            readable = List.copyOf(readable);
+        }
+
+        /** Nothing bound read-only beyond the host's own view. */
+        public Spec(Path cwd, List<Path> writable, boolean network, Bridge bridge, List<Path> devices, Ids runAs) {
+            this(cwd, writable, network, bridge, devices, runAs, List.of());
         }
     }
 
@@ -104,6 +112,9 @@ public final class Sandbox {
                 "--tmpfs", "/tmp", "--tmpfs", "/dev/shm", "--tmpfs", "/run"));
         if (!Files.isSymbolicLink(Path.of("/var/run")) && Files.isDirectory(Path.of("/var/run"))) {
             a.addAll(List.of("--tmpfs", "/var/run"));
+        }
+        for (Path r : spec.readable()) {
+            a.addAll(List.of("--ro-bind-try", r.toString(), r.toString()));
         }
         for (Path d : spec.devices()) {
             a.addAll(List.of("--dev-bind-try", d.toString(), d.toString()));

@@ -159,12 +159,14 @@ class SandboxTest {
         String marker = "isobench-sandbox-orphan-" + System.nanoTime();
         List<String> argv = new ArrayList<>(List.of("sh", "-c", "\"$@\" & wait", "sh"));
         argv.addAll(Sandbox.argv(spec(null), List.of("sh", "-c", "exec sleep 300 " + marker)));
-        Process parent = new ProcessBuilder(argv).directory(tree.toFile()).start();
+        Path out = dir.resolve("parent.log");
+        Process parent = new ProcessBuilder(argv).directory(tree.toFile()).redirectErrorStream(true)
+                .redirectOutput(out.toFile()).start();
         long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         while (leftovers(marker) == 0 && System.nanoTime() < end) {
             Thread.sleep(50);
         }
-        assertThat(leftovers(marker)).as("the confined command runs").isPositive();
+        assertThat(leftovers(marker)).as("the confined command runs: " + Files.readString(out)).isPositive();
         parent.destroyForcibly(); // SIGKILL: like an isobench killed mid-run
         parent.waitFor();
         end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
@@ -174,10 +176,11 @@ class SandboxTest {
         assertThat(leftovers(marker)).as("a confined command outlived its killed parent").isZero();
     }
 
-    /** Live processes whose command line holds {@code marker}. */
+    /** Live {@code sleep} processes whose arguments hold {@code marker} (the sandboxes' own processes aside). */
     private static long leftovers(String marker) {
-        return ProcessHandle.allProcesses().filter(p -> p.info().arguments().map(a -> String.join(" ", a)
-                .contains(marker)).orElse(false)).count();
+        return ProcessHandle.allProcesses().filter(p -> p.info().command().map(c -> c.endsWith("/sleep"))
+                .orElse(false) && p.info().arguments().map(a -> String.join(" ", a).contains(marker)).orElse(false))
+                .count();
     }
 
     @Test
