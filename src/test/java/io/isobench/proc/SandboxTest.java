@@ -141,11 +141,14 @@ class SandboxTest {
     void nothingOutlivesTheSandbox() throws Exception {
         String marker = "isobench-sandbox-leftover-" + System.nanoTime();
         Path log = dir.resolve("leftover.log");
-        // a child that leaves the process group (setsid) and ignores SIGTERM, then the command exits at once
+        // a child that leaves the process group (setsid), ignores SIGTERM and says it started; the command exits
+        String child = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN);"
+                + " open('started', 'w').close(); time.sleep(300)";
         ProcessGroup pg = ProcessGroup.startMeasured(Sandbox.argv(spec(null), List.of("sh", "-c",
-                "setsid sh -c 'trap \"\" TERM; exec sleep 300 " + marker + "' >/dev/null 2>&1 & sleep 0.3; exit 0")),
-                tree, Map.of("PATH", "/usr/bin:/bin"), log);
+                "setsid python3 -c \"$0\" \"$1\" >/dev/null 2>&1 & while [ ! -e started ]; do sleep 0.05; done; exit 0",
+                child, marker)), tree, Map.of("PATH", "/usr/bin:/bin"), log);
         assertThat(pg.waitFor(Duration.ofSeconds(30))).as(ProcessGroup.readLog(log)).isZero();
+        assertThat(tree.resolve("started")).as("the escaping child ran").exists();
         pg.terminate(Duration.ofSeconds(2));
         long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (leftovers(marker) > 0 && System.nanoTime() < end) {
@@ -158,7 +161,7 @@ class SandboxTest {
     void aConfinedCommandDiesWithItsParent() throws Exception {
         String marker = "isobench-sandbox-orphan-" + System.nanoTime();
         List<String> argv = new ArrayList<>(List.of("sh", "-c", "\"$@\" & wait", "sh"));
-        argv.addAll(Sandbox.argv(spec(null), List.of("sh", "-c", "exec sleep 300 " + marker)));
+        argv.addAll(Sandbox.argv(spec(null), List.of("python3", "-c", "import time; time.sleep(300)", marker)));
         Path out = dir.resolve("parent.log");
         Process parent = new ProcessBuilder(argv).directory(tree.toFile()).redirectErrorStream(true)
                 .redirectOutput(out.toFile()).start();
@@ -176,9 +179,9 @@ class SandboxTest {
         assertThat(leftovers(marker)).as("a confined command outlived its killed parent").isZero();
     }
 
-    /** Live {@code sleep} processes whose arguments hold {@code marker} (the sandboxes' own processes aside). */
+    /** Live Python processes whose arguments hold {@code marker} (the sandboxes' own processes aside). */
     private static long leftovers(String marker) {
-        return ProcessHandle.allProcesses().filter(p -> p.info().command().map(c -> c.endsWith("/sleep"))
+        return ProcessHandle.allProcesses().filter(p -> p.info().command().map(c -> c.contains("python"))
                 .orElse(false) && p.info().arguments().map(a -> String.join(" ", a).contains(marker)).orElse(false))
                 .count();
     }
