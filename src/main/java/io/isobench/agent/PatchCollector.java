@@ -152,14 +152,7 @@ public final class PatchCollector {
      */
     private static long stream(Path dir, Map<String, String> env, OutputStream out, long maxBytes, String... args)
             throws IOException {
-        List<String> argv = new ArrayList<>();
-        argv.add("git");
-        argv.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(argv).directory(dir.toFile());
-        pb.environment().putAll(env);
-        pb.environment().put("GIT_CONFIG_NOSYSTEM", "1");
-        pb.environment().put("GIT_TERMINAL_PROMPT", "0");
-        Process p = pb.start();
+        Process p = SealedRepo.startGit(dir, env, args);
         p.getOutputStream().close();
         CompletableFuture<byte[]> err = new CompletableFuture<>();
         Thread.ofVirtual().start(() -> err.complete(head(p.getErrorStream())));

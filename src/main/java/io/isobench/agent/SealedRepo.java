@@ -61,8 +61,8 @@ public record SealedRepo(Path worktree, Path pristine, String commit) {
         }
     }
 
-    /** Runs git with {@code args} in {@code dir}; its stdout, or an error with its output. */
-    static String git(Path dir, Map<String, String> env, String... args) throws IOException {
+    /** Starts git with {@code args} in {@code dir}: no system config, never a prompt, stdin closed by the caller. */
+    static Process startGit(Path dir, Map<String, String> env, String... args) throws IOException {
         List<String> argv = new ArrayList<>();
         argv.add("git");
         argv.addAll(List.of(args));
@@ -70,8 +70,12 @@ public record SealedRepo(Path worktree, Path pristine, String commit) {
         pb.environment().putAll(env);
         pb.environment().put("GIT_CONFIG_NOSYSTEM", "1");
         pb.environment().put("GIT_TERMINAL_PROMPT", "0");
-        pb.redirectErrorStream(false);
-        Process p = pb.start();
+        return pb.start();
+    }
+
+    /** Runs git with {@code args} in {@code dir}; its stdout, or an error with its output. */
+    static String git(Path dir, Map<String, String> env, String... args) throws IOException {
+        Process p = startGit(dir, env, args);
         p.getOutputStream().close();
         byte[] errBytes;
         byte[] out;
