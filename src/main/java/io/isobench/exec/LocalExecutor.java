@@ -1,5 +1,10 @@
 package io.isobench.exec;
 
+import io.isobench.Arm;
+import io.isobench.env.ArmSetup;
+import io.isobench.env.Environment;
+import io.isobench.env.Worktrees;
+import io.isobench.plan.ArmSpec;
 import io.isobench.probe.Clients;
 import io.isobench.probe.Greedy;
 import io.isobench.probe.ServingClient;
@@ -26,6 +31,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Runs jobs on this machine. Offline modes: the benchmark command in its own process group, its output parsed.
@@ -43,6 +49,12 @@ final class LocalExecutor implements Executor {
     private final io.isobench.plan.GpuSlots gpus;
     /** How a command is started and torn down: a process group here, a container for the docker executor. */
     private final Launcher launcher;
+    /**
+     * The tracked state of each arm prepared here (after its patch, recipes and build): every job of the arm checks
+     * it before and after it runs, so a run that rewrote the arm's own code or benchmark (a server at import time, a
+     * benchmark script) fails as {@code TREE_CHANGED} instead of measuring something else (docs/security.md).
+     */
+    private final Map<Path, String> prepared = new ConcurrentHashMap<>();
 
     /**
      * Starts and stops one job's command. The local launcher runs it in its own process group; another (docker)
@@ -112,22 +124,15 @@ final class LocalExecutor implements Executor {
 
     /** The arm's environment as every executor makes it, its build step inside the launcher's walls. */
     @Override
-    public io.isobench.env.Environment prepare(io.isobench.plan.ArmSpec arm, Path repo, io.isobench.env.ArmSetup setup) {
-        io.isobench.env.ArmSetup walled = launcher instanceof ConfinedLauncher c
-                ? setup.withWalls(c.buildWalls(io.isobench.Arm.fromLabel(arm.arm()).kind() == io.isobench.Arm.Kind.AGENT)) : setup;
-        io.isobench.env.Environment e = Executor.super.prepare(arm, repo, walled);
+    public Environment prepare(ArmSpec arm, Path repo, ArmSetup setup) {
+        ArmSetup walled = launcher instanceof ConfinedLauncher c
+                ? setup.withWalls(c.buildWalls(Arm.fromLabel(arm.arm()).kind() == Arm.Kind.AGENT)) : setup;
+        Environment e = Executor.super.prepare(arm, repo, walled);
         if (e.ready() && e.path() != null && Files.exists(e.path().resolve(".git"))) {
-            io.isobench.env.Worktrees.trackedState(e.path()).ifPresent(h -> prepared.put(key(e.path()), h));
+            Worktrees.trackedState(e.path()).ifPresent(h -> prepared.put(key(e.path()), h));
         }
         return e;
     }
-
-    /**
-     * The tracked state of each arm prepared here (after its patch, recipes and build): every job of the arm checks
-     * it before and after it runs, so a run that rewrote the arm's own code or benchmark (a server at import time, a
-     * benchmark script) fails as {@code TREE_CHANGED} instead of measuring something else (docs/security.md).
-     */
-    private final Map<Path, String> prepared = new java.util.concurrent.ConcurrentHashMap<>();
 
     private static Path key(Path worktree) {
         return worktree.toAbsolutePath().normalize();
@@ -142,7 +147,7 @@ final class LocalExecutor implements Executor {
         if (want == null) {
             return null;
         }
-        String now = io.isobench.env.Worktrees.trackedState(job.cwd()).orElse("unknown");
+        String now = Worktrees.trackedState(job.cwd()).orElse("unknown");
         if (want.equals(now)) {
             return null;
         }
@@ -572,7 +577,7 @@ final class LocalExecutor implements Executor {
      */
     static Path logFile(Path cwd, String prefix) throws IOException {
         if (cwd != null && Files.exists(cwd.resolve(".git"))) {
-            Path scratch = Files.createDirectories(io.isobench.env.Worktrees.scratch(cwd));
+            Path scratch = Files.createDirectories(Worktrees.scratch(cwd));
             return Files.createTempFile(scratch, prefix, ".log");
         }
         return Files.createTempFile("isobench-" + prefix, ".log");
