@@ -128,11 +128,18 @@ final class Extractor {
         int i = 0;
         for (JsonNode entry : results) {
             if (entry.isObject()) {
-                runs.addAll(modalArms(det, entry, null, i, RunKind.LEGACY_SUPERSEDED, true));
+                // final until Attempts.resolve has seen every attempt of the commit in the store
+                runs.addAll(modalArms(det, entry, null, i, RunKind.LEGACY_ATTEMPT, true));
             }
             i++;
         }
-        runs.forEach(r -> r.notes.add("superseded attempt from a progress log (" + text(root, "timestamp") + ")"));
+        // the invocation's start: the time of each of its attempts the source has (attempt_at)
+        java.time.Instant at = Timestamps.parse(text(root, "timestamp"));
+        for (RunDraft r : runs) {
+            r.startedAt = at;
+            r.extra.put(Attempts.INDEX, r.index);
+            r.notes.add("attempt from a progress log (" + text(root, "timestamp") + ")");
+        }
         return new Extracted(runs, null, "modal", List.of());
     }
 

@@ -118,6 +118,12 @@ public final class LegacyImporter {
             batch.fileDone();
         }
         batch.flush();
+        Attempts.Outcome attempts = Attempts.resolve(store);
+        if (attempts.supersededAttempts() + attempts.finalAttempts() > 0) {
+            note("isobench: progress-log attempts in the store: " + attempts.finalAttempts() + " final, "
+                    + attempts.supersededAttempts() + " superseded by a later attempt of the same commit"
+                    + " (`isobench runs --all-attempts` lists them)");
+        }
         for (LegacyTree.Skipped sk : walk.skipped()) {
             outcomes.add(new ImportSummary.FileOutcome(LegacyTree.canonicalPath(absRoot, sk.path()), LegacyFormat.OTHER.id(),
                     ImportSummary.Outcome.SKIPPED, sk.reason(), 0));

@@ -35,17 +35,19 @@ final class FailuresPage extends HtmlPage {
             for (int i = 0; i < fc.size(); i++) {
                 var f = fc.get(i);
                 cats.add(f.category());
-                v[i] = new long[] {f.baselineRuns(), f.humanRuns(), f.agentRuns()};
+                v[i] = new long[] {f.baselineRuns(), f.humanRuns(), f.agentRuns(), f.noArmRuns()};
             }
             b.append(Svg.stacked("Failed runs by category and arm", "failed runs (count)", "category", cats,
-                    List.of("baseline", "human", "agent"), List.of(Html.BASELINE, Html.HUMAN, Html.AGENTS[0]), v));
-            b.append("<table id=\"failure-table\">\n").append(th("category", "runs", "baseline", "human", "agent",
+                    List.of("baseline", "human", "agent", "no arm (harness)"),
+                    List.of(Html.BASELINE, Html.HUMAN, Html.AGENTS[0], Html.NO_ARM), v));
+            b.append("<table id=\"failure-table\">\n").append(th("category", "runs", "baseline", "human", "agent", "no arm",
                     "retry", "fixable", "agent outcome", "example evidence", "example commits"));
             for (var f : fc) {
                 FailureCategory c = Html.category(f.category());
                 b.append("<tr data-category=\"").append(esc(f.category())).append("\"><td><code>")
                         .append(esc(f.category())).append("</code></td>").append(td(f.runs()))
                         .append(td(f.baselineRuns())).append(td(f.humanRuns())).append(td(f.agentRuns()))
+                        .append(td(f.noArmRuns()))
                         .append(td(c == null ? "?" : c.retry().label()))
                         .append(td(c == null ? "?" : c.fixable() ? "yes" : "no"))
                         .append(td(c == null ? "?" : c.agentOutcome() ? "yes" : "no"))

@@ -19,6 +19,8 @@ final class Html {
     /** Okabe-Ito: distinguishable with the common colour-vision deficiencies. */
     static final String BASELINE = "#0072B2";
     static final String HUMAN = "#E69F00";
+    /** Failures charged to no arm (the old harness's own, before any arm started). */
+    static final String NO_ARM = "#999999";
     static final String[] AGENTS = {"#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#000000", "#8C6D1F"};
     static final String WIN = "#009E73";
     static final String TIE = "#BBBBBB";

@@ -200,10 +200,12 @@ final class LegacyModel implements AutoCloseable {
         return superseded;
     }
 
-    /** Run kinds whose failures the report counts (superseded attempts are kept, not counted). */
-    static final java.util.Set<RunRecord.RunKind> FAILURE_KINDS = EnumSet.of(RunRecord.RunKind.LEGACY,
-            RunRecord.RunKind.LEGACY_SINGLE_VERSION, RunRecord.RunKind.MICRO, RunRecord.RunKind.MEASURED,
-            RunRecord.RunKind.HF_IMPORT);
+    /**
+     * Run kinds whose failures the report counts: the runs {@code isobench runs} lists by default (final attempts),
+     * except agent attempts, which have a section of their own. Superseded attempts are kept, not counted.
+     */
+    static final java.util.Set<RunRecord.RunKind> FAILURE_KINDS =
+            EnumSet.complementOf(EnumSet.of(RunRecord.RunKind.LEGACY_SUPERSEDED, RunRecord.RunKind.AGENT_ATTEMPT));
 
     static RunFilter filter(String agent, java.util.Set<RunRecord.RunKind> kinds) {
         return new RunFilter(agent == null ? null : Arm.normalizeAgent(agent), kinds, null, false);

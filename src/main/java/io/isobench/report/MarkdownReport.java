@@ -240,15 +240,18 @@ public final class MarkdownReport {
                 line("");
                 return;
             }
+            line("Final attempts only, as `isobench runs` lists them: " + m.superseded() + " run(s) of superseded"
+                    + " attempts are not counted (`--all-attempts` lists them); agent attempts have their own section.");
+            line("");
             line("Every failed run has exactly one category (DESIGN.md §7). Retry: `yes` = retry as is; "
                     + "`after_cleanup`, `fix_recipe`, `maybe` = fixable; `no` = needs a new build, token or command.");
             line("");
-            line("| category | runs | baseline | human | agent | retry | fixable | example evidence | example commits |");
-            line("|---|---:|---:|---:|---:|---|---|---|---|");
+            line("| category | runs | baseline | human | agent | no arm | retry | fixable | example evidence | example commits |");
+            line("|---|---:|---:|---:|---:|---:|---|---|---|---|");
             for (var f : m.failures()) {
                 FailureCategory c = category(f.category());
                 line("| " + Md.text(f.category()) + " | " + f.runs() + " | " + f.baselineRuns() + " | " + f.humanRuns() + " | "
-                        + f.agentRuns() + " | " + (c == null ? "?" : c.retry().label()) + " | "
+                        + f.agentRuns() + " | " + f.noArmRuns() + " | " + (c == null ? "?" : c.retry().label()) + " | "
                         + (c == null ? "?" : c.fixable() ? "yes" : "no") + " | " + code(firstLine(f.exampleEvidence()))
                         + " | " + commits(f.exampleCommits(), f.moreCommits()) + " |");
             }
@@ -302,7 +305,9 @@ public final class MarkdownReport {
                         + "output holds a valid metric line); isobench uses what the output shows.");
             }
             if (m.superseded() > 0) {
-                c.add(m.superseded() + " superseded attempt(s) from progress logs are stored but not used in tables.");
+                c.add(m.superseded() + " run(s) of attempts a later attempt of the same commit superseded (progress"
+                        + " logs) are stored but neither counted nor used in tables (`isobench runs --all-attempts`"
+                        + " lists them).");
             }
             long recovered = m.sources().stream().filter(s -> "recovered".equals(s.outcome())).count();
             if (recovered > 0) {

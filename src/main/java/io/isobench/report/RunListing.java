@@ -24,7 +24,7 @@ public final class RunListing {
 
     /** The columns, in order (a contract). */
     public static final List<String> COLUMNS = List.of("run_id", "source", "commit", "agent", "arm", "pipeline", "mode",
-            "status", "category", "evidence", "metric", "value", "unit");
+            "status", "category", "evidence", "metric", "value", "unit", "superseded", "attempt_at");
 
     /** Separator of evidence lines when they are put on one line. */
     static final String LINE_BREAK = " ⏎ ";
@@ -81,6 +81,8 @@ public final class RunListing {
                 : BigDecimal.valueOf(r.primaryValue()).toPlainString());
         MetricDictionary.Definition def = metric == null ? null : MetricDictionary.lookup(metric);
         c.add(def == null ? null : def.unit());
+        c.add(Boolean.toString(r.kind() == RunRecord.RunKind.LEGACY_SUPERSEDED));
+        c.add(r.startedAt() == null ? null : r.startedAt().toString());
         return c;
     }
 

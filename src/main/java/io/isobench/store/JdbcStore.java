@@ -11,6 +11,7 @@ import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -359,6 +360,15 @@ final class JdbcStore implements Store {
     }
 
     @Override
+    public synchronized int setRunKinds(Map<String, RunRecord.RunKind> kindByRunId) {
+        if (kindByRunId.isEmpty()) {
+            return 0;
+        }
+        return atomically("cannot update the kinds of " + kindByRunId.size() + " runs",
+                c -> RunRows.setKinds(c, kindByRunId));
+    }
+
+    @Override
     public synchronized void forEachRun(RunFilter filter, Consumer<RunRecord> sink) {
         List<Object> args = new ArrayList<>();
         StringBuilder where = RunRows.where(filter, args);
@@ -384,25 +394,7 @@ final class JdbcStore implements Store {
 
     @Override
     public synchronized long countRuns(RunFilter filter, String notesFragment) {
-        List<Object> args = new ArrayList<>();
-        StringBuilder where = RunRows.where(filter, args);
-        if (where == null) {
-            return 0;
-        }
-        if (notesFragment != null) {
-            where.append(where.isEmpty() ? " WHERE " : " AND ").append("lower(r.notes) LIKE ?");
-            args.add("%" + notesFragment.toLowerCase(Locale.ROOT) + "%");
-        }
-        String sql = "SELECT count(*) FROM run r" + where;
-        return plain("cannot count runs", c -> {
-            try (PreparedStatement ps = c.prepareStatement(sql)) {
-                StoreSql.bind(ps, args, 0);
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    return rs.getLong(1);
-                }
-            }
-        });
+        return plain("cannot count runs", c -> RunRows.count(c, filter, notesFragment));
     }
 
     private void streamRuns(String where, List<Object> args, boolean withMetrics, Consumer<RunRecord> sink) {

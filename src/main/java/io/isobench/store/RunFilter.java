@@ -8,17 +8,46 @@ import java.util.Set;
  *
  * @param agent       runs of this agent's suite/tree ({@code -}/{@code _} insensitive)
  * @param kinds       run kinds to include, or null for all
- * @param sessionId   only this session
  * @param withMetrics whether to load each run's metrics (costly on big stores; tables only need primary values)
  * @param commit      runs of this commit: a hex prefix of 4–40 characters, matched against the stored id whichever
  *                    of the two is longer (an 8-character id and the full hash name the same commit)
  * @param status      only runs with this status
  * @param category    only failed runs with this failure category (DESIGN.md §7 name)
+ * @param scope       session, pipeline, arm and source of the runs ({@link Scope#ANY}: every one)
  */
-public record RunFilter(String agent, Set<RunRecord.RunKind> kinds, String sessionId, boolean withMetrics,
-                        String commit, RunRecord.RunStatus status, String category) {
+public record RunFilter(String agent, Set<RunRecord.RunKind> kinds, boolean withMetrics,
+                        String commit, RunRecord.RunStatus status, String category, Scope scope) {
+
+    /** The agent name that selects the runs whose source names no agent ({@code runs --agent unknown}). */
+    public static final String UNKNOWN_AGENT = "unknown";
+
+    /**
+     * Where runs come from. Null fields do not filter.
+     *
+     * @param sessionId    only this session
+     * @param pipeline     the stored pipeline label ({@code modal}, {@code native}, …)
+     * @param arm          an arm label ({@code baseline}, {@code human}, {@code agent:NAME}, {@code attempt}…);
+     *                     {@code agent} alone is every agent arm
+     * @param sourcePrefix the start of the run's source as {@code isobench runs} shows it (a legacy file's path
+     *                     relative to the imported root, {@code SESSION/job} of a native run, an HF table's file)
+     */
+    public record Scope(String sessionId, String pipeline, String arm, String sourcePrefix) {
+
+        public static final Scope ANY = new Scope(null, null, null, null);
+
+        public Scope {
+            pipeline = blankToNull(pipeline);
+            arm = blankToNull(arm);
+            sourcePrefix = sourcePrefix == null || sourcePrefix.isEmpty() ? null : sourcePrefix;
+        }
+
+        private static String blankToNull(String s) {
+            return s == null || s.isBlank() ? null : s.strip();
+        }
+    }
 
     public RunFilter {
+        scope = scope == null ? Scope.ANY : scope;
         if (commit != null) {
             commit = commit.strip().toLowerCase(Locale.ROOT);
             if (!commit.matches("[0-9a-f]{4,40}")) {
@@ -27,8 +56,24 @@ public record RunFilter(String agent, Set<RunRecord.RunKind> kinds, String sessi
         }
     }
 
+    public RunFilter(String agent, Set<RunRecord.RunKind> kinds, String sessionId, boolean withMetrics,
+                     String commit, RunRecord.RunStatus status, String category) {
+        this(agent, kinds, withMetrics, commit, status, category, new Scope(sessionId, null, null, null));
+    }
+
     public RunFilter(String agent, Set<RunRecord.RunKind> kinds, String sessionId, boolean withMetrics) {
         this(agent, kinds, sessionId, withMetrics, null, null, null);
+    }
+
+    /** Only this session's runs, or null. */
+    public String sessionId() {
+        return scope.sessionId();
+    }
+
+    /** This filter restricted to {@code pipeline}, {@code arm} and {@code sourcePrefix} (its session kept). */
+    public RunFilter within(String pipeline, String arm, String sourcePrefix) {
+        return new RunFilter(agent, kinds, withMetrics, commit, status, category,
+                new Scope(scope.sessionId(), pipeline, arm, sourcePrefix));
     }
 
     public static RunFilter all() {

@@ -438,7 +438,15 @@ public record RunRecord(Key key, Subject subject, Outcome outcome, Primary prima
         MEASURED,
         /** Imported from a legacy 3-way source (R1, R3, R4, R5, R7, R8). */
         LEGACY,
-        /** Imported from an R2 progress log: a superseded attempt, kept but not used in tables. */
+        /**
+         * Imported from an R2 progress log: the final attempt of its commit (no later attempt and no result file of the
+         * same commit in the same tree; docs/legacy-import-usage.md "Attempts"). Listed by default, never a 3-way source.
+         */
+        LEGACY_ATTEMPT,
+        /**
+         * Imported from an R2 progress log: an attempt a later attempt of the same commit superseded (or the tree's result
+         * file, which holds the last attempt). Kept, listed on request ({@code runs --all-attempts}), never counted.
+         */
         LEGACY_SUPERSEDED,
         /** Imported from an R6 single-version file (often substitute models). */
         LEGACY_SINGLE_VERSION,

@@ -115,10 +115,15 @@ final class RunRows {
     /** WHERE clause for a filter (alias r), or null when the filter matches nothing. */
     static StringBuilder where(RunFilter filter, List<Object> args) {
         StringBuilder where = new StringBuilder();
-        if (filter.agent() != null) {
+        if (filter.agent() != null && Arm.normalizeAgent(filter.agent()).equals(RunFilter.UNKNOWN_AGENT)) {
+            // the source names no agent: stored without one (an agent arm then reads agent:unknown)
+            where.append(where.isEmpty() ? " WHERE " : " AND ").append("(r.agent IS NULL OR r.agent = ?)");
+            args.add(RunFilter.UNKNOWN_AGENT);
+        } else if (filter.agent() != null) {
             where.append(where.isEmpty() ? " WHERE " : " AND ").append("r.agent = ?");
             args.add(Arm.normalizeAgent(filter.agent()));
         }
+        scope(filter.scope(), where, args);
         if (filter.kinds() != null) {
             if (filter.kinds().isEmpty()) {
                 return null;
@@ -154,6 +159,80 @@ final class RunRows {
             args.add(filter.category());
         }
         return where;
+    }
+
+    private static void scope(RunFilter.Scope scope, StringBuilder where, List<Object> args) {
+        if (scope.pipeline() != null) {
+            where.append(where.isEmpty() ? " WHERE " : " AND ").append("r.pipeline = ?");
+            args.add(scope.pipeline());
+        }
+        if (scope.arm() != null) {
+            where.append(where.isEmpty() ? " WHERE " : " AND ");
+            if (scope.arm().equals("agent")) {
+                where.append("r.arm LIKE ?");
+                args.add("agent:%");
+            } else {
+                where.append("r.arm = ?");
+                args.add(scope.arm().startsWith("agent:") ? Arm.agent(scope.arm().substring(6)).label() : scope.arm());
+            }
+        }
+        if (scope.sourcePrefix() != null) {
+            // the source column of `isobench runs`: root_path / hf_file in the run's JSON details (written compactly
+            // by Jackson, which escapes neither '/' nor non-ASCII), or the session id of a native run
+            String like = likeEscape(scope.sourcePrefix()) + "%";
+            String json = likeEscape(jsonEscape(scope.sourcePrefix())) + "%";
+            where.append(where.isEmpty() ? " WHERE " : " AND ")
+                    .append("(r.extra_json LIKE ? ESCAPE '\\' OR r.extra_json LIKE ? ESCAPE '\\'"
+                            + " OR r.session_id LIKE ? ESCAPE '\\')");
+            args.add("%\"root\\_path\":\"" + json);
+            args.add("%\"hf\\_file\":\"" + json);
+            args.add(like);
+        }
+    }
+
+    /** {@code s} with LIKE's wildcards and the escape character itself escaped (escape character backslash). */
+    private static String likeEscape(String s) {
+        return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_");
+    }
+
+    /** {@code s} as it appears inside a JSON string written by Jackson. */
+    private static String jsonEscape(String s) {
+        String quoted = RunDetailsCodec.write(s);
+        return quoted.substring(1, quoted.length() - 1);
+    }
+
+    /** Runs matching {@code filter} whose notes contain {@code notesFragment} (case-insensitive; null: every run). */
+    static long count(Connection c, RunFilter filter, String notesFragment) throws SQLException {
+        List<Object> args = new ArrayList<>();
+        StringBuilder where = where(filter, args);
+        if (where == null) {
+            return 0;
+        }
+        if (notesFragment != null) {
+            where.append(where.isEmpty() ? " WHERE " : " AND ").append("lower(r.notes) LIKE ?");
+            args.add("%" + notesFragment.toLowerCase(Locale.ROOT) + "%");
+        }
+        try (PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM run r" + where)) {
+            StoreSql.bind(ps, args, 0);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    /** Sets the kind of each run named (unknown ids ignored); the number of runs changed. */
+    static int setKinds(Connection c, java.util.Map<String, RunRecord.RunKind> kindByRunId) throws SQLException {
+        int n = 0;
+        try (PreparedStatement ps = c.prepareStatement("UPDATE run SET kind = ? WHERE run_id = ? AND kind <> ?")) {
+            for (java.util.Map.Entry<String, RunRecord.RunKind> e : kindByRunId.entrySet()) {
+                ps.setString(1, e.getValue().name());
+                ps.setString(2, e.getKey());
+                ps.setString(3, e.getValue().name());
+                n += ps.executeUpdate();
+            }
+        }
+        return n;
     }
 
     static Metric readMetric(ResultSet rs, int nameCol) throws SQLException {
@@ -220,13 +299,15 @@ final class RunRows {
     static List<Store.FailureCount> failureCounts(Connection c, JdbcStore.Dialect dialect, Failed f, int examples)
             throws SQLException {
         java.util.Map<String, long[]> counts = new java.util.TreeMap<>();
-        String armCase = "CASE WHEN r.arm = 'baseline' THEN 0 WHEN r.arm = 'human' THEN 1 ELSE 2 END";
+        // the A/A arm is a baseline; a run charged to no arm (a legacy harness event, arm `attempt`) has its own count
+        String armCase = "CASE WHEN r.arm IN ('baseline', 'baseline-aa') THEN 0 WHEN r.arm = 'human' THEN 1"
+                + " WHEN r.arm LIKE 'agent:%' THEN 2 ELSE 3 END";
         try (PreparedStatement ps = c.prepareStatement("SELECT r.failure_category, " + armCase
                 + ", count(*) FROM run r" + f.where() + " GROUP BY 1, 2")) {
             StoreSql.bind(ps, f.args(), 0);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    counts.computeIfAbsent(rs.getString(1), k -> new long[3])[rs.getInt(2)] = rs.getLong(3);
+                    counts.computeIfAbsent(rs.getString(1), k -> new long[4])[rs.getInt(2)] = rs.getLong(3);
                 }
             }
         }
@@ -262,7 +343,7 @@ final class RunRows {
                     }
                 }
                 long[] n = e.getValue();
-                out.add(new Store.FailureCount(e.getKey(), n[0], n[1], n[2], evidence, List.copyOf(commits), more));
+                out.add(new Store.FailureCount(e.getKey(), n[0], n[1], n[2], n[3], evidence, List.copyOf(commits), more));
             }
         }
         return out;

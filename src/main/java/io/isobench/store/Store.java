@@ -1,6 +1,7 @@
 package io.isobench.store;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
 
@@ -87,6 +88,12 @@ public interface Store extends AutoCloseable {
      */
     void forEachRun(RunFilter filter, Consumer<RunRecord> sink);
 
+    /**
+     * Sets the kind of stored runs (one transaction; unknown ids are ignored), e.g. a progress-log attempt that a later
+     * attempt superseded. Returns how many runs changed.
+     */
+    int setRunKinds(Map<String, RunRecord.RunKind> kindByRunId);
+
     long countRuns();
 
     /**
@@ -102,14 +109,15 @@ public interface Store extends AutoCloseable {
     List<FailureCount> failureCounts(RunFilter filter, int examples);
 
     /**
-     * Failed runs of one category: counts per arm, the first evidence, the first commits (by commit order) and
+     * Failed runs of one category: counts per arm ({@code noArmRuns}: charged to no arm, e.g. the old harness's own
+     * failure before any arm started, stored under the arm label {@code attempt}), the first evidence, the first commits (by commit order) and
      * whether more commits have this failure.
      */
-    record FailureCount(String category, long baselineRuns, long humanRuns, long agentRuns, String exampleEvidence,
-                        List<String> exampleCommits, boolean moreCommits) {
+    record FailureCount(String category, long baselineRuns, long humanRuns, long agentRuns, long noArmRuns,
+                        String exampleEvidence, List<String> exampleCommits, boolean moreCommits) {
 
         public long runs() {
-            return baselineRuns + humanRuns + agentRuns;
+            return baselineRuns + humanRuns + agentRuns + noArmRuns;
         }
     }
 

@@ -25,7 +25,7 @@ class RunsCommandTest {
     @BeforeAll
     static void importEverything() {
         db = tmp.resolve("s.duckdb").toString();
-        for (String sample : List.of("isobench-data", "isobench-data-more")) {
+        for (String sample : List.of("isobench-data", "isobench-data-more", "isobench-data-wide")) {
             MainTest.Result r = MainTest.run("--db", db, "import", "legacy", SharedData.require(sample).toString());
             assertThat(r.code()).as(r.err()).isZero();
             assertThat(r.err()).doesNotContain("Exception").doesNotContain("\tat ");
@@ -42,7 +42,7 @@ class RunsCommandTest {
         assertThat(r.code()).as(r.err()).isZero();
         List<String> lines = r.out().lines().toList();
         assertThat(lines.get(0)).isEqualTo("run_id,source,commit,agent,arm,pipeline,mode,status,category,evidence,"
-                + "metric,value,unit");
+                + "metric,value,unit,superseded,attempt_at");
         assertThat(lines).hasSizeGreaterThan(20);
         for (String l : lines.subList(1, lines.size())) {
             assertThat(l).contains(",failed,").doesNotContain(",failed,,");
@@ -75,6 +75,61 @@ class RunsCommandTest {
         assertThat(commit.err()).contains("--commit xyz").contains("hex");
         MainTest.Result status = MainTest.run("--db", db, "runs", "--status", "broken");
         assertThat(status.code()).isEqualTo(Main.BAD_INPUT);
+    }
+
+    /**
+     * Issue 28 point 1: {@code runs} lists final attempts; {@code --all-attempts} adds the superseded ones (marked, with
+     * their time); the report counts what {@code runs} lists.
+     */
+    @Test
+    void finalAttemptsByDefaultEveryAttemptOnRequestAndTheReportCountsTheSame() {
+        List<String> finals = csvRows(MainTest.run("--db", db, "runs", "--format", "csv"));
+        MainTest.Result every = MainTest.run("--db", db, "runs", "--format", "csv", "--all-attempts");
+        List<String> all = csvRows(every);
+        List<String> superseded = all.stream().filter(l -> l.contains(",true,")).toList();
+        assertThat(superseded).isNotEmpty().allMatch(l -> l.contains("/logs/modal/hero_3way_")
+                && l.matches(".*,true,20\\d\\d-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ$"));
+        assertThat(finals).hasSize(all.size() - superseded.size()).noneMatch(l -> l.contains(",true,"));
+        assertThat(every.err()).contains("every attempt (" + superseded.size() + " of superseded attempts)");
+        // 6dd94dbe has a result file in the 42-file sample: the harness's last write, so every logged attempt is
+        // superseded; b690e348 has none: its latest logged attempt is final
+        assertThat(csvRows(MainTest.run("--db", db, "runs", "--format", "csv", "--commit", "6dd94dbe",
+                "--pipeline", "modal"))).isNotEmpty().noneMatch(l -> l.contains("/logs/modal/"));
+        assertThat(csvRows(MainTest.run("--db", db, "runs", "--format", "csv", "--commit", "b690e348")))
+                .hasSize(3).allMatch(l -> l.contains("hero_3way_20251231_133756_progress.json"));
+        // the report's failure table counts the failed runs `runs` lists
+        long failedRuns = csvRows(MainTest.run("--db", db, "runs", "--format", "csv", "--status", "failed")).size();
+        MainTest.Result report = MainTest.run("--db", db, "report");
+        long counted = report.out().lines().dropWhile(l -> !l.equals("## Failures by category"))
+                .filter(l -> l.matches("\\| [A-Z_]+ \\| \\d+ \\|.*"))
+                .mapToLong(l -> Long.parseLong(l.split("\\|")[2].strip())).sum();
+        assertThat(counted).isEqualTo(failedRuns);
+        assertThat(report.out()).contains("Final attempts only, as `isobench runs` lists them: ");
+    }
+
+    @Test
+    void pipelineArmSourceAndUnnamedAgentFilters() {
+        String tree = "archive/results/2026-01/omniperf_results_3way_claude_code/";
+        List<String> modal = csvRows(MainTest.run("--db", db, "runs", "--format", "csv", "--pipeline", "modal"));
+        assertThat(modal).isNotEmpty().allMatch(l -> l.contains(",modal,"));
+        List<String> humans = csvRows(MainTest.run("--db", db, "runs", "--format", "csv", "--arm", "human",
+                "--source", tree + "results/separate_agent/"));
+        assertThat(humans).isNotEmpty().allMatch(l -> l.contains(",human,")
+                && l.contains("," + tree + "results/separate_agent/"));
+        assertThat(csvRows(MainTest.run("--db", db, "runs", "--format", "csv", "--arm", "agent")))
+                .isNotEmpty().allMatch(l -> l.contains(",agent:"));
+        List<String> unnamed = csvRows(MainTest.run("--db", db, "runs", "--format", "csv", "--agent", "unknown",
+                "--arm", "agent"));
+        assertThat(unnamed).isNotEmpty().allMatch(l -> l.contains(",agent:unknown,"));
+        MainTest.Result arm = MainTest.run("--db", db, "runs", "--arm", "patched");
+        assertThat(arm.code()).isEqualTo(Main.BAD_INPUT);
+        assertThat(arm.err()).contains("--arm patched").contains("baseline, human, agent");
+    }
+
+    private static List<String> csvRows(MainTest.Result r) {
+        assertThat(r.code()).as(r.err()).isZero();
+        // one run per line: evidence is put on one line (RunListing.oneLine)
+        return r.out().lines().skip(1).toList();
     }
 
     @Test

@@ -116,6 +116,11 @@ final class TestStores {
         }
 
         @Override
+        public int setRunKinds(java.util.Map<String, RunRecord.RunKind> kindByRunId) {
+            return d.setRunKinds(kindByRunId);
+        }
+
+        @Override
         public void putSession(SessionRecord session) {
             d.putSession(session);
         }

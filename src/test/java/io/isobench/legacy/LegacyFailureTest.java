@@ -58,9 +58,9 @@ class LegacyFailureTest {
             // Runs that never started are not failures.
             assertThat(find(runs, "modal/6e36f4fa/", "human").status()).isEqualTo(RunRecord.RunStatus.NOT_RUN);
             assertThat(find(runs, "modal/6e36f4fa/", "agent").status()).isEqualTo(RunRecord.RunStatus.NOT_RUN);
-            // Kinds.
+            // Kinds: the log's only attempt of b2e0ad3b, with no result file of that commit in the sample, is final
             assertThat(find(runs, "hero_3way_20251231_011435_progress.json", "baseline").kind())
-                    .isEqualTo(RunRecord.RunKind.LEGACY_SUPERSEDED);
+                    .isEqualTo(RunRecord.RunKind.LEGACY_ATTEMPT);
             assertThat(find(runs, "0d243f2a/benchmark_result.json", "agent").kind()).isEqualTo(RunRecord.RunKind.MICRO);
             assertThat(find(runs, "0d243f2a/benchmark_result.json", "agent").arm().label()).isEqualTo("agent:claude_code");
             assertThat(find(runs, "22dd9c27_result.json", "human").kind())

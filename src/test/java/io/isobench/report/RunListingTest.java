@@ -23,9 +23,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code isobench runs}: the CSV columns are a contract ({@code run_id, source, commit, agent, arm, pipeline, mode,
- * status, category, evidence, metric, value, unit}), sealed by the golden file {@code golden/runs.csv} over a store
- * holding every kind of run (legacy success, failure with a multi-line evidence, an arm that never ran, a native
- * run, a row of an HF table). After an intended change: {@code mvn -o -q test -Dtest=RunListingTest
+ * status, category, evidence, metric, value, unit, superseded, attempt_at}), sealed by the golden file
+ * {@code golden/runs.csv} over a store holding every kind of run (legacy success, failure with a multi-line evidence,
+ * an arm that never ran, a native run, a row of an HF table, a superseded attempt charged to no arm). After an intended change: {@code mvn -o -q test -Dtest=RunListingTest
  * -Disobench.golden.rewrite=true}, review the diff.
  */
 class RunListingTest {
@@ -76,6 +76,16 @@ class RunListingTest {
                 run("hf:abc:human", null, RunKind.HF_IMPORT, "99abb8b650c66664cdc84d815b7f306f33bd9881", "claude_code",
                         "human", RunStatus.SUCCESS, null, "latency", "hf_import", "latency_ms_avg", 2179.971499000385,
                         "{\"hf_file\":\"updated_rows_only.csv\",\"hf_row_number\":11}")));
+        // an attempt of a progress log that a later attempt superseded: listed with its time and superseded=true
+        RunRecord attempt = run("legacy-p1", null, RunKind.LEGACY_SUPERSEDED, "6dd94dbe94c1820a1e224cba65efcf0befa97995",
+                "claude_code", "attempt", RunStatus.FAILED, new RunRecord.FailureInfo("HARNESS_ERROR",
+                        "the harness failed before any arm started", "Lookup failed for Function 'x'", false), "serving",
+                "modal", null, null, "{\"root_path\":\"2026-01/omniperf_results_3way_claude_code/logs/modal/"
+                        + "hero_3way_20260101_055459_progress.json\"}");
+        store.putRun(RunRecord.builder(attempt.runId()).kind(attempt.kind())
+                .commit(attempt.commit(), attempt.commitShort()).agent(attempt.agent()).arm(attempt.arm())
+                .status(attempt.status()).failure(attempt.failure()).mode(attempt.mode()).pipeline(attempt.pipeline())
+                .startedAt(java.time.Instant.parse("2026-01-01T05:54:59Z")).details(attempt.details()).build());
     }
 
     private static String write(Store store, RunFilter filter, RunListing.Format format) {
@@ -90,9 +100,10 @@ class RunListingTest {
             fill(store);
             String csv = write(store, RunFilter.all(), RunListing.Format.CSV);
             assertThat(csv).startsWith("run_id,source,commit,agent,arm,pipeline,mode,status,category,evidence,metric,"
-                    + "value,unit\n");
+                    + "value,unit,superseded,attempt_at\n");
             // evidence on one line, quoted where it holds a comma or a quote
-            assertThat(csv.lines()).hasSize(6);
+            assertThat(csv.lines()).hasSize(7);
+            assertThat(csv).contains(",true,2026-01-01T05:54:59Z\n").contains(",1234.5,ms,false,\n");
             assertThat(csv).contains("\"ValueError: dataset_path must be provided for loading data. ⏎ File "
                     + "\"\"benchmark_dataset.py\"\", line 388, in load_data, \"\"quoted\"\"\"");
             assertThat(csv).contains(",s1/t1/baseline/r0,").contains(",updated_rows_only.csv#row 11,")
@@ -145,7 +156,7 @@ class RunListingTest {
             assertThat(write(store, new RunFilter("claude-code", null, null, false, null, null, "BAD_PERF_COMMAND"),
                     RunListing.Format.CSV).lines()).hasSize(2);
             JsonNode json = new ObjectMapper().readTree(write(store, RunFilter.all(), RunListing.Format.JSON));
-            assertThat(json).hasSize(5);
+            assertThat(json).hasSize(6);
             assertThat(json.get(0).fieldNames()).toIterable().containsExactlyElementsOf(RunListing.COLUMNS);
             JsonNode measured = json.findParents("run_id").stream()
                     .filter(n -> n.get("run_id").asText().equals("s1/t1/baseline/r0")).findFirst().orElseThrow();
@@ -153,7 +164,10 @@ class RunListingTest {
             assertThat(measured.get("category").isNull()).isTrue();
             String table = write(store, RunFilter.all(), RunListing.Format.TABLE);
             assertThat(table.lines().findFirst().orElseThrow()).startsWith("run_id").contains("evidence");
-            assertThat(table.lines()).hasSize(6);
+            assertThat(table.lines()).hasSize(7);
+            // the default of `isobench runs`: final attempts only
+            assertThat(write(store, new RunFilter(null, java.util.EnumSet.complementOf(java.util.EnumSet.of(
+                    RunKind.LEGACY_SUPERSEDED)), null, false), RunListing.Format.CSV).lines()).hasSize(6);
         }
     }
 }

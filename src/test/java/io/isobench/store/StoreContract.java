@@ -514,6 +514,57 @@ abstract class StoreContract {
     }
 
     @Test
+    void failuresChargedToNoArmAndTheAaArmAreCountedApart() {
+        RunRecord.FailureInfo harness = new RunRecord.FailureInfo("HARNESS_ERROR", "harness bug", "NameError", false);
+        List<RunRecord> runs = new ArrayList<>();
+        String[] arms = {"attempt", "baseline-aa", "agent:codex"};
+        for (int a = 0; a < arms.length; a++) {
+            RunRecord r = run("na" + a, "dddddddd00", "codex", arms[a], 0, RunRecord.RunKind.LEGACY_ATTEMPT, "modal",
+                    List.of());
+            runs.add(RunRecord.builder(r.runId()).kind(r.kind()).commit(r.commit(), r.commitShort()).agent(r.agent())
+                    .arm(r.arm()).status(RunRecord.RunStatus.FAILED).failure(harness).pipeline(r.pipeline()).build());
+        }
+        store.putRuns(runs);
+        Store.FailureCount c = store.failureCounts(RunFilter.all(), 2).get(0);
+        assertThat(List.of(c.baselineRuns(), c.humanRuns(), c.agentRuns(), c.noArmRuns())).containsExactly(1L, 0L, 1L, 1L);
+        assertThat(c.runs()).isEqualTo(3);
+    }
+
+    @Test
+    void runKindsAreSetInPlaceAndScopesFilterByPipelineArmSourceAndUnnamedAgent() {
+        RunRecord a = run("sc1", "eeeeeeee00", null, "agent:unknown", 0, RunRecord.RunKind.LEGACY_ATTEMPT, "modal",
+                List.of());
+        RunRecord b = run("sc2", "eeeeeeee00", "codex", "human", 0, RunRecord.RunKind.LEGACY, "separate", List.of());
+        store.putRuns(List.of(
+                RunRecord.builder(a.runId()).kind(a.kind()).commit(a.commit(), a.commitShort()).arm(a.arm())
+                        .status(a.status()).pipeline(a.pipeline())
+                        .details(io.isobench.store.RunDetails.of(java.util.Map.of("root_path",
+                                "2026-01/omniperf_results_3way_x/logs/modal/hero_1.json"))).build(),
+                RunRecord.builder(b.runId()).kind(b.kind()).commit(b.commit(), b.commitShort()).agent("codex")
+                        .arm(b.arm()).status(b.status()).pipeline(b.pipeline())
+                        .details(io.isobench.store.RunDetails.of(java.util.Map.of("root_path",
+                                "2026-01/omniperf_resultsX3way_x/results/separate_agent/eeeeeeee_human_result.json")))
+                        .build()));
+        assertThat(store.setRunKinds(java.util.Map.of("sc1", RunRecord.RunKind.LEGACY_SUPERSEDED,
+                "sc2", RunRecord.RunKind.LEGACY, "nope", RunRecord.RunKind.LEGACY))).isEqualTo(1);
+        assertThat(store.run("sc1").orElseThrow().kind()).isEqualTo(RunRecord.RunKind.LEGACY_SUPERSEDED);
+        java.util.function.Function<String[], List<String>> ids = scope -> {
+            List<String> found = new ArrayList<>();
+            store.forEachRun(RunFilter.all().within(scope[0], scope[1], scope[2]), r -> found.add(r.runId()));
+            return found;
+        };
+        assertThat(ids.apply(new String[] {"modal", null, null})).containsExactly("sc1");
+        assertThat(ids.apply(new String[] {null, "agent", null})).containsExactly("sc1");
+        assertThat(ids.apply(new String[] {null, "human", null})).containsExactly("sc2");
+        // '_' in a prefix is a character, not LIKE's wildcard
+        assertThat(ids.apply(new String[] {null, null, "2026-01/omniperf_results_3way"})).containsExactly("sc1");
+        assertThat(ids.apply(new String[] {null, null, "2026-01/omniperf_results"})).containsExactly("sc1", "sc2");
+        List<String> unnamed = new ArrayList<>();
+        store.forEachRun(new RunFilter("unknown", null, null, false), r -> unnamed.add(r.runId()));
+        assertThat(unnamed).containsExactly("sc1");
+    }
+
+    @Test
     void runLabelsReadBackAsStoredAnUnknownPipelineIncluded() {
         store.putRun(run("lab1", "ffffffff00", "x", "baseline-aa", 0, RunRecord.RunKind.MEASURED,
                 "some_future_pipeline", List.of()));
