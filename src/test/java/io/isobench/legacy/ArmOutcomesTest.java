@@ -152,6 +152,23 @@ class ArmOutcomesTest {
     }
 
     @Test
+    void aRunnerResultThatSucceededWithoutItsPrimaryMetricIsASuccess(@TempDir Path dir) throws Exception {
+        String json = "{\"instance\": {\"commit_hash\": \"abcdef1234\"}, \"result\": {\"status\": \"success\","
+                + " \"benchmark_type\": \"serving\", \"baseline_metrics\": {\"ttft_mean\": 12.5, \"raw_output\": \"\"},"
+                + " \"patched_metrics\": {\"ttft_mean\": 11.0, \"raw_output\": \"\"}, \"error_message\": null}}";
+        Path d = Files.createDirectories(dir.resolve("t/y/vllm/abcdef12"));
+        Files.writeString(d.resolve("benchmark_result.json"), json);
+        List<RunRecord> runs = new ArrayList<>();
+        try (Store store = TestStores.open(dir)) {
+            new LegacyImporter(store, null, null).importTree(dir.resolve("t"));
+            store.forEachRun(RunFilter.all(), runs::add);
+        }
+        assertThat(failed(runs)).isEmpty();
+        assertThat(arm(runs, "baseline").status()).isEqualTo(RunStatus.SUCCESS);
+        assertThat(arm(runs, "baseline").notes()).contains("no primary metric: the output holds no");
+    }
+
+    @Test
     void aFailedStatusWithoutAValueStaysFailedEvenWhenSomethingParsed(@TempDir Path dir) throws Exception {
         List<RunRecord> runs = importOne(dir, modal(THROUGHPUT, "error", "Baseline benchmark produced no metrics",
                 "baseline_metrics", "{\"throughput\": 52.25}", "human_metrics", "{}", "agent_metrics", "null"));
