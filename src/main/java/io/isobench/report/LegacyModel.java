@@ -336,6 +336,11 @@ final class LegacyModel implements AutoCloseable {
                     why.add(arms[i] + " failed: " + cat);
                 }
             }
+            RunRecord.FailureInfo attempt = notRun.isEmpty() ? null : failureOf(runs, "attempt", row.pipeline());
+            if (attempt != null) { // a harness event outside any arm (docs/parsing.md): the attempt's own failure
+                actions.add(action(attempt.category(), "attempt"));
+                why.add("attempt failed: " + attempt.category());
+            }
             if (!notRun.isEmpty()) {
                 actions.add("run " + String.join(", ", notRun) + " once the failure above is fixed");
                 why.add(String.join(", ", notRun) + ": not run");
