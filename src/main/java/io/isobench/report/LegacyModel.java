@@ -447,7 +447,7 @@ final class LegacyModel implements AutoCloseable {
                 case TREE_CHANGED -> arm.equals("agent") ? "agent outcome (its run rewrote its own tracked files)"
                         : "investigate the " + arm + " arm: a run rewrote its tracked files";
                 case SANDBOX_UNSTOPPABLE -> "check the docker host: an agent container could not be stopped";
-                case HARNESS_ERROR -> "rerun the task: the old harness failed, not the " + arm + " arm";
+                case HARNESS_ERROR -> "rerun the task: the old harness failed, not an arm";
                 case CANCELLED -> "rerun the task: it was cancelled";
                 case UNKNOWN -> "investigate the " + arm + " log";
             };
