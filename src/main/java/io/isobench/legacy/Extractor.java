@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-import static io.isobench.legacy.FailedArm.failingArm;
 import static io.isobench.legacy.FailedArm.notRun;
 import static io.isobench.legacy.LegacyJson.firstNonNull;
 import static io.isobench.legacy.LegacyJson.firstNumber;
@@ -154,7 +153,7 @@ final class Extractor {
         }
         List<RunDraft> runs = modalArms(det, root, null, 0, RunKind.LEGACY_SINGLE_VERSION, true);
         // SGLang results are human-only runs of the engine (no baseline, no agent patch): keep the human arm.
-        runs.removeIf(r -> !r.arm.equals("human"));
+        runs.removeIf(r -> !r.arm.equals("human") && !r.arm.equals(FailedArm.ATTEMPT));
         runs.forEach(r -> r.notes.add("SGLang engine run"));
         TaskInfo task = new TaskInfo(firstText(root, "full_commit", "commit"), text(root, "parent_commit"),
                 text(root, "subject"), text(root, "perf_command"), text(root, "model"), text(root, "gpu_config"),
@@ -171,8 +170,8 @@ final class Extractor {
         String error = firstText(result, "error", "error_message");
         String commit = firstNonNull(firstText(result, "full_commit", "commit_hash", "commit"),
                 text(instance, "commit_hash"), det.commit());
-        String namedArm = failingArm(status, error);
         List<RunDraft> runs = new ArrayList<>();
+        List<ArmOutcomes.ArmFacts> facts = new ArrayList<>();
         for (String arm : ARMS) {
             RunDraft d = new RunDraft();
             d.arm = arm;
@@ -186,11 +185,12 @@ final class Extractor {
             if (metrics == null && arm.equals("agent") && result.has("patched_metrics")) {
                 metrics = result.get("patched_metrics"); // older sub-schema
             }
+            metrics = metrics == null || metrics.isNull() ? null : metrics;
             String raw = text(result, arm + "_raw");
             d.raw = raw;
             RawText rt = new RawText(raw, headTruncated);
             d.truncation = headTruncated ? OutputParser.Truncation.HEAD_KEPT : OutputParser.Truncation.NONE;
-            evaluate(d, metrics == null || metrics.isNull() ? null : metrics, rt, mode);
+            evaluate(d, metrics, rt, mode);
             String armError = text(result, arm + "_error");
             d.sourceStatus = status;
             d.sourceError = armError != null ? armError : error;
@@ -212,25 +212,13 @@ final class Extractor {
             if (result.hasNonNull("duration_s")) {
                 d.extra.set("invocation_duration_s", result.get("duration_s"));
             }
-            // Status: a value is a success; otherwise decide from the invocation's outcome.
-            boolean ran = metrics != null && !metrics.isNull() || (raw != null && !raw.isBlank()) || armError != null;
-            if (d.primary != null) {
-                d.status = RunStatus.SUCCESS;
-            } else if (metrics != null && metrics.isObject() && metrics.size() > 0 && armError == null
-                    && mode == null) {
-                d.status = RunStatus.SUCCESS;
-                d.notes.add("no primary metric: the mode is unknown");
-            } else if (namedArm != null && !namedArm.equals(arm) && (raw == null || raw.isBlank()) && armError == null
-                    && (metrics == null || metrics.isNull() || metrics.isObject() && metrics.isEmpty())) {
-                // Another arm's failure stopped the invocation; an empty {} placeholder is not evidence of a run.
-                notRun(d, "the " + namedArm + " arm failed first", status, error);
-            } else if (!ran && isSuccess(status)) {
-                notRun(d, "no record of this arm in a successful invocation", null, null);
-            } else {
-                d.status = RunStatus.FAILED;
-            }
-            d.failureError = join(armError, namedArm == null || namedArm.equals(arm) ? error : null);
             runs.add(d);
+            facts.add(new ArmOutcomes.ArmFacts(d, metrics, armError));
+        }
+        // Status: whose failure the invocation's event is (one arm, or the attempt), then each arm's own outcome.
+        RunDraft attempt = ArmOutcomes.decide(status, error, facts, runs.get(0));
+        if (attempt != null) {
+            runs.add(attempt);
         }
         return runs;
     }
@@ -305,10 +293,10 @@ final class Extractor {
         }
         if (isSuccess(status)) {
             JsonNode m = armObj.get("metrics");
-            boolean anyMetric = m != null && m.isObject() && m.size() > 0;
-            if (d.mode == null && (anyMetric || hasNumericTopLevel(armObj))) {
-                d.notes.add("no primary metric: the mode is unknown");
-                return RunStatus.SUCCESS;
+            boolean anyMetric = m != null && m.isObject() && hasNumericTopLevel(m);
+            if (anyMetric || ArmOutcomes.parsed(d, armObj)) {
+                ArmOutcomes.succeededWithoutPrimary(d, armObj);
+                return d.status;
             }
             d.notes.add("the source said 'success' but no primary metric was found");
             return RunStatus.FAILED;

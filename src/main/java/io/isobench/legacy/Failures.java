@@ -21,6 +21,15 @@ final class Failures {
     /** The failure of a failed run; never null. */
     static RunRecord.FailureInfo classify(RunDraft d) {
         Optional<Failure> f = FailureClassifier.classify(d.sourceStatus, d.failureError, console(d));
+        if (f.isPresent() && f.get().category() == FailureCategory.UNKNOWN && "exception".equalsIgnoreCase(
+                d.sourceStatus == null ? null : d.sourceStatus.strip())) {
+            // The old harness's catch-all: an exception its own process raised (not an arm's output) that no
+            // signature names is the harness's failure (docs/parsing.md, "Whose failure is it: arm or harness").
+            Failure u = f.get();
+            return new RunRecord.FailureInfo(FailureCategory.HARNESS_ERROR.name(),
+                    "the old harness raised an exception of its own (status exception)", String.join("\n", u.evidence()),
+                    FailureCategory.HARNESS_ERROR.retryable());
+        }
         if (f.isPresent()) {
             return info(f.get());
         }

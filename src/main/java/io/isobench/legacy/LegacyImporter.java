@@ -376,6 +376,7 @@ public final class LegacyImporter {
         Arm arm = switch (d.arm) {
             case "baseline" -> Arm.BASELINE;
             case "human" -> Arm.HUMAN;
+            case FailedArm.ATTEMPT -> Arm.other(FailedArm.ATTEMPT); // a failure of the attempt, charged to no arm
             default -> new Arm(Arm.Kind.AGENT, agent == null ? "unknown" : agent); // as named: putRun normalises
         };
         String commit = d.commit == null ? pathCommit : d.commit.strip().toLowerCase(Locale.ROOT);

@@ -130,6 +130,12 @@ final class RunnerResult {
                 runs.add(d);
                 continue;
             }
+            JsonNode stored = micro ? null : result.get(pair[1] + "_metrics");
+            if (isSuccess(status) && !micro && ArmOutcomes.parsed(d, stored)) {
+                ArmOutcomes.succeededWithoutPrimary(d, stored); // docs/parsing.md "Success without a primary metric"
+                runs.add(d);
+                continue;
+            }
             boolean charged;
             if (named != null) {
                 charged = named.equals(d.arm) || ran;

@@ -41,6 +41,8 @@ public final class ThreeWayTable {
     public static final String HF_PIPELINE = "hf_import";
     private static final Set<String> ONE_INVOCATION = Set.of("rerun_4_fixable", "docker_3way", "modal");
     private static final String[] ARMS = {"baseline", "human", "agent"};
+    /** The note of a run that succeeded without its primary metric (docs/parsing.md, "Success without a primary metric"). */
+    private static final String NO_PRIMARY = "no primary metric: ";
 
     private ThreeWayTable() {
     }
@@ -345,12 +347,31 @@ public final class ThreeWayTable {
             }
         }
         issues.addAll(mismatch);
+        for (int i = 0; i < 3; i++) {
+            String why = arms[i] == null || values[i] != null ? null : noPrimary(arms[i].run());
+            if (why != null) {
+                issues.add(ARMS[i] + ": no primary metric (" + why + ")");
+            }
+        }
         Better better = mode == null ? Better.NONE : MetricDictionary.require(MetricDictionary.primaryMetric(mode)).better();
         Double h = delta(better, values[0], values[1]);
         Double a = delta(better, values[0], values[2]);
         Double avh = delta(better, values[1], values[2]);
         return new Candidate(precedence, pipeline, mode, values, outputArms, new Fit(comparability, issues),
                 new Deltas(h, a, avh));
+    }
+
+    /** The reason a successful run has no primary metric (its "no primary metric: …" note), or null. */
+    private static String noPrimary(RunRecord r) {
+        if (r.status() != RunRecord.RunStatus.SUCCESS || r.notes() == null) {
+            return null;
+        }
+        for (String n : r.notes().split("; ")) {
+            if (n.startsWith(NO_PRIMARY)) {
+                return n.substring(NO_PRIMARY.length());
+            }
+        }
+        return null;
     }
 
     private static Double delta(Better better, Value base, Value x) {

@@ -313,4 +313,35 @@ final class ErrorLines {
         }
         return t;
     }
+
+    private static final String NONE_PATH = "expected str, bytes or os.PathLike object, not NoneType";
+    private static final String NO_FILE = "FileNotFoundError: [Errno 2] No such file or directory";
+
+    /**
+     * Start of the line of a {@code TypeError: expected str, bytes or os.PathLike object, not NoneType} raised inside a
+     * benchmark's dataset sampler ({@code sample_sharegpt_requests}, any {@code sample_*_requests} frame within the
+     * three lines above): the older wording of "dataset_path must be provided" (a command without a dataset path).
+     * Else the line of a {@code FileNotFoundError: [Errno 2] No such file or directory} raised there (the command names
+     * a dataset file that is not there). -1 when there is none.
+     */
+    static int datasetPathMissing(String text) {
+        int found = sampledLine(text, NONE_PATH);
+        return found >= 0 ? found : sampledLine(text, NO_FILE);
+    }
+
+    private static int sampledLine(String text, String needle) {
+        for (int at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + needle.length())) {
+            int ls = text.lastIndexOf('\n', at) + 1;
+            int from = ls;
+            for (int k = 0; k < 3 && from > 0; k++) {
+                from = text.lastIndexOf('\n', from - 2) + 1;
+            }
+            String above = text.substring(from, ls);
+            int s = above.indexOf(" in sample_");
+            if (s >= 0 && above.indexOf("_requests", s) >= 0) {
+                return ls;
+            }
+        }
+        return -1;
+    }
 }

@@ -46,6 +46,14 @@ public enum FailureCategory {
     /** An agent attempt isobench had to stop whose container it could not prove stopped (docs/agents.md). */
     SANDBOX_UNSTOPPABLE(Retry.NO, 1),
     OUTPUT_MISMATCH(Retry.NO, 1),
+    /**
+     * The harness itself failed, not an arm: its own bug (a NameError in its script), a refusal of its own (an engine
+     * version it will not run), its cloud function missing, an exception it raised outside any arm's output
+     * (docs/parsing.md, "Whose failure is it: arm or harness"). Rerunning the task with a working harness may succeed.
+     */
+    HARNESS_ERROR(Retry.MAYBE, 1),
+    /** Someone stopped the run on purpose (a user cancel): nothing failed; a rerun needs no change, but not automatically. */
+    CANCELLED(Retry.MAYBE, 1),
     CUDA_ERROR(Retry.NO, 1),
     GIT_ERROR(Retry.YES, 1),
     SERVER_START_TIMEOUT(Retry.MAYBE, 2),

@@ -37,6 +37,9 @@ public final class FailureClassifier {
     private static final int SIGNATURE_EVIDENCE = 3;
     private static final int UNKNOWN_TAIL_LINES = 3;
 
+    private static final String DATASET_PATH_MISSING = "perf command's dataset is missing: the benchmark's dataset"
+            + " sampler opened no path (the older wording of 'dataset_path must be provided') or a file that is not there";
+
     private FailureClassifier() {
     }
 
@@ -73,6 +76,15 @@ public final class FailureClassifier {
         }
         match(err, 1, true, "", hits);
         match(raw, 2, false, "", hits);
+        for (int source = 1; source <= 2; source++) {
+            String t = source == 1 ? err : raw;
+            int noDataset = ErrorLines.datasetPathMissing(t);
+            if (noDataset >= 0) {
+                Hit h = hits.computeIfAbsent(FailureCategory.BAD_PERF_COMMAND, c -> new Hit(-1, DATASET_PATH_MISSING));
+                h.add(key(source, noDataset), evidence(t, noDataset, ""));
+                break;
+            }
+        }
         if (parsed.emptyResultBlock()) {
             Hit h = hits.computeIfAbsent(FailureCategory.NO_METRICS,
                     c -> new Hit(Integer.MAX_VALUE, "serving result block without metric rows: no metrics"));

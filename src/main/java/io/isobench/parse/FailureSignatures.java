@@ -68,6 +68,13 @@ final class FailureSignatures {
         return List.of(new Signature(c, lower(needle), List.of(), List.of(), 0, Scope.HINT, description));
     }
 
+    /** A hint whose needle must be followed by one of {@code after} within {@code within} chars. */
+    private static List<Signature> hintAfter(FailureCategory c, String needle, int within, List<String> after,
+                                             String description) {
+        return List.of(new Signature(c, lower(needle), after.stream().map(FailureSignatures::lower).toList(), List.of(),
+                within, Scope.HINT, description));
+    }
+
     private static List<Signature> wholeHint(FailureCategory c, String needle, String description) {
         return List.of(new Signature(c, lower(needle), List.of(), List.of(), 0, Scope.WHOLE, description));
     }
@@ -135,10 +142,23 @@ final class FailureSignatures {
             sig(RESOURCES_INSUFFICIENT, "capability_unsupported", "the machine lacks a capability the test needs"),
             sig(RESOURCES_INSUFFICIENT, "cuda device required", "the test needs a CUDA device"),
 
+            // The old harness's own failures, before any arm's root cause: they name no arm (docs/parsing.md,
+            // "Whose failure is it: arm or harness"). Listed before PORT_CONFLICT: its version refusal quotes #8791.
+            sig(HARNESS_ERROR, "has known port binding bug",
+                    "the old harness refused this engine version (known port-binding bug #8791), nothing ran"),
+            wholeHint(HARNESS_ERROR, "version_bug",
+                    "the old harness refused this engine version (status version_bug), nothing ran"),
+            hintAfter(HARNESS_ERROR, "name '", 120, List.of("' is not defined"),
+                    "the old harness's own bug (NameError in its script)"),
+            sig(HARNESS_ERROR, "lookup failed for function",
+                    "the old harness's cloud function was not deployed (Modal lookup failed)"),
+            hint(CANCELLED, "cancelled by user", "the run was cancelled by its user"),
+            hint(CANCELLED, "canceled by user", "the run was cancelled by its user"),
+            wholeHint(CANCELLED, "cancelled", "the run was cancelled (status cancelled)"),
+            wholeHint(CANCELLED, "canceled", "the run was cancelled (status canceled)"),
+
             sig(PORT_CONFLICT, "address already in use", "port already in use"),
             sig(PORT_CONFLICT, "errno 98", "port already in use (EADDRINUSE)"),
-            sig(PORT_CONFLICT, "#8791", "vLLM 0.6.0–0.6.5 port-binding bug #8791"),
-            wholeHint(PORT_CONFLICT, "version_bug", "known engine version bug (#8791 port binding)"),
 
             sig(BAD_PERF_COMMAND, "unrecognized arguments", "perf command has arguments this version does not accept"),
             sig(BAD_PERF_COMMAND, "invalid int value", "perf command has a non-integer value (placeholder?)"),
@@ -148,6 +168,8 @@ final class FailureSignatures {
             sig(BAD_PERF_COMMAND, "can't open file", "perf command script is missing"),
             sig(BAD_PERF_COMMAND, "dataset_path must be provided",
                     "perf command lacks --dataset-name/--dataset-path (benchmark_serving defaults to ShareGPT, which needs a file)"),
+            sig(BAD_PERF_COMMAND, "is not a local folder and is not a valid model identifier",
+                    "perf command names a model that is neither a local folder nor a model on the HF hub"),
             sig(BAD_PERF_COMMAND, "hfvalidationerror", "perf command names a model that is neither an HF repo id nor a local path"),
             sig(BAD_PERF_COMMAND, "repo id must be in the form",
                     "perf command names a model that is neither an HF repo id nor a local path"),
@@ -190,6 +212,9 @@ final class FailureSignatures {
             sigs(ENV_MISSING, "no engine wheel for this commit", "no wheel available", "no ancestor wheel"),
             sig(ENV_MISSING, "no wheel for", "no engine wheel for this arm's commit"),
             wholeHint(ENV_MISSING, "no_wheel", "no engine wheel for this commit"),
+            wholeHint(ENV_MISSING, "no_baseline_wheel", "no engine wheel for the baseline commit"),
+            wholeHint(ENV_MISSING, "no_human_wheel", "no engine wheel for the human commit"),
+            sig(ENV_MISSING, "could not find vllm installation", "engine not installed (no vLLM installation found)"),
             after(ENV_MISSING, "failed to install", 40, List.of("wheel"), "engine wheel could not be installed"),
             wholeHint(ENV_MISSING, "wheel_install_failed", "engine wheel could not be installed"),
             sig(ENV_MISSING, "no matching distribution found", "engine/package not available to install"),
@@ -236,6 +261,8 @@ final class FailureSignatures {
                     "no serving metrics"),
             sig(NO_METRICS, "failed to produce json output", "benchmark produced no result (no JSON output)"),
             sig(NO_METRICS, "produced no output", "benchmark produced no output"),
+            sig(NO_METRICS, "no json results in output", "benchmark produced no result (no JSON results in output)"),
+            wholeHint(NO_METRICS, "no_metrics", "benchmark produced no metrics (status no_metrics)"),
             sig(TIMEOUT, "timeouterror", "run exceeded its time limit (TimeoutError)"),
             sig(TIMEOUT, "timed out", "run exceeded its time limit"));
 

@@ -338,6 +338,11 @@ final class LegacyModel implements AutoCloseable {
                     why.add(arms[i] + " failed: " + cat);
                 }
             }
+            RunRecord.FailureInfo attempt = notRun.isEmpty() ? null : failureOf(runs, "attempt", row.pipeline());
+            if (attempt != null) { // a harness event outside any arm (docs/parsing.md): the attempt's own failure
+                actions.add(action(attempt.category(), "attempt"));
+                why.add("attempt failed: " + attempt.category());
+            }
             if (!notRun.isEmpty()) {
                 actions.add("run " + String.join(", ", notRun) + " once the failure above is fixed");
                 why.add(String.join(", ", notRun) + ": not run");
@@ -444,6 +449,8 @@ final class LegacyModel implements AutoCloseable {
                 case TREE_CHANGED -> arm.equals("agent") ? "agent outcome (its run rewrote its own tracked files)"
                         : "investigate the " + arm + " arm: a run rewrote its tracked files";
                 case SANDBOX_UNSTOPPABLE -> "check the docker host: an agent container could not be stopped";
+                case HARNESS_ERROR -> "rerun the task: the old harness failed, not an arm";
+                case CANCELLED -> "rerun the task: it was cancelled";
                 case UNKNOWN -> "investigate the " + arm + " log";
             };
         }

@@ -26,9 +26,15 @@ class LegacyFailureTest {
             store.forEachRun(new RunFilter(null, null, null, false), runs::add);
 
             expect(runs, "modal/6dd94dbe/", "agent", "NO_METRICS");
+            // a harness event no arm caused is one failed `attempt` run; the arms never started (issue 28)
+            expect(runs, "modal/25ebed2f/", "attempt", "HARNESS_ERROR");
+            expect(runs, "modal/015069b0/", "attempt", "INFRA_TRANSIENT");
             for (String arm : new String[] {"baseline", "human", "agent"}) {
-                expect(runs, "modal/25ebed2f/", arm, "PORT_CONFLICT");
-                expect(runs, "modal/015069b0/", arm, "INFRA_TRANSIENT");
+                for (String c : new String[] {"modal/25ebed2f/", "modal/015069b0/"}) {
+                    RunRecord r = find(runs, c, arm);
+                    assertThat(r.status()).as(c + arm).isEqualTo(RunRecord.RunStatus.NOT_RUN);
+                    assertThat(r.notes()).contains("not run: the harness failed before this arm started (");
+                }
             }
             // no_perf_command: nothing ran; the first arm carries the failure, the others never ran (issue 14)
             expect(runs, "modal/3127e975/", "baseline", "NO_PERF_COMMAND");
@@ -40,8 +46,12 @@ class LegacyFailureTest {
             }
             expect(runs, "modal/22d33bac/", "baseline", "BAD_PERF_COMMAND");
             expect(runs, "modal/6e36f4fa/", "baseline", "ENV_MISSING");
-            expect(runs, "modal/eefbf4a6/", "human", "GIT_ERROR");
-            expect(runs, "modal/eefbf4a6/", "agent", "GIT_ERROR");
+            // the baseline ran (a value); the git timeout came before the human arm left any record: the attempt's
+            expect(runs, "modal/eefbf4a6/", "attempt", "GIT_ERROR");
+            assertThat(find(runs, "modal/eefbf4a6/", "baseline").status()).isEqualTo(RunRecord.RunStatus.SUCCESS);
+            assertThat(find(runs, "modal/eefbf4a6/", "human").notes())
+                    .contains("not run: the harness failed before this arm started (GIT_ERROR: Command '['git'");
+            assertThat(find(runs, "modal/eefbf4a6/", "agent").status()).isEqualTo(RunRecord.RunStatus.NOT_RUN);
             expect(runs, "claude_code/results/7c01f706_human_result.json", "human", "MODEL_UNSUPPORTED");
             expect(runs, "codex/results/3476ed08_human_result.json", "human", "DISK_FULL");
             expect(runs, "separate_agent/2a052011_agent_result.json", "agent", "GPU_OOM");

@@ -46,9 +46,9 @@ class FailureClassifierRealDataTest {
     static Stream<Arguments> table() {
         return Stream.of(
                 Arguments.of("modal/6dd94dbe agent", (Case) () -> modalArm("6dd94dbe", "agent"), FailureCategory.NO_METRICS),
-                Arguments.of("modal/25ebed2f baseline", (Case) () -> modalArm("25ebed2f", "baseline"), FailureCategory.PORT_CONFLICT),
-                Arguments.of("modal/25ebed2f human", (Case) () -> modalArm("25ebed2f", "human"), FailureCategory.PORT_CONFLICT),
-                Arguments.of("modal/25ebed2f agent", (Case) () -> modalArm("25ebed2f", "agent"), FailureCategory.PORT_CONFLICT),
+                Arguments.of("modal/25ebed2f baseline", (Case) () -> modalArm("25ebed2f", "baseline"), FailureCategory.HARNESS_ERROR),
+                Arguments.of("modal/25ebed2f human", (Case) () -> modalArm("25ebed2f", "human"), FailureCategory.HARNESS_ERROR),
+                Arguments.of("modal/25ebed2f agent", (Case) () -> modalArm("25ebed2f", "agent"), FailureCategory.HARNESS_ERROR),
                 Arguments.of("modal/015069b0 baseline", (Case) () -> modalArm("015069b0", "baseline"), FailureCategory.INFRA_TRANSIENT),
                 Arguments.of("modal/015069b0 agent", (Case) () -> modalArm("015069b0", "agent"), FailureCategory.INFRA_TRANSIENT),
                 Arguments.of("modal/22d33bac baseline", (Case) () -> modalArm("22d33bac", "baseline"), FailureCategory.BAD_PERF_COMMAND),

@@ -94,8 +94,9 @@ class FailureClassifierTest {
         assertThat(FailureClassifier.classify("timeout", null, "").orElseThrow().category()).isEqualTo(FailureCategory.TIMEOUT);
         assertThat(FailureClassifier.classify("no_perf_command", null, null).orElseThrow().category())
                 .isEqualTo(FailureCategory.NO_PERF_COMMAND);
+        // version_bug is the old harness refusing an engine version (quoting bug #8791), not a port conflict of a run
         assertThat(FailureClassifier.classify("version_bug", null, null).orElseThrow().category())
-                .isEqualTo(FailureCategory.PORT_CONFLICT);
+                .isEqualTo(FailureCategory.HARNESS_ERROR);
         assertThat(FailureClassifier.classify("error", "engine version incompatible with model", null).orElseThrow().category())
                 .isEqualTo(FailureCategory.MODEL_UNSUPPORTED);
         // hint-only words do not fire in console text

@@ -86,7 +86,7 @@ class MarkdownReportTest {
     @Test
     void failureBreakdownHasCategoriesRetryabilityAndEvidence() {
         String failures = report.substring(report.indexOf("## Failures by category"), report.indexOf("## To-do list"));
-        assertThat(failures).contains("| GPU_OOM |", "| DISK_FULL |", "| PORT_CONFLICT |", "| MODEL_UNSUPPORTED |",
+        assertThat(failures).contains("| GPU_OOM |", "| DISK_FULL |", "| HARNESS_ERROR |", "| MODEL_UNSUPPORTED |",
                 "| GIT_ERROR |", "| NO_METRICS |", "| TIMEOUT |", "| DEPENDENCY_CONFLICT |");
         String disk = failures.lines().filter(l -> l.startsWith("| DISK_FULL |")).findFirst().orElseThrow();
         assertThat(disk).contains("after_cleanup").contains("no space left on device").contains("`3476ed08`");
