@@ -43,7 +43,7 @@ public final class HfTableReader {
     /**
      * The list cells that are not a list isobench can read ({@link ListCell}), per column: a list column is cosmetic
      * (files changed, models), so such a cell never refuses the table: it is kept as text (a one-element list holding
-     * the cell as written) and counted; the table gets one warning line per column.
+     * the cell as written) and counted; the table gets one warning line per column, in the table's column order.
      */
     private static final class Unreadable {
         private final Map<String, int[]> count = new java.util.LinkedHashMap<>();
@@ -56,7 +56,9 @@ public final class HfTableReader {
 
         List<String> warnings() {
             List<String> out = new ArrayList<>();
-            for (Map.Entry<String, int[]> e : count.entrySet()) {
+            List<Map.Entry<String, int[]>> columns = new ArrayList<>(count.entrySet());
+            columns.sort(java.util.Comparator.comparingInt(e -> HfSchema.v5Index(e.getKey()))); // table order
+            for (Map.Entry<String, int[]> e : columns) {
                 int n = e.getValue()[0];
                 out.add("column '" + e.getKey() + "': " + n + (n == 1 ? " cell is" : " cells are")
                         + " not a readable list, kept as text (first: " + first.get(e.getKey()) + ")");
