@@ -146,8 +146,8 @@ final class Corrections {
     }
 
     /**
-     * The published records among the runs (one per source and pipeline), the source files' before the HF table's so
-     * that a figure published in both is kept with its source file.
+     * The published records among the runs (one per source and pipeline, and per published HF row), the source files'
+     * before the HF table's so that a figure published in both is kept with its source file.
      */
     private static List<Record> records(List<RunRecord> runs) {
         Map<String, Record> byKey = new LinkedHashMap<>();
@@ -156,7 +156,9 @@ final class Corrections {
             if (p == null || !p.isObject()) {
                 continue;
             }
-            String key = p.path("source").asText("") + "|" + Pipeline.labelOf(r.pipeline());
+            // one record per published row: an HF table may publish several rows for one agent (one per model)
+            String key = p.path("source").asText("") + "|" + Pipeline.labelOf(r.pipeline()) + "|"
+                    + (r.kind() == RunRecord.RunKind.HF_IMPORT ? r.details().string("hf_key") : "");
             Record rec = byKey.computeIfAbsent(key, k -> new Record(p, r.kind() == RunRecord.RunKind.HF_IMPORT,
                     new String[3]));
             int arm = armIndex(r);

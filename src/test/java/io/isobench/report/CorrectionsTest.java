@@ -7,7 +7,14 @@ import io.isobench.legacy.ThreeWayTable;
 import io.isobench.parse.Metric;
 import io.isobench.store.RunRecord;
 import io.isobench.store.RunRecord.RunStatus;
+import io.isobench.store.Store;
+import io.isobench.store.Stores;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.time.Instant;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -159,5 +166,27 @@ class CorrectionsTest {
         assertThat(c).extracting(Corrections.Correction::comparison).containsExactly("human", "agent");
         assertThat(c).allSatisfy(x -> assertThat(x.source())
                 .isEqualTo("the result file's *_improvement fields; also the published HF row"));
+    }
+
+    @Test
+    void theReportListsTheCorrectionOnceAfterImportHfAndImportLegacy(@TempDir Path dir) {
+        Object[][] figures = {{"human", "latency_avg", 12.0}};
+        Object[][] values = {{"baseline", "latency_avg", 100.0}, {"human", "latency_avg", 90.0}};
+        List<RunRecord> runs = new ArrayList<>();
+        runs.addAll(arms(RunRecord.RunKind.LEGACY, "modal", "latency", SAME, "raw",
+                published("the result file's *_improvement fields", figures, values)));
+        runs.addAll(arms(RunRecord.RunKind.HF_IMPORT, "hf_import", "latency", SAME, "json",
+                published("the published HF row", figures, values)));
+        try (Store store = Stores.open(dir.resolve("s.duckdb").toString())) {
+            store.putRuns(runs);
+            StringWriter out = new StringWriter();
+            try (ReportModel model = ReportModel.build(store, new ReportScope(null, 5.0, Instant.EPOCH))) {
+                MarkdownReport.write(model, out);
+            }
+            assertThat(out.toString().lines().filter(l -> l.startsWith("| `abcdef12` | claude_code | human |")))
+                    .singleElement().satisfies(l -> assertThat(l).contains("| latency_avg | +12.00 | latency_ms_avg |"
+                            + " +10.00 | different computation").endsWith("| the result file's *_improvement"
+                            + " fields; also the published HF row |"));
+        }
     }
 }
