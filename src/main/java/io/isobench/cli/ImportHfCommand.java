@@ -15,7 +15,9 @@ import java.util.concurrent.Callable;
 
 @Command(name = "hf", mixinStandardHelpOptions = true,
         description = {"Import the published HF table (schema v5, 76 columns) from parquet, JSONL or CSV.",
-                "Each file is one transaction; importing the same file again changes nothing."})
+                "Each file is one transaction; importing the same file again changes nothing.",
+                "A list cell that is no readable list is kept as text (one warning per column on stderr);",
+                "agents are renamed by the alias table (trae + gpt-5 = trae_gpt5), see docs/hf-export.md."})
 final class ImportHfCommand implements Callable<Integer> {
 
     @Spec
@@ -31,7 +33,11 @@ final class ImportHfCommand implements Callable<Integer> {
         try (Store store = Stores.open(main.dbSpec())) {
             for (Path file : files) {
                 try {
-                    main.out.println(HfImporter.importFile(store, file).describe());
+                    HfImporter.Summary summary = HfImporter.importFile(store, file);
+                    main.out.println(summary.describe());
+                    for (String w : summary.warnings()) {
+                        main.err.println("isobench: warning: " + file + ": " + w);
+                    }
                 } catch (IsobenchException.BadInput e) {
                     if (files.size() == 1) {
                         throw e;

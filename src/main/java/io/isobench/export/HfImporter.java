@@ -22,6 +22,7 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
@@ -53,9 +54,11 @@ public final class HfImporter {
      * @param rows            rows in the file
      * @param runs            runs stored (three per row)
      * @param redactedRows    rows in which a secret was redacted before storing
+     * @param warnings        what was read but not understood, one line each (list cells kept as text, per column;
+     *                        agents without an alias for their model, per agent and model); never a reason to refuse
      */
     public record Summary(Path file, String format, boolean alreadyImported, int rows, int runs, int redactedRows,
-                          List<String> ignoredColumns) {
+                          List<String> ignoredColumns, List<String> warnings) {
 
         /** One line for stderr/stdout. */
         public String describe() {
@@ -89,7 +92,8 @@ public final class HfImporter {
         String sha = sha256(bytes);
         String path = file.toAbsolutePath().normalize().toString();
         if (store.findSource(path, sha).isPresent()) {
-            return new Summary(file, table.format(), true, table.rows().size(), 0, 0, table.ignoredColumns());
+            return new Summary(file, table.format(), true, table.rows().size(), 0, 0, table.ignoredColumns(),
+                    table.warnings());
         }
         // Everything is built first and written in one transaction of a few multi-row statements (as import legacy
         // does): a statement per run, artifact and task cost DuckDB milliseconds each.
@@ -121,8 +125,12 @@ public final class HfImporter {
                     .outcome("imported", null).contentArtifact(content).build()));
             return null;
         });
+        List<String> warnings = new ArrayList<>(table.warnings());
+        batch.unaliased.forEach((agentModel, n) -> warnings.add("agent '" + agentModel.get(0) + "' with model '"
+                + agentModel.get(1) + "' (" + n + (n == 1 ? " row" : " rows") + "): no alias in the agent table, name kept"
+                + " (docs/hf-export.md, agent names)"));
         return new Summary(file, table.format(), false, table.rows().size(), batch.runs.size(), redacted,
-                table.ignoredColumns());
+                table.ignoredColumns(), List.copyOf(warnings));
     }
 
     /**
@@ -144,6 +152,8 @@ public final class HfImporter {
         final List<RunRecord> runs = new ArrayList<>();
         final Map<String, TaskRecord> tasks = new java.util.LinkedHashMap<>();
         private final java.util.Set<String> known = new java.util.HashSet<>();
+        /** Agents the alias table lists whose model it does not: {agent, model} → rows. */
+        final Map<List<String>, Integer> unaliased = new java.util.LinkedHashMap<>();
         private final String fileName;
 
         Batch(List<TaskRecord> stored, String fileName) {
@@ -161,7 +171,11 @@ public final class HfImporter {
             String rowSha = artifact("hf_row", HfMapping.toJson(row));
             String commitShort = commitShort(row);
             String commit = row.string("commit_hash") == null ? commitShort : row.string("commit_hash").trim();
-            String agentName = Arm.normalizeAgent(row.string("agent_name"));
+            AgentAliases.Resolved agent = AgentAliases.resolve(row.string("agent_name"), row.string("agent_model"));
+            if (!agent.known()) {
+                unaliased.merge(Arrays.asList(agent.name(), String.valueOf(row.string("agent_model"))), 1, Integer::sum);
+            }
+            String agentName = agent.name();
             Mode mode = HfMapping.modeOf(row);
             String primary = mode == null ? null : MetricDictionary.primaryMetric(mode);
             String keyId = sha256(key.getBytes(StandardCharsets.UTF_8)).substring(0, 24);

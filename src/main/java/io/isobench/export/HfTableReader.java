@@ -27,12 +27,44 @@ import java.util.Set;
  * Reads a published HF table (schema v5, 76 columns) from parquet, JSONL or CSV into typed {@link HfRow}s.
  * Wrong schemas, unreadable files and Git-LFS pointers are refused with a one-line message naming the file.
  * Columns after the 76 that start with {@code isobench_} (an isobench export read back) are ignored: isobench
- * recomputes them.
+ * recomputes them. A list cell written as text that is no list isobench can read is kept as text with a warning per
+ * column, never refused; any other value that does not fit its column refuses the file.
  */
 public final class HfTableReader {
 
-    /** What was read: rows in file order, the format, and the additive columns that were ignored. */
-    public record HfTable(Path file, String format, List<HfRow> rows, List<String> ignoredColumns) {
+    /**
+     * What was read: rows in file order, the format, the additive columns that were ignored, and one warning line per
+     * list column whose cells could not all be read as lists (kept as text, see {@link Unreadable}).
+     */
+    public record HfTable(Path file, String format, List<HfRow> rows, List<String> ignoredColumns,
+                          List<String> warnings) {
+    }
+
+    /**
+     * The list cells that are not a list isobench can read ({@link ListCell}), per column: a list column is cosmetic
+     * (files changed, models), so such a cell never refuses the table: it is kept as text (a one-element list holding
+     * the cell as written) and counted; the table gets one warning line per column, in the table's column order.
+     */
+    private static final class Unreadable {
+        private final Map<String, int[]> count = new java.util.LinkedHashMap<>();
+        private final Map<String, String> first = new java.util.HashMap<>();
+
+        void add(String column, int rowNo, String why) {
+            count.computeIfAbsent(column, k -> new int[1])[0]++;
+            first.putIfAbsent(column, "row " + rowNo + ": " + why);
+        }
+
+        List<String> warnings() {
+            List<String> out = new ArrayList<>();
+            List<Map.Entry<String, int[]>> columns = new ArrayList<>(count.entrySet());
+            columns.sort(java.util.Comparator.comparingInt(e -> HfSchema.v5Index(e.getKey()))); // table order
+            for (Map.Entry<String, int[]> e : columns) {
+                int n = e.getValue()[0];
+                out.add("column '" + e.getKey() + "': " + n + (n == 1 ? " cell is" : " cells are")
+                        + " not a readable list, kept as text (first: " + first.get(e.getKey()) + ")");
+            }
+            return List.copyOf(out);
+        }
     }
 
     private static final String LFS_MAGIC = "version https://git-lfs.github.com/spec/v1";
@@ -111,7 +143,7 @@ public final class HfTableReader {
         return map;
     }
 
-    private static HfRow toRow(Path file, int rowNo, List<?> cells, int[] map, boolean csv) {
+    private static HfRow toRow(Path file, int rowNo, List<?> cells, int[] map, boolean csv, Unreadable unreadable) {
         Object[] values = new Object[HfSchema.V5.size()];
         for (int i = 0; i < map.length && i < cells.size(); i++) {
             int idx = map[i];
@@ -126,6 +158,11 @@ public final class HfTableReader {
             try {
                 values[idx] = HfValues.convert(cell, col.type());
             } catch (HfValues.BadValue e) {
+                if (col.type() == HfSchema.Type.LIST_STRING && cell instanceof String text) {
+                    values[idx] = List.of(text);
+                    unreadable.add(col.name(), rowNo, e.getMessage());
+                    continue;
+                }
                 throw new IsobenchException.BadInput(file + ": row " + rowNo + ", column '" + col.name() + "' ("
                         + col.type().label() + "): " + e.getMessage());
             }
@@ -158,6 +195,7 @@ public final class HfTableReader {
         List<String> ignored = new ArrayList<>();
         int[] map = bindHeader(file, header, ignored);
         List<HfRow> rows = new ArrayList<>();
+        Unreadable unreadable = new Unreadable();
         for (int r = 1; r < records.size(); r++) {
             List<String> rec = records.get(r);
             if (rec.size() == 1 && rec.get(0).isEmpty()) {
@@ -167,9 +205,9 @@ public final class HfTableReader {
                 throw new IsobenchException.BadInput(file + ": row " + r + " has " + rec.size()
                         + " fields, the header has " + header.size());
             }
-            rows.add(toRow(file, r, rec, map, true));
+            rows.add(toRow(file, r, rec, map, true, unreadable));
         }
-        return new HfTable(file, "csv", List.copyOf(rows), List.copyOf(ignored));
+        return new HfTable(file, "csv", List.copyOf(rows), List.copyOf(ignored), unreadable.warnings());
     }
 
     /** Minimal RFC 4180 reader: comma separator, double-quote quoting ("" escapes), CRLF or LF, newlines in quotes. */
@@ -243,6 +281,7 @@ public final class HfTableReader {
     private static HfTable readJsonl(Path file) {
         List<HfRow> rows = new ArrayList<>();
         List<String> ignored = new ArrayList<>();
+        Unreadable unreadable = new Unreadable();
         int[] map = null;
         List<String> header = null;
         try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
@@ -281,7 +320,7 @@ public final class HfTableReader {
                                 + "' that the first line lacks");
                     }
                 }
-                rows.add(toRow(file, lineNo, cells, map, false));
+                rows.add(toRow(file, lineNo, cells, map, false, unreadable));
             }
         } catch (IOException e) {
             throw new IsobenchException.BadInput(file + ": unreadable JSONL (" + e.getMessage() + ")", e);
@@ -289,7 +328,7 @@ public final class HfTableReader {
         if (header == null) {
             throw new IsobenchException.BadInput(file + ": empty JSONL (expected one JSON object per line with the 76 HF schema v5 columns)");
         }
-        return new HfTable(file, "jsonl", List.copyOf(rows), List.copyOf(ignored));
+        return new HfTable(file, "jsonl", List.copyOf(rows), List.copyOf(ignored), unreadable.warnings());
     }
 
     private static Object jsonValue(JsonNode n) {
@@ -333,6 +372,7 @@ public final class HfTableReader {
             List<String> ignored = new ArrayList<>();
             int[] map = bindHeader(file, header, ignored);
             List<HfRow> rows = new ArrayList<>();
+            Unreadable unreadable = new Unreadable();
             try (ResultSet rs = st.executeQuery("SELECT * FROM read_parquet(" + lit + ")")) {
                 int r = 0;
                 while (rs.next()) {
@@ -341,10 +381,10 @@ public final class HfTableReader {
                     for (int i = 0; i < header.size(); i++) {
                         cells.add(map[i] < 0 ? null : rs.getObject(i + 1));
                     }
-                    rows.add(toRow(file, r, cells, map, false));
+                    rows.add(toRow(file, r, cells, map, false, unreadable));
                 }
             }
-            return new HfTable(file, "parquet", List.copyOf(rows), List.copyOf(ignored));
+            return new HfTable(file, "parquet", List.copyOf(rows), List.copyOf(ignored), unreadable.warnings());
         } catch (SQLException e) {
             String msg = e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst().orElse("");
             throw new IsobenchException.BadInput(file + ": unreadable parquet (" + msg + ")", e);

@@ -53,7 +53,7 @@ final class HfValues {
                     yield Collections.unmodifiableList(out);
                 }
                 if (v instanceof String s) {
-                    yield parseListLiteral(s);
+                    yield ListCell.parse(s);
                 }
                 throw new BadValue("expected a list of strings, found " + v);
             }
@@ -121,70 +121,8 @@ final class HfValues {
         return out;
     }
 
-    /**
-     * Parses a list of strings written as a Python literal ({@code ['a', "b's"]}, how pandas writes list cells to CSV)
-     * or as a JSON array. {@code None}/{@code null} elements become null.
-     */
-    static List<String> parseListLiteral(String text) throws BadValue {
-        String s = text.trim();
-        if (!s.startsWith("[") || !s.endsWith("]")) {
-            throw new BadValue("expected a list like ['a', 'b'], found '" + abbreviate(s) + "'");
-        }
-        List<String> out = new ArrayList<>();
-        int i = 1;
-        int end = s.length() - 1;
-        boolean expectItem = true;
-        while (true) {
-            while (i < end && Character.isWhitespace(s.charAt(i))) {
-                i++;
-            }
-            if (i >= end) {
-                break;
-            }
-            char c = s.charAt(i);
-            if (!expectItem) {
-                if (c != ',') {
-                    throw new BadValue("malformed list literal at character " + i + ": '" + abbreviate(s) + "'");
-                }
-                i++;
-                expectItem = true;
-                continue;
-            }
-            if (c == '\'' || c == '"') {
-                StringBuilder sb = new StringBuilder();
-                i++;
-                boolean closed = false;
-                while (i < end) {
-                    char d = s.charAt(i);
-                    if (d == '\\' && i + 1 < end) {
-                        i = unescape(s, i + 1, sb);
-                        continue;
-                    }
-                    if (d == c) {
-                        closed = true;
-                        i++;
-                        break;
-                    }
-                    sb.append(d);
-                    i++;
-                }
-                if (!closed) {
-                    throw new BadValue("unterminated string in list literal '" + abbreviate(s) + "'");
-                }
-                out.add(sb.toString());
-            } else if (s.startsWith("None", i) || s.startsWith("null", i)) {
-                out.add(null);
-                i += 4;
-            } else {
-                throw new BadValue("list items must be quoted strings: '" + abbreviate(s) + "'");
-            }
-            expectItem = false;
-        }
-        return Collections.unmodifiableList(out);
-    }
-
     /** Handles the escape whose letter is at {@code i}; returns the index after it. */
-    private static int unescape(String s, int i, StringBuilder sb) throws BadValue {
+    static int unescape(String s, int i, StringBuilder sb) throws BadValue {
         char e = s.charAt(i);
         switch (e) {
             case 'n' -> sb.append('\n');

@@ -86,7 +86,27 @@ public final class ThreeWayTable {
             return extra.string("path") == null ? "" : extra.string("path");
         }
 
+        /**
+         * The arm's value for mode {@code m}, or null; a value of exactly 0 of a lower-is-better primary metric (a TPOT
+         * of 0.00 when every request produced one token, a latency of 0) is no measurement and reads as none
+         * ({@link #zeroLatency}).
+         */
         Value value(Mode m) {
+            Value v = parsedValue(m);
+            return v != null && v.number() == 0.0 && lowerIsBetter(m) ? null : v;
+        }
+
+        /** True when the arm's value for {@code m} is a 0 of a lower-is-better metric: shown as missing, with why. */
+        boolean zeroLatency(Mode m) {
+            Value v = parsedValue(m);
+            return v != null && v.number() == 0.0 && lowerIsBetter(m);
+        }
+
+        private static boolean lowerIsBetter(Mode m) {
+            return MetricDictionary.require(MetricDictionary.primaryMetric(m)).better() == Better.LOWER;
+        }
+
+        private Value parsedValue(Mode m) {
             if (m == null) {
                 return null;
             }
@@ -316,6 +336,11 @@ public final class ThreeWayTable {
                 }
             }
         }
+        for (int i = 0; i < 3; i++) {
+            if (arms[i] != null && arms[i].zeroLatency(mode)) {
+                issues.add(zeroIssue(ARMS[i], mode));
+            }
+        }
         boolean anyValue = values[0] != null || values[1] != null || values[2] != null;
         Set<String> models = new LinkedHashSet<>();
         Set<String> workloads = new LinkedHashSet<>();
@@ -426,6 +451,14 @@ public final class ThreeWayTable {
             return newHas ? neu : old;
         }
         return neu.path().compareTo(old.path()) < 0 ? neu : old;
+    }
+
+    /**
+     * The issue a row gets for an arm whose lower-is-better primary value is exactly 0: no measurement (the arm reads
+     * as missing: never a value, never the base of a Δ).
+     */
+    public static String zeroIssue(String arm, Mode mode) {
+        return arm + " " + MetricDictionary.primaryMetric(mode) + " = 0 is not a measurement";
     }
 
     private static Candidate first(List<Candidate> list, java.util.function.Predicate<Candidate> p) {

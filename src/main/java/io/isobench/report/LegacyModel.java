@@ -319,6 +319,14 @@ final class LegacyModel implements AutoCloseable {
                 if (values[i] != null) {
                     continue;
                 }
+                String zero = zeroValue(row, arms[i]);
+                if (zero != null) {
+                    missing.add(zero + " (shown as missing)");
+                    actions.add("check the " + arms[i] + " arm's workload (a latency of 0: e.g. one output token per"
+                            + " request), then rerun it");
+                    why.add(zero);
+                    continue;
+                }
                 RunRecord.FailureInfo f = failureOf(runs, arms[i], row.pipeline());
                 String cat = f == null ? null : f.category();
                 missing.add(arms[i] + ": " + (cat == null ? "no value, no failure recorded"
@@ -332,7 +340,17 @@ final class LegacyModel implements AutoCloseable {
                     missing.set(missing.size() - 1, arms[i] + ": " + notRunReason.replace("|", "\\|"));
                     notRun.add(arms[i]);
                 } else if (cat == null) {
-                    noValue.add(arms[i]);
+                    String elsewhere = failureElsewhere(runs, arms[i], row.pipeline());
+                    if (elsewhere == null) {
+                        noValue.add(arms[i]);
+                    } else {
+                        // pointed at, not charged: the other pipeline's failure does not say why this source lacks
+                        // the value, so it is neither counted nor this row's cause
+                        String here = Md.text(row.pipeline());
+                        missing.set(missing.size() - 1, arms[i] + ": no value in " + here + "; " + elsewhere);
+                        actions.add("run " + arms[i] + " (another pipeline's run of it failed)");
+                        why.add(arms[i] + ": no value in " + here + ", " + elsewhere);
+                    }
                 } else {
                     actions.add(action(cat, arms[i]));
                     why.add(arms[i] + " failed: " + cat);
@@ -414,6 +432,30 @@ final class LegacyModel implements AutoCloseable {
                 }
             }
             return null;
+        }
+
+        /**
+         * A failure of the arm recorded by another pipeline of the same commit ("the modal run failed: CAT `line`"),
+         * or null: shown where the row's own source has no value and no failure, never counted as the row's.
+         */
+        private static String failureElsewhere(List<RunRecord> runs, String arm, String pipeline) {
+            for (RunRecord r : runs) {
+                String p = Pipeline.labelOf(r.pipeline());
+                if (armMatches(r, arm) && r.failure() != null && r.failure().category() != null && p != null
+                        && !p.equals(pipeline)) {
+                    return "the " + Md.text(p) + " run failed: " + r.failure().category() + " " + Md.code(firstLine(r.failure()));
+                }
+            }
+            return null;
+        }
+
+        /** Why an arm's lower-is-better value of 0 was left out of the row (its issue), or null. */
+        private static String zeroValue(ThreeWayRow row, String arm) {
+            if (row.issues() == null || row.mode() == null) {
+                return null;
+            }
+            String issue = io.isobench.Mode.fromLabel(row.mode()).map(m -> ThreeWayTable.zeroIssue(arm, m)).orElse(null);
+            return issue != null && row.issues().contains(issue) ? issue : null;
         }
 
         static String action(String category, String arm) {

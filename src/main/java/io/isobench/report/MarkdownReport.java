@@ -223,7 +223,9 @@ public final class MarkdownReport {
             line("Where the old system published an improvement (a result file's `*_improvement` fields, a rerun's "
                     + "analysis, a row of the published HF table) that isobench does not reproduce for the same commit, "
                     + "agent and comparison: both numbers (percent, positive = better) and why they differ. Published "
-                    + "and recomputed figures within ±" + Corrections.TOLERANCE_PP + " points agree.");
+                    + "and recomputed figures within ±" + Corrections.TOLERANCE_PP + " points agree. A published "
+                    + "figure on the row's own metric is compared first; a figure published both in a source file and "
+                    + "in the HF table is one row naming both.");
             line("");
             line("| commit | agent | comparison | published metric | published Δ % | isobench metric | isobench Δ % "
                     + "| why they differ | published in |");

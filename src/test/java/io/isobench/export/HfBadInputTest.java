@@ -117,11 +117,12 @@ class HfBadInputTest {
 
     @Test
     void listLiteralsParseLikePython() throws Exception {
-        assertThat(HfValues.parseListLiteral("[]")).isEmpty();
-        assertThat(HfValues.parseListLiteral("['a', \"b's\", 'c\\'d', 'e\\\\f']")).containsExactly("a", "b's", "c'd", "e\\f");
-        assertThat(HfValues.parseListLiteral("[\"x\", null]")).containsExactly("x", null);
-        assertThatThrownBy(() -> HfValues.parseListLiteral("a, b")).isInstanceOf(HfValues.BadValue.class);
-        assertThatThrownBy(() -> HfValues.parseListLiteral("['a' 'b']")).isInstanceOf(HfValues.BadValue.class);
+        assertThat(ListCell.parse("[]")).isEmpty();
+        assertThat(ListCell.parse("['a', \"b's\", 'c\\'d', 'e\\\\f']")).containsExactly("a", "b's", "c'd", "e\\f");
+        assertThat(ListCell.parse("[\"x\", null]")).containsExactly("x", null);
+        assertThatThrownBy(() -> ListCell.parse("a, b")).isInstanceOf(HfValues.BadValue.class);
+        // a numpy repr (no commas) is a list too since issue 28 (ListCellTest)
+        assertThat(ListCell.parse("['a' 'b']")).containsExactly("a", "b");
     }
 
     @Test
