@@ -65,7 +65,7 @@ final class SqlRows {
     private static final String LEGACY_SQL = "SELECT commit_short, encode(CAST(to_json({'run_id': run_id, 'agent': agent,"
             + " 'arm': arm, 'round': round, 'status': status, 'mode': mode, 'model': model, 'pipeline': pipeline,"
             + " 'primary_value': CASE WHEN isfinite(primary_value) THEN primary_value END, 'primary_origin': primary_origin,"
-            + " 'workload': workload, 'extra_json': extra_json}) AS VARCHAR))"
+            + " 'workload': workload, 'notes': notes, 'extra_json': extra_json}) AS VARCHAR))"
             + " FROM run WHERE kind = 'LEGACY' AND commit_short IS NOT NULL AND agent IS NOT NULL"
             + " ORDER BY commit_short, pipeline NULLS LAST, arm, round, run_id";
 
@@ -122,6 +122,7 @@ final class SqlRows {
         String origin = null;
         String workload = null;
         String extra = null;
+        String notes = null;
         int round = 0;
         Double value = null;
         try (com.fasterxml.jackson.core.JsonParser p = JSON_FACTORY.createParser(json)) {
@@ -146,6 +147,7 @@ final class SqlRows {
                     case "primary_origin" -> origin = text;
                     case "workload" -> workload = text;
                     case "extra_json" -> extra = text;
+                    case "notes" -> notes = text; // "no primary metric: …" of a success (the row's issues)
                     default -> p.skipChildren();
                 }
             }
@@ -162,6 +164,7 @@ final class SqlRows {
                 .pipelineLabel(pipeline)
                 .primary(null, value, origin)
                 .workload(workload)
+                .notes(notes)
                 .details(io.isobench.store.RunDetailsCodec.decode(extra))
                 .build();
     }
