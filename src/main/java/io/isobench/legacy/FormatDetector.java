@@ -284,19 +284,25 @@ final class FormatDetector {
     }
 
     /**
-     * True when a table file holds a published export (parquet, JSON lines, or a CSV whose header names the export's
-     * columns); a CSV of anything else (expected values, notes) is not a result file.
+     * True when a table file holds a published export (parquet, JSON lines whose first record has a {@code commit_hash}
+     * or {@code commit_short}, or a CSV whose header names the export's columns); a CSV or JSON lines of anything else
+     * (expected values, notes, an agent's predictions) is not a result file.
      *
      * @param head the first bytes of the file
      */
     static boolean publishedTable(String name, byte[] head) {
         String lower = name.toLowerCase(Locale.ROOT);
         String text = new String(head, java.nio.charset.StandardCharsets.UTF_8);
-        if (lower.endsWith(".parquet") || lower.endsWith(".jsonl") || lower.endsWith(".ndjson")) {
+        if (lower.endsWith(".parquet")) {
             return true;
         }
         int nl = text.indexOf('\n');
         String header = (nl < 0 ? text : text.substring(0, nl)).toLowerCase(Locale.ROOT);
+        if (lower.endsWith(".jsonl") || lower.endsWith(".ndjson")) {
+            // JSON lines are the export when their first record has its commit column (an agent's prediction.jsonl
+            // of {instance_id, model_patch} is not)
+            return header.contains("\"commit_hash\"") || header.contains("\"commit_short\"");
+        }
         return (header.contains("commit_hash") || header.contains("commit_short"))
                 && (header.contains("agent_name") || header.contains("human_throughput")
                 || header.contains("baseline_ttft_mean") || header.contains("agent_tpot_mean"));

@@ -209,7 +209,8 @@ public final class LegacyImporter {
             return skip(src, byName.withFormat(LegacyFormat.R13), table);
         }
         if (schema == null) {
-            return refuse(src, byName, text, parsed.root().isObject()
+            // any JSON file of a tree (a trajectory, a config): its keys are the reason, its content is not copied
+            return refuse(src, byName, null, parsed.root().isObject()
                     ? "no known result schema; keys: " + FormatDetector.keys(parsed.root())
                     : "no known result schema: expected a JSON object, found " + FormatDetector.keys(parsed.root()));
         }
@@ -364,9 +365,10 @@ public final class LegacyImporter {
         return new ImportSummary.FileOutcome(src.path(), det.format().id(), ImportSummary.Outcome.SKIPPED, reason, 0);
     }
 
+    /** A refusal; {@code text} (null: not kept) is stored whole so the refused file can be read from the store. */
     private ImportSummary.FileOutcome refuse(SourceFile src, FormatDetector.Detection det, String text,
                                              String reason) {
-        String art = batch.artifact("legacy-source", text);
+        String art = text == null ? null : batch.artifact("legacy-source", text);
         batch.sources.add(source(src, det.format().id()).outcome("refused", reason).contentArtifact(art).build());
         return new ImportSummary.FileOutcome(src.path(), det.format().id(), ImportSummary.Outcome.REFUSED, reason, 0);
     }

@@ -152,6 +152,7 @@ class LegacyRootImportTest {
         Files.writeString(t.resolve("rows.json"), "[{\"commit\": \"a\"}, {\"commit\": \"b\"}]");
         Files.writeString(t.resolve("config.json"), "{\"name\": \"x\", \"version\": 3}");
         Files.writeString(t.resolve("broken.json"), "{\"a\": [1, 2");
+        Files.writeString(t.resolve("prediction.jsonl"), "{\"instance_id\": \"x\", \"model_patch\": \"\"}\n");
         return t;
     }
 
@@ -175,6 +176,13 @@ class LegacyRootImportTest {
             assertThat(file(s, "evaluation_report.json").reason()).isEqualTo("aggregate report (derived data)");
             assertThat(file(s, "rows.json").reason()).contains("a JSON list of 2 records");
             assertThat(file(s, "config.json").outcome()).isEqualTo(ImportSummary.Outcome.REFUSED);
+            // a JSON file of no result schema: path, hash and reason stored, not its content
+            assertThat(store.sources()).filteredOn(x -> x.path().equals("config.json")).singleElement()
+                    .satisfies(x -> assertThat(x.contentArtifact()).isNull());
+            assertThat(store.sources()).filteredOn(x -> x.path().equals("broken.json")).singleElement()
+                    .satisfies(x -> assertThat(x.contentArtifact()).isNotNull());
+            // JSON lines without the export's commit column: not the published table
+            assertThat(file(s, "prediction.jsonl").reason()).isEqualTo("not a result file");
             // the 8-hex commit of a file read before the one that names it in full: stored in full
             for (RunRecord r : from(runs(store), "aaaa1111_human_result.json")) {
                 assertThat(r.commit()).isEqualTo("aaaa1111" + "0".repeat(32));
@@ -198,7 +206,7 @@ class LegacyRootImportTest {
             String first = print(new LegacyImporter(store, null, null).importTree(t));
             assertThat(first.lines()).allMatch(l -> l.length() <= ImportSummary.MAX_LINE);
             assertThat(first).containsPattern("skipped: \\d+ files")
-                    .containsPattern("\\n +51 +other +not a result file\\n")
+                    .containsPattern("\\n +52 +other +not a result file\\n")
                     .containsPattern("\\n +51 +other +no known result schema \\(keys: --list-skipped\\)\\n")
                     .contains("every path with its reason: --list-skipped");
             assertThat(first.lines().count()).isLessThan(40);
