@@ -246,6 +246,34 @@ class LegacyRootImportTest {
     }
 
     @Test
+    void nonNumbersOutsideStringsAreMissingValues() throws Exception {
+        StringBuilder keys = new StringBuilder();
+        String out = LenientJson.nonFiniteAsNull("{\"a\": NaN, \"s\": \"NaN and \\\"Infinity\\\"\", \"l\": [1, -Infinity,"
+                + " Infinity], \"NaNx\": 1}", keys);
+        assertThat(out).isEqualTo("{\"a\": null, \"s\": \"NaN and \\\"Infinity\\\"\", \"l\": [1, null, null],"
+                + " \"NaNx\": 1}");
+        assertThat(keys.toString()).isEqualTo("NaN for \"a\", -Infinity in a list, Infinity in a list");
+        assertThat(LenientJson.nonFiniteAsNull("{\"a\": \"NaN\"}", new StringBuilder())).isNull();
+        LenientJson.Parsed p = LenientJson.parse("{\"t\": NaN}");
+        assertThat(p.root().get("t").isNull()).isTrue();
+        assertThat(p.recovered()).isFalse();
+        assertThat(p.note()).contains("NaN for \"t\" read as a missing value (null)");
+    }
+
+    @Test
+    void derivedAndJournalSchemasByKeys() throws Exception {
+        assertThat(FormatDetector.schema(LenientJson.MAPPER.readTree("{\"task_id\": \"t\", \"commits\": {\"pre\": \"a\","
+                + " \"human\": \"b\"}, \"status\": \"error\", \"metrics\": {}}"))).isEqualTo(FormatDetector.Schema.JOURNAL);
+        assertThat(FormatDetector.schema(LenientJson.MAPPER.readTree("{\"commits\": {\"human\": \"b\"}, \"task_id\": \"t\","
+                + " \"_sources\": {}}"))).isEqualTo(FormatDetector.Schema.REPORT);
+        assertThat(FormatDetector.schema(LenientJson.MAPPER.readTree("{\"total_unique_commits\": 3, \"top\": []}")))
+                .isEqualTo(FormatDetector.Schema.REPORT);
+        assertThat(FormatDetector.schema(LenientJson.MAPPER.readTree("{\"name\": \"x\"}"))).isNull();
+        assertThat(FormatDetector.schema(LenientJson.MAPPER.readTree("{\"status\": \"ok\", \"metrics\": {},"
+                + " \"total_x\": 1}"))).as("a result with a total_ key stays a result").isEqualTo(FormatDetector.Schema.PER_VERSION);
+    }
+
+    @Test
     void progressLinesArePureFunctions() {
         assertThat(ImportProgress.line(52_000, 106_000, 120)).isEqualTo(
                 "isobench: import legacy: 52,000/106,000 files (49 %), 433 files/s, about 2 min 5 s left");
