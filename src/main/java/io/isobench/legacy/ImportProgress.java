@@ -78,6 +78,14 @@ public final class ImportProgress {
         printed = true;
     }
 
+    /** Clears the rewritten line (a terminal) before another stderr line is printed; the next tick redraws it. */
+    void clearLine() {
+        if (terminal && printed) {
+            err.print("\r\u001b[K");
+            err.flush();
+        }
+    }
+
     /** Ends the rewritten line (a terminal), so what follows starts on its own line. */
     void finish() {
         if (terminal && printed) {

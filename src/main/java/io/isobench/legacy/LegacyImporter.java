@@ -532,6 +532,9 @@ public final class LegacyImporter {
 
     private void note(String line) {
         if (progress != null) {
+            if (meter != null) {
+                meter.clearLine();
+            }
             progress.println(line);
             progress.flush();
         }
