@@ -56,8 +56,17 @@ final class FormatDetector {
         MICRO,
         /** {@code result.{baseline_metrics, patched_metrics, error_message}}: the two-arm native runner. */
         RUNNER,
-        /** {@code {summary|performance, results:[…]}}: an aggregate report (derived data). */
-        REPORT
+        /**
+         * Derived data: {@code {summary|performance, results:[…]}} (an aggregate report), a document that names the
+         * files it was built from ({@code _sources}: a run summary), or counters over many runs ({@code total_*},
+         * {@code aggregate}, {@code generated_at}…) with no result schema.
+         */
+        REPORT,
+        /**
+         * {@code {task_id, commits:{pre, human}, run_metadata|agent_branch, status}}: a Stage A agent-run journal (one
+         * agent attempt at a task; no benchmark result).
+         */
+        JOURNAL
     }
 
     /**
@@ -158,6 +167,14 @@ final class FormatDetector {
         if (root == null || !root.isObject()) {
             return null;
         }
+        if (root.has("_sources")) {
+            return Schema.REPORT; // it names the files it summarises: those files are the record
+        }
+        JsonNode commits = root.get("commits");
+        if (commits != null && commits.isObject() && hasAny(commits, "human", "pre")
+                && hasAny(root, "run_metadata", "agent_branch", "task_id")) {
+            return Schema.JOURNAL;
+        }
         JsonNode result = root.get("result");
         if (result != null && result.isObject()) {
             if (hasAny(result, "baseline_ms", "patched_ms", "speedup", "baseline_output", "patched_output")) {
@@ -198,6 +215,45 @@ final class FormatDetector {
                 "commit_full")) {
             return Schema.PER_VERSION;
         }
+        return aggregateKeys(root) ? Schema.REPORT : null;
+    }
+
+    /** Keys of counters over many runs: {@code total_*}, {@code aggregate}, {@code summary}, {@code generated_at}. */
+    private static boolean aggregateKeys(JsonNode root) {
+        Iterator<String> it = root.fieldNames();
+        while (it.hasNext()) {
+            String k = it.next().toLowerCase(Locale.ROOT);
+            if (k.startsWith("total_") || k.equals("aggregate") || k.equals("aggregates") || k.equals("summary")
+                    || k.equals("statistics") || k.equals("generated_at")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Why a derived document is skipped: a summary built from other files (it names them in {@code _sources}), or an
+     * aggregate report.
+     */
+    static String derivedReason(JsonNode root) {
+        JsonNode sources = root == null ? null : root.get("_sources");
+        if (sources != null) {
+            return "derived data: a summary of other files" + (sources.isObject() && sources.size() > 0
+                    ? " (" + keyList(sources) + ")" : "");
+        }
+        return "aggregate report (derived data)";
+    }
+
+    /**
+     * Why a JSON document that is no result is skipped rather than refused, or null when it is not derived: a list of
+     * records (a table exported or derived from many results; published tables are read by {@code isobench import
+     * hf}).
+     */
+    static String tableReason(JsonNode root) {
+        if (root != null && root.isArray() && root.size() > 0 && root.get(0).isObject()) {
+            return "a JSON list of " + root.size() + " records, not one result (a derived or exported table;"
+                    + " published tables: `isobench import hf`)";
+        }
         return null;
     }
 
@@ -216,6 +272,7 @@ final class FormatDetector {
             // "older sub-schema"): in a 3-way tree's modal folder it is a modal source
             case RUNNER -> p.modal() ? LegacyFormat.R1 : LegacyFormat.R12;
             case REPORT -> LegacyFormat.R13;
+            case JOURNAL -> LegacyFormat.JOURNAL;
         };
         return new Detection(f, schema, p.commit(), p.arm(), f == LegacyFormat.R9 ? null : p.agent(),
                 f == LegacyFormat.R9 ? "sglang" : p.engine(), false);
@@ -227,19 +284,25 @@ final class FormatDetector {
     }
 
     /**
-     * True when a table file holds a published export (parquet, JSON lines, or a CSV whose header names the export's
-     * columns); a CSV of anything else (expected values, notes) is not a result file.
+     * True when a table file holds a published export (parquet, JSON lines whose first record has a {@code commit_hash}
+     * or {@code commit_short}, or a CSV whose header names the export's columns); a CSV or JSON lines of anything else
+     * (expected values, notes, an agent's predictions) is not a result file.
      *
      * @param head the first bytes of the file
      */
     static boolean publishedTable(String name, byte[] head) {
         String lower = name.toLowerCase(Locale.ROOT);
         String text = new String(head, java.nio.charset.StandardCharsets.UTF_8);
-        if (lower.endsWith(".parquet") || lower.endsWith(".jsonl") || lower.endsWith(".ndjson")) {
+        if (lower.endsWith(".parquet")) {
             return true;
         }
         int nl = text.indexOf('\n');
         String header = (nl < 0 ? text : text.substring(0, nl)).toLowerCase(Locale.ROOT);
+        if (lower.endsWith(".jsonl") || lower.endsWith(".ndjson")) {
+            // JSON lines are the export when their first record has its commit column (an agent's prediction.jsonl
+            // of {instance_id, model_patch} is not)
+            return header.contains("\"commit_hash\"") || header.contains("\"commit_short\"");
+        }
         return (header.contains("commit_hash") || header.contains("commit_short"))
                 && (header.contains("agent_name") || header.contains("human_throughput")
                 || header.contains("baseline_ttft_mean") || header.contains("agent_tpot_mean"));

@@ -14,6 +14,8 @@ public enum LegacyFormat {
     R11("micro-benchmark result"),
     R12("native-runner result"),
     R13("aggregate report (derived data)"),
+    /** A Stage A agent-run journal ({@code state/runs/…/journal.json}): one agent attempt, no benchmark result. */
+    JOURNAL("Stage A agent-run journal (agent attempt)"),
     EXPORT("published export table"),
     OTHER("not a result file");
 
@@ -24,7 +26,7 @@ public enum LegacyFormat {
     }
 
     public String id() {
-        return this == OTHER ? "other" : this == EXPORT ? "export" : name();
+        return this == OTHER ? "other" : this == EXPORT ? "export" : this == JOURNAL ? "journal" : name();
     }
 
     public String description() {

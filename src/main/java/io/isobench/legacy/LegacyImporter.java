@@ -44,8 +44,10 @@ public final class LegacyImporter {
     private final Store store;
     private final String agentOption;
     private final PrintWriter progress;
+    private final ImportProgress meter;
     private Map<String, SourceRecord> known = Map.of();
     private final Map<String, TaskRecord> tasksSeen = new java.util.HashMap<>();
+    private final CommitResolver commits = new CommitResolver(tasksSeen);
     private final ImportBatch batch;
 
     /** A file being imported: its known path, content hash, source id and agent (null = none). */
@@ -78,9 +80,17 @@ public final class LegacyImporter {
      * @param progress    diagnostics (stderr), or null
      */
     public LegacyImporter(Store store, String agentOption, PrintWriter progress) {
+        this(store, agentOption, progress, null);
+    }
+
+    /**
+     * @param meter progress of a long import (files/s, time left), or null for none
+     */
+    public LegacyImporter(Store store, String agentOption, PrintWriter progress, ImportProgress meter) {
         this.store = store;
         this.agentOption = agentOption == null || agentOption.isBlank() ? null : Arm.normalizeAgent(agentOption);
         this.progress = progress;
+        this.meter = meter;
         this.batch = new ImportBatch(store);
     }
 
@@ -98,6 +108,9 @@ public final class LegacyImporter {
             tasksSeen.put(t.taskId(), t);
         }
         List<ImportSummary.FileOutcome> outcomes = new ArrayList<>();
+        if (meter != null) {
+            meter.start(walk.files().size());
+        }
         for (Path file : walk.files()) {
             String path = LegacyTree.canonicalPath(absRoot, file);
             String rootPath = absRoot.relativize(file).toString().replace('\\', '/');
@@ -116,7 +129,15 @@ public final class LegacyImporter {
             }
             outcomes.add(o);
             batch.fileDone();
+            if (meter != null) {
+                meter.fileDone(outcomes.size());
+            }
         }
+        if (meter != null) {
+            meter.finish();
+        }
+        // runs read with a short commit id before a later file named it in full
+        batch.runs.addAll(commits.resolvedAtEnd());
         batch.flush();
         Attempts.Outcome attempts = Attempts.resolve(store);
         if (attempts.supersededAttempts() + attempts.finalAttempts() > 0) {
@@ -129,6 +150,14 @@ public final class LegacyImporter {
                     ImportSummary.Outcome.SKIPPED, sk.reason(), 0));
         }
         return new ImportSummary(root.toString(), outcomes, (System.nanoTime() - t0) / 1_000_000);
+    }
+
+    /** A file stored before with the same path and content: what it stands as, with the reason stored then. */
+    private static ImportSummary.FileOutcome unchanged(String path, SourceRecord existing) {
+        ImportSummary.Outcome stood = ImportSummary.Outcome.ofStored(existing.outcome());
+        return new ImportSummary.FileOutcome(path, existing.formatId(), ImportSummary.Outcome.UNCHANGED,
+                existing.reason() != null ? existing.reason() : "already imported (" + existing.outcome() + ")", 0,
+                stood);
     }
 
     /**
@@ -155,8 +184,7 @@ public final class LegacyImporter {
         String sha = sha256(bytes);
         SourceRecord existing = known.get(path + "\n" + sha);
         if (existing != null) {
-            return new ImportSummary.FileOutcome(path, existing.formatId(), ImportSummary.Outcome.UNCHANGED,
-                    "already imported (" + existing.outcome() + ")", 0);
+            return unchanged(path, existing);
         }
         String text = new String(bytes, StandardCharsets.UTF_8);
         bytes = null; // the text is what is kept from here on
@@ -182,14 +210,22 @@ public final class LegacyImporter {
             return refuse(src, byName, text, "could not be read: " + e);
         }
         FormatDetector.Schema schema = FormatDetector.schema(parsed.root());
+        String table = schema == null ? FormatDetector.tableReason(parsed.root()) : null;
+        if (table != null) {
+            return skip(src, byName.withFormat(LegacyFormat.R13), table);
+        }
         if (schema == null) {
-            return refuse(src, byName, text, parsed.root().isObject()
+            // any JSON file of a tree (a trajectory, a config): its keys are the reason, its content is not copied
+            return refuse(src, byName, null, parsed.root().isObject()
                     ? "no known result schema; keys: " + FormatDetector.keys(parsed.root())
                     : "no known result schema: expected a JSON object, found " + FormatDetector.keys(parsed.root()));
         }
         FormatDetector.Detection det = FormatDetector.detect(info, schema);
         if (det.format() == LegacyFormat.R13) {
-            return skip(src, det, "aggregate report (derived data)");
+            return skip(src, det, FormatDetector.derivedReason(parsed.root()));
+        }
+        if (det.format() == LegacyFormat.JOURNAL) {
+            return journal(src, det, parsed, text, rootPath);
         }
         Map<String, String> sidecars = new java.util.LinkedHashMap<>();
         if (det.format() == LegacyFormat.R11 || det.format() == LegacyFormat.R12) {
@@ -209,7 +245,31 @@ public final class LegacyImporter {
             note("isobench: " + path + ": " + e);
             return refuse(src, det, text, "could not be read: " + e);
         }
+        if (parsed.note() != null) {
+            ex.runs().forEach(d -> d.notes.add(parsed.note()));
+        }
         return store(src, det, new FileRead(text, parsed.recovery(), ex, sidecars), rootPath);
+    }
+
+    /** A Stage A agent-run journal: one agent attempt ({@link Journal}), or refused when it names no commit. */
+    private ImportSummary.FileOutcome journal(SourceFile src, FormatDetector.Detection det, LenientJson.Parsed parsed,
+                                              String text, String rootPath) {
+        Journal.Read read;
+        try {
+            read = Journal.read(parsed.root(), new Journal.Origin(src.path(), rootPath, src.sourceId()));
+        } catch (Extractor.WrongShape e) {
+            return refuse(src, det, text, e.getMessage());
+        }
+        String recovery = parsed.recovery();
+        String art = batch.artifact("legacy-source", text);
+        TaskMerge.putTask(batch.tasks, read.task(), null, tasksSeen);
+        batch.runs.add(commits.resolve(read.run()));
+        String agent = read.run().agent();
+        batch.sources.add(source(src, det.format().id()).pipeline(Journal.PIPELINE).invocationGroup(src.sourceId())
+                .agent(agent).outcome(recovery == null ? "imported" : "recovered", recovery).contentArtifact(art)
+                .build());
+        return new ImportSummary.FileOutcome(src.path(), det.format().id(), recovery == null
+                ? ImportSummary.Outcome.IMPORTED : ImportSummary.Outcome.RECOVERED, recovery, 1);
     }
 
     /**
@@ -222,8 +282,7 @@ public final class LegacyImporter {
         String sha = streamedSha256(file);
         SourceRecord existing = known.get(path + "\n" + sha);
         if (existing != null) {
-            return new ImportSummary.FileOutcome(path, existing.formatId(), ImportSummary.Outcome.UNCHANGED,
-                    "already imported (" + existing.outcome() + ")", 0);
+            return unchanged(path, existing);
         }
         byte[] head;
         try (java.io.InputStream in = Files.newInputStream(file)) {
@@ -265,8 +324,7 @@ public final class LegacyImporter {
         String sha = streamedSha256(file);
         SourceRecord existing = known.get(path + "\n" + sha);
         if (existing != null) {
-            return new ImportSummary.FileOutcome(path, existing.formatId(), ImportSummary.Outcome.UNCHANGED,
-                    "already imported (" + existing.outcome() + ")", 0);
+            return unchanged(path, existing);
         }
         String reason = String.format(java.util.Locale.ROOT, "%.1f MB is more than the %d MiB a legacy file may have"
                 + " (memory stays bounded); not read — the old system's result files are a few kB to a few MB",
@@ -313,9 +371,10 @@ public final class LegacyImporter {
         return new ImportSummary.FileOutcome(src.path(), det.format().id(), ImportSummary.Outcome.SKIPPED, reason, 0);
     }
 
+    /** A refusal; {@code text} (null: not kept) is stored whole so the refused file can be read from the store. */
     private ImportSummary.FileOutcome refuse(SourceFile src, FormatDetector.Detection det, String text,
                                              String reason) {
-        String art = batch.artifact("legacy-source", text);
+        String art = text == null ? null : batch.artifact("legacy-source", text);
         batch.sources.add(source(src, det.format().id()).outcome("refused", reason).contentArtifact(art).build());
         return new ImportSummary.FileOutcome(src.path(), det.format().id(), ImportSummary.Outcome.REFUSED, reason, 0);
     }
@@ -349,10 +408,10 @@ public final class LegacyImporter {
             return refuse(src, det, read.text(), "could not be imported: " + e);
         }
         batch.addArtifacts(artifacts);
-        batch.runs.addAll(records);
         if (ex.task() != null) {
             TaskMerge.putTask(batch.tasks, ex.task(), det.commit(), tasksSeen);
         }
+        records.forEach(r -> batch.runs.add(commits.resolve(r)));
         batch.sources.add(source(src, formatId).pipeline(ex.pipeline()).invocationGroup(src.sourceId())
                 .agent(fileAgent).outcome(outcome, recovery).contentArtifact(contentArt).build());
         int count = records.size();
@@ -480,6 +539,9 @@ public final class LegacyImporter {
 
     private void note(String line) {
         if (progress != null) {
+            if (meter != null) {
+                meter.clearLine();
+            }
             progress.println(line);
             progress.flush();
         }

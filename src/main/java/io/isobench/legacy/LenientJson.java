@@ -18,7 +18,9 @@ import java.util.regex.Pattern;
  * Reads old result files leniently. Valid JSON is read as is (numbers keep their exact decimal text). Two known
  * kinds of damage are recovered, and the recovery is reported: a complete value followed by a stray fragment
  * (the fragment is dropped) and a member with no value ({@code "key": ,} read as {@code null}). Anything else is
- * refused with the parser's reason.
+ * refused with the parser's reason; an empty file is refused as such. {@code NaN}, {@code Infinity} and
+ * {@code -Infinity} values (what Python's {@code json} writes for a float that is no number) are not damage: they are
+ * read as missing values ({@code null}) and the file says so in {@link Parsed#note()}.
  */
 final class LenientJson {
 
@@ -39,12 +41,22 @@ final class LenientJson {
     private LenientJson() {
     }
 
-    /** A parsed document; {@code recovery} says what was repaired, null when the file was valid JSON. */
-    record Parsed(JsonNode root, String recovery) {
+    /**
+     * A parsed document; {@code recovery} says what was repaired, null when the file was valid JSON; {@code note} says
+     * which values were {@code NaN}/{@code Infinity} and read as missing, null when none was.
+     */
+    record Parsed(JsonNode root, String recovery, String note) {
+        Parsed(JsonNode root, String recovery) {
+            this(root, recovery, null);
+        }
+
         boolean recovered() {
             return recovery != null;
         }
     }
+
+    /** Python's words for a float that is no number, as JSON values. */
+    private static final String[] NON_FINITE = {"-Infinity", "Infinity", "NaN"};
 
     /** Thrown when the text cannot be read or recovered; the message is the reason. */
     static final class Unrecoverable extends Exception {
@@ -54,11 +66,87 @@ final class LenientJson {
     }
 
     static Parsed parse(String text) throws Unrecoverable {
+        if (text.isBlank()) {
+            throw new Unrecoverable(text.isEmpty() ? "empty file" : "empty file (white space only)");
+        }
         try {
             return new Parsed(MAPPER.readTree(text), null);
         } catch (JsonProcessingException first) {
-            return recover(text, first);
+            StringBuilder keys = new StringBuilder();
+            String finite = nonFiniteAsNull(text, keys);
+            if (finite == null) {
+                return recover(text, first);
+            }
+            String note = "Python's " + keys + " read as a missing value (null): the old system wrote a float that is"
+                    + " no number so";
+            Parsed p;
+            try {
+                p = new Parsed(MAPPER.readTree(finite), null);
+            } catch (JsonProcessingException again) {
+                p = recover(finite, again);
+            }
+            return new Parsed(p.root(), p.recovery(), note);
         }
+    }
+
+    /**
+     * The text with every {@code NaN}, {@code Infinity} and {@code -Infinity} value outside a string replaced by
+     * {@code null}, or null when it has none; {@code keys} gets what was replaced ({@code NaN for "ttft"}, …).
+     */
+    static String nonFiniteAsNull(String text, StringBuilder keys) {
+        StringBuilder out = null;
+        int copied = 0;
+        int count = 0;
+        String lastString = null;
+        char lastSignificant = 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '"') {
+                int end = i + 1;
+                while (end < text.length() && text.charAt(end) != '"') {
+                    end += text.charAt(end) == '\\' ? 2 : 1;
+                }
+                lastString = text.substring(i + 1, Math.min(end, text.length()));
+                i = end;
+                lastSignificant = '"';
+                continue;
+            }
+            if (Character.isWhitespace(c)) {
+                continue;
+            }
+            String word = null;
+            if (lastSignificant == ':' || lastSignificant == ',' || lastSignificant == '[') {
+                for (String w : NON_FINITE) {
+                    int after = i + w.length();
+                    if (text.startsWith(w, i) && (after >= text.length() || !Character.isLetterOrDigit(text.charAt(after)))) {
+                        word = w;
+                        break;
+                    }
+                }
+            }
+            if (word == null) {
+                lastSignificant = c;
+                continue;
+            }
+            if (out == null) {
+                out = new StringBuilder(text.length());
+            }
+            out.append(text, copied, i).append("null");
+            copied = i + word.length();
+            if (count < 5) {
+                keys.append(count == 0 ? "" : ", ").append(word).append(lastSignificant == ':' && lastString != null
+                        ? " for \"" + lastString + "\"" : " in a list");
+            } else if (count == 5) {
+                keys.append(", …");
+            }
+            count++;
+            i = copied - 1;
+            lastSignificant = 'l';
+        }
+        if (out == null) {
+            return null;
+        }
+        return out.append(text, copied, text.length()).toString();
     }
 
     private static Parsed recover(String text, JsonProcessingException first) throws Unrecoverable {
@@ -106,11 +194,16 @@ final class LenientJson {
         throw new Unrecoverable("invalid JSON: " + reason);
     }
 
+    /** The parser's own words, without its hints to a programmer ({@code enable `JsonReadFeature…` to allow}). */
+    private static final Pattern LIBRARY_HINT = Pattern.compile(":? *\\(?(?:enable|disable) `[A-Za-z.]+_?[A-Z_]*` to allow\\)?");
+    private static final Pattern SOURCE_REF = Pattern.compile("\\[Source: [^\\]]*?; (line: \\d+, column: \\d+)\\]");
+
     private static String describe(JsonProcessingException e) {
         String msg = e.getOriginalMessage();
         if (msg != null) {
             int nl = msg.indexOf('\n');
             msg = nl >= 0 ? msg.substring(0, nl) : msg;
+            msg = SOURCE_REF.matcher(LIBRARY_HINT.matcher(msg).replaceAll("")).replaceAll("$1");
         }
         JsonLocation loc = e.getLocation();
         return loc == null ? String.valueOf(msg)

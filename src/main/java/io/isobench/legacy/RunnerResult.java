@@ -52,19 +52,29 @@ final class RunnerResult {
             throw new WrongShape("not a runner result: no 'result' object");
         }
         JsonNode instance = obj(root, "instance");
+        // the evaluation harness of agent patches (eval_results_v2/**/test_results.json) names the commits, the
+        // agent and the model in `metadata`
+        JsonNode metadata = obj(root, "metadata");
         boolean micro = det.format() == LegacyFormat.R11;
-        String commit = firstNonNull(text(result, "commit_hash"), text(instance, "commit_hash"), det.commit());
+        String commit = firstNonNull(text(result, "commit_hash"), text(instance, "commit_hash"),
+                hex(text(metadata, "human_commit")), det.commit());
         String status = text(result, "status");
         String error = firstText(result, "error_message", "error");
         String patchAgent = null;
-        String patchPath = text(result, "patch_path");
+        String patchPath = firstNonNull(text(result, "patch_path"), text(metadata, "patch_path"));
         if (patchPath != null) {
             Matcher m = PATCH_AGENT.matcher(patchPath);
             if (m.find()) {
                 patchAgent = io.isobench.Arm.normalizeAgent(m.group(1));
             }
         }
-        String engine = "sglang".equalsIgnoreCase(text(instance, "repo")) ? "sglang" : det.engine();
+        String metaAgent = text(metadata, "agent");
+        if (metaAgent != null && !metaAgent.isBlank()) {
+            patchAgent = io.isobench.Arm.normalizeAgent(metaAgent);
+        }
+        String model = text(metadata, "model");
+        String engine = "sglang".equalsIgnoreCase(text(instance, "repo"))
+                || "sglang".equalsIgnoreCase(text(metadata, "repo")) ? "sglang" : det.engine();
         String perf = firstNonNull(text(result, "perf_command"), text(instance, "perf_command"));
         Mode mode = micro ? Mode.MICRO : Mode.fromLabel(text(result, "benchmark_type"))
                 .filter(m -> m != Mode.MICRO).or(() -> Mode.ofCommand(perf)).orElse(null);
@@ -87,12 +97,17 @@ final class RunnerResult {
             d.commit = commit;
             d.mode = mode;
             d.agentOverride = patchAgent;
+            d.model = model;
             d.sourceStatus = status;
             d.sourceError = error;
             putIfText(d, "source_status", status);
             putIfText(d, "source_error", error);
             putIfText(d, "patch_path", patchPath);
             putIfText(d, "perf_command", perf);
+            putIfText(d, "task_id", text(metadata, "task_id"));
+            putIfText(d, "item_id", text(metadata, "item_id"));
+            putIfText(d, "agent_status", text(metadata, "agent_status"));
+            putIfText(d, "parent_commit", hex(text(metadata, "pre_commit")));
             d.extra.put("engine", engine);
             boolean ran;
             if (micro) {
@@ -166,9 +181,18 @@ final class RunnerResult {
             }
             runs.add(d);
         }
-        TaskInfo task = new TaskInfo(commit, null, text(instance, "commit_subject"), text(instance, "perf_command"),
-                null, null, engine);
+        TaskInfo task = new TaskInfo(commit, hex(text(metadata, "pre_commit")), text(instance, "commit_subject"),
+                text(instance, "perf_command"), null, null, engine);
         return new Extracted(runs, task, micro ? "micro" : "native_runner", List.of());
+    }
+
+    /** A commit id as written (7 to 40 hex, lower case), or null for anything else. */
+    private static String hex(String s) {
+        if (s == null) {
+            return null;
+        }
+        String t = s.strip().toLowerCase(Locale.ROOT);
+        return t.matches("[0-9a-f]{7,40}") ? t : null;
     }
 
     /** A part of a runner log: the section of one arm ({@code === BASELINE ===}), or text outside any section. */

@@ -165,7 +165,8 @@ class LegacyTreeTest {
         String text = Files.readString(out);
         assertThat(done).as(text).isTrue();
         assertThat(p.exitValue()).as(text).isZero();
-        assertThat(text).contains("abcdef12_human_result.json [other]: not enough memory to read this file")
+        assertThat(text).contains("abcdef12_human_result.json: not enough memory to read this file")
+                .containsPattern("refused: 1 file\n +1 +other +not enough memory to read this file")
                 .doesNotContain("Exception in thread");
         try (Store store = Stores.open(dir.resolve("s.duckdb").toString())) {
             assertThat(store.countRuns()).isEqualTo(1);
