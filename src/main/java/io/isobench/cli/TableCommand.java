@@ -47,6 +47,10 @@ final class TableCommand implements Callable<Integer> {
             w.end();
             if (n == 0) {
                 main.err.println("isobench: no 3-way rows for agent '" + agent + "' in " + store.describe());
+            } else if (session == null) {
+                // what the rows count, as runs and report say what they count (issue 28)
+                main.err.println("isobench: " + n + " rows, one per commit and agent; progress-log attempts"
+                        + " (final or superseded) are never 3-way sources");
             }
         }
         return Main.OK;

@@ -91,8 +91,9 @@ public final class RunListing {
             String job = extra.string("job");
             return r.sessionId() == null ? r.runId() : r.sessionId() + "/" + (job == null ? r.runId() : job);
         }
-        if (r.kind() == RunRecord.RunKind.AGENT_ATTEMPT) {
-            // an attempt of isobench agents run: its session, task and attempt (docs/agents.md)
+        if (r.kind() == RunRecord.RunKind.AGENT_ATTEMPT && (r.sessionId() != null || extra.string("root_path") == null)) {
+            // an attempt of isobench agents run: its session, task and attempt (docs/agents.md); an imported Stage A
+            // journal has no session: its file path, as every legacy run
             String task = extra.section("agent_attempt").path("task").asText(null);
             return (r.sessionId() == null ? "agents" : r.sessionId()) + "/" + (task == null ? "?" : task) + "/attempt "
                     + r.round();
