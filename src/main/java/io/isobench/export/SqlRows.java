@@ -67,7 +67,7 @@ final class SqlRows {
             + " 'primary_value': CASE WHEN isfinite(primary_value) THEN primary_value END, 'primary_origin': primary_origin,"
             + " 'workload': workload, 'notes': notes, 'extra_json': extra_json}) AS VARCHAR))"
             + " FROM run WHERE kind = 'LEGACY' AND commit_short IS NOT NULL AND agent IS NOT NULL"
-            + " ORDER BY commit_short, pipeline NULLS LAST, arm, round, run_id";
+            + " ORDER BY commit_short, pipeline NULLS LAST, arm, round, started_at NULLS FIRST, run_id";
 
     /**
      * The legacy 3-way rows, as {@code isobench table} computes them: the legacy runs of each commit, per agent,

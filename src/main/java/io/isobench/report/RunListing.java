@@ -18,7 +18,8 @@ import java.util.function.Consumer;
  * The columns are a contract ({@link #COLUMNS}, golden-tested): {@code source} is the file path relative to the
  * imported root for legacy runs, {@code session/job} for native ones, {@code FILE#row N} for rows of an HF table;
  * {@code evidence} is the failure's evidence (or why an arm never ran) on one line; {@code metric, value, unit} are the
- * run's primary metric. Streams the store (ordered by commit, pipeline, arm, round): memory stays flat.
+ * run's primary metric. Streams the store (ordered by commit, pipeline, arm, round, then time: the attempts of one
+ * arm in the order they ran): memory stays flat.
  */
 public final class RunListing {
 

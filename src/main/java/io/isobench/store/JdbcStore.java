@@ -401,7 +401,7 @@ final class JdbcStore implements Store {
         checkOpen();
         String cols = "r." + RunRows.RUN_COLUMNS.replace(", ", ", r.");
         String order = " ORDER BY " + dialect.textOrder("r.commit_short") + " NULLS LAST, "
-                + dialect.textOrder("r.pipeline") + " NULLS LAST, " + dialect.textOrder("r.arm") + ", r.round, "
+                + dialect.textOrder("r.pipeline") + " NULLS LAST, " + dialect.textOrder("r.arm") + ", r.round, r.started_at NULLS FIRST, "
                 + dialect.textOrder("r.run_id");
         String runsSql = "SELECT " + cols + " FROM run r" + where + order;
         if (!withMetrics) {

@@ -82,7 +82,7 @@ public interface Store extends AutoCloseable {
     Optional<TaskRecord> task(String taskId);
 
     /**
-     * Streams runs matching the filter, ordered by commitShort, pipeline, arm, round (then runId), without
+     * Streams runs matching the filter, ordered by commitShort, pipeline, arm, round, start time (then runId), without
      * holding the whole result in Java. Outside {@link #inTransaction} the sink may call this store (write, read,
      * stream again); inside, it must not (the transaction's connection is busy streaming).
      */

@@ -53,13 +53,7 @@ class ArmOutcomesTest {
     private static List<RunRecord> importOne(Path dir, String json) throws Exception {
         Path d = Files.createDirectories(dir.resolve("t/2026-01/omniperf_results_3way_claude_code/results/modal/abcdef12"));
         Files.writeString(d.resolve("benchmark_result.json"), json);
-        List<RunRecord> runs = new ArrayList<>();
-        try (Store store = TestStores.open(dir)) {
-            ImportSummary s = new LegacyImporter(store, null, null).importTree(dir.resolve("t"));
-            assertThat(s.count(ImportSummary.Outcome.REFUSED)).as(s.files().toString()).isZero();
-            store.forEachRun(RunFilter.all(), runs::add);
-        }
-        return runs;
+        return TestStores.importTree(dir);
     }
 
     private static Optional<RunRecord> find(List<RunRecord> runs, String arm) {

@@ -1,15 +1,12 @@
 package io.isobench.legacy;
 
-import io.isobench.store.RunFilter;
 import io.isobench.store.RunRecord;
 import io.isobench.store.RunRecord.RunStatus;
-import io.isobench.store.Store;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -26,13 +23,7 @@ class RunnerRulesTest {
         if (stderr != null) {
             Files.writeString(d.resolve("stderr.txt"), stderr);
         }
-        List<RunRecord> runs = new ArrayList<>();
-        try (Store store = TestStores.open(dir)) {
-            ImportSummary s = new LegacyImporter(store, null, null).importTree(dir.resolve("t"));
-            assertThat(s.count(ImportSummary.Outcome.REFUSED)).as(s.files().toString()).isZero();
-            store.forEachRun(RunFilter.all(), runs::add);
-        }
-        return runs;
+        return TestStores.importTree(dir);
     }
 
     private static RunRecord arm(List<RunRecord> runs, String arm) {
