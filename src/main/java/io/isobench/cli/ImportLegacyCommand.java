@@ -45,7 +45,7 @@ final class ImportLegacyCommand implements Callable<Integer> {
         try (Store store = Stores.open(main.dbSpec())) {
             ImportProgress progress = new ImportProgress(main.err, ImportProgress.stderrIsTerminal());
             ImportSummary summary = new LegacyImporter(store, agent, main.err, progress).importTree(root);
-            summary.print(main.out);
+            summary.print(main.out, listSkipped);
             if (listSkipped) {
                 main.out.println();
                 summary.printList(main.out);

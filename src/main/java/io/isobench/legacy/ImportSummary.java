@@ -95,6 +95,11 @@ public record ImportSummary(String root, List<FileOutcome> files, long elapsedMs
      * ({@link #reasonClass}) with the count and one example path, most frequent first.
      */
     public void print(PrintWriter out) {
+        print(out, false);
+    }
+
+    /** {@link #print(PrintWriter)}; {@code pathsFollow}: every path is listed next, so no hint at --list-skipped. */
+    public void print(PrintWriter out, boolean pathsFollow) {
         Map<String, long[]> perFormat = new LinkedHashMap<>();
         for (LegacyFormat f : LegacyFormat.values()) {
             perFormat.put(f.id(), new long[Outcome.values().length + 1]);
@@ -140,7 +145,7 @@ public record ImportSummary(String root, List<FileOutcome> files, long elapsedMs
                 out.println(shortenPath("          e.g. ", g.example()));
             }
         }
-        if (any) {
+        if (any && !pathsFollow) {
             out.println("every path with its reason: --list-skipped");
         }
         out.flush();
