@@ -17,6 +17,7 @@ import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
 
 @Command(name = "runs", mixinStandardHelpOptions = true,
         description = {"List the stored runs, one line each: what happened to each run, without SQL.",
@@ -110,14 +111,13 @@ final class RunsCommand implements Callable<Integer> {
                     + " characters (e.g. 299ebb62)");
         }
         String armLabel = armLabel();
-        RunFilter every = new RunFilter(agent, null, null, false, commit, status == null ? null : status.status, cat)
-                .within(pipeline, armLabel, source);
-        RunFilter filter = allAttempts ? every : new RunFilter(agent, FINAL_KINDS, null, false, commit,
-                status == null ? null : status.status, cat).within(pipeline, armLabel, source);
+        String wantedCategory = cat;
+        Function<Set<RunRecord.RunKind>, RunFilter> ofKinds = kinds -> new RunFilter(agent, kinds, null, false, commit,
+                status == null ? null : status.status, wantedCategory).within(pipeline, armLabel, source);
+        RunFilter filter = ofKinds.apply(allAttempts ? null : FINAL_KINDS);
         try (Store store = Stores.open(db)) {
             long n = RunListing.write(sink -> store.forEachRun(filter, sink), format, main.out);
-            long superseded = store.countRuns(new RunFilter(agent, EnumSet.of(RunRecord.RunKind.LEGACY_SUPERSEDED),
-                    null, false, commit, every.status(), cat).within(pipeline, armLabel, source), null);
+            long superseded = store.countRuns(ofKinds.apply(EnumSet.of(RunRecord.RunKind.LEGACY_SUPERSEDED)), null);
             if (n == 0) {
                 main.err.println("isobench: no runs match in " + store.describe()
                         + (superseded > 0 ? " (" + superseded + " runs of superseded attempts do: --all-attempts)" : ""));
