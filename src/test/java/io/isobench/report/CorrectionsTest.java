@@ -12,9 +12,7 @@ import io.isobench.store.Stores;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.StringWriter;
 import java.nio.file.Path;
-import java.time.Instant;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -179,11 +177,7 @@ class CorrectionsTest {
                 published("the published HF row", figures, values)));
         try (Store store = Stores.open(dir.resolve("s.duckdb").toString())) {
             store.putRuns(runs);
-            StringWriter out = new StringWriter();
-            try (ReportModel model = ReportModel.build(store, new ReportScope(null, 5.0, Instant.EPOCH))) {
-                MarkdownReport.write(model, out);
-            }
-            assertThat(out.toString().lines().filter(l -> l.startsWith("| `abcdef12` | claude_code | human |")))
+            assertThat(ReportText.markdown(store).lines().filter(l -> l.startsWith("| `abcdef12` | claude_code | human |")))
                     .singleElement().satisfies(l -> assertThat(l).contains("| latency_avg | +12.00 | latency_ms_avg |"
                             + " +10.00 | different computation").endsWith("| the result file's *_improvement"
                             + " fields; also the published HF row |"));

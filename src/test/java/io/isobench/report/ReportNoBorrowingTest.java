@@ -8,9 +8,7 @@ import io.isobench.store.Stores;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.StringWriter;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -51,11 +49,7 @@ class ReportNoBorrowingTest {
                     // another pipeline's agent failure
                     run("s-a", "separate", "agent:claude_code", RunStatus.FAILED, null,
                             new RunRecord.FailureInfo("GPU_OOM", "GPU out of memory", "CUDA out of memory", false))));
-            StringWriter out = new StringWriter();
-            try (ReportModel model = ReportModel.build(store, new ReportScope(null, 5.0, Instant.EPOCH))) {
-                MarkdownReport.write(model, out);
-            }
-            String report = out.toString();
+            String report = ReportText.markdown(store);
             String row = report.lines().filter(l -> l.startsWith("| `abcdef12` | incomplete | modal")).findFirst()
                     .orElseThrow();
             // pointed at, not borrowed (issue 28): the row names the other pipeline's failure as that pipeline's

@@ -10,9 +10,7 @@ import io.isobench.store.Stores;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.StringWriter;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -59,11 +57,7 @@ class ZeroLatencyTest {
     void theReportSaysWhyTheValueIsMissing(@TempDir Path dir) {
         try (Store store = Stores.open(dir.resolve("s.duckdb").toString())) {
             store.putRuns(RUNS);
-            StringWriter out = new StringWriter();
-            try (ReportModel model = ReportModel.build(store, new ReportScope(null, 5.0, Instant.EPOCH))) {
-                MarkdownReport.write(model, out);
-            }
-            String report = out.toString();
+            String report = ReportText.markdown(store);
             String row = report.lines().filter(l -> l.startsWith("| `abcdef12` | incomplete | modal")).findFirst()
                     .orElseThrow();
             assertThat(row).contains("— / 5.0 / 6.0 | baseline tpot_ms_mean = 0 is not a measurement"
