@@ -185,15 +185,13 @@ public record ServerMetricNames(String namespace, List<Summary> summaries, List<
     Set<String> summed() {
         Set<String> out = new LinkedHashSet<>();
         for (Summary s : summaries) {
-            switch (s) {
-                case Ratio r -> r.pairs().forEach(out::addAll);
-                case Delta d -> out.add(d.counter());
-                case Histogram h -> {
-                    out.add(h.family() + "_count");
-                    out.add(h.family() + "_sum");
-                }
-                case Gauge g -> {
-                }
+            if (s instanceof Ratio r) {
+                r.pairs().forEach(out::addAll);
+            } else if (s instanceof Delta d) {
+                out.add(d.counter());
+            } else if (s instanceof Histogram h) {
+                out.add(h.family() + "_count");
+                out.add(h.family() + "_sum");
             }
         }
         return out;

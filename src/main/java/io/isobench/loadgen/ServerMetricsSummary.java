@@ -171,7 +171,10 @@ public final class ServerMetricsSummary {
     record Snapshot(double tMs, Map<String, Double> sums, Map<String, TreeMap<Double, Double>> buckets) {
 
         static Snapshot of(double tMs, PromText.Exposition e, ServerMetricNames names) {
-            Set<String> summed = names.summed();
+            return of(tMs, e, names.summed(), names.bucketSeries());
+        }
+
+        private static Snapshot of(double tMs, PromText.Exposition e, Set<String> summed, List<String> bucketSeries) {
             Map<String, Double> sums = new HashMap<>();
             for (PromText.Sample x : e.samples()) {
                 if (summed.contains(x.name()) && Double.isFinite(x.value())) {
@@ -179,7 +182,7 @@ public final class ServerMetricsSummary {
                 }
             }
             Map<String, TreeMap<Double, Double>> buckets = new HashMap<>();
-            for (String b : names.bucketSeries()) {
+            for (String b : bucketSeries) {
                 buckets.put(b, cumulative(e, b));
             }
             return new Snapshot(tMs, sums, buckets);
@@ -194,6 +197,10 @@ public final class ServerMetricsSummary {
      */
     static final class Digest {
         private final ServerMetricNames names;
+        /** What one scrape keeps, worked out once from the names. */
+        private final Set<String> summed;
+        private final List<String> bucketSeries;
+        private final List<String> gaugeFamilies;
         private int ok;
         private Snapshot first;
         private Snapshot last;
@@ -202,18 +209,21 @@ public final class ServerMetricsSummary {
 
         Digest(ServerMetricNames names) {
             this.names = names;
+            this.summed = names.summed();
+            this.bucketSeries = names.bucketSeries();
+            this.gaugeFamilies = names.gaugeFamilies();
         }
 
         void add(double tMs, PromText.Exposition e) {
             ok++;
-            Snapshot s = Snapshot.of(tMs, e, names);
+            Snapshot s = Snapshot.of(tMs, e, summed, bucketSeries);
             if (first == null || tMs < first.tMs()) {
                 first = s;
             }
             if (last == null || tMs >= last.tMs()) {
                 last = s;
             }
-            for (String name : names.gaugeFamilies()) {
+            for (String name : gaugeFamilies) {
                 double v = 0;
                 int k = 0;
                 for (PromText.Sample x : e.samples()) {
