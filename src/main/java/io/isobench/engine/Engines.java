@@ -4,16 +4,19 @@ import io.isobench.loadgen.ServerMetricNames;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 
 /**
  * The engine adapters and the one rule that picks one (docs/engines.md, "Which adapter"): the built-in adapters
  * (vLLM, SGLang, the toy engine, generic, in that order), then those a jar declares in
- * {@code META-INF/services/io.isobench.engine.EngineAdapter}, each name once (the first wins).
+ * {@code META-INF/services/io.isobench.engine.EngineAdapter}, each name once (the first wins); a declared adapter
+ * that cannot be made is left out.
  */
 public final class Engines {
 
@@ -29,7 +32,18 @@ public final class Engines {
         Map<String, EngineAdapter> out = new LinkedHashMap<>();
         List<EngineAdapter> found = new ArrayList<>(List.of(new VllmEngine(), new SglangEngine(), new ToyEngine(),
                 new GenericEngine()));
-        ServiceLoader.load(EngineAdapter.class, Engines.class.getClassLoader()).forEach(found::add);
+        Iterator<EngineAdapter> declared = ServiceLoader.load(EngineAdapter.class, Engines.class.getClassLoader())
+                .iterator();
+        while (true) {
+            try {
+                if (!declared.hasNext()) {
+                    break;
+                }
+                found.add(declared.next());
+            } catch (ServiceConfigurationError e) {
+                // a declared adapter that cannot be made is left out; the built-ins and the others still serve
+            }
+        }
         for (EngineAdapter a : found) {
             out.putIfAbsent(a.name(), a);
         }
@@ -69,14 +83,6 @@ public final class Engines {
             }
         }
         return Optional.empty();
-    }
-
-    /**
-     * The adapter of a task: the suite's engine ({@code engine.name}) when an adapter has that name; else the one
-     * whose dialect recognises the command; else the default engine's.
-     */
-    public static EngineAdapter forTask(String engineName, List<String> words) {
-        return named(engineName).orElseGet(() -> forCommand(words));
     }
 
     /**

@@ -41,9 +41,8 @@ class EnginesTest {
         // nobody's program: vLLM's lint says what it is not
         assertThat(Engines.forCommand(words("python my_bench.py")).name()).isEqualTo("vllm");
         assertThat(Engines.toolOf(words("python my_bench.py"))).isEmpty();
-        // the suite's engine first, then the command
-        assertThat(Engines.forTask("toy", words("python benchmarks/benchmark_serving.py")).name()).isEqualTo("toy");
-        assertThat(Engines.forTask(null, words("python -m sglang.bench_serving")).name()).isEqualTo("sglang");
+        // the toy engine speaks vLLM's dialect: its commands are vLLM's
+        assertThat(Engines.named("toy").orElseThrow().dialect()).isSameAs(Engines.vllm().dialect());
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.isobench.task;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.Mode;
 import io.isobench.SharedData;
+import io.isobench.engine.Engines;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
@@ -63,6 +64,11 @@ class EngineLintTest {
         assertThat(batch.gpus()).isEqualTo(2);
         assertThat(batch.model()).isEqualTo("org/m-8B");
         assertThat(codes(batch)).doesNotContain("UNKNOWN_FLAG", "UNEXPECTED_ARGUMENT");
+    }
+
+    @Test
+    void everyEngineASuiteCanNameHasAnAdapter() {
+        assertThat(EngineSpec.NAMES).allMatch(n -> Engines.named(n).isPresent());
     }
 
     @Test
