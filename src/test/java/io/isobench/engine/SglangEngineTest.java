@@ -9,6 +9,7 @@ import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
 import io.isobench.parse.FailureClassifier;
 import io.isobench.parse.Metric;
+import io.isobench.parse.MetricDictionary;
 import io.isobench.parse.ParsedOutput;
 import org.junit.jupiter.api.Test;
 
@@ -140,7 +141,7 @@ class SglangEngineTest {
         // settings rows and numbers without a canonical name are not metrics
         assertThat(read).doesNotContainKeys("concurrency", "backend").containsEntry("completed_requests", 100.0)
                 .containsEntry("duration_s", 12.31);
-        assertThat(read.keySet()).allMatch(n -> io.isobench.parse.MetricDictionary.lookup(n) != null);
+        assertThat(read.keySet()).allMatch(n -> MetricDictionary.lookup(n) != null);
     }
 
     @Test

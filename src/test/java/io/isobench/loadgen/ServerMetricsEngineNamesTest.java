@@ -1,6 +1,7 @@
 package io.isobench.loadgen;
 
 import io.isobench.engine.Engines;
+import io.isobench.parse.Better;
 import io.isobench.parse.Metric;
 import org.junit.jupiter.api.Test;
 
@@ -52,14 +53,13 @@ class ServerMetricsEngineNamesTest {
         // Δsum 0.5 s / Δcount 10 = 50 ms
         assertThat(m.get("sglang:time_to_first_token_ms_mean")).isCloseTo(50.0, within(1e-9));
         assertThat(m.keySet()).noneMatch(n -> n.startsWith("vllm:"));
-        assertThat(ServerMetricsSummary.crossCheck(List.of(Metric.of("ttft_ms_mean", 60)), 
+        assertThat(ServerMetricsSummary.crossCheck(List.of(Metric.of("ttft_ms_mean", 60)),
                 ServerMetricsScraper.Series.of("e", 1000, List.of(), Double.NaN, SGLANG).summaries(), SGLANG)).isEmpty();
     }
 
     @Test
     void theClientServerCrossCheckReadsTheEnginesTtftSummary() {
-        List<Metric> server = List.of(new Metric("sglang:time_to_first_token_ms_mean", 50, "ms",
-                io.isobench.parse.Better.LOWER));
+        List<Metric> server = List.of(new Metric("sglang:time_to_first_token_ms_mean", 50, "ms", Better.LOWER));
         Map<String, Double> gap = ServerMetricsSummary.crossCheck(List.of(Metric.of("ttft_ms_mean", 60)), server,
                 SGLANG).stream().collect(Collectors.toMap(Metric::name, Metric::value));
         assertThat(gap).containsEntry("ttft_client_minus_server_ms", 10.0);
