@@ -3,6 +3,8 @@ package io.isobench.analysis;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.isobench.Arm;
 import io.isobench.Fields;
+import io.isobench.engine.Engines;
+import io.isobench.loadgen.ServerMetricNames;
 import io.isobench.parse.Better;
 import io.isobench.parse.Metric;
 import io.isobench.parse.MetricDictionary;
@@ -10,20 +12,23 @@ import io.isobench.store.RunRecord;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * A task's secondary metrics next to its verdict (docs/statistics.md, section 16): the server's {@code vllm:*}
- * summaries (docs/server-metrics.md) and the GPU telemetry's {@code gpu_*} metrics (docs/gpu-telemetry.md), each
+ * A task's secondary metrics next to its verdict (docs/statistics.md, section 16): the server's summaries under its
+ * engine's names ({@code vllm:*}, {@code sglang:*}: the adapter {@link Engines#serverMetricsOf} finds from the
+ * counted runs' metric names, docs/engines.md; docs/server-metrics.md) and the GPU telemetry's {@code gpu_*} metrics (docs/gpu-telemetry.md), each
  * compared arm vs baseline with the primary verdict's own machinery ({@link TaskAnalysis#analyse}: paired rounds,
  * the A/A run standing in only where the baseline's is missing, the same {@link StatsConfig}) over exactly the rounds
  * that count for the primary metric. Descriptive only: a secondary metric never decides or changes a verdict. A metric no counted run has is
  * {@link Omitted} with the reason, never shown as 0. Built by {@link SessionAnalysis}; start with {@link #of}.
  *
- * @param rows    the metrics shown, in {@link #SERVER} then {@link #GPU} order
+ * @param rows    the metrics shown, in the engine's order ({@link ServerMetricNames#shown}) then {@link #GPU} order
  * @param omitted what is not shown and why, per source
  * @param ttft    the client-vs-server TTFT cross-check of the counted runs
  */
@@ -46,12 +51,6 @@ public record SecondaryMetrics(List<Row> rows, List<Omitted> omitted, TtftCrossC
             return label;
         }
     }
-
-    /** Server summaries shown, in this order. */
-    public static final List<String> SERVER = List.of("vllm:num_preemptions_delta", "vllm:prefix_cache_hit_rate",
-            "vllm:kv_cache_usage_perc_mean", "vllm:num_requests_running_mean", "vllm:num_requests_waiting_mean",
-            "vllm:spec_decode_acceptance_rate", "vllm:time_to_first_token_ms_mean", "vllm:time_to_first_token_ms_p99",
-            "vllm:e2e_request_latency_ms_mean", "vllm:e2e_request_latency_ms_p99");
 
     /** GPU telemetry metrics shown, in this order. */
     public static final List<String> GPU = List.of("gpu_energy_per_output_token_j", "gpu_energy_j",
@@ -139,29 +138,43 @@ public record SecondaryMetrics(List<Row> rows, List<Omitted> omitted, TtftCrossC
         List<Row> rows = new ArrayList<>();
         List<Omitted> omitted = new ArrayList<>();
         String serverReason = serverReason(counted);
+        ServerMetricNames names = serverNames(counted);
         for (Source source : Source.values()) {
-            List<String> all = source == Source.SERVER ? SERVER : GPU;
+            List<String> all = source == Source.SERVER ? names.shown() : GPU;
             String reason = source == Source.SERVER ? serverReason : gpuReason(counted);
             Map<String, List<String>> why = new LinkedHashMap<>(); // reason → metrics, in order
             for (String metric : all) {
-                Row row = row(metric, source, counted, exclusions, config);
+                Row row = row(metric, source, counted, exclusions, config, names);
                 if (row != null) {
                     rows.add(row);
                 } else {
-                    why.computeIfAbsent(reason != null ? reason : missing(metric), k -> new ArrayList<>()).add(metric);
+                    why.computeIfAbsent(reason != null ? reason : missing(metric, names), k -> new ArrayList<>())
+                            .add(metric);
                 }
             }
             why.forEach((r, metrics) -> omitted.add(new Omitted(source, metrics.size() == all.size() ? List.of()
                     : metrics, r)));
         }
-        return new SecondaryMetrics(rows, omitted, TtftCrossCheck.of(counted, serverReason));
+        return new SecondaryMetrics(rows, omitted, TtftCrossCheck.of(counted, serverReason, names));
+    }
+
+    /**
+     * The server-metric names of the counted runs: those of the engine whose namespace their metrics carry (vLLM's
+     * when none was scraped).
+     */
+    static ServerMetricNames serverNames(Map<String, TreeMap<Integer, RunRecord>> counted) {
+        Set<String> seen = new HashSet<>();
+        counted.values().forEach(byRound -> byRound.values().forEach(r -> r.metrics().forEach(m -> seen.add(m.name()))));
+        return Engines.serverMetricsOf(seen);
     }
 
     /** Why a server metric is absent from runs that were scraped. */
-    private static String missing(String metric) {
+    private static String missing(String metric, ServerMetricNames names) {
+        String engine = names.whyMissing().get(metric);
+        if (engine != null) {
+            return engine;
+        }
         return switch (metric) {
-            case "vllm:prefix_cache_hit_rate" -> "no prefix-cache query in the run, or not exported by the server";
-            case "vllm:spec_decode_acceptance_rate" -> "no speculative draft tokens, or not exported by the server";
             case "gpu_energy_per_output_token_j" -> "the benchmark reported no output-token count";
             default -> metric.startsWith("gpu_") ? "not in the GPU telemetry of any counted run"
                     : "not exported by the server";
@@ -213,7 +226,7 @@ public record SecondaryMetrics(List<Row> rows, List<Omitted> omitted, TtftCrossC
 
     /** The row of one metric, or null when no counted run has it. */
     private static Row row(String metric, Source source, Map<String, TreeMap<Integer, RunRecord>> counted,
-                           List<RoundExclusion> exclusions, StatsConfig config) {
+                           List<RoundExclusion> exclusions, StatsConfig config, ServerMetricNames names) {
         Map<String, ArmSamples> samples = new LinkedHashMap<>();
         boolean any = false;
         for (Map.Entry<String, TreeMap<Integer, RunRecord>> e : counted.entrySet()) {
@@ -255,8 +268,10 @@ public record SecondaryMetrics(List<Row> rows, List<Omitted> omitted, TtftCrossC
             }
         }
         MetricDictionary.Definition d = MetricDictionary.lookup(metric);
-        return new Row(metric, d == null ? null : d.unit(), d == null ? Better.NONE : d.better(), source, medians,
-                deltas);
+        ServerMetricNames.Summary s = d == null ? names.summaryOf(metric) : null;
+        String unit = d != null ? d.unit() : s != null ? s.unit(metric) : null;
+        Better better = d != null ? d.better() : s != null ? s.better(metric) : Better.NONE;
+        return new Row(metric, unit, better, source, medians, deltas);
     }
 
     private static ArmSamples samples(String arm, TreeMap<Integer, RunRecord> byRound, String metric) {

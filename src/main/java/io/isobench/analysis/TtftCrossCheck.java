@@ -1,6 +1,7 @@
 package io.isobench.analysis;
 
 import io.isobench.Fields;
+import io.isobench.loadgen.ServerMetricNames;
 import io.isobench.store.RunRecord;
 
 import java.util.ArrayList;
@@ -58,8 +59,13 @@ public record TtftCrossCheck(List<ArmGaps> arms, List<Flagged> flagged, String o
         }
     }
 
-    /** From the counted runs of every arm; {@code serverReason}: why nothing was scraped, else null. */
-    static TtftCrossCheck of(Map<String, TreeMap<Integer, RunRecord>> counted, String serverReason) {
+    /**
+     * From the counted runs of every arm; {@code serverReason}: why nothing was scraped, else null; {@code names}:
+     * the engine's server-metric names (its TTFT mean summary).
+     */
+    static TtftCrossCheck of(Map<String, TreeMap<Integer, RunRecord>> counted, String serverReason,
+                             ServerMetricNames names) {
+        String serverTtft = names.ttftMean();
         List<ArmGaps> arms = new ArrayList<>();
         List<Flagged> flagged = new ArrayList<>();
         for (Map.Entry<String, TreeMap<Integer, RunRecord>> e : counted.entrySet()) {
@@ -70,7 +76,7 @@ public record TtftCrossCheck(List<ArmGaps> arms, List<Flagged> flagged, String o
             for (Map.Entry<Integer, RunRecord> r : e.getValue().entrySet()) {
                 Double gap = SecondaryMetrics.value(r.getValue(), "ttft_client_minus_server_ms");
                 Double c = SecondaryMetrics.value(r.getValue(), "ttft_ms_mean");
-                Double s = SecondaryMetrics.value(r.getValue(), "vllm:time_to_first_token_ms_mean");
+                Double s = serverTtft == null ? null : SecondaryMetrics.value(r.getValue(), serverTtft);
                 if (gap == null || c == null || s == null) {
                     continue;
                 }
@@ -93,10 +99,16 @@ public record TtftCrossCheck(List<ArmGaps> arms, List<Flagged> flagged, String o
         flagged.sort(Comparator.comparingInt(Flagged::round));
         String why = null;
         if (arms.isEmpty()) {
-            why = serverReason != null ? serverReason : "no run has both a client TTFT and the server's"
-                    + " vllm:time_to_first_token_seconds (requests not streamed, or not exported by the server)";
+            why = serverReason != null ? serverReason : "no run has both a client TTFT and the server's "
+                    + ttftFamily(names) + " (requests not streamed, or not exported by the server)";
         }
         return new TtftCrossCheck(arms, flagged, why);
+    }
+
+    /** The engine's TTFT histogram family ({@code vllm:time_to_first_token_seconds}). */
+    private static String ttftFamily(ServerMetricNames names) {
+        return names.ttftMean() != null && names.summaryOf(names.ttftMean()) instanceof ServerMetricNames.Histogram h ? h.family()
+                : "TTFT histogram";
     }
 
     private static double[] unbox(List<Double> xs) {

@@ -1,5 +1,7 @@
 package io.isobench.exec;
 
+import io.isobench.engine.Engines;
+import io.isobench.loadgen.ServerMetricNames;
 import io.isobench.loadgen.ServerMetricsScraper;
 import io.isobench.loadgen.ServerMetricsSummary;
 import io.isobench.parse.Metric;
@@ -20,6 +22,8 @@ import java.util.List;
  */
 final class ServerMetricsRun {
 
+    /** The engine's Prometheus names: vLLM's (the engines isobench runs: vllm, toy, generic; docs/engines.md). */
+    private static final ServerMetricNames NAMES = Engines.vllm().serverMetrics();
     private final ServerMetricsScraper scraper;
     private final boolean measured;
     private ServerMetricsScraper.Series series;
@@ -34,7 +38,7 @@ final class ServerMetricsRun {
     /** Starts scraping {@code base} for a measured job with a positive interval; a no-op run otherwise. */
     static ServerMetricsRun start(Job job, URI base) {
         return new ServerMetricsRun(job.kind() == Job.Kind.CHECK || job.serverMetricsIntervalMs() <= 0 ? null
-                : ServerMetricsScraper.start(base, Duration.ofMillis(job.serverMetricsIntervalMs())),
+                : ServerMetricsScraper.start(base, Duration.ofMillis(job.serverMetricsIntervalMs()), NAMES),
                 job.kind() == Job.Kind.MEASURE);
     }
 
@@ -75,7 +79,7 @@ final class ServerMetricsRun {
             return done.withServerMetrics(series.toJson(), List.of());
         }
         List<Metric> summaries = new ArrayList<>(series.summaries());
-        summaries.addAll(ServerMetricsSummary.crossCheck(done.metrics(), summaries));
+        summaries.addAll(ServerMetricsSummary.crossCheck(done.metrics(), summaries, NAMES));
         return done.withServerMetrics(series.toJson(), summaries);
     }
 

@@ -42,7 +42,8 @@ final class SeriesRecorder {
     private final Map<String, String> types = new LinkedHashMap<>();
     /** Where each stored scrape's line is in the file (the mark's scrape may end after a later one). */
     private final List<Line> index = new ArrayList<>();
-    private final ServerMetricsSummary.Digest all = new ServerMetricsSummary.Digest();
+    private final ServerMetricNames names;
+    private final ServerMetricsSummary.Digest all;
     private ServerMetricsSummary.Digest measured;
     private double measuredFromMs = Double.NaN;
     private Path file;
@@ -58,7 +59,9 @@ final class SeriesRecorder {
     private String firstError;
     private String firstBad;
 
-    SeriesRecorder(String endpoint, double intervalMs, long capBytes) {
+    SeriesRecorder(String endpoint, double intervalMs, long capBytes, ServerMetricNames names) {
+        this.names = names;
+        this.all = new ServerMetricsSummary.Digest(names);
         this.endpoint = endpoint;
         this.intervalMs = intervalMs;
         this.capBytes = capBytes;
@@ -73,7 +76,7 @@ final class SeriesRecorder {
     /** The measured phase starts at {@code tMs}: from now on the summaries count the scrapes sent at or after it. */
     synchronized void mark(double tMs) {
         measuredFromMs = tMs;
-        measured = new ServerMetricsSummary.Digest();
+        measured = new ServerMetricsSummary.Digest(names);
     }
 
     /** Scrapes recorded so far. */

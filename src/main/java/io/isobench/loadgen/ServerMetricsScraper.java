@@ -80,8 +80,9 @@ public final class ServerMetricsScraper {
         }
 
         /** The series of {@code scrapes} as a scraper would have kept them (tests, goldens). */
-        static Series of(String endpoint, double intervalMs, List<Scrape> scrapes, double measuredFromMs) {
-            SeriesRecorder r = new SeriesRecorder(endpoint, intervalMs, SeriesRecorder.MAX_SERIES_BYTES);
+        static Series of(String endpoint, double intervalMs, List<Scrape> scrapes, double measuredFromMs,
+                         ServerMetricNames names) {
+            SeriesRecorder r = new SeriesRecorder(endpoint, intervalMs, SeriesRecorder.MAX_SERIES_BYTES, names);
             if (!Double.isNaN(measuredFromMs)) {
                 r.mark(measuredFromMs);
             }
@@ -95,21 +96,24 @@ public final class ServerMetricsScraper {
         }
     }
 
-    private ServerMetricsScraper(URI base, Duration interval) {
+    private ServerMetricsScraper(URI base, Duration interval, ServerMetricNames names) {
         this.endpoint = base.resolve("/metrics");
         this.interval = interval;
         this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(timeout(interval)).build();
         this.recorder = new SeriesRecorder(endpoint.toString(), interval.toNanos() / 1e6,
-                SeriesRecorder.MAX_SERIES_BYTES);
+                SeriesRecorder.MAX_SERIES_BYTES, names);
     }
 
-    /** Starts scraping {@code base}'s {@code /metrics} now (first scrape at once), every {@code interval}. */
-    public static ServerMetricsScraper start(URI base, Duration interval) {
+    /**
+     * Starts scraping {@code base}'s {@code /metrics} now (first scrape at once), every {@code interval}, summarised
+     * under the engine's {@code names}.
+     */
+    public static ServerMetricsScraper start(URI base, Duration interval, ServerMetricNames names) {
         if (interval.isNegative() || interval.isZero()) {
             throw new IllegalArgumentException("the scrape interval must be positive: " + interval);
         }
-        ServerMetricsScraper s = new ServerMetricsScraper(base, interval);
+        ServerMetricsScraper s = new ServerMetricsScraper(base, interval, names);
         s.thread = Thread.ofPlatform().daemon().name("isobench-metrics-scraper").start(s::loop);
         return s;
     }

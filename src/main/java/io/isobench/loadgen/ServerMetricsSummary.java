@@ -1,5 +1,6 @@
 package io.isobench.loadgen;
 
+import io.isobench.parse.Better;
 import io.isobench.parse.Metric;
 
 import java.util.ArrayList;
@@ -12,7 +13,7 @@ import java.util.TreeMap;
 
 /**
  * A run's server-side metrics, folded scrape by scrape into a {@link Digest} (its memory does not grow with the run),
- * under vLLM's names (docs/server-metrics.md):
+ * under the engine's names ({@link ServerMetricNames}, from the engine adapter; docs/server-metrics.md):
  * gauges as mean and max over the scrapes (summed over label sets for request counts, averaged for cache usage),
  * counters and histograms as the difference between the last and the first successful scrape of the measured
  * phase (from the scrape taken when the warm-up requests were done,
@@ -22,17 +23,6 @@ import java.util.TreeMap;
  * {@code server_metrics_bad_lines}.
  */
 public final class ServerMetricsSummary {
-
-    private static final String TTFT = "vllm:time_to_first_token_seconds";
-    private static final String E2E = "vllm:e2e_request_latency_seconds";
-    private static final List<String> GAUGES = List.of("vllm:num_requests_running", "vllm:num_requests_waiting",
-            "vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc");
-    /** The counters and histogram sums/counts the summaries take differences of. */
-    private static final Set<String> SUMMED = Set.of("vllm:prefix_cache_queries_total",
-            "vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_queries_total", "vllm:gpu_prefix_cache_hits_total",
-            "vllm:num_preemptions_total", "vllm:spec_decode_num_draft_tokens_total",
-            "vllm:spec_decode_num_accepted_tokens_total", TTFT + "_count", TTFT + "_sum", E2E + "_count",
-            E2E + "_sum");
 
     private ServerMetricsSummary() {
     }
@@ -51,35 +41,43 @@ public final class ServerMetricsSummary {
         if (measured.ok == 0) {
             return out;
         }
-        measured.gauge(out, "vllm:num_requests_running", "vllm:num_requests_running");
-        measured.gauge(out, "vllm:num_requests_waiting", "vllm:num_requests_waiting");
-        // vLLM V1 names it kv_cache_usage_perc; V0 gpu_cache_usage_perc (both 0..1)
-        String kv = measured.seen.contains("vllm:kv_cache_usage_perc") ? "vllm:kv_cache_usage_perc"
-                : "vllm:gpu_cache_usage_perc";
-        measured.gauge(out, kv, "vllm:kv_cache_usage_perc");
         Snapshot first = measured.first;
         Snapshot last = measured.last;
-        Double queries = delta(first, last, "vllm:prefix_cache_queries_total");
-        Double hits = delta(first, last, "vllm:prefix_cache_hits_total");
-        if (queries == null) { // vLLM V0
-            queries = delta(first, last, "vllm:gpu_prefix_cache_queries_total");
-            hits = delta(first, last, "vllm:gpu_prefix_cache_hits_total");
+        for (ServerMetricNames.Summary summary : measured.names.summaries()) {
+            switch (summary) {
+                case ServerMetricNames.Gauge g -> {
+                    // the first family the run exposes (vLLM V1 kv_cache_usage_perc, V0 gpu_cache_usage_perc)
+                    String family = g.families().stream().filter(measured.seen::contains).findFirst()
+                            .orElse(g.families().get(0));
+                    measured.gauge(out, family, g.as(), g.unit());
+                }
+                case ServerMetricNames.Ratio r -> {
+                    for (List<String> pair : r.pairs()) {
+                        Double den = delta(first, last, pair.get(1));
+                        if (den == null) {
+                            continue;
+                        }
+                        Double num = delta(first, last, pair.get(0));
+                        if (num != null && den > 0) {
+                            out.add(metric(r, r.as(), num / den));
+                        }
+                        break;
+                    }
+                }
+                case ServerMetricNames.Delta d -> {
+                    Double v = delta(first, last, d.counter());
+                    if (v != null) {
+                        out.add(metric(d, d.as(), v));
+                    }
+                }
+                case ServerMetricNames.Histogram h -> histogram(out, first, last, h);
+            }
         }
-        if (queries != null && hits != null && queries > 0) {
-            out.add(Metric.of("vllm:prefix_cache_hit_rate", hits / queries));
-        }
-        Double preempt = delta(first, last, "vllm:num_preemptions_total");
-        if (preempt != null) {
-            out.add(Metric.of("vllm:num_preemptions_delta", preempt));
-        }
-        Double drafts = delta(first, last, "vllm:spec_decode_num_draft_tokens_total");
-        Double accepted = delta(first, last, "vllm:spec_decode_num_accepted_tokens_total");
-        if (drafts != null && accepted != null && drafts > 0) {
-            out.add(Metric.of("vllm:spec_decode_acceptance_rate", accepted / drafts));
-        }
-        histogram(out, first, last, TTFT, "vllm:time_to_first_token_ms_");
-        histogram(out, first, last, E2E, "vllm:e2e_request_latency_ms_");
         return out;
+    }
+
+    private static Metric metric(ServerMetricNames.Summary s, String name, double value) {
+        return new Metric(name, value, s.unit(name), s.better(name));
     }
 
     /**
@@ -88,9 +86,9 @@ public final class ServerMetricsSummary {
      * {@link io.isobench.parse.TtftGap}'s thresholds, in either direction); nothing
      * when either mean is missing.
      */
-    public static List<Metric> crossCheck(List<Metric> client, List<Metric> server) {
+    public static List<Metric> crossCheck(List<Metric> client, List<Metric> server, ServerMetricNames names) {
         Double c = valueOf(client, "ttft_ms_mean");
-        Double s = valueOf(server, "vllm:time_to_first_token_ms_mean");
+        Double s = names.ttftMean() == null ? null : valueOf(server, names.ttftMean());
         if (c == null || s == null) {
             return List.of();
         }
@@ -121,16 +119,18 @@ public final class ServerMetricsSummary {
     }
 
     /** Mean (Δsum/Δcount) and p99 of a seconds histogram, in ms, over the run; nothing when no observation. */
-    private static void histogram(List<Metric> out, Snapshot first, Snapshot last, String name, String prefix) {
+    private static void histogram(List<Metric> out, Snapshot first, Snapshot last, ServerMetricNames.Histogram h) {
+        String name = h.family();
+        String prefix = h.prefix();
         Double count = delta(first, last, name + "_count");
         Double sum = delta(first, last, name + "_sum");
         if (count == null || sum == null || count <= 0) {
             return;
         }
-        out.add(Metric.of(prefix + "mean", sum / count * 1000.0));
+        out.add(metric(h, prefix + "mean", sum / count * 1000.0));
         Double p99 = quantile(0.99, buckets(first, last, name + "_bucket"));
         if (p99 != null) {
-            out.add(Metric.of(prefix + "p99", p99 * 1000.0));
+            out.add(metric(h, prefix + "p99", p99 * 1000.0));
         }
     }
 
@@ -170,16 +170,20 @@ public final class ServerMetricsSummary {
      */
     record Snapshot(double tMs, Map<String, Double> sums, Map<String, TreeMap<Double, Double>> buckets) {
 
-        static Snapshot of(double tMs, PromText.Exposition e) {
+        static Snapshot of(double tMs, PromText.Exposition e, ServerMetricNames names) {
+            return of(tMs, e, names.summed(), names.bucketSeries());
+        }
+
+        private static Snapshot of(double tMs, PromText.Exposition e, Set<String> summed, List<String> bucketSeries) {
             Map<String, Double> sums = new HashMap<>();
             for (PromText.Sample x : e.samples()) {
-                if (SUMMED.contains(x.name()) && Double.isFinite(x.value())) {
+                if (summed.contains(x.name()) && Double.isFinite(x.value())) {
                     sums.merge(x.name(), x.value(), Double::sum);
                 }
             }
             Map<String, TreeMap<Double, Double>> buckets = new HashMap<>();
-            for (String h : List.of(TTFT, E2E)) {
-                buckets.put(h + "_bucket", cumulative(e, h + "_bucket"));
+            for (String b : bucketSeries) {
+                buckets.put(b, cumulative(e, b));
             }
             return new Snapshot(tMs, sums, buckets);
         }
@@ -192,22 +196,34 @@ public final class ServerMetricsSummary {
      * thread-safe: its owner locks.
      */
     static final class Digest {
+        private final ServerMetricNames names;
+        /** What one scrape keeps, worked out once from the names. */
+        private final Set<String> summed;
+        private final List<String> bucketSeries;
+        private final List<String> gaugeFamilies;
         private int ok;
         private Snapshot first;
         private Snapshot last;
         private final Map<String, double[]> gauges = new HashMap<>();
         private final Set<String> seen = new HashSet<>();
 
+        Digest(ServerMetricNames names) {
+            this.names = names;
+            this.summed = names.summed();
+            this.bucketSeries = names.bucketSeries();
+            this.gaugeFamilies = names.gaugeFamilies();
+        }
+
         void add(double tMs, PromText.Exposition e) {
             ok++;
-            Snapshot s = Snapshot.of(tMs, e);
+            Snapshot s = Snapshot.of(tMs, e, summed, bucketSeries);
             if (first == null || tMs < first.tMs()) {
                 first = s;
             }
             if (last == null || tMs >= last.tMs()) {
                 last = s;
             }
-            for (String name : GAUGES) {
+            for (String name : gaugeFamilies) {
                 double v = 0;
                 int k = 0;
                 for (PromText.Sample x : e.samples()) {
@@ -223,7 +239,7 @@ public final class ServerMetricsSummary {
                     continue;
                 }
                 // request counts are summed over label sets (several engines), cache usage averaged
-                v = name.startsWith("vllm:num_requests_") ? v : v / k;
+                v = names.summedGauge(name) ? v : v / k;
                 double[] g = gauges.computeIfAbsent(name, n -> new double[] {0, Double.NEGATIVE_INFINITY, 0});
                 g[0] += v;
                 g[1] = Math.max(g[1], v);
@@ -232,11 +248,11 @@ public final class ServerMetricsSummary {
         }
 
         /** Mean and max of gauge {@code name} over the scrapes that carry it, as {@code as_mean}, {@code as_max}. */
-        private void gauge(List<Metric> out, String name, String as) {
+        private void gauge(List<Metric> out, String name, String as, String unit) {
             double[] g = gauges.get(name);
             if (g != null && g[2] > 0) {
-                out.add(Metric.of(as + "_mean", g[0] / g[2]));
-                out.add(Metric.of(as + "_max", g[1]));
+                out.add(new Metric(as + "_mean", g[0] / g[2], unit, Better.NONE));
+                out.add(new Metric(as + "_max", g[1], unit, Better.NONE));
             }
         }
     }

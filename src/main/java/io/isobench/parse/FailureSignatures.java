@@ -98,6 +98,8 @@ final class FailureSignatures {
             before(GPU_OOM, "out of memory", 40, List.of("cuda", "gpu", "hip"), "GPU out of memory"),
             sig(GPU_OOM, "outofmemoryerror", "GPU out of memory (OutOfMemoryError)"),
             sig(GPU_OOM, "no available memory for the cache blocks", "GPU memory too small for the KV cache"),
+            sig(GPU_OOM, "not enough memory. please try to increase --mem-fraction-static",
+                    "GPU memory too small for the KV cache pool (SGLang: --mem-fraction-static)"),
 
             sig(MODEL_UNSUPPORTED, "unknown rope scaling type", "engine version cannot run the model (RoPE scaling)"),
             after(MODEL_UNSUPPORTED, "rope_scaling", 80,
@@ -165,6 +167,8 @@ final class FailureSignatures {
             sig(BAD_PERF_COMMAND, "invalid float value", "perf command has a non-numeric value (placeholder?)"),
             before(BAD_PERF_COMMAND, "invalid choice", 200, List.of("error: argument"), "perf command uses an invalid choice"),
             sig(BAD_PERF_COMMAND, "the following arguments are required", "perf command lacks required arguments"),
+            sig(BAD_PERF_COMMAND, "warmup failed - please make sure benchmark arguments",
+                    "the benchmark's warm-up requests failed (SGLang bench_serving: its arguments, or the server)"),
             sig(BAD_PERF_COMMAND, "can't open file", "perf command script is missing"),
             sig(BAD_PERF_COMMAND, "dataset_path must be provided",
                     "perf command lacks --dataset-name/--dataset-path (benchmark_serving defaults to ShareGPT, which needs a file)"),

@@ -1,5 +1,7 @@
 package io.isobench.task;
 
+import io.isobench.engine.VllmFlags;
+
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;

@@ -1,5 +1,6 @@
 package io.isobench.task;
 
+import io.isobench.engine.Engines;
 import org.yaml.snakeyaml.nodes.MappingNode;
 import org.yaml.snakeyaml.nodes.Node;
 import org.yaml.snakeyaml.nodes.NodeTuple;
@@ -53,8 +54,10 @@ final class EngineSection extends SuiteNodes {
         if (name == null) {
             name = "vllm";
         } else if (!EngineSpec.NAMES.contains(name)) {
-            problem(m.get("name").getValueNode(), "engine.name", "'" + name + "' is not an engine adapter"
-                    + Nearest.of(name, EngineSpec.NAMES).map(s -> " (did you mean " + s + "?)").orElse("")
+            // an adapter that lints and parses but has no runner (sglang: docs/engines.md) is no engine to run
+            problem(m.get("name").getValueNode(), "engine.name", "'" + name + "' is not an engine "
+                    + (Engines.named(name).isPresent() ? "isobench runs (its adapter lints and parses its commands)"
+                    : "adapter" + Nearest.of(name, EngineSpec.NAMES).map(s -> " (did you mean " + s + "?)").orElse(""))
                     + " (fix: vllm, toy, or generic for any other engine)");
             return null;
         }

@@ -1,5 +1,6 @@
 package io.isobench.task;
 
+import io.isobench.engine.Dialect;
 import io.isobench.guard.Secrets;
 
 import java.util.Locale;
@@ -7,9 +8,10 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * The vLLM perf_command adapter: {@link #parse(String)} turns a command line (as ISO-Bench and suites write it) into a
+ * The perf_command lint: {@link #parse(String)} turns a command line (as ISO-Bench and suites write it) into a
  * {@link ParsedPerfCommand} — tool, mode, model, GPU count, server/client flag split, lint findings — without ever
- * running a shell.
+ * running a shell. The command's flags are read in the dialect of the engine adapter whose tool it runs
+ * ({@code engine.Engines#forCommand}: vLLM's, SGLang's; vLLM's when none claims it; docs/engines.md).
  */
 public final class PerfCommand {
 
@@ -50,9 +52,10 @@ public final class PerfCommand {
         return t.length() > 1 && t.startsWith("-") && !NUMBER.matcher(t).matches();
     }
 
-    static boolean needsValue(String canonical) {
-        return !VllmFlags.BOOLEAN.contains(canonical) && !VllmFlags.OPTIONAL_BOOLEAN.contains(canonical)
-                && VllmFlags.allKnown().contains(canonical);
+    /** A known flag of the dialect that is not a boolean. */
+    static boolean needsValue(Dialect dialect, String canonical) {
+        return !dialect.isBoolean(canonical) && !dialect.isOptionalBoolean(canonical)
+                && dialect.known().contains(canonical);
     }
 
     static boolean isInt(String v, int min) {

@@ -1,6 +1,10 @@
 package io.isobench.task;
 
 import io.isobench.Mode;
+import io.isobench.engine.Dialect;
+import io.isobench.engine.Engines;
+import io.isobench.engine.EntryPoint;
+import io.isobench.engine.VllmFlags;
 import io.isobench.guard.Secrets;
 import io.isobench.loadgen.ServeFlags;
 
@@ -44,6 +48,10 @@ abstract class PerfCommandChecks {
     String model;
     boolean modelFromTask;
     boolean sawExpansion;
+    /** The dialect the flags are read in: vLLM's unless another engine's tool claims the command. */
+    Dialect dialect = Engines.vllm().dialect();
+    /** Another engine's tool the command runs (SGLang's bench_serving…); null for vLLM's path. */
+    EntryPoint foreign;
 
     PerfCommandChecks(String raw, PerfCommand.Hints hints) {
         this.raw = raw;
@@ -66,9 +74,10 @@ abstract class PerfCommandChecks {
         }
     }
 
-    /** The tool's mode; for a command without an adapter (SGLang's bench_serving…), what its entry point names. */
+    /** The tool's mode; for another engine's tool, its dialect's; else what the command's entry point names. */
     Optional<Mode> mode() {
-        return tool.mode().or(() -> Mode.ofCommand(script));
+        return tool.mode().or(() -> foreign == null ? Optional.empty() : foreign.modeIfAny())
+                .or(() -> Mode.ofCommand(script));
     }
 
     void checkMode() {
@@ -111,14 +120,15 @@ abstract class PerfCommandChecks {
                 error("ABSOLUTE_PATH", f.written() + " " + v + " is a path on one machine"
                         + " (fix: a path relative to the suite or the engine repo, or drop the flag)");
             }
-            if (f.name().equals("--dtype") && !VllmFlags.DTYPES.contains(v.toLowerCase(Locale.ROOT))) {
+            if (foreign == null && f.name().equals("--dtype") && !VllmFlags.DTYPES.contains(v.toLowerCase(Locale.ROOT))) {
                 error("INVALID_VALUE", "--dtype " + v + " is not a vLLM dtype (auto, half, float16, bfloat16, float,"
                         + " float32)" + (v.toLowerCase(Locale.ROOT).contains("8") ? " (fix: for FP8 use --quantization fp8)" : ""));
             }
-            if (VllmFlags.POSITIVE_INT.contains(f.name()) && !isInt(v, 1)) {
+            Dialect.ValueRule rule = dialect.rule(f.name());
+            if (rule == Dialect.ValueRule.POSITIVE_INT && !isInt(v, 1)) {
                 error("INVALID_VALUE", f.written() + " " + v + " must be a positive integer");
             }
-            if (VllmFlags.NON_NEGATIVE_INT.contains(f.name()) && !isInt(v, 0)) {
+            if (rule == Dialect.ValueRule.NON_NEGATIVE_INT && !isInt(v, 0)) {
                 error("INVALID_VALUE", f.written() + " " + v + " must be an integer >= 0");
             }
         }
@@ -258,7 +268,7 @@ abstract class PerfCommandChecks {
     }
 
     String nearest(String name) {
-        return Nearest.of(name, VllmFlags.allKnown()).map(n -> " (nearest: " + n + ")").orElse("");
+        return Nearest.of(name, dialect.known()).map(n -> " (nearest: " + n + ")").orElse("");
     }
 
     void error(String code, String message) {

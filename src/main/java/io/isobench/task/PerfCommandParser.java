@@ -1,5 +1,8 @@
 package io.isobench.task;
 
+import io.isobench.engine.Engines;
+import io.isobench.engine.EntryPoint;
+import io.isobench.engine.VllmFlags;
 import io.isobench.guard.Secrets;
 
 import java.util.ArrayList;
@@ -18,7 +21,8 @@ import static io.isobench.task.PerfCommand.usable;
 
 /**
  * Reads one perf_command: tokenises it without a shell, takes the environment assignments, classifies the program
- * (vllm bench, a benchmarks/ script, another script), reads its flags and model, splits the flags between server and
+ * (another engine's tool by its adapter's dialect, {@code engine.Engines#toolOf}; else vllm bench, a benchmarks/
+ * script, another script), reads its flags in that dialect and its model, splits vLLM's flags between server and
  * client, runs the lint checks of {@link PerfCommandChecks}, and builds the {@link ParsedPerfCommand}.
  */
 final class PerfCommandParser extends PerfCommandChecks {
@@ -82,7 +86,11 @@ final class PerfCommandParser extends PerfCommandChecks {
             parseFlags(rest, argsStart);
             resolveModel();
             checkMode();
-            routeFlags();
+            if (foreign != null) {
+                routeForeign();
+            } else {
+                routeFlags();
+            }
             checkValues();
             checkDataset();
             checkGpus();
@@ -108,6 +116,10 @@ final class PerfCommandParser extends PerfCommandChecks {
 
     /** Sets tool/script/interpreter; returns the index where flags start, or -1 when there is nothing to parse. */
     private int classify(List<String> w) {
+        Optional<EntryPoint> other = Engines.toolOf(w).filter(e -> !e.engine().equals(Engines.DEFAULT));
+        if (other.isPresent()) {
+            return classifyForeign(other.get());
+        }
         String first = w.get(0);
         String base = baseName(first);
         if (PYTHON.matcher(base).matches()) {
@@ -170,6 +182,39 @@ final class PerfCommandParser extends PerfCommandChecks {
         return -1;
     }
 
+    /** Another engine's program: read in its adapter's dialect; a program that is not a benchmark stops here. */
+    private int classifyForeign(EntryPoint e) {
+        foreign = e;
+        dialect = Engines.named(e.engine()).orElseThrow().dialect();
+        tool = Tool.OTHER_SCRIPT;
+        script = e.tool();
+        if (!e.benchmark()) {
+            error("NOT_A_BENCHMARK", "`" + e.tool() + "` is " + e.engine() + "'s, not one of its benchmarks; isobench"
+                    + " starts the server itself (fix: give the benchmark command, e.g. python -m sglang.bench_serving"
+                    + " --model M …)");
+            return -1;
+        }
+        return e.argsStart();
+    }
+
+    /**
+     * Another engine's benchmark: a flag its tool does not accept is a warning (the tables cover the common flags
+     * of many versions); then the one error that keeps the task from running: isobench lints and parses this
+     * engine's tools, it has no runner for them (docs/engines.md).
+     */
+    private void routeForeign() {
+        Set<String> accepted = dialect.accepted(foreign);
+        for (ParsedPerfCommand.Flag f : flags) {
+            if (!accepted.contains(f.name())) {
+                warning("UNKNOWN_FLAG", f.written() + " is not a known flag of " + foreign.engine() + "'s "
+                        + foreign.tool() + nearest(f.name()));
+            }
+        }
+        error("ENGINE_NOT_RUN", "isobench lints and parses " + foreign.engine() + "'s " + foreign.tool()
+                + " but does not run it (fix: a vLLM-dialect command, e.g. vllm bench serve, or an engine: generic"
+                + " task; docs/engines.md)");
+    }
+
     private void classifyScript(String path) {
         script = path;
         String base = baseName(path);
@@ -219,12 +264,12 @@ final class PerfCommandParser extends PerfCommandChecks {
                 value = name.substring(2);
                 name = "-O";
             }
-            String canonical = VllmFlags.ALIASES.getOrDefault(name, name);
+            String canonical = dialect.canonical(foreign, name);
             if (value == null && k + 1 < w.size() && !isFlagLike(w.get(k + 1))) {
                 String next = w.get(k + 1);
-                if (VllmFlags.BOOLEAN.contains(canonical)) {
+                if (dialect.isBoolean(canonical)) {
                     // stays stray: argparse rejects a value after a store_true flag
-                } else if (VllmFlags.OPTIONAL_BOOLEAN.contains(canonical)) {
+                } else if (dialect.isOptionalBoolean(canonical)) {
                     if (next.equalsIgnoreCase("true") || next.equalsIgnoreCase("false")) {
                         value = next;
                         k++;
@@ -233,12 +278,12 @@ final class PerfCommandParser extends PerfCommandChecks {
                     value = next;
                     k++;
                     // nargs="+": every following word up to the next flag is a value too (one value, space-joined)
-                    while (VllmFlags.MULTI_VALUE.contains(canonical) && k + 1 < w.size() && !isFlagLike(w.get(k + 1))) {
+                    while (dialect.isMultiValue(canonical) && k + 1 < w.size() && !isFlagLike(w.get(k + 1))) {
                         value = value + " " + w.get(++k);
                     }
                 }
             }
-            if (value == null && eq < 0 && needsValue(canonical)) {
+            if (value == null && eq < 0 && needsValue(dialect, canonical)) {
                 error("MISSING_VALUE", "flag " + name + " needs a value");
             }
             flags.add(new ParsedPerfCommand.Flag(canonical, value, name));
@@ -251,6 +296,9 @@ final class PerfCommandParser extends PerfCommandChecks {
 
     private void resolveModel() {
         Optional<String> m = lastValue("--model");
+        if (m.isEmpty() && foreign != null) {
+            m = lastValue("--model-path"); // SGLang's offline tools name the model as the server does
+        }
         String hinted = usable(hints.model()) ? hints.model().trim() : null;
         if (m.isPresent() && !m.get().isBlank()) {
             model = isPlaceholder("--model", m.get()) ? null : m.get();

@@ -1,5 +1,7 @@
 package io.isobench.loadgen;
 
+import io.isobench.engine.Engines;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
@@ -28,13 +30,16 @@ import static org.assertj.core.api.Assertions.assertThat;
  * of OutOfMemoryError after a few scrapes. Served by the JDK's HTTP server on loopback.
  */
 class ServerMetricsMemoryTest {
+    /** vLLM's names, from its engine adapter (the summaries under test are engine-neutral). */
+    private static final ServerMetricNames VLLM = Engines.vllm().serverMetrics();
+
 
     static final String HEAP = "-Xmx256m";
     static final int SCRAPES = 24;
 
     /** The child JVM: scrapes {@code args[0]} until {@value #SCRAPES} scrapes, then prints what it kept. */
     public static void main(String[] args) throws Exception {
-        ServerMetricsScraper scraper = ServerMetricsScraper.start(URI.create(args[0]), Duration.ofMillis(20));
+        ServerMetricsScraper scraper = ServerMetricsScraper.start(URI.create(args[0]), Duration.ofMillis(20), VLLM);
         while (scraper.scrapeCount() < SCRAPES - 1) {
             Thread.sleep(20);
         }

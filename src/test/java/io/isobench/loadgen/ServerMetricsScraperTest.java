@@ -1,5 +1,7 @@
 package io.isobench.loadgen;
 
+import io.isobench.engine.Engines;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
@@ -26,6 +28,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * is scraped in {@code exec.ServerMetricsLocalTest}).
  */
 class ServerMetricsScraperTest {
+    /** vLLM's names, from its engine adapter (the summaries under test are engine-neutral). */
+    private static final ServerMetricNames VLLM = Engines.vllm().serverMetrics();
+
 
     /** The scrapes of a series' artifact, in order. */
     static List<JsonNode> scrapes(ServerMetricsScraper.Series series) throws IOException {
@@ -42,7 +47,7 @@ class ServerMetricsScraperTest {
             port = s.getLocalPort(); // closed again: nothing listens there
         }
         ServerMetricsScraper scraper = ServerMetricsScraper.start(URI.create("http://127.0.0.1:" + port),
-                Duration.ofMillis(100));
+                Duration.ofMillis(100), VLLM);
         sleep(350);
         ServerMetricsScraper.Series series = scraper.stop();
         assertThat(series.counts().scrapes()).isGreaterThanOrEqualTo(2);
@@ -77,7 +82,7 @@ class ServerMetricsScraperTest {
         http.start();
         try {
             ServerMetricsScraper scraper = ServerMetricsScraper.start(
-                    URI.create("http://127.0.0.1:" + http.getAddress().getPort()), Duration.ofMillis(100));
+                    URI.create("http://127.0.0.1:" + http.getAddress().getPort()), Duration.ofMillis(100), VLLM);
             while (n.get() < 4) {
                 sleep(20);
             }
@@ -136,7 +141,7 @@ class ServerMetricsScraperTest {
         http.start();
         try {
             ServerMetricsScraper scraper = ServerMetricsScraper.start(
-                    URI.create("http://127.0.0.1:" + http.getAddress().getPort()), Duration.ofSeconds(30));
+                    URI.create("http://127.0.0.1:" + http.getAddress().getPort()), Duration.ofSeconds(30), VLLM);
             while (scraper.scrapeCount() < 1) {
                 sleep(10);
             }
@@ -156,7 +161,7 @@ class ServerMetricsScraperTest {
     @Test
     void intervalMustBePositive() {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> ServerMetricsScraper.start(
-                URI.create("http://127.0.0.1:1"), Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
+                URI.create("http://127.0.0.1:1"), Duration.ZERO, VLLM)).isInstanceOf(IllegalArgumentException.class);
     }
 
     private static void sleep(long ms) {

@@ -1,5 +1,7 @@
 package io.isobench.loadgen;
 
+import io.isobench.engine.Engines;
+
 import io.isobench.parse.Metric;
 import org.junit.jupiter.api.Test;
 
@@ -13,6 +15,9 @@ import static org.assertj.core.api.Assertions.within;
 
 /** Summaries of a scraped series, on expositions written by hand so every number is worked out in the comments. */
 class ServerMetricsSummaryTest {
+    /** vLLM's names, from its engine adapter (the summaries under test are engine-neutral). */
+    private static final ServerMetricNames VLLM = Engines.vllm().serverMetrics();
+
 
     private static String scrape(String running, double waiting, double kv, double queries, double hits,
                                  double preempt, String ttftBuckets) {
@@ -31,7 +36,7 @@ class ServerMetricsSummaryTest {
     }
 
     static ServerMetricsScraper.Series series() {
-        return ServerMetricsScraper.Series.of("http://127.0.0.1:1/metrics", 1000, scrapes(), Double.NaN);
+        return ServerMetricsScraper.Series.of("http://127.0.0.1:1/metrics", 1000, scrapes(), Double.NaN, VLLM);
     }
 
     static List<ServerMetricsScraper.Scrape> scrapes() {
@@ -88,7 +93,7 @@ class ServerMetricsSummaryTest {
         // the same scrapes, the measured phase marked at the middle one (t = 1000 ms, after the warm-up requests):
         // counters and histograms count from it, gauges average over it and the last
         ServerMetricsScraper.Series all = series();
-        ServerMetricsScraper.Series marked = ServerMetricsScraper.Series.of(all.endpoint(), 1000, scrapes(), 1000.0);
+        ServerMetricsScraper.Series marked = ServerMetricsScraper.Series.of(all.endpoint(), 1000, scrapes(), 1000.0, VLLM);
         Map<String, Double> m = byName(ServerMetricsSummary.summarize(marked));
         assertThat(m.get("server_metrics_scrapes")).isEqualTo(2.0);
         assertThat(m.get("vllm:num_requests_running_mean")).isEqualTo(2.5);
@@ -105,7 +110,7 @@ class ServerMetricsSummaryTest {
     @Test
     void nothingScrapedGivesOnlyTheBookkeeping() {
         ServerMetricsScraper.Series s = ServerMetricsScraper.Series.of("http://127.0.0.1:1/metrics", 1000,
-                List.of(new ServerMetricsScraper.Scrape(0, null, "HTTP 404")), Double.NaN);
+                List.of(new ServerMetricsScraper.Scrape(0, null, "HTTP 404")), Double.NaN, VLLM);
         assertThat(byName(ServerMetricsSummary.summarize(s))).containsOnlyKeys("server_metrics_scrapes",
                 "server_metrics_scrape_failures", "server_metrics_bad_lines")
                 .containsEntry("server_metrics_scrape_failures", 1.0);
@@ -128,24 +133,24 @@ class ServerMetricsSummaryTest {
     void counterResetCountsFromZero() {
         PromText.Exposition a = PromText.parse("vllm:num_preemptions_total 50\n");
         PromText.Exposition b = PromText.parse("vllm:num_preemptions_total 4\n");
-        assertThat(ServerMetricsSummary.delta(ServerMetricsSummary.Snapshot.of(0, a),
-                ServerMetricsSummary.Snapshot.of(1, b), "vllm:num_preemptions_total")).isEqualTo(4.0);
+        assertThat(ServerMetricsSummary.delta(ServerMetricsSummary.Snapshot.of(0, a, VLLM),
+                ServerMetricsSummary.Snapshot.of(1, b, VLLM), "vllm:num_preemptions_total")).isEqualTo(4.0);
     }
 
     @Test
     void clientServerTtftCrossCheckFlagsLargeGaps() {
         List<Metric> server = List.of(Metric.of("vllm:time_to_first_token_ms_mean", 100));
         // gap 30 ms: over 10 ms but under 25 % of 130 ms (32.5): not large
-        assertThat(byName(ServerMetricsSummary.crossCheck(List.of(Metric.of("ttft_ms_mean", 130)), server)))
+        assertThat(byName(ServerMetricsSummary.crossCheck(List.of(Metric.of("ttft_ms_mean", 130)), server, VLLM)))
                 .containsEntry("ttft_client_minus_server_ms", 30.0).containsEntry("ttft_client_server_gap_large", 0.0);
         // gap 50 ms of 150: large
-        assertThat(byName(ServerMetricsSummary.crossCheck(List.of(Metric.of("ttft_ms_mean", 150)), server)))
+        assertThat(byName(ServerMetricsSummary.crossCheck(List.of(Metric.of("ttft_ms_mean", 150)), server, VLLM)))
                 .containsEntry("ttft_client_server_gap_large", 1.0);
         // gap 8 ms of 9 ms client TTFT: under 10 ms, not large
         assertThat(byName(ServerMetricsSummary.crossCheck(List.of(Metric.of("ttft_ms_mean", 9)),
-                List.of(Metric.of("vllm:time_to_first_token_ms_mean", 1)))))
+                List.of(Metric.of("vllm:time_to_first_token_ms_mean", 1)), VLLM)))
                 .containsEntry("ttft_client_server_gap_large", 0.0);
-        assertThat(ServerMetricsSummary.crossCheck(List.of(Metric.of("ttft_ms_mean", 9)), List.of())).isEmpty();
+        assertThat(ServerMetricsSummary.crossCheck(List.of(Metric.of("ttft_ms_mean", 9)), List.of(), VLLM)).isEmpty();
     }
 
     @Test

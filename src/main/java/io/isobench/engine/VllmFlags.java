@@ -1,4 +1,4 @@
-package io.isobench.task;
+package io.isobench.engine;
 
 import java.util.Map;
 import java.util.Set;
@@ -8,14 +8,15 @@ import java.util.TreeSet;
  * What vLLM's benchmark entry points and server accept (flag names only, across versions 0.4 – 0.11). Server flags
  * are the engine arguments ({@code EngineArgs}/{@code AsyncEngineArgs}) plus the OpenAI server's own; the offline
  * scripts accept the engine arguments too. Tables, not parsing of vLLM's source: the adapter lints commands written
- * for many vLLM versions, so a flag known to any of them is "known".
+ * for many vLLM versions, so a flag known to any of them is "known". The vLLM adapter's {@link Dialect} reads them;
+ * the perf_command parser reads the serving split (client, server, both) from here.
  */
-final class VllmFlags {
+public final class VllmFlags {
 
     private VllmFlags() {
     }
 
-    static final Map<String, String> ALIASES = Map.of(
+    public static final Map<String, String> ALIASES = Map.of(
             "-tp", "--tensor-parallel-size",
             "-pp", "--pipeline-parallel-size",
             "-dp", "--data-parallel-size",
@@ -23,7 +24,7 @@ final class VllmFlags {
             "-O", "--compilation-config");
 
     /** Client flags of benchmarks/benchmark_serving.py and {@code vllm bench serve}. */
-    static final Set<String> SERVING_CLIENT = Set.of(
+    public static final Set<String> SERVING_CLIENT = Set.of(
             "--backend", "--base-url", "--host", "--port", "--endpoint", "--endpoint-type", "--dataset",
             "--dataset-name", "--dataset-path", "--max-concurrency", "--model", "--tokenizer", "--tokenizer-mode",
             "--best-of", "--use-beam-search", "--num-prompts", "--logprobs", "--request-rate", "--burstiness",
@@ -45,19 +46,19 @@ final class VllmFlags {
             "--multi-turn", "--max-turns", "--max-context-len");
 
     /** Client flags that take one or more values ({@code nargs="+"}: {@code --goodput ttft:500 tpot:50}). */
-    static final Set<String> MULTI_VALUE = Set.of("--goodput");
+    public static final Set<String> MULTI_VALUE = Set.of("--goodput");
 
     /** Flags that belong to both sides: the client must name the model as the server serves it. */
-    static final Set<String> SERVING_BOTH = Set.of("--served-model-name", "--trust-remote-code");
+    public static final Set<String> SERVING_BOTH = Set.of("--served-model-name", "--trust-remote-code");
 
     /** Client flags isobench sets itself (it starts the server on a port it chooses). */
-    static final Set<String> SERVING_ENDPOINT = Set.of("--host", "--port", "--base-url");
+    public static final Set<String> SERVING_ENDPOINT = Set.of("--host", "--port", "--base-url");
 
     /** Old client spellings and their {@code vllm bench serve} names. */
-    static final Map<String, String> CLIENT_RENAMES = Map.of("--dataset", "--dataset-path");
+    public static final Map<String, String> CLIENT_RENAMES = Map.of("--dataset", "--dataset-path");
 
     /** Engine arguments (server and offline scripts) and OpenAI-server arguments. */
-    static final Set<String> ENGINE = Set.of(
+    public static final Set<String> ENGINE = Set.of(
             "--model", "--tokenizer", "--revision", "--code-revision", "--tokenizer-revision", "--tokenizer-mode",
             "--trust-remote-code", "--download-dir", "--load-format", "--config-format", "--dtype", "--kv-cache-dtype",
             "--quantization-param-path", "--max-model-len", "--guided-decoding-backend", "--structured-outputs-config",
@@ -105,28 +106,28 @@ final class VllmFlags {
             "--enable-server-load-tracking", "--enable-force-include-usage", "--api-server-count",
             "--headless", "--log-config-file", "--enable-log-requests", "--disable-uvicorn-access-log");
 
-    static final Set<String> LATENCY_SCRIPT = Set.of(
+    public static final Set<String> LATENCY_SCRIPT = Set.of(
             "--input-len", "--output-len", "--batch-size", "--n", "--use-beam-search", "--num-iters-warmup",
             "--num-iters", "--profile", "--profile-result-dir", "--output-json", "--disable-detokenize");
 
-    static final Set<String> THROUGHPUT_SCRIPT = Set.of(
+    public static final Set<String> THROUGHPUT_SCRIPT = Set.of(
             "--backend", "--dataset", "--dataset-name", "--dataset-path", "--input-len", "--output-len", "--n",
             "--use-beam-search", "--num-prompts", "--hf-max-batch-size", "--output-json", "--async-engine",
             "--disable-frontend-multiprocessing", "--disable-detokenize", "--lora-path", "--prefix-len",
             "--random-range-ratio", "--hf-subset", "--hf-split", "--hf-output-len");
 
-    static final Set<String> PREFIX_CACHING_SCRIPT = Set.of(
+    public static final Set<String> PREFIX_CACHING_SCRIPT = Set.of(
             "--dataset-path", "--prefix-len", "--num-prompts", "--repeat-count", "--sort", "--input-length-range",
             "--output-len", "--disable-detokenize");
 
     /** Flags of the offline scripts that the serving client does not have (the classic mistake: --input-len). */
-    static final Set<String> OFFLINE_ONLY = Set.of(
+    public static final Set<String> OFFLINE_ONLY = Set.of(
             "--input-len", "--output-len", "--batch-size", "--n", "--num-iters-warmup", "--num-iters",
             "--profile-result-dir", "--output-json", "--hf-max-batch-size", "--async-engine", "--lora-path",
             "--prefix-len", "--repeat-count", "--sort", "--input-length-range", "--disable-detokenize");
 
     /** Serving-client suggestions for offline-only flags. */
-    static final Map<String, String> SERVING_REPLACEMENT = Map.of(
+    public static final Map<String, String> SERVING_REPLACEMENT = Map.of(
             "--input-len", "--random-input-len (with --dataset-name random)",
             "--output-len", "--random-output-len (with --dataset-name random)",
             "--prefix-len", "--random-prefix-len (with --dataset-name random)",
@@ -134,7 +135,7 @@ final class VllmFlags {
             "--num-iters", "--num-prompts");
 
     /** Flags that take no value (argparse store_true or similar). */
-    static final Set<String> BOOLEAN = Set.of(
+    public static final Set<String> BOOLEAN = Set.of(
             "--trust-remote-code", "--enforce-eager", "--enable-prefix-caching", "--no-enable-prefix-caching",
             "--disable-sliding-window", "--use-v2-block-manager", "--disable-log-stats", "--disable-custom-all-reduce",
             "--enable-lora", "--enable-lora-bias", "--fully-sharded-loras", "--enable-prompt-adapter",
@@ -156,22 +157,22 @@ final class VllmFlags {
     /**
      * Boolean flags that old vLLM versions declared with an optional value ({@code --enable-chunked-prefill False}).
      */
-    static final Set<String> OPTIONAL_BOOLEAN = Set.of("--enable-chunked-prefill");
+    public static final Set<String> OPTIONAL_BOOLEAN = Set.of("--enable-chunked-prefill");
 
-    static final Set<String> DTYPES = Set.of("auto", "half", "float16", "bfloat16", "float", "float32");
+    public static final Set<String> DTYPES = Set.of("auto", "half", "float16", "bfloat16", "float", "float32");
 
     /** Flags whose value must be a positive integer. */
-    static final Set<String> POSITIVE_INT = Set.of(
+    public static final Set<String> POSITIVE_INT = Set.of(
             "--tensor-parallel-size", "--pipeline-parallel-size", "--data-parallel-size", "--num-prompts",
             "--input-len", "--output-len", "--batch-size", "--num-iters", "--max-model-len",
             "--max-num-batched-tokens", "--max-num-seqs", "--random-input-len", "--random-output-len",
             "--max-concurrency", "--num-speculative-tokens", "--n", "--repeat-count");
 
     /** Flags whose value must be a non-negative integer. */
-    static final Set<String> NON_NEGATIVE_INT = Set.of("--seed", "--num-iters-warmup", "--random-prefix-len",
+    public static final Set<String> NON_NEGATIVE_INT = Set.of("--seed", "--num-iters-warmup", "--random-prefix-len",
             "--prefix-len", "--num-warmups");
 
-    static Set<String> allKnown() {
+    public static Set<String> allKnown() {
         Set<String> all = new TreeSet<>();
         all.addAll(SERVING_CLIENT);
         all.addAll(ENGINE);
