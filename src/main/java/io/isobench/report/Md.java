@@ -33,8 +33,9 @@ final class Md {
         return nl < 0 ? s : s.substring(0, nl);
     }
 
-    static String val(String v) {
-        return v == null ? "—" : text(v);
+    /** The text, or an em dash when there is none. */
+    static String orDash(String v) {
+        return v == null ? "—" : v;
     }
 
     /**
