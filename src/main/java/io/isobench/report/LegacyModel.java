@@ -62,6 +62,15 @@ final class LegacyModel implements AutoCloseable {
                 Column.text("vs human (±" + band + " %)"));
     }
 
+    /** The executive summary's table of imported data: one row per agent ({@link AgentSection#summaryRow}). */
+    static Table summaryTable(String band) {
+        return Table.of(Column.text("agent"), Column.num("commits"), Column.num("comparable (same run)"),
+                Column.text("agent vs baseline win / tie / loss (±" + band + " %)"),
+                Column.text("agent vs human win / tie / loss (±" + band + " %)"), Column.num("Δ undefined"),
+                Column.num("same run, with issues"), Column.num("cross-run (not comparable)"), Column.num("incomplete"),
+                Column.num("no metrics"), Column.num("agent failures"));
+    }
+
     static final Table UNDEFINED_TABLE = Table.of(Column.text("commit"), Column.text("mode"), Column.text("metric"),
             Column.num("baseline"), Column.num("human"), Column.num("agent"), Column.num("human Δ %"),
             Column.num("agent Δ %"), Column.text("why"));
@@ -498,6 +507,15 @@ final class LegacyModel implements AutoCloseable {
             }
             String issue = io.isobench.Mode.fromLabel(row.mode()).map(m -> ThreeWayTable.zeroIssue(arm, m)).orElse(null);
             return issue != null && row.issues().contains(issue) ? issue : null;
+        }
+
+        /** This agent's row of {@link #summaryTable}; the agent links to its section of {@code legacy.html}. */
+        Row summaryRow() {
+            return Row.of(Cell.of(new Rows.ArmLabel(agent, "legacy.html#agent-" + Html.slug(agent))), Cell.num(commits),
+                    Cell.num(count("complete_3way_same_run")), Cell.text(Md.wtl(vsBaseline)), Cell.text(Md.wtl(vsHuman)),
+                    Cell.num(count("same_run_3_values_delta_undefined")), Cell.num(count("same_run_3_values_with_issues")),
+                    Cell.num(count("cross_run_3_values_not_comparable")), Cell.num(count("incomplete")),
+                    Cell.num(count("no_metrics")), Cell.num(agentFailures));
         }
 
         private static void count(int[] c, Outcome o) {

@@ -20,19 +20,10 @@ final class LegacyPages extends HtmlPage {
 
     void summary(StringBuilder b) {
         String band = band();
-        b.append("<table id=\"legacy-summary\">\n").append(th("agent", "commits", "comparable (same run)",
-                "agent vs baseline win / tie / loss (±" + band + " %)",
-                "agent vs human win / tie / loss (±" + band + " %)", "Δ undefined", "same run, with issues",
-                "cross-run (not comparable)", "incomplete", "no metrics", "agent failures"));
+        b.append("<table id=\"legacy-summary\">\n").append(LegacyModel.summaryTable(band).htmlHeader(false));
         for (LegacyModel.AgentSection a : m.agents().values()) {
-            b.append("<tr data-agent=\"").append(esc(a.agent())).append("\"><td><a href=\"legacy.html#agent-")
-                    .append(Html.slug(a.agent())).append("\">").append(Html.armLabel(a.agent(), colours.of(a.agent())))
-                    .append("</a></td>").append(td(a.commits())).append(td(a.count("complete_3way_same_run")))
-                    .append(td(Md.wtl(a.vsBaseline()))).append(td(Md.wtl(a.vsHuman())))
-                    .append(td(a.count("same_run_3_values_delta_undefined")))
-                    .append(td(a.count("same_run_3_values_with_issues")))
-                    .append(td(a.count("cross_run_3_values_not_comparable"))).append(td(a.count("incomplete")))
-                    .append(td(a.count("no_metrics"))).append(td(a.agentFailures())).append("</tr>\n");
+            b.append(Rows.htmlWith(a.summaryRow(), " data-agent=\"" + esc(a.agent()) + "\"", null,
+                    colours::of));
         }
         b.append("</table>\n");
         List<String> cats = new ArrayList<>();

@@ -123,17 +123,9 @@ public final class MarkdownReport {
                 line("");
                 return;
             }
-            line("| agent | commits | comparable (same run) | agent vs baseline win / tie / loss (±" + band
-                    + " %) | agent vs human win / tie / loss (±" + band + " %) | Δ undefined | same run, with issues "
-                    + "| cross-run (not comparable) | incomplete | no metrics | agent failures |");
-            line("|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|");
+            line(LegacyModel.summaryTable(band).markdownHeader());
             for (LegacyModel.AgentSection a : m.agents().values()) {
-                line("| " + Md.text(a.agent()) + " | " + a.commits() + " | " + a.count("complete_3way_same_run") + " | "
-                        + wtl(a.vsBaseline()) + " | " + wtl(a.vsHuman()) + " | "
-                        + a.count("same_run_3_values_delta_undefined") + " | "
-                        + a.count("same_run_3_values_with_issues") + " | "
-                        + a.count("cross_run_3_values_not_comparable") + " | " + a.count("incomplete") + " | "
-                        + a.count("no_metrics") + " | " + a.agentFailures() + " |");
+                line(Rows.markdown(a.summaryRow()));
             }
             line("");
             line("Win/tie/loss count only comparable rows. \"Agent failures\" are outcomes: the agent arm failed "

@@ -44,8 +44,12 @@ final class Rows {
     record Link(String text, String href) implements Span {
     }
 
-    /** An arm's label (with its colour in HTML). */
-    record ArmLabel(String text) implements Span {
+    /** An arm's (or an agent's) label, with its colour in HTML; {@code href}: a link around it there, or null. */
+    record ArmLabel(String text, String href) implements Span {
+
+        ArmLabel(String text) {
+            this(text, null);
+        }
     }
 
     /** A table cell: its spans in order; {@code numeric}: a number, right-aligned. */
@@ -239,11 +243,12 @@ final class Rows {
      * @param armColour an arm label's colour
      */
     static String html(Row row, String rowClass, String leading, Function<String, String> armColour) {
-        StringBuilder b = new StringBuilder("<tr");
-        if (rowClass != null) {
-            b.append(" class=\"").append(rowClass).append('"');
-        }
-        b.append('>');
+        return htmlWith(row, rowClass == null ? "" : " class=\"" + rowClass + "\"", leading, armColour);
+    }
+
+    /** A row as an XHTML table row whose {@code <tr>} carries {@code attributes} (XHTML, each with a leading space). */
+    static String htmlWith(Row row, String attributes, String leading, Function<String, String> armColour) {
+        StringBuilder b = new StringBuilder("<tr").append(attributes).append('>');
         if (leading != null) {
             b.append("<td>").append(leading).append("</td>");
         }
@@ -268,7 +273,15 @@ final class Rows {
                 case Strong g -> b.append("<strong>").append(esc(oneLine(g.text()))).append("</strong>");
                 case Link l -> b.append("<a href=\"").append(esc(l.href())).append("\">").append(esc(oneLine(l.text())))
                         .append("</a>");
-                case ArmLabel a -> b.append(Html.armLabel(a.text(), armColour.apply(a.text())));
+                case ArmLabel a -> {
+                    if (a.href() != null) {
+                        b.append("<a href=\"").append(esc(a.href())).append("\">");
+                    }
+                    b.append(Html.armLabel(a.text(), armColour.apply(a.text())));
+                    if (a.href() != null) {
+                        b.append("</a>");
+                    }
+                }
             }
         }
         return b.toString();

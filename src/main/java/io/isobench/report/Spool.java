@@ -52,7 +52,10 @@ final class Spool implements AutoCloseable {
                             out.writeByte('l');
                             string(l.href());
                         }
-                        case Rows.ArmLabel a -> out.writeByte('a');
+                        case Rows.ArmLabel a -> {
+                            out.writeByte('a');
+                            string(a.href() == null ? "" : a.href());
+                        }
                     }
                     string(s.text());
                 }
@@ -101,7 +104,10 @@ final class Spool implements AutoCloseable {
                                 String href = string(in);
                                 yield new Rows.Link(string(in), href);
                             }
-                            case 'a' -> new Rows.ArmLabel(string(in));
+                            case 'a' -> {
+                                String href = string(in);
+                                yield new Rows.ArmLabel(string(in), href.isEmpty() ? null : href);
+                            }
                             default -> throw new EOFException("corrupt report spool: span kind " + kind);
                         });
                     }
