@@ -81,12 +81,14 @@ public final class MarkdownReport {
                     + "`. Improvements are in percent, positive = better (lower-is-better: (B − X)/B × 100; "
                     + "higher-is-better: (X − B)/B × 100; agent vs human uses the human value as B).");
             line("");
-            line("**Method.** Imported ISO-Bench rows are single runs (one run per arm): win/tie/loss uses a stated "
-                    + "±" + band + " % band on the improvement (the final ISO-Bench analysis used ±5 %). "
-                    + "Only `complete_3way_same_run` rows (three arms measured in one invocation, same model and "
-                    + "workload) are counted in headline numbers; `same_run_3_values_delta_undefined` rows are shown "
-                    + "but not counted; cross-run rows are listed apart as not comparable.");
-            line("");
+            if (importedOrEmpty()) {
+                line("**Method.** Imported ISO-Bench rows are single runs (one run per arm): win/tie/loss uses a "
+                        + "stated ±" + band + " % band on the improvement (the final ISO-Bench analysis used ±5 %). "
+                        + "Only `complete_3way_same_run` rows (three arms measured in one invocation, same model and "
+                        + "workload) are counted in headline numbers; `same_run_3_values_delta_undefined` rows are "
+                        + "shown but not counted; cross-run rows are listed apart as not comparable.");
+                line("");
+            }
             line("**Between sessions.** " + model.betweenSessions().statement());
             line("");
             summary(band);
@@ -118,8 +120,8 @@ public final class MarkdownReport {
             if (m.agents().isEmpty()) {
                 line(model.sessions().isEmpty() ? "No 3-way data in this store. Import results first: `isobench "
                         + "import legacy <dir>` or `isobench import hf <file>`, or measure: `isobench run SUITE`."
-                        : "No imported legacy data in this store: the tables above and the native sections below are "
-                        + "the whole report.");
+                        : "No imported legacy data in this store: its native sessions are summarised above and "
+                        + "reported below.");
                 line("");
                 return;
             }
@@ -148,6 +150,11 @@ public final class MarkdownReport {
                 }
             }
             line("");
+        }
+
+        /** Whether the store has imported data, or nothing at all: the single-run method and caveat apply. */
+        private boolean importedOrEmpty() {
+            return !m.agents().isEmpty() || model.sessions().isEmpty();
         }
 
         private void agent(LegacyModel.AgentSection a, String band) throws IOException {
@@ -335,10 +342,16 @@ public final class MarkdownReport {
             if (refused > 0) {
                 c.add(refused + " file(s) were refused: " + joinPaths(m.sources(), "refused") + ".");
             }
-            c.add("Single runs carry no noise estimate: a ±" + fmt1(options.bandPct()) + " % band is a convention, "
-                    + "not a confidence interval. Native isobench sessions (repeated, interleaved rounds) report "
-                    + "verdicts over paired rounds (better / equivalent / worse / inconclusive), each interval with its "
-                    + "level, and an A/A check (the baseline started again) instead.");
+            if (importedOrEmpty()) {
+                c.add("Single runs carry no noise estimate: a ±" + fmt1(options.bandPct()) + " % band is a "
+                        + "convention, not a confidence interval. Native isobench sessions (repeated, interleaved "
+                        + "rounds) report verdicts over paired rounds (better / equivalent / worse / inconclusive), "
+                        + "each interval with its level, and an A/A check (the baseline started again) instead.");
+            }
+            if (c.isEmpty()) {
+                line("None: no imported data (the native sessions' intervals, margins and A/A checks are in their"
+                        + " sections).");
+            }
             for (String s : c) {
                 line("- " + s);
             }

@@ -59,6 +59,10 @@ class NativeOnlyReportTest {
                         + "fast: better; wrong: incorrect; stale: failed |")
                 .contains("| s-native | noisy | offline command: command_cpu_s (s), lower is better | inconclusive")
                 .contains("no agent arm |");
+        // the single-run method and caveat are about imported rows: not in a report that has none
+        assertThat(md).doesNotContain("Imported ISO-Bench rows are single runs")
+                .doesNotContain("Single runs carry no noise estimate")
+                .contains("No imported legacy data in this store: its native sessions are summarised above");
     }
 
     @Test
