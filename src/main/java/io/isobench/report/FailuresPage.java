@@ -25,7 +25,7 @@ final class FailuresPage extends HtmlPage {
                 + "is; <code>after_cleanup</code>, <code>fix_recipe</code>, <code>maybe</code> = fixable; "
                 + "<code>no</code> = needs a new build, token or command. Agent outcomes (the patch failed, broke "
                 + "the engine or changed the outputs) are results, not to-dos.</p>\n");
-        var fc = m.failures();
+        var fc = model.failures();
         b.append("<h2 id=\"by-category\">By category and arm</h2>\n");
         if (fc.isEmpty()) {
             b.append("<p>No failed runs.</p>\n");
@@ -56,10 +56,13 @@ final class FailuresPage extends HtmlPage {
                                 + (f.moreCommits() ? ", …" : ""))).append("</td></tr>\n");
             }
             b.append("</table>\n");
+            if (!tasks.isEmpty()) {
+                b.append("<p class=\"note\" id=\"counting\">Counting: ").append(esc(FailureCounts.RULE))
+                        .append(".</p>\n");
+            }
         }
         b.append("<h2 id=\"native-outcomes\">Native sessions: outcomes per task and arm</h2>\n");
         StringBuilder rows = new StringBuilder();
-        List<String[]> nativeTodo = new ArrayList<>();
         for (NativeTask t : tasks) {
             for (Map.Entry<String, Map<String, Integer>> e : t.result().outcomes().entrySet()) {
                 for (Map.Entry<String, Integer> c : e.getValue().entrySet()) {
@@ -67,13 +70,9 @@ final class FailuresPage extends HtmlPage {
                     rows.append("<tr><td><a href=\"").append(t.page()).append("#task-failures\">")
                             .append(esc(t.result().taskId())).append("</a></td><td>")
                             .append(Html.armLabel(e.getKey(), colours.of(e.getKey()))).append("</td><td><code>")
-                            .append(esc(c.getKey())).append("</code></td>").append(td(c.getValue()))
+                            .append(esc(c.getKey())).append("</code></td>")
+                            .append(td(FailureCounts.counted(c.getKey(), c.getValue())))
                             .append(td(cat == null ? "?" : cat.retry().label())).append("</tr>\n");
-                    if (cat == null || !cat.agentOutcome()) {
-                        String arm = e.getKey().startsWith("agent:") ? "agent" : e.getKey();
-                        nativeTodo.add(new String[] {t.page(), t.result().taskId(), e.getKey(),
-                                LegacyModel.AgentSection.action(c.getKey(), arm), c.getKey() + " ×" + c.getValue()});
-                    }
                 }
             }
         }
@@ -84,12 +83,11 @@ final class FailuresPage extends HtmlPage {
                     .append("</table>\n");
         }
         b.append("<h2 id=\"todo\">To-do list</h2>\n");
+        List<Rows.Row> nativeTodo = NativeTodo.rows(tasks);
         if (!nativeTodo.isEmpty()) {
-            b.append("<table id=\"native-todo\">\n").append(th("task", "arm", "action", "why"));
-            for (String[] r : nativeTodo) {
-                b.append("<tr><td><a href=\"").append(r[0]).append("\">").append(esc(r[1])).append("</a></td><td>")
-                        .append(Html.armLabel(r[2], colours.of(r[2]))).append("</td>").append(td(r[3]))
-                        .append(td(r[4])).append("</tr>\n");
+            b.append("<table id=\"native-todo\">\n").append(NativeTodo.TABLE.htmlHeader(false));
+            for (Rows.Row r : nativeTodo) {
+                b.append(Rows.html(r, null, null, colours::of));
             }
             b.append("</table>\n");
         }
@@ -104,6 +102,6 @@ final class FailuresPage extends HtmlPage {
         spoolPages("todo", "To-do list (imported legacy data)", "<p class=\"note\">What to rerun or rebuild, and "
                         + "why (from the failure category of the missing arm, or the reason the row is not "
                         + "comparable). <a href=\"failures.html\">← failures</a></p>\n",
-                th("commit", "agent", "status", "action", "why"), m.todo(), null, null);
+                LegacyModel.TODO_TABLE, m.todo(), null, null);
     }
 }

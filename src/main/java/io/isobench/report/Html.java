@@ -2,13 +2,11 @@ package io.isobench.report;
 
 import io.isobench.parse.FailureCategory;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 
 /**
- * XHTML building blocks of the HTML report: escaping, the page frame (inline CSS, no scripts, no network), and
- * Markdown table rows of {@link ReportModel} turned into table rows (so both reports show the same text).
+ * XHTML building blocks of the HTML report: escaping, the page frame (inline CSS, no scripts, no network), header
+ * and value cells (typed table rows are rendered by {@link Rows}).
  * Every page is well-formed XML (parsed back by the tests) served as HTML.
  */
 final class Html {
@@ -146,87 +144,8 @@ final class Html {
         };
     }
 
-    /**
-     * Cells of one Markdown table row as written by {@link ReportModel} ({@code | a | b |}, pipes inside cells
-     * escaped as {@code \|}).
-     */
-    static List<String> mdCells(String line) {
-        String s = line.strip();
-        if (s.startsWith("|")) {
-            s = s.substring(1);
-        }
-        if (s.endsWith("|") && !s.endsWith("\\|")) {
-            s = s.substring(0, s.length() - 1);
-        }
-        List<String> cells = new ArrayList<>();
-        StringBuilder cur = new StringBuilder();
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '\\' && i + 1 < s.length() && s.charAt(i + 1) == '|') {
-                cur.append('|');
-                i++;
-            } else if (c == '|') {
-                cells.add(cur.toString().strip());
-                cur.setLength(0);
-            } else {
-                cur.append(c);
-            }
-        }
-        cells.add(cur.toString().strip());
-        return cells;
-    }
-
-    /** Inline Markdown of a cell ({@code `code`}, {@code **bold**}) as XHTML. */
-    static String mdInline(String cell) {
-        StringBuilder out = new StringBuilder();
-        int i = 0;
-        while (i < cell.length()) {
-            char c = cell.charAt(i);
-            if (c == '`') {
-                int j = cell.indexOf('`', i + 1);
-                if (j > i) {
-                    out.append("<code>").append(esc(cell.substring(i + 1, j))).append("</code>");
-                    i = j + 1;
-                    continue;
-                }
-            } else if (c == '*' && cell.startsWith("**", i)) {
-                int j = cell.indexOf("**", i + 2);
-                if (j > i) {
-                    out.append("<strong>").append(esc(cell.substring(i + 2, j))).append("</strong>");
-                    i = j + 2;
-                    continue;
-                }
-            }
-            int next = i + 1;
-            while (next < cell.length() && cell.charAt(next) != '`' && cell.charAt(next) != '*') {
-                next++;
-            }
-            out.append(esc(cell.substring(i, next)));
-            i = next;
-        }
-        return out.toString();
-    }
-
-    private static final java.util.regex.Pattern NUMERIC = java.util.regex.Pattern.compile("[+−-]?[0-9][0-9.,eE+-]*( %)?");
     private static final java.util.regex.Pattern NUMERIC_CELL =
             java.util.regex.Pattern.compile("[+−-]?[0-9][0-9.,eE+-]*( %|×)?");
-
-    /** A table row from a Markdown row; numeric-looking cells right-aligned. */
-    static String mdRow(String line, String rowClass, String firstCellHtml) {
-        StringBuilder b = new StringBuilder("<tr");
-        if (rowClass != null) {
-            b.append(" class=\"").append(rowClass).append('"');
-        }
-        b.append('>');
-        if (firstCellHtml != null) {
-            b.append("<td>").append(firstCellHtml).append("</td>");
-        }
-        for (String c : mdCells(line)) {
-            boolean num = NUMERIC.matcher(c).matches();
-            b.append(num ? "<td class=\"num\">" : "<td>").append(mdInline(c)).append("</td>");
-        }
-        return b.append("</tr>\n").toString();
-    }
 
     static String th(String... headers) {
         StringBuilder b = new StringBuilder("<tr>");

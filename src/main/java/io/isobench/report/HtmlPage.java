@@ -6,7 +6,7 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 
-/** A page type of the HTML report: what every page draws from, and the paging of spooled Markdown rows. */
+/** A page type of the HTML report: what every page draws from, and the paging of spooled rows ({@link Rows}). */
 abstract class HtmlPage {
 
     /**
@@ -43,17 +43,14 @@ abstract class HtmlPage {
         return Md.fmt1(options.bandPct());
     }
 
-    /** A spool of Markdown rows as paged HTML tables. */
-    void spoolPages(String base, String title, String intro, String header, Spool spool,
-                            String rowClass, String badge) throws IOException {
-        Paged p = new Paged(site, base, title, intro, header, spool.lines());
-        try (Paged.LineSink sink = new Paged.LineSink(line -> {
-            if (!line.isBlank()) {
-                p.add(Html.mdRow(line, rowClass, badge));
-            }
-        })) {
-            spool.copyTo(sink);
-        }
+    /**
+     * Spooled rows as paged HTML tables under the table's header; {@code badge}: XHTML of an extra first cell of every
+     * row (its header empty), or null.
+     */
+    void spoolPages(String base, String title, String intro, Rows.Table table, Spool spool, String rowClass,
+                    String badge) throws IOException {
+        Paged p = new Paged(site, base, title, intro, table.htmlHeader(badge != null), spool.lines());
+        spool.forEach(row -> p.add(Rows.html(row, rowClass, badge, colours::of)));
         p.finish();
     }
 }

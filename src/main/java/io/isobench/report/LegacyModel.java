@@ -7,6 +7,11 @@ import io.isobench.analysis.SingleRunRule.Outcome;
 import io.isobench.legacy.ThreeWayRow;
 import io.isobench.legacy.ThreeWayTable;
 import io.isobench.parse.FailureCategory;
+import io.isobench.report.Rows.Cell;
+import io.isobench.report.Rows.CellBuilder;
+import io.isobench.report.Rows.Column;
+import io.isobench.report.Rows.Row;
+import io.isobench.report.Rows.Table;
 import io.isobench.store.RunFilter;
 import io.isobench.store.RunRecord;
 import io.isobench.store.SourceRecord;
@@ -22,8 +27,9 @@ import java.util.TreeMap;
 
 /**
  * The imported-data part of the {@link ReportModel}: the 3-way rows of legacy and HF runs, collected in one streaming
- * pass over the store (one commit at a time), with the failure counts, corrections and caveat counters. Row text is
- * spooled, as Markdown table rows ({@link Md}), to temporary files ({@link Spool}); only counters stay in memory.
+ * pass over the store (one commit at a time), with the failure counts, corrections and caveat counters. Rows are
+ * spooled, typed ({@link Rows}: the Markdown and the HTML report render the same rows), to temporary files
+ * ({@link Spool}); only counters stay in memory. The tables' headers are the constants below.
  */
 final class LegacyModel implements AutoCloseable {
 
@@ -46,6 +52,56 @@ final class LegacyModel implements AutoCloseable {
     private long superseded;
 
     private record Options(double bandPct, String agent) {
+    }
+
+    /** The comparable 3-way rows of an agent (win/tie/loss on a ±{@code band} % band). */
+    static Table comparableTable(String band) {
+        return Table.of(Column.text("commit"), Column.text("mode"), Column.text("metric"), Column.num("baseline"),
+                Column.num("human"), Column.num("agent"), Column.num("human Δ %"), Column.num("agent Δ %"),
+                Column.num("agent vs human %"), Column.text("vs baseline (±" + band + " %)"),
+                Column.text("vs human (±" + band + " %)"));
+    }
+
+    /** The executive summary's table of imported data: one row per agent ({@link AgentSection#summaryRow}). */
+    static Table summaryTable(String band) {
+        return Table.of(Column.text("agent"), Column.num("commits"), Column.num("comparable (same run)"),
+                Column.text("agent vs baseline win / tie / loss (±" + band + " %)"),
+                Column.text("agent vs human win / tie / loss (±" + band + " %)"), Column.num("Δ undefined"),
+                Column.num("same run, with issues"), Column.num("cross-run (not comparable)"), Column.num("incomplete"),
+                Column.num("no metrics"), Column.num("agent failures"));
+    }
+
+    static final Table UNDEFINED_TABLE = Table.of(Column.text("commit"), Column.text("mode"), Column.text("metric"),
+            Column.num("baseline"), Column.num("human"), Column.num("agent"), Column.num("human Δ %"),
+            Column.num("agent Δ %"), Column.text("why"));
+
+    static final Table ISSUES_TABLE = Table.of(Column.text("commit"), Column.text("pipeline"), Column.text("mode"),
+            Column.text("metric"), Column.num("baseline"), Column.num("human"), Column.num("agent"),
+            Column.num("human Δ %"), Column.num("agent Δ %"), Column.text("issues"));
+
+    static final Table CROSS_RUN_TABLE = Table.of(Column.text("commit"), Column.text("pipeline"), Column.text("mode"),
+            Column.text("metric"), Column.num("baseline"), Column.num("human"), Column.num("agent"),
+            Column.text("why not comparable"));
+
+    static final Table INCOMPLETE_TABLE = Table.of(Column.text("commit"), Column.text("status"),
+            Column.text("pipeline"), Column.text("mode"), Column.text("values (B / H / A)"),
+            Column.text("missing arms: failure"));
+
+    static final Table TODO_TABLE = Table.of(Column.text("commit"), Column.text("agent"), Column.text("status"),
+            Column.text("action"), Column.text("why"));
+
+    static final Table CORRECTIONS_TABLE = Table.of(Column.text("commit"), Column.text("agent"),
+            Column.text("comparison"), Column.text("published metric"), Column.num("published Δ %"),
+            Column.text("isobench metric"), Column.num("isobench Δ %"), Column.text("why they differ"),
+            Column.text("published in"));
+
+    /** The agent comparison on shared commits: one Δ % column per agent. */
+    Table sharedTable() {
+        List<Column> cols = new ArrayList<>(List.of(Column.text("commit"), Column.text("mode"), Column.text("metric")));
+        for (String a : agents.keySet()) {
+            cols.add(Column.num(a + " Δ %"));
+        }
+        return new Table(cols);
     }
 
     private LegacyModel(String agent, double bandPct) {
@@ -119,11 +175,9 @@ final class LegacyModel implements AutoCloseable {
             AgentSection a = agents.computeIfAbsent(e.getKey(), k -> new AgentSection(k, this));
             a.add(row, e.getValue(), this);
             for (Corrections.Correction c : Corrections.of(row, e.getValue())) {
-                corrections.add("| " + Md.code(commit) + " | " + Md.text(e.getKey()) + " | "
-                        + Md.text(c.comparison()) + " | " + Md.text(c.metric()) + " | "
-                        + Md.pct(c.published()) + " | " + Md.text(row.metric()) + " | "
-                        + Md.pct(c.isobench()) + " | " + Md.text(c.reason()) + " | "
-                        + Md.text(c.source()) + " |");
+                corrections.add(Row.of(Cell.code(commit), Cell.text(e.getKey()), Cell.text(c.comparison()),
+                        Cell.text(c.metric()), Cell.pct(c.published()), Cell.text(row.metric()),
+                        Cell.pct(c.isobench()), Cell.text(c.reason()), Cell.text(c.source())));
             }
             if (row.comparable()) {
                 comparableDelta.put(e.getKey(), row.agentDeltaPct());
@@ -132,13 +186,12 @@ final class LegacyModel implements AutoCloseable {
             }
         }
         if (comparableDelta.size() >= 2) {
-            StringBuilder sb = new StringBuilder("| ").append(Md.code(commit)).append(" | ")
-                    .append(Md.text(modeMetric[0])).append(" | ").append(Md.text(modeMetric[1])).append(" |");
+            List<Cell> cells = new ArrayList<>(List.of(Cell.code(commit), Cell.text(modeMetric[0]),
+                    Cell.text(modeMetric[1])));
             for (String a : agents.keySet()) {
-                sb.append(' ').append(comparableDelta.containsKey(a) ? Md.pct(comparableDelta.get(a)) : "")
-                        .append(" |");
+                cells.add(comparableDelta.containsKey(a) ? Cell.pct(comparableDelta.get(a)) : Cell.text(""));
             }
-            shared.add(sb.toString());
+            shared.add(new Row(cells));
         }
     }
 
@@ -249,64 +302,58 @@ final class LegacyModel implements AutoCloseable {
         void add(ThreeWayRow row, List<RunRecord> runs, LegacyModel m) {
             commits++;
             statusCounts.merge(row.status(), 1, Integer::sum);
-            String c = Md.code(row.commit());
-            String issues = row.issues() == null ? "" : Md.text(row.issues());
-            String agent = Md.text(this.agent);
+            Cell c = Cell.code(row.commit());
+            String issues = row.issues() == null ? "" : row.issues();
             if (issues.contains("model mismatch")) {
                 m.modelMismatch++;
             }
             if (issues.contains("workload mismatch")) {
                 m.workloadMismatch++;
             }
+            Cell mode = Cell.text(row.mode());
+            Cell metric = Cell.text(row.metric());
+            Cell[] values = {Cell.value(row.baselineValue()), Cell.value(row.humanValue()),
+                    Cell.value(row.agentValue())};
             switch (row.status()) {
                 case "complete_3way_same_run" -> {
                     Outcome vb = SingleRunRule.classify(row.agentDeltaPct(), m.opts.bandPct());
                     Outcome vh = SingleRunRule.classify(row.agentVsHumanPct(), m.opts.bandPct());
                     count(vsBaseline, vb);
                     count(vsHuman, vh);
-                    comparable.add("| " + c + " | " + Md.text(row.mode()) + " | " + Md.text(row.metric()) + " (" + Md.text(row.unit()) + ", "
-                            + Md.text(row.better()) + " is better) | " + Md.val(row.baselineValue()) + " | "
-                            + Md.val(row.humanValue()) + " | " + Md.val(row.agentValue())
-                            + " | " + Md.pct(row.humanDeltaPct()) + " | "
-                            + Md.pct(row.agentDeltaPct()) + " | "
-                            + Md.pct(row.agentVsHumanPct()) + " | " + vb.label() + " | " + vh.label()
-                            + " |");
+                    comparable.add(Row.of(c, mode, Cell.text(row.metric() + " (" + row.unit() + ", " + row.better()
+                                    + " is better)"), values[0], values[1], values[2], Cell.pct(row.humanDeltaPct()),
+                            Cell.pct(row.agentDeltaPct()), Cell.pct(row.agentVsHumanPct()), Cell.text(vb.label()),
+                            Cell.text(vh.label())));
                 }
-                case "same_run_3_values_delta_undefined" -> undefinedDelta.add("| " + c + " | " + Md.text(row.mode()) + " | "
-                        + Md.text(row.metric()) + " | " + Md.val(row.baselineValue()) + " | "
-                        + Md.val(row.humanValue()) + " | " + Md.val(row.agentValue()) + " | "
-                        + Md.pct(row.humanDeltaPct()) + " | " + Md.pct(row.agentDeltaPct())
-                        + " | a baseline value of 0 or a missing value leaves the Δ undefined |");
-                case "same_run_3_values_with_issues" -> withIssues.add("| " + c + " | " + Md.text(row.pipeline()) + " | "
-                        + Md.text(row.mode()) + " | " + Md.text(row.metric()) + " | " + Md.val(row.baselineValue()) + " | "
-                        + Md.val(row.humanValue()) + " | " + Md.val(row.agentValue()) + " | "
-                        + Md.pct(row.humanDeltaPct()) + " | " + Md.pct(row.agentDeltaPct())
-                        + " | " + issues + " |");
+                case "same_run_3_values_delta_undefined" -> undefinedDelta.add(Row.of(c, mode, metric, values[0],
+                        values[1], values[2], Cell.pct(row.humanDeltaPct()), Cell.pct(row.agentDeltaPct()),
+                        Cell.text("a baseline value of 0 or a missing value leaves the Δ undefined")));
+                case "same_run_3_values_with_issues" -> withIssues.add(Row.of(c, Cell.text(row.pipeline()), mode,
+                        metric, values[0], values[1], values[2], Cell.pct(row.humanDeltaPct()),
+                        Cell.pct(row.agentDeltaPct()), Cell.text(issues)));
                 case "cross_run_3_values_not_comparable" -> {
-                    crossRun.add("| " + c + " | " + Md.text(row.pipeline()) + " | " + Md.text(row.mode()) + " | " + Md.text(row.metric())
-                            + " | " + Md.val(row.baselineValue()) + " | "
-                            + Md.val(row.humanValue()) + " | " + Md.val(row.agentValue())
-                            + " | arms measured in separate invocations" + (issues.isEmpty() ? "" : "; " + issues)
-                            + " |");
-                    m.todo.add("| " + c + " | " + agent + " | " + Md.text(row.status()) + " | rerun all three arms in one "
-                            + "session | values come from separate invocations"
-                            + (issues.isEmpty() ? "" : " (" + issues + ")") + " |");
+                    crossRun.add(Row.of(c, Cell.text(row.pipeline()), mode, metric, values[0], values[1], values[2],
+                            Cell.text("arms measured in separate invocations" + (issues.isEmpty() ? "" : "; " + issues))));
+                    m.todo.add(Row.of(c, Cell.text(agent), Cell.text(row.status()),
+                            Cell.text("rerun all three arms in one session"), Cell.text("values come from separate "
+                                    + "invocations" + (issues.isEmpty() ? "" : " (" + issues + ")"))));
                 }
                 default -> incomplete(row, runs, m);
             }
             if (!row.comparable() && !"cross_run_3_values_not_comparable".equals(row.status())
                     && !"incomplete".equals(row.status()) && !"no_metrics".equals(row.status())) {
-                m.todo.add("| " + c + " | " + agent + " | " + Md.text(row.status()) + " | rerun in one session with the same "
-                        + "model and workload | " + (issues.isEmpty() ? "the Δ is undefined" : issues) + " |");
+                m.todo.add(Row.of(c, Cell.text(agent), Cell.text(row.status()),
+                        Cell.text("rerun in one session with the same model and workload"),
+                        Cell.text(issues.isEmpty() ? "the Δ is undefined" : issues)));
             }
         }
 
         private void incomplete(ThreeWayRow row, List<RunRecord> runs, LegacyModel m) {
             String[] values = {row.baselineValue(), row.humanValue(), row.agentValue()};
             String[] arms = {"baseline", "human", "agent"};
-            List<String> missing = new ArrayList<>();
-            java.util.LinkedHashSet<String> actions = new java.util.LinkedHashSet<>();
-            List<String> why = new ArrayList<>();
+            List<Cell> missing = new ArrayList<>();
+            java.util.LinkedHashSet<Cell> actions = new java.util.LinkedHashSet<>();
+            List<Cell> why = new ArrayList<>();
             List<String> noValue = new ArrayList<>();
             List<String> notRun = new ArrayList<>();
             boolean otherHasValue = false;
@@ -321,60 +368,63 @@ final class LegacyModel implements AutoCloseable {
                 }
                 String zero = zeroValue(row, arms[i]);
                 if (zero != null) {
-                    missing.add(zero + " (shown as missing)");
-                    actions.add("check the " + arms[i] + " arm's workload (a latency of 0: e.g. one output token per"
-                            + " request), then rerun it");
-                    why.add(zero);
+                    missing.add(Cell.text(zero + " (shown as missing)"));
+                    actions.add(Cell.text("check the " + arms[i] + " arm's workload (a latency of 0: e.g. one output"
+                            + " token per request), then rerun it"));
+                    why.add(Cell.text(zero));
                     continue;
                 }
                 RunRecord.FailureInfo f = failureOf(runs, arms[i], row.pipeline());
                 String cat = f == null ? null : f.category();
-                missing.add(arms[i] + ": " + (cat == null ? "no value, no failure recorded"
-                        : cat + " " + Md.code(firstLine(f))));
                 if (i == 2 && otherHasValue && cat != null) {
                     agentFailures++;
                     agentFailureCategories.merge(cat, 1, Integer::sum);
                 }
                 String notRunReason = cat == null ? notRunReason(runs, arms[i], row.pipeline()) : null;
                 if (notRunReason != null) {
-                    missing.set(missing.size() - 1, arms[i] + ": " + notRunReason.replace("|", "\\|"));
+                    missing.add(Cell.text(arms[i] + ": " + notRunReason));
                     notRun.add(arms[i]);
                 } else if (cat == null) {
-                    String elsewhere = failureElsewhere(runs, arms[i], row.pipeline());
+                    Cell elsewhere = failureElsewhere(runs, arms[i], row.pipeline());
                     if (elsewhere == null) {
+                        missing.add(Cell.text(arms[i] + ": no value, no failure recorded"));
                         noValue.add(arms[i]);
                     } else {
                         // pointed at, not charged: the other pipeline's failure does not say why this source lacks
                         // the value, so it is neither counted nor this row's cause
-                        String here = Md.text(row.pipeline());
-                        missing.set(missing.size() - 1, arms[i] + ": no value in " + here + "; " + elsewhere);
-                        actions.add("run " + arms[i] + " (another pipeline's run of it failed)");
-                        why.add(arms[i] + ": no value in " + here + ", " + elsewhere);
+                        String here = row.pipeline();
+                        missing.add(new CellBuilder().text(arms[i] + ": no value in " + here + "; ").cell(elsewhere)
+                                .build());
+                        actions.add(Cell.text("run " + arms[i] + " (another pipeline's run of it failed)"));
+                        why.add(new CellBuilder().text(arms[i] + ": no value in " + here + ", ").cell(elsewhere)
+                                .build());
                     }
                 } else {
-                    actions.add(action(cat, arms[i]));
-                    why.add(arms[i] + " failed: " + cat);
+                    missing.add(new CellBuilder().text(arms[i] + ": " + cat + " ").code(firstLine(f)).build());
+                    actions.add(TodoAction.of(cat, arms[i]));
+                    why.add(Cell.text(arms[i] + " failed: " + cat));
                 }
             }
             RunRecord.FailureInfo attempt = notRun.isEmpty() ? null : failureOf(runs, "attempt", row.pipeline());
             if (attempt != null) { // a harness event outside any arm (docs/parsing.md): the attempt's own failure
-                actions.add(action(attempt.category(), "attempt"));
-                why.add("attempt failed: " + attempt.category());
+                actions.add(TodoAction.of(attempt.category(), "attempt"));
+                why.add(Cell.text("attempt failed: " + attempt.category()));
             }
             if (!notRun.isEmpty()) {
-                actions.add("run " + String.join(", ", notRun) + " once the failure above is fixed");
-                why.add(String.join(", ", notRun) + ": not run");
+                actions.add(Cell.text("run " + String.join(", ", notRun) + " once the failure above is fixed"));
+                why.add(Cell.text(String.join(", ", notRun) + ": not run"));
             }
             if (!noValue.isEmpty()) {
-                actions.add("run " + String.join(", ", noValue) + " (never ran here or produced nothing)");
-                why.add(String.join(", ", noValue) + ": no value, no failure recorded");
+                actions.add(Cell.text("run " + String.join(", ", noValue) + " (never ran here or produced nothing)"));
+                why.add(Cell.text(String.join(", ", noValue) + ": no value, no failure recorded"));
             }
-            m.todo.add("| " + Md.code(row.commit()) + " | " + Md.text(agent) + " | " + Md.text(row.status()) + " | "
-                    + String.join("; ", actions) + " | " + String.join("; ", why) + " |");
-            incomplete.add("| " + Md.code(row.commit()) + " | " + Md.text(row.status()) + " | " + Md.val(row.pipeline())
-                    + " | " + Md.val(row.mode()) + " | " + Md.val(row.baselineValue()) + " / "
-                    + Md.val(row.humanValue()) + " / " + Md.val(row.agentValue()) + " | "
-                    + String.join("; ", missing) + " |");
+            m.todo.add(Row.of(Cell.code(row.commit()), Cell.text(agent), Cell.text(row.status()),
+                    new CellBuilder().join(new ArrayList<>(actions), "; ").build(),
+                    new CellBuilder().join(why, "; ").build()));
+            incomplete.add(Row.of(Cell.code(row.commit()), Cell.text(row.status()), Cell.text(Md.orDash(row.pipeline())),
+                    Cell.text(Md.orDash(row.mode())), Cell.text(Md.orDash(row.baselineValue()) + " / "
+                            + Md.orDash(row.humanValue()) + " / " + Md.orDash(row.agentValue())),
+                    new CellBuilder().join(missing, "; ").build()));
         }
 
         /**
@@ -438,12 +488,13 @@ final class LegacyModel implements AutoCloseable {
          * A failure of the arm recorded by another pipeline of the same commit ("the modal run failed: CAT `line`"),
          * or null: shown where the row's own source has no value and no failure, never counted as the row's.
          */
-        private static String failureElsewhere(List<RunRecord> runs, String arm, String pipeline) {
+        private static Cell failureElsewhere(List<RunRecord> runs, String arm, String pipeline) {
             for (RunRecord r : runs) {
                 String p = Pipeline.labelOf(r.pipeline());
                 if (armMatches(r, arm) && r.failure() != null && r.failure().category() != null && p != null
                         && !p.equals(pipeline)) {
-                    return "the " + Md.text(p) + " run failed: " + r.failure().category() + " " + Md.code(firstLine(r.failure()));
+                    return new CellBuilder().text("the " + p + " run failed: " + r.failure().category() + " ")
+                            .code(firstLine(r.failure())).build();
                 }
             }
             return null;
@@ -458,43 +509,13 @@ final class LegacyModel implements AutoCloseable {
             return issue != null && row.issues().contains(issue) ? issue : null;
         }
 
-        static String action(String category, String arm) {
-            FailureCategory c;
-            try {
-                c = FailureCategory.valueOf(category);
-            } catch (IllegalArgumentException e) {
-                return "investigate the " + arm + " arm";
-            }
-            return switch (c) {
-                case INFRA_TRANSIENT, PORT_CONFLICT, GIT_ERROR -> "retry the " + arm + " arm (transient)";
-                case DISK_FULL -> "free disk space, then rerun the " + arm + " arm";
-                case ENV_MISSING -> "build or publish the " + arm + " environment (image/wheel), then rerun";
-                case ENV_MISMATCH -> "point the " + arm + " arm at the artifact of its own commit (version, sha256),"
-                        + " then rerun";
-                case BUILD_FAILED -> "fix the " + arm + " build, then rerun";
-                case DEPENDENCY_CONFLICT -> "add a fix recipe (dependency pin), then rerun the " + arm + " arm";
-                case MODEL_UNSUPPORTED -> "pick a model this engine version supports, then rerun all arms";
-                case MODEL_ACCESS -> "provide an HF token with access to the model, then rerun";
-                case GPU_OOM -> "rerun the " + arm + " arm with memory flags (smaller batch/max-model-len) or more GPUs";
-                case RESOURCES_INSUFFICIENT -> "run on a machine with enough GPUs";
-                case BAD_PERF_COMMAND, NO_PERF_COMMAND -> "fix the task's perf_command, then rerun all arms";
-                case NO_METRICS -> "check the benchmark client/output of the " + arm + " arm, then rerun";
-                case REQUESTS_FAILED -> "read the server log of the " + arm + " arm: requests failed, so the run did "
-                        + "less work than the others";
-                case TIMEOUT, SERVER_START_TIMEOUT -> "rerun the " + arm + " arm with a longer timeout";
-                case SERVER_CRASHED, CUDA_ERROR -> arm.equals("agent") ? "agent outcome (patch breaks the engine)"
-                        : "investigate the " + arm + " crash";
-                case PATCH_FAILED, EMPTY_PATCH, PATCH_REJECTED, OUTPUT_MISMATCH -> "agent outcome (nothing to rerun)";
-                case AGENT_TIMEOUT, BUDGET_EXCEEDED, AGENT_CRASH, OUTPUT_TOO_LARGE, PATCH_TOO_LARGE, PATCH_HAS_SECRET,
-                     ATTEMPT_CRASHED -> "agent outcome of `isobench agents run` (a new"
-                        + " attempt, or a larger budget)";
-                case TREE_CHANGED -> arm.equals("agent") ? "agent outcome (its run rewrote its own tracked files)"
-                        : "investigate the " + arm + " arm: a run rewrote its tracked files";
-                case SANDBOX_UNSTOPPABLE -> "check the docker host: an agent container could not be stopped";
-                case HARNESS_ERROR -> "rerun the task: the old harness failed, not an arm";
-                case CANCELLED -> "rerun the task: it was cancelled";
-                case UNKNOWN -> "investigate the " + arm + " log";
-            };
+        /** This agent's row of {@link #summaryTable}; the agent links to its section of {@code legacy.html}. */
+        Row summaryRow() {
+            return Row.of(Cell.of(new Rows.ArmLabel(agent, "legacy.html#agent-" + Html.slug(agent))), Cell.num(commits),
+                    Cell.num(count("complete_3way_same_run")), Cell.text(Md.wtl(vsBaseline)), Cell.text(Md.wtl(vsHuman)),
+                    Cell.num(count("same_run_3_values_delta_undefined")), Cell.num(count("same_run_3_values_with_issues")),
+                    Cell.num(count("cross_run_3_values_not_comparable")), Cell.num(count("incomplete")),
+                    Cell.num(count("no_metrics")), Cell.num(agentFailures));
         }
 
         private static void count(int[] c, Outcome o) {

@@ -20,19 +20,10 @@ final class LegacyPages extends HtmlPage {
 
     void summary(StringBuilder b) {
         String band = band();
-        b.append("<table id=\"legacy-summary\">\n").append(th("agent", "commits", "comparable (same run)",
-                "agent vs baseline win / tie / loss (±" + band + " %)",
-                "agent vs human win / tie / loss (±" + band + " %)", "Δ undefined", "same run, with issues",
-                "cross-run (not comparable)", "incomplete", "no metrics", "agent failures"));
+        b.append("<table id=\"legacy-summary\">\n").append(LegacyModel.summaryTable(band).htmlHeader(false));
         for (LegacyModel.AgentSection a : m.agents().values()) {
-            b.append("<tr data-agent=\"").append(esc(a.agent())).append("\"><td><a href=\"legacy.html#agent-")
-                    .append(Html.slug(a.agent())).append("\">").append(Html.armLabel(a.agent(), colours.of(a.agent())))
-                    .append("</a></td>").append(td(a.commits())).append(td(a.count("complete_3way_same_run")))
-                    .append(td(Md.wtl(a.vsBaseline()))).append(td(Md.wtl(a.vsHuman())))
-                    .append(td(a.count("same_run_3_values_delta_undefined")))
-                    .append(td(a.count("same_run_3_values_with_issues")))
-                    .append(td(a.count("cross_run_3_values_not_comparable"))).append(td(a.count("incomplete")))
-                    .append(td(a.count("no_metrics"))).append(td(a.agentFailures())).append("</tr>\n");
+            b.append(Rows.htmlWith(a.summaryRow(), " data-agent=\"" + esc(a.agent()) + "\"", null,
+                    colours::of));
         }
         b.append("</table>\n");
         List<String> cats = new ArrayList<>();
@@ -89,39 +80,29 @@ final class LegacyPages extends HtmlPage {
             spoolPages(base + "-comparable", a.agent() + ": comparable 3-way rows (single runs)", back
                             + "<p><span class=\"badge b-single\">single run</span> every value is one run per arm; "
                             + "win/tie/loss on a ±" + band + " % band.</p>\n",
-                    th("", "commit", "mode", "metric", "baseline", "human", "agent", "human Δ %", "agent Δ %",
-                            "agent vs human %", "vs baseline (±" + band + " %)", "vs human (±" + band + " %)"),
-                    a.comparable(), "single-run", "<span class=\"badge b-single\">single run</span>");
+                    LegacyModel.comparableTable(band), a.comparable(), "single-run", "<span class=\"badge b-single\">single run</span>");
             spoolPages(base + "-undefined", a.agent() + ": same-run rows with an undefined Δ", back,
-                    th("", "commit", "mode", "metric", "baseline", "human", "agent", "human Δ %", "agent Δ %",
-                            "why"), a.undefinedDelta(), "single-run",
+                    LegacyModel.UNDEFINED_TABLE, a.undefinedDelta(), "single-run",
                     "<span class=\"badge b-single\">single run</span> not counted");
             spoolPages(base + "-issues", a.agent() + ": same-run rows with issues", back,
-                    th("", "commit", "pipeline", "mode", "metric", "baseline", "human", "agent", "human Δ %",
-                            "agent Δ %", "issues"), a.withIssues(), "single-run",
+                    LegacyModel.ISSUES_TABLE, a.withIssues(), "single-run",
                     "<span class=\"badge b-single\">single run</span> not counted");
             spoolPages(base + "-cross-run", a.agent() + ": cross-run rows — not comparable", back
                             + "<p><span class=\"badge b-nc\">not comparable</span> the three values come from separate "
                             + "invocations: never counted, never read as a win or loss.</p>\n",
-                    th("", "commit", "pipeline", "mode", "metric", "baseline", "human", "agent",
-                            "why not comparable"), a.crossRun(), "not-comparable",
+                    LegacyModel.CROSS_RUN_TABLE, a.crossRun(), "not-comparable",
                     "<span class=\"badge b-nc\">not comparable</span>");
             spoolPages(base + "-incomplete", a.agent() + ": incomplete and no-metrics commits", back,
-                    th("commit", "status", "pipeline", "mode", "values (B / H / A)", "missing arms: failure"),
-                    a.incomplete(), null, null);
+                    LegacyModel.INCOMPLETE_TABLE, a.incomplete(), null, null);
         }
         if (m.agents().size() >= 2) {
             b.append("<h2 id=\"shared\">Agent comparison on shared commits</h2>\n<p>")
                     .append(m.shared().lines()).append(" commit(s) with a comparable row for two or more agents: "
                             + "<a href=\"legacy-shared.html\">agent Δ % per commit</a>.</p>\n");
-            List<String> h = new ArrayList<>(List.of("", "commit", "mode", "metric"));
-            for (String a : m.agents().keySet()) {
-                h.add(a + " Δ %");
-            }
             spoolPages("legacy-shared", "Agent comparison on shared commits (single runs)",
                     "<p><a href=\"legacy.html#shared\">← imported legacy data</a></p><p class=\"note\">Agent Δ % "
                             + "vs baseline; empty = no comparable row for that agent.</p>\n",
-                    th(h.toArray(String[]::new)), m.shared(), "single-run",
+                    m.sharedTable(), m.shared(), "single-run",
                     "<span class=\"badge b-single\">single run</span>");
         }
         site.page("legacy.html", "Imported legacy data", b.toString());

@@ -44,7 +44,7 @@ public final class MarkdownReport {
     private static void writeNativeSessions(ReportModel model, Writer out) throws IOException {
         for (NativeSession s : model.sessions()) {
             StringBuilder sb = new StringBuilder("\n");
-            SessionReport.section(s.analysis(), model.betweenSessions(), sb);
+            SessionReport.section(s, model.betweenSessions(), sb);
             SessionReport.environments(s, sb);
             SessionReport.skipped(s.record() == null ? null : s.record().suiteJson(), sb);
             out.write(sb.toString());
@@ -81,12 +81,14 @@ public final class MarkdownReport {
                     + "`. Improvements are in percent, positive = better (lower-is-better: (B − X)/B × 100; "
                     + "higher-is-better: (X − B)/B × 100; agent vs human uses the human value as B).");
             line("");
-            line("**Method.** Imported ISO-Bench rows are single runs (one run per arm): win/tie/loss uses a stated "
-                    + "±" + band + " % band on the improvement (the final ISO-Bench analysis used ±5 %). "
-                    + "Only `complete_3way_same_run` rows (three arms measured in one invocation, same model and "
-                    + "workload) are counted in headline numbers; `same_run_3_values_delta_undefined` rows are shown "
-                    + "but not counted; cross-run rows are listed apart as not comparable.");
-            line("");
+            if (importedOrEmpty()) {
+                line("**Method.** Imported ISO-Bench rows are single runs (one run per arm): win/tie/loss uses a "
+                        + "stated ±" + band + " % band on the improvement (the final ISO-Bench analysis used ±5 %). "
+                        + "Only `complete_3way_same_run` rows (three arms measured in one invocation, same model and "
+                        + "workload) are counted in headline numbers; `same_run_3_values_delta_undefined` rows are "
+                        + "shown but not counted; cross-run rows are listed apart as not comparable.");
+                line("");
+            }
             line("**Between sessions.** " + model.betweenSessions().statement());
             line("");
             summary(band);
@@ -112,28 +114,47 @@ public final class MarkdownReport {
                 }
                 line("");
             }
+            if (!model.sessions().isEmpty()) {
+                nativeSummary();
+            }
             if (m.agents().isEmpty()) {
-                line("No 3-way data in this store. Import results first: `isobench import legacy <dir>` or "
-                        + "`isobench import hf <file>`.");
+                line(model.sessions().isEmpty() ? "No 3-way data in this store. Import results first: `isobench "
+                        + "import legacy <dir>` or `isobench import hf <file>`, or measure: `isobench run SUITE`."
+                        : "No imported legacy data in this store: its native sessions are summarised above and "
+                        + "reported below.");
                 line("");
                 return;
             }
-            line("| agent | commits | comparable (same run) | agent vs baseline win / tie / loss (±" + band
-                    + " %) | agent vs human win / tie / loss (±" + band + " %) | Δ undefined | same run, with issues "
-                    + "| cross-run (not comparable) | incomplete | no metrics | agent failures |");
-            line("|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|");
+            line(LegacyModel.summaryTable(band).markdownHeader());
             for (LegacyModel.AgentSection a : m.agents().values()) {
-                line("| " + Md.text(a.agent()) + " | " + a.commits() + " | " + a.count("complete_3way_same_run") + " | "
-                        + wtl(a.vsBaseline()) + " | " + wtl(a.vsHuman()) + " | "
-                        + a.count("same_run_3_values_delta_undefined") + " | "
-                        + a.count("same_run_3_values_with_issues") + " | "
-                        + a.count("cross_run_3_values_not_comparable") + " | " + a.count("incomplete") + " | "
-                        + a.count("no_metrics") + " | " + a.agentFailures() + " |");
+                line(Rows.markdown(a.summaryRow()));
             }
             line("");
             line("Win/tie/loss count only comparable rows. \"Agent failures\" are outcomes: the agent arm failed "
                     + "(crash, no metrics, patch problem…) on a commit where at least one other arm produced a value.");
             line("");
+        }
+
+        /**
+         * What the native sessions measured, one row per task: the primary metric with its unit and the verdicts
+         * vs the baseline (the per-session sections below have the numbers).
+         */
+        private void nativeSummary() throws IOException {
+            Rows.Table table = Rows.Table.of(Rows.Column.text("session"), Rows.Column.text("task"),
+                    Rows.Column.text("measured"), Rows.Column.text("human vs baseline"),
+                    Rows.Column.text("agents vs baseline"));
+            line(table.markdownHeader());
+            for (NativeSession s : model.sessions()) {
+                for (NativeTask t : s.tasks()) {
+                    line(Rows.markdown(NativeSummary.row(s.sessionId(), t)));
+                }
+            }
+            line("");
+        }
+
+        /** Whether the store has imported data, or nothing at all: the single-run method and caveat apply. */
+        private boolean importedOrEmpty() {
+            return !m.agents().isEmpty() || model.sessions().isEmpty();
         }
 
         private void agent(LegacyModel.AgentSection a, String band) throws IOException {
@@ -144,24 +165,14 @@ public final class MarkdownReport {
             if (a.count("complete_3way_same_run") == 0) {
                 line("None.");
             } else {
-                line("| commit | mode | metric | baseline | human | agent | human Δ % | agent Δ % | agent vs human % "
-                        + "| vs baseline (±" + band + " %) | vs human (±" + band + " %) |");
-                line("|---|---|---|---:|---:|---:|---:|---:|---:|---|---|");
-                a.comparable().copyTo(out);
+                rows(LegacyModel.comparableTable(band), a.comparable());
             }
             line("");
             sectionIfAny(a.undefinedDelta(), "### Same-run rows with an undefined Δ (shown, not counted)",
-                    "| commit | mode | metric | baseline | human | agent | human Δ % | agent Δ % | why |",
-                    "|---|---|---|---:|---:|---:|---:|---:|---|");
-            sectionIfAny(a.withIssues(), "### Same-run rows with issues (not counted)",
-                    "| commit | pipeline | mode | metric | baseline | human | agent | human Δ % | agent Δ % | issues |",
-                    "|---|---|---|---|---:|---:|---:|---:|---:|---|");
-            sectionIfAny(a.crossRun(), "### Cross-run rows — not comparable",
-                    "| commit | pipeline | mode | metric | baseline | human | agent | why not comparable |",
-                    "|---|---|---|---|---:|---:|---:|---|");
-            sectionIfAny(a.incomplete(), "### Incomplete and no-metrics commits",
-                    "| commit | status | pipeline | mode | values (B / H / A) | missing arms: failure |",
-                    "|---|---|---|---|---|---|");
+                    LegacyModel.UNDEFINED_TABLE);
+            sectionIfAny(a.withIssues(), "### Same-run rows with issues (not counted)", LegacyModel.ISSUES_TABLE);
+            sectionIfAny(a.crossRun(), "### Cross-run rows — not comparable", LegacyModel.CROSS_RUN_TABLE);
+            sectionIfAny(a.incomplete(), "### Incomplete and no-metrics commits", LegacyModel.INCOMPLETE_TABLE);
             if (!a.agentFailureCategories().isEmpty()) {
                 line("### Agent failures (outcomes)");
                 line("");
@@ -174,24 +185,26 @@ public final class MarkdownReport {
             }
         }
 
-        private void sectionIfAny(Spool spool, String title, String header, String rule)
-                throws IOException {
+        private void sectionIfAny(Spool spool, String title, Rows.Table table) throws IOException {
             if (spool.lines() == 0) {
                 return;
             }
             line(title);
             line("");
-            line(header);
-            line(rule);
-            spool.copyTo(out);
+            rows(table, spool);
             line("");
+        }
+
+        /** A table: its header, then the spooled rows. */
+        private void rows(Rows.Table table, Spool spool) throws IOException {
+            line(table.markdownHeader());
+            spool.forEach(r -> line(Rows.markdown(r)));
         }
 
         private void agentComparison() throws IOException {
             if (m.agents().size() < 2) {
                 return;
             }
-            List<String> agents = new ArrayList<>(m.agents().keySet());
             line("## Agent comparison on shared commits");
             line("");
             if (m.shared().lines() == 0) {
@@ -202,15 +215,7 @@ public final class MarkdownReport {
             line("Agent Δ % vs baseline on commits where at least two agents have a comparable (same-run) row; "
                     + "empty = no comparable row for that agent.");
             line("");
-            StringBuilder h = new StringBuilder("| commit | mode | metric |");
-            StringBuilder r = new StringBuilder("|---|---|---|");
-            for (String a : agents) {
-                h.append(' ').append(Md.text(a)).append(" Δ % |");
-                r.append("---:|");
-            }
-            line(h.toString());
-            line(r.toString());
-            m.shared().copyTo(out);
+            rows(m.sharedTable(), m.shared());
             line("");
         }
 
@@ -227,17 +232,14 @@ public final class MarkdownReport {
                     + "figure on the row's own metric is compared first; a figure published both in a source file and "
                     + "in the HF table is one row naming both.");
             line("");
-            line("| commit | agent | comparison | published metric | published Δ % | isobench metric | isobench Δ % "
-                    + "| why they differ | published in |");
-            line("|---|---|---|---|---:|---|---:|---|---|");
-            m.corrections().copyTo(out);
+            rows(LegacyModel.CORRECTIONS_TABLE, m.corrections());
             line("");
         }
 
         private void failures() throws IOException {
             line("## Failures by category");
             line("");
-            if (m.failures().isEmpty()) {
+            if (model.failures().isEmpty()) {
                 line("No failed runs.");
                 line("");
                 return;
@@ -248,9 +250,13 @@ public final class MarkdownReport {
             line("Every failed run has exactly one category (DESIGN.md §7). Retry: `yes` = retry as is; "
                     + "`after_cleanup`, `fix_recipe`, `maybe` = fixable; `no` = needs a new build, token or command.");
             line("");
+            if (!model.sessions().isEmpty()) {
+                line("Counting: " + FailureCounts.RULE + ".");
+                line("");
+            }
             line("| category | runs | baseline | human | agent | no arm | retry | fixable | example evidence | example commits |");
             line("|---|---:|---:|---:|---:|---:|---|---|---|---|");
-            for (var f : m.failures()) {
+            for (var f : model.failures()) {
                 FailureCategory c = category(f.category());
                 line("| " + Md.text(f.category()) + " | " + f.runs() + " | " + f.baselineRuns() + " | " + f.humanRuns() + " | "
                         + f.agentRuns() + " | " + f.noArmRuns() + " | " + (c == null ? "?" : c.retry().label()) + " | "
@@ -263,17 +269,33 @@ public final class MarkdownReport {
         private void todo() throws IOException {
             line("## To-do list");
             line("");
-            if (m.todo().lines() == 0) {
-                line("Nothing to rerun: every commit has a comparable 3-way row.");
+            List<Rows.Row> nativeRows = NativeTodo.rows(model.tasks());
+            if (!nativeRows.isEmpty()) {
+                line("Native sessions: what to fix, rerun or measure next, per task and arm (from the failure category,"
+                        + " an undecided verdict, a task without an agent arm; agent outcomes are results, not to-dos).");
                 line("");
+                line(NativeTodo.TABLE.markdownHeader());
+                for (Rows.Row r : nativeRows) {
+                    line(Rows.markdown(r));
+                }
+                line("");
+            }
+            if (m.todo().lines() == 0) {
+                if (nativeRows.isEmpty()) {
+                    line(model.sessions().isEmpty() ? "Nothing to rerun: every commit has a comparable 3-way row."
+                            : "Nothing to do: every arm ran, every verdict is decided and every task has an agent arm"
+                            + (m.agents().isEmpty() ? "." : "; every imported commit has a comparable 3-way row."));
+                    line("");
+                } else if (!m.agents().isEmpty()) {
+                    line("Imported legacy data: nothing to rerun, every commit has a comparable 3-way row.");
+                    line("");
+                }
                 return;
             }
             line("What to rerun or rebuild, and why (from the failure category of the missing arm, or the reason the "
                     + "row is not comparable).");
             line("");
-            line("| commit | agent | status | action | why |");
-            line("|---|---|---|---|---|");
-            m.todo().copyTo(out);
+            rows(LegacyModel.TODO_TABLE, m.todo());
             line("");
         }
 
@@ -320,10 +342,16 @@ public final class MarkdownReport {
             if (refused > 0) {
                 c.add(refused + " file(s) were refused: " + joinPaths(m.sources(), "refused") + ".");
             }
-            c.add("Single runs carry no noise estimate: a ±" + fmt1(options.bandPct()) + " % band is a convention, "
-                    + "not a confidence interval. Native isobench sessions (repeated, interleaved rounds) report "
-                    + "verdicts over paired rounds (better / equivalent / worse / inconclusive), each interval with its "
-                    + "level, and an A/A check (the baseline started again) instead.");
+            if (importedOrEmpty()) {
+                c.add("Single runs carry no noise estimate: a ±" + fmt1(options.bandPct()) + " % band is a "
+                        + "convention, not a confidence interval. Native isobench sessions (repeated, interleaved "
+                        + "rounds) report verdicts over paired rounds (better / equivalent / worse / inconclusive), "
+                        + "each interval with its level, and an A/A check (the baseline started again) instead.");
+            }
+            if (c.isEmpty()) {
+                line("None: no imported data (the native sessions' intervals, margins and A/A checks are in their"
+                        + " sections).");
+            }
             for (String s : c) {
                 line("- " + s);
             }

@@ -3,8 +3,8 @@ package io.isobench.report;
 import java.util.Locale;
 
 /**
- * Markdown cell text shared by the model's spooled rows ({@link LegacyModel}) and the renderers: deltas, values,
- * evidence as inline code, win/tie/loss counts.
+ * Markdown text of the reports: escaping of untrusted text ({@link #text}), inline code ({@link #code}), deltas,
+ * values, win/tie/loss counts. The row model's Markdown renderer ({@link Rows#markdown}) writes its spans with it.
  */
 final class Md {
 
@@ -33,8 +33,9 @@ final class Md {
         return nl < 0 ? s : s.substring(0, nl);
     }
 
-    static String val(String v) {
-        return v == null ? "—" : text(v);
+    /** The text, or an em dash when there is none. */
+    static String orDash(String v) {
+        return v == null ? "—" : v;
     }
 
     /**

@@ -50,6 +50,58 @@ record NativeTask(SessionRecord session, SessionAnalysis.TaskResult result, Task
         String verified;
         Instant first;
         Instant last;
+        /** The baseline's check outputs (its gate outcome REFERENCE), or null. */
+        List<String> reference;
+        /** Per arm: the outputs of its check that failed with OUTPUT_MISMATCH. */
+        final Map<String, List<String>> mismatched = new LinkedHashMap<>();
+        /** Stored evidence of an output mismatch → the divergence shown instead ({@link Divergence}). */
+        final Map<String, String> divergences = new LinkedHashMap<>();
+        /** What the correctness check ran ({@code correctness.thresholds} of a check run), or null. */
+        CheckSettings check;
+        /** The primary metric the task's runs declare (a generic engine's rules), or null. */
+        RunDetails.PrimaryDefinition declared;
+    }
+
+    /**
+     * What a task's correctness check compared, as its check runs record it ({@code correctness.thresholds}).
+     *
+     * @param probe     {@code command} (the task's own command, its stdout), {@code offline} or {@code server}
+     *                  (greedy probes: temperature 0)
+     * @param prompts   probe prompts (greedy probes only)
+     * @param maxTokens tokens per probe (greedy probes only)
+     */
+    record CheckSettings(String probe, int prompts, int maxTokens) {
+
+        /** Whether the check decoded greedily (temperature 0): its own probes, not the task's command. */
+        boolean greedy() {
+            return !"command".equals(probe);
+        }
+
+        /** What was compared, for a reader: {@code the command's outputs (stdout, …)} or the greedy probes. */
+        String describe() {
+            return greedy() ? "greedy outputs (temperature 0) of " + prompts + " probe prompt(s), up to " + maxTokens
+                    + " tokens each, through the arm's " + ("offline".equals(probe) ? "offline command" : "server")
+                    : "the outputs of the task's own command (its stdout, one run per arm, sampled as the command's "
+                    + "own settings say: not greedy decoding)";
+        }
+
+        /** A stored reason in this check's words: "greedy outputs" where the check compared command outputs. */
+        String reword(String reason) {
+            return reason == null || greedy() ? reason : reason.replace("greedy outputs", "command outputs");
+        }
+    }
+
+    /** How this task's primary metric is shown: a declared metric's mode is "offline command", not a vLLM mode. */
+    String modeShown() {
+        return extra.declared != null && "throughput".equals(result.mode()) ? "offline command" : result.mode();
+    }
+
+    /** The primary metric with its unit: {@code command_cpu_s (s)}; the bare name when no unit is known. */
+    String metricShown() {
+        String metric = result.analysis() == null ? extra.declared == null ? null : extra.declared.name()
+                : result.analysis().metric();
+        String unit = result.unit() != null ? result.unit() : extra.declared == null ? null : extra.declared.unit();
+        return metric == null ? "—" : unit == null || unit.isBlank() ? metric : metric + " (" + unit + ")";
     }
 
     /**
@@ -76,6 +128,7 @@ record NativeTask(SessionRecord session, SessionAnalysis.TaskResult result, Task
                 failedLogs.add(r.logArtifact());
             }
         });
+        extras.values().forEach(NativeTask::divergences);
         int tIndex = 0;
         for (SessionAnalysis.TaskResult t : a.tasks()) {
             tIndex++;
@@ -84,7 +137,36 @@ record NativeTask(SessionRecord session, SessionAnalysis.TaskResult result, Task
         return out;
     }
 
+    /**
+     * Each failure as the report shows it: an output mismatch's evidence replaced by its divergence from the baseline's
+     * check outputs ({@link Divergence}), a detail in the words of what the check compared ({@link CheckSettings}).
+     */
+    private static void divergences(TaskExtra e) {
+        for (int i = 0; i < e.failures.size(); i++) {
+            RunFailure f = e.failures.get(i);
+            List<String> outputs = e.mismatched.get(f.arm());
+            Divergence d = "OUTPUT_MISMATCH".equals(f.category()) && outputs != null && e.reference != null
+                    ? Divergence.of(e.reference, outputs) : null;
+            String evidence = f.evidence();
+            if (d != null) {
+                evidence = d.describe("baseline");
+                if (f.evidence() != null) {
+                    e.divergences.put(f.evidence(), evidence);
+                }
+            }
+            String detail = e.check == null ? f.detail() : e.check.reword(f.detail());
+            e.failures.set(i, new RunFailure(f.arm(), f.round(), f.category(), detail, evidence, f.retryable(),
+                    f.logArtifact()));
+        }
+    }
+
     private static void add(RunRecord r, RunDetails x, TaskExtra e, String metric) {
+        if (e.declared == null) {
+            e.declared = x.primaryDefinition();
+        }
+        if (Pipeline.NATIVE_CHECK.equals(r.pipeline())) {
+            check(r, x, e);
+        }
         if (r.startedAt() != null) {
             e.first = e.first == null || r.startedAt().isBefore(e.first) ? r.startedAt() : e.first;
             e.last = e.last == null || r.startedAt().isAfter(e.last) ? r.startedAt() : e.last;
@@ -126,6 +208,24 @@ record NativeTask(SessionRecord session, SessionAnalysis.TaskResult result, Task
                             .computeIfAbsent(r.arm().label(), k -> new TreeMap<>()).put(r.round(), mt.value());
                 }
             }
+        }
+    }
+
+    /** A check run: what the check ran, the baseline's reference outputs, an arm's mismatching outputs. */
+    private static void check(RunRecord r, RunDetails x, TaskExtra e) {
+        com.fasterxml.jackson.databind.JsonNode th = x.section("correctness").path("thresholds");
+        if (e.check == null && th.path("probe").isTextual()) {
+            e.check = new CheckSettings(th.path("probe").asText(), th.path("prompts").asInt(0),
+                    th.path("max_tokens").asInt(0));
+        }
+        List<String> outputs = x.outputs();
+        if (outputs.isEmpty()) {
+            return;
+        }
+        if ("REFERENCE".equals(x.gateOutcomeText()) && e.reference == null) {
+            e.reference = outputs;
+        } else if (r.failure() != null && "OUTPUT_MISMATCH".equals(r.failure().category())) {
+            e.mismatched.putIfAbsent(r.arm().label(), outputs);
         }
     }
 }

@@ -53,8 +53,8 @@ final class OverviewPage extends HtmlPage {
                     + "<a href=\"legacy.html\">imported legacy data</a>.</p>\n");
         }
         b.append("<h2 id=\"failures\">Failures</h2>\n<p>")
-                .append(m.failures().stream().mapToLong(f -> f.runs()).sum())
-                .append(" failed run(s) in ").append(m.failures().size())
+                .append(model.failures().stream().mapToLong(f -> f.runs()).sum())
+                .append(" failed run(s) in ").append(model.failures().size())
                 .append(" categories; to-do list: <a href=\"failures.html\">failures</a>.</p>\n");
         site.page("index.html", "isobench report — overview", b.toString());
     }

@@ -1,7 +1,6 @@
 package io.isobench.report;
 
 import java.io.IOException;
-import java.io.Writer;
 
 import static io.isobench.report.Html.esc;
 
@@ -77,44 +76,5 @@ final class Paged {
             }
         }
         return b.append("</p>\n").toString();
-    }
-
-    /** Feeds each line written into it to a consumer (to page a {@link Spool}). */
-    static final class LineSink extends Writer {
-        interface Line {
-            void accept(String line) throws IOException;
-        }
-
-        private final StringBuilder cur = new StringBuilder();
-        private final Line sink;
-
-        LineSink(Line sink) {
-            this.sink = sink;
-        }
-
-        @Override
-        public void write(char[] cbuf, int off, int len) throws IOException {
-            for (int i = off; i < off + len; i++) {
-                char c = cbuf[i];
-                if (c == '\n') {
-                    sink.accept(cur.toString());
-                    cur.setLength(0);
-                } else {
-                    cur.append(c);
-                }
-            }
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() throws IOException {
-            if (!cur.isEmpty()) {
-                sink.accept(cur.toString());
-                cur.setLength(0);
-            }
-        }
     }
 }

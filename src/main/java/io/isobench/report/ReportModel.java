@@ -36,6 +36,7 @@ public final class ReportModel implements AutoCloseable {
     private final AttemptScores attemptScores;
     private final BetweenSessions betweenSessions;
     private final Map<String, AttemptTrajectory> trajectories = new HashMap<>();
+    private final List<FailureCounts.Count> failures;
 
     private ReportModel(ReportScope scope, Store store, LegacyModel legacy, List<NativeSession> sessions) {
         this.scope = scope;
@@ -49,6 +50,7 @@ public final class ReportModel implements AutoCloseable {
         this.leaderboard = Leaderboard.of(boards, StatsConfig.defaults());
         this.betweenSessions = betweenSessions(store, scope, boards);
         this.artifacts = store::artifact;
+        this.failures = FailureCounts.of(legacy.failures(), tasks(), scope.agent());
         this.attempts = attemptsOf(store, scope, sessions);
         this.attemptScores = AttemptScores.of(leaderboard, attempts, StatsConfig.defaults());
         for (NativeSession s : sessions) {
@@ -127,6 +129,14 @@ public final class ReportModel implements AutoCloseable {
             out.addAll(s.tasks());
         }
         return out;
+    }
+
+    /**
+     * Failed runs by category and arm (final attempts, imported and native), a native arm's preparation failure
+     * counted once ({@link FailureCounts}).
+     */
+    List<FailureCounts.Count> failures() {
+        return failures;
     }
 
     /** The agent leaderboard over the sessions. */

@@ -50,7 +50,7 @@ public final class SessionReport {
             sb.append(hardware(s)).append("\n\n");
         }
         sb.append("**Between sessions.** ").append(model.betweenSessions().statement()).append("\n\n");
-        section(a, model.betweenSessions(), sb);
+        section(ns, model.betweenSessions(), sb);
         leaderboard(model.leaderboard(), sb, "###");
         SpreadSection.markdown(model.betweenSessions(), sb, "###");
         AttemptSection.markdown(model.attemptScores(), sb, "###");
@@ -70,7 +70,10 @@ public final class SessionReport {
      * The native-session section (headings at level 2); each task's comparisons measured in other sessions too get
      * their line from {@code between}.
      */
-    static void section(SessionAnalysis a, BetweenSessions between, StringBuilder sb) {
+    static void section(NativeSession session, BetweenSessions between, StringBuilder sb) {
+        SessionAnalysis a = session.analysis();
+        Map<String, NativeTask> byId = new java.util.HashMap<>();
+        session.tasks().forEach(t -> byId.put(t.result().taskId(), t));
         sb.append("## Native session ").append(a.sessionId()).append("\n\n");
         sb.append("Method: ").append(a.config().describe()).append("\n\n");
         sb.append("Rounds: ").append(rounds(a)).append(".\n\n");
@@ -86,8 +89,9 @@ public final class SessionReport {
                             .append(o.vsBaseline().verdictShown()).append("; ");
                 }
             }
+            NativeTask nt = byId.get(t.taskId());
             sb.append(String.format(Locale.ROOT, "| %s | %s | `%s` | %s | %s | %s | %s | %s | %s | %s |%n", t.taskId(),
-                    t.mode(), ta == null ? "—" : ta.metric(), ta == null ? "—" : ta.replayValidity().label(),
+                    nt == null ? t.mode() : nt.modeShown(), ta == null ? "—" : ta.metric(), ta == null ? "—" : ta.replayValidity().label(),
                     ta == null ? "—" : ReadingText.aaShort(ta), ta == null ? "—" : ta.humanVsBaseline().verdictShown(),
                     verdicts.isEmpty() ? "—" : verdicts.substring(0, verdicts.length() - 2),
                     ta == null ? "—" : ReadingText.roundsShort(ta.stopping()),
@@ -96,7 +100,7 @@ public final class SessionReport {
         }
         sb.append('\n');
         for (SessionAnalysis.TaskResult t : a.tasks()) {
-            task(t, between.ofTask(t.taskId(), t.commit(), t.hardware()), sb);
+            task(t, byId.get(t.taskId()), between.ofTask(t.taskId(), t.commit(), t.hardware()), sb);
         }
         sb.append("### Agent outcomes (counted apart from the measurements)\n\n");
         sb.append("| task | arm | outcome | runs |\n|---|---|---|---|\n");
@@ -104,8 +108,8 @@ public final class SessionReport {
         for (SessionAnalysis.TaskResult t : a.tasks()) {
             for (Map.Entry<String, Map<String, Integer>> e : t.outcomes().entrySet()) {
                 for (Map.Entry<String, Integer> c : e.getValue().entrySet()) {
-                    sb.append(String.format(Locale.ROOT, "| %s | %s | `%s` | %d |%n", t.taskId(), e.getKey(),
-                            c.getKey(), c.getValue()));
+                    sb.append(String.format(Locale.ROOT, "| %s | %s | `%s` | %s |%n", t.taskId(), e.getKey(),
+                            c.getKey(), outcomeRuns(c.getKey(), c.getValue())));
                     any = true;
                 }
             }
@@ -255,12 +259,19 @@ public final class SessionReport {
                 + " leaderboard counts replay-valid tasks only.\n\n");
     }
 
-    /** Per task and arm: the greedy-output gate, exact-match rates, accuracy and patch-review findings. */
-    static void correctness(SessionAnalysis.TaskResult t, StringBuilder sb) {
+    /**
+     * Per task and arm: the output gate (what it compared, as the check recorded it: greedy probes or the task's own
+     * command), exact-match rates, accuracy and patch-review findings.
+     */
+    static void correctness(SessionAnalysis.TaskResult t, NativeTask nt, StringBuilder sb) {
         if (t.correctness().isEmpty() && t.findings().isEmpty()) {
             return;
         }
+        NativeTask.CheckSettings check = nt == null ? null : nt.extra().check;
         sb.append("Correctness and integrity:\n\n");
+        if (check != null) {
+            sb.append("Compared: ").append(check.describe()).append(".\n\n");
+        }
         if (!t.calibration().isEmpty()) {
             Object batch = t.calibration().getOrDefault("batch_size", "8");
             sb.append("Tolerance calibration (the baseline's probes in two starts of its server or command, at batch"
@@ -284,6 +295,7 @@ public final class SessionReport {
                     + (c.accuracyScore() == null ? "" : String.format(Locale.ROOT, " (%.4g)", c.accuracyScore()));
             String why = !c.gateFailures().isEmpty() ? String.join("; ", c.gateFailures())
                     : c.reason() == null ? "—" : c.reason();
+            why = check == null ? why : check.reword(why);
             sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", arm,
                     t.incorrect().contains(arm) ? "**incorrect**: " + c.label() : c.label(),
                     c.rule() == null ? "—" : c.rule(), rate(c.exactMatchVsBaseline()),
@@ -292,6 +304,15 @@ public final class SessionReport {
                     f.isEmpty() ? "—" : "`SUSPICIOUS_PATCH`: " + cell(String.join("; ", f)), cell(why)));
         }
         sb.append('\n');
+    }
+
+    /**
+     * An arm's outcome count in one session: the runs, or {@code 1 (arm not prepared: recorded on 4 jobs)} for a
+     * preparation failure ({@link FailureCounts}).
+     */
+    static String outcomeRuns(String category, int runs) {
+        return FailureCounts.isPrepare(category) && runs > 1
+                ? "1 (arm not prepared: recorded on " + runs + " jobs)" : Integer.toString(runs);
     }
 
     private static String rate(Double r) {
@@ -304,14 +325,16 @@ public final class SessionReport {
                 .replace("\n", " ");
     }
 
-    private static void task(SessionAnalysis.TaskResult t, List<BetweenSessions.Group> between, StringBuilder sb) {
+    private static void task(SessionAnalysis.TaskResult t, NativeTask nt, List<BetweenSessions.Group> between,
+                             StringBuilder sb) {
         TaskAnalysis ta = t.analysis();
-        sb.append("### Task ").append(t.taskId()).append(" (").append(t.mode()).append(", commit ")
+        sb.append("### Task ").append(t.taskId()).append(" (").append(nt == null || nt.extra().declared == null
+                        ? t.mode() : nt.modeShown() + ": " + nt.metricShown()).append(", commit ")
                 .append(t.commit() == null ? "?" : t.commit().substring(0, Math.min(12, t.commit().length())))
                 .append(")\n\n");
         if (ta == null) {
             sb.append("No statistics: the baseline or human arm has no runs.\n\n");
-            correctness(t, sb);
+            correctness(t, nt, sb);
             return;
         }
         sb.append(String.format(Locale.ROOT,
@@ -366,7 +389,7 @@ public final class SessionReport {
         SecondarySection.markdown(t, sb);
         sb.append('\n');
         SweepReport.markdown(t, sb);
-        correctness(t, sb);
+        correctness(t, nt, sb);
     }
 
     /**
@@ -395,7 +418,7 @@ public final class SessionReport {
             }
             StringBuilder outs = new StringBuilder();
             t.outcomes().getOrDefault(arm, Map.of()).forEach((k, v) ->
-                    outs.append(outs.isEmpty() ? "" : ", ").append(k).append(" ×").append(v));
+                    outs.append(outs.isEmpty() ? "" : ", ").append(k).append(" ×").append(outcomeRuns(k, v)));
             if (t.findings().containsKey(arm)) {
                 outs.append(outs.isEmpty() ? "" : ", ").append("SUSPICIOUS_PATCH");
             }

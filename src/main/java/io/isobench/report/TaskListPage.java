@@ -49,7 +49,7 @@ final class TaskListPage extends HtmlPage {
         }
         boolean low = ta == null || !"valid".equals(ta.replayValidity().label());
         return "<tr><td>" + esc(t.session().sessionId()) + "</td><td><a href=\"" + t.page() + "\">"
-                + esc(r.taskId()) + "</a></td>" + td(r.mode()) + "<td><code>"
+                + esc(r.taskId()) + "</a></td>" + td(t.modeShown()) + "<td><code>"
                 + esc(ta == null ? "—" : ta.metric()) + "</code></td><td>"
                 + (ta == null ? "—" : esc(ta.replayValidity().label()))
                 + (low ? " <span class=\"badge b-low\">low signal</span>" : "") + "</td>"

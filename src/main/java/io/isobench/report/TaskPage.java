@@ -43,7 +43,7 @@ final class TaskPage extends HtmlPage {
                 .append(esc(t.session().sessionId())).append("</span></h1>\n");
         b.append("<p><a href=\"tasks.html\">← all tasks</a></p>\n");
         b.append("<section class=\"receipt\"><dl>\n");
-        b.append("<dt>Mode</dt><dd>").append(esc(r.mode())).append("</dd>\n");
+        b.append("<dt>Mode</dt><dd>").append(esc(t.modeShown())).append("</dd>\n");
         b.append("<dt>Commit</dt><dd><code>").append(esc(nz(r.commit()))).append("</code></dd>\n");
         if (ta == null) {
             b.append("</dl></section>\n<p>No statistics: the baseline or human arm has no runs.</p>\n");
