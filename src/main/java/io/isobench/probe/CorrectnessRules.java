@@ -238,7 +238,7 @@ public final class CorrectnessRules {
 
     /**
      * The human's check: MATCH by the baseline rule or the logprob-drift rule, else CHANGES_OUTPUTS (its commit
-     * changes the greedy outputs; not a failure).
+     * changes the outputs; not a failure).
      */
     public static Decision human(Comparison vsBaseline, Thresholds t) {
         if (withinTolerance(vsBaseline, t)) {
@@ -248,7 +248,7 @@ public final class CorrectnessRules {
             return new Decision(Outcome.MATCH, Rule.LOGPROB_DRIFT, "texts differ only by near-tie argmax flips"
                     + " within max_logprob_drift " + num(t.effectiveMaxDrift()) + ": " + vsBaseline.describe());
         }
-        return new Decision(Outcome.CHANGES_OUTPUTS, null, "the human commit changes the greedy outputs: "
+        return new Decision(Outcome.CHANGES_OUTPUTS, null, "the human commit changes the outputs: "
                 + beyond(vsBaseline, t) + " (reported, not a failure: agents may match the baseline or the human)");
     }
 
@@ -308,7 +308,7 @@ public final class CorrectnessRules {
     /** "38 % differ (tolerance 0 %): 5/8 exact …" or the drift that exceeds the limit. */
     private static String beyond(Comparison c, Thresholds t) {
         if (c.mismatch() > t.effectiveTolerance() + 1e-12) {
-            return String.format(Locale.ROOT, "%s of the greedy outputs differ (tolerance %s): %s", pct(c.mismatch()),
+            return String.format(Locale.ROOT, "%s of the outputs differ (tolerance %s): %s", pct(c.mismatch()),
                     pct(t.effectiveTolerance()), c.describe());
         }
         if (driftExceeded(c, t)) {

@@ -17,7 +17,7 @@ import java.util.Set;
  * thing failed. Rule: a failed run of a native session whose category is a preparation category ({@link #CATEGORIES})
  * counts once per arm per session — per (session, task, arm, category) — in the failures table, the failure counts
  * and an arm's outcomes; the other failures count per run, and imported runs (each its own invocation) per run.
- * Second, an output mismatch's example evidence shows where the texts diverge ({@link Divergence}) instead of two cut
+ * Second, an output mismatch's example evidence shows where the texts diverge (probe.Divergence) instead of two cut
  * prefixes, where the model has both texts.
  */
 final class FailureCounts {
@@ -59,7 +59,7 @@ final class FailureCounts {
      * The store's failure counts (per run) as the report shows them: each native arm's preparation failure counted
      * once — for every (session, task, arm, category) of the model's native tasks with n &gt; 1 such runs, n − 1 runs
      * fewer in the arm's column — and an output mismatch's example evidence replaced by its divergence
-     * ({@link Divergence}) where a native task of the model has that failure and both texts. {@code agent}: the
+     * (probe.Divergence) where a native task of the model has that failure and both texts. {@code agent}: the
      * report's agent filter (the store counted only that agent's runs), or null.
      */
     static List<Count> of(List<Store.FailureCount> counts, List<NativeTask> tasks, String agent) {

@@ -1,6 +1,7 @@
 package io.isobench.report;
 
 import io.isobench.Arm;
+import io.isobench.probe.Divergence;
 import io.isobench.store.Pipeline;
 import io.isobench.analysis.SessionAnalysis;
 import io.isobench.store.RunDetails;

@@ -11,6 +11,7 @@ import io.isobench.parse.FailureCategory;
 import io.isobench.parse.Metric;
 import io.isobench.plan.Job;
 import io.isobench.probe.CorrectnessRules;
+import io.isobench.probe.Divergence;
 import io.isobench.probe.Greedy;
 import io.isobench.probe.OutputDiff;
 import io.isobench.probe.Probe;
@@ -240,17 +241,8 @@ final class CorrectnessGate {
     }
 
     private static String firstDiff(List<String> ref, List<String> got) {
-        for (int i = 0; i < Math.min(ref.size(), got.size()); i++) {
-            if (!ref.get(i).equals(got.get(i))) {
-                return "prompt " + i + ": expected " + abbreviate(ref.get(i)) + " got " + abbreviate(got.get(i));
-            }
-        }
-        return "output count " + got.size() + " vs " + ref.size();
-    }
-
-    private static String abbreviate(String s) {
-        String t = s.replace("\n", "\\n");
-        return "\"" + (t.length() > 60 ? t.substring(0, 60) + "…" : t) + "\"";
+        Divergence d = Divergence.of(ref, got);
+        return d != null ? d.describe("expected") : "output count " + got.size() + " vs " + ref.size();
     }
 
     static String taskOf(RunRecord r) {

@@ -147,7 +147,7 @@ class CorrectnessRulesTest {
         assertThat(c.mismatch()).isEqualTo(0.25);
         Decision d = agent(run(BASE), null, arm, tolerance(0));
         assertThat(d.outcome()).isEqualTo(Outcome.OUTPUT_MISMATCH);
-        assertThat(d.reason()).contains("25 % of the greedy outputs differ")
+        assertThat(d.reason()).contains("25 % of the outputs differ")
                 .contains("at batch 8: 3/4 exact (75 %)");
     }
 
@@ -178,7 +178,7 @@ class CorrectnessRulesTest {
         assertThat(d.outcome()).isEqualTo(Outcome.CHANGES_OUTPUTS);
         assertThat(d.rule()).isNull();
         assertThat(d.fails()).isFalse();
-        assertThat(d.reason()).contains("changes the greedy outputs").contains("50 % of the greedy outputs differ");
+        assertThat(d.reason()).contains("changes the outputs").contains("50 % of the outputs differ");
         assertThat(CorrectnessRules.changesOutputs(hb, tolerance(0))).isTrue();
         assertThat(CorrectnessRules.changesOutputs(hb, tolerance(0.5))).isFalse();
     }
@@ -217,8 +217,8 @@ class CorrectnessRulesTest {
         assertThat(d.outcome()).isEqualTo(Outcome.OUTPUT_MISMATCH);
         assertThat(d.rule()).isNull();
         assertThat(d.fails()).isTrue();
-        assertThat(d.reason()).startsWith("vs baseline: 50 % of the greedy outputs differ (tolerance 0 %)")
-                .contains("; vs human: 100 % of the greedy outputs differ");
+        assertThat(d.reason()).startsWith("vs baseline: 50 % of the outputs differ (tolerance 0 %)")
+                .contains("; vs human: 100 % of the outputs differ");
     }
 
     @Test

@@ -1,4 +1,4 @@
-package io.isobench.report;
+package io.isobench.probe;
 
 import org.junit.jupiter.api.Test;
 

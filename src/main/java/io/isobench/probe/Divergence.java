@@ -1,10 +1,10 @@
-package io.isobench.report;
+package io.isobench.probe;
 
 import java.util.List;
 
 /**
  * Where an arm's output first differs from the reference's, shown as evidence of an output mismatch
- * (docs/html-report.md, "Output mismatch evidence"). Rule: the first prompt (in probe order) whose two texts differ;
+ * (the correctness gate's evidence and the reports: docs/html-report.md, "Output mismatch evidence"). Rule: the first prompt (in probe order) whose two texts differ;
  * the position is the length of their common prefix, in characters (UTF-16 units, as the check's {@code
  * first_divergence_char}) from 0; each text is shown as a window of up to {@link #BEFORE} characters before that
  * position and {@link #AFTER} from it, {@code ▶} marking the position, {@code …} where the window cuts the text,
@@ -15,13 +15,13 @@ import java.util.List;
  * @param reference the reference's window
  * @param arm       the arm's window
  */
-record Divergence(int prompt, int at, String reference, String arm) {
+public record Divergence(int prompt, int at, String reference, String arm) {
 
-    static final int BEFORE = 30;
-    static final int AFTER = 40;
+    public static final int BEFORE = 30;
+    public static final int AFTER = 40;
 
     /** The first divergence of {@code outputs} from {@code reference}; null when every common prompt matches. */
-    static Divergence of(List<String> reference, List<String> outputs) {
+    public static Divergence of(List<String> reference, List<String> outputs) {
         for (int i = 0; i < Math.min(reference.size(), outputs.size()); i++) {
             String a = reference.get(i) == null ? "" : reference.get(i);
             String b = outputs.get(i) == null ? "" : outputs.get(i);
@@ -37,7 +37,7 @@ record Divergence(int prompt, int at, String reference, String arm) {
     }
 
     /** {@code prompt 0, first difference at char 110: baseline "…same ▶x…" vs arm "…same ▶y…"}. */
-    String describe(String referenceName) {
+    public String describe(String referenceName) {
         return "prompt " + prompt + ", first difference at char " + at + ": " + referenceName + " \"" + reference
                 + "\" vs arm \"" + arm + "\"";
     }
