@@ -111,6 +111,32 @@ class RunCommandTest {
     }
 
     @Test
+    void agentsExportSuiteWritesTheStoredAttemptsIntoTheSuiteOnlyWhenAsked() throws Exception {
+        Files.createDirectories(dir.resolve("repo"));
+        Path s = suite("repo: ./repo", "");
+        Files.writeString(s, Files.readString(s).replace("id: lat", "id: tpot"));
+        String db = dir.resolve("e.duckdb").toString();
+        try (Store store = Stores.open(db)) {
+            io.isobench.AttemptSessions.attempts(store, java.time.Instant.parse("2026-01-01T00:00:00Z"));
+        }
+        Result r = cli("--db", db, "agents", "export-suite", s.toString(), "--session",
+                io.isobench.AttemptSessions.AGENTS_SESSION);
+        assertThat(r.code()).as(r.err()).isZero();
+        io.isobench.task.Suite after = io.isobench.task.SuiteLoader.load(s);
+        // every attempt number gets an entry; a@3 left no patch (EMPTY_PATCH): no arm at tpot
+        assertThat(after.agents()).extracting(io.isobench.task.AgentSpec::name)
+                .containsExactly("a@1", "a@2", "a@3", "b@1");
+        assertThat(after.agents().get(2).patches()).isEmpty();
+        assertThat(Files.readString(after.agents().get(1).patches().get("tpot")))
+                .isEqualTo(io.isobench.AttemptSessions.patch("a@2"));
+        assertThat(dir.resolve("patches/a@2/tpot.diff")).exists();
+
+        Result unknown = cli("--db", db, "agents", "export-suite", s.toString(), "--session", "agents-nope");
+        assertThat(unknown.code()).isEqualTo(2);
+        assertThat(unknown.err()).contains("--session agents-nope: no session 'agents-nope'");
+    }
+
+    @Test
     void aBadParallelValueIsOneLineBeforeAnythingRuns() throws Exception {
         Files.createDirectories(dir.resolve("repo"));
         Path s = suite("repo: ./repo", "");
