@@ -7,8 +7,16 @@ import java.util.Locale;
  * (parent + an agent's patch), plus {@code baseline-aa}: a second, independently started baseline whose paired
  * comparison with the baseline is the task's measured A/A noise band (docs/statistics.md). Agent arms carry the
  * agent's name; legacy data knows one agent per tree and never has an A/A arm.
+ *
+ * <p>An agent arm named {@code NAME@k} is attempt k of agent NAME ({@code isobench agents run}, docs/agents.md): the
+ * suffix ({@code @} and 1–6 digits without a leading zero, after a non-empty name) is read once, here, when the arm is made, and kept typed
+ * as {@link #attempt()}; {@link #agentBase()} is NAME. Every other arm has attempt 0.
+ *
+ * @param kind      the arm's kind
+ * @param agentName an agent arm's name as labelled ({@code NAME} or {@code NAME@k}); an {@code OTHER} arm's label
+ * @param attempt   k of an agent arm named {@code NAME@k}; 0 for every other arm (derived from the name: pass 0)
  */
-public record Arm(Kind kind, String agentName) {
+public record Arm(Kind kind, String agentName, int attempt) {
 
     public enum Kind {
         BASELINE, BASELINE_AA, HUMAN, AGENT,
@@ -37,6 +45,48 @@ public record Arm(Kind kind, String agentName) {
         if (kind != Kind.AGENT && kind != Kind.OTHER) {
             agentName = null;
         }
+        int k = kind == Kind.AGENT ? attemptSuffix(agentName) : 0;
+        if (attempt != 0 && attempt != k) {
+            throw new IllegalArgumentException("arm " + agentName + ": attempt " + attempt + " does not match its name");
+        }
+        attempt = k;
+    }
+
+    /** An arm of {@code kind}; an agent arm's attempt is read from its name. */
+    public Arm(Kind kind, String agentName) {
+        this(kind, agentName, 0);
+    }
+
+    /** Attempt {@code k} (≥ 1) of agent {@code name}: the agent arm {@code NAME@k}. */
+    public static Arm attemptOf(String name, int k) {
+        if (k < 1) {
+            throw new IllegalArgumentException("attempt " + k + " of " + name + ": attempts count from 1");
+        }
+        return agent(name + "@" + k);
+    }
+
+    /** The agent's name without its attempt suffix ({@code NAME} of {@code NAME@k}); null for every other arm. */
+    public String agentBase() {
+        if (kind != Kind.AGENT) {
+            return null;
+        }
+        return attempt == 0 ? agentName : agentName.substring(0, agentName.length() - ("@" + attempt).length());
+    }
+
+    /** True for an agent arm that is attempt k of an agent ({@code NAME@k}). */
+    public boolean isAttempt() {
+        return attempt > 0;
+    }
+
+    /** k of a name {@code NAME@k} ({@code @} then 1–6 digits, no leading zero, after a non-empty name), else 0. */
+    private static int attemptSuffix(String name) {
+        int at = name.lastIndexOf('@');
+        String digits = at > 0 ? name.substring(at + 1) : "";
+        if (digits.isEmpty() || digits.length() > 6 || digits.charAt(0) == '0'
+                || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            return 0;
+        }
+        return Integer.parseInt(digits);
     }
 
     /** An arm under a label no suite arm has ({@link Kind#OTHER}): {@code label} kept as it is. */

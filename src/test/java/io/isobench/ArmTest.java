@@ -36,4 +36,27 @@ class ArmTest {
             assertThat(r.arm().label()).as(label).isEqualTo(label);
         }
     }
+
+    @Test
+    void anAgentArmNamedNameAtKCarriesItsAttemptTyped() {
+        Arm a = Arm.fromLabel("agent:claude-code@12");
+        assertThat(a.attempt()).isEqualTo(12);
+        assertThat(a.isAttempt()).isTrue();
+        assertThat(a.agentBase()).isEqualTo("claude_code");
+        assertThat(a.agentName()).isEqualTo("claude_code@12");
+        assertThat(a.label()).isEqualTo("agent:claude_code@12");
+        assertThat(Arm.attemptOf("claude-code", 12)).isEqualTo(a);
+        assertThat(Arm.agent("codex").attempt()).isZero();
+        assertThat(Arm.agent("codex").agentBase()).isEqualTo("codex");
+        assertThat(Arm.BASELINE.attempt()).isZero();
+        assertThat(Arm.BASELINE.agentBase()).isNull();
+        // only @ and digits without a leading zero after a name: the rest is part of the name
+        for (String name : new String[] {"a@0", "a@01", "@3", "a@x", "a@1234567", "a@"}) {
+            assertThat(new Arm(Arm.Kind.AGENT, name).attempt()).as(name).isZero();
+            assertThat(new Arm(Arm.Kind.AGENT, name).agentBase()).as(name).isEqualTo(name);
+        }
+        assertThat(new Arm(Arm.Kind.AGENT, "a@b@3").agentBase()).isEqualTo("a@b");
+        assertThatThrownBy(() -> new Arm(Arm.Kind.AGENT, "a@2", 3)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Arm.attemptOf("a", 0)).isInstanceOf(IllegalArgumentException.class);
+    }
 }

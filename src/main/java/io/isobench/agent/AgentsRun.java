@@ -30,13 +30,14 @@ import java.util.function.Consumer;
 
 /**
  * {@code isobench agents run} (docs/agents.md): runs one agent K times per task on sealed parent trees, stores every
- * attempt ({@link AttemptRecords}) as soon as it ends, writes each attempt's patch file, and points the suite's
- * {@code agents:} at them (attempt k → agent {@code NAME@k}) so {@code isobench run} measures them unchanged.
+ * attempt ({@link AttemptRecords}, its patch byte for byte) as soon as it ends; the suite file is only read.
+ * {@code isobench run SUITE --attempts-of SESSION} measures the stored attempts (attempt k → agent arm
+ * {@code NAME@k}, {@link StoredAttempts}); {@code isobench agents export-suite} writes them into a suite file.
  * Attempts run in order attempt 1 of every task, then attempt 2, …; a resumed session ({@code --resume}) skips every
  * attempt already stored and redoes one that was cut off (its folder is cleared first, leftovers killed). An attempt
  * isobench fails to run (an exception, a collection error) is stored as {@link AttemptStatus#ATTEMPT_CRASHED} with
  * its reason, and one cut off twice (isobench itself died while it ran, twice) too, so a resumed run never repeats a
- * crash; one attempt's failure never drops another's suite entry.
+ * crash; one attempt's failure never drops another attempt.
  */
 public final class AgentsRun {
 
@@ -47,7 +48,7 @@ public final class AgentsRun {
     /**
      * What to run.
      *
-     * @param suite         the suite (its file is rewritten with the attempts' patches)
+     * @param suite         the suite (read, never written)
      * @param agent         the agent's name in the suite (it needs a {@code runner:})
      * @param tasks         task ids (empty: every runnable task)
      * @param attempts      K, attempts per task
@@ -75,7 +76,7 @@ public final class AgentsRun {
     }
 
     /** What a run did. */
-    public record Summary(String sessionId, List<AttemptRow> attempts, Path suiteFile) {
+    public record Summary(String sessionId, List<AttemptRow> attempts) {
     }
 
     /** Makes the sandbox for an agent (docker needs the suite's image; tests may supply their own). */
@@ -166,13 +167,11 @@ public final class AgentsRun {
                 }
             }
         }
-        Path written = SuiteAgents.write(suite, spec, attemptsWithPatches(sessionId, tasks), req.attempts(),
-                store::artifact, progress);
         store.putSession(session(sessionId).status("agents-complete").time(startedAt(sessionId), Instant.now())
                 .build());
-        progress.accept("agents run " + sessionId + ": done; " + written + " names the attempts' patches as agents "
+        progress.accept("agents run " + sessionId + ": done; the store holds the attempts as agents "
                 + spec.name() + "@1.." + spec.name() + "@" + req.attempts());
-        return new Summary(sessionId, rows, written);
+        return new Summary(sessionId, rows);
     }
 
     private AttemptRow attempt(Request req, Suite suite, TaskSpec t, AttemptRecords.AttemptContext c,
@@ -215,9 +214,6 @@ public final class AgentsRun {
         }
         r = priced(r, runner);
         List<String> argv = adapterArgv(runner, dirs, prompt);
-        if (r.status() == AttemptStatus.OK) {
-            SuiteAgents.writePatch(suite, c.agent(), c.attempt(), t.id(), r.patchBytes());
-        }
         RunRecord run = AttemptRecords.store(store, c, new AttemptRecords.Seal(parent, sealed.commit(),
                 template.sha256(), PromptTemplate.sha256(prompt), template.hints().label()), r,
                 new AttemptRecords.Facts(argv, runner.budget(), started, egress));
@@ -289,22 +285,6 @@ public final class AgentsRun {
                 d.path("cost_usd").isNumber() ? d.path("cost_usd").asDouble() : null);
         return new AttemptRow(task, k, AttemptStatus.valueOf(d.path("status").asText("AGENT_CRASH")),
                 d.path("detail").asText(""), u, d.path("wall_s").asDouble(), d.path("patch_lines").asInt(), resumed);
-    }
-
-    /** task id → (attempt → patch sha256) of this session's attempts that left a patch, in suite task order. */
-    private Map<String, Map<Integer, String>> attemptsWithPatches(String sessionId, List<TaskSpec> tasks) {
-        Map<String, Map<Integer, String>> out = new LinkedHashMap<>();
-        tasks.forEach(t -> out.put(t.id(), new java.util.TreeMap<>()));
-        store.forEachRun(new io.isobench.store.RunFilter(null, java.util.Set.of(RunRecord.RunKind.AGENT_ATTEMPT),
-                sessionId, false), r -> {
-            var d = r.details().section(AttemptRecords.SECTION);
-            String sha = d.path("patch_sha256").asText(null);
-            if (r.outcome().status() == RunRecord.RunStatus.SUCCESS && sha != null) {
-                out.computeIfAbsent(d.path("task").asText(), x -> new java.util.TreeMap<>())
-                        .put(d.path("attempt").asInt(), sha);
-            }
-        });
-        return out;
     }
 
     private static List<TaskSpec> tasks(Suite suite, List<String> ids) {

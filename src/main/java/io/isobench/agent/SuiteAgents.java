@@ -15,7 +15,8 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
- * Writes the attempts' patches next to the suite ({@code patches/NAME@k/TASK.diff}) and the suite's {@code agents:}
+ * The explicit export of an agents run's attempts into a suite file ({@code isobench agents export-suite},
+ * {@link StoredAttempts#exportTo}; never a side effect of {@code agents run}): writes the attempts' patches next to the suite ({@code patches/NAME@k/TASK.diff}) and the suite's {@code agents:}
  * entries {@code NAME@1..K} that name them (docs/agents.md). An attempt without a patch (failed, empty) has no entry
  * for its task, so {@code isobench run} has no arm for it; every attempt number 1..K gets an entry. A patch file is
  * bytes, written and checked byte for byte; one that went missing or changed is restored from the store's copy (same
@@ -24,13 +25,6 @@ import java.util.function.Function;
 final class SuiteAgents {
 
     private SuiteAgents() {
-    }
-
-    /** Writes one attempt's patch file ({@code patches/NAME@k/TASK.diff} beside the suite), byte for byte. */
-    static void writePatch(Suite suite, String agent, int attempt, String task, byte[] patch) throws IOException {
-        Path file = suite.file().toAbsolutePath().getParent().resolve(patchPath(agent, attempt, task));
-        java.nio.file.Files.createDirectories(file.getParent());
-        AtomicFile.writeBytes(file, patch);
     }
 
     /**

@@ -146,10 +146,10 @@ public final class AgentAttempts {
      * it), in agent then attempt order.
      */
     public List<Attempt> ofTask(String task) {
-        Map<String, Attempt> latest = new LinkedHashMap<>();
+        Map<Arm, Attempt> latest = new LinkedHashMap<>();
         for (Attempt a : all) {
             if (task != null && task.equals(a.task())) {
-                latest.put(a.agent() + "@" + a.attempt(), a);
+                latest.put(Arm.attemptOf(a.agent(), Math.max(1, a.attempt())), a);
             }
         }
         List<Attempt> out = new ArrayList<>(latest.values());
@@ -159,32 +159,21 @@ public final class AgentAttempts {
 
     /**
      * The agent name of an arm label or agent name without its attempt suffix: {@code agent:a@2} → {@code a},
-     * {@code agent:b} → {@code b}. A suffix counts only when it is {@code @} and digits.
+     * {@code agent:b} → {@code b} (the suffix rule: {@link Arm}).
      */
     public static String baseName(String armOrName) {
-        String n = armOrName.startsWith("agent:") ? armOrName.substring("agent:".length()) : armOrName;
-        int at = n.lastIndexOf('@');
-        return at > 0 && isDigits(n.substring(at + 1)) ? n.substring(0, at) : n;
+        Arm a = agentArm(armOrName);
+        return a.kind() == Arm.Kind.AGENT ? a.agentBase() : a.agentName();
     }
 
     /** The attempt number of an arm label or agent name: {@code agent:a@2} → 2; 1 without a suffix. */
     public static int attemptNumber(String armOrName) {
-        int at = armOrName.lastIndexOf('@');
-        if (at > 0 && isDigits(armOrName.substring(at + 1))) {
-            return Integer.parseInt(armOrName.substring(at + 1));
-        }
-        return 1;
+        return Math.max(1, agentArm(armOrName).attempt());
     }
 
-    private static boolean isDigits(String s) {
-        if (s.isEmpty() || s.length() > 6) {
-            return false;
-        }
-        for (int i = 0; i < s.length(); i++) {
-            if (!Character.isDigit(s.charAt(i))) {
-                return false;
-            }
-        }
-        return true;
+    /** The agent arm of a label {@code agent:NAME} or a bare agent name, as written (not normalised). */
+    private static Arm agentArm(String armOrName) {
+        String n = armOrName.startsWith("agent:") ? armOrName.substring("agent:".length()) : armOrName;
+        return n.isBlank() ? new Arm(Arm.Kind.OTHER, n) : new Arm(Arm.Kind.AGENT, n);
     }
 }

@@ -4,9 +4,8 @@ import io.isobench.Arm;
 import io.isobench.Mode;
 import io.isobench.parse.Better;
 import io.isobench.parse.MetricDictionary;
-import io.isobench.plan.Planner;
+import io.isobench.plan.JobRole;
 import io.isobench.store.GateResult;
-import io.isobench.store.Pipeline;
 import io.isobench.store.RunDetails;
 import io.isobench.store.RunFilter;
 import io.isobench.store.RunRecord;
@@ -162,7 +161,8 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
             RunDetails x = r.details();
             if (x.hasTask()) {
                 byTask.computeIfAbsent(x.task(), k -> new ArrayList<>())
-                        .add(new Parsed(r, x, x.jobIndex(Integer.MAX_VALUE)));
+                        .add(new Parsed(r, x, x.jobIndex(Integer.MAX_VALUE), JobRole.ofStored(x.role(),
+                                r.pipeline() == null ? null : r.pipeline().label(), x.job()).orElse(null)));
             }
         });
         List<TaskResult> out = new ArrayList<>();
@@ -177,8 +177,8 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
     private record Reading(ClockRule clockRule, SequentialDesign design, int roundsCap) {
     }
 
-    /** A run with its details and its index in the plan. */
-    private record Parsed(RunRecord run, RunDetails extra, int jobIndex) {
+    /** A run with its details, its index in the plan and its role (null: none, e.g. an imported pipeline). */
+    private record Parsed(RunRecord run, RunDetails extra, int jobIndex, JobRole role) {
     }
 
     private static int firstIndex(List<Parsed> runs) {
@@ -191,6 +191,7 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
         int roundsRun = 0;
         io.isobench.parse.MetricResolution coarsest = null; // the primary metric's coarsest recorded resolution
         List<String> arms = new ArrayList<>();
+        Map<String, Arm> armOf = new LinkedHashMap<>(); // each label's arm: compared by kind, never by text
         Rounds rounds = new Rounds(clockRule);
         Map<String, TreeMap<Integer, RunRecord>> byRound = new LinkedHashMap<>(); // what the secondary metrics read
         SweepAnalysis.Collector sweep = new SweepAnalysis.Collector(clockRule);
@@ -207,13 +208,15 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
         List<RunRecord> pilotRuns = new ArrayList<>();
         for (Parsed p : runs) {
             RunRecord r = p.run();
-            if (Pipeline.NATIVE_PILOT.equals(r.pipeline())) {
+            JobRole role = p.role();
+            if (role == JobRole.PILOT) {
                 pilotRuns.add(r); // sweep: auto's pilots chose the points: shown, never measured or counted
                 continue;
             }
             String arm = r.arm().label();
             if (!arms.contains(arm)) {
                 arms.add(arm);
+                armOf.put(arm, r.arm());
             }
             mode = mode == null && r.mode() != null ? r.mode().label() : mode;
             commit = commit == null ? r.commit() : commit;
@@ -233,12 +236,12 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
                     g.reviewFailing.add(f);
                 }
             }
-            if (Pipeline.NATIVE_CHECK.equals(r.pipeline()) && x.job() != null && x.job().endsWith("/" + Planner.REPEAT_CHECK)) {
+            if (role == JobRole.CHECK_REPEAT) {
                 // the baseline's second check: it calibrates the tolerance, it is not the baseline's gate
                 calibration = calibrationOf(x, r, calibration);
                 continue;
             }
-            if (Pipeline.NATIVE_CHECK.equals(r.pipeline())) {
+            if (role == JobRole.CHECK) {
                 Gate g = gates.computeIfAbsent(arm, k -> new Gate());
                 GateResult c = x.gate();
                 if (c != null && c.outcome() != null) {
@@ -260,7 +263,7 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
                 if (c != null && c.calibration() != null && r.arm().equals(Arm.BASELINE)) {
                     calibration = calibrationOf(x, r, calibration);
                 }
-            } else if (Pipeline.NATIVE_ACCURACY.equals(r.pipeline())) {
+            } else if (role == JobRole.ACCURACY) {
                 Gate g = gates.computeIfAbsent(arm, k -> new Gate());
                 RunDetails.AccuracyResult a = x.accuracy();
                 g.accOutcome = a == null ? null : a.outcome();
@@ -273,7 +276,7 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
                 }
                 outcomes.computeIfAbsent(arm, k -> new TreeMap<>()).merge(r.failure().category(), 1, Integer::sum);
             }
-            if (!Pipeline.NATIVE.equals(r.pipeline())) {
+            if (role != JobRole.MEASURE) {
                 continue;
             }
             measured.merge(arm, 1, Integer::sum);
@@ -305,9 +308,13 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
         }
         roundsRun = Math.min(roundsRun, reading.roundsCap());
         // baseline, its A/A twin, human, then the agents in plan order
-        arms.sort(Comparator.comparingInt(a -> a.equals("baseline") ? 0 : a.equals(Arm.BASELINE_AA.label()) ? 1
-                : a.equals("human") ? 2 : 3));
-        Gate base = gates.getOrDefault("baseline", new Gate());
+        arms.sort(Comparator.comparingInt(a -> switch (armOf.get(a).kind()) {
+            case BASELINE -> 0;
+            case BASELINE_AA -> 1;
+            case HUMAN -> 2;
+            default -> 3;
+        }));
+        Gate base = gates.getOrDefault(Arm.BASELINE.label(), new Gate());
         Map<String, ArmCorrectness> correctness = new LinkedHashMap<>();
         for (String a : arms) {
             Gate g = gates.get(a);
@@ -338,20 +345,21 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
         Rounds.Valid valid = rounds.valid();
         MetricDictionary.Definition known = metric == null ? null : MetricDictionary.lookup(metric);
         Better better = known != null ? known.better() : declared != null ? declared.better() : Better.NONE;
-        if (metric != null && better != Better.NONE && arms.contains("baseline") && arms.contains("human")) {
+        if (metric != null && better != Better.NONE && armOf.containsValue(Arm.BASELINE)
+                && armOf.containsValue(Arm.HUMAN)) {
             List<ArmSamples> agents = new ArrayList<>();
             for (String a : arms) {
-                if (a.startsWith("agent:")) {
+                if (armOf.get(a).kind() == Arm.Kind.AGENT) {
                     agents.add(valid.samples(a, incorrect));
                 }
             }
-            ArmSamples aa = arms.contains(Arm.BASELINE_AA.label())
+            ArmSamples aa = armOf.containsValue(Arm.BASELINE_AA)
                     ? valid.samples(Arm.BASELINE_AA.label(), incorrect) : null;
             SequentialDesign design = reading.design() != null ? reading.design() : SequentialDesign.fixed(
                     Math.max(1, roundsRun));
             analysis = TaskAnalysis.analyse(new TaskAnalysis.Input(metric, better,
-                    valid.samples("baseline", incorrect), aa, valid.samples("human", incorrect), agents,
-                    valid.exclusions()), design, roundsRun, config);
+                    valid.samples(Arm.BASELINE.label(), incorrect), aa, valid.samples(Arm.HUMAN.label(), incorrect),
+                    agents, valid.exclusions()), design, roundsRun, config);
             int upTo = analysis.stopping().lookRounds(); // the rounds the verdicts read: the secondary metrics' too
             secondary = SecondaryMetrics.of(counted(arms, valid, byRound, upTo), valid.exclusions().stream()
                     .filter(e -> e.round() < upTo).toList(), config);
@@ -366,8 +374,8 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
             unit = swept.axis().unit();
         }
         Resolution resolution = coarsest == null || analysis == null ? null : Resolution.of(metric, coarsest
-                .resolution(), coarsest.source(), analysis.summaries().containsKey("baseline")
-                ? analysis.summaries().get("baseline").median() : null, config);
+                .resolution(), coarsest.source(), analysis.summaries().containsKey(Arm.BASELINE.label())
+                ? analysis.summaries().get(Arm.BASELINE.label()).median() : null, config);
         return new TaskResult(taskId, mode, commit, arms, analysis, outcomes, incorrect, findings, measured,
                 correctness, valid.hardware(), calibration == null ? Map.of() : calibration, unit, secondary, swept,
                 resolution);

@@ -2,6 +2,7 @@ package io.isobench.cli;
 
 import io.isobench.IsobenchException;
 import io.isobench.agent.AgentsRun;
+import io.isobench.agent.StoredAttempts;
 import io.isobench.store.Store;
 import io.isobench.store.Stores;
 import io.isobench.task.Suite;
@@ -18,7 +19,7 @@ import java.util.concurrent.Callable;
 
 @Command(name = "agents", mixinStandardHelpOptions = true,
         description = "Agents make the patches: run an agent CLI on each task's parent tree (docs/agents.md).",
-        subcommands = {AgentsCommand.Run.class})
+        subcommands = {AgentsCommand.Run.class, AgentsCommand.ExportSuite.class})
 final class AgentsCommand extends CommandGroup {
 
     @ParentCommand
@@ -29,8 +30,9 @@ final class AgentsCommand extends CommandGroup {
                     + " each on a fresh single-commit tree of the task's parent commit, in a sandbox (--executor"
                     + " docker: non-root container, CPU/memory limits, no network but the model endpoint), under the"
                     + " runner's budget. Every attempt is stored when it ends (usage, versions, prompt hash, raw and"
-                    + " normalised trajectory, patch); attempt k's patches become agent NAME@k in the suite, so"
-                    + " `isobench run SUITE` measures them. --resume continues an interrupted run without losing or"
+                    + " normalised trajectory, patch); attempt k is agent arm NAME@k of `isobench run SUITE"
+                    + " --attempts-of SESSION`; the suite file is only read (`agents export-suite` writes NAME@k"
+                    + " entries into it). --resume continues an interrupted run without losing or"
                     + " repeating an attempt.",
                     "Exit 0 when every attempt ran (whatever the agent did), 2 for bad input, 3 when the sandbox or CLI"
                             + " is missing."})
@@ -38,7 +40,7 @@ final class AgentsCommand extends CommandGroup {
         @ParentCommand
         AgentsCommand parent;
 
-        @Parameters(paramLabel = "SUITE", description = "The suite (.yaml); rewritten with the attempts' agents.")
+        @Parameters(paramLabel = "SUITE", description = "The suite (.yaml); read, never written.")
         Path suiteFile;
 
         @Option(names = "--agent", required = true, paramLabel = "NAME", description = "The agent (agents[].name).")
@@ -84,7 +86,39 @@ final class AgentsCommand extends CommandGroup {
                             "$%.4f", r.usage().costUsd())) + "\t" + r.patchLines() + " patch lines"
                             + (r.resumed() ? "\t(stored before)" : ""));
                 }
-                m.out.println("next: isobench run " + Sessions.word(suiteFile.toString()));
+                m.out.println("next: isobench run " + Sessions.word(suiteFile.toString()) + " --attempts-of "
+                        + Sessions.word(s.sessionId()) + (m.db == null ? "" : " --db " + Sessions.word(m.db)));
+                m.out.flush();
+            }
+            return Main.OK;
+        }
+    }
+
+    @Command(name = "export-suite", mixinStandardHelpOptions = true,
+            description = {"Write the attempts of an agents run into a suite file: each attempt's patches beside the"
+                    + " suite (patches/NAME@k/TASK.diff, from the store) and one agents: entry NAME@k per attempt"
+                    + " (earlier NAME@… entries of the agent replaced; the rest of the file kept). The explicit form of"
+                    + " what `isobench run SUITE --attempts-of SESSION` plans without writing anything.",
+                    "Exit 0 when written, 2 for bad input (no such agents run)."})
+    static final class ExportSuite implements Callable<Integer> {
+        @ParentCommand
+        AgentsCommand parent;
+
+        @Parameters(paramLabel = "SUITE", description = "The suite (.yaml) to rewrite.")
+        Path suiteFile;
+
+        @Option(names = "--session", required = true, paramLabel = "SESSION",
+                description = "The agents run (the session id `isobench agents run` printed).")
+        String session;
+
+        @Override
+        public Integer call() throws IOException {
+            Main m = parent.main;
+            Suite suite = SuiteLoader.load(suiteFile);
+            try (Store store = Stores.open(m.dbSpec())) {
+                StoredAttempts attempts = StoredAttempts.read(store, session, "--session");
+                Path written = attempts.exportTo(suite, m.err::println);
+                m.out.println(written + ": agents " + attempts.describe() + " name the patches of " + session);
                 m.out.flush();
             }
             return Main.OK;

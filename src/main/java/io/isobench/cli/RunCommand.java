@@ -1,6 +1,9 @@
 package io.isobench.cli;
 
 import io.isobench.IsobenchException;
+import io.isobench.agent.StoredAttempts;
+import io.isobench.store.Store;
+import io.isobench.store.Stores;
 import io.isobench.session.SessionRequest;
 import io.isobench.plan.Planner;
 import io.isobench.task.Suite;
@@ -10,6 +13,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
@@ -55,6 +59,11 @@ final class RunCommand implements Callable<Integer> {
             description = "Where the arm environments (git worktrees) go (default ${DEFAULT-VALUE}).")
     Path workdir;
 
+    @Option(names = "--attempts-of", paramLabel = "SESSION", description = "Measure the attempts an `isobench agents"
+            + " run` stored (its session id): attempt k of agent NAME is agent arm NAME@k, its patches read from the"
+            + " store (written under --workdir); the suite file is not changed (docs/agents.md).")
+    String attemptsOf;
+
     @picocli.CommandLine.Mixin
     ExecutionOptions execution = new ExecutionOptions();
 
@@ -68,6 +77,9 @@ final class RunCommand implements Callable<Integer> {
             throw new IsobenchException.BadInput("--format " + format + ": use text or json");
         }
         Suite suite = SuiteLoader.load(suiteFile);
+        if (attemptsOf != null) {
+            suite = withAttempts(suite);
+        }
         RoundsOption.Choice roundsChoice = RoundsOption.of(rounds, suite);
         suite = roundsChoice.suite();
         if (excludeOnClockMismatch != null) {
@@ -80,7 +92,19 @@ final class RunCommand implements Callable<Integer> {
                 + (main.db == null ? "" : " --db " + Sessions.word(main.db))
                 + (excludeOnClockMismatch == null ? "" : excludeOnClockMismatch ? " --exclude-on-clock-mismatch"
                 : " --no-exclude-on-clock-mismatch")
-                + " --workdir " + Sessions.word(workdir.toString())));
+                + " --workdir " + Sessions.word(workdir.toString())
+                + (attemptsOf == null ? "" : " --attempts-of " + Sessions.word(attemptsOf))));
         return Sessions.run(main, request, dryRun, format).exitCode();
+    }
+
+    /** The suite with the stored attempts of {@code --attempts-of} as its agent arms NAME@k. */
+    private Suite withAttempts(Suite suite) {
+        try (Store store = Stores.open(main.dbSpec())) {
+            return StoredAttempts.read(store, attemptsOf, "--attempts-of").plan(suite,
+                    workdir.toAbsolutePath().resolve("attempts"), main.err::println);
+        } catch (IOException e) {
+            throw new IsobenchException.BadInput("--attempts-of " + attemptsOf + ": cannot write the attempts' patches"
+                    + " under " + workdir + ": " + e.getMessage() + " (fix: a writable --workdir)", e);
+        }
     }
 }

@@ -1,30 +1,22 @@
 package io.isobench.exec;
 
-import io.isobench.store.Pipeline;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.Arm;
 import io.isobench.env.Environment;
 import io.isobench.guard.Secrets;
 import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
 import io.isobench.parse.FailureClassifier;
-import io.isobench.parse.Metric;
 import io.isobench.parse.RuleReader;
 import io.isobench.plan.ArmSpec;
 import io.isobench.plan.Job;
 import io.isobench.plan.JobSpec;
 import io.isobench.review.ReviewResult;
-import io.isobench.store.RunDetails;
+import io.isobench.store.NativeDetails;
 import io.isobench.store.RunRecord;
-import io.isobench.store.Store;
 import io.isobench.task.TaskSpec;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -35,15 +27,15 @@ import java.util.regex.Pattern;
 /**
  * The accuracy hook of a task (issue "Correctness and integrity gates", point 3): the task's accuracy command runs
  * once per arm, in the arm's environment, after the benchmark rounds; its score ({@code accuracy_score}) is parsed
- * and compared with the baseline's within the tolerance. Stored as a run of pipeline {@code native-accuracy} (kind
- * MEASURED, round 0) whose extra_json {@code accuracy} says the outcome: {@code REFERENCE} (baseline), {@code OK},
+ * and compared with the baseline's within the tolerance. The session's recorder stores it as a run of pipeline
+ * {@code native-accuracy} (kind MEASURED, round 0, role {@code accuracy}) whose extra_json {@code accuracy} says the
+ * outcome: {@code REFERENCE} (baseline), {@code OK},
  * {@code ACCURACY_REGRESSION} (failure OUTPUT_MISMATCH), {@code ACCURACY_FAILED} (the command failed or printed no
  * score), {@code NO_REFERENCE} (the baseline has no score).
  */
 public final class Accuracy {
 
     public static final String METRIC = "accuracy_score";
-    private static final ObjectMapper MAPPER = new ObjectMapper();
 
     private Accuracy() {
     }
@@ -67,19 +59,32 @@ public final class Accuracy {
         return sessionId + "/" + a.taskId() + "/" + a.arm() + "/accuracy";
     }
 
-    /** Runs the arm's accuracy job through the executor, in the arm's environment, and commits its run (under {@link #runId}). */
-    public static RunRecord run(Store store, String sessionId, Target target, Executor executor,
-                                LongConsumer groupStarted, Map<String, RunRecord> previous) {
+    /**
+     * What an accuracy run measured, for the session's recorder to store (under {@link #runId}).
+     *
+     * @param result  the executor's result (its log, wall time, argv)
+     * @param failure why the arm's accuracy failed or regressed; null when OK or the reference
+     * @param score   the parsed {@code accuracy_score} (kept on a regression); null when the command printed none
+     * @param outcome the {@code accuracy} section: the outcome against the baseline's score
+     * @param model   the task's model
+     */
+    public record Measured(JobResult result, Failure failure, Double score, NativeDetails.AccuracyOutcome outcome,
+                           String model) {
+    }
+
+    /**
+     * Runs the arm's accuracy job through the executor, in the arm's environment, and compares its score with the
+     * baseline's run among {@code previous}; nothing is stored here (the session's recorder stores the run).
+     */
+    public static Measured run(String sessionId, Target target, Executor executor, LongConsumer groupStarted,
+                               Map<String, RunRecord> previous) {
         ArmSpec arm = target.arm();
         TaskSpec task = target.task();
-        Environment env = target.env();
-        String commit = target.commit();
-        Job job = target.job().in(env.path());
-        ReviewResult review = target.review();
+        Job job = target.job().in(target.env().path());
         String runId = runId(sessionId, arm);
         TaskSpec.Accuracy acc = ((JobSpec.Accuracy) job.spec()).settings();
         String model = task.parsedCommand().model() != null ? task.parsedCommand().model() : task.model();
-        List<String> argv = job.argv();
+        List<String> command = job.argv().stream().map(Secrets::redact).toList();
         JobResult result = executor.execute(job, new Executor.Hooks(groupStarted, () -> false, runId));
         String text = result.log() == null ? "" : result.log();
         Failure failure = result.failure();
@@ -92,81 +97,30 @@ public final class Accuracy {
                 score = s.value();
             }
         }
-        double durationMs = result.durationMs();
-
-        Map<String, Object> a = new LinkedHashMap<>();
-        a.put("command", argv.stream().map(Secrets::redact).toList());
-        a.put("score", score);
-        a.put("higher_is_better", acc.higherIsBetter());
-        a.put("tolerance_abs", acc.toleranceAbs());
-        a.put("tolerance_rel", acc.toleranceRel());
+        NativeDetails.Rule rule = new NativeDetails.Rule(acc.higherIsBetter(), acc.toleranceAbs(),
+                acc.toleranceRel());
         if (failure != null) {
-            a.put("outcome", "ACCURACY_FAILED");
-            a.put("reason", failure.detail());
-        } else if (arm.arm().equals("baseline")) {
-            a.put("outcome", "REFERENCE");
-            a.put("reason", "the baseline's score is the reference");
-        } else {
-            Double base = baselineScore(previous, sessionId, arm);
-            a.put("baseline_score", base);
-            if (base == null) {
-                a.put("outcome", "NO_REFERENCE");
-                a.put("reason", "the baseline has no accuracy score (its accuracy command failed): nothing to compare with");
-            } else {
-                Verdict v = compare(base, score, acc);
-                a.put("delta", v.delta());
-                a.put("allowed_loss", v.allowedLoss());
-                a.put("outcome", v.regression() ? "ACCURACY_REGRESSION" : "OK");
-                a.put("reason", v.reason());
-                if (v.regression()) {
-                    failure = new Failure(FailureCategory.OUTPUT_MISMATCH, "ACCURACY_REGRESSION: " + v.reason(),
-                            List.of(String.format(Locale.ROOT, "accuracy_score %s vs baseline %s", num(score),
-                                    num(base))));
-                }
-            }
+            return new Measured(result, failure, score, new NativeDetails.AccuracyOutcome(command, score, rule, null,
+                    "ACCURACY_FAILED", failure.detail()), model);
         }
-        Map<String, Object> extra = new LinkedHashMap<>();
-        extra.put("task", arm.taskId());
-        extra.put("job", arm.taskId() + "/" + arm.arm() + "/accuracy");
-        extra.put("job_index", Integer.MAX_VALUE / 2);
-        extra.put("intended_commit", env.intendedCommit());
-        extra.put("verified_commit", env.verifiedCommit());
-        extra.put("patch_sha256", env.patchSha256());
-        extra.put("accuracy", a);
-        if (review != null && review.suspicious()) {
-            extra.put("review_findings", review.reasons());
-            extra.put("review_fails_arm", review.failsArm());
+        if (job.arm().kind() == Arm.Kind.BASELINE) {
+            return new Measured(result, null, score, new NativeDetails.AccuracyOutcome(command, score, rule, null,
+                    "REFERENCE", "the baseline's score is the reference"), model);
         }
-        String logSha = text.isEmpty() ? null
-                : store.putArtifact("log", Secrets.redact(text).getBytes(StandardCharsets.UTF_8));
-        RunRecord.FailureInfo fi = failure == null ? null : new RunRecord.FailureInfo(failure.category().name(),
-                Secrets.redact(failure.detail()), Secrets.redact(String.join("\n", failure.evidence())),
-                failure.category().retryable());
-        Arm ar = Arm.fromLabel(arm.arm());
-        List<Metric> metrics = score == null ? List.of() : List.of(Metric.of(METRIC, score));
-        // a regression keeps its score (like OUTPUT_MISMATCH keeps its speed); a failed command has none
-        RunRecord rec = RunRecord.builder(runId)
-                .session(sessionId)
-                .kind(RunRecord.RunKind.MEASURED)
-                .commit(commit, commit == null ? null : commit.substring(0, Math.min(8, commit.length())))
-                .agent(ar.agentName())
-                .arm(ar)
-                .status(failure == null ? RunRecord.RunStatus.SUCCESS : RunRecord.RunStatus.FAILED)
-                .failure(fi)
-                .mode(job.mode())
-                .model(model)
-                .pipeline(Pipeline.NATIVE_ACCURACY)
-                .primary(score == null ? null : METRIC, score, score == null ? null : "measured")
-                .startedAt(Instant.now().minusMillis((long) durationMs))
-                .durationMs(durationMs)
-                .envRef(env.envRef())
-                .argvJson(json(argv.stream().map(Secrets::redact).toList()))
-                .logArtifact(logSha)
-                .details(RunDetails.of(extra))
-                .metrics(metrics)
-                .build();
-        store.putRun(rec);
-        return rec;
+        Double base = baselineScore(previous, sessionId, arm);
+        if (base == null) {
+            return new Measured(result, null, score, new NativeDetails.AccuracyOutcome(command, score, rule,
+                    new NativeDetails.Comparison(null, null, null), "NO_REFERENCE", "the baseline has no accuracy"
+                    + " score (its accuracy command failed): nothing to compare with"), model);
+        }
+        Verdict v = compare(base, score, acc);
+        if (v.regression()) {
+            failure = new Failure(FailureCategory.OUTPUT_MISMATCH, "ACCURACY_REGRESSION: " + v.reason(),
+                    List.of(String.format(Locale.ROOT, "accuracy_score %s vs baseline %s", num(score), num(base))));
+        }
+        return new Measured(result, failure, score, new NativeDetails.AccuracyOutcome(command, score, rule,
+                new NativeDetails.Comparison(base, v.delta(), v.allowedLoss()), v.regression()
+                ? "ACCURACY_REGRESSION" : "OK", v.reason()), model);
     }
 
     /** The failure of an accuracy command that could not start. */
@@ -251,13 +205,5 @@ public final class Accuracy {
 
     private static String num(double v) {
         return String.format(Locale.ROOT, "%.4g", v);
-    }
-
-    private static String json(Object o) {
-        try {
-            return MAPPER.writeValueAsString(o);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

@@ -97,6 +97,11 @@ public record Job(Place place, Arm arm, Mode mode, JobSpec spec, Where where, Li
         };
     }
 
+    /** What the job is for in its session (stored with its run). */
+    public JobRole role() {
+        return JobRole.of(this);
+    }
+
     public int index() {
         return place.index();
     }

@@ -11,6 +11,7 @@ import io.isobench.plan.Job;
 import io.isobench.plan.Plan;
 import io.isobench.probe.Probe;
 import io.isobench.review.ReviewResult;
+import io.isobench.store.NativeDetails;
 import io.isobench.store.RunDetails;
 import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
@@ -98,11 +99,7 @@ final class JobRunner {
         }
         // correctness gate
         Failure failure = result.failure();
-        Map<String, Object> extra = new LinkedHashMap<>();
-        extra.put("task", job.taskId());
-        extra.put("job", job.jobId());
-        extra.put("job_index", job.index());
-        extra.put("plan_seed", plan.seed());
+        Map<String, Object> extra = new LinkedHashMap<>(); // the run's sections (its place and commits: typed)
         if (io.isobench.plan.AutoSweep.isPilot(job)) {
             // a pilot of sweep: auto: its place in the phase and the rule's settings (analysis.PilotTable reads them)
             extra.put(io.isobench.analysis.PilotTable.DETAILS_KEY, io.isobench.analysis.PilotTable.detailsOf(
@@ -119,13 +116,8 @@ final class JobRunner {
             suite.agents().stream().filter(a -> io.isobench.Arm.normalizeAgent(a.name()).equals(name)
                     && a.model() != null).findFirst().ifPresent(a -> extra.put("agent_model", a.model()));
         }
-        if (env != null) {
-            extra.put("intended_commit", env.intendedCommit());
-            extra.put("verified_commit", env.verifiedCommit());
-            extra.put("patch_sha256", env.patchSha256());
-            if (env.artifact() != null) {
-                extra.put("artifact", env.artifact());
-            }
+        if (env != null && env.artifact() != null) {
+            extra.put("artifact", env.artifact());
         }
         extra.put("recipes", env == null ? List.of()
                 : env.recipes().stream().map(io.isobench.env.RecipeApplication::toMap).toList());
@@ -166,7 +158,8 @@ final class JobRunner {
                 result = result.withMetrics(all);
             }
         }
-        RunRecord rec = pieces.recorder().record(sessionId, job, commit, env, result, failure, extra);
+        RunRecord rec = pieces.recorder().record(sessionId, job, commit, env, result, failure, new NativeDetails(
+                RunRecorder.place(job, plan.seed()), RunRecorder.envFacts(env), null, extra));
         store.putRun(rec);
         // the stored outcome counts: the recorder may fail a run the executor finished (NO_METRICS, REQUESTS_FAILED)
         String category = rec.failure() == null ? null : rec.failure().category();

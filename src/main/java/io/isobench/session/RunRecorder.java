@@ -14,6 +14,9 @@ import io.isobench.parse.Metric;
 import io.isobench.parse.MetricDictionary;
 import io.isobench.plan.ArmSpec;
 import io.isobench.plan.Job;
+import io.isobench.plan.JobRole;
+import io.isobench.review.ReviewResult;
+import io.isobench.store.NativeDetails;
 import io.isobench.store.RunDetails;
 import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
@@ -27,8 +30,11 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Builds a session's runs as the store keeps them: the run ids, the placeholder ({@code NOT_RUN}) a command's process
- * group is recorded under before it starts, and a job's finished run (its primary metric, failure, log artifact).
+ * The one writer of a session's runs as the store keeps them: the run ids, the placeholder ({@code NOT_RUN}) a
+ * command's process group is recorded under before it starts, a job's finished run (its primary metric, failure, log
+ * artifact) and an arm's accuracy run. Every run's details are {@link NativeDetails} (typed place with the job's
+ * {@link JobRole}, environment commits, accuracy outcome, then the sections), turned into text in one place
+ * ({@code store.RunDetailsCodec}).
  */
 final class RunRecorder {
 
@@ -57,10 +63,19 @@ final class RunRecorder {
         return sessionId + "/" + job.jobId();
     }
 
+    /** A finished job's place in the session, as its run's details record it. */
+    static NativeDetails.Place place(Job job, long planSeed) {
+        return new NativeDetails.Place(job.taskId(), job.jobId(), job.index(), job.role().label(), planSeed);
+    }
+
+    /** The commits of an arm's environment as a run's details record them; null without an environment. */
+    static NativeDetails.EnvFacts envFacts(Environment env) {
+        return env == null ? null : new NativeDetails.EnvFacts(env.intendedCommit(), env.verifiedCommit(),
+                env.patchSha256());
+    }
+
     RunRecord placeholder(String rid, String sessionId, Job job, String commit, long pgid, int attempt) {
         Map<String, Object> extra = new LinkedHashMap<>();
-        extra.put("task", job.taskId());
-        extra.put("job", job.jobId());
         Leftovers.record(extra, pgid);
         extra.put("attempt", attempt);
         return measured(rid, sessionId, commit, job.arm())
@@ -71,7 +86,8 @@ final class RunRecorder {
                 .startedAt(Instant.now())
                 .argvJson(json(job.argv()))
                 .notes("in progress")
-                .details(RunDetails.of(extra))
+                .details(RunDetails.of(new NativeDetails(new NativeDetails.Place(job.taskId(), job.jobId(), null,
+                        job.role().label(), null), null, null, extra)))
                 .build();
     }
 
@@ -81,7 +97,6 @@ final class RunRecorder {
      */
     RunRecord armPlaceholder(String rid, String sessionId, ArmSpec a, String commit, String phase, long pgid) {
         Map<String, Object> extra = new LinkedHashMap<>();
-        extra.put("task", a.taskId());
         extra.put("phase", phase);
         Leftovers.record(extra, pgid);
         return measured(rid, sessionId, commit, Arm.fromLabel(a.arm()))
@@ -89,7 +104,7 @@ final class RunRecorder {
                 .pipeline(Pipeline.NATIVE)
                 .startedAt(Instant.now())
                 .notes("in progress: " + phase)
-                .details(RunDetails.of(extra))
+                .details(RunDetails.of(new NativeDetails(NativeDetails.Place.ofTask(a.taskId()), null, null, extra)))
                 .build();
     }
 
@@ -103,8 +118,12 @@ final class RunRecorder {
                 .arm(arm);
     }
 
+    /**
+     * A job's finished run: its primary metric (a measured round without one, or one that lost requests, fails
+     * here), failure, log artifact and {@code details}.
+     */
     RunRecord record(String sessionId, Job job, String commit, Environment env, JobResult result,
-                             Failure failure, Map<String, Object> extra) {
+                     Failure failure, NativeDetails details) {
         String rid = runId(sessionId, job);
         String primaryName = job.readout() != null ? job.readout().primary()
                 : MetricDictionary.primaryMetric(job.mode());
@@ -125,19 +144,12 @@ final class RunRecorder {
             failure = lostRequests(result);
             status = failure == null ? status : RunRecord.RunStatus.FAILED;
         }
-        String logSha = null;
-        if (result.log() != null && !result.log().isEmpty()) {
-            logSha = store.putArtifact("log", Secrets.redact(result.log()).getBytes(StandardCharsets.UTF_8));
-        }
-        RunRecord.FailureInfo fi = failure == null ? null : new RunRecord.FailureInfo(failure.category().name(),
-                Secrets.redact(failure.detail()), Secrets.redact(String.join("\n", failure.evidence())),
-                failure.category().retryable());
         String model = job.probes() != null ? job.probes().model()
                 : io.isobench.probe.Clients.flagMap(job.client()).get("model");
         return measured(rid, sessionId, commit, job.arm())
                 .round(Math.max(0, job.round()))
                 .status(status)
-                .failure(fi)
+                .failure(failureInfo(failure))
                 .mode(job.mode())
                 .model(model)
                 .pipeline(pipelineOf(job))
@@ -147,10 +159,58 @@ final class RunRecorder {
                 .durationMs(result.durationMs())
                 .envRef(env == null ? null : env.envRef())
                 .argvJson(json(Secrets.argv(result.argv())))
-                .logArtifact(logSha)
-                .details(RunDetails.of(extra))
+                .logArtifact(logArtifact(result.log()))
+                .details(RunDetails.of(details))
                 .metrics(result.metrics())
                 .build();
+    }
+
+    /**
+     * An arm's accuracy run (under {@link Accuracy#runId}): its score as primary metric (kept on a regression), the
+     * {@code accuracy} outcome, the environment's commits and the patch review's findings.
+     */
+    RunRecord accuracy(String sessionId, Accuracy.Target target, Accuracy.Measured m) {
+        ArmSpec arm = target.arm();
+        Environment env = target.env();
+        Map<String, Object> sections = new LinkedHashMap<>();
+        ReviewResult review = target.review();
+        if (review != null && review.suspicious()) {
+            sections.put("review_findings", review.reasons());
+            sections.put("review_fails_arm", review.failsArm());
+        }
+        // plan index: after every job of the plan; the job id as every store has it
+        NativeDetails details = new NativeDetails(new NativeDetails.Place(arm.taskId(), arm.taskId() + "/"
+                + arm.arm() + "/accuracy", Integer.MAX_VALUE / 2, JobRole.ACCURACY.label(), null), envFacts(env),
+                m.outcome(), sections);
+        Double score = m.score();
+        JobResult result = m.result();
+        return measured(Accuracy.runId(sessionId, arm), sessionId, target.commit(), target.job().arm())
+                .status(m.failure() == null ? RunRecord.RunStatus.SUCCESS : RunRecord.RunStatus.FAILED)
+                .failure(failureInfo(m.failure()))
+                .mode(target.job().mode())
+                .model(m.model())
+                .pipeline(Pipeline.NATIVE_ACCURACY)
+                .primary(score == null ? null : Accuracy.METRIC, score, score == null ? null : "measured")
+                .startedAt(Instant.now().minusMillis((long) result.durationMs()))
+                .durationMs(result.durationMs())
+                .envRef(env.envRef())
+                .argvJson(json(m.outcome().command()))
+                .logArtifact(logArtifact(result.log()))
+                .details(RunDetails.of(details))
+                .metrics(score == null ? List.of() : List.of(Metric.of(Accuracy.METRIC, score)))
+                .build();
+    }
+
+    /** The redacted log as an artifact; null when there is none. */
+    private String logArtifact(String log) {
+        return log == null || log.isEmpty() ? null
+                : store.putArtifact("log", Secrets.redact(log).getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static RunRecord.FailureInfo failureInfo(Failure failure) {
+        return failure == null ? null : new RunRecord.FailureInfo(failure.category().name(),
+                Secrets.redact(failure.detail()), Secrets.redact(String.join("\n", failure.evidence())),
+                failure.category().retryable());
     }
 
     /**

@@ -216,9 +216,11 @@ final class SessionRunner {
             String commit = arms.humanSha().getOrDefault(a.taskId(), task.humanCommit());
             Accuracy.Target target = new Accuracy.Target(a, task, env, commit, job,
                     preparation.review(a.taskId(), a.arm(), task));
-            RunRecord rec = Accuracy.run(store, sessionId, target, options.executor(),
+            Accuracy.Measured measured = Accuracy.run(sessionId, target, options.executor(),
                     pgid -> store.putRun(recorder.armPlaceholder(rid, sessionId, a, commit, "accuracy", pgid)),
                     attempt.previous());
+            RunRecord rec = recorder.accuracy(sessionId, target, measured);
+            store.putRun(rec);
             attempt.previous().put(rid, rec);
             tally.countRun(rec.failure() == null ? null : rec.failure().category());
             say(String.format(Locale.ROOT, "accuracy %s %s: %s", a.taskId(), a.arm(), rec.failure() != null

@@ -50,6 +50,11 @@ public final class RunDetails {
         return RunDetailsCodec.decode(RunDetailsCodec.write(fields));
     }
 
+    /** The details a native session writes for a run, typed ({@link RunDetailsCodec#write(NativeDetails)}). */
+    public static RunDetails of(NativeDetails details) {
+        return RunDetailsCodec.decode(RunDetailsCodec.write(details));
+    }
+
     /** Details from a JSON object (copied), as the importers build them. */
     public static RunDetails of(ObjectNode fields) {
         return RunDetailsCodec.decode(fields.toString());
@@ -98,6 +103,15 @@ public final class RunDetails {
     /** The plan's job id ({@code task/arm/...}); null for arm-level runs and imported data. */
     public String job() {
         return string("job");
+    }
+
+    /**
+     * The job's role as recorded ({@code role}: measure, check, check-repeat, accuracy, pilot); null for runs recorded
+     * before roles were stored, arm-level runs and imported data ({@code plan.JobRole.ofStored} derives the old ones).
+     */
+    public String role() {
+        JsonNode r = tree().path("role");
+        return r.isTextual() ? r.asText() : null;
     }
 
     /** The job's index in the plan, or {@code fallback} when absent. */

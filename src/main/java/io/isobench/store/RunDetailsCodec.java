@@ -40,6 +40,14 @@ public final class RunDetailsCodec {
         return details == null ? null : details.text();
     }
 
+    /**
+     * The text of a native run's details: the typed parts, then the sections, in the order {@link NativeDetails}
+     * documents (Jackson, compact; a typed null field left out, an environment's null commit written as null).
+     */
+    static String write(NativeDetails details) {
+        return write(details.toMap());
+    }
+
     /** The text of a value as the writers have always stored it (Jackson, insertion order, compact). */
     static String write(Object value) {
         try {

@@ -64,6 +64,11 @@ public record Suite(Path file, EngineSpec engine, List<TaskSpec> tasks, List<Age
         return new Suite(file, engine, tasks, agents, other, recipes, setup, agentPrompt);
     }
 
+    /** The same suite with other agent arms (the attempts of an agents run, {@code isobench run --attempts-of}). */
+    public Suite withAgents(List<AgentSpec> other) {
+        return new Suite(file, engine, tasks, other, run, recipes, setup, agentPrompt);
+    }
+
     /** The recipes that apply to one arm of one task, in suite order. */
     public List<Recipe> recipesFor(String taskId, String armLabel) {
         return recipes.stream().filter(r -> r.appliesTo(taskId, armLabel)).toList();

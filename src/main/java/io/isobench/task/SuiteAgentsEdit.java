@@ -1,5 +1,6 @@
 package io.isobench.task;
 
+import io.isobench.Arm;
 import io.isobench.IsobenchException;
 import io.isobench.guard.AtomicFile;
 import org.yaml.snakeyaml.DumperOptions;
@@ -22,8 +23,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Rewrites a suite file's {@code agents:} entries named {@code NAME@k} (what {@code isobench agents run} writes;
- * docs/agents.md): every earlier {@code NAME@…} entry is replaced by one entry per attempt with its patches. The rest
+ * Rewrites a suite file's {@code agents:} entries named {@code NAME@k} (what {@code isobench agents export-suite}
+ * writes; docs/agents.md): every earlier {@code NAME@…} entry is replaced by one entry per attempt with its patches. The rest
  * of the file (other agents, tasks, comments) is kept; the file is written atomically and must load afterwards.
  */
 public final class SuiteAgentsEdit {
@@ -69,11 +70,10 @@ public final class SuiteAgentsEdit {
             v.add(new NodeTuple(scalar("agents"), agents));
             top.setValue(v);
         }
-        String prefix = io.isobench.Arm.normalizeAgent(agent) + "@";
+        String base = Arm.normalizeAgent(agent);
         List<Node> kept = new ArrayList<>();
         for (Node n : agents.getValue()) {
-            if (!(n instanceof MappingNode m && nameOf(m) != null
-                    && io.isobench.Arm.normalizeAgent(nameOf(m)).startsWith(prefix))) {
+            if (!(n instanceof MappingNode m && isAttemptOf(nameOf(m), base))) {
                 kept.add(n);
             }
         }
@@ -106,6 +106,15 @@ public final class SuiteAgentsEdit {
             Files.deleteIfExists(tmp);
         }
         AtomicFile.write(suiteFile, out.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    /** True when {@code name} is an attempt {@code NAME@k} of agent {@code base} (normalised). */
+    private static boolean isAttemptOf(String name, String base) {
+        if (name == null || name.isBlank()) {
+            return false;
+        }
+        Arm arm = Arm.agent(name);
+        return arm.isAttempt() && arm.agentBase().equals(base);
     }
 
     private static String nameOf(MappingNode m) {

@@ -25,9 +25,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * An honest agent's patch survives {@code isobench agents run} byte for byte (issue 27, item 1): code the generic
  * secret redactor would rewrite ({@code token = tokenizer.decode(ids)}, {@code self.api_key = api_key}), a form
- * feed, a tab and a byte that is not UTF-8 reach the patch file beside the suite and the store's artifact unchanged,
- * the patch applies to the parent commit and gives the agent's exact bytes, the suite names it, and a resumed run
- * writes the suite again.
+ * feed, a tab and a byte that is not UTF-8 reach the store's artifact, the planned patch file and the exported one
+ * beside the suite unchanged, the patch applies to the parent commit and gives the agent's exact bytes, the export
+ * names it in the suite, and a resumed run plans it again.
  */
 class AgentPatchBytesTest {
 
@@ -95,11 +95,16 @@ class AgentPatchBytesTest {
             store.forEachRun(new RunFilter(null, Set.of(RunRecord.RunKind.AGENT_ATTEMPT), first.sessionId(), false),
                     runs::add);
             assertThat(runs).hasSize(2);
+            StoredAttempts stored = StoredAttempts.read(store, first.sessionId(), "--attempts-of");
+            Suite planned = stored.plan(SuiteLoader.load(suiteFile), dir.resolve("work/attempts"), s -> { });
+            stored.exportTo(SuiteLoader.load(suiteFile), s -> { });
             for (RunRecord run : runs) {
                 var d = run.details().section(AttemptRecords.SECTION);
                 String task = d.path("task").asText();
-                Path file = dir.resolve("patches/honest@1/" + task + ".diff");
+                Path file = planned.agents().get(1).patches().get(task);
                 byte[] onDisk = Files.readAllBytes(file);
+                assertThat(Files.readAllBytes(dir.resolve("patches/honest@1/" + task + ".diff")))
+                        .as("the export writes the same bytes beside the suite").isEqualTo(onDisk);
                 String latin = new String(onDisk, StandardCharsets.ISO_8859_1); // one char per byte
                 assertThat(latin).contains("+\ttoken = tokenizer.decode(ids)\n", "+\tself.api_key = api_key\n",
                         "+\f\n", "caf\u00e9\n", "float(1 << 20)  # " + task);
@@ -123,10 +128,12 @@ class AgentPatchBytesTest {
             assertThat(after.agents()).extracting(a -> a.name()).containsExactly("honest", "honest@1");
             assertThat(after.agents().get(1).patches()).containsOnlyKeys("tpot", "latency");
 
-            // a resumed run writes the suite again from the stored attempts: it must not fail on a stored patch
+            // a resumed run keeps the stored attempts; planning them again must not fail on a stored patch
             AgentsRun.Summary resumed = run(store, first.sessionId());
             assertThat(resumed.attempts()).extracting(AgentsRun.AttemptRow::resumed).containsExactly(true, true);
-            assertThat(SuiteLoader.load(suiteFile).agents().get(1).patches()).containsOnlyKeys("tpot", "latency");
+            assertThat(StoredAttempts.read(store, first.sessionId(), "--attempts-of").plan(SuiteLoader.load(
+                    suiteFile), dir.resolve("work/attempts"), s -> { }).agents().get(1).patches())
+                    .containsOnlyKeys("tpot", "latency");
         }
     }
 

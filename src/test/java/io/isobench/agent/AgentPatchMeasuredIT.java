@@ -22,7 +22,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * The done-when of issue 27, item 1, through the real CLI: {@code isobench agents run} with an honest agent whose
  * patch holds code the generic redactor would rewrite, a tab, a form feed and a Latin-1 byte, then
- * {@code isobench run} on the rewritten suite measures that patch ({@code agent:honest@1} succeeds, its worktree has
+ * {@code isobench run --attempts-of SESSION} measures that patch, the suite file unchanged ({@code agent:honest@1}
+ * succeeds, its worktree has
  * the agent's exact bytes). Real processes: the isobench jar, a python3 "agent", the toy engine.
  */
 class AgentPatchMeasuredIT {
@@ -83,13 +84,22 @@ class AgentPatchMeasuredIT {
                 ""));
         assertThat(cli("agents", "run", dir.resolve("suite.yaml").toString(), "--agent", "honest", "--executor",
                 "local", "--workdir", dir.resolve("work").toString())).isZero();
-        byte[] patch = Files.readAllBytes(dir.resolve("patches/honest@1/tpot.diff"));
+        byte[] suiteBytes = Files.readAllBytes(dir.resolve("suite.yaml"));
+        String agentsSession;
+        try (Store store = Stores.open(dir.resolve("s.duckdb").toString())) {
+            agentsSession = store.sessions().stream().filter(s -> s.isAgentsRun()).findFirst().orElseThrow()
+                    .sessionId();
+        }
+
+        assertThat(cli("run", dir.resolve("suite.yaml").toString(), "--session", "measured", "--attempts-of",
+                agentsSession, "--workdir", dir.resolve("work").toString())).isZero();
+        assertThat(Files.readAllBytes(dir.resolve("suite.yaml"))).as("the suite file is not modified")
+                .isEqualTo(suiteBytes);
+        byte[] patch = Files.readAllBytes(dir.resolve("work/attempts").resolve(agentsSession)
+                .resolve("honest@1/tpot.diff"));
         assertThat(new String(patch, java.nio.charset.StandardCharsets.ISO_8859_1))
                 .contains("+\ttoken = tokenizer.decode(ids)\n", "+\tself.api_key = api_key\n", "+\f\n",
                         "caf\u00e9\n");
-
-        assertThat(cli("run", dir.resolve("suite.yaml").toString(), "--session", "measured", "--workdir",
-                dir.resolve("work").toString())).isZero();
         try (Store store = Stores.open(dir.resolve("s.duckdb").toString())) {
             List<RunRecord> runs = new ArrayList<>();
             store.forEachRun(new RunFilter(null, null, "measured", false), runs::add);

@@ -122,7 +122,13 @@ class AgentsResumeIT {
             assertThat(runs).hasSize(2);
             assertThat(runs).extracting(r -> r.key().sessionId()).containsOnly(runs.get(0).key().sessionId());
         }
-        var suite = SuiteLoader.load(dir.resolve("suite.yaml"));
+        io.isobench.task.Suite suite;
+        try (Store store = Stores.open(dir.resolve("s.duckdb").toString())) {
+            String session = store.sessions().stream().filter(s -> s.isAgentsRun()).findFirst().orElseThrow()
+                    .sessionId();
+            suite = StoredAttempts.read(store, session, "--attempts-of").plan(SuiteLoader.load(
+                    dir.resolve("suite.yaml")), dir.resolve("work/attempts"), s -> { });
+        }
         assertThat(suite.agents().get(1).name()).isEqualTo("scripted@1");
         assertThat(suite.agents().get(1).patches()).containsOnlyKeys("tpot", "latency");
         assertThat(Files.readString(suite.agents().get(1).patches().get("latency"), StandardCharsets.UTF_8))

@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@code isobench agents run} end to end on the toy engine with a python3 "agent" (the command adapter, local
- * sandbox): attempts stored, patches written, the suite rewritten so it loads with agents NAME@k, resume.
+ * sandbox): attempts stored, the suite never written, the stored attempts planned as agents NAME@k (and exported into the suite only when asked), resume.
  */
 class AgentsRunTest {
 
@@ -77,7 +77,8 @@ class AgentsRunTest {
     }
 
     @Test
-    void attemptsAreStoredPatchedIntoTheSuiteAndResumedWithoutRepeats() throws Exception {
+    void attemptsAreStoredPlannedFromTheStoreExportedOnlyWhenAskedAndResumedWithoutRepeats() throws Exception {
+        byte[] suiteBytes = Files.readAllBytes(suiteFile);
         try (Store store = Stores.open(dir.resolve("s.duckdb").toString())) {
             AgentsRun.Summary first = run(store, 1, null);
             assertThat(first.attempts()).extracting(AgentsRun.AttemptRow::status)
@@ -115,6 +116,23 @@ class AgentsRunTest {
             assertThat(crash.outcome().failure().category()).isEqualTo("AGENT_CRASH");
             assertThat(store.session(first.sessionId()).orElseThrow().status()).isEqualTo("agents-complete");
 
+            assertThat(Files.readAllBytes(suiteFile)).as("agents run never writes the suite").isEqualTo(suiteBytes);
+            assertThat(dir.resolve("patches")).as("nor patch files beside it").doesNotExist();
+
+            // run --attempts-of: the stored attempts are the agent arms NAME@k, patches from the store
+            StoredAttempts stored = StoredAttempts.read(store, first.sessionId(), "--attempts-of");
+            Suite planned = stored.plan(SuiteLoader.load(suiteFile), dir.resolve("work/attempts"), s -> { });
+            assertThat(planned.agents()).extracting(a -> a.name())
+                    .containsExactly("scripted", "scripted@1", "scripted@2");
+            assertThat(planned.agents().get(1).patches()).containsOnlyKeys("tpot");
+            assertThat(planned.agents().get(1).model()).isEqualTo("scripted-1");
+            assertThat(planned.agents().get(2).patches().get("tpot")).isEqualTo(dir.resolve("work/attempts")
+                    .resolve(first.sessionId()).resolve("scripted@2/tpot.diff"));
+            assertThat(Files.readString(planned.agents().get(1).patches().get("tpot"))).contains("+attempt on tpot");
+            assertThat(Files.readAllBytes(suiteFile)).as("planning writes no suite").isEqualTo(suiteBytes);
+
+            // the explicit export writes the same arms into the suite file
+            stored.exportTo(SuiteLoader.load(suiteFile), s -> { });
             Suite after = SuiteLoader.load(suiteFile);
             assertThat(after.agents()).extracting(a -> a.name())
                     .containsExactly("scripted", "scripted@1", "scripted@2");
@@ -179,8 +197,9 @@ class AgentsRunTest {
             assertThat(first.attempts().get(1).detail()).contains("IllegalStateException: boom: the sandbox broke");
             RunRecord crash = store.run(first.sessionId() + "/latency/scripted@1").orElseThrow();
             assertThat(crash.outcome().failure().category()).isEqualTo("ATTEMPT_CRASHED");
-            assertThat(SuiteLoader.load(suiteFile).agents().get(1).patches()).as("tpot keeps its entry")
-                    .containsOnlyKeys("tpot");
+            assertThat(StoredAttempts.read(store, first.sessionId(), "--attempts-of").plan(SuiteLoader.load(
+                    suiteFile), dir.resolve("work/attempts"), s -> { }).agents().get(1).patches())
+                    .as("tpot keeps its arm").containsOnlyKeys("tpot");
 
             AgentsRun.Summary resumed = new AgentsRun(store, Map.of(), s -> { }, failingLatency(starts))
                     .run(new AgentsRun.Request(SuiteLoader.load(suiteFile), "scripted", List.of("tpot", "latency"),
@@ -209,20 +228,34 @@ class AgentsRunTest {
     }
 
     @Test
-    void aChangedPatchFileIsWrittenAgainFromTheStoreOnResume() throws Exception {
+    void aChangedPatchFileIsWrittenAgainFromTheStoreOnExport() throws Exception {
         try (Store store = Stores.open(dir.resolve("s.duckdb").toString())) {
             AgentsRun.Summary first = run(store, 1, null);
+            StoredAttempts stored = StoredAttempts.read(store, first.sessionId(), "--session");
+            stored.exportTo(SuiteLoader.load(suiteFile), s -> { });
             Path patch = dir.resolve("patches/scripted@1/tpot.diff");
             byte[] was = Files.readAllBytes(patch);
             Files.writeString(patch, "edited by hand\n");
             List<String> lines = new ArrayList<>();
-            new AgentsRun(store, Map.of(), lines::add, AgentsRun.defaultSandboxes("local"))
-                    .run(new AgentsRun.Request(SuiteLoader.load(suiteFile), "scripted", List.of("tpot", "latency"),
-                            1, "local", dir.resolve("work"), first.sessionId()));
+            stored.exportTo(SuiteLoader.load(suiteFile), lines::add);
             assertThat(Files.readAllBytes(patch)).isEqualTo(was);
             assertThat(lines).anySatisfy(l -> assertThat(l).contains("tpot.diff: missing or changed since attempt 1"
                     + " wrote it; written again from the store"));
             assertThat(SuiteLoader.load(suiteFile).agents().get(1).patches()).containsOnlyKeys("tpot");
+        }
+    }
+
+    @Test
+    void anUnknownOrMeasurementSessionIsNoAgentsRunAndSaysTheFix() throws Exception {
+        try (Store store = Stores.open(dir.resolve("s.duckdb").toString())) {
+            store.putSession(io.isobench.store.SessionRecord.builder("measured-1").build());
+            assertThatThrownBy(() -> StoredAttempts.read(store, "agents-nope", "--attempts-of"))
+                    .isInstanceOf(io.isobench.IsobenchException.BadInput.class)
+                    .hasMessageStartingWith("--attempts-of agents-nope: no session 'agents-nope' in")
+                    .hasMessageContaining("(fix: the session id `isobench agents run` printed")
+                    .hasMessageNotContaining("\n");
+            assertThatThrownBy(() -> StoredAttempts.read(store, "measured-1", "--attempts-of"))
+                    .hasMessageContaining("--attempts-of measured-1: a measurement session, not an agents run (fix:");
         }
     }
 

@@ -140,8 +140,10 @@ class AgentsSandboxE2EIT {
                 "--workdir", dir.resolve("work").toString());
         assertThat(agents.code()).as(agents.out()).isZero();
         assertThat(agents.out()).as(agents.out()).contains(task + "\t" + agent + "@1\tOK");
-        Cli run = isobench(Map.of(), "run", suiteFile.toString(), "--rounds", "5", "--workdir",
-                dir.resolve("runs").toString());
+        String session = agents.out().lines().filter(l -> l.startsWith("session ")).findFirst().orElseThrow()
+                .substring("session ".length());
+        Cli run = isobench(Map.of(), "run", suiteFile.toString(), "--rounds", "5", "--attempts-of", session,
+                "--workdir", dir.resolve("runs").toString());
         assertThat(run.code()).as(run.out()).isZero();
         Cli md = isobench(Map.of(), "report");
         assertThat(md.code()).as(md.out()).isZero();
@@ -179,7 +181,7 @@ class AgentsSandboxE2EIT {
         }
         assertThat(taskPage).contains(agent + "@1").contains("<details");
         // the key is in no stored or published byte
-        for (Path root : List.of(dir.resolve("site"), dir.resolve("work"), dir.resolve("patches"))) {
+        for (Path root : List.of(dir.resolve("site"), dir.resolve("work"), dir.resolve("runs/attempts"))) {
             try (var files = Files.walk(root)) {
                 for (Path f : files.filter(Files::isRegularFile).toList()) {
                     assertThat(Files.readString(f, StandardCharsets.ISO_8859_1)).as(f.toString()).doesNotContain(key);
@@ -188,6 +190,13 @@ class AgentsSandboxE2EIT {
         }
         assertThat(md.out()).doesNotContain(key);
         return taskPage;
+    }
+
+    /** The patch file {@code run --attempts-of} wrote from the store ({@code NAME@k/TASK.diff}). */
+    private Path patchOf(String tail) throws Exception {
+        try (var files = Files.walk(dir.resolve("runs/attempts"))) {
+            return files.filter(f -> f.toString().endsWith("/" + tail)).findFirst().orElseThrow();
+        }
     }
 
     @Test
@@ -201,7 +210,7 @@ class AgentsSandboxE2EIT {
             assertThat(page).contains("Edit").contains("POLL_INTERVAL_S");
             assertThat(server.requests()).allMatch(ScriptedAnthropicServer.Request::answered)
                     .allMatch(ScriptedAnthropicServer.Request::keyMatched);
-            assertThat(Files.readString(dir.resolve("patches/claude@1/latency.diff")))
+            assertThat(Files.readString(patchOf("claude@1/latency.diff")))
                     .contains("+" + ClaudeScripts.EDIT_NEW).doesNotContain(".claude");
         }
     }
@@ -214,7 +223,7 @@ class AgentsSandboxE2EIT {
             Path suite = suite("tpot", List.of(agent("codex", CodexScripts.MODEL, r)));
             String page = measureAndReport(suite, "codex", "tpot", Map.of("OPENAI_API_KEY", OPENAI_KEY), OPENAI_KEY);
             assertThat(page).contains("apply_patch").contains("detokenizer.py");
-            assertThat(Files.readString(dir.resolve("patches/codex@1/tpot.diff"))).contains(CodexScripts.EDITED_FILE)
+            assertThat(Files.readString(patchOf("codex@1/tpot.diff"))).contains(CodexScripts.EDITED_FILE)
                     .doesNotContain(".codex");
         }
     }

@@ -51,15 +51,24 @@ class DemoIT {
         // the accuracy runs of the arms whose environment is ready; a task that stops takes its later rounds off the
         // total, so the last job line says how many ran
         int accuracyRuns;
+        java.util.Map<String, java.util.Set<String>> rolesByPipeline = new java.util.TreeMap<>();
         try (Store store = Stores.open(dir.resolve("isobench.duckdb").toString())) {
             List<io.isobench.store.RunRecord> acc = new java.util.ArrayList<>();
             store.forEachRun(io.isobench.store.RunFilter.all(), r -> {
                 if (io.isobench.store.Pipeline.NATIVE_ACCURACY.equals(r.pipeline())) {
                     acc.add(r);
                 }
+                if (r.details().job() != null) {
+                    // every job's run records its role; the recorder writes accuracy runs too
+                    rolesByPipeline.computeIfAbsent(r.pipeline().label(), k -> new java.util.TreeSet<>())
+                            .add(String.valueOf(r.details().role()));
+                }
             });
             accuracyRuns = acc.size();
         }
+        assertThat(rolesByPipeline).isEqualTo(java.util.Map.of("native", java.util.Set.of("measure"),
+                "native-check", java.util.Set.of("check", "check-repeat"), "native-accuracy",
+                java.util.Set.of("accuracy")));
         assertThat(accuracyRuns).isPositive();
         assertThat(err.toString()).contains("job 1/189 ").contains("ETA").contains(" of up to 8: ");
         java.util.regex.Matcher last = java.util.regex.Pattern.compile("job (\\d+)/(\\d+) ").matcher(err.toString());

@@ -73,6 +73,70 @@ class RunCommandTest {
     }
 
     @Test
+    void attemptsOfPlansTheStoredAttemptsAsAgentArmsAndLeavesTheSuiteAlone() throws Exception {
+        Files.createDirectories(dir.resolve("repo"));
+        Path s = suite("repo: ./repo", "").getParent().resolve("suite.yaml");
+        Files.writeString(s, Files.readString(s).replace("id: lat", "id: tpot") + "agents:\n  - name: a@1\n"
+                + "    patches: {tpot: old.diff}\n");
+        Files.writeString(dir.resolve("old.diff"), io.isobench.AttemptSessions.patch("old"));
+        byte[] before = Files.readAllBytes(s);
+        String db = dir.resolve("a.duckdb").toString();
+        try (Store store = Stores.open(db)) {
+            io.isobench.AttemptSessions.attempts(store, java.time.Instant.parse("2026-01-01T00:00:00Z"));
+            store.putSession(io.isobench.store.SessionRecord.builder(io.isobench.AttemptSessions.AGENTS_SESSION)
+                    .suiteJson("{\"agent\":\"a\",\"attempts\":3}").status("agents-complete").build());
+        }
+        Result plan = cli("run", s.toString(), "--db", db, "--attempts-of", io.isobench.AttemptSessions.AGENTS_SESSION,
+                "--dry-run", "--format", "json", "--no-aa", "--workdir", dir.resolve("w").toString());
+        assertThat(plan.code()).as(plan.err()).isZero();
+        List<String> arms = new ArrayList<>();
+        new ObjectMapper().readTree(plan.out()).path("jobs").forEach(j -> {
+            if (!arms.contains(j.path("arm").asText())) {
+                arms.add(j.path("arm").asText());
+            }
+        });
+        // a@3 left no patch (EMPTY_PATCH): no arm; the suite's own a@1 entry is replaced by the stored attempt
+        assertThat(arms).containsExactly("baseline", "human", "agent:a@1", "agent:a@2", "agent:b@1");
+        Path patch = dir.resolve("w/attempts").resolve(io.isobench.AttemptSessions.AGENTS_SESSION)
+                .resolve("a@2/tpot.diff");
+        assertThat(Files.readString(patch)).isEqualTo(io.isobench.AttemptSessions.patch("a@2"));
+        assertThat(Files.readAllBytes(s)).as("the suite file is not modified").isEqualTo(before);
+
+        Result unknown = cli("run", s.toString(), "--db", db, "--attempts-of", "agents-nope", "--dry-run",
+                "--workdir", dir.resolve("w").toString());
+        assertThat(unknown.code()).isEqualTo(2);
+        assertThat(unknown.err().strip()).doesNotContain("\n").startsWith("isobench: --attempts-of agents-nope: no"
+                + " session 'agents-nope' in").contains("(fix: the session id `isobench agents run` printed");
+        assertThat(Files.readAllBytes(s)).isEqualTo(before);
+    }
+
+    @Test
+    void agentsExportSuiteWritesTheStoredAttemptsIntoTheSuiteOnlyWhenAsked() throws Exception {
+        Files.createDirectories(dir.resolve("repo"));
+        Path s = suite("repo: ./repo", "");
+        Files.writeString(s, Files.readString(s).replace("id: lat", "id: tpot"));
+        String db = dir.resolve("e.duckdb").toString();
+        try (Store store = Stores.open(db)) {
+            io.isobench.AttemptSessions.attempts(store, java.time.Instant.parse("2026-01-01T00:00:00Z"));
+        }
+        Result r = cli("--db", db, "agents", "export-suite", s.toString(), "--session",
+                io.isobench.AttemptSessions.AGENTS_SESSION);
+        assertThat(r.code()).as(r.err()).isZero();
+        io.isobench.task.Suite after = io.isobench.task.SuiteLoader.load(s);
+        // every attempt number gets an entry; a@3 left no patch (EMPTY_PATCH): no arm at tpot
+        assertThat(after.agents()).extracting(io.isobench.task.AgentSpec::name)
+                .containsExactly("a@1", "a@2", "a@3", "b@1");
+        assertThat(after.agents().get(2).patches()).isEmpty();
+        assertThat(Files.readString(after.agents().get(1).patches().get("tpot")))
+                .isEqualTo(io.isobench.AttemptSessions.patch("a@2"));
+        assertThat(dir.resolve("patches/a@2/tpot.diff")).exists();
+
+        Result unknown = cli("--db", db, "agents", "export-suite", s.toString(), "--session", "agents-nope");
+        assertThat(unknown.code()).isEqualTo(2);
+        assertThat(unknown.err()).contains("--session agents-nope: no session 'agents-nope'");
+    }
+
+    @Test
     void aBadParallelValueIsOneLineBeforeAnythingRuns() throws Exception {
         Files.createDirectories(dir.resolve("repo"));
         Path s = suite("repo: ./repo", "");

@@ -93,6 +93,10 @@ class PlannerTest {
         List<String> serveChecks = p.jobs().subList(0, checks).stream().filter(j -> j.taskId().equals("serve"))
                 .map(Job::jobId).toList();
         assertThat(serveChecks).startsWith("serve/baseline/check", "serve/baseline/check-repeat");
+        // every job's role (stored with its run): the repeat check is CHECK_REPEAT, rounds MEASURE
+        assertThat(p.jobs()).allMatch(j -> j.role() == (j.kind() == Job.Kind.MEASURE ? JobRole.MEASURE
+                : j.repeatCheck() ? JobRole.CHECK_REPEAT : JobRole.CHECK));
+        assertThat(p.jobs().stream().filter(j -> j.role() == JobRole.CHECK_REPEAT)).hasSize(2);
         Set<String> ids = new HashSet<>();
         for (int r = 0; r < 3; r++) {
             List<Job> round = p.jobs().subList(checks + 9 * r, checks + 9 + 9 * r);
@@ -249,6 +253,7 @@ class PlannerTest {
         assertThat(acc.stream().map(Job::jobId)).containsExactly("acc/baseline/accuracy", "acc2/baseline/accuracy",
                 "acc/human/accuracy", "acc2/human/accuracy");
         assertThat(p.jobs().subList(p.jobs().size() - acc.size(), p.jobs().size())).isEqualTo(acc);
+        assertThat(acc).allMatch(j -> j.role() == JobRole.ACCURACY);
         Job first = acc.get(0);
         JobSpec.Accuracy spec = (JobSpec.Accuracy) first.spec();
         String suiteDir = dir.toAbsolutePath().normalize().toString();
