@@ -133,7 +133,7 @@ final class RunRecorder {
                 Secrets.redact(failure.detail()), Secrets.redact(String.join("\n", failure.evidence())),
                 failure.category().retryable());
         String model = job.probes() != null ? job.probes().model()
-                : io.isobench.probe.Clients.flagMap(job.client()).get("model");
+                : job.client().loadgenFlags().get("model");
         return measured(rid, sessionId, commit, job.arm())
                 .round(Math.max(0, job.round()))
                 .status(status)
