@@ -43,7 +43,7 @@ public record ClientConfig(List<Flag> flags) {
         for (int i = 0; i < words.size(); i++) {
             String w = words.get(i);
             if (!w.startsWith("-")) {
-                throw new IllegalArgumentException("client word " + w + " is not a flag's value (fix: write the flag"
+                throw new IllegalArgumentException("client word '" + w + "' follows no flag (fix: write its flag"
                         + " before it)");
             }
             int eq = w.indexOf('=');
