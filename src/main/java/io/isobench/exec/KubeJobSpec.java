@@ -15,10 +15,8 @@ import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
-import io.isobench.probe.Clients;
 import io.isobench.plan.GpuRequest;
 import io.isobench.plan.Job;
-import io.isobench.plan.Command;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -138,7 +136,7 @@ final class KubeJobSpec {
         List<EnvVar> env = engineEnv(p, job.env());
         Container main;
         if (withServer) {
-            List<String> serverArgv = serverArgv(job.argv(), p.serverPort());
+            List<String> serverArgv = serverArgv(job, p.serverPort());
             Container server = engine(SERVER, arm.image(), p, serverArgv, env, engineMounts, job.gpus());
             server = new ContainerBuilder(server).withRestartPolicy("Always")
                     .withNewStartupProbe().withNewHttpGet().withPath("/health").withNewPort(p.serverPort())
@@ -172,26 +170,22 @@ final class KubeJobSpec {
         return new Spec(k8sJob, patchMap);
     }
 
-    /** The server argv for the pod: the planned argv with the pod's port, bound to all interfaces of the pod. */
-    static List<String> serverArgv(List<String> planned, int port) {
-        List<String> out = new ArrayList<>();
-        List<String> resolved = new Command(planned).argvFor(port);
-        for (int i = 0; i < planned.size(); i++) {
-            String w = resolved.get(i);
-            if (i > 0 && planned.get(i - 1).equals("--host")) {
-                // the kubelet's probe reaches the pod IP, not the pod's loopback
-                w = "0.0.0.0";
-            }
-            out.add(w);
-        }
-        return out;
+    /**
+     * The server argv for the pod: the planned server with the pod's port, bound to all interfaces of the pod (the
+     * kubelet's probe reaches the pod IP, not the pod's loopback).
+     */
+    static List<String> serverArgv(Job job, int port) {
+        return job.spec().command().argvFor(ALL_INTERFACES, port);
     }
+
+    /** The server's host in a pod. */
+    static final String ALL_INTERFACES = "0.0.0.0";
 
     /** The client container's argv: isobench loadgen (measurement) or isobench greedy (correctness check). */
     static List<String> clientArgv(KubernetesProfile p, Job job) {
         List<String> out = new ArrayList<>(p.clientCommand());
         String base = "http://127.0.0.1:" + p.serverPort();
-        Map<String, String> flags = Clients.flagMap(job.client());
+        Map<String, String> flags = job.client().loadgenFlags();
         String model = LocalExecutor.modelOf(job, job.argv());
         if (job.probes() != null) {
             out.addAll(List.of("greedy", "--base-url", base, "--model", model, "--num-prompts",
@@ -203,7 +197,7 @@ final class KubeJobSpec {
         if (!flags.containsKey("model")) {
             out.addAll(List.of("--model", model));
         }
-        out.addAll(job.client());
+        out.addAll(job.client().argv());
         out.addAll(List.of("--num-warmups", Integer.toString(job.warmupRequests()), "--label", "isobench-run"));
         return out;
     }

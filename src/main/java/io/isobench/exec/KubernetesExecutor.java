@@ -112,7 +112,7 @@ final class KubernetesExecutor implements Executor {
             return JobResult.failed(t0, apiFailure(e), "", timings, job.argv());
         }
         List<String> argv = job.serving() || job.kind() == Job.Kind.CHECK
-                ? KubeJobSpec.serverArgv(job.argv(), profile.serverPort()) : job.argv();
+                ? KubeJobSpec.serverArgv(job, profile.serverPort()) : job.argv();
         BlockingQueue<io.fabric8.kubernetes.api.model.batch.v1.Job> events = new LinkedBlockingQueue<>();
         Watch watch = null;
         try {
@@ -340,8 +340,8 @@ final class KubernetesExecutor implements Executor {
     private static String workloadJson(List<String> argv, Job job, io.isobench.parse.Workload w) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("argv", argv);
-        if (!job.client().isEmpty()) {
-            m.put("client", job.client());
+        if (!job.client().flags().isEmpty()) {
+            m.put("client", job.client().argv());
         }
         if (w != null) {
             m.put("requests", w.completedRequests());

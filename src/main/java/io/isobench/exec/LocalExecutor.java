@@ -5,7 +5,6 @@ import io.isobench.env.ArmSetup;
 import io.isobench.env.Environment;
 import io.isobench.env.Worktrees;
 import io.isobench.plan.ArmSpec;
-import io.isobench.probe.Clients;
 import io.isobench.probe.Greedy;
 import io.isobench.probe.ServingClient;
 import io.isobench.parse.Failure;
@@ -345,7 +344,7 @@ final class LocalExecutor implements Executor {
             } else {
                 long tc = System.nanoTime();
                 URI base = URI.create("http://" + HOST + ":" + port);
-                Map<String, String> flags = Clients.flagMap(job.client());
+                Map<String, String> flags = job.client().loadgenFlags();
                 String model = modelOf(job, argv);
                 // the server's /metrics during the measured run (docs/server-metrics.md); never fails the run
                 scrape = ServerMetricsRun.start(job, base);
@@ -540,7 +539,7 @@ final class LocalExecutor implements Executor {
      */
     static String modelOf(Job job, List<String> argv) {
         String model = job.probes() != null ? job.probes().model()
-                : Clients.flagMap(job.client()).get("model");
+                : job.client().loadgenFlags().get("model");
         return model != null ? model : modelOf(argv);
     }
 

@@ -23,7 +23,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -220,13 +219,13 @@ final class SlurmExecutor implements Executor {
             String bind = config.serverBind();
             sb.append("port=$(( 20000 + SLURM_JOB_ID % 20000 ))\n");
             sb.append("while (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; do port=$(( port + 1 )); done\n");
-            sb.append(argvLine(serverArgv(job.argv(), bind), "\"$port\"")).append(" &\n");
+            sb.append(job.spec().command().line(SlurmExecutor::q, bind, "\"$port\"")).append(" &\n");
             sb.append("server=$!\n");
             sb.append("printf '%s %s\\n' \"$(hostname)\" \"$port\" > \"$dir/endpoint-$SLURM_JOB_ID.tmp\"\n");
             sb.append("mv \"$dir/endpoint-$SLURM_JOB_ID.tmp\" \"$dir/endpoint-$SLURM_JOB_ID\"\n");
             sb.append("wait \"$server\"\n");
         } else {
-            sb.append(argvLine(job.argv(), null)).append('\n');
+            sb.append(job.spec().command().line(SlurmExecutor::q)).append('\n');
         }
         sb.append("code=$?\n");
         sb.append("echo \"$code\" > \"$exit_file.tmp\" && mv \"$exit_file.tmp\" \"$exit_file\"\n");
@@ -250,22 +249,6 @@ final class SlurmExecutor implements Executor {
         return out;
     }
 
-    /** The server argv with the bind address of the configuration after {@code --host}. */
-    static List<String> serverArgv(List<String> argv, String bind) {
-        List<String> out = new ArrayList<>(argv);
-        for (int i = 0; i + 1 < out.size(); i++) {
-            if (out.get(i).equals("--host") && out.get(i + 1).equals("127.0.0.1")) {
-                out.set(i + 1, bind);
-            }
-        }
-        return out;
-    }
-
-    /** Each word single-quoted; {@link Command#PORT} inside a word becomes {@code portExpr}. */
-    static String argvLine(List<String> argv, String portExpr) {
-        return new Command(argv).line(SlurmExecutor::q, portExpr);
-    }
-
     static String q(String s) {
         if (s.matches("[A-Za-z0-9_./:=,+@%-]+")) {
             return s;
@@ -287,7 +270,7 @@ final class SlurmExecutor implements Executor {
                 return probe.failure();
             }
             try {
-                Job filled = job.withSpec(new JobSpec.Check(new Command(probe.argv()), job.probes(), job.readout()));
+                Job filled = job.withSpec(new JobSpec.Check(Command.of(probe.argv()), job.probes(), job.readout()));
                 return execute(filled, hooks, t0, timings, probe);
             } finally {
                 probe.cleanUp();
@@ -558,7 +541,7 @@ final class SlurmExecutor implements Executor {
                 argv = job.argvFor(p);
                 long tc = System.nanoTime();
                 URI base = URI.create("http://" + host + ":" + port);
-                Map<String, String> flags = Clients.flagMap(job.client());
+                Map<String, String> flags = job.client().loadgenFlags();
                 String model = LocalExecutor.modelOf(job, argv);
                 scrape = ServerMetricsRun.start(job, base);
                 try {

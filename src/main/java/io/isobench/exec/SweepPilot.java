@@ -57,7 +57,7 @@ public final class SweepPilot {
             throw new IllegalArgumentException("task " + task.id() + " is not a serving task with --goodput targets");
         }
         double minGood = task.sweep() == null ? Sweep.DEFAULT_MIN_GOOD_FRACTION : task.sweep().minGoodFraction();
-        Map<String, String> flags = Clients.flagMap(cmd.client().argv());
+        Map<String, String> flags = cmd.client().loadgenFlags();
         List<AutoSweep.Pilot> pilots = new ArrayList<>();
         AutoSweep.Step step = AutoSweep.next(pilots, minGood, settings);
         while (!step.done()) {

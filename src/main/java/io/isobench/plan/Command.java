@@ -1,53 +1,96 @@
 package io.isobench.plan;
 
+import io.isobench.task.Word;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.UnaryOperator;
 
 /**
- * A job's command line as planned: its words, in which a server's port may still be open ({@link #PORT}, the suite
- * YAML's {@code {port}}) until the executor picks one. {@link #argvFor} is the one place the port is filled in.
+ * A job's command line as planned: typed {@link Word}s, in which a server's host and port are slots
+ * ({@link Word.Slot}) until the executor picks them. This is the one place the slots are filled in
+ * ({@link #argvFor}, {@link #line}); literal text is never searched for a port, so every flag runs as written.
  *
- * @param words the argv; a server's words hold {@link #PORT} where the port goes
+ * @param words the words; a server's words hold the port slot (and usually the host slot)
  */
-public record Command(List<String> words) {
+public record Command(List<Word> words) {
 
-    /** Where the port goes in a planned server argv (the suite syntax {@code {port}}). */
-    public static final String PORT = "{port}";
+    /** Where a server binds unless the executor says otherwise: the suite's {@code {host}}. */
+    public static final String LOOPBACK = "127.0.0.1";
 
     public Command {
         words = List.copyOf(words);
     }
 
-    /** The argv with the port filled in. */
-    public List<String> argvFor(int port) {
+    /** A command of literal words (an offline benchmark, a probe, an accuracy command). */
+    public static Command of(List<String> argv) {
+        return new Command(Word.literal(argv));
+    }
+
+    /** A command from template words: {@code {host}} and {@code {port}} become slots ({@link Word#template}). */
+    public static Command template(List<String> written) {
+        return new Command(Word.template(written));
+    }
+
+    /** Whether the command has a port slot (a server). */
+    public boolean hasPort() {
+        return words.stream().anyMatch(w -> w.has(Word.Slot.PORT));
+    }
+
+    /** The argv bound to {@code host} and {@code port}. */
+    public List<String> argvFor(String host, int port) {
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException("port (" + port + ") must be in 1..65535");
+        }
         String p = Integer.toString(port);
-        return words.stream().map(w -> w.replace(PORT, p)).toList();
+        return words.stream().map(w -> fill(w, host, p)).toList();
+    }
+
+    /** The argv bound to the loopback address and {@code port}. */
+    public List<String> argvFor(int port) {
+        return argvFor(LOOPBACK, port);
     }
 
     /**
-     * One shell line: each word through {@code quote}, the port as {@code portExpr} (a shell expression such as
-     * {@code "$PORT"}), never quoted; a null {@code portExpr} leaves the port marker as written.
+     * The argv as planned and shown ({@code --dry-run}, the plan's JSON, a run's argv before its server started): the
+     * host the loopback address, the port still open as {@code {port}}.
      */
-    public String line(UnaryOperator<String> quote, String portExpr) {
+    public List<String> planned() {
+        return words.stream().map(w -> fill(w, LOOPBACK, Word.Slot.PORT.placeholder())).toList();
+    }
+
+    /**
+     * One shell line: each text part through {@code quote}, the host as {@code host} (quoted), the port as
+     * {@code portExpr} (a shell expression such as {@code "$PORT"}, never quoted).
+     */
+    public String line(UnaryOperator<String> quote, String host, String portExpr) {
         List<String> out = new ArrayList<>();
-        for (String w : words) {
-            if (portExpr == null || !w.contains(PORT)) {
-                out.add(quote.apply(w));
-                continue;
-            }
+        for (Word w : words) {
             StringBuilder sb = new StringBuilder();
-            String[] parts = w.split(java.util.regex.Pattern.quote(PORT), -1);
-            for (int i = 0; i < parts.length; i++) {
-                if (!parts[i].isEmpty()) {
-                    sb.append(quote.apply(parts[i]));
-                }
-                if (i + 1 < parts.length) {
-                    sb.append(portExpr);
+            for (Word.Part part : w.parts()) {
+                switch (part) {
+                    case Word.Text t -> sb.append(quote.apply(t.text()));
+                    case Word.Slot s -> sb.append(s == Word.Slot.PORT ? portExpr : quote.apply(host));
                 }
             }
             out.add(sb.toString());
         }
         return String.join(" ", out);
+    }
+
+    /** One shell line of a command run as it is (no server): each word through {@code quote}, a slot as written. */
+    public String line(UnaryOperator<String> quote) {
+        return String.join(" ", words.stream().map(w -> quote.apply(w.toString())).toList());
+    }
+
+    private static String fill(Word w, String host, String port) {
+        StringBuilder sb = new StringBuilder();
+        for (Word.Part part : w.parts()) {
+            switch (part) {
+                case Word.Text t -> sb.append(t.text());
+                case Word.Slot s -> sb.append(s == Word.Slot.PORT ? port : host);
+            }
+        }
+        return sb.toString();
     }
 }

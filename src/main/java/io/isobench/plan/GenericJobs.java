@@ -3,6 +3,7 @@ package io.isobench.plan;
 import io.isobench.parse.Readout;
 import io.isobench.task.ArtifactSpec;
 import io.isobench.task.GenericTask;
+import io.isobench.task.ParsedTask;
 import io.isobench.task.Suite;
 import io.isobench.task.TaskSpec;
 
@@ -47,10 +48,16 @@ final class GenericJobs {
         return argv.stream().map(w -> w.replace("{workdir}", workdir.toString())).toList();
     }
 
-    /** A measured run: the offline command, or the server with {@code {port}} left for the executor. */
-    static List<String> measureArgv(TaskSpec t, Path workdir) {
-        GenericTask g = t.generic();
-        return fill(g.offline() != null ? g.offline().command() : Planner.serverArgv(t), workdir);
+    /** A measured run: the offline command, or the server with its host and port slots left for the executor. */
+    static Command measureCommand(ParsedTask parsed, Path workdir) {
+        GenericTask g = parsed.task().generic();
+        return g.offline() != null ? Command.of(fill(g.offline().command(), workdir)) : server(parsed, workdir);
+    }
+
+    /** The server's words with {@code {workdir}} filled in (text only: the slots stay slots). */
+    private static Command server(ParsedTask parsed, Path workdir) {
+        return new Command(parsed.checkServer().stream().map(w -> w.mapText(t -> t.replace("{workdir}",
+                workdir.toString()))).toList());
     }
 
     /** Whether the task has a correctness gate: serving always (its server is probed), offline with an output rule. */
@@ -59,9 +66,9 @@ final class GenericJobs {
     }
 
     /** A check: the offline probe command (else the command itself), or the server. */
-    static List<String> checkArgv(TaskSpec t, Path workdir) {
-        GenericTask g = t.generic();
-        return fill(g.offline() != null ? g.offline().probeCommand() : Planner.serverArgv(t), workdir);
+    static Command checkCommand(ParsedTask parsed, Path workdir) {
+        GenericTask g = parsed.task().generic();
+        return g.offline() != null ? Command.of(fill(g.offline().probeCommand(), workdir)) : server(parsed, workdir);
     }
 
     /** How a measured run is read. */

@@ -3,6 +3,7 @@ package io.isobench.plan;
 import io.isobench.Arm;
 import io.isobench.Mode;
 import io.isobench.parse.Readout;
+import io.isobench.task.ClientConfig;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -130,9 +131,9 @@ public record Job(Place place, Arm arm, Mode mode, JobSpec spec, Where where, Li
         return where.gpus();
     }
 
-    /** The command as planned (a server's port still open: {@link Command#PORT}). */
+    /** The command as planned and shown ({@link Command#planned}: a server's port still open). */
     public List<String> argv() {
-        return spec.command().words();
+        return spec.command().planned();
     }
 
     /** The command with the server's port filled in. */
@@ -144,9 +145,9 @@ public record Job(Place place, Arm arm, Mode mode, JobSpec spec, Where where, Li
         return spec.readout();
     }
 
-    /** Serving: the measured round's client flags; empty for other jobs. */
-    public List<String> client() {
-        return spec instanceof JobSpec.Measure m ? m.client() : List.of();
+    /** Serving: the measured round's client settings; {@link ClientConfig#NONE} for other jobs. */
+    public ClientConfig client() {
+        return spec instanceof JobSpec.Measure m ? m.client() : ClientConfig.NONE;
     }
 
     /** Serving: the measured round's warm-up requests; 0 for other jobs. */

@@ -1,10 +1,10 @@
 package io.isobench.plan;
 
 import io.isobench.parse.Readout;
+import io.isobench.task.ClientConfig;
 import io.isobench.task.Sweep;
 import io.isobench.task.TaskSpec;
 
-import java.util.List;
 import java.util.Objects;
 
 /**
@@ -29,34 +29,34 @@ public sealed interface JobSpec permits JobSpec.Measure, JobSpec.Check, JobSpec.
     /**
      * One measured round.
      *
-     * @param client         serving: the client flags ({@code vllm bench serve} names, as the task writes them);
-     *                       empty otherwise
+     * @param client         serving: the client's settings, parsed once from the task ({@code vllm bench serve}
+     *                       names, as the task writes them); {@link ClientConfig#NONE} otherwise
      * @param warmupRequests serving: requests sent and discarded before measuring
      * @param serverMetricsIntervalMs serving: how often the server's {@code /metrics} is scraped during the run
      *                       (0: not scraped; docs/server-metrics.md)
      * @param point          serving: the load point of a sweep task's round (its flag already set in {@code client});
      *                       null for a task without a sweep
      */
-    record Measure(Command command, List<String> client, int warmupRequests, Readout readout,
+    record Measure(Command command, ClientConfig client, int warmupRequests, Readout readout,
                    int serverMetricsIntervalMs, Point point) implements JobSpec {
         /** Scraped every second, the default. */
         public static final int DEFAULT_SERVER_METRICS_INTERVAL_MS = 1000;
 
         public Measure {
             Objects.requireNonNull(command, "command");
-            client = List.copyOf(client);
+            Objects.requireNonNull(client, "client");
             if (serverMetricsIntervalMs < 0) {
                 throw new IllegalArgumentException("serverMetricsIntervalMs must be >= 0");
             }
         }
 
         /** A round scraping the server's {@code /metrics} every second. */
-        public Measure(Command command, List<String> client, int warmupRequests, Readout readout) {
+        public Measure(Command command, ClientConfig client, int warmupRequests, Readout readout) {
             this(command, client, warmupRequests, readout, DEFAULT_SERVER_METRICS_INTERVAL_MS);
         }
 
         /** A round at the command's own load (no sweep). */
-        public Measure(Command command, List<String> client, int warmupRequests, Readout readout,
+        public Measure(Command command, ClientConfig client, int warmupRequests, Readout readout,
                        int serverMetricsIntervalMs) {
             this(command, client, warmupRequests, readout, serverMetricsIntervalMs, null);
         }
@@ -66,7 +66,7 @@ public sealed interface JobSpec permits JobSpec.Measure, JobSpec.Check, JobSpec.
             return new Measure(command, client, warmupRequests, newReadout, serverMetricsIntervalMs, point);
         }
 
-        /** This round at a sweep's load point: the point's client flag replaces the command's. */
+        /** This round at a sweep's load point: the point's client flag replaces the command's (on the typed flags). */
         public Measure at(Point p) {
             return new Measure(command, p.sweep().clientAt(client, p.value()), warmupRequests, readout,
                     serverMetricsIntervalMs, p);

@@ -173,7 +173,7 @@ public record Plan(Header header, List<ArmSpec> arms, List<Job> jobs, List<Round
             switch (j.spec()) {
                 case JobSpec.Measure ms -> {
                     if (j.serving()) {
-                        jm.put("client", Secrets.argv(ms.client()));
+                        jm.put("client", Secrets.argv(ms.client().argv()));
                         jm.put("warmup_requests", ms.warmupRequests());
                         if (ms.point() != null) {
                             Map<String, Object> pm = new LinkedHashMap<>();
@@ -226,7 +226,7 @@ public record Plan(Header header, List<ArmSpec> arms, List<Job> jobs, List<Round
                 pm.put("task", j.taskId());
                 pm.put("arm", j.arm().label());
                 pm.put("server_argv", Secrets.argv(j.argv()));
-                pm.put("client", Secrets.argv(j.client()));
+                pm.put("client", Secrets.argv(j.client().argv()));
                 pm.put("rule", pilotText(j));
                 pl.add(pm);
             }
@@ -338,7 +338,7 @@ public record Plan(Header header, List<ArmSpec> arms, List<Job> jobs, List<Round
             switch (j.spec()) {
                 case JobSpec.Measure ms -> {
                     if (j.serving()) {
-                        sb.append("       client ").append(String.join(" ", Secrets.argv(ms.client()))).append('\n');
+                        sb.append("       client ").append(String.join(" ", Secrets.argv(ms.client().argv()))).append('\n');
                     }
                 }
                 case JobSpec.Check c -> {

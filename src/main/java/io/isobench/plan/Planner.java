@@ -3,9 +3,10 @@ package io.isobench.plan;
 import io.isobench.Arm;
 import io.isobench.Mode;
 import io.isobench.task.AgentSpec;
+import io.isobench.task.ClientConfig;
 import io.isobench.task.Finding;
-import io.isobench.task.GpuEstimate;
 import io.isobench.task.ParsedPerfCommand;
+import io.isobench.task.ParsedTask;
 import io.isobench.task.RunConfig;
 import io.isobench.task.Suite;
 import io.isobench.task.TaskSpec;
@@ -24,8 +25,6 @@ import java.util.stream.Collectors;
  * task's arm once per load point, every (arm, point) a slot of the round's random order.
  */
 public final class Planner {
-
-    private static final int PORT_SENTINEL = 65432;
 
     private Planner() {
     }
@@ -84,7 +83,8 @@ public final class Planner {
         List<Job> accuracy = new ArrayList<>();
         List<Job> pilots = new ArrayList<>();
         for (TaskSpec task : suite.tasks()) {
-            ParsedPerfCommand cmd = task.parsedCommand();
+            ParsedTask parsed = task.parsed(); // the task's perf_command parsed once: every read below uses it
+            ParsedPerfCommand cmd = parsed.command();
             if (cmd.hasErrors()) {
                 Finding f = cmd.errors().get(0);
                 skipped.add(new SkippedTask(task.id(), f.code(), cmd.errors().stream().map(Finding::message)
@@ -98,7 +98,7 @@ public final class Planner {
                 sweep = sweep.decided(options.autoPoints().get(task.id()));
                 piloted = false;
             }
-            Optional<Mode> mode = task.mode();
+            Optional<Mode> mode = parsed.mode();
             if (mode.isEmpty() || mode.get() == Mode.MICRO) {
                 skipped.add(new SkippedTask(task.id(), "BAD_PERF_COMMAND", "the benchmark mode is unknown"));
                 continue;
@@ -129,21 +129,21 @@ public final class Planner {
                         build, GenericJobs.artifact(suite, task, a.arm(), a.commitRef())));
             }
             arms.addAll(taskArms);
-            int gpus = GpuEstimate.forTask(task).gpus();
+            int gpus = parsed.gpus();
             int runS = task.timeoutS() != null ? task.timeoutS() : run.timeouts().runS();
             boolean serving = mode.get() == Mode.SERVING;
             boolean generic = task.generic() != null;
-            Command argv = new Command(generic ? GenericJobs.measureArgv(task, options.workdir())
-                    : serving ? serverArgv(task) : cmd.benchmarkArgv());
-            List<String> client = serving && cmd.client() != null ? cmd.client().argv() : List.of();
+            Command argv = generic ? GenericJobs.measureCommand(parsed, options.workdir())
+                    : serving ? new Command(parsed.checkServer()) : Command.of(cmd.benchmarkArgv());
+            ClientConfig client = serving && cmd.client() != null ? cmd.client() : ClientConfig.NONE;
             Job.Limits limits = Job.Limits.ofSeconds(run.timeouts().serverStartS(), runS);
             List<Job> measure = new ArrayList<>();
             // the correctness check talks to the arm's server, or runs the task's offline probe command (a generic
             // offline task: its command, read by its output rule; none without one)
             boolean checked = !generic || GenericJobs.hasCheck(task);
             boolean offlineGeneric = generic && !serving;
-            Command checkArgv = offlineGeneric ? new Command(GenericJobs.checkArgv(task, options.workdir()))
-                    : generic ? argv : new Command(checkArgv(task, suite));
+            Command checkArgv = offlineGeneric ? GenericJobs.checkCommand(parsed, options.workdir())
+                    : generic ? argv : checkCommand(parsed, suite);
             JobSpec.Probes probes = offlineGeneric ? JobSpec.Probes.OWN_COMMAND : probes(task, cmd);
             for (ArmSpec a : taskArms) {
                 Arm arm = Arm.fromLabel(a.arm());
@@ -172,7 +172,8 @@ public final class Planner {
                 measure.addAll(atPoints(measured, piloted ? null : sweep, piloted));
                 // the A/A arm runs the baseline's code: its accuracy is not evaluated again
                 if (task.accuracy() != null && !arm.equals(Arm.BASELINE_AA)) {
-                    accuracy.add(accuracyJob(suite, task, measured.at(0, task.id() + "/" + a.arm() + "/accuracy", -1)));
+                    accuracy.add(accuracyJob(suite, parsed, measured.at(0, task.id() + "/" + a.arm() + "/accuracy",
+                            -1)));
                 }
             }
             if (!measure.isEmpty()) {
@@ -238,13 +239,13 @@ public final class Planner {
      *
      * @param measured the arm's measured job, at the accuracy run's place
      */
-    private static Job accuracyJob(Suite suite, TaskSpec task, Job measured) {
-        TaskSpec.Accuracy acc = task.accuracy();
-        String model = task.parsedCommand().model() != null ? task.parsedCommand().model() : task.model();
+    private static Job accuracyJob(Suite suite, ParsedTask parsed, Job measured) {
+        TaskSpec.Accuracy acc = parsed.task().accuracy();
+        String model = parsed.model();
         Job.Limits limits = acc.timeoutS() == null ? measured.limits()
                 : new Job.Limits(measured.limits().serverStart(), java.time.Duration.ofSeconds(acc.timeoutS()));
         return new Job(measured.place(), measured.arm(), measured.mode(),
-                new JobSpec.Accuracy(new Command(acc.argv(model, suiteDir(suite))), acc, suiteDir(suite)),
+                new JobSpec.Accuracy(Command.of(acc.argv(model, suiteDir(suite))), acc, suiteDir(suite)),
                 measured.where(), limits);
     }
 
@@ -265,22 +266,15 @@ public final class Planner {
                 c.offlineCommand() != null ? JobSpec.Via.OFFLINE : JobSpec.Via.SERVER, false);
     }
 
-    /** The check's argv: the offline probe command ({suite_dir} resolved) when the task has one, else the server. */
-    static List<String> checkArgv(TaskSpec task, Suite suite) {
-        TaskSpec.Correctness c = task.correctness();
-        if (c == null || c.offlineCommand() == null) {
-            return serverArgv(task);
-        }
-        return c.offlineArgv(suiteDir(suite));
-    }
-
     /**
-     * The server argv with {@link Command#PORT} where the port goes: the task's server, or for an offline task's
-     * correctness check the engine's server for its model. The task renders its template with a number; this
-     * sentinel number marks the place, turned into the marker here and nowhere else.
+     * The check's command: the offline probe command ({suite_dir} resolved) when the task has one, else the server
+     * ({@link ParsedTask#checkServer}, its host and port slots open).
      */
-    static List<String> serverArgv(TaskSpec task) {
-        String s = Integer.toString(PORT_SENTINEL);
-        return task.checkServerArgv("127.0.0.1", PORT_SENTINEL).stream().map(w -> w.replace(s, Command.PORT)).toList();
+    static Command checkCommand(ParsedTask parsed, Suite suite) {
+        TaskSpec.Correctness c = parsed.task().correctness();
+        if (c == null || c.offlineCommand() == null) {
+            return new Command(parsed.checkServer());
+        }
+        return Command.of(c.offlineArgv(suiteDir(suite)));
     }
 }

@@ -145,7 +145,7 @@ final class RunRecorder {
             status = failure == null ? status : RunRecord.RunStatus.FAILED;
         }
         String model = job.probes() != null ? job.probes().model()
-                : io.isobench.probe.Clients.flagMap(job.client()).get("model");
+                : job.client().loadgenFlags().get("model");
         return measured(rid, sessionId, commit, job.arm())
                 .round(Math.max(0, job.round()))
                 .status(status)

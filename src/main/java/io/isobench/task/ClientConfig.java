@@ -27,8 +27,65 @@ public record ClientConfig(List<Flag> flags) {
         }
     }
 
+    /** No client: a job that is not a serving round. */
+    public static final ClientConfig NONE = new ClientConfig(List.of());
+
     public ClientConfig {
         flags = List.copyOf(flags);
+    }
+
+    /**
+     * Client flags as a user writes them (a generic task's {@code client:} list): a word starting with {@code -} is
+     * a flag, {@code --name=value} splits at the first {@code =}; the words after a flag up to the next one
+     * ({@code --}, or {@code -} after the first value) are its value, several of them space-joined
+     * ({@code --goodput ttft:500 tpot:50}).
+     */
+    public static ClientConfig ofArgv(List<String> words) {
+        List<Flag> out = new ArrayList<>();
+        for (int i = 0; i < words.size(); i++) {
+            String w = words.get(i);
+            if (!w.startsWith("-")) {
+                throw new IllegalArgumentException("client word '" + w + "' follows no flag (fix: write its flag"
+                        + " before it)");
+            }
+            int eq = w.indexOf('=');
+            if (eq > 0) {
+                out.add(new Flag(w.substring(0, eq), w.substring(eq + 1)));
+                continue;
+            }
+            String value = null;
+            if (i + 1 < words.size() && !words.get(i + 1).startsWith("--")) {
+                StringBuilder sb = new StringBuilder(words.get(++i));
+                while (i + 1 < words.size() && !words.get(i + 1).startsWith("-")) {
+                    sb.append(' ').append(words.get(++i));
+                }
+                value = sb.toString();
+            }
+            out.add(new Flag(w, value));
+        }
+        return new ClientConfig(out);
+    }
+
+    /**
+     * The flags as the serving client takes them ({@code probe.ServingClient}, {@code loadgen.ServeFlags}): names
+     * without their leading dashes, a flag without a value as {@code "true"}, a repeated flag's last value, the
+     * values of a flag of several values ({@code --goodput}) space-joined.
+     */
+    public Map<String, String> loadgenFlags() {
+        Map<String, String> m = new LinkedHashMap<>();
+        for (Flag f : flags) {
+            String value = f.value == null ? "true" : VllmFlags.MULTI_VALUE.contains(f.name)
+                    ? String.join(" ", f.value.strip().split("\\s+")) : f.value;
+            m.put(f.name.replaceFirst("^-+", ""), value);
+        }
+        return Collections.unmodifiableMap(m);
+    }
+
+    /** These flags with {@code name} set to {@code value}: every earlier {@code name} dropped, the new one last. */
+    public ClientConfig with(String name, String value) {
+        List<Flag> out = new ArrayList<>(flags.stream().filter(f -> !f.name.equals(name)).toList());
+        out.add(new Flag(name, value));
+        return new ClientConfig(out);
     }
 
     /** The last value of a flag ("" for a flag without a value); empty when absent. */

@@ -24,13 +24,16 @@ final class GenericCommands {
                 g.serving() != null ? g.serving().clientConfig() : null);
     }
 
-    /** The server argv with host, port and model filled in ({@code {workdir}} is the planner's). */
-    static List<String> serverArgv(TaskSpec t, String host, int port) {
+    /**
+     * The server's words: {@code {host}} and {@code {port}} as slots, {@code {model}} filled in ({@code {workdir}} is
+     * the planner's); empty for an offline task.
+     */
+    static List<Word> server(TaskSpec t) {
         GenericTask.Serving s = t.generic().serving();
         if (s == null) {
             return List.of();
         }
-        return s.server().stream().map(w -> w.replace("{host}", host).replace("{port}", Integer.toString(port))
-                .replace("{model}", s.model() == null ? "" : s.model())).toList();
+        String model = s.model() == null ? "" : s.model();
+        return s.server().stream().map(w -> Word.template(w).mapText(x -> x.replace("{model}", model))).toList();
     }
 }

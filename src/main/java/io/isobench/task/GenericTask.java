@@ -79,14 +79,7 @@ public record GenericTask(Offline offline, Serving serving) {
         public ClientConfig clientConfig() {
             List<ClientConfig.Flag> flags = new ArrayList<>();
             flags.add(new ClientConfig.Flag("--model", model == null ? "model" : model));
-            for (int i = 0; i < client.size(); i++) {
-                String w = client.get(i);
-                if (i + 1 < client.size() && !client.get(i + 1).startsWith("--")) {
-                    flags.add(new ClientConfig.Flag(w, client.get(++i)));
-                } else {
-                    flags.add(new ClientConfig.Flag(w, null));
-                }
-            }
+            flags.addAll(ClientConfig.ofArgv(client).flags());
             return new ClientConfig(flags);
         }
     }

@@ -154,15 +154,18 @@ public record ParsedPerfCommand(
         return server(interpreter, model, serverFlags);
     }
 
-    /** The server command bound to a host and port. */
-    public List<String> serverArgv(String host, int port) {
+    /**
+     * The server command with its host and port slots: {@link #serverArgv()} then
+     * {@code --host {host} --port {port}} ({@link Word.Slot}); empty when {@link #serverArgv()} is.
+     */
+    public List<Word> server() {
         List<String> base = serverArgv();
-        return base.isEmpty() ? base : bind(base, host, port);
+        return base.isEmpty() ? List.of() : bind(base);
     }
 
-    /** The engine's default server for {@code model} with {@code flags}, bound to a host and port. */
-    static List<String> defaultServer(String model, List<String> flags, String host, int port) {
-        return bind(server(null, model, flags), host, port);
+    /** The engine's default server for {@code model} with {@code flags}, with its host and port slots. */
+    static List<Word> defaultServer(String model, List<String> flags) {
+        return bind(server(null, model, flags));
     }
 
     private static List<String> server(String interpreter, String model, List<String> flags) {
@@ -176,15 +179,12 @@ public record ParsedPerfCommand(
         return List.copyOf(out);
     }
 
-    private static List<String> bind(List<String> base, String host, int port) {
-        if (port < 1 || port > 65535) {
-            throw new IllegalArgumentException("port (" + port + ") must be in 1..65535");
-        }
-        List<String> out = new ArrayList<>(base);
-        out.add("--host");
-        out.add(host);
-        out.add("--port");
-        out.add(Integer.toString(port));
+    private static List<Word> bind(List<String> base) {
+        List<Word> out = new ArrayList<>(Word.literal(base));
+        out.add(Word.text("--host"));
+        out.add(Word.HOST);
+        out.add(Word.text("--port"));
+        out.add(Word.PORT);
         return List.copyOf(out);
     }
 }

@@ -1,6 +1,5 @@
 package io.isobench.task;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -136,24 +135,9 @@ public record Sweep(Kind kind, List<Double> points, double minGoodFraction, Pilo
                 : Double.toString(value);
     }
 
-    /** The client argv with this sweep's flag set to {@code value}: an existing flag replaced, else appended. */
-    public List<String> clientAt(List<String> client, double value) {
-        List<String> out = new ArrayList<>();
-        String flag = kind.flag();
-        for (int i = 0; i < client.size(); i++) {
-            String w = client.get(i);
-            if (w.equals(flag)) {
-                i++; // the flag's value
-                continue;
-            }
-            if (w.startsWith(flag + "=")) {
-                continue;
-            }
-            out.add(w);
-        }
-        out.add(flag);
-        out.add(text(value));
-        return List.copyOf(out);
+    /** The client with this sweep's flag set to {@code value}: the flag as the task wrote it dropped, set last. */
+    public ClientConfig clientAt(ClientConfig client, double value) {
+        return client.with(kind.flag(), text(value));
     }
 
     /** {@code request_rate=4} for a point: the name of a point in job ids, the plan's order and reports. */

@@ -311,61 +311,19 @@ public record TaskSpec(String id, Commits commits, Workload workload, Limits lim
         return PerfCommand.parse(perfCommand(), new PerfCommand.Hints(model(), modeLabel(), gpus()));
     }
 
-    /** The mode the task runs: the command's; else the declared label when it names one mode. */
+    /** This task with its perf_command parsed once: mode, servers, GPUs and model read from one parse. */
+    public ParsedTask parsed() {
+        return new ParsedTask(this, parsedCommand());
+    }
+
+    /** The mode the task runs: {@link ParsedTask#mode}. */
     public Optional<Mode> mode() {
-        Optional<Mode> fromCommand = parsedCommand().modeIfKnown();
-        return fromCommand.isPresent() ? fromCommand : Mode.fromLabel(modeLabel());
+        return parsed().mode();
     }
 
-    /**
-     * The server argv: the {@code server_command} template with {@code {model}}, {@code {host}}, {@code {port}} and
-     * {@code {server_flags}} filled in, else the adapter's default. Serving tasks are measured against it; offline
-     * tasks start it only for the correctness gate. Empty when the command names no model or no benchmark.
-     */
-    public List<String> serverArgv(String host, int port) {
-        if (generic() != null) {
-            return GenericCommands.serverArgv(this, host, port);
-        }
-        ParsedPerfCommand p = parsedCommand();
-        if (serverCommand() == null || serverCommand().isBlank()) {
-            return p.serverArgv(host, port);
-        }
-        if (p.serverArgv().isEmpty()) {
-            return List.of();
-        }
-        return fromTemplate(p.model(), p.serverFlags(), host, port);
-    }
-
-    /**
-     * The server the correctness gate starts: {@link #serverArgv}, else (an offline command that names no server
-     * model) the {@code server_command} template, or the engine's default server, for the task's model without
-     * server flags.
-     */
-    public List<String> checkServerArgv(String host, int port) {
-        List<String> argv = serverArgv(host, port);
-        if (!argv.isEmpty() || generic() != null) {
-            return argv;
-        }
-        String m = model() == null ? "model" : model();
-        if (serverCommand() == null || serverCommand().isBlank()) {
-            return ParsedPerfCommand.defaultServer(m, List.of(), host, port);
-        }
-        return fromTemplate(m, List.of(), host, port);
-    }
-
-    private List<String> fromTemplate(String serverModel, List<String> serverFlags, String host, int port) {
-        List<String> out = new ArrayList<>();
-        for (List<Shell.Word> seg : Shell.tokenize(serverCommand()).segments()) {
-            for (Shell.Word w : seg) {
-                if (w.text().equals("{server_flags}")) {
-                    out.addAll(serverFlags);
-                } else {
-                    out.add(w.text().replace("{model}", serverModel == null ? "" : serverModel)
-                            .replace("{host}", host).replace("{port}", Integer.toString(port)));
-                }
-            }
-        }
-        return List.copyOf(out);
+    /** The server's words, its host and port as slots: {@link ParsedTask#server}. */
+    public List<Word> server() {
+        return parsed().server();
     }
 
     /** Template placeholders {@code server_command} may use. */

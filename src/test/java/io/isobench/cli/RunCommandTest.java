@@ -137,6 +137,35 @@ class RunCommandTest {
     }
 
     @Test
+    void theDryRunOfASuiteWithPortDigitsShowsItsFlagsAsWritten() throws Exception {
+        // the server's port is a slot, not a number standing in for it: 65432 (the old stand-in) stays 65432
+        Files.createDirectories(dir.resolve("repo"));
+        Path s = dir.resolve("suite.yaml");
+        Files.writeString(s, String.join("\n",
+                "engine: {repo: ./repo, name: vllm}",
+                "tasks:",
+                "  - id: serve",
+                "    human_commit: h1",
+                "    model: facebook/opt-125m",
+                "    perf_command: python benchmarks/benchmark_serving.py --model facebook/opt-125m"
+                        + " --max-num-batched-tokens 65432 --seed 1065432 --num-prompts 65432 --dataset-name random",
+                "run: {rounds: 1, seed: 3}",
+                ""));
+        Result text = cli("run", s.toString(), "--dry-run", "--workdir", dir.resolve("w").toString());
+        assertThat(text.code()).as(text.err()).isZero();
+        assertThat(text.out()).contains("argv python -m vllm.entrypoints.openai.api_server --model facebook/opt-125m"
+                + " --max-num-batched-tokens 65432 --host 127.0.0.1 --port {port}\n")
+                .contains("client --model facebook/opt-125m --seed 1065432 --num-prompts 65432 --dataset-name random\n")
+                .doesNotContain("10{port}");
+        Result slurm = cli("run", s.toString(), "--dry-run", "--format", "json", "--executor", "slurm", "--workdir",
+                dir.resolve("w").toString());
+        assertThat(slurm.code()).as(slurm.err()).isZero();
+        JsonNode job = new ObjectMapper().readTree(slurm.out()).path("jobs").get(0);
+        assertThat(job.path("sbatch").asText()).contains("--max-num-batched-tokens 65432 --host 127.0.0.1 --port"
+                + " \"$port\" &\n");
+    }
+
+    @Test
     void aBadParallelValueIsOneLineBeforeAnythingRuns() throws Exception {
         Files.createDirectories(dir.resolve("repo"));
         Path s = suite("repo: ./repo", "");

@@ -25,7 +25,7 @@ class AccuracyJobTest {
     private Job job(List<String> argv, int timeoutS) {
         TaskSpec.Accuracy acc = new TaskSpec.Accuracy(argv, "acc=([0-9.]+)", null, 0.0, 0.0, true, timeoutS);
         return new Job(new Job.Place(9, "t/baseline/accuracy", "t", -1), Arm.BASELINE, Mode.SERVING,
-                new JobSpec.Accuracy(new Command(argv), acc, dir.toString()), new Job.Where(dir, Map.of(), 1),
+                new JobSpec.Accuracy(Command.template(argv), acc, dir.toString()), new Job.Where(dir, Map.of(), 1),
                 Job.Limits.ofSeconds(5, timeoutS));
     }
 

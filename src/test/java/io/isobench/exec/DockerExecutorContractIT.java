@@ -8,6 +8,7 @@ import io.isobench.plan.JobSpec;
 import io.isobench.plan.Command;
 import io.isobench.Mode;
 import io.isobench.Arm;
+import io.isobench.task.ClientConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -65,7 +66,7 @@ class DockerExecutorContractIT extends ExecutorContract {
 
     private Job job(Path cwd, String arm, List<String> argv, int gpus) {
         return new Job(new Job.Place(0, "docker-" + cwd.getFileName() + "/" + arm + "/r0", "docker-" + cwd.getFileName(), 0),
-                Arm.fromLabel(arm), Mode.LATENCY, new JobSpec.Measure(new Command(argv), List.of(), 0, null),
+                Arm.fromLabel(arm), Mode.LATENCY, new JobSpec.Measure(Command.template(argv), ClientConfig.NONE, 0, null),
                 new Job.Where(cwd, Map.of(), gpus), Job.Limits.ofSeconds(30, 60));
     }
 

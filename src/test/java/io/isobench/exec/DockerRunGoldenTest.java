@@ -10,6 +10,7 @@ import io.isobench.Arm;
 import io.isobench.plan.Plan;
 import io.isobench.plan.Planner;
 import io.isobench.task.AgentSpec;
+import io.isobench.task.ClientConfig;
 import io.isobench.task.Suite;
 import io.isobench.task.TaskImport;
 import io.isobench.task.TaskSpec;
@@ -134,7 +135,7 @@ class DockerRunGoldenTest {
 
     private static Job job(String id, Path cwd) {
         return new Job(new Job.Place(0, id, "t", 0), Arm.agent("alpha"), Mode.LATENCY,
-                new JobSpec.Measure(new Command(List.of("python3", "x.py")), List.of(), 0, null),
+                new JobSpec.Measure(Command.template(List.of("python3", "x.py")), ClientConfig.NONE, 0, null),
                 new Job.Where(cwd, Map.of(), 1), Job.Limits.ofSeconds(10, 10));
     }
 

@@ -11,6 +11,7 @@ import io.isobench.store.RunFilter;
 import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
 import io.isobench.store.Stores;
+import io.isobench.task.ClientConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -234,9 +235,9 @@ public abstract class ExecutorContract {
         Path cwd = toyEngine("serve");
         Job job = new Job(new Job.Place(0, "contract-serve/baseline/r0", "contract-serve", 0), Arm.BASELINE,
                 Mode.SERVING,
-                new JobSpec.Measure(new Command(List.of("python3", "-m", "toyllm.entrypoints.api_server", "--host", "127.0.0.1",
-                "--port", "{port}", "--model", "toy-1m", "--disable-log-requests")), List.of("--model", "toy-1m", "--dataset-name", "random", "--random-input-len", "16",
-                        "--random-output-len", "16", "--num-prompts", "4", "--max-concurrency", "2", "--ignore-eos"), 1, null),
+                new JobSpec.Measure(Command.template(List.of("python3", "-m", "toyllm.entrypoints.api_server", "--host", "{host}",
+                "--port", "{port}", "--model", "toy-1m", "--disable-log-requests")), ClientConfig.ofArgv(List.of("--model", "toy-1m", "--dataset-name", "random", "--random-input-len", "16",
+                        "--random-output-len", "16", "--num-prompts", "4", "--max-concurrency", "2", "--ignore-eos")), 1, null),
                                 new Job.Where(cwd, Map.of(), 1), Job.Limits.ofSeconds(60, 120));
         JobResult r = executor.execute(job, Executor.Hooks.NONE);
         assertThat(r.failure()).as(r.log()).isNull();
@@ -251,8 +252,8 @@ public abstract class ExecutorContract {
     void serverThatCrashesBeforeReadinessIsClassified() throws IOException {
         scripts("crash");
         Job job = new Job(new Job.Place(0, "contract-crash/baseline/r0", "contract-crash", 0), Arm.BASELINE,
-                Mode.SERVING, new JobSpec.Measure(new Command(List.of("python3", "crash.py", "{port}")),
-                List.of("--model", "m", "--num-prompts", "1"), 0, null),
+                Mode.SERVING, new JobSpec.Measure(Command.template(List.of("python3", "crash.py", "{port}")),
+                ClientConfig.ofArgv(List.of("--model", "m", "--num-prompts", "1")), 0, null),
                 new Job.Where(root.resolve("crash"), Map.of(), 1), Job.Limits.ofSeconds(60, 120));
         JobResult r = executor.execute(job, Executor.Hooks.NONE);
         assertThat(r.failure()).isNotNull();
@@ -380,7 +381,7 @@ public abstract class ExecutorContract {
     /** An offline job running {@code argv} in {@code root/name}. */
     protected Job offline(String name, List<String> argv, int timeoutS, Map<String, String> env) {
         return new Job(new Job.Place(0, "contract-" + name + "/baseline/r0", "contract-" + name, 0), Arm.BASELINE,
-                Mode.LATENCY, new JobSpec.Measure(new Command(argv), List.of(), 0, null),
+                Mode.LATENCY, new JobSpec.Measure(Command.template(argv), ClientConfig.NONE, 0, null),
                 new Job.Where(root.resolve(name), env, 1), Job.Limits.ofSeconds(60, timeoutS));
     }
 

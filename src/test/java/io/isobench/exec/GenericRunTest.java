@@ -15,6 +15,7 @@ import io.isobench.Mode;
 import io.isobench.Arm;
 import io.isobench.proc.CpuCgroups;
 import io.isobench.SharedData;
+import io.isobench.task.ClientConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -54,7 +55,7 @@ class GenericRunTest {
     Job job(Job.Kind kind, List<String> argv, Readout readout, int timeoutS) {
         return new Job(new Job.Place(3, "t/baseline/" + (kind == Job.Kind.CHECK ? "check" : "r0"), "t", kind == Job.Kind.CHECK ? -1 : 0),
                 Arm.BASELINE, Mode.THROUGHPUT,
-                kind == Job.Kind.CHECK ? new JobSpec.Check(new Command(argv), JobSpec.Probes.OWN_COMMAND, readout) : new JobSpec.Measure(new Command(argv), List.of(), 0, readout),
+                kind == Job.Kind.CHECK ? new JobSpec.Check(Command.template(argv), JobSpec.Probes.OWN_COMMAND, readout) : new JobSpec.Measure(Command.template(argv), ClientConfig.NONE, 0, readout),
                 new Job.Where(dir, Map.of(), 1), Job.Limits.ofSeconds(60, timeoutS));
     }
 

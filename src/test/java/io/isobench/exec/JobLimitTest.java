@@ -6,6 +6,7 @@ import io.isobench.plan.JobSpec;
 import io.isobench.plan.Command;
 import io.isobench.Mode;
 import io.isobench.Arm;
+import io.isobench.task.ClientConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -53,9 +54,9 @@ class JobLimitTest {
         Path server = dir.resolve("endless.py");
         Files.writeString(server, ENDLESS);
         Job job = new Job(new Job.Place(0, "t/baseline/r0", "t", 0), Arm.BASELINE, Mode.SERVING,
-                new JobSpec.Measure(new Command(List.of("python3", server.toString(), "{port}")),
-                List.of("--model", "m", "--num-prompts", "1",
-                "--random-input-len", "8", "--random-output-len", "4096"), 0, null), new Job.Where(dir, Map.of(), 1),
+                new JobSpec.Measure(Command.template(List.of("python3", server.toString(), "{port}")),
+                ClientConfig.ofArgv(List.of("--model", "m", "--num-prompts", "1",
+                "--random-input-len", "8", "--random-output-len", "4096")), 0, null), new Job.Where(dir, Map.of(), 1),
                         Job.Limits.ofSeconds(20, 3));
         long[] group = new long[1];
         long t0 = System.nanoTime();

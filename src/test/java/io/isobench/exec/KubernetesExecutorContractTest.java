@@ -17,6 +17,7 @@ import io.isobench.plan.JobSpec;
 import io.isobench.plan.Command;
 import io.isobench.Mode;
 import io.isobench.Arm;
+import io.isobench.task.ClientConfig;
 import org.yaml.snakeyaml.Yaml;
 
 import java.io.IOException;
@@ -170,9 +171,9 @@ class KubernetesExecutorContractTest extends ExecutorContract {
         Path cwd = toyEngine("badclient");
         Job job = new Job(new Job.Place(0, "contract-badclient/baseline/r0", "contract-badclient", 0), Arm.BASELINE,
                 Mode.SERVING,
-                new JobSpec.Measure(new Command(List.of("python3", "-m", "toyllm.entrypoints.api_server", "--host",
-                "127.0.0.1", "--port", "{port}", "--model", "toy-1m", "--disable-log-requests")),
-                        List.of("--model", "toy-1m", "--no-such-flag", "1"), 0, null), new Job.Where(cwd, Map.of(), 1),
+                new JobSpec.Measure(Command.template(List.of("python3", "-m", "toyllm.entrypoints.api_server", "--host",
+                "{host}", "--port", "{port}", "--model", "toy-1m", "--disable-log-requests")),
+                        ClientConfig.ofArgv(List.of("--model", "toy-1m", "--no-such-flag", "1")), 0, null), new Job.Where(cwd, Map.of(), 1),
                         Job.Limits.ofSeconds(60, 120));
         JobResult r = executor(10, null).execute(job, Executor.Hooks.NONE);
         assertThat(r.failure()).as(r.log()).isNotNull();

@@ -17,6 +17,7 @@ import io.isobench.plan.JobSpec;
 import io.isobench.plan.Command;
 import io.isobench.Mode;
 import io.isobench.Arm;
+import io.isobench.task.ClientConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
@@ -65,17 +66,17 @@ class KubernetesExecutorTest {
 
     static Job offline(String arm, int round) {
         return new Job(new Job.Place(3, "t1/" + arm + "/r" + round, "t1", round), Arm.fromLabel(arm), Mode.THROUGHPUT,
-                new JobSpec.Measure(new Command(List.of("python", "benchmarks/benchmark_throughput.py", "--model", "facebook/opt-125m",
-                        "--input-len", "256", "--output-len", "64")), List.of(), 0, null),
+                new JobSpec.Measure(Command.template(List.of("python", "benchmarks/benchmark_throughput.py", "--model", "facebook/opt-125m",
+                        "--input-len", "256", "--output-len", "64")), ClientConfig.NONE, 0, null),
                                 new Job.Where(Path.of("/nonexistent"), Map.of("VLLM_USE_V1", "1"), 1),
                                 Job.Limits.ofSeconds(900, 1800));
     }
 
     static Job serving() {
         return new Job(new Job.Place(4, "t1/human/r0", "t1", 0), Arm.HUMAN, Mode.SERVING,
-                new JobSpec.Measure(new Command(List.of("python", "-m", "vllm.entrypoints.openai.api_server", "--model", "facebook/opt-125m",
-                        "--host", "127.0.0.1", "--port", "{port}")),
-                                List.of("--model", "facebook/opt-125m", "--dataset-name", "random", "--num-prompts", "100"), 10, null),
+                new JobSpec.Measure(Command.template(List.of("python", "-m", "vllm.entrypoints.openai.api_server", "--model", "facebook/opt-125m",
+                        "--host", "{host}", "--port", "{port}")),
+                                ClientConfig.ofArgv(List.of("--model", "facebook/opt-125m", "--dataset-name", "random", "--num-prompts", "100")), 10, null),
                                 new Job.Where(Path.of("/nonexistent"), Map.of(), 1), Job.Limits.ofSeconds(600, 1800));
     }
 
@@ -383,7 +384,7 @@ class KubernetesExecutorTest {
     @Test
     void aCheckJobReturnsTheGreedyOutputsItsClientPrinted() throws Exception {
         Job check = new Job(new Job.Place(0, "t1/human/check", "t1", -1), Arm.HUMAN, Mode.THROUGHPUT,
-                new JobSpec.Check(new Command(serving().argv()),
+                new JobSpec.Check(Command.template(serving().argv()),
                 new JobSpec.Probes("facebook/opt-125m", 2, 8, 0.0, false, JobSpec.Via.SERVER, false), null),
                 new Job.Where(Path.of("/x"), Map.of(), 1), Job.Limits.ofSeconds(600, 1800));
         var f = start(executor("0chk"), check, "s7/t1/human/check", new AtomicBoolean());
@@ -403,7 +404,7 @@ class KubernetesExecutorTest {
     @Test
     void aCheckJobKeepsBothProbePassesItsClientPrinted() throws Exception {
         Job check = new Job(new Job.Place(0, "t1/human/check", "t1", -1), Arm.HUMAN, Mode.THROUGHPUT,
-                new JobSpec.Check(new Command(serving().argv()),
+                new JobSpec.Check(Command.template(serving().argv()),
                 new JobSpec.Probes("facebook/opt-125m", 2, 8, 0.0, false, JobSpec.Via.SERVER, false), null),
                 new Job.Where(Path.of("/x"), Map.of(), 1), Job.Limits.ofSeconds(600, 1800));
         var f = start(executor("0chb"), check, "s7/t1/human/check", new AtomicBoolean());

@@ -5,6 +5,7 @@ import io.isobench.Mode;
 import io.isobench.plan.Command;
 import io.isobench.plan.Job;
 import io.isobench.plan.JobSpec;
+import io.isobench.task.ClientConfig;
 import org.junit.jupiter.api.Test;
 
 import java.net.URI;
@@ -24,8 +25,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class MeasuredWindowTest {
 
     private static Job job(Job.Kind kind) {
-        JobSpec spec = kind == Job.Kind.MEASURE ? new JobSpec.Measure(new Command(List.of("x")), List.of(), 0, null, 0)
-                : new JobSpec.Check(new Command(List.of("x")), JobSpec.Probes.OWN_COMMAND, null);
+        JobSpec spec = kind == Job.Kind.MEASURE ? new JobSpec.Measure(Command.template(List.of("x")), ClientConfig.NONE, 0, null, 0)
+                : new JobSpec.Check(Command.template(List.of("x")), JobSpec.Probes.OWN_COMMAND, null);
         return new Job(new Job.Place(0, "t/human/r0", "t", 0), Arm.HUMAN, Mode.SERVING, spec,
                 new Job.Where(Path.of("/w"), Map.of(), 1), Job.Limits.ofSeconds(10, 10));
     }

@@ -30,7 +30,7 @@ class ProbeLinkTest {
         Path outside = Files.writeString(dir.resolve("victim.txt"), "precious\n");
         Files.createSymbolicLink(tree.resolve(".isobench-probe-prompts.jsonl"), outside);
         Job job = new Job(new Job.Place(0, "t/agent:x/check", "t", -1), Arm.agent("x"), Mode.LATENCY,
-                new JobSpec.Check(new Command(List.of("python3", "-c", "import sys; print(open(sys.argv[1]).read())", "{prompts_file}")),
+                new JobSpec.Check(Command.template(List.of("python3", "-c", "import sys; print(open(sys.argv[1]).read())", "{prompts_file}")),
                 new JobSpec.Probes("m", 2, 4, 0.0, false, JobSpec.Via.OFFLINE, false), null),
                 new Job.Where(tree, Map.of(), 1), Job.Limits.ofSeconds(10, 30));
         JobResult r = Executors.create("local").execute(job, Executor.Hooks.NONE);

@@ -7,6 +7,7 @@ import io.isobench.plan.Command;
 import io.isobench.Mode;
 import io.isobench.Arm;
 import io.isobench.proc.ProcessGroup;
+import io.isobench.task.ClientConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -120,8 +121,8 @@ class ProcessGroupTest {
         io.isobench.SharedData.requireSandbox();
         Path pid = dir.resolve("exec.pid");
         Job crash = new Job(new Job.Place(0, "t/agent:x/r0", "t", 0), Arm.agent("x"), Mode.SERVING,
-                new JobSpec.Measure(new Command(List.of("python3", script().toString(), "crash", pid.toString(), "{port}")),
-                List.of("--model", "m"), 0, null), new Job.Where(dir, Map.of(), 1), Job.Limits.ofSeconds(10, 10));
+                new JobSpec.Measure(Command.template(List.of("python3", script().toString(), "crash", pid.toString(), "{port}")),
+                ClientConfig.ofArgv(List.of("--model", "m")), 0, null), new Job.Where(dir, Map.of(), 1), Job.Limits.ofSeconds(10, 10));
         long[] seen = new long[1];
         // unconfined: the grandchild's pid the script writes is the host's (in the sandbox it would be its namespace's;
         // SandboxTest.nothingOutlivesTheSandbox covers a confined command's leftovers)
@@ -135,7 +136,7 @@ class ProcessGroupTest {
         assertThat(ProcessGroup.alive(grandchild(pid))).isFalse();
 
         Job missing = new Job(new Job.Place(0, "t/baseline/r0", "t", 0), Arm.BASELINE, Mode.LATENCY,
-                new JobSpec.Measure(new Command(List.of("/nonexistent/bin/bench", "--x")), List.of(), 0, null),
+                new JobSpec.Measure(Command.template(List.of("/nonexistent/bin/bench", "--x")), ClientConfig.NONE, 0, null),
                 new Job.Where(dir, Map.of(), 1), Job.Limits.ofSeconds(10, 10));
         JobResult m = Executors.create("local").execute(missing, Executor.Hooks.NONE);
         assertThat(m.success()).isFalse();
@@ -143,14 +144,14 @@ class ProcessGroupTest {
         assertThat(m.failure().detail() + m.log()).contains("/nonexistent/bin/bench");
 
         Job noServer = new Job(new Job.Place(0, "t/baseline/r2", "t", 2), Arm.BASELINE, Mode.SERVING,
-                new JobSpec.Measure(new Command(List.of("/nonexistent/bin/server", "--port", "{port}")),
-                List.of("--model", "m"), 0, null), new Job.Where(dir, Map.of(), 1), Job.Limits.ofSeconds(10, 10));
+                new JobSpec.Measure(Command.template(List.of("/nonexistent/bin/server", "--port", "{port}")),
+                ClientConfig.ofArgv(List.of("--model", "m")), 0, null), new Job.Where(dir, Map.of(), 1), Job.Limits.ofSeconds(10, 10));
         JobResult ns = Executors.create("local").execute(noServer, Executor.Hooks.NONE);
         assertThat(ns.failure().category()).isEqualTo(FailureCategory.ENV_MISSING);
         assertThat(ns.failure().detail()).contains("/nonexistent/bin/server").contains("does not exist");
 
         Job timeout = new Job(new Job.Place(0, "t/baseline/r1", "t", 1), Arm.BASELINE, Mode.LATENCY,
-                new JobSpec.Measure(new Command(List.of("python3", script().toString(), "hang", dir.resolve("t.pid").toString(), "1")), List.of(), 0, null),
+                new JobSpec.Measure(Command.template(List.of("python3", script().toString(), "hang", dir.resolve("t.pid").toString(), "1")), ClientConfig.NONE, 0, null),
                 new Job.Where(dir, Map.of(), 1), Job.Limits.ofSeconds(10, 1));
         long[] tg = new long[1];
         JobResult t = Executors.create("local").execute(timeout, new Executor.Hooks(p -> tg[0] = p, () -> false));
@@ -175,12 +176,12 @@ class ProcessGroupTest {
         LocalExecutor ex = new LocalExecutor(Readiness.http(Duration.ofMillis(10)), io.isobench.probe.Clients.serving(),
                 Duration.ofSeconds(2), io.isobench.plan.GpuSlots.of(1));
         Job wide = new Job(new Job.Place(0, "t/baseline/r0", "t", 0), Arm.BASELINE, Mode.LATENCY,
-                new JobSpec.Measure(new Command(List.of("true")), List.of(), 0, null), new Job.Where(dir, Map.of(), 2),
+                new JobSpec.Measure(Command.template(List.of("true")), ClientConfig.NONE, 0, null), new Job.Where(dir, Map.of(), 2),
                 Job.Limits.ofSeconds(10, 10));
         assertThat(ex.execute(wide, Executor.Hooks.NONE).failure().category())
                 .isEqualTo(FailureCategory.RESOURCES_INSUFFICIENT);
         Job one = new Job(new Job.Place(0, "t/baseline/r1", "t", 1), Arm.BASELINE, Mode.LATENCY,
-                new JobSpec.Measure(new Command(List.of("sh", "-c", "echo visible=$CUDA_VISIBLE_DEVICES")), List.of(), 0, null),
+                new JobSpec.Measure(Command.template(List.of("sh", "-c", "echo visible=$CUDA_VISIBLE_DEVICES")), ClientConfig.NONE, 0, null),
                 new Job.Where(dir, Map.of(), 1), Job.Limits.ofSeconds(10, 10));
         JobResult r = ex.execute(one, Executor.Hooks.NONE);
         assertThat(r.log()).contains("visible=0");

@@ -8,6 +8,7 @@ import io.isobench.parse.Metric;
 import io.isobench.plan.Command;
 import io.isobench.plan.Job;
 import io.isobench.plan.JobSpec;
+import io.isobench.task.ClientConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,11 +40,11 @@ class ServerMetricsLocalTest {
         Path cwd = toyEngine();
         int prompts = 12;
         Job job = new Job(new Job.Place(0, "server-metrics/baseline/r0", "server-metrics", 0), Arm.BASELINE,
-                Mode.SERVING, new JobSpec.Measure(new Command(List.of("python3", "-m", "toyllm.entrypoints.api_server",
-                "--host", "127.0.0.1", "--port", "{port}", "--model", "toy-1m", "--disable-log-requests")),
-                List.of("--model", "toy-1m", "--dataset-name", "random", "--random-input-len", "32",
+                Mode.SERVING, new JobSpec.Measure(Command.template(List.of("python3", "-m", "toyllm.entrypoints.api_server",
+                "--host", "{host}", "--port", "{port}", "--model", "toy-1m", "--disable-log-requests")),
+                ClientConfig.ofArgv(List.of("--model", "toy-1m", "--dataset-name", "random", "--random-input-len", "32",
                         "--random-output-len", "32", "--num-prompts", Integer.toString(prompts),
-                        "--max-concurrency", "4", "--ignore-eos"), 1, null),
+                        "--max-concurrency", "4", "--ignore-eos")), 1, null),
                 new Job.Where(cwd, Map.of(), 1), Job.Limits.ofSeconds(60, 120));
         java.time.Instant before0 = java.time.Instant.now();
         JobResult r = Executors.create("local").execute(job, Executor.Hooks.NONE);
@@ -90,10 +91,10 @@ class ServerMetricsLocalTest {
         io.isobench.SharedData.requireSandbox();
         Path cwd = toyEngine();
         Job job = new Job(new Job.Place(0, "server-metrics-off/baseline/r0", "server-metrics-off", 0), Arm.BASELINE,
-                Mode.SERVING, new JobSpec.Measure(new Command(List.of("python3", "-m", "toyllm.entrypoints.api_server",
-                "--host", "127.0.0.1", "--port", "{port}", "--model", "toy-1m", "--disable-log-requests")),
-                List.of("--model", "toy-1m", "--dataset-name", "random", "--random-input-len", "8",
-                        "--random-output-len", "4", "--num-prompts", "2", "--ignore-eos"), 0, null, 0),
+                Mode.SERVING, new JobSpec.Measure(Command.template(List.of("python3", "-m", "toyllm.entrypoints.api_server",
+                "--host", "{host}", "--port", "{port}", "--model", "toy-1m", "--disable-log-requests")),
+                ClientConfig.ofArgv(List.of("--model", "toy-1m", "--dataset-name", "random", "--random-input-len", "8",
+                        "--random-output-len", "4", "--num-prompts", "2", "--ignore-eos")), 0, null, 0),
                 new Job.Where(cwd, Map.of(), 1), Job.Limits.ofSeconds(60, 120));
         JobResult r = Executors.create("local").execute(job, Executor.Hooks.NONE);
         assertThat(r.failure()).as(r.log()).isNull();

@@ -7,6 +7,7 @@ import io.isobench.plan.JobSpec;
 import io.isobench.plan.Command;
 import io.isobench.Mode;
 import io.isobench.Arm;
+import io.isobench.task.ClientConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -34,7 +35,7 @@ class SlurmExecutorIT {
 
     static final Path TOY = Path.of("examples/toy-engine/src").toAbsolutePath();
     static final List<String> SERVER = List.of("python3", "-m", "toyllm.entrypoints.api_server", "--host",
-            "127.0.0.1", "--port", "{port}", "--model", "toy-1m", "--disable-log-requests");
+            "{host}", "--port", "{port}", "--model", "toy-1m", "--disable-log-requests");
     static final List<String> CLIENT = List.of("--model", "toy-1m", "--dataset-name", "random", "--random-input-len",
             "16", "--random-output-len", "16", "--num-prompts", "4", "--max-concurrency", "2", "--ignore-eos");
 
@@ -80,13 +81,13 @@ class SlurmExecutorIT {
 
     static Job job(String id, String mode, Job.Kind kind, List<String> argv, List<String> client, int runS, int gpus) {
         return new Job(new Job.Place(0, id, "t", kind == Job.Kind.CHECK ? -1 : 0), Arm.BASELINE,
-                Mode.fromLabel(mode).orElseThrow(), new JobSpec.Measure(new Command(argv), client, 1, null),
+                Mode.fromLabel(mode).orElseThrow(), new JobSpec.Measure(Command.template(argv), ClientConfig.ofArgv(client), 1, null),
                 new Job.Where(TOY, Map.of(), gpus), Job.Limits.ofSeconds(20, runS));
     }
 
     /** A server check: {@code numPrompts} greedy probes of {@code maxTokens} tokens. */
     static Job check(String id, List<String> argv, int numPrompts, int maxTokens) {
-        return new Job(new Job.Place(0, id, "t", -1), Arm.BASELINE, Mode.SERVING, new JobSpec.Check(new Command(argv),
+        return new Job(new Job.Place(0, id, "t", -1), Arm.BASELINE, Mode.SERVING, new JobSpec.Check(Command.template(argv),
                 new JobSpec.Probes("toy-1m", numPrompts, maxTokens, 0.0, false, JobSpec.Via.SERVER, false), null),
                 new Job.Where(TOY, Map.of(), 1), Job.Limits.ofSeconds(20, 60));
     }
@@ -98,9 +99,9 @@ class SlurmExecutorIT {
     @Test
     void offlineSuccessIsParsedAndTheLogKept() {
         Job j = new Job(new Job.Place(0, "t/baseline/r0", "t", 0), Arm.BASELINE, Mode.LATENCY,
-                new JobSpec.Measure(new Command(List.of("python3", "benchmarks/benchmark_latency.py", "--model", "toy-1m", "--batch-size", "1",
+                new JobSpec.Measure(Command.template(List.of("python3", "benchmarks/benchmark_latency.py", "--model", "toy-1m", "--batch-size", "1",
                         "--input-len", "8", "--output-len", "4", "--num-iters", "3", "--num-iters-warmup", "1",
-                        "--seed", "0")), List.of(), 0, null),
+                        "--seed", "0")), ClientConfig.NONE, 0, null),
                                 new Job.Where(TOY, Map.of("ISOBENCH_IT_MARK", "it's here"), 1),
                                 Job.Limits.ofSeconds(20, 60));
         JobResult r = slurm.execute(j, Executor.Hooks.NONE);
@@ -222,7 +223,7 @@ class SlurmExecutorIT {
     void aJobWiderThanTheClusterIsRefusedWithoutSubmitting() {
         Job j = offline("t/baseline/r8", List.of("true"), 60);
         Job wide = new Job(new Job.Place(0, j.jobId(), "t", 0), Arm.BASELINE, Mode.LATENCY,
-                new JobSpec.Measure(new Command(j.argv()), List.of(), 0, null), new Job.Where(TOY, Map.of(), 64),
+                new JobSpec.Measure(Command.template(j.argv()), ClientConfig.NONE, 0, null), new Job.Where(TOY, Map.of(), 64),
                 Job.Limits.ofSeconds(20, 60));
         JobResult r = slurm.execute(wide, Executor.Hooks.NONE);
         assertThat(r.failure().category()).isEqualTo(FailureCategory.RESOURCES_INSUFFICIENT);

@@ -10,6 +10,7 @@ import io.isobench.Mode;
 import io.isobench.Arm;
 import io.isobench.plan.Plan;
 import io.isobench.plan.Planner;
+import io.isobench.task.ClientConfig;
 import io.isobench.task.RunConfig;
 import io.isobench.task.Suite;
 import io.isobench.task.TaskImport;
@@ -116,20 +117,21 @@ class SlurmScriptGoldenTest {
                 .isEqualTo("isb-s20261126-010203-ab12-tpot_agent_alpha_r3");
         assertThat(SlurmExecutor.q("it's")).isEqualTo("'it'\"'\"'s'");
         assertThat(SlurmExecutor.q("--model")).isEqualTo("--model");
-        assertThat(SlurmExecutor.argvLine(List.of("srv", "--port", "{port}", "--url=http://h:{port}/v1"), "\"$port\""))
+        assertThat(Command.template(List.of("srv", "--port", "{port}", "--url=http://h:{port}/v1"))
+                .line(SlurmExecutor::q, "127.0.0.1", "\"$port\""))
                 .isEqualTo("srv --port \"$port\" --url=http://h:\"$port\"/v1");
         Job j = new Job(new Job.Place(0, "t/baseline/r0", "t", 0), Arm.BASELINE, Mode.LATENCY,
-                new JobSpec.Measure(new Command(List.of("x")), List.of(), 0, null),
+                new JobSpec.Measure(Command.template(List.of("x")), ClientConfig.NONE, 0, null),
                 new Job.Where(Path.of("/w/envs/t/baseline"), Map.of(), 1), Job.Limits.ofSeconds(10, 10));
         assertThat(SlurmExecutor.jobDir(SlurmConfig.DEFAULT, "s1", j)).isEqualTo(Path.of("/w/slurm/s1/t_baseline_r0"));
-        assertThat(SlurmExecutor.serverArgv(List.of("srv", "--host", "127.0.0.1"), "0.0.0.0"))
-                .containsExactly("srv", "--host", "0.0.0.0");
+        assertThat(Command.template(List.of("srv", "--host", "{host}")).line(SlurmExecutor::q, "0.0.0.0", "\"$port\""))
+                .isEqualTo("srv --host 0.0.0.0");
     }
 
     @Test
     void secretsStayOutOfTheScript() {
         Job j = new Job(new Job.Place(0, "t/baseline/r0", "t", 0), Arm.BASELINE, Mode.LATENCY,
-                new JobSpec.Measure(new Command(List.of("x")), List.of(), 0, null),
+                new JobSpec.Measure(Command.template(List.of("x")), ClientConfig.NONE, 0, null),
                 new Job.Where(Path.of("/w/envs/t/baseline"), Map.of("HF_TOKEN", "hf_abcdefghijklmnopqrstuvwxyz123456", "VLLM_USE_V1", "1",
                         "OTHER", "Authorization: Bearer xyz"), 1), Job.Limits.ofSeconds(10, 10));
         String s = SlurmExecutor.script(j, "s", Path.of("/w/slurm/s/t_baseline_r0"), SlurmConfig.DEFAULT, null);
@@ -194,7 +196,7 @@ class SlurmScriptGoldenTest {
         assertThat(c.extra()).containsExactly("--qos=high", "--constraint=h100");
         assertThat(c.gpusFor(4)).isZero();
         Job j = new Job(new Job.Place(0, "t/baseline/r0", "t", 0), Arm.BASELINE, Mode.LATENCY,
-                new JobSpec.Measure(new Command(List.of("x")), List.of(), 0, null),
+                new JobSpec.Measure(Command.template(List.of("x")), ClientConfig.NONE, 0, null),
                 new Job.Where(Path.of("/w/envs/t/baseline"), Map.of(), 2), Job.Limits.ofSeconds(10, 10));
         String s = SlurmExecutor.script(j, "s", Path.of("/w/slurm/s/t_baseline_r0"), c, null);
         assertThat(s).contains("#SBATCH --partition=gpu\n").contains("#SBATCH --qos=high\n").doesNotContain("--gpus");

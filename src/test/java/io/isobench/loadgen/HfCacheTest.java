@@ -1,6 +1,5 @@
 package io.isobench.loadgen;
 
-import io.isobench.probe.Clients;
 import io.isobench.task.ParsedPerfCommand;
 import io.isobench.task.PerfCommand;
 import org.junit.jupiter.api.AfterEach;
@@ -126,7 +125,7 @@ class HfCacheTest {
                         + " --random-input-len 200 --random-output-len 10 --num-prompts 6 --seed 0")) {
             ParsedPerfCommand p = PerfCommand.parse(cmd);
             assertThat(p.findings()).as(cmd).isEmpty();
-            Map<String, String> flags = Clients.flagMap(p.client().argv());
+            Map<String, String> flags = p.client().loadgenFlags();
             List<String> warnings = new ArrayList<>();
             LoadgenConfig c = ServeFlags.workload(LoadgenConfig.builder().model(flags.get("model")), flags, dir,
                     warnings::add).build();

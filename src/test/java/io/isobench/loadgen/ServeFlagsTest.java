@@ -1,5 +1,6 @@
 package io.isobench.loadgen;
 
+import io.isobench.task.ClientConfig;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -23,7 +24,7 @@ class ServeFlagsTest {
         LoadgenConfig c = task(Map.of("goodput", "ttft:500 tpot:50", "request-rate", "4"), new java.util.ArrayList<>());
         assertThat(c.goodputSloMs()).containsExactly(Map.entry("ttft", 500.0), Map.entry("tpot", 50.0));
         assertThat(c.requestRate()).isEqualTo(4.0);
-        assertThat(io.isobench.probe.Clients.flagMap(List.of("--goodput", "ttft:500", "tpot:50", "--request-rate", "4")))
+        assertThat(ClientConfig.ofArgv(List.of("--goodput", "ttft:500", "tpot:50", "--request-rate", "4")).loadgenFlags())
                 .containsEntry("goodput", "ttft:500 tpot:50").containsEntry("request-rate", "4");
     }
 

@@ -120,8 +120,8 @@ class PlannerTest {
         assertThat(fromOrder).isEqualTo(order(p).subList(checks, p.jobs().size()));
         Job serve = p.jobs().stream().filter(j -> j.taskId().equals("serve") && j.kind() == Job.Kind.MEASURE)
                 .findFirst().orElseThrow();
-        assertThat(serve.argv()).contains(Command.PORT).contains("--dtype");
-        assertThat(serve.client()).contains("--num-prompts", "8");
+        assertThat(serve.argv()).contains("{port}").contains("--dtype");
+        assertThat(serve.client().argv()).contains("--num-prompts", "8");
         assertThat(serve.warmupRequests()).isEqualTo(2);
         assertThat(serve.limits().serverStartS()).isEqualTo(20);
         Job lat = p.jobs().stream().filter(j -> j.taskId().equals("lat") && j.kind() == Job.Kind.MEASURE)

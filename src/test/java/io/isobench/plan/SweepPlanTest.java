@@ -109,8 +109,8 @@ class SweepPlanTest {
         }
         Job one = serve.stream().filter(j -> j.sweepPoint().index() == 2).findFirst().orElseThrow();
         // the point's flag replaces the command's --request-rate 2; the SLO targets stay
-        assertThat(one.client()).containsSubsequence("--goodput", "ttft:500", "tpot:50");
-        assertThat(String.join(" ", one.client())).endsWith("--request-rate 4").doesNotContain("--request-rate 2");
+        assertThat(one.client().argv()).containsSubsequence("--goodput", "ttft:500", "tpot:50");
+        assertThat(String.join(" ", one.client().argv())).endsWith("--request-rate 4").doesNotContain("--request-rate 2");
         assertThat(one.jobId()).matches("serve/[a-z0-9:]+/r\\d/request_rate=4");
         assertThat(p.jobs().stream().map(Job::jobId).distinct().count()).isEqualTo(p.jobs().size());
         // a task without a sweep keeps one job per arm and round, no point
@@ -151,7 +151,7 @@ class SweepPlanTest {
         assertThat(p.header().roundsPlan().adaptive()).isTrue();
         assertThat(p.jobs().stream().filter(j -> j.kind() == Job.Kind.CHECK)).hasSize(3);
         assertThat(p.jobs().stream().filter(j -> j.kind() == Job.Kind.MEASURE)).hasSize(48)
-                .allMatch(j -> j.client().contains("--goodput") && j.sweepPoint() != null);
+                .allMatch(j -> j.client().argv().contains("--goodput") && j.sweepPoint() != null);
         assertThat(p.skipped()).isEmpty();
     }
 
@@ -167,11 +167,11 @@ class SweepPlanTest {
         assertThat(p.pilots()).singleElement().satisfies(j -> {
             assertThat(j.arm()).isEqualTo(io.isobench.Arm.BASELINE);
             assertThat(j.jobId()).isEqualTo("serve/baseline/pilot");
-            assertThat(j.client()).containsSubsequence("--request-rate", "2").contains("--goodput");
+            assertThat(j.client().argv()).containsSubsequence("--request-rate", "2").contains("--goodput");
             assertThat(AutoSweep.isPilot(j)).isTrue();
             Job second = AutoSweep.pilotJob(j, 2, 4);
             assertThat(second.jobId()).isEqualTo("serve/baseline/pilot2/request_rate=4");
-            assertThat(second.client()).containsSubsequence("--request-rate", "4").doesNotContain("2");
+            assertThat(second.client().argv()).containsSubsequence("--request-rate", "4").doesNotContain("2");
             assertThat(AutoSweep.isPilot(second)).isTrue();
         });
         assertThat(p.toText()).contains("sweep auto serve: points decided by pilots against the baseline before round"

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.loadgen.MultiTurnToyEngineTest;
 import io.isobench.parse.Metric;
+import io.isobench.task.ClientConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,9 +48,9 @@ class MultiTurnServingClientTest {
         }
         Process toy = MultiTurnToyEngineTest.startToy(port, root.resolve("toy.log"));
         try {
-            Map<String, String> flags = Clients.flagMap(List.of("--dataset-name", "sharegpt", "--dataset-path",
+            Map<String, String> flags = ClientConfig.ofArgv(List.of("--dataset-name", "sharegpt", "--dataset-path",
                     "benchmarks/conv.json", "--multi-turn", "--max-turns", "3", "--num-prompts", "5",
-                    "--max-concurrency", "2", "--ignore-eos"));
+                    "--max-concurrency", "2", "--ignore-eos")).loadgenFlags();
             URI url = URI.create("http://127.0.0.1:" + port);
             ServingClient.Result a = Clients.serving().run(url, "toy-1m", flags, 1, 0, armA.getParent());
             ServingClient.Result b = Clients.serving().run(url, "toy-1m", flags, 1, 0, armB.getParent());

@@ -12,6 +12,7 @@ import io.isobench.store.RunRecord;
 import io.isobench.store.SessionRecord;
 import io.isobench.store.Store;
 import io.isobench.store.Stores;
+import io.isobench.task.ClientConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -91,7 +92,7 @@ class AdaptiveRoundsTest {
 
     private Job job(String task, String arm, int round) {
         return new Job(new Job.Place(index++, task + "/" + arm + "/r" + round, task, round), Arm.fromLabel(arm),
-                Mode.LATENCY, new JobSpec.Measure(new Command(List.of("true")), List.of(), 0, null),
+                Mode.LATENCY, new JobSpec.Measure(Command.template(List.of("true")), ClientConfig.NONE, 0, null),
                 new Job.Where(Path.of("."), Map.of(), 0), Job.Limits.ofSeconds(10, 10));
     }
 

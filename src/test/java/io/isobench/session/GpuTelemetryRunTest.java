@@ -11,6 +11,7 @@ import io.isobench.plan.Job;
 import io.isobench.plan.JobSpec;
 import io.isobench.store.Store;
 import io.isobench.store.Stores;
+import io.isobench.task.ClientConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -47,7 +48,7 @@ class GpuTelemetryRunTest {
     }
 
     private static Job job(Job.Kind kind) {
-        JobSpec spec = kind == Job.Kind.MEASURE ? new JobSpec.Measure(new Command(List.of("x")), List.of(), 0, null)
+        JobSpec spec = kind == Job.Kind.MEASURE ? new JobSpec.Measure(Command.template(List.of("x")), ClientConfig.NONE, 0, null)
                 : null;
         return new Job(new Job.Place(0, "t/human/r0", "t", 0), Arm.HUMAN, Mode.SERVING, spec,
                 new Job.Where(Path.of("/w"), Map.of(), 1), Job.Limits.ofSeconds(10, 10));

@@ -5,6 +5,7 @@ import io.isobench.plan.JobSpec;
 import io.isobench.plan.Command;
 import io.isobench.Mode;
 import io.isobench.Arm;
+import io.isobench.task.ClientConfig;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -31,7 +32,7 @@ class JobDispatcherTest {
     private static Job job(int index, String task, String arm, Job.Kind kind, int gpus) {
         return new Job(new Job.Place(index, task + "/" + arm + "/" + index, task, kind == Job.Kind.CHECK ? -1 : 0),
                 Arm.fromLabel(arm), Mode.SERVING,
-                kind == Job.Kind.CHECK ? new JobSpec.Check(new Command(List.of("true")), JobSpec.Probes.OWN_COMMAND, null) : new JobSpec.Measure(new Command(List.of("true")), List.of(), 0, null),
+                kind == Job.Kind.CHECK ? new JobSpec.Check(Command.template(List.of("true")), JobSpec.Probes.OWN_COMMAND, null) : new JobSpec.Measure(Command.template(List.of("true")), ClientConfig.NONE, 0, null),
                 new Job.Where(Path.of("."), Map.of(), gpus), Job.Limits.ofSeconds(10, 10));
     }
 

@@ -130,7 +130,7 @@ class PilotPhaseTest {
             assertThat(first).containsExactly(1.0, 2.0);
             // a resumed session reaps the killed pilot's container / cluster job by its job
             assertThat(PilotPhase.jobOf(plan, "s2", "s2/serve/baseline/pilot3/request_rate=4")).hasValueSatisfying(
-                    j -> assertThat(j.client()).containsSubsequence("--request-rate", "4"));
+                    j -> assertThat(j.client().argv()).containsSubsequence("--request-rate", "4"));
             assertThat(PilotPhase.jobOf(plan, "s2", "s2/serve/baseline/r0/request_rate=4")).isEmpty();
             assertThat(PilotPhase.decided(store, "s2", plan)).isEmpty();
             List<Double> second = new ArrayList<>();

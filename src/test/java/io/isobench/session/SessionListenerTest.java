@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.IsobenchException;
 import io.isobench.plan.Job;
+import io.isobench.task.ClientConfig;
 import org.junit.jupiter.api.Test;
 
 import java.io.PrintWriter;
@@ -24,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class SessionListenerTest {
 
     private static final Job JOB = new Job(new Job.Place(3, "t1/human/r1", "t1", 1), Arm.HUMAN, Mode.SERVING,
-            new JobSpec.Measure(new Command(List.of("true")), List.of(), 0, null), new Job.Where(Path.of("."), Map.of(), 0),
+            new JobSpec.Measure(Command.template(List.of("true")), ClientConfig.NONE, 0, null), new Job.Where(Path.of("."), Map.of(), 0),
             Job.Limits.ofSeconds(10, 10));
     private static final JobProgress OK = new JobProgress(4, 10, JOB, "round 2/3",
             new JobProgress.Outcome(null, "output_throughput", 1234.5678), 75);

@@ -93,8 +93,8 @@ class GenericSuiteTest {
                 """));
         TaskSpec t = s.tasks().get(0);
         assertThat(t.mode()).contains(Mode.SERVING);
-        assertThat(t.serverArgv("127.0.0.1", 9000)).containsExactly("node", dir.toAbsolutePath().normalize()
-                + "/server.mjs", "--model", "tiny", "--host", "127.0.0.1", "--port", "9000");
+        assertThat(Word.shown(t.server())).containsExactly("node", dir.toAbsolutePath().normalize()
+                + "/server.mjs", "--model", "tiny", "--host", "{host}", "--port", "{port}");
         assertThat(t.parsedCommand().client().argv()).containsExactly("--model", "tiny", "--num-prompts", "20",
                 "--random-input-len", "32", "--ignore-eos");
         assertThat(t.generic().serving().primary()).isEqualTo("ttft_ms_mean");

@@ -52,14 +52,14 @@ class SuiteLoaderTest {
         assertThat(t0.correctness()).isEqualTo(new TaskSpec.Correctness(8, 32, 0.0));
         assertThat(t0.line()).isEqualTo(9);
         assertThat(t0.parsedCommand().findings()).isEmpty();
-        assertThat(t0.serverArgv("127.0.0.1", 18000)).contains("--dtype", "float16").endsWith("--port", "18000");
+        assertThat(Word.shown(t0.server())).contains("--dtype", "float16").endsWith("--port", "{port}");
         TaskSpec t1 = s.tasks().get(1);
         assertThat(t1.gpus()).isEqualTo(4);
         assertThat(t1.timeoutS()).isEqualTo(3600);
         assertThat(GpuEstimate.forTask(t1).gpus()).isEqualTo(4);
         TaskSpec t2 = s.tasks().get(2);
-        assertThat(t2.serverArgv("127.0.0.1", 18001)).containsExactly("vllm", "serve", "facebook/opt-125m",
-                "--host", "127.0.0.1", "--port", "18001");
+        assertThat(Word.shown(t2.server())).containsExactly("vllm", "serve", "facebook/opt-125m",
+                "--host", "{host}", "--port", "{port}");
         assertThat(s.agents()).hasSize(1);
         assertThat(s.agents().get(0).patchFor("6d0734c5")).contains(dir.resolve("patches/claude-code/6d0734c5.diff"));
         assertThat(s.agents().get(0).patchFor("a3223766")).isEmpty();
