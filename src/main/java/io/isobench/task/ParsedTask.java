@@ -27,8 +27,14 @@ public record ParsedTask(TaskSpec task, ParsedPerfCommand command) {
         return fromCommand.isPresent() ? fromCommand : Mode.fromLabel(task.modeLabel());
     }
 
-    /** GPUs the task's jobs need ({@link GpuEstimate}). */
+    /**
+     * GPUs the task's jobs need: an engine's command, what it uses or the task declares ({@link GpuEstimate}); a
+     * generic task's command (not an engine's benchmark, nothing says it uses a GPU), what the task declares, else 0.
+     */
     public int gpus() {
+        if (task.generic() != null) {
+            return task.gpus() == null ? 0 : task.gpus();
+        }
         return GpuEstimate.of(command, task.gpus()).gpus();
     }
 
