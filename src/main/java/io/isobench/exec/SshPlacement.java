@@ -191,9 +191,9 @@ final class SshPlacement implements Placement {
     private boolean killRemote(Job job, Duration grace) {
         long tenths = Math.max(1, grace.toMillis() / 100);
         String script = "f=" + q(groupFile(job)) + "; [ -f \"$f\" ] || exit 0; p=$(cat \"$f\"); "
-                + "kill -TERM -- -$p 2>/dev/null; i=0; while kill -0 -- -$p 2>/dev/null && [ $i -lt " + tenths
-                + " ]; do sleep 0.1; i=$((i+1)); done; kill -KILL -- -$p 2>/dev/null; sleep 0.1; rm -f \"$f\"; "
-                + "! kill -0 -- -$p 2>/dev/null";
+                + "kill -TERM -$p 2>/dev/null; i=0; while kill -0 -$p 2>/dev/null && [ $i -lt " + tenths
+                + " ]; do sleep 0.1; i=$((i+1)); done; kill -KILL -$p 2>/dev/null; sleep 0.1; rm -f \"$f\"; "
+                + "! kill -0 -$p 2>/dev/null";
         try {
             return DockerExecutor.Cmd.run(target.ssh(List.of(), "sh -c " + q(script)),
                     grace.plusSeconds(30)).code() == 0;
