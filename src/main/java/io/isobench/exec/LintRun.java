@@ -40,7 +40,7 @@ public final class LintRun {
         Plan plan = Planner.plan(suite, new Planner.Options(1, null, workdir, false));
         int limit = suite.run().timeouts().buildS();
         SessionSetup.run(plan, limit, progress);
-        Executor local = Executors.create("local");
+        Executor local = LocalExecutor.KIND.create(null);
         StringBuilder out = new StringBuilder();
         for (TaskSpec t : suite.tasks()) {
             GenericTask.Offline o = t.generic() == null ? null : t.generic().offline();

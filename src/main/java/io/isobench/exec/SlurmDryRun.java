@@ -38,7 +38,7 @@ final class SlurmDryRun {
         }
         if (json) {
             Map<String, Object> m = plan.toMap();
-            m.put("executor", "slurm");
+            m.put("executor", SlurmExecutor.KIND.name());
             @SuppressWarnings("unchecked")
             List<Map<String, Object>> jobs = (List<Map<String, Object>>) m.get("jobs");
             for (Map<String, Object> jm : jobs) {
