@@ -1,20 +1,31 @@
 package io.isobench.cli;
 
 import io.isobench.IsobenchException;
+import io.isobench.exec.Executors;
 import io.isobench.session.ProgressMode;
 import io.isobench.session.SessionRequest;
 import picocli.CommandLine.Option;
 
 import java.io.PrintWriter;
+import java.util.Iterator;
 import java.util.Locale;
 import java.util.function.Function;
 
 /** Where and how many jobs at once: the options run and demo share. */
 final class ExecutionOptions {
 
-    @Option(names = "--executor", paramLabel = "NAME",
-            description = "Where jobs run: local, docker, slurm or kubernetes (default: the suite's run.executor).")
+    @Option(names = "--executor", paramLabel = "NAME", completionCandidates = Kinds.class,
+            description = "Where jobs run: ${COMPLETION-CANDIDATES} (docs/executors.md; default: the suite's "
+                    + "run.executor).")
     String executor;
+
+    /** The executor names of the one registry. */
+    static final class Kinds implements Iterable<String> {
+        @Override
+        public Iterator<String> iterator() {
+            return Executors.names().iterator();
+        }
+    }
 
     @Option(names = "--parallel", paramLabel = "N|auto", defaultValue = "auto",
             description = "Jobs in flight at once (default ${DEFAULT-VALUE}: packed into the node's GPUs when the "

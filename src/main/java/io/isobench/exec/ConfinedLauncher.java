@@ -24,7 +24,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * chose, relaying to the sandbox's {@code NetBridge}). Where the sandbox cannot be made, a confined arm does not run:
  * it fails with the reason and the fix, never silently unconfined.
  */
-final class ConfinedLauncher implements LocalExecutor.Launcher {
+final class ConfinedLauncher implements Placement {
 
     private final Confine confine;
     private final Set<String> runnerSecrets;

@@ -1,5 +1,6 @@
 package io.isobench.exec;
 
+import io.isobench.exec.ExecutorKind.Capability;
 import io.isobench.IsobenchException;
 import io.isobench.probe.ServingClient;
 import io.isobench.parse.Failure;
@@ -19,6 +20,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -39,13 +41,18 @@ import java.util.concurrent.TimeUnit;
  */
 final class DockerExecutor implements Executor {
 
+    /** Docker: each job in a container on this machine; settings from {@code ISOBENCH_DOCKER_CONFIG}. */
+    static final ExecutorKind KIND = new ExecutorKind("docker", EnumSet.of(Capability.RUNS_ON_THIS_HOST,
+            Capability.RUNS_GENERIC_OFFLINE, Capability.INSTALLS_ARTIFACTS, Capability.RUNS_ACCURACY),
+            suite -> create(DockerConfig.fromEnvironment()));
+
     /** The marker the in-container patch step prints when the agent patch does not apply. */
     static final String PATCH_MARKER = "isobench: the agent patch does not apply in the image";
     static final String PATCH_IN_CONTAINER = "/isobench/agent.patch";
 
     private final DockerConfig config;
-    private final Readiness readiness;
-    private final ServingClient client;
+    /** The one serve-and-measure path, shared by every job's container. */
+    private final ServePipeline pipeline;
     private final Duration grace;
     private final GpuSlots gpus;
     /** The GPU mode {@code auto} resolved against the inventory. */
@@ -53,11 +60,10 @@ final class DockerExecutor implements Executor {
     private final Path dockerRoot;
     private final Set<String> imagesPresent = ConcurrentHashMap.newKeySet();
 
-    DockerExecutor(DockerConfig config, Readiness readiness, ServingClient client, Duration grace, GpuSlots gpus,
-                   String gpuMode, Path dockerRoot) {
+    DockerExecutor(DockerConfig config, Readiness.HttpProbe readiness, ServingClient client, Duration grace,
+                   GpuSlots gpus, String gpuMode, Path dockerRoot) {
         this.config = config;
-        this.readiness = readiness;
-        this.client = client;
+        this.pipeline = new ServePipeline(readiness, client);
         this.grace = grace;
         this.gpus = gpus;
         this.gpuMode = gpuMode;
@@ -93,8 +99,8 @@ final class DockerExecutor implements Executor {
     }
 
     @Override
-    public String name() {
-        return "docker";
+    public ExecutorKind kind() {
+        return KIND;
     }
 
     @Override
@@ -142,7 +148,7 @@ final class DockerExecutor implements Executor {
                 Files.writeString(patch, diff, StandardCharsets.UTF_8);
             }
             Launch launch = new Launch(image, scratch, patch);
-            LocalExecutor inner = new LocalExecutor(readiness, client, grace, gpus, launch);
+            LocalExecutor inner = new LocalExecutor(KIND, pipeline, grace, gpus, launch);
             JobResult r;
             try {
                 r = inner.execute(job, hooks);
@@ -171,8 +177,8 @@ final class DockerExecutor implements Executor {
         removeContainer(containerName(job));
     }
 
-    /** One job's container: the launcher the local executor's logic drives. */
-    private final class Launch implements LocalExecutor.Launcher {
+    /** One job's container: the placement the local executor's logic drives. */
+    private final class Launch implements Placement {
         private final String image;
         private final Path scratch;
         private final Path patch;

@@ -6,15 +6,22 @@ import java.util.function.BooleanSupplier;
 import java.util.function.LongConsumer;
 
 /**
- * Runs one job of a plan: a job in, a result out. {@link Executors#create} (the one factory) picks the implementation
- * by name (local, docker, slurm, kubernetes); all implement the same contract. An executor never throws for a failing
+ * Runs one job of a plan: a job in, a result out. {@link Executors#create} picks the implementation by the name of
+ * its {@link ExecutorKind} from the one registry ({@link Executors#KINDS}); all implement the same contract. A new
+ * kind whose jobs are commands started somewhere is a {@link Placement} under {@link LocalExecutor} (as docker's
+ * containers and ssh's hosts are) and needs no entry in the permits list. An executor never throws for a failing
  * job: failures are classified in the {@link JobResult}. A session with {@code --parallel} above 1 calls
  * {@link #execute} from several threads at once: implementations are thread-safe.
  */
 public sealed interface Executor permits LocalExecutor, DockerExecutor, SlurmExecutor, KubernetesExecutor {
 
-    /** The executor's name as a suite or {@code --executor} names it: local, docker, slurm, kubernetes. */
-    String name();
+    /** The executor's kind: its name and what it can do. */
+    ExecutorKind kind();
+
+    /** The executor's name as a suite or {@code --executor} names it ({@link ExecutorKind#name()}). */
+    default String name() {
+        return kind().name();
+    }
 
     /**
      * @param job   the job (its {@code cwd} is the prepared environment)

@@ -1,22 +1,23 @@
 package io.isobench.exec;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import io.isobench.IsobenchException;
-import io.isobench.plan.Job;
 import io.isobench.plan.Plan;
-import io.isobench.task.RunConfig;
+import io.isobench.task.ExecutorNames;
 import io.isobench.task.Suite;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
 
-/** Picks an {@link Executor} by the name a suite's {@code run.executor} or {@code --executor} gives. */
+/**
+ * The one registry of executor kinds ({@link #KINDS}): picks an {@link Executor} by the name a suite's
+ * {@code run.executor} or {@code --executor} gives, and answers which kinds exist and what each can do.
+ */
 public final class Executors {
 
     /** Environment variable naming the profile file (executor settings: a {@code kubernetes:} section…). */
@@ -28,7 +29,52 @@ public final class Executors {
     }
 
     /**
-     * @param name one of {@link RunConfig#EXECUTORS}
+     * Every executor kind, in the order help texts list them: a new kind is one line here (its class declares its
+     * name, capabilities and factory: docs/executors.md, "Adding an executor").
+     */
+    public static final List<ExecutorKind> KINDS = List.of(LocalExecutor.KIND, DockerExecutor.KIND,
+            SlurmExecutor.KIND, KubernetesExecutor.KIND, SshPlacement.KIND);
+
+    /**
+     * The kind of that name.
+     *
+     * @throws IsobenchException.BadInput for an unknown name
+     */
+    public static ExecutorKind kind(String name) {
+        for (ExecutorKind k : KINDS) {
+            if (k.name().equals(name)) {
+                return k;
+            }
+        }
+        throw new IsobenchException.BadInput("--executor " + name + ": use one of " + names());
+    }
+
+    /** The names of every kind, sorted. */
+    public static SortedSet<String> names() {
+        SortedSet<String> out = new TreeSet<>();
+        KINDS.forEach(k -> out.add(k.name()));
+        return out;
+    }
+
+    /** The kinds that have {@code c}, in words for a message: "local or docker", "local, docker or slurm". */
+    public static String namesWith(ExecutorKind.Capability c) {
+        List<String> with = KINDS.stream().filter(k -> k.can(c)).map(ExecutorKind::name).toList();
+        if (with.size() <= 1) {
+            return String.join("", with);
+        }
+        return String.join(", ", with.subList(0, with.size() - 1)) + " or " + with.get(with.size() - 1);
+    }
+
+    /** The registry's names for the suite loader ({@code task} sits below {@code exec}: found by ServiceLoader). */
+    public static final class Names implements ExecutorNames {
+        @Override
+        public Set<String> names() {
+            return Executors.names();
+        }
+    }
+
+    /**
+     * @param name one of {@link #names()}
      * @throws IsobenchException.BadInput          for an unknown name
      * @throws IsobenchException.EnvironmentMissing when the executor cannot run on this machine (what is missing and
      *                                              how to get it)
@@ -39,14 +85,19 @@ public final class Executors {
 
     /** As {@link #create(String)}, for a suite: cluster executors read their profile and the suite's commits. */
     public static Executor create(String name, Suite suite) {
-        return switch (name) {
-            case "local" -> local(suite);
-            case "docker" -> docker(DockerConfig.fromEnvironment());
-            case "kubernetes" -> kubernetes(suite);
-            case "slurm" -> SlurmExecutor.connect(SlurmConfig.fromEnv(System.getenv()));
-            default -> throw new IsobenchException.BadInput("--executor " + name + ": use one of "
-                    + new java.util.TreeSet<>(RunConfig.EXECUTORS));
-        };
+        return kind(name).create(suite);
+    }
+
+    /**
+     * What {@code --dry-run} prints for a plan on an executor: the plan itself, plus, for kinds that generate a
+     * per-job spec (slurm: the sbatch script), each job's spec.
+     *
+     * @param sessionId the session the jobs would belong to (job names and shared paths derive from it); null shows
+     *                  {@code SESSION}
+     * @param format    text or json
+     */
+    public static String dryRun(String name, Plan plan, String sessionId, String format) {
+        return kind(name).dryRun(plan, sessionId, format);
     }
 
     /** The profile file: $ISOBENCH_PROFILE, else isobench-profile.yaml beside the suite. */
@@ -65,7 +116,7 @@ public final class Executors {
      * (plan.GpuDiscovery); each job leases its GPU count ({@code CUDA_VISIBLE_DEVICES}), a job wider than the node is
      * {@code RESOURCES_INSUFFICIENT}. On a machine without GPUs jobs run unleased (CPU engines such as the toy).
      */
-    private static Executor local(Suite suite) {
+    static Executor local(Suite suite) {
         io.isobench.plan.GpuDiscovery.Inventory inv = io.isobench.plan.GpuDiscovery.discover(null);
         return new LocalExecutor(Readiness.http(java.time.Duration.ofMillis(10)),
                 io.isobench.probe.Clients.serving(), java.time.Duration.ofSeconds(5),
@@ -76,7 +127,7 @@ public final class Executors {
      * The local launcher of a suite: its {@code run.confine} rule (every arm confined when there is no suite), never
      * passing its agents' runner secrets to a measured process.
      */
-    static LocalExecutor.Launcher launcher(Suite suite) {
+    static Placement launcher(Suite suite) {
         if (suite == null) {
             return new ConfinedLauncher(io.isobench.task.Confine.DEFAULT, java.util.Set.of(), List.of());
         }
@@ -94,7 +145,7 @@ public final class Executors {
         return new ConfinedLauncher(suite.run().confine(), secrets, readable);
     }
 
-    private static Executor kubernetes(Suite suite) {
+    static Executor kubernetes(Suite suite) {
         if (suite == null) {
             throw new IsobenchException.EnvironmentMissing("executor kubernetes needs a suite (run it through "
                     + "isobench run SUITE --executor kubernetes)");
@@ -117,68 +168,5 @@ public final class Executors {
      */
     public static Executor docker(DockerConfig config) {
         return DockerExecutor.create(config);
-    }
-
-    /**
-     * What {@code --dry-run} prints for a plan on an executor: the plan itself, plus, for executors that generate a
-     * per-job spec (slurm: the sbatch script), each job's spec. Needs no cluster; when the Slurm controller answers,
-     * jobs wider than its largest node are marked {@code RESOURCES_INSUFFICIENT} and CPU/memory requests are capped
-     * to that node.
-     *
-     * @param sessionId the session the jobs would belong to (job names and shared paths derive from it); null shows
-     *                  {@code SESSION}
-     * @param format    text or json
-     */
-    public static String dryRun(String name, Plan plan, String sessionId, String format) {
-        boolean json = "json".equals(format);
-        if (!"slurm".equals(name)) {
-            return json ? plan.toJson() : plan.toText();
-        }
-        String session = sessionId == null ? "SESSION" : sessionId;
-        SlurmConfig config = SlurmConfig.fromEnv(System.getenv());
-        SlurmCli.Capacity capacity = SlurmCli.onPath("sinfo") ? new SlurmCli().capacity() : null;
-        Map<String, String> scripts = new LinkedHashMap<>();
-        Map<String, String> refused = new LinkedHashMap<>();
-        for (Job j : plan.jobs()) {
-            if (capacity != null && config.gpusFor(j.gpus()) > capacity.gpus()) {
-                refused.put(j.jobId(), "RESOURCES_INSUFFICIENT: needs " + j.gpus() + " GPU(s); the largest node has "
-                        + capacity.gpus());
-            } else {
-                scripts.put(j.jobId(), SlurmExecutor.script(j, session, SlurmExecutor.jobDir(config, session, j),
-                        config, capacity));
-            }
-        }
-        if (json) {
-            Map<String, Object> m = plan.toMap();
-            m.put("executor", "slurm");
-            @SuppressWarnings("unchecked")
-            List<Map<String, Object>> jobs = (List<Map<String, Object>>) m.get("jobs");
-            for (Map<String, Object> jm : jobs) {
-                String id = (String) jm.get("id");
-                jm.put("slurm_job_name", SlurmExecutor.jobName(session, id));
-                if (refused.containsKey(id)) {
-                    jm.put("refused", refused.get(id));
-                } else {
-                    jm.put("sbatch", scripts.get(id));
-                }
-            }
-            try {
-                return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(m) + "\n";
-            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-                throw new IllegalStateException(e);
-            }
-        }
-        StringBuilder sb = new StringBuilder(plan.toText());
-        sb.append("executor slurm: one batch job per job, scripts below (session ").append(session).append(")\n");
-        for (Job j : plan.jobs()) {
-            sb.append("---- ").append(j.index() + 1).append(' ').append(j.jobId()).append(" -> ")
-                    .append(SlurmExecutor.jobName(session, j.jobId())).append('\n');
-            if (refused.containsKey(j.jobId())) {
-                sb.append("refused: ").append(refused.get(j.jobId())).append('\n');
-            } else {
-                sb.append(scripts.get(j.jobId()));
-            }
-        }
-        return sb.toString();
     }
 }

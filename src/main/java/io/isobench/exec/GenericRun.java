@@ -80,7 +80,7 @@ final class GenericRun {
 
     /** The run's cgroup, or why there is none ({@code run} null). */
     private record Cgroup(CpuCgroups.Run run, String why) {
-        static Cgroup of(LocalExecutor.Launcher launcher) {
+        static Cgroup of(Placement launcher) {
             if (!launcher.sharesHostCgroups()) {
                 return new Cgroup(null, "the command runs in a container");
             }
@@ -111,7 +111,7 @@ final class GenericRun {
     }
 
     static Ran execute(Job job, Executor.Hooks hooks, Path log, long t0, Map<String, Double> timings, Duration grace,
-                       LocalExecutor.Launcher launcher) {
+                       Placement launcher) {
         Readout readout = job.readout();
         Path prefix = job.cwd().resolve(".isobench-run-" + job.index());
         List<Path> outputs = new ArrayList<>(List.of(file(prefix, ".out"), file(prefix, ".err"), file(prefix, ".times")));
@@ -201,7 +201,7 @@ final class GenericRun {
     }
 
     static JobResult run(Job job, Executor.Hooks hooks, Path log, long t0, Map<String, Double> timings, Duration grace,
-                         LocalExecutor.Launcher launcher) {
+                         Placement launcher) {
         Ran ran = execute(job, hooks, log, t0, timings, grace, launcher);
         if (ran.failure() != null) {
             return ran.failure();

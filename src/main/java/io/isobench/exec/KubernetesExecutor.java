@@ -26,6 +26,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -43,6 +44,12 @@ import static io.isobench.exec.KubePods.started;
  * delete the Job with foreground propagation (its pods go with it).
  */
 final class KubernetesExecutor implements Executor {
+
+    /**
+     * Kubernetes: each job a batch/v1 Job whose pod runs the server and the client (nothing is measured from this
+     * machine, so it does not serve through {@link ServePipeline}); arms are images, no accuracy commands.
+     */
+    static final ExecutorKind KIND = new ExecutorKind("kubernetes", Set.of(), Executors::kubernetes);
 
     private static final ObjectMapper JSON = new ObjectMapper();
     /**
@@ -77,8 +84,8 @@ final class KubernetesExecutor implements Executor {
     }
 
     @Override
-    public String name() {
-        return "kubernetes";
+    public ExecutorKind kind() {
+        return KIND;
     }
 
     /** The arm's environment is its image: nothing is checked out on this machine. */

@@ -40,7 +40,7 @@ public final class LintRun {
         Plan plan = Planner.plan(suite, new Planner.Options(1, null, workdir, false));
         int limit = suite.run().timeouts().buildS();
         SessionSetup.run(plan, limit, progress);
-        Executor local = Executors.create("local");
+        Executor local = LocalExecutor.KIND.create(null);
         StringBuilder out = new StringBuilder();
         for (TaskSpec t : suite.tasks()) {
             GenericTask.Offline o = t.generic() == null ? null : t.generic().offline();
@@ -76,7 +76,7 @@ public final class LintRun {
         }
         try {
             GenericRun.Ran ran = GenericRun.execute(job, Executor.Hooks.NONE, log, System.nanoTime(), new HashMap<>(),
-                    Duration.ofSeconds(5), LocalExecutor.Launcher.LOCAL);
+                    Duration.ofSeconds(5), Placement.LOCAL);
             StringBuilder b = new StringBuilder();
             b.append(t.id()).append(": lint run of the baseline (").append(arm.commitRef()).append(") in ")
                     .append(job.cwd());

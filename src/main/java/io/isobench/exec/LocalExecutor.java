@@ -1,11 +1,12 @@
 package io.isobench.exec;
 
+import io.isobench.exec.ExecutorKind.Capability;
 import io.isobench.Arm;
 import io.isobench.env.ArmSetup;
 import io.isobench.env.Environment;
 import io.isobench.env.Worktrees;
 import io.isobench.plan.ArmSpec;
-import io.isobench.probe.Greedy;
+import io.isobench.probe.Clients;
 import io.isobench.probe.ServingClient;
 import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
@@ -26,6 +27,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,15 +41,21 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class LocalExecutor implements Executor {
 
+    /** Local: process groups on this machine, measured arms confined by the suite's {@code run.confine}. */
+    static final ExecutorKind KIND = new ExecutorKind("local", EnumSet.of(Capability.RUNS_ON_THIS_HOST,
+            Capability.NEEDS_LOCAL_CLONE, Capability.RUNS_GENERIC_OFFLINE, Capability.INSTALLS_ARTIFACTS,
+            Capability.RUNS_ACCURACY, Capability.CONFINES_ARMS), Executors::local);
+
     static final String HOST = "127.0.0.1";
 
-    private final Readiness readiness;
-    private final ServingClient client;
+    private final ExecutorKind kind;
+    /** The one serve-and-measure path (readiness probe, pinned client or probes, classification). */
+    private final ServePipeline pipeline;
     private final Duration grace;
     /** The node's GPUs, or null on a machine without any (CPU engines such as the toy run unleased). */
     private final io.isobench.plan.GpuSlots gpus;
-    /** How a command is started and torn down: a process group here, a container for the docker executor. */
-    private final Launcher launcher;
+    /** Where a command starts and how it is torn down: a process group here, a container, a command on an ssh host. */
+    private final Placement placement;
     /**
      * The tracked state of each arm prepared here (after its patch, recipes and build): every job of the arm checks
      * it before and after it runs, so a run that rewrote the arm's own code or benchmark (a server at import time, a
@@ -55,65 +63,37 @@ final class LocalExecutor implements Executor {
      */
     private final Map<Path, String> prepared = new ConcurrentHashMap<>();
 
-    /**
-     * Starts and stops one job's command. The local launcher runs it in its own process group; another (docker)
-     * wraps it (a {@code docker run} client in that group) and tears down what the group alone cannot reach.
-     */
-    interface Launcher {
-        /** Starts {@code argv} (port resolved) of {@code job}, output appended to {@code log}. */
-        ProcessGroup start(Job job, List<String> argv, Path log) throws IOException;
-
-        /** Tears down everything the job started; true when nothing is left. */
-        boolean stop(Job job, ProcessGroup group, Duration grace);
-
-        /**
-         * True when the command runs on this machine in this JVM's view of the cgroup v2 hierarchy, so a per-run
-         * cgroup made here can measure it ({@code proc.CpuCgroups}); false inside a container (another namespace).
-         */
-        default boolean sharesHostCgroups() {
-            return false;
-        }
-
-        /**
-         * Starts {@code argv} of {@code job} behind {@code outside}: a trusted prefix of isobench's own (the generic
-         * wrapper that moves itself into the run's cgroup) that runs outside whatever wall the launcher builds
-         * around {@code argv}.
-         */
-        default ProcessGroup start(Job job, List<String> outside, List<String> argv, Path log) throws IOException {
-            List<String> all = new ArrayList<>(outside);
-            all.addAll(argv);
-            return start(job, all, log);
-        }
-
-        /** Starts a server that listens on {@code port}: isobench's clients reach it at 127.0.0.1:{@code port}. */
-        default ProcessGroup startServer(Job job, List<String> argv, Path log, int port) throws IOException {
-            return start(job, argv, log);
-        }
-
-        /** No sandbox; every command with the allowlisted environment ({@code lint}, tests). */
-        Launcher LOCAL = ConfinedLauncher.unconfined();
-    }
-
-    LocalExecutor(Readiness readiness, ServingClient client, Duration grace) {
+    LocalExecutor(Readiness.HttpProbe readiness, ServingClient client, Duration grace) {
         this(readiness, client, grace, null);
     }
 
-    LocalExecutor(Readiness readiness, ServingClient client, Duration grace, io.isobench.plan.GpuSlots gpus) {
-        this(readiness, client, grace, gpus, Launcher.LOCAL);
+    LocalExecutor(Readiness.HttpProbe readiness, ServingClient client, Duration grace,
+                  io.isobench.plan.GpuSlots gpus) {
+        this(readiness, client, grace, gpus, Placement.LOCAL);
     }
 
-    LocalExecutor(Readiness readiness, ServingClient client, Duration grace, io.isobench.plan.GpuSlots gpus,
-                  Launcher launcher) {
-        this.readiness = readiness;
-        this.client = client;
+    LocalExecutor(Readiness.HttpProbe readiness, ServingClient client, Duration grace,
+                  io.isobench.plan.GpuSlots gpus, Placement placement) {
+        this(KIND, new ServePipeline(readiness, client), grace, gpus, placement);
+    }
+
+    /**
+     * @param kind      the kind it runs as (local; docker and ssh run their jobs through this class too)
+     * @param gpus      the node's GPUs, leased to jobs; null: none (jobs run unleased)
+     * @param placement where the commands start
+     */
+    LocalExecutor(ExecutorKind kind, ServePipeline pipeline, Duration grace, io.isobench.plan.GpuSlots gpus,
+                  Placement placement) {
+        this.kind = kind;
+        this.pipeline = pipeline;
         this.grace = grace;
         this.gpus = gpus;
-        this.launcher = launcher;
+        this.placement = placement;
     }
 
     @Override
-    public String name() {
-        return "local";
+    public ExecutorKind kind() {
+        return kind;
     }
 
     @Override
@@ -121,10 +101,10 @@ final class LocalExecutor implements Executor {
         return capacity(gpus);
     }
 
-    /** The arm's environment as every executor makes it, its build step inside the launcher's walls. */
+    /** The arm's environment as every executor makes it, its build step inside the placement's walls. */
     @Override
     public Environment prepare(ArmSpec arm, Path repo, ArmSetup setup) {
-        ArmSetup walled = launcher instanceof ConfinedLauncher c
+        ArmSetup walled = placement instanceof ConfinedLauncher c
                 ? setup.withWalls(c.buildWalls(Arm.fromLabel(arm.arm()).kind() == Arm.Kind.AGENT)) : setup;
         Environment e = Executor.super.prepare(arm, repo, walled);
         if (e.ready() && e.path() != null && Files.exists(e.path().resolve(".git"))) {
@@ -153,6 +133,12 @@ final class LocalExecutor implements Executor {
         String detail = "the arm's tracked files changed " + when + " (" + job.cwd()
                 + "): one of its runs rewrote its own code or benchmark; `git -C WORKTREE diff HEAD` shows what";
         return new Failure(FailureCategory.TREE_CHANGED, detail, List.of(detail));
+    }
+
+    /** What the placement left running for {@code job} beyond its process group (an ssh host's). */
+    @Override
+    public void reap(Job job) {
+        placement.reap(job);
     }
 
     /** The GPUs of a node's slots (local, docker); 0 on a machine without any ({@code gpus} null). */
@@ -223,10 +209,10 @@ final class LocalExecutor implements Executor {
             return accuracy(job, hooks, log, t0, timings);
         }
         if (offlineProbe(job)) {
-            return OfflineProbe.run(job, hooks, log, t0, timings, grace, launcher);
+            return OfflineProbe.run(job, hooks, log, t0, timings, grace, placement);
         }
         if (job.generic()) {
-            return GenericRun.run(job, hooks, log, t0, timings, grace, launcher);
+            return GenericRun.run(job, hooks, log, t0, timings, grace, placement);
         }
         return job.serving() || job.kind() == Job.Kind.CHECK ? server(job, hooks, log, t0, timings)
                 : offline(job, hooks, log, t0, timings);
@@ -248,12 +234,12 @@ final class LocalExecutor implements Executor {
     private record Ran(Integer exit, String text, Failure notStarted) {
     }
 
-    /** Runs the job's command through the launcher to its end or its limit, then tears it down. */
+    /** Runs the job's command through the placement to its end or its limit, then tears it down. */
     private Ran runToEnd(Job job, Hooks hooks, Path log, Map<String, Double> timings,
                          java.util.function.Function<IOException, Failure> cannotStart) {
         ProcessGroup pg;
         try {
-            pg = launcher.start(job, job.argv(), log);
+            pg = placement.start(job, job.argv(), log);
         } catch (IOException e) {
             return new Ran(null, "", cannotStart.apply(e));
         }
@@ -263,7 +249,7 @@ final class LocalExecutor implements Executor {
             exit = waitCancellable(pg, job.limits().run(), hooks);
         } finally {
             long td = System.nanoTime();
-            launcher.stop(job, pg, grace);
+            placement.stop(job, pg, grace);
             timings.put("teardown_ms", (System.nanoTime() - td) / 1e6);
         }
         return new Ran(exit, ProcessGroup.readLog(log), null);
@@ -301,150 +287,93 @@ final class LocalExecutor implements Executor {
         return JobResult.failed(t0, f, text, timings, argv);
     }
 
+    /** A serving run or server check: its server placed here (a free port of this machine), then the one pipeline. */
     private JobResult server(Job job, Hooks hooks, Path log, long t0, Map<String, Double> timings) {
-        int port;
-        try {
-            port = freePort();
-        } catch (IOException e) {
-            return JobResult.failed(t0, new Failure(FailureCategory.PORT_CONFLICT, "no free port: " + e.getMessage(),
-                    List.of()), "", timings, job.argv());
-        }
-        List<String> argv = job.argvFor(port);
-        ProcessGroup pg;
-        try {
-            pg = launcher.startServer(job, argv, log, port);
-        } catch (IOException e) {
-            return JobResult.failed(t0, new Failure(FailureCategory.ENV_MISSING, "cannot start the server "
-                    + argv.get(0) + ": "
-                    + e.getMessage(), List.of(String.valueOf(e.getMessage()))), "", timings, argv);
-        }
-        hooks.processGroupStarted().accept(pg.pgid());
-        StringBuilder clientLog = new StringBuilder();
-        Failure failure = null;
-        List<Metric> metrics = List.of();
-        String workload = null;
-        List<String> outputs = List.of();
-        String probeJson = null;
-        io.isobench.probe.ProbeException.Kind probeFailure = null;
-        ServerMetricsRun scrape = null;
-        try {
-            long ts = System.nanoTime();
-            Readiness.Outcome ready = readiness.await(pg, HOST, port, Duration.ofSeconds(job.limits().serverStartS()));
-            timings.put("ready_ms", (System.nanoTime() - ts) / 1e6);
-            if (ready.state() == Readiness.State.CRASHED && (Integer.valueOf(127).equals(ready.exitCode())
-                    || ProcessGroup.couldNotExecute(ProcessGroup.readLog(log)))) {
-                failure = new Failure(FailureCategory.ENV_MISSING, "the server command " + argv.get(0)
-                        + " does not exist or is not executable", tail(ProcessGroup.readLog(log)));
-            } else if (ready.state() == Readiness.State.CRASHED) {
-                failure = serverFailure(ProcessGroup.readLog(log), FailureCategory.SERVER_CRASHED,
-                        "the server exited with code " + ready.exitCode() + " before it was ready");
-            } else if (ready.state() == Readiness.State.TIMEOUT) {
-                failure = serverFailure(ProcessGroup.readLog(log), FailureCategory.SERVER_START_TIMEOUT,
-                        "the server was not ready within " + job.limits().serverStartS() + " s");
-            } else {
-                long tc = System.nanoTime();
-                URI base = URI.create("http://" + HOST + ":" + port);
-                Map<String, String> flags = job.client().loadgenFlags();
-                String model = modelOf(job, argv);
-                // the server's /metrics during the measured run (docs/server-metrics.md); never fails the run
-                scrape = ServerMetricsRun.start(job, base);
-                Runnable measured = scrape.measuredStart();
-                try {
-                    // the client (or the probes) within the job's limit, whatever the server sends or withholds
-                    Object done = withinLimit(job.limits().runS(), () -> job.kind() == Job.Kind.CHECK
-                            ? probe(base, model, job.probes())
-                            : client.run(base, model, flags, job.warmupRequests(), 0L, job.cwd(), measured));
-                    if (done instanceof ServingClient.Result r) {
-                        metrics = r.metrics();
-                        workload = r.workloadJson();
-                        clientLog.append(r.console());
-                    } else {
-                        Greedy.ProbeRun probes = (Greedy.ProbeRun) done;
-                        outputs = probes.texts();
-                        probeJson = probes.toJson();
-                        clientLog.append(probeLine(probes));
-                    }
-                } catch (PastLimit e) {
-                    clientLog.append("isobench: ").append(e.getMessage()).append('\n');
-                    failure = new Failure(FailureCategory.TIMEOUT, e.getMessage(), List.of(e.getMessage()));
-                } catch (io.isobench.probe.ProbeException e) {
-                    // the server is up and answered, but not with greedy outputs of the probe set
-                    probeFailure = e.kind();
-                    clientLog.append("probe: ").append(e.getMessage()).append('\n');
-                    failure = pg.leaderAlive()
-                            ? new Failure(FailureCategory.NO_METRICS, e.kind().name() + ": " + e.getMessage(),
-                            List.of(e.getMessage()))
-                            : serverFailure(ProcessGroup.readLog(log), FailureCategory.SERVER_CRASHED,
-                                    "the server died during the probes");
-                } catch (IOException | RuntimeException e) {
-                    String text = ProcessGroup.readLog(log);
-                    failure = pg.leaderAlive()
-                            ? new Failure(FailureCategory.NO_METRICS, "the client failed: " + e.getMessage(),
-                            List.of(String.valueOf(e.getMessage())))
-                            : serverFailure(text, FailureCategory.SERVER_CRASHED, "the server died during the run");
-                } finally {
-                    scrape.stop(clientLog);
-                }
-                timings.put("client_ms", (System.nanoTime() - tc) / 1e6);
+        return pipeline.serve(job, hooks, t0, timings, () -> {
+            int port;
+            try {
+                port = freePort();
+            } catch (IOException e) {
+                throw new ServePipeline.NotStarted(JobResult.failed(t0, new Failure(FailureCategory.PORT_CONFLICT,
+                        "no free port: " + e.getMessage(), List.of()), "", timings, job.argv()));
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            failure = new Failure(FailureCategory.INFRA_TRANSIENT, "interrupted", List.of());
-        } finally {
+            List<String> argv = job.argvFor(port);
+            ProcessGroup pg;
+            try {
+                pg = placement.startServer(job, argv, log, port);
+            } catch (IOException e) {
+                throw new ServePipeline.NotStarted(JobResult.failed(t0, new Failure(FailureCategory.ENV_MISSING,
+                        "cannot start the server " + argv.get(0) + ": " + e.getMessage(),
+                        List.of(String.valueOf(e.getMessage()))), "", timings, argv));
+            }
+            hooks.processGroupStarted().accept(pg.pgid());
+            return new PlacedServer(job, argv, pg, log, port);
+        });
+    }
+
+    /** A server in a process group the placement started, reached at 127.0.0.1:{@code port}. */
+    private final class PlacedServer implements ServePipeline.Server {
+        private final Job job;
+        private final List<String> argv;
+        private final ProcessGroup pg;
+        private final Path log;
+        private final int port;
+
+        PlacedServer(Job job, List<String> argv, ProcessGroup pg, Path log, int port) {
+            this.job = job;
+            this.argv = argv;
+            this.pg = pg;
+            this.log = log;
+            this.port = port;
+        }
+
+        @Override
+        public URI endpoint() {
+            return URI.create("http://" + HOST + ":" + port);
+        }
+
+        @Override
+        public Failure crashedBeforeReady() {
+            Integer exit = pg.exitCode();
+            if (exit == null) {
+                return null;
+            }
+            String text = ProcessGroup.readLog(log);
+            if (exit == 127 || ProcessGroup.couldNotExecute(text)) {
+                return new Failure(FailureCategory.ENV_MISSING, "the server command " + argv.get(0)
+                        + " does not exist or is not executable", tail(text));
+            }
+            return serverFailure(text, FailureCategory.SERVER_CRASHED, "the server exited with code " + exit
+                    + " before it was ready");
+        }
+
+        @Override
+        public boolean alive() {
+            return pg.leaderAlive();
+        }
+
+        @Override
+        public String log() {
+            return ProcessGroup.readLog(log);
+        }
+
+        @Override
+        public List<String> argv() {
+            return argv;
+        }
+
+        @Override
+        public void stop(Map<String, Double> timings, StringBuilder notes) {
             long td = System.nanoTime();
-            boolean gone = launcher.stop(job, pg, grace);
+            boolean gone = placement.stop(job, pg, grace);
             boolean portFree = awaitPortFree(port, Duration.ofSeconds(2));
             timings.put("teardown_ms", (System.nanoTime() - td) / 1e6);
             if (!gone) {
-                clientLog.append("isobench: process group ").append(pg.pgid()).append(" survived SIGKILL\n");
+                notes.append("isobench: process group ").append(pg.pgid()).append(" survived SIGKILL\n");
             }
             if (!portFree) {
-                clientLog.append("isobench: port ").append(port).append(" still bound after teardown\n");
+                notes.append("isobench: port ").append(port).append(" still bound after teardown\n");
             }
-        }
-        String text = ProcessGroup.readLog(log)
-                + (clientLog.isEmpty() ? "" : "\n--- isobench client ---\n" + clientLog);
-        JobResult done = JobResult.ended(t0, failure, metrics, workload, text, timings, argv).withOutputs(outputs)
-                .withProbes(failure == null ? probeJson : null).withProbeFailure(failure == null ? null : probeFailure);
-        return scrape == null ? done : scrape.attach(done);
-    }
-
-    /** The client of a serving job ran past the job's limit. */
-    static final class PastLimit extends Exception {
-        PastLimit(String message) {
-            super(message);
-        }
-    }
-
-    /**
-     * Runs {@code work} on a thread of its own and waits at most {@code limitS}: past it the thread is interrupted
-     * (the load generator stops at once) and {@link PastLimit} is thrown, so the job's limit holds even when the
-     * client never returns (a server that sends forever, a client thread that died).
-     */
-    static Object withinLimit(int limitS, java.util.concurrent.Callable<Object> work)
-            throws PastLimit, IOException, InterruptedException {
-        java.util.concurrent.FutureTask<Object> task = new java.util.concurrent.FutureTask<>(work);
-        Thread t = Thread.ofPlatform().daemon().name("isobench-client").start(task);
-        try {
-            return task.get(limitS, java.util.concurrent.TimeUnit.SECONDS);
-        } catch (java.util.concurrent.TimeoutException e) {
-            t.interrupt();
-            throw new PastLimit("the client ran past the job's limit of " + limitS + " s and was stopped");
-        } catch (InterruptedException e) {
-            t.interrupt();
-            throw e;
-        } catch (java.util.concurrent.ExecutionException e) {
-            Throwable c = e.getCause();
-            if (c instanceof IOException io) {
-                throw io;
-            }
-            if (c instanceof RuntimeException re) {
-                throw re;
-            }
-            if (c instanceof Error err) {
-                throw new IllegalStateException("the client failed: " + err, err);
-            }
-            throw new IllegalStateException(c);
         }
     }
 
@@ -522,12 +451,6 @@ final class LocalExecutor implements Executor {
         }
     }
 
-    /** The client log's line about a check's probes. */
-    static String probeLine(Greedy.ProbeRun probes) {
-        return "greedy outputs: " + probes.sequential().size() + " prompts one at a time, then "
-                + probes.batchSize() + " requests at once\n";
-    }
-
     /** A CHECK job that runs the task's offline probe command instead of the server. */
     static boolean offlineProbe(Job job) {
         return job.probes() != null && job.probes().offline();
@@ -541,11 +464,6 @@ final class LocalExecutor implements Executor {
         String model = job.probes() != null ? job.probes().model()
                 : job.client().loadgenFlags().get("model");
         return model != null ? model : modelOf(argv);
-    }
-
-    /** The check's probes against the server at {@code base}. */
-    static Greedy.ProbeRun probe(URI base, String model, JobSpec.Probes p) throws IOException, InterruptedException {
-        return Greedy.probe(base, model, p.numPrompts(), p.maxTokens(), p.logprobs());
     }
 
     static boolean awaitPortFree(int port, Duration limit) {

@@ -86,7 +86,7 @@ final class OfflineProbe {
     }
 
     static JobResult run(Job job, Executor.Hooks hooks, Path log, long t0, Map<String, Double> timings,
-                         Duration grace, LocalExecutor.Launcher launcher) {
+                         Duration grace, Placement launcher) {
         Prepared prepared = prepare(job, t0, timings);
         if (prepared.failure() != null) {
             return prepared.failure();

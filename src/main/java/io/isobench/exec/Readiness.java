@@ -25,7 +25,7 @@ public interface Readiness {
     Outcome await(ProcessGroup server, String host, int port, Duration limit) throws InterruptedException;
 
     /** The HTTP probe of DESIGN §4 with the given poll interval. */
-    static Readiness http(Duration pollInterval) {
+    static HttpProbe http(Duration pollInterval) {
         return new HttpProbe(List.of("/health", "/v1/models"), pollInterval);
     }
 

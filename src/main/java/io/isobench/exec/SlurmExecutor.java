@@ -1,14 +1,13 @@
 package io.isobench.exec;
 
+import io.isobench.exec.ExecutorKind.Capability;
 import io.isobench.IsobenchException;
 import io.isobench.probe.Clients;
-import io.isobench.probe.Greedy;
 import io.isobench.probe.ServingClient;
 import io.isobench.guard.Secrets;
 import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
 import io.isobench.parse.FailureClassifier;
-import io.isobench.parse.Metric;
 import io.isobench.parse.OutputParser;
 import io.isobench.parse.ParsedOutput;
 import io.isobench.plan.Job;
@@ -23,6 +22,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -55,6 +56,10 @@ import static io.isobench.exec.SlurmWatch.sleep;
  */
 final class SlurmExecutor implements Executor {
 
+    /** Slurm: each job a batch job of the cluster; {@code --dry-run} shows the scripts. */
+    static final ExecutorKind KIND = new ExecutorKind("slurm", EnumSet.of(Capability.INSTALLS_ARTIFACTS,
+            Capability.RUNS_ACCURACY), suite -> connect(SlurmConfig.fromEnv(System.getenv())), SlurmDryRun::render);
+
     static final String NAME_PREFIX = "isb-";
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     private static final Duration POLL = Duration.ofMillis(100);
@@ -68,7 +73,8 @@ final class SlurmExecutor implements Executor {
     private final SlurmConfig config;
     private final SlurmCli cli;
     private final SlurmCli.Capacity capacity;
-    private final ServingClient client;
+    /** The one serve-and-measure path (readiness probe, pinned client or probes, classification). */
+    private final ServePipeline pipeline;
     private final Set<String> consumed = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private volatile String sessionId;
     private final Set<SlurmWatch> inFlight = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -77,7 +83,7 @@ final class SlurmExecutor implements Executor {
         this.config = config;
         this.cli = cli;
         this.capacity = capacity;
-        this.client = client;
+        this.pipeline = new ServePipeline(Readiness.http(Duration.ofMillis(10)), client);
         this.sessionId = "adhoc-" + ProcessHandle.current().pid() + "-"
                 + Long.toString(System.currentTimeMillis() % 1_000_000_000L, 36);
     }
@@ -112,8 +118,8 @@ final class SlurmExecutor implements Executor {
     }
 
     @Override
-    public String name() {
-        return "slurm";
+    public ExecutorKind kind() {
+        return KIND;
     }
 
     @Override
@@ -474,110 +480,80 @@ final class SlurmExecutor implements Executor {
         return JobResult.failed(t0, f, text, timings, argv);
     }
 
+    /** A serving run or server check: the batch job's server, once it left the queue, through the one pipeline. */
     private JobResult server(Job job, SlurmWatch w, long t0, Map<String, Double> timings, StringBuilder notes) {
-        List<String> argv = job.argv();
-        String pend = awaitStart(w, t0, timings);
-        if (pend != null) {
-            w.cancel(timings);
-            return JobResult.failed(t0, new Failure(FailureCategory.SERVER_START_TIMEOUT, "Slurm job " + w.jobId + " "
-                    + pend,
-                    List.of(pend)), notes + w.readLog(), timings, argv);
+        return pipeline.serve(job, w.hooks, t0, timings, () -> {
+            String pend = awaitStart(w, t0, timings);
+            if (pend != null) {
+                w.cancel(timings);
+                throw new ServePipeline.NotStarted(JobResult.failed(t0, new Failure(
+                        FailureCategory.SERVER_START_TIMEOUT, "Slurm job " + w.jobId + " " + pend, List.of(pend)),
+                        notes + w.readLog(), timings, job.argv()));
+            }
+            return new BatchServer(job, w, notes);
+        });
+    }
+
+    /**
+     * The server of a batch job: its endpoint is the {@code host port} the script writes once it picked a port; its
+     * end before readiness is the script's exit file (or Slurm's state when the job vanished without one).
+     */
+    private final class BatchServer implements ServePipeline.Server {
+        private final Job job;
+        private final SlurmWatch w;
+        private final StringBuilder notes;
+        private URI endpoint;
+        private List<String> argv;
+
+        BatchServer(Job job, SlurmWatch w, StringBuilder notes) {
+            this.job = job;
+            this.w = w;
+            this.notes = notes;
+            this.argv = job.argv();
         }
-        Failure failure = null;
-        List<Metric> metrics = List.of();
-        String workload = null;
-        List<String> outputs = List.of();
-        String probeJson = null;
-        ServerMetricsRun scrape = null;
-        StringBuilder clientLog = new StringBuilder();
-        long ts = System.nanoTime();
-        long end = w.startedNs + Duration.ofSeconds(job.limits().serverStartS()).toNanos();
-        String host = null;
-        int port = -1;
-        try {
-            // readiness: endpoint written, then GET /health and /v1/models; a server exit is a crash
-            int stage = 0;
-            List<String> paths = List.of("/health", "/v1/models");
-            while (true) {
-                Integer exit = w.exitCode();
-                if (exit == null && w.gone()) {
-                    exit = awaitExitFile(w);
-                    if (exit == null) {
-                        failure = clusterFailure(w, w.readLog());
-                        break;
-                    }
-                }
-                if (exit != null) {
-                    failure = crash(job, w, exit, argv);
-                    break;
-                }
-                String[] ep = w.endpoint();
-                if (ep != null && host == null) {
-                    host = config.serverBind().equals("0.0.0.0") ? ep[0] : config.serverBind();
-                    port = Integer.parseInt(ep[1]);
-                }
-                if (host != null && Readiness.HttpProbe.ok(host, port, paths.get(stage))) {
-                    stage++;
-                    if (stage == paths.size()) {
-                        break;
-                    }
-                    continue;
-                }
-                if (w.hooks.cancelled().getAsBoolean()) {
-                    failure = new Failure(FailureCategory.SERVER_START_TIMEOUT, "cancelled before the server was"
-                            + " ready", List.of());
-                    break;
-                }
-                if (System.nanoTime() > end) {
-                    failure = LocalExecutor.serverFailure(w.readLog(), FailureCategory.SERVER_START_TIMEOUT,
-                            "the server was not ready within " + job.limits().serverStartS() + " s");
-                    break;
-                }
-                sleep(10);
+
+        @Override
+        public URI endpoint() {
+            String[] ep = endpoint == null ? w.endpoint() : null;
+            if (ep != null) {
+                String host = config.serverBind().equals("0.0.0.0") ? ep[0] : config.serverBind();
+                int port = Integer.parseInt(ep[1]);
+                argv = job.argvFor(port);
+                endpoint = URI.create("http://" + host + ":" + port);
             }
-            timings.put("ready_ms", (System.nanoTime() - ts) / 1e6);
-            if (failure == null) {
-                final int p = port;
-                argv = job.argvFor(p);
-                long tc = System.nanoTime();
-                URI base = URI.create("http://" + host + ":" + port);
-                Map<String, String> flags = job.client().loadgenFlags();
-                String model = LocalExecutor.modelOf(job, argv);
-                scrape = ServerMetricsRun.start(job, base);
-                try {
-                    if (job.kind() == Job.Kind.CHECK) {
-                        Greedy.ProbeRun probes = LocalExecutor.probe(base, model, job.probes());
-                        outputs = probes.texts();
-                        probeJson = probes.toJson();
-                        clientLog.append(LocalExecutor.probeLine(probes));
-                    } else {
-                        ServingClient.Result r = client.run(base, model, flags, job.warmupRequests(), 0L, job.cwd(),
-                                scrape.measuredStart());
-                        metrics = r.metrics();
-                        workload = r.workloadJson();
-                        clientLog.append(r.console());
-                    }
-                } catch (IOException | RuntimeException e) {
-                    Integer exit = w.exitCode();
-                    failure = exit == null && !w.gone()
-                            ? new Failure(FailureCategory.NO_METRICS, "the client failed: " + e.getMessage(),
-                            List.of(String.valueOf(e.getMessage())))
-                            : LocalExecutor.serverFailure(w.readLog(), FailureCategory.SERVER_CRASHED,
-                            "the server died during the run");
-                } finally {
-                    scrape.stop(clientLog);
+            return endpoint;
+        }
+
+        @Override
+        public Failure crashedBeforeReady() {
+            Integer exit = w.exitCode();
+            if (exit == null && w.gone()) {
+                exit = awaitExitFile(w);
+                if (exit == null) {
+                    return clusterFailure(w, w.readLog());
                 }
-                timings.put("client_ms", (System.nanoTime() - tc) / 1e6);
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            failure = new Failure(FailureCategory.INFRA_TRANSIENT, "interrupted", List.of());
-        } finally {
+            return exit == null ? null : crash(job, w, exit, argv);
+        }
+
+        @Override
+        public boolean alive() {
+            return w.exitCode() == null && !w.gone();
+        }
+
+        @Override
+        public String log() {
+            return notes + w.readLog();
+        }
+
+        @Override
+        public List<String> argv() {
+            return argv;
+        }
+
+        @Override
+        public void stop(Map<String, Double> timings, StringBuilder clientNotes) {
             w.cancel(timings);
         }
-        String text = notes + w.readLog() + (clientLog.isEmpty() ? "" : "\n--- isobench client ---\n" + clientLog);
-        JobResult done = JobResult.ended(t0, failure, metrics, workload, text, timings, argv).withOutputs(outputs)
-                .withProbes(failure == null ? probeJson : null);
-        return scrape == null ? done : scrape.attach(done);
     }
 }

@@ -1,5 +1,6 @@
 package io.isobench.session;
 
+import io.isobench.exec.ExecutorKind;
 import io.isobench.exec.GpuSampler;
 import io.isobench.exec.GpuTelemetry;
 import io.isobench.exec.JobResult;
@@ -19,15 +20,13 @@ import java.util.function.Consumer;
 
 /**
  * GPU telemetry around one measured run (docs/gpu-telemetry.md): a {@link GpuSampler} runs while the executor runs
- * the job, on this node only (local and docker executors; slurm and kubernetes run elsewhere). It samples every GPU
+ * the job, on this node only (executors that run on this host: local, docker; others run elsewhere). It samples every GPU
  * and keeps those the job held ({@link JobResult#gpus()}, when the executor leased some). The raw series is stored
  * as a {@code gpu-telemetry} artifact, the summary as the run's {@code gpu_telemetry} details section and its
  * numbers as the run's metrics. Where nothing can be sampled (no nvidia-smi) that is noted once per process and the
  * run goes on untouched. {@code ISOBENCH_GPU_TELEMETRY_MS}: the interval (default 100), 0 turns sampling off.
  */
 final class GpuTelemetryRun {
-
-    private static final Set<String> HERE = Set.of("local", "docker");
 
     private final GpuSampler sampler;
     private final Path csv;
@@ -38,9 +37,10 @@ final class GpuTelemetryRun {
     }
 
     /** Starts sampling for a measured job run on this node; null when the job is not sampled. */
-    static GpuTelemetryRun start(Job job, String executor, Map<String, String> env, Consumer<String> note) {
+    static GpuTelemetryRun start(Job job, ExecutorKind executor, Map<String, String> env, Consumer<String> note) {
         int interval = interval(env.get("ISOBENCH_GPU_TELEMETRY_MS"));
-        if (job.kind() != Job.Kind.MEASURE || !HERE.contains(executor) || interval == 0) {
+        if (job.kind() != Job.Kind.MEASURE || !executor.can(ExecutorKind.Capability.RUNS_ON_THIS_HOST)
+                || interval == 0) {
             return null;
         }
         Path csv;

@@ -84,7 +84,7 @@ final class JobRunner {
             result = JobResult.notStarted(f, env == null ? "" : env.log(), job.argv());
         } else {
             Job runnable = ArmPreparation.withEnv(job, env.env());
-            telemetry = GpuTelemetryRun.start(job, ctx.options().executor().name(), System.getenv(),
+            telemetry = GpuTelemetryRun.start(job, ctx.options().executor().kind(), System.getenv(),
                     ctx.listener()::note);
             try {
                 result = pieces.retry().run(job.jobId(), att -> ctx.options().executor().execute(runnable,

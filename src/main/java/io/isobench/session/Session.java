@@ -3,6 +3,8 @@ package io.isobench.session;
 import io.isobench.IsobenchException;
 import io.isobench.analysis.SequentialDesign;
 import io.isobench.exec.Executor;
+import io.isobench.exec.ExecutorKind;
+import io.isobench.exec.ExecutorKind.Capability;
 import io.isobench.exec.Executors;
 import io.isobench.plan.Plan;
 import io.isobench.plan.Planner;
@@ -86,24 +88,28 @@ public final class Session {
 
     private static Plan plan(SessionRequest request, String executorName) {
         Suite suite = request.suite();
-        if (suite.engine().isUrl() && "local".equals(executorName)) {
+        ExecutorKind kind = Executors.kind(executorName);
+        if (suite.engine().isUrl() && kind.can(Capability.NEEDS_LOCAL_CLONE)) {
             throw new IsobenchException.EnvironmentMissing("engine.repo " + suite.engine().repo() + " is a URL; the "
-                    + "local executor needs a local clone (git clone it and point engine.repo at the folder)");
+                    + kind + " executor needs a local clone (git clone it and point engine.repo at the folder)");
         }
-        if (!executorName.equals("local") && !executorName.equals("docker") && suite.tasks().stream().anyMatch(t ->
+        if (!kind.can(Capability.RUNS_GENERIC_OFFLINE) && suite.tasks().stream().anyMatch(t ->
                 t.generic() != null && t.generic().offline() != null)) {
-            throw new IsobenchException.BadInput("--executor " + executorName + ": generic offline commands run on the"
-                    + " local or docker executor (fix: --executor local, or describe the task as serving)");
+            throw new IsobenchException.BadInput("--executor " + kind + ": generic offline commands run on the "
+                    + Executors.namesWith(Capability.RUNS_GENERIC_OFFLINE) + " executor (fix: --executor local, or "
+                    + "describe the task as serving)");
         }
-        if (executorName.equals("kubernetes") && suite.engine().artifact() != null) {
-            throw new IsobenchException.BadInput("--executor kubernetes: its arms are images; prebuilt-artifact arms"
-                    + " are installed by the local, docker or slurm executor (fix: one of those)");
+        if (!kind.can(Capability.INSTALLS_ARTIFACTS) && suite.engine().artifact() != null) {
+            throw new IsobenchException.BadInput("--executor " + kind + ": its arms are images; prebuilt-artifact arms"
+                    + " are installed by the " + Executors.namesWith(Capability.INSTALLS_ARTIFACTS)
+                    + " executor (fix: one of those)");
         }
         Plan plan = Planner.plan(suite, request.planOptions());
-        if (executorName.equals("kubernetes") && plan.jobs().stream()
+        if (!kind.can(Capability.RUNS_ACCURACY) && plan.jobs().stream()
                 .anyMatch(j -> j.kind() == io.isobench.plan.Job.Kind.ACCURACY)) {
-            throw new IsobenchException.BadInput("--executor kubernetes: accuracy commands run on the local, docker or"
-                    + " slurm executor (fix: one of those, or drop the tasks' accuracy hooks)");
+            throw new IsobenchException.BadInput("--executor " + kind + ": accuracy commands run on the "
+                    + Executors.namesWith(Capability.RUNS_ACCURACY) + " executor (fix: one of those, or drop the"
+                    + " tasks' accuracy hooks)");
         }
         return plan;
     }

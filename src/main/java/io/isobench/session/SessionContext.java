@@ -1,6 +1,7 @@
 package io.isobench.session;
 
 import io.isobench.env.Hardware;
+import io.isobench.exec.ExecutorKind.Capability;
 import io.isobench.plan.Plan;
 import io.isobench.store.Store;
 import io.isobench.task.Suite;
@@ -12,11 +13,10 @@ import io.isobench.task.Suite;
  */
 record SessionContext(Store store, Suite suite, Plan plan, SessionRunner.Options options, Hardware hardware) {
 
-    /** The context of a session; the local and docker executors measure on this machine, which is fingerprinted. */
+    /** The context of a session; an executor that runs its jobs on this machine has it fingerprinted. */
     static SessionContext of(Store store, Suite suite, Plan plan, SessionRunner.Options options) {
-        String ex = options.executor().name();
         return new SessionContext(store, suite, plan, options,
-                ex.equals("local") || ex.equals("docker") ? Hardware.detect() : null);
+                options.executor().kind().can(Capability.RUNS_ON_THIS_HOST) ? Hardware.detect() : null);
     }
 
     SessionListener listener() {

@@ -7,6 +7,7 @@ import io.isobench.env.Environment;
 import io.isobench.env.Hardware;
 import io.isobench.exec.Accuracy;
 import io.isobench.exec.Executor;
+import io.isobench.exec.ExecutorKind;
 import io.isobench.plan.ArmSpec;
 import io.isobench.plan.Job;
 import io.isobench.plan.Plan;
@@ -273,7 +274,7 @@ final class SessionRunner {
         m.put("arms_at_once", options.allowCrossGpu());
         m.put("hardware_id", hardware == null ? null : hardware.id());
         m.put("hardware", hardware == null ? null : hardware.toMap());
-        if ("local".equals(executorName)) {
+        if (options.executor().kind().can(ExecutorKind.Capability.CONFINES_ARMS)) {
             // which arms ran in the sandbox, with what (docs/security.md, "Measured arms")
             io.isobench.task.Confine c = suite.run().confine();
             Map<String, Object> cm = new LinkedHashMap<>();

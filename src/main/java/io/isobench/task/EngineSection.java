@@ -107,10 +107,10 @@ final class EngineSection extends SuiteNodes {
         RoundsPlan rounds = rounds(m);
         Integer warm = integer(m.get("warmup_requests"), "run.warmup_requests", 0, 1_000_000);
         String executor = string(m.get("executor"), "run.executor", false);
-        if (executor != null && !RunConfig.EXECUTORS.contains(executor)) {
+        if (executor != null && !ExecutorNames.known().contains(executor)) {
             problem(m.get("executor").getValueNode(), "run.executor", "'" + executor + "' is not an executor"
-                    + Nearest.of(executor, RunConfig.EXECUTORS).map(s -> " (did you mean " + s + "?)").orElse("")
-                    + " (fix: local, docker, slurm or kubernetes)");
+                    + Nearest.of(executor, ExecutorNames.known()).map(s -> " (did you mean " + s + "?)").orElse("")
+                    + " (fix: one of " + String.join(", ", ExecutorNames.known()) + ")");
             executor = null;
         }
         Long seed = null;

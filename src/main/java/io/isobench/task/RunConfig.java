@@ -1,6 +1,5 @@
 package io.isobench.task;
 
-import java.util.Set;
 
 /**
  * How a suite runs (DESIGN.md §4): measured rounds of interleaved arms, warm-up requests discarded before each
@@ -50,7 +49,8 @@ public record RunConfig(RoundsPlan rounds, int warmupRequests, Timeouts timeouts
         }
     }
 
-    public static final Set<String> EXECUTORS = Set.of("local", "docker", "slurm", "kubernetes");
+    /** The executor a suite without {@code run.executor} runs on; the known names: {@link ExecutorNames#known()}. */
+    public static final String DEFAULT_EXECUTOR = "local";
     public static final int DEFAULT_WARMUP_REQUESTS = 10;
     public static final long DEFAULT_SEED = 42;
     public static final int DEFAULT_SERVER_METRICS_INTERVAL_MS = 1000;
@@ -68,7 +68,7 @@ public record RunConfig(RoundsPlan rounds, int warmupRequests, Timeouts timeouts
     }
 
     public static final RunConfig DEFAULT = new RunConfig(RoundsPlan.DEFAULT, DEFAULT_WARMUP_REQUESTS, Timeouts.DEFAULT,
-            "local", DEFAULT_SEED, null, true, DEFAULT_SERVER_METRICS_INTERVAL_MS, ClockMismatch.DEFAULT,
+            DEFAULT_EXECUTOR, DEFAULT_SEED, null, true, DEFAULT_SERVER_METRICS_INTERVAL_MS, ClockMismatch.DEFAULT,
             Confine.DEFAULT);
 
     /** Without the A/A flag: A/A on. */
@@ -120,8 +120,8 @@ public record RunConfig(RoundsPlan rounds, int warmupRequests, Timeouts timeouts
         if (warmupRequests < 0) {
             throw new IllegalArgumentException("warmupRequests (" + warmupRequests + ") must be >= 0");
         }
-        if (!EXECUTORS.contains(executor)) {
-            throw new IllegalArgumentException("executor (" + executor + ") must be one of " + EXECUTORS);
+        if (!ExecutorNames.known().contains(executor)) {
+            throw new IllegalArgumentException("executor (" + executor + ") must be one of " + ExecutorNames.known());
         }
         if (portBase != null && (portBase < 1024 || portBase > 65000)) {
             throw new IllegalArgumentException("portBase (" + portBase + ") must be in 1024..65000");

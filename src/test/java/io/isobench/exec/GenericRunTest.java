@@ -242,7 +242,7 @@ class GenericRunTest {
         for (int i = 0; i < n; i++) {
             GenericRun.Ran ran = GenericRun.execute(job(Job.Kind.MEASURE, argv, new Readout(List.of(), MetricRule.CPU,
                     null), 60), Executor.Hooks.NONE, log(), System.nanoTime(), new java.util.HashMap<>(),
-                    Duration.ofSeconds(5), LocalExecutor.Launcher.LOCAL);
+                    Duration.ofSeconds(5), Placement.LOCAL);
             assertThat(ran.cpu().resolution()).as(ran.text().toString()).isEqualTo(MetricResolution.CGROUP_CPU_STAT);
             us[i] = ran.cpu().seconds() * 1e6;
         }
@@ -312,7 +312,7 @@ class GenericRunTest {
     }
 
     /** The local launcher, saying whether it shares this JVM's cgroups, and remembering the cgroup it was given. */
-    static final class Recording implements LocalExecutor.Launcher {
+    static final class Recording implements Placement {
         private final boolean host;
         Path cgroup;
 
@@ -323,12 +323,12 @@ class GenericRunTest {
         @Override
         public io.isobench.proc.ProcessGroup start(Job job, List<String> argv, Path log) throws java.io.IOException {
             cgroup = argv.get(5).isEmpty() ? null : Path.of(argv.get(5));
-            return LocalExecutor.Launcher.LOCAL.start(job, argv, log);
+            return Placement.LOCAL.start(job, argv, log);
         }
 
         @Override
         public boolean stop(Job job, io.isobench.proc.ProcessGroup group, Duration grace) {
-            return LocalExecutor.Launcher.LOCAL.stop(job, group, grace);
+            return Placement.LOCAL.stop(job, group, grace);
         }
 
         @Override

@@ -127,7 +127,7 @@ class ProcessGroupTest {
         // unconfined: the grandchild's pid the script writes is the host's (in the sandbox it would be its namespace's;
         // SandboxTest.nothingOutlivesTheSandbox covers a confined command's leftovers)
         LocalExecutor unconfined = new LocalExecutor(Readiness.http(Duration.ofMillis(10)),
-                io.isobench.probe.Clients.serving(), Duration.ofSeconds(5), null, LocalExecutor.Launcher.LOCAL);
+                io.isobench.probe.Clients.serving(), Duration.ofSeconds(5), null, Placement.LOCAL);
         JobResult r = unconfined.execute(crash, new Executor.Hooks(p -> seen[0] = p, () -> false));
         assertThat(r.failure().category()).isEqualTo(FailureCategory.SERVER_CRASHED);
         assertThat(r.log()).contains("RuntimeError: boom");

@@ -2,6 +2,7 @@ package io.isobench.session;
 
 import io.isobench.Arm;
 import io.isobench.Mode;
+import io.isobench.exec.Executors;
 import io.isobench.exec.GpuTelemetry;
 import io.isobench.exec.JobResult;
 import io.isobench.exec.MeasuredWindow;
@@ -57,7 +58,7 @@ class GpuTelemetryRunTest {
     @Test
     void aMeasuredRunGetsItsSeriesSectionAndMetrics() throws Exception {
         List<String> notes = new ArrayList<>();
-        GpuTelemetryRun t = GpuTelemetryRun.start(job(Job.Kind.MEASURE), "local", envWithFake(), notes::add);
+        GpuTelemetryRun t = GpuTelemetryRun.start(job(Job.Kind.MEASURE), Executors.kind("local"), envWithFake(), notes::add);
         assertThat(t).isNotNull();
         Thread.sleep(500); // the fake prints the whole series at once
         JobResult result = JobResult.notStarted(null, "", List.of("x")).withMetrics(List.of(
@@ -88,7 +89,7 @@ class GpuTelemetryRunTest {
 
     @Test
     void aServingRunsEnergyIsItsMeasuredPhase() throws Exception {
-        GpuTelemetryRun t = GpuTelemetryRun.start(job(Job.Kind.MEASURE), "local", envWithFake(), n -> { });
+        GpuTelemetryRun t = GpuTelemetryRun.start(job(Job.Kind.MEASURE), Executors.kind("local"), envWithFake(), n -> { });
         assertThat(t).isNotNull();
         Thread.sleep(500);
         // the executor's window in wall-clock time; the fake's series is stamped in this JVM's zone, as nvidia-smi's
@@ -129,11 +130,11 @@ class GpuTelemetryRunTest {
     @Test
     void onlyMeasuredRunsOnThisNodeAreSampled() throws Exception {
         Map<String, String> env = envWithFake();
-        assertThat(GpuTelemetryRun.start(job(Job.Kind.MEASURE), "slurm", env, n -> { })).isNull();
-        assertThat(GpuTelemetryRun.start(job(Job.Kind.MEASURE), "kubernetes", env, n -> { })).isNull();
+        assertThat(GpuTelemetryRun.start(job(Job.Kind.MEASURE), Executors.kind("slurm"), env, n -> { })).isNull();
+        assertThat(GpuTelemetryRun.start(job(Job.Kind.MEASURE), Executors.kind("kubernetes"), env, n -> { })).isNull();
         Map<String, String> off = new LinkedHashMap<>(env);
         off.put("ISOBENCH_GPU_TELEMETRY_MS", "0");
-        assertThat(GpuTelemetryRun.start(job(Job.Kind.MEASURE), "local", off, n -> { })).isNull();
+        assertThat(GpuTelemetryRun.start(job(Job.Kind.MEASURE), Executors.kind("local"), off, n -> { })).isNull();
         assertThat(GpuTelemetryRun.interval(null)).isEqualTo(100);
         assertThat(GpuTelemetryRun.interval(" 250 ")).isEqualTo(250);
         assertThatThrownBy(() -> GpuTelemetryRun.interval("5")).isInstanceOf(IllegalArgumentException.class);
@@ -143,8 +144,8 @@ class GpuTelemetryRunTest {
     void noNvidiaSmiIsNotedAtMostOnceAndSamplesNothing() {
         List<String> notes = new ArrayList<>();
         Map<String, String> env = Map.of("PATH", dir.toString());
-        assertThat(GpuTelemetryRun.start(job(Job.Kind.MEASURE), "local", env, notes::add)).isNull();
-        assertThat(GpuTelemetryRun.start(job(Job.Kind.MEASURE), "docker", env, notes::add)).isNull();
+        assertThat(GpuTelemetryRun.start(job(Job.Kind.MEASURE), Executors.kind("local"), env, notes::add)).isNull();
+        assertThat(GpuTelemetryRun.start(job(Job.Kind.MEASURE), Executors.kind("docker"), env, notes::add)).isNull();
         // once per process: an earlier test in this JVM may already have noted it
         assertThat(notes).hasSizeLessThanOrEqualTo(1)
                 .allSatisfy(n -> assertThat(n).isEqualTo("gpu telemetry: no nvidia-smi on PATH: no GPU telemetry "
