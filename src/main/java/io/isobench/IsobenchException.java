@@ -1,5 +1,7 @@
 package io.isobench;
 
+import java.util.Locale;
+
 /**
  * The small exception family that maps to exit codes in one place ({@code cli.Main}).
  * Expected failures carry a one-line message: what, which value, how to fix.
@@ -49,6 +51,6 @@ public sealed class IsobenchException extends RuntimeException
     }
 
     public static BadInput badInput(String format, Object... args) {
-        return new BadInput(String.format(java.util.Locale.ROOT, format, args));
+        return new BadInput(String.format(Locale.ROOT, format, args));
     }
 }

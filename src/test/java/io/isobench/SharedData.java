@@ -5,6 +5,8 @@ import org.junit.jupiter.api.Assumptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import io.isobench.proc.Sandbox;
+
 /**
  * Locates {@code ../shared} (real ISO-Bench files, fixtures). Tests that need it skip with a clear message when the
  * folder is absent (it is never committed into the project); CI always has it.
@@ -55,7 +57,7 @@ public final class SharedData {
      * by default (docs/security.md, "Measured arms"), where no sandbox can be made here.
      */
     public static void requireSandbox() {
-        requireService(io.isobench.proc.Sandbox.problem().isEmpty(), "a working bwrap (bubblewrap), which confines"
-                + " every measured arm: " + io.isobench.proc.Sandbox.problem().orElse(""));
+        requireService(Sandbox.problem().isEmpty(), "a working bwrap (bubblewrap), which confines"
+                + " every measured arm: " + Sandbox.problem().orElse(""));
     }
 }

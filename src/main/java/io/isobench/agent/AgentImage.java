@@ -2,6 +2,7 @@ package io.isobench.agent;
 
 import io.isobench.IsobenchException;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -13,11 +14,15 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 
 /**
@@ -57,10 +62,10 @@ final class AgentImage {
     static Out exec(List<String> argv, Duration limit, Map<String, String> env) {
         try {
             ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true)
-                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
             pb.environment().putAll(env);
             Process p = pb.start();
-            var text = new java.util.concurrent.CompletableFuture<String>();
+            var text = new CompletableFuture<String>();
             Thread.ofVirtual().start(() -> {
                 try (InputStream in = p.getInputStream()) {
                     text.complete(new String(in.readAllBytes(), StandardCharsets.UTF_8));
@@ -78,7 +83,7 @@ final class AgentImage {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return new Out(130, "interrupted");
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        } catch (ExecutionException | TimeoutException e) {
             return new Out(1, e.toString());
         }
     }
@@ -208,7 +213,7 @@ final class AgentImage {
     static void deleteTree(Path dir) {
         try (Stream<Path> s = Files.walk(dir)) {
             List<Path> all = new ArrayList<>(s.toList());
-            java.util.Collections.reverse(all);
+            Collections.reverse(all);
             for (Path p : all) {
                 Files.deleteIfExists(p);
             }

@@ -1,6 +1,7 @@
 package io.isobench.agent;
 
 import java.io.IOException;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -54,8 +55,8 @@ public interface AgentSandbox extends AutoCloseable {
      * the model-endpoint requests it made, one line each ({@code POST /v1/messages 200 1234 B 56 ms}); empty where
      * the sandbox does not see them.
      */
-    default java.util.List<String> finish(AttemptDirs dirs) {
-        return java.util.List.of();
+    default List<String> finish(AttemptDirs dirs) {
+        return List.of();
     }
 
     /** Releases what the sandbox holds (proxies, images it built are kept). */

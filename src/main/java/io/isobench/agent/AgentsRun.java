@@ -17,13 +17,16 @@ import io.isobench.task.TaskSpec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -219,10 +222,10 @@ public final class AgentsRun {
                 new AttemptRecords.Facts(argv, runner.budget(), started, egress));
         Files.deleteIfExists(startsFile(dir));
         AttemptRow row = row(run, t.id(), c.attempt(), false);
-        progress.accept(String.format(java.util.Locale.ROOT, "  %s attempt %d: %s (%s) %d turns, %d+%d tokens%s,"
+        progress.accept(String.format(Locale.ROOT, "  %s attempt %d: %s (%s) %d turns, %d+%d tokens%s,"
                         + " %.1f s, %d patch lines", t.id(), c.attempt(), r.status(), r.detail(), r.usage().turns(),
                 r.usage().tokensIn(), r.usage().tokensOut(),
-                r.usage().costUsd() == null ? "" : String.format(java.util.Locale.ROOT, ", $%.4f", r.usage().costUsd()),
+                r.usage().costUsd() == null ? "" : String.format(Locale.ROOT, ", $%.4f", r.usage().costUsd()),
                 r.wallS(), row.patchLines()));
         return row;
     }
@@ -260,7 +263,7 @@ public final class AgentsRun {
 
     private static void deleteTree(Path dir) throws IOException {
         try (var walk = Files.walk(dir)) {
-            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(p);
             }
         }
@@ -343,7 +346,7 @@ public final class AgentsRun {
             return id;
         }
         String id = SessionRecord.AGENTS_PREFIX + ID_TIME.format(Instant.now()) + "-"
-                + HexFormat.of().formatHex(java.security.SecureRandom.getSeed(3));
+                + HexFormat.of().formatHex(SecureRandom.getSeed(3));
         Map<String, Object> about = new LinkedHashMap<>();
         about.put("suite", String.valueOf(req.suite().file()));
         about.put("agent", spec.name());

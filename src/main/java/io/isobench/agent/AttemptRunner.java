@@ -3,18 +3,26 @@ package io.isobench.agent;
 import io.isobench.guard.Secrets;
 import io.isobench.proc.ProcessGroup;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 
 /**
  * Runs one attempt of one agent on one sealed repository (docs/agents.md): writes the prompt and the adapter's config
@@ -115,7 +123,7 @@ public final class AttemptRunner {
         try {
             Process p = sandbox.start(dirs, inv, Map.of());
             p.getOutputStream().close();
-            var out = new java.util.concurrent.CompletableFuture<String>();
+            var out = new CompletableFuture<String>();
             Thread.ofVirtual().start(() -> out.complete(readQuietly(p.getInputStream())));
             Thread.ofVirtual().start(() -> readQuietly(p.getErrorStream()));
             if (!p.waitFor(VERSION_TIMEOUT_S, TimeUnit.SECONDS)) {
@@ -220,7 +228,7 @@ public final class AttemptRunner {
             detail = tooLarge.get();
         } else if (timedOut) {
             status = AttemptStatus.AGENT_TIMEOUT;
-            detail = String.format(java.util.Locale.ROOT, "wall time %.0f s > budget %.0f s; killed", wallS,
+            detail = String.format(Locale.ROOT, "wall time %.0f s > budget %.0f s; killed", wallS,
                     config.budget().wallS());
         } else if (over.isPresent()) {
             status = AttemptStatus.BUDGET_EXCEEDED;
@@ -307,12 +315,12 @@ public final class AttemptRunner {
         }
         byte[] v = value.getBytes(StandardCharsets.UTF_8);
         byte[] mask = Secrets.MASK.getBytes(StandardCharsets.UTF_8);
-        java.io.ByteArrayOutputStream out = null;
+        ByteArrayOutputStream out = null;
         int from = 0;
         for (int i = 0; i + v.length <= bytes.length; ) {
-            if (java.util.Arrays.equals(bytes, i, i + v.length, v, 0, v.length)) {
+            if (Arrays.equals(bytes, i, i + v.length, v, 0, v.length)) {
                 if (out == null) {
-                    out = new java.io.ByteArrayOutputStream(bytes.length);
+                    out = new ByteArrayOutputStream(bytes.length);
                 }
                 out.write(bytes, from, i - from);
                 out.writeBytes(mask);
@@ -346,14 +354,14 @@ public final class AttemptRunner {
         if (Files.isSymbolicLink(p)) {
             Files.delete(p);
         }
-        Files.write(p, text.getBytes(StandardCharsets.UTF_8), java.nio.file.LinkOption.NOFOLLOW_LINKS,
-                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.TRUNCATE_EXISTING,
-                java.nio.file.StandardOpenOption.WRITE);
+        Files.write(p, text.getBytes(StandardCharsets.UTF_8), LinkOption.NOFOLLOW_LINKS,
+                StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.WRITE);
     }
 
     /** A pump for one of {@code p}'s streams: past the output limit it records why and kills the attempt. */
     private OutputPump pump(Process p, AtomicReference<String> tooLarge, String stream,
-                            java.util.function.Consumer<String> onLine) {
+                            Consumer<String> onLine) {
         return new OutputPump(this::redact, onLine, () -> {
             if (tooLarge.compareAndSet(null, "the agent's " + stream + " passed " + limits.outputBytes()
                     + " bytes (limit output_mb); killed by isobench (fix: a quieter agent, or raise"
@@ -366,7 +374,7 @@ public final class AttemptRunner {
     /** Applies one observation to {@code usage} (atomically: stdout and a usage log may both report) and kills the
      * attempt when the budget is passed. */
     private void observed(Process p, EgressMeter meter, AtomicReference<Usage> usage, AtomicReference<String> overrun,
-                          java.util.function.UnaryOperator<Usage> step, boolean finalLine) {
+                          UnaryOperator<Usage> step, boolean finalLine) {
         Usage u = usage.updateAndGet(x -> {
             try {
                 return step.apply(x);
@@ -434,7 +442,7 @@ public final class AttemptRunner {
     }
 
     private static String usd(Double usd) {
-        return usd == null ? "" : String.format(java.util.Locale.ROOT, ", $%.4f", usd);
+        return usd == null ? "" : String.format(Locale.ROOT, ", $%.4f", usd);
     }
 
     private static long slack(long counted) {
@@ -442,7 +450,7 @@ public final class AttemptRunner {
     }
 
     private static String readQuietly(InputStream in) {
-        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
         try (in) {
             byte[] buf = new byte[8192];
             int r;

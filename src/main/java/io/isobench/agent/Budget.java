@@ -1,5 +1,6 @@
 package io.isobench.agent;
 
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -21,7 +22,7 @@ public record Budget(Double wallS, Integer turns, Long tokens, Double usd) {
             return Optional.of("tokens " + u.tokens() + " > " + tokens);
         }
         if (usd != null && u.costUsd() != null && u.costUsd() > usd) {
-            return Optional.of(String.format(java.util.Locale.ROOT, "cost $%.4f > $%.4f", u.costUsd(), usd));
+            return Optional.of(String.format(Locale.ROOT, "cost $%.4f > $%.4f", u.costUsd(), usd));
         }
         return Optional.empty();
     }

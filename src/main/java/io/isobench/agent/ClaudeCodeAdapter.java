@@ -3,6 +3,7 @@ package io.isobench.agent;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -122,7 +123,7 @@ public final class ClaudeCodeAdapter implements AgentAdapter {
         }
         try {
             return "result".equals(JSON.readTree(t).path("type").asText());
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return false;
         }
     }
@@ -224,7 +225,7 @@ public final class ClaudeCodeAdapter implements AgentAdapter {
         try {
             JsonNode n = JSON.readTree(s);
             return n != null && n.isObject() ? n : null;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return null;
         }
     }

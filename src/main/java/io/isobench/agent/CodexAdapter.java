@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -264,7 +265,7 @@ public final class CodexAdapter implements AgentAdapter {
         }
         try {
             return JSON.readTree(s);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return null;
         }
     }

@@ -3,6 +3,7 @@ package io.isobench.agent;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -106,7 +107,7 @@ public final class CommandAdapter implements AgentAdapter {
         try {
             JsonNode n = JSON.readTree(t.substring(USAGE_PREFIX.length()));
             return n != null && n.isObject() ? n : null;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return null;
         }
     }

@@ -1,6 +1,7 @@
 package io.isobench.agent;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystemException;
@@ -9,9 +10,12 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -19,6 +23,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
@@ -184,7 +189,7 @@ public final class DockerSandbox implements AgentSandbox {
         try {
             return egressFor(dirs).proxy().meter();
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException("egress proxy for " + dirs.root() + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("egress proxy for " + dirs.root() + ": " + e.getMessage(), e);
         }
     }
 
@@ -240,7 +245,7 @@ public final class DockerSandbox implements AgentSandbox {
         }
         env.putAll(inv.env());
         env.putAll(secrets);
-        String name = "isobench-agent-" + java.util.HexFormat.of().formatHex(randomBytes());
+        String name = "isobench-agent-" + HexFormat.of().formatHex(randomBytes());
         Path envDir = Files.createTempDirectory("isobench-agent-env-",
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         Path envFile = envDir.resolve("env");
@@ -318,7 +323,7 @@ public final class DockerSandbox implements AgentSandbox {
         }
         process.destroyForcibly();
         try {
-            process.waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
+            process.waitFor(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -381,7 +386,7 @@ public final class DockerSandbox implements AgentSandbox {
 
     /** When {@code h} started, epoch ms (0 when unknown). */
     static long jvmStartedMs(ProcessHandle h) {
-        return h.info().startInstant().map(java.time.Instant::toEpochMilli).orElse(0L);
+        return h.info().startInstant().map(Instant::toEpochMilli).orElse(0L);
     }
 
     private Egress egressFor(AttemptDirs dirs) throws IOException {
@@ -449,7 +454,7 @@ public final class DockerSandbox implements AgentSandbox {
 
     private static byte[] randomBytes() {
         byte[] b = new byte[6];
-        new java.security.SecureRandom().nextBytes(b);
+        new SecureRandom().nextBytes(b);
         return b;
     }
 

@@ -12,12 +12,14 @@ import java.net.UnixDomainSocketAddress;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,6 +27,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import javax.net.ssl.SSLContext;
 
 /**
  * The host side of a docker sandbox's only way out (docs/agents.md, "Sandbox"): an HTTP/1.1 reverse proxy listening
@@ -87,7 +90,7 @@ public final class EgressProxy implements AutoCloseable {
     private final Set<SocketChannel> open = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
-    private EgressProxy(URI upstream, Path socket, ServerSocketChannel server, javax.net.ssl.SSLContext tls,
+    private EgressProxy(URI upstream, Path socket, ServerSocketChannel server, SSLContext tls,
                         Path logFile) {
         this.upstream = upstream;
         this.log = new EgressLog(logFile);
@@ -114,11 +117,11 @@ public final class EgressProxy implements AutoCloseable {
     }
 
     /** {@link #start(Path, String)} trusting {@code tls}'s certificates instead of the JDK's (tests); null: the JDK's. */
-    static EgressProxy start(Path socket, String upstreamBase, javax.net.ssl.SSLContext tls) throws IOException {
+    static EgressProxy start(Path socket, String upstreamBase, SSLContext tls) throws IOException {
         return start(socket, upstreamBase, tls, null);
     }
 
-    private static EgressProxy start(Path socket, String upstreamBase, javax.net.ssl.SSLContext tls, Path logFile)
+    private static EgressProxy start(Path socket, String upstreamBase, SSLContext tls, Path logFile)
             throws IOException {
         URI up = URI.create(upstreamBase);
         if (!"http".equals(up.getScheme()) && !"https".equals(up.getScheme()) || up.getHost() == null
@@ -128,7 +131,7 @@ public final class EgressProxy implements AutoCloseable {
         }
         ServerSocketChannel ch = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         ch.bind(UnixDomainSocketAddress.of(socket));
-        Files.setPosixFilePermissions(socket, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
+        Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-rw-rw-"));
         EgressProxy proxy = new EgressProxy(up, socket, ch, tls, logFile);
         Thread.ofPlatform().daemon().name("isobench-egress-" + socket.getFileName()).start(proxy::acceptLoop);
         return proxy;
@@ -208,7 +211,7 @@ public final class EgressProxy implements AutoCloseable {
     private void tooMany(SocketChannel c) {
         log.refusedConnection();
         try (c) {
-            c.write(java.nio.ByteBuffer.wrap(("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n"
+            c.write(ByteBuffer.wrap(("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n"
                     + "Connection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1)));
         } catch (IOException e) {
             // gone already

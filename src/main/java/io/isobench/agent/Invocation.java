@@ -1,5 +1,6 @@
 package io.isobench.agent;
 
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,7 +17,7 @@ public record Invocation(List<String> argv, Map<String, String> env, Map<String,
             throw new IllegalArgumentException("empty argv");
         }
         argv.forEach(a -> Objects.requireNonNull(a, "argv element"));
-        env = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(env));
-        homeFiles = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(homeFiles));
+        env = Collections.unmodifiableMap(new LinkedHashMap<>(env));
+        homeFiles = Collections.unmodifiableMap(new LinkedHashMap<>(homeFiles));
     }
 }

@@ -1,5 +1,6 @@
 package io.isobench.agent;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,7 +44,7 @@ public final class LocalSandbox implements AgentSandbox {
         argv.add("setsid");
         argv.addAll(inv.argv());
         ProcessBuilder pb = new ProcessBuilder(argv).directory(d.repo().toFile())
-                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         Map<String, String> env = pb.environment();
         String path = System.getenv().getOrDefault("PATH", "/usr/local/bin:/usr/bin:/bin");
         env.clear();

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The repository an agent sees (docs/agents.md, "Fairness"): the task's parent commit as a fresh single-commit
@@ -80,7 +81,7 @@ public record SealedRepo(Path worktree, Path pristine, String commit) {
         byte[] errBytes;
         byte[] out;
         try (var err = p.getErrorStream()) {
-            var errReader = new java.util.concurrent.CompletableFuture<byte[]>();
+            var errReader = new CompletableFuture<byte[]>();
             Thread t = Thread.ofVirtual().start(() -> {
                 try {
                     errReader.complete(err.readAllBytes());

@@ -24,6 +24,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 
 /**
  * The attempts one {@code isobench agents run} stored (session {@code agents-…}), as the agent arms {@code NAME@k} a
@@ -183,7 +184,7 @@ public final class StoredAttempts {
         return agents.stream().filter(a -> {
             Arm arm = Arm.agent(a.name());
             return !(arm.isAttempt() && arm.agentBase().equals(base));
-        }).collect(java.util.stream.Collectors.toCollection(ArrayList::new));
+        }).collect(Collectors.toCollection(ArrayList::new));
     }
 
     private static String text(JsonNode d, String key) {

@@ -6,7 +6,12 @@ import io.isobench.task.Suite;
 import io.isobench.task.SuiteAgentsEdit;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -58,7 +63,7 @@ final class SuiteAgents {
                                 + " agents run)");
                         continue;
                     }
-                    java.nio.file.Files.createDirectories(p.getParent());
+                    Files.createDirectories(p.getParent());
                     AtomicFile.writeBytes(p, copy.get());
                     progress.accept("  " + p + ": missing or changed since attempt " + a.getKey() + " wrote it;"
                             + " written again from the store");
@@ -72,18 +77,18 @@ final class SuiteAgents {
 
     /** The sha256 of file {@code p}'s bytes (read as a stream), or null when it is not a readable regular file. */
     private static String sha256(Path p) {
-        if (!java.nio.file.Files.isRegularFile(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        if (!Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
             return null;
         }
-        try (var in = java.nio.file.Files.newInputStream(p)) {
-            java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
+        try (var in = Files.newInputStream(p)) {
+            MessageDigest md = MessageDigest.getInstance("SHA-256");
             byte[] buf = new byte[1 << 16];
             int r;
             while ((r = in.read(buf)) >= 0) {
                 md.update(buf, 0, r);
             }
-            return java.util.HexFormat.of().formatHex(md.digest());
-        } catch (IOException | java.security.NoSuchAlgorithmException e) {
+            return HexFormat.of().formatHex(md.digest());
+        } catch (IOException | NoSuchAlgorithmException e) {
             return null;
         }
     }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -73,7 +74,7 @@ public record Trajectory(List<Step> steps) {
             return this;
         }
         int kept = Math.max(0, maxSteps - 1);
-        List<Step> out = new java.util.ArrayList<>(steps.subList(0, kept));
+        List<Step> out = new ArrayList<>(steps.subList(0, kept));
         out.add(new Step("system", "isobench: " + (steps.size() - kept) + " more steps left out (limit"
                 + " trajectory_steps " + maxSteps + "; the raw output is stored beside the trajectory)", List.of(),
                 null, null));

@@ -2,12 +2,15 @@ package io.isobench.agent;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 
@@ -33,7 +36,7 @@ final class UsageLogTail {
     private final Consumer<String> sink;
     private final Map<Path, Long> offsets = new HashMap<>();
     /** Files inside a line too long to read: skipped up to its newline. */
-    private final java.util.Set<Path> skipping = new java.util.HashSet<>();
+    private final Set<Path> skipping = new HashSet<>();
     private volatile boolean running = true;
     private Thread thread;
 
@@ -79,7 +82,7 @@ final class UsageLogTail {
         try (Stream<Path> s = Files.walk(dir, MAX_DEPTH)) {
             files = s.filter(f -> f.getFileName().toString().endsWith(".jsonl") && Files.isRegularFile(f)).sorted()
                     .limit(MAX_FILES).toList();
-        } catch (IOException | java.io.UncheckedIOException e) {
+        } catch (IOException | UncheckedIOException e) {
             return;
         }
         for (Path f : files) {

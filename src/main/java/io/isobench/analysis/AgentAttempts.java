@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * The stored attempts of {@code isobench agents run} (runs of kind {@link RunRecord.RunKind#AGENT_ATTEMPT}; their
@@ -112,7 +113,7 @@ public final class AgentAttempts {
     }
 
     /** The attempts that pass {@code keep}. */
-    public AgentAttempts filter(java.util.function.Predicate<Attempt> keep) {
+    public AgentAttempts filter(Predicate<Attempt> keep) {
         return new AgentAttempts(all.stream().filter(keep).toList());
     }
 

@@ -3,6 +3,9 @@ package io.isobench.analysis;
 import io.isobench.Arm;
 
 import java.util.Arrays;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
 
 /**
  * The valid rounds of one arm for one metric: which measured rounds (0-based) gave a valid value, and the values,
@@ -54,11 +57,11 @@ public record ArmSamples(Arm arm, int[] rounds, double[] valuesByRound, boolean 
      * An arm's values by round (ascending), marked incorrect when the arm is in {@code incorrect}: how the analysis
      * turns the valid rounds of an arm into its samples.
      */
-    static ArmSamples byRound(String label, java.util.SortedMap<Integer, Double> values, java.util.Set<String> incorrect) {
+    static ArmSamples byRound(String label, SortedMap<Integer, Double> values, Set<String> incorrect) {
         int[] rounds = new int[values.size()];
         double[] xs = new double[values.size()];
         int i = 0;
-        for (java.util.Map.Entry<Integer, Double> e : values.entrySet()) {
+        for (Map.Entry<Integer, Double> e : values.entrySet()) {
             rounds[i] = e.getKey();
             xs[i++] = e.getValue();
         }

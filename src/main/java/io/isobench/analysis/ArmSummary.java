@@ -1,5 +1,7 @@
 package io.isobench.analysis;
 
+import java.util.Arrays;
+
 /**
  * Descriptive statistics of one arm's valid rounds for one metric, in the metric's own unit (the unit is in the
  * metric name, e.g. {@code tpot_ms_mean}). Values are {@code null} when undefined: everything when {@code n = 0};
@@ -23,7 +25,7 @@ public record ArmSummary(int n, Double median, Double mean, Double sd, Double cv
             return new ArmSummary(0, null, null, null, null, null, null);
         }
         double[] sorted = samples.clone();
-        java.util.Arrays.sort(sorted);
+        Arrays.sort(sorted);
         double sum = 0;
         for (double v : sorted) {
             sum += v;

@@ -1,5 +1,7 @@
 package io.isobench.analysis;
 
+import java.util.Arrays;
+
 /**
  * Percentile bootstrap of a median (SplitMix64 draws with replacement, type-7 quantiles): the CI of a median over
  * tasks in leaderboards ({@link MedianCi}). Comparisons of arms use paired rounds instead ({@link Comparison}).
@@ -40,7 +42,7 @@ final class Bootstrap {
             for (int i = 0; i < n; i++) {
                 order[i] = i;
             }
-            java.util.Arrays.sort(order, (a, b) -> {
+            Arrays.sort(order, (a, b) -> {
                 int c = Double.compare(values[a], values[b]);
                 return c != 0 ? c : Integer.compare(a, b);
             });
@@ -54,7 +56,7 @@ final class Bootstrap {
         }
 
         double resampleMedian(SplitMix64 rng) {
-            java.util.Arrays.fill(counts, 0);
+            Arrays.fill(counts, 0);
             for (int i = 0; i < n; i++) {
                 counts[rankOfPosition[rng.nextIndex(n)]]++;
             }

@@ -1,6 +1,9 @@
 package io.isobench.analysis;
 
+import java.io.IOException;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The GPU clock rule of a round (docs/statistics.md, "Which rounds count"; docs/gpu-telemetry.md): a run whose
@@ -35,8 +38,8 @@ public record ClockRule(double smClockPct, double throttleShare, boolean exclude
     public static final String KEY = "clock_rule";
 
     /** The rule as the suite writes it ({@code run.exclude_on_clock_mismatch}, ...), for the session's settings. */
-    public java.util.Map<String, Object> toMap() {
-        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+    public Map<String, Object> toMap() {
+        Map<String, Object> m = new LinkedHashMap<>();
         m.put("exclude_on_clock_mismatch", excludeOnMismatch);
         m.put("clock_mismatch_sm_pct", smClockPct);
         m.put("clock_mismatch_throttle_share", throttleShare);
@@ -55,7 +58,7 @@ public record ClockRule(double smClockPct, double throttleShare, boolean exclude
         com.fasterxml.jackson.databind.JsonNode r;
         try {
             r = new com.fasterxml.jackson.databind.ObjectMapper().readTree(statsConfigJson).path(KEY);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalArgumentException("the session's stats_config_json is not JSON: " + e.getMessage(), e);
         }
         if (r.isMissingNode() || r.isNull()) {

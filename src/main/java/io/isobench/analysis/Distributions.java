@@ -1,6 +1,8 @@
 package io.isobench.analysis;
 
+import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.DoubleUnaryOperator;
 
 /**
  * Student's t distribution (CDF and quantiles) through the regularized incomplete beta function
@@ -58,7 +60,7 @@ final class Distributions {
         if (row == null) {
             row = BY_DF.computeIfAbsent(p, k -> {
                 double[] r = new double[65];
-                java.util.Arrays.fill(r, Double.NaN);
+                Arrays.fill(r, Double.NaN);
                 return r;
             });
             synchronized (RECENT) {
@@ -168,7 +170,7 @@ final class Distributions {
         return 0.5 * Math.log(2 * Math.PI) + (z + 0.5) * Math.log(t) - t + Math.log(sum);
     }
 
-    private static double bisect(java.util.function.DoubleUnaryOperator cdf, double p, double lo, double hi) {
+    private static double bisect(DoubleUnaryOperator cdf, double p, double lo, double hi) {
         for (int i = 0; i < 200 && hi - lo > 1e-12 * Math.max(1.0, Math.abs(hi)); i++) {
             double mid = 0.5 * (lo + hi);
             if (cdf.applyAsDouble(mid) < p) {

@@ -11,6 +11,9 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.IntStream;
 
+import io.isobench.store.SessionRecord;
+import io.isobench.store.Store;
+
 /**
  * The agent leaderboard of native sessions (docs/statistics.md, "Leaderboards"), the one model behind the Markdown
  * report, the HTML overview and the dataset card:
@@ -106,9 +109,9 @@ public record Leaderboard(List<Entry> entries, List<AgentRow> agents, int droppe
     }
 
     /** The leaderboard of every native session in a store. */
-    public static Leaderboard of(io.isobench.store.Store store, StatsConfig config) {
+    public static Leaderboard of(Store store, StatsConfig config) {
         List<Session> sessions = new ArrayList<>();
-        for (io.isobench.store.SessionRecord s : store.sessions()) {
+        for (SessionRecord s : store.sessions()) {
             if (s.isAgentsRun()) {
                 continue;
             }

@@ -1,6 +1,8 @@
 package io.isobench.analysis;
 
 import java.util.Arrays;
+import java.util.Locale;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Two-sided Mann-Whitney U test. {@code u} is the statistic of the first sample x:
@@ -14,7 +16,7 @@ public final class MannWhitney {
         EXACT, NORMAL, UNDEFINED;
 
         public String label() {
-            return name().toLowerCase(java.util.Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 
@@ -96,8 +98,8 @@ public final class MannWhitney {
     }
 
     /** Null distributions by (nx, ny): computed once each (a calibration asks for the same few millions of times). */
-    private static final java.util.concurrent.ConcurrentHashMap<Integer, long[]> NULL_COUNTS =
-            new java.util.concurrent.ConcurrentHashMap<>();
+    private static final ConcurrentHashMap<Integer, long[]> NULL_COUNTS =
+            new ConcurrentHashMap<>();
 
     private static long[] countOrderings(int nx, int ny) {
         long[][][] f = new long[nx + 1][ny + 1][];

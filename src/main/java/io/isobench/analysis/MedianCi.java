@@ -1,5 +1,7 @@
 package io.isobench.analysis;
 
+import java.util.Arrays;
+
 /**
  * A median with its seeded percentile-bootstrap confidence interval (the same resampling as the speedup CIs:
  * SplitMix64 draws with replacement, type-7 quantiles), e.g. the median over an agent's tasks of the per-task
@@ -22,7 +24,7 @@ public record MedianCi(int n, double median, double low, double high) {
         }
         Samples.requireFinite(values, "values");
         double[] sorted = values.clone();
-        java.util.Arrays.sort(sorted);
+        Arrays.sort(sorted);
         double median = Samples.medianOfSorted(sorted, sorted.length);
         if (values.length == 1) {
             return new MedianCi(1, median, median, median);

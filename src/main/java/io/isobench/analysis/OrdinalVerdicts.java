@@ -5,6 +5,9 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.isobench.parse.Better;
 
 /**
  * Verdicts on an ordinal metric — a load sweep's capacity, which takes only the sweep's points (docs/statistics.md
@@ -65,8 +68,8 @@ public final class OrdinalVerdicts {
                 k -> sequentialLevel(design.maxRounds(), alpha)) : alpha;
     }
 
-    private static final java.util.concurrent.ConcurrentHashMap<String, Double> LEVELS =
-            new java.util.concurrent.ConcurrentHashMap<>();
+    private static final ConcurrentHashMap<String, Double> LEVELS =
+            new ConcurrentHashMap<>();
 
     /** The sign rule at one look. */
     private record Rule(Map<String, ? extends Map<Integer, Double>> perRound, double gridStep, StatsConfig config,
@@ -99,7 +102,7 @@ public final class OrdinalVerdicts {
             int need = Comparison.signTestMinPairs(config.confidence());
             String counts = String.format(Locale.ROOT, "sign test over %d paired rounds: %d higher, %d lower, %d tied,"
                     + " p = %s; median ratio %.4f", w + l + ties, w, l, ties, fmtP(p), median);
-            boolean higherIsBetter = c.better() == io.isobench.parse.Better.HIGHER;
+            boolean higherIsBetter = c.better() == Better.HIGHER;
             boolean up = w > l && p <= level + 1e-12 && median > m;
             boolean down = l > w && p <= level + 1e-12 && median < 1 / m;
             if (up || down) {

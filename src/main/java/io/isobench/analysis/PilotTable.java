@@ -9,6 +9,7 @@ import io.isobench.task.Sweep;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -69,7 +70,7 @@ public record PilotTable(List<Row> rows, List<Double> points, Double saturationR
     /** The details section a pilot run stores: its place and the rule's settings, so the table rebuilds alone. */
     public static Map<String, Object> detailsOf(int n, double rateRps, Sweep auto) {
         AutoSweep.Settings s = AutoSweep.settingsOf(auto);
-        Map<String, Object> m = new java.util.LinkedHashMap<>();
+        Map<String, Object> m = new LinkedHashMap<>();
         m.put("n", n);
         m.put("rate_rps", rateRps);
         m.put("start_rps", s.startRps());

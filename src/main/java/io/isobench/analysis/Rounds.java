@@ -6,6 +6,7 @@ import io.isobench.Arm;
 import io.isobench.store.RunRecord;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -14,6 +15,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * Which measured rounds of a task count (docs/statistics.md, "Which rounds count"): a run's value is a sample only
@@ -161,7 +163,7 @@ final class Rounds {
         return best;
     }
 
-    private static JsonNode mostCommon(java.util.Collection<JsonNode> works) {
+    private static JsonNode mostCommon(Collection<JsonNode> works) {
         Map<String, Integer> count = new LinkedHashMap<>();
         Map<String, JsonNode> byKey = new LinkedHashMap<>();
         for (JsonNode w : works) {
@@ -179,7 +181,7 @@ final class Rounds {
      */
     static String difference(JsonNode run, JsonNode reference) {
         List<String> out = new ArrayList<>();
-        Set<String> keys = new java.util.TreeSet<>();
+        Set<String> keys = new TreeSet<>();
         run.fieldNames().forEachRemaining(keys::add);
         reference.fieldNames().forEachRemaining(keys::add);
         for (Iterator<String> it = keys.iterator(); it.hasNext(); ) {

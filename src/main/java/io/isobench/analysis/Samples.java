@@ -1,5 +1,7 @@
 package io.isobench.analysis;
 
+import java.util.Arrays;
+
 /** Small primitive-array helpers shared by the statistics; no boxing on hot paths. */
 final class Samples {
 
@@ -41,7 +43,7 @@ final class Samples {
     /** Sorts the first {@code n} values: insertion sort for the small arrays of a bootstrap, else Arrays.sort. */
     static void sortSmall(double[] a, int n) {
         if (n > 32) {
-            java.util.Arrays.sort(a, 0, n);
+            Arrays.sort(a, 0, n);
             return;
         }
         for (int i = 1; i < n; i++) {

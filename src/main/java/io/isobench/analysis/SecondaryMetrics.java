@@ -15,6 +15,7 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -200,7 +201,7 @@ public record SecondaryMetrics(List<Row> rows, List<Omitted> omitted, TtftCrossC
                 failed += f == null ? 0 : f;
             }
         }
-        return scraped ? String.format(java.util.Locale.ROOT, "not scraped: /metrics never answered (%.0f failed"
+        return scraped ? String.format(Locale.ROOT, "not scraped: /metrics never answered (%.0f failed"
                 + " scrape(s); a server without /metrics)", failed)
                 : "not scraped (no /metrics series with the runs: an offline task, scraping off, or an executor that"
                 + " does not scrape)";
@@ -333,13 +334,13 @@ public record SecondaryMetrics(List<Row> rows, List<Omitted> omitted, TtftCrossC
         List<Object> rs = new ArrayList<>();
         for (Row r : rows) {
             rs.add(Collections.unmodifiableMap(Fields.inOrder("metric", r.metric(), "unit", r.unit(), "better",
-                    r.better().label(), "source", r.source().name().toLowerCase(java.util.Locale.ROOT), "medians",
+                    r.better().label(), "source", r.source().name().toLowerCase(Locale.ROOT), "medians",
                     r.medians(), "deltas", r.deltas().stream().map(Delta::toMap).toList())));
         }
         List<Object> om = new ArrayList<>();
         for (Omitted o : omitted) {
             om.add(Collections.unmodifiableMap(Fields.inOrder("source", o.source().name().toLowerCase(
-                    java.util.Locale.ROOT), "metrics", o.metrics(), "reason", o.reason())));
+                    Locale.ROOT), "metrics", o.metrics(), "reason", o.reason())));
         }
         return Collections.unmodifiableMap(Fields.inOrder("rows", Collections.unmodifiableList(rs), "omitted",
                 Collections.unmodifiableList(om), "ttft_cross_check", ttft.toMap()));

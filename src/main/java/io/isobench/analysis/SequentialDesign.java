@@ -1,5 +1,6 @@
 package io.isobench.analysis;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -358,7 +359,7 @@ public record SequentialDesign(Kind kind, int minRounds, int maxRounds, Spending
         Map<String, Object> m;
         try {
             m = new com.fasterxml.jackson.databind.ObjectMapper().readValue(statsConfigJson, Map.class);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalArgumentException("the session's stats_config_json is not JSON: " + e.getMessage(), e);
         }
         Object d = m.get(KEY);

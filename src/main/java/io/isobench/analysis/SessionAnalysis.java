@@ -4,6 +4,7 @@ import io.isobench.Arm;
 import io.isobench.Mode;
 import io.isobench.parse.Better;
 import io.isobench.parse.MetricDictionary;
+import io.isobench.parse.MetricResolution;
 import io.isobench.plan.JobRole;
 import io.isobench.store.GateResult;
 import io.isobench.store.RunDetails;
@@ -12,8 +13,10 @@ import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -59,7 +62,7 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
                              SweepAnalysis sweep, Resolution resolution) {
 
         public TaskResult {
-            calibration = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(calibration));
+            calibration = Collections.unmodifiableMap(new LinkedHashMap<>(calibration));
         }
 
         /**
@@ -189,7 +192,7 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
         ClockRule clockRule = reading.clockRule();
         runs.sort(Comparator.comparingInt(Parsed::jobIndex));
         int roundsRun = 0;
-        io.isobench.parse.MetricResolution coarsest = null; // the primary metric's coarsest recorded resolution
+        MetricResolution coarsest = null; // the primary metric's coarsest recorded resolution
         List<String> arms = new ArrayList<>();
         Map<String, Arm> armOf = new LinkedHashMap<>(); // each label's arm: compared by kind, never by text
         Rounds rounds = new Rounds(clockRule);
@@ -198,7 +201,7 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
         Map<String, Map<String, Integer>> outcomes = new LinkedHashMap<>();
         Map<String, List<String>> findings = new LinkedHashMap<>();
         Map<String, Integer> measured = new LinkedHashMap<>();
-        java.util.Set<String> incorrect = new java.util.LinkedHashSet<>();
+        Set<String> incorrect = new LinkedHashSet<>();
         Map<String, Gate> gates = new LinkedHashMap<>();
         Map<String, Object> calibration = null;
         String mode = null;
@@ -294,7 +297,7 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
                 continue;
             }
             rounds.add(r);
-            io.isobench.parse.MetricResolution res = r.status() == RunRecord.RunStatus.SUCCESS
+            MetricResolution res = r.status() == RunRecord.RunStatus.SUCCESS
                     ? r.primaryResolution() : null;
             if (res != null && (coarsest == null || res.resolution() > coarsest.resolution())) {
                 coarsest = res;

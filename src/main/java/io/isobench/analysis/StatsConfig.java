@@ -1,8 +1,13 @@
 package io.isobench.analysis;
 
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The statistical method (docs/statistics.md). Every analysis result carries the config that produced it, so a
@@ -74,7 +79,7 @@ public record StatsConfig(
             // the exact null distribution is counted in longs: C(60, 30) still fits, much more would not
             throw new IllegalArgumentException("exactMaxN (" + exactMaxN + ") must be in 0..30");
         }
-        java.util.Objects.requireNonNull(aggregate, "aggregate");
+        Objects.requireNonNull(aggregate, "aggregate");
     }
 
     /** {@code opt_human} needs agent speedup ≥ this × human speedup. */
@@ -170,7 +175,7 @@ public record StatsConfig(
         m.put("bootstrap_resamples", bootstrapResamples());
         m.put("bootstrap_seed", bootstrapSeed());
         m.put("bootstrap_rng", RNG);
-        return java.util.Collections.unmodifiableMap(m);
+        return Collections.unmodifiableMap(m);
     }
 
     /** A setting for text: 0.05, 90, 2.5 (ten significant digits, no trailing zeros). */
@@ -182,10 +187,10 @@ public record StatsConfig(
     }
 
     /** Formatted settings (a calibration formats the same few levels millions of times). */
-    private static final java.util.concurrent.ConcurrentHashMap<Double, String> FMT =
-            new java.util.concurrent.ConcurrentHashMap<>();
+    private static final ConcurrentHashMap<Double, String> FMT =
+            new ConcurrentHashMap<>();
 
     private static String format(double v) {
-        return new java.math.BigDecimal(v).round(new java.math.MathContext(10)).stripTrailingZeros().toPlainString();
+        return new BigDecimal(v).round(new MathContext(10)).stripTrailingZeros().toPlainString();
     }
 }

@@ -5,6 +5,7 @@ import io.isobench.parse.Better;
 import io.isobench.parse.Metric;
 import io.isobench.store.RunDetails;
 import io.isobench.store.RunRecord;
+import io.isobench.task.Sweep;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -13,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * A load sweep's statistics for one task (docs/statistics.md, "Load sweeps and capacity"): per arm and load point the
@@ -106,7 +108,7 @@ public record SweepAnalysis(Axis axis, Map<String, List<PointStats>> curves, Map
     }
 
     private static String num(double v) {
-        return io.isobench.task.Sweep.text(Math.round(v * 1000) / 1000.0);
+        return Sweep.text(Math.round(v * 1000) / 1000.0);
     }
 
     /**
@@ -178,21 +180,21 @@ public record SweepAnalysis(Axis axis, Map<String, List<PointStats>> curves, Map
             for (int k : idx) {
                 Rounds.Valid v = byPoint.get(k).valid();
                 valid.put(k, v);
-                String name = io.isobench.task.Sweep.text(loads.get(k));
+                String name = Sweep.text(loads.get(k));
                 for (RoundExclusion e : v.exclusions()) {
                     exclusions.add(new RoundExclusion(e.arm(), e.round(), e.cause(), kind + "=" + name
                             + (e.detail() == null ? "" : ": " + e.detail()), e.excluded()));
                 }
             }
-            Set<Integer> rounds = new java.util.TreeSet<>();
+            Set<Integer> rounds = new TreeSet<>();
             runs.values().forEach(r -> rounds.add(r.round()));
             Map<String, List<PointStats>> curves = new LinkedHashMap<>();
             Map<String, Capacity> capacity = new LinkedHashMap<>();
             for (String arm : arms) {
                 List<PointStats> curve = new ArrayList<>();
                 Map<Integer, boolean[]> metByRound = new TreeMap<>();
-                Set<Integer> unknownRounds = new java.util.TreeSet<>();
-                Set<Integer> ranRounds = new java.util.TreeSet<>();
+                Set<Integer> unknownRounds = new TreeSet<>();
+                Set<Integer> ranRounds = new TreeSet<>();
                 for (int pi = 0; pi < idx.size(); pi++) {
                     int k = idx.get(pi);
                     Map<Integer, Double> armValid = valid.get(k).values().getOrDefault(arm, new TreeMap<>());

@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -314,7 +315,7 @@ public record TaskAnalysis(
     }
 
     /** The outcome of one agent arm by label ({@code agent:<name>}). */
-    public java.util.Optional<AgentOutcome> agent(String label) {
+    public Optional<AgentOutcome> agent(String label) {
         return agents().stream().filter(a -> a.agent().equals(label)).findFirst();
     }
 }

@@ -15,6 +15,7 @@ import picocli.CommandLine.ParentCommand;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 
 @Command(name = "agents", mixinStandardHelpOptions = true,
@@ -82,7 +83,7 @@ final class AgentsCommand extends CommandGroup {
                 for (AgentsRun.AttemptRow r : s.attempts()) {
                     m.out.println(r.taskId() + "\t" + agent + "@" + r.attempt() + "\t" + r.status()
                             + "\t" + r.usage().turns() + " turns\t" + (r.usage().tokensIn() + r.usage().tokensOut())
-                            + " tokens\t" + (r.usage().costUsd() == null ? "-" : String.format(java.util.Locale.ROOT,
+                            + " tokens\t" + (r.usage().costUsd() == null ? "-" : String.format(Locale.ROOT,
                             "$%.4f", r.usage().costUsd())) + "\t" + r.patchLines() + " patch lines"
                             + (r.resumed() ? "\t(stored before)" : ""));
                 }

@@ -1,6 +1,8 @@
 package io.isobench.cli;
 
 import io.isobench.IsobenchException;
+import io.isobench.guard.AtomicFile;
+import io.isobench.proc.Sandbox;
 import io.isobench.session.SessionRequest;
 import io.isobench.plan.Planner;
 import io.isobench.report.HtmlReport;
@@ -9,6 +11,7 @@ import io.isobench.report.ReportScope;
 import io.isobench.report.SessionReport;
 import io.isobench.store.Store;
 import io.isobench.store.Stores;
+import io.isobench.task.Confine;
 import io.isobench.task.Suite;
 import io.isobench.task.SuiteLoader;
 import picocli.CommandLine.Command;
@@ -19,6 +22,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
@@ -63,12 +67,12 @@ final class DemoCommand implements Callable<Integer> {
      * python3. It says so; every other suite's confined arms fail there instead (docs/security.md).
      */
     private Suite unconfinedWithoutSandbox(Suite suite) {
-        java.util.Optional<String> problem = io.isobench.proc.Sandbox.problem();
-        if (problem.isEmpty() || suite.run().confine().arms() == io.isobench.task.Confine.Arms.OFF) {
+        Optional<String> problem = Sandbox.problem();
+        if (problem.isEmpty() || suite.run().confine().arms() == Confine.Arms.OFF) {
             return suite;
         }
         main.err.println("isobench: the demo runs its arms unconfined here: " + problem.get());
-        return suite.withRun(suite.run().withConfine(suite.run().confine().withArms(io.isobench.task.Confine.Arms.OFF)));
+        return suite.withRun(suite.run().withConfine(suite.run().confine().withArms(Confine.Arms.OFF)));
     }
 
     @Override
@@ -101,7 +105,7 @@ final class DemoCommand implements Callable<Integer> {
         String session = outcome.summary().run().sessionId();
         Path report = dir.resolve("report.md");
         try (Store store = Stores.open(db); ReportModel model = ReportModel.build(store, ReportScope.session(session))) {
-            io.isobench.guard.AtomicFile.write(report, w -> SessionReport.write(model, w));
+            AtomicFile.write(report, w -> SessionReport.write(model, w));
         }
         main.out.println("report: " + report);
         Path site = dir.resolve("report-html");

@@ -3,10 +3,15 @@ package io.isobench.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.isobench.IsobenchException;
+import io.isobench.exec.LoadgenRuns;
+import io.isobench.guard.AtomicFile;
 import io.isobench.loadgen.LoadGenerator;
 import io.isobench.loadgen.LoadgenConfig;
 import io.isobench.loadgen.LoadgenResult;
 import io.isobench.loadgen.ServeFlags;
+import io.isobench.store.Store;
+import io.isobench.store.Stores;
+import io.isobench.task.Nearest;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -264,8 +269,8 @@ final class LoadgenCommand implements Callable<Integer> {
     }
 
     private String storeRun(LoadgenResult result) {
-        try (io.isobench.store.Store st = io.isobench.store.Stores.open(main.dbSpec())) {
-            return io.isobench.exec.LoadgenRuns.store(st, result, new io.isobench.exec.LoadgenRuns.Tag(arm, commit,
+        try (Store st = Stores.open(main.dbSpec())) {
+            return LoadgenRuns.store(st, result, new LoadgenRuns.Tag(arm, commit,
                     spec.commandLine().getParseResult().originalArgs()));
         } catch (IOException e) {
             throw new IsobenchException.BadInput("cannot store the run: " + e.getMessage(), e);
@@ -291,7 +296,7 @@ final class LoadgenCommand implements Callable<Integer> {
             // written beside the file and renamed into place (appending: the old content, then the new line)
             String before = appendResult && Files.exists(file) && Files.size(file) > 0
                     ? Files.readString(file, StandardCharsets.UTF_8) + "\n" : "";
-            io.isobench.guard.AtomicFile.write(file, w -> w.append(before).append(text));
+            AtomicFile.write(file, w -> w.append(before).append(text));
         } catch (IOException e) {
             throw new IsobenchException.BadInput("cannot write the result file " + file + ": " + e.getMessage(), e);
         }
@@ -347,7 +352,7 @@ final class LoadgenCommand implements Callable<Integer> {
             if (!k.startsWith("--")) {
                 continue;
             }
-            int d = io.isobench.task.Nearest.distance(flag, k);
+            int d = Nearest.distance(flag, k);
             if (d < bestD) {
                 bestD = d;
                 best = k;

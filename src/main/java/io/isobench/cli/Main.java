@@ -3,6 +3,7 @@ package io.isobench.cli;
 import io.isobench.IsobenchException;
 import io.isobench.guard.SafeWriter;
 import io.isobench.guard.Secrets;
+import io.isobench.store.DuckNative;
 import io.isobench.store.Stores;
 import io.isobench.guard.Terminal;
 import picocli.CommandLine;
@@ -13,6 +14,8 @@ import picocli.CommandLine.ScopeType;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Locale;
 
 /**
@@ -70,7 +73,7 @@ public final class Main implements Runnable {
         PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
         int code;
         try {
-            io.isobench.store.DuckNative.prepare();
+            DuckNative.prepare();
             code = run(out, err, args);
         } catch (io.isobench.IsobenchException.EnvironmentMissing e) {
             err.println("isobench: " + Terminal.safe(Secrets.redact(e.getMessage())));
@@ -152,7 +155,7 @@ public final class Main implements Runnable {
     /** The database spec of a command that reads results: a DuckDB file that does not exist yet is bad input. */
     String existingDbSpec() {
         String spec = dbSpec();
-        if (!spec.startsWith("jdbc:") && !java.nio.file.Files.exists(java.nio.file.Path.of(spec))) {
+        if (!spec.startsWith("jdbc:") && !Files.exists(Path.of(spec))) {
             throw new IsobenchException.BadInput("--db " + spec + " does not exist: import results first"
                     + " (isobench --db " + spec + " import legacy DIR)");
         }

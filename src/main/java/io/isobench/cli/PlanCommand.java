@@ -1,16 +1,24 @@
 package io.isobench.cli;
 
 import io.isobench.IsobenchException;
+import io.isobench.exec.SweepPilot;
+import io.isobench.plan.AutoSweep;
 import io.isobench.plan.PackingSimulator;
 import io.isobench.plan.SimInput;
 import io.isobench.plan.SimReport;
 import io.isobench.plan.SimResult;
 import io.isobench.plan.GpuDiscovery;
+import io.isobench.probe.Clients;
+import io.isobench.task.Suite;
+import io.isobench.task.SuiteLoader;
+import io.isobench.task.Sweep;
+import io.isobench.task.TaskSpec;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
+import java.net.URI;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
@@ -97,20 +105,20 @@ final class PlanCommand extends CommandGroup {
 
         @Override
         public Integer call() {
-            io.isobench.task.Suite s = io.isobench.task.SuiteLoader.load(suite);
-            io.isobench.task.TaskSpec t = s.task(task).orElseThrow(() -> new IsobenchException.BadInput("no task "
+            Suite s = SuiteLoader.load(suite);
+            TaskSpec t = s.task(task).orElseThrow(() -> new IsobenchException.BadInput("no task "
                     + task + " in " + suite));
-            io.isobench.plan.AutoSweep.Settings d = io.isobench.plan.AutoSweep.Settings.DEFAULTS;
-            io.isobench.plan.AutoSweep.Settings settings = startRps == null ? d : new io.isobench.plan.AutoSweep.Settings(
+            AutoSweep.Settings d = AutoSweep.Settings.DEFAULTS;
+            AutoSweep.Settings settings = startRps == null ? d : new AutoSweep.Settings(
                     startRps, d.minGrowth(), d.bisections(), d.maxPilots(), d.factors());
-            io.isobench.exec.SweepPilot.Outcome o;
+            SweepPilot.Outcome o;
             try {
-                o = io.isobench.exec.SweepPilot.run(java.net.URI.create(baseUrl), t, settings,
-                        io.isobench.probe.Clients.serving(), parent.main.err::println);
+                o = SweepPilot.run(URI.create(baseUrl), t, settings,
+                        Clients.serving(), parent.main.err::println);
             } catch (IllegalArgumentException e) {
                 throw new IsobenchException.BadInput(e.getMessage());
             }
-            parent.main.out.println(o.suiteLine(t.sweep() == null ? io.isobench.task.Sweep.DEFAULT_MIN_GOOD_FRACTION
+            parent.main.out.println(o.suiteLine(t.sweep() == null ? Sweep.DEFAULT_MIN_GOOD_FRACTION
                     : t.sweep().minGoodFraction()));
             return 0;
         }

@@ -1,6 +1,7 @@
 package io.isobench.cli;
 
 import io.isobench.IsobenchException;
+import io.isobench.guard.AtomicFile;
 import io.isobench.report.HtmlReport;
 import io.isobench.report.MarkdownReport;
 import io.isobench.report.ReportModel;
@@ -15,6 +16,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 
 @Command(name = "report", mixinStandardHelpOptions = true,
@@ -63,7 +65,7 @@ final class ReportCommand implements Callable<Integer> {
                 try (ReportModel model = ReportModel.build(store, scope)) {
                     r = HtmlReport.write(model, dir);
                 }
-                main.err.printf(java.util.Locale.ROOT, "html report: %d pages, largest %s (%d bytes)%n", r.pages(),
+                main.err.printf(Locale.ROOT, "html report: %d pages, largest %s (%d bytes)%n", r.pages(),
                         r.largestPage(), r.largestPageBytes());
                 main.out.println(r.index());
                 return Main.OK;
@@ -85,7 +87,7 @@ final class ReportCommand implements Callable<Integer> {
             }
             // written beside the target, then moved: a failed or killed run never leaves a half-written report
             try (ReportModel model = ReportModel.build(store, scope)) {
-                io.isobench.guard.AtomicFile.write(target, w -> MarkdownReport.write(model, w));
+                AtomicFile.write(target, w -> MarkdownReport.write(model, w));
             }
             main.out.println(target);
         }

@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -91,7 +92,7 @@ final class ReviewCommand implements Callable<Integer> {
             Path file;
             if ("-".equals(patch)) {
                 spool = Files.createTempFile("isobench-review-", ".patch");
-                Files.copy(System.in, spool, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                Files.copy(System.in, spool, StandardCopyOption.REPLACE_EXISTING);
                 file = spool;
             } else {
                 file = Path.of(patch);

@@ -8,6 +8,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 
 /**
@@ -38,7 +39,7 @@ final class StatsCalibrationCommand implements Callable<Integer> {
         List<Calibration.Row> rows = Calibration.run(Calibration.standardCells(), sessions, seed,
                 StatsConfig.defaults());
         main.out.print(Calibration.table(rows, sessions, seed));
-        main.out.printf(java.util.Locale.ROOT, "%.1f s%n", (System.nanoTime() - t0) / 1e9);
+        main.out.printf(Locale.ROOT, "%.1f s%n", (System.nanoTime() - t0) / 1e9);
         main.out.flush();
         return rows.stream().allMatch(Calibration.Row::met) ? Main.OK : 1;
     }

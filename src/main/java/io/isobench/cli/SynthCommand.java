@@ -8,6 +8,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
+import java.util.Locale;
 import java.util.concurrent.Callable;
 
 /** Fills a store with synthetic runs for the benchmarks (bench/foundation). Hidden: not a user feature. */
@@ -34,7 +35,7 @@ final class SynthCommand implements Callable<Integer> {
         }
         try (Store store = Stores.open(main.dbSpec())) {
             SyntheticStore.Result r = SyntheticStore.generate(store, tasks, rounds, seed);
-            main.out.printf(java.util.Locale.ROOT, "%d tasks, %d runs, %d metrics in %d ms into %s%n",
+            main.out.printf(Locale.ROOT, "%d tasks, %d runs, %d metrics in %d ms into %s%n",
                     r.tasks(), r.runs(), r.metrics(), r.elapsedMs(), store.describe());
         }
         return Main.OK;

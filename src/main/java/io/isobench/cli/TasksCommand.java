@@ -1,6 +1,9 @@
 package io.isobench.cli;
 
+import io.isobench.exec.LintRun;
 import io.isobench.task.LintReport;
+import io.isobench.task.Suite;
+import io.isobench.task.SuiteLoader;
 import io.isobench.task.SuiteWriter;
 import io.isobench.task.TaskImport;
 import io.isobench.task.TaskLint;
@@ -49,8 +52,8 @@ final class TasksCommand extends CommandGroup {
             List<TaskLint.Linted> items = TaskLint.lintFile(file);
             parent.main.out.print(format == TextOrJson.json ? LintReport.jsonLines(items) : LintReport.text(items));
             if (run) {
-                io.isobench.task.Suite suite = io.isobench.task.SuiteLoader.load(file);
-                parent.main.out.print(io.isobench.exec.LintRun.run(suite, workdir.toAbsolutePath(), line -> {
+                Suite suite = SuiteLoader.load(file);
+                parent.main.out.print(LintRun.run(suite, workdir.toAbsolutePath(), line -> {
                     parent.main.err.println(line);
                     parent.main.err.flush();
                 }));

@@ -4,6 +4,9 @@ import io.isobench.proc.MeasuredEnv;
 import io.isobench.proc.Sandbox;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -97,18 +100,18 @@ public record ArmWalls(boolean confined, boolean network, List<String> passEnv, 
     static Optional<Path> gitCommonDir(Path worktree) {
         Path dotGit = worktree.resolve(".git");
         try {
-            if (!java.nio.file.Files.isRegularFile(dotGit, java.nio.file.LinkOption.NOFOLLOW_LINKS)
-                    || java.nio.file.Files.size(dotGit) > 4096) {
+            if (!Files.isRegularFile(dotGit, LinkOption.NOFOLLOW_LINKS)
+                    || Files.size(dotGit) > 4096) {
                 return Optional.empty();
             }
-            String line = java.nio.file.Files.readString(dotGit).strip();
+            String line = Files.readString(dotGit).strip();
             if (!line.startsWith("gitdir: ")) {
                 return Optional.empty();
             }
             Path gitdir = worktree.resolve(line.substring("gitdir: ".length())).normalize();
             Path common = gitdir.getParent() == null ? null : gitdir.getParent().getParent();
             return Optional.ofNullable(common);
-        } catch (IOException | java.nio.file.InvalidPathException e) {
+        } catch (IOException | InvalidPathException e) {
             return Optional.empty();
         }
     }

@@ -8,6 +8,7 @@ import io.isobench.task.ArtifactSpec;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -21,11 +22,14 @@ import java.security.DigestInputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -276,7 +280,7 @@ public final class Artifacts {
         for (String d : env.getOrDefault("PATH", "").split(":")) {
             Path p = Path.of(d.isEmpty() ? "." : d, prog);
             if (Files.isExecutable(p) && !Files.isDirectory(p)) {
-                List<String> out = new java.util.ArrayList<>(argv);
+                List<String> out = new ArrayList<>(argv);
                 out.set(0, p.toString());
                 return out;
             }
@@ -292,7 +296,7 @@ public final class Artifacts {
         if (a.verify() == ArtifactSpec.Verify.COMMIT) {
             String c = a.commit().toLowerCase(Locale.ROOT);
             String shortId = c.substring(0, Math.min(7, c.length()));
-            return installed.toLowerCase(Locale.ROOT).matches(".*[+.g]" + java.util.regex.Pattern.quote(shortId) + ".*");
+            return installed.toLowerCase(Locale.ROOT).matches(".*[+.g]" + Pattern.quote(shortId) + ".*");
         }
         return installed.equals(a.version());
     }
@@ -307,7 +311,7 @@ public final class Artifacts {
 
     static String sha256(Path file) throws IOException {
         try (InputStream in = new DigestInputStream(Files.newInputStream(file), MessageDigest.getInstance("SHA-256"))) {
-            in.transferTo(java.io.OutputStream.nullOutputStream());
+            in.transferTo(OutputStream.nullOutputStream());
             return HexFormat.of().formatHex(((DigestInputStream) in).getMessageDigest().digest());
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
@@ -324,7 +328,7 @@ public final class Artifacts {
             return;
         }
         try (Stream<Path> s = Files.walk(p)) {
-            for (Path x : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+            for (Path x : s.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(x);
             }
         }

@@ -3,6 +3,8 @@ package io.isobench.env;
 import io.isobench.parse.Failure;
 
 import java.nio.file.Path;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -48,7 +50,7 @@ public record Environment(Path path, Identity identity, Failure failure, String 
             recipes = recipes == null ? List.of() : List.copyOf(recipes);
             env = env == null ? Map.of() : Map.copyOf(env);
             artifact = artifact == null ? null
-                    : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(artifact));
+                    : Collections.unmodifiableMap(new LinkedHashMap<>(artifact));
         }
     }
 

@@ -1,7 +1,10 @@
 package io.isobench.env;
 
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+
+import io.isobench.guard.Secrets;
 
 /**
  * One fix recipe applied to one arm environment: provenance recorded on every run of the arm.
@@ -15,7 +18,7 @@ import java.util.Map;
 public record RecipeApplication(String name, String kind, Map<String, String> params, boolean ok, String detail) {
 
     public RecipeApplication {
-        params = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(params));
+        params = Collections.unmodifiableMap(new LinkedHashMap<>(params));
     }
 
     /** As stored in a run's {@code extra_json.recipes[]}. */
@@ -23,7 +26,7 @@ public record RecipeApplication(String name, String kind, Map<String, String> pa
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("name", name);
         m.put("kind", kind);
-        m.put("params", io.isobench.guard.Secrets.env(params)); // env recipes: secret-named values are ***
+        m.put("params", Secrets.env(params)); // env recipes: secret-named values are ***
         m.put("ok", ok);
         m.put("detail", detail);
         return m;

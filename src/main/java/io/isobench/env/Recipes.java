@@ -6,6 +6,7 @@ import io.isobench.proc.ProcessGroup;
 import io.isobench.parse.FailureCategory;
 import io.isobench.task.Recipe;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -60,7 +61,7 @@ final class Recipes {
                 log.append(run.log());
                 if (run.ok()) {
                     String prev = env.getOrDefault("PYTHONPATH", System.getenv("PYTHONPATH"));
-                    env.put("PYTHONPATH", site + (prev == null || prev.isEmpty() ? "" : java.io.File.pathSeparator + prev));
+                    env.put("PYTHONPATH", site + (prev == null || prev.isEmpty() ? "" : File.pathSeparator + prev));
                     detail = "installed " + spec + " into " + site.getFileName() + " (first on PYTHONPATH)";
                 } else {
                     detail = run.timedOut() ? "pip timed out after " + timeoutS + " s"

@@ -5,16 +5,19 @@ import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -203,14 +206,14 @@ public final class Worktrees {
      * edits and whatever changed tracked files since), streamed; empty when git cannot tell. Untracked files (build
      * outputs, caches) are not part of it.
      */
-    public static java.util.Optional<String> trackedState(Path worktree) {
+    public static Optional<String> trackedState(Path worktree) {
         try {
             Process p = new ProcessBuilder("git", "-c", "safe.directory=*", "-c", "core.fsmonitor=false", "diff",
                     "HEAD", "--binary", "--no-ext-diff", "--no-textconv").directory(worktree.toFile())
                     .redirectError(ProcessBuilder.Redirect.DISCARD).start();
             p.getOutputStream().close();
-            java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
-            try (java.io.InputStream in = p.getInputStream()) {
+            MessageDigest md = MessageDigest.getInstance("SHA-256");
+            try (InputStream in = p.getInputStream()) {
                 byte[] buf = new byte[1 << 16];
                 for (int n; (n = in.read(buf)) > 0; ) {
                     md.update(buf, 0, n);
@@ -218,14 +221,14 @@ public final class Worktrees {
             }
             if (!p.waitFor(GIT_TIMEOUT_S, TimeUnit.SECONDS) || p.exitValue() != 0) {
                 p.destroyForcibly();
-                return java.util.Optional.empty();
+                return Optional.empty();
             }
-            return java.util.Optional.of(java.util.HexFormat.of().formatHex(md.digest()));
-        } catch (IOException | java.security.NoSuchAlgorithmException e) {
-            return java.util.Optional.empty();
+            return Optional.of(HexFormat.of().formatHex(md.digest()));
+        } catch (IOException | NoSuchAlgorithmException e) {
+            return Optional.empty();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
     }
 
@@ -269,7 +272,7 @@ public final class Worktrees {
 
     /** Whether a file holds only ASCII white space (or nothing), read a block at a time. */
     static boolean blank(Path file) throws IOException {
-        try (java.io.InputStream in = Files.newInputStream(file)) {
+        try (InputStream in = Files.newInputStream(file)) {
             byte[] buf = new byte[1 << 16];
             for (int n; (n = in.read(buf)) > 0; ) {
                 for (int i = 0; i < n; i++) {
@@ -288,7 +291,7 @@ public final class Worktrees {
             return;
         }
         try (var s = Files.walk(p)) {
-            for (Path x : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+            for (Path x : s.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(x);
             }
         }

@@ -2,6 +2,10 @@ package io.isobench.exec;
 
 import io.isobench.exec.ExecutorKind.Capability;
 import io.isobench.IsobenchException;
+import io.isobench.plan.GpuDiscovery;
+import io.isobench.plan.GpuLease;
+import io.isobench.plan.JobSpec;
+import io.isobench.probe.Clients;
 import io.isobench.probe.ServingClient;
 import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
@@ -11,6 +15,7 @@ import io.isobench.proc.Door;
 import io.isobench.proc.ProcessGroup;
 import io.isobench.proc.Sandbox;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,10 +25,12 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -88,13 +95,13 @@ final class DockerExecutor implements Executor {
                     + v.out().lines().filter(l -> !l.isBlank()).reduce((a, b) -> b).orElse("no answer").strip()
                     + "); start it (dockerd --bridge=none --iptables=false, or scripts/provision-docker)");
         }
-        io.isobench.plan.GpuDiscovery.Inventory inv = io.isobench.plan.GpuDiscovery.discover(null);
+        GpuDiscovery.Inventory inv = GpuDiscovery.discover(null);
         String mode = config.gpuMode();
         if ("auto".equals(mode)) {
             mode = inv.count() == 0 ? "none" : inv.source().contains("nvidia-smi") ? "nvidia" : "devices";
         }
         String root = v.out().strip().lines().reduce((a, b) -> b).orElse("/var/lib/docker");
-        return new DockerExecutor(config, Readiness.http(Duration.ofMillis(10)), io.isobench.probe.Clients.serving(),
+        return new DockerExecutor(config, Readiness.http(Duration.ofMillis(10)), Clients.serving(),
                 Duration.ofSeconds(5), inv.count() == 0 ? null : inv.slots(), mode, Path.of(root));
     }
 
@@ -129,7 +136,7 @@ final class DockerExecutor implements Executor {
         for (Path p : List.of(dockerRoot, job.cwd())) {
             long freeMb = freeMb(p);
             if (freeMb >= 0 && freeMb < config.minFreeDiskMb()) {
-                return failed(t0, job, FailureCategory.DISK_FULL, String.format(java.util.Locale.ROOT,
+                return failed(t0, job, FailureCategory.DISK_FULL, String.format(Locale.ROOT,
                         "%d MB free on %s, %d MB needed (docker system prune, or lower min_free_disk_mb)", freeMb, p,
                         config.minFreeDiskMb()), "");
             }
@@ -191,7 +198,7 @@ final class DockerExecutor implements Executor {
         }
 
         /** Open doors by the PGID of the {@code docker run} client of the server behind them. */
-        private final Map<Long, Door> doors = new java.util.concurrent.ConcurrentHashMap<>();
+        private final Map<Long, Door> doors = new ConcurrentHashMap<>();
 
         @Override
         public ProcessGroup start(Job job, List<String> argv, Path log) throws IOException {
@@ -368,7 +375,7 @@ final class DockerExecutor implements Executor {
             a.addAll(List.of("-v", door.hostDir() + ":" + Sandbox.NET_DIR, "-v", door.javaHome() + ":"
                     + JDK_IN_CONTAINER + ":ro"));
         }
-        if (job.spec() instanceof io.isobench.plan.JobSpec.Accuracy acc && !".".equals(acc.suiteDir())) {
+        if (job.spec() instanceof JobSpec.Accuracy acc && !".".equals(acc.suiteDir())) {
             // the accuracy command's own files ({suite_dir}), as on the host
             a.addAll(List.of("-v", acc.suiteDir() + ":" + acc.suiteDir() + ":ro"));
         }
@@ -377,7 +384,7 @@ final class DockerExecutor implements Executor {
         }
         if (!gpuIds.isEmpty()) {
             switch (gpuMode) {
-                case "nvidia" -> a.addAll(new io.isobench.plan.GpuLease(gpuIds).dockerArgs());
+                case "nvidia" -> a.addAll(new GpuLease(gpuIds).dockerArgs());
                 case "devices" -> gpuIds.forEach(i -> a.addAll(List.of("--device", c.gpuDevice().replace("{i}",
                         Integer.toString(i)))));
                 default -> { }
@@ -488,7 +495,7 @@ final class DockerExecutor implements Executor {
             return;
         }
         try (var s = Files.walk(dir)) {
-            for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(p);
             }
         } catch (IOException e) {
@@ -500,7 +507,7 @@ final class DockerExecutor implements Executor {
     record Cmd(int code, String out) {
         static Cmd run(List<String> argv, Duration limit) throws IOException {
             Process p = new ProcessBuilder(argv).redirectErrorStream(true)
-                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
             byte[] out;
             try {
                 out = p.getInputStream().readAllBytes();

@@ -1,7 +1,13 @@
 package io.isobench.exec;
 
+import io.isobench.env.ArmSetup;
+import io.isobench.env.Artifacts;
+import io.isobench.env.Environment;
+import io.isobench.env.Worktrees;
+import io.isobench.plan.ArmSpec;
 import io.isobench.plan.Job;
 
+import java.nio.file.Path;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongConsumer;
 
@@ -61,13 +67,13 @@ public sealed interface Executor permits LocalExecutor, DockerExecutor, SlurmExe
      *
      * @param setup the arm's fix recipes and build step (the local strategy applies them in the worktree)
      */
-    default io.isobench.env.Environment prepare(io.isobench.plan.ArmSpec arm, java.nio.file.Path repo,
-                                                io.isobench.env.ArmSetup setup) {
+    default Environment prepare(ArmSpec arm, Path repo,
+                                                ArmSetup setup) {
         if (arm.artifact() != null) {
-            return io.isobench.env.Artifacts.prepare(arm.artifact(), arm.worktree(),
-                    io.isobench.env.Artifacts.cacheFor(arm.worktree()), setup);
+            return Artifacts.prepare(arm.artifact(), arm.worktree(),
+                    Artifacts.cacheFor(arm.worktree()), setup);
         }
-        return io.isobench.env.Worktrees.prepare(repo, arm.commitRef(), arm.patch(), arm.worktree(), setup);
+        return Worktrees.prepare(repo, arm.commitRef(), arm.patch(), arm.worktree(), setup);
     }
 
     /**

@@ -1,13 +1,18 @@
 package io.isobench.exec;
 
 import io.isobench.IsobenchException;
+import io.isobench.plan.GpuDiscovery;
 import io.isobench.plan.Plan;
+import io.isobench.probe.Clients;
+import io.isobench.task.AgentSpec;
+import io.isobench.task.Confine;
 import io.isobench.task.ExecutorNames;
 import io.isobench.task.Suite;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -117,9 +122,9 @@ public final class Executors {
      * {@code RESOURCES_INSUFFICIENT}. On a machine without GPUs jobs run unleased (CPU engines such as the toy).
      */
     static Executor local(Suite suite) {
-        io.isobench.plan.GpuDiscovery.Inventory inv = io.isobench.plan.GpuDiscovery.discover(null);
-        return new LocalExecutor(Readiness.http(java.time.Duration.ofMillis(10)),
-                io.isobench.probe.Clients.serving(), java.time.Duration.ofSeconds(5),
+        GpuDiscovery.Inventory inv = GpuDiscovery.discover(null);
+        return new LocalExecutor(Readiness.http(Duration.ofMillis(10)),
+                Clients.serving(), Duration.ofSeconds(5),
                 inv.count() == 0 ? null : inv.slots(), launcher(suite));
     }
 
@@ -129,10 +134,10 @@ public final class Executors {
      */
     static Placement launcher(Suite suite) {
         if (suite == null) {
-            return new ConfinedLauncher(io.isobench.task.Confine.DEFAULT, java.util.Set.of(), List.of());
+            return new ConfinedLauncher(Confine.DEFAULT, Set.of(), List.of());
         }
-        java.util.Set<String> secrets = new java.util.TreeSet<>();
-        for (io.isobench.task.AgentSpec a : suite.agents()) {
+        Set<String> secrets = new TreeSet<>();
+        for (AgentSpec a : suite.agents()) {
             if (a.runner() != null) {
                 secrets.addAll(a.runner().secrets());
             }

@@ -1,5 +1,6 @@
 package io.isobench.exec;
 
+import io.isobench.guard.InsideTree;
 import io.isobench.proc.CpuCgroups;
 import io.isobench.proc.ProcessGroup;
 import io.isobench.probe.Greedy;
@@ -121,7 +122,7 @@ final class GenericRun {
                     outputs.add(outputFile(job.cwd(), r.path()));
                 } catch (IOException e) {
                     // a link a patch or an earlier run planted: the arm's outcome, never a delete outside the tree
-                    return failed(JobResult.failed(t0, new Failure(e instanceof io.isobench.guard.InsideTree.Outside
+                    return failed(JobResult.failed(t0, new Failure(e instanceof InsideTree.Outside
                             ? FailureCategory.PATCH_FAILED : FailureCategory.DISK_FULL, "cannot clear the output file "
                             + r.path() + ": " + e.getMessage(), List.of(String.valueOf(e.getMessage()))),
                             "", timings, job.argv()));
@@ -336,7 +337,7 @@ final class GenericRun {
             return lexical;
         }
         Path folder = Path.of(rel).normalize().getParent();
-        return (folder == null ? cwd.toRealPath() : io.isobench.guard.InsideTree.resolve(cwd, folder.toString()))
+        return (folder == null ? cwd.toRealPath() : InsideTree.resolve(cwd, folder.toString()))
                 .resolve(lexical.getFileName());
     }
 

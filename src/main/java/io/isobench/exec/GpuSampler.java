@@ -1,5 +1,6 @@
 package io.isobench.exec;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -43,7 +44,7 @@ public final class GpuSampler {
         if (path == null) {
             return null;
         }
-        for (String dir : path.split(java.io.File.pathSeparator)) {
+        for (String dir : path.split(File.pathSeparator)) {
             if (dir.isEmpty()) {
                 continue;
             }

@@ -1,16 +1,20 @@
 package io.isobench.exec;
 
+import java.time.Instant;
 import java.time.LocalDateTime;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Function;
 
 /**
  * GPU telemetry of one measured run (docs/gpu-telemetry.md): the lines of {@code nvidia-smi --query-gpu=FIELDS
@@ -85,7 +89,7 @@ public final class GpuTelemetry {
          * The window from {@code start} to {@code end} in the clock of samples nvidia-smi stamped with its local time
          * in {@code zone} (the zone of this JVM for a sampler it started).
          */
-        public static Window of(java.time.Instant start, java.time.Instant end, java.time.ZoneId zone) {
+        public static Window of(Instant start, Instant end, ZoneId zone) {
             return new Window(LocalDateTime.ofInstant(start, zone).toInstant(ZoneOffset.UTC).toEpochMilli(),
                     LocalDateTime.ofInstant(end, zone).toInstant(ZoneOffset.UTC).toEpochMilli());
         }
@@ -182,7 +186,7 @@ public final class GpuTelemetry {
         boolean anyPower = false;
         double span = 0;
         for (List<Sample> g : byGpu.values()) {
-            g.sort(java.util.Comparator.comparingLong(Sample::epochMs));
+            g.sort(Comparator.comparingLong(Sample::epochMs));
             Power p = power(g, window);
             if (p != null) {
                 anyPower = true;
@@ -281,7 +285,7 @@ public final class GpuTelemetry {
     }
 
     private static void putMean(Map<String, Object> m, String key, List<Sample> samples,
-                                java.util.function.Function<Values, Double> f) {
+                                Function<Values, Double> f) {
         double sum = 0;
         int n = 0;
         for (Sample s : samples) {
@@ -296,7 +300,7 @@ public final class GpuTelemetry {
         }
     }
 
-    private static Double max(List<Sample> samples, java.util.function.Function<Values, Double> f) {
+    private static Double max(List<Sample> samples, Function<Values, Double> f) {
         Double best = null;
         for (Sample s : samples) {
             Double v = f.apply(s.values());

@@ -6,6 +6,7 @@ import io.isobench.Arm;
 import io.isobench.guard.Secrets;
 import io.isobench.parse.Metric;
 import io.isobench.proc.ProcessGroup;
+import io.isobench.store.RunDetails;
 import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
 import io.isobench.store.Stores;
@@ -94,7 +95,7 @@ public final class HarnessBench {
                         .durationMs(1.0)
                         .argvJson("[]")
                         .logArtifact(sha)
-                        .details(io.isobench.store.RunDetails.of(java.util.Map.of("task", "harness")))
+                        .details(RunDetails.of(Map.of("task", "harness")))
                         .metrics(List.of(Metric.of("tpot_ms_mean", 1.0)))
                         .build());
                 book[i] = (System.nanoTime() - tb) / 1e6;

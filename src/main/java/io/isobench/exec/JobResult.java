@@ -5,6 +5,7 @@ import io.isobench.parse.Metric;
 import io.isobench.parse.MetricResolution;
 import io.isobench.probe.ProbeException;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -109,7 +110,7 @@ public record JobResult(Failure failure, List<Metric> metrics, String workloadJs
 
     /** This result with the server's scraped {@code /metrics} series (JSON) and its summaries added to the metrics. */
     public JobResult withServerMetrics(String seriesJson, List<Metric> summaries) {
-        List<Metric> all = new java.util.ArrayList<>(metrics);
+        List<Metric> all = new ArrayList<>(metrics);
         all.addAll(summaries);
         return new JobResult(failure, all, workloadJson, log, durationMs, timingsMs, outputs, argv, probeJson,
                 probeFailure, gpus, seriesJson, measuredWindow, metricResolutions);

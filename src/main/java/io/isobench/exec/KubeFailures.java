@@ -12,8 +12,10 @@ import io.isobench.plan.Job;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 import static io.isobench.exec.KubePods.all;
 import static io.isobench.exec.KubePods.clientStarted;
@@ -26,9 +28,9 @@ import static io.isobench.exec.KubePods.started;
  */
 final class KubeFailures {
 
-    private static final java.util.Set<String> IMAGE_ERRORS = java.util.Set.of("ErrImagePull", "ImagePullBackOff",
+    private static final Set<String> IMAGE_ERRORS = Set.of("ErrImagePull", "ImagePullBackOff",
             "InvalidImageName", "ErrImageNeverPull");
-    private static final java.util.Set<String> CONFIG_ERRORS = java.util.Set.of("CreateContainerConfigError",
+    private static final Set<String> CONFIG_ERRORS = Set.of("CreateContainerConfigError",
             "CreateContainerError");
 
     private final KubernetesProfile profile;
@@ -93,7 +95,7 @@ final class KubeFailures {
         for (ContainerStatus cs : all(pod)) {
             var term = cs.getState() == null ? null : cs.getState().getTerminated();
             var last = cs.getLastState() == null ? null : cs.getLastState().getTerminated();
-            for (var t : java.util.Arrays.asList(term, last)) {
+            for (var t : Arrays.asList(term, last)) {
                 if (t != null && "OOMKilled".equals(t.getReason())) {
                     return new Failure(FailureCategory.RESOURCES_INSUFFICIENT, "container " + cs.getName()
                             + " was OOMKilled (memory limit " + profile.memory() + "): raise kubernetes.resources"

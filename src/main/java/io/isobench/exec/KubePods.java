@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.isobench.plan.Job;
 
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -61,7 +62,7 @@ final class KubePods {
     static Instant instant(String rfc3339) {
         try {
             return rfc3339 == null ? null : Instant.parse(rfc3339);
-        } catch (java.time.format.DateTimeParseException e) {
+        } catch (DateTimeParseException e) {
             return null;
         }
     }

@@ -4,8 +4,15 @@ import io.isobench.exec.KubernetesExecutor.Arms;
 import io.isobench.exec.KubernetesExecutor.Resolved;
 import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
+import io.isobench.task.Suite;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
@@ -24,9 +31,9 @@ final class KubeSuiteArms {
         try {
             Process p = new ProcessBuilder("git", "-C", repo.toString(), "rev-parse", "--verify", "--quiet",
                     human + "^").redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
             return p.waitFor() == 0 && out.matches("[0-9a-f]{40}") ? out : null;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return null;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -35,7 +42,7 @@ final class KubeSuiteArms {
     }
 
     /** Arms of a suite: image templates filled with the task's commits, agent patches read from disk. */
-    static Arms suiteArms(io.isobench.task.Suite suite, KubernetesProfile profile,
+    static Arms suiteArms(Suite suite, KubernetesProfile profile,
                           Function<String, String> parentOf) {
         return (taskId, arm) -> {
             var task = suite.task(taskId).orElse(null);
@@ -60,8 +67,8 @@ final class KubeSuiteArms {
                             + " has no patch for task " + taskId, List.of()));
                 }
                 try {
-                    patch = java.nio.file.Files.readString(file.get());
-                } catch (java.io.IOException e) {
+                    patch = Files.readString(file.get());
+                } catch (IOException e) {
                     return new Resolved(null, commit, new Failure(FailureCategory.PATCH_FAILED, "cannot read the "
                             + "patch " + file.get() + ": " + e.getMessage(), List.of()));
                 }
@@ -99,9 +106,9 @@ final class KubeSuiteArms {
 
     static String sha256(String text) {
         try {
-            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
-                    .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-        } catch (java.security.NoSuchAlgorithmException e) {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                    .digest(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
     }

@@ -10,20 +10,29 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
+import io.isobench.env.ArmSetup;
 import io.isobench.env.Environment;
 import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
 import io.isobench.parse.FailureClassifier;
 import io.isobench.parse.OutputParser;
 import io.isobench.parse.ParsedOutput;
+import io.isobench.parse.Workload;
 import io.isobench.plan.ArmSpec;
 import io.isobench.plan.Job;
+import io.isobench.probe.Greedy;
+import io.isobench.task.Suite;
 
+import java.io.File;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -90,7 +99,7 @@ final class KubernetesExecutor implements Executor {
 
     /** The arm's environment is its image: nothing is checked out on this machine. */
     @Override
-    public Environment prepare(ArmSpec arm, Path repo, io.isobench.env.ArmSetup setup) {
+    public Environment prepare(ArmSpec arm, Path repo, ArmSetup setup) {
         Resolved r = arms.resolve(arm.taskId(), arm.arm());
         if (r.failure() != null) {
             return new Environment(null, r.commit(), null, null, null, r.failure(), "");
@@ -340,11 +349,11 @@ final class KubernetesExecutor implements Executor {
      * texts only (an older isobench in the image): the gate then has the sequential pass alone.
      */
     static String greedyProbes(String log) {
-        return log.lines().filter(l -> l.startsWith(io.isobench.probe.Greedy.PROBE_MARKER)).findFirst()
-                .map(l -> l.substring(io.isobench.probe.Greedy.PROBE_MARKER.length()).strip()).orElse(null);
+        return log.lines().filter(l -> l.startsWith(Greedy.PROBE_MARKER)).findFirst()
+                .map(l -> l.substring(Greedy.PROBE_MARKER.length()).strip()).orElse(null);
     }
 
-    private static String workloadJson(List<String> argv, Job job, io.isobench.parse.Workload w) {
+    private static String workloadJson(List<String> argv, Job job, Workload w) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("argv", argv);
         if (!job.client().flags().isEmpty()) {
@@ -366,14 +375,14 @@ final class KubernetesExecutor implements Executor {
      * A client from the kubeconfig ($KUBECONFIG, ~/.kube/config, or the in-cluster service account), checked with one
      * call to the API server. Missing or unreachable: one-line {@link io.isobench.IsobenchException.EnvironmentMissing}.
      */
-    static KubernetesExecutor connect(io.isobench.task.Suite suite, KubernetesProfile profile) {
+    static KubernetesExecutor connect(Suite suite, KubernetesProfile profile) {
         String kubeconfig = System.getenv("KUBECONFIG");
         Path home = Path.of(System.getProperty("user.home"), ".kube", "config");
         boolean inCluster = System.getenv("KUBERNETES_SERVICE_HOST") != null
-                && java.nio.file.Files.exists(Path.of("/var/run/secrets/kubernetes.io/serviceaccount/token"));
-        boolean fromEnv = kubeconfig != null && !kubeconfig.isBlank() && java.util.Arrays.stream(
-                kubeconfig.split(java.io.File.pathSeparator)).anyMatch(f -> java.nio.file.Files.isRegularFile(Path.of(f)));
-        if (!fromEnv && !java.nio.file.Files.isRegularFile(home) && !inCluster) {
+                && Files.exists(Path.of("/var/run/secrets/kubernetes.io/serviceaccount/token"));
+        boolean fromEnv = kubeconfig != null && !kubeconfig.isBlank() && Arrays.stream(
+                kubeconfig.split(File.pathSeparator)).anyMatch(f -> Files.isRegularFile(Path.of(f)));
+        if (!fromEnv && !Files.isRegularFile(home) && !inCluster) {
             throw new io.isobench.IsobenchException.EnvironmentMissing("executor kubernetes: no kubeconfig ("
                     + (kubeconfig == null ? "$KUBECONFIG unset" : "$KUBECONFIG=" + kubeconfig + " has no file") + ", no "
                     + home + ", not in a cluster); get one from your cluster (e.g. gcloud container clusters "
@@ -396,6 +405,6 @@ final class KubernetesExecutor implements Executor {
         }
         Path repo = suite.engine().local().orElse(null);
         return new KubernetesExecutor(client, profile, KubeSuiteArms.suiteArms(suite, profile, human -> KubeSuiteArms.parentOf(repo, human)),
-                () -> String.format(java.util.Locale.ROOT, "%04x", new java.security.SecureRandom().nextInt(0x10000)));
+                () -> String.format(Locale.ROOT, "%04x", new SecureRandom().nextInt(0x10000)));
     }
 }

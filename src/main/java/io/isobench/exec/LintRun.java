@@ -15,6 +15,8 @@ import io.isobench.task.Suite;
 import io.isobench.task.TaskSpec;
 
 import java.io.IOException;
+import java.math.BigDecimal;
+import java.math.MathContext;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -113,6 +115,6 @@ public final class LintRun {
     }
 
     private static String num(double v) {
-        return java.math.BigDecimal.valueOf(v).round(new java.math.MathContext(6)).stripTrailingZeros().toPlainString();
+        return BigDecimal.valueOf(v).round(new MathContext(6)).stripTrailingZeros().toPlainString();
     }
 }

@@ -12,6 +12,7 @@ import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
 
 import java.util.List;
+import java.util.UUID;
 
 /**
  * An ad-hoc {@code isobench loadgen} run stored as a measured run (no session): its detail JSON goes to the
@@ -36,7 +37,7 @@ public final class LoadgenRuns {
 
     /** Stores {@code result} as one run and returns its run id. */
     public static String store(Store st, LoadgenResult result, Tag tag) throws JsonProcessingException {
-        String runId = "loadgen-" + java.util.UUID.randomUUID();
+        String runId = "loadgen-" + UUID.randomUUID();
         byte[] detail = JSON.writeValueAsBytes(result.resultJson(true));
         String artifact = st.putArtifact("loadgen-detail", detail);
         ObjectNode extra = JSON.createObjectNode();

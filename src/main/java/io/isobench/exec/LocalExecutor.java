@@ -5,7 +5,10 @@ import io.isobench.Arm;
 import io.isobench.env.ArmSetup;
 import io.isobench.env.Environment;
 import io.isobench.env.Worktrees;
+import io.isobench.parse.Workload;
 import io.isobench.plan.ArmSpec;
+import io.isobench.plan.GpuLease;
+import io.isobench.plan.GpuSlots;
 import io.isobench.probe.Clients;
 import io.isobench.probe.ServingClient;
 import io.isobench.parse.Failure;
@@ -33,6 +36,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 /**
  * Runs jobs on this machine. Offline modes: the benchmark command in its own process group, its output parsed.
@@ -53,7 +57,7 @@ final class LocalExecutor implements Executor {
     private final ServePipeline pipeline;
     private final Duration grace;
     /** The node's GPUs, or null on a machine without any (CPU engines such as the toy run unleased). */
-    private final io.isobench.plan.GpuSlots gpus;
+    private final GpuSlots gpus;
     /** Where a command starts and how it is torn down: a process group here, a container, a command on an ssh host. */
     private final Placement placement;
     /**
@@ -68,12 +72,12 @@ final class LocalExecutor implements Executor {
     }
 
     LocalExecutor(Readiness.HttpProbe readiness, ServingClient client, Duration grace,
-                  io.isobench.plan.GpuSlots gpus) {
+                  GpuSlots gpus) {
         this(readiness, client, grace, gpus, Placement.LOCAL);
     }
 
     LocalExecutor(Readiness.HttpProbe readiness, ServingClient client, Duration grace,
-                  io.isobench.plan.GpuSlots gpus, Placement placement) {
+                  GpuSlots gpus, Placement placement) {
         this(KIND, new ServePipeline(readiness, client), grace, gpus, placement);
     }
 
@@ -82,7 +86,7 @@ final class LocalExecutor implements Executor {
      * @param gpus      the node's GPUs, leased to jobs; null: none (jobs run unleased)
      * @param placement where the commands start
      */
-    LocalExecutor(ExecutorKind kind, ServePipeline pipeline, Duration grace, io.isobench.plan.GpuSlots gpus,
+    LocalExecutor(ExecutorKind kind, ServePipeline pipeline, Duration grace, GpuSlots gpus,
                   Placement placement) {
         this.kind = kind;
         this.pipeline = pipeline;
@@ -142,7 +146,7 @@ final class LocalExecutor implements Executor {
     }
 
     /** The GPUs of a node's slots (local, docker); 0 on a machine without any ({@code gpus} null). */
-    static int capacity(io.isobench.plan.GpuSlots gpus) {
+    static int capacity(GpuSlots gpus) {
         return gpus == null ? 0 : gpus.total();
     }
 
@@ -185,7 +189,7 @@ final class LocalExecutor implements Executor {
                     + job.gpus()
                     + " GPU(s); this node has " + gpus.total(), List.of()), "", timings, job.argv());
         }
-        io.isobench.plan.GpuLease lease;
+        GpuLease lease;
         try {
             lease = gpus.acquire(job.gpus());
         } catch (InterruptedException e) {
@@ -236,7 +240,7 @@ final class LocalExecutor implements Executor {
 
     /** Runs the job's command through the placement to its end or its limit, then tears it down. */
     private Ran runToEnd(Job job, Hooks hooks, Path log, Map<String, Double> timings,
-                         java.util.function.Function<IOException, Failure> cannotStart) {
+                         Function<IOException, Failure> cannotStart) {
         ProcessGroup pg;
         try {
             pg = placement.start(job, job.argv(), log);
@@ -428,7 +432,7 @@ final class LocalExecutor implements Executor {
         }
     }
 
-    static String workloadJson(List<String> argv, io.isobench.parse.Workload w) {
+    static String workloadJson(List<String> argv, Workload w) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("argv", argv);
         if (w != null) {

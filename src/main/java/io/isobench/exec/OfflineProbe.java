@@ -2,6 +2,7 @@ package io.isobench.exec;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.isobench.guard.InsideTree;
 import io.isobench.probe.Greedy;
 import io.isobench.probe.Probe;
 import io.isobench.probe.ProbeException;
@@ -68,8 +69,8 @@ final class OfflineProbe {
                 sb.append(JSON.writeValueAsString(p)).append('\n');
             }
             // its real path must stay in the worktree: a link the agent patch planted under this name is refused
-            io.isobench.guard.InsideTree.write(job.cwd(), PROMPTS_FILE, sb.toString().getBytes(StandardCharsets.UTF_8));
-        } catch (io.isobench.guard.InsideTree.Outside e) {
+            InsideTree.write(job.cwd(), PROMPTS_FILE, sb.toString().getBytes(StandardCharsets.UTF_8));
+        } catch (InsideTree.Outside e) {
             // a link planted in the tree (by a patch): the arm's outcome, never a write outside it
             return new Prepared(job.argv(), null, n, JobResult.failed(t0, new Failure(FailureCategory.PATCH_FAILED,
                     "cannot write the probe prompts: " + e.getMessage(), List.of(e.getMessage())), "", timings,

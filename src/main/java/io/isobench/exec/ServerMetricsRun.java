@@ -9,6 +9,7 @@ import io.isobench.plan.Job;
 
 import java.net.URI;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -27,8 +28,8 @@ final class ServerMetricsRun {
     private final ServerMetricsScraper scraper;
     private final boolean measured;
     private ServerMetricsScraper.Series series;
-    private volatile java.time.Instant measuredFrom;
-    private java.time.Instant measuredTo;
+    private volatile Instant measuredFrom;
+    private Instant measuredTo;
 
     private ServerMetricsRun(ServerMetricsScraper scraper, boolean measured) {
         this.scraper = scraper;
@@ -46,7 +47,7 @@ final class ServerMetricsRun {
     Runnable measuredStart() {
         return () -> {
             if (measuredFrom == null) {
-                measuredFrom = java.time.Instant.now();
+                measuredFrom = Instant.now();
             }
             if (scraper != null) {
                 scraper.markMeasuredStart();
@@ -57,7 +58,7 @@ final class ServerMetricsRun {
     /** Stops scraping (once), ends the measured window and appends the one log line on the scrapes to {@code log}. */
     void stop(StringBuilder log) {
         if (measuredTo == null) {
-            measuredTo = java.time.Instant.now();
+            measuredTo = Instant.now();
         }
         if (scraper != null && series == null) {
             series = scraper.stop();

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -49,7 +50,7 @@ public final class SessionSetup {
             log = LocalExecutor.logFile(step.cwd(), "setup-");
             ProcessGroup pg;
             try {
-                pg = ProcessGroup.start(step.argv(), step.cwd(), java.util.Map.of(), log);
+                pg = ProcessGroup.start(step.argv(), step.cwd(), Map.of(), log);
             } catch (IOException e) {
                 return "cannot start " + step.argv().get(0) + ": " + e.getMessage();
             }

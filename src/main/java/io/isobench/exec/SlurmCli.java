@@ -2,18 +2,26 @@ package io.isobench.exec;
 
 import java.io.File;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+
+import io.isobench.guard.Secrets;
+import io.isobench.proc.MeasuredEnv;
 
 /**
  * The Slurm client commands the executor uses (sbatch, squeue, sacct, scontrol, scancel, sinfo), run without a
@@ -80,7 +88,7 @@ final class SlurmCli {
             }
             Process p = pb.start();
             // both streams are small; read them on two threads so neither blocks
-            java.util.concurrent.CompletableFuture<String> err = java.util.concurrent.CompletableFuture.supplyAsync(
+            CompletableFuture<String> err = CompletableFuture.supplyAsync(
                     () -> readAll(p.getErrorStream()));
             String out = readAll(p.getInputStream());
             if (!p.waitFor(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
@@ -96,7 +104,7 @@ final class SlurmCli {
         }
     }
 
-    private static String readAll(java.io.InputStream in) {
+    private static String readAll(InputStream in) {
         try (in) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
@@ -161,13 +169,13 @@ final class SlurmCli {
      * lines add the job's variables. No secret of isobench's environment reaches a job.
      */
     static Map<String, String> submitEnv(Map<String, String> host) {
-        Map<String, String> slurm = new java.util.TreeMap<>();
+        Map<String, String> slurm = new TreeMap<>();
         host.forEach((k, v) -> {
-            if ((k.startsWith("SLURM_") || k.startsWith("SBATCH_")) && !io.isobench.guard.Secrets.isSecretName(k)) {
+            if ((k.startsWith("SLURM_") || k.startsWith("SBATCH_")) && !Secrets.isSecretName(k)) {
                 slurm.put(k, v);
             }
         });
-        return io.isobench.proc.MeasuredEnv.of(host, List.of(), java.util.Set.of(), slurm);
+        return MeasuredEnv.of(host, List.of(), Set.of(), slurm);
     }
 
     static String jobIdOf(String parsable) {
@@ -224,7 +232,7 @@ final class SlurmCli {
     }
 
     static JobState parseScontrol(String text) {
-        Map<String, String> kv = new java.util.HashMap<>();
+        Map<String, String> kv = new HashMap<>();
         Matcher m = Pattern.compile("(\\w+)=(\\S*)").matcher(text);
         while (m.find()) {
             kv.putIfAbsent(m.group(1), m.group(2));

@@ -1,6 +1,7 @@
 package io.isobench.exec;
 
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -48,7 +49,7 @@ public record SlurmConfig(String partition, String account, int cpusPerGpu, int 
                         : env.get("ISOBENCH_SLURM_SERVER_BIND").strip(),
                 dir == null ? null : Path.of(dir).toAbsolutePath(),
                 num(env, "ISOBENCH_SLURM_PENDING_S", d.pendingLimitS()),
-                extra == null ? List.of() : java.util.Arrays.stream(extra.split(";")).map(String::strip)
+                extra == null ? List.of() : Arrays.stream(extra.split(";")).map(String::strip)
                         .filter(s -> !s.isEmpty()).toList());
     }
 

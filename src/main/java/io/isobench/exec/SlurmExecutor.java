@@ -21,6 +21,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -30,6 +31,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
 import static io.isobench.exec.SlurmFailures.clusterFailure;
@@ -75,9 +79,9 @@ final class SlurmExecutor implements Executor {
     private final SlurmCli.Capacity capacity;
     /** The one serve-and-measure path (readiness probe, pinned client or probes, classification). */
     private final ServePipeline pipeline;
-    private final Set<String> consumed = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<String> consumed = ConcurrentHashMap.newKeySet();
     private volatile String sessionId;
-    private final Set<SlurmWatch> inFlight = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<SlurmWatch> inFlight = ConcurrentHashMap.newKeySet();
 
     SlurmExecutor(SlurmConfig config, SlurmCli cli, SlurmCli.Capacity capacity, ServingClient client) {
         this.config = config;
@@ -210,7 +214,7 @@ final class SlurmExecutor implements Executor {
         sb.append("cd ").append(q(job.cwd().toString())).append(" || { echo \"isobench: the environment ")
                 .append(job.cwd().toString().replace("\"", "'")).append(" is not visible on $(hostname)\";"
                         + " echo 200 > \"$exit_file\"; exit 200; }\n");
-        for (Map.Entry<String, String> e : new java.util.TreeMap<>(job.env()).entrySet()) {
+        for (Map.Entry<String, String> e : new TreeMap<>(job.env()).entrySet()) {
             if (ENV_NAME.matcher(e.getKey()).matches() && !secret(e.getKey(), e.getValue())) {
                 sb.append("export ").append(e.getKey()).append('=').append(q(e.getValue())).append('\n');
             }
@@ -246,7 +250,7 @@ final class SlurmExecutor implements Executor {
 
     /** The job's secret variables (sorted), written to {@code secrets.env} at submission. */
     static Map<String, String> secretEnv(Job job) {
-        Map<String, String> out = new java.util.TreeMap<>();
+        Map<String, String> out = new TreeMap<>();
         job.env().forEach((k, v) -> {
             if (ENV_NAME.matcher(k).matches() && secret(k, v)) {
                 out.put(k, v);
@@ -310,8 +314,8 @@ final class SlurmExecutor implements Executor {
                 if (!secrets.isEmpty()) {
                     Path env = dir.resolve("secrets.env");
                     Files.deleteIfExists(env);
-                    Files.createFile(env, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-                            java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+                    Files.createFile(env, PosixFilePermissions.asFileAttribute(
+                            PosixFilePermissions.fromString("rw-------")));
                     StringBuilder sb = new StringBuilder();
                     secrets.forEach((k, v) -> sb.append(k).append('=').append(q(v)).append('\n'));
                     Files.writeString(env, sb, StandardCharsets.UTF_8);
@@ -353,20 +357,37 @@ final class SlurmExecutor implements Executor {
         }
     }
 
-    /** The newest job of this name (squeue, or recorded in the shared directory) not consumed by this process. */
+    /**
+     * The newest job of this name not consumed by this process: one recorded in the job's shared directory
+     * ({@code submitted}), or one squeue lists that is still queued or running, or that wrote its exit or endpoint
+     * file into this directory. A finished job of the same name that this directory never saw (squeue lists finished
+     * jobs for {@code MinJobAge}, 300 s by default: a same-named session's cancelled job) is never adopted.
+     */
     private String adoptable(String name, Path dir) {
-        Set<Long> ids = new java.util.TreeSet<>(cli.jobsNamed(name));
+        Set<Long> recorded = new TreeSet<>();
         try {
             Path sub = dir.resolve("submitted");
             if (Files.exists(sub)) {
                 for (String l : Files.readAllLines(sub, StandardCharsets.UTF_8)) {
                     if (l.strip().matches("\\d+")) {
-                        ids.add(Long.parseLong(l.strip()));
+                        recorded.add(Long.parseLong(l.strip()));
                     }
                 }
             }
         } catch (IOException e) {
             // nothing recorded
+        }
+        Set<Long> ids = new TreeSet<>(recorded);
+        for (long id : cli.jobsNamed(name)) {
+            if (recorded.contains(id) || Files.exists(dir.resolve("exit-" + id))
+                    || Files.exists(dir.resolve("endpoint-" + id))) {
+                ids.add(id);
+                continue;
+            }
+            SlurmCli.JobState st = cli.state(Long.toString(id));
+            if (st != null && !st.terminal()) {
+                ids.add(id);
+            }
         }
         Long best = null;
         for (long id : ids) {

@@ -13,6 +13,7 @@ import java.net.URI;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -77,9 +78,9 @@ public final class SweepPilot {
                 log.accept("pilot at " + Sweep.text(step.nextRps()) + " req/s failed: " + e.getMessage());
             }
             pilots.add(p);
-            log.accept(String.format(java.util.Locale.ROOT, "pilot %d at %s req/s: achieved %.3g req/s, good fraction %s"
+            log.accept(String.format(Locale.ROOT, "pilot %d at %s req/s: achieved %.3g req/s, good fraction %s"
                     + " (%s)", pilots.size(), Sweep.text(p.rateRps()), p.achievedRps(), p.goodFraction() == null ? "none"
-                    : String.format(java.util.Locale.ROOT, "%.3f", p.goodFraction()), step.why()));
+                    : String.format(Locale.ROOT, "%.3f", p.goodFraction()), step.why()));
             step = AutoSweep.next(pilots, minGood, settings);
         }
         log.accept(step.why());

@@ -1,6 +1,7 @@
 package io.isobench.export;
 
 import io.isobench.analysis.BetweenSessions;
+import io.isobench.analysis.Leaderboard;
 
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -245,7 +246,7 @@ final class DatasetCard {
             b.append("## Agent leaderboard (native rows)\n\n");
             b.append("One entry per task per hardware fingerprint (the latest session; sessions are not pooled); only")
                     .append(" replay-valid tasks (human better than baseline) count; failed and incorrect arms are")
-                    .append(" outcomes, never wins. ").append(io.isobench.analysis.Leaderboard.FALSE_WINS)
+                    .append(" outcomes, never wins. ").append(Leaderboard.FALSE_WINS)
                     .append(" (docs/statistics.md §10). An agent with no native session here shows `≥` tests × 0.025,")
                     .append(" the nominal one-sided rate of one verdict: a floor, since a counted task's human was better")
                     .append(" and both comparisons share the baseline's runs.\n\n");

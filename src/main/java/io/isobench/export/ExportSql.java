@@ -3,7 +3,9 @@ package io.isobench.export;
 import io.isobench.store.RunDetailsCodec;
 import io.isobench.store.RunDetailsCodec.SqlKey;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The SQL text of the computed export rows ({@link SqlRows} runs it): the working steps (x_mine, x_arm, x_val, x_grp,
@@ -235,7 +237,7 @@ final class ExportSql {
                 + " AND k.pipeline = s.pipeline)");
 
         // the export rows, in HfSchema.EXPORT order, with the task's fields joined in
-        java.util.Map<String, String> cols = new java.util.LinkedHashMap<>();
+        Map<String, String> cols = new LinkedHashMap<>();
         add(cols, "CASE WHEN length(t.commit_id) > length(coalesce(x.commit_id, x.commit_short)) THEN t.commit_id"
                 + " WHEN length(x.commit_id) > length(x.commit_short) THEN x.commit_id ELSE x.commit_short END AS commit_hash");
         add(cols, "x.commit_short AS commit_short");
@@ -327,7 +329,7 @@ final class ExportSql {
             }
             select.add(e + " AS " + HfExporter.quote(col.name()));
         }
-        for (java.util.Map.Entry<String, String> e : cols.entrySet()) {
+        for (Map.Entry<String, String> e : cols.entrySet()) {
             select.add(e.getValue() + " AS " + e.getKey());
         }
         return "CREATE OR REPLACE " + (rowsTable.equals("x_rows") ? "TEMP TABLE x_rows" : "TABLE " + rowsTable)
@@ -339,7 +341,7 @@ final class ExportSql {
     }
 
     /** Adds "EXPR AS name" under its name. */
-    private static void add(java.util.Map<String, String> cols, String exprAsName) {
+    private static void add(Map<String, String> cols, String exprAsName) {
         int i = exprAsName.lastIndexOf(" AS ");
         cols.put(exprAsName.substring(i + 4).trim(), exprAsName.substring(0, i));
     }

@@ -9,6 +9,8 @@ import org.duckdb.DuckDBAppender;
 import org.duckdb.DuckDBConnection;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
@@ -22,10 +24,15 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * {@code isobench export hf --out DIR}: writes {@code data/train-00000-of-00001.parquet}, its JSONL twin and a
@@ -68,7 +75,7 @@ public final class HfExporter {
         static void mark(String what) {
             long now = System.nanoTime();
             if (ON) {
-                long cpu = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                long cpu = ((com.sun.management.OperatingSystemMXBean) ManagementFactory
                         .getOperatingSystemMXBean()).getProcessCpuTime();
                 System.err.printf(Locale.ROOT, "[export timing] %s: %d ms wall, %d ms process CPU so far%n", what,
                         (now - t) / 1_000_000, cpu / 1_000_000);
@@ -112,7 +119,7 @@ public final class HfExporter {
                 // DuckDB store without imported HF rows: the store's database writes both files directly
                 Path parquetTmp = tmpDir.resolve("train.parquet");
                 Path jsonlTmp = tmpDir.resolve("train.jsonl");
-                java.util.concurrent.CompletableFuture<Void> jsonlJoined;
+                CompletableFuture<Void> jsonlJoined;
                 try (sqlStore) {
                     jsonlJoined = SqlRows.writeFinal(sqlStore, parquetTmp, jsonlTmp);
                 }
@@ -161,7 +168,7 @@ public final class HfExporter {
                 if (hfRuns > 0) {
                     try (DuckDBAppender app = ((DuckDBConnection) c).createAppender(DuckDBConnection.DEFAULT_SCHEMA, "hf")) {
                         Streamer s = new Streamer(app, counters);
-                        store.forEachRun(new RunFilter(null, java.util.EnumSet.of(RunRecord.RunKind.HF_IMPORT), null, true), s::accept);
+                        store.forEachRun(new RunFilter(null, EnumSet.of(RunRecord.RunKind.HF_IMPORT), null, true), s::accept);
                         s.flush();
                     }
                 }
@@ -372,7 +379,7 @@ public final class HfExporter {
         try (DuckDBAppender app = ((DuckDBConnection) c).createAppender(DuckDBConnection.DEFAULT_SCHEMA, "tasks")) {
             // Many commits: one read of all tasks beats a point lookup per commit; few: look them up.
             if (commits.size() > 1000) {
-                java.util.Set<String> wanted = new java.util.HashSet<>(commits);
+                Set<String> wanted = new HashSet<>(commits);
                 for (TaskRecord task : store.tasks()) {
                     if (wanted.contains(task.taskId())) {
                         appendTask(app, task.taskId(), task);
@@ -461,11 +468,11 @@ public final class HfExporter {
     }
 
     /** Waits for a background step; its I/O failure is this export's I/O failure. */
-    private static void join(java.util.concurrent.CompletableFuture<Void> step) throws IOException {
+    private static void join(CompletableFuture<Void> step) throws IOException {
         try {
             step.join();
-        } catch (java.util.concurrent.CompletionException e) {
-            if (e.getCause() instanceof java.io.UncheckedIOException u) {
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof UncheckedIOException u) {
                 throw u.getCause();
             }
             throw e.getCause() instanceof RuntimeException re ? re : e;

@@ -1,5 +1,6 @@
 package io.isobench.export;
 
+import io.isobench.guard.Secrets;
 import io.isobench.store.Pipeline;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.isobench.Arm;
@@ -24,10 +25,13 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -150,10 +154,10 @@ public final class HfImporter {
     private static final class Batch {
         final List<Store.ArtifactInput> artifacts = new ArrayList<>();
         final List<RunRecord> runs = new ArrayList<>();
-        final Map<String, TaskRecord> tasks = new java.util.LinkedHashMap<>();
-        private final java.util.Set<String> known = new java.util.HashSet<>();
+        final Map<String, TaskRecord> tasks = new LinkedHashMap<>();
+        private final Set<String> known = new HashSet<>();
         /** Agents the alias table lists whose model it does not: {agent, model} → rows. */
-        final Map<List<String>, Integer> unaliased = new java.util.LinkedHashMap<>();
+        final Map<List<String>, Integer> unaliased = new LinkedHashMap<>();
         private final String fileName;
 
         Batch(List<TaskRecord> stored, String fileName) {
@@ -362,7 +366,7 @@ public final class HfImporter {
         boolean changed = false;
         for (int i = 0; i < values.length; i++) {
             if (values[i] instanceof String s) {
-                String r = io.isobench.guard.Secrets.redact(s);
+                String r = Secrets.redact(s);
                 if (r != s) {
                     values[i] = r;
                     changed = true;

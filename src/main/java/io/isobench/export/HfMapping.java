@@ -9,6 +9,7 @@ import io.isobench.Mode;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -169,7 +170,7 @@ final class HfMapping {
                     for (JsonNode e : n) {
                         l.add(e == null || e.isNull() ? null : e.asText());
                     }
-                    yield java.util.Collections.unmodifiableList(l);
+                    yield Collections.unmodifiableList(l);
                 }
             };
         }

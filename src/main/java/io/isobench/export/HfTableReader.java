@@ -16,8 +16,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -46,8 +49,8 @@ public final class HfTableReader {
      * the cell as written) and counted; the table gets one warning line per column, in the table's column order.
      */
     private static final class Unreadable {
-        private final Map<String, int[]> count = new java.util.LinkedHashMap<>();
-        private final Map<String, String> first = new java.util.HashMap<>();
+        private final Map<String, int[]> count = new LinkedHashMap<>();
+        private final Map<String, String> first = new HashMap<>();
 
         void add(String column, int rowNo, String why) {
             count.computeIfAbsent(column, k -> new int[1])[0]++;
@@ -57,7 +60,7 @@ public final class HfTableReader {
         List<String> warnings() {
             List<String> out = new ArrayList<>();
             List<Map.Entry<String, int[]>> columns = new ArrayList<>(count.entrySet());
-            columns.sort(java.util.Comparator.comparingInt(e -> HfSchema.v5Index(e.getKey()))); // table order
+            columns.sort(Comparator.comparingInt(e -> HfSchema.v5Index(e.getKey()))); // table order
             for (Map.Entry<String, int[]> e : columns) {
                 int n = e.getValue()[0];
                 out.add("column '" + e.getKey() + "': " + n + (n == 1 ? " cell is" : " cells are")

@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -78,7 +79,7 @@ final class RowBuilder {
                 }
             }
             if (!mineLegacy.isEmpty()) {
-                java.util.Optional<ThreeWayRow> tw = ThreeWayTable.row(commitShort, mineLegacy);
+                Optional<ThreeWayRow> tw = ThreeWayTable.row(commitShort, mineLegacy);
                 if (tw.isPresent()) {
                     List<RunRecord> chosen = new ArrayList<>();
                     for (RunRecord r : mineLegacy) {

@@ -1,6 +1,7 @@
 package io.isobench.export;
 
 import io.isobench.Arm;
+import io.isobench.analysis.SingleRunRule;
 import io.isobench.store.Pipeline;
 import io.isobench.Mode;
 import io.isobench.parse.Better;
@@ -335,7 +336,7 @@ final class RunGroup {
     }
 
     private static String bandResult(Double delta) {
-        return delta == null ? null : io.isobench.analysis.SingleRunRule.classify(delta, LEGACY_BAND_PCT).label();
+        return delta == null ? null : SingleRunRule.classify(delta, LEGACY_BAND_PCT).label();
     }
 
     private String dataSource() {

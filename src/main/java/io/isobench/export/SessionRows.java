@@ -1,6 +1,7 @@
 package io.isobench.export;
 
 import io.isobench.Arm;
+import io.isobench.plan.Planner;
 import io.isobench.store.Pipeline;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.isobench.analysis.AgentAttempts;
@@ -233,7 +234,7 @@ final class SessionRows {
                     continue;
                 }
                 if (Pipeline.NATIVE_CHECK.equals(p.run().pipeline())
-                        && !(p.extra().job() == null ? "" : p.extra().job()).endsWith("/" + io.isobench.plan.Planner.REPEAT_CHECK)) {
+                        && !(p.extra().job() == null ? "" : p.extra().job()).endsWith("/" + Planner.REPEAT_CHECK)) {
                     check = p; // the baseline's repeat check calibrates the tolerance: it is not the arm's gate
                 }
                 if (any == null) {
@@ -249,7 +250,7 @@ final class SessionRows {
                 exact = outcome.equals("reference") ? 1.0 : null;
             } else {
                 String c = check.extra().gateOutcomeText();
-                outcome = c != null ? c.toLowerCase(java.util.Locale.ROOT) : "check_failed";
+                outcome = c != null ? c.toLowerCase(Locale.ROOT) : "check_failed";
                 exact = check.extra().exactMatchRate();
             }
             set(iso, "isobench_correctness_" + a[0], outcome);

@@ -4,20 +4,31 @@ import io.isobench.Mode;
 import io.isobench.Arm;
 import io.isobench.legacy.ThreeWayRow;
 import io.isobench.legacy.ThreeWayTable;
+import io.isobench.store.RunDetailsCodec;
 import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
 import org.duckdb.DuckDBAppender;
 import org.duckdb.DuckDBConnection;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * The rows computed from legacy and native runs, done inside the store's own DuckDB database (no row crosses
@@ -76,10 +87,10 @@ final class SqlRows {
     private static LegacyRows computeLegacy(Connection c) {
         List<ThreeWayRow> rows = new ArrayList<>();
         List<String> agents = new ArrayList<>();
-        java.util.Map<String, List<RunRecord>> byAgent = new java.util.TreeMap<>();
+        Map<String, List<RunRecord>> byAgent = new TreeMap<>();
         String[] commit = {null};
         Runnable flush = () -> {
-            for (java.util.Map.Entry<String, List<RunRecord>> e : byAgent.entrySet()) {
+            for (Map.Entry<String, List<RunRecord>> e : byAgent.entrySet()) {
                 ThreeWayTable.row(commit[0], e.getValue()).ifPresent(r -> {
                     rows.add(r);
                     agents.add(e.getKey());
@@ -88,7 +99,7 @@ final class SqlRows {
             byAgent.clear();
         };
         try (Connection d = ((DuckDBConnection) c).duplicate(); Statement st = d.createStatement();
-             java.sql.ResultSet rs = st.executeQuery(LEGACY_SQL)) {
+             ResultSet rs = st.executeQuery(LEGACY_SQL)) {
             while (rs.next()) {
                 String commitShort = rs.getString(1);
                 if (commit[0] != null && !commit[0].equals(commitShort)) {
@@ -98,7 +109,7 @@ final class SqlRows {
                 RunRecord r = legacyRun(commitShort, rs.getBytes(2));
                 byAgent.computeIfAbsent(Arm.normalizeAgent(r.agent()), k -> new ArrayList<>()).add(r);
             }
-        } catch (SQLException | java.io.IOException e) {
+        } catch (SQLException | IOException e) {
             throw new IllegalStateException("reading the legacy runs: " + e.getMessage(), e);
         }
         flush.run();
@@ -111,7 +122,7 @@ final class SqlRows {
      * A legacy run with the fields {@link ThreeWayTable#row} reads (the others are null), from its JSON text (read
      * with the streaming parser: no tree per run).
      */
-    private static RunRecord legacyRun(String commit, byte[] json) throws java.io.IOException {
+    private static RunRecord legacyRun(String commit, byte[] json) throws IOException {
         String runId = null;
         String agent = null;
         String arm = null;
@@ -127,8 +138,8 @@ final class SqlRows {
         Double value = null;
         try (com.fasterxml.jackson.core.JsonParser p = JSON_FACTORY.createParser(json)) {
             if (p.nextToken() != com.fasterxml.jackson.core.JsonToken.START_OBJECT) {
-                throw new java.io.IOException("a legacy run is not a JSON object: "
-                        + new String(json, java.nio.charset.StandardCharsets.UTF_8));
+                throw new IOException("a legacy run is not a JSON object: "
+                        + new String(json, StandardCharsets.UTF_8));
             }
             while (p.nextToken() == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
                 String field = p.currentName();
@@ -165,7 +176,7 @@ final class SqlRows {
                 .primary(null, value, origin)
                 .workload(workload)
                 .notes(notes)
-                .details(io.isobench.store.RunDetailsCodec.decode(extra))
+                .details(RunDetailsCodec.decode(extra))
                 .build();
     }
 
@@ -211,7 +222,7 @@ final class SqlRows {
      * connections write at once: the parquet file (both halves, in order) and the two halves of the JSONL file
      * (DuckDB writes one ordered JSON file on one thread); the second half is then appended to the first.
      */
-    static java.util.concurrent.CompletableFuture<Void> writeFinal(Connection c, Path parquet, Path jsonl)
+    static CompletableFuture<Void> writeFinal(Connection c, Path parquet, Path jsonl)
             throws SQLException {
         try (Statement st = c.createStatement()) {
             st.execute("ATTACH IF NOT EXISTS ':memory:' AS " + ROWS_DB);
@@ -221,7 +232,7 @@ final class SqlRows {
             try {
                 runSteps(c, st, ROWS_DB, null);
                 String split;
-                try (java.sql.ResultSet rs = st.executeQuery("SELECT quantile_disc(commit_short, 0.5) FROM x_grp")) {
+                try (ResultSet rs = st.executeQuery("SELECT quantile_disc(commit_short, 0.5) FROM x_grp")) {
                     rs.next();
                     split = rs.getString(1);
                 }
@@ -255,11 +266,11 @@ final class SqlRows {
                 st.execute("DETACH DATABASE IF EXISTS " + ROWS_DB);
             }
             // the caller writes the dataset card meanwhile; it joins this before it moves the JSONL file
-            return java.util.concurrent.CompletableFuture.runAsync(() -> {
+            return CompletableFuture.runAsync(() -> {
                 try {
                     appendAndDelete(jsonl, tail);
-                } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException("writing " + jsonl + ": " + e.getMessage(), e);
+                } catch (IOException e) {
+                    throw new UncheckedIOException("writing " + jsonl + ": " + e.getMessage(), e);
                 } finally {
                     deleteQuietly(tail);
                 }
@@ -273,7 +284,7 @@ final class SqlRows {
      */
     private static String searchPath(Statement st, String catalog) throws SQLException {
         String store;
-        try (java.sql.ResultSet rs = st.executeQuery("SELECT current_database()")) {
+        try (ResultSet rs = st.executeQuery("SELECT current_database()")) {
             rs.next();
             store = rs.getString(1);
         }
@@ -284,7 +295,7 @@ final class SqlRows {
     private static void deleteQuietly(Path p) {
         try {
             Files.deleteIfExists(p);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             // a temporary file in the export's temporary folder, removed with it
         }
     }
@@ -314,24 +325,24 @@ final class SqlRows {
      * is thrown.
      */
     private static void parallel(Connection c, String searchPath, List<String> statements) throws SQLException {
-        List<java.util.concurrent.CompletableFuture<Void>> running = new ArrayList<>();
+        List<CompletableFuture<Void>> running = new ArrayList<>();
         for (String sql : statements) {
             Connection d = ((DuckDBConnection) c).duplicate();
-            running.add(java.util.concurrent.CompletableFuture.runAsync(() -> {
+            running.add(CompletableFuture.runAsync(() -> {
                 try (d; Statement s = d.createStatement()) {
                     s.execute(searchPath);
                     s.execute("SET preserve_insertion_order = true");
                     s.execute(sql);
                 } catch (SQLException e) {
-                    throw new java.util.concurrent.CompletionException(e);
+                    throw new CompletionException(e);
                 }
             }, r -> new Thread(r, "export-writer").start()));
         }
         SQLException first = null;
-        for (java.util.concurrent.CompletableFuture<Void> f : running) {
+        for (CompletableFuture<Void> f : running) {
             try {
                 f.join();
-            } catch (java.util.concurrent.CompletionException e) {
+            } catch (CompletionException e) {
                 if (first == null) {
                     first = e.getCause() instanceof SQLException se ? se : new SQLException(e.getCause());
                 }
@@ -342,10 +353,10 @@ final class SqlRows {
         }
     }
 
-    private static void appendAndDelete(Path head, Path tail) throws java.io.IOException {
-        try (java.nio.channels.FileChannel out = java.nio.channels.FileChannel.open(head,
-                java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.APPEND);
-             java.nio.channels.FileChannel in = java.nio.channels.FileChannel.open(tail)) {
+    private static void appendAndDelete(Path head, Path tail) throws IOException {
+        try (FileChannel out = FileChannel.open(head,
+                StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+             FileChannel in = FileChannel.open(tail)) {
             long size = in.size();
             long done = 0;
             while (done < size) {
@@ -364,7 +375,7 @@ final class SqlRows {
     private static void runSteps(Connection c, Statement st, String catalog, String rowsTable) throws SQLException {
         st.execute(placed(LG_DDL, catalog));
         // The legacy pass (Java, on its own connection and thread) overlaps the SQL steps that do not need x_lg.
-        java.util.concurrent.CompletableFuture<LegacyRows> legacy = new java.util.concurrent.CompletableFuture<>();
+        CompletableFuture<LegacyRows> legacy = new CompletableFuture<>();
         Thread.ofPlatform().name("export-legacy").daemon().start(() -> {
             try {
                 legacy.complete(computeLegacy(c));
@@ -377,7 +388,7 @@ final class SqlRows {
         st.execute("SET preserve_insertion_order = false");
         // runs without an agent (shared by every agent of their commit) are rare: skip that join when there are none
         boolean shared;
-        try (java.sql.ResultSet rs = st.executeQuery("SELECT count(*) FROM run WHERE kind IN ('LEGACY', 'MEASURED')"
+        try (ResultSet rs = st.executeQuery("SELECT count(*) FROM run WHERE kind IN ('LEGACY', 'MEASURED')"
                 + " AND commit_short IS NOT NULL AND agent IS NULL AND arm NOT LIKE 'agent:%'")) {
             rs.next();
             shared = rs.getLong(1) > 0;
@@ -409,10 +420,10 @@ final class SqlRows {
         }
     }
 
-    private static LegacyRows join(java.util.concurrent.CompletableFuture<LegacyRows> f) throws SQLException {
+    private static LegacyRows join(CompletableFuture<LegacyRows> f) throws SQLException {
         try {
             return f.join();
-        } catch (java.util.concurrent.CompletionException e) {
+        } catch (CompletionException e) {
             if (e.getCause() instanceof RuntimeException re) {
                 throw re;
             }
@@ -426,7 +437,7 @@ final class SqlRows {
     }
 
     private static boolean uniqueGid(Statement st, String catalog) throws SQLException {
-        try (java.sql.ResultSet rs = st.executeQuery("SELECT count(*) - count(DISTINCT gid) FROM x_arm")) {
+        try (ResultSet rs = st.executeQuery("SELECT count(*) - count(DISTINCT gid) FROM x_arm")) {
             rs.next();
             if (rs.getLong(1) == 0) {
                 return false;

@@ -4,6 +4,7 @@ import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
+import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -56,7 +57,7 @@ public final class AtomicFile {
         Path tmp = Files.createTempFile(abs.getParent(), "." + abs.getFileName() + ".", ".tmp");
         try {
             try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
-                java.nio.ByteBuffer buf = java.nio.ByteBuffer.wrap(bytes);
+                ByteBuffer buf = ByteBuffer.wrap(bytes);
                 while (buf.hasRemaining()) {
                     ch.write(buf);
                 }

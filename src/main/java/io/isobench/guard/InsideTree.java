@@ -3,6 +3,7 @@ package io.isobench.guard;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -43,7 +44,7 @@ public final class InsideTree {
         Path p;
         try {
             p = realRoot.resolve(rel).normalize();
-        } catch (java.nio.file.InvalidPathException e) {
+        } catch (InvalidPathException e) {
             throw new Outside(rel, "is not a valid path (" + e.getReason() + ")");
         }
         if (Path.of(rel).isAbsolute() || !p.startsWith(realRoot) || p.equals(realRoot)) {

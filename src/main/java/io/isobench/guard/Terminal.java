@@ -1,5 +1,7 @@
 package io.isobench.guard;
 
+import java.util.Locale;
+
 /**
  * Text from outside (server error bodies, logs, legacy files, patches) may carry terminal control sequences that clear
  * the screen, set the window title or hide what follows. Everything isobench prints goes through {@link #safe}:
@@ -30,7 +32,7 @@ public final class Terminal {
         for (; i < n; i++) {
             char c = text.charAt(i);
             if (control(c)) {
-                sb.append("\\u").append(String.format(java.util.Locale.ROOT, "%04x", (int) c));
+                sb.append("\\u").append(String.format(Locale.ROOT, "%04x", (int) c));
             } else {
                 sb.append(c);
             }

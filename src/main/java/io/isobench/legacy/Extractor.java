@@ -10,6 +10,7 @@ import io.isobench.parse.ParsedOutput;
 import io.isobench.store.RunRecord.RunKind;
 import io.isobench.store.RunRecord.RunStatus;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -133,7 +134,7 @@ final class Extractor {
             i++;
         }
         // the invocation's start: the time of each of its attempts the source has (attempt_at)
-        java.time.Instant at = Timestamps.parse(text(root, "timestamp"));
+        Instant at = Timestamps.parse(text(root, "timestamp"));
         for (RunDraft r : runs) {
             r.startedAt = at;
             r.extra.put(Attempts.INDEX, r.index);

@@ -3,6 +3,7 @@ package io.isobench.legacy;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.isobench.Arm;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -292,7 +293,7 @@ final class FormatDetector {
      */
     static boolean publishedTable(String name, byte[] head) {
         String lower = name.toLowerCase(Locale.ROOT);
-        String text = new String(head, java.nio.charset.StandardCharsets.UTF_8);
+        String text = new String(head, StandardCharsets.UTF_8);
         if (lower.endsWith(".parquet")) {
             return true;
         }

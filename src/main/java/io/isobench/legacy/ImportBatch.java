@@ -7,6 +7,7 @@ import io.isobench.store.TaskRecord;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -23,9 +24,9 @@ final class ImportBatch {
     private static final long BATCH_BYTES = 32L << 20;
 
     private final Store store;
-    final Map<String, Store.ArtifactInput> artifacts = new java.util.LinkedHashMap<>();
+    final Map<String, Store.ArtifactInput> artifacts = new LinkedHashMap<>();
     final List<RunRecord> runs = new ArrayList<>();
-    final Map<String, TaskRecord> tasks = new java.util.LinkedHashMap<>();
+    final Map<String, TaskRecord> tasks = new LinkedHashMap<>();
     final List<SourceRecord> sources = new ArrayList<>();
     long bytes;
 
@@ -35,7 +36,7 @@ final class ImportBatch {
 
     /** Queues an artifact (redacted) and returns the sha256 the store will give it. */
     String artifact(String kind, String text) {
-        Map<String, Store.ArtifactInput> one = new java.util.LinkedHashMap<>();
+        Map<String, Store.ArtifactInput> one = new LinkedHashMap<>();
         String sha = pending(one, kind, text);
         addArtifacts(one);
         return sha;

@@ -1,5 +1,6 @@
 package io.isobench.legacy;
 
+import java.io.Console;
 import java.io.PrintWriter;
 import java.util.Locale;
 import java.util.function.LongSupplier;
@@ -46,12 +47,12 @@ public final class ImportProgress {
 
     /** True when this process's stderr is most likely a terminal (a console is attached and says it is one). */
     public static boolean stderrIsTerminal() {
-        java.io.Console c = System.console();
+        Console c = System.console();
         if (c == null) {
             return false;
         }
         try { // Console.isTerminal() exists from Java 22 on; before it, a console means a terminal
-            return (Boolean) java.io.Console.class.getMethod("isTerminal").invoke(c);
+            return (Boolean) Console.class.getMethod("isTerminal").invoke(c);
         } catch (ReflectiveOperationException e) {
             return true;
         }

@@ -8,6 +8,8 @@ import io.isobench.store.RunDetails;
 import io.isobench.store.RunRecord;
 
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.Iterator;
 import java.util.Locale;
 import java.util.Map;
@@ -123,11 +125,11 @@ final class Journal {
         }
         BigDecimal written = decimal(obj(root, "timestamps"), "written");
         if (written != null) {
-            a.put("written_at", java.time.Instant.ofEpochMilli(written.movePointRight(3).longValue()).toString());
+            a.put("written_at", Instant.ofEpochMilli(written.movePointRight(3).longValue()).toString());
         }
 
         RunRecord.Builder b = RunRecord.builder("legacy-" + LegacyImporter.sha256(
-                        (origin.path() + "#journal").getBytes(java.nio.charset.StandardCharsets.UTF_8)).substring(0, 32))
+                        (origin.path() + "#journal").getBytes(StandardCharsets.UTF_8)).substring(0, 32))
                 .kind(RunRecord.RunKind.AGENT_ATTEMPT)
                 .source(origin.sourceId())
                 .commit(human, human.substring(0, Math.min(8, human.length())))

@@ -13,6 +13,7 @@ import io.isobench.store.Store;
 import io.isobench.store.TaskRecord;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -21,7 +22,9 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -46,7 +49,7 @@ public final class LegacyImporter {
     private final PrintWriter progress;
     private final ImportProgress meter;
     private Map<String, SourceRecord> known = Map.of();
-    private final Map<String, TaskRecord> tasksSeen = new java.util.HashMap<>();
+    private final Map<String, TaskRecord> tasksSeen = new HashMap<>();
     private final CommitResolver commits = new CommitResolver(tasksSeen);
     private final ImportBatch batch;
 
@@ -100,7 +103,7 @@ public final class LegacyImporter {
         LegacyTree.Walk walk = LegacyTree.walk(root);
         Path absRoot = walk.root();
         // One read of the sources instead of a query per file (one row per imported file: small even for big stores).
-        known = new java.util.HashMap<>();
+        known = new HashMap<>();
         for (SourceRecord src : store.sources()) {
             known.put(src.path() + "\n" + src.sha256(), src);
         }
@@ -227,7 +230,7 @@ public final class LegacyImporter {
         if (det.format() == LegacyFormat.JOURNAL) {
             return journal(src, det, parsed, text, rootPath);
         }
-        Map<String, String> sidecars = new java.util.LinkedHashMap<>();
+        Map<String, String> sidecars = new LinkedHashMap<>();
         if (det.format() == LegacyFormat.R11 || det.format() == LegacyFormat.R12) {
             for (String name : new String[] {"stdout.txt", "stderr.txt"}) {
                 Path sc = file.resolveSibling(name);
@@ -285,7 +288,7 @@ public final class LegacyImporter {
             return unchanged(path, existing);
         }
         byte[] head;
-        try (java.io.InputStream in = Files.newInputStream(file)) {
+        try (InputStream in = Files.newInputStream(file)) {
             head = in.readNBytes(8192);
         }
         String sourceId = sha256((path + "\n" + sha).getBytes(StandardCharsets.UTF_8));
@@ -306,7 +309,7 @@ public final class LegacyImporter {
     }
 
     private static String streamedSha256(Path file) throws IOException {
-        try (java.io.InputStream in = Files.newInputStream(file)) {
+        try (InputStream in = Files.newInputStream(file)) {
             MessageDigest md = MessageDigest.getInstance("SHA-256");
             byte[] buf = new byte[1 << 16];
             for (int n; (n = in.read(buf)) > 0; ) {
@@ -326,7 +329,7 @@ public final class LegacyImporter {
         if (existing != null) {
             return unchanged(path, existing);
         }
-        String reason = String.format(java.util.Locale.ROOT, "%.1f MB is more than the %d MiB a legacy file may have"
+        String reason = String.format(Locale.ROOT, "%.1f MB is more than the %d MiB a legacy file may have"
                 + " (memory stays bounded); not read — the old system's result files are a few kB to a few MB",
                 size / 1e6, MAX_FILE_BYTES >> 20);
         String sourceId = sha256((path + "\n" + sha).getBytes(StandardCharsets.UTF_8));
@@ -390,7 +393,7 @@ public final class LegacyImporter {
         String outcome = recovered ? "recovered" : "imported";
         // Everything is built before the transaction: a file that cannot be turned into records is refused with
         // the reason; a store that cannot write stops the import (it is not the file's fault).
-        Map<String, Store.ArtifactInput> artifacts = new java.util.LinkedHashMap<>();
+        Map<String, Store.ArtifactInput> artifacts = new LinkedHashMap<>();
         List<RunRecord> records = new ArrayList<>();
         String contentArt;
         try {

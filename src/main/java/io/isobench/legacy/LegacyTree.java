@@ -4,10 +4,17 @@ import io.isobench.IsobenchException;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.FileVisitOption;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
 
 /** The files of a legacy tree: the walk (links and special files skipped with a reason) and each file's known path. */
 final class LegacyTree {
@@ -53,11 +60,11 @@ final class LegacyTree {
         List<Path> files = new ArrayList<>();
         List<Skipped> skipped = new ArrayList<>();
         try {
-            Files.walkFileTree(real, java.util.EnumSet.noneOf(java.nio.file.FileVisitOption.class), Integer.MAX_VALUE,
-                    new java.nio.file.SimpleFileVisitor<>() {
+            Files.walkFileTree(real, EnumSet.noneOf(FileVisitOption.class), Integer.MAX_VALUE,
+                    new SimpleFileVisitor<>() {
                         @Override
-                        public java.nio.file.FileVisitResult visitFile(Path f,
-                                java.nio.file.attribute.BasicFileAttributes a) {
+                        public FileVisitResult visitFile(Path f,
+                                BasicFileAttributes a) {
                             if (a.isRegularFile()) {
                                 files.add(f);
                             } else if (a.isSymbolicLink()) {
@@ -70,13 +77,13 @@ final class LegacyTree {
                             } else if (!a.isDirectory()) {
                                 skipped.add(new Skipped(f, specialReason(f) + ": not a regular file, not read"));
                             }
-                            return java.nio.file.FileVisitResult.CONTINUE;
+                            return FileVisitResult.CONTINUE;
                         }
 
                         @Override
-                        public java.nio.file.FileVisitResult visitFileFailed(Path f, IOException e) {
+                        public FileVisitResult visitFileFailed(Path f, IOException e) {
                             skipped.add(new Skipped(f, "cannot be read: " + e.getMessage()));
-                            return java.nio.file.FileVisitResult.CONTINUE;
+                            return FileVisitResult.CONTINUE;
                         }
                     });
         } catch (IOException | UncheckedIOException e) {
@@ -86,7 +93,7 @@ final class LegacyTree {
             throw new IsobenchException.BadInput("import root '" + root + "' is empty (no files to import)");
         }
         files.sort(null);
-        skipped.sort(java.util.Comparator.comparing(Skipped::path));
+        skipped.sort(Comparator.comparing(Skipped::path));
         return new Walk(real, List.copyOf(files), List.copyOf(skipped));
     }
 
@@ -144,7 +151,7 @@ final class LegacyTree {
 
     static String megabytes(Path file) {
         try {
-            return String.format(java.util.Locale.ROOT, "%.1f MB", Files.size(file) / 1e6);
+            return String.format(Locale.ROOT, "%.1f MB", Files.size(file) / 1e6);
         } catch (IOException e) {
             return "size unknown";
         }

@@ -1,5 +1,7 @@
 package io.isobench.legacy;
 
+import io.isobench.guard.Secrets;
+
 /** Redacts secrets before anything is stored: {@link io.isobench.guard.Secrets}, the one redactor. */
 final class Redactor {
 
@@ -7,6 +9,6 @@ final class Redactor {
     }
 
     static String redact(String text) {
-        return io.isobench.guard.Secrets.redact(text);
+        return Secrets.redact(text);
     }
 }

@@ -2,6 +2,7 @@ package io.isobench.legacy;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.isobench.Mode;
+import io.isobench.parse.OutputParser;
 import io.isobench.store.RunRecord;
 
 import java.time.Instant;
@@ -33,7 +34,7 @@ final class RunDraft {
     final Map<String, Double> metrics = new LinkedHashMap<>();
     String raw;
     String failureError;              // error text the failure classifier reads (with the status and the raw)
-    io.isobench.parse.OutputParser.Truncation truncation = io.isobench.parse.OutputParser.Truncation.NONE;
+    OutputParser.Truncation truncation = OutputParser.Truncation.NONE;
     String sourceStatus;
     String sourceError;
     Instant startedAt;

@@ -5,6 +5,10 @@ import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 /**
  * Writers for the 3-way table (a contract): CSV (RFC 4180 quoting, header row), a Markdown table, or a JSON array
@@ -53,8 +57,8 @@ public enum TableFormat {
     private static final int FIRST_NUMBER = 7;
     private static final int LAST_NUMBER = 12;
     /** The columns JSON writes as numbers. */
-    private static final java.util.Set<Integer> NUMBERS = java.util.stream.IntStream.rangeClosed(FIRST_NUMBER,
-            LAST_NUMBER).boxed().collect(java.util.stream.Collectors.toUnmodifiableSet());
+    private static final Set<Integer> NUMBERS = IntStream.rangeClosed(FIRST_NUMBER,
+            LAST_NUMBER).boxed().collect(Collectors.toUnmodifiableSet());
 
     /** Deltas with 4 decimals (Locale.ROOT); null stays null. */
     static String delta(Double d) {
@@ -81,8 +85,8 @@ public enum TableFormat {
     }
 
     /** A plain decimal number: stays a number in a spreadsheet, sign included. */
-    private static final java.util.regex.Pattern NUMBER =
-            java.util.regex.Pattern.compile("[-+]?(?:\\d+(?:\\.\\d*)?|\\.\\d+)(?:[eE][-+]?\\d+)?");
+    private static final Pattern NUMBER =
+            Pattern.compile("[-+]?(?:\\d+(?:\\.\\d*)?|\\.\\d+)(?:[eE][-+]?\\d+)?");
 
     /**
      * One CSV cell, the one helper of every CSV isobench writes: RFC 4180 (quoted when it holds a comma, a quote or a
@@ -111,11 +115,11 @@ public enum TableFormat {
     public static final class Cells {
         private final PrintWriter out;
         private final List<String> columns;
-        private final java.util.Set<Integer> numeric;
+        private final Set<Integer> numeric;
         private final boolean json;
         private boolean first = true;
 
-        private Cells(PrintWriter out, List<String> columns, java.util.Set<Integer> numeric, boolean json) {
+        private Cells(PrintWriter out, List<String> columns, Set<Integer> numeric, boolean json) {
             this.out = out;
             this.columns = List.copyOf(columns);
             this.numeric = numeric;
@@ -129,11 +133,11 @@ public enum TableFormat {
         }
 
         public static Cells csv(PrintWriter out, List<String> columns) {
-            return new Cells(out, columns, java.util.Set.of(), false);
+            return new Cells(out, columns, Set.of(), false);
         }
 
         /** @param numeric indexes of the columns whose (plain decimal) cells are written as JSON numbers */
-        public static Cells json(PrintWriter out, List<String> columns, java.util.Set<Integer> numeric) {
+        public static Cells json(PrintWriter out, List<String> columns, Set<Integer> numeric) {
             return new Cells(out, columns, numeric, true);
         }
 

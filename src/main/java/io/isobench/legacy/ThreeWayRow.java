@@ -1,5 +1,8 @@
 package io.isobench.legacy;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -51,10 +54,10 @@ public record ThreeWayRow(
             "agent_vs_human_pct", "comparability", "issues");
 
     public ThreeWayRow {
-        origins = origins == null ? java.util.Arrays.asList(null, null, null) : java.util.Collections.unmodifiableList(
-                new java.util.ArrayList<>(origins));
-        runIds = runIds == null ? java.util.Arrays.asList(null, null, null) : java.util.Collections.unmodifiableList(
-                new java.util.ArrayList<>(runIds));
+        origins = origins == null ? Arrays.asList(null, null, null) : Collections.unmodifiableList(
+                new ArrayList<>(origins));
+        runIds = runIds == null ? Arrays.asList(null, null, null) : Collections.unmodifiableList(
+                new ArrayList<>(runIds));
     }
 
     /** True for the rows the headline tables count (DESIGN.md §12). */

@@ -12,16 +12,21 @@ import io.isobench.store.RunFilter;
 import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
 
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * The 3-way rules of legacy-import.md ("Turning old files into 3-way rows", a contract) as a pure function over runs
@@ -116,7 +121,7 @@ public final class ThreeWayTable {
                 if (m != mode || run.primaryValue() == null || !Double.isFinite(run.primaryValue())) {
                     return null;
                 }
-                String text = java.math.BigDecimal.valueOf(run.primaryValue()).toPlainString();
+                String text = BigDecimal.valueOf(run.primaryValue()).toPlainString();
                 return new Value(text, run.primaryValue(), run.primaryOrigin(), run.runId());
             }
             JsonNode v = byMode.get(m.label());
@@ -259,7 +264,7 @@ public final class ThreeWayTable {
      * the row with the most values when an agent has several (e.g. one per agent model), with an issue saying so.
      */
     private static Candidate publishedRow(List<RunRecord> runs) {
-        java.util.Map<String, View[]> byKey = new java.util.TreeMap<>();
+        Map<String, View[]> byKey = new TreeMap<>();
         for (RunRecord r : runs) {
             if (r.kind() != RunRecord.RunKind.HF_IMPORT) {
                 continue;
@@ -306,7 +311,7 @@ public final class ThreeWayTable {
         if (dataSource == null) {
             return false;
         }
-        String d = dataSource.toLowerCase(java.util.Locale.ROOT);
+        String d = dataSource.toLowerCase(Locale.ROOT);
         return d.equals("modal") || d.startsWith("docker") || d.contains("rerun");
     }
 
@@ -461,7 +466,7 @@ public final class ThreeWayTable {
         return arm + " " + MetricDictionary.primaryMetric(mode) + " = 0 is not a measurement";
     }
 
-    private static Candidate first(List<Candidate> list, java.util.function.Predicate<Candidate> p) {
+    private static Candidate first(List<Candidate> list, Predicate<Candidate> p) {
         for (Candidate c : list) {
             if (p.test(c)) {
                 return c;

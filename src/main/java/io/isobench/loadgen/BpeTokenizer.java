@@ -3,6 +3,7 @@ package io.isobench.loadgen;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -386,7 +387,7 @@ public final class BpeTokenizer {
             }
             return spm.decode(tokens);
         }
-        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
         for (int id : ids) {
             String t = token(id);
             if (t == null) {

@@ -2,6 +2,8 @@ package io.isobench.loadgen;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Locale;
 
 /**
  * Reads one OpenAI response object (a stream chunk or a whole response) in a single pass over its bytes: validates
@@ -520,7 +522,7 @@ final class ChunkParser {
             return;
         }
         if (textLen + n > textBuf.length) {
-            textBuf = java.util.Arrays.copyOf(textBuf, Math.max(textBuf.length * 2, textLen + n));
+            textBuf = Arrays.copyOf(textBuf, Math.max(textBuf.length * 2, textLen + n));
         }
         System.arraycopy(b, from, textBuf, textLen, n);
         textLen += n;
@@ -531,7 +533,7 @@ final class ChunkParser {
             return;
         }
         if (textLen == textBuf.length) {
-            textBuf = java.util.Arrays.copyOf(textBuf, textBuf.length * 2);
+            textBuf = Arrays.copyOf(textBuf, textBuf.length * 2);
         }
         textBuf[textLen++] = v;
     }
@@ -565,7 +567,7 @@ final class ChunkParser {
     }
 
     private static String printable(byte c) {
-        return c >= 0x20 && c < 0x7f ? String.valueOf((char) c) : String.format(java.util.Locale.ROOT, "0x%02x", c & 0xff);
+        return c >= 0x20 && c < 0x7f ? String.valueOf((char) c) : String.format(Locale.ROOT, "0x%02x", c & 0xff);
     }
 
     private IOException err(String what) {

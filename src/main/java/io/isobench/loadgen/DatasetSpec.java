@@ -1,6 +1,8 @@
 package io.isobench.loadgen;
 
 import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Objects;
 
 /**
  * Where the prompts come from (vLLM's {@code --dataset-name} and its per-dataset flags).
@@ -55,7 +57,7 @@ public record DatasetSpec(Kind kind, Path path, int inputLen, int outputLen, dou
      */
     public static DatasetSpec sharegptMultiTurn(Path path, int outputLenOverride, MultiTurn multiTurn) {
         return new DatasetSpec(Kind.SHAREGPT, path, 0, outputLenOverride, 0, 0, null, 0,
-                java.util.Objects.requireNonNull(multiTurn, "multiTurn"));
+                Objects.requireNonNull(multiTurn, "multiTurn"));
     }
 
     public static DatasetSpec custom(Path path, int outputLen) {
@@ -115,7 +117,7 @@ public record DatasetSpec(Kind kind, Path path, int inputLen, int outputLen, dou
             }
             case SHAREGPT, CUSTOM -> {
                 if (path == null) {
-                    throw new IllegalArgumentException("--dataset-name " + kind.name().toLowerCase(java.util.Locale.ROOT)
+                    throw new IllegalArgumentException("--dataset-name " + kind.name().toLowerCase(Locale.ROOT)
                             + " needs --dataset-path FILE");
                 }
                 if (outputLen < 0 || (kind == Kind.CUSTOM && outputLen < 1)) {

@@ -3,12 +3,17 @@ package io.isobench.loadgen;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HexFormat;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.SplittableRandom;
@@ -59,10 +64,10 @@ final class Datasets {
      * decimal and a newline, in order. Same dataset flags, file and seed → same digest on every arm.
      */
     static String digest(List<Prompt> prompts) {
-        java.security.MessageDigest md;
+        MessageDigest md;
         try {
-            md = java.security.MessageDigest.getInstance("SHA-256");
-        } catch (java.security.NoSuchAlgorithmException e) {
+            md = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is missing from this JVM", e);
         }
         for (Prompt p : prompts) {
@@ -70,7 +75,7 @@ final class Datasets {
             md.update((byte) 0);
             md.update((p.outputLen() + "\n").getBytes(StandardCharsets.US_ASCII));
         }
-        return java.util.HexFormat.of().formatHex(md.digest());
+        return HexFormat.of().formatHex(md.digest());
     }
 
     private static List<Prompt> cycle(List<Prompt> base, int count, DatasetSpec spec) {
@@ -150,7 +155,7 @@ final class Datasets {
 
     /** " word" strings that are one token each: the common-word list first, else letter-only vocabulary entries. */
     static String[] singleTokenWords(BpeTokenizer tk) {
-        java.util.LinkedHashSet<String> pool = new java.util.LinkedHashSet<>();
+        LinkedHashSet<String> pool = new LinkedHashSet<>();
         for (String w : WORDS) {
             if (tk.count(joined(tk, " " + w), false) == 1) {
                 pool.add(" " + w);
@@ -199,7 +204,7 @@ final class Datasets {
     private static JsonNode readJson(DatasetSpec spec) {
         try {
             return JSON.readTree(spec.path().toFile());
-        } catch (NoSuchFileException | java.io.FileNotFoundException e) {
+        } catch (NoSuchFileException | FileNotFoundException e) {
             throw new IllegalArgumentException("dataset file " + spec.path() + " does not exist");
         } catch (IOException e) {
             throw new IllegalArgumentException("dataset file " + spec.path() + " is not valid JSON: "

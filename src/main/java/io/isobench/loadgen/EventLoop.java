@@ -1,6 +1,7 @@
 package io.isobench.loadgen;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.net.ConnectException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
@@ -11,6 +12,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Consumer;
@@ -111,7 +113,7 @@ final class EventLoop implements AutoCloseable {
     /** How often request deadlines are checked (and the longest a select waits). */
     private static final long SCAN_NS = 50_000_000L;
 
-    private final java.util.function.Consumer<SelectionKey> onReady = this::ready;
+    private final Consumer<SelectionKey> onReady = this::ready;
     /**
      * The connections read in this turn: every ready connection is read (and its bytes stamped) first, then they are
      * parsed. Parsing as each is read would delay the reads, and so the stamps, of the connections behind it in a
@@ -226,7 +228,7 @@ final class EventLoop implements AutoCloseable {
     /** CPU time the I/O thread has used so far, in ns (-1 when the JVM cannot tell). */
     long threadCpuNs() {
         try {
-            return java.lang.management.ManagementFactory.getThreadMXBean().getThreadCpuTime(thread.threadId());
+            return ManagementFactory.getThreadMXBean().getThreadCpuTime(thread.threadId());
         } catch (UnsupportedOperationException e) {
             return -1;
         }
@@ -235,7 +237,7 @@ final class EventLoop implements AutoCloseable {
     /** User-mode CPU time the I/O thread has used so far, in ns (-1 when the JVM cannot tell). */
     long threadUserNs() {
         try {
-            return java.lang.management.ManagementFactory.getThreadMXBean().getThreadUserTime(thread.threadId());
+            return ManagementFactory.getThreadMXBean().getThreadUserTime(thread.threadId());
         } catch (UnsupportedOperationException e) {
             return -1;
         }
@@ -372,7 +374,7 @@ final class EventLoop implements AutoCloseable {
                 c.pos = 0;
             }
             if (c.lim + n > c.buf.length) {
-                c.buf = java.util.Arrays.copyOf(c.buf, Math.max(c.buf.length * 2, c.lim + n));
+                c.buf = Arrays.copyOf(c.buf, Math.max(c.buf.length * 2, c.lim + n));
             }
         }
         readBuf.get(c.buf, c.lim, n);

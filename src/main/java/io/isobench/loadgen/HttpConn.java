@@ -1,5 +1,6 @@
 package io.isobench.loadgen;
 
+import java.io.ByteArrayOutputStream;
 import java.io.Closeable;
 import java.io.EOFException;
 import java.io.IOException;
@@ -9,6 +10,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 
 /**
  * A lean blocking HTTP/1.1 connection: one buffer, no copies on the hot path, and the time of every socket read
@@ -161,7 +163,7 @@ final class HttpConn implements Closeable {
             if (name.equalsIgnoreCase("content-type")) {
                 ct = value;
             } else if (name.equalsIgnoreCase("transfer-encoding")) {
-                chunked = value.toLowerCase(java.util.Locale.ROOT).contains("chunked");
+                chunked = value.toLowerCase(Locale.ROOT).contains("chunked");
             } else if (name.equalsIgnoreCase("content-length")) {
                 try {
                     len = Long.parseLong(value);
@@ -269,7 +271,7 @@ final class HttpConn implements Closeable {
 
     /** Reads the whole body (bounded) as UTF-8. */
     String readBody(int max) throws IOException {
-        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
         int n;
         while ((n = nextBody()) >= 0) {
             if (b.size() < max) {

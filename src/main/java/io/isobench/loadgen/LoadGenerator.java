@@ -3,10 +3,16 @@ package io.isobench.loadgen;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
@@ -49,7 +55,7 @@ public final class LoadGenerator {
             if (synthetic && tokenizer == null) {
                 tokensPerWord = calibrate(exec, config, log, notes);
             } else if (synthetic) {
-                notes.add(config.dataset().kind().name().toLowerCase(java.util.Locale.ROOT) + " prompts built with the"
+                notes.add(config.dataset().kind().name().toLowerCase(Locale.ROOT) + " prompts built with the"
                         + " tokenizer " + config.tokenizer() + " to exact token lengths"
                         + (tokenizer.specialTokenCount() > 0 ? " (+" + tokenizer.specialTokenCount()
                         + " special tokens from its template)" : ""));
@@ -139,12 +145,12 @@ public final class LoadGenerator {
                     + " successful requests had no usage.prompt_tokens: their input length is the dataset's estimate");
         }
         if (s.promptDriftPct() != null && Math.abs(s.promptDriftPct()) > 5) {
-            notes.add(String.format(java.util.Locale.ROOT,
+            notes.add(String.format(Locale.ROOT,
                     "prompt lengths drift %.1f%% from the intended lengths (server-counted vs dataset); "
                             + "the server's counts are used", s.promptDriftPct()));
         }
         log.accept("loadgen: done: " + s.completed() + " ok, " + s.failed() + " failed in "
-                + String.format(java.util.Locale.ROOT, "%.2f s", durS));
+                + String.format(Locale.ROOT, "%.2f s", durS));
         return new LoadgenResult(config, run, results, s, notes, cpu, multiTurn);
     }
 
@@ -176,7 +182,7 @@ public final class LoadGenerator {
 
     /** CPU time of this whole process (all threads, user + system) in ns, or -1. */
     static long processCpuNs() {
-        if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+        if (ManagementFactory.getOperatingSystemMXBean()
                 instanceof com.sun.management.OperatingSystemMXBean os) {
             return os.getProcessCpuTime();
         }
@@ -186,10 +192,10 @@ public final class LoadGenerator {
     /** utime and stime of this process in clock ticks (USER_HZ = 100 on Linux) from /proc/self/stat, or null. */
     static long[] procSelfTicks() {
         try {
-            String st = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/self/stat"));
+            String st = Files.readString(Path.of("/proc/self/stat"));
             String[] f = st.substring(st.lastIndexOf(')') + 2).split(" ");
             return new long[] {Long.parseLong(f[11]), Long.parseLong(f[12])}; // fields 14 and 15 of stat(5)
-        } catch (java.io.IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             return null;
         }
     }
@@ -347,7 +353,7 @@ public final class LoadGenerator {
      * random vocabulary takes, so random prompts land near the intended length. 1.0 when the server has none.
      */
     private static double calibrate(RequestExecutor exec, LoadgenConfig c, Consumer<String> log, List<String> notes) {
-        String sample = Datasets.words(new java.util.SplittableRandom(c.seed() + 1), 256);
+        String sample = Datasets.words(new SplittableRandom(c.seed() + 1), 256);
         String body = exec.postJson("/tokenize", Map.of("model", c.model(), "prompt", sample));
         if (body == null) {
             return 1.0;
@@ -359,11 +365,11 @@ public final class LoadGenerator {
                 return 1.0;
             }
             double r = count / 256.0;
-            notes.add(String.format(java.util.Locale.ROOT,
+            notes.add(String.format(Locale.ROOT,
                     "random prompts calibrated with the server's /tokenize: %.3f tokens per word", r));
-            log.accept(String.format(java.util.Locale.ROOT, "loadgen: /tokenize says %.3f tokens per word", r));
+            log.accept(String.format(Locale.ROOT, "loadgen: /tokenize says %.3f tokens per word", r));
             return r;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return 1.0;
         }
     }

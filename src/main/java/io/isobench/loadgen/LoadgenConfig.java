@@ -1,9 +1,11 @@
 package io.isobench.loadgen;
 
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -74,7 +76,7 @@ public record LoadgenConfig(
         String requestIdPrefix,
         Duration readyCheckTimeout,
         String label,
-        java.nio.file.Path tokenizer,
+        Path tokenizer,
         boolean keepText) {
 
     public static final Set<String> METRIC_KEYS = Set.of("ttft", "tpot", "itl", "e2el");
@@ -97,12 +99,12 @@ public record LoadgenConfig(
 
     public LoadgenConfig {
         sampling = Map.copyOf(sampling == null ? Map.of() : sampling);
-        extraBody = extraBody == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(extraBody));
-        headers = headers == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(headers));
+        extraBody = extraBody == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(extraBody));
+        headers = headers == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(headers));
         percentiles = List.copyOf(percentiles == null ? List.of(99.0) : percentiles);
-        percentileMetrics = java.util.Collections.unmodifiableSet(new LinkedHashSet<>(
+        percentileMetrics = Collections.unmodifiableSet(new LinkedHashSet<>(
                 percentileMetrics == null ? List.of("ttft", "tpot", "itl") : percentileMetrics));
-        goodputSloMs = goodputSloMs == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(goodputSloMs));
+        goodputSloMs = goodputSloMs == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(goodputSloMs));
     }
 
     /** True when the endpoint speaks the chat API (messages in, delta.content out). */
@@ -137,7 +139,7 @@ public record LoadgenConfig(
         private URI baseUrl = URI.create("http://127.0.0.1:8000");
         private String endpoint = "/v1/completions";
         private String model;
-        private java.nio.file.Path tokenizer;
+        private Path tokenizer;
         private DatasetSpec dataset = DatasetSpec.random(1024, 128, 0.0, 0);
         private int numPrompts = 1000;
         private Duration duration;
@@ -191,7 +193,7 @@ public record LoadgenConfig(
         public Builder readyCheckTimeout(Duration v) { readyCheckTimeout = v; return this; }
         public Builder label(String v) { label = v; return this; }
         public Builder keepText(boolean v) { keepText = v; return this; }
-        public Builder tokenizer(java.nio.file.Path v) { tokenizer = v; return this; }
+        public Builder tokenizer(Path v) { tokenizer = v; return this; }
 
         /** Validates and builds; throws {@link IllegalArgumentException} with a one-line message on a bad value. */
         public LoadgenConfig build() {
@@ -258,7 +260,7 @@ public record LoadgenConfig(
                 throw new IllegalArgumentException("--multi-turn runs --num-prompts conversations; --duration is not"
                         + " supported with it");
             }
-            if (tokenizer != null && !java.nio.file.Files.isRegularFile(tokenizer)) {
+            if (tokenizer != null && !Files.isRegularFile(tokenizer)) {
                 throw new IllegalArgumentException("--tokenizer " + tokenizer + " is not a file (give the model's tokenizer.json)");
             }
             return new LoadgenConfig(baseUrl, endpoint, model, dataset, numPrompts, duration, requestRate, burstiness,

@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -258,7 +259,7 @@ public record LoadgenResult(LoadgenConfig config, Run run, List<RequestResult> r
             ev[e++] = r.sendNs() * 2 + 1;     // start (odd sorts after an end at the same instant)
             ev[e++] = r.endNs() * 2;          // end
         }
-        java.util.Arrays.sort(ev);
+        Arrays.sort(ev);
         int cur = 0;
         int maxInFlight = 0;
         for (long x : ev) {

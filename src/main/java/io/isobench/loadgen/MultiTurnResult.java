@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.isobench.parse.Metric;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -77,7 +78,7 @@ public record MultiTurnResult(List<ConversationResult> conversations, List<Integ
                 groups.computeIfAbsent(0, k -> new ArrayList<>()).add(r);
             }
         }
-        java.util.LinkedHashMap<Integer, TurnStats> out = new java.util.LinkedHashMap<>();
+        LinkedHashMap<Integer, TurnStats> out = new LinkedHashMap<>();
         groups.forEach((t, rs) -> {
             if (t > 0) {
                 out.put(t, TurnStats.of(rs, percentiles));
@@ -95,7 +96,7 @@ public record MultiTurnResult(List<ConversationResult> conversations, List<Integ
 
         /** The distributions by their metric family: ttft, tpot, e2el. */
         Map<String, LoadgenResult.Dist> dists() {
-            Map<String, LoadgenResult.Dist> m = new java.util.LinkedHashMap<>();
+            Map<String, LoadgenResult.Dist> m = new LinkedHashMap<>();
             m.put("ttft", ttft);
             m.put("tpot", tpot);
             m.put("e2el", e2el);

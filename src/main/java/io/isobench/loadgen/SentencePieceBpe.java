@@ -2,6 +2,7 @@ package io.isobench.loadgen;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -245,7 +246,7 @@ final class SentencePieceBpe {
     /** HF's ByteFallback decoder: runs of {@code <0xNN>} tokens become their UTF-8 text, or U+FFFD per byte. */
     private static List<String> byteFallback(List<String> tokens) {
         List<String> out = new ArrayList<>(tokens.size());
-        java.io.ByteArrayOutputStream run = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream run = new ByteArrayOutputStream();
         for (String t : tokens) {
             if (t.length() == 6 && t.startsWith("<0x") && t.endsWith(">") && t.substring(3, 5).matches("[0-9A-Fa-f]{2}")) {
                 run.write(Integer.parseInt(t.substring(3, 5), 16));
@@ -258,7 +259,7 @@ final class SentencePieceBpe {
         return out;
     }
 
-    private static void flush(java.io.ByteArrayOutputStream run, List<String> out) {
+    private static void flush(ByteArrayOutputStream run, List<String> out) {
         if (run.size() == 0) {
             return;
         }

@@ -2,6 +2,7 @@ package io.isobench.loadgen;
 
 import io.isobench.parse.Better;
 import io.isobench.parse.Metric;
+import io.isobench.parse.TtftGap;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -93,7 +94,7 @@ public final class ServerMetricsSummary {
             return List.of();
         }
         double gap = c - s;
-        boolean large = io.isobench.parse.TtftGap.large(gap, c);
+        boolean large = TtftGap.large(gap, c);
         return List.of(Metric.of("ttft_client_minus_server_ms", gap),
                 Metric.of("ttft_client_server_gap_large", large ? 1 : 0));
     }

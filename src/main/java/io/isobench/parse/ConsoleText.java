@@ -3,6 +3,8 @@ package io.isobench.parse;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.isobench.guard.Secrets;
+
 /**
  * Console text cut into lines the way the parsers need it. Lines are split on {@code \n} only (a {@code \r} is a
  * terminal overwrite, not a line break); ANSI escapes and other control characters are dropped.
@@ -174,6 +176,6 @@ final class ConsoleText {
 
     /** Redacts secrets: {@link io.isobench.guard.Secrets}, the one redactor. */
     static String redact(String s) {
-        return io.isobench.guard.Secrets.redact(s);
+        return Secrets.redact(s);
     }
 }

@@ -1,5 +1,7 @@
 package io.isobench.parse;
 
+import java.util.Locale;
+
 /**
  * Failure taxonomy (DESIGN.md §7, a contract for the names). Every failed run gets exactly one category.
  * Declaration order is irrelevant; precedence between signatures is {@link #precedence()}.
@@ -74,7 +76,7 @@ public enum FailureCategory {
         YES, NO, MAYBE, AFTER_CLEANUP, FIX_RECIPE;
 
         public String label() {
-            return name().toLowerCase(java.util.Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 

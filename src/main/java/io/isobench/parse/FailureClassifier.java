@@ -1,6 +1,8 @@
 package io.isobench.parse;
 
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -272,7 +274,7 @@ public final class FailureClassifier {
             this.lower = lower;
             this.words = words;
             this.next = new int[words.size()];
-            java.util.Arrays.fill(next, -2);
+            Arrays.fill(next, -2);
         }
 
         boolean within(int from, int limit) {
@@ -451,7 +453,7 @@ public final class FailureClassifier {
         List<String> out = new ArrayList<>();
         // a stored status says less than the line that explains it: status lines go after the others
         List<String> ordered = new ArrayList<>(signatureLines);
-        ordered.sort(java.util.Comparator.comparing(l -> l.startsWith("status: ")));
+        ordered.sort(Comparator.comparing(l -> l.startsWith("status: ")));
         for (String l : ordered) {
             if (out.size() < SIGNATURE_EVIDENCE && !out.contains(l)) {
                 out.add(l);

@@ -2,6 +2,7 @@ package io.isobench.parse;
 
 import io.isobench.Mode;
 
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -35,7 +36,7 @@ public final class MetricDictionary {
             return new Definition(name, "ms", Better.NONE);
         }
         // multi-turn runs (docs/loadgen.md): per turn index (turn1…turn8) and every turn from 2 on (later_turns)
-        java.util.regex.Matcher turn = TURN.matcher(name);
+        Matcher turn = TURN.matcher(name);
         if (turn.matches() && STAT.matcher(turn.group(3)).matches()) {
             return new Definition(name, "ms", Better.LOWER);
         }

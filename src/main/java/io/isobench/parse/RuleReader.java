@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -58,7 +59,7 @@ public final class RuleReader {
     public record Read(List<Metric> metrics, Map<String, String> unmatched) {
         public Read {
             metrics = List.copyOf(metrics);
-            unmatched = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(unmatched));
+            unmatched = Collections.unmodifiableMap(new LinkedHashMap<>(unmatched));
         }
     }
 

@@ -3,6 +3,8 @@ package io.isobench.plan;
 import java.nio.file.Path;
 import java.util.List;
 
+import io.isobench.task.ArtifactSpec;
+
 /**
  * The environment one arm of one task needs.
  *
@@ -17,7 +19,7 @@ import java.util.List;
  *                  worktree); null for a git worktree
  */
 public record ArmSpec(String taskId, String arm, String commitRef, Path patch, Path worktree, List<String> recipes,
-                      List<String> build, io.isobench.task.ArtifactSpec.Resolved artifact) {
+                      List<String> build, ArtifactSpec.Resolved artifact) {
 
     public ArmSpec {
         recipes = recipes == null ? List.of() : List.copyOf(recipes);

@@ -4,6 +4,7 @@ import io.isobench.task.Sweep;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -207,7 +208,7 @@ public final class AutoSweep {
 
     /** Rounded to 3 significant digits. */
     static double round3(double v) {
-        return Double.parseDouble(String.format(java.util.Locale.ROOT, "%.3g", v));
+        return Double.parseDouble(String.format(Locale.ROOT, "%.3g", v));
     }
 
     private static String text(double v) {

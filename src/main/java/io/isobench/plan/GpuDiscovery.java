@@ -4,6 +4,8 @@ import io.isobench.IsobenchException;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -216,17 +218,17 @@ public final class GpuDiscovery {
 
     /** Runs argv without a shell with a 20 s limit; null when missing, failing or hung. */
     public static String runQuietly(List<String> argv) {
-        java.nio.file.Path outFile = null;
+        Path outFile = null;
         Process p = null;
         try {
-            outFile = java.nio.file.Files.createTempFile("isobench-nvidia-smi", ".txt");
+            outFile = Files.createTempFile("isobench-nvidia-smi", ".txt");
             p = new ProcessBuilder(argv).redirectError(ProcessBuilder.Redirect.DISCARD)
                     .redirectOutput(outFile.toFile()).start();
             if (!p.waitFor(20, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 return null;
             }
-            return p.exitValue() == 0 ? java.nio.file.Files.readString(outFile, StandardCharsets.UTF_8) : null;
+            return p.exitValue() == 0 ? Files.readString(outFile, StandardCharsets.UTF_8) : null;
         } catch (IOException e) {
             return null;
         } catch (InterruptedException e) {
@@ -236,7 +238,7 @@ public final class GpuDiscovery {
         } finally {
             if (outFile != null) {
                 try {
-                    java.nio.file.Files.deleteIfExists(outFile);
+                    Files.deleteIfExists(outFile);
                 } catch (IOException ignored) {
                     // a temp file left behind is harmless
                 }

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.TreeSet;
 import java.util.concurrent.locks.Condition;
@@ -31,7 +32,7 @@ public final class GpuSlots {
         private final int available;
 
         Insufficient(int requested, int available) {
-            super(String.format(java.util.Locale.ROOT,
+            super(String.format(Locale.ROOT,
                     "%s: the job needs %d GPU(s), the node has %d (fix: run it on a node with at least %d GPUs,"
                             + " or lower its tensor parallelism)",
                     FailureCategory.RESOURCES_INSUFFICIENT, requested, available, requested));

@@ -5,6 +5,7 @@ import io.isobench.task.ClientConfig;
 import io.isobench.task.Sweep;
 import io.isobench.task.TaskSpec;
 
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -120,7 +121,7 @@ public sealed interface JobSpec permits JobSpec.Measure, JobSpec.Check, JobSpec.
         public static final Probes OWN_COMMAND = new Probes(null, 8, 32, 0.0, false, Via.COMMAND, false);
 
         public Probes {
-            java.util.Objects.requireNonNull(via, "via");
+            Objects.requireNonNull(via, "via");
         }
 
         /** The same probes as the baseline's second check. */
@@ -144,7 +145,7 @@ public sealed interface JobSpec permits JobSpec.Measure, JobSpec.Check, JobSpec.
         COMMAND;
 
         public String label() {
-            return name().toLowerCase(java.util.Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 

@@ -2,6 +2,7 @@ package io.isobench.plan;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.LinkedList;
 import java.util.List;
 import java.util.ListIterator;
@@ -66,7 +67,7 @@ public final class PackingSimulator {
 
         Comparator<SimJob> bigFirst = Comparator.<SimJob>comparingInt(j -> 2 * j.gpus() > nodeGpus ? 0 : 1)
                 .thenComparing(LPT);
-        Map<String, Comparator<SimJob>> orders = new java.util.LinkedHashMap<>();
+        Map<String, Comparator<SimJob>> orders = new LinkedHashMap<>();
         orders.put("lpt", LPT);
         orders.put("big-first+lpt", bigFirst);
         orders.put("widest-first", WIDEST);
@@ -75,7 +76,7 @@ public final class PackingSimulator {
         List<SimResult.Placement> best = null;
         double bestMakespan = Double.POSITIVE_INFINITY;
         String bestPolicy = "";
-        Map<String, Double> tried = new java.util.LinkedHashMap<>();
+        Map<String, Double> tried = new LinkedHashMap<>();
         for (Map.Entry<String, Comparator<SimJob>> e : orders.entrySet()) {
             List<SimJob> ordered = new ArrayList<>(ok);
             ordered.sort(e.getValue());

@@ -3,6 +3,12 @@ package io.isobench.plan;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.isobench.guard.Secrets;
+import io.isobench.parse.MetricRule;
+import io.isobench.parse.Readout;
+import io.isobench.task.ArtifactSpec;
+import io.isobench.task.RoundsPlan;
+import io.isobench.task.Sweep;
+import io.isobench.task.TaskSpec;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -10,6 +16,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * What a session will run (DESIGN §4): tasks × arms × rounds, interleaved per round in the seeded random order of
@@ -42,9 +50,9 @@ public record Plan(Header header, List<ArmSpec> arms, List<Job> jobs, List<Round
      * @param roundsPlan fixed or adaptive, and the adaptive design's settings
      */
     public record Header(String suite, Path repo, int rounds, long seed, boolean aa,
-                         io.isobench.task.RoundsPlan roundsPlan) {
+                         RoundsPlan roundsPlan) {
         public Header {
-            roundsPlan = roundsPlan == null ? io.isobench.task.RoundsPlan.fixed(Math.max(1, rounds)) : roundsPlan;
+            roundsPlan = roundsPlan == null ? RoundsPlan.fixed(Math.max(1, rounds)) : roundsPlan;
         }
     }
 
@@ -65,7 +73,7 @@ public record Plan(Header header, List<ArmSpec> arms, List<Job> jobs, List<Round
     }
 
     /** The one line {@code --dry-run} prints for a {@code sweep: auto} task before its pilots. */
-    public static String pilotLine(Job template, io.isobench.task.Sweep sweep) {
+    public static String pilotLine(Job template, Sweep sweep) {
         return template.taskId() + ": points decided by pilots against the baseline before round 1: rule "
                 + AutoSweep.ruleText(AutoSweep.settingsOf(sweep), sweep.minGoodFraction());
     }
@@ -98,7 +106,7 @@ public record Plan(Header header, List<ArmSpec> arms, List<Job> jobs, List<Round
         return jobs.stream().filter(j -> j.kind() == Job.Kind.MEASURE).count();
     }
 
-    public java.util.Optional<ArmSpec> arm(String taskId, String arm) {
+    public Optional<ArmSpec> arm(String taskId, String arm) {
         return arms.stream().filter(a -> a.taskId().equals(taskId) && a.arm().equals(arm)).findFirst();
     }
 
@@ -109,7 +117,7 @@ public record Plan(Header header, List<ArmSpec> arms, List<Job> jobs, List<Round
         m.put("suite", suite());
         m.put("repo", repo() == null ? null : repo().toString());
         m.put("rounds", rounds());
-        io.isobench.task.RoundsPlan rp = header.roundsPlan();
+        RoundsPlan rp = header.roundsPlan();
         if (rp.adaptive()) {
             Map<String, Object> rm = new LinkedHashMap<>();
             rm.put("design", "adaptive");
@@ -190,7 +198,7 @@ public record Plan(Header header, List<ArmSpec> arms, List<Job> jobs, List<Round
                     jm.put("accuracy", am);
                 }
             }
-            jm.put("env", new java.util.TreeMap<>(Secrets.env(j.env())));
+            jm.put("env", new TreeMap<>(Secrets.env(j.env())));
             jm.put("cwd", j.cwd().toString());
             Map<String, Object> t = new LinkedHashMap<>();
             if (j.serving()) {
@@ -250,7 +258,7 @@ public record Plan(Header header, List<ArmSpec> arms, List<Job> jobs, List<Round
         return m;
     }
 
-    private static Map<String, Object> accuracyMap(io.isobench.task.TaskSpec.Accuracy a) {
+    private static Map<String, Object> accuracyMap(TaskSpec.Accuracy a) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("score", a.scoreRegex() != null ? "regex " + a.scoreRegex() : "json_path " + a.jsonPath());
         m.put("higher_is_better", a.higherIsBetter());
@@ -266,11 +274,11 @@ public record Plan(Header header, List<ArmSpec> arms, List<Job> jobs, List<Round
                 p.offline() ? "offline probe command" : "server", p.repeat() ? ", repeat" : "");
     }
 
-    private static Map<String, Object> readoutMap(io.isobench.parse.Readout r) {
+    private static Map<String, Object> readoutMap(Readout r) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("primary", r.primary());
         List<Map<String, Object>> rules = new ArrayList<>();
-        for (io.isobench.parse.MetricRule mr : r.metrics()) {
+        for (MetricRule mr : r.metrics()) {
             Map<String, Object> rm = new LinkedHashMap<>();
             rm.put("name", mr.name());
             rm.put("read", mr.read().describe());
@@ -295,7 +303,7 @@ public record Plan(Header header, List<ArmSpec> arms, List<Job> jobs, List<Round
 
     public String toText() {
         StringBuilder sb = new StringBuilder();
-        io.isobench.task.RoundsPlan rp = header.roundsPlan();
+        RoundsPlan rp = header.roundsPlan();
         sb.append(String.format(Locale.ROOT, "plan: suite %s, %d task(s), %d arm(s), %s, seed %d, %s job(s),"
                         + " A/A arm %s%n", suite(), arms.stream().map(ArmSpec::taskId).distinct().count(), arms.size(),
                 rp.adaptive() ? "up to " + rounds() + " round(s)" : rounds() + " round(s)", seed(),
@@ -311,7 +319,7 @@ public record Plan(Header header, List<ArmSpec> arms, List<Job> jobs, List<Round
             sb.append(String.format(Locale.ROOT, "  env %-12s %-16s commit %s%s -> %s%n", a.taskId(), a.arm(),
                     a.commitRef(), a.patch() == null ? "" : " + patch " + a.patch(), a.worktree()));
             if (a.artifact() != null) {
-                io.isobench.task.ArtifactSpec.Resolved r = a.artifact();
+                ArtifactSpec.Resolved r = a.artifact();
                 sb.append("       artifact ").append(r.type().label()).append(' ').append(r.packageName())
                         .append(" version ").append(r.version()).append(" from ").append(r.source())
                         .append(r.sha256() == null ? "" : " sha256 " + r.sha256()).append(", verify ")
@@ -349,11 +357,11 @@ public record Plan(Header header, List<ArmSpec> arms, List<Job> jobs, List<Round
                 case JobSpec.Accuracy a -> sb.append("       accuracy ").append(accuracyMap(a.settings())).append('\n');
             }
             if (!j.env().isEmpty()) {
-                sb.append("       env  ").append(new java.util.TreeMap<>(Secrets.env(j.env()))).append('\n');
+                sb.append("       env  ").append(new TreeMap<>(Secrets.env(j.env()))).append('\n');
             }
             if (j.readout() != null && (j.kind() == Job.Kind.MEASURE || j.readout().output() != null)) {
                 sb.append("       reads primary ").append(j.readout().primary());
-                for (io.isobench.parse.MetricRule mr : j.readout().metrics()) {
+                for (MetricRule mr : j.readout().metrics()) {
                     sb.append("; ").append(mr.name()).append(" (").append(mr.unit()).append(", ")
                             .append(mr.better().label()).append(") from ").append(mr.read().describe());
                 }

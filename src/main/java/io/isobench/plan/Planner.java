@@ -7,13 +7,18 @@ import io.isobench.task.ClientConfig;
 import io.isobench.task.Finding;
 import io.isobench.task.ParsedPerfCommand;
 import io.isobench.task.ParsedTask;
+import io.isobench.task.Recipe;
+import io.isobench.task.RoundsPlan;
 import io.isobench.task.RunConfig;
 import io.isobench.task.Suite;
+import io.isobench.task.Sweep;
 import io.isobench.task.TaskSpec;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
@@ -36,10 +41,10 @@ public final class Planner {
      *                   {@code session.PilotPhase}); a task without them is planned with its pilot job and no rounds
      */
     public record Options(Integer rounds, Long seed, Path workdir, Boolean aa, Integer serverMetricsIntervalMs,
-                          java.util.Map<String, List<Double>> autoPoints) {
+                          Map<String, List<Double>> autoPoints) {
 
         public Options {
-            autoPoints = autoPoints == null ? java.util.Map.of() : java.util.Map.copyOf(autoPoints);
+            autoPoints = autoPoints == null ? Map.of() : Map.copyOf(autoPoints);
         }
 
         public Options(Integer rounds, Long seed, Path workdir, Boolean aa, Integer serverMetricsIntervalMs) {
@@ -47,7 +52,7 @@ public final class Planner {
         }
 
         /** These options with the points the pilots decided for {@code sweep: auto} tasks. */
-        public Options withAutoPoints(java.util.Map<String, List<Double>> points) {
+        public Options withAutoPoints(Map<String, List<Double>> points) {
             return new Options(rounds, seed, workdir, aa, serverMetricsIntervalMs, points);
         }
 
@@ -66,7 +71,7 @@ public final class Planner {
     public static Plan plan(Suite suite, Options options) {
         RunConfig run = suite.run();
         // the rounds plan: --rounds N (fixed) over the suite's run.rounds (adaptive by default: planned up to its max)
-        io.isobench.task.RoundsPlan roundsPlan = options.rounds() != null ? io.isobench.task.RoundsPlan.fixed(
+        RoundsPlan roundsPlan = options.rounds() != null ? RoundsPlan.fixed(
                 Math.max(1, options.rounds())) : run.rounds();
         int rounds = options.rounds() != null ? options.rounds() : roundsPlan.planned();
         if (rounds < 1) {
@@ -92,8 +97,8 @@ public final class Planner {
                 continue;
             }
             // sweep: auto: the points its pilots decided, else a pilot job for the session's pilot phase and no rounds
-            io.isobench.task.Sweep sweep = task.sweep();
-            boolean piloted = sweep != null && sweep.kind() == io.isobench.task.Sweep.Kind.AUTO;
+            Sweep sweep = task.sweep();
+            boolean piloted = sweep != null && sweep.kind() == Sweep.Kind.AUTO;
             if (piloted && options.autoPoints().containsKey(task.id())) {
                 sweep = sweep.decided(options.autoPoints().get(task.id()));
                 piloted = false;
@@ -125,7 +130,7 @@ public final class Planner {
             for (int k = 0; k < taskArms.size(); k++) {
                 ArmSpec a = taskArms.get(k);
                 taskArms.set(k, new ArmSpec(a.taskId(), a.arm(), a.commitRef(), a.patch(), a.worktree(),
-                        suite.recipesFor(a.taskId(), a.arm()).stream().map(io.isobench.task.Recipe::name).toList(),
+                        suite.recipesFor(a.taskId(), a.arm()).stream().map(Recipe::name).toList(),
                         build, GenericJobs.artifact(suite, task, a.arm(), a.commitRef())));
             }
             arms.addAll(taskArms);
@@ -219,7 +224,7 @@ public final class Planner {
      * A task's measured round for one arm: once, or once per load point of its sweep (every point in every round:
      * the round order treats each (arm, point) as one slot, so the points of all arms are interleaved).
      */
-    static List<Job> atPoints(Job measured, io.isobench.task.Sweep sweep, boolean piloted) {
+    static List<Job> atPoints(Job measured, Sweep sweep, boolean piloted) {
         if (piloted) {
             return List.of(); // sweep: auto before its pilots: no rounds yet
         }
@@ -243,7 +248,7 @@ public final class Planner {
         TaskSpec.Accuracy acc = parsed.task().accuracy();
         String model = parsed.model();
         Job.Limits limits = acc.timeoutS() == null ? measured.limits()
-                : new Job.Limits(measured.limits().serverStart(), java.time.Duration.ofSeconds(acc.timeoutS()));
+                : new Job.Limits(measured.limits().serverStart(), Duration.ofSeconds(acc.timeoutS()));
         return new Job(measured.place(), measured.arm(), measured.mode(),
                 new JobSpec.Accuracy(Command.of(acc.argv(model, suiteDir(suite))), acc, suiteDir(suite)),
                 measured.where(), limits);

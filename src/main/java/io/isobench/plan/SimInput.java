@@ -5,6 +5,7 @@ import io.isobench.IsobenchException;
 import io.isobench.task.AgentSpec;
 import io.isobench.task.GpuEstimate;
 import io.isobench.task.InputLines;
+import io.isobench.task.RoundsPlan;
 import io.isobench.task.Suite;
 import io.isobench.task.SuiteLoader;
 import io.isobench.task.TaskSpec;
@@ -12,6 +13,7 @@ import io.isobench.task.TaskSpec;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -40,7 +42,7 @@ public final class SimInput {
     public record Jobs(List<SimJob> jobs, Map<String, String> skipped, String source) {
         public Jobs {
             jobs = List.copyOf(jobs);
-            skipped = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(skipped));
+            skipped = Collections.unmodifiableMap(new LinkedHashMap<>(skipped));
         }
     }
 
@@ -97,7 +99,7 @@ public final class SimInput {
 
     static Jobs fromIsoBench(Path file, Options options) {
         int arms = options.arms() != null ? options.arms() : ISO_BENCH_ARMS;
-        int rounds = options.rounds() != null ? options.rounds() : io.isobench.task.RoundsPlan.DEFAULT.planned();
+        int rounds = options.rounds() != null ? options.rounds() : RoundsPlan.DEFAULT.planned();
         List<SimJob> jobs = new ArrayList<>();
         Map<String, String> skipped = new LinkedHashMap<>();
         for (Row r : readRows(file)) {

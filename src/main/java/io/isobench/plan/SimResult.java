@@ -1,5 +1,7 @@
 package io.isobench.plan;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -44,7 +46,7 @@ public record SimResult(int nodeGpus, int jobs, double gpuSeconds, double workBo
     public SimResult {
         placements = List.copyOf(placements);
         refused = List.copyOf(refused);
-        policyMakespansS = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(policyMakespansS));
+        policyMakespansS = Collections.unmodifiableMap(new LinkedHashMap<>(policyMakespansS));
     }
 
     /** makespan / lower bound; 1.0 for an empty schedule. */

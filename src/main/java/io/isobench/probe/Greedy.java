@@ -4,14 +4,18 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ExecutionException;
@@ -110,7 +114,7 @@ public final class Greedy {
             try {
                 return JSON.writeValueAsString(m);
             } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
+                throw new UncheckedIOException(e);
             }
         }
 
@@ -223,20 +227,20 @@ public final class Greedy {
         HttpRequest req = HttpRequest.newBuilder(baseUrl.resolve("/v1/completions"))
                 .timeout(Duration.ofSeconds(60)).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))).build();
-        HttpResponse<java.io.InputStream> r = http.send(req, HttpResponse.BodyHandlers.ofInputStream());
+        HttpResponse<InputStream> r = http.send(req, HttpResponse.BodyHandlers.ofInputStream());
         String answer;
-        try (java.io.InputStream in = r.body()) {
+        try (InputStream in = r.body()) {
             // a probe's answer is small: a server that sends more is refused, never held
             byte[] bytes = in.readNBytes(MAX_BODY_BYTES + 1);
             if (bytes.length > MAX_BODY_BYTES) {
                 throw new ProbeException(ProbeException.Kind.PROBE_REJECTED, "response_too_large: the answer to probe "
                         + index + " passed " + (MAX_BODY_BYTES >> 20) + " MiB, the most read");
             }
-            answer = new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+            answer = new String(bytes, StandardCharsets.UTF_8);
         }
         if (r.statusCode() != 200) {
             String b = answer.strip();
-            String low = b.toLowerCase(java.util.Locale.ROOT);
+            String low = b.toLowerCase(Locale.ROOT);
             boolean greedy = low.contains("temperature") || low.contains("greedy");
             throw new ProbeException(greedy ? ProbeException.Kind.NO_GREEDY_SUPPORT : ProbeException.Kind.PROBE_REJECTED,
                     (greedy ? "the server refuses greedy decoding: " : "the server rejected probe " + index + ": ")

@@ -6,6 +6,7 @@ import io.isobench.loadgen.LoadgenResult;
 import io.isobench.loadgen.ServeFlags;
 
 import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,7 +25,7 @@ final class LoadgenServingClient implements ServingClient {
 
     @Override
     public Result run(URI baseUrl, String model, Map<String, String> flags, int warmupRequests, long seed,
-                      java.nio.file.Path workdir, Runnable measuredStart) {
+                      Path workdir, Runnable measuredStart) {
         List<String> warnings = new ArrayList<>();
         LoadgenConfig config;
         try {

@@ -3,6 +3,7 @@ package io.isobench.probe;
 import io.isobench.parse.Metric;
 
 import java.net.URI;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
@@ -26,7 +27,7 @@ public interface ServingClient {
      * {@code benchmarks/sonnet.txt}) read from {@code workdir}, the arm's worktree; null = the current folder.
      */
     default Result run(URI baseUrl, String model, Map<String, String> flags, int warmupRequests, long seed,
-                       java.nio.file.Path workdir) {
+                       Path workdir) {
         return run(baseUrl, model, flags, warmupRequests, seed, workdir, () -> { });
     }
 
@@ -36,7 +37,7 @@ public interface ServingClient {
      * measured phase there: docs/server-metrics.md).
      */
     default Result run(URI baseUrl, String model, Map<String, String> flags, int warmupRequests, long seed,
-                       java.nio.file.Path workdir, Runnable measuredStart) {
+                       Path workdir, Runnable measuredStart) {
         return run(baseUrl, model, flags, warmupRequests, seed);
     }
 

@@ -2,16 +2,23 @@ package io.isobench.proc;
 
 import io.isobench.Fields;
 
+import java.io.File;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -123,7 +130,7 @@ public final class ProcessGroup implements AutoCloseable {
         String marker = HexFormat.of().formatHex(token);
         ProcessBuilder pb = new ProcessBuilder(full).directory(cwd.toFile()).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         if (!inherit) {
             pb.environment().clear();
         }
@@ -287,7 +294,7 @@ public final class ProcessGroup implements AutoCloseable {
      */
     public static String readLog(Path log) {
         byte[] bytes;
-        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(log)) {
+        try (FileChannel ch = FileChannel.open(log)) {
             long size = ch.size(); // a running command's log grows: what is read is bounded by this size
             if (size <= LOG_HEAD_BYTES + LOG_TAIL_BYTES) {
                 bytes = fill(ch, 0, (int) size);
@@ -295,7 +302,7 @@ public final class ProcessGroup implements AutoCloseable {
                 // cut anywhere, maybe inside a character: each part decoded leniently
                 Path whole = keepWhole(log);
                 return new String(fill(ch, 0, LOG_HEAD_BYTES), StandardCharsets.UTF_8) + String.format(
-                        java.util.Locale.ROOT, "%n[isobench: %d bytes of this log left out here, its first %d and last"
+                        Locale.ROOT, "%n[isobench: %d bytes of this log left out here, its first %d and last"
                                 + " %d bytes read; %s]%n", size - LOG_HEAD_BYTES - LOG_TAIL_BYTES, LOG_HEAD_BYTES,
                         LOG_TAIL_BYTES, whole == null ? "the whole log could not be kept"
                                 : "the whole log is kept in " + whole)
@@ -305,8 +312,8 @@ public final class ProcessGroup implements AutoCloseable {
             return "";
         }
         try {
-            return StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(bytes)).toString();
-        } catch (java.nio.charset.CharacterCodingException e) {
+            return StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes)).toString();
+        } catch (CharacterCodingException e) {
             return new String(bytes, StandardCharsets.ISO_8859_1);
         }
     }
@@ -325,7 +332,7 @@ public final class ProcessGroup implements AutoCloseable {
         Path target = keep.resolve(log.getFileName().toString().replaceFirst("\\.log$", "") + ".whole.log");
         try {
             Files.createDirectories(keep);
-            if (!Files.exists(target, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            if (!Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
                 Files.createLink(target, log);
             }
             return target;
@@ -335,12 +342,12 @@ public final class ProcessGroup implements AutoCloseable {
     }
 
     /** Up to {@code length} bytes of {@code ch} from {@code at} on (fewer at its end). */
-    private static byte[] fill(java.nio.channels.FileChannel ch, long at, int length) throws IOException {
-        java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(length);
+    private static byte[] fill(FileChannel ch, long at, int length) throws IOException {
+        ByteBuffer buf = ByteBuffer.allocate(length);
         while (buf.hasRemaining() && ch.read(buf, at + buf.position()) > 0) {
             // a read may return fewer bytes than asked
         }
-        return buf.position() == length ? buf.array() : java.util.Arrays.copyOf(buf.array(), buf.position());
+        return buf.position() == length ? buf.array() : Arrays.copyOf(buf.array(), buf.position());
     }
 
     /** The start time of a process in clock ticks after boot ({@code /proc/PID/stat} field 22), or -1. */
@@ -361,7 +368,7 @@ public final class ProcessGroup implements AutoCloseable {
             int start = 0;
             for (int i = 0; i <= env.length; i++) {
                 if (i == env.length || env[i] == 0) {
-                    if (i - start == want.length && java.util.Arrays.equals(env, start, i, want, 0, want.length)) {
+                    if (i - start == want.length && Arrays.equals(env, start, i, want, 0, want.length)) {
                         return true;
                     }
                     start = i + 1;

@@ -1,13 +1,19 @@
 package io.isobench.proc;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
@@ -174,7 +180,7 @@ public final class Sandbox {
         }
         for (Path p = path.toAbsolutePath().normalize().getParent(); p != null; p = p.getParent()) {
             try {
-                if (!Files.getPosixFilePermissions(p).contains(java.nio.file.attribute.PosixFilePermission
+                if (!Files.getPosixFilePermissions(p).contains(PosixFilePermission
                         .OTHERS_EXECUTE)) {
                     return Optional.of(p);
                 }
@@ -225,7 +231,7 @@ public final class Sandbox {
     }
 
     private static final String BRIDGE_PREFIX = "isobench-net-";
-    private static final java.util.regex.Pattern BRIDGE_NAME = java.util.regex.Pattern.compile(
+    private static final Pattern BRIDGE_NAME = Pattern.compile(
             "isobench-net-(\\d+)-\\d+");
 
     /**
@@ -237,9 +243,9 @@ public final class Sandbox {
         Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
         try (Stream<Path> s = Files.list(tmp)) {
             for (Path p : s.toList()) {
-                java.util.regex.Matcher m = BRIDGE_NAME.matcher(p.getFileName().toString());
-                if (m.matches() && Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)
-                        && Files.getOwner(p, java.nio.file.LinkOption.NOFOLLOW_LINKS).getName()
+                Matcher m = BRIDGE_NAME.matcher(p.getFileName().toString());
+                if (m.matches() && Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)
+                        && Files.getOwner(p, LinkOption.NOFOLLOW_LINKS).getName()
                         .equals(System.getProperty("user.name"))
                         && ProcessHandle.of(Long.parseLong(m.group(1))).map(h -> !h.isAlive()).orElse(true)) {
                     deleteBridgeDir(p);
@@ -253,7 +259,7 @@ public final class Sandbox {
     /** Deletes a server's door folder (its socket, class file and folders). */
     public static void deleteBridgeDir(Path dir) {
         try (Stream<Path> s = Files.walk(dir)) {
-            for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(p);
             }
         } catch (IOException e) {
@@ -297,13 +303,13 @@ public final class Sandbox {
     private static Run run(List<String> argv) {
         try {
             Process p = new ProcessBuilder(argv).redirectErrorStream(true)
-                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
             byte[] out = p.getInputStream().readNBytes(64 * 1024);
             if (!p.waitFor(60, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
                 return new Run(124, "timed out");
             }
-            return new Run(p.exitValue(), new String(out, java.nio.charset.StandardCharsets.UTF_8));
+            return new Run(p.exitValue(), new String(out, StandardCharsets.UTF_8));
         } catch (IOException e) {
             return new Run(127, String.valueOf(e.getMessage()));
         } catch (InterruptedException e) {

@@ -1,8 +1,10 @@
 package io.isobench.report;
 
+import io.isobench.analysis.Comparison;
 import io.isobench.parse.FailureCategory;
 
 import java.util.Locale;
+import java.util.regex.Pattern;
 
 /**
  * XHTML building blocks of the HTML report: escaping, the page frame (inline CSS, no scripts, no network), header
@@ -124,7 +126,7 @@ final class Html {
      * A comparison's verdict as shown ({@code Comparison.verdictShown}), the label coloured: {@code inconclusive: wide
      * CI}, {@code equivalent within ±2 %}.
      */
-    static String verdict(io.isobench.analysis.Comparison c) {
+    static String verdict(Comparison c) {
         if (c == null) {
             return "—";
         }
@@ -144,8 +146,8 @@ final class Html {
         };
     }
 
-    private static final java.util.regex.Pattern NUMERIC_CELL =
-            java.util.regex.Pattern.compile("[+−-]?[0-9][0-9.,eE+-]*( %|×)?");
+    private static final Pattern NUMERIC_CELL =
+            Pattern.compile("[+−-]?[0-9][0-9.,eE+-]*( %|×)?");
 
     static String th(String... headers) {
         StringBuilder b = new StringBuilder("<tr>");

@@ -1,5 +1,6 @@
 package io.isobench.report;
 
+import io.isobench.guard.AtomicFile;
 import io.isobench.report.HtmlPage.HtmlContext;
 
 import java.io.IOException;
@@ -8,6 +9,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * The HTML report ({@code isobench report --format html --out DIR}): a static site that works from {@code file://}
@@ -72,7 +75,7 @@ public final class HtmlReport {
                     if (bytes != null) {
                         String name = "logs/" + artifact.replaceAll("[^0-9a-fA-F]", "") + ".log.txt";
                         Files.createDirectories(site.dir.resolve("logs"));
-                        io.isobench.guard.AtomicFile.write(site.dir.resolve(name), bytes);
+                        AtomicFile.write(site.dir.resolve(name), bytes);
                         logFiles.put(artifact, name);
                     }
                 }
@@ -82,11 +85,11 @@ public final class HtmlReport {
     }
 
     /** Pages of an earlier report in the same folder (names this report writes; nothing else is touched). */
-    private static final java.util.regex.Pattern OUR_PAGES = java.util.regex.Pattern.compile(
+    private static final Pattern OUR_PAGES = Pattern.compile(
             "(index|failures|legacy|tasks|todo|task-[0-9]+-[0-9]+|legacy-.+|tasks-[0-9]+|todo-[0-9]+)\\.html");
 
     private static void removeOldPages(Path dir) throws IOException {
-        try (java.util.stream.Stream<Path> s = Files.list(dir)) {
+        try (Stream<Path> s = Files.list(dir)) {
             for (Path p : s.toList()) {
                 if (Files.isRegularFile(p) && OUR_PAGES.matcher(p.getFileName().toString()).matches()) {
                     Files.delete(p);
@@ -95,7 +98,7 @@ public final class HtmlReport {
         }
         Path logs = dir.resolve("logs");
         if (Files.isDirectory(logs)) {
-            try (java.util.stream.Stream<Path> s = Files.list(logs)) {
+            try (Stream<Path> s = Files.list(logs)) {
                 for (Path p : s.toList()) {
                     if (Files.isRegularFile(p) && p.getFileName().toString().matches("[0-9a-fA-F]+\\.log\\.txt")) {
                         Files.delete(p);

@@ -21,8 +21,10 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -129,15 +131,15 @@ final class LegacyModel implements AutoCloseable {
             m.failures = store.failureCounts(filter(agent, FAILURE_KINDS),
                     EXAMPLE_COMMITS);
             m.singleVersion = store.countRuns(filter(agent,
-                    java.util.EnumSet.of(RunRecord.RunKind.LEGACY_SINGLE_VERSION)), null);
+                    EnumSet.of(RunRecord.RunKind.LEGACY_SINGLE_VERSION)), null);
             m.superseded = store.countRuns(filter(agent,
-                    java.util.EnumSet.of(RunRecord.RunKind.LEGACY_SUPERSEDED)), null);
+                    EnumSet.of(RunRecord.RunKind.LEGACY_SUPERSEDED)), null);
             m.substituted = store.countRuns(filter(agent, null), "substitute model");
             m.truncated = store.countRuns(filter(agent, null), "truncat");
             m.correctedStatus = store.countRuns(filter(agent, null), "status corrected");
             List<RunRecord> group = new ArrayList<>();
             String[] commit = {null};
-            store.forEachRun(filter(m.opts.agent(), java.util.EnumSet.of(RunRecord.RunKind.LEGACY,
+            store.forEachRun(filter(m.opts.agent(), EnumSet.of(RunRecord.RunKind.LEGACY,
                     RunRecord.RunKind.HF_IMPORT)), r -> {
                 String c = r.commitShort() == null ? "" : r.commitShort();
                 if (commit[0] != null && !commit[0].equals(c)) {
@@ -257,10 +259,10 @@ final class LegacyModel implements AutoCloseable {
      * Run kinds whose failures the report counts: the runs {@code isobench runs} lists by default (final attempts),
      * except agent attempts, which have a section of their own. Superseded attempts are kept, not counted.
      */
-    static final java.util.Set<RunRecord.RunKind> FAILURE_KINDS =
+    static final Set<RunRecord.RunKind> FAILURE_KINDS =
             EnumSet.complementOf(EnumSet.of(RunRecord.RunKind.LEGACY_SUPERSEDED, RunRecord.RunKind.AGENT_ATTEMPT));
 
-    static RunFilter filter(String agent, java.util.Set<RunRecord.RunKind> kinds) {
+    static RunFilter filter(String agent, Set<RunRecord.RunKind> kinds) {
         return new RunFilter(agent == null ? null : Arm.normalizeAgent(agent), kinds, null, false);
     }
 
@@ -352,7 +354,7 @@ final class LegacyModel implements AutoCloseable {
             String[] values = {row.baselineValue(), row.humanValue(), row.agentValue()};
             String[] arms = {"baseline", "human", "agent"};
             List<Cell> missing = new ArrayList<>();
-            java.util.LinkedHashSet<Cell> actions = new java.util.LinkedHashSet<>();
+            LinkedHashSet<Cell> actions = new LinkedHashSet<>();
             List<Cell> why = new ArrayList<>();
             List<String> noValue = new ArrayList<>();
             List<String> notRun = new ArrayList<>();

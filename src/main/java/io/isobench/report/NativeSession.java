@@ -5,10 +5,14 @@ import io.isobench.analysis.Leaderboard;
 import io.isobench.analysis.SessionAnalysis;
 import io.isobench.analysis.StatsConfig;
 import io.isobench.store.RunDetails;
+import io.isobench.store.RunFilter;
+import io.isobench.store.RunRecord;
 import io.isobench.store.SessionRecord;
 import io.isobench.store.Store;
 
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -95,12 +99,12 @@ record NativeSession(SessionRecord record, SessionAnalysis analysis, List<Native
 
     /** Per (task, arm) the details of its first job (lowest job index) that ran, in job order. */
     static Map<String, RunDetails> environments(Store store, String sessionId) {
-        Map<String, RunDetails> byArm = new java.util.LinkedHashMap<>();
-        Map<String, Integer> order = new java.util.HashMap<>();
-        store.forEachRun(new io.isobench.store.RunFilter(null, java.util.Set.of(io.isobench.store.RunRecord.RunKind.MEASURED),
+        Map<String, RunDetails> byArm = new LinkedHashMap<>();
+        Map<String, Integer> order = new HashMap<>();
+        store.forEachRun(new RunFilter(null, Set.of(RunRecord.RunKind.MEASURED),
                 sessionId, false), r -> {
             RunDetails x = r.details();
-            if (r.status() == io.isobench.store.RunRecord.RunStatus.NOT_RUN || x.isNone()) {
+            if (r.status() == RunRecord.RunStatus.NOT_RUN || x.isNone()) {
                 return;
             }
             String key = (x.task() == null ? "?" : x.task()) + "|" + r.arm().label();
@@ -110,8 +114,8 @@ record NativeSession(SessionRecord record, SessionAnalysis analysis, List<Native
                 byArm.put(key, x);
             }
         });
-        List<String> keys = new java.util.ArrayList<>(byArm.keySet());
-        keys.sort(java.util.Comparator.comparingInt(order::get));
+        List<String> keys = new ArrayList<>(byArm.keySet());
+        keys.sort(Comparator.comparingInt(order::get));
         Map<String, RunDetails> sorted = new LinkedHashMap<>();
         for (String k : keys) {
             sorted.put(k, byArm.get(k));

@@ -11,6 +11,7 @@ import io.isobench.parse.MetricDictionary;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -88,7 +89,7 @@ final class NativeTable {
                         MetricDictionary.improvementPct(ta.better(), b, x),
                         MetricDictionary.improvementPct(ta.better(), h, x))
                 .comparability(COMPARABILITY).issues(String.join("; ", issues))
-                .origins(java.util.Arrays.asList("measured", "measured", "measured")).build();
+                .origins(Arrays.asList("measured", "measured", "measured")).build();
     }
 
     private static Double median(ArmSummary s) {

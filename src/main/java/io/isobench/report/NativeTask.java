@@ -1,6 +1,7 @@
 package io.isobench.report;
 
 import io.isobench.Arm;
+import io.isobench.parse.Metric;
 import io.isobench.probe.Divergence;
 import io.isobench.store.Pipeline;
 import io.isobench.analysis.SessionAnalysis;
@@ -41,7 +42,7 @@ record NativeTask(SessionRecord session, SessionAnalysis.TaskResult result, Task
         final Map<String, TreeMap<Integer, Double>> samples = new LinkedHashMap<>();
         /** Every metric of the successful native rounds: metric → arm → round → value. */
         final Map<String, Map<String, TreeMap<Integer, Double>>> metrics = new TreeMap<>();
-        final Map<String, io.isobench.parse.Metric> metricInfo = new LinkedHashMap<>();
+        final Map<String, Metric> metricInfo = new LinkedHashMap<>();
         final List<RunFailure> failures = new ArrayList<>();
         final Map<String, String> env = new LinkedHashMap<>();
         final Map<String, String> argv = new LinkedHashMap<>();
@@ -202,7 +203,7 @@ record NativeTask(SessionRecord session, SessionAnalysis.TaskResult result, Task
             e.samples.computeIfAbsent(r.arm().label(), k -> new TreeMap<>()).put(r.round(), r.primaryValue());
         }
         if (Pipeline.NATIVE.equals(r.pipeline()) && r.status() == RunRecord.RunStatus.SUCCESS) {
-            for (io.isobench.parse.Metric mt : r.metrics()) {
+            for (Metric mt : r.metrics()) {
                 if (Double.isFinite(mt.value()) && (e.metrics.containsKey(mt.name()) || e.metrics.size() < MAX_METRICS)) {
                     e.metricInfo.putIfAbsent(mt.name(), mt);
                     e.metrics.computeIfAbsent(mt.name(), k -> new LinkedHashMap<>())

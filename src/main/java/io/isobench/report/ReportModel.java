@@ -10,9 +10,11 @@ import io.isobench.store.Store;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -87,7 +89,7 @@ public final class ReportModel implements AutoCloseable {
             return AgentAttempts.NONE;
         }
         AgentAttempts all = AgentAttempts.read(store);
-        java.util.Set<String> tasks = new java.util.HashSet<>();
+        Set<String> tasks = new HashSet<>();
         sessions.forEach(s -> s.tasks().forEach(t -> tasks.add(t.result().taskId())));
         String agent = scope.agent() == null ? null : Arm.normalizeAgent(AgentAttempts.baseName(scope.agent()));
         return all.filter(a -> tasks.contains(a.task()) && (agent == null || agent.equals(a.agent())));

@@ -11,6 +11,7 @@ import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -49,7 +50,7 @@ public final class RunListing {
     public static long write(Consumer<Consumer<RunRecord>> runs, Format format, PrintWriter out) {
         Sink sink = switch (format) {
             case CSV -> cells(TableFormat.Cells.csv(out, COLUMNS));
-            case JSON -> cells(TableFormat.Cells.json(out, COLUMNS, java.util.Set.of(VALUE_COLUMN)));
+            case JSON -> cells(TableFormat.Cells.json(out, COLUMNS, Set.of(VALUE_COLUMN)));
             case TABLE -> new Table(out);
         };
         long[] n = {0};

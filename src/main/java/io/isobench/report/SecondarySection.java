@@ -3,7 +3,11 @@ package io.isobench.report;
 import io.isobench.analysis.SecondaryMetrics;
 import io.isobench.analysis.SessionAnalysis;
 import io.isobench.analysis.TtftCrossCheck;
+import io.isobench.parse.Better;
+import io.isobench.parse.TtftGap;
 
+import java.math.BigDecimal;
+import java.math.MathContext;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -31,7 +35,7 @@ final class SecondarySection {
     /** What the cross-check is. */
     static final String GAP_NOTE = "Client TTFT mean − the server's vllm:time_to_first_token mean, per counted run:"
             + " connection, HTTP handling, the network and the client's own cost. Flagged"
-            + " (ttft_client_server_gap_large) when " + io.isobench.parse.TtftGap.rule() + ".";
+            + " (ttft_client_server_gap_large) when " + TtftGap.rule() + ".";
 
     private SecondarySection() {
     }
@@ -65,7 +69,7 @@ final class SecondarySection {
         for (SecondaryMetrics.Row r : t.secondary().rows()) {
             List<String> row = new ArrayList<>();
             row.add(r.metric() + " (" + (r.unit() == null ? "?" : r.unit())
-                    + (r.better() == io.isobench.parse.Better.NONE ? "" : ", " + r.better().label() + " is better")
+                    + (r.better() == Better.NONE ? "" : ", " + r.better().label() + " is better")
                     + ")");
             row.add(r.source().label());
             for (String arm : arms) {
@@ -135,7 +139,7 @@ final class SecondarySection {
         if (v == 0) {
             return "0";
         }
-        String s = new java.math.BigDecimal(v).round(new java.math.MathContext(4)).stripTrailingZeros()
+        String s = new BigDecimal(v).round(new MathContext(4)).stripTrailingZeros()
                 .toPlainString();
         return s;
     }

@@ -4,13 +4,21 @@ import io.isobench.analysis.AgentOutcome;
 import io.isobench.analysis.ArmSummary;
 import io.isobench.analysis.BetweenSessions;
 import io.isobench.analysis.Comparison;
+import io.isobench.analysis.Leaderboard;
+import io.isobench.analysis.MedianCi;
+import io.isobench.analysis.RoundExclusion;
 import io.isobench.analysis.SessionAnalysis;
 import io.isobench.analysis.TaskAnalysis;
+import io.isobench.analysis.Verdict;
+import io.isobench.store.RunDetails;
 import io.isobench.store.SessionRecord;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.io.Writer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -72,7 +80,7 @@ public final class SessionReport {
      */
     static void section(NativeSession session, BetweenSessions between, StringBuilder sb) {
         SessionAnalysis a = session.analysis();
-        Map<String, NativeTask> byId = new java.util.HashMap<>();
+        Map<String, NativeTask> byId = new HashMap<>();
         session.tasks().forEach(t -> byId.put(t.result().taskId(), t));
         sb.append("## Native session ").append(a.sessionId()).append("\n\n");
         sb.append("Method: ").append(a.config().describe()).append("\n\n");
@@ -148,7 +156,7 @@ public final class SessionReport {
             }
             StringBuilder b = new StringBuilder("Hardware fingerprint `").append(m.path("hardware_id").asText())
                     .append("`: ");
-            List<String> parts = new java.util.ArrayList<>();
+            List<String> parts = new ArrayList<>();
             h.fields().forEachRemaining(e -> parts.add(e.getKey() + " " + (e.getValue().isNull() ? "—"
                     : e.getValue().asText())));
             b.append(String.join(", ", parts)).append('.');
@@ -165,7 +173,7 @@ public final class SessionReport {
      * The agent leaderboard (docs/statistics.md, "Leaderboards"): replay-valid tasks only, one entry per task per
      * hardware, verdicts kept apart, failed and incorrect arms never in a speedup median, expected false wins.
      */
-    static void leaderboard(io.isobench.analysis.Leaderboard board, StringBuilder sb, String heading) {
+    static void leaderboard(Leaderboard board, StringBuilder sb, String heading) {
         sb.append(heading).append(" Agent leaderboard (replay-valid tasks only)\n\n");
         if (board.agents().isEmpty()) {
             sb.append("No agent arms.\n\n");
@@ -176,16 +184,16 @@ public final class SessionReport {
                 + " failed / incorrect | opt_base | opt_human | median speedup vs baseline [95 % bootstrap CI over tasks]"
                 + " |\n");
         sb.append("|---|---|---|---|---|---|---|---|---|\n");
-        for (io.isobench.analysis.Leaderboard.AgentRow r : board.agents()) {
+        for (Leaderboard.AgentRow r : board.agents()) {
             sb.append(String.format(Locale.ROOT, "| %s | %d | %d | %s | %.2f (of %d tests) | %s | %s | %s | %s |%n",
                     r.agent().substring("agent:".length()), r.tasks(), r.validTasks(),
-                    io.isobench.analysis.Leaderboard.AgentRow.counts(r.vsBaseline()), r.expectedFalseWins(),
-                    r.speedTests(), io.isobench.analysis.Leaderboard.AgentRow.counts(r.vsHuman()),
+                    Leaderboard.AgentRow.counts(r.vsBaseline()), r.expectedFalseWins(),
+                    r.speedTests(), Leaderboard.AgentRow.counts(r.vsHuman()),
                     ratio(r.optBase(), r.validTasks()), ratio(r.optHuman(), r.validTasks()),
                     medianText(r.speedupVsBaseline())));
         }
-        sb.append('\n').append("Rule: ").append(io.isobench.analysis.Leaderboard.RULE).append(". ").append(
-                io.isobench.analysis.Leaderboard.FALSE_WINS).append('.');
+        sb.append('\n').append("Rule: ").append(Leaderboard.RULE).append(". ").append(
+                Leaderboard.FALSE_WINS).append('.');
         if (board.dropped() > 0) {
             sb.append(" ").append(board.dropped()).append(" older measurement(s) of the same task on the same hardware"
                     + " are not counted.");
@@ -197,7 +205,7 @@ public final class SessionReport {
         return n == 0 ? "—" : String.format(Locale.ROOT, "%d/%d", k, n);
     }
 
-    static String medianText(io.isobench.analysis.MedianCi m) {
+    static String medianText(MedianCi m) {
         if (m == null) {
             return "—";
         }
@@ -211,7 +219,7 @@ public final class SessionReport {
      * equivalent, worse, inconclusive); "suspicious" is counted beside them.
      */
     static void agentSummary(SessionAnalysis a, StringBuilder sb) {
-        Map<String, int[]> counts = new java.util.LinkedHashMap<>();
+        Map<String, int[]> counts = new LinkedHashMap<>();
         for (SessionAnalysis.TaskResult t : a.tasks()) {
             for (String arm : t.arms()) {
                 if (!arm.startsWith("agent:")) {
@@ -226,7 +234,7 @@ public final class SessionReport {
                     c[9]++;
                 } else if (t.incorrect().contains(arm)) {
                     c[5]++;
-                } else if (o == null || o.vsBaseline().verdict() == io.isobench.analysis.Verdict.FAILED) {
+                } else if (o == null || o.vsBaseline().verdict() == Verdict.FAILED) {
                     c[8]++;
                 } else {
                     switch (o.vsBaseline().verdict()) {
@@ -278,7 +286,7 @@ public final class SessionReport {
                     + " size 1").append(batch == null || "null".equals(String.valueOf(batch)) ? ""
                             : " and " + (batch instanceof Double d ? String.valueOf(d.intValue()) : batch))
                     .append("): ");
-            List<String> parts = new java.util.ArrayList<>();
+            List<String> parts = new ArrayList<>();
             t.calibration().forEach((k, v) -> parts.add(k.replace('_', ' ') + " " + (v instanceof Double d
                     ? String.format(Locale.ROOT, "%.3g", d) : v)));
             sb.append(cell(String.join(", ", parts))).append(".\n\n");
@@ -371,11 +379,11 @@ public final class SessionReport {
             sb.append("\nExcluded rounds: none (every successful run did the baseline's work, lost no request and ran on"
                     + " the task's hardware).\n");
         } else {
-            sb.append(ta.exclusions().stream().allMatch(io.isobench.analysis.RoundExclusion::excluded)
+            sb.append(ta.exclusions().stream().allMatch(RoundExclusion::excluded)
                     ? "\nExcluded rounds (kept out of every comparison):\n\n"
                     : "\nExcluded rounds (kept out of every comparison) and flagged ones (`[flagged, still counted]`: "
                     + "GPU clocks differed, shown, still counted):\n\n");
-            for (io.isobench.analysis.RoundExclusion e : ta.exclusions()) {
+            for (RoundExclusion e : ta.exclusions()) {
                 sb.append("- ").append(cell(e.oneLine())).append('\n');
             }
         }
@@ -431,17 +439,17 @@ public final class SessionReport {
      * recorded on the arm's runs (DESIGN §3). Nothing when no arm of the session had a build step or a recipe.
      */
     static void environments(NativeSession session, StringBuilder sb) {
-        Map<String, io.isobench.store.RunDetails> byArm = session.environments();
+        Map<String, RunDetails> byArm = session.environments();
         boolean any = byArm.values().stream().anyMatch(x -> x.has("build") || (x.section("recipes").isArray()
                 && !x.section("recipes").isEmpty()));
         if (!any) {
             return;
         }
-        List<String> keys = new java.util.ArrayList<>(byArm.keySet());
+        List<String> keys = new ArrayList<>(byArm.keySet());
         sb.append("### Environments (build step and fix recipes)\n\n");
         sb.append("| task | arm | build | recipes |\n|---|---|---|---|\n");
         for (String k : keys) {
-            io.isobench.store.RunDetails x = byArm.get(k);
+            RunDetails x = byArm.get(k);
             com.fasterxml.jackson.databind.JsonNode b = x.section("build");
             String build = "—";
             if (b.isObject()) {
@@ -465,7 +473,7 @@ public final class SessionReport {
     }
 
     private static List<String> listOf(com.fasterxml.jackson.databind.JsonNode arr) {
-        List<String> out = new java.util.ArrayList<>();
+        List<String> out = new ArrayList<>();
         arr.forEach(n -> out.add(n.asText()));
         return out;
     }

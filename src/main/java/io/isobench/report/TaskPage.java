@@ -4,9 +4,12 @@ import io.isobench.analysis.AgentOutcome;
 import io.isobench.analysis.ArmSummary;
 import io.isobench.analysis.BetweenSessions;
 import io.isobench.analysis.Comparison;
+import io.isobench.analysis.RoundExclusion;
 import io.isobench.analysis.SessionAnalysis;
 import io.isobench.analysis.TaskAnalysis;
+import io.isobench.parse.Better;
 import io.isobench.parse.FailureCategory;
+import io.isobench.parse.Metric;
 import io.isobench.parse.MetricDictionary;
 import io.isobench.report.NativeTask.RunFailure;
 import io.isobench.report.NativeTask.TaskExtra;
@@ -15,6 +18,7 @@ import java.io.IOException;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -50,7 +54,7 @@ final class TaskPage extends HtmlPage {
         } else {
             String unit = nz(r.unit());
             b.append("<dt>Metric</dt><dd><code>").append(esc(ta.metric())).append("</code> (")
-                    .append(esc(unit)).append(", ").append(esc(ta.better().name().toLowerCase(java.util.Locale.ROOT)))
+                    .append(esc(unit)).append(", ").append(esc(ta.better().name().toLowerCase(Locale.ROOT)))
                     .append(" is better)</dd>\n");
             b.append("<dt>A/A check</dt><dd id=\"noise-floor\">").append(esc(ReadingText.aaCheck(ta)))
                     .append("</dd>\n");
@@ -139,7 +143,7 @@ final class TaskPage extends HtmlPage {
         b.append("<h2 id=\"rounds-chart\">Rounds per arm</h2>\n<p class=\"note\">A dot per measured round, a bar at "
                 + "the median; the shaded band is the A/A band around the baseline median.</p>\n");
         b.append(Svg.strip(ta.metric() + " per round and arm", ta.metric() + " (" + unit + ", "
-                        + ta.better().name().toLowerCase(java.util.Locale.ROOT) + " is better)", series,
+                        + ta.better().name().toLowerCase(Locale.ROOT) + " is better)", series,
                 base == null ? null : base.median(), ta.noiseBand().bandPct()));
         List<Svg.Interval> iv = new ArrayList<>();
         Comparison hb = ta.humanVsBaseline();
@@ -172,7 +176,7 @@ final class TaskPage extends HtmlPage {
             if (m.getKey().equals(primary)) {
                 continue;
             }
-            io.isobench.parse.Metric info = t.extra().metricInfo.get(m.getKey());
+            Metric info = t.extra().metricInfo.get(m.getKey());
             List<Svg.Series> series = new ArrayList<>();
             for (String arm : t.result().arms()) {
                 double[] v = m.getValue().getOrDefault(arm, new TreeMap<>()).values().stream()
@@ -180,7 +184,7 @@ final class TaskPage extends HtmlPage {
                 series.add(new Svg.Series(arm, colours.of(arm), v, v.length == 0 ? null : ArmSummary.of(v).median()));
             }
             String unit = info == null || info.unit() == null ? MetricDictionary.lookup(m.getKey()).unit() : info.unit();
-            String better = info == null || info.better() == null || info.better() == io.isobench.parse.Better.NONE
+            String better = info == null || info.better() == null || info.better() == Better.NONE
                     ? "" : ", " + info.better().label() + " is better";
             b.append(Svg.strip(m.getKey() + " per round and arm", m.getKey() + " (" + nz(unit) + better + ")",
                     series, null, null));
@@ -288,7 +292,7 @@ final class TaskPage extends HtmlPage {
             return;
         }
         b.append("<table id=\"excluded-rounds\">\n").append(th("round", "arm", "cause", "what differed"));
-        for (io.isobench.analysis.RoundExclusion e : ta.exclusions()) {
+        for (RoundExclusion e : ta.exclusions()) {
             b.append("<tr>").append(td(e.round() + 1)).append("<td>").append(Html.armLabel(e.arm(),
                     colours.of(e.arm()))).append("</td>").append(td(e.excluded() ? e.cause().label()
                     : e.cause().label() + " (flagged, still counted)")).append(td(nz(e.detail())))

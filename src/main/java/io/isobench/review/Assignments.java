@@ -3,6 +3,8 @@ package io.isobench.review;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Finds {@code name = value} / {@code name: Type = value} / {@code "name": value} / {@code name=value} (keyword
@@ -17,8 +19,8 @@ final class Assignments {
 
     static final int MAX_LINE_CHARS = 4000;
 
-    private static final java.util.regex.Pattern QUOTED_FLAG =
-            java.util.regex.Pattern.compile("[\"']--([A-Za-z0-9_-]+)[\"']");
+    private static final Pattern QUOTED_FLAG =
+            Pattern.compile("[\"']--([A-Za-z0-9_-]+)[\"']");
 
     private Assignments() {
     }
@@ -85,7 +87,7 @@ final class Assignments {
             return null;
         }
         String rest = line.substring(a);
-        java.util.regex.Matcher m = QUOTED_FLAG.matcher(rest);
+        Matcher m = QUOTED_FLAG.matcher(rest);
         String last = null;
         while (m.find()) {
             last = m.group(1);

@@ -5,6 +5,7 @@ import io.isobench.review.PatchFile.Kind;
 import io.isobench.review.PatchFile.Line;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -88,7 +89,7 @@ final class ContentChecks {
     static final class Scan {
         private final Lang lang;
         private final boolean off;
-        private final Set<String> newDicts = new java.util.HashSet<>();
+        private final Set<String> newDicts = new HashSet<>();
         /** Per hunk with something to report: its hits, in the order the checks run. */
         private final List<Pending> pending = new ArrayList<>();
 

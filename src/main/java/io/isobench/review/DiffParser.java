@@ -5,7 +5,12 @@ import io.isobench.review.PatchFile.Kind;
 import io.isobench.review.PatchFile.Line;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.Reader;
+import java.io.StringReader;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -47,7 +52,7 @@ final class DiffParser {
         PatchFile[] cur = new PatchFile[1];
         int unparsed;
         try {
-            unparsed = parse(new Lines(new java.io.StringReader(text)), new Sink() {
+            unparsed = parse(new Lines(new StringReader(text)), new Sink() {
                 @Override
                 public void file(PatchFile header) {
                     cur[0] = header;
@@ -65,14 +70,14 @@ final class DiffParser {
                     files.add(new PatchFile(h.oldPath(), h.newPath(), h.binary(), h.header(), hunks));
                 }
             });
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
         return new Parsed(files, unparsed);
     }
 
     /** Streams a patch through {@code sink}; returns the number of lines outside any file or hunk. */
-    static int parse(Lines in, Sink sink) throws java.io.IOException {
+    static int parse(Lines in, Sink sink) throws IOException {
         int unparsed = 0;
         FileBuilder cur = null;
         String line;
@@ -116,20 +121,20 @@ final class DiffParser {
      * with a look-ahead of a few lines; counts the UTF-8 bytes read.
      */
     static final class Lines {
-        private final java.io.Reader in;
+        private final Reader in;
         private final char[] buf = new char[1 << 16];
         private int pos;
         private int lim;
         private boolean eof;
-        private final java.util.ArrayDeque<String> ahead = new java.util.ArrayDeque<>();
+        private final ArrayDeque<String> ahead = new ArrayDeque<>();
         private long utf8Bytes;
 
-        Lines(java.io.Reader in) {
+        Lines(Reader in) {
             this.in = in;
         }
 
         /** The line {@code k} lines ahead (0: the next), or null past the end. */
-        String peek(int k) throws java.io.IOException {
+        String peek(int k) throws IOException {
             while (ahead.size() <= k) {
                 String l = read();
                 if (l == null) {
@@ -141,7 +146,7 @@ final class DiffParser {
         }
 
         /** The next line, or null at the end. */
-        String next() throws java.io.IOException {
+        String next() throws IOException {
             return ahead.isEmpty() ? read() : ahead.pollFirst();
         }
 
@@ -150,7 +155,7 @@ final class DiffParser {
             return utf8Bytes;
         }
 
-        private String read() throws java.io.IOException {
+        private String read() throws IOException {
             StringBuilder sb = null;
             while (true) {
                 if (pos == lim) {
@@ -236,7 +241,7 @@ final class DiffParser {
     }
 
     /** Reads the lines after {@code diff --git} (or a bare {@code ---}/{@code +++} pair) up to the first hunk. */
-    private static void readExtendedHeader(Lines in, FileBuilder b) throws java.io.IOException {
+    private static void readExtendedHeader(Lines in, FileBuilder b) throws IOException {
         String l;
         while ((l = in.peek(0)) != null) {
             if (l.startsWith("diff --git ") || l.startsWith("@@ ")) {
@@ -319,7 +324,7 @@ final class DiffParser {
     }
 
     /** Reads one hunk (its header line is next); null when the header does not parse (the line is consumed). */
-    private static Hunk readHunk(Lines in) throws java.io.IOException {
+    private static Hunk readHunk(Lines in) throws IOException {
         String header = in.next();
         Matcher m = HUNK.matcher(header);
         if (!m.matches()) {

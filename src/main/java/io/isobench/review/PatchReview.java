@@ -10,6 +10,7 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -278,7 +279,7 @@ public final class PatchReview {
             Path dir = Path.of(linkPath).getParent();
             Path resolved = (dir == null ? Path.of("") : dir).resolve(target).normalize();
             return resolved.startsWith("..");
-        } catch (java.nio.file.InvalidPathException e) {
+        } catch (InvalidPathException e) {
             return true;
         }
     }

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 /**
@@ -45,7 +46,7 @@ final class AdaptiveRounds {
      * @param run     runs one round's jobs (the dispatcher: tasks side by side, a task's arms one after the other)
      * @param onStop  told once per task that stops early, with the jobs it will not run
      */
-    void run(List<Job> jobs, Consumer<List<Job>> run, java.util.function.BiConsumer<Stop, Integer> onStop) {
+    void run(List<Job> jobs, Consumer<List<Job>> run, BiConsumer<Stop, Integer> onStop) {
         int last = jobs.stream().mapToInt(Job::round).max().orElse(-1);
         for (int r = 0; r <= last; r++) {
             if (r >= design.minRounds()) {
@@ -60,7 +61,7 @@ final class AdaptiveRounds {
     }
 
     /** The look after {@code rounds} rounds: the tasks that stopped there (or before). */
-    private void look(int rounds, List<Job> jobs, java.util.function.BiConsumer<Stop, Integer> onStop) {
+    private void look(int rounds, List<Job> jobs, BiConsumer<Stop, Integer> onStop) {
         SessionAnalysis a = SessionAnalysis.of(store, sessionId, StatsConfig.defaults(), rounds);
         for (SessionAnalysis.TaskResult t : a.tasks()) {
             if (stopped.containsKey(t.taskId()) || t.analysis() == null) {

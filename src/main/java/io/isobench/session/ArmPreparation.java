@@ -2,7 +2,9 @@ package io.isobench.session;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.Arm;
+import io.isobench.env.ArmSetup;
 import io.isobench.env.Environment;
+import io.isobench.env.RecipeApplication;
 import io.isobench.exec.SessionSetup;
 import io.isobench.guard.Secrets;
 import io.isobench.parse.Failure;
@@ -11,6 +13,7 @@ import io.isobench.plan.ArmSpec;
 import io.isobench.plan.Job;
 import io.isobench.plan.Plan;
 import io.isobench.review.Check;
+import io.isobench.review.Finding;
 import io.isobench.review.PatchReview;
 import io.isobench.review.ReviewConfig;
 import io.isobench.review.ReviewResult;
@@ -19,7 +22,10 @@ import io.isobench.store.TaskRecord;
 import io.isobench.task.Suite;
 import io.isobench.task.TaskSpec;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -29,6 +35,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import static io.isobench.session.RunRecorder.accuracyRunId;
 import static io.isobench.session.RunRecorder.runId;
@@ -47,7 +54,7 @@ final class ArmPreparation {
     private final Plan plan;
     private final SessionContext ctx;
     private final RunRecorder recorder;
-    private final Map<String, Optional<ReviewResult>> reviews = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, Optional<ReviewResult>> reviews = new ConcurrentHashMap<>();
 
     ArmPreparation(SessionContext ctx, RunRecorder recorder) {
         this.store = ctx.store();
@@ -94,7 +101,7 @@ final class ArmPreparation {
             }
             TaskSpec task = suite.task(a.taskId()).orElseThrow();
             String buildRun = openRunOf(sessionId, a, finished);
-            io.isobench.env.ArmSetup setup = new io.isobench.env.ArmSetup(suite.recipesFor(a.taskId(), a.arm()),
+            ArmSetup setup = new ArmSetup(suite.recipesFor(a.taskId(), a.arm()),
                     suite.buildArgv(task), suite.run().timeouts().buildS(), pgid -> store.putRun(
                     recorder.armPlaceholder(buildRun, sessionId, a, task.humanCommit(), "build", pgid)));
             // the review comes first: a patch it fails is never applied (a sparse file's binary patch, issue 27)
@@ -113,7 +120,7 @@ final class ArmPreparation {
                     ? (env.verifiedCommit() == null ? env.envRef() : "at " + env.verifiedCommit().substring(0, 12)
                     + (a.patch() == null ? "" : " + patch"))
                     + (env.recipes().isEmpty() ? "" : " + recipes " + String.join(",",
-                    env.recipes().stream().map(io.isobench.env.RecipeApplication::name).toList()))
+                    env.recipes().stream().map(RecipeApplication::name).toList()))
                     + (env.build() == null ? "" : String.format(Locale.ROOT, ", built in %.1f s",
                     env.build().durationMs() / 1000))
                     : env.failure().category() + " — " + env.failure().detail()));
@@ -124,8 +131,8 @@ final class ArmPreparation {
     /** The environment of an arm whose patch the review failed: not made, the failing findings as its reason. */
     private static Environment rejected(ReviewResult review) {
         List<String> failing = review.findings().stream()
-                .filter(f -> f.severity() == io.isobench.review.Finding.Severity.ERROR)
-                .map(io.isobench.review.Finding::oneLine).toList();
+                .filter(f -> f.severity() == Finding.Severity.ERROR)
+                .map(Finding::oneLine).toList();
         String detail = "the patch review fails the arm; its patch was not applied: " + String.join("; ", failing);
         return new Environment(null, null, null, null, null,
                 new Failure(FailureCategory.PATCH_REJECTED, detail, failing), detail + "\n");
@@ -148,13 +155,13 @@ final class ArmPreparation {
     /** The patch review of an agent arm (once per arm); null for baseline/human or an unreadable patch. */
     ReviewResult review(String taskId, String arm, TaskSpec task) {
         return reviews.computeIfAbsent(taskId + "|" + arm, k -> {
-            java.nio.file.Path patch = plan.arm(taskId, arm).map(ArmSpec::patch).orElse(null);
+            Path patch = plan.arm(taskId, arm).map(ArmSpec::patch).orElse(null);
             if (patch == null) {
                 return Optional.empty();
             }
             try {
                 return Optional.of(PatchReview.review(patch, reviewConfig(task))); // streamed, bounded memory
-            } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            } catch (IOException | UncheckedIOException e) {
                 return Optional.empty();
             }
         }).orElse(null);
@@ -198,14 +205,14 @@ final class ArmPreparation {
             extra.put("review_findings", review.reasons());
             extra.put("review_fails_arm", review.failsArm());
             extra.put("review_failing", review.findings().stream()
-                    .filter(f -> f.severity() == io.isobench.review.Finding.Severity.ERROR)
-                    .map(io.isobench.review.Finding::oneLine).toList());
+                    .filter(f -> f.severity() == Finding.Severity.ERROR)
+                    .map(Finding::oneLine).toList());
         }
         if (full) {
             try {
                 extra.put("review", JSON.readTree(review.json()));
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
             extra.put("review_artifact_sha256", store.putArtifact("patch_review",
                     review.json().getBytes(StandardCharsets.UTF_8)));

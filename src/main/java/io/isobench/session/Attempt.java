@@ -8,6 +8,7 @@ import io.isobench.store.RunRecord;
 import io.isobench.store.SessionRecord;
 import io.isobench.store.Store;
 
+import java.security.SecureRandom;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -49,7 +50,7 @@ record Attempt(String sessionId, Instant started, Set<String> finished, Map<Stri
 
     static String newSessionId() {
         return "s" + DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT).format(Instant.now()
-                .atOffset(ZoneOffset.UTC)) + "-" + String.format(Locale.ROOT, "%04x", new java.security.SecureRandom().nextInt(0x10000));
+                .atOffset(ZoneOffset.UTC)) + "-" + String.format(Locale.ROOT, "%04x", new SecureRandom().nextInt(0x10000));
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.isobench.session;
 
+import io.isobench.plan.Planner;
 import io.isobench.store.Pipeline;
 import io.isobench.Arm;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -21,6 +22,7 @@ import io.isobench.task.TaskSpec;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -142,13 +144,13 @@ final class CorrectnessGate {
      * human's probes, and the baseline's repeat check kept apart (it calibrates the tolerance, it never replaces the
      * baseline's reference).
      */
-    static Map<String, List<Probe>> references(java.util.Collection<RunRecord> previous) {
+    static Map<String, List<Probe>> references(Collection<RunRecord> previous) {
         Map<String, List<Probe>> reference = new HashMap<>();
         for (RunRecord r : previous) {
             if (Pipeline.NATIVE_CHECK.equals(r.pipeline()) && (Arm.BASELINE.equals(r.arm()) || Arm.HUMAN.equals(r.arm()))
                     && (r.status() == RunRecord.RunStatus.SUCCESS || Arm.HUMAN.equals(r.arm()) && r.failure() != null
                     && "OUTPUT_MISMATCH".equals(r.failure().category()))) {
-                putReference(reference, taskOf(r), r.runId().endsWith("/" + io.isobench.plan.Planner.REPEAT_CHECK)
+                putReference(reference, taskOf(r), r.runId().endsWith("/" + Planner.REPEAT_CHECK)
                         ? REPEAT_ROLE : r.arm().label(), probeRunOf(r));
             }
         }
@@ -156,7 +158,7 @@ final class CorrectnessGate {
     }
 
     /** Key suffix of the baseline's repeat check's probes in the reference map (never the baseline's reference). */
-    static final String REPEAT_ROLE = "baseline/" + io.isobench.plan.Planner.REPEAT_CHECK;
+    static final String REPEAT_ROLE = "baseline/" + Planner.REPEAT_CHECK;
 
     /** A check's probe run; its plain texts when the executor returned no probe JSON. */
     private static Greedy.ProbeRun probeRun(JobResult result) {

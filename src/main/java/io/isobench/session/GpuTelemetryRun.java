@@ -4,6 +4,7 @@ import io.isobench.exec.ExecutorKind;
 import io.isobench.exec.GpuSampler;
 import io.isobench.exec.GpuTelemetry;
 import io.isobench.exec.JobResult;
+import io.isobench.exec.MeasuredWindow;
 import io.isobench.parse.Metric;
 import io.isobench.plan.Job;
 import io.isobench.store.Store;
@@ -11,7 +12,9 @@ import io.isobench.store.Store;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -88,7 +91,7 @@ final class GpuTelemetryRun {
             }
             if (!kept.isEmpty()) {
                 section.put("series_sha256", store.putArtifact("gpu-telemetry", Files.readAllBytes(csv)));
-                section.putAll(windowed(kept, tokens, result.measuredWindow(), java.time.ZoneId.systemDefault()));
+                section.putAll(windowed(kept, tokens, result.measuredWindow(), ZoneId.systemDefault()));
             } else {
                 section.put("reason", r.reason() != null ? r.reason() : "no sample of the GPUs the job held");
             }
@@ -122,7 +125,7 @@ final class GpuTelemetryRun {
      * measured} with its bounds and length) beside them; over the whole series, {@code window: job}, otherwise.
      */
     static Map<String, Object> windowed(List<GpuTelemetry.Sample> kept, Long tokens,
-                                        io.isobench.exec.MeasuredWindow window, java.time.ZoneId zone) {
+                                        MeasuredWindow window, ZoneId zone) {
         Map<String, Object> out = new LinkedHashMap<>();
         if (window == null) {
             out.put("window", "job");
@@ -146,7 +149,7 @@ final class GpuTelemetryRun {
         if (gpus == null || gpus.isBlank()) {
             return new ArrayList<>(samples);
         }
-        Set<Integer> ids = new java.util.HashSet<>();
+        Set<Integer> ids = new HashSet<>();
         for (String g : gpus.split(",")) {
             try {
                 ids.add(Integer.parseInt(g.strip()));

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.function.Consumer;
 
 /**
@@ -83,7 +84,7 @@ final class JobDispatcher {
 
     private void loop(Consumer<Job> body) {
         int[] n = {0};
-        ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(parallel, r -> {
+        ExecutorService pool = Executors.newFixedThreadPool(parallel, r -> {
             Thread t = new Thread(r, "isobench-job-" + (++n[0]));
             t.setDaemon(true);
             return t;

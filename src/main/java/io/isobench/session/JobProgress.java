@@ -1,7 +1,9 @@
 package io.isobench.session;
 
+import io.isobench.plan.AutoSweep;
 import io.isobench.plan.Job;
 import io.isobench.store.RunRecord;
+import io.isobench.task.Sweep;
 
 import java.util.Locale;
 
@@ -43,8 +45,8 @@ public record JobProgress(int done, int total, Job job, String round, Outcome ou
         Outcome what = new Outcome(rec.failure() == null ? null : rec.failure().category(),
                 rec.primaryValue() == null ? null : rec.primaryMetric(), rec.primaryValue());
         String round = job.repeatCheck() ? "repeat check" : job.kind() == Job.Kind.CHECK ? "check"
-                : io.isobench.plan.AutoSweep.isPilot(job) ? "pilot " + (job.sweepPoint().index() + 1) + " at "
-                + io.isobench.task.Sweep.text(job.sweepPoint().value()) + " req/s" // sweep: auto, before round 1
+                : AutoSweep.isPilot(job) ? "pilot " + (job.sweepPoint().index() + 1) + " at "
+                + Sweep.text(job.sweepPoint().value()) + " req/s" // sweep: auto, before round 1
                 : "round " + (job.round() + 1) + "/" + rounds
                 + (job.sweepPoint() == null ? "" : " at " + job.sweepPoint().name()); // a sweep's load point
         return new JobProgress(tally.done, tally.total, job, round, what, etaS);

@@ -1,13 +1,18 @@
 package io.isobench.session;
 
+import io.isobench.analysis.PilotTable;
 import io.isobench.env.Environment;
 import io.isobench.env.Hardware;
+import io.isobench.env.RecipeApplication;
 import io.isobench.exec.Executor;
 import io.isobench.exec.JobResult;
 import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
 import io.isobench.parse.Metric;
+import io.isobench.parse.MetricDictionary;
+import io.isobench.plan.AutoSweep;
 import io.isobench.plan.Job;
+import io.isobench.plan.JobSpec;
 import io.isobench.plan.Plan;
 import io.isobench.probe.Probe;
 import io.isobench.review.ReviewResult;
@@ -18,6 +23,7 @@ import io.isobench.store.Store;
 import io.isobench.task.Suite;
 import io.isobench.task.TaskSpec;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -59,7 +65,7 @@ final class JobRunner {
     }
 
     /** A sweep point as stored in the run's details ({@code store.RunDetails#sweepPoint}). */
-    static Map<String, Object> sweepSection(io.isobench.plan.JobSpec.Point p) {
+    static Map<String, Object> sweepSection(JobSpec.Point p) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("kind", p.sweep().kind().label());
         m.put("value", p.value());
@@ -100,9 +106,9 @@ final class JobRunner {
         // correctness gate
         Failure failure = result.failure();
         Map<String, Object> extra = new LinkedHashMap<>(); // the run's sections (its place and commits: typed)
-        if (io.isobench.plan.AutoSweep.isPilot(job)) {
+        if (AutoSweep.isPilot(job)) {
             // a pilot of sweep: auto: its place in the phase and the rule's settings (analysis.PilotTable reads them)
-            extra.put(io.isobench.analysis.PilotTable.DETAILS_KEY, io.isobench.analysis.PilotTable.detailsOf(
+            extra.put(PilotTable.DETAILS_KEY, PilotTable.detailsOf(
                     job.sweepPoint().index() + 1, job.sweepPoint().value(), job.sweepPoint().sweep()));
         } else if (job.sweepPoint() != null) {
             // the run's load point of its task's sweep (docs/loadgen.md, "Load sweeps"): what the capacity is read from
@@ -120,7 +126,7 @@ final class JobRunner {
             extra.put("artifact", env.artifact());
         }
         extra.put("recipes", env == null ? List.of()
-                : env.recipes().stream().map(io.isobench.env.RecipeApplication::toMap).toList());
+                : env.recipes().stream().map(RecipeApplication::toMap).toList());
         if (env != null && env.build() != null) {
             extra.put("build", env.build().toMap(arms.buildLogs().get(job.taskId() + "|" + job.arm())));
         }
@@ -134,7 +140,7 @@ final class JobRunner {
         }
         if (job.readout() != null && job.readout().primaryDefinition() != null) {
             // a generic engine's primary metric may be one the dictionary does not know: its unit and direction
-            io.isobench.parse.MetricDictionary.Definition d = job.readout().primaryDefinition();
+            MetricDictionary.Definition d = job.readout().primaryDefinition();
             extra.put("primary_definition", Map.of("name", d.name(), "unit", d.unit(), "better", d.better().label()));
         }
         if (!result.metricResolutions().isEmpty()) {
@@ -147,7 +153,7 @@ final class JobRunner {
         if (result.serverMetricsJson() != null) {
             // the server's /metrics series of the run, content-addressed like the log (docs/server-metrics.md)
             extra.put("server_metrics_artifact_sha256", store.putArtifact("server_metrics",
-                    result.serverMetricsJson().getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+                    result.serverMetricsJson().getBytes(StandardCharsets.UTF_8)));
         }
         if (job.kind() == Job.Kind.CHECK) {
             CorrectnessGate.Gate gate = pieces.correctness().gate(job, task, result, reference, extra);

@@ -14,6 +14,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static io.isobench.session.RunRecorder.runId;
 
@@ -51,7 +54,7 @@ final class PilotPhase {
      * @param note   one line per task: where its points came from
      */
     static Map<String, List<Double>> run(Store store, String sessionId, Plan plan,
-                                         java.util.function.Predicate<String> ready, Consumer<Job> runJob,
+                                         Predicate<String> ready, Consumer<Job> runJob,
                                          Consumer<String> note) {
         Map<String, List<Double>> out = new LinkedHashMap<>();
         for (Job template : plan.pilots()) {
@@ -79,7 +82,7 @@ final class PilotPhase {
             if (!rid.startsWith(prefix)) {
                 continue;
             }
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile("([0-9]+)/request_rate=([0-9.eE+-]+)")
+            Matcher m = Pattern.compile("([0-9]+)/request_rate=([0-9.eE+-]+)")
                     .matcher(rid.substring(prefix.length()));
             if (m.matches()) {
                 return Optional.of(AutoSweep.pilotJob(template, Integer.parseInt(m.group(1)),

@@ -2,6 +2,7 @@ package io.isobench.session;
 
 import io.isobench.IsobenchException;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,7 +49,7 @@ public enum ProgressMode {
         try {
             String target = Files.readSymbolicLink(stderr).toString();
             return target.startsWith("/dev/pts/") || target.startsWith("/dev/tty");
-        } catch (java.io.IOException | UnsupportedOperationException | SecurityException e) {
+        } catch (IOException | UnsupportedOperationException | SecurityException e) {
             return true; // no /proc: the console decides
         }
     }

@@ -1,5 +1,6 @@
 package io.isobench.session;
 
+import io.isobench.plan.AutoSweep;
 import io.isobench.store.Pipeline;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -21,6 +22,7 @@ import io.isobench.store.RunDetails;
 import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -54,7 +56,7 @@ final class RunRecorder {
     /** A check's, a {@code sweep: auto} pilot's or a measured round's pipeline. */
     static Pipeline pipelineOf(Job job) {
         return job.kind() == Job.Kind.CHECK ? Pipeline.NATIVE_CHECK
-                : io.isobench.plan.AutoSweep.isPilot(job) ? Pipeline.NATIVE_PILOT : Pipeline.NATIVE;
+                : AutoSweep.isPilot(job) ? Pipeline.NATIVE_PILOT : Pipeline.NATIVE;
     }
 
     /** The run id of a job's run. */
@@ -239,7 +241,7 @@ final class RunRecorder {
                 by.fields().forEachRemaining(e -> parts.add(e.getKey() + " x" + e.getValue().asText()));
                 reasons = ": " + String.join(", ", parts);
             }
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             // no reasons recorded
         }
         String detail = String.format(Locale.ROOT, "%d of %d requests failed%s", (long) failed,

@@ -6,6 +6,7 @@ import io.isobench.exec.Executor;
 import io.isobench.exec.ExecutorKind;
 import io.isobench.exec.ExecutorKind.Capability;
 import io.isobench.exec.Executors;
+import io.isobench.plan.Job;
 import io.isobench.plan.Plan;
 import io.isobench.plan.Planner;
 import io.isobench.plan.SkippedTask;
@@ -106,7 +107,7 @@ public final class Session {
         }
         Plan plan = Planner.plan(suite, request.planOptions());
         if (!kind.can(Capability.RUNS_ACCURACY) && plan.jobs().stream()
-                .anyMatch(j -> j.kind() == io.isobench.plan.Job.Kind.ACCURACY)) {
+                .anyMatch(j -> j.kind() == Job.Kind.ACCURACY)) {
             throw new IsobenchException.BadInput("--executor " + kind + ": accuracy commands run on the "
                     + Executors.namesWith(Capability.RUNS_ACCURACY) + " executor (fix: one of those, or drop the"
                     + " tasks' accuracy hooks)");

@@ -9,13 +9,17 @@ import io.isobench.exec.Accuracy;
 import io.isobench.exec.Executor;
 import io.isobench.exec.ExecutorKind;
 import io.isobench.plan.ArmSpec;
+import io.isobench.plan.AutoSweep;
 import io.isobench.plan.Job;
 import io.isobench.plan.Plan;
 import io.isobench.probe.Probe;
 import io.isobench.proc.ProcessGroup;
+import io.isobench.proc.Sandbox;
 import io.isobench.store.RunRecord;
 import io.isobench.store.SessionRecord;
 import io.isobench.store.Store;
+import io.isobench.task.Confine;
+import io.isobench.task.RunConfig;
 import io.isobench.task.Suite;
 import io.isobench.task.TaskSpec;
 
@@ -29,6 +33,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 import static io.isobench.session.RunRecorder.accuracyRunId;
 import static io.isobench.session.RunRecorder.json;
@@ -59,7 +66,7 @@ final class SessionRunner {
      * @param design        the rounds design: fixed (every planned round), or adaptive (tasks stop when decided)
      */
     record Options(String sessionId, boolean resume, SessionListener listener, Executor executor, int parallel,
-                   boolean allowCrossGpu, java.util.function.Function<Map<String, List<Double>>, Plan> replan,
+                   boolean allowCrossGpu, Function<Map<String, List<Double>>, Plan> replan,
                    SequentialDesign design) {
     }
 
@@ -119,7 +126,7 @@ final class SessionRunner {
         ArmPreparation.Arms arms = preparation.prepare(attempt);
         if (!plan.pilots().isEmpty()) {
             // sweep: auto: the pilots against the baseline before round 1 (their own tally; never counted as rounds)
-            Tally pilots = new Tally(plan.pilots().stream().mapToInt(j -> io.isobench.plan.AutoSweep.settingsOf(
+            Tally pilots = new Tally(plan.pilots().stream().mapToInt(j -> AutoSweep.settingsOf(
                     j.sweepPoint().sweep()).maxPilots()).sum(), 0); // at most; the rule may stop earlier
             JobRunner runner = new JobRunner(ctx, new JobRunner.Pieces(preparation, recorder, new CorrectnessGate(store),
                     RetryPolicy.DEFAULT));
@@ -183,10 +190,10 @@ final class SessionRunner {
                             + " GPU(s)" : ""));
         }
         options.listener().startSession(sessionId, tally.total, tally.done, parallel);
-        Map<String, List<Probe>> refs = new java.util.concurrent.ConcurrentHashMap<>(reference);
+        Map<String, List<Probe>> refs = new ConcurrentHashMap<>(reference);
         JobRunner runner = new JobRunner(ctx, new JobRunner.Pieces(preparation, recorder, new CorrectnessGate(store),
                 RetryPolicy.DEFAULT));
-        java.util.function.Consumer<List<Job>> dispatch = batch -> JobDispatcher.run(batch, parallel,
+        Consumer<List<Job>> dispatch = batch -> JobDispatcher.run(batch, parallel,
                 options.executor().gpuCapacity(), options.allowCrossGpu(), job -> runner.runJob(job, sessionId, arms,
                 refs, tally));
         List<AdaptiveRounds.Stop> stops = List.of();
@@ -276,13 +283,13 @@ final class SessionRunner {
         m.put("hardware", hardware == null ? null : hardware.toMap());
         if (options.executor().kind().can(ExecutorKind.Capability.CONFINES_ARMS)) {
             // which arms ran in the sandbox, with what (docs/security.md, "Measured arms")
-            io.isobench.task.Confine c = suite.run().confine();
+            Confine c = suite.run().confine();
             Map<String, Object> cm = new LinkedHashMap<>();
             cm.put("arms", c.arms().key());
-            cm.put("sandbox", c.arms() == io.isobench.task.Confine.Arms.OFF ? null
-                    : io.isobench.proc.Sandbox.problem().orElse("bwrap"));
-            cm.put("run_as", io.isobench.proc.Sandbox.runAs() == null ? "isobench's user"
-                    : io.isobench.proc.Sandbox.runAs().toString());
+            cm.put("sandbox", c.arms() == Confine.Arms.OFF ? null
+                    : Sandbox.problem().orElse("bwrap"));
+            cm.put("run_as", Sandbox.runAs() == null ? "isobench's user"
+                    : Sandbox.runAs().toString());
             cm.put("pass_env", c.passEnv());
             cm.put("writable", c.writable());
             cm.put("build_network", c.buildNetwork());
@@ -298,7 +305,7 @@ final class SessionRunner {
      */
     private Map<String, Object> statsSettings() {
         Map<String, Object> m = new LinkedHashMap<>(StatsConfig.defaults().toMap());
-        io.isobench.task.RunConfig.ClockMismatch c = suite.run().clockMismatch();
+        RunConfig.ClockMismatch c = suite.run().clockMismatch();
         m.put(ClockRule.KEY, new ClockRule(c.smClockPct(), c.throttleShare(), c.exclude()).toMap());
         Map<String, Object> design = new LinkedHashMap<>(options.design().toMap(StatsConfig.defaults().confidence()));
         if (!stopsRecorded.isEmpty()) {

@@ -10,11 +10,14 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.security.NoSuchAlgorithmException;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
 
@@ -28,9 +31,9 @@ final class ArtifactBytes {
         List<String> all = List.copyOf(bySha.keySet());
         for (int from = 0; from < all.size(); from += ARTIFACT_CHUNK) {
             List<String> chunk = all.subList(from, Math.min(all.size(), from + ARTIFACT_CHUNK));
-            java.util.Set<String> present = new java.util.HashSet<>();
+            Set<String> present = new HashSet<>();
             try (PreparedStatement ps = c.prepareStatement("SELECT sha256 FROM artifact WHERE sha256 IN ("
-                    + String.join(", ", java.util.Collections.nCopies(chunk.size(), "?")) + ")")) {
+                    + String.join(", ", Collections.nCopies(chunk.size(), "?")) + ")")) {
                 int i = 1;
                 for (String sha : chunk) {
                     ps.setString(i++, sha);
@@ -46,7 +49,7 @@ final class ArtifactBytes {
                 continue;
             }
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO artifact (sha256, kind, size_bytes, "
-                    + "compressed) VALUES " + String.join(", ", java.util.Collections.nCopies(missing.size(),
+                    + "compressed) VALUES " + String.join(", ", Collections.nCopies(missing.size(),
                     "(?, ?, ?, ?)")) + " ON CONFLICT (sha256) DO NOTHING")) {
                 int i = 1;
                 for (String sha : missing) {

@@ -10,11 +10,13 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * The one store implementation: plain JDBC over DuckDB or PostgreSQL; the schema is shared, the few dialect
@@ -136,7 +138,7 @@ final class JdbcStore implements Store {
     @Override
     public synchronized List<String> putArtifacts(List<ArtifactInput> input) {
         List<String> shas = new ArrayList<>(input.size());
-        java.util.Map<String, ArtifactInput> bySha = new java.util.LinkedHashMap<>();
+        Map<String, ArtifactInput> bySha = new LinkedHashMap<>();
         for (ArtifactInput a : input) {
             if (a == null || a.bytes() == null) {
                 throw new IllegalArgumentException("artifact bytes must not be null");
@@ -200,8 +202,8 @@ final class JdbcStore implements Store {
      * the last row wins.
      */
     private <T> void upsert(String table, String columns, String key, List<T> input,
-                            java.util.function.Function<T, String> keyOf, StoreSql.RowBinder<T> binder) {
-        java.util.Map<String, T> byKey = new java.util.LinkedHashMap<>();
+                            Function<T, String> keyOf, StoreSql.RowBinder<T> binder) {
+        Map<String, T> byKey = new LinkedHashMap<>();
         for (T row : input) {
             String k = row == null ? null : keyOf.apply(row);
             if (k == null || k.isBlank()) {
@@ -328,7 +330,7 @@ final class JdbcStore implements Store {
             return;
         }
         // the last record of a repeated runId wins, as with successive putRun calls
-        java.util.Map<String, RunRecord> byId = new java.util.LinkedHashMap<>();
+        Map<String, RunRecord> byId = new LinkedHashMap<>();
         input.forEach(r -> byId.put(r.runId(), r));
         List<RunRecord> runs = List.copyOf(byId.values());
         String what = runs.size() == 1 ? "cannot store run " + runs.get(0).runId() : "cannot store " + runs.size() + " runs";

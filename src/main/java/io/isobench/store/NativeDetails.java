@@ -1,5 +1,6 @@
 package io.isobench.store;
 
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +24,7 @@ public record NativeDetails(Place place, EnvFacts env, AccuracyOutcome accuracy,
         if (place == null) {
             throw new IllegalArgumentException("a native run's details need its place");
         }
-        sections = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(sections));
+        sections = Collections.unmodifiableMap(new LinkedHashMap<>(sections));
     }
 
     /**

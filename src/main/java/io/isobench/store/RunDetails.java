@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 
 /**
@@ -353,12 +354,12 @@ public final class RunDetails {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof RunDetails d && java.util.Objects.equals(text, d.text);
+        return o instanceof RunDetails d && Objects.equals(text, d.text);
     }
 
     @Override
     public int hashCode() {
-        return java.util.Objects.hashCode(text);
+        return Objects.hashCode(text);
     }
 
     @Override

@@ -11,8 +11,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 
 import static io.isobench.store.StoreSql.getDouble;
 import static io.isobench.store.StoreSql.getInstant;
@@ -129,7 +132,7 @@ final class RunRows {
                 return null;
             }
             where.append(where.isEmpty() ? " WHERE " : " AND ").append("r.kind IN (")
-                    .append(String.join(", ", java.util.Collections.nCopies(filter.kinds().size(), "?"))).append(')');
+                    .append(String.join(", ", Collections.nCopies(filter.kinds().size(), "?"))).append(')');
             filter.kinds().stream().map(Enum::name).sorted().forEach(args::add);
         }
         if (filter.sessionId() != null) {
@@ -222,10 +225,10 @@ final class RunRows {
     }
 
     /** Sets the kind of each run named (unknown ids ignored); the number of runs changed. */
-    static int setKinds(Connection c, java.util.Map<String, RunRecord.RunKind> kindByRunId) throws SQLException {
+    static int setKinds(Connection c, Map<String, RunRecord.RunKind> kindByRunId) throws SQLException {
         int n = 0;
         try (PreparedStatement ps = c.prepareStatement("UPDATE run SET kind = ? WHERE run_id = ? AND kind <> ?")) {
-            for (java.util.Map.Entry<String, RunRecord.RunKind> e : kindByRunId.entrySet()) {
+            for (Map.Entry<String, RunRecord.RunKind> e : kindByRunId.entrySet()) {
                 ps.setString(1, e.getValue().name());
                 ps.setString(2, e.getKey());
                 ps.setString(3, e.getValue().name());
@@ -251,10 +254,10 @@ final class RunRows {
             List<RunRecord> chunk = runs.subList(from, Math.min(runs.size(), from + RUN_CHUNK));
             String row = "(?" + ", ?".repeat(RUN_COLUMN_COUNT - 1) + ")";
             try (PreparedStatement upsert = c.prepareStatement("INSERT INTO run (" + RUN_COLUMNS + ") VALUES "
-                    + String.join(", ", java.util.Collections.nCopies(chunk.size(), row))
+                    + String.join(", ", Collections.nCopies(chunk.size(), row))
                     + " ON CONFLICT (run_id) DO UPDATE SET " + StoreSql.updateSet(RUN_COLUMNS, "run_id"));
                  PreparedStatement delete = c.prepareStatement("DELETE FROM metric WHERE run_id IN ("
-                         + String.join(", ", java.util.Collections.nCopies(chunk.size(), "?")) + ")")) {
+                         + String.join(", ", Collections.nCopies(chunk.size(), "?")) + ")")) {
                 int i = 1;
                 int k = 1;
                 for (RunRecord r : chunk) {
@@ -276,7 +279,7 @@ final class RunRows {
         for (int from = 0; from < rows.size(); from += METRIC_CHUNK) {
             List<Object[]> chunk = rows.subList(from, Math.min(rows.size(), from + METRIC_CHUNK));
             try (PreparedStatement insert = c.prepareStatement("INSERT INTO metric (run_id, seq, name, value, unit, better) "
-                    + "VALUES " + String.join(", ", java.util.Collections.nCopies(chunk.size(), "(?, ?, ?, ?, ?, ?)")))) {
+                    + "VALUES " + String.join(", ", Collections.nCopies(chunk.size(), "(?, ?, ?, ?, ?, ?)")))) {
                 int i = 1;
                 for (Object[] m : chunk) {
                     insert.setString(i++, (String) m[0]);
@@ -298,7 +301,7 @@ final class RunRows {
     /** Failure counts per category and arm group, with example commits and one evidence each. */
     static List<Store.FailureCount> failureCounts(Connection c, JdbcStore.Dialect dialect, Failed f, int examples)
             throws SQLException {
-        java.util.Map<String, long[]> counts = new java.util.TreeMap<>();
+        Map<String, long[]> counts = new TreeMap<>();
         // the A/A arm is a baseline; a run charged to no arm (a legacy harness event, arm `attempt`) has its own count
         String armCase = "CASE WHEN r.arm IN ('baseline', 'baseline-aa') THEN 0 WHEN r.arm = 'human' THEN 1"
                 + " WHEN r.arm LIKE 'agent:%' THEN 2 ELSE 3 END";
@@ -320,7 +323,7 @@ final class RunRows {
              PreparedStatement evidencePs = c.prepareStatement("SELECT r.failure_evidence, r.failure_detail"
                 + ofCategory + " ORDER BY " + dialect.textOrder("r.commit_short") + " NULLS LAST, "
                 + dialect.textOrder("r.run_id") + " LIMIT 1")) {
-            for (java.util.Map.Entry<String, long[]> e : counts.entrySet()) {
+            for (Map.Entry<String, long[]> e : counts.entrySet()) {
                 List<String> commits = new ArrayList<>();
                 StoreSql.bind(commitsPs, f.args(), 0);
                 commitsPs.setString(f.args().size() + 1, e.getKey());

@@ -3,6 +3,7 @@ package io.isobench.store;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -22,7 +23,7 @@ public interface Store extends AutoCloseable {
      * ({@code token = tokenizer.decode(ids)}). Every other kind (logs, stdout, trajectories) is redacted before it is
      * hashed; for these the caller masks the secret values it knows (docs/store.md, docs/agents.md).
      */
-    java.util.Set<String> VERBATIM_KINDS = java.util.Set.of(PATCH_KIND);
+    Set<String> VERBATIM_KINDS = Set.of(PATCH_KIND);
 
     /**
      * Stores bytes once (content-addressed, compressed); returns the sha256 hex. Whole, never truncated; redacted

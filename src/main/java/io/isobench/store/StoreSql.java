@@ -8,6 +8,7 @@ import java.sql.Types;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.util.Collections;
 import java.util.List;
 
 /** JDBC plumbing shared by the store's row classes: nullable binds and reads, UTC timestamps, upsert SET lists. */
@@ -35,7 +36,7 @@ final class StoreSql {
         for (int from = 0; from < rows.size(); from += ROW_CHUNK) {
             List<T> chunk = rows.subList(from, Math.min(rows.size(), from + ROW_CHUNK));
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + table + " (" + columns + ") VALUES "
-                    + String.join(", ", java.util.Collections.nCopies(chunk.size(), row))
+                    + String.join(", ", Collections.nCopies(chunk.size(), row))
                     + " ON CONFLICT (" + key + ") DO UPDATE SET " + updateSet(columns, key))) {
                 int i = 1;
                 for (T t : chunk) {

@@ -4,6 +4,8 @@ import io.isobench.IsobenchException;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.SocketTimeoutException;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
@@ -17,8 +19,14 @@ import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Properties;
+import java.util.Set;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -46,10 +54,10 @@ public final class Stores {
      * included, past every redaction of ours; isobench reports connection failures itself (issue 27). A strong
      * reference: java.util.logging holds loggers weakly, and a collected one would lose its level.
      */
-    private static final java.util.logging.Logger PG_DRIVER_LOG = java.util.logging.Logger.getLogger("org.postgresql");
+    private static final Logger PG_DRIVER_LOG = Logger.getLogger("org.postgresql");
 
     static {
-        PG_DRIVER_LOG.setLevel(java.util.logging.Level.OFF);
+        PG_DRIVER_LOG.setLevel(Level.OFF);
     }
 
     private Stores() {
@@ -91,8 +99,8 @@ public final class Stores {
      * percent-decoded: what must never be printed, whatever text (a driver's message, a host name in a cause's
      * stack trace) carries it. Empty for a DuckDB path.
      */
-    public static java.util.Set<String> credentials(String spec) {
-        java.util.Set<String> out = new java.util.LinkedHashSet<>();
+    public static Set<String> credentials(String spec) {
+        Set<String> out = new LinkedHashSet<>();
         if (spec == null) {
             return out;
         }
@@ -106,13 +114,13 @@ public final class Stores {
                 out.add(rest.substring(colon + 1, at));
             }
         }
-        java.util.regex.Matcher m = Pattern.compile("(?i)[?&;]password=([^&;]*)").matcher(spec);
+        Matcher m = Pattern.compile("(?i)[?&;]password=([^&;]*)").matcher(spec);
         while (m.find()) {
             out.add(m.group(1));
         }
-        for (String pw : java.util.List.copyOf(out)) {
+        for (String pw : List.copyOf(out)) {
             try {
-                out.add(java.net.URLDecoder.decode(pw, java.nio.charset.StandardCharsets.UTF_8));
+                out.add(URLDecoder.decode(pw, StandardCharsets.UTF_8));
             } catch (IllegalArgumentException e) {
                 // not percent-encoded: as written only
             }
@@ -310,8 +318,8 @@ public final class Stores {
     /** A connection attempt that ended on a timeout (login or socket), not a refusal. */
     private static boolean timedOut(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            String m = t.getMessage() == null ? "" : t.getMessage().toLowerCase(java.util.Locale.ROOT);
-            if (t instanceof java.net.SocketTimeoutException || m.contains("timed out") || m.contains("timeout")) {
+            String m = t.getMessage() == null ? "" : t.getMessage().toLowerCase(Locale.ROOT);
+            if (t instanceof SocketTimeoutException || m.contains("timed out") || m.contains("timeout")) {
                 return true;
             }
         }

@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 
+import io.isobench.guard.Secrets;
+
 /** Reads an agent's {@code runner:} block and the suite's {@code agent_prompt:} for {@link SuiteLoader}. */
 final class AgentRunnerSection extends SuiteNodes {
     private static final List<String> RUNNER_KEYS = List.of("adapter", "cli", "argv", "base_url", "secrets", "env",
@@ -163,7 +165,7 @@ final class AgentRunnerSection extends SuiteNodes {
                 problem(e.getKeyNode(), field + "." + var, "must be NAME: value (fix: a variable name and one value)");
                 continue;
             }
-            if (io.isobench.guard.Secrets.isSecretName(var)) {
+            if (Secrets.isSecretName(var)) {
                 problem(e.getKeyNode(), field + "." + var, "looks like a secret (fix: list its name under"
                         + " runner.secrets and set it in isobench's environment; values in the suite are stored)");
                 continue;

@@ -1,5 +1,7 @@
 package io.isobench.task;
 
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -99,7 +101,7 @@ public record ArtifactSpec(Type type, String packageName, String source, Map<Str
          * The command that installs the fetched {@code file} into {@code prefix} (empty for a binary, which is copied
          * to {@code PREFIX/bin/NAME}): a pure function, so a plan can show it.
          */
-        public List<String> installArgv(String file, java.nio.file.Path prefix, String python) {
+        public List<String> installArgv(String file, Path prefix, String python) {
             return switch (type) {
                 case NPM -> List.of("npm", "install", "--prefix", prefix.toString(), "--no-save", "--no-package-lock",
                         "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error", file);
@@ -115,8 +117,8 @@ public record ArtifactSpec(Type type, String packageName, String source, Map<Str
          * tarball: bin and the prefix; binary: bin) and, for pip, on PYTHONPATH; {@code path} and {@code pythonPath}
          * are the inherited values (null: none).
          */
-        public Map<String, String> variables(java.nio.file.Path prefix, String path, String pythonPath) {
-            Map<String, String> env = new java.util.LinkedHashMap<>();
+        public Map<String, String> variables(Path prefix, String path, String pythonPath) {
+            Map<String, String> env = new LinkedHashMap<>();
             String bin = switch (type) {
                 case NPM -> prefix.resolve("node_modules/.bin").toString();
                 case PIP -> prefix.resolve("site/bin").toString();
@@ -133,7 +135,7 @@ public record ArtifactSpec(Type type, String packageName, String source, Map<Str
 
         /** For plans and the store. */
         public Map<String, Object> toMap() {
-            Map<String, Object> m = new java.util.LinkedHashMap<>();
+            Map<String, Object> m = new LinkedHashMap<>();
             m.put("type", type.label());
             m.put("package", packageName);
             m.put("source", source);
@@ -153,11 +155,11 @@ public record ArtifactSpec(Type type, String packageName, String source, Map<Str
      * The artifact of one arm: the task's own source for the arm (else this template), its version (the task's, else
      * the commit), every placeholder filled in; a relative path resolves against {@code suiteDir}.
      */
-    public Resolved resolve(String commit, String versionOrNull, String sourceOverride, java.nio.file.Path suiteDir) {
+    public Resolved resolve(String commit, String versionOrNull, String sourceOverride, Path suiteDir) {
         String version = versionOrNull != null ? versionOrNull : commit;
         String src = fill(sourceOverride != null ? sourceOverride : source, commit, version);
         if (!src.startsWith("npm:") && !src.matches("(?i)https?://.+")) {
-            java.nio.file.Path p = java.nio.file.Path.of(src);
+            Path p = Path.of(src);
             src = (p.isAbsolute() || suiteDir == null ? p : suiteDir.resolve(p)).normalize().toString();
         }
         String sum = sha256.containsKey(version) ? sha256.get(version) : sha256.get(commit);

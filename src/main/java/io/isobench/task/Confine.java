@@ -1,6 +1,7 @@
 package io.isobench.task;
 
 import java.util.List;
+import java.util.Locale;
 
 /**
  * Which measured processes run confined, and what they get (suite {@code run.confine}; docs/security.md, "Measured
@@ -23,7 +24,7 @@ public record Confine(Arms arms, List<String> passEnv, List<String> writable, bo
 
         /** The suite's word for it. */
         public String key() {
-            return name().toLowerCase(java.util.Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 

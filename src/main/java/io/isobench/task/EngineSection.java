@@ -6,11 +6,14 @@ import org.yaml.snakeyaml.nodes.Node;
 import org.yaml.snakeyaml.nodes.NodeTuple;
 import org.yaml.snakeyaml.nodes.SequenceNode;
 
+import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -162,7 +165,7 @@ final class EngineSection extends SuiteNodes {
         String a = string(m.get("arms"), "run.confine.arms", true);
         if (a != null) {
             try {
-                arms = Confine.Arms.valueOf(a.trim().toUpperCase(java.util.Locale.ROOT));
+                arms = Confine.Arms.valueOf(a.trim().toUpperCase(Locale.ROOT));
             } catch (IllegalArgumentException e) {
                 problem(m.get("arms").getValueNode(), "run.confine.arms", "'" + a + "' is not a confinement rule"
                         + " (fix: all, agents or off)");
@@ -259,7 +262,7 @@ final class EngineSection extends SuiteNodes {
         if (s == null) {
             return null;
         }
-        String top = java.math.BigDecimal.valueOf(max).stripTrailingZeros().toPlainString();
+        String top = BigDecimal.valueOf(max).stripTrailingZeros().toPlainString();
         String fix = " (fix: a number > 0 and <= " + top + ", e.g. " + example + ")";
         double v;
         try {
@@ -292,7 +295,7 @@ final class EngineSection extends SuiteNodes {
                 kind = k;
             }
         }
-        List<String> types = java.util.Arrays.stream(ArtifactSpec.Type.values()).map(ArtifactSpec.Type::label).toList();
+        List<String> types = Arrays.stream(ArtifactSpec.Type.values()).map(ArtifactSpec.Type::label).toList();
         if (type == null && !m.containsKey("type")) {
             problem(t.getValueNode(), f + ".type", "missing (fix: one of " + String.join(", ", types) + ")");
         } else if (type != null && kind == null) {

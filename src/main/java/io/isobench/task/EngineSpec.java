@@ -1,5 +1,6 @@
 package io.isobench.task;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
@@ -47,7 +48,7 @@ public record EngineSpec(String repo, Path localPath, String name, List<String> 
 
     /** True when {@code repo} is a git bundle file: isobench clones it into the work folder at run time. */
     public boolean isBundle() {
-        return localPath != null && (java.nio.file.Files.isRegularFile(localPath)
+        return localPath != null && (Files.isRegularFile(localPath)
                 || localPath.getFileName().toString().endsWith(".bundle"));
     }
 

@@ -1,5 +1,6 @@
 package io.isobench.task;
 
+import java.util.Collections;
 import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.SortedSet;
@@ -34,7 +35,7 @@ public interface ExecutorNames {
             if (out.isEmpty()) {
                 out.add(RunConfig.DEFAULT_EXECUTOR);
             }
-            return java.util.Collections.unmodifiableSortedSet(out);
+            return Collections.unmodifiableSortedSet(out);
         }
     }
 }

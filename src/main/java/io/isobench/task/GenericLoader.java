@@ -11,6 +11,7 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
 
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -105,7 +106,7 @@ final class GenericLoader {
                 || !(c.getValueNode() instanceof org.yaml.snakeyaml.nodes.MappingNode mn)) {
             return Map.of();
         }
-        Map<String, NodeTuple> out = new java.util.LinkedHashMap<>();
+        Map<String, NodeTuple> out = new LinkedHashMap<>();
         for (NodeTuple t : mn.getValue()) {
             out.putIfAbsent(SuiteNodes.scalarText(t.getKeyNode()), t);
         }

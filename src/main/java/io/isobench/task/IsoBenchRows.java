@@ -106,11 +106,11 @@ final class IsoBenchRows {
                 out.add(r);
                 continue;
             }
-            String c = r.commit().strip().toLowerCase(java.util.Locale.ROOT);
+            String c = r.commit().strip().toLowerCase(Locale.ROOT);
             List<Integer> same = byPrefix.computeIfAbsent(c.substring(0, Math.min(8, c.length())), k -> new ArrayList<>());
             Integer at = null;
             for (int i : same) {
-                String kept = out.get(i).commit().strip().toLowerCase(java.util.Locale.ROOT);
+                String kept = out.get(i).commit().strip().toLowerCase(Locale.ROOT);
                 if (kept.startsWith(c) || c.startsWith(kept)) {
                     at = i;
                     break;

@@ -3,6 +3,8 @@ package io.isobench.task;
 import io.isobench.Mode;
 
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -81,7 +83,7 @@ public record ParsedPerfCommand(
 
     public ParsedPerfCommand {
         Objects.requireNonNull(tool, "tool");
-        env = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(env));
+        env = Collections.unmodifiableMap(new LinkedHashMap<>(env));
         argv = List.copyOf(argv);
         flags = List.copyOf(flags);
         serverFlags = List.copyOf(serverFlags);

@@ -7,6 +7,7 @@ import io.isobench.guard.Secrets;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -50,13 +51,13 @@ final class PerfCommandParser extends PerfCommandChecks {
             error("SHELL_SYNTAX", sh.error() + " (fix: close the quote)");
         }
         if (!sh.operators().isEmpty()) {
-            error("SHELL_OPERATOR", "shell operators " + String.join(" ", new java.util.LinkedHashSet<>(sh.operators()))
+            error("SHELL_OPERATOR", "shell operators " + String.join(" ", new LinkedHashSet<>(sh.operators()))
                     + " need a shell; isobench runs one command as an argv list, never through a shell"
                     + " (fix: keep only the benchmark command; environment setup belongs in the suite)");
         }
         if (!sh.expansions().isEmpty()) {
             sawExpansion = true;
-            error("SHELL_EXPANSION", "shell expansion " + String.join(", ", new java.util.LinkedHashSet<>(sh.expansions()))
+            error("SHELL_EXPANSION", "shell expansion " + String.join(", ", new LinkedHashSet<>(sh.expansions()))
                     + " would need a shell and a value; isobench expands nothing (fix: write the value)");
         }
         List<Shell.Word> words = chooseSegment(sh.segments());

@@ -1,9 +1,12 @@
 package io.isobench.task;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A declarative fix recipe (DESIGN §3): a named change applied to an arm's environment after checkout (and after the
@@ -31,20 +34,20 @@ public record Recipe(String name, Kind kind, Map<String, String> params, List<St
             return name().toLowerCase(Locale.ROOT);
         }
 
-        public static java.util.Optional<Kind> fromKey(String key) {
+        public static Optional<Kind> fromKey(String key) {
             for (Kind k : values()) {
                 if (k.key().equals(key)) {
-                    return java.util.Optional.of(k);
+                    return Optional.of(k);
                 }
             }
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
     }
 
     public Recipe {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(kind, "kind");
-        params = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(params));
+        params = Collections.unmodifiableMap(new LinkedHashMap<>(params));
         tasks = List.copyOf(tasks);
         arms = List.copyOf(arms);
     }

@@ -1,5 +1,7 @@
 package io.isobench.task;
 
+import java.math.BigDecimal;
+import java.math.MathContext;
 import java.util.List;
 import java.util.Locale;
 
@@ -74,7 +76,7 @@ public record RoundsPlan(boolean adaptive, int minRounds, int maxRounds, String 
         return String.format(Locale.ROOT, "up to %d rounds (adaptive: a look after every round from round %d, %s-type"
                 + " error spending, futile below %s %% conditional power, stops when %s decided)", maxRounds,
                 minRounds, spending.equals("pocock") ? "Pocock" : "O'Brien-Fleming",
-                new java.math.BigDecimal(futilityPower * 100).round(new java.math.MathContext(6)).stripTrailingZeros()
+                new BigDecimal(futilityPower * 100).round(new MathContext(6)).stripTrailingZeros()
                         .toPlainString(), String.join(" and ", gating.stream().map(g -> switch (g) {
                             case "human" -> "human vs baseline";
                             case "agents" -> "every agent vs baseline";

@@ -2,6 +2,7 @@ package io.isobench.task;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 
 /**
  * Shell-like tokenisation of a perf_command WITHOUT a shell: whitespace splits words, single quotes are literal,
@@ -11,8 +12,8 @@ import java.util.List;
  */
 final class Shell {
 
-    private static final java.util.regex.Pattern ANGLE_PLACEHOLDER =
-            java.util.regex.Pattern.compile("<[A-Za-z_][A-Za-z0-9_-]*>(?=\\s|$)");
+    private static final Pattern ANGLE_PLACEHOLDER =
+            Pattern.compile("<[A-Za-z_][A-Za-z0-9_-]*>(?=\\s|$)");
 
     private Shell() {
     }

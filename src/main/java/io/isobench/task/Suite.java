@@ -1,7 +1,10 @@
 package io.isobench.task;
 
 import java.nio.file.Path;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -88,15 +91,15 @@ public record Suite(Path file, EngineSpec engine, List<TaskSpec> tasks, List<Age
     }
 
     /** Tasks that are not run, each with its lint errors (the reason reported instead of a result). */
-    public java.util.Map<String, List<Finding>> notRunnable() {
-        java.util.Map<String, List<Finding>> out = new java.util.LinkedHashMap<>();
+    public Map<String, List<Finding>> notRunnable() {
+        Map<String, List<Finding>> out = new LinkedHashMap<>();
         for (TaskSpec t : tasks) {
             List<Finding> errors = t.parsedCommand().errors();
             if (!errors.isEmpty()) {
                 out.put(t.id(), errors);
             }
         }
-        return java.util.Collections.unmodifiableMap(out);
+        return Collections.unmodifiableMap(out);
     }
 
     public Optional<TaskSpec> task(String id) {

@@ -16,6 +16,7 @@ import org.yaml.snakeyaml.nodes.Tag;
 import java.io.IOException;
 import java.io.StringReader;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -105,7 +106,7 @@ public final class SuiteAgentsEdit {
         } finally {
             Files.deleteIfExists(tmp);
         }
-        AtomicFile.write(suiteFile, out.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        AtomicFile.write(suiteFile, out.getBytes(StandardCharsets.UTF_8));
     }
 
     /** True when {@code name} is an attempt {@code NAME@k} of agent {@code base} (normalised). */

@@ -1,6 +1,7 @@
 package io.isobench.task;
 
 import io.isobench.IsobenchException;
+import io.isobench.review.Check;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
@@ -14,8 +15,10 @@ import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -34,8 +37,8 @@ public final class SuiteLoader {
     /** Placeholders of accuracy.command. */
     public static final List<String> ACCURACY_PLACEHOLDERS = List.of("{model}", "{suite_dir}");
     /** Patch-review check names as the suite writes them (lower case). */
-    public static final List<String> CHECK_NAMES = java.util.Arrays.stream(io.isobench.review.Check.values())
-            .map(c -> c.name().toLowerCase(java.util.Locale.ROOT)).toList();
+    public static final List<String> CHECK_NAMES = Arrays.stream(Check.values())
+            .map(c -> c.name().toLowerCase(Locale.ROOT)).toList();
 
     private final String fileLabel;
     private final Path baseDir;

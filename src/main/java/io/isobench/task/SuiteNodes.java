@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Pattern;
 
@@ -82,7 +83,7 @@ class SuiteNodes {
             }
             String name = sc.getValue().strip();
             if (known != null) {
-                String low = name.toLowerCase(java.util.Locale.ROOT);
+                String low = name.toLowerCase(Locale.ROOT);
                 if (!known.contains(low)) {
                     problem(n, f, "'" + name + "' is not a review check"
                             + Nearest.of(low, known).map(x -> " (did you mean " + x + "?)").orElse("")
@@ -104,7 +105,7 @@ class SuiteNodes {
         if (s == null) {
             return null;
         }
-        return switch (s.trim().toLowerCase(java.util.Locale.ROOT)) {
+        return switch (s.trim().toLowerCase(Locale.ROOT)) {
             case "true", "yes", "on" -> true;
             case "false", "no", "off" -> false;
             default -> {

@@ -1,6 +1,7 @@
 package io.isobench.task;
 
 import io.isobench.IsobenchException;
+import io.isobench.guard.AtomicFile;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -144,7 +145,7 @@ public final class SuiteWriter {
             if (parent != null) {
                 Files.createDirectories(parent);
             }
-            io.isobench.guard.AtomicFile.write(out, w -> w.write(yaml));
+            AtomicFile.write(out, w -> w.write(yaml));
         } catch (IOException e) {
             throw new IsobenchException.BadInput(out + ": cannot write the suite (" + e.getMessage() + ")", e);
         }

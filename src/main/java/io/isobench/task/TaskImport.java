@@ -3,8 +3,10 @@ package io.isobench.task;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -40,7 +42,7 @@ public final class TaskImport {
         List<IsoBenchRows.Row> rows = IsoBenchRows.read(file);
         List<TaskSpec> tasks = new ArrayList<>();
         Set<String> ids = new HashSet<>();
-        java.util.Map<String, String> agents = new java.util.LinkedHashMap<>();
+        Map<String, String> agents = new LinkedHashMap<>();
         List<String> notes = new ArrayList<>();
         for (IsoBenchRows.Row r : rows) {
             if (!IsoBenchRows.blank(r.agentName())) {

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 
 /**
  * Reads the suite's {@code tasks:} list and each task's {@code correctness:}, {@code accuracy:} and
@@ -378,7 +379,7 @@ final class TaskSection extends SuiteNodes {
         if (regex != null) {
             try {
                 Pattern.compile(regex);
-            } catch (java.util.regex.PatternSyntaxException e) {
+            } catch (PatternSyntaxException e) {
                 problem(m.get("score_regex").getValueNode(), field + ".score_regex", "is not a valid regular expression ("
                         + e.getDescription() + ") (fix: e.g. 'accuracy: ([0-9.]+)')");
                 regex = null;

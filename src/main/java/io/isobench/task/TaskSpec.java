@@ -4,6 +4,7 @@ import io.isobench.Mode;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -105,10 +106,10 @@ public record TaskSpec(String id, Commits commits, Workload workload, Limits lim
      * @param versions by arm (baseline, human): the version the arm's artifact must install; absent: its commit
      * @param sources  by arm: where its artifact is, overriding {@code engine.artifact.source}
      */
-    public record ArmArtifacts(java.util.Map<String, String> versions, java.util.Map<String, String> sources) {
+    public record ArmArtifacts(Map<String, String> versions, Map<String, String> sources) {
         public ArmArtifacts {
-            versions = versions == null ? java.util.Map.of() : java.util.Map.copyOf(versions);
-            sources = sources == null ? java.util.Map.of() : java.util.Map.copyOf(sources);
+            versions = versions == null ? Map.of() : Map.copyOf(versions);
+            sources = sources == null ? Map.of() : Map.copyOf(sources);
         }
     }
 

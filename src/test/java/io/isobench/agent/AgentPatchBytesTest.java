@@ -14,7 +14,9 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -75,7 +77,7 @@ class AgentPatchBytesTest {
                     runner:
                       adapter: command
                       argv: [python3, "%s", "{repo}", "{prompt_file}", "%s"]
-                """.formatted(dir.resolve("agent.py"), java.util.HexFormat.of().formatHex(all)));
+                """.formatted(dir.resolve("agent.py"), HexFormat.of().formatHex(all)));
     }
 
     private AgentsRun.Summary run(Store store, String resume) throws Exception {
@@ -138,6 +140,6 @@ class AgentPatchBytesTest {
     }
 
     static String sha256(byte[] b) throws Exception {
-        return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(b));
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(b));
     }
 }

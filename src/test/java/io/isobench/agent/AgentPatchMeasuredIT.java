@@ -10,9 +10,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -78,7 +80,7 @@ class AgentPatchMeasuredIT {
                 "    runner:",
                 "      adapter: command",
                 "      argv: [python3, \"" + dir.resolve("agent.py") + "\", \"{repo}\", \"{prompt_file}\", \""
-                        + java.util.HexFormat.of().formatHex(code) + "\"]",
+                        + HexFormat.of().formatHex(code) + "\"]",
                 "run: {rounds: 1, seed: 42, warmup_requests: 1, timeouts: {server_start_s: 20, run_s: 60,"
                         + " build_s: 30}}",
                 ""));
@@ -97,7 +99,7 @@ class AgentPatchMeasuredIT {
                 .isEqualTo(suiteBytes);
         byte[] patch = Files.readAllBytes(dir.resolve("work/attempts").resolve(agentsSession)
                 .resolve("honest@1/tpot.diff"));
-        assertThat(new String(patch, java.nio.charset.StandardCharsets.ISO_8859_1))
+        assertThat(new String(patch, StandardCharsets.ISO_8859_1))
                 .contains("+\ttoken = tokenizer.decode(ids)\n", "+\tself.api_key = api_key\n", "+\f\n",
                         "caf\u00e9\n");
         try (Store store = Stores.open(dir.resolve("s.duckdb").toString())) {

@@ -5,10 +5,12 @@ import io.isobench.store.RunFilter;
 import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
 import io.isobench.store.Stores;
+import io.isobench.task.Suite;
 import io.isobench.task.SuiteLoader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -52,7 +54,7 @@ class AgentsResumeIT {
             String s;
             try {
                 s = Files.readString(stat);
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 return false;
             }
             char state = s.charAt(s.lastIndexOf(')') + 2);
@@ -122,7 +124,7 @@ class AgentsResumeIT {
             assertThat(runs).hasSize(2);
             assertThat(runs).extracting(r -> r.key().sessionId()).containsOnly(runs.get(0).key().sessionId());
         }
-        io.isobench.task.Suite suite;
+        Suite suite;
         try (Store store = Stores.open(dir.resolve("s.duckdb").toString())) {
             String session = store.sessions().stream().filter(s -> s.isAgentsRun()).findFirst().orElseThrow()
                     .sessionId();

@@ -1,8 +1,11 @@
 package io.isobench.agent;
 
 import io.isobench.ToyRepo;
+import io.isobench.analysis.Leaderboard;
+import io.isobench.analysis.StatsConfig;
 import io.isobench.store.RunFilter;
 import io.isobench.store.RunRecord;
+import io.isobench.store.SessionRecord;
 import io.isobench.store.Store;
 import io.isobench.store.Stores;
 import io.isobench.task.Suite;
@@ -11,6 +14,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -142,7 +146,7 @@ class AgentsRunTest {
             assertThat(Files.readString(after.agents().get(1).patches().get("tpot"))).contains("+attempt on tpot");
             assertThat(Files.readString(suiteFile)).contains("# agents: the scripted one is run by isobench agents"
                     + " run").as("comments kept");
-            assertThat(io.isobench.analysis.Leaderboard.of(store, io.isobench.analysis.StatsConfig.defaults())
+            assertThat(Leaderboard.of(store, StatsConfig.defaults())
                     .entries()).as("an agents run is not a measurement session").isEmpty();
         }
     }
@@ -161,7 +165,7 @@ class AgentsRunTest {
             }
 
             public Process start(AttemptDirs dirs, Invocation inv, Map<String, String> secrets)
-                    throws java.io.IOException {
+                    throws IOException {
                 if (!inv.argv().contains("--version") && dirs.root().toString().contains("/latency/")) {
                     starts[0]++;
                     throw new IllegalStateException("boom: the sandbox broke");
@@ -248,7 +252,7 @@ class AgentsRunTest {
     @Test
     void anUnknownOrMeasurementSessionIsNoAgentsRunAndSaysTheFix() throws Exception {
         try (Store store = Stores.open(dir.resolve("s.duckdb").toString())) {
-            store.putSession(io.isobench.store.SessionRecord.builder("measured-1").build());
+            store.putSession(SessionRecord.builder("measured-1").build());
             assertThatThrownBy(() -> StoredAttempts.read(store, "agents-nope", "--attempts-of"))
                     .isInstanceOf(io.isobench.IsobenchException.BadInput.class)
                     .hasMessageStartingWith("--attempts-of agents-nope: no session 'agents-nope' in")

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -219,7 +220,7 @@ class ClaudeCodeAgentIT {
     void aNetworkEscapeWorksInTheLocalSandboxWhichHasNoWalls() throws Exception {
         // The local sandbox isolates nothing (docs/agents.md): the agent's Bash reaches another local port. The
         // docker sandbox's IT runs the same script and expects it to fail.
-        try (var other = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+        try (var other = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             Thread.ofVirtual().start(() -> {
                 try (var s = other.accept()) {
                     s.getInputStream().read(new byte[1024]);

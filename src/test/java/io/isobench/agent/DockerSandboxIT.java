@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Inet4Address;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.ServerSocket;
@@ -76,7 +77,7 @@ class DockerSandboxIT {
         upstream.setExecutor(Executors.newCachedThreadPool());
         upstream.createContext("/", this::handle);
         upstream.start();
-        hostPort = new ServerSocket(0, 50, java.net.InetAddress.getByName("0.0.0.0"));
+        hostPort = new ServerSocket(0, 50, InetAddress.getByName("0.0.0.0"));
         Thread.ofVirtual().start(() -> {
             while (!hostPort.isClosed()) {
                 try (Socket s = hostPort.accept()) {

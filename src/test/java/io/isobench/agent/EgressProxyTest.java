@@ -17,11 +17,18 @@ import java.net.UnixDomainSocketAddress;
 import java.nio.channels.Channels;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.KeyStore;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.TrustManagerFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -217,7 +224,7 @@ class EgressProxyTest {
     }
 
     /** A PKCS12 key store with a self-signed certificate for {@code san} (made by the JDK's keytool). */
-    private java.security.KeyStore selfSigned(String name, String san) throws Exception {
+    private KeyStore selfSigned(String name, String san) throws Exception {
         Path ks = dir.resolve(name + ".p12");
         Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
                 "-genkeypair", "-keyalg", "EC", "-alias", "up", "-keystore", ks.toString(), "-storetype", "PKCS12",
@@ -225,25 +232,25 @@ class EgressProxyTest {
                 .redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor()).as(out).isZero();
-        java.security.KeyStore k = java.security.KeyStore.getInstance("PKCS12");
-        try (InputStream in = java.nio.file.Files.newInputStream(ks)) {
+        KeyStore k = KeyStore.getInstance("PKCS12");
+        try (InputStream in = Files.newInputStream(ks)) {
             k.load(in, "changeit".toCharArray());
         }
         return k;
     }
 
-    private static javax.net.ssl.SSLContext context(java.security.KeyStore keys, java.security.KeyStore trust)
+    private static SSLContext context(KeyStore keys, KeyStore trust)
             throws Exception {
-        javax.net.ssl.SSLContext c = javax.net.ssl.SSLContext.getInstance("TLS");
-        javax.net.ssl.KeyManager[] km = null;
+        SSLContext c = SSLContext.getInstance("TLS");
+        KeyManager[] km = null;
         if (keys != null) {
-            var kmf = javax.net.ssl.KeyManagerFactory.getInstance("PKIX");
+            var kmf = KeyManagerFactory.getInstance("PKIX");
             kmf.init(keys, "changeit".toCharArray());
             km = kmf.getKeyManagers();
         }
-        javax.net.ssl.TrustManager[] tm = null;
+        TrustManager[] tm = null;
         if (trust != null) {
-            var tmf = javax.net.ssl.TrustManagerFactory.getInstance("PKIX");
+            var tmf = TrustManagerFactory.getInstance("PKIX");
             tmf.init(trust);
             tm = tmf.getTrustManagers();
         }
@@ -251,7 +258,7 @@ class EgressProxyTest {
         return c;
     }
 
-    private String viaTls(java.security.KeyStore serverKeys, javax.net.ssl.SSLContext proxyTrust, String name)
+    private String viaTls(KeyStore serverKeys, SSLContext proxyTrust, String name)
             throws Exception {
         com.sun.net.httpserver.HttpsServer https = com.sun.net.httpserver.HttpsServer.create(
                 new InetSocketAddress("127.0.0.1", 0), 0);
@@ -276,8 +283,8 @@ class EgressProxyTest {
     @Test
     @Timeout(60)
     void httpsUpstreamsAreCheckedLikeAnyTlsClient() throws Exception {
-        java.security.KeyStore good = selfSigned("good", "ip:127.0.0.1");
-        java.security.KeyStore wrongName = selfSigned("wrong", "dns:other.example");
+        KeyStore good = selfSigned("good", "ip:127.0.0.1");
+        KeyStore wrongName = selfSigned("wrong", "dns:other.example");
         // trusted and naming 127.0.0.1: forwarded over TLS
         assertThat(viaTls(good, context(null, good), "trusted")).startsWith("HTTP/1.1 200 ").contains("tls host=127.0.0.1:");
         // the JDK's default trust store does not know a self-signed certificate: refused

@@ -15,6 +15,7 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -253,7 +254,7 @@ class SandboxControlPathIT {
     /** A created (never started) container labelled like a sandbox's, owned by {@code pid} started at {@code ms}. */
     private static String leftover(long pid, long startedMs) {
         byte[] b = new byte[6];
-        new java.security.SecureRandom().nextBytes(b);
+        new SecureRandom().nextBytes(b);
         String name = "isobench-agent-" + HexFormat.of().formatHex(b);
         AgentImage.Out o = AgentImage.exec(List.of("docker", "create", "--name", name, "--label",
                 DockerSandbox.LABEL + "=leftover", "--label", DockerSandbox.PID_LABEL + "=" + pid, "--label",

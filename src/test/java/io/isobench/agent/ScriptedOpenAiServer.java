@@ -19,6 +19,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
 /**
@@ -102,7 +103,7 @@ public final class ScriptedOpenAiServer implements AutoCloseable {
     @Override
     public void close() {
         http.stop(0);
-        ((java.util.concurrent.ExecutorService) http.getExecutor()).shutdownNow();
+        ((ExecutorService) http.getExecutor()).shutdownNow();
     }
 
     private void handle(HttpExchange ex) throws IOException {

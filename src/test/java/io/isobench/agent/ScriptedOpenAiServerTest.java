@@ -9,6 +9,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -27,7 +28,7 @@ class ScriptedOpenAiServerTest {
     }
 
     static List<JsonNode> events(String sse) throws Exception {
-        List<JsonNode> out = new java.util.ArrayList<>();
+        List<JsonNode> out = new ArrayList<>();
         for (String line : sse.split("\n")) {
             if (line.startsWith("data: {")) {
                 out.add(JSON.readTree(line.substring(6)));

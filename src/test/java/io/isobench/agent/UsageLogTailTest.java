@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -38,7 +39,7 @@ class UsageLogTailTest {
         UsageLogTail tail = UsageLogTail.start(tmp, got::add);
         Path f = tmp.resolve("rollout.jsonl");
         byte[] huge = new byte[UsageLogTail.MAX_LINE + 1000];
-        java.util.Arrays.fill(huge, (byte) 'x');
+        Arrays.fill(huge, (byte) 'x');
         Files.writeString(f, "{\"a\":1}\n");
         Files.write(f, huge, StandardOpenOption.APPEND);
         Files.writeString(f, "\n{\"b\":2}\n", StandardOpenOption.APPEND);

@@ -2,6 +2,7 @@ package io.isobench.analysis;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.Arrays;
 import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,7 +34,7 @@ class BootstrapTest {
                 for (int i = 0; i < n; i++) {
                     draw[i] = v[rng.nextIndex(n)];
                 }
-                java.util.Arrays.sort(draw);
+                Arrays.sort(draw);
                 double median = n % 2 == 1 ? draw[n / 2] : (draw[n / 2 - 1] + draw[n / 2]) / 2;
                 assertThat(fast[r]).as("n=%d r=%d", n, r).isEqualTo(median);
             }
@@ -50,7 +51,7 @@ class BootstrapTest {
                 a[i] = random.nextInt(trial % 7 + 1) + (trial % 2 == 0 ? random.nextDouble() : 0);
             }
             double[] sorted = a.clone();
-            java.util.Arrays.sort(sorted);
+            Arrays.sort(sorted);
             for (double p : new double[] {0.0, 0.025, 0.5, 0.975, 1.0}) {
                 assertThat(Bootstrap.quantile(a.clone(), p)).isEqualTo(Samples.quantileOfSorted(sorted, p));
             }

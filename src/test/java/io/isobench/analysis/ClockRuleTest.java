@@ -1,6 +1,7 @@
 package io.isobench.analysis;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.isobench.parse.Better;
 import io.isobench.parse.Metric;
 import io.isobench.store.RunRecord;
 import org.junit.jupiter.api.Test;
@@ -77,9 +78,9 @@ class ClockRuleTest {
                 "sm clock", false));
         List<RoundExclusion> excluded = List.of(new RoundExclusion("human", 6, RoundExclusion.Cause.CLOCK_MISMATCH,
                 "sm clock", true));
-        TaskAnalysis a = TaskAnalysis.analyse(new TaskAnalysis.Input("tpot_ms_mean", io.isobench.parse.Better.LOWER,
+        TaskAnalysis a = TaskAnalysis.analyse(new TaskAnalysis.Input("tpot_ms_mean", Better.LOWER,
                 base, null, human, List.of(), flagged));
-        TaskAnalysis b = TaskAnalysis.analyse(new TaskAnalysis.Input("tpot_ms_mean", io.isobench.parse.Better.LOWER,
+        TaskAnalysis b = TaskAnalysis.analyse(new TaskAnalysis.Input("tpot_ms_mean", Better.LOWER,
                 base, null, human, List.of(), excluded));
         assertThat(a.humanVsBaseline().toMap().get("rounds_excluded")).isEqualTo(0);
         assertThat(b.humanVsBaseline().toMap().get("rounds_excluded")).isEqualTo(1);

@@ -3,12 +3,19 @@ package io.isobench.analysis;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.parse.Better;
 import io.isobench.parse.Metric;
+import io.isobench.report.HtmlReport;
+import io.isobench.report.ReportModel;
+import io.isobench.report.ReportScope;
+import io.isobench.report.SessionReport;
 import io.isobench.store.RunRecord;
+import io.isobench.store.SessionRecord;
 import io.isobench.store.Store;
 import io.isobench.store.Stores;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.StringWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -72,19 +79,19 @@ class GenericMetricAnalysisTest {
             assertThat(t.analysis().humanVsBaseline().verdict()).isEqualTo(Verdict.BETTER);
             assertThat(t.analysis().humanVsBaseline().speedup()).isCloseTo(1.2, org.assertj.core.data.Offset.offset(0.01));
             // the reports show the declared unit and direction
-            java.io.StringWriter md = new java.io.StringWriter();
-            try (var model = io.isobench.report.ReportModel.build(store, io.isobench.report.ReportScope.session("s"))) {
-                io.isobench.report.SessionReport.write(model, md);
+            StringWriter md = new StringWriter();
+            try (var model = ReportModel.build(store, ReportScope.session("s"))) {
+                SessionReport.write(model, md);
             }
             assertThat(md.toString()).contains("Metric `tok_s` (higher is better)");
-            store.putSession(io.isobench.store.SessionRecord.builder("s").time(Instant.now(), Instant.now())
+            store.putSession(SessionRecord.builder("s").time(Instant.now(), Instant.now())
                     .machine("h", "cpu", "none", "{}").suiteJson("{}").statsConfigJson("{}").seed(42L)
                     .status("complete").build());
-            try (var model = io.isobench.report.ReportModel.build(store, io.isobench.report.ReportScope.defaults())) {
-                io.isobench.report.HtmlReport.write(model, dir.resolve("html"));
+            try (var model = ReportModel.build(store, ReportScope.defaults())) {
+                HtmlReport.write(model, dir.resolve("html"));
             }
-            try (var pages = java.nio.file.Files.list(dir.resolve("html"))) {
-                String task = java.nio.file.Files.readString(pages.filter(p -> p.getFileName().toString()
+            try (var pages = Files.list(dir.resolve("html"))) {
+                String task = Files.readString(pages.filter(p -> p.getFileName().toString()
                         .startsWith("task-")).findFirst().orElseThrow());
                 assertThat(task).contains("<code>tok_s</code> (tok/s, higher is better)");
             }

@@ -4,6 +4,7 @@ import io.isobench.Arm;
 import io.isobench.parse.Better;
 import org.junit.jupiter.api.Test;
 
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -100,7 +101,7 @@ class SequentialDesignTest {
     @Test
     void theStoredLooksWinAndRoundTrip() {
         SequentialDesign d = SequentialDesign.adaptive(3, 6, SequentialDesign.Spending.POCOCK).withFutility(0.2)
-                .withGating(java.util.EnumSet.of(SequentialDesign.Gate.HUMAN));
+                .withGating(EnumSet.of(SequentialDesign.Gate.HUMAN));
         Map<String, Object> m = d.toMap(0.95);
         assertThat(m).containsEntry("rounds", "adaptive").containsEntry("spending", "pocock")
                 .containsEntry("futility_conditional_power", 0.2).containsEntry("gating", List.of("human"));
@@ -171,7 +172,7 @@ class SequentialDesignTest {
         double[] a = wiggle(98.5, 8, 7, 0.01);    // a small effect: needs more looks
         TaskAnalysis both = TaskAnalysis.analyse(input(b, h, a), d, 8, CFG);
         TaskAnalysis humanOnly = TaskAnalysis.analyse(input(b, h, a), d.withGating(
-                java.util.EnumSet.of(SequentialDesign.Gate.HUMAN)), 8, CFG);
+                EnumSet.of(SequentialDesign.Gate.HUMAN)), 8, CFG);
         assertThat(humanOnly.stopping().lookRounds()).isEqualTo(3);
         assertThat(both.stopping().lookRounds()).isGreaterThan(3);
         assertThat(both.stopping().looks()).hasSize(both.stopping().lookRounds() - 2);

@@ -3,6 +3,7 @@ package io.isobench.analysis;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.parse.Metric;
 import io.isobench.store.RunRecord;
+import io.isobench.store.SessionRecord;
 import io.isobench.store.Store;
 import io.isobench.store.Stores;
 import org.junit.jupiter.api.Test;
@@ -147,7 +148,7 @@ class SessionAnalysisRoundsTest {
     void theSessionsStoredClockRuleDecides() throws Exception {
         try (Store store = Stores.open(dir.resolve("db.duckdb").toString())) {
             putClockSession(store);
-            store.putSession(io.isobench.store.SessionRecord.builder(S).time(Instant.now(), null)
+            store.putSession(SessionRecord.builder(S).time(Instant.now(), null)
                     .statsConfigJson("{\"confidence\":0.95,\"clock_rule\":{\"exclude_on_clock_mismatch\":true,"
                             + "\"clock_mismatch_sm_pct\":3.0,\"clock_mismatch_throttle_share\":0.25}}").build());
             TaskAnalysis on = SessionAnalysis.of(store, S, StatsConfig.defaults()).tasks().get(0).analysis();
@@ -160,7 +161,7 @@ class SessionAnalysisRoundsTest {
             assertThat(on.humanVsBaseline().roundsExcluded()).isEqualTo(1);
 
             // off, with a tighter SM clock limit: 1975 vs 1980 MHz (-0.25 %) is flagged in every round, all counted
-            store.putSession(io.isobench.store.SessionRecord.builder(S).time(Instant.now(), null)
+            store.putSession(SessionRecord.builder(S).time(Instant.now(), null)
                     .statsConfigJson("{\"clock_rule\":{\"exclude_on_clock_mismatch\":false,"
                             + "\"clock_mismatch_sm_pct\":0.2,\"clock_mismatch_throttle_share\":0.25}}").build());
             TaskAnalysis off = SessionAnalysis.of(store, S, StatsConfig.defaults()).tasks().get(0).analysis();
@@ -169,7 +170,7 @@ class SessionAnalysisRoundsTest {
             assertThat(off.humanVsBaseline().pairs()).isEqualTo(6);
             assertThat(off.humanVsBaseline().roundsExcluded()).isZero();
 
-            store.putSession(io.isobench.store.SessionRecord.builder(S).time(Instant.now(), null)
+            store.putSession(SessionRecord.builder(S).time(Instant.now(), null)
                     .statsConfigJson("{\"clock_rule\":{\"exclude_on_clock_mismatch\":\"yes\"}}").build());
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> SessionAnalysis.of(store, S,
                     StatsConfig.defaults())).isInstanceOf(IllegalArgumentException.class)

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.parse.Metric;
 import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
+import io.isobench.task.Sweep;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -81,7 +82,7 @@ public final class SweepRuns {
             double achieved = pilots[n - 1][1];
             Map<String, Object> x = new LinkedHashMap<>();
             x.put("task", "serve");
-            x.put("job", "serve/baseline/pilot" + n + "/request_rate=" + io.isobench.task.Sweep.text(rate));
+            x.put("job", "serve/baseline/pilot" + n + "/request_rate=" + Sweep.text(rate));
             x.put("job_index", -1);
             x.put("pilot", Map.of("n", n, "rate_rps", rate, "start_rps", 1.0, "max_pilots", 3,
                     "min_good_fraction", 0.9));

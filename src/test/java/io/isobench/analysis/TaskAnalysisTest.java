@@ -5,6 +5,7 @@ import io.isobench.Arm;
 import io.isobench.parse.Better;
 import org.junit.jupiter.api.Test;
 
+import java.util.Arrays;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -388,7 +389,7 @@ class TaskAnalysisTest {
         assertThat(SingleRunRule.classify(5.01)).isEqualTo(SingleRunRule.Outcome.WIN);
         assertThat(SingleRunRule.classify(-5.01)).isEqualTo(SingleRunRule.Outcome.LOSS);
         assertThat(SingleRunRule.classify(null)).isEqualTo(SingleRunRule.Outcome.UNDEFINED);
-        assertThat(java.util.Arrays.stream(Verdict.values()).map(Verdict::label))
+        assertThat(Arrays.stream(Verdict.values()).map(Verdict::label))
                 .containsExactly("better", "worse", "equivalent", "inconclusive", "failed", "incorrect")
                 .doesNotContain("tie");
     }
@@ -416,8 +417,8 @@ class TaskAnalysisTest {
         for (int n : new int[] {5, 6}) {
             double[] base = new double[n];
             double[] human = new double[n];
-            java.util.Arrays.fill(base, 1.0);
-            java.util.Arrays.fill(human, 4.0);
+            Arrays.fill(base, 1.0);
+            Arrays.fill(human, 4.0);
             Comparison c = TaskAnalysis.analyse(new TaskAnalysis.Input("capacity_max_concurrency", Better.HIGHER,
                     ArmSamples.of(Arm.BASELINE, base), null, ArmSamples.of(Arm.HUMAN, human), List.of(), List.of()),
                     CFG).humanVsBaseline();

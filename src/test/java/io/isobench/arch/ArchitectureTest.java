@@ -4,6 +4,7 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import io.isobench.PackageMap;
+import io.isobench.parse.PlantedArrowUp;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
@@ -28,7 +29,7 @@ class ArchitectureTest {
 
     @Test
     void aPlantedArrowUpIsReported() throws Exception {
-        JavaClasses planted = new ClassFileImporter().importClasses(io.isobench.parse.PlantedArrowUp.class);
+        JavaClasses planted = new ClassFileImporter().importClasses(PlantedArrowUp.class);
         assertThat(PackageMap.read(DOC).violations(planted)).containsExactly(
                 "io.isobench.parse.PlantedArrowUp -> io.isobench.session.Session (parse -> session)");
     }

@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
@@ -133,7 +134,7 @@ class AdaptiveSessionIT {
             // what ran: fast's arms in rounds 1-3 only; same's in every round up to its own stop
             Map<String, TreeMap<Integer, Integer>> rounds = new TreeMap<>();
             List<RunRecord> runs = new ArrayList<>();
-            store.forEachRun(new RunFilter(null, java.util.Set.of(RunRecord.RunKind.MEASURED), session, false),
+            store.forEachRun(new RunFilter(null, Set.of(RunRecord.RunKind.MEASURED), session, false),
                     runs::add);
             for (RunRecord r : runs) {
                 if (r.round() >= 0 && r.details().job() != null && r.details().job().matches(".*/r\\d+")) {

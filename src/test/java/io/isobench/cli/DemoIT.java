@@ -1,5 +1,10 @@
 package io.isobench.cli;
 
+import io.isobench.analysis.SecondaryMetrics;
+import io.isobench.analysis.Stopping;
+import io.isobench.analysis.TtftCrossCheck;
+import io.isobench.parse.Metric;
+import io.isobench.store.Pipeline;
 import io.isobench.store.RunDetailsCodec;
 import io.isobench.SharedData;
 import io.isobench.analysis.AgentOutcome;
@@ -7,6 +12,8 @@ import io.isobench.analysis.Comparison;
 import io.isobench.analysis.SessionAnalysis;
 import io.isobench.analysis.StatsConfig;
 import io.isobench.analysis.Verdict;
+import io.isobench.store.RunFilter;
+import io.isobench.store.RunRecord;
 import io.isobench.store.SessionRecord;
 import io.isobench.store.Store;
 import io.isobench.store.Stores;
@@ -19,8 +26,16 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -51,27 +66,27 @@ class DemoIT {
         // the accuracy runs of the arms whose environment is ready; a task that stops takes its later rounds off the
         // total, so the last job line says how many ran
         int accuracyRuns;
-        java.util.Map<String, java.util.Set<String>> rolesByPipeline = new java.util.TreeMap<>();
+        Map<String, Set<String>> rolesByPipeline = new TreeMap<>();
         try (Store store = Stores.open(dir.resolve("isobench.duckdb").toString())) {
-            List<io.isobench.store.RunRecord> acc = new java.util.ArrayList<>();
-            store.forEachRun(io.isobench.store.RunFilter.all(), r -> {
-                if (io.isobench.store.Pipeline.NATIVE_ACCURACY.equals(r.pipeline())) {
+            List<RunRecord> acc = new ArrayList<>();
+            store.forEachRun(RunFilter.all(), r -> {
+                if (Pipeline.NATIVE_ACCURACY.equals(r.pipeline())) {
                     acc.add(r);
                 }
                 if (r.details().job() != null) {
                     // every job's run records its role; the recorder writes accuracy runs too
-                    rolesByPipeline.computeIfAbsent(r.pipeline().label(), k -> new java.util.TreeSet<>())
+                    rolesByPipeline.computeIfAbsent(r.pipeline().label(), k -> new TreeSet<>())
                             .add(String.valueOf(r.details().role()));
                 }
             });
             accuracyRuns = acc.size();
         }
-        assertThat(rolesByPipeline).isEqualTo(java.util.Map.of("native", java.util.Set.of("measure"),
-                "native-check", java.util.Set.of("check", "check-repeat"), "native-accuracy",
-                java.util.Set.of("accuracy")));
+        assertThat(rolesByPipeline).isEqualTo(Map.of("native", Set.of("measure"),
+                "native-check", Set.of("check", "check-repeat"), "native-accuracy",
+                Set.of("accuracy")));
         assertThat(accuracyRuns).isPositive();
         assertThat(err.toString()).contains("job 1/189 ").contains("ETA").contains(" of up to 8: ");
-        java.util.regex.Matcher last = java.util.regex.Pattern.compile("job (\\d+)/(\\d+) ").matcher(err.toString());
+        Matcher last = Pattern.compile("job (\\d+)/(\\d+) ").matcher(err.toString());
         int ranJobs = 0;
         while (last.find()) {
             ranJobs = Integer.parseInt(last.group(1));
@@ -92,10 +107,10 @@ class DemoIT {
                 assertThat(t.analysis().humanVsBaseline().verdict()).as(t.taskId()).isEqualTo(Verdict.BETTER);
                 assertThat(t.analysis().replayValidity().label()).isEqualTo("valid");
                 // adaptive: the toy's effects are large, so every task stops well before its 8th round, decided
-                io.isobench.analysis.Stopping stop = t.analysis().stopping();
+                Stopping stop = t.analysis().stopping();
                 assertThat(stop.adaptive()).isTrue();
-                assertThat(stop.reason()).as(stop.describe()).isIn(io.isobench.analysis.Stopping.Reason.DECIDED,
-                        io.isobench.analysis.Stopping.Reason.FUTILE);
+                assertThat(stop.reason()).as(stop.describe()).isIn(Stopping.Reason.DECIDED,
+                        Stopping.Reason.FUTILE);
                 assertThat(stop.lookRounds()).as(stop.describe()).isBetween(3, 7);
                 assertThat(stop.roundsRun()).as("no round after the stop ran").isEqualTo(stop.lookRounds());
                 expectedJobs += 7 * stop.lookRounds();
@@ -203,9 +218,9 @@ class DemoIT {
         assertThat(latency.incorrect()).contains("agent:charlie");
         // stored: probe outputs and gate metrics on the check run, review evidence hunks, accuracy runs
         // session given
-        java.util.Map<String, io.isobench.store.RunRecord> runs = new java.util.HashMap<>();
-        store.forEachRun(new io.isobench.store.RunFilter(null, null, session, true), r -> runs.put(r.runId(), r));
-        io.isobench.store.RunRecord check = runs.get(session + "/tpot/agent:charlie/check");
+        Map<String, RunRecord> runs = new HashMap<>();
+        store.forEachRun(new RunFilter(null, null, session, true), r -> runs.put(r.runId(), r));
+        RunRecord check = runs.get(session + "/tpot/agent:charlie/check");
         assertThat(check.pipeline().label()).isEqualTo("native-check");
         assertThat(check.metrics()).anySatisfy(m -> {
             assertThat(m.name()).isEqualTo("exact_match_rate_vs_baseline");
@@ -220,9 +235,9 @@ class DemoIT {
         assertThat(lx.path("review").path("findings").get(0).path("evidence_hunk").asText())
                 .contains("benchmarks/benchmark_latency.py").contains("@@");
         // a measured serving run: the server's /metrics series as an artifact, its summaries and the TTFT cross-check
-        io.isobench.store.RunRecord served = runs.values().stream()
-                .filter(r -> r.runId().startsWith(session + "/tpot/") && io.isobench.store.Pipeline.NATIVE.equals(r.pipeline())
-                        && r.status() == io.isobench.store.RunRecord.RunStatus.SUCCESS).findFirst().orElseThrow();
+        RunRecord served = runs.values().stream()
+                .filter(r -> r.runId().startsWith(session + "/tpot/") && Pipeline.NATIVE.equals(r.pipeline())
+                        && r.status() == RunRecord.RunStatus.SUCCESS).findFirst().orElseThrow();
         String seriesSha = new com.fasterxml.jackson.databind.ObjectMapper()
                 .readTree(RunDetailsCodec.encode(served.details())).path("server_metrics_artifact_sha256").asText();
         assertThat(seriesSha).as(served.runId()).isNotBlank();
@@ -231,10 +246,10 @@ class DemoIT {
         // the demo sends 2 warm-up requests: the summaries count from the scrape taken after them
         assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(store.artifact(seriesSha).orElseThrow())
                 .path("measured_from_ms").isNumber()).isTrue();
-        assertThat(served.metrics()).extracting(io.isobench.parse.Metric::name).contains("server_metrics_scrapes",
+        assertThat(served.metrics()).extracting(Metric::name).contains("server_metrics_scrapes",
                 "vllm:time_to_first_token_ms_mean", "vllm:e2e_request_latency_ms_p99", "ttft_client_minus_server_ms",
                 "ttft_client_server_gap_large");
-        io.isobench.store.RunRecord acc = runs.get(session + "/throughput/agent:charlie/accuracy");
+        RunRecord acc = runs.get(session + "/throughput/agent:charlie/accuracy");
         assertThat(acc.pipeline().label()).isEqualTo("native-accuracy");
         assertThat(acc.primaryMetric()).isEqualTo("accuracy_score");
         assertThat(acc.failure().detail()).startsWith("ACCURACY_REGRESSION");
@@ -246,21 +261,21 @@ class DemoIT {
      * with the reason, never 0.
      */
     static void secondaryFromStore(SessionAnalysis.TaskResult tpot, SessionAnalysis.TaskResult latency) {
-        io.isobench.analysis.SecondaryMetrics s = tpot.secondary();
-        io.isobench.analysis.SecondaryMetrics.Row e2e = s.rows().stream()
+        SecondaryMetrics s = tpot.secondary();
+        SecondaryMetrics.Row e2e = s.rows().stream()
                 .filter(r -> r.metric().equals("vllm:e2e_request_latency_ms_mean")).findFirst().orElseThrow();
-        io.isobench.analysis.SecondaryMetrics.Delta human = e2e.deltas().stream()
+        SecondaryMetrics.Delta human = e2e.deltas().stream()
                 .filter(d -> d.arm().equals("human")).findFirst().orElseThrow();
         assertThat(human.pairs()).isEqualTo(tpot.analysis().humanVsBaseline().pairs());
         assertThat(human.changePct()).as("server E2E latency, human vs baseline").isNegative();
         assertThat(human.ciLowPct()).isLessThan(human.changePct());
-        assertThat(s.rows()).extracting(io.isobench.analysis.SecondaryMetrics.Row::metric)
+        assertThat(s.rows()).extracting(SecondaryMetrics.Row::metric)
                 .contains("vllm:time_to_first_token_ms_mean", "vllm:num_requests_running_mean");
         assertThat(s.ttft().omittedReason()).isNull();
-        assertThat(s.ttft().arms()).extracting(io.isobench.analysis.TtftCrossCheck.ArmGaps::arm)
+        assertThat(s.ttft().arms()).extracting(TtftCrossCheck.ArmGaps::arm)
                 .contains("baseline", "baseline-aa", "human", "agent:alpha");
         assertThat(latency.secondary().rows()).isEmpty();
-        assertThat(latency.secondary().omitted()).first().extracting(io.isobench.analysis.SecondaryMetrics.Omitted::oneLine)
+        assertThat(latency.secondary().omitted()).first().extracting(SecondaryMetrics.Omitted::oneLine)
                 .asString().startsWith("server metrics: not scraped");
     }
 

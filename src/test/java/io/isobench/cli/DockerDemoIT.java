@@ -3,6 +3,8 @@ package io.isobench.cli;
 import io.isobench.SharedData;
 import io.isobench.analysis.SessionAnalysis;
 import io.isobench.analysis.StatsConfig;
+import io.isobench.exec.DockerLeftovers;
+import io.isobench.store.Pipeline;
 import io.isobench.store.RunFilter;
 import io.isobench.store.RunRecord;
 import io.isobench.store.SessionRecord;
@@ -20,6 +22,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -47,7 +51,7 @@ class DockerDemoIT {
         double wallS = (System.nanoTime() - t0) / 1e9;
         System.err.printf("docker demo (2 rounds): %.1f s%n", wallS);
         assertThat(code).as(err.toString()).isZero();
-        java.util.regex.Matcher last = java.util.regex.Pattern.compile("job (\\d+)/(\\d+) ").matcher(err.toString());
+        Matcher last = Pattern.compile("job (\\d+)/(\\d+) ").matcher(err.toString());
         int jobs = 0;
         while (last.find()) {
             assertThat(last.group(1)).isEqualTo(Integer.toString(++jobs));
@@ -63,7 +67,7 @@ class DockerDemoIT {
             List<RunRecord> runs = new ArrayList<>();
             store.forEachRun(new RunFilter(null, null, id, false), runs::add);
             // the accuracy hook's runs (one per arm, in the arm's container after the rounds) are not measured jobs
-            runs.removeIf(r -> io.isobench.store.Pipeline.NATIVE_ACCURACY.equals(r.pipeline()));
+            runs.removeIf(r -> Pipeline.NATIVE_ACCURACY.equals(r.pipeline()));
             assertThat(runs).hasSize(jobs).noneMatch(r -> r.status() == RunRecord.RunStatus.NOT_RUN);
             // the log of a run that ran in a container names its docker run (env file, no secrets on the line)
             RunRecord anyOk = runs.stream().filter(r -> r.status() == RunRecord.RunStatus.SUCCESS && r.logArtifact() != null)
@@ -90,7 +94,7 @@ class DockerDemoIT {
             assertThat(throughput.incorrect()).contains("agent:charlie");
             assertThat(tpot.analysis().agent("agent:alpha").orElseThrow().vsBaseline().deltaPct()).isGreaterThan(10.0);
         }
-        assertThat(io.isobench.exec.DockerLeftovers.under(dir)).as("containers left").isEmpty();
+        assertThat(DockerLeftovers.under(dir)).as("containers left").isEmpty();
         assertThat(Files.readString(dir.resolve("report.md"))).contains("`SERVER_CRASHED`").contains("`PATCH_FAILED`");
     }
 
@@ -104,6 +108,6 @@ class DockerDemoIT {
                 return false;
             }
         }
-        return io.isobench.exec.DockerLeftovers.imagePresent("isobench/python:bookworm");
+        return DockerLeftovers.imagePresent("isobench/python:bookworm");
     }
 }

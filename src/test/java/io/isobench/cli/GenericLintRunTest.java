@@ -5,6 +5,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -77,7 +78,7 @@ class GenericLintRunTest {
     }
 
     private static void git(Path repo, String... args) throws Exception {
-        List<String> argv = new java.util.ArrayList<>(List.of("git"));
+        List<String> argv = new ArrayList<>(List.of("git"));
         argv.addAll(List.of(args));
         Process p = new ProcessBuilder(argv).directory(repo.toFile()).redirectErrorStream(true).start();
         assertThat(p.waitFor()).as(new String(p.getInputStream().readAllBytes())).isZero();

@@ -1,5 +1,6 @@
 package io.isobench.cli;
 
+import io.isobench.analysis.Stopping;
 import io.isobench.store.RunDetailsCodec;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -74,7 +75,7 @@ class Llama2cExampleIT {
             assertThat(topp.unit()).isEqualTo("s");
             // adaptive rounds (the example's run.rounds): the 3-4x speedup is decided at an early look, and the verdicts
             // read the rounds up to it
-            io.isobench.analysis.Stopping stop = topp.analysis().stopping();
+            Stopping stop = topp.analysis().stopping();
             assertThat(stop.adaptive()).isTrue();
             assertThat(stop.lookRounds()).as(stop.describe()).isBetween(3, 5);
             assertThat(topp.analysis().summaries().get("baseline").n()).isEqualTo(stop.lookRounds());

@@ -1,16 +1,23 @@
 package io.isobench.cli;
 
+import io.isobench.parse.Metric;
 import io.isobench.store.RunDetailsCodec;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.loadgen.StreamingTestServer;
+import io.isobench.store.RunFilter;
+import io.isobench.store.RunRecord;
+import io.isobench.store.Store;
+import io.isobench.store.Stores;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -125,20 +132,20 @@ class LoadgenCommandTest {
                 "--num-prompts", "6", "--db", db, "--arm", "baseline", "--header", "Authorization=Bearer sk-secret");
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.err()).contains("stored run loadgen-");
-        try (io.isobench.store.Store st = io.isobench.store.Stores.open(db)) {
-            List<io.isobench.store.RunRecord> runs = new ArrayList<>();
-            st.forEachRun(io.isobench.store.RunFilter.all(), runs::add);
+        try (Store st = Stores.open(db)) {
+            List<RunRecord> runs = new ArrayList<>();
+            st.forEachRun(RunFilter.all(), runs::add);
             assertThat(runs).hasSize(1);
-            io.isobench.store.RunRecord run = runs.get(0);
-            assertThat(run.kind()).isEqualTo(io.isobench.store.RunRecord.RunKind.MEASURED);
+            RunRecord run = runs.get(0);
+            assertThat(run.kind()).isEqualTo(RunRecord.RunKind.MEASURED);
             assertThat(run.arm().label()).isEqualTo("baseline");
             assertThat(run.primaryMetric()).isEqualTo("tpot_ms_mean");
-            assertThat(run.metrics()).extracting(io.isobench.parse.Metric::name).contains("ttft_ms_p99", "completed_requests");
+            assertThat(run.metrics()).extracting(Metric::name).contains("ttft_ms_p99", "completed_requests");
             assertThat(run.argvJson()).doesNotContain("sk-secret").contains("Authorization=Bearer ***");
             assertThat(run.workload()).contains("\"requests\":6");
             String sha = new ObjectMapper().readTree(RunDetailsCodec.encode(run.details())).get("loadgen_detail_artifact").asText();
             assertThat(new String(st.artifact(sha).orElseThrow())).contains("\"itls\"");
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new AssertionError(e);
         }
     }
@@ -174,7 +181,7 @@ class LoadgenCommandTest {
     @Test
     void unreachableServerIsRecordedPerRequestAndExits4() throws Exception {
         int port;
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+        try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
         }
         Run r = run("--port", Integer.toString(port), "--model", "m", "--num-prompts", "5", "--random-input-len", "4");

@@ -2,7 +2,10 @@ package io.isobench.cli;
 
 import io.isobench.SharedData;
 import io.isobench.ToyRepo;
+import io.isobench.exec.DockerLeftovers;
 import io.isobench.proc.Sandbox;
+import io.isobench.store.Store;
+import io.isobench.store.Stores;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,7 +46,7 @@ class MeasuredArmWallsIT {
         SharedData.requireService(ToyRepo.toolsPresent() && Sandbox.problem().isEmpty(),
                 "python3, git, setsid and a working bwrap: " + Sandbox.problem().orElse(""));
         check(run("local", ""));
-        try (io.isobench.store.Store store = io.isobench.store.Stores.open(dir.resolve("local.duckdb").toString())) {
+        try (Store store = Stores.open(dir.resolve("local.duckdb").toString())) {
             assertThat(store.sessions().get(0).machineJson()).as("the rule is recorded with the session")
                     .contains("\"confine\":{\"arms\":\"all\",\"sandbox\":\"bwrap\"");
         }
@@ -67,7 +70,7 @@ class MeasuredArmWallsIT {
     @Test
     @Timeout(value = 8, unit = TimeUnit.MINUTES)
     void aPatchDumpingItsEnvironmentAtImportGetsNoSecretAndWritesNothingOutsideDocker() throws Exception {
-        SharedData.requireService(ToyRepo.toolsPresent() && io.isobench.exec.DockerLeftovers.imagePresent(
+        SharedData.requireService(ToyRepo.toolsPresent() && DockerLeftovers.imagePresent(
                 "isobench/python:bookworm"), "a running docker daemon with isobench/python:bookworm"
                 + " (scripts/provision-docker), python3, git, setsid, bwrap");
         check(run("docker", ""));

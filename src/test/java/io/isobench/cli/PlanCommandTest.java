@@ -3,6 +3,7 @@ package io.isobench.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.SharedData;
+import io.isobench.plan.GpuDiscovery;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -92,7 +93,7 @@ class PlanCommandTest {
     @Test
     void noGpusAndNoOverrideIsAnEnvironmentProblem() {
         org.junit.jupiter.api.Assumptions.assumeTrue(System.getenv("ISOBENCH_GPUS") == null
-                && io.isobench.plan.GpuDiscovery.discover(null).count() == 0, "this machine has GPUs");
+                && GpuDiscovery.discover(null).count() == 0, "this machine has GPUs");
         Path f = SharedData.require(FULL_RESULTS);
         MainTest.Result r = MainTest.run("plan", "simulate", f.toString());
         assertThat(r.code()).isEqualTo(3);

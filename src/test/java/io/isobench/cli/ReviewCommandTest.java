@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -46,7 +47,7 @@ class ReviewCommandTest {
     @Test
     void jsonMatchesGoldenFile() throws Exception {
         MainTest.Result r = MainTest.run("review", "--format", "json", CHARLIE_LATENCY);
-        String golden = java.nio.file.Files.readString(Path.of("src/test/resources/review/charlie_latency.review.json"));
+        String golden = Files.readString(Path.of("src/test/resources/review/charlie_latency.review.json"));
         assertThat(r.out().strip()).isEqualTo(golden.strip());
     }
 

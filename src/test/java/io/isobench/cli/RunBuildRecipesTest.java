@@ -15,6 +15,10 @@ import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -113,9 +117,9 @@ class RunBuildRecipesTest {
         code = Main.run(new PrintWriter(out, true), new PrintWriter(new StringWriter(), true), "--db", db, "export", "hf",
                 "--out", dir.resolve("hf").toString());
         assertThat(code).isZero();
-        try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:duckdb:");
-             java.sql.Statement st = c.createStatement();
-             java.sql.ResultSet rs = st.executeQuery("SELECT isobench_failure_agent, isobench_build, isobench_status_human,"
+        try (Connection c = DriverManager.getConnection("jdbc:duckdb:");
+             Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT isobench_failure_agent, isobench_build, isobench_status_human,"
                      + " isobench_agent_verdict, isobench_recipes, isobench_correctness_human FROM read_parquet('"
                      + dir.resolve("hf/data/train-00000-of-00001.parquet") + "')")) {
             assertThat(rs.next()).isTrue();

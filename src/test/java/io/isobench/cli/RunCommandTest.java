@@ -2,9 +2,15 @@ package io.isobench.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.isobench.analysis.ClockRule;
+import io.isobench.store.RunFilter;
 import io.isobench.store.RunRecord;
+import io.isobench.store.SessionRecord;
 import io.isobench.store.Store;
 import io.isobench.store.Stores;
+import io.isobench.task.AgentSpec;
+import io.isobench.task.Suite;
+import io.isobench.task.SuiteLoader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -12,6 +18,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -82,8 +89,8 @@ class RunCommandTest {
         byte[] before = Files.readAllBytes(s);
         String db = dir.resolve("a.duckdb").toString();
         try (Store store = Stores.open(db)) {
-            io.isobench.AttemptSessions.attempts(store, java.time.Instant.parse("2026-01-01T00:00:00Z"));
-            store.putSession(io.isobench.store.SessionRecord.builder(io.isobench.AttemptSessions.AGENTS_SESSION)
+            io.isobench.AttemptSessions.attempts(store, Instant.parse("2026-01-01T00:00:00Z"));
+            store.putSession(SessionRecord.builder(io.isobench.AttemptSessions.AGENTS_SESSION)
                     .suiteJson("{\"agent\":\"a\",\"attempts\":3}").status("agents-complete").build());
         }
         Result plan = cli("run", s.toString(), "--db", db, "--attempts-of", io.isobench.AttemptSessions.AGENTS_SESSION,
@@ -117,14 +124,14 @@ class RunCommandTest {
         Files.writeString(s, Files.readString(s).replace("id: lat", "id: tpot"));
         String db = dir.resolve("e.duckdb").toString();
         try (Store store = Stores.open(db)) {
-            io.isobench.AttemptSessions.attempts(store, java.time.Instant.parse("2026-01-01T00:00:00Z"));
+            io.isobench.AttemptSessions.attempts(store, Instant.parse("2026-01-01T00:00:00Z"));
         }
         Result r = cli("--db", db, "agents", "export-suite", s.toString(), "--session",
                 io.isobench.AttemptSessions.AGENTS_SESSION);
         assertThat(r.code()).as(r.err()).isZero();
-        io.isobench.task.Suite after = io.isobench.task.SuiteLoader.load(s);
+        Suite after = SuiteLoader.load(s);
         // every attempt number gets an entry; a@3 left no patch (EMPTY_PATCH): no arm at tpot
-        assertThat(after.agents()).extracting(io.isobench.task.AgentSpec::name)
+        assertThat(after.agents()).extracting(AgentSpec::name)
                 .containsExactly("a@1", "a@2", "a@3", "b@1");
         assertThat(after.agents().get(2).patches()).isEmpty();
         assertThat(Files.readString(after.agents().get(1).patches().get("tpot")))
@@ -204,7 +211,7 @@ class RunCommandTest {
         assertThat(r.out()).contains("not run: broken");
         try (Store store = Stores.open(db)) {
             List<RunRecord> runs = new ArrayList<>();
-            store.forEachRun(io.isobench.store.RunFilter.all(), runs::add);
+            store.forEachRun(RunFilter.all(), runs::add);
             assertThat(runs).hasSize(9); // 3 checks + 2 rounds x 3 arms
             assertThat(runs).allSatisfy(x -> assertThat(x.failure().category()).isEqualTo("ENV_MISSING"));
         }
@@ -227,8 +234,8 @@ class RunCommandTest {
             assertThat(on.path("exclude_on_clock_mismatch").asBoolean()).isTrue();
             assertThat(on.path("clock_mismatch_sm_pct").asDouble()).isEqualTo(3.0);
             assertThat(on.path("clock_mismatch_throttle_share").asDouble()).isEqualTo(0.25);
-            assertThat(io.isobench.analysis.ClockRule.ofSettings(store.session("off").orElseThrow().statsConfigJson()))
-                    .isEqualTo(io.isobench.analysis.ClockRule.defaults());
+            assertThat(ClockRule.ofSettings(store.session("off").orElseThrow().statsConfigJson()))
+                    .isEqualTo(ClockRule.defaults());
         }
     }
 }

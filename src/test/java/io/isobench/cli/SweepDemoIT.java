@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -61,7 +62,7 @@ class SweepDemoIT {
             String session = store.sessions().get(0).sessionId();
             Map<String, Integer> slots = new HashMap<>();
             List<RunDetails.SweepPoint> points = new ArrayList<>();
-            store.forEachRun(new RunFilter(null, java.util.Set.of(RunRecord.RunKind.MEASURED), session, false), r -> {
+            store.forEachRun(new RunFilter(null, Set.of(RunRecord.RunKind.MEASURED), session, false), r -> {
                 RunDetails.SweepPoint p = r.details().sweepPoint();
                 if (p != null) {
                     points.add(p);

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.ServerSocket;
@@ -79,7 +80,7 @@ class SweepPilotIT {
                         HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
                     return;
                 }
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 // not up yet
             }
             Thread.sleep(100);

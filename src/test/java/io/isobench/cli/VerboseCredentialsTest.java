@@ -6,6 +6,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -28,7 +29,7 @@ class VerboseCredentialsTest {
             "jdbc:postgresql://isobench:Zq9secretpw@127.0.0.1:PORT/db"})
     void theDatabasePasswordNeverShows(String template) throws Exception {
         int port;
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = s.getLocalPort(); // closed again: nothing listens there
         }
         String url = template.replace("PORT", Integer.toString(port));
@@ -45,7 +46,7 @@ class VerboseCredentialsTest {
     @Test
     void theCliProcessNeverPrintsThePassword() throws Exception {
         int port;
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = s.getLocalPort();
         }
         Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),

@@ -1,10 +1,12 @@
 package io.isobench.exec;
 
 import io.isobench.SharedData;
+import io.isobench.proc.ProcessGroup;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -108,10 +110,10 @@ class BuildResumeIT {
     }
 
     private static boolean alive(long pid) {
-        return io.isobench.proc.ProcessGroup.alive(pid);
+        return ProcessGroup.alive(pid);
     }
 
-    private static Set<String> isobenchTemps(Path tmp) throws java.io.IOException {
+    private static Set<String> isobenchTemps(Path tmp) throws IOException {
         try (Stream<Path> s = Files.list(tmp)) {
             return s.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("isobench-build")
                     || n.startsWith("isobench-job-") || n.startsWith("isobench-accuracy-")).collect(Collectors.toSet());

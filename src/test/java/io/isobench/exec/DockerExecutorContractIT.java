@@ -8,6 +8,7 @@ import io.isobench.plan.JobSpec;
 import io.isobench.plan.Command;
 import io.isobench.Mode;
 import io.isobench.Arm;
+import io.isobench.probe.Clients;
 import io.isobench.task.ClientConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Timeout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -49,7 +51,7 @@ class DockerExecutorContractIT extends ExecutorContract {
     /** Containers (running or not) whose job directory is under {@code workRoot}. */
     @Override
     protected List<String> leftovers(Path workRoot) {
-        List<String> out = new java.util.ArrayList<>(DockerLeftovers.under(workRoot));
+        List<String> out = new ArrayList<>(DockerLeftovers.under(workRoot));
         out.addAll(DockerLeftovers.envFiles());
         return out;
     }
@@ -61,7 +63,7 @@ class DockerExecutorContractIT extends ExecutorContract {
 
     private static DockerExecutor with(Map<String, Object> settings, GpuSlots gpus, String gpuMode) {
         return new DockerExecutor(DockerConfig.fromMap(settings), Readiness.http(Duration.ofMillis(10)),
-                io.isobench.probe.Clients.serving(), Duration.ofSeconds(5), gpus, gpuMode, Path.of("/var/lib/docker"));
+                Clients.serving(), Duration.ofSeconds(5), gpus, gpuMode, Path.of("/var/lib/docker"));
     }
 
     private Job job(Path cwd, String arm, List<String> argv, int gpus) {
@@ -151,7 +153,7 @@ class DockerExecutorContractIT extends ExecutorContract {
     }
 
     private static void git(Path dir, String... args) throws Exception {
-        List<String> argv = new java.util.ArrayList<>(List.of("git", "-C", dir.toString()));
+        List<String> argv = new ArrayList<>(List.of("git", "-C", dir.toString()));
         argv.addAll(List.of(args));
         DockerExecutor.Cmd c = DockerExecutor.Cmd.run(argv, Duration.ofSeconds(30));
         assertThat(c.code()).as(c.out()).isZero();

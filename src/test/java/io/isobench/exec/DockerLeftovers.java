@@ -1,6 +1,7 @@
 package io.isobench.exec;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -47,10 +48,10 @@ public final class DockerLeftovers {
     /** Env files of the docker executor still on disk (they hold secrets; none may outlive its container's start). */
     public static List<String> envFiles() {
         List<String> out = new ArrayList<>();
-        try (var dirs = java.nio.file.Files.newDirectoryStream(Path.of(System.getProperty("java.io.tmpdir")),
+        try (var dirs = Files.newDirectoryStream(Path.of(System.getProperty("java.io.tmpdir")),
                 "isobench-docker-*")) {
             for (Path d : dirs) {
-                if (java.nio.file.Files.exists(d.resolve("env"))) {
+                if (Files.exists(d.resolve("env"))) {
                     out.add("env file " + d.resolve("env"));
                 }
             }

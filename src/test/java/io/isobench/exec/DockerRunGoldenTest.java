@@ -20,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
@@ -149,7 +150,7 @@ class DockerRunGoldenTest {
             tasks.add(RealTasks.runnable(r.tasks().stream().filter(t -> t.id().equals(id)).findFirst().orElseThrow(() ->
                     new AssertionError("task " + id + " not in " + data))));
         }
-        Map<String, Path> patches = new java.util.LinkedHashMap<>();
+        Map<String, Path> patches = new LinkedHashMap<>();
         TASKS.forEach(t -> patches.put(t, Path.of("/srv/isobench/patches/claude-code/" + t + ".diff")));
         Suite s = new Suite(null, r.suite().engine(), tasks, List.of(new AgentSpec("claude-code", null, patches)),
                 r.suite().run());

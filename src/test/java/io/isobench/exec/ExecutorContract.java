@@ -1,6 +1,8 @@
 package io.isobench.exec;
 
+import io.isobench.guard.Secrets;
 import io.isobench.parse.FailureCategory;
+import io.isobench.parse.Metric;
 import io.isobench.plan.Job;
 import io.isobench.plan.JobSpec;
 import io.isobench.plan.Command;
@@ -25,11 +27,18 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
@@ -83,7 +92,7 @@ public abstract class ExecutorContract {
         Files.createDirectories(base);
         // others may enter it (755): the local executor confines every arm as uid 65534 when the tests run as root
         Path dir = Files.createTempDirectory(base, getClass().getSimpleName() + "-");
-        Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
         return dir;
     }
 
@@ -104,8 +113,8 @@ public abstract class ExecutorContract {
      * How long a job's processes may take to go once {@code execute} returned (default 5 s). An executor whose
      * processes are stopped by something asynchronous (the Kubernetes garbage collector) may need longer.
      */
-    protected java.time.Duration processGrace() {
-        return java.time.Duration.ofSeconds(5);
+    protected Duration processGrace() {
+        return Duration.ofSeconds(5);
     }
 
     /** This test's work root (a fresh directory per test). */
@@ -159,15 +168,15 @@ public abstract class ExecutorContract {
         scripts("span-b");
         List<Job> jobs = List.of(offline("span-a", List.of("python3", "span.py", "4"), 90, Map.of()),
                 offline("span-b", List.of("python3", "span.py", "4"), 90, Map.of()));
-        Map<String, JobResult> results = new java.util.concurrent.ConcurrentHashMap<>();
-        java.util.concurrent.ExecutorService two = java.util.concurrent.Executors.newFixedThreadPool(2);
+        Map<String, JobResult> results = new ConcurrentHashMap<>();
+        ExecutorService two = Executors.newFixedThreadPool(2);
         try {
-            for (java.util.concurrent.Future<?> f : two.invokeAll(jobs.stream().map(j -> (java.util.concurrent
+            for (Future<?> f : two.invokeAll(jobs.stream().map(j -> (java.util.concurrent
                     .Callable<JobResult>) () -> results.put(j.jobId(), executor.execute(j, Executor.Hooks.NONE)))
                     .toList())) {
                 f.get();
             }
-        } catch (InterruptedException | java.util.concurrent.ExecutionException e) {
+        } catch (InterruptedException | ExecutionException e) {
             throw new IllegalStateException(e);
         } finally {
             two.shutdown();
@@ -241,7 +250,7 @@ public abstract class ExecutorContract {
                                 new Job.Where(cwd, Map.of(), 1), Job.Limits.ofSeconds(60, 120));
         JobResult r = executor.execute(job, Executor.Hooks.NONE);
         assertThat(r.failure()).as(r.log()).isNull();
-        assertThat(r.metrics()).extracting(io.isobench.parse.Metric::name).contains("tpot_ms_mean", "ttft_ms_mean");
+        assertThat(r.metrics()).extracting(Metric::name).contains("tpot_ms_mean", "ttft_ms_mean");
         assertThat(r.timingsMs()).containsKeys("ready_ms", "client_ms", "teardown_ms");
         assertThat(r.argv()).doesNotContain("{port}");
         assertThat(r.log()).doesNotContain("still bound after teardown").doesNotContain("survived SIGKILL");
@@ -274,7 +283,7 @@ public abstract class ExecutorContract {
         assertThat(lines.get(19999)).isEqualTo("line 19999");
         assertThat(r.log()).contains("stderr line").contains("token=" + SECRET);
         assertThat(String.join(" ", r.argv())).doesNotContain(SECRET);
-        String stored = io.isobench.guard.Secrets.redact(r.log());
+        String stored = Secrets.redact(r.log());
         assertThat(stored).doesNotContain(SECRET).contains("token=***").contains("Authorization: Bearer ***");
     }
 
@@ -460,7 +469,7 @@ public abstract class ExecutorContract {
     }
 
     /** Host processes whose working directory is under {@code dir}, after waiting a few seconds for them to go. */
-    private static List<String> waitForNone(Path dir, java.time.Duration grace) throws InterruptedException {
+    private static List<String> waitForNone(Path dir, Duration grace) throws InterruptedException {
         List<String> left = processesUnder(dir);
         for (long i = 0; i < grace.toMillis() / 100 && !left.isEmpty(); i++) {
             Thread.sleep(100);

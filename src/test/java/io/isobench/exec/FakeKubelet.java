@@ -25,10 +25,13 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -37,6 +40,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * A FAKE kubelet and job controller for fabric8's mock API server (CRUD mode), test code only: it makes the Jobs
@@ -222,7 +226,7 @@ final class FakeKubelet implements AutoCloseable {
                 && Instant.now().isAfter(Instant.parse(start).plusSeconds(deadline));
     }
 
-    private synchronized void editJobStatus(String name, java.util.function.Consumer<
+    private synchronized void editJobStatus(String name, Consumer<
             io.fabric8.kubernetes.api.model.batch.v1.JobStatus> edit) {
         try {
             client.batch().v1().jobs().inNamespace(ns).withName(name).editStatus(j -> {
@@ -290,7 +294,7 @@ final class FakeKubelet implements AutoCloseable {
         Path repo = Path.of(spec.substring(0, spec.lastIndexOf('@')));
         String ref = spec.substring(spec.lastIndexOf('@') + 1);
         try {
-            String key = HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+            String key = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
                     .digest(image.getBytes(StandardCharsets.UTF_8))).substring(0, 12);
             Path dir = repo.resolveSibling("fake-kubelet-images").resolve(key);
             Path tar = repo.resolveSibling("fake-kubelet-images").resolve(key + ".tar");
@@ -301,7 +305,7 @@ final class FakeKubelet implements AutoCloseable {
             }
             Files.deleteIfExists(tar);
             return dir;
-        } catch (IOException | java.security.NoSuchAlgorithmException e) {
+        } catch (IOException | NoSuchAlgorithmException e) {
             return null;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -512,7 +516,7 @@ final class FakeKubelet implements AutoCloseable {
         /** App containers ended: stop the sidecars (reverse order), then the pod's phase and the Job's outcome. */
         private void endPod(boolean succeeded) throws InterruptedException {
             List<Ctr> sidecars = new ArrayList<>(ctrs.values().stream().filter(c -> c.sidecar).toList());
-            java.util.Collections.reverse(sidecars);
+            Collections.reverse(sidecars);
             for (Ctr c : sidecars) {
                 ProcessGroup g = c.group;
                 if (g != null && c.state.getRunning() != null) {

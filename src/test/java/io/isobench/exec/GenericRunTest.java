@@ -15,16 +15,24 @@ import io.isobench.Mode;
 import io.isobench.Arm;
 import io.isobench.proc.CpuCgroups;
 import io.isobench.SharedData;
+import io.isobench.proc.ProcessGroup;
 import io.isobench.task.ClientConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.OptionalLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -174,15 +182,15 @@ class GenericRunTest {
     @Test
     void cpuTimeIsTheCgroupsUsageElseTimes() {
         String times = "0m0.000000s 0m0.000000s\n0m0.140000s 0m0.020000s\n";
-        GenericRun.CpuTime cg = GenericRun.cpuTime(java.util.OptionalLong.of(153_217), times);
+        GenericRun.CpuTime cg = GenericRun.cpuTime(OptionalLong.of(153_217), times);
         assertThat(cg.seconds()).isEqualTo(0.153217, org.assertj.core.data.Offset.offset(1e-12));
         assertThat(cg.resolution()).isEqualTo(new MetricResolution(1e-6, "cgroup_v2_cpu_stat"));
-        GenericRun.CpuTime never = GenericRun.cpuTime(java.util.OptionalLong.of(0), times);
+        GenericRun.CpuTime never = GenericRun.cpuTime(OptionalLong.of(0), times);
         assertThat(never.seconds()).isEqualTo(0.16, org.assertj.core.data.Offset.offset(1e-12));
         assertThat(never.resolution()).isEqualTo(new MetricResolution(0.01, "sh_times_clock_ticks"));
-        assertThat(GenericRun.cpuTime(java.util.OptionalLong.empty(), times).resolution())
+        assertThat(GenericRun.cpuTime(OptionalLong.empty(), times).resolution())
                 .isEqualTo(MetricResolution.SH_TIMES);
-        assertThat(GenericRun.cpuTime(java.util.OptionalLong.empty(), "")).isNull();
+        assertThat(GenericRun.cpuTime(OptionalLong.empty(), "")).isNull();
     }
 
     /** A 0.15 s {@code time.process_time()} loop: what the CPU clock must see, whichever clock this machine has. */
@@ -204,7 +212,7 @@ class GenericRunTest {
         Recording launcher = new Recording(true);
         GenericRun.Ran ran = GenericRun.execute(job(Job.Kind.MEASURE, List.of("/usr/bin/python3", "-c", BUSY),
                 new Readout(List.of(), MetricRule.CPU, null), 60), Executor.Hooks.NONE, log(), System.nanoTime(),
-                new java.util.HashMap<>(), Duration.ofSeconds(5), launcher);
+                new HashMap<>(), Duration.ofSeconds(5), launcher);
         assertThat(ran.failure()).as(ran.text().toString()).isNull();
         System.out.printf(Locale.ROOT, "busy loop of 0.15 s: command_cpu_s=%.6f (%s), command_wall_s=%.3f%n",
                 ran.cpu().seconds(), ran.cpu().resolution().source(), ran.wallS());
@@ -241,12 +249,12 @@ class GenericRunTest {
         double[] us = new double[n];
         for (int i = 0; i < n; i++) {
             GenericRun.Ran ran = GenericRun.execute(job(Job.Kind.MEASURE, argv, new Readout(List.of(), MetricRule.CPU,
-                    null), 60), Executor.Hooks.NONE, log(), System.nanoTime(), new java.util.HashMap<>(),
+                    null), 60), Executor.Hooks.NONE, log(), System.nanoTime(), new HashMap<>(),
                     Duration.ofSeconds(5), Placement.LOCAL);
             assertThat(ran.cpu().resolution()).as(ran.text().toString()).isEqualTo(MetricResolution.CGROUP_CPU_STAT);
             us[i] = ran.cpu().seconds() * 1e6;
         }
-        java.util.Arrays.sort(us);
+        Arrays.sort(us);
         return new double[] {us[n / 2], us[0], us[n - 1]};
     }
 
@@ -258,7 +266,7 @@ class GenericRunTest {
         Readout ro = new Readout(List.of(), MetricRule.WALL, null);
         Recording failing = new Recording(true);
         GenericRun.Ran exit = GenericRun.execute(job(Job.Kind.MEASURE, List.of("sh", "-c", "exit 3"), ro, 60),
-                Executor.Hooks.NONE, log(), System.nanoTime(), new java.util.HashMap<>(), Duration.ofSeconds(5),
+                Executor.Hooks.NONE, log(), System.nanoTime(), new HashMap<>(), Duration.ofSeconds(5),
                 failing);
         assertThat(exit.failure().failure().detail()).isEqualTo("exited 3 without metrics");
         assertThat(failing.cgroup).isNotNull().doesNotExist();
@@ -266,7 +274,7 @@ class GenericRunTest {
         // the sleep leaves the process group (setsid) and outlives the wrapper: the cgroup still holds it
         GenericRun.Ran slow = GenericRun.execute(job(Job.Kind.MEASURE, List.of("sh", "-c",
                 "setsid sleep 60 & sleep 30"), ro, 1), Executor.Hooks.NONE, log(), System.nanoTime(),
-                new java.util.HashMap<>(), Duration.ofSeconds(2), killed);
+                new HashMap<>(), Duration.ofSeconds(2), killed);
         assertThat(slow.failure().failure().category()).isEqualTo(FailureCategory.TIMEOUT);
         assertThat(killed.cgroup).as("killed through cgroup.kill, then removed").isNotNull().doesNotExist();
     }
@@ -280,7 +288,7 @@ class GenericRunTest {
         Recording launcher = new Recording(false);
         GenericRun.Ran ran = GenericRun.execute(job(Job.Kind.MEASURE, List.of("/usr/bin/python3", "-c", BUSY),
                 new Readout(List.of(), MetricRule.CPU, null), 60), Executor.Hooks.NONE, log(), System.nanoTime(),
-                new java.util.HashMap<>(), Duration.ofSeconds(5), launcher);
+                new HashMap<>(), Duration.ofSeconds(5), launcher);
         assertThat(ran.failure()).as(ran.text().toString()).isNull();
         assertThat(launcher.cgroup).isNull();
         assertThat(ran.cpu().resolution()).isEqualTo(MetricResolution.SH_TIMES);
@@ -306,8 +314,8 @@ class GenericRunTest {
     private Path log() {
         try {
             return Files.createTempFile(dir, "log-", ".txt");
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
@@ -321,13 +329,13 @@ class GenericRunTest {
         }
 
         @Override
-        public io.isobench.proc.ProcessGroup start(Job job, List<String> argv, Path log) throws java.io.IOException {
+        public ProcessGroup start(Job job, List<String> argv, Path log) throws IOException {
             cgroup = argv.get(5).isEmpty() ? null : Path.of(argv.get(5));
             return Placement.LOCAL.start(job, argv, log);
         }
 
         @Override
-        public boolean stop(Job job, io.isobench.proc.ProcessGroup group, Duration grace) {
+        public boolean stop(Job job, ProcessGroup group, Duration grace) {
             return Placement.LOCAL.stop(job, group, grace);
         }
 
@@ -371,13 +379,13 @@ class GenericRunTest {
         assertThat(r.log().length()).isLessThan(17 << 20);
         assertThat(r.log()).contains("bytes of this log left out here");
         // never truncated: the whole log is kept in the work folder, and the marker line says where
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("the whole log is kept in (\\S+)\\]")
+        Matcher m = Pattern.compile("the whole log is kept in (\\S+)\\]")
                 .matcher(r.log());
         assertThat(m.find()).as(r.log().substring(0, 200)).isTrue();
-        java.nio.file.Path whole = java.nio.file.Path.of(m.group(1));
+        Path whole = Path.of(m.group(1));
         try {
-            assertThat(java.nio.file.Files.size(whole)).isGreaterThan(48L << 20);
-        } catch (java.io.IOException e) {
+            assertThat(Files.size(whole)).isGreaterThan(48L << 20);
+        } catch (IOException e) {
             throw new AssertionError(e);
         } finally {
             whole.toFile().delete();

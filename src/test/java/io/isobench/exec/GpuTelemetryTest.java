@@ -6,6 +6,9 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -138,8 +141,8 @@ class GpuTelemetryTest {
     void theGoldenSeriesCutByAWindow() throws Exception {
         List<GpuTelemetry.Sample> all = GpuTelemetry.parse(Files.readAllLines(GOLDEN)).samples();
         List<GpuTelemetry.Sample> gpu1 = new ArrayList<>(all.stream().filter(x -> x.index() == 1).toList());
-        java.time.ZoneId zone = java.time.ZoneId.of("Europe/Berlin"); // nvidia-smi's local time in that zone
-        java.time.Instant from = java.time.LocalDateTime.of(2026, 11, 26, 21, 40, 12, 250_000_000).atZone(zone)
+        ZoneId zone = ZoneId.of("Europe/Berlin"); // nvidia-smi's local time in that zone
+        Instant from = LocalDateTime.of(2026, 11, 26, 21, 40, 12, 250_000_000).atZone(zone)
                 .toInstant();
         GpuTelemetry.Window w = GpuTelemetry.Window.of(from, from.plusMillis(1800), zone);
         Map<String, Object> m = GpuTelemetry.metrics(gpu1, 12_000L, w);

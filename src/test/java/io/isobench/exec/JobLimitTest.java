@@ -6,6 +6,7 @@ import io.isobench.plan.JobSpec;
 import io.isobench.plan.Command;
 import io.isobench.Mode;
 import io.isobench.Arm;
+import io.isobench.proc.ProcessGroup;
 import io.isobench.task.ClientConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -66,6 +67,6 @@ class JobLimitTest {
         assertThat(r.failure().category()).isEqualTo(FailureCategory.TIMEOUT);
         assertThat(r.failure().detail()).contains("3 s");
         assertThat(s).as("the job ended near its 3 s limit").isLessThan(30);
-        assertThat(io.isobench.proc.ProcessGroup.members(group[0])).isEmpty();
+        assertThat(ProcessGroup.members(group[0])).isEmpty();
     }
 }

@@ -1,6 +1,7 @@
 package io.isobench.exec;
 
 import io.isobench.IsobenchException;
+import io.isobench.plan.Planner;
 import io.isobench.task.SuiteLoader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,7 +30,7 @@ class KubernetesConfigTest {
     @Test
     void theExampleSuitePlansEveryTaskAndEveryArmHasAnImage() {
         var suite = SuiteLoader.load(Path.of("examples/vllm-gpu/suite.yaml"), false);
-        var plan = io.isobench.plan.Planner.plan(suite, new io.isobench.plan.Planner.Options(1, null,
+        var plan = Planner.plan(suite, new Planner.Options(1, null,
                 Path.of("/tmp/isobench-work")));
         assertThat(plan.skipped()).isEmpty();
         assertThat(suite.run().executor()).isEqualTo("kubernetes");

@@ -28,10 +28,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -59,7 +63,7 @@ class KubernetesExecutorContractTest extends ExecutorContract {
     static final String SOURCE_DIR = "/workspace/engine";
 
     /** The mock logs every request at INFO; kept referenced so that the level sticks. */
-    private static final java.util.logging.Logger MOCK_LOG = java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
+    private static final Logger MOCK_LOG = Logger.getLogger("io.fabric8.mockwebserver");
 
     private KubernetesMockServer server;
     private KubernetesClient client;
@@ -79,7 +83,7 @@ class KubernetesExecutorContractTest extends ExecutorContract {
 
     @Override
     protected Executor executor() {
-        MOCK_LOG.setLevel(java.util.logging.Level.WARNING);
+        MOCK_LOG.setLevel(Level.WARNING);
         Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
         server = new KubernetesMockServer(new Context(), new MockWebServer(), responses,
                 new KubernetesMixedDispatcher(responses), false);
@@ -106,7 +110,7 @@ class KubernetesExecutorContractTest extends ExecutorContract {
         return new KubernetesExecutor(client, KubernetesProfile.fromMap("contract", new Yaml().load(
                 profileYaml("{human: unused, baseline: unused}").replace("start_slack_s: 10",
                         "start_slack_s: " + slackS))), arms,
-                () -> String.format(java.util.Locale.ROOT, "%04x", ThreadLocalRandom.current().nextInt(0x10000)));
+                () -> String.format(Locale.ROOT, "%04x", ThreadLocalRandom.current().nextInt(0x10000)));
     }
 
     // ---- beyond the contract: cluster-side outcomes the fake kubelet produces for real ---------------------------
@@ -245,8 +249,8 @@ class KubernetesExecutorContractTest extends ExecutorContract {
      * the pod's processes from its reconcile loop, which on two loaded cores took more than 5 s once in CI.
      */
     @Override
-    protected java.time.Duration processGrace() {
-        return java.time.Duration.ofSeconds(20);
+    protected Duration processGrace() {
+        return Duration.ofSeconds(20);
     }
 
     /**
@@ -281,7 +285,7 @@ class KubernetesExecutorContractTest extends ExecutorContract {
 
     private long orphanPods() {
         var jobs = client.batch().v1().jobs().inNamespace(NS).list().getItems().stream()
-                .map(j -> j.getMetadata().getName()).collect(java.util.stream.Collectors.toSet());
+                .map(j -> j.getMetadata().getName()).collect(Collectors.toSet());
         return client.pods().inNamespace(NS).list().getItems().stream()
                 .filter(p -> !jobs.contains(p.getMetadata().getLabels().get("job-name"))).count();
     }

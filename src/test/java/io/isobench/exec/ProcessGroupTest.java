@@ -1,11 +1,13 @@
 package io.isobench.exec;
 
 import io.isobench.parse.FailureCategory;
+import io.isobench.plan.GpuSlots;
 import io.isobench.plan.Job;
 import io.isobench.plan.JobSpec;
 import io.isobench.plan.Command;
 import io.isobench.Mode;
 import io.isobench.Arm;
+import io.isobench.probe.Clients;
 import io.isobench.proc.ProcessGroup;
 import io.isobench.task.ClientConfig;
 import org.junit.jupiter.api.Test;
@@ -127,7 +129,7 @@ class ProcessGroupTest {
         // unconfined: the grandchild's pid the script writes is the host's (in the sandbox it would be its namespace's;
         // SandboxTest.nothingOutlivesTheSandbox covers a confined command's leftovers)
         LocalExecutor unconfined = new LocalExecutor(Readiness.http(Duration.ofMillis(10)),
-                io.isobench.probe.Clients.serving(), Duration.ofSeconds(5), null, Placement.LOCAL);
+                Clients.serving(), Duration.ofSeconds(5), null, Placement.LOCAL);
         JobResult r = unconfined.execute(crash, new Executor.Hooks(p -> seen[0] = p, () -> false));
         assertThat(r.failure().category()).isEqualTo(FailureCategory.SERVER_CRASHED);
         assertThat(r.log()).contains("RuntimeError: boom");
@@ -173,8 +175,8 @@ class ProcessGroupTest {
 
     @Test
     void jobsLeaseTheirGpusAndAJobWiderThanTheNodeIsRefused() {
-        LocalExecutor ex = new LocalExecutor(Readiness.http(Duration.ofMillis(10)), io.isobench.probe.Clients.serving(),
-                Duration.ofSeconds(2), io.isobench.plan.GpuSlots.of(1));
+        LocalExecutor ex = new LocalExecutor(Readiness.http(Duration.ofMillis(10)), Clients.serving(),
+                Duration.ofSeconds(2), GpuSlots.of(1));
         Job wide = new Job(new Job.Place(0, "t/baseline/r0", "t", 0), Arm.BASELINE, Mode.LATENCY,
                 new JobSpec.Measure(Command.template(List.of("true")), ClientConfig.NONE, 0, null), new Job.Where(dir, Map.of(), 2),
                 Job.Limits.ofSeconds(10, 10));

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -46,9 +47,9 @@ class ServerMetricsLocalTest {
                         "--random-output-len", "32", "--num-prompts", Integer.toString(prompts),
                         "--max-concurrency", "4", "--ignore-eos")), 1, null),
                 new Job.Where(cwd, Map.of(), 1), Job.Limits.ofSeconds(60, 120));
-        java.time.Instant before0 = java.time.Instant.now();
+        Instant before0 = Instant.now();
         JobResult r = Executors.create("local").execute(job, Executor.Hooks.NONE);
-        java.time.Instant after0 = java.time.Instant.now();
+        Instant after0 = Instant.now();
         assertThat(r.failure()).as(r.log()).isNull();
         // the measured phase (warm-up done → client returned): the GPU energy window, inside the job, shorter than it
         MeasuredWindow w = r.measuredWindow();

@@ -1,5 +1,7 @@
 package io.isobench.exec;
 
+import io.isobench.parse.Metric;
+import io.isobench.store.Pipeline;
 import io.isobench.store.RunDetailsCodec;
 import io.isobench.SharedData;
 import io.isobench.analysis.SessionAnalysis;
@@ -109,7 +111,7 @@ class SlurmDemoIT {
             // with metrics: a served run carries the scraped summaries
             store.forEachRun(new RunFilter(null, null, session, true), after::add);
             // the accuracy hook's runs (one per arm, after the rounds) are Slurm jobs too, but not measured jobs
-            List<RunRecord> accuracy = after.stream().filter(r -> io.isobench.store.Pipeline.NATIVE_ACCURACY.equals(r.pipeline())).toList();
+            List<RunRecord> accuracy = after.stream().filter(r -> Pipeline.NATIVE_ACCURACY.equals(r.pipeline())).toList();
             after.removeAll(accuracy);
             assertThat(after).hasSize(jobs);
             assertThat(after.stream().map(RunRecord::runId).distinct()).hasSize(jobs);
@@ -123,11 +125,11 @@ class SlurmDemoIT {
             // a measured serving run on Slurm: the server's /metrics scraped from this host, the warm-up marked
             RunRecord served = after.stream().filter(r -> r.runId().startsWith(session + "/tpot/")
                     && r.status() == RunRecord.RunStatus.SUCCESS && !r.runId().endsWith("/check")).findFirst().orElseThrow();
-            assertThat(served.metrics()).extracting(io.isobench.parse.Metric::name)
+            assertThat(served.metrics()).extracting(Metric::name)
                     .contains("server_metrics_scrapes", "vllm:time_to_first_token_ms_mean", "ttft_client_minus_server_ms");
             String seriesSha = new com.fasterxml.jackson.databind.ObjectMapper().readTree(RunDetailsCodec.encode(
                     served.details())).path("server_metrics_artifact_sha256").asText();
-            assertThat(new String(store.artifact(seriesSha).orElseThrow(), java.nio.charset.StandardCharsets.UTF_8))
+            assertThat(new String(store.artifact(seriesSha).orElseThrow(), StandardCharsets.UTF_8))
                     .contains("\"measured_from_ms\"");
             for (RunRecord r : after) {
                 RunRecord b = before.get(r.runId());

@@ -7,6 +7,9 @@ import io.isobench.plan.JobSpec;
 import io.isobench.plan.Command;
 import io.isobench.Mode;
 import io.isobench.Arm;
+import io.isobench.plan.Plan;
+import io.isobench.probe.Greedy;
+import io.isobench.probe.Probe;
 import io.isobench.task.ClientConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -177,10 +180,10 @@ class SlurmExecutorIT {
         assertThat(c.failure()).as(c.log()).isNull();
         assertThat(c.outputs()).hasSize(3);
         // both passes, probed from the orchestrator: one at a time, then 8 requests at once
-        io.isobench.probe.Greedy.ProbeRun probes = io.isobench.probe.Greedy.ProbeRun.fromJson(c.probeJson());
+        Greedy.ProbeRun probes = Greedy.ProbeRun.fromJson(c.probeJson());
         assertThat(probes.texts()).isEqualTo(c.outputs());
         assertThat(probes.batchSize()).isEqualTo(8);
-        assertThat(probes.batched()).extracting(io.isobench.probe.Probe::text).isEqualTo(c.outputs());
+        assertThat(probes.batched()).extracting(Probe::text).isEqualTo(c.outputs());
     }
 
     @Test
@@ -260,7 +263,7 @@ class SlurmExecutorIT {
 
     @Test
     void dryRunShowsScriptsAndRefusesJobsWiderThanTheClusterAtPlanTime() throws Exception {
-        io.isobench.plan.Plan plan = SlurmScriptGoldenTest.plan(); // real vLLM tasks, TP=1 and TP=4
+        Plan plan = SlurmScriptGoldenTest.plan(); // real vLLM tasks, TP=1 and TP=4
         String text = Executors.dryRun("slurm", plan, "dry", "text");
         assertThat(text).contains("executor slurm: one batch job per job")
                 .contains("refused: RESOURCES_INSUFFICIENT: needs 4 GPU(s); the largest node has 2")

@@ -21,6 +21,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -88,7 +89,7 @@ class SlurmScriptGoldenTest {
     @Test
     void requestsFollowTheTensorParallelismAndModes() {
         Plan plan = plan();
-        Map<String, String> r0 = new java.util.HashMap<>();
+        Map<String, String> r0 = new HashMap<>();
         for (Job j : plan.jobs()) {
             if (j.arm().equals(Arm.BASELINE) && j.kind() == Job.Kind.MEASURE) {
                 r0.put(TASKS.get(j.taskId()), render(j));

@@ -7,11 +7,13 @@ import io.isobench.plan.JobSpec;
 import io.isobench.task.ClientConfig;
 import io.isobench.Arm;
 import io.isobench.Mode;
+import io.isobench.task.ExecutorNames;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -19,6 +21,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -82,7 +85,7 @@ class SshExecutorContractIT extends ExecutorContract {
         assertThat(Executors.names()).contains("ssh");
         assertThat(k.can(ExecutorKind.Capability.NEEDS_LOCAL_CLONE)).isTrue();
         assertThat(k.can(ExecutorKind.Capability.RUNS_ON_THIS_HOST)).isFalse();
-        assertThat(io.isobench.task.ExecutorNames.known()).contains("ssh");
+        assertThat(ExecutorNames.known()).contains("ssh");
     }
 
     /** The job's environment reaches the command through ssh's stdin, never its command line or a file left over. */
@@ -122,7 +125,7 @@ class SshExecutorContractIT extends ExecutorContract {
             run(List.of("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", dir.resolve("client_key").toString()));
             Files.copy(dir.resolve("client_key.pub"), dir.resolve("authorized_keys"));
             int port;
-            try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
                 port = s.getLocalPort();
             }
             Files.writeString(dir.resolve("known_hosts"), "[127.0.0.1]:" + port + " "
@@ -175,7 +178,7 @@ class SshExecutorContractIT extends ExecutorContract {
             }
             process.destroyForcibly();
             try (var s = Files.walk(dir)) {
-                for (Path f : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                for (Path f : s.sorted(Comparator.reverseOrder()).toList()) {
                     Files.deleteIfExists(f);
                 }
             } catch (IOException e) {

@@ -11,6 +11,7 @@ import io.isobench.task.SuiteLoader;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -40,7 +41,7 @@ class VllmWheelsGoldenTest {
     static Job armed(Plan plan, String id) {
         Job j = plan.jobs().stream().filter(x -> x.jobId().equals(id)).findFirst().orElseThrow();
         ArmSpec arm = plan.arm(j.taskId(), j.arm().label()).orElseThrow();
-        Map<String, String> env = new java.util.LinkedHashMap<>(arm.artifact().variables(arm.worktree(), PATH, null));
+        Map<String, String> env = new LinkedHashMap<>(arm.artifact().variables(arm.worktree(), PATH, null));
         env.putAll(j.env()); // the perf_command's own VAR=value prefix wins, as in a session
         return j.withEnv(env);
     }

@@ -2,6 +2,7 @@ package io.isobench.export;
 
 import io.isobench.IsobenchException;
 import io.isobench.SharedData;
+import io.isobench.guard.Secrets;
 import io.isobench.store.Store;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -127,10 +128,10 @@ class HfBadInputTest {
 
     @Test
     void secretsAreRedactedBeforeStoring() {
-        assertThat(io.isobench.guard.Secrets.redact("token hf_abcdefghijklmnopqrstuvwxyz123456 used"))
+        assertThat(Secrets.redact("token hf_abcdefghijklmnopqrstuvwxyz123456 used"))
                 .isEqualTo("token hf_*** used");
-        assertThat(io.isobench.guard.Secrets.redact("Authorization: Bearer abc.def")).isEqualTo("Authorization: Bearer ***");
+        assertThat(Secrets.redact("Authorization: Bearer abc.def")).isEqualTo("Authorization: Bearer ***");
         String clean = "no secrets here";
-        assertThat(io.isobench.guard.Secrets.redact(clean)).isSameAs(clean);
+        assertThat(Secrets.redact(clean)).isSameAs(clean);
     }
 }

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -86,7 +87,7 @@ class HfLegacyConsistencyTest {
         }
     }
 
-    private static Double value(ResultSet rs, int i) throws java.sql.SQLException {
+    private static Double value(ResultSet rs, int i) throws SQLException {
         double d = rs.getDouble(i);
         return rs.wasNull() ? null : d;
     }

@@ -1,6 +1,7 @@
 package io.isobench.export;
 
 import io.isobench.SharedData;
+import io.isobench.store.RunFilter;
 import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
 import org.junit.jupiter.api.Test;
@@ -97,12 +98,12 @@ class HfPublishedCsvTest {
         assertThat(s.warnings()).containsExactly("agent 'trae' with model 'gpt-4o' (2 rows): no alias in the agent"
                 + " table, name kept (docs/hf-export.md, agent names)");
         Map<String, Integer> agents = new TreeMap<>();
-        store.forEachRun(io.isobench.store.RunFilter.all(), r -> agents.merge(r.agent(), 1, Integer::sum));
+        store.forEachRun(RunFilter.all(), r -> agents.merge(r.agent(), 1, Integer::sum));
         assertThat(agents).containsEntry("trae_gpt5", 3).containsEntry("trae_sonnet45", 3).containsEntry("trae", 6)
                 .containsEntry("claude_code", 12).hasSize(4);
         // the published row itself is kept verbatim: its agent_name is still 'trae'
         List<RunRecord> gpt5 = new ArrayList<>();
-        store.forEachRun(io.isobench.store.RunFilter.all(), r -> {
+        store.forEachRun(RunFilter.all(), r -> {
             if ("trae_gpt5".equals(r.agent())) {
                 gpt5.add(r);
             }

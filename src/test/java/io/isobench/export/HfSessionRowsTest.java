@@ -12,6 +12,7 @@ import io.isobench.store.TaskRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -22,6 +23,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -245,8 +247,8 @@ class HfSessionRowsTest {
                 assertThat(broken.get("agent_tpot_mean")).isNull();
 
                 // the JSONL twin has the same rows
-                assertThat(java.nio.file.Files.readAllLines(out.resolve(HfExporter.JSONL))).hasSize(3);
-                assertThat(java.nio.file.Files.readString(out.resolve(HfExporter.CARD))).contains("isobench_opt_human")
+                assertThat(Files.readAllLines(out.resolve(HfExporter.JSONL))).hasSize(3);
+                assertThat(Files.readString(out.resolve(HfExporter.CARD))).contains("isobench_opt_human")
                         .contains("isobench_exact_match_agent")
                         .contains("- **Between sessions.** A session's confidence interval describes that session only"
                                 + " and does not cover session-to-session variation, which is not measured here");
@@ -271,7 +273,7 @@ class HfSessionRowsTest {
             // same runs twice: none); failed and incorrect agents are outcomes, never pooled
             assertThat(SessionRows.compute(store).between().groups()).extracting(g -> g.comparison())
                     .containsExactly("human vs baseline", "agent:fast vs baseline");
-            assertThat(java.nio.file.Files.readString(out.resolve(HfExporter.CARD))).contains("- **Between sessions.**"
+            assertThat(Files.readString(out.resolve(HfExporter.CARD))).contains("- **Between sessions.**"
                     + " A session's confidence interval describes that session only and does not cover"
                     + " session-to-session variation, measured here as a between-session spread (τ, random effects) of"
                     + " ±0.0 % over 2 comparisons of 1 task measured in 2 sessions on the same hardware.\n");
@@ -279,9 +281,9 @@ class HfSessionRowsTest {
             // per test for an agent measured here
             Map<String, Double> falseWins = SessionRows.compute(store).falseWins();
             assertThat(falseWins).isNotEmpty();
-            String card = java.nio.file.Files.readString(out.resolve(HfExporter.CARD));
+            String card = Files.readString(out.resolve(HfExporter.CARD));
             for (Map.Entry<String, Double> e : falseWins.entrySet()) {
-                assertThat(card).contains(String.format(java.util.Locale.ROOT, "| %.2f (of ", e.getValue()));
+                assertThat(card).contains(String.format(Locale.ROOT, "| %.2f (of ", e.getValue()));
             }
             assertThat(card).doesNotContain("nominal floor").contains("False wins expected by chance = the sum over");
         }

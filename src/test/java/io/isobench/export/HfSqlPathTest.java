@@ -9,6 +9,7 @@ import io.isobench.store.TaskRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -42,7 +43,7 @@ class HfSqlPathTest {
             Path parquet = tmp.resolve("out/data/train-00000-of-00001.parquet");
             Path jsonl = tmp.resolve("out/data/train-00000-of-00001.jsonl");
             assertThat(jsonl.resolveSibling(jsonl.getFileName() + ".part2")).doesNotExist();
-            List<String> lines = java.nio.file.Files.readAllLines(jsonl);
+            List<String> lines = Files.readAllLines(jsonl);
             assertThat(lines).hasSize((int) s.rows()).allMatch(l -> l.startsWith("{") && l.endsWith("}"));
             try (Connection conn = DriverManager.getConnection("jdbc:duckdb:"); Statement st = conn.createStatement();
                  ResultSet rs = st.executeQuery("SELECT commit_short, agent_name, baseline_tpot_mean FROM read_parquet('"

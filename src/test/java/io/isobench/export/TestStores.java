@@ -11,6 +11,7 @@ import io.isobench.store.TaskRecord;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
 
@@ -116,7 +117,7 @@ final class TestStores {
         }
 
         @Override
-        public int setRunKinds(java.util.Map<String, RunRecord.RunKind> kindByRunId) {
+        public int setRunKinds(Map<String, RunRecord.RunKind> kindByRunId) {
             return d.setRunKinds(kindByRunId);
         }
 
@@ -161,7 +162,7 @@ final class TestStores {
         }
 
         @Override
-        public java.util.List<FailureCount> failureCounts(RunFilter filter, int examples) {
+        public List<FailureCount> failureCounts(RunFilter filter, int examples) {
             return d.failureCounts(filter, examples);
         }
 

@@ -2,6 +2,8 @@ package io.isobench.guard;
 
 import org.junit.jupiter.api.Test;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -157,8 +159,8 @@ class SecretsTest {
 
     @Test
     void safeWriterRedactsAndEscapesWholeCalls() throws Exception {
-        java.io.StringWriter sink = new java.io.StringWriter();
-        java.io.PrintWriter w = new java.io.PrintWriter(new SafeWriter(sink), true);
+        StringWriter sink = new StringWriter();
+        PrintWriter w = new PrintWriter(new SafeWriter(sink), true);
         w.print("Authorization: Bearer ");
         w.println("abcdefghijkl\u001b[2J");
         w.print("\rprogress");
@@ -175,7 +177,7 @@ class SecretsTest {
         String value = "correcthorsebatterystaple";
         for (String secret : List.of(" --api-key " + value + " ", " \"api_key\": \"" + value + "\", ",
                 ",\"api_key\":\"" + value + "\",", "x" + HF)) {
-            java.io.StringWriter sink = new java.io.StringWriter();
+            StringWriter sink = new StringWriter();
             try (SafeWriter w = new SafeWriter(sink)) {
                 for (int tail = 4060; tail <= 4130; tail += 5) {
                     w.write("a".repeat(3 << 19) + secret + "b".repeat(tail)); // one huge line, not yet ended

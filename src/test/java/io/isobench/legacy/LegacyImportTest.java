@@ -3,6 +3,7 @@ package io.isobench.legacy;
 import io.isobench.store.RunDetailsCodec;
 import io.isobench.IsobenchException;
 import io.isobench.SharedData;
+import io.isobench.store.RunFilter;
 import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
 import org.junit.jupiter.api.Test;
@@ -143,7 +144,7 @@ class LegacyImportTest {
             // Recovered file: imported and flagged, but no 3-way row comes from it.
             assertThat(table(store, "trae_gpt5")).isEmpty();
             List<RunRecord> trae5 = new ArrayList<>();
-            store.forEachRun(new io.isobench.store.RunFilter("trae-gpt5", null, null, true), trae5::add);
+            store.forEachRun(new RunFilter("trae-gpt5", null, null, true), trae5::add);
             assertThat(trae5).hasSize(1);
             assertThat(trae5.get(0).notes()).contains("recovered");
             StringWriter out = new StringWriter();
@@ -246,7 +247,7 @@ class LegacyImportTest {
             assertThat(codex.get("fe66b347").status()).isEqualTo("no_metrics");
             assertThat(codex.get("fe66b347").mode()).isEqualTo("serving");
             List<RunRecord> runs = new ArrayList<>();
-            store.forEachRun(new io.isobench.store.RunFilter("codex", null, null, false), runs::add);
+            store.forEachRun(new RunFilter("codex", null, null, false), runs::add);
             RunRecord fixed = runs.stream().filter(x -> "61b8cea3".equals(x.commitShort())).findFirst().orElseThrow();
             assertThat(fixed.status()).isEqualTo(RunRecord.RunStatus.SUCCESS);
             assertThat(fixed.notes()).contains("old status was wrong");
@@ -280,7 +281,7 @@ class LegacyImportTest {
             assertThat(task.get().subject()).startsWith("[Core] Speed up decode");
             assertThat(task.get().gpuCount()).isEqualTo(1);
             List<RunRecord> runs = new ArrayList<>();
-            store.forEachRun(new io.isobench.store.RunFilter("claude_code", null, null, true), runs::add);
+            store.forEachRun(new RunFilter("claude_code", null, null, true), runs::add);
             RunRecord base = runs.stream().filter(r -> "299ebb62".equals(r.commitShort()) && r.arm().label().equals("baseline"))
                     .findFirst().orElseThrow();
             assertThat(base.primaryMetric()).isEqualTo("tpot_ms_mean");

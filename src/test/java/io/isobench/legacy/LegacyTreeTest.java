@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -158,7 +159,7 @@ class LegacyTreeTest {
                 "-XX:+UseSerialGC", "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
                 "io.isobench.cli.Main", "--db", dir.resolve("s.duckdb").toString(), "import", "legacy",
                 dir.resolve("t").toString()).redirectErrorStream(true).redirectOutput(out.toFile()).start();
-        boolean done = p.waitFor(120, java.util.concurrent.TimeUnit.SECONDS);
+        boolean done = p.waitFor(120, TimeUnit.SECONDS);
         if (!done) {
             p.destroyForcibly().waitFor();
         }

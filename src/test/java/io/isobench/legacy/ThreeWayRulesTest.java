@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.isobench.store.RunRecord;
 import org.junit.jupiter.api.Test;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -209,8 +211,8 @@ class ThreeWayRulesTest {
     @Test
     void valuesPrintAsParsedAndDeltasWithFourDecimals() {
         ThreeWayRow r = row(three("modal", "serving", "4.76", "4.20", "4.30"));
-        java.io.StringWriter sw = new java.io.StringWriter();
-        TableFormat.Writer w = TableFormat.CSV.open(new java.io.PrintWriter(sw));
+        StringWriter sw = new StringWriter();
+        TableFormat.Writer w = TableFormat.CSV.open(new PrintWriter(sw));
         w.row(r);
         w.end();
         assertThat(sw.toString()).endsWith("abcdef12,complete_3way_same_run,modal,serving,tpot_ms_mean,ms,lower,4.76,4.20,"

@@ -1,11 +1,14 @@
 package io.isobench.loadgen;
 
+import io.isobench.parse.Better;
 import io.isobench.parse.MetricDictionary;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -24,7 +27,7 @@ class ConversationsTest {
 
     /** The turn counts by source entry (every entry once: count = 5 with seed 0 covers the shuffled file). */
     private static Map<Integer, Integer> turnsBySource(List<Conversations.Conversation> cs) {
-        Map<Integer, Integer> m = new java.util.TreeMap<>();
+        Map<Integer, Integer> m = new TreeMap<>();
         cs.forEach(c -> m.put(c.source(), c.turns().size()));
         return m;
     }
@@ -86,7 +89,7 @@ class ConversationsTest {
 
     @Test
     void flagsMakeAMultiTurnShareGptDataset() {
-        Map<String, List<String>> f = new java.util.LinkedHashMap<>();
+        Map<String, List<String>> f = new LinkedHashMap<>();
         f.put("dataset-name", List.of("sharegpt"));
         f.put("dataset-path", List.of(SAMPLE.toString()));
         f.put("multi-turn", List.of("true"));
@@ -114,9 +117,9 @@ class ConversationsTest {
         for (String n : List.of("turn1_ttft_ms_mean", "turn2_tpot_ms_p99", "later_turns_e2el_ms_median",
                 "conversation_duration_s_mean")) {
             assertThat(MetricDictionary.lookup(n)).as(n).isNotNull();
-            assertThat(MetricDictionary.lookup(n).better()).as(n).isEqualTo(io.isobench.parse.Better.LOWER);
+            assertThat(MetricDictionary.lookup(n).better()).as(n).isEqualTo(Better.LOWER);
         }
-        assertThat(MetricDictionary.lookup("conversation_throughput_cps").better()).isEqualTo(io.isobench.parse.Better.HIGHER);
+        assertThat(MetricDictionary.lookup("conversation_throughput_cps").better()).isEqualTo(Better.HIGHER);
         assertThat(MetricDictionary.lookup("turn3_input_tokens_mean").unit()).isEqualTo("tokens");
         assertThat(MetricDictionary.lookup("conversations_completed")).isNotNull();
         assertThat(MetricDictionary.lookup("turn0_ttft_ms_mean")).isNull();

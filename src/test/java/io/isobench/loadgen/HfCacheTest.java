@@ -1,5 +1,6 @@
 package io.isobench.loadgen;
 
+import io.isobench.cli.Main;
 import io.isobench.task.ParsedPerfCommand;
 import io.isobench.task.PerfCommand;
 import org.junit.jupiter.api.AfterEach;
@@ -8,6 +9,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
@@ -147,9 +150,9 @@ class HfCacheTest {
         Path json = snapshot(dir.resolve(".cache/huggingface/hub"), "meta-llama/Llama-2-7b-hf", "rev1",
                 Files.readString(Llama2Spm.tokenizerJson("legacy")));
         try (StreamingTestServer server = new StreamingTestServer(0, 1, 0, 0)) {
-            java.io.StringWriter out = new java.io.StringWriter();
-            java.io.StringWriter err = new java.io.StringWriter();
-            int code = io.isobench.cli.Main.run(new java.io.PrintWriter(out, true), new java.io.PrintWriter(err, true),
+            StringWriter out = new StringWriter();
+            StringWriter err = new StringWriter();
+            int code = Main.run(new PrintWriter(out, true), new PrintWriter(err, true),
                     new String[] {"loadgen", "--base-url", server.baseUrl(), "--model", "llama", "--tokenizer",
                             "meta-llama/Llama-2-7b-hf", "--dataset-name", "random", "--random-input-len", "40",
                             "--random-output-len", "2", "--num-prompts", "4", "--save-result", "--result-dir",

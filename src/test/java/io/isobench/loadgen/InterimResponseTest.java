@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.net.InetSocketAddress;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -41,7 +42,7 @@ class InterimResponseTest {
 
     private record URIParts(String host, int port) {
         static URIParts of(String url) {
-            java.net.URI u = java.net.URI.create(url);
+            URI u = URI.create(url);
             return new URIParts(u.getHost(), u.getPort());
         }
     }

@@ -6,7 +6,11 @@ import org.junit.jupiter.api.Assumptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -39,7 +43,7 @@ final class Llama2Spm {
             }
             run(List.of("git", "clone", "--quiet", bundle.toString(), clone.toString()));
             try {
-                Files.copy(clone.resolve("tokenizer.bin"), bin, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                Files.copy(clone.resolve("tokenizer.bin"), bin, StandardCopyOption.REPLACE_EXISTING);
             } catch (IOException e) {
                 throw new AssertionError("cannot copy tokenizer.bin out of " + clone + ": " + e);
             }
@@ -68,10 +72,10 @@ final class Llama2Spm {
     /** A short digest of spm_reference.py: files made by an older generator are not reused. */
     private static String generatorHash() {
         try {
-            byte[] d = java.security.MessageDigest.getInstance("SHA-256")
+            byte[] d = MessageDigest.getInstance("SHA-256")
                     .digest(Files.readAllBytes(RESOURCES.resolve("spm_reference.py")));
-            return java.util.HexFormat.of().formatHex(d, 0, 6);
-        } catch (IOException | java.security.NoSuchAlgorithmException e) {
+            return HexFormat.of().formatHex(d, 0, 6);
+        } catch (IOException | NoSuchAlgorithmException e) {
             throw new AssertionError("cannot read the generator: " + e);
         }
     }
@@ -85,7 +89,7 @@ final class Llama2Spm {
         cmd.addAll(List.of(more));
         run(cmd);
         try {
-            Files.move(part, out, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            Files.move(part, out, StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
             throw new AssertionError("cannot rename " + part + ": " + e);
         }

@@ -13,7 +13,14 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToIntFunction;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -96,8 +103,8 @@ class LlamaCppServerIT {
         LoadgenConfig c = LoadgenConfig.builder().baseUrl(baseUrl).model("tiny-llama")
                 .dataset(DatasetSpec.random(32, out, 0.25, 0)).numPrompts(n).maxConcurrency(4)
                 .requestRate(200).ignoreEos(true).numWarmups(2).seed(1)
-                .percentiles(java.util.List.of(50.0, 90.0, 99.0))
-                .percentileMetrics(java.util.Set.of("ttft", "tpot", "itl", "e2el"))
+                .percentiles(List.of(50.0, 90.0, 99.0))
+                .percentileMetrics(Set.of("ttft", "tpot", "itl", "e2el"))
                 .requestTimeout(Duration.ofSeconds(120)).build();
         LoadgenResult r = LoadGenerator.run(c, System.err::println);
         System.err.print(r.consoleBlock());
@@ -161,16 +168,16 @@ class LlamaCppServerIT {
         try (RequestExecutor ex = new RequestExecutor(LoadgenConfig.builder().baseUrl(baseUrl).model("tiny-llama").build())) {
             // no digits: the GGUF was converted with llama.cpp's "default" pre-tokenizer, which cuts " 12345" into
             // " ", "123", "45" where HF's ByteLevel regex (and so this tokenizer.json) keeps " 12345" whole
-            java.util.List<String> mismatches = new java.util.ArrayList<>();
-            for (String s : java.util.List.of("Hello world", "the quick brown fox jumps over the lazy dog",
+            List<String> mismatches = new ArrayList<>();
+            for (String s : List.of("Hello world", "the quick brown fox jumps over the lazy dog",
                     " there  are many cats!!", "It's a test, isn't it?", "naïve café 😀", "line one\nline two\ttab",
                     "Once upon a time, there was a little girl who lived in a village near the forest.")) {
-                String body = ex.postJson("/tokenize", java.util.Map.of("prompt", s));
+                String body = ex.postJson("/tokenize", Map.of("prompt", s));
                 assertThat(body).as("/tokenize answered").isNotNull();
                 int[] server = toInts(json.readTree(body).path("tokens"));
-                if (!java.util.Arrays.equals(t.encode(s, false), server)) {
-                    mismatches.add(s + ": isobench " + java.util.Arrays.toString(t.encode(s, false)) + " vs server "
-                            + java.util.Arrays.toString(server));
+                if (!Arrays.equals(t.encode(s, false), server)) {
+                    mismatches.add(s + ": isobench " + Arrays.toString(t.encode(s, false)) + " vs server "
+                            + Arrays.toString(server));
                 }
             }
             assertThat(mismatches).as("token ids that differ from the server's /tokenize").isEmpty();
@@ -201,43 +208,43 @@ class LlamaCppServerIT {
         int n = 5;
         LoadgenConfig c = LoadgenConfig.builder().baseUrl(baseUrl).model("tiny-llama").endpoint("/v1/chat/completions")
                 .dataset(ds).numPrompts(n).maxConcurrency(2).ignoreEos(true).seed(0)
-                .percentiles(java.util.List.of(50.0, 99.0)).requestTimeout(Duration.ofSeconds(120)).build();
+                .percentiles(List.of(50.0, 99.0)).requestTimeout(Duration.ofSeconds(120)).build();
         LoadgenResult r = LoadGenerator.run(c, System.err::println);
         System.err.print(r.consoleBlock());
         System.err.print(r.detailBlock());
         assertThat(r.summary().failed()).as(r.summary().failuresByReason().toString()).isZero();
-        java.util.List<Conversations.Conversation> planned = Conversations.load(ds, n, 0, null).conversations();
+        List<Conversations.Conversation> planned = Conversations.load(ds, n, 0, null).conversations();
         MultiTurnResult mt = r.multiTurn();
         assertThat(mt.completed()).isEqualTo(n);
-        java.util.Map<Integer, java.util.List<RequestResult>> byConv = new java.util.TreeMap<>();
+        Map<Integer, List<RequestResult>> byConv = new TreeMap<>();
         for (int i = 0; i < r.requests().size(); i++) {
-            byConv.computeIfAbsent(mt.conversationOfRequest().get(i), k -> new java.util.ArrayList<>())
+            byConv.computeIfAbsent(mt.conversationOfRequest().get(i), k -> new ArrayList<>())
                     .add(r.requests().get(i));
         }
         com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
-        java.util.List<Integer> overheads = new java.util.ArrayList<>();
-        java.util.List<String> replyTokens = new java.util.ArrayList<>();
+        List<Integer> overheads = new ArrayList<>();
+        List<String> replyTokens = new ArrayList<>();
         try (RequestExecutor ex = new RequestExecutor(c)) {
             for (var e : byConv.entrySet()) {
                 Conversations.Conversation conv = planned.get(e.getKey());
-                java.util.List<RequestResult> rs = e.getValue();
+                List<RequestResult> rs = e.getValue();
                 assertThat(rs).hasSize(conv.turns().size());
-                java.util.List<String> replies = new java.util.ArrayList<>();
+                List<String> replies = new ArrayList<>();
                 for (int k = 0; k < rs.size(); k++) {
                     RequestResult q = rs.get(k);
                     assertThat(q.outputTokens()).isEqualTo(8);
-                    String body = ex.postJson("/tokenize", java.util.Map.of("messages",
+                    String body = ex.postJson("/tokenize", Map.of("messages",
                             Conversations.messages(conv, replies, k)));
                     assertThat(q.promptTokens()).as("conversation %d turn %d: usage vs /tokenize of the rebuilt"
                             + " context", e.getKey(), k + 1).isEqualTo(json.readTree(body).path("count").asInt());
                     if (k > 0) {
                         RequestResult prev = rs.get(k - 1);
                         assertThat(q.sendNs()).isGreaterThanOrEqualTo(prev.endNs());
-                        int human = json.readTree(ex.postJson("/tokenize", java.util.Map.of("prompt",
+                        int human = json.readTree(ex.postJson("/tokenize", Map.of("prompt",
                                 conv.turns().get(k).human()))).path("count").asInt();
                         // the reply as text in the context: its tokens when re-read (a generated token sequence
                         // need not be the one the tokenizer makes of its text), at least the generated count's
-                        int reply = json.readTree(ex.postJson("/tokenize", java.util.Map.of("prompt",
+                        int reply = json.readTree(ex.postJson("/tokenize", Map.of("prompt",
                                 replies.get(k - 1)))).path("count").asInt();
                         replyTokens.add(prev.outputTokens() + "->" + reply);
                         overheads.add(q.promptTokens() - prev.promptTokens() - reply - human);
@@ -253,9 +260,9 @@ class LlamaCppServerIT {
         // markers to every later turn: measured on one-word messages, ±2 tokens where words meet the markers
         int template;
         try (RequestExecutor ex = new RequestExecutor(c)) {
-            java.util.function.ToIntFunction<String> count = text -> {
+            ToIntFunction<String> count = text -> {
                 try {
-                    return json.readTree(ex.postJson("/tokenize", java.util.Map.of("prompt", text))).path("count").asInt();
+                    return json.readTree(ex.postJson("/tokenize", Map.of("prompt", text))).path("count").asInt();
                 } catch (IOException ioe) {
                     throw new AssertionError(ioe);
                 }

@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import java.net.ServerSocket;
 import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -63,7 +64,7 @@ class LoadgenFailureTest {
     @Test
     void unreachableServerFailsEveryRequestWithConnect() throws Exception {
         int port;
-        try (java.net.ServerSocket ss = new java.net.ServerSocket(0)) {
+        try (ServerSocket ss = new ServerSocket(0)) {
             port = ss.getLocalPort();
         }
         LoadgenResult r = LoadGenerator.run(LoadgenConfig.builder().baseUrl("http://127.0.0.1:" + port).model("m")

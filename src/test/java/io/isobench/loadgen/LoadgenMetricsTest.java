@@ -3,6 +3,7 @@ package io.isobench.loadgen;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 
@@ -55,7 +56,7 @@ class LoadgenMetricsTest {
     void consoleBlockHasVllmLayout() {
         LoadgenConfig c = LoadgenConfig.builder().model("m").requestRate(4).maxConcurrency(8).build();
         List<RequestResult> rs = List.of(req(0, 0, new long[] {10, 20, 40}, 3));
-        LoadgenResult r = new LoadgenResult(c, new LoadgenResult.Run(java.time.Instant.EPOCH, 0, 1.0, 0), rs,
+        LoadgenResult r = new LoadgenResult(c, new LoadgenResult.Run(Instant.EPOCH, 0, 1.0, 0), rs,
                 LoadgenResult.summarize(c, rs, 1.0), List.of());
         assertThat(r.consoleBlock()).isEqualTo(String.join("\n",
                 "============ Serving Benchmark Result ============",

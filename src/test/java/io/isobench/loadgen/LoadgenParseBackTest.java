@@ -1,6 +1,7 @@
 package io.isobench.loadgen;
 
 import io.isobench.Mode;
+import io.isobench.parse.Metric;
 import io.isobench.parse.OutputParser;
 import io.isobench.parse.ParsedOutput;
 import io.isobench.parse.SaveResultParser;
@@ -53,7 +54,7 @@ class LoadgenParseBackTest {
 
     @Test
     void metricsUseCanonicalNames() {
-        assertThat(sample().metrics()).extracting(io.isobench.parse.Metric::name)
+        assertThat(sample().metrics()).extracting(Metric::name)
                 .contains("tpot_ms_mean", "ttft_ms_p99", "itl_ms_p90", "e2el_ms_median", "client_queue_ms_mean",
                         "request_throughput_rps", "output_throughput_tok_s", "total_throughput_tok_s",
                         "request_goodput_rps", "peak_output_throughput_tok_s", "completed_requests");

@@ -1,12 +1,15 @@
 package io.isobench.loadgen;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.isobench.cli.Main;
 import io.isobench.parse.Metric;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -202,9 +205,9 @@ public class MultiTurnToyEngineTest {
     @Test
     void theCliTakesTheMultiTurnFlagsAndSavesTheTurnsInTheResultJson(@org.junit.jupiter.api.io.TempDir Path dir)
             throws Exception {
-        java.io.StringWriter out = new java.io.StringWriter();
-        java.io.StringWriter err = new java.io.StringWriter();
-        int code = io.isobench.cli.Main.run(new java.io.PrintWriter(out, true), new java.io.PrintWriter(err, true),
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.run(new PrintWriter(out, true), new PrintWriter(err, true),
                 "loadgen", "--base-url", baseUrl, "--model", "toy-1m", "--dataset-name", "sharegpt", "--dataset-path",
                 ConversationsTest.SAMPLE.toString(), "--multi-turn", "--max-turns", "2", "--num-prompts", "5",
                 "--ignore-eos", "--save-result", "--result-dir", dir.toString(), "--result-filename", "mt.json");

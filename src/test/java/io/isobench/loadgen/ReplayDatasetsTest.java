@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -109,8 +110,8 @@ class ReplayDatasetsTest {
             assertThat(ids).hasSize(96);
             assertThat(p.expectedInputTokens()).isEqualTo(96 + tk.specialTokenCount());
             assertThat(p.outputLen()).isEqualTo(16);
-            perPrefix.merge(tk.decode(java.util.Arrays.copyOf(ids, 64)), 1, Integer::sum);
-            suffixes.add(tk.decode(java.util.Arrays.copyOfRange(ids, 64, 96)));
+            perPrefix.merge(tk.decode(Arrays.copyOf(ids, 64)), 1, Integer::sum);
+            suffixes.add(tk.decode(Arrays.copyOfRange(ids, 64, 96)));
         }
         assertThat(perPrefix).hasSize(5).allSatisfy((k, v) -> assertThat(v).isEqualTo(10));
         assertThat(suffixes.stream().distinct().count()).isEqualTo(50);

@@ -3,6 +3,9 @@ package io.isobench.loadgen;
 import io.isobench.task.ClientConfig;
 import org.junit.jupiter.api.Test;
 
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,7 +24,7 @@ class ServeFlagsTest {
     @Test
     void aTasksGoodputTargetsReachItsServingClient() {
         // a task's --goodput ttft:500 tpot:50 (vLLM's nargs="+") arrives space-joined from the plan's client argv
-        LoadgenConfig c = task(Map.of("goodput", "ttft:500 tpot:50", "request-rate", "4"), new java.util.ArrayList<>());
+        LoadgenConfig c = task(Map.of("goodput", "ttft:500 tpot:50", "request-rate", "4"), new ArrayList<>());
         assertThat(c.goodputSloMs()).containsExactly(Map.entry("ttft", 500.0), Map.entry("tpot", 50.0));
         assertThat(c.requestRate()).isEqualTo(4.0);
         assertThat(ClientConfig.ofArgv(List.of("--goodput", "ttft:500", "tpot:50", "--request-rate", "4")).loadgenFlags())
@@ -92,12 +95,12 @@ class ServeFlagsTest {
         cli.put("dataset-name", List.of("sonnet"));
         cli.put("dataset-path", List.of("benchmarks/sonnet.txt"));
         assertThat(ServeFlags.parse(cli, w -> { }).build().dataset())
-                .isEqualTo(DatasetSpec.sonnet(java.nio.file.Path.of("benchmarks/sonnet.txt"), 550, 150, 200));
+                .isEqualTo(DatasetSpec.sonnet(Path.of("benchmarks/sonnet.txt"), 550, 150, 200));
         cli.put("sonnet-input-len", List.of("256"));
         cli.put("sonnet-output-len", List.of("64"));
         cli.put("sonnet-prefix-len", List.of("100"));
         assertThat(ServeFlags.parse(cli, w -> { }).build().dataset())
-                .isEqualTo(DatasetSpec.sonnet(java.nio.file.Path.of("benchmarks/sonnet.txt"), 256, 64, 100));
+                .isEqualTo(DatasetSpec.sonnet(Path.of("benchmarks/sonnet.txt"), 256, 64, 100));
         Map<String, List<String>> pr = new LinkedHashMap<>();
         pr.put("model", List.of("m"));
         pr.put("dataset-name", List.of("prefix_repetition"));
@@ -115,11 +118,11 @@ class ServeFlagsTest {
     }
 
     @Test
-    void aTasksRelativeTokenizerIsTheArmsWhereItsWorktreeHoldsIt(@org.junit.jupiter.api.io.TempDir java.nio.file.Path worktree)
+    void aTasksRelativeTokenizerIsTheArmsWhereItsWorktreeHoldsIt(@org.junit.jupiter.api.io.TempDir Path worktree)
             throws Exception {
-        java.nio.file.Path tk = io.isobench.SharedData.require("fixtures/tiny-llama-hf/tokenizer.json");
-        java.nio.file.Files.createDirectories(worktree.resolve("tok"));
-        java.nio.file.Files.copy(tk, worktree.resolve("tok/tokenizer.json"));
+        Path tk = io.isobench.SharedData.require("fixtures/tiny-llama-hf/tokenizer.json");
+        Files.createDirectories(worktree.resolve("tok"));
+        Files.copy(tk, worktree.resolve("tok/tokenizer.json"));
         List<String> warnings = new ArrayList<>();
         LoadgenConfig c = ServeFlags.workload(LoadgenConfig.builder().model("m"), Map.of("tokenizer", "tok"), worktree,
                 warnings::add).build();
@@ -134,17 +137,17 @@ class ServeFlagsTest {
 
     @Test
     void aTaskSonnetFileIsReadFromTheArmsWorktreeAndFallsBackToRandomWhereItIsNot(
-            @org.junit.jupiter.api.io.TempDir java.nio.file.Path worktree) throws Exception {
-        java.nio.file.Files.createDirectories(worktree.resolve("benchmarks"));
-        java.nio.file.Files.copy(ReplayDatasetsTest.SONNET, worktree.resolve("benchmarks/sonnet.txt"));
+            @org.junit.jupiter.api.io.TempDir Path worktree) throws Exception {
+        Files.createDirectories(worktree.resolve("benchmarks"));
+        Files.copy(ReplayDatasetsTest.SONNET, worktree.resolve("benchmarks/sonnet.txt"));
         Map<String, String> flags = Map.of("dataset-name", "sonnet", "dataset-path", "benchmarks/sonnet.txt",
                 "sonnet-input-len", "256", "sonnet-output-len", "64", "num-prompts", "5");
         List<String> warnings = new ArrayList<>();
         LoadgenConfig c = ServeFlags.workload(LoadgenConfig.builder().model("m"), flags, worktree, warnings::add).build();
         assertThat(warnings).isEmpty();
         assertThat(c.dataset()).isEqualTo(DatasetSpec.sonnet(worktree.resolve("benchmarks/sonnet.txt"), 256, 64, 200));
-        java.nio.file.Path other = worktree.resolve("other");
-        java.nio.file.Files.createDirectories(other);
+        Path other = worktree.resolve("other");
+        Files.createDirectories(other);
         LoadgenConfig none = ServeFlags.workload(LoadgenConfig.builder().model("m"), flags, other, warnings::add).build();
         assertThat(none.dataset()).isEqualTo(DatasetSpec.random(1024, 128, 0.0, 0));
         assertThat(warnings).singleElement().asString()
@@ -162,7 +165,7 @@ class ServeFlagsTest {
         List<String> digests = new ArrayList<>();
         for (int arm = 0; arm < 2; arm++) {
             try (StreamingTestServer server = new StreamingTestServer(0, 1, 1, 0)) {
-                LoadgenConfig c = LoadgenConfig.builder().baseUrl(java.net.URI.create(server.baseUrl())).model("test")
+                LoadgenConfig c = LoadgenConfig.builder().baseUrl(URI.create(server.baseUrl())).model("test")
                         .dataset(DatasetSpec.prefixRepetition(16, 8, 2, 4)).numPrompts(6).seed(11).build();
                 LoadgenResult r = LoadGenerator.run(c, null);
                 assertThat(r.summary().completed()).isEqualTo(6);

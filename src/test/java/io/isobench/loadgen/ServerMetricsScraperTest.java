@@ -1,6 +1,7 @@
 package io.isobench.loadgen;
 
 import io.isobench.engine.Engines;
+import io.isobench.parse.Metric;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -17,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -55,7 +57,7 @@ class ServerMetricsScraperTest {
         assertThat(series.counts().failures()).isEqualTo(series.counts().scrapes());
         assertThat(series.counts().firstError()).contains("ConnectException");
         assertThat(scrapes(series).get(0).get("error").asText()).contains("ConnectException");
-        assertThat(ServerMetricsSummary.summarize(series)).extracting(io.isobench.parse.Metric::name)
+        assertThat(ServerMetricsSummary.summarize(series)).extracting(Metric::name)
                 .containsExactly("server_metrics_scrapes", "server_metrics_scrape_failures",
                         "server_metrics_bad_lines");
     }
@@ -93,7 +95,7 @@ class ServerMetricsScraperTest {
             assertThat(series.counts().failures()).isEqualTo(1);
             assertThat(series.counts().badLines()).isEqualTo(1);
             assertThat(series.endpoint()).endsWith("/metrics");
-            java.util.Map<String, Double> m = ServerMetricsSummaryTest.byName(ServerMetricsSummary.summarize(series));
+            Map<String, Double> m = ServerMetricsSummaryTest.byName(ServerMetricsSummary.summarize(series));
             assertThat(m.get("server_metrics_scrape_failures")).isEqualTo(1.0);
             assertThat(m.get("server_metrics_bad_lines")).isEqualTo(1.0);
             assertThat(m.get("vllm:num_requests_running_max")).isGreaterThanOrEqualTo(3.0);

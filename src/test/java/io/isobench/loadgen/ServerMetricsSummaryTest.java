@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -118,7 +119,7 @@ class ServerMetricsSummaryTest {
 
     @Test
     void quantileFollowsHistogramQuantile() {
-        java.util.TreeMap<Double, Double> b = new java.util.TreeMap<>(Map.of(0.5, 10.0, 1.0, 20.0,
+        TreeMap<Double, Double> b = new TreeMap<>(Map.of(0.5, 10.0, 1.0, 20.0,
                 Double.POSITIVE_INFINITY, 30.0));
         // rank 15 in (0.5, 1.0]: 0.5 + 0.5·5/10
         assertThat(ServerMetricsSummary.quantile(0.5, b)).isEqualTo(0.75);
@@ -126,7 +127,7 @@ class ServerMetricsSummaryTest {
         assertThat(ServerMetricsSummary.quantile(0.1, b)).isCloseTo(0.15, within(1e-12));
         // rank in +Inf: the highest finite bound
         assertThat(ServerMetricsSummary.quantile(0.99, b)).isEqualTo(1.0);
-        assertThat(ServerMetricsSummary.quantile(0.99, new java.util.TreeMap<>())).isNull();
+        assertThat(ServerMetricsSummary.quantile(0.99, new TreeMap<>())).isNull();
     }
 
     @Test

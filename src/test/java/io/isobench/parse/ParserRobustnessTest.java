@@ -11,6 +11,7 @@ import net.jqwik.api.constraints.StringLength;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -85,11 +86,11 @@ class ParserRobustnessTest {
     }
 
     /** Each single call must finish (no hang), even for 5 MB of hostile text. */
-    static <T> T timed(String text, String what, java.util.function.Supplier<T> call) {
+    static <T> T timed(String text, String what, Supplier<T> call) {
         return timed(text, what, 1, call);
     }
 
-    static <T> T timed(String text, String what, int inputs, java.util.function.Supplier<T> call) {
+    static <T> T timed(String text, String what, int inputs, Supplier<T> call) {
         long t0 = System.nanoTime();
         T result = call.get();
         long ms = (System.nanoTime() - t0) / 1_000_000;

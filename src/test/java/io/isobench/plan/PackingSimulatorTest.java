@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
@@ -172,7 +173,7 @@ class PackingSimulatorTest {
     }
 
     static void report(String label, SimResult r) {
-        System.out.printf(java.util.Locale.ROOT, "%s: %d jobs, %d refused, lower bound %.0f s (%s), makespan %.0f s"
+        System.out.printf(Locale.ROOT, "%s: %d jobs, %d refused, lower bound %.0f s (%s), makespan %.0f s"
                         + " (%s), ratio %.4f, utilisation %.4f%n", label, r.jobs(), r.refused().size(), r.lowerBoundS(),
                 r.binding(), r.makespanS(), r.policy(), r.ratio(), r.utilisation());
     }

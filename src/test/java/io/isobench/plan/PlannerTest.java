@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -104,7 +105,7 @@ class PlannerTest {
             assertThat(round).allMatch(j -> j.round() == rr);
             assertThat(round.stream().map(j -> j.taskId() + "/" + j.arm()).distinct()).hasSize(9);
             // a task's arms run back to back: the task changes once per round
-            long switches = java.util.stream.IntStream.range(1, round.size())
+            long switches = IntStream.range(1, round.size())
                     .filter(i -> !round.get(i).taskId().equals(round.get(i - 1).taskId())).count();
             assertThat(switches).isEqualTo(1);
             round.forEach(j -> ids.add(j.jobId()));
@@ -157,7 +158,7 @@ class PlannerTest {
         assertThat(order(a)).isNotEqualTo(order(c));
         assertThat(a.seed()).isEqualTo(11L);
         // consecutive rounds do not repeat one order (the old per-round Random(seed + r) nearly always did)
-        List<List<String>> rounds = new java.util.ArrayList<>();
+        List<List<String>> rounds = new ArrayList<>();
         for (int r = 0; r < 5; r++) {
             int rr = r;
             rounds.add(a.order().stream().filter(e -> e.round() == rr)

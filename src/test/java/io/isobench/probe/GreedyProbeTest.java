@@ -11,6 +11,9 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
@@ -134,9 +137,9 @@ class GreedyProbeTest {
         AtomicInteger inFlight = new AtomicInteger();
         AtomicInteger most = new AtomicInteger();
         AtomicInteger served = new AtomicInteger();
-        java.util.concurrent.CountDownLatch eight = new java.util.concurrent.CountDownLatch(8);
+        CountDownLatch eight = new CountDownLatch(8);
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 64);
-        server.setExecutor(java.util.concurrent.Executors.newFixedThreadPool(16));
+        server.setExecutor(Executors.newFixedThreadPool(16));
         server.createContext("/v1/completions", ex -> {
             JsonNode body = JSON.readTree(ex.getRequestBody().readAllBytes());
             int n = served.incrementAndGet();
@@ -145,7 +148,7 @@ class GreedyProbeTest {
                 most.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
                 eight.countDown();
                 try {
-                    eight.await(10, java.util.concurrent.TimeUnit.SECONDS);
+                    eight.await(10, TimeUnit.SECONDS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,7 +34,7 @@ class LoadgenServingClientTest {
             String digest = inTree.workloadJson().replaceAll(".*\"prompts_sha256\":\"([0-9a-f]{64})\".*", "$1");
             assertThat(client.run(base, "m", flags, 0, 3L, other).workloadJson()).contains(digest);
             // the engine repo's file at an absolute path on the machine that wrote the command: the worktree's copy
-            Map<String, String> absolute = new java.util.HashMap<>(flags);
+            Map<String, String> absolute = new HashMap<>(flags);
             absolute.put("dataset-path", "/home/ray/vllm/benchmarks/sonnet.txt");
             ServingClient.Result fromRepo = client.run(base, "m", absolute, 0, 3L, other);
             assertThat(fromRepo.workloadJson()).contains(digest);

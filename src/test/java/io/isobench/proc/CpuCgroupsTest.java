@@ -4,6 +4,7 @@ import io.isobench.SharedData;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.OptionalLong;
@@ -96,7 +97,7 @@ class CpuCgroupsTest {
         }
         try (var unused = none.open()) {
             throw new AssertionError("opened without a hierarchy");
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             assertThat(e.getMessage()).startsWith("no cgroup v2: no writable cgroup v2");
         }
     }
@@ -156,7 +157,7 @@ class CpuCgroupsTest {
                 if (s.substring(s.lastIndexOf(')') + 2).startsWith("Z")) {
                     return true;
                 }
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 return true;
             }
             Thread.sleep(20);

@@ -10,9 +10,13 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ServerSocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -124,10 +128,10 @@ class SandboxTest {
     @Test
     void itCannotReachTheHostsUnixSocketsUnderRun() throws Exception {
         Path sock = Path.of("/run/isobench-sandbox-test-" + ProcessHandle.current().pid() + ".sock");
-        try (java.nio.channels.ServerSocketChannel l = java.nio.channels.ServerSocketChannel.open(
-                java.net.StandardProtocolFamily.UNIX)) {
-            l.bind(java.net.UnixDomainSocketAddress.of(sock));
-            Files.setPosixFilePermissions(sock, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
+        try (ServerSocketChannel l = ServerSocketChannel.open(
+                StandardProtocolFamily.UNIX)) {
+            l.bind(UnixDomainSocketAddress.of(sock));
+            Files.setPosixFilePermissions(sock, PosixFilePermissions.fromString("rw-rw-rw-"));
             String out = run(List.of("python3", "-c", "import socket\ns = socket.socket(socket.AF_UNIX)\ntry:\n"
                     + " s.connect('" + sock + "')\n print('CONNECTED')\nexcept OSError as e:\n print('refused', e)"),
                     Map.of("PATH", "/usr/bin:/bin"));

@@ -5,6 +5,7 @@ import io.isobench.SharedData;
 import io.isobench.export.HfExporter;
 import io.isobench.legacy.LegacyImporter;
 import io.isobench.legacy.ThreeWayRow;
+import io.isobench.parse.Better;
 import io.isobench.parse.Metric;
 import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
@@ -112,7 +113,7 @@ class AttemptRunsStayApartTest {
                     .model("toy")
                     .pipelineLabel("native")
                     .primary("tpot_ms_mean", 1.0, "measured")
-                    .metrics(List.of(new Metric("tpot_ms_mean", 1.0, "ms", io.isobench.parse.Better.LOWER)))
+                    .metrics(List.of(new Metric("tpot_ms_mean", 1.0, "ms", Better.LOWER)))
                     .startedAt(Instant.parse("2026-11-25T09:00:00Z").plusSeconds(i))
                     .durationMs(5000.0)
                     .detailsJson("{\"task\":\"tpot\",\"job_index\":0,\"agent_attempt\":{\"task\":\"tpot\",\"agent\":\""

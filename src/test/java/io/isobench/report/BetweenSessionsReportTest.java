@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -104,7 +105,7 @@ class BetweenSessionsReportTest {
                     SessionSpread.estimate("s2", h2).orElseThrow()), 0.95);
             assertThat(human.tauPct()).isGreaterThan(2.0); // 1.25× vs 1.16×: the sessions disagree
             String humanRow = "| tpot | human vs baseline | hw-a | s1 " + SessionReport.speedup(h1) + "; s2 "
-                    + SessionReport.speedup(h2) + String.format(java.util.Locale.ROOT, " | ±%.1f %% | %.1f (%.0f %%) |"
+                    + SessionReport.speedup(h2) + String.format(Locale.ROOT, " | ±%.1f %% | %.1f (%.0f %%) |"
                     + " %.3f× [%.3f, %.3f] (k = 2, HKSJ) |", human.tauPct(), human.q(), human.i2() * 100,
                     human.pooledSpeedup(), human.ciLowSpeedup(), human.ciHighSpeedup());
 
@@ -122,7 +123,7 @@ class BetweenSessionsReportTest {
                         // under each session's task table: the plain line, in both sessions' sections
                         .contains("- human vs baseline: " + human.line());
                 assertThat(md.split("- human vs baseline: between sessions", -1)).hasSize(3);
-                assertThat(between.statement()).contains(String.format(java.util.Locale.ROOT, "±%.1f %%",
+                assertThat(between.statement()).contains(String.format(Locale.ROOT, "±%.1f %%",
                         human.tauPct())).contains("over 2 comparisons of 1 task measured in 2 sessions");
 
                 Path site = dir.resolve("site");
@@ -136,7 +137,7 @@ class BetweenSessionsReportTest {
                         .contains("<tr data-task=\"tpot\" data-arm=\"human\">")
                         .contains("<tr data-task=\"tpot\" data-arm=\"agent:x\">")
                         .contains(Html.esc("s1 " + SessionReport.speedup(h1) + "; s2 " + SessionReport.speedup(h2)))
-                        .contains(Html.esc(String.format(java.util.Locale.ROOT, "%.3f× [%.3f, %.3f] (k = 2, HKSJ)",
+                        .contains(Html.esc(String.format(Locale.ROOT, "%.3f× [%.3f, %.3f] (k = 2, HKSJ)",
                                 human.pooledSpeedup(), human.ciLowSpeedup(), human.ciHighSpeedup())));
                 NativeTask second = model.tasks().stream().filter(t -> t.session().sessionId().equals("s2"))
                         .findFirst().orElseThrow();

@@ -1,6 +1,7 @@
 package io.isobench.report;
 
 import io.isobench.SharedData;
+import io.isobench.cli.Main;
 import io.isobench.legacy.LegacyImporter;
 import io.isobench.parse.Better;
 import io.isobench.parse.Metric;
@@ -25,6 +26,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -343,12 +345,12 @@ class HtmlReportTest {
         String db = tmp.resolve("c.duckdb").toString();
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int code = io.isobench.cli.Main.run(new PrintWriter(out, true), new PrintWriter(err, true), "--db", db,
+        int code = Main.run(new PrintWriter(out, true), new PrintWriter(err, true), "--db", db,
                 "report", "--format", "html");
         assertThat(code).isEqualTo(2);
         assertThat(err.toString()).contains("--out DIR");
         Path site = tmp.resolve("site");
-        code = io.isobench.cli.Main.run(new PrintWriter(out, true), new PrintWriter(err, true), "--db", db,
+        code = Main.run(new PrintWriter(out, true), new PrintWriter(err, true), "--db", db,
                 "report", "--format", "html", "--out", site.toString());
         assertThat(code).as(err.toString()).isZero();
         assertThat(out.toString()).contains(site.toAbsolutePath().resolve("index.html").toString());
@@ -358,7 +360,7 @@ class HtmlReportTest {
 
     /** Rows of a table by id: first cell text → all cell texts. */
     private static Map<String, List<String>> rows(Document d, String id) {
-        Map<String, List<String>> out = new java.util.LinkedHashMap<>();
+        Map<String, List<String>> out = new LinkedHashMap<>();
         NodeList tables = d.getElementsByTagName("table");
         for (int i = 0; i < tables.getLength(); i++) {
             Element t = (Element) tables.item(i);
@@ -376,7 +378,7 @@ class HtmlReportTest {
 
     /** Body rows of the first table: row class → cells (the last row per class wins). */
     private static Map<String, List<String>> bodyRows(Document d) {
-        Map<String, List<String>> out = new java.util.LinkedHashMap<>();
+        Map<String, List<String>> out = new LinkedHashMap<>();
         for (Element tr : bodyRowList(d)) {
             out.put(tr.getAttribute("class"), cells(tr));
         }

@@ -139,7 +139,7 @@ final class HtmlSite {
         if (s.endsWith("|") && !s.endsWith("\\|")) {
             s = s.substring(0, s.length() - 1);
         }
-        List<String> cells = new java.util.ArrayList<>();
+        List<String> cells = new ArrayList<>();
         StringBuilder cur = new StringBuilder();
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);

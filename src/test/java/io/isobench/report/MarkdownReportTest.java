@@ -8,8 +8,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Arrays;
@@ -27,7 +29,7 @@ class MarkdownReportTest {
     static String report;
 
     @BeforeAll
-    static void importSampleAndReport() throws java.io.IOException {
+    static void importSampleAndReport() throws IOException {
         Path data = SharedData.isobenchData();
         try (Store store = Stores.open(dir.resolve("r.duckdb").toString())) {
             new LegacyImporter(store, null, new PrintWriter(new StringWriter())).importTree(data);
@@ -38,8 +40,8 @@ class MarkdownReportTest {
             }
             report = out.toString();
             // kept as a test artifact for people reading the build output
-            java.nio.file.Files.createDirectories(Path.of("target"));
-            java.nio.file.Files.writeString(Path.of("target", "sample-report.md"), report);
+            Files.createDirectories(Path.of("target"));
+            Files.writeString(Path.of("target", "sample-report.md"), report);
         }
     }
 

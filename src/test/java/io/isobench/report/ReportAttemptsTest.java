@@ -4,6 +4,7 @@ import io.isobench.AttemptSessions;
 import io.isobench.Golden;
 import io.isobench.analysis.AttemptScores;
 import io.isobench.analysis.Verdict;
+import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
 import io.isobench.store.Stores;
 import org.w3c.dom.Document;
@@ -77,9 +78,9 @@ class ReportAttemptsTest {
                 HtmlReport.write(model, dir.resolve("site"));
             }
             // isobench runs lists an attempt with where it came from
-            List<String> cells = RunListing.cells(io.isobench.store.RunRecord.builder("x")
-                    .kind(io.isobench.store.RunRecord.RunKind.AGENT_ATTEMPT).session("agents-run-1").round(2)
-                    .armLabel("agent:a@2").status(io.isobench.store.RunRecord.RunStatus.SUCCESS)
+            List<String> cells = RunListing.cells(RunRecord.builder("x")
+                    .kind(RunRecord.RunKind.AGENT_ATTEMPT).session("agents-run-1").round(2)
+                    .armLabel("agent:a@2").status(RunRecord.RunStatus.SUCCESS)
                     .detailsJson("{\"agent_attempt\":{\"task\":\"tpot\"}}").build());
             assertThat(cells.get(RunListing.COLUMNS.indexOf("source"))).isEqualTo("agents-run-1/tpot/attempt 2");
             Map<String, Document> docs = HtmlSite.parseAll(dir.resolve("site")); // every page well-formed

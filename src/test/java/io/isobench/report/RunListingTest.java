@@ -2,6 +2,7 @@ package io.isobench.report;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.isobench.legacy.TableFormat;
 import io.isobench.parse.Metric;
 import io.isobench.store.RunFilter;
 import io.isobench.store.RunRecord;
@@ -17,6 +18,8 @@ import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.util.EnumSet;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -85,7 +88,7 @@ class RunListingTest {
         store.putRun(RunRecord.builder(attempt.runId()).kind(attempt.kind())
                 .commit(attempt.commit(), attempt.commitShort()).agent(attempt.agent()).arm(attempt.arm())
                 .status(attempt.status()).failure(attempt.failure()).mode(attempt.mode()).pipeline(attempt.pipeline())
-                .startedAt(java.time.Instant.parse("2026-01-01T05:54:59Z")).details(attempt.details()).build());
+                .startedAt(Instant.parse("2026-01-01T05:54:59Z")).details(attempt.details()).build());
     }
 
     private static String write(Store store, RunFilter filter, RunListing.Format format) {
@@ -133,12 +136,12 @@ class RunListingTest {
             assertThat(row).startsWith("\"'=HYPERLINK(\"\"http://127.0.0.1/x\"\",\"\"click\"\")\",")
                     .contains(",'=2+5+cmd|' /c calc'!a0,").contains(",'-2+3+cmd|x,").contains(",tpot_ms_mean,-1.5,");
             for (String cell : List.of("=1", "+1+1", "-x", "@a", "\tx", "\rx")) {
-                assertThat(io.isobench.legacy.TableFormat.csvCell(cell)).as(cell).matches("(?s)\"?'.*");
+                assertThat(TableFormat.csvCell(cell)).as(cell).matches("(?s)\"?'.*");
             }
             for (String number : List.of("-1.5", "+3", "-2e-3", "-0", ".5")) {
-                assertThat(io.isobench.legacy.TableFormat.csvCell(number)).isEqualTo(number);
+                assertThat(TableFormat.csvCell(number)).isEqualTo(number);
             }
-            assertThat(io.isobench.legacy.TableFormat.csvCell("a=1")).isEqualTo("a=1");
+            assertThat(TableFormat.csvCell("a=1")).isEqualTo("a=1");
         }
     }
 
@@ -166,7 +169,7 @@ class RunListingTest {
             assertThat(table.lines().findFirst().orElseThrow()).startsWith("run_id").contains("evidence");
             assertThat(table.lines()).hasSize(7);
             // the default of `isobench runs`: final attempts only
-            assertThat(write(store, new RunFilter(null, java.util.EnumSet.complementOf(java.util.EnumSet.of(
+            assertThat(write(store, new RunFilter(null, EnumSet.complementOf(EnumSet.of(
                     RunKind.LEGACY_SUPERSEDED)), null, false), RunListing.Format.CSV).lines()).hasSize(6);
         }
     }

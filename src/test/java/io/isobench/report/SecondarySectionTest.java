@@ -9,12 +9,15 @@ import io.isobench.analysis.StatsConfig;
 import io.isobench.analysis.TtftCrossCheck;
 import io.isobench.parse.Metric;
 import io.isobench.store.RunRecord;
+import io.isobench.store.SessionRecord;
 import io.isobench.store.Store;
 import io.isobench.store.Stores;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -110,7 +113,7 @@ class SecondarySectionTest {
     void deltasCrossCheckAndOmissionsNextToTheVerdict() throws Exception {
         try (Store store = Stores.open(dir.resolve("db.duckdb").toString())) {
             session(store, "s1", true);
-            store.putSession(io.isobench.store.SessionRecord.builder("s1")
+            store.putSession(SessionRecord.builder("s1")
                     .time(Instant.parse("2026-11-26T22:00:00Z"), Instant.parse("2026-11-26T22:10:00Z"))
                     .machine("host-a", "2 cpus", "none", "{}").seed(7L).status("complete").build());
             SessionAnalysis.TaskResult t = SessionAnalysis.of(store, "s1", StatsConfig.defaults()).tasks().get(0);
@@ -168,8 +171,8 @@ class SecondarySectionTest {
                     .map(p -> {
                         try {
                             return Files.readString(p);
-                        } catch (java.io.IOException e) {
-                            throw new java.io.UncheckedIOException(e);
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
                         }
                     }).collect(Collectors.joining());
             assertThat(page).contains("<h2 id=\"secondary\">").contains("<table id=\"ttft-gap-table\">")

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -58,7 +59,7 @@ class SweepReportGoldenTest {
         // the pilots are never measurements: the same capacities and arms as without them
         assertThat(t.arms()).doesNotContain("baseline-pilot").startsWith("baseline");
         assertThat(t.sweep().capacity().get("baseline").perRound()).hasSize(6);
-        assertThat(t.outcomes().getOrDefault("baseline", java.util.Map.of())).isEmpty();
+        assertThat(t.outcomes().getOrDefault("baseline", Map.of())).isEmpty();
         assertThat(t.sweep().pilots().points()).containsExactly(1.0, 2.0, 4.0, 8.0);
         String[] both = render(t, AUTO_MD, AUTO_HTML);
         String md = both[0];
@@ -76,7 +77,7 @@ class SweepReportGoldenTest {
         StringBuilder md = new StringBuilder();
         SweepReport.markdown(t, md);
         StringBuilder html = new StringBuilder();
-        Colours colours = new Colours(java.util.Map.of("lo", "#CC79A7", "hi", "#009E73"));
+        Colours colours = new Colours(Map.of("lo", "#CC79A7", "hi", "#009E73"));
         SweepReport.html(html, t, colours::of);
         check(mdGolden, md.toString());
         check(htmlGolden, html.toString());

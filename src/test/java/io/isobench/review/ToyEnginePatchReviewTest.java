@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -113,7 +114,7 @@ class ToyEnginePatchReviewTest {
         ReviewResult bytes = PatchReview.review(patch, TOY.withMaxPatch(10_000, 1_000));
         assertThat(bytes.findings(Check.OVERSIZED_PATCH)).hasSize(1);
         ReviewResult failing = PatchReview.review(patch, TOY.withMaxPatch(20, 1_000_000)
-                .withFailingChecks(java.util.Set.of(Check.OVERSIZED_PATCH)));
+                .withFailingChecks(Set.of(Check.OVERSIZED_PATCH)));
         assertThat(failing.failsArm()).isTrue();
     }
 }

@@ -3,6 +3,7 @@ package io.isobench.session;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.probe.Greedy;
 import io.isobench.probe.Probe;
+import io.isobench.store.Pipeline;
 import io.isobench.store.RunRecord;
 import org.junit.jupiter.api.Test;
 
@@ -42,7 +43,7 @@ class GateReferencesTest {
                 .status(RunRecord.RunStatus.SUCCESS)
                 .modeLabel("serving")
                 .model("toy-1m")
-                .pipeline(io.isobench.store.Pipeline.NATIVE_CHECK)
+                .pipeline(Pipeline.NATIVE_CHECK)
                 .startedAt(Instant.EPOCH)
                 .durationMs(1.0)
                 .envRef("git-worktree:x")

@@ -16,9 +16,13 @@ import io.isobench.task.ClientConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -93,8 +97,8 @@ class GpuTelemetryRunTest {
         assertThat(t).isNotNull();
         Thread.sleep(500);
         // the executor's window in wall-clock time; the fake's series is stamped in this JVM's zone, as nvidia-smi's
-        java.time.Instant from = java.time.LocalDateTime.of(2026, 11, 26, 21, 40, 12, 250_000_000)
-                .atZone(java.time.ZoneId.systemDefault()).toInstant();
+        Instant from = LocalDateTime.of(2026, 11, 26, 21, 40, 12, 250_000_000)
+                .atZone(ZoneId.systemDefault()).toInstant();
         JobResult result = JobResult.notStarted(null, "", List.of("x")).withMetrics(List.of(
                 Metric.of("total_output_tokens", 12_000))).withGpus("1")
                 .withMeasuredWindow(new MeasuredWindow(from, from.plusMillis(1800)));
@@ -122,7 +126,7 @@ class GpuTelemetryRunTest {
     void anOfflineRunKeepsTheWholeJob() {
         List<GpuTelemetry.Sample> s = GpuTelemetry.parse(readLines(GOLDEN)).samples();
         Map<String, Object> m = GpuTelemetryRun.windowed(new ArrayList<>(s), null, null,
-                java.time.ZoneId.systemDefault());
+                ZoneId.systemDefault());
         assertThat(m).containsEntry("window", "job").doesNotContainKeys("gpu_energy_run_j", "gpu_window_s");
         assertThat(m.get("gpu_energy_j")).isEqualTo(GpuTelemetry.metrics(new ArrayList<>(s), null).get("gpu_energy_j"));
     }
@@ -155,7 +159,7 @@ class GpuTelemetryRunTest {
     private static List<String> readLines(Path p) {
         try {
             return Files.readAllLines(p);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new AssertionError(e);
         }
     }
@@ -163,7 +167,7 @@ class GpuTelemetryRunTest {
     private static byte[] readBytes(Path p) {
         try {
             return Files.readAllBytes(p);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new AssertionError(e);
         }
     }

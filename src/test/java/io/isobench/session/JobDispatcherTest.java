@@ -16,6 +16,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -202,7 +203,7 @@ class JobDispatcherTest {
             }
         }
         Trace t = new Trace();
-        java.util.Map<String, AtomicInteger> perTask = new java.util.concurrent.ConcurrentHashMap<>();
+        Map<String, AtomicInteger> perTask = new ConcurrentHashMap<>();
         List<String> overlaps = Collections.synchronizedList(new ArrayList<>());
         JobDispatcher.run(jobs, 4, 4, false, j -> {
             if (perTask.computeIfAbsent(j.taskId(), k -> new AtomicInteger()).incrementAndGet() > 1) {
@@ -220,7 +221,7 @@ class JobDispatcherTest {
         // --allow-cross-gpu: the measured runs of one task may overlap
         Trace free = new Trace();
         List<String> freeOverlaps = Collections.synchronizedList(new ArrayList<>());
-        java.util.Map<String, AtomicInteger> perTask2 = new java.util.concurrent.ConcurrentHashMap<>();
+        Map<String, AtomicInteger> perTask2 = new ConcurrentHashMap<>();
         List<Job> one = jobs.stream().filter(j -> j.taskId().equals("t1")).toList();
         JobDispatcher.run(one, 4, 4, true, j -> {
             if (perTask2.computeIfAbsent(j.taskId(), k -> new AtomicInteger()).incrementAndGet() > 1) {

@@ -8,6 +8,7 @@ import io.isobench.plan.Plan;
 import io.isobench.plan.Planner;
 import io.isobench.store.Pipeline;
 import io.isobench.store.RunDetails;
+import io.isobench.store.RunFilter;
 import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
 import io.isobench.store.Stores;
@@ -93,7 +94,7 @@ class PilotPhaseTest {
             assertThat(notes).containsExactly("sweep auto serve: points 1.42, 2.83, 5.66, 11.3 req/s, decided by its"
                     + " pilots against the baseline");
             List<RunRecord> stored = new ArrayList<>();
-            store.forEachRun(new io.isobench.store.RunFilter(null, null, "s1", true), stored::add);
+            store.forEachRun(new RunFilter(null, null, "s1", true), stored::add);
             assertThat(stored).hasSize(5).allMatch(r -> Pipeline.NATIVE_PILOT.equals(r.pipeline()));
             // --resume: the same points from the store, nothing run
             assertThat(PilotPhase.decided(store, "s1", plan)).isEqualTo(points);

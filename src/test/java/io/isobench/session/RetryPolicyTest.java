@@ -6,6 +6,7 @@ import io.isobench.parse.FailureCategory;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -19,7 +20,7 @@ class RetryPolicyTest {
 
     @Test
     void aRetryableFailureRunsAgainWithADoublingBackoff() {
-        FailureCategory retryable = java.util.Arrays.stream(FailureCategory.values())
+        FailureCategory retryable = Arrays.stream(FailureCategory.values())
                 .filter(FailureCategory::retryable).findFirst().orElseThrow();
         List<String> said = new ArrayList<>();
         int[] calls = {0};
@@ -38,7 +39,7 @@ class RetryPolicyTest {
 
     @Test
     void aFailureThatIsNotRetryableRunsOnce() {
-        FailureCategory fatal = java.util.Arrays.stream(FailureCategory.values())
+        FailureCategory fatal = Arrays.stream(FailureCategory.values())
                 .filter(c -> !c.retryable()).findFirst().orElseThrow();
         int[] calls = {0};
         new RetryPolicy(3, 1).run("j", n -> {

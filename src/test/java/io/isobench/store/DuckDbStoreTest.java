@@ -6,6 +6,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -95,7 +96,7 @@ class DuckDbStoreTest extends StoreContract {
     @Test
     void inMemoryAndJdbcDuckDbSpecsWork() {
         try (Store mem = Stores.open(Stores.MEMORY)) {
-            mem.putRun(run("m1", "abcdef0123", "x", "baseline", 0, RunRecord.RunKind.MEASURED, "native", java.util.List.of()));
+            mem.putRun(run("m1", "abcdef0123", "x", "baseline", 0, RunRecord.RunKind.MEASURED, "native", List.of()));
             assertThat(mem.countRuns()).isEqualTo(1);
             assertThat(mem.describe()).isEqualTo(":memory:");
         }

@@ -4,6 +4,7 @@ import io.isobench.cli.Main;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetAddress;
@@ -30,7 +31,7 @@ class SilentPostgresTest {
                 while (!silent.isClosed()) {
                     try {
                         held.add(silent.accept()); // accept, read nothing, answer nothing
-                    } catch (java.io.IOException e) {
+                    } catch (IOException e) {
                         return;
                     }
                 }

@@ -15,8 +15,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.function.Function;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -454,7 +456,7 @@ abstract class StoreContract {
             assertThat(r.metrics().get(0).value()).isEqualTo(r.primaryValue());
         });
         assertThat(runs).filteredOn(r -> r.kind() == RunRecord.RunKind.LEGACY)
-                .allSatisfy(r -> assertThat(io.isobench.store.Pipeline.labelOf(r.pipeline())).isNotEqualTo("native"));
+                .allSatisfy(r -> assertThat(Pipeline.labelOf(r.pipeline())).isNotEqualTo("native"));
         assertThat(store.tasks()).hasSize(40);
         // regenerating with the same seed replaces, it does not duplicate
         SyntheticStore.generate(store, 40, 2, 7);
@@ -538,17 +540,17 @@ abstract class StoreContract {
         store.putRuns(List.of(
                 RunRecord.builder(a.runId()).kind(a.kind()).commit(a.commit(), a.commitShort()).arm(a.arm())
                         .status(a.status()).pipeline(a.pipeline())
-                        .details(io.isobench.store.RunDetails.of(java.util.Map.of("root_path",
+                        .details(RunDetails.of(Map.of("root_path",
                                 "2026-01/omniperf_results_3way_x/logs/modal/hero_1.json"))).build(),
                 RunRecord.builder(b.runId()).kind(b.kind()).commit(b.commit(), b.commitShort()).agent("codex")
                         .arm(b.arm()).status(b.status()).pipeline(b.pipeline())
-                        .details(io.isobench.store.RunDetails.of(java.util.Map.of("root_path",
+                        .details(RunDetails.of(Map.of("root_path",
                                 "2026-01/omniperf_resultsX3way_x/results/separate_agent/eeeeeeee_human_result.json")))
                         .build()));
-        assertThat(store.setRunKinds(java.util.Map.of("sc1", RunRecord.RunKind.LEGACY_SUPERSEDED,
+        assertThat(store.setRunKinds(Map.of("sc1", RunRecord.RunKind.LEGACY_SUPERSEDED,
                 "sc2", RunRecord.RunKind.LEGACY, "nope", RunRecord.RunKind.LEGACY))).isEqualTo(1);
         assertThat(store.run("sc1").orElseThrow().kind()).isEqualTo(RunRecord.RunKind.LEGACY_SUPERSEDED);
-        java.util.function.Function<String[], List<String>> ids = scope -> {
+        Function<String[], List<String>> ids = scope -> {
             List<String> found = new ArrayList<>();
             store.forEachRun(RunFilter.all().within(scope[0], scope[1], scope[2]), r -> found.add(r.runId()));
             return found;

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -55,7 +56,7 @@ class GenericSuiteTest {
         Suite s = SuiteLoader.load(write(OFFLINE));
         assertThat(s.engine().name()).isEqualTo("generic");
         assertThat(s.engine().isBundle()).isTrue();
-        assertThat(s.setup()).containsExactly(java.util.List.of("python3", dir.toAbsolutePath().normalize() + "/gen.py",
+        assertThat(s.setup()).containsExactly(List.of("python3", dir.toAbsolutePath().normalize() + "/gen.py",
                 "--out", "{workdir}/m.bin"));
         TaskSpec t = s.tasks().get(0);
         GenericTask.Offline o = t.generic().offline();

@@ -1,9 +1,15 @@
 package io.isobench.task;
 
 import io.isobench.Mode;
+import io.isobench.loadgen.DatasetSpec;
+import io.isobench.loadgen.LoadgenConfig;
+import io.isobench.loadgen.ServeFlags;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -278,11 +284,11 @@ class PerfCommandTest {
         assertThat(prefix.findings()).isEmpty();
         assertThat(prefix.client().get("--prefix-repetition-num-prefixes")).contains("5");
         // the client flags reach the one flag parser as the dataset the load generator makes
-        java.util.Map<String, String> flags = new java.util.LinkedHashMap<>();
+        Map<String, String> flags = new LinkedHashMap<>();
         prefix.client().flags().forEach(f -> flags.put(f.name().replaceFirst("^-+", ""), f.value() == null ? "true" : f.value()));
-        java.util.List<String> warnings = new java.util.ArrayList<>();
-        assertThat(io.isobench.loadgen.ServeFlags.workload(io.isobench.loadgen.LoadgenConfig.builder().model("m"), flags,
-                warnings::add).build().dataset()).isEqualTo(io.isobench.loadgen.DatasetSpec.prefixRepetition(512, 128, 5, 128));
+        List<String> warnings = new ArrayList<>();
+        assertThat(ServeFlags.workload(LoadgenConfig.builder().model("m"), flags,
+                warnings::add).build().dataset()).isEqualTo(DatasetSpec.prefixRepetition(512, 128, 5, 128));
         assertThat(warnings).isEmpty();
         // sonnet needs its file, as vLLM does
         assertThat(errorCodes(PerfCommand.parse("vllm bench serve --model m --dataset-name sonnet")))
@@ -294,12 +300,12 @@ class PerfCommandTest {
                 + " --dataset-path benchmarks/conversations.json --multi-turn --max-turns 4 --max-context-len 4096"
                 + " --num-prompts 50 --max-concurrency 8");
         assertThat(p.findings()).isEmpty();
-        java.util.Map<String, String> flags = new java.util.LinkedHashMap<>();
+        Map<String, String> flags = new LinkedHashMap<>();
         p.client().flags().forEach(f -> flags.put(f.name().replaceFirst("^-+", ""), f.value() == null ? "true" : f.value()));
         assertThat(flags).containsEntry("multi-turn", "true").containsEntry("max-turns", "4");
-        io.isobench.loadgen.DatasetSpec d = io.isobench.loadgen.ServeFlags.workload(
-                io.isobench.loadgen.LoadgenConfig.builder().model("m"), flags, w -> { }).build().dataset();
-        assertThat(d.multiTurn()).isEqualTo(new io.isobench.loadgen.DatasetSpec.MultiTurn(4, 4096));
+        DatasetSpec d = ServeFlags.workload(
+                LoadgenConfig.builder().model("m"), flags, w -> { }).build().dataset();
+        assertThat(d.multiTurn()).isEqualTo(new DatasetSpec.MultiTurn(4, 4096));
     }
 }
 

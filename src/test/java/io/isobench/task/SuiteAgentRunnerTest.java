@@ -1,6 +1,7 @@
 package io.isobench.task;
 
 import io.isobench.IsobenchException;
+import io.isobench.agent.AttemptLimits;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -60,9 +61,9 @@ class SuiteAgentRunnerTest {
         assertThat(claude.sandbox()).containsEntry("memory_mb", "8192");
         assertThat(claude.limits()).isEqualTo(Map.of("output_mb", 256.0, "patch_mb", 32.0,
                 "trajectory_steps", 20000.0));
-        assertThat(io.isobench.agent.AttemptLimits.of(claude.limits())).isEqualTo(io.isobench.agent.AttemptLimits
+        assertThat(AttemptLimits.of(claude.limits())).isEqualTo(AttemptLimits
                 .DEFAULT).as("the documented values are the defaults");
-        assertThat(io.isobench.agent.AttemptLimits.of(Map.of("patch_mb", 0.5)).patchBytes()).isEqualTo(512 * 1024);
+        assertThat(AttemptLimits.of(Map.of("patch_mb", 0.5)).patchBytes()).isEqualTo(512 * 1024);
         AgentRunner mine = s.agents().get(1).runner();
         assertThat(mine.adapter()).isEqualTo("command");
         assertThat(mine.argv()).containsExactly("my-agent", "--repo", "{repo}", "--task-file", "{prompt_file}",

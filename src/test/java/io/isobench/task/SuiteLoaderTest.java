@@ -127,7 +127,7 @@ class SuiteLoaderTest {
                 run: {rounds: adaptive, min_rounds: 4, max_rounds: 10, spending: pocock, futility_power: 0.2,
                       gating: [human]}
                 """)).run().rounds();
-        assertThat(custom).isEqualTo(new RoundsPlan(true, 4, 10, "pocock", 0.2, java.util.List.of("human")));
+        assertThat(custom).isEqualTo(new RoundsPlan(true, 4, 10, "pocock", 0.2, List.of("human")));
         // the adaptive keys with a fixed number, a bad spending function, a bad gate, max below min: one line each
         assertThatThrownBy(() -> SuiteLoader.load(write(head + "run: {rounds: 5, max_rounds: 8}\n")))
                 .hasMessageContaining("run.max_rounds: applies to adaptive rounds only, and run.rounds is 5 (fix:");
