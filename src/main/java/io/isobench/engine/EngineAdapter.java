@@ -13,7 +13,7 @@ import java.util.Optional;
  *
  * <p>Adding an engine: one class implementing this interface and one line in
  * {@code META-INF/services/io.isobench.engine.EngineAdapter} (or {@link Engines}' built-in list), and its contract
- * test ({@code EngineContract}).
+ * test ({@code EnginesTest.everyAdapterKeepsTheContract} covers every registered adapter).
  */
 public interface EngineAdapter {
 
