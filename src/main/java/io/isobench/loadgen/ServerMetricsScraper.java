@@ -106,7 +106,7 @@ public final class ServerMetricsScraper {
     }
 
     /**
-     * Starts scraping {@code base}'s {@code /metrics} now (first scrape at once), every {@code interval}, summarised
+     * Starts scraping {@code base}'s {@code /metrics}: the first scrape before this returns, then every {@code interval}, summarised
      * under the engine's {@code names}.
      */
     public static ServerMetricsScraper start(URI base, Duration interval, ServerMetricNames names) {
@@ -114,6 +114,9 @@ public final class ServerMetricsScraper {
             throw new IllegalArgumentException("the scrape interval must be positive: " + interval);
         }
         ServerMetricsScraper s = new ServerMetricsScraper(base, interval, names);
+        // the first scrape on the caller's thread, before it returns: the series' first sample precedes every request
+        // the caller sends next (the warm-up too), whatever the machine's load
+        s.recorder.add(s.scrapeOnce());
         s.thread = Thread.ofPlatform().daemon().name("isobench-metrics-scraper").start(s::loop);
         return s;
     }
@@ -150,22 +153,22 @@ public final class ServerMetricsScraper {
     private void loop() {
         long next = System.nanoTime();
         while (!stopping) {
+            next += interval.toNanos();
+            long wait = next - System.nanoTime();
+            if (wait < 0) {
+                next = System.nanoTime(); // a slow scrape: no burst of catch-up scrapes
+            } else {
+                try {
+                    Thread.sleep(Duration.ofNanos(wait));
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
             Scrape s = scrapeOnce();
             if (stopping) {
                 return; // the last scrape is stop()'s
             }
             recorder.add(s);
-            next += interval.toNanos();
-            long wait = next - System.nanoTime();
-            if (wait < 0) {
-                next = System.nanoTime(); // a slow scrape: no burst of catch-up scrapes
-                continue;
-            }
-            try {
-                Thread.sleep(Duration.ofNanos(wait));
-            } catch (InterruptedException e) {
-                return;
-            }
         }
     }
 

@@ -161,6 +161,37 @@ class ServerMetricsScraperTest {
     }
 
     @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void theFirstScrapeIsTakenBeforeStartReturns() throws IOException {
+        // every request the caller sends after start() (the warm-up too) falls inside the series' first and last
+        // scrape, however late the scraper thread gets a core: the first scrape is start()'s own
+        AtomicInteger served = new AtomicInteger();
+        HttpServer http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        http.createContext("/metrics", ex -> {
+            byte[] b = ("# TYPE vllm:num_preemptions_total counter\nvllm:num_preemptions_total "
+                    + served.get() + "\n").getBytes(StandardCharsets.UTF_8);
+            ex.sendResponseHeaders(200, b.length);
+            try (OutputStream o = ex.getResponseBody()) {
+                o.write(b);
+            }
+        });
+        http.start();
+        try {
+            ServerMetricsScraper scraper = ServerMetricsScraper.start(
+                    URI.create("http://127.0.0.1:" + http.getAddress().getPort()), Duration.ofSeconds(30), VLLM);
+            assertThat(scraper.scrapeCount()).isEqualTo(1);
+            served.addAndGet(7); // the caller's requests, sent after start() returned
+            List<JsonNode> scrapes = scrapes(scraper.stop());
+            assertThat(scrapes).hasSize(2);
+            String key = "vllm:num_preemptions_total";
+            assertThat(scrapes.get(0).path("samples").path(key).asDouble()).isZero();
+            assertThat(scrapes.get(1).path("samples").path(key).asDouble()).isEqualTo(7.0);
+        } finally {
+            http.stop(0);
+        }
+    }
+
+    @Test
     void intervalMustBePositive() {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> ServerMetricsScraper.start(
                 URI.create("http://127.0.0.1:1"), Duration.ZERO, VLLM)).isInstanceOf(IllegalArgumentException.class);
