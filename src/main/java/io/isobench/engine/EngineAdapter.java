@@ -1,9 +1,12 @@
 package io.isobench.engine;
 
 import io.isobench.loadgen.ServerMetricNames;
+import io.isobench.parse.FailureSignature;
+import io.isobench.parse.OutputParser;
 import io.isobench.parse.ParsedOutput;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -29,10 +32,24 @@ public interface EngineAdapter {
      */
     Optional<ParsedOutput> parseConsole(String text);
 
+    /**
+     * Everything its console reader says of {@code text}, metrics or not (the reader's warnings, a result header
+     * without rows), for the run-time parse path and the legacy import (docs/engines.md, "At run time"): a run
+     * succeeded when this holds metrics. {@code truncation} says which end of the text was kept (a legacy raw).
+     * By default {@link #parseConsole}'s answer, or an empty reading; never throws.
+     */
+    default ParsedOutput readConsole(String text, OutputParser.Truncation truncation) {
+        return parseConsole(text).orElseGet(() -> new ParsedOutput(null, List.of(), null, Map.of(), List.of(),
+                List.of(), false));
+    }
+
     /** The metrics of its benchmark tool's result file; empty when the text is not that format (never throws). */
     Optional<ParsedOutput> parseResult(String text);
 
-    /** The failures its own tools and server print (see {@link FailureSignature}). */
+    /**
+     * The failures its own tools and server print (see {@link FailureSignature}): the classifier matches them after
+     * its generic table for a run of this engine.
+     */
     List<FailureSignature> failureSignatures();
 
     /** Its server's Prometheus names and their summaries. */

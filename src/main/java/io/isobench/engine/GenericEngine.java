@@ -1,6 +1,7 @@
 package io.isobench.engine;
 
 import io.isobench.loadgen.ServerMetricNames;
+import io.isobench.parse.FailureSignature;
 import io.isobench.parse.ParsedOutput;
 
 import java.util.List;

@@ -2,6 +2,7 @@ package io.isobench.engine;
 
 import io.isobench.loadgen.ServerMetricNames;
 import io.isobench.parse.FailureCategory;
+import io.isobench.parse.FailureSignature;
 import io.isobench.parse.ParsedOutput;
 
 import java.util.List;
@@ -64,11 +65,14 @@ public final class SglangEngine implements EngineAdapter {
 
     @Override
     public List<FailureSignature> failureSignatures() {
+        // SGLang's own lines: only its adapter knows them (the generic table does not)
         return List.of(
-                new FailureSignature("RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.",
-                        FailureCategory.GPU_OOM),
-                new FailureSignature("ValueError: Warmup failed - Please make sure benchmark arguments are correctly"
-                        + " specified. Error: ", FailureCategory.BAD_PERF_COMMAND));
+                new FailureSignature("Not enough memory. Please try to increase --mem-fraction-static",
+                        FailureCategory.GPU_OOM,
+                        "GPU memory too small for the KV cache pool (SGLang: --mem-fraction-static)"),
+                new FailureSignature("Warmup failed - Please make sure benchmark arguments are correctly specified",
+                        FailureCategory.BAD_PERF_COMMAND,
+                        "the benchmark's warm-up requests failed (SGLang bench_serving: its arguments, or the server)"));
     }
 
     @Override

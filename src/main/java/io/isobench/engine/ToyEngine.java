@@ -1,6 +1,8 @@
 package io.isobench.engine;
 
 import io.isobench.loadgen.ServerMetricNames;
+import io.isobench.parse.FailureSignature;
+import io.isobench.parse.OutputParser;
 import io.isobench.parse.ParsedOutput;
 
 import java.util.List;
@@ -29,6 +31,11 @@ public final class ToyEngine implements EngineAdapter {
     @Override
     public Optional<ParsedOutput> parseConsole(String text) {
         return vllm.parseConsole(text);
+    }
+
+    @Override
+    public ParsedOutput readConsole(String text, OutputParser.Truncation truncation) {
+        return vllm.readConsole(text, truncation);
     }
 
     @Override

@@ -4,6 +4,7 @@ import io.isobench.Mode;
 import io.isobench.loadgen.ServerMetricNames;
 import io.isobench.parse.FailureCategory;
 import io.isobench.parse.OutputParser;
+import io.isobench.parse.FailureSignature;
 import io.isobench.parse.ParsedOutput;
 import io.isobench.parse.SaveResultParser;
 
@@ -67,6 +68,12 @@ public final class VllmEngine implements EngineAdapter {
         return p.hasMetrics() ? Optional.of(p) : Optional.empty();
     }
 
+    /** {@link OutputParser}'s whole reading (warnings and an empty result block included). */
+    @Override
+    public ParsedOutput readConsole(String text, OutputParser.Truncation truncation) {
+        return OutputParser.parse(text, truncation);
+    }
+
     @Override
     public Optional<ParsedOutput> parseResult(String text) {
         ParsedOutput p = SaveResultParser.parse(text);
@@ -75,14 +82,18 @@ public final class VllmEngine implements EngineAdapter {
 
     @Override
     public List<FailureSignature> failureSignatures() {
+        // the generic table holds these lines too (a text with no engine known is read as vLLM's): ties go to it
         return List.of(
-                new FailureSignature("ValueError: No available memory for the cache blocks.", FailureCategory.GPU_OOM),
+                new FailureSignature("ValueError: No available memory for the cache blocks.", FailureCategory.GPU_OOM,
+                        "GPU memory too small for the KV cache"),
                 new FailureSignature("ValueError: dataset_path must be provided for loading the ShareGPT dataset.",
-                        FailureCategory.BAD_PERF_COMMAND),
+                        FailureCategory.BAD_PERF_COMMAND, "perf command lacks --dataset-name/--dataset-path"),
                 new FailureSignature("RuntimeError: Engine core initialization failed.",
-                        FailureCategory.SERVER_CRASHED),
-                new FailureSignature("vllm.v1.engine.exceptions.EngineDeadError", FailureCategory.SERVER_CRASHED),
-                new FailureSignature("Could not find vllm installation", FailureCategory.ENV_MISSING));
+                        FailureCategory.SERVER_CRASHED, "engine process died during startup"),
+                new FailureSignature("vllm.v1.engine.exceptions.EngineDeadError", FailureCategory.SERVER_CRASHED,
+                        "engine process died"),
+                new FailureSignature("Could not find vllm installation", FailureCategory.ENV_MISSING,
+                        "engine not installed (no vLLM installation found)"));
     }
 
     @Override

@@ -10,6 +10,8 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
+import io.isobench.engine.EngineAdapter;
+import io.isobench.engine.Engines;
 import io.isobench.env.ArmSetup;
 import io.isobench.env.Environment;
 import io.isobench.parse.Failure;
@@ -315,12 +317,14 @@ final class KubernetesExecutor implements Executor {
                 return JobResult.ended(t0, null, List.of(), null, log, timings, argv).withOutputs(outputs)
                         .withProbes(greedyProbes(mainLog));
             }
-            ParsedOutput parsed = OutputParser.parse(mainLog);
+            EngineAdapter engine = Engines.forCommand(job.argv()); // the job's engine: its command's (docs/engines.md)
+            ParsedOutput parsed = engine.readConsole(mainLog, OutputParser.Truncation.NONE);
             if (parsed.hasMetrics()) {
                 return JobResult.ended(t0, null, parsed.metrics(), workloadJson(argv, job, parsed.workload()), log,
                         timings, argv);
             }
-            Failure f = FailureClassifier.classify(log).filter(x -> x.category() != FailureCategory.UNKNOWN)
+            Failure f = FailureClassifier.classify(log, engine.failureSignatures())
+                    .filter(x -> x.category() != FailureCategory.UNKNOWN)
                     .orElse(new Failure(FailureCategory.NO_METRICS, "exited 0 without a metric block", List.of()));
             return JobResult.failed(t0, f, log, timings, argv);
         }

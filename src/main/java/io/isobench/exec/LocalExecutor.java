@@ -5,6 +5,8 @@ import io.isobench.Arm;
 import io.isobench.env.ArmSetup;
 import io.isobench.env.Environment;
 import io.isobench.env.Worktrees;
+import io.isobench.engine.EngineAdapter;
+import io.isobench.engine.Engines;
 import io.isobench.parse.Workload;
 import io.isobench.plan.ArmSpec;
 import io.isobench.plan.GpuLease;
@@ -274,12 +276,13 @@ final class LocalExecutor implements Executor {
                     + " s and was killed", List.of("timeout " + job.limits().runS() + " s")), text,
                     timings, argv);
         }
-        ParsedOutput parsed = OutputParser.parse(text);
+        EngineAdapter engine = Engines.forCommand(argv); // the job's engine: its command's (docs/engines.md)
+        ParsedOutput parsed = engine.readConsole(text, OutputParser.Truncation.NONE);
         if (exit == 0 && parsed.hasMetrics()) {
             String workload = workloadJson(argv, parsed.workload());
             return JobResult.ended(t0, null, parsed.metrics(), workload, text, timings, argv);
         }
-        Failure f = FailureClassifier.classify(text).orElse(null);
+        Failure f = FailureClassifier.classify(text, engine.failureSignatures()).orElse(null);
         if (exit == 127 || ProcessGroup.couldNotExecute(text)) {
             f = new Failure(FailureCategory.BAD_PERF_COMMAND, "cannot run " + argv.get(0) + ": not found or not "
                     + "executable in " + job.cwd(), tail(text));

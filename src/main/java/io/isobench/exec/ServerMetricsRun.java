@@ -23,24 +23,34 @@ import java.util.List;
  */
 final class ServerMetricsRun {
 
-    /** The engine's Prometheus names: vLLM's (the engines isobench runs: vllm, toy, generic; docs/engines.md). */
-    private static final ServerMetricNames NAMES = Engines.vllm().serverMetrics();
+    /** The job's engine's Prometheus names: its server command's adapter (docs/engines.md, "At run time"). */
+    private final ServerMetricNames names;
     private final ServerMetricsScraper scraper;
     private final boolean measured;
     private ServerMetricsScraper.Series series;
     private volatile Instant measuredFrom;
     private Instant measuredTo;
 
-    private ServerMetricsRun(ServerMetricsScraper scraper, boolean measured) {
+    private ServerMetricsRun(ServerMetricNames names, ServerMetricsScraper scraper, boolean measured) {
+        this.names = names;
         this.scraper = scraper;
         this.measured = measured;
     }
 
     /** Starts scraping {@code base} for a measured job with a positive interval; a no-op run otherwise. */
     static ServerMetricsRun start(Job job, URI base) {
-        return new ServerMetricsRun(job.kind() == Job.Kind.CHECK || job.serverMetricsIntervalMs() <= 0 ? null
-                : ServerMetricsScraper.start(base, Duration.ofMillis(job.serverMetricsIntervalMs()), NAMES),
+        ServerMetricNames names = namesOf(job);
+        return new ServerMetricsRun(names, job.kind() == Job.Kind.CHECK || job.serverMetricsIntervalMs() <= 0 ? null
+                : ServerMetricsScraper.start(base, Duration.ofMillis(job.serverMetricsIntervalMs()), names),
                 job.kind() == Job.Kind.MEASURE);
+    }
+
+    /**
+     * The Prometheus names a job's server exports: those of the adapter of its command ({@link Engines#forCommand});
+     * vLLM's for the engines isobench runs (vllm, toy and generic servers are no other engine's program).
+     */
+    static ServerMetricNames namesOf(Job job) {
+        return Engines.forCommand(job.argv()).serverMetrics();
     }
 
     /** What the client calls when its warm-up requests are done: the measured window starts (and the scraper marks). */
@@ -80,7 +90,7 @@ final class ServerMetricsRun {
             return done.withServerMetrics(series.toJson(), List.of());
         }
         List<Metric> summaries = new ArrayList<>(series.summaries());
-        summaries.addAll(ServerMetricsSummary.crossCheck(done.metrics(), summaries, NAMES));
+        summaries.addAll(ServerMetricsSummary.crossCheck(done.metrics(), summaries, names));
         return done.withServerMetrics(series.toJson(), summaries);
     }
 

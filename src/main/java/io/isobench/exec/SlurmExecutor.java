@@ -4,6 +4,8 @@ import io.isobench.exec.ExecutorKind.Capability;
 import io.isobench.IsobenchException;
 import io.isobench.probe.Clients;
 import io.isobench.probe.ServingClient;
+import io.isobench.engine.EngineAdapter;
+import io.isobench.engine.Engines;
 import io.isobench.guard.Secrets;
 import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
@@ -473,12 +475,13 @@ final class SlurmExecutor implements Executor {
             return f == null ? JobResult.ended(t0, null, List.of(), null, text, timings, argv)
                     : JobResult.failed(t0, f, text, timings, argv);
         }
-        ParsedOutput parsed = OutputParser.parse(text);
+        EngineAdapter engine = Engines.forCommand(argv); // the job's engine: its command's (docs/engines.md)
+        ParsedOutput parsed = engine.readConsole(text, OutputParser.Truncation.NONE);
         if (exit == 0 && parsed.hasMetrics()) {
             return JobResult.ended(t0, null, parsed.metrics(), LocalExecutor.workloadJson(argv, parsed.workload()),
                     text, timings, argv);
         }
-        Failure f = FailureClassifier.classify(text).orElse(null);
+        Failure f = FailureClassifier.classify(text, engine.failureSignatures()).orElse(null);
         if (exit == 200) {
             f = new Failure(FailureCategory.ENV_MISSING, "the environment " + job.cwd() + " is not visible on the"
                     + " compute node", LocalExecutor.tail(text));

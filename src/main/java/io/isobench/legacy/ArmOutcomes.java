@@ -143,6 +143,7 @@ final class ArmOutcomes {
         d.commit = template.commit;
         d.mode = template.mode;
         d.model = template.model;
+        d.engine = template.engine;
         d.sourceStatus = status;
         d.sourceError = error;
         d.failureError = error;

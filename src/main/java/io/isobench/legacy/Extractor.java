@@ -181,6 +181,7 @@ final class Extractor {
             d.commit = commit;
             d.mode = mode;
             d.model = text(result, "model");
+            d.engine = RunDraft.engineOf(perf);
             String metricsKey = arm + "_metrics";
             JsonNode metrics = result.get(metricsKey);
             if (metrics == null && arm.equals("agent") && result.has("patched_metrics")) {
@@ -401,7 +402,9 @@ final class Extractor {
             if (published != null) {
                 d.extra.set("published", published);
             }
-            putIfText(d, "perf_command", text(root, arm.equals("baseline") ? "baseline_command" : "test_command"));
+            String command = text(root, arm.equals("baseline") ? "baseline_command" : "test_command");
+            putIfText(d, "perf_command", command);
+            d.engine = RunDraft.engineOf(command);
             putIfText(d, "task_id", text(root, "task_id"));
             if (a == null || !a.isObject()) {
                 notRun(d, "the file has no record of this arm", null, null);
@@ -493,7 +496,7 @@ final class Extractor {
 
     private static void collectMetrics(RunDraft d, RawText rt, Mode mode) {
         if (!rt.isEmpty()) {
-            ParsedOutput parsed = OutputParser.parse(rt.text(), d.truncation);
+            ParsedOutput parsed = d.engine.readConsole(rt.text(), d.truncation);
             for (Metric m : parsed.metrics()) {
                 d.metrics.putIfAbsent(m.name(), m.value());
             }

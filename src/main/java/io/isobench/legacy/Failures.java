@@ -11,7 +11,8 @@ import java.util.Optional;
 
 /**
  * Classifies the failure of a failed legacy run with {@link FailureClassifier} (status, error text, and every console
- * text the file keeps for the arm). Every failed run gets a category.
+ * text the file keeps for the arm), with the generic table and the run's engine's own lines ({@link RunDraft#engine},
+ * picked by its command). Every failed run gets a category.
  */
 final class Failures {
 
@@ -20,7 +21,8 @@ final class Failures {
 
     /** The failure of a failed run; never null. */
     static RunRecord.FailureInfo classify(RunDraft d) {
-        Optional<Failure> f = FailureClassifier.classify(d.sourceStatus, d.failureError, console(d));
+        Optional<Failure> f = FailureClassifier.classify(d.sourceStatus, d.failureError, console(d),
+                d.engine.failureSignatures());
         if (f.isPresent() && f.get().category() == FailureCategory.UNKNOWN && "exception".equalsIgnoreCase(
                 d.sourceStatus == null ? null : d.sourceStatus.strip())) {
             // The old harness's catch-all: an exception its own process raised (not an arm's output) that no
@@ -37,7 +39,7 @@ final class Failures {
         // printed something, but not the primary metric of its mode.
         String why = d.mode == null ? "the run's mode is unknown and no primary metric was found"
                 : "the output holds no primary metric for mode " + d.mode.label();
-        boolean printed = d.raw != null && OutputParser.parse(d.raw).hasMetrics();
+        boolean printed = d.raw != null && d.engine.readConsole(d.raw, OutputParser.Truncation.NONE).hasMetrics();
         String evidence = (printed ? "the output parsed, but " : d.sourceStatus == null ? ""
                 : "the source said '" + d.sourceStatus + "', but ") + why;
         return new RunRecord.FailureInfo(FailureCategory.NO_METRICS.name(), "ran without a result: " + why, evidence,

@@ -98,6 +98,7 @@ final class RunnerResult {
             d.mode = mode;
             d.agentOverride = patchAgent;
             d.model = model;
+            d.engine = RunDraft.engineOf(perf);
             d.sourceStatus = status;
             d.sourceError = error;
             putIfText(d, "source_status", status);

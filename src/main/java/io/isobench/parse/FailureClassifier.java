@@ -8,10 +8,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Classifies a failed run into exactly one {@link FailureCategory} (DESIGN.md §7), with a short detail and the
- * evidence line(s). Signatures live in one ordered table ({@link FailureSignatures#ALL}); docs/parsing.md lists them.
+ * evidence line(s). Signatures live in one ordered generic table ({@link FailureSignatures#ALL}); docs/parsing.md lists
+ * them. Where the run's engine is known, its adapter's own lines ({@link FailureSignature}) are matched too, after the
+ * table: a tie goes to the table (docs/engines.md, "Failure lines").
  *
  * <p>Rules, in order:
  * <ol>
@@ -23,7 +26,7 @@ import java.util.TreeMap;
  *       without metric rows counts as a {@code NO_METRICS} signature.</li>
  *   <li>The matched category with the lowest {@link FailureCategory#precedence()} wins: a specific root cause beats
  *       {@code SERVER_CRASHED}/{@code SERVER_START_TIMEOUT}, which beat {@code NO_METRICS}/{@code TIMEOUT}; ties go to
- *       the signature listed first in the table.</li>
+ *       the signature listed first in the table (the generic table, then the engine's lines in their order).</li>
  *   <li>Nothing matched: {@code UNKNOWN}, keeping the error, the last exception and the last non-blank console lines
  *       as evidence.</li>
  * </ol>
@@ -45,9 +48,14 @@ public final class FailureClassifier {
     private FailureClassifier() {
     }
 
-    /** Classifies console text alone (for instance a stderr file). */
+    /** Classifies console text alone (for instance a stderr file), with the generic table. */
     public static Optional<Failure> classify(String text) {
-        return classify(null, null, text);
+        return classify(null, null, text, List.of());
+    }
+
+    /** Classifies console text alone with the generic table and {@code engine}'s own lines (its adapter's). */
+    public static Optional<Failure> classify(String text, List<FailureSignature> engine) {
+        return classify(null, null, text, engine);
     }
 
     /**
@@ -55,15 +63,24 @@ public final class FailureClassifier {
      * {@code exception}, {@code baseline_failed}), its error message and its console text; any may be null.
      */
     public static Optional<Failure> classify(String status, String error, String rawText) {
+        return classify(status, error, rawText, List.of());
+    }
+
+    /**
+     * Like {@link #classify(String, String, String)}, with the run's engine's own lines ({@code engine}: its
+     * adapter's {@code failureSignatures()}) matched after the generic table; none: the generic table alone.
+     */
+    public static Optional<Failure> classify(String status, String error, String rawText,
+                                             List<FailureSignature> engine) {
         try {
-            return doClassify(status, error, rawText);
+            return doClassify(status, error, rawText, Table.of(engine));
         } catch (RuntimeException | StackOverflowError e) {
             return Optional.of(new Failure(FailureCategory.UNKNOWN,
                     "classifier error (" + e.getClass().getSimpleName() + ")", List.of()));
         }
     }
 
-    private static Optional<Failure> doClassify(String status, String error, String rawText) {
+    private static Optional<Failure> doClassify(String status, String error, String rawText, Table table) {
         String stripped = rawText == null ? "" : ConsoleText.stripControls(rawText);
         ParsedOutput parsed = OutputParser.parseStripped(stripped, OutputParser.Truncation.NONE);
         if (parsed.hasMetrics()) {
@@ -74,10 +91,10 @@ public final class FailureClassifier {
         String st = status == null ? "" : ConsoleText.stripControls(status).strip();
         String err = error == null ? "" : ErrorLines.unescapeReprLines(ConsoleText.stripControls(error));
         if (!st.isEmpty()) {
-            match(st, 0, true, "status: ", hits);
+            match(table, st, 0, true, "status: ", hits);
         }
-        match(err, 1, true, "", hits);
-        match(raw, 2, false, "", hits);
+        match(table, err, 1, true, "", hits);
+        match(table, raw, 2, false, "", hits);
         for (int source = 1; source <= 2; source++) {
             String t = source == 1 ? err : raw;
             int noDataset = ErrorLines.datasetPathMissing(t);
@@ -163,18 +180,45 @@ public final class FailureClassifier {
     }
 
     /**
-     * Searches every signature's needle through the whole text (one {@code indexOf} sweep per signature), checks
-     * its regex on a bounded window of the line around each occurrence, and records at most
-     * {@link #MAX_EVIDENCE} lines per signature. Linear in the text length.
+     * The signatures a classification matches, in order (the generic table, then an engine's own lines), and one
+     * scanner over their needles: every occurrence of every needle in one pass, linear in the text length.
      */
-    private static final NeedleScanner SCANNER =
-            new NeedleScanner(FailureSignatures.ALL.stream().map(FailureSignatures.Signature::needle).toList());
+    private record Table(List<FailureSignatures.Signature> signatures, NeedleScanner scanner) {
 
-    private static void match(String text, int source, boolean hint, String prefix, Map<FailureCategory, Hit> hits) {
+        private static final Table GENERIC = make(FailureSignatures.ALL);
+        /** One table per engine's list of lines (a handful of adapters): made once. */
+        private static final Map<List<FailureSignature>, Table> WITH_ENGINE = new ConcurrentHashMap<>();
+
+        static Table of(List<FailureSignature> engine) {
+            if (engine == null || engine.isEmpty()) {
+                return GENERIC;
+            }
+            return WITH_ENGINE.computeIfAbsent(List.copyOf(engine), e -> {
+                List<FailureSignatures.Signature> all = new ArrayList<>(FailureSignatures.ALL);
+                e.forEach(s -> all.add(FailureSignatures.ofEngine(s)));
+                return make(all);
+            });
+        }
+
+        private static Table make(List<FailureSignatures.Signature> signatures) {
+            return new Table(List.copyOf(signatures),
+                    new NeedleScanner(signatures.stream().map(FailureSignatures.Signature::needle).toList()));
+        }
+
+        int size() {
+            return signatures.size();
+        }
+
+        FailureSignatures.Signature get(int k) {
+            return signatures.get(k);
+        }
+    }
+
+    private static void match(Table table, String text, int source, boolean hint, String prefix,
+                              Map<FailureCategory, Hit> hits) {
         if (text.isBlank()) {
             return;
         }
-        List<FailureSignatures.Signature> table = FailureSignatures.ALL;
         if (hint) {
             String whole = asciiLower(text.strip());
             for (int i = 0; i < table.size(); i++) {
@@ -183,25 +227,30 @@ public final class FailureClassifier {
                 }
             }
         }
-        SCANNER.scan(text, new Occurrences(text, source, hint, prefix, hits));
+        table.scanner().scan(text, new Occurrences(table, text, source, hint, prefix, hits));
     }
 
     /** Handles the scanner's occurrences (in text order): context checks, evidence, at most MAX_EVIDENCE per signature. */
     private static final class Occurrences implements NeedleScanner.Sink {
+        private final Table table;
         private final String text;
         private final int source;
         private final boolean hint;
         private final String prefix;
         private final Map<FailureCategory, Hit> hits;
-        private final int[] found = new int[FailureSignatures.ALL.size()];
-        private final int[] skipUntil = new int[FailureSignatures.ALL.size()];
-        private final Follow[] follows = new Follow[FailureSignatures.ALL.size()];
+        private final int[] found;
+        private final int[] skipUntil;
+        private final Follow[] follows;
         private String lower;
         private int ls;
         private int le = -1; // bounds of the line of the current occurrence, found once per line (linear overall)
         private boolean adviceOrCode; // the current line is advice (INFO/WARNING) or traceback code: never a signature
 
-        Occurrences(String text, int source, boolean hint, String prefix, Map<FailureCategory, Hit> hits) {
+        Occurrences(Table table, String text, int source, boolean hint, String prefix, Map<FailureCategory, Hit> hits) {
+            this.table = table;
+            this.found = new int[table.size()];
+            this.skipUntil = new int[table.size()];
+            this.follows = new Follow[table.size()];
             this.text = text;
             this.source = source;
             this.hint = hint;
@@ -211,7 +260,7 @@ public final class FailureClassifier {
 
         @Override
         public void occurrence(int k, int pos) {
-            FailureSignatures.Signature s = FailureSignatures.ALL.get(k);
+            FailureSignatures.Signature s = table.get(k);
             if (s.whole() || s.scope() == FailureSignatures.Scope.HINT && !hint || found[k] >= MAX_EVIDENCE
                     || pos < skipUntil[k]) {
                 return;

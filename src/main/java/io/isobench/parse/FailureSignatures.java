@@ -7,8 +7,11 @@ import java.util.stream.Stream;
 import static io.isobench.parse.FailureCategory.*;
 
 /**
- * The signature table of the failure classifier (DESIGN.md §7; docs/parsing.md lists it): one ordered list of
- * signature → category. A signature is a needle (matched case-insensitively), optionally with words that must come
+ * The generic signature table of the failure classifier (DESIGN.md §7; docs/parsing.md lists it): one ordered list
+ * of signature → category, for the lines of the tools every engine shares (Python, CUDA, pip, Hugging Face, git, the
+ * harnesses) and, as before the engine seam, vLLM's (the default engine's; a text with no engine known is read as
+ * vLLM's). Another engine's own lines are its adapter's ({@link FailureSignature}), matched after this table where the
+ * run's engine is known. A signature is a needle (matched case-insensitively), optionally with words that must come
  * shortly <em>after</em> it on the same line, or shortly <em>before</em> it. There are deliberately no general regexes:
  * needles are found with {@code indexOf}, so classification stays linear however hostile the text.
  *
@@ -84,6 +87,14 @@ final class FailureSignatures {
         return Stream.of(entries).flatMap(List::stream).toList();
     }
 
+    /**
+     * An engine's own line ({@link FailureSignature}, from its adapter) as a signature of this table's kind: its text
+     * is the needle, anywhere (not a hint), with no context words.
+     */
+    static Signature ofEngine(FailureSignature s) {
+        return new Signature(s.category(), lower(s.text()), List.of(), List.of(), 0, Scope.ANY, s.description());
+    }
+
     private static String lower(String s) {
         return s.toLowerCase(Locale.ROOT);
     }
@@ -98,8 +109,6 @@ final class FailureSignatures {
             before(GPU_OOM, "out of memory", 40, List.of("cuda", "gpu", "hip"), "GPU out of memory"),
             sig(GPU_OOM, "outofmemoryerror", "GPU out of memory (OutOfMemoryError)"),
             sig(GPU_OOM, "no available memory for the cache blocks", "GPU memory too small for the KV cache"),
-            sig(GPU_OOM, "not enough memory. please try to increase --mem-fraction-static",
-                    "GPU memory too small for the KV cache pool (SGLang: --mem-fraction-static)"),
 
             sig(MODEL_UNSUPPORTED, "unknown rope scaling type", "engine version cannot run the model (RoPE scaling)"),
             after(MODEL_UNSUPPORTED, "rope_scaling", 80,
@@ -167,8 +176,6 @@ final class FailureSignatures {
             sig(BAD_PERF_COMMAND, "invalid float value", "perf command has a non-numeric value (placeholder?)"),
             before(BAD_PERF_COMMAND, "invalid choice", 200, List.of("error: argument"), "perf command uses an invalid choice"),
             sig(BAD_PERF_COMMAND, "the following arguments are required", "perf command lacks required arguments"),
-            sig(BAD_PERF_COMMAND, "warmup failed - please make sure benchmark arguments",
-                    "the benchmark's warm-up requests failed (SGLang bench_serving: its arguments, or the server)"),
             sig(BAD_PERF_COMMAND, "can't open file", "perf command script is missing"),
             sig(BAD_PERF_COMMAND, "dataset_path must be provided",
                     "perf command lacks --dataset-name/--dataset-path (benchmark_serving defaults to ShareGPT, which needs a file)"),

@@ -2,6 +2,8 @@ package io.isobench.parse;
 
 import io.isobench.Mode;
 
+import java.util.List;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -15,6 +17,9 @@ public final class MetricDictionary {
     private static final Pattern TURN = Pattern.compile("(turn[1-9]\\d*|later_turns)_(ttft|tpot|e2el)_ms_(.+)");
     private static final Pattern TURN_INPUT = Pattern.compile("(turn[1-9]\\d*|later_turns)_input_tokens_mean");
     private static final Pattern LATENCY_STAT = Pattern.compile("(avg|p\\d{1,2}(\\.\\d+)?|median|std)");
+    /** An engine server's summary: {@code <namespace>:<family>_<kind>} (docs/server-metrics.md). */
+    private static final Pattern SERVER = Pattern.compile("([a-z][a-z0-9_]*):([a-z][a-z0-9_.]*)");
+    private static final Pattern HISTOGRAM = Pattern.compile("([a-z][a-z0-9_]*)_ms_([a-z0-9.]+)");
 
     private MetricDictionary() {
     }
@@ -45,6 +50,10 @@ public final class MetricDictionary {
         }
         if (name.startsWith("conversation_duration_s_") && STAT.matcher(name.substring(24)).matches()) {
             return new Definition(name, "s", Better.LOWER);
+        }
+        Definition server = serverSummary(name);
+        if (server != null) {
+            return server;
         }
         return switch (name) {
             case "request_throughput_rps", "request_goodput_rps" -> new Definition(name, "req/s", Better.HIGHER);
@@ -84,24 +93,64 @@ public final class MetricDictionary {
             case "first_divergence_char_vs_baseline", "first_divergence_char_vs_human" -> new Definition(name, "chars", Better.NONE);
             case "first_divergence_token_vs_baseline", "first_divergence_token_vs_human" -> new Definition(name, "tokens", Better.NONE);
             case "logprob_drift_max_vs_baseline", "logprob_drift_max_vs_human" -> new Definition(name, "nats", Better.LOWER);
-            // server-side metrics scraped from the server's Prometheus /metrics (vLLM names; docs/server-metrics.md)
-            case "vllm:num_requests_running_mean", "vllm:num_requests_running_max",
-                 "vllm:num_requests_waiting_mean", "vllm:num_requests_waiting_max" ->
-                    new Definition(name, "requests", Better.NONE);
-            case "vllm:kv_cache_usage_perc_mean", "vllm:kv_cache_usage_perc_max" ->
-                    new Definition(name, "ratio", Better.NONE);
-            case "vllm:prefix_cache_hit_rate", "vllm:spec_decode_acceptance_rate" ->
-                    new Definition(name, "ratio", Better.HIGHER);
-            case "vllm:num_preemptions_delta" -> new Definition(name, "preemptions", Better.LOWER);
-            case "vllm:time_to_first_token_ms_mean", "vllm:time_to_first_token_ms_p99",
-                 "vllm:e2e_request_latency_ms_mean", "vllm:e2e_request_latency_ms_p99" ->
-                    new Definition(name, "ms", Better.LOWER);
             case "server_metrics_scrapes", "server_metrics_scrape_failures", "server_metrics_bad_lines" ->
                     new Definition(name, "count", Better.NONE);
             case "ttft_client_minus_server_ms" -> new Definition(name, "ms", Better.NONE);
             case "ttft_client_server_gap_large" -> new Definition(name, "flag", Better.NONE);
             default -> null;
         };
+    }
+
+    /**
+     * A summary of an engine server's Prometheus metrics (docs/server-metrics.md, "Names of any engine"):
+     * {@code <namespace>:<family>_<kind>}, the namespace an engine's ({@code vllm}, {@code sglang}, …), the kind part
+     * engine-neutral: {@code _ms_<stat>} a seconds histogram in ms (lower is better); {@code _rate} a counter ratio
+     * (higher is better); {@code _delta} a counter's growth over the run, in what {@code num_<things>} counts (else
+     * {@code count}; lower is better); {@code _mean}/{@code _max} a gauge, in the unit its family's words name
+     * ({@link #gaugeUnit}; no direction). Null for any other name.
+     */
+    private static Definition serverSummary(String name) {
+        Matcher m = SERVER.matcher(name);
+        if (!m.matches()) {
+            return null;
+        }
+        String part = m.group(2);
+        Matcher h = HISTOGRAM.matcher(part);
+        if (h.matches() && STAT.matcher(h.group(2)).matches()) {
+            return new Definition(name, "ms", Better.LOWER);
+        }
+        if (part.endsWith("_mean") || part.endsWith("_max")) {
+            return new Definition(name, gaugeUnit(part.substring(0, part.lastIndexOf('_'))), Better.NONE);
+        }
+        if (part.endsWith("_rate")) {
+            return new Definition(name, "ratio", Better.HIGHER);
+        }
+        if (part.endsWith("_delta")) {
+            String family = part.substring(0, part.length() - "_delta".length());
+            return new Definition(name, family.startsWith("num_") && family.length() > 4 ? family.substring(4)
+                    : "count", Better.LOWER);
+        }
+        return null;
+    }
+
+    /**
+     * A gauge's unit from its family's words: {@code requests} or {@code reqs} among them → requests; the last one
+     * {@code perc}, {@code usage}, {@code rate} or {@code ratio} → ratio (a share 0..1); the last one {@code length}
+     * or {@code tokens} → tokens; otherwise {@code value}.
+     */
+    static String gaugeUnit(String family) {
+        List<String> words = List.of(family.split("_"));
+        String last = words.get(words.size() - 1);
+        if (words.contains("requests") || words.contains("reqs")) {
+            return "requests";
+        }
+        if (Set.of("perc", "usage", "rate", "ratio").contains(last)) {
+            return "ratio";
+        }
+        if (last.equals("length") || last.equals("tokens")) {
+            return "tokens";
+        }
+        return "value";
     }
 
     /** Like {@link #lookup} but fails for unknown names: a stored metric always has a unit. */

@@ -13,6 +13,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.stream.Stream;
 
 import static io.isobench.report.Html.esc;
 import static io.isobench.report.Html.td;
@@ -32,10 +33,19 @@ final class SecondarySection {
             + " estimate over the same rounds as the verdict, the A/A run standing in only where the baseline's is"
             + " missing) with its 95 % CI (a fixed level: descriptive, never a verdict).";
 
-    /** What the cross-check is. */
-    static final String GAP_NOTE = "Client TTFT mean − the server's vllm:time_to_first_token mean, per counted run:"
-            + " connection, HTTP handling, the network and the client's own cost. Flagged"
-            + " (ttft_client_server_gap_large) when " + TtftGap.rule() + ".";
+    /**
+     * What the cross-check is, naming the server's TTFT family in the namespace of the server metrics shown
+     * ({@code vllm:}, {@code sglang:}: the first namespaced name among the rows, then the omitted; vLLM's when none).
+     */
+    static String gapNote(SecondaryMetrics s) {
+        String ns = Stream.concat(s.rows().stream().map(SecondaryMetrics.Row::metric),
+                        s.omitted().stream().flatMap(o -> o.metrics().stream()))
+                .filter(n -> n.indexOf(':') > 0).map(n -> n.substring(0, n.indexOf(':') + 1)).findFirst()
+                .orElse("vllm:");
+        return "Client TTFT mean − the server's " + ns + "time_to_first_token mean, per counted run:"
+                + " connection, HTTP handling, the network and the client's own cost. Flagged"
+                + " (ttft_client_server_gap_large) when " + TtftGap.rule() + ".";
+    }
 
     private SecondarySection() {
     }
@@ -172,7 +182,7 @@ final class SecondarySection {
             sb.append("not shown: ").append(cell(c.omittedReason())).append(".\n");
             return;
         }
-        sb.append(GAP_NOTE).append("\n\n");
+        sb.append(gapNote(s)).append("\n\n");
         mdTable(gapTable(c), sb);
         sb.append('\n');
         if (c.flagged().isEmpty()) {
@@ -223,7 +233,7 @@ final class SecondarySection {
             b.append("<p>Not shown: ").append(esc(c.omittedReason())).append(".</p>\n");
             return;
         }
-        b.append("<p class=\"note\">").append(esc(GAP_NOTE)).append("</p>\n");
+        b.append("<p class=\"note\">").append(esc(gapNote(s))).append("</p>\n");
         htmlTable(gapTable(c), "ttft-gap-table", b);
         if (c.flagged().isEmpty()) {
             b.append("<p>Runs flagged large: none.</p>\n");

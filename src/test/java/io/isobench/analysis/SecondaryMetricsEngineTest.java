@@ -65,8 +65,8 @@ class SecondaryMetricsEngineTest {
 
     @Test
     void aPlantedAdaptersRunsShowItsRows() {
-        SecondaryMetrics s = of(Map.of("planted:busy_mean", 0.5), Map.of("planted:busy_mean", 0.6));
-        assertThat(s.rows()).extracting(SecondaryMetrics.Row::metric).containsExactly("planted:busy_mean");
+        SecondaryMetrics s = of(Map.of("planted:busy_ratio_mean", 0.5), Map.of("planted:busy_ratio_mean", 0.6));
+        assertThat(s.rows()).extracting(SecondaryMetrics.Row::metric).containsExactly("planted:busy_ratio_mean");
         assertThat(s.rows().get(0).unit()).isEqualTo("ratio");
     }
 

@@ -1,8 +1,11 @@
 package io.isobench.engine;
 
 import io.isobench.Mode;
-import io.isobench.parse.FailureClassifier;
+import io.isobench.loadgen.ServerMetricNames;
 import io.isobench.parse.Failure;
+import io.isobench.parse.FailureClassifier;
+import io.isobench.parse.FailureSignature;
+import io.isobench.parse.MetricDictionary;
 import org.junit.jupiter.api.Test;
 
 import java.util.HashSet;
@@ -64,7 +67,7 @@ class EnginesTest {
         EngineAdapter planted = Engines.named("planted").orElseThrow();
         assertThat(planted).isInstanceOf(PlantedEngine.class);
         assertThat(Engines.forCommand(words("planted-bench --rounds 3"))).isSameAs(planted);
-        assertThat(Engines.serverMetricsOf(List.of("ttft_ms_mean", "planted:busy_mean")))
+        assertThat(Engines.serverMetricsOf(List.of("ttft_ms_mean", "planted:busy_ratio_mean")))
                 .isSameAs(PlantedEngine.METRICS);
     }
 
@@ -90,9 +93,18 @@ class EnginesTest {
                 assertThat(a.parseResult(junk)).as(a.name() + " result " + junk).isEmpty();
             }
             for (FailureSignature s : a.failureSignatures()) {
-                // the one signature table classifies every engine's own failures as the adapter says
-                assertThat(FailureClassifier.classify(s.text()).map(Failure::category)).as(a.name() + ": " + s.text())
-                        .contains(s.category());
+                // the classifier, given the adapter's lines, classifies its own failures as the adapter says
+                assertThat(FailureClassifier.classify(s.text(), a.failureSignatures()).map(Failure::category))
+                        .as(a.name() + ": " + s.text()).contains(s.category());
+            }
+            for (ServerMetricNames.Summary s : a.serverMetrics().summaries()) {
+                for (String n : s.names()) {
+                    // every summary is a canonical metric: the dictionary's rule gives the adapter's unit and direction
+                    MetricDictionary.Definition d = MetricDictionary.lookup(n);
+                    assertThat(d).as(a.name() + ": " + n).isNotNull();
+                    assertThat(d.unit()).as(n).isEqualTo(s.unit(n));
+                    assertThat(d.better()).as(n).isEqualTo(s.better(n));
+                }
             }
         }
     }

@@ -2,6 +2,7 @@ package io.isobench.engine;
 
 import io.isobench.Mode;
 import io.isobench.loadgen.ServerMetricNames;
+import io.isobench.parse.FailureSignature;
 import io.isobench.parse.ParsedOutput;
 
 import java.util.List;
@@ -17,8 +18,9 @@ import java.util.Set;
 public final class PlantedEngine implements EngineAdapter {
 
     static final ServerMetricNames METRICS = new ServerMetricNames("planted:", List.of(
-            new ServerMetricNames.Gauge("planted:busy", List.of("planted:busy"), false, "ratio")),
-            List.of("planted:busy_mean"), null, Map.of());
+            // the summary's name tells its unit (a share: _ratio), as the metric dictionary reads it
+            new ServerMetricNames.Gauge("planted:busy_ratio", List.of("planted:busy"), false, "ratio")),
+            List.of("planted:busy_ratio_mean"), null, Map.of());
 
     @Override
     public String name() {
