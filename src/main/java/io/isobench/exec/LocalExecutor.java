@@ -409,11 +409,6 @@ final class LocalExecutor implements Executor {
         return out;
     }
 
-    static String modelOf(List<String> argv) {
-        int i = argv.indexOf("--model");
-        return i >= 0 && i + 1 < argv.size() ? argv.get(i + 1) : "model";
-    }
-
     static Integer waitCancellable(ProcessGroup pg, Duration limit, Hooks hooks) {
         long end = System.nanoTime() + limit.toNanos();
         try {
@@ -458,16 +453,6 @@ final class LocalExecutor implements Executor {
     /** A CHECK job that runs the task's offline probe command instead of the server. */
     static boolean offlineProbe(Job job) {
         return job.probes() != null && job.probes().offline();
-    }
-
-    /**
-     * The model a server job's client or probes ask for: the check's, else the client's {@code --model}, else the
-     * server argv's.
-     */
-    static String modelOf(Job job, List<String> argv) {
-        String model = job.probes() != null ? job.probes().model()
-                : job.client().loadgenFlags().get("model");
-        return model != null ? model : modelOf(argv);
     }
 
     static boolean awaitPortFree(int port, Duration limit) {
