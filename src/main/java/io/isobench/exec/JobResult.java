@@ -108,6 +108,11 @@ public record JobResult(Failure failure, List<Metric> metrics, String workloadJs
                 probeJson, probeFailure, gpus, serverMetricsJson, measuredWindow, metricResolutions);
     }
 
+    /** This result as judged after it ran: {@code f} (null: success) instead of the executor's failure. */
+    public JobResult withFailure(Failure f) {
+        return f == failure ? this : withOutcome(f, log, durationMs);
+    }
+
     /** This result with another failure, log and wall time (a wrapping executor adds its own lines and phases). */
     public JobResult withOutcome(Failure f, String fullLog, double wallMs) {
         return new JobResult(f, metrics, workloadJson, lostRequests, fullLog, wallMs, timingsMs, outputs, argv,

@@ -213,10 +213,10 @@ final class LocalExecutor implements Executor {
             return accuracy(job, hooks, log, t0, timings);
         }
         if (offlineProbe(job)) {
-            return OfflineProbe.run(job, hooks, log, t0, timings, grace, placement);
+            return OfflineProbe.run(job, hooks, log, t0, timings, new Launch(placement, grace));
         }
         if (job.generic()) {
-            return GenericRun.run(job, hooks, log, t0, timings, grace, placement);
+            return GenericRun.run(job, hooks, log, t0, timings, new Launch(placement, grace));
         }
         return job.serving() || job.kind() == Job.Kind.CHECK ? server(job, hooks, log, t0, timings)
                 : offline(job, hooks, log, t0, timings);

@@ -121,10 +121,15 @@ final class RunRecorder {
     /**
      * A job's finished run: its primary metric (a measured round without one, or one that lost requests, fails
      * here), failure, log artifact and {@code details}.
+     *
+     * @param commit the task's commit the run is filed under
+     * @param env    the arm's environment (its commits, its reference); null when it has none
+     * @param result the job's result as judged: its failure the correctness gate's where a check ran
      */
     RunRecord record(String sessionId, Job job, String commit, Environment env, JobResult result,
-                     Failure failure, NativeDetails details) {
+                     NativeDetails details) {
         String rid = runId(sessionId, job);
+        Failure failure = result.failure();
         String primaryName = job.readout() != null ? job.readout().primary()
                 : MetricDictionary.primaryMetric(job.mode());
         Double primary = null;

@@ -56,7 +56,7 @@ class RunRecorderLostRequestsTest {
 
     private RunRecord record(Store store, JobResult r) {
         Job job = measured();
-        return new RunRecorder(store).record("s1", job, "c0ffee00", null, r, r.failure(),
+        return new RunRecorder(store).record("s1", job, "c0ffee00", null, r,
                 new NativeDetails(RunRecorder.place(job, 7L), null, null, new LinkedHashMap<>()));
     }
 
