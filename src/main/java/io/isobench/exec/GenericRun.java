@@ -111,8 +111,14 @@ final class GenericRun {
         }
     }
 
-    static Ran execute(Job job, Executor.Hooks hooks, Path log, long t0, Map<String, Double> timings, Duration grace,
-                       Placement launcher) {
+    /**
+     * Runs the job's command through {@code launch} to its end or its limit: its streams, wall and CPU time; or the
+     * failed result ({@link Ran#failure}) that kept it from running or finishing.
+     *
+     * @param t0      {@code System.nanoTime()} when the job began
+     * @param timings the job's phases ({@code teardown_ms} added)
+     */
+    static Ran execute(Job job, Executor.Hooks hooks, Path log, long t0, Map<String, Double> timings, Launch launch) {
         Readout readout = job.readout();
         Path prefix = job.cwd().resolve(".isobench-run-" + job.index());
         List<Path> outputs = new ArrayList<>(List.of(file(prefix, ".out"), file(prefix, ".err"), file(prefix, ".times")));
@@ -138,7 +144,7 @@ final class GenericRun {
                     "cannot clear the output files in "
                     + job.cwd() + ": " + e.getMessage(), List.of()), "", timings, job.argv()));
         }
-        Cgroup cgroup = Cgroup.of(launcher);
+        Cgroup cgroup = Cgroup.of(launch.placement());
         Integer exit;
         double wallS;
         CpuTime cpu;
@@ -146,7 +152,7 @@ final class GenericRun {
             ProcessGroup pg;
             long start = System.nanoTime();
             try {
-                pg = launcher.start(job, wrapper(prefix, cgroup.dir()), job.argv(), log);
+                pg = launch.start(job, wrapper(prefix, cgroup.dir()), job.argv(), log);
             } catch (IOException e) {
                 return failed(JobResult.failed(t0, new Failure(FailureCategory.ENV_MISSING, "cannot start sh for "
                         + job.argv().get(0)
@@ -157,7 +163,7 @@ final class GenericRun {
                 exit = LocalExecutor.waitCancellable(pg, Duration.ofSeconds(job.limits().runS()), hooks);
             } finally {
                 long td = System.nanoTime();
-                launcher.stop(job, pg, grace);
+                launch.stop(job, pg);
                 timings.put("teardown_ms", (System.nanoTime() - td) / 1e6);
             }
             wallS = (System.nanoTime() - start) / 1e9;
@@ -201,9 +207,9 @@ final class GenericRun {
         return new Ran(null, 0, null, new RuleReader.Streams("", "", Map.of()), new StringBuilder(), r);
     }
 
-    static JobResult run(Job job, Executor.Hooks hooks, Path log, long t0, Map<String, Double> timings, Duration grace,
-                         Placement launcher) {
-        Ran ran = execute(job, hooks, log, t0, timings, grace, launcher);
+    /** The job's result: a measured run's metrics by the declared rules, or a check's generated texts. */
+    static JobResult run(Job job, Executor.Hooks hooks, Path log, long t0, Map<String, Double> timings, Launch launch) {
+        Ran ran = execute(job, hooks, log, t0, timings, launch);
         if (ran.failure() != null) {
             return ran.failure();
         }

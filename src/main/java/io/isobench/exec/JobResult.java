@@ -3,6 +3,7 @@ package io.isobench.exec;
 import io.isobench.parse.Failure;
 import io.isobench.parse.Metric;
 import io.isobench.parse.MetricResolution;
+import io.isobench.probe.LostRequests;
 import io.isobench.probe.ProbeException;
 
 import java.util.ArrayList;
@@ -15,6 +16,8 @@ import java.util.Map;
  * @param failure      classified failure, or null on success
  * @param metrics      metrics (canonical names); empty on failure
  * @param workloadJson workload fingerprint (JSON text) or null
+ * @param lostRequests serving MEASURE jobs whose client ran here: why requests failed, by reason, as the client knew
+ *                     it ({@link LostRequests#NONE} otherwise, and where only the failed count came back)
  * @param log          the full log (server + client / benchmark output), not yet redacted
  * @param durationMs   wall time of the job
  * @param timingsMs    phases: start, ready, client, teardown… (harness overhead accounting)
@@ -36,15 +39,16 @@ import java.util.Map;
  *                     resolution and how it was measured (stored as {@code extra_json.metric_resolution}); empty when
  *                     none
  */
-public record JobResult(Failure failure, List<Metric> metrics, String workloadJson, String log, double durationMs,
+public record JobResult(Failure failure, List<Metric> metrics, String workloadJson, LostRequests lostRequests,
+                        String log, double durationMs,
                         Map<String, Double> timingsMs, List<String> outputs, List<String> argv, String probeJson,
                         String probeFailure, String gpus, String serverMetricsJson,
                         MeasuredWindow measuredWindow, Map<String, MetricResolution> metricResolutions) {
 
     /** A job that never started ({@code failure}: why; {@code log}: what preparing it printed): no time, no metrics. */
     public static JobResult notStarted(Failure failure, String log, List<String> argv) {
-        return new JobResult(failure, List.of(), null, log, 0, Map.of(), List.of(), argv, null, null, null, null,
-                null, Map.of());
+        return new JobResult(failure, List.of(), null, LostRequests.NONE, log, 0, Map.of(), List.of(), argv, null, null,
+                null, null, null, Map.of());
     }
 
     /**
@@ -54,8 +58,8 @@ public record JobResult(Failure failure, List<Metric> metrics, String workloadJs
      */
     static JobResult ended(long startNs, Failure failure, List<Metric> metrics, String workloadJson, String log,
                            Map<String, Double> timingsMs, List<String> argv) {
-        return new JobResult(failure, metrics, workloadJson, log, (System.nanoTime() - startNs) / 1e6, timingsMs,
-                List.of(), argv, null, null, null, null, null, Map.of());
+        return new JobResult(failure, metrics, workloadJson, LostRequests.NONE, log,
+                (System.nanoTime() - startNs) / 1e6, timingsMs, List.of(), argv, null, null, null, null, null, Map.of());
     }
 
     /** A failed job's result (no metrics, no workload), timed from {@code startNs} to now. */
@@ -66,6 +70,7 @@ public record JobResult(Failure failure, List<Metric> metrics, String workloadJs
 
     public JobResult {
         metrics = List.copyOf(metrics);
+        lostRequests = lostRequests == null ? LostRequests.NONE : lostRequests;
         timingsMs = Map.copyOf(timingsMs);
         outputs = List.copyOf(outputs);
         argv = List.copyOf(argv);
@@ -74,58 +79,70 @@ public record JobResult(Failure failure, List<Metric> metrics, String workloadJs
 
     /** This result as run on the given GPUs. */
     public JobResult withGpus(String gpuIds) {
-        return new JobResult(failure, metrics, workloadJson, log, durationMs, timingsMs, outputs, argv, probeJson,
-                probeFailure, gpuIds, serverMetricsJson, measuredWindow, metricResolutions);
+        return new JobResult(failure, metrics, workloadJson, lostRequests, log, durationMs, timingsMs, outputs, argv,
+                probeJson, probeFailure, gpuIds, serverMetricsJson, measuredWindow, metricResolutions);
     }
 
     /** This result with the probe outputs of a check ({@code Greedy.ProbeRun.toJson()}; null: none). */
     public JobResult withProbes(String json) {
-        return new JobResult(failure, metrics, workloadJson, log, durationMs, timingsMs, outputs, argv, json,
-                probeFailure, gpus, serverMetricsJson, measuredWindow, metricResolutions);
+        return new JobResult(failure, metrics, workloadJson, lostRequests, log, durationMs, timingsMs, outputs, argv,
+                json, probeFailure, gpus, serverMetricsJson, measuredWindow, metricResolutions);
     }
 
     /** This result with the greedy texts of a check. */
     public JobResult withOutputs(List<String> texts) {
-        return new JobResult(failure, metrics, workloadJson, log, durationMs, timingsMs, texts, argv, probeJson,
-                probeFailure, gpus, serverMetricsJson, measuredWindow, metricResolutions);
+        return new JobResult(failure, metrics, workloadJson, lostRequests, log, durationMs, timingsMs, texts, argv,
+                probeJson, probeFailure, gpus, serverMetricsJson, measuredWindow, metricResolutions);
     }
 
     /** This result of a check whose probe set could not run, and why (null: it ran). */
     public JobResult withProbeFailure(ProbeException.Kind kind) {
-        return new JobResult(failure, metrics, workloadJson, log, durationMs, timingsMs, outputs, argv, probeJson,
-                kind == null ? null : kind.name(), gpus, serverMetricsJson, measuredWindow, metricResolutions);
+        return new JobResult(failure, metrics, workloadJson, lostRequests, log, durationMs, timingsMs, outputs, argv,
+                probeJson, kind == null ? null : kind.name(), gpus, serverMetricsJson, measuredWindow,
+                metricResolutions);
     }
 
     /** This result with other metrics (the correctness gate adds its own). */
     public JobResult withMetrics(List<Metric> all) {
-        return new JobResult(failure, all, workloadJson, log, durationMs, timingsMs, outputs, argv, probeJson,
-                probeFailure, gpus, serverMetricsJson, measuredWindow, metricResolutions);
+        return new JobResult(failure, all, workloadJson, lostRequests, log, durationMs, timingsMs, outputs, argv,
+                probeJson, probeFailure, gpus, serverMetricsJson, measuredWindow, metricResolutions);
+    }
+
+    /** This result as judged after it ran: {@code f} (null: success) instead of the executor's failure. */
+    public JobResult withFailure(Failure f) {
+        return f == failure ? this : withOutcome(f, log, durationMs);
     }
 
     /** This result with another failure, log and wall time (a wrapping executor adds its own lines and phases). */
     public JobResult withOutcome(Failure f, String fullLog, double wallMs) {
-        return new JobResult(f, metrics, workloadJson, fullLog, wallMs, timingsMs, outputs, argv, probeJson,
-                probeFailure, gpus, serverMetricsJson, measuredWindow, metricResolutions);
+        return new JobResult(f, metrics, workloadJson, lostRequests, fullLog, wallMs, timingsMs, outputs, argv,
+                probeJson, probeFailure, gpus, serverMetricsJson, measuredWindow, metricResolutions);
     }
 
     /** This result with the server's scraped {@code /metrics} series (JSON) and its summaries added to the metrics. */
     public JobResult withServerMetrics(String seriesJson, List<Metric> summaries) {
         List<Metric> all = new ArrayList<>(metrics);
         all.addAll(summaries);
-        return new JobResult(failure, all, workloadJson, log, durationMs, timingsMs, outputs, argv, probeJson,
-                probeFailure, gpus, seriesJson, measuredWindow, metricResolutions);
+        return new JobResult(failure, all, workloadJson, lostRequests, log, durationMs, timingsMs, outputs, argv,
+                probeJson, probeFailure, gpus, seriesJson, measuredWindow, metricResolutions);
     }
 
     /** This result with its measured phase's wall-clock bounds (null: none known, the whole job counts). */
     public JobResult withMeasuredWindow(MeasuredWindow window) {
-        return new JobResult(failure, metrics, workloadJson, log, durationMs, timingsMs, outputs, argv, probeJson,
-                probeFailure, gpus, serverMetricsJson, window, metricResolutions);
+        return new JobResult(failure, metrics, workloadJson, lostRequests, log, durationMs, timingsMs, outputs, argv,
+                probeJson, probeFailure, gpus, serverMetricsJson, window, metricResolutions);
+    }
+
+    /** This result with the reasons its client's failed requests were lost for. */
+    public JobResult withLostRequests(LostRequests lost) {
+        return new JobResult(failure, metrics, workloadJson, lost, log, durationMs, timingsMs, outputs, argv, probeJson,
+                probeFailure, gpus, serverMetricsJson, measuredWindow, metricResolutions);
     }
 
     /** This result with the resolution of the metrics isobench measured itself. */
     public JobResult withMetricResolutions(Map<String, MetricResolution> resolutions) {
-        return new JobResult(failure, metrics, workloadJson, log, durationMs, timingsMs, outputs, argv, probeJson,
-                probeFailure, gpus, serverMetricsJson, measuredWindow, resolutions);
+        return new JobResult(failure, metrics, workloadJson, lostRequests, log, durationMs, timingsMs, outputs, argv,
+                probeJson, probeFailure, gpus, serverMetricsJson, measuredWindow, resolutions);
     }
 
     public boolean success() {

@@ -133,11 +133,11 @@ final class KubeJobSpec {
             engineMounts.add(mount("source", p.sourceDir(), false));
         }
 
-        List<EnvVar> env = engineEnv(p, job.env());
+        Engine engine = new Engine(arm.image(), p, engineEnv(p, job.env()), engineMounts, job.gpus());
         Container main;
         if (withServer) {
             List<String> serverArgv = serverArgv(job, p.serverPort());
-            Container server = engine(SERVER, arm.image(), p, serverArgv, env, engineMounts, job.gpus());
+            Container server = engine.container(SERVER, serverArgv);
             server = new ContainerBuilder(server).withRestartPolicy("Always")
                     .withNewStartupProbe().withNewHttpGet().withPath("/health").withNewPort(p.serverPort())
                     .endHttpGet().withPeriodSeconds(PROBE_PERIOD_S).withTimeoutSeconds(PROBE_PERIOD_S)
@@ -150,7 +150,7 @@ final class KubeJobSpec {
                     .withCommand(clientArgv(p, job)).withEnv(plainEnv(p)).withTerminationMessagePolicy(
                             "FallbackToLogsOnError").build();
         } else {
-            main = engine(MAIN, arm.image(), p, job.argv(), env, engineMounts, job.gpus());
+            main = engine.container(MAIN, job.argv());
         }
         long deadline = (long) p.startSlackS() + job.limits().runS() + (withServer ? job.limits().serverStartS() : 0);
         var pod = new io.fabric8.kubernetes.api.model.PodSpecBuilder().withRestartPolicy("Never")
@@ -185,40 +185,43 @@ final class KubeJobSpec {
     static List<String> clientArgv(KubernetesProfile p, Job job) {
         List<String> out = new ArrayList<>(p.clientCommand());
         String base = "http://127.0.0.1:" + p.serverPort();
-        Map<String, String> flags = job.client().loadgenFlags();
-        String model = LocalExecutor.modelOf(job, job.argv());
         if (job.probes() != null) {
-            out.addAll(List.of("greedy", "--base-url", base, "--model", model, "--num-prompts",
+            out.addAll(List.of("greedy", "--base-url", base, "--model", job.model(), "--num-prompts",
                     Integer.toString(job.probes().numPrompts()), "--max-tokens",
                     Integer.toString(job.probes().maxTokens())));
             return out;
         }
+        // the client's flags name its model (Job.model)
         out.addAll(List.of("loadgen", "--base-url", base));
-        if (!flags.containsKey("model")) {
-            out.addAll(List.of("--model", model));
-        }
         out.addAll(job.client().argv());
         out.addAll(List.of("--num-warmups", Integer.toString(job.warmupRequests()), "--label", "isobench-run"));
         return out;
     }
 
-    private static Container engine(String name, String image, KubernetesProfile p, List<String> argv,
-                                    List<EnvVar> env, List<VolumeMount> mounts, int gpus) {
-        Map<String, Quantity> limits = new TreeMap<>();
-        Map<String, Quantity> requests = new TreeMap<>();
-        new GpuRequest(gpus).kubernetesLimits().forEach((k, v) -> limits.put(k, new Quantity(v)));
-        if (p.cpu() != null) {
-            requests.put("cpu", new Quantity(p.cpu()));
+    /**
+     * What every engine container of the pod shares (the server, or the offline benchmark): the arm's image, the
+     * profile's pull policy, working folder and requests, the engine's environment and mounts, the job's GPUs.
+     */
+    private record Engine(String image, KubernetesProfile p, List<EnvVar> env, List<VolumeMount> mounts, int gpus) {
+
+        /** The container {@code name} running {@code argv} with what every engine container shares. */
+        Container container(String name, List<String> argv) {
+            Map<String, Quantity> limits = new TreeMap<>();
+            Map<String, Quantity> requests = new TreeMap<>();
+            new GpuRequest(gpus).kubernetesLimits().forEach((k, v) -> limits.put(k, new Quantity(v)));
+            if (p.cpu() != null) {
+                requests.put("cpu", new Quantity(p.cpu()));
+            }
+            if (p.memory() != null) {
+                requests.put("memory", new Quantity(p.memory()));
+                limits.put("memory", new Quantity(p.memory()));
+            }
+            return new ContainerBuilder().withName(name).withImage(image).withImagePullPolicy(p.imagePullPolicy())
+                    .withCommand(argv).withWorkingDir(p.sourceDir()).withEnv(env).withVolumeMounts(mounts)
+                    .withResources(new ResourceRequirementsBuilder().withLimits(limits.isEmpty() ? null : limits)
+                            .withRequests(requests.isEmpty() ? null : requests).build())
+                    .withTerminationMessagePolicy("FallbackToLogsOnError").build();
         }
-        if (p.memory() != null) {
-            requests.put("memory", new Quantity(p.memory()));
-            limits.put("memory", new Quantity(p.memory()));
-        }
-        return new ContainerBuilder().withName(name).withImage(image).withImagePullPolicy(p.imagePullPolicy())
-                .withCommand(argv).withWorkingDir(p.sourceDir()).withEnv(env).withVolumeMounts(mounts)
-                .withResources(new ResourceRequirementsBuilder().withLimits(limits.isEmpty() ? null : limits)
-                        .withRequests(requests.isEmpty() ? null : requests).build())
-                .withTerminationMessagePolicy("FallbackToLogsOnError").build();
     }
 
     private static Container plain(String name, String image, KubernetesProfile p, List<String> argv,

@@ -78,7 +78,7 @@ public final class LintRun {
         }
         try {
             GenericRun.Ran ran = GenericRun.execute(job, Executor.Hooks.NONE, log, System.nanoTime(), new HashMap<>(),
-                    Duration.ofSeconds(5), Placement.LOCAL);
+                    new Launch(Placement.LOCAL, Duration.ofSeconds(5)));
             StringBuilder b = new StringBuilder();
             b.append(t.id()).append(": lint run of the baseline (").append(arm.commitRef()).append(") in ")
                     .append(job.cwd());

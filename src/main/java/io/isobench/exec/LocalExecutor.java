@@ -215,10 +215,10 @@ final class LocalExecutor implements Executor {
             return accuracy(job, hooks, log, t0, timings);
         }
         if (offlineProbe(job)) {
-            return OfflineProbe.run(job, hooks, log, t0, timings, grace, placement);
+            return OfflineProbe.run(job, hooks, log, t0, timings, new Launch(placement, grace));
         }
         if (job.generic()) {
-            return GenericRun.run(job, hooks, log, t0, timings, grace, placement);
+            return GenericRun.run(job, hooks, log, t0, timings, new Launch(placement, grace));
         }
         return job.serving() || job.kind() == Job.Kind.CHECK ? server(job, hooks, log, t0, timings)
                 : offline(job, hooks, log, t0, timings);
@@ -412,11 +412,6 @@ final class LocalExecutor implements Executor {
         return out;
     }
 
-    static String modelOf(List<String> argv) {
-        int i = argv.indexOf("--model");
-        return i >= 0 && i + 1 < argv.size() ? argv.get(i + 1) : "model";
-    }
-
     static Integer waitCancellable(ProcessGroup pg, Duration limit, Hooks hooks) {
         long end = System.nanoTime() + limit.toNanos();
         try {
@@ -461,16 +456,6 @@ final class LocalExecutor implements Executor {
     /** A CHECK job that runs the task's offline probe command instead of the server. */
     static boolean offlineProbe(Job job) {
         return job.probes() != null && job.probes().offline();
-    }
-
-    /**
-     * The model a server job's client or probes ask for: the check's, else the client's {@code --model}, else the
-     * server argv's.
-     */
-    static String modelOf(Job job, List<String> argv) {
-        String model = job.probes() != null ? job.probes().model()
-                : job.client().loadgenFlags().get("model");
-        return model != null ? model : modelOf(argv);
     }
 
     static boolean awaitPortFree(int port, Duration limit) {

@@ -86,8 +86,14 @@ final class OfflineProbe {
         return new Prepared(argv, prompts, n, null);
     }
 
+    /**
+     * Runs the job's offline probe command through {@code launch} to its end or its limit and reads its outputs.
+     *
+     * @param t0      {@code System.nanoTime()} when the job began
+     * @param timings the job's phases ({@code client_ms}, {@code teardown_ms} added)
+     */
     static JobResult run(Job job, Executor.Hooks hooks, Path log, long t0, Map<String, Double> timings,
-                         Duration grace, Placement launcher) {
+                         Launch launch) {
         Prepared prepared = prepare(job, t0, timings);
         if (prepared.failure() != null) {
             return prepared.failure();
@@ -96,7 +102,7 @@ final class OfflineProbe {
         try {
             ProcessGroup pg;
             try {
-                pg = launcher.start(job, argv, log);
+                pg = launch.start(job, argv, log);
             } catch (IOException e) {
                 return JobResult.failed(t0, new Failure(FailureCategory.BAD_PERF_COMMAND,
                         "cannot start the offline probe command "
@@ -115,7 +121,7 @@ final class OfflineProbe {
                 Thread.currentThread().interrupt();
             } finally {
                 long td = System.nanoTime();
-                launcher.stop(job, pg, grace);
+                launch.stop(job, pg);
                 timings.put("client_ms", (td - tc) / 1e6);
                 timings.put("teardown_ms", (System.nanoTime() - td) / 1e6);
             }

@@ -4,7 +4,6 @@ import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
 import io.isobench.parse.Metric;
 import io.isobench.plan.Job;
-import io.isobench.probe.Clients;
 import io.isobench.probe.Greedy;
 import io.isobench.probe.ProbeException;
 import io.isobench.probe.ServingClient;
@@ -79,16 +78,16 @@ final class ServePipeline {
     /**
      * What the client or the probes measured.
      *
-     * @param workloadJson the client's workload fingerprint; null for a check
-     * @param probes       the check's probe run; null for a measured run
+     * @param client the client's result (metrics, workload, requests lost by reason); null for a check
+     * @param probes the check's probe run; null for a measured run
      */
-    private record Measured(List<Metric> metrics, String workloadJson, Greedy.ProbeRun probes, String console) {
+    private record Measured(ServingClient.Result client, Greedy.ProbeRun probes, String console) {
         static Measured of(ServingClient.Result r) {
-            return new Measured(r.metrics(), r.workloadJson(), null, r.console());
+            return new Measured(r, null, r.console());
         }
 
         static Measured of(Greedy.ProbeRun p) {
-            return new Measured(List.of(), null, p, probeLine(p));
+            return new Measured(null, p, probeLine(p));
         }
     }
 
@@ -120,8 +119,7 @@ final class ServePipeline {
             if (failure == null) {
                 long tc = System.nanoTime();
                 URI base = server.endpoint();
-                Map<String, String> flags = job.client().loadgenFlags();
-                String model = LocalExecutor.modelOf(job, server.argv());
+                String model = job.model();
                 // the server's /metrics during the measured run (docs/server-metrics.md); never fails the run
                 scrape = ServerMetricsRun.start(job, base);
                 Runnable measuredStart = scrape.measuredStart();
@@ -129,8 +127,9 @@ final class ServePipeline {
                     // the client (or the probes) within the job's limit, whatever the server sends or withholds
                     measured = job.kind() == Job.Kind.CHECK
                             ? Measured.of(withinLimit(job.limits().runS(), () -> probe(base, model, job)))
-                            : Measured.of(withinLimit(job.limits().runS(), () -> client.run(base, model, flags,
-                            job.warmupRequests(), 0L, job.cwd(), measuredStart)));
+                            : Measured.of(withinLimit(job.limits().runS(), () -> client.run(base,
+                            new ServingClient.Workload(model, job.client().loadgenFlags(), job.warmupRequests(), 0L,
+                                    job.cwd()), measuredStart)));
                     clientLog.append(measured.console());
                 } catch (PastLimit e) {
                     clientLog.append("isobench: ").append(e.getMessage()).append('\n');
@@ -162,10 +161,11 @@ final class ServePipeline {
             server.stop(timings, clientLog);
         }
         String text = server.log() + (clientLog.isEmpty() ? "" : "\n--- isobench client ---\n" + clientLog);
-        JobResult done = measured == null
+        ServingClient.Result ran = measured == null ? null : measured.client();
+        JobResult done = ran == null
                 ? JobResult.ended(t0, failure, List.of(), null, text, timings, server.argv())
-                : JobResult.ended(t0, failure, measured.metrics(), measured.workloadJson(), text, timings,
-                server.argv());
+                : JobResult.ended(t0, failure, ran.metrics(), ran.workloadJson(), text, timings, server.argv())
+                .withLostRequests(ran.lost());
         if (measured != null && measured.probes() != null) {
             done = done.withOutputs(measured.probes().texts())
                     .withProbes(failure == null ? measured.probes().toJson() : null);

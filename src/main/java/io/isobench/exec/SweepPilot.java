@@ -67,7 +67,7 @@ public final class SweepPilot {
             AutoSweep.Pilot p;
             try {
                 Map<String, Double> m = new LinkedHashMap<>();
-                for (Metric x : client.run(baseUrl, cmd.model(), at, 0, 0).metrics()) {
+                for (Metric x : client.run(baseUrl, new ServingClient.Workload(cmd.model(), at, 0, 0)).metrics()) {
                     m.put(x.name(), x.value());
                 }
                 Double achieved = m.get("request_throughput_rps");

@@ -150,6 +150,20 @@ public record Job(Place place, Arm arm, Mode mode, JobSpec spec, Where where, Li
         return spec instanceof JobSpec.Measure m ? m.client() : ClientConfig.NONE;
     }
 
+    /**
+     * The model the job's requests name, typed from the task when it was planned, never read from the server's
+     * command: a check's probe model; a serving round's client {@code --model} (the perf_command's, else the task's
+     * {@code model}; a generic task's {@code serving.model}); null for a job that sends none (an offline round, an
+     * accuracy run).
+     */
+    public String model() {
+        return switch (spec) {
+            case JobSpec.Check c -> c.probes().model();
+            case JobSpec.Measure m -> m.client().get("--model").orElse(null);
+            case JobSpec.Accuracy a -> null;
+        };
+    }
+
     /** Serving: the measured round's warm-up requests; 0 for other jobs. */
     public int warmupRequests() {
         return spec instanceof JobSpec.Measure m ? m.warmupRequests() : 0;

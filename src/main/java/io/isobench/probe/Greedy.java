@@ -163,119 +163,127 @@ public final class Greedy {
         List<Probe> out = new ArrayList<>();
         List<String> ps = prompts(prompts);
         try (HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
+            Requests requests = new Requests(http, baseUrl, model, maxTokens, logprobs);
             for (int i = 0; i < ps.size(); i++) {
-                out.add(one(http, baseUrl, model, ps.get(i), i, maxTokens, logprobs));
+                out.add(requests.one(ps.get(i), i));
             }
-            Probe again = one(http, baseUrl, model, ps.get(0), 0, maxTokens, logprobs);
+            Probe again = requests.one(ps.get(0), 0);
             if (!again.text().equals(out.get(0).text())) {
                 throw new ProbeException(ProbeException.Kind.NO_GREEDY_SUPPORT, "the server does not decode greedily:"
                         + " two identical temperature-0 requests for prompt 0 gave different text ("
                         + quote(out.get(0).text()) + " then " + quote(again.text()) + ")");
             }
             int batch = batchSize(ps.size());
-            return new ProbeRun(out, concurrently(http, baseUrl, model, ps, batch, maxTokens, logprobs), batch);
+            return new ProbeRun(out, requests.concurrently(ps, batch), batch);
         }
     }
 
-    /** The prompts sent at once, {@code batch} requests in flight; each prompt's first answer, in prompt order. */
-    private static List<Probe> concurrently(HttpClient http, URI baseUrl, String model, List<String> ps, int batch,
-                                            int maxTokens, boolean logprobs) throws IOException, InterruptedException {
-        List<Future<Probe>> answers = new ArrayList<>();
-        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
-            for (int i = 0; i < batch; i++) {
-                int k = i % ps.size();
-                answers.add(threads.submit(() -> one(http, baseUrl, model, ps.get(k), k, maxTokens, logprobs)));
-            }
-            List<Probe> out = new ArrayList<>();
-            for (int i = 0; i < batch; i++) {
-                Probe p;
-                try {
-                    p = answers.get(i).get();
-                } catch (ExecutionException e) {
-                    if (e.getCause() instanceof ProbeException pe) {
-                        throw new ProbeException(pe.kind(), pe.getMessage() + " (concurrent pass, " + batch
-                                + " requests in flight)");
-                    }
-                    if (e.getCause() instanceof IOException io) {
-                        throw io;
-                    }
-                    if (e.getCause() instanceof RuntimeException re) {
-                        throw re;
-                    }
-                    throw new IOException(e.getCause());
-                }
-                if (i < ps.size()) {
-                    out.add(p);
-                }
-            }
-            return out;
-        }
-    }
+    /**
+     * How every probe request of one probe run is sent: to one server, for one model, at most {@code maxTokens}
+     * tokens each, with or without logprobs.
+     */
+    private record Requests(HttpClient http, URI baseUrl, String model, int maxTokens, boolean logprobs) {
 
-    private static Probe one(HttpClient http, URI baseUrl, String model, String prompt, int index, int maxTokens,
-                             boolean logprobs) throws IOException, InterruptedException {
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("model", model);
-        body.put("prompt", prompt);
-        body.put("max_tokens", maxTokens);
-        body.put("temperature", 0);
-        body.put("seed", SEED);
-        if (logprobs) {
-            body.put("logprobs", 1);
-            body.put("return_token_ids", true);
-        }
-        HttpRequest req = HttpRequest.newBuilder(baseUrl.resolve("/v1/completions"))
-                .timeout(Duration.ofSeconds(60)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))).build();
-        HttpResponse<InputStream> r = http.send(req, HttpResponse.BodyHandlers.ofInputStream());
-        String answer;
-        try (InputStream in = r.body()) {
-            // a probe's answer is small: a server that sends more is refused, never held
-            byte[] bytes = in.readNBytes(MAX_BODY_BYTES + 1);
-            if (bytes.length > MAX_BODY_BYTES) {
-                throw new ProbeException(ProbeException.Kind.PROBE_REJECTED, "response_too_large: the answer to probe "
-                        + index + " passed " + (MAX_BODY_BYTES >> 20) + " MiB, the most read");
-            }
-            answer = new String(bytes, StandardCharsets.UTF_8);
-        }
-        if (r.statusCode() != 200) {
-            String b = answer.strip();
-            String low = b.toLowerCase(Locale.ROOT);
-            boolean greedy = low.contains("temperature") || low.contains("greedy");
-            throw new ProbeException(greedy ? ProbeException.Kind.NO_GREEDY_SUPPORT : ProbeException.Kind.PROBE_REJECTED,
-                    (greedy ? "the server refuses greedy decoding: " : "the server rejected probe " + index + ": ")
-                            + "HTTP " + r.statusCode() + " from /v1/completions: "
-                            + (b.length() > 300 ? b.substring(0, 300) + "…" : b));
-        }
-        JsonNode n;
-        try {
-            n = JSON.readTree(answer);
-        } catch (IOException e) {
-            throw new ProbeException(ProbeException.Kind.PROBE_REJECTED, "the server answered probe " + index
-                    + " with a body that is not JSON: " + e.getMessage());
-        }
-        JsonNode c = n.path("choices").path(0);
-        if (!c.path("text").isTextual()) {
-            throw new ProbeException(ProbeException.Kind.PROBE_REJECTED, "the server's answer to probe " + index
-                    + " has no choices[0].text");
-        }
-        List<Integer> ids = null;
-        JsonNode tid = c.path("token_ids");
-        if (tid.isArray()) {
-            ids = new ArrayList<>();
-            for (JsonNode t : tid) {
-                ids.add(t.asInt());
+        /** The prompts sent at once, {@code batch} requests in flight; each prompt's first answer, in prompt order. */
+        List<Probe> concurrently(List<String> ps, int batch) throws IOException, InterruptedException {
+            List<Future<Probe>> answers = new ArrayList<>();
+            try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+                for (int i = 0; i < batch; i++) {
+                    int k = i % ps.size();
+                    answers.add(threads.submit(() -> one(ps.get(k), k)));
+                }
+                List<Probe> out = new ArrayList<>();
+                for (int i = 0; i < batch; i++) {
+                    Probe p;
+                    try {
+                        p = answers.get(i).get();
+                    } catch (ExecutionException e) {
+                        if (e.getCause() instanceof ProbeException pe) {
+                            throw new ProbeException(pe.kind(), pe.getMessage() + " (concurrent pass, " + batch
+                                    + " requests in flight)");
+                        }
+                        if (e.getCause() instanceof IOException io) {
+                            throw io;
+                        }
+                        if (e.getCause() instanceof RuntimeException re) {
+                            throw re;
+                        }
+                        throw new IOException(e.getCause());
+                    }
+                    if (i < ps.size()) {
+                        out.add(p);
+                    }
+                }
+                return out;
             }
         }
-        List<Double> lps = null;
-        JsonNode tl = c.path("logprobs").path("token_logprobs");
-        if (tl.isArray()) {
-            lps = new ArrayList<>();
-            for (JsonNode t : tl) {
-                lps.add(t.isNumber() ? t.asDouble() : Double.NaN);
+
+        /** One greedy request for {@code prompt} (probe {@code index}) and its answer. */
+        Probe one(String prompt, int index) throws IOException, InterruptedException {
+            Map<String, Object> body = new LinkedHashMap<>();
+            body.put("model", model);
+            body.put("prompt", prompt);
+            body.put("max_tokens", maxTokens);
+            body.put("temperature", 0);
+            body.put("seed", SEED);
+            if (logprobs) {
+                body.put("logprobs", 1);
+                body.put("return_token_ids", true);
             }
+            HttpRequest req = HttpRequest.newBuilder(baseUrl.resolve("/v1/completions"))
+                    .timeout(Duration.ofSeconds(60)).header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))).build();
+            HttpResponse<InputStream> r = http.send(req, HttpResponse.BodyHandlers.ofInputStream());
+            String answer;
+            try (InputStream in = r.body()) {
+                // a probe's answer is small: a server that sends more is refused, never held
+                byte[] bytes = in.readNBytes(MAX_BODY_BYTES + 1);
+                if (bytes.length > MAX_BODY_BYTES) {
+                    throw new ProbeException(ProbeException.Kind.PROBE_REJECTED, "response_too_large: the answer"
+                            + " to probe " + index + " passed " + (MAX_BODY_BYTES >> 20) + " MiB, the most read");
+                }
+                answer = new String(bytes, StandardCharsets.UTF_8);
+            }
+            if (r.statusCode() != 200) {
+                String b = answer.strip();
+                String low = b.toLowerCase(Locale.ROOT);
+                boolean greedy = low.contains("temperature") || low.contains("greedy");
+                String why = greedy ? "the server refuses greedy decoding: "
+                        : "the server rejected probe " + index + ": ";
+                throw new ProbeException(greedy ? ProbeException.Kind.NO_GREEDY_SUPPORT
+                        : ProbeException.Kind.PROBE_REJECTED, why + "HTTP " + r.statusCode() + " from /v1/completions: "
+                        + (b.length() > 300 ? b.substring(0, 300) + "…" : b));
+            }
+            JsonNode n;
+            try {
+                n = JSON.readTree(answer);
+            } catch (IOException e) {
+                throw new ProbeException(ProbeException.Kind.PROBE_REJECTED, "the server answered probe " + index
+                        + " with a body that is not JSON: " + e.getMessage());
+            }
+            JsonNode c = n.path("choices").path(0);
+            if (!c.path("text").isTextual()) {
+                throw new ProbeException(ProbeException.Kind.PROBE_REJECTED, "the server's answer to probe " + index
+                        + " has no choices[0].text");
+            }
+            List<Integer> ids = null;
+            JsonNode tid = c.path("token_ids");
+            if (tid.isArray()) {
+                ids = new ArrayList<>();
+                for (JsonNode t : tid) {
+                    ids.add(t.asInt());
+                }
+            }
+            List<Double> lps = null;
+            JsonNode tl = c.path("logprobs").path("token_logprobs");
+            if (tl.isArray()) {
+                lps = new ArrayList<>();
+                for (JsonNode t : tl) {
+                    lps.add(t.isNumber() ? t.asDouble() : Double.NaN);
+                }
+            }
+            return new Probe(c.path("text").asText(), ids, lps);
         }
-        return new Probe(c.path("text").asText(), ids, lps);
     }
 
     /** The largest probe answer read ({@code response_too_large} beyond). */

@@ -164,8 +164,8 @@ final class JobRunner {
                 result = result.withMetrics(all);
             }
         }
-        RunRecord rec = pieces.recorder().record(sessionId, job, commit, env, result, failure, new NativeDetails(
-                RunRecorder.place(job, plan.seed()), RunRecorder.envFacts(env), null, extra));
+        RunRecord rec = pieces.recorder().record(sessionId, job, commit, env, result.withFailure(failure),
+                new NativeDetails(RunRecorder.place(job, plan.seed()), RunRecorder.envFacts(env), null, extra));
         store.putRun(rec);
         // the stored outcome counts: the recorder may fail a run the executor finished (NO_METRICS, REQUESTS_FAILED)
         String category = rec.failure() == null ? null : rec.failure().category();

@@ -2,7 +2,6 @@ package io.isobench.session;
 
 import io.isobench.plan.AutoSweep;
 import io.isobench.store.Pipeline;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.Arm;
 import io.isobench.env.Environment;
@@ -16,16 +15,15 @@ import io.isobench.parse.MetricDictionary;
 import io.isobench.plan.ArmSpec;
 import io.isobench.plan.Job;
 import io.isobench.plan.JobRole;
+import io.isobench.probe.LostRequests;
 import io.isobench.review.ReviewResult;
 import io.isobench.store.NativeDetails;
 import io.isobench.store.RunDetails;
 import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -123,10 +121,15 @@ final class RunRecorder {
     /**
      * A job's finished run: its primary metric (a measured round without one, or one that lost requests, fails
      * here), failure, log artifact and {@code details}.
+     *
+     * @param commit the task's commit the run is filed under
+     * @param env    the arm's environment (its commits, its reference); null when it has none
+     * @param result the job's result as judged: its failure the correctness gate's where a check ran
      */
     RunRecord record(String sessionId, Job job, String commit, Environment env, JobResult result,
-                     Failure failure, NativeDetails details) {
+                     NativeDetails details) {
         String rid = runId(sessionId, job);
+        Failure failure = result.failure();
         String primaryName = job.readout() != null ? job.readout().primary()
                 : MetricDictionary.primaryMetric(job.mode());
         Double primary = null;
@@ -146,14 +149,12 @@ final class RunRecorder {
             failure = lostRequests(result);
             status = failure == null ? status : RunRecord.RunStatus.FAILED;
         }
-        String model = job.probes() != null ? job.probes().model()
-                : job.client().loadgenFlags().get("model");
         return measured(rid, sessionId, commit, job.arm())
                 .round(Math.max(0, job.round()))
                 .status(status)
                 .failure(failureInfo(failure))
                 .mode(job.mode())
-                .model(model)
+                .model(job.model())
                 .pipeline(pipelineOf(job))
                 .primary(primary == null ? null : primaryName, primary, primary == null ? null : "measured")
                 .workload(result.workloadJson())
@@ -217,7 +218,8 @@ final class RunRecorder {
 
     /**
      * A measured run that lost requests did less work than the others: {@code REQUESTS_FAILED} (its metrics are kept,
-     * the analysis excludes the round), with the client's failure reasons; null when none failed.
+     * the analysis excludes the round), with the client's reasons ({@link JobResult#lostRequests}, typed: never read
+     * back from the workload JSON); null when none failed.
      */
     static Failure lostRequests(JobResult result) {
         double failed = 0;
@@ -232,20 +234,9 @@ final class RunRecorder {
         if (!(failed > 0)) {
             return null;
         }
-        String reasons = "";
-        try {
-            JsonNode w = result.workloadJson() == null ? null : JSON.readTree(result.workloadJson());
-            JsonNode by = w == null ? null : w.path("failures_by_reason");
-            if (by != null && by.isObject() && !by.isEmpty()) {
-                List<String> parts = new ArrayList<>();
-                by.fields().forEachRemaining(e -> parts.add(e.getKey() + " x" + e.getValue().asText()));
-                reasons = ": " + String.join(", ", parts);
-            }
-        } catch (IOException e) {
-            // no reasons recorded
-        }
+        LostRequests lost = result.lostRequests();
         String detail = String.format(Locale.ROOT, "%d of %d requests failed%s", (long) failed,
-                (long) (failed + completed), reasons);
+                (long) (failed + completed), lost.isEmpty() ? "" : ": " + lost.describe());
         return new Failure(FailureCategory.REQUESTS_FAILED, detail, List.of(detail));
     }
 

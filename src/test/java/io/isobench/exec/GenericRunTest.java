@@ -212,7 +212,7 @@ class GenericRunTest {
         Recording launcher = new Recording(true);
         GenericRun.Ran ran = GenericRun.execute(job(Job.Kind.MEASURE, List.of("/usr/bin/python3", "-c", BUSY),
                 new Readout(List.of(), MetricRule.CPU, null), 60), Executor.Hooks.NONE, log(), System.nanoTime(),
-                new HashMap<>(), Duration.ofSeconds(5), launcher);
+                new HashMap<>(), new Launch(launcher, Duration.ofSeconds(5)));
         assertThat(ran.failure()).as(ran.text().toString()).isNull();
         System.out.printf(Locale.ROOT, "busy loop of 0.15 s: command_cpu_s=%.6f (%s), command_wall_s=%.3f%n",
                 ran.cpu().seconds(), ran.cpu().resolution().source(), ran.wallS());
@@ -250,7 +250,7 @@ class GenericRunTest {
         for (int i = 0; i < n; i++) {
             GenericRun.Ran ran = GenericRun.execute(job(Job.Kind.MEASURE, argv, new Readout(List.of(), MetricRule.CPU,
                     null), 60), Executor.Hooks.NONE, log(), System.nanoTime(), new HashMap<>(),
-                    Duration.ofSeconds(5), Placement.LOCAL);
+                    new Launch(Placement.LOCAL, Duration.ofSeconds(5)));
             assertThat(ran.cpu().resolution()).as(ran.text().toString()).isEqualTo(MetricResolution.CGROUP_CPU_STAT);
             us[i] = ran.cpu().seconds() * 1e6;
         }
@@ -266,15 +266,15 @@ class GenericRunTest {
         Readout ro = new Readout(List.of(), MetricRule.WALL, null);
         Recording failing = new Recording(true);
         GenericRun.Ran exit = GenericRun.execute(job(Job.Kind.MEASURE, List.of("sh", "-c", "exit 3"), ro, 60),
-                Executor.Hooks.NONE, log(), System.nanoTime(), new HashMap<>(), Duration.ofSeconds(5),
-                failing);
+                Executor.Hooks.NONE, log(), System.nanoTime(), new HashMap<>(),
+                new Launch(failing, Duration.ofSeconds(5)));
         assertThat(exit.failure().failure().detail()).isEqualTo("exited 3 without metrics");
         assertThat(failing.cgroup).isNotNull().doesNotExist();
         Recording killed = new Recording(true);
         // the sleep leaves the process group (setsid) and outlives the wrapper: the cgroup still holds it
         GenericRun.Ran slow = GenericRun.execute(job(Job.Kind.MEASURE, List.of("sh", "-c",
                 "setsid sleep 60 & sleep 30"), ro, 1), Executor.Hooks.NONE, log(), System.nanoTime(),
-                new HashMap<>(), Duration.ofSeconds(2), killed);
+                new HashMap<>(), new Launch(killed, Duration.ofSeconds(2)));
         assertThat(slow.failure().failure().category()).isEqualTo(FailureCategory.TIMEOUT);
         assertThat(killed.cgroup).as("killed through cgroup.kill, then removed").isNotNull().doesNotExist();
     }
@@ -288,7 +288,7 @@ class GenericRunTest {
         Recording launcher = new Recording(false);
         GenericRun.Ran ran = GenericRun.execute(job(Job.Kind.MEASURE, List.of("/usr/bin/python3", "-c", BUSY),
                 new Readout(List.of(), MetricRule.CPU, null), 60), Executor.Hooks.NONE, log(), System.nanoTime(),
-                new HashMap<>(), Duration.ofSeconds(5), launcher);
+                new HashMap<>(), new Launch(launcher, Duration.ofSeconds(5)));
         assertThat(ran.failure()).as(ran.text().toString()).isNull();
         assertThat(launcher.cgroup).isNull();
         assertThat(ran.cpu().resolution()).isEqualTo(MetricResolution.SH_TIMES);

@@ -10,6 +10,7 @@ import io.isobench.plan.Command;
 import io.isobench.plan.Job;
 import io.isobench.plan.JobSpec;
 import io.isobench.task.ClientConfig;
+import io.isobench.probe.Clients;
 import io.isobench.probe.ServingClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -18,12 +19,14 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -84,8 +87,10 @@ class ServePipelineTest {
 
         @Override
         public List<String> argv() {
-            return List.of("serve", "--port", "1234");
+            return argv;
         }
+
+        List<String> argv = List.of("serve", "--port", "1234");
 
         @Override
         public void stop(Map<String, Double> timings, StringBuilder notes) {
@@ -95,9 +100,13 @@ class ServePipelineTest {
     }
 
     private static Job job() {
+        return job(List.of("--model", "m", "--num-prompts", "1"));
+    }
+
+    private static Job job(List<String> client) {
         return new Job(new Job.Place(0, "t/baseline/r0", "t", 0), Arm.BASELINE, Mode.SERVING,
                 new JobSpec.Measure(Command.template(List.of("serve", "--port", "{port}")),
-                        ClientConfig.ofArgv(List.of("--model", "m", "--num-prompts", "1")), 0, null, 0),
+                        ClientConfig.ofArgv(client), 0, null, 0),
                 new Job.Where(Path.of("."), Map.of(), 1), Job.Limits.ofSeconds(30, 30));
     }
 
@@ -106,7 +115,7 @@ class ServePipelineTest {
     }
 
     private static ServingClient failing(Runnable before) {
-        return (base, model, flags, warmup, seed) -> {
+        return (base, workload, measuredStart) -> {
             before.run();
             throw new ServingClient.ClientFailure("every request failed");
         };
@@ -119,8 +128,8 @@ class ServePipelineTest {
     @Test
     void aMeasuredRunIsTypedFromTheClientsResult() {
         List<String> asked = new ArrayList<>();
-        ServingClient client = (base, model, flags, warmup, seed) -> {
-            asked.add(base + " " + model + " " + flags.get("num-prompts"));
+        ServingClient client = (base, workload, measuredStart) -> {
+            asked.add(base + " " + workload.model() + " " + workload.flags().get("num-prompts"));
             return new ServingClient.Result(List.of(Metric.of("ttft_ms_mean", 12.5)), "{\"requests\":1}",
                     "client console\n");
         };
@@ -180,5 +189,64 @@ class ServePipelineTest {
                     throw new ServePipeline.NotStarted(notStarted);
                 });
         assertThat(r).isSameAs(notStarted);
+    }
+
+    @Test
+    void theClientAsksForTheJobsModelHoweverTheServerCommandSpellsIt() {
+        for (List<String> serverArgv : List.of(List.of("vllm", "serve", "org/served", "--port", "1234"),
+                List.of("python", "-m", "vllm.entrypoints.openai.api_server", "--model=org/served", "--port", "1234"),
+                List.of("serve", "--model", "org/other", "--port", "1234"))) {
+            List<String> asked = new ArrayList<>();
+            ServingClient client = (base, workload, measuredStart) -> {
+                asked.add(workload.model());
+                return new ServingClient.Result(List.of(Metric.of("ttft_ms_mean", 1.0)), "{}", "");
+            };
+            Fake f = new Fake();
+            f.argv = serverArgv;
+            JobResult r = pipeline(client).serve(job(List.of("--model", "org/served", "--num-prompts", "1")),
+                    Executor.Hooks.NONE, System.nanoTime(), new LinkedHashMap<>(), () -> f);
+            assertThat(r.failure()).as(r.log()).isNull();
+            // the typed job's model (its client's --model, from the task), never a word of the server's argv
+            assertThat(asked).as(String.join(" ", serverArgv)).containsExactly("org/served");
+        }
+    }
+
+    @Test
+    void requestsTheClientLostAreInTheResultByReasonAndInTheStoredWorkload() {
+        // every other completion request fails with HTTP 500: 2 of 4 lost, whatever order they arrive in
+        AtomicInteger posts = new AtomicInteger();
+        http.createContext("/v1/completions", ex -> {
+            ex.getRequestBody().readAllBytes();
+            if (posts.incrementAndGet() % 2 == 1) {
+                byte[] b = "{\"error\":{\"message\":\"boom\"}}".getBytes(StandardCharsets.UTF_8);
+                ex.sendResponseHeaders(500, b.length);
+                ex.getResponseBody().write(b);
+                ex.close();
+                return;
+            }
+            ex.getResponseHeaders().add("Content-Type", "text/event-stream");
+            ex.sendResponseHeaders(200, 0);
+            String chunk = "{\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"choices\":[{\"index\":0,"
+                    + "\"text\":\"x\",\"finish_reason\":null}]}";
+            String usage = "{\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"choices\":[],\"usage\":"
+                    + "{\"prompt_tokens\":8,\"completion_tokens\":4,\"total_tokens\":12}}";
+            StringBuilder sse = new StringBuilder();
+            for (int i = 0; i < 4; i++) {
+                sse.append("data: ").append(chunk).append("\n\n");
+            }
+            sse.append("data: ").append(usage).append("\n\ndata: [DONE]\n\n");
+            ex.getResponseBody().write(sse.toString().getBytes(StandardCharsets.UTF_8));
+            ex.close();
+        });
+        Job job = job(List.of("--model", "m", "--dataset-name", "random", "--random-input-len", "8",
+                "--random-output-len", "4", "--num-prompts", "4", "--max-concurrency", "1"));
+        JobResult r = pipeline(Clients.serving()).serve(job, Executor.Hooks.NONE, System.nanoTime(),
+                new LinkedHashMap<>(), Fake::new);
+        assertThat(r.failure()).as(r.log()).isNull();
+        assertThat(r.metrics()).filteredOn(m -> m.name().equals("failed_requests")).extracting(Metric::value)
+                .containsExactly(2.0);
+        assertThat(r.lostRequests().byReason()).containsExactly(Map.entry("http_500", 2));
+        // the stored workload is what it was: the reasons kept with the run, beside the work compared between arms
+        assertThat(r.workloadJson()).contains("\"failures_by_reason\":{\"http_500\":2}");
     }
 }

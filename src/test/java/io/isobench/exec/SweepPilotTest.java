@@ -30,7 +30,8 @@ class SweepPilotTest {
         final List<Map<String, String>> calls = new ArrayList<>();
 
         @Override
-        public Result run(URI baseUrl, String model, Map<String, String> flags, int warmupRequests, long seed) {
+        public Result run(URI baseUrl, Workload workload, Runnable measuredStart) {
+            Map<String, String> flags = workload.flags();
             calls.add(flags);
             double rate = Double.parseDouble(flags.get("request-rate"));
             if (rate > 20) {

@@ -24,7 +24,7 @@ class LoadgenServingClientTest {
         try (StreamingTestServer server = new StreamingTestServer(0, 1, 1, 0)) {
             URI base = URI.create(server.baseUrl());
             ServingClient client = Clients.serving();
-            ServingClient.Result inTree = client.run(base, "m", flags, 0, 3L, worktree);
+            ServingClient.Result inTree = client.run(base, new ServingClient.Workload("m", flags, 0, 3L, worktree));
             assertThat(inTree.workloadJson()).contains("\"dataset\":\"sonnet:sonnet.txt,in=256,out=4,prefix=200\"")
                     .contains("\"prompts_sha256\":\"");
             assertThat(inTree.console()).doesNotContain("warning");
@@ -32,16 +32,18 @@ class LoadgenServingClientTest {
             Path other = Files.createDirectories(worktree.resolve("arm-b/benchmarks")).getParent();
             Files.copy(worktree.resolve("benchmarks/sonnet.txt"), other.resolve("benchmarks/sonnet.txt"));
             String digest = inTree.workloadJson().replaceAll(".*\"prompts_sha256\":\"([0-9a-f]{64})\".*", "$1");
-            assertThat(client.run(base, "m", flags, 0, 3L, other).workloadJson()).contains(digest);
+            assertThat(client.run(base, new ServingClient.Workload("m", flags, 0, 3L, other)).workloadJson())
+                    .contains(digest);
             // the engine repo's file at an absolute path on the machine that wrote the command: the worktree's copy
             Map<String, String> absolute = new HashMap<>(flags);
             absolute.put("dataset-path", "/home/ray/vllm/benchmarks/sonnet.txt");
-            ServingClient.Result fromRepo = client.run(base, "m", absolute, 0, 3L, other);
+            ServingClient.Result fromRepo = client.run(base, new ServingClient.Workload("m", absolute, 0, 3L, other));
             assertThat(fromRepo.workloadJson()).contains(digest);
             assertThat(fromRepo.console()).contains("is the engine repo's benchmarks/sonnet.txt")
                     .contains("read from the arm's worktree instead");
             // no worktree holds it: random prompts, said on the console
-            ServingClient.Result none = client.run(base, "m", flags, 0, 3L, worktree.resolve("arm-b/benchmarks"));
+            ServingClient.Result none = client.run(base, new ServingClient.Workload("m", flags, 0, 3L,
+                    worktree.resolve("arm-b/benchmarks")));
             assertThat(none.workloadJson()).contains("\"dataset\":\"random:");
             assertThat(none.console()).contains("warning: --dataset-name sonnet file ")
                     .contains("does not exist; random prompts instead");

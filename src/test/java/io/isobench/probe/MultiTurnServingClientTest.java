@@ -52,9 +52,12 @@ class MultiTurnServingClientTest {
                     "benchmarks/conv.json", "--multi-turn", "--max-turns", "3", "--num-prompts", "5",
                     "--max-concurrency", "2", "--ignore-eos")).loadgenFlags();
             URI url = URI.create("http://127.0.0.1:" + port);
-            ServingClient.Result a = Clients.serving().run(url, "toy-1m", flags, 1, 0, armA.getParent());
-            ServingClient.Result b = Clients.serving().run(url, "toy-1m", flags, 1, 0, armB.getParent());
-            ServingClient.Result c = Clients.serving().run(url, "toy-1m", flags, 1, 0, armC.getParent());
+            ServingClient.Result a = Clients.serving().run(url, new ServingClient.Workload("toy-1m", flags, 1, 0,
+                    armA.getParent()));
+            ServingClient.Result b = Clients.serving().run(url, new ServingClient.Workload("toy-1m", flags, 1, 0,
+                    armB.getParent()));
+            ServingClient.Result c = Clients.serving().run(url, new ServingClient.Workload("toy-1m", flags, 1, 0,
+                    armC.getParent()));
             Map<String, Double> m = a.metrics().stream().collect(Collectors.toMap(Metric::name, Metric::value));
             assertThat(m.get("conversations_completed")).isEqualTo(5.0);
             // 3, 2, 5→3, 4→3 and 1 turns
