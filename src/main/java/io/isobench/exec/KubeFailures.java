@@ -128,7 +128,7 @@ final class KubeFailures {
                         return new Failure(FailureCategory.ENV_MISSING, "the server command " + job.argv().get(0)
                                 + " does not exist in the image", tail(clog + "\n" + t.getMessage()));
                     }
-                    return LocalExecutor.serverFailure(clog, FailureCategory.SERVER_CRASHED,
+                    return LocalExecutor.serverFailure(clog, job.argv(), FailureCategory.SERVER_CRASHED,
                             "the server exited with code " + t.getExitCode());
                 }
                 default -> {
@@ -199,7 +199,7 @@ final class KubeFailures {
                             + " does not exist in the image", tail(clog));
                 }
                 if (end != null && "Error".equals(end.getReason()) || restarted) {
-                    return LocalExecutor.serverFailure(clog, FailureCategory.SERVER_CRASHED,
+                    return LocalExecutor.serverFailure(clog, job.argv(), FailureCategory.SERVER_CRASHED,
                             "the server exited" + (end == null ? "" : " with code " + end.getExitCode())
                                     + " before it was ready");
                 }
@@ -208,7 +208,7 @@ final class KubeFailures {
             if (running != null && !Boolean.TRUE.equals(cs.getStarted()) && running.getStartedAt() != null) {
                 long since = Instant.parse(running.getStartedAt()).toEpochMilli();
                 if (System.currentTimeMillis() - since > job.limits().serverStartS() * 1000L) {
-                    return LocalExecutor.serverFailure(cluster.log(pod, KubeJobSpec.SERVER),
+                    return LocalExecutor.serverFailure(cluster.log(pod, KubeJobSpec.SERVER), job.argv(),
                             FailureCategory.SERVER_START_TIMEOUT,
                             "the server was not ready within " + job.limits().serverStartS() + " s");
                 }

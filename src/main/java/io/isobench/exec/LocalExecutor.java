@@ -350,7 +350,7 @@ final class LocalExecutor implements Executor {
                 return new Failure(FailureCategory.ENV_MISSING, "the server command " + argv.get(0)
                         + " does not exist or is not executable", tail(text));
             }
-            return serverFailure(text, FailureCategory.SERVER_CRASHED, "the server exited with code " + exit
+            return serverFailure(text, argv, FailureCategory.SERVER_CRASHED, "the server exited with code " + exit
                     + " before it was ready");
         }
 
@@ -384,9 +384,12 @@ final class LocalExecutor implements Executor {
         }
     }
 
-    /** The classifier's root cause when it finds one (PORT_CONFLICT, GPU_OOM…), else the given category. */
-    static Failure serverFailure(String log, FailureCategory fallback, String detail) {
-        Optional<Failure> f = FailureClassifier.classify(log);
+    /**
+     * The classifier's root cause when it finds one (PORT_CONFLICT, GPU_OOM…), with the failure lines of the engine the
+     * server command picks (docs/engines.md, "At run time"), else the given category.
+     */
+    static Failure serverFailure(String log, List<String> serverArgv, FailureCategory fallback, String detail) {
+        Optional<Failure> f = FailureClassifier.classify(log, Engines.forCommand(serverArgv).failureSignatures());
         if (f.isPresent() && f.get().category().precedence() == 1
                 && f.get().category() != FailureCategory.DEPENDENCY_CONFLICT) {
             return f.get();

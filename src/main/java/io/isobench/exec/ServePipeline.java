@@ -141,13 +141,13 @@ final class ServePipeline {
                     failure = server.alive()
                             ? new Failure(FailureCategory.NO_METRICS, e.kind().name() + ": " + e.getMessage(),
                             List.of(e.getMessage()))
-                            : LocalExecutor.serverFailure(server.log(), FailureCategory.SERVER_CRASHED,
+                            : LocalExecutor.serverFailure(server.log(), server.argv(), FailureCategory.SERVER_CRASHED,
                             "the server died during the probes");
                 } catch (IOException | RuntimeException e) {
                     failure = server.alive()
                             ? new Failure(FailureCategory.NO_METRICS, "the client failed: " + e.getMessage(),
                             List.of(String.valueOf(e.getMessage())))
-                            : LocalExecutor.serverFailure(server.log(), FailureCategory.SERVER_CRASHED,
+                            : LocalExecutor.serverFailure(server.log(), server.argv(), FailureCategory.SERVER_CRASHED,
                             "the server died during the run");
                 } finally {
                     scrape.stop(clientLog);
@@ -200,7 +200,7 @@ final class ServePipeline {
                         List.of());
             }
             if (System.nanoTime() > end) {
-                return LocalExecutor.serverFailure(server.log(), FailureCategory.SERVER_START_TIMEOUT,
+                return LocalExecutor.serverFailure(server.log(), server.argv(), FailureCategory.SERVER_START_TIMEOUT,
                         "the server was not ready within " + job.limits().serverStartS() + " s");
             }
             Thread.sleep(readiness.pollInterval().toMillis());

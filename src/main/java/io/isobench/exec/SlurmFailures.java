@@ -42,7 +42,7 @@ final class SlurmFailures {
             return new Failure(FailureCategory.ENV_MISSING, "the environment " + job.cwd() + " is not visible on the"
                     + " compute node", LocalExecutor.tail(text));
         }
-        return LocalExecutor.serverFailure(text, FailureCategory.SERVER_CRASHED,
+        return LocalExecutor.serverFailure(text, argv, FailureCategory.SERVER_CRASHED,
                 "the server exited with code " + exit + " before it was ready");
     }
 

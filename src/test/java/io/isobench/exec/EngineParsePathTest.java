@@ -84,4 +84,23 @@ class EngineParsePathTest {
         assertThat(r.failure().category()).as(r.log()).isEqualTo(FailureCategory.GPU_OOM);
         assertThat(r.failure().detail()).contains("--mem-fraction-static");
     }
+
+    @Test
+    void anSglangServerThatDiesBeforeReadyIsClassifiedBySglangsSignature() throws Exception {
+        // the server command picks the engine of a server that never got ready: SGLang's out-of-memory line, which
+        // only its adapter knows (the generic table does not), names the root cause instead of SERVER_CRASHED
+        Path pkg = Files.createDirectories(dir.resolve("sglang"));
+        Files.writeString(pkg.resolve("__init__.py"), "");
+        Files.writeString(pkg.resolve("launch_server.py"), "import sys\nprint('Traceback (most recent call last):')\n"
+                + "print('RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.')\n"
+                + "sys.stdout.flush()\nsys.exit(1)\n");
+        Job job = new Job(new Job.Place(0, "t/baseline/r0", "t", 0), Arm.BASELINE, Mode.SERVING,
+                new JobSpec.Measure(Command.template(List.of("python3", "-m", "sglang.launch_server", "--host", "{host}",
+                        "--port", "{port}", "--model-path", "m")),
+                        ClientConfig.ofArgv(List.of("--model", "m", "--num-prompts", "1")), 0, null),
+                new Job.Where(dir, Map.of(), 0), Job.Limits.ofSeconds(30, 60));
+        JobResult r = executor().execute(job, Executor.Hooks.NONE);
+        assertThat(r.failure().category()).as(r.log()).isEqualTo(FailureCategory.GPU_OOM);
+        assertThat(r.failure().detail()).contains("--mem-fraction-static");
+    }
 }

@@ -164,11 +164,12 @@ class ProcessGroupTest {
     @Test
     void busyPortInTheServerLogIsAPortConflictNotACrash() {
         var f = LocalExecutor.serverFailure("INFO: starting\nOSError: [Errno 98] Address already in use\n",
-                FailureCategory.SERVER_CRASHED, "exited");
+                List.of("vllm", "serve", "m"), FailureCategory.SERVER_CRASHED, "exited");
         assertThat(f.category()).isEqualTo(FailureCategory.PORT_CONFLICT);
         assertThat(f.category().retryable()).isTrue();
         var crash = LocalExecutor.serverFailure("Traceback (most recent call last):\nTypeError: LLMEngine.__init__() "
-                + "got an unexpected keyword argument 'incremental_detokenization'\n", FailureCategory.SERVER_CRASHED, "x");
+                + "got an unexpected keyword argument 'incremental_detokenization'\n", List.of("vllm", "serve", "m"),
+                FailureCategory.SERVER_CRASHED, "x");
         assertThat(crash.category()).isEqualTo(FailureCategory.SERVER_CRASHED);
         assertThat(crash.evidence().get(0)).startsWith("TypeError: LLMEngine.__init__()");
     }
