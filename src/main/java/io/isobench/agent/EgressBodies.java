@@ -94,7 +94,7 @@ final class EgressBodies {
                 return -1;
             }
             if (left == 0) {
-                String size = EgressProxy.readLine(in);
+                String size = HttpHead.readLine(in);
                 if (size == null) {
                     throw new IOException("chunked body ended early");
                 }
@@ -102,7 +102,7 @@ final class EgressBodies {
                 left = Long.parseLong((semi >= 0 ? size.substring(0, semi) : size).strip(), 16);
                 if (left == 0) {
                     String t;
-                    while ((t = EgressProxy.readLine(in)) != null && !t.isEmpty()) {
+                    while ((t = HttpHead.readLine(in)) != null && !t.isEmpty()) {
                         // trailers: dropped
                     }
                     done = true;
@@ -115,7 +115,7 @@ final class EgressBodies {
             }
             left -= n;
             if (left == 0) {
-                EgressProxy.readLine(in); // the chunk's CRLF
+                HttpHead.readLine(in); // the chunk's CRLF
             }
             return n;
         }

@@ -1,13 +1,11 @@
 package io.isobench.agent;
 
 import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.StandardProtocolFamily;
 import java.net.URI;
-import java.net.URLDecoder;
 import java.net.UnixDomainSocketAddress;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -21,7 +19,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -43,10 +40,12 @@ import javax.net.ssl.SSLContext;
  * (and those the request's {@code Connection} names) and {@code Accept-Encoding} (so responses come uncompressed and
  * the {@link EgressMeter} can read their usage) are dropped. The control path cannot be starved by the agent: at most
  * {@value #MAX_CONNECTIONS} connections at once (more are answered 503 and closed), a request line of at most
- * {@value #MAX_REQUEST_LINE} bytes (414) and a head of at most {@value #MAX_HEAD_BYTES} bytes in
- * {@value #MAX_HEADERS} lines (431), and a log in bounded memory ({@link EgressLog}: streamed to a file, counted).
+ * {@value HttpHead#MAX_REQUEST_LINE} bytes (414) and a head of at most {@value HttpHead#MAX_HEAD_BYTES} bytes in
+ * {@value HttpHead#MAX_HEADERS} lines (431), and a log in bounded memory ({@link EgressLog}: streamed to a file, counted).
  * Every request is logged (method, path without the query, status, response body bytes, milliseconds) — never
- * bodies, queries or headers, which may hold keys. Model requests are metered ({@link #meter()}).
+ * bodies, queries or headers, which may hold keys. Model requests are metered ({@link #meter()}). What is refused
+ * and which headers go on is {@link EgressPolicy}'s decision, the head is read by {@link HttpHead}; this class
+ * listens, forwards and relays.
  */
 public final class EgressProxy implements AutoCloseable {
 
@@ -64,24 +63,10 @@ public final class EgressProxy implements AutoCloseable {
 
     /** Connections one proxy (one attempt) serves at once. */
     static final int MAX_CONNECTIONS = 64;
-    /** Bytes of a request line. */
-    static final int MAX_REQUEST_LINE = 8 * 1024;
-    /** Bytes of a request's header lines together. */
-    static final int MAX_HEAD_BYTES = 32 * 1024;
-    /** Header lines of a request. */
-    static final int MAX_HEADERS = 100;
 
-    private static final Set<String> HOP_BY_HOP = Set.of("connection", "keep-alive", "proxy-connection",
-            "proxy-authorization", "proxy-authenticate", "te", "trailer", "transfer-encoding", "upgrade", "host",
-            "content-length", "expect");
-    /** Request headers never forwarded: who the client claims to be or forward for, and compression. */
-    private static final Set<String> DROPPED = Set.of("forwarded", "via", "x-real-ip", "x-client-ip",
-            "true-client-ip", "x-original-url", "x-rewrite-url", "x-http-method-override", "x-http-method",
-            "x-method-override", "accept-encoding");
-    private static final Set<String> METHODS = Set.of("GET", "POST");
 
     private final URI upstream;
-    private final String prefix;
+    private final EgressPolicy policy;
     private final Path socket;
     private final ServerSocketChannel server;
     private final HttpClient client;
@@ -94,8 +79,7 @@ public final class EgressProxy implements AutoCloseable {
                         Path logFile) {
         this.upstream = upstream;
         this.log = new EgressLog(logFile);
-        String p = upstream.getRawPath() == null ? "" : upstream.getRawPath();
-        this.prefix = p.endsWith("/") ? p.substring(0, p.length() - 1) : p;
+        this.policy = new EgressPolicy(upstream);
         this.socket = socket;
         this.server = server;
         HttpClient.Builder b = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
@@ -227,25 +211,25 @@ public final class EgressProxy implements AutoCloseable {
                 String requestLine;
                 List<String[]> headers;
                 try {
-                    requestLine = readLine(in, MAX_REQUEST_LINE);
+                    requestLine = HttpHead.readLine(in, HttpHead.MAX_REQUEST_LINE);
                     while (requestLine != null && requestLine.isEmpty()) {
-                        requestLine = readLine(in, MAX_REQUEST_LINE);
+                        requestLine = HttpHead.readLine(in, HttpHead.MAX_REQUEST_LINE);
                     }
                     if (requestLine == null) {
                         return;
                     }
-                } catch (TooLong e) {
-                    refuse(out, "?", "(request line)", 414, "request lines are limited to " + MAX_REQUEST_LINE
-                            + " bytes", t0);
+                } catch (HttpHead.TooLong e) {
+                    refuse(out, "?", "(request line)", 414, "request lines are limited to "
+                            + HttpHead.MAX_REQUEST_LINE + " bytes", t0);
                     lingeringClose(c, in);
                     return;
                 }
                 try {
-                    headers = readHeaders(in);
-                } catch (TooLong e) {
+                    headers = HttpHead.readHeaders(in);
+                } catch (HttpHead.TooLong e) {
                     String[] rl = requestLine.split(" ");
                     refuse(out, rl[0], rl.length > 1 ? pathOf(rl[1]) : "?", 431, "request heads are limited to "
-                            + MAX_HEAD_BYTES + " bytes in " + MAX_HEADERS + " lines", t0);
+                            + HttpHead.MAX_HEAD_BYTES + " bytes in " + HttpHead.MAX_HEADERS + " lines", t0);
                     lingeringClose(c, in);
                     return;
                 }
@@ -283,32 +267,15 @@ public final class EgressProxy implements AutoCloseable {
         String method = rl[0];
         String target = rl[1];
         String path = pathOf(target);
-        if ("CONNECT".equalsIgnoreCase(method)) {
-            refuse(out, method, target, 405, "CONNECT is refused: this proxy reaches only " + upstream, t0);
+        EgressPolicy.Refusal no = policy.refusal(method, target, path, headers);
+        if (no != null) {
+            refuse(out, no.method(), no.path(), no.status(), no.why(), t0);
             return false;
         }
-        if (!METHODS.contains(method)) {
-            refuse(out, method.length() > 16 ? "(method)" : method, path, 405, "only GET and POST are forwarded (the"
-                    + " model API needs no other method)", t0);
-            return false;
-        }
-        if (header(headers, "upgrade") != null || tokens(header(headers, "connection")).contains("upgrade")) {
-            refuse(out, method, path, 403, "protocol upgrades are refused", t0);
-            return false;
-        }
-        if (!target.startsWith("/")) {
-            refuse(out, method, "(not a path)", 403, "request targets must be a path on " + upstream
-                    + " (absolute-form, authority-form and * are refused)", t0);
-            return false;
-        }
-        String why = pathProblem(path);
-        if (why != null) {
-            refuse(out, method, path, 403, why, t0);
-            return false;
-        }
-        boolean keepAlive = !"HTTP/1.0".equals(rl[2]) && !tokens(header(headers, "connection")).contains("close");
-        String te = header(headers, "transfer-encoding");
-        String cl = header(headers, "content-length");
+        boolean keepAlive = !"HTTP/1.0".equals(rl[2])
+                && !HttpHead.tokens(HttpHead.header(headers, "connection")).contains("close");
+        String te = HttpHead.header(headers, "transfer-encoding");
+        String cl = HttpHead.header(headers, "content-length");
         InputStream body;
         long length;
         if (te != null) {
@@ -322,7 +289,7 @@ public final class EgressProxy implements AutoCloseable {
             length = cl == null ? 0 : Long.parseLong(cl.strip());
             body = new EgressBodies.BoundedInputStream(in, length);
         }
-        if ("100-continue".equalsIgnoreCase(header(headers, "expect"))) {
+        if ("100-continue".equalsIgnoreCase(HttpHead.header(headers, "expect"))) {
             out.write("HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
             out.flush();
         }
@@ -336,11 +303,9 @@ public final class EgressProxy implements AutoCloseable {
         }
         HttpRequest.Builder rb = HttpRequest.newBuilder(URI.create(upstream.getScheme() + "://"
                 + upstream.getRawAuthority() + target));
-        List<String> named = tokens(header(headers, "connection"));
+        List<String> named = HttpHead.tokens(HttpHead.header(headers, "connection"));
         for (String[] h : headers) {
-            String k = h[0].toLowerCase(Locale.ROOT);
-            if (!HOP_BY_HOP.contains(k) && !DROPPED.contains(k) && !k.startsWith("x-forwarded-")
-                    && !named.contains(k)) {
+            if (EgressPolicy.forwards(h[0].toLowerCase(Locale.ROOT), named)) {
                 try {
                     rb.header(h[0], h[1]);
                 } catch (IllegalArgumentException e) {
@@ -397,7 +362,7 @@ public final class EgressProxy implements AutoCloseable {
             } else if (k.equals("transfer-encoding")) {
                 chunked = true;
             }
-            if (HOP_BY_HOP.contains(k) || k.startsWith(":")) {
+            if (EgressPolicy.hopByHop(k) || k.startsWith(":")) {
                 continue;
             }
             for (String v : e.getValue()) {
@@ -455,56 +420,6 @@ public final class EgressProxy implements AutoCloseable {
         return target.contains("?") ? target.substring(0, target.indexOf('?')) : target;
     }
 
-    /**
-     * Why {@code path} may not be forwarded, or null: it is percent-decoded until it no longer changes (at most 3
-     * times over), and no form of it may hold a {@code .}/{@code ..} segment, a {@code ;} path parameter, a
-     * backslash or a control character, or leave the upstream's path prefix.
-     */
-    String pathProblem(String path) {
-        String cur = path;
-        for (int depth = 0; ; depth++) {
-            String why = formProblem(cur);
-            if (why != null) {
-                return why;
-            }
-            String next;
-            try {
-                next = URLDecoder.decode(cur.replace("+", "%2B"), StandardCharsets.UTF_8);
-            } catch (IllegalArgumentException e) {
-                return "the path is not valid percent-encoding";
-            }
-            if (next.equals(cur)) {
-                return null;
-            }
-            if (depth == 3) {
-                return "the path is percent-encoded more than 3 times over";
-            }
-            cur = next;
-        }
-    }
-
-    /** Why one decoding of the path may not be forwarded, or null. */
-    private String formProblem(String p) {
-        for (String seg : p.split("/", -1)) {
-            if (seg.equals(".") || seg.equals("..")) {
-                return "paths with . or .. segments are refused";
-            }
-        }
-        if (p.indexOf(';') >= 0) {
-            return "path parameters (;) are refused";
-        }
-        for (int i = 0; i < p.length(); i++) {
-            char c = p.charAt(i);
-            if (c == '\\' || c < 0x20 || c == 0x7f) {
-                return "the path holds a backslash or a control character";
-            }
-        }
-        if (!prefix.isEmpty() && !p.equals(prefix) && !p.startsWith(prefix + "/")) {
-            return "the path is outside " + upstream + " (only " + prefix + "/… is forwarded)";
-        }
-        return null;
-    }
-
     private void refuse(OutputStream out, String method, String path, int status, String why, long t0)
             throws IOException {
         byte[] body = ("isobench egress proxy: " + why + "\n").getBytes(StandardCharsets.UTF_8);
@@ -515,75 +430,6 @@ public final class EgressProxy implements AutoCloseable {
         out.write(head.getBytes(StandardCharsets.ISO_8859_1));
         out.write(body);
         out.flush();
-    }
-
-    private static String header(List<String[]> headers, String name) {
-        for (String[] h : headers) {
-            if (h[0].equalsIgnoreCase(name)) {
-                return h[1];
-            }
-        }
-        return null;
-    }
-
-    private static List<String> tokens(String value) {
-        List<String> out = new ArrayList<>();
-        if (value != null) {
-            for (String t : value.split(",")) {
-                out.add(t.strip().toLowerCase(Locale.ROOT));
-            }
-        }
-        return out;
-    }
-
-    private static List<String[]> readHeaders(InputStream in) throws IOException {
-        List<String[]> out = new ArrayList<>();
-        int size = 0;
-        String line;
-        while ((line = readLine(in, MAX_HEAD_BYTES - size)) != null && !line.isEmpty()) {
-            size += line.length() + 2;
-            int colon = line.indexOf(':');
-            if (out.size() >= MAX_HEADERS) {
-                throw new TooLong();
-            }
-            if (colon <= 0) {
-                throw new IOException("bad request head");
-            }
-            out.add(new String[]{line.substring(0, colon).strip(), line.substring(colon + 1).strip()});
-        }
-        return out;
-    }
-
-    /** A request line or head over its limit. */
-    private static final class TooLong extends IOException {
-        TooLong() {
-            super("over the limit");
-        }
-    }
-
-    /** One CRLF- (or LF-) terminated line, ISO-8859-1; null at end of stream. */
-    static String readLine(InputStream in) throws IOException {
-        return readLine(in, MAX_HEAD_BYTES);
-    }
-
-    /** {@link #readLine(InputStream)} of at most {@code max} bytes (else {@link TooLong}, the rest unread). */
-    private static String readLine(InputStream in, int max) throws IOException {
-        ByteArrayOutputStream b = new ByteArrayOutputStream();
-        int c;
-        while ((c = in.read()) >= 0) {
-            if (c == '\n') {
-                break;
-            }
-            if (b.size() >= max) {
-                throw new TooLong();
-            }
-            b.write(c);
-        }
-        if (c < 0 && b.size() == 0) {
-            return null;
-        }
-        String s = b.toString(StandardCharsets.ISO_8859_1);
-        return s.endsWith("\r") ? s.substring(0, s.length() - 1) : s;
     }
 
     private static void closeQuietly(SocketChannel c) {

@@ -75,7 +75,8 @@ public final class StoredAttempts {
                     + " run (fix: the session id `isobench agents run` printed, agents-…)");
         }
         List<RunRecord> runs = new ArrayList<>();
-        store.forEachRun(new RunFilter(null, Set.of(RunRecord.RunKind.AGENT_ATTEMPT), sessionId, false), runs::add);
+        store.forEachRun(RunFilter.runs().ofKinds(Set.of(RunRecord.RunKind.AGENT_ATTEMPT))
+                .inSession(sessionId), runs::add);
         if (runs.isEmpty()) {
             throw new IsobenchException.BadInput(option + " " + sessionId + ": " + (s.isEmpty() ? "no session '"
                     + sessionId + "' in " + store.describe() + " (fix: the session id `isobench agents run` printed,"

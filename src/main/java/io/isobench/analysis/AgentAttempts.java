@@ -92,7 +92,7 @@ public final class AgentAttempts {
     /** Every attempt in the store, ordered by start time (then run id). */
     public static AgentAttempts read(Store store) {
         List<RunRecord> runs = new ArrayList<>();
-        store.forEachRun(new RunFilter(null, Set.of(RunRecord.RunKind.AGENT_ATTEMPT), null, false), runs::add);
+        store.forEachRun(RunFilter.runs().ofKinds(Set.of(RunRecord.RunKind.AGENT_ATTEMPT)), runs::add);
         return of(runs);
     }
 

@@ -160,7 +160,8 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
                 .orElse(null);
         Map<String, List<Parsed>> byTask = new LinkedHashMap<>();
         // with metrics: the secondary metrics (server /metrics, GPU telemetry) and a sweep's curves are run metrics
-        store.forEachRun(new RunFilter(null, Set.of(RunRecord.RunKind.MEASURED), sessionId, true), r -> {
+        store.forEachRun(RunFilter.runs().ofKinds(Set.of(RunRecord.RunKind.MEASURED)).inSession(sessionId)
+                .loadingMetrics(), r -> {
             RunDetails x = r.details();
             if (x.hasTask()) {
                 byTask.computeIfAbsent(x.task(), k -> new ArrayList<>())

@@ -112,8 +112,10 @@ final class RunsCommand implements Callable<Integer> {
         }
         String armLabel = armLabel();
         String wantedCategory = cat;
-        Function<Set<RunRecord.RunKind>, RunFilter> ofKinds = kinds -> new RunFilter(agent, kinds, null, false, commit,
-                status == null ? null : status.status, wantedCategory).within(pipeline, armLabel, source);
+        RunFilter wanted = RunFilter.runs().ofAgent(agent).ofCommit(commit)
+                .withStatus(status == null ? null : status.status).inCategory(wantedCategory)
+                .within(pipeline, armLabel, source);
+        Function<Set<RunRecord.RunKind>, RunFilter> ofKinds = wanted::ofKinds;
         RunFilter filter = ofKinds.apply(allAttempts ? null : FINAL_KINDS);
         try (Store store = Stores.open(db)) {
             long n = RunListing.write(sink -> store.forEachRun(filter, sink), format, main.out);

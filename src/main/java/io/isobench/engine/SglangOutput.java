@@ -158,7 +158,7 @@ final class SglangOutput {
     private static ParsedOutput output(Map<String, Double> values, Map<String, String> evidence) {
         List<Metric> metrics = new ArrayList<>();
         values.forEach((n, v) -> metrics.add(Metric.of(n, v)));
-        return new ParsedOutput(Mode.SERVING, metrics, null, evidence, List.of(), List.of(), false);
+        return ParsedOutput.of(Mode.SERVING, metrics, null, evidence, List.of());
     }
 
     private static Double number(String s) {

@@ -59,9 +59,13 @@ public record Environment(Path path, Identity identity, Failure failure, String 
     }
 
     /** An environment without recipes or build. */
-    public Environment(Path path, String intendedCommit, String verifiedCommit, String patchSha256, String envRef,
-                       Failure failure, String log) {
-        this(path, new Identity(intendedCommit, verifiedCommit, patchSha256, envRef), failure, log, Preparation.NONE);
+    public Environment(Path path, Identity identity, Failure failure, String log) {
+        this(path, identity, failure, log, Preparation.NONE);
+    }
+
+    /** An environment that could not be made: only the commit it was meant to be at (null: unresolved) is known. */
+    public static Environment failed(Path path, String intendedCommit, Failure failure, String log) {
+        return new Environment(path, new Identity(intendedCommit, null, null, null), failure, log);
     }
 
     /** The full sha the arm should be at, or null when unresolvable. */

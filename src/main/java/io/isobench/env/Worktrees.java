@@ -194,8 +194,7 @@ public final class Worktrees {
     private static Environment fail(Path dest, String intended, FailureCategory category, String detail,
                                     StringBuilder log) {
         log.append("# ").append(category).append(": ").append(detail).append('\n');
-        return new Environment(dest, intended, null, null, null, new Failure(category, detail, List.of(detail)),
-                log.toString());
+        return Environment.failed(dest, intended, new Failure(category, detail, List.of(detail)), log.toString());
     }
 
     record Git(int code, String out) {

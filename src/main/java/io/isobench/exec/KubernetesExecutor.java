@@ -104,11 +104,11 @@ final class KubernetesExecutor implements Executor {
     public Environment prepare(ArmSpec arm, Path repo, ArmSetup setup) {
         Resolved r = arms.resolve(arm.taskId(), arm.arm());
         if (r.failure() != null) {
-            return new Environment(null, r.commit(), null, null, null, r.failure(), "");
+            return Environment.failed(null, r.commit(), r.failure(), "");
         }
         String ref = "k8s-image:" + r.image().image() + (r.image().patchSha256() == null ? ""
                 : "+patch:" + r.image().patchSha256().substring(0, 12));
-        return new Environment(null, r.commit(), null, r.image().patchSha256(), ref, null,
+        return new Environment(null, new Environment.Identity(r.commit(), null, r.image().patchSha256(), ref), null,
                 "image " + r.image().image() + "\n");
     }
 

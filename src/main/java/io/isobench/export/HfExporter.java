@@ -168,7 +168,8 @@ public final class HfExporter {
                 if (hfRuns > 0) {
                     try (DuckDBAppender app = ((DuckDBConnection) c).createAppender(DuckDBConnection.DEFAULT_SCHEMA, "hf")) {
                         Streamer s = new Streamer(app, counters);
-                        store.forEachRun(new RunFilter(null, EnumSet.of(RunRecord.RunKind.HF_IMPORT), null, true), s::accept);
+                        store.forEachRun(RunFilter.runs().ofKinds(EnumSet.of(RunRecord.RunKind.HF_IMPORT))
+                                .loadingMetrics(), s::accept);
                         s.flush();
                     }
                 }
@@ -176,7 +177,7 @@ public final class HfExporter {
             } else {
                 try (DuckDBAppender app = ((DuckDBConnection) c).createAppender(DuckDBConnection.DEFAULT_SCHEMA, "hf")) {
                     Streamer s = new Streamer(app, counters);
-                    store.forEachRun(new RunFilter(null, null, null, true), s::accept);
+                    store.forEachRun(RunFilter.runs().loadingMetrics(), s::accept);
                     s.flush();
                 }
             }

@@ -118,7 +118,8 @@ final class SessionRows {
             return List.of();
         }
         Map<String, List<Parsed>> byTask = new HashMap<>();
-        store.forEachRun(new RunFilter(null, Set.of(RunRecord.RunKind.MEASURED), s.sessionId(), true), r -> {
+        store.forEachRun(RunFilter.runs().ofKinds(Set.of(RunRecord.RunKind.MEASURED)).inSession(s.sessionId())
+                .loadingMetrics(), r -> {
             if (r.status() == RunRecord.RunStatus.NOT_RUN) {
                 return;
             }

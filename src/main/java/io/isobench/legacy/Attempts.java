@@ -61,7 +61,7 @@ final class Attempts {
     static Outcome resolve(Store store) {
         Map<String, Map<String, Attempt>> attemptsByCommit = new LinkedHashMap<>();
         Map<String, Boolean> hasResultFile = new HashMap<>();
-        RunFilter filter = new RunFilter(null, MODAL_KINDS, null, false)
+        RunFilter filter = RunFilter.runs().ofKinds(MODAL_KINDS)
                 .within(Pipeline.Id.MODAL.label(), null, null);
         store.forEachRun(filter, r -> {
             String path = r.details().string("path");

@@ -55,8 +55,8 @@ public final class ThreeWayTable {
     /** Streams the rows for one agent, sorted by commit, to {@code sink}. */
     public static void rows(Store store, String agent, Consumer<ThreeWayRow> sink) {
         String wanted = Arm.normalizeAgent(agent);
-        RunFilter filter = new RunFilter(wanted, EnumSet.of(RunRecord.RunKind.LEGACY, RunRecord.RunKind.HF_IMPORT), null,
-                false);
+        RunFilter filter = RunFilter.runs().ofAgent(wanted)
+                .ofKinds(EnumSet.of(RunRecord.RunKind.LEGACY, RunRecord.RunKind.HF_IMPORT));
         List<RunRecord> current = new ArrayList<>();
         String[] commit = {null};
         store.forEachRun(filter, r -> {

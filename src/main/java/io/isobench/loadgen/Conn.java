@@ -19,7 +19,7 @@ final class Conn {
     private final EventLoop loop;
     final SocketChannel ch;
     SelectionKey key;
-    EventLoop.Exchange x;
+    Exchange x;
     ByteBuffer out;
     byte[] buf = new byte[16 * 1024];
     int pos;

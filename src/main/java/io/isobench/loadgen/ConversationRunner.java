@@ -25,8 +25,11 @@ final class ConversationRunner {
     private ConversationRunner() {
     }
 
-    static LoadgenResult run(LoadgenConfig config, RequestExecutor exec, EventLoop io, LoadGenerator.Flow flow,
-                             BpeTokenizer tokenizer, Consumer<String> log, List<String> notes) {
+    static LoadgenResult run(LoadgenConfig config, LoadGenerator.Transport wire, BpeTokenizer tokenizer,
+                             Consumer<String> log, List<String> notes) {
+        RequestExecutor exec = wire.exec();
+        EventLoop io = wire.io();
+        LoadGenerator.Flow flow = wire.flow();
         int n = config.numPrompts();
         Conversations.Loaded loaded = Conversations.load(config.dataset(), n + config.numWarmups(), config.seed(),
                 tokenizer);
@@ -103,8 +106,8 @@ final class ConversationRunner {
             convOf.add(s.conversation());
         }
         MultiTurnResult mt = new MultiTurnResult(done, turnOf, convOf, loaded.fileSha256());
-        return LoadGenerator.finish(config, new LoadgenResult.Run(startedAt, t0, (t1 - t0) / 1e9, warmupRequests,
-                digest), results, notes, cpu, mt, log);
+        LoadgenResult.Run run = new LoadgenResult.Run(startedAt, t0, (t1 - t0) / 1e9, warmupRequests, digest);
+        return LoadGenerator.finish(config, new LoadGenerator.Measured(run, results, cpu, mt), notes, log);
     }
 
     /** What every conversation of a phase shares: the transport, the flow control, the phase's start, the numbering. */
@@ -133,7 +136,7 @@ final class ConversationRunner {
             String text = exec.config().chat() ? turn.human() : Conversations.prompt(conv, replies, k);
             RequestExecutor.Prepared p = exec.prepare(new Prompt(text, -1, turn.outputLen()), messages,
                     exec.config().requestIdPrefix() + (id < 0 ? "warmup" + (-1 - id) : id) + "-" + (k + 1), true);
-            ctx.io().submit(new EventLoop.Exchange(ctx.seq().getAndIncrement(), p, ctx.t0(), scheduledNs, this::done));
+            ctx.io().submit(new Exchange(ctx.seq().getAndIncrement(), p, ctx.t0(), scheduledNs, this::done));
         }
 
         /** I/O thread: a turn ended; the next one goes out at once, or the conversation is over. */

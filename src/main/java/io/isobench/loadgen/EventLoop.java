@@ -66,43 +66,6 @@ final class EventLoop implements AutoCloseable {
         this.thread = Thread.ofPlatform().daemon().name("loadgen-io").start(this::loop);
     }
 
-    /** One request and where its result goes (called on the loop thread). */
-    static final class Exchange {
-        final int index;
-        final RequestExecutor.Prepared req;
-        final long t0;
-        final long scheduledNs;
-        final Consumer<RequestResult> done;
-        long send;
-        long deadline;
-        boolean retried;
-        final RequestExecutor.Outcome o;
-
-        /** When true, the request is not sent once {@code startByNs} has passed (a --duration run's end). */
-        final boolean bounded;
-        final long startByNs;
-
-        Exchange(int index, RequestExecutor.Prepared req, long t0, long scheduledNs, Consumer<RequestResult> done) {
-            this(index, req, t0, scheduledNs, false, 0, done);
-        }
-
-        /**
-         * {@code bounded}: still waiting for a connection slot at {@code startByNs} (System.nanoTime), the request is
-         * dropped unsent and {@code done} gets null.
-         */
-        Exchange(int index, RequestExecutor.Prepared req, long t0, long scheduledNs, boolean bounded, long startByNs,
-                 Consumer<RequestResult> done) {
-            this.index = index;
-            this.req = req;
-            this.t0 = t0;
-            this.scheduledNs = scheduledNs;
-            this.bounded = bounded;
-            this.startByNs = startByNs;
-            this.done = done;
-            this.o = new RequestExecutor.Outcome(req.keepText(), LoadgenConfig.maxChunks(req.prompt().outputLen()));
-        }
-    }
-
     void submit(Exchange x) {
         incoming.add(x);
         selector.wakeup();

@@ -61,7 +61,7 @@ public final class LoadGenerator {
                         + " special tokens from its template)" : ""));
             }
             if (config.dataset().multiTurn() != null) {
-                return ConversationRunner.run(config, exec, io, flow, tokenizer, log, notes);
+                return ConversationRunner.run(config, new Transport(exec, io, flow), tokenizer, log, notes);
             }
             int pool = config.duration() == null ? config.numPrompts() : Math.max(config.numPrompts(), 1);
             List<Prompt> prompts = Datasets.load(config.dataset(), pool + config.numWarmups(), config.seed(), tokensPerWord,
@@ -76,7 +76,7 @@ public final class LoadGenerator {
                 long w0 = System.nanoTime();
                 for (int i = 0; i < config.numWarmups(); i++) {
                     flow.beforeSubmit();
-                    io.submit(new EventLoop.Exchange(-1, prepared.get(pool + i), w0, 0, r -> flow.completed()));
+                    io.submit(new Exchange(-1, prepared.get(pool + i), w0, 0, r -> flow.completed()));
                 }
                 flow.awaitAll();
             }
@@ -125,17 +125,30 @@ public final class LoadGenerator {
                 }
             }
             double durS = (t1 - t0) / 1e9;
-            return finish(config, new LoadgenResult.Run(startedAt, t0, durS, config.numWarmups(), promptsSha256),
-                    results, notes, cpu, null, log);
+            return finish(config, new Measured(new LoadgenResult.Run(startedAt, t0, durS, config.numWarmups(),
+                    promptsSha256), results, cpu, null), notes, log);
         }
     }
 
+    /**
+     * How requests go out: prepared by {@code exec}, sent and read on the I/O loop {@code io}, paced by {@code flow}
+     * (the dispatcher's side of the concurrency cap).
+     */
+    record Transport(RequestExecutor exec, EventLoop io, Flow flow) {
+    }
+
+    /**
+     * What a measured phase produced, before it is summarized: when and how long it ran, its requests in send order,
+     * the client's CPU over it, and a multi-turn run's turns and conversations (else null).
+     */
+    record Measured(LoadgenResult.Run run, List<RequestResult> requests, LoadgenResult.ClientCpu cpu,
+                    MultiTurnResult multiTurn) {
+    }
+
     /** The summary, the notes it calls for and the result of a measured phase that ended. */
-    static LoadgenResult finish(LoadgenConfig config, LoadgenResult.Run run, List<RequestResult> results,
-                                List<String> notes, LoadgenResult.ClientCpu cpu, MultiTurnResult multiTurn,
-                                Consumer<String> log) {
-        double durS = run.durationS();
-        LoadgenResult.Summary s = LoadgenResult.summarize(config, results, durS);
+    static LoadgenResult finish(LoadgenConfig config, Measured phase, List<String> notes, Consumer<String> log) {
+        double durS = phase.run().durationS();
+        LoadgenResult.Summary s = RunSummary.of(config, phase.requests(), durS);
         if (s.completed() > 0 && s.outputFromUsage() < s.completed()) {
             notes.add((s.completed() - s.outputFromUsage()) + " of " + s.completed()
                     + " successful requests had no usage.completion_tokens: their output length is the chunk count");
@@ -151,7 +164,7 @@ public final class LoadGenerator {
         }
         log.accept("loadgen: done: " + s.completed() + " ok, " + s.failed() + " failed in "
                 + String.format(Locale.ROOT, "%.2f s", durS));
-        return new LoadgenResult(config, run, results, s, notes, cpu, multiTurn);
+        return new LoadgenResult(config, phase.run(), phase.requests(), s, notes, phase.cpu(), phase.multiTurn());
     }
 
     /** The client's own CPU from its construction to {@link #stop}: the process, its user/system split, the I/O thread. */
@@ -227,10 +240,11 @@ public final class LoadGenerator {
         }
         RequestResult[] box = new RequestResult[1];
         out.add(box);
-        io.submit(new EventLoop.Exchange(i, p, t0, at, durationNs != Long.MAX_VALUE, t0 + durationNs, r -> {
+        Exchange x = new Exchange(i, p, t0, at, r -> {
             box[0] = r; // published to the dispatcher by flow.completed() (a volatile write)
             flow.completed();
-        }));
+        });
+        io.submit(durationNs == Long.MAX_VALUE ? x : x.startBy(t0 + durationNs));
         return true;
     }
 

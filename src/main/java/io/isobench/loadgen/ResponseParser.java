@@ -138,7 +138,7 @@ final class ResponseParser {
             c.body.write(c.buf, off, Math.min(n, Math.max(0, room)));
             return;
         }
-        EventLoop.Exchange x = c.x;
+        Exchange x = c.x;
         if (x.o.done) {
             return; // after [DONE]: drain to the end of the body so the connection can be reused
         }
@@ -171,7 +171,7 @@ final class ResponseParser {
         }
     }
 
-    static boolean lineTooLong(Conn c, EventLoop.Exchange x, int more) {
+    static boolean lineTooLong(Conn c, Exchange x, int more) {
         if ((long) c.ll + more <= LoadgenConfig.MAX_SSE_LINE_BYTES) {
             return false;
         }

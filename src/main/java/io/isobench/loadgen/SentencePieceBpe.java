@@ -216,7 +216,7 @@ final class SentencePieceBpe {
         switch (n.path("type").asText("")) {
             case "Sequence" -> n.path("decoders").forEach(c -> decoders(c, out));
             case "Replace" -> {
-                UnaryOperator<String> r = BpeTokenizer.replaceOp(n);
+                UnaryOperator<String> r = TokenizerJson.replaceOp(n);
                 out.add(ts -> ts.stream().map(r).toList());
             }
             case "ByteFallback" -> out.add(SentencePieceBpe::byteFallback);

@@ -335,7 +335,7 @@ public final class OutputParser {
             if (servingHeaders > 0) {
                 warnings.add("serving result header printed " + servingHeaders
                         + " time(s) but no block has a metric row: no metrics (a header is not a success)");
-                return new ParsedOutput(Mode.SERVING, List.of(), null, Map.of(), warnings, List.of(), true);
+                return ParsedOutput.emptyResultBlock(warnings);
             }
             return ParsedOutput.empty(warnings);
         }

@@ -44,6 +44,17 @@ public record ParsedOutput(
         return new ParsedOutput(null, List.of(), null, Map.of(), warnings, List.of(), false);
     }
 
+    /** Output of one mode read as metrics (no micro-benchmark lines, not an empty result block). */
+    public static ParsedOutput of(Mode mode, List<Metric> metrics, Workload workload, Map<String, String> evidence,
+                                  List<String> warnings) {
+        return new ParsedOutput(mode, metrics, workload, evidence, warnings, List.of(), false);
+    }
+
+    /** A serving result header printed without any metric row (no metrics: a header is not a success). */
+    static ParsedOutput emptyResultBlock(List<String> warnings) {
+        return new ParsedOutput(Mode.SERVING, List.of(), null, Map.of(), warnings, List.of(), true);
+    }
+
     public boolean hasMetrics() {
         return !metrics.isEmpty();
     }

@@ -115,7 +115,7 @@ public final class SaveResultParser {
         }
         Workload w = Workload.ofNullable(longOf(root.get("completed")), longOf(root.get("total_input_tokens")),
                 longOf(root.get("total_output_tokens")));
-        return new ParsedOutput(Mode.SERVING, new ArrayList<>(c.metrics.values()), w, c.evidence, warnings, List.of(), false);
+        return ParsedOutput.of(Mode.SERVING, new ArrayList<>(c.metrics.values()), w, c.evidence, warnings);
     }
 
     private static ParsedOutput simple(JsonNode root, Map<String, String> keys, Mode mode, List<String> warnings) {
@@ -125,7 +125,7 @@ public final class SaveResultParser {
                 put(c, keys.get(key), key, root.get(key), 1.0);
             }
         }
-        return new ParsedOutput(mode, new ArrayList<>(c.metrics.values()), null, c.evidence, warnings, List.of(), false);
+        return ParsedOutput.of(mode, new ArrayList<>(c.metrics.values()), null, c.evidence, warnings);
     }
 
     private static ParsedOutput latency(JsonNode root, List<String> warnings) {
@@ -142,7 +142,7 @@ public final class SaveResultParser {
                 }
             }
         }
-        return new ParsedOutput(Mode.LATENCY, new ArrayList<>(c.metrics.values()), null, c.evidence, warnings, List.of(), false);
+        return ParsedOutput.of(Mode.LATENCY, new ArrayList<>(c.metrics.values()), null, c.evidence, warnings);
     }
 
     private static void put(OutputParser.Collector c, String name, String key, JsonNode v, double scale) {

@@ -263,7 +263,7 @@ final class LegacyModel implements AutoCloseable {
             EnumSet.complementOf(EnumSet.of(RunRecord.RunKind.LEGACY_SUPERSEDED, RunRecord.RunKind.AGENT_ATTEMPT));
 
     static RunFilter filter(String agent, Set<RunRecord.RunKind> kinds) {
-        return new RunFilter(agent == null ? null : Arm.normalizeAgent(agent), kinds, null, false);
+        return RunFilter.runs().ofAgent(agent == null ? null : Arm.normalizeAgent(agent)).ofKinds(kinds);
     }
 
     static ThreeWayRow rowFor(String commit, List<RunRecord> runs) {

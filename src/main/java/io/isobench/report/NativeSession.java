@@ -101,8 +101,7 @@ record NativeSession(SessionRecord record, SessionAnalysis analysis, List<Native
     static Map<String, RunDetails> environments(Store store, String sessionId) {
         Map<String, RunDetails> byArm = new LinkedHashMap<>();
         Map<String, Integer> order = new HashMap<>();
-        store.forEachRun(new RunFilter(null, Set.of(RunRecord.RunKind.MEASURED),
-                sessionId, false), r -> {
+        store.forEachRun(RunFilter.runs().ofKinds(Set.of(RunRecord.RunKind.MEASURED)).inSession(sessionId), r -> {
             RunDetails x = r.details();
             if (r.status() == RunRecord.RunStatus.NOT_RUN || x.isNone()) {
                 return;

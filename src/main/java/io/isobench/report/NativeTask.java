@@ -119,7 +119,8 @@ record NativeTask(SessionRecord session, SessionAnalysis.TaskResult result, Task
             metricOf.put(t.taskId(), t.analysis() == null ? null : t.analysis().metric());
             extras.put(t.taskId(), new TaskExtra());
         }
-        store.forEachRun(new RunFilter(null, Set.of(RunRecord.RunKind.MEASURED), a.sessionId(), true), r -> {
+        store.forEachRun(RunFilter.runs().ofKinds(Set.of(RunRecord.RunKind.MEASURED)).inSession(a.sessionId())
+                .loadingMetrics(), r -> {
             RunDetails x = r.details();
             TaskExtra e = extras.get(x.task() == null ? "" : x.task());
             if (e == null) {

@@ -134,8 +134,8 @@ final class ArmPreparation {
                 .filter(f -> f.severity() == Finding.Severity.ERROR)
                 .map(Finding::oneLine).toList();
         String detail = "the patch review fails the arm; its patch was not applied: " + String.join("; ", failing);
-        return new Environment(null, null, null, null, null,
-                new Failure(FailureCategory.PATCH_REJECTED, detail, failing), detail + "\n");
+        return Environment.failed(null, null, new Failure(FailureCategory.PATCH_REJECTED, detail, failing),
+                detail + "\n");
     }
 
     private void say(String line) {

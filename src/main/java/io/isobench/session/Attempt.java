@@ -67,7 +67,7 @@ record Attempt(String sessionId, Instant started, Set<String> finished, Map<Stri
         String sessionId = session.sessionId();
         executor.beginSession(sessionId);
         Map<String, RunRecord> previous = new HashMap<>();
-        store.forEachRun(new RunFilter(null, null, sessionId, false), r -> previous.put(r.runId(), r));
+        store.forEachRun(RunFilter.runs().inSession(sessionId), r -> previous.put(r.runId(), r));
         int reaped = 0;
         Set<String> finished = new HashSet<>();
         for (RunRecord r : previous.values()) {

@@ -4,7 +4,8 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * Which runs to read. Null fields do not filter.
+ * Which runs to read. Null fields do not filter. Built by name: {@link #runs()} or {@link #all()}, then narrowed
+ * ({@code RunFilter.runs().ofKinds(kinds).inSession(id).loadingMetrics()}).
  *
  * @param agent       runs of this agent's suite/tree ({@code -}/{@code _} insensitive)
  * @param kinds       run kinds to include, or null for all
@@ -56,13 +57,9 @@ public record RunFilter(String agent, Set<RunRecord.RunKind> kinds, boolean with
         }
     }
 
-    public RunFilter(String agent, Set<RunRecord.RunKind> kinds, String sessionId, boolean withMetrics,
-                     String commit, RunRecord.RunStatus status, String category) {
-        this(agent, kinds, withMetrics, commit, status, category, new Scope(sessionId, null, null, null));
-    }
-
+    /** Runs of {@code agent} and {@code kinds} in session {@code sessionId} (tests; code names what it filters). */
     public RunFilter(String agent, Set<RunRecord.RunKind> kinds, String sessionId, boolean withMetrics) {
-        this(agent, kinds, sessionId, withMetrics, null, null, null);
+        this(agent, kinds, withMetrics, null, null, null, new Scope(sessionId, null, null, null));
     }
 
     /** Only this session's runs, or null. */
@@ -76,7 +73,49 @@ public record RunFilter(String agent, Set<RunRecord.RunKind> kinds, boolean with
                 new Scope(scope.sessionId(), pipeline, arm, sourcePrefix));
     }
 
+    /** Every run with its metrics. */
     public static RunFilter all() {
-        return new RunFilter(null, null, null, true);
+        return runs().loadingMetrics();
+    }
+
+    /** Every run, without metrics: the start of a filter narrowed by the methods below, each of which returns a copy. */
+    public static RunFilter runs() {
+        return new RunFilter(null, null, false, null, null, null, Scope.ANY);
+    }
+
+    /** Only runs of these kinds (null: every kind). */
+    public RunFilter ofKinds(Set<RunRecord.RunKind> only) {
+        return new RunFilter(agent, only, withMetrics, commit, status, category, scope);
+    }
+
+    /** Only runs of this agent's suite/tree (null: any). */
+    public RunFilter ofAgent(String name) {
+        return new RunFilter(name, kinds, withMetrics, commit, status, category, scope);
+    }
+
+    /** Only this session's runs (null: every session); the rest of the scope is kept. */
+    public RunFilter inSession(String id) {
+        return new RunFilter(agent, kinds, withMetrics, commit, status, category,
+                new Scope(id, scope.pipeline(), scope.arm(), scope.sourcePrefix()));
+    }
+
+    /** Each run with its metrics. */
+    public RunFilter loadingMetrics() {
+        return new RunFilter(agent, kinds, true, commit, status, category, scope);
+    }
+
+    /** Only runs of this commit (a hex prefix of 4–40 characters; null: any). */
+    public RunFilter ofCommit(String prefix) {
+        return new RunFilter(agent, kinds, withMetrics, prefix, status, category, scope);
+    }
+
+    /** Only runs with this status (null: any). */
+    public RunFilter withStatus(RunRecord.RunStatus only) {
+        return new RunFilter(agent, kinds, withMetrics, commit, only, category, scope);
+    }
+
+    /** Only failed runs with this failure category (null: any). */
+    public RunFilter inCategory(String name) {
+        return new RunFilter(agent, kinds, withMetrics, commit, status, name, scope);
     }
 }

@@ -147,8 +147,8 @@ final class EngineSection extends SuiteNodes {
             }
         }
         return new RunConfig(rounds, warm == null ? d.warmupRequests() : warm, timeouts,
-                executor == null ? d.executor() : executor, seed == null ? d.seed() : seed, port,
-                aa == null ? d.aa() : aa).withServerMetricsIntervalMs(scrapeMs == null ? d.serverMetricsIntervalMs()
+                executor == null ? d.executor() : executor, seed == null ? d.seed() : seed, port)
+                .withAa(aa == null ? d.aa() : aa).withServerMetricsIntervalMs(scrapeMs == null ? d.serverMetricsIntervalMs()
                 : scrapeMs).withClockMismatch(clock).withConfine(confine);
     }
 

@@ -71,16 +71,10 @@ public record RunConfig(RoundsPlan rounds, int warmupRequests, Timeouts timeouts
             DEFAULT_EXECUTOR, DEFAULT_SEED, null, true, DEFAULT_SERVER_METRICS_INTERVAL_MS, ClockMismatch.DEFAULT,
             Confine.DEFAULT);
 
-    /** Without the A/A flag: A/A on. */
+    /** A/A on, scraping at the default interval, the default clock rule and confinement (the {@code with…} methods). */
     public RunConfig(RoundsPlan rounds, int warmupRequests, Timeouts timeouts, String executor, long seed,
                      Integer portBase) {
-        this(rounds, warmupRequests, timeouts, executor, seed, portBase, true);
-    }
-
-    /** With the A/A flag, scraping at the default interval. */
-    public RunConfig(RoundsPlan rounds, int warmupRequests, Timeouts timeouts, String executor, long seed,
-                     Integer portBase, boolean aa) {
-        this(rounds, warmupRequests, timeouts, executor, seed, portBase, aa, DEFAULT_SERVER_METRICS_INTERVAL_MS,
+        this(rounds, warmupRequests, timeouts, executor, seed, portBase, true, DEFAULT_SERVER_METRICS_INTERVAL_MS,
                 ClockMismatch.DEFAULT, Confine.DEFAULT);
     }
 

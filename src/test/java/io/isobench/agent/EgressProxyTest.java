@@ -102,7 +102,7 @@ class EgressProxyTest {
         String line;
         long length = -1;
         boolean chunked = false;
-        while ((line = EgressProxy.readLine(in)) != null && !line.isEmpty()) {
+        while ((line = HttpHead.readLine(in)) != null && !line.isEmpty()) {
             sb.append(line).append('\n');
             String l = line.toLowerCase();
             if (l.startsWith("content-length:")) {
@@ -115,13 +115,13 @@ class EgressProxyTest {
         sb.append('\n');
         if (chunked) {
             while (true) {
-                long n = Long.parseLong(EgressProxy.readLine(in).strip(), 16);
+                long n = Long.parseLong(HttpHead.readLine(in).strip(), 16);
                 if (n == 0) {
-                    EgressProxy.readLine(in);
+                    HttpHead.readLine(in);
                     break;
                 }
                 sb.append(new String(in.readNBytes((int) n), StandardCharsets.UTF_8));
-                EgressProxy.readLine(in);
+                HttpHead.readLine(in);
             }
         } else if (length >= 0) {
             sb.append(new String(in.readNBytes((int) length), StandardCharsets.UTF_8));
@@ -164,18 +164,18 @@ class EgressProxyTest {
             send(c, "GET /v1/stream HTTP/1.1\r\nHost: x\r\n\r\n");
             StringBuilder head = new StringBuilder();
             String line;
-            while (!(line = EgressProxy.readLine(in)).isEmpty()) {
+            while (!(line = HttpHead.readLine(in)).isEmpty()) {
                 head.append(line).append('\n');
             }
             assertThat(head.toString()).containsIgnoringCase("text/event-stream");
             // the first event arrives while the upstream still holds the second back
-            String size = EgressProxy.readLine(in);
+            String size = HttpHead.readLine(in);
             String event = new String(in.readNBytes(Integer.parseInt(size, 16)), StandardCharsets.UTF_8);
             assertThat(event).isEqualTo("data: one\n\n");
             assertThat(releaseSecondEvent.getCount()).isEqualTo(1);
             releaseSecondEvent.countDown();
-            EgressProxy.readLine(in);
-            String rest = new String(in.readNBytes(Integer.parseInt(EgressProxy.readLine(in), 16)), StandardCharsets.UTF_8);
+            HttpHead.readLine(in);
+            String rest = new String(in.readNBytes(Integer.parseInt(HttpHead.readLine(in), 16)), StandardCharsets.UTF_8);
             assertThat(rest).isEqualTo("data: two\n\n");
         }
     }

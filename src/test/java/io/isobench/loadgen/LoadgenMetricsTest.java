@@ -31,7 +31,7 @@ class LoadgenMetricsTest {
                 req(0, 0, new long[] {10, 20, 40}, 3),      // tpot (40-10)/2 = 15
                 req(1, 5, new long[] {20, 25, 30, 35}, 4),  // tpot (35-20)/3 = 5
                 req(2, 7, new long[] {30}, 1));             // out = 1: no tpot
-        LoadgenResult.Summary s = LoadgenResult.summarize(c, rs, 2.0);
+        LoadgenResult.Summary s = RunSummary.of(c, rs, 2.0);
         assertThat(s.completed()).isEqualTo(3);
         assertThat(s.totalOutput()).isEqualTo(8);
         assertThat(s.totalInput()).isEqualTo(36);
@@ -57,7 +57,7 @@ class LoadgenMetricsTest {
         LoadgenConfig c = LoadgenConfig.builder().model("m").requestRate(4).maxConcurrency(8).build();
         List<RequestResult> rs = List.of(req(0, 0, new long[] {10, 20, 40}, 3));
         LoadgenResult r = new LoadgenResult(c, new LoadgenResult.Run(Instant.EPOCH, 0, 1.0, 0), rs,
-                LoadgenResult.summarize(c, rs, 1.0), List.of());
+                RunSummary.of(c, rs, 1.0), List.of());
         assertThat(r.consoleBlock()).isEqualTo(String.join("\n",
                 "============ Serving Benchmark Result ============",
                 "Successful requests:                     1         ",

@@ -25,7 +25,7 @@ class LoadgenParseBackTest {
                 LoadgenMetricsTest.req(0, 0, new long[] {10, 20, 40}, 3),
                 LoadgenMetricsTest.req(1, 5, new long[] {20, 25, 30, 35}, 4));
         return new LoadgenResult(c, new LoadgenResult.Run(Instant.parse("2026-11-25T12:00:00Z"), 0, 2.0, 0), rs,
-                LoadgenResult.summarize(c, rs, 2.0), List.of());
+                RunSummary.of(c, rs, 2.0), List.of());
     }
 
     @Test

@@ -150,13 +150,13 @@ class RunListingTest {
         try (Store store = Stores.open(dir.resolve("s.duckdb").toString())) {
             fill(store);
             // an 8-character id and the full hash name the same commit
-            assertThat(write(store, new RunFilter(null, null, null, false, "61b8cea3", null, null),
+            assertThat(write(store, RunFilter.runs().ofCommit("61b8cea3"),
                     RunListing.Format.CSV).lines()).hasSize(3);
-            assertThat(write(store, new RunFilter(null, null, null, false,
-                    "61b8cea3b42feab021d506e9143551de18f9165c", null, null), RunListing.Format.CSV).lines()).hasSize(3);
-            assertThat(write(store, new RunFilter(null, null, null, false, "61b8", RunStatus.NOT_RUN, null),
+            assertThat(write(store, RunFilter.runs()
+                    .ofCommit("61b8cea3b42feab021d506e9143551de18f9165c"), RunListing.Format.CSV).lines()).hasSize(3);
+            assertThat(write(store, RunFilter.runs().ofCommit("61b8").withStatus(RunStatus.NOT_RUN),
                     RunListing.Format.CSV).lines()).hasSize(2);
-            assertThat(write(store, new RunFilter("claude-code", null, null, false, null, null, "BAD_PERF_COMMAND"),
+            assertThat(write(store, RunFilter.runs().ofAgent("claude-code").inCategory("BAD_PERF_COMMAND"),
                     RunListing.Format.CSV).lines()).hasSize(2);
             JsonNode json = new ObjectMapper().readTree(write(store, RunFilter.all(), RunListing.Format.JSON));
             assertThat(json).hasSize(6);
