@@ -16,6 +16,9 @@ package io.isobench;
  *       queue behind each other, and the tests wait for their job to be RUNNING and read the queue.</li>
  *   <li>{@link #SANDBOX}: the agents' sandboxes — their containers carry this JVM's pid as a label and their env files
  *       lie in {@code java.io.tmpdir}; the tests count both, so two of them in one JVM would see each other's.</li>
+ *   <li>{@link #DOCKER_EXECUTOR}: the docker executor's env files ({@code java.io.tmpdir/isobench-docker-*}/env, alive
+ *       until their container starts): DockerExecutorContractIT asserts none is left, and sees any other test's
+ *       docker job starting (found running DockerDemoIT beside it).</li>
  *   <li>Everything else runs beside any other non-isolated class: each test has its own {@code @TempDir}, store,
  *       session ids and working folders; servers listen on free ephemeral loopback ports; Docker containers are
  *       named per session and found by their job folder (exec.DockerLeftovers); files under {@code target/} are one
@@ -30,6 +33,9 @@ public final class ItLocks {
 
     /** The agents' sandbox containers (labelled with this JVM's pid) and their env files in java.io.tmpdir. */
     public static final String SANDBOX = "isobench.agent-sandbox";
+
+    /** The docker executor's env files in java.io.tmpdir (every docker job's, until its container starts). */
+    public static final String DOCKER_EXECUTOR = "isobench.docker-executor-env-files";
 
     private ItLocks() {
     }
