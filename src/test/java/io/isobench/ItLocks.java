@@ -2,8 +2,8 @@ package io.isobench;
 
 /**
  * How the integration tests share the machine: failsafe runs two test classes at a time in one JVM (pom.xml,
- * {@code itThreads}; the methods of a class stay in order on one thread). The rules, from an audit of what each
- * {@code *IT} touches:
+ * {@code itThreads}; at most three while a thread waits to join another's class; the methods of a class stay in order
+ * on one thread). The rules, from an audit of what each {@code *IT} touches:
  * <ul>
  *   <li>A class whose assertions come from measured times (verdicts, capacities, speed-ups, stopping looks, CPU
  *       clocks) is {@code @Isolated}: nothing runs beside it, so a second test's load never moves its numbers —
