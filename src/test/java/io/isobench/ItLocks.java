@@ -25,6 +25,8 @@ package io.isobench;
  *       folder per test class (screenshots, transcripts).</li>
  * </ul>
  * A new integration test that shares something else with another one takes a lock here (one constant and its reason).
+ * ItLocksTest holds every {@code *IT} to the locks of what its source names (Slurm, the agents' docker sandbox, the
+ * docker executor, the shared demo session).
  */
 public final class ItLocks {
 
