@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -36,6 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code isobench report} shows its verdict, tokens, cost and trajectory. Then, in the same sandbox: a scripted
  * budget overrun is {@code BUDGET_EXCEEDED}, and a scripted network escape fails from inside.
  */
+@Isolated("its assertions come from measured times: nothing runs beside it (ItLocks)")
 class AgentsSandboxE2EIT {
 
     static final Path CLAUDE = Path.of("tools/agent-clis/node_modules/.bin/claude").toAbsolutePath();

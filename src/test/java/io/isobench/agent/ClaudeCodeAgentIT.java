@@ -22,6 +22,8 @@ import java.util.Map;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.parallel.ResourceLock;
+import io.isobench.ItLocks;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -33,6 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * (a named fake of the Anthropic API) through {@link AttemptRunner} in a {@link LocalSandbox} on the toy engine's
  * sealed repository (docs/agents.md). Raw outputs are copied to {@code target/agent-transcripts/claude-code/}.
  */
+@ResourceLock(ItLocks.SANDBOX)
 class ClaudeCodeAgentIT {
 
     /** A fake key: never valid anywhere, and it must appear in no stored output. */

@@ -13,6 +13,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.parallel.ResourceLock;
+import io.isobench.ItLocks;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -25,6 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * fake: no model API is reachable here). Also writes the raw JSONL of each run to {@code target/codex-it/} (the
  * unit tests' golden transcripts under src/test/resources/agent/codex/ were captured this way).
  */
+@ResourceLock(ItLocks.SANDBOX)
 class CodexAgentIT {
 
     static final String KEY = "sk-isobench-fake-codex-key-0123456789";

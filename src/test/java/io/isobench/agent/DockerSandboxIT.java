@@ -32,6 +32,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.parallel.ResourceLock;
+import io.isobench.ItLocks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -46,6 +48,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * wall-time kill, {@link DockerSandbox#close()}, the JVM shutdown hook and the reap after a SIGKILLed JVM leave no
  * container.
  */
+@ResourceLock(ItLocks.SANDBOX)
 class DockerSandboxIT {
 
     static final String BASE_IMAGE = "isobench/python:bookworm";

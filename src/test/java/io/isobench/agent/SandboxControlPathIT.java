@@ -26,6 +26,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.parallel.ResourceLock;
+import io.isobench.ItLocks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -36,6 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * file descriptors and the wall-time kill still lands, a kill from a JVM with no file descriptor left still stops the
  * container, and a JVM that dies leaves no container running.
  */
+@ResourceLock(ItLocks.SANDBOX)
 class SandboxControlPathIT {
 
     static final String BASE_IMAGE = DockerSandboxIT.BASE_IMAGE;

@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -35,6 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * later round; {@code same} never gets {@code better}/{@code worse}. The session stored its design with every look's
  * levels; {@code --dry-run} says "up to 8 rounds"; {@code --rounds 4} runs a fixed design.
  */
+@Isolated("its assertions come from measured times: nothing runs beside it (ItLocks)")
 class AdaptiveSessionIT {
 
     /** A CPU-bound "engine": burns WORK × 0.05 s of CPU time. */

@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -32,6 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * command), every measured run records its primary metric's resolution (1e-6 s, {@code cgroup_v2_cpu_stat}), and the
  * comments-only commit is not called {@code worse}. The band is printed so that it can be quoted.
  */
+@Isolated("its assertions come from measured times: nothing runs beside it (ItLocks)")
 class CpuClockIT {
 
     /** A CPU-bound "engine": a 0.15 s {@code time.process_time()} loop; the human commit only edits its comment. */

@@ -19,7 +19,6 @@ import io.isobench.store.Store;
 import io.isobench.store.Stores;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
 import java.io.PrintWriter;
@@ -36,6 +35,7 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -43,25 +43,26 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The bundled demo end to end, as a user runs it (adaptive rounds, the default: a look after every round from 3 to 8,
  * with the A/A arm on): the verdicts come from measurement, and the designed effects (examples/toy-engine/README.md
  * "Designed outcomes") are detected; each task stops when its gating comparisons are decided and runs no later round;
- * every outcome type appears; the report shows the A/A band, the hardware fingerprint and the leaderboard.
+ * every outcome type appears; the report shows the A/A band, the hardware fingerprint and the leaderboard. The session
+ * is {@link DemoRun}'s, run once per test JVM (HtmlReportBrowserIT renders its HTML report).
  */
+@Isolated("its assertions come from measured times: nothing runs beside it (ItLocks)")
 class DemoIT {
-
-    @TempDir
-    Path dir;
 
     @Test
     @Timeout(value = 10, unit = TimeUnit.MINUTES)
     void demoDetectsTheDesignedOutcomes() throws Exception {
         SharedData.requireService(has("python3") && has("git") && has("setsid"),
                 "python3, git and setsid (util-linux) for the toy engine");
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.run(new PrintWriter(out, true), new PrintWriter(err, true), "demo", "--workdir",
-                dir.toString());
-        assertThat(code).as(err.toString()).isZero();
+        // the demo's one run in this JVM (HtmlReportBrowserIT renders the same session's HTML report)
+        DemoRun.Run run = DemoRun.adaptive();
+        Path dir = run.workdir();
+        String out = run.out();
+        String err = run.err();
+        int code = run.code();
+        assertThat(code).as(err).isZero();
         Path report = dir.resolve("report.md");
-        assertThat(out.toString()).contains("report: " + report);
+        assertThat(out).contains("report: " + report);
         // 21 checks (every arm but the A/A one, plus the baseline's repeat) + up to 8 rounds x 3 tasks x 7 arms, then
         // the accuracy runs of the arms whose environment is ready; a task that stops takes its later rounds off the
         // total, so the last job line says how many ran
@@ -85,8 +86,8 @@ class DemoIT {
                 "native-check", Set.of("check", "check-repeat"), "native-accuracy",
                 Set.of("accuracy")));
         assertThat(accuracyRuns).isPositive();
-        assertThat(err.toString()).contains("job 1/189 ").contains("ETA").contains(" of up to 8: ");
-        Matcher last = Pattern.compile("job (\\d+)/(\\d+) ").matcher(err.toString());
+        assertThat(err).contains("job 1/189 ").contains("ETA").contains(" of up to 8: ");
+        Matcher last = Pattern.compile("job (\\d+)/(\\d+) ").matcher(err);
         int ranJobs = 0;
         while (last.find()) {
             ranJobs = Integer.parseInt(last.group(1));
@@ -163,7 +164,7 @@ class DemoIT {
         assertThat(md).contains("### Environments (build step and fix recipes)")
                 .contains("| tpot | baseline | ok in ").contains("`python3 -m compileall -q .`")
                 .contains("utf8-io (env): ok — set PYTHONIOENCODING");
-        assertThat(err.toString()).contains("env tpot human: at ").contains("+ recipes utf8-io, built in ");
+        assertThat(err).contains("env tpot human: at ").contains("+ recipes utf8-io, built in ");
         gatesInReport(md);
         secondaryInReport(md);
 

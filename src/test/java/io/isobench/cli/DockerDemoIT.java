@@ -24,6 +24,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.parallel.ResourceLock;
+import io.isobench.ItLocks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -33,6 +35,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * session is recorded as run by docker; the designed failure classes and the human commits' speed-ups appear as
  * with the local executor (DemoIT), and no container is left.
  */
+@ResourceLock(ItLocks.DOCKER_EXECUTOR)
 class DockerDemoIT {
 
     @TempDir

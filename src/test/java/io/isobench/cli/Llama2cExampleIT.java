@@ -28,6 +28,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -40,6 +41,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code PATCH_FAILED}; the prompt-encoder commit is better on CPU time; builds and declared metrics are recorded.
  * The Markdown report is left in {@code target/llama2c-report.md}.
  */
+@Isolated("its assertions come from measured times: nothing runs beside it (ItLocks)")
 class Llama2cExampleIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();

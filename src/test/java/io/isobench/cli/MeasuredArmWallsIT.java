@@ -18,6 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.parallel.ResourceLock;
+import io.isobench.ItLocks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -28,6 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * outside the arm's tree (a folder of this test's, the user's home, the host's {@code /tmp}) are never written; the
  * arm is measured all the same, and the server in its sandbox is reached through its door only.
  */
+@ResourceLock(ItLocks.DOCKER_EXECUTOR)
 class MeasuredArmWallsIT {
 
     private static final Map<String, String> SECRETS = Map.of(

@@ -27,6 +27,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -36,6 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * its pilots are stored as native-pilot runs, every arm is measured at the same points they decided, capacities and a
  * verdict on capacity are reported with the pilot table, and {@code --resume} reuses the points without piloting again.
  */
+@Isolated("its assertions come from measured times: nothing runs beside it (ItLocks)")
 class PilotSessionIT {
 
     @TempDir

@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -33,6 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * every round, each run's point stored, the designed capacities found (baseline 1 concurrent request, human 4 at the
  * TPOT SLO), the verdict on capacity, and the report's curves and capacity table.
  */
+@Isolated("its assertions come from measured times: nothing runs beside it (ItLocks)")
 class SweepDemoIT {
 
     @TempDir

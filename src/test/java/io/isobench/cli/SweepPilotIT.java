@@ -17,6 +17,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -24,6 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code isobench plan sweep-pilot} against the real toy engine's baseline server (examples/toy-engine): the pilots
  * double the rate until the TPOT SLO breaks or the server stops keeping up, bisect, and print the sweep's points.
  */
+@Isolated("its assertions come from measured times: nothing runs beside it (ItLocks)")
 class SweepPilotIT {
 
     @TempDir

@@ -20,6 +20,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.parallel.ResourceLock;
+import io.isobench.ItLocks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -30,6 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * container with CUDA_VISIBLE_DEVICES, and an agent patch is applied and verified inside an image that holds the
  * source (and refused when it does not apply).
  */
+@ResourceLock(ItLocks.DOCKER_EXECUTOR)
 class DockerExecutorContractIT extends ExecutorContract {
 
     @Override

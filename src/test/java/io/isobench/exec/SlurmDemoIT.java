@@ -28,6 +28,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.parallel.ResourceLock;
+import io.isobench.ItLocks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -37,6 +39,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * is adopted by name (not submitted again), every job ran exactly once (one Slurm submission per job), the runs
  * finished before the kill are untouched, and the results were ingested into the store.
  */
+@ResourceLock(ItLocks.SLURM)
 class SlurmDemoIT {
 
     @TempDir

@@ -4,12 +4,15 @@ import io.isobench.SharedData;
 
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.parallel.ResourceLock;
+import io.isobench.ItLocks;
 
 /**
  * The executor contract on the Slurm executor: every scenario as a real batch job of the single-node cluster
  * (scripts/provision-slurm), the orchestrator-kill scenario included (the resumed session adopts the running job by
  * name). Leftovers: pending or running Slurm jobs whose script lies under the test's work root.
  */
+@ResourceLock(ItLocks.SLURM)
 class SlurmExecutorContractIT extends ExecutorContract {
 
     @Override

@@ -24,6 +24,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.parallel.ResourceLock;
+import io.isobench.ItLocks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -34,6 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * submitted. Every test leaves no job of its session queued or running.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
+@ResourceLock(ItLocks.SLURM)
 class SlurmExecutorIT {
 
     static final Path TOY = Path.of("examples/toy-engine/src").toAbsolutePath();

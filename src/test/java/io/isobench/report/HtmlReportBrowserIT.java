@@ -1,15 +1,13 @@
 package io.isobench.report;
 
 import io.isobench.SharedData;
-import io.isobench.cli.Main;
+import io.isobench.cli.DemoRun;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.w3c.dom.Document;
 
 import java.io.File;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,14 +17,17 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The demo's HTML report in a real browser (Debian's headless Chromium, installed by scripts/provision): the
- * rendered DOM carries the Markdown report's numbers, every link resolves, the console stays clean, and
- * screenshots of the overview and a task page are kept under {@code target/html-report-screenshots/}.
+ * The demo's HTML report in a real browser (Debian's headless Chromium, installed by scripts/provision), of the demo
+ * session {@link DemoRun} runs once per test JVM (DemoIT checks its verdicts): the rendered DOM carries the Markdown
+ * report's numbers, every link resolves, the console stays clean, and screenshots of the overview and a task page are
+ * kept under {@code target/html-report-screenshots/}.
  */
+@Isolated("it may be the one to run the shared demo session (DemoRun), whose verdicts DemoIT checks (ItLocks)")
 class HtmlReportBrowserIT {
 
     static final Path CHROMIUM = Path.of("/usr/bin/chromium");
@@ -41,14 +42,13 @@ class HtmlReportBrowserIT {
     void demoReportRendersInChromium() throws Exception {
         SharedData.requireService(Files.isExecutable(CHROMIUM) && has("python3") && has("git") && has("setsid"),
                 "Debian's chromium (/usr/bin/chromium), python3, git and setsid for the demo's HTML report");
-        Path work = dir.resolve("demo");
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.run(new PrintWriter(out, true), new PrintWriter(err, true), "demo", "--workdir", work.toString(), "--rounds", "2");
-        assertThat(code).as(err.toString()).isZero();
+        // the demo's one run in this JVM (DemoIT checks its verdicts): its report, rendered
+        DemoRun.Run run = DemoRun.adaptive();
+        Path work = run.workdir();
+        assertThat(run.code()).as(run.err()).isZero();
         Path site = work.resolve("report-html");
         Path index = site.resolve("index.html");
-        assertThat(out.toString()).contains("report: " + work.resolve("report.md"))
+        assertThat(run.out()).contains("report: " + work.resolve("report.md"))
                 .contains("html report: " + index);
         String md = Files.readString(work.resolve("report.md"));
 
@@ -86,7 +86,7 @@ class HtmlReportBrowserIT {
         for (String agent : List.of("alpha", "bravo", "charlie", "delta")) {
             assertThat(overview.dom).contains("data-agent=\"agent:" + agent + "\"");
         }
-        assertThat(overview.dom).contains("Benchmark receipt").contains("fixed rounds: 2 per task (3 tasks)")
+        assertThat(overview.dom).contains("Benchmark receipt").contains("adaptive rounds: 3 tasks took ")
                 .contains("Statistical rule").contains("A/A check");
         Matcher summary = Pattern.compile("(?m)^\\| (tpot|latency|throughput) \\| [^|]+ \\| `[^`]+` \\| [^|]+ \\| "
                 + "([^|]+) \\|").matcher(md);
