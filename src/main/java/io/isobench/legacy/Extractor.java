@@ -55,6 +55,11 @@ final class Extractor {
     /** Task facts found in a file (nulls when absent). */
     record TaskInfo(String commit, String parent, String subject, String perfCommand, String model, String gpuConfig,
                     String repo) {
+
+        /** Only the commit, its parent (null when the file does not say) and the engine repository. */
+        static TaskInfo commits(String commit, String parent, String repo) {
+            return new TaskInfo(commit, parent, null, null, null, null, repo);
+        }
     }
 
     /** What one file yields. */
@@ -338,7 +343,7 @@ final class Extractor {
         }
         d.status = perFileStatus(d, status, root, d.raw);
         d.failureError = d.sourceError;
-        return new Extracted(List.of(d), new TaskInfo(d.commit, null, null, null, null, null, "vllm"),
+        return new Extracted(List.of(d), TaskInfo.commits(d.commit, null, "vllm"),
                 "docker_single", List.of());
     }
 
@@ -371,7 +376,7 @@ final class Extractor {
             armStatus(d, a);
             runs.add(d);
         }
-        return new Extracted(runs, new TaskInfo(commit, null, null, null, null, null, "vllm"), "docker_3way",
+        return new Extracted(runs, TaskInfo.commits(commit, null, "vllm"), "docker_3way",
                 List.of());
     }
 

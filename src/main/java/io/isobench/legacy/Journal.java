@@ -152,7 +152,7 @@ final class Journal {
         String repo = text(meta, "repo");
         String engine = repo == null ? null : repo.toLowerCase(Locale.ROOT).startsWith("sgl") ? "sglang"
                 : repo.toLowerCase(Locale.ROOT).startsWith("vllm") ? "vllm" : repo;
-        return new Read(b.build(), new Extractor.TaskInfo(human, parent, null, null, null, null, engine));
+        return new Read(b.build(), Extractor.TaskInfo.commits(human, parent, engine));
     }
 
     /**

@@ -245,7 +245,7 @@ final class RunnerResult {
         d.status = RunStatus.FAILED;
         d.raw = text;
         d.notes.add("no result JSON beside this log: the first (baseline) run failed before writing one");
-        return new Extracted(List.of(d), new TaskInfo(d.commit, null, null, null, null, null, det.engine()),
+        return new Extracted(List.of(d), TaskInfo.commits(d.commit, null, det.engine()),
                 micro ? "micro" : "native_runner", List.of());
     }
 }
