@@ -96,27 +96,27 @@ final class ArmPreparation {
         Map<String, String> humanSha = new HashMap<>();
         Map<String, String> buildLogs = new HashMap<>();
         for (ArmSpec a : plan.arms()) {
-            if (!neededArms.contains(a.taskId() + "|" + a.arm())) {
+            if (!neededArms.contains(a.taskId() + "|" + a.label())) {
                 continue;
             }
             TaskSpec task = suite.task(a.taskId()).orElseThrow();
             String buildRun = openRunOf(sessionId, a, finished);
-            ArmSetup setup = new ArmSetup(suite.recipesFor(a.taskId(), a.arm()),
+            ArmSetup setup = new ArmSetup(suite.recipesFor(a.taskId(), a.label()),
                     suite.buildArgv(task), suite.run().timeouts().buildS(), pgid -> store.putRun(
                     recorder.armPlaceholder(buildRun, sessionId, a, task.humanCommit(), "build", pgid)));
             // the review comes first: a patch it fails is never applied (a sparse file's binary patch, issue 27)
             ReviewResult review = a.patch() == null ? null : review(a.taskId(), a.arm(), task);
             Environment env = review != null && review.failsArm() ? rejected(review)
                     : ctx.options().executor().prepare(a, plan.repo(), setup);
-            envs.put(a.taskId() + "|" + a.arm(), env);
+            envs.put(a.taskId() + "|" + a.label(), env);
             if (env.build() != null) {
-                buildLogs.put(a.taskId() + "|" + a.arm(), store.putArtifact("build_log",
+                buildLogs.put(a.taskId() + "|" + a.label(), store.putArtifact("build_log",
                         Secrets.redact(env.build().log()).getBytes(StandardCharsets.UTF_8)));
             }
-            if (a.arm().equals("human") && env.intendedCommit() != null) {
+            if (a.arm().equals(Arm.HUMAN) && env.intendedCommit() != null) {
                 humanSha.put(a.taskId(), env.intendedCommit());
             }
-            say(String.format(Locale.ROOT, "env %s %s: %s", a.taskId(), a.arm(), env.ready()
+            say(String.format(Locale.ROOT, "env %s %s: %s", a.taskId(), a.label(), env.ready()
                     ? (env.verifiedCommit() == null ? env.envRef() : "at " + env.verifiedCommit().substring(0, 12)
                     + (a.patch() == null ? "" : " + patch"))
                     + (env.recipes().isEmpty() ? "" : " + recipes " + String.join(",",
@@ -153,7 +153,7 @@ final class ArmPreparation {
     }
 
     /** The patch review of an agent arm (once per arm); null for baseline/human or an unreadable patch. */
-    ReviewResult review(String taskId, String arm, TaskSpec task) {
+    ReviewResult review(String taskId, Arm arm, TaskSpec task) {
         return reviews.computeIfAbsent(taskId + "|" + arm, k -> {
             Path patch = plan.arm(taskId, arm).map(ArmSpec::patch).orElse(null);
             if (patch == null) {
@@ -222,7 +222,7 @@ final class ArmPreparation {
     /** The run id an arm's build or pip group is recorded under: its first unfinished job, else its accuracy run. */
     private String openRunOf(String sessionId, ArmSpec a, Set<String> finished) {
         for (Job j : plan.jobs()) {
-            if (j.taskId().equals(a.taskId()) && j.arm().label().equals(a.arm())
+            if (j.taskId().equals(a.taskId()) && j.arm().equals(a.arm())
                     && !finished.contains(runId(sessionId, j))) {
                 return runId(sessionId, j);
             }

@@ -211,12 +211,12 @@ final class SessionRunner {
         }
         // the accuracy jobs, last, in plan order (every baseline first: its score is the reference)
         for (Job job : accuracyJobs) {
-            ArmSpec a = plan.arm(job.taskId(), job.arm().label()).orElseThrow();
+            ArmSpec a = plan.arm(job.taskId(), job.arm()).orElseThrow();
             String rid = accuracyRunId(sessionId, a);
             if (finished.contains(rid)) {
                 continue;
             }
-            Environment env = envs.get(a.taskId() + "|" + a.arm());
+            Environment env = envs.get(a.taskId() + "|" + a.label());
             if (env == null || !env.ready()) {
                 continue; // the arm's outcome is already its environment failure (PATCH_FAILED, EMPTY_PATCH…)
             }
@@ -231,7 +231,7 @@ final class SessionRunner {
             store.putRun(rec);
             attempt.previous().put(rid, rec);
             tally.countRun(rec.failure() == null ? null : rec.failure().category());
-            say(String.format(Locale.ROOT, "accuracy %s %s: %s", a.taskId(), a.arm(), rec.failure() != null
+            say(String.format(Locale.ROOT, "accuracy %s %s: %s", a.taskId(), a.label(), rec.failure() != null
                     ? rec.failure().category() + " — " + rec.failure().detail()
                     : String.format(Locale.ROOT, "accuracy_score=%s", rec.primaryValue())));
         }
