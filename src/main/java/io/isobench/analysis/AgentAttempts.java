@@ -1,6 +1,7 @@
 package io.isobench.analysis;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.isobench.Arm;
 import io.isobench.store.RunDetails;
 import io.isobench.store.RunFilter;
@@ -45,10 +46,10 @@ public final class AgentAttempts {
      *
      * @param runId     the attempt's run id
      * @param startedAt when it started (null when not recorded)
-     * @param arm       its arm label, {@code agent:NAME@k} (normalised)
+     * @param arm       its arm, {@code agent:NAME@k} (normalised)
      * @param section   the {@code agent_attempt} section (a JSON object; read through the accessors)
      */
-    public record Attempt(String runId, Instant startedAt, String arm, JsonNode section) {
+    public record Attempt(String runId, Instant startedAt, Arm arm, JsonNode section) {
 
         /** The task id. */
         public String task() {
@@ -58,13 +59,13 @@ public final class AgentAttempts {
         /** The agent name, normalised ({@code -} → {@code _}, lower case), without {@code @k}. */
         public String agent() {
             String a = text("agent");
-            return a == null ? baseName(arm) : Arm.normalizeAgent(a);
+            return a == null ? baseName(arm.label()) : Arm.normalizeAgent(a);
         }
 
         /** k, the attempt's number (1-based). */
         public int attempt() {
             JsonNode n = section.path("attempt");
-            return n.isNumber() ? n.asInt() : attemptNumber(arm);
+            return n.isNumber() ? n.asInt() : attemptNumber(arm.label());
         }
 
         /** OK, AGENT_TIMEOUT, BUDGET_EXCEEDED, AGENT_CRASH or EMPTY_PATCH. */
@@ -112,8 +113,8 @@ public final class AgentAttempts {
                 continue;
             }
             JsonNode s = r.details().section(SECTION);
-            out.add(new Attempt(r.runId(), r.startedAt(), r.arm().label(), s.isObject() ? s
-                    : com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode()));
+            out.add(new Attempt(r.runId(), r.startedAt(), r.arm(), s.isObject() ? s
+                    : JsonNodeFactory.instance.objectNode()));
         }
         out.sort(Comparator.comparing((Attempt a) -> a.startedAt() == null ? Instant.EPOCH : a.startedAt())
                 .thenComparing(Attempt::runId));
@@ -159,7 +160,19 @@ public final class AgentAttempts {
             }
             patchSha256 = patchSha256 != null ? patchSha256 : r.details().patchSha256();
         }
-        return byPatch(arm.label(), task, patchSha256);
+        return byPatch(arm, task, patchSha256);
+    }
+
+    /**
+     * Whether {@code a} is the attempt an arm of its label measured, the arm's runs having recorded
+     * {@code recordedAttemptRun} (null: none) and applied {@code measuredPatchSha256}: the rule of {@link #forArm}
+     * for one attempt (by identity, else by patch).
+     */
+    public static boolean measuredBy(Attempt a, String recordedAttemptRun, String measuredPatchSha256) {
+        if (recordedAttemptRun != null) {
+            return recordedAttemptRun.equals(a.runId());
+        }
+        return measuredPatchSha256 != null && measuredPatchSha256.equals(a.text("patch_sha256"));
     }
 
     /** The attempt run id a measured run recorded ({@link #ATTEMPT_RUN}), or null. */
@@ -169,18 +182,18 @@ public final class AgentAttempts {
     }
 
     /**
-     * The fallback link of runs that recorded no attempt run id (stores written before it was recorded): same arm
-     * label, task and patch SHA-256; the latest started of several; empty when none matches (a patch written by hand,
+     * The fallback link of runs that recorded no attempt run id (stores written before it was recorded): same arm,
+     * task and patch SHA-256; the latest started of several; empty when none matches (a patch written by hand,
      * or attempts not in this store). Two attempts that left the same patch under the same label (an agents run
      * repeated) cannot be told apart here: the latest wins.
      */
-    Optional<Attempt> byPatch(String armLabel, String task, String patchSha256) {
-        if (armLabel == null || task == null || patchSha256 == null) {
+    Optional<Attempt> byPatch(Arm arm, String task, String patchSha256) {
+        if (arm == null || task == null || patchSha256 == null) {
             return Optional.empty();
         }
         Attempt best = null;
         for (Attempt a : all) {
-            if (armLabel.equals(a.arm()) && task.equals(a.task()) && patchSha256.equals(a.text("patch_sha256"))) {
+            if (arm.equals(a.arm()) && task.equals(a.task()) && patchSha256.equals(a.text("patch_sha256"))) {
                 best = a; // ordered by start: the last match is the latest
             }
         }

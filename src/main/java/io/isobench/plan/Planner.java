@@ -111,13 +111,13 @@ public final class Planner {
             List<ArmSpec> taskArms = new ArrayList<>();
             String parent = task.parentCommit() != null ? task.parentCommit() : task.humanCommit() + "^";
             taskArms.add(new ArmSpec(task.id(), Arm.BASELINE, parent, null,
-                    envRoot.resolve(task.id()).resolve("baseline")));
+                    envRoot.resolve(task.id()).resolve(Arm.BASELINE.label())));
             if (aa) {
                 taskArms.add(new ArmSpec(task.id(), Arm.BASELINE_AA, parent, null,
                         envRoot.resolve(task.id()).resolve(Arm.BASELINE_AA.label())));
             }
             taskArms.add(new ArmSpec(task.id(), Arm.HUMAN, task.humanCommit(), null,
-                    envRoot.resolve(task.id()).resolve("human")));
+                    envRoot.resolve(task.id()).resolve(Arm.HUMAN.label())));
             for (AgentSpec agent : suite.agents()) {
                 Optional<Path> patch = agent.patchFor(task.id());
                 if (patch.isPresent()) {

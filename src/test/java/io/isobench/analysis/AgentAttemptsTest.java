@@ -61,7 +61,7 @@ class AgentAttemptsTest {
         assertThat(all.forArm(A1, "tpot", runs)).get().extracting(AgentAttempts.Attempt::runId)
                 .isEqualTo("agents-1/tpot/a@1");
         // the text join cannot tell the two apart: it takes the later one, not the one measured
-        assertThat(all.byPatch(A1.label(), "tpot", PATCH)).get().extracting(AgentAttempts.Attempt::runId)
+        assertThat(all.byPatch(A1, "tpot", PATCH)).get().extracting(AgentAttempts.Attempt::runId)
                 .isEqualTo("agents-2/tpot/a@1");
     }
 
