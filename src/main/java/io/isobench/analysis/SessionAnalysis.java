@@ -192,7 +192,7 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
                     .stream().filter(e -> e.round() < upTo).toList(), config);
         }
         PilotTable.of(runs.pilotRuns).ifPresent(runs.sweep::pilots);
-        SweepAnalysis swept = runs.sweep.isEmpty() ? null : runs.sweep.analyse(runs.labels(), runs.incorrect, config,
+        SweepAnalysis swept = runs.sweep.isEmpty() ? null : runs.sweep.analyse(runs.arms, runs.incorrect, config,
                 reading.designFor(runs.roundsRun), runs.roundsRun);
         MetricDictionary.Definition definition = runs.definition();
         String unit = definition != null ? definition.unit() : null;
