@@ -82,7 +82,7 @@ final class JobRunner {
     void runJob(Job job, String sessionId, ArmPreparation.Arms arms, Map<String, List<Probe>> reference, Tally tally) {
         ctx.listener().startJob(job);
         String rid = runId(sessionId, job);
-        Environment env = arms.envs().get(job.taskId() + "|" + job.arm());
+        Environment env = arms.envOf(job);
         TaskSpec task = suite.task(job.taskId()).orElseThrow();
         String commit = arms.humanSha().getOrDefault(job.taskId(), task.humanCommit());
         JobResult result;
@@ -134,7 +134,7 @@ final class JobRunner {
         extra.put("recipes", env == null ? List.of()
                 : env.recipes().stream().map(RecipeApplication::toMap).toList());
         if (env != null && env.build() != null) {
-            extra.put("build", env.build().toMap(arms.buildLogs().get(job.taskId() + "|" + job.arm())));
+            extra.put("build", env.build().toMap(arms.buildLogs().get(ArmPreparation.ArmKey.of(job))));
         }
         ReviewResult review = pieces.arms().review(job.taskId(), job.arm(), task);
         if (review != null) {
