@@ -123,6 +123,26 @@ public record Arm(Kind kind, String agentName, int attempt) {
         };
     }
 
+    /**
+     * An arm label read back as written — a stored run's arm column, a key of a per-arm table — the one rule:
+     * {@code agent:NAME} keeps NAME unnormalised (the label reads back byte-identical), the labels of
+     * {@link #fromLabel} are their arms, any other text is {@link #other}: kept verbatim, compared by nothing; null
+     * stays null.
+     */
+    public static Arm ofStored(String label) {
+        if (label == null) {
+            return null;
+        }
+        if (label.startsWith("agent:") && !label.substring("agent:".length()).isBlank()) {
+            return new Arm(Kind.AGENT, label.substring("agent:".length()));
+        }
+        try {
+            return fromLabel(label);
+        } catch (IllegalArgumentException e) {
+            return other(label);
+        }
+    }
+
     public static Arm fromLabel(String label) {
         if (label.equals("baseline")) {
             return BASELINE;

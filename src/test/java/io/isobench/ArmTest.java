@@ -59,4 +59,21 @@ class ArmTest {
         assertThatThrownBy(() -> new Arm(Arm.Kind.AGENT, "a@2", 3)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> Arm.attemptOf("a", 0)).isInstanceOf(IllegalArgumentException.class);
     }
+
+    /** A stored label reads back as written: the one rule every label-keyed reader converts through. */
+    @Test
+    void aStoredLabelReadsBackAsWritten() {
+        assertThat(Arm.ofStored("baseline")).isEqualTo(Arm.BASELINE);
+        assertThat(Arm.ofStored("baseline-aa")).isEqualTo(Arm.BASELINE_AA);
+        assertThat(Arm.ofStored("human")).isEqualTo(Arm.HUMAN);
+        Arm agent = Arm.ofStored("agent:Claude-Code@2");
+        assertThat(agent.kind()).isEqualTo(Arm.Kind.AGENT);
+        assertThat(agent.label()).as("not normalised").isEqualTo("agent:Claude-Code@2");
+        assertThat(agent.attempt()).isEqualTo(2);
+        for (String other : new String[] {"adhoc", "agent:", "agent: ", "Baseline", ""}) {
+            assertThat(Arm.ofStored(other)).as(other).isEqualTo(Arm.other(other));
+        }
+        assertThat(Arm.ofStored(null)).isNull();
+    }
+
 }

@@ -46,6 +46,15 @@ public final class AttemptSessions {
 
     /** The measured session (task, session record and runs); agent runs carry their patch's sha256. */
     public static void session(Store store, Instant started) {
+        session(store, started, null);
+    }
+
+    /**
+     * The measured session; with {@code attemptsOf} its agent runs also name the stored attempt they measured (the
+     * run id {@code attemptsOf/tpot/NAME@k}), as a session planned by {@code run --attempts-of} records it; null: as
+     * runs recorded before that key.
+     */
+    public static void session(Store store, Instant started, String attemptsOf) {
         store.putTask(TaskRecord.builder("tpot").repo("/repo/toyllm").commit(COMMIT, "baseline").subject("faster decode")
                 .perfCommand("vllm bench serve --model toy-1m").model("toy-1m").gpus("H100:1", 1).build());
         store.putSession(SessionRecord.builder(SESSION).time(started, started.plusSeconds(60))
@@ -62,6 +71,9 @@ public final class AttemptSessions {
                     x.put("agent_model", "model-x");
                     x.put("patch_sha256", store.putArtifact("patch",
                             patch(arm.substring(6)).getBytes(StandardCharsets.UTF_8)));
+                    if (attemptsOf != null) {
+                        x.put("agent_attempt_run", attemptsOf + "/tpot/" + arm.substring(6));
+                    }
                 }
                 if (arm.equals("baseline")) {
                     x.put("verified_commit", PARENT);
@@ -94,10 +106,24 @@ public final class AttemptSessions {
 
     /** The stored attempts: a@1, a@2, b@1 (OK, their patches measured), a@3 (EMPTY_PATCH, not measured). */
     public static void attempts(Store store, Instant started) {
-        attempt(store, started, "a", 1, "OK", null, true);
-        attempt(store, started.plusSeconds(100), "a", 2, "OK", null, true);
-        attempt(store, started.plusSeconds(200), "a", 3, "EMPTY_PATCH", "the worktree has no change", false);
-        attempt(store, started.plusSeconds(300), "b", 1, "OK", null, true);
+        attempts(store, started, new AgentsRun(AGENTS_SESSION, "2.1.332"));
+    }
+
+    /**
+     * An agents run: its session id and the agent CLI version its attempts report.
+     */
+    public record AgentsRun(String session, String cliVersion) {
+    }
+
+    /**
+     * The same attempts stored by agents run {@code run}: the same patches (the agents are deterministic), told
+     * apart by their run ids and CLI version.
+     */
+    public static void attempts(Store store, Instant started, AgentsRun run) {
+        attempt(store, run, started, "a", 1, "OK", null);
+        attempt(store, run, started.plusSeconds(100), "a", 2, "OK", null);
+        attempt(store, run, started.plusSeconds(200), "a", 3, "EMPTY_PATCH", "the worktree has no change");
+        attempt(store, run, started.plusSeconds(300), "b", 1, "OK", null);
     }
 
     /** The normalised trajectory of an attempt (the shape of io.isobench.agent.Trajectory#toJson). */
@@ -129,8 +155,9 @@ public final class AttemptSessions {
                 """.formatted(quote(message + " (" + agent + "@" + k + ")"));
     }
 
-    private static void attempt(Store store, Instant at, String agent, int k, String status, String detail,
-                                boolean withPatch) {
+    private static void attempt(Store store, AgentsRun run, Instant at, String agent, int k, String status,
+                                String detail) {
+        boolean withPatch = status.equals("OK");
         String name = agent + "@" + k;
         String traj = store.putArtifact("trajectory", trajectory(agent, k).getBytes(StandardCharsets.UTF_8));
         String stdout = store.putArtifact("agent-stdout", ("{\"type\":\"result\",\"agent\":\"" + name + "\"}\n")
@@ -141,7 +168,7 @@ public final class AttemptSessions {
         s.put("agent", agent);
         s.put("attempt", k);
         s.put("adapter", "claude-code");
-        s.put("cli_version", "2.1.332");
+        s.put("cli_version", run.cliVersion());
         s.put("executor", "docker");
         s.put("model", "model-x");
         s.put("prompt_template_sha256", "7".repeat(64));
@@ -162,8 +189,8 @@ public final class AttemptSessions {
         s.put("parent_commit", PARENT);
         s.put("sealed_commit", "2222222222222222222222222222222222222222");
         boolean ok = status.equals("OK");
-        store.putRun(RunRecord.builder(AGENTS_SESSION + "/tpot/" + name)
-                .session(AGENTS_SESSION)
+        store.putRun(RunRecord.builder(run.session() + "/tpot/" + name)
+                .session(run.session())
                 .kind(RunRecord.RunKind.AGENT_ATTEMPT)
                 .round(k)
                 .commit(PARENT, PARENT.substring(0, 8))

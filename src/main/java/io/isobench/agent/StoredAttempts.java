@@ -48,8 +48,11 @@ public final class StoredAttempts {
      * @param model    its model, or null
      * @param attempts K: the attempt arms {@code NAME@1..K}
      * @param patches  task id → (k → patch sha256) of the attempts that left a patch
+     * @param runs     task id → (k → the attempt's run id) of the same attempts: what a measured arm records as the
+     *                 attempt it measures
      */
-    private record Agent(String agent, String model, int attempts, Map<String, Map<Integer, String>> patches) {
+    private record Agent(String agent, String model, int attempts, Map<String, Map<Integer, String>> patches,
+                         Map<String, Map<Integer, String>> runs) {
     }
 
     private final Store store;
@@ -93,13 +96,14 @@ public final class StoredAttempts {
                 continue;
             }
             Agent a = byAgent.computeIfAbsent(Arm.normalizeAgent(name), x -> new Agent(name, text(d, "model"),
-                    asked, new LinkedHashMap<>()));
+                    asked, new LinkedHashMap<>(), new LinkedHashMap<>()));
             String sha = text(d, "patch_sha256");
             if (r.outcome().status() == RunRecord.RunStatus.SUCCESS && sha != null) {
                 a.patches().computeIfAbsent(text(d, "task"), x -> new TreeMap<>()).put(k, sha);
+                a.runs().computeIfAbsent(text(d, "task"), x -> new TreeMap<>()).put(k, r.runId());
             }
             byAgent.put(Arm.normalizeAgent(name), new Agent(a.agent(), a.model() != null ? a.model()
-                    : text(d, "model"), Math.max(a.attempts(), k), a.patches()));
+                    : text(d, "model"), Math.max(a.attempts(), k), a.patches(), a.runs()));
         }
         return new StoredAttempts(store, sessionId, new ArrayList<>(byAgent.values()));
     }
@@ -122,8 +126,9 @@ public final class StoredAttempts {
     /**
      * {@code suite} with the agent arms {@code NAME@1..K} of these attempts (in place of its own {@code NAME@…}
      * entries of the agent), their patches written from the store under {@code dir}
-     * ({@code dir/SESSION/NAME@k/TASK.diff}); a task the suite does not have is left out, and a patch the store has
-     * no intact copy of is left out with a line to {@code progress}.
+     * ({@code dir/SESSION/NAME@k/TASK.diff}), each arm knowing the stored attempt it measures (its run id,
+     * {@link AgentSpec#attemptRunFor}); a task the suite does not have is left out, and a patch the store has no
+     * intact copy of is left out with a line to {@code progress}.
      */
     public Suite plan(Suite suite, Path dir, Consumer<String> progress) throws IOException {
         List<AgentSpec> out = new ArrayList<>(suite.agents());
@@ -131,6 +136,7 @@ public final class StoredAttempts {
             out = others(out, agent.agent());
             for (int k = 1; k <= agent.attempts(); k++) {
                 Map<String, Path> files = new LinkedHashMap<>();
+                Map<String, String> attemptRuns = new LinkedHashMap<>();
                 for (TaskSpec t : suite.tasks()) {
                     String sha = agent.patches().getOrDefault(t.id(), Map.of()).get(k);
                     Optional<byte[]> bytes = sha == null ? Optional.empty()
@@ -147,8 +153,9 @@ public final class StoredAttempts {
                     Files.createDirectories(file.getParent());
                     AtomicFile.writeBytes(file, bytes.get());
                     files.put(t.id(), file);
+                    attemptRuns.put(t.id(), agent.runs().get(t.id()).get(k));
                 }
-                out.add(new AgentSpec(agent.agent() + "@" + k, agent.model(), files));
+                out.add(new AgentSpec(agent.agent() + "@" + k, agent.model(), files, null, attemptRuns));
             }
         }
         return suite.withAgents(out);

@@ -1,7 +1,9 @@
 package io.isobench.analysis;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.isobench.Arm;
+import io.isobench.store.RunDetails;
 import io.isobench.store.RunFilter;
 import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
@@ -19,8 +21,9 @@ import java.util.function.Predicate;
 /**
  * The stored attempts of {@code isobench agents run} (runs of kind {@link RunRecord.RunKind#AGENT_ATTEMPT}; their
  * details' {@code agent_attempt} section, docs/agents.md), read once for the report and the export, and the link from
- * a measured agent arm to the attempt its patch came from: same normalised agent arm ({@code agent:NAME@k}), same
- * task, same patch SHA-256; of several, the latest started.
+ * a measured agent arm to the attempt it measured ({@link #forArm}): by the attempt's run id the measured runs
+ * recorded, else (runs recorded before that key) by the same normalised agent arm ({@code agent:NAME@k}), task and
+ * patch SHA-256, the latest started.
  *
  * <p>Attempts are never measured samples: this class is the only reader of the kind outside the store.
  */
@@ -28,6 +31,12 @@ public final class AgentAttempts {
 
     /** The details section an attempt writes. */
     public static final String SECTION = "agent_attempt";
+
+    /**
+     * The key of a measured run's details that names the stored attempt its arm measures: the attempt's run id
+     * ({@code SESSION/TASK/NAME@k}), written for the arms {@code isobench run --attempts-of} plans.
+     */
+    public static final String ATTEMPT_RUN = "agent_attempt_run";
 
     /** No attempts. */
     public static final AgentAttempts NONE = new AgentAttempts(List.of());
@@ -37,10 +46,10 @@ public final class AgentAttempts {
      *
      * @param runId     the attempt's run id
      * @param startedAt when it started (null when not recorded)
-     * @param arm       its arm label, {@code agent:NAME@k} (normalised)
+     * @param arm       its arm, {@code agent:NAME@k} (normalised)
      * @param section   the {@code agent_attempt} section (a JSON object; read through the accessors)
      */
-    public record Attempt(String runId, Instant startedAt, String arm, JsonNode section) {
+    public record Attempt(String runId, Instant startedAt, Arm arm, JsonNode section) {
 
         /** The task id. */
         public String task() {
@@ -50,13 +59,13 @@ public final class AgentAttempts {
         /** The agent name, normalised ({@code -} → {@code _}, lower case), without {@code @k}. */
         public String agent() {
             String a = text("agent");
-            return a == null ? baseName(arm) : Arm.normalizeAgent(a);
+            return a == null ? baseName(arm.label()) : Arm.normalizeAgent(a);
         }
 
         /** k, the attempt's number (1-based). */
         public int attempt() {
             JsonNode n = section.path("attempt");
-            return n.isNumber() ? n.asInt() : attemptNumber(arm);
+            return n.isNumber() ? n.asInt() : attemptNumber(arm.label());
         }
 
         /** OK, AGENT_TIMEOUT, BUDGET_EXCEEDED, AGENT_CRASH or EMPTY_PATCH. */
@@ -104,8 +113,8 @@ public final class AgentAttempts {
                 continue;
             }
             JsonNode s = r.details().section(SECTION);
-            out.add(new Attempt(r.runId(), r.startedAt(), r.arm().label(), s.isObject() ? s
-                    : com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode()));
+            out.add(new Attempt(r.runId(), r.startedAt(), r.arm(), s.isObject() ? s
+                    : JsonNodeFactory.instance.objectNode()));
         }
         out.sort(Comparator.comparing((Attempt a) -> a.startedAt() == null ? Instant.EPOCH : a.startedAt())
                 .thenComparing(Attempt::runId));
@@ -126,16 +135,65 @@ public final class AgentAttempts {
     }
 
     /**
-     * The attempt a measured arm's patch came from: same arm label, task and patch SHA-256; the latest started of
-     * several; empty when none matches (a patch written by hand, or attempts not in this store).
+     * The attempt a measured agent arm measured, from the arm's stored runs at one task. By identity: the attempt's
+     * run id that a run of the arm recorded ({@link #ATTEMPT_RUN}; every run planned by {@code run --attempts-of}
+     * records it), empty when this store does not hold that attempt. A run without it (recorded before the key
+     * existed, or a patch a suite file names) falls back to the old join, {@link #byPatch}. The one place the link is
+     * made.
+     *
+     * @param arm  the measured arm (an agent arm; every other arm has no attempt)
+     * @param task the task
+     * @param runs the arm's runs at the task (other arms' runs are skipped)
      */
-    public Optional<Attempt> forArm(String armLabel, String task, String patchSha256) {
-        if (armLabel == null || task == null || patchSha256 == null) {
+    public Optional<Attempt> forArm(Arm arm, String task, List<RunRecord> runs) {
+        if (arm == null || arm.kind() != Arm.Kind.AGENT) {
+            return Optional.empty();
+        }
+        String patchSha256 = null;
+        for (RunRecord r : runs) {
+            if (!arm.equals(r.arm())) {
+                continue;
+            }
+            String key = attemptRunOf(r.details());
+            if (key != null) {
+                return all.stream().filter(a -> a.runId().equals(key)).reduce((first, last) -> last);
+            }
+            patchSha256 = patchSha256 != null ? patchSha256 : r.details().patchSha256();
+        }
+        return byPatch(arm, task, patchSha256);
+    }
+
+    /**
+     * Whether {@code a} is the attempt an arm of its label measured, the arm's runs having recorded
+     * {@code recordedAttemptRun} (null: none) and applied {@code measuredPatchSha256}: the rule of {@link #forArm}
+     * for one attempt (by identity, else by patch).
+     */
+    public static boolean measuredBy(Attempt a, String recordedAttemptRun, String measuredPatchSha256) {
+        if (recordedAttemptRun != null) {
+            return recordedAttemptRun.equals(a.runId());
+        }
+        return measuredPatchSha256 != null && measuredPatchSha256.equals(a.text("patch_sha256"));
+    }
+
+    /** The attempt run id a measured run recorded ({@link #ATTEMPT_RUN}), or null. */
+    public static String attemptRunOf(RunDetails details) {
+        JsonNode n = details.section(ATTEMPT_RUN);
+        return n.isTextual() ? n.asText() : null;
+    }
+
+    /**
+     * The fallback link of runs that recorded no attempt run id (stores written before it was recorded): same arm,
+     * task and patch SHA-256; the latest started of several; empty when none matches (a patch written by hand,
+     * or attempts not in this store). Two attempts that left the same patch under the same label (an agents run
+     * repeated) cannot be told apart here: the latest wins.
+     */
+    Optional<Attempt> byPatch(Arm arm, String task, String patchSha256) {
+        if (arm == null || task == null || patchSha256 == null) {
             return Optional.empty();
         }
         Attempt best = null;
         for (Attempt a : all) {
-            if (armLabel.equals(a.arm()) && task.equals(a.task()) && patchSha256.equals(a.text("patch_sha256"))) {
+            if (arm.equals(a.arm()) && task.equals(a.task()) && patchSha256.equals(a.text("patch_sha256"))) {
                 best = a; // ordered by start: the last match is the latest
             }
         }

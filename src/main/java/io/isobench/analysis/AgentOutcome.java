@@ -1,5 +1,7 @@
 package io.isobench.analysis;
 
+import io.isobench.Arm;
+
 /**
  * One agent arm of a task: its comparisons and the GSO-style pair, defined only on replay-valid tasks.
  *
@@ -22,6 +24,11 @@ public record AgentOutcome(String agent, Comparison vsBaseline, Comparison vsHum
         boolean optHuman = optBase && isOptHuman(vsBaseline.speedup(), humanVsBaseline.speedup(),
                 config.optHumanFraction());
         return new AgentOutcome(vsBaseline.arm(), vsBaseline, vsHuman, optBase, optHuman);
+    }
+
+    /** The agent's name as its arm is labelled ({@code NAME} of {@code agent:NAME}, read by {@link Arm#ofStored}). */
+    public String agentName() {
+        return Arm.ofStored(agent).agentName();
     }
 
     /** agentSpeedup ≥ fraction × humanSpeedup; false when either is undefined. */

@@ -1,5 +1,7 @@
 package io.isobench.analysis;
 
+import io.isobench.Arm;
+
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -384,17 +386,14 @@ public record AttemptScores(List<AgentScore> agents, Sensitivity sensitivity, do
             boolean valid = ta != null && ta.replayValidity() == ReplayValidity.VALID;
             Double human = ta == null ? null : ta.humanVsBaseline().speedup();
             Map<String, Map<Integer, AttemptOutcome>> byAgent = new TreeMap<>();
-            for (String arm : t.arms()) {
-                if (!arm.startsWith("agent:")) {
-                    continue;
-                }
-                String name = AgentAttempts.baseName(arm);
-                int k = AgentAttempts.attemptNumber(arm);
-                any |= !name.equals(arm.substring("agent:".length()));
-                AgentOutcome o = ta == null ? null : ta.agent(arm).orElse(null);
+            for (Arm arm : t.agentArms()) {
+                String name = arm.agentBase();
+                int k = Math.max(1, arm.attempt());
+                any |= arm.isAttempt();
+                AgentOutcome o = ta == null ? null : ta.agent(arm.label()).orElse(null);
                 AttemptOutcome out = o == null
-                        ? new AttemptOutcome(k, t.incorrect().contains(arm) ? Verdict.INCORRECT : Verdict.FAILED, null,
-                                human)
+                        ? new AttemptOutcome(k, t.incorrect().contains(arm.label()) ? Verdict.INCORRECT : Verdict.FAILED,
+                                null, human)
                         : new AttemptOutcome(k, o.vsBaseline().verdict(), o.vsBaseline().speedup(), human);
                 byAgent.computeIfAbsent(name, x -> new TreeMap<>()).put(k, out);
             }

@@ -76,7 +76,7 @@ final class BoardSimulation {
             for (int i = 0; i < TASKS; i++) {
                 double[][] v = SimulatedSession.values(c.scenario(), c.design().plannedRounds(), rng);
                 TaskAnalysis t = SimulatedSession.analyse(c.scenario(), v, c.design(), config);
-                List<String> arms = SimulatedSession.arms(c.scenario()).stream().map(Arm::label).toList();
+                List<Arm> arms = SimulatedSession.arms(c.scenario());
                 results.add(SessionAnalysis.TaskResult.of("t" + i, "c" + i, "sim", arms, t));
                 AgentOutcome a = t.agents().get(0);
                 if (t.replayValidity() == ReplayValidity.VALID && a.vsBaseline().verdict().aboutSpeed()) {

@@ -1,5 +1,7 @@
 package io.isobench.analysis;
 
+import io.isobench.Arm;
+
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -84,6 +86,11 @@ public record Leaderboard(List<Entry> entries, List<AgentRow> agents, int droppe
                            Map<Verdict, Integer> vsHuman, int optBase, int optHuman, MedianCi speedupVsBaseline,
                            MedianCi speedupVsHuman, int speedTests, double expectedFalseWins) {
 
+        /** The agent's name as its arm is labelled ({@code NAME} of {@code agent:NAME}, read by {@link Arm#ofStored}). */
+        public String agentName() {
+            return Arm.ofStored(agent).agentName();
+        }
+
         /** Valid tasks counted. */
         public int validTasks() {
             return tasks - notValid;
@@ -143,10 +150,8 @@ public record Leaderboard(List<Entry> entries, List<AgentRow> agents, int droppe
         Map<String, Acc> acc = new TreeMap<>();
         for (Entry e : chosen.values()) {
             SessionAnalysis.TaskResult t = e.task();
-            for (String arm : t.arms()) {
-                if (arm.startsWith("agent:")) {
-                    acc.computeIfAbsent(arm, Acc::new).add(t);
-                }
+            for (Arm arm : t.agentArms()) {
+                acc.computeIfAbsent(arm.label(), Acc::new).add(t);
             }
         }
         List<AgentRow> rows = new ArrayList<>();

@@ -30,7 +30,7 @@ final class Rounds {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** One finished measured run. */
-    private record Run(String arm, int round, Double value, Outcome outcome, JsonNode workload, String hardware,
+    private record Run(Arm arm, int round, Double value, Outcome outcome, JsonNode workload, String hardware,
                        Clocks clocks) {
         boolean success() {
             return outcome.success();
@@ -70,7 +70,7 @@ final class Rounds {
 
     /** A finished measured run (not a placeholder). */
     void add(RunRecord r) {
-        runs.add(new Run(r.arm().label(), r.round(), r.primaryValue(), new Outcome(r.status() == RunRecord.RunStatus.SUCCESS,
+        runs.add(new Run(r.arm(), r.round(), r.primaryValue(), new Outcome(r.status() == RunRecord.RunStatus.SUCCESS,
                 r.failure() == null ? null : r.failure().category(), r.failure() == null ? null : r.failure().detail()),
                 parse(r.workload()), r.details().hardwareId(), Clocks.of(r.details().section("gpu_telemetry"))));
     }
@@ -81,7 +81,7 @@ final class Rounds {
         Map<Integer, JsonNode> baselineWork = new TreeMap<>();
         Map<Integer, Clocks> baselineClocks = new TreeMap<>();
         for (Run r : runs) {
-            if (r.arm().equals(Arm.BASELINE.label()) && r.success() && r.value() != null
+            if (r.arm().equals(Arm.BASELINE) && r.success() && r.value() != null
                     && Objects.equals(r.hardware(), hardware)) {
                 baselineClocks.put(r.round(), r.clocks());
                 if (r.workload() != null) {
@@ -94,7 +94,7 @@ final class Rounds {
         List<RoundExclusion> exclusions = new ArrayList<>();
         for (Run r : runs) {
             if ("REQUESTS_FAILED".equals(r.failureCategory())) {
-                exclusions.add(new RoundExclusion(r.arm(), r.round(), RoundExclusion.Cause.REQUESTS_FAILED,
+                exclusions.add(new RoundExclusion(r.arm().label(), r.round(), RoundExclusion.Cause.REQUESTS_FAILED,
                         r.failureDetail()));
                 continue;
             }
@@ -102,7 +102,7 @@ final class Rounds {
                 continue; // a failure: counted as an outcome, never a sample
             }
             if (!Objects.equals(r.hardware(), hardware)) {
-                exclusions.add(new RoundExclusion(r.arm(), r.round(), RoundExclusion.Cause.HARDWARE_MISMATCH,
+                exclusions.add(new RoundExclusion(r.arm().label(), r.round(), RoundExclusion.Cause.HARDWARE_MISMATCH,
                         "ran on " + r.hardware() + ", the task is judged on " + hardware));
                 continue;
             }
@@ -112,23 +112,23 @@ final class Rounds {
                 diff = "no workload fingerprint recorded";
             }
             if (diff != null) {
-                exclusions.add(new RoundExclusion(r.arm(), r.round(), RoundExclusion.Cause.WORKLOAD_MISMATCH,
+                exclusions.add(new RoundExclusion(r.arm().label(), r.round(), RoundExclusion.Cause.WORKLOAD_MISMATCH,
                         diff + (baselineWork.containsKey(r.round()) ? "" : " (vs the baseline's usual workload: its"
                                 + " run of this round has none)")));
                 continue;
             }
-            Clocks refClocks = r.arm().equals(Arm.BASELINE.label()) ? null : baselineClocks.get(r.round());
+            Clocks refClocks = r.arm().equals(Arm.BASELINE) ? null : baselineClocks.get(r.round());
             String clocks = refClocks == null ? null
                     : clockRule.difference(r.clocks().sm(), r.clocks().throttle(), refClocks.sm(),
                     refClocks.throttle());
             if (clocks != null) {
-                exclusions.add(new RoundExclusion(r.arm(), r.round(), RoundExclusion.Cause.CLOCK_MISMATCH,
+                exclusions.add(new RoundExclusion(r.arm().label(), r.round(), RoundExclusion.Cause.CLOCK_MISMATCH,
                         clocks + " (vs the baseline's run of this round)", clockRule.excludeOnMismatch()));
                 if (clockRule.excludeOnMismatch()) {
                     continue;
                 }
             }
-            values.computeIfAbsent(r.arm(), k -> new TreeMap<>()).put(r.round(), r.value());
+            values.computeIfAbsent(r.arm().label(), k -> new TreeMap<>()).put(r.round(), r.value());
         }
         exclusions.sort(Comparator.comparingInt(RoundExclusion::round).thenComparing(RoundExclusion::arm));
         return new Valid(values, exclusions, hardware);
@@ -145,7 +145,7 @@ final class Rounds {
     /** The hardware of the most baseline rounds (ties: the earliest round's); null when none was recorded. */
     private String taskHardware() {
         Map<String, Integer> count = new LinkedHashMap<>();
-        runs.stream().filter(r -> r.arm().equals(Arm.BASELINE.label()) && r.hardware() != null)
+        runs.stream().filter(r -> r.arm().equals(Arm.BASELINE) && r.hardware() != null)
                 .sorted(Comparator.comparingInt(Run::round))
                 .forEach(r -> count.merge(r.hardware(), 1, Integer::sum));
         if (count.isEmpty()) {

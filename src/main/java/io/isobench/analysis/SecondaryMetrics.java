@@ -242,7 +242,7 @@ public record SecondaryMetrics(List<Row> rows, List<Omitted> omitted, TtftCrossC
         ArmSamples aa = samples.get(Arm.BASELINE_AA.label());
         List<ArmSamples> agents = new ArrayList<>();
         samples.forEach((arm, s) -> {
-            if (arm.startsWith("agent:")) {
+            if (Arm.ofStored(arm).kind() == Arm.Kind.AGENT) {
                 agents.add(s);
             }
         });
@@ -265,7 +265,7 @@ public record SecondaryMetrics(List<Row> rows, List<Omitted> omitted, TtftCrossC
         for (Comparison c : vsBaseline) {
             // an arm with no counted run has no column: its verdict already says failed
             if (!counted.getOrDefault(c.arm(), new TreeMap<>()).isEmpty()) {
-                deltas.add(delta(c, samples.get(c.arm()), base, c.arm().equals(Arm.BASELINE_AA.label()) ? null : aa));
+                deltas.add(delta(c, samples.get(c.arm()), base, Arm.ofStored(c.arm()).equals(Arm.BASELINE_AA) ? null : aa));
             }
         }
         MetricDictionary.Definition d = MetricDictionary.lookup(metric);

@@ -171,7 +171,7 @@ public record SweepAnalysis(Axis axis, Map<String, List<PointStats>> curves, Map
          * @param arms      the task's arms, plan order
          * @param incorrect arms that failed a correctness gate
          */
-        SweepAnalysis analyse(List<String> arms, Set<String> incorrect, StatsConfig config, SequentialDesign design,
+        SweepAnalysis analyse(List<Arm> arms, Set<String> incorrect, StatsConfig config, SequentialDesign design,
                               int roundsRun) {
             List<Integer> idx = new ArrayList<>(loads.keySet());
             List<Double> points = idx.stream().map(loads::get).toList();
@@ -190,7 +190,8 @@ public record SweepAnalysis(Axis axis, Map<String, List<PointStats>> curves, Map
             runs.values().forEach(r -> rounds.add(r.round()));
             Map<String, List<PointStats>> curves = new LinkedHashMap<>();
             Map<String, Capacity> capacity = new LinkedHashMap<>();
-            for (String arm : arms) {
+            for (Arm typed : arms) {
+                String arm = typed.label();
                 List<PointStats> curve = new ArrayList<>();
                 Map<Integer, boolean[]> metByRound = new TreeMap<>();
                 Set<Integer> unknownRounds = new TreeSet<>();
@@ -258,18 +259,18 @@ public record SweepAnalysis(Axis axis, Map<String, List<PointStats>> curves, Map
         private record Reading(StatsConfig config, SequentialDesign design, int roundsRun) {
         }
 
-        private static TaskAnalysis verdicts(Axis axis, List<String> arms, Map<String, Capacity> capacity,
+        private static TaskAnalysis verdicts(Axis axis, List<Arm> arms, Map<String, Capacity> capacity,
                                              Set<String> incorrect, List<RoundExclusion> exclusions, Reading how) {
-            if (!arms.contains(Arm.BASELINE.label()) || !arms.contains(Arm.HUMAN.label())) {
+            if (!arms.contains(Arm.BASELINE) || !arms.contains(Arm.HUMAN)) {
                 return null;
             }
             List<ArmSamples> agents = new ArrayList<>();
-            for (String a : arms) {
-                if (Arm.fromLabel(a).kind() == Arm.Kind.AGENT) {
-                    agents.add(samples(a, capacity, incorrect));
+            for (Arm a : arms) {
+                if (a.kind() == Arm.Kind.AGENT) {
+                    agents.add(samples(a.label(), capacity, incorrect));
                 }
             }
-            ArmSamples aa = arms.contains(Arm.BASELINE_AA.label())
+            ArmSamples aa = arms.contains(Arm.BASELINE_AA)
                     ? samples(Arm.BASELINE_AA.label(), capacity, incorrect) : null;
             TaskAnalysis.Input input = new TaskAnalysis.Input(metricName(axis.kind()), Better.HIGHER,
                     samples(Arm.BASELINE.label(), capacity, incorrect), aa, samples(Arm.HUMAN.label(), capacity,

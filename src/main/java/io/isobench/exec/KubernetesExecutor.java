@@ -102,7 +102,7 @@ final class KubernetesExecutor implements Executor {
     /** The arm's environment is its image: nothing is checked out on this machine. */
     @Override
     public Environment prepare(ArmSpec arm, Path repo, ArmSetup setup) {
-        Resolved r = arms.resolve(arm.taskId(), arm.arm());
+        Resolved r = arms.resolve(arm.taskId(), arm.label());
         if (r.failure() != null) {
             return Environment.failed(null, r.commit(), r.failure(), "");
         }

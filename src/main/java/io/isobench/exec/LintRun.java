@@ -1,5 +1,6 @@
 package io.isobench.exec;
 
+import io.isobench.Arm;
 import io.isobench.env.ArmSetup;
 import io.isobench.env.Environment;
 import io.isobench.parse.MetricRule;
@@ -46,13 +47,13 @@ public final class LintRun {
         StringBuilder out = new StringBuilder();
         for (TaskSpec t : suite.tasks()) {
             GenericTask.Offline o = t.generic() == null ? null : t.generic().offline();
-            ArmSpec arm = plan.arm(t.id(), "baseline").orElse(null);
+            ArmSpec arm = plan.arm(t.id(), Arm.BASELINE).orElse(null);
             if (o == null || arm == null) {
                 out.append(t.id()).append(": nothing to run (").append(o == null ? "not a generic offline task: its"
                         + " command is linted without running it" : "not planned").append(")\n");
                 continue;
             }
-            Environment env = local.prepare(arm, plan.repo(), new ArmSetup(suite.recipesFor(t.id(), arm.arm()),
+            Environment env = local.prepare(arm, plan.repo(), new ArmSetup(suite.recipesFor(t.id(), arm.label()),
                     suite.buildArgv(t), limit));
             if (!env.ready()) {
                 out.append(t.id()).append(": ERROR ").append(env.failure().category()).append(" preparing the baseline ")

@@ -111,7 +111,7 @@ final class LocalExecutor implements Executor {
     @Override
     public Environment prepare(ArmSpec arm, Path repo, ArmSetup setup) {
         ArmSetup walled = placement instanceof ConfinedLauncher c
-                ? setup.withWalls(c.buildWalls(Arm.fromLabel(arm.arm()).kind() == Arm.Kind.AGENT)) : setup;
+                ? setup.withWalls(c.buildWalls(arm.arm().kind() == Arm.Kind.AGENT)) : setup;
         Environment e = Executor.super.prepare(arm, repo, walled);
         if (e.ready() && e.path() != null && Files.exists(e.path().resolve(".git"))) {
             Worktrees.trackedState(e.path()).ifPresent(h -> prepared.put(key(e.path()), h));

@@ -1,5 +1,7 @@
 package io.isobench.export;
 
+import io.isobench.Arm;
+
 import io.isobench.analysis.BetweenSessions;
 import io.isobench.analysis.Leaderboard;
 
@@ -258,7 +260,7 @@ final class DatasetCard {
                 for (int i = 3; i <= 8; i++) {
                     b.append(" | ").append(r[i]);
                 }
-                Double simulated = falseWins.get(r[0].startsWith("agent:") ? r[0] : "agent:" + r[0]);
+                Double simulated = falseWins.get(agentLabel(r[0]));
                 b.append(simulated != null ? String.format(Locale.ROOT, " | %.2f (of %d)", simulated, tests)
                         : String.format(Locale.ROOT, " | ≥ %.2f (of %d, nominal floor)", tests * 0.025, tests));
                 b.append(String.format(Locale.ROOT, " | %s | %s |%n", r[9], r[10]));
@@ -299,4 +301,14 @@ final class DatasetCard {
         }
         b.append('\n');
     }
+
+    /** The arm label ({@code agent:NAME}) of an exported agent cell: a bare name as the table has it, or a label. */
+    private static String agentLabel(String cell) {
+        if (cell == null || cell.isBlank()) {
+            return cell;
+        }
+        Arm a = Arm.ofStored(cell);
+        return a.kind() == Arm.Kind.AGENT ? a.label() : new Arm(Arm.Kind.AGENT, cell).label();
+    }
+
 }

@@ -1,7 +1,7 @@
 package io.isobench.export;
 
 import io.isobench.Arm;
-import io.isobench.plan.Planner;
+import io.isobench.plan.JobRole;
 import io.isobench.store.Pipeline;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.isobench.analysis.AgentAttempts;
@@ -107,6 +107,12 @@ final class SessionRows {
         String task() {
             return extra.task();
         }
+
+        /** The run's role as stored (an old run's: {@link JobRole#ofStored}'s rule); null when it has none. */
+        JobRole role() {
+            return JobRole.ofStored(extra.role(), run.pipeline() == null ? null : run.pipeline().label(), extra.job())
+                    .orElse(null);
+        }
     }
 
     /**
@@ -133,42 +139,36 @@ final class SessionRows {
         for (SessionAnalysis.TaskResult t : analysis.tasks()) {
             List<Parsed> runs = byTask.getOrDefault(t.taskId(), List.of());
             Optional<TaskRecord> task = store.task(t.taskId());
-            for (String arm : t.arms()) {
-                if (arm.startsWith("agent:")) {
-                    Row row = row(s, t, arm, runs, task.orElse(null), patches, config);
-                    AttemptColumns.fill(row.values(), attempts.forArm(arm, t.taskId(), patchOf(runs, arm)),
-                            store::artifact);
-                    ReadingColumns.fill(row.values(), t);
-                    out.add(row);
-                }
+            List<RunRecord> taskRuns = runs.stream().map(Parsed::run).toList();
+            for (Arm arm : t.agentArms()) {
+                Row row = row(s, t, arm, runs, task.orElse(null), patches, config);
+                AttemptColumns.fill(row.values(), attempts.forArm(arm, t.taskId(), taskRuns), store::artifact);
+                ReadingColumns.fill(row.values(), t);
+                out.add(row);
             }
         }
         return out;
     }
 
-    /** The patch sha256 the arm's measured runs applied, or null. */
-    private static String patchOf(List<Parsed> runs, String arm) {
-        for (Parsed p : runs) {
-            if (p.run().arm().label().equals(arm) && p.extra().patchSha256() != null) {
-                return p.extra().patchSha256();
-            }
-        }
-        return null;
+    /** A row's per-arm columns: the column infix ({@code isobench_n_baseline}, …) and the arm it reads. */
+    private record ArmColumn(String column, Arm arm) {
     }
 
-    private static Row row(SessionRecord s, SessionAnalysis.TaskResult t, String agentArm, List<Parsed> runs,
+    private static Row row(SessionRecord s, SessionAnalysis.TaskResult t, Arm agentArm, List<Parsed> runs,
                            TaskRecord task, Map<String, String> patches, StatsConfig config) {
-        String agent = agentArm.substring("agent:".length());
-        List<String> arms = List.of("baseline", "human", agentArm);
+        String agent = agentArm.agentName();
+        List<ArmColumn> armCols = List.of(new ArmColumn("baseline", Arm.BASELINE), new ArmColumn("human", Arm.HUMAN),
+                new ArmColumn("agent", agentArm));
+        List<Arm> arms = armCols.stream().map(ArmColumn::arm).toList();
         List<RunRecord> measured = new ArrayList<>();
         String agentModel = null;
         String parentSha = null;
         for (Parsed p : runs) {
             RunRecord r = p.run();
-            if (!arms.contains(r.arm().label())) {
+            if (!arms.contains(r.arm())) {
                 continue;
             }
-            if (agentModel == null && r.arm().label().equals(agentArm)) {
+            if (agentModel == null && r.arm().equals(agentArm)) {
                 agentModel = p.extra().agentModel();
             }
             if (parentSha == null && r.arm().equals(Arm.BASELINE)) {
@@ -192,7 +192,7 @@ final class SessionRows {
             putIfNull(v5, "gpu_config", task.gpuConfig());
         }
         putIfNull(v5, "parent_commit", parentSha != null ? parentSha : task == null ? null : task.parentCommit());
-        put(v5, "patch_path", patches.get(t.taskId() + "|" + agentArm));
+        put(v5, "patch_path", patches.get(t.taskId() + "|" + agentArm.label()));
         if (s.startedAt() != null) {
             put(v5, "benchmark_date", s.startedAt().atOffset(ZoneOffset.UTC).toLocalDate().toString());
         }
@@ -208,34 +208,31 @@ final class SessionRows {
             set(iso, "isobench_aa_verdict", ta.aa() == null ? null : ta.aa().verdict().label());
             set(iso, "isobench_hardware", t.hardware());
             set(iso, "isobench_excluded_rounds", ta.exclusions().size());
-            comparison(iso, "human", ta.humanVsBaseline());
-            Optional<AgentOutcome> o = ta.agent(agentArm);
+            comparison(iso, "human", "isobench_human_delta_pct", ta.humanVsBaseline());
+            Optional<AgentOutcome> o = ta.agent(agentArm.label());
             if (o.isPresent()) {
-                comparison(iso, "agent", o.get().vsBaseline());
-                comparison(iso, "agent_vs_human", o.get().vsHuman());
+                comparison(iso, "agent", "isobench_agent_delta_pct", o.get().vsBaseline());
+                comparison(iso, "agent_vs_human", "isobench_agent_vs_human_pct", o.get().vsHuman());
                 set(iso, "isobench_opt_base", o.get().optBase());
                 set(iso, "isobench_opt_human", o.get().optHuman());
             }
-            String[][] armCols = {{"baseline", "baseline"}, {"human", "human"}, {"agent", agentArm}};
-            for (String[] a : armCols) {
-                ArmSummary sum = ta.summaries().get(a[1]);
-                set(iso, "isobench_n_" + a[0], sum == null ? 0 : sum.n());
-                set(iso, "isobench_" + a[0] + "_value", sum == null ? null : sum.median());
+            for (ArmColumn a : armCols) {
+                ArmSummary sum = ta.summaries().get(a.arm().label());
+                set(iso, "isobench_n_" + a.column(), sum == null ? 0 : sum.n());
+                set(iso, "isobench_" + a.column() + "_value", sum == null ? null : sum.median());
             }
         }
         // correctness gate, build, recipes: from the arms' runs
-        String[][] armCols = {{"baseline", "baseline"}, {"human", "human"}, {"agent", agentArm}};
         Set<String> recipes = new LinkedHashSet<>();
         Map<String, String> builds = new LinkedHashMap<>();
-        for (String[] a : armCols) {
+        for (ArmColumn a : armCols) {
             Parsed check = null;
             Parsed any = null;
             for (Parsed p : runs) {
-                if (!p.run().arm().label().equals(a[1])) {
+                if (!p.run().arm().equals(a.arm())) {
                     continue;
                 }
-                if (Pipeline.NATIVE_CHECK.equals(p.run().pipeline())
-                        && !(p.extra().job() == null ? "" : p.extra().job()).endsWith("/" + Planner.REPEAT_CHECK)) {
+                if (Pipeline.NATIVE_CHECK.equals(p.run().pipeline()) && p.role() == JobRole.CHECK) {
                     check = p; // the baseline's repeat check calibrates the tolerance: it is not the arm's gate
                 }
                 if (any == null) {
@@ -246,7 +243,7 @@ final class SessionRows {
             Double exact = null;
             if (check == null) {
                 outcome = "not_checked";
-            } else if (a[0].equals("baseline")) {
+            } else if (a.arm().equals(Arm.BASELINE)) {
                 outcome = check.run().status() == RunRecord.RunStatus.SUCCESS ? "reference" : "check_failed";
                 exact = outcome.equals("reference") ? 1.0 : null;
             } else {
@@ -254,18 +251,18 @@ final class SessionRows {
                 outcome = c != null ? c.toLowerCase(Locale.ROOT) : "check_failed";
                 exact = check.extra().exactMatchRate();
             }
-            set(iso, "isobench_correctness_" + a[0], outcome);
-            set(iso, "isobench_exact_match_" + a[0], exact);
+            set(iso, "isobench_correctness_" + a.column(), outcome);
+            set(iso, "isobench_exact_match_" + a.column(), exact);
             if (any != null) {
                 JsonNode b = any.extra().section("build");
                 if (b.isObject()) {
-                    builds.put(a[0], b.path("status").asText("?"));
+                    builds.put(a.column(), b.path("status").asText("?"));
                 } else if (any.run().failure() != null) {
-                    builds.put(a[0], "not_reached");
+                    builds.put(a.column(), "not_reached");
                 }
                 for (JsonNode r : any.extra().section("recipes")) {
                     recipes.add(r.path("name").asText() + " (" + r.path("kind").asText() + ")"
-                            + (r.path("ok").asBoolean(true) ? "" : " FAILED") + " [" + a[0] + "]");
+                            + (r.path("ok").asBoolean(true) ? "" : " FAILED") + " [" + a.column() + "]");
                 }
             }
         }
@@ -276,7 +273,7 @@ final class SessionRows {
             builds.forEach((k, v) -> parts.add(k + "=" + v));
             set(iso, "isobench_build", allOk ? "ok" : String.join("; ", parts));
         }
-        if (t.incorrect().contains(agentArm)) {
+        if (t.incorrect().contains(agentArm.label())) {
             String issues = (String) iso[RowBuilder.isoIndex("isobench_issues")];
             set(iso, "isobench_issues", (issues == null ? "" : issues + "; ") + "agent outputs failed the correctness gate");
         }
@@ -286,7 +283,7 @@ final class SessionRows {
         return new Row(commitShort, agent, values);
     }
 
-    private static void comparison(Object[] iso, String cmp, Comparison c) {
+    private static void comparison(Object[] iso, String cmp, String deltaColumn, Comparison c) {
         if (c == null) {
             return;
         }
@@ -298,12 +295,7 @@ final class SessionRows {
         set(iso, "isobench_" + cmp + "_inconclusive_reason", c.inconclusiveReason() == null ? null
                 : c.inconclusiveReason().label());
         set(iso, "isobench_" + cmp + "_pairs", c.pairs());
-        String delta = switch (cmp) {
-            case "human" -> "isobench_human_delta_pct";
-            case "agent" -> "isobench_agent_delta_pct";
-            default -> "isobench_agent_vs_human_pct";
-        };
-        set(iso, delta, c.deltaPct());
+        set(iso, deltaColumn, c.deltaPct());
     }
 
     /** "a (env) [baseline]; a (env) [human]" → "a (env) [baseline, human]". */
@@ -330,7 +322,7 @@ final class SessionRows {
         JsonNode plan = json(planJson);
         for (JsonNode a : plan.path("arms")) {
             if (a.path("patch").isTextual()) {
-                out.put(a.path("task").asText() + "|" + io.isobench.Arm.fromLabel(a.path("arm").asText()).label(),
+                out.put(a.path("task").asText() + "|" + Arm.fromLabel(a.path("arm").asText()).label(),
                         a.path("patch").asText());
             }
         }

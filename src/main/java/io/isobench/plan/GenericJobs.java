@@ -1,5 +1,7 @@
 package io.isobench.plan;
 
+import io.isobench.Arm;
+
 import io.isobench.parse.Readout;
 import io.isobench.task.ArtifactSpec;
 import io.isobench.task.GenericTask;
@@ -91,12 +93,12 @@ final class GenericJobs {
     }
 
     /** An arm's prebuilt artifact; null when the engine's arms are worktrees. */
-    static ArtifactSpec.Resolved artifact(Suite suite, TaskSpec task, String arm, String commit) {
+    static ArtifactSpec.Resolved artifact(Suite suite, TaskSpec task, Arm arm, String commit) {
         ArtifactSpec spec = suite.engine().artifact();
         if (spec == null) {
             return null;
         }
-        String role = arm.equals("human") ? "human" : "baseline";
+        String role = arm.equals(Arm.HUMAN) ? "human" : "baseline"; // the suite's artifact keys
         TaskSpec.ArmArtifacts a = task.artifacts();
         Path dir = suite.file() == null ? null : suite.file().toAbsolutePath().normalize().getParent();
         return spec.resolve(commit, a == null ? null : a.versions().get(role), a == null ? null : a.sources().get(role),

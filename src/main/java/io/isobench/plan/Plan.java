@@ -1,5 +1,7 @@
 package io.isobench.plan;
 
+import io.isobench.Arm;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.isobench.guard.Secrets;
@@ -106,7 +108,8 @@ public record Plan(Header header, List<ArmSpec> arms, List<Job> jobs, List<Round
         return jobs.stream().filter(j -> j.kind() == Job.Kind.MEASURE).count();
     }
 
-    public Optional<ArmSpec> arm(String taskId, String arm) {
+    /** The arm spec of {@code arm} at {@code taskId}. */
+    public Optional<ArmSpec> arm(String taskId, Arm arm) {
         return arms.stream().filter(a -> a.taskId().equals(taskId) && a.arm().equals(arm)).findFirst();
     }
 
@@ -148,9 +151,12 @@ public record Plan(Header header, List<ArmSpec> arms, List<Job> jobs, List<Round
         for (ArmSpec a : arms) {
             Map<String, Object> am = new LinkedHashMap<>();
             am.put("task", a.taskId());
-            am.put("arm", a.arm());
+            am.put("arm", a.label());
             am.put("commit", a.commitRef());
             am.put("patch", a.patch() == null ? null : a.patch().toString());
+            if (a.attemptRun() != null) {
+                am.put("attempt_run", a.attemptRun()); // the stored attempt the patch is (run --attempts-of)
+            }
             am.put("worktree", a.worktree().toString());
             if (!a.recipes().isEmpty()) {
                 am.put("recipes", a.recipes());
@@ -316,7 +322,7 @@ public record Plan(Header header, List<ArmSpec> arms, List<Job> jobs, List<Round
                     .append(st.creates() == null ? "" : "   (skipped when " + st.creates() + " exists)").append('\n');
         }
         for (ArmSpec a : arms) {
-            sb.append(String.format(Locale.ROOT, "  env %-12s %-16s commit %s%s -> %s%n", a.taskId(), a.arm(),
+            sb.append(String.format(Locale.ROOT, "  env %-12s %-16s commit %s%s -> %s%n", a.taskId(), a.label(),
                     a.commitRef(), a.patch() == null ? "" : " + patch " + a.patch(), a.worktree()));
             if (a.artifact() != null) {
                 ArtifactSpec.Resolved r = a.artifact();

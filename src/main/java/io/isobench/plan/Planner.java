@@ -110,28 +110,29 @@ public final class Planner {
             }
             List<ArmSpec> taskArms = new ArrayList<>();
             String parent = task.parentCommit() != null ? task.parentCommit() : task.humanCommit() + "^";
-            taskArms.add(new ArmSpec(task.id(), Arm.BASELINE.label(), parent, null,
-                    envRoot.resolve(task.id()).resolve("baseline")));
+            taskArms.add(new ArmSpec(task.id(), Arm.BASELINE, parent, null,
+                    envRoot.resolve(task.id()).resolve(Arm.BASELINE.label())));
             if (aa) {
-                taskArms.add(new ArmSpec(task.id(), Arm.BASELINE_AA.label(), parent, null,
+                taskArms.add(new ArmSpec(task.id(), Arm.BASELINE_AA, parent, null,
                         envRoot.resolve(task.id()).resolve(Arm.BASELINE_AA.label())));
             }
-            taskArms.add(new ArmSpec(task.id(), Arm.HUMAN.label(), task.humanCommit(), null,
-                    envRoot.resolve(task.id()).resolve("human")));
+            taskArms.add(new ArmSpec(task.id(), Arm.HUMAN, task.humanCommit(), null,
+                    envRoot.resolve(task.id()).resolve(Arm.HUMAN.label())));
             for (AgentSpec agent : suite.agents()) {
                 Optional<Path> patch = agent.patchFor(task.id());
                 if (patch.isPresent()) {
-                    String label = Arm.agent(agent.name()).label();
-                    taskArms.add(new ArmSpec(task.id(), label, parent, patch.get(),
+                    taskArms.add(new ArmSpec(task.id(), Arm.agent(agent.name()), parent, patch.get(),
                             envRoot.resolve(task.id()).resolve(agent.name())));
                 }
             }
             List<String> build = suite.buildArgv(task);
             for (int k = 0; k < taskArms.size(); k++) {
                 ArmSpec a = taskArms.get(k);
-                taskArms.set(k, new ArmSpec(a.taskId(), a.arm(), a.commitRef(), a.patch(), a.worktree(),
-                        suite.recipesFor(a.taskId(), a.arm()).stream().map(Recipe::name).toList(),
-                        build, GenericJobs.artifact(suite, task, a.arm(), a.commitRef())));
+                Arm arm = a.arm();
+                taskArms.set(k, new ArmSpec(a.taskId(), arm, a.commitRef(), a.patch(), a.worktree(),
+                        suite.recipesFor(a.taskId(), a.label()).stream().map(Recipe::name).toList(),
+                        build, GenericJobs.artifact(suite, task, arm, a.commitRef()), arm.kind() == Arm.Kind.AGENT
+                        ? attemptRunOf(suite, task.id(), arm) : null));
             }
             arms.addAll(taskArms);
             int gpus = parsed.gpus();
@@ -151,18 +152,18 @@ public final class Planner {
                     : generic ? argv : checkCommand(parsed, suite);
             JobSpec.Probes probes = offlineGeneric ? JobSpec.Probes.OWN_COMMAND : probes(task, cmd);
             for (ArmSpec a : taskArms) {
-                Arm arm = Arm.fromLabel(a.arm());
+                Arm arm = a.arm();
                 Job.Where where = new Job.Where(a.worktree(), cmd.env(), gpus);
                 // the A/A arm runs the baseline's code: its outputs are the baseline's second check instead
                 if (checked && !arm.equals(Arm.BASELINE_AA)) {
-                    checks.add(new Job(new Job.Place(0, task.id() + "/" + a.arm() + "/check", task.id(), -1), arm,
+                    checks.add(new Job(new Job.Place(0, task.id() + "/" + a.label() + "/check", task.id(), -1), arm,
                             mode.get(), new JobSpec.Check(checkArgv, probes,
                             generic ? GenericJobs.checkReadout(task, arm.equals(Arm.BASELINE)) : null), where, limits));
                 }
                 if (checked && arm.equals(Arm.BASELINE)) {
                     // the baseline again, in a server of its own: how much the baseline disagrees with itself sets
                     // the floor of the task's tolerance (docs/correctness.md)
-                    checks.add(new Job(new Job.Place(0, task.id() + "/" + a.arm() + "/" + REPEAT_CHECK, task.id(), -1),
+                    checks.add(new Job(new Job.Place(0, task.id() + "/" + a.label() + "/" + REPEAT_CHECK, task.id(), -1),
                             arm, mode.get(), new JobSpec.Check(checkArgv, probes.asRepeat(),
                             generic ? GenericJobs.checkReadout(task, false) : null), where, limits));
                 }
@@ -177,7 +178,7 @@ public final class Planner {
                 measure.addAll(atPoints(measured, piloted ? null : sweep, piloted));
                 // the A/A arm runs the baseline's code: its accuracy is not evaluated again
                 if (task.accuracy() != null && !arm.equals(Arm.BASELINE_AA)) {
-                    accuracy.add(accuracyJob(suite, parsed, measured.at(0, task.id() + "/" + a.arm() + "/accuracy",
+                    accuracy.add(accuracyJob(suite, parsed, measured.at(0, task.id() + "/" + a.label() + "/accuracy",
                             -1)));
                 }
             }
@@ -282,4 +283,11 @@ public final class Planner {
         }
         return Command.of(c.offlineArgv(suiteDir(suite)));
     }
+
+    /** The stored attempt whose patch {@code arm} measures at {@code taskId} ({@code run --attempts-of}), or null. */
+    private static String attemptRunOf(Suite suite, String taskId, Arm arm) {
+        return suite.agents().stream().filter(a -> Arm.agent(a.name()).equals(arm)).findFirst()
+                .flatMap(a -> a.attemptRunFor(taskId)).orElse(null);
+    }
+
 }

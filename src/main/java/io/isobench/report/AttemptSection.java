@@ -105,11 +105,13 @@ final class AttemptSection {
 
     /**
      * A task page's attempts: one collapsed {@code <details>} per attempt (closed by default) with its outcome, usage,
-     * versions, hashes and normalised trajectory; {@code measuredPatch}: per arm label the patch the task measured
-     * (an attempt whose patch it is says so).
+     * versions, hashes and normalised trajectory; {@code measuredPatch} and {@code measuredAttempt}: per arm label the
+     * patch the task measured and the stored attempt its runs named (the attempt the arm measured says so:
+     * {@link AgentAttempts#measuredBy}).
      */
     static void taskHtml(StringBuilder b, List<AgentAttempts.Attempt> attempts,
-                         Map<String, AttemptTrajectory> trajectories, Map<String, String> measuredPatch) {
+                         Map<String, AttemptTrajectory> trajectories, Map<String, String> measuredPatch,
+                         Map<String, String> measuredAttempt) {
         if (attempts.isEmpty()) {
             return;
         }
@@ -118,10 +120,11 @@ final class AttemptSection {
                 + " own text, shown escaped; tool results are summaries (the raw output is stored whole).</p>\n");
         for (AgentAttempts.Attempt a : attempts) {
             String patch = a.text("patch_sha256");
-            boolean measured = patch != null && patch.equals(measuredPatch.get(a.arm()));
-            b.append("<details class=\"attempt\" data-attempt=\"").append(esc(a.arm())).append("\"><summary>")
+            String arm = a.arm().label();
+            boolean measured = AgentAttempts.measuredBy(a, measuredAttempt.get(arm), measuredPatch.get(arm));
+            b.append("<details class=\"attempt\" data-attempt=\"").append(esc(arm)).append("\"><summary>")
                     .append(esc(a.agent() + " attempt " + a.attempt() + ": " + nz(a.status())
-                            + (measured ? " — measured as " + a.arm() : "")))
+                            + (measured ? " — measured as " + arm : "")))
                     .append("</summary>\n<dl class=\"attempt-facts\">\n");
             fact(b, "status", nz(a.status()));
             fact(b, "detail", nz(a.text("detail")));

@@ -1,5 +1,7 @@
 package io.isobench.report;
 
+import io.isobench.Arm;
+
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeSet;
@@ -10,10 +12,8 @@ record Colours(Map<String, String> agents) {
     static Colours of(ReportModel model) {
         TreeSet<String> names = new TreeSet<>(model.legacy().agents().keySet());
         for (NativeTask t : model.tasks()) {
-            for (String a : t.result().arms()) {
-                if (a.startsWith("agent:")) {
-                    names.add(a.substring("agent:".length()));
-                }
+            for (Arm a : t.result().agentArms()) {
+                names.add(a.agentName());
             }
         }
         Map<String, String> m = new LinkedHashMap<>();
@@ -24,17 +24,15 @@ record Colours(Map<String, String> agents) {
         return new Colours(m);
     }
 
-    String of(String arm) {
-        if (arm.equals("baseline")) {
-            return Html.BASELINE;
-        }
-        if (arm.equals("human")) {
-            return Html.HUMAN;
-        }
-        if (arm.equals(io.isobench.Arm.BASELINE_AA.label())) {
-            return Html.BASELINE_AA;
-        }
-        String n = arm.startsWith("agent:") ? arm.substring("agent:".length()) : arm;
-        return agents.getOrDefault(n, "#777777");
+    /** The colour of an arm shown by its label (an agent's label or bare name: the agent's colour). */
+    String of(String label) {
+        Arm arm = Arm.ofStored(label);
+        return switch (arm.kind()) {
+            case BASELINE -> Html.BASELINE;
+            case HUMAN -> Html.HUMAN;
+            case BASELINE_AA -> Html.BASELINE_AA;
+            case AGENT -> agents.getOrDefault(arm.agentName(), "#777777");
+            case OTHER -> agents.getOrDefault(label, "#777777");
+        };
     }
 }

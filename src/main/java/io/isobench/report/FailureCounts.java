@@ -99,15 +99,17 @@ final class FailureCounts {
         if (agent == null) {
             return true;
         }
-        String name = Arm.fromLabel(arm).agentName();
+        String name = Arm.ofStored(arm).agentName();
         return name != null && agent.equals(Arm.normalizeAgent(name));
     }
 
     /** The failures table's column of an arm: baseline (and its A/A arm), human, agent, no arm. */
     private static int column(String arm) {
-        if (arm.equals("baseline") || arm.equals(Arm.BASELINE_AA.label())) {
-            return 0;
-        }
-        return arm.equals("human") ? 1 : arm.startsWith("agent:") ? 2 : 3;
+        return switch (Arm.ofStored(arm).kind()) {
+            case BASELINE, BASELINE_AA -> 0;
+            case HUMAN -> 1;
+            case AGENT -> 2;
+            case OTHER -> 3;
+        };
     }
 }

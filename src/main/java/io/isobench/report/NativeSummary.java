@@ -25,7 +25,7 @@ final class NativeSummary {
         List<String> agents = new ArrayList<>();
         if (ta != null) {
             for (AgentOutcome o : ta.agents()) {
-                agents.add(o.agent().substring("agent:".length()) + ": " + o.vsBaseline().verdictShown());
+                agents.add(o.agentName() + ": " + o.vsBaseline().verdictShown());
             }
         }
         return Row.of(Cell.text(sessionId), Cell.of(new Rows.Link(t.result().taskId(), t.page())),

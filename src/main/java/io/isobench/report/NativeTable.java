@@ -43,15 +43,15 @@ final class NativeTable {
 
     static ThreeWayRow row(String sessionId, SessionAnalysis.TaskResult t, String armLabel) {
         TaskAnalysis ta = t.analysis();
-        Double b = median(ta.summaries().get("baseline"));
-        Double h = median(ta.summaries().get("human"));
+        Double b = median(ta.summaries().get(Arm.BASELINE.label()));
+        Double h = median(ta.summaries().get(Arm.HUMAN.label()));
         Double x = median(ta.summaries().get(armLabel));
         AgentOutcome o = ta.agent(armLabel).orElse(null);
         List<String> issues = new ArrayList<>();
         issues.add("session=" + sessionId);
         issues.add("task=" + t.taskId());
-        issues.add(String.format(Locale.ROOT, "n=%d/%d/%d", n(ta.summaries().get("baseline")),
-                n(ta.summaries().get("human")), n(ta.summaries().get(armLabel))));
+        issues.add(String.format(Locale.ROOT, "n=%d/%d/%d", n(ta.summaries().get(Arm.BASELINE.label())),
+                n(ta.summaries().get(Arm.HUMAN.label())), n(ta.summaries().get(armLabel))));
         issues.add("human_vs_baseline=" + ta.humanVsBaseline().verdict().label());
         if (o != null) {
             issues.add("agent_vs_baseline=" + o.vsBaseline().verdict().label() + " " + SessionReport.speedup(o.vsBaseline()));

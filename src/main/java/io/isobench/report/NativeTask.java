@@ -4,6 +4,7 @@ import io.isobench.Arm;
 import io.isobench.parse.Metric;
 import io.isobench.probe.Divergence;
 import io.isobench.store.Pipeline;
+import io.isobench.analysis.AgentAttempts;
 import io.isobench.analysis.SessionAnalysis;
 import io.isobench.store.RunDetails;
 import io.isobench.store.RunFilter;
@@ -47,6 +48,8 @@ record NativeTask(SessionRecord session, SessionAnalysis.TaskResult result, Task
         final Map<String, String> env = new LinkedHashMap<>();
         final Map<String, String> argv = new LinkedHashMap<>();
         final Map<String, String> patch = new LinkedHashMap<>();
+        /** Per arm label: the stored attempt its runs measured ({@link AgentAttempts#attemptRunOf}), when recorded. */
+        final Map<String, String> attemptRun = new LinkedHashMap<>();
         final Set<String> workloads = new LinkedHashSet<>();
         String intended;
         String verified;
@@ -190,6 +193,10 @@ record NativeTask(SessionRecord session, SessionAnalysis.TaskResult result, Task
         }
         if (x.patchSha256() != null) {
             e.patch.putIfAbsent(r.arm().label(), x.patchSha256());
+        }
+        String attempt = AgentAttempts.attemptRunOf(x);
+        if (attempt != null) {
+            e.attemptRun.putIfAbsent(r.arm().label(), attempt);
         }
         if (r.status() == RunRecord.RunStatus.NOT_RUN) {
             return;

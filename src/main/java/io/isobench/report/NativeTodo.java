@@ -1,5 +1,7 @@
 package io.isobench.report;
 
+import io.isobench.Arm;
+
 import io.isobench.analysis.AgentOutcome;
 import io.isobench.analysis.Comparison;
 import io.isobench.analysis.TaskAnalysis;
@@ -46,7 +48,7 @@ final class NativeTodo {
             for (Map.Entry<String, Integer> c : e.getValue().entrySet()) {
                 FailureCategory cat = Html.category(c.getKey());
                 if (cat == null || !cat.agentOutcome()) {
-                    String arm = e.getKey().startsWith("agent:") ? "agent" : e.getKey();
+                    String arm = Arm.ofStored(e.getKey()).kind() == Arm.Kind.AGENT ? "agent" : e.getKey();
                     out.add(Row.of(task, Cell.of(new Rows.ArmLabel(e.getKey())),
                             TodoAction.of(c.getKey(), arm),
                             Cell.text(c.getKey() + " ×" + FailureCounts.counted(c.getKey(), c.getValue()))));
@@ -63,7 +65,7 @@ final class NativeTodo {
                 undecided(task, o.agent(), o.vsBaseline(), out);
             }
         }
-        if (t.result().arms().stream().noneMatch(a -> a.startsWith("agent:"))) {
+        if (t.result().agentArms().isEmpty()) {
             out.add(Row.of(task, Cell.text("—"), new CellBuilder().text("measure an agent's patch on it (")
                             .code("isobench agents run").text(", or an ").code("agents:").text(" entry of the suite)")
                             .build(),

@@ -1,5 +1,7 @@
 package io.isobench.report;
 
+import io.isobench.Arm;
+
 import io.isobench.analysis.AgentOutcome;
 import io.isobench.analysis.ArmSummary;
 import io.isobench.analysis.BetweenSessions;
@@ -251,10 +253,8 @@ final class OverviewPage extends HtmlPage {
     private void patchOutcomes(StringBuilder b) {
         Map<String, PatchRow> rows = new TreeMap<>();
         for (NativeTask t : tasks) {
-            for (String arm : t.result().arms()) {
-                if (arm.startsWith("agent:")) {
-                    rows.computeIfAbsent(arm, PatchRow::new).add(t.result());
-                }
+            for (Arm arm : t.result().agentArms()) {
+                rows.computeIfAbsent(arm.label(), PatchRow::new).add(t.result());
             }
         }
         b.append("<h3>Patch outcomes (every task)</h3>\n<p class=\"note\">Counts are tasks, replay-valid or not. "

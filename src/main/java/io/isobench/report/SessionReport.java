@@ -1,5 +1,7 @@
 package io.isobench.report;
 
+import io.isobench.Arm;
+
 import io.isobench.analysis.AgentOutcome;
 import io.isobench.analysis.ArmSummary;
 import io.isobench.analysis.BetweenSessions;
@@ -93,7 +95,7 @@ public final class SessionReport {
             StringBuilder verdicts = new StringBuilder();
             if (ta != null) {
                 for (AgentOutcome o : ta.agents()) {
-                    verdicts.append(o.agent().substring("agent:".length())).append(": ")
+                    verdicts.append(o.agentName()).append(": ")
                             .append(o.vsBaseline().verdictShown()).append("; ");
                 }
             }
@@ -186,7 +188,7 @@ public final class SessionReport {
         sb.append("|---|---|---|---|---|---|---|---|---|\n");
         for (Leaderboard.AgentRow r : board.agents()) {
             sb.append(String.format(Locale.ROOT, "| %s | %d | %d | %s | %.2f (of %d tests) | %s | %s | %s | %s |%n",
-                    r.agent().substring("agent:".length()), r.tasks(), r.validTasks(),
+                    r.agentName(), r.tasks(), r.validTasks(),
                     Leaderboard.AgentRow.counts(r.vsBaseline()), r.expectedFalseWins(),
                     r.speedTests(), Leaderboard.AgentRow.counts(r.vsHuman()),
                     ratio(r.optBase(), r.validTasks()), ratio(r.optHuman(), r.validTasks()),
@@ -221,11 +223,9 @@ public final class SessionReport {
     static void agentSummary(SessionAnalysis a, StringBuilder sb) {
         Map<String, int[]> counts = new LinkedHashMap<>();
         for (SessionAnalysis.TaskResult t : a.tasks()) {
-            for (String arm : t.arms()) {
-                if (!arm.startsWith("agent:")) {
-                    continue;
-                }
-                int[] c = counts.computeIfAbsent(arm.substring("agent:".length()), k -> new int[10]);
+            for (Arm agent : t.agentArms()) {
+                String arm = agent.label();
+                int[] c = counts.computeIfAbsent(agent.agentName(), k -> new int[10]);
                 c[0]++;
                 Map<String, Integer> oc = t.outcomes().getOrDefault(arm, Map.of());
                 boolean notApplied = oc.containsKey("PATCH_FAILED") || oc.containsKey("EMPTY_PATCH");
@@ -293,10 +293,11 @@ public final class SessionReport {
         }
         sb.append("| arm | correctness | rule | exact match vs baseline | vs human | first divergence (char) | accuracy |"
                 + " integrity findings | why |\n|---|---|---|---|---|---|---|---|---|\n");
-        for (String arm : t.arms()) {
-            if (arm.equals(io.isobench.Arm.BASELINE_AA.label())) {
+        for (Arm typed : t.armOrder()) {
+            if (typed.equals(Arm.BASELINE_AA)) {
                 continue; // the baseline's code: its second check is the calibration above
             }
+            String arm = typed.label();
             SessionAnalysis.ArmCorrectness c = t.correctness(arm);
             List<String> f = t.findings().getOrDefault(arm, List.of());
             String acc = c.accuracyOutcome() == null ? "—" : c.accuracyOutcome()
@@ -361,9 +362,10 @@ public final class SessionReport {
                 .append(" | pairs | p (MWU) | verdict | ").append(ReadingText.speedupHeader("human", ta))
                 .append(" | verdict | opt_base | opt_human | outcomes |\n");
         sb.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-        for (String arm : t.arms()) {
+        for (Arm typed : t.armOrder()) {
+            String arm = typed.label();
             ArmSummary s = ta.summaries().get(arm);
-            ArmRow row = ArmRow.of(t, ta, arm);
+            ArmRow row = ArmRow.of(t, ta, typed);
             Comparison vb = row.vsBaseline();
             Comparison vh = row.vsHuman();
             String ob = row.optBase();
@@ -406,16 +408,17 @@ public final class SessionReport {
      * something.
      */
     record ArmRow(Comparison vsBaseline, Comparison vsHuman, String optBase, String optHuman, String outcomes) {
-        static ArmRow of(SessionAnalysis.TaskResult t, TaskAnalysis ta, String arm) {
+        static ArmRow of(SessionAnalysis.TaskResult t, TaskAnalysis ta, Arm typed) {
+            String arm = typed.label();
             Comparison vb = null;
             Comparison vh = null;
             String ob = "—";
             String oh = "—";
-            if (arm.equals("human")) {
+            if (typed.equals(Arm.HUMAN)) {
                 vb = ta.humanVsBaseline();
-            } else if (arm.equals(io.isobench.Arm.BASELINE_AA.label())) {
+            } else if (typed.equals(Arm.BASELINE_AA)) {
                 vb = ta.aa();
-            } else if (arm.startsWith("agent:")) {
+            } else if (typed.kind() == Arm.Kind.AGENT) {
                 AgentOutcome o = ta.agent(arm).orElse(null);
                 if (o != null) {
                     vb = o.vsBaseline();

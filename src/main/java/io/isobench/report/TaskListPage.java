@@ -43,7 +43,7 @@ final class TaskListPage extends HtmlPage {
         StringBuilder v = new StringBuilder();
         if (ta != null) {
             for (AgentOutcome o : ta.agents()) {
-                v.append(v.isEmpty() ? "" : "; ").append(esc(o.agent().substring("agent:".length()))).append(": ")
+                v.append(v.isEmpty() ? "" : "; ").append(esc(o.agentName())).append(": ")
                         .append(Html.verdict(o.vsHuman()));
             }
         }

@@ -1,5 +1,7 @@
 package io.isobench.report;
 
+import io.isobench.Arm;
+
 import io.isobench.analysis.AgentOutcome;
 import io.isobench.analysis.ArmSummary;
 import io.isobench.analysis.BetweenSessions;
@@ -116,7 +118,8 @@ final class TaskPage extends HtmlPage {
                         : x.first.truncatedTo(ChronoUnit.SECONDS).toString())).append(" to ")
                 .append(esc(x.last == null ? "—" : x.last.truncatedTo(ChronoUnit.SECONDS).toString()))
                 .append(".</p>\n");
-        AttemptSection.taskHtml(b, model.attempts().ofTask(r.taskId()), model.trajectories(), x.patch);
+        AttemptSection.taskHtml(b, model.attempts().ofTask(r.taskId()), model.trajectories(), x.patch,
+                x.attemptRun);
         failuresOfTask(b, t);
         b.append("<h2 id=\"integrity\">Patch integrity</h2>\n");
         if (r.findings().isEmpty()) {
@@ -203,9 +206,10 @@ final class TaskPage extends HtmlPage {
         b.append(th("arm", "runs", "n", "median", "CV", ReadingText.speedupHeader("baseline", ta), "pairs", "p (MWU)",
                 "verdict", ReadingText.speedupHeader("human", ta), "p (MWU)", "verdict", "opt_base", "opt_human",
                 "outcomes"));
-        for (String arm : r.arms()) {
+        for (Arm typed : r.armOrder()) {
+            String arm = typed.label();
             ArmSummary s = ta.summaries().get(arm);
-            SessionReport.ArmRow row = SessionReport.ArmRow.of(r, ta, arm);
+            SessionReport.ArmRow row = SessionReport.ArmRow.of(r, ta, typed);
             Comparison vb = row.vsBaseline();
             Comparison vh = row.vsHuman();
             String ob = row.optBase();

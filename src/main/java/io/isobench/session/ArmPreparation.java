@@ -54,7 +54,7 @@ final class ArmPreparation {
     private final Plan plan;
     private final SessionContext ctx;
     private final RunRecorder recorder;
-    private final Map<String, Optional<ReviewResult>> reviews = new ConcurrentHashMap<>();
+    private final Map<ArmKey, Optional<ReviewResult>> reviews = new ConcurrentHashMap<>();
 
     ArmPreparation(SessionContext ctx, RunRecorder recorder) {
         this.store = ctx.store();
@@ -64,14 +64,30 @@ final class ArmPreparation {
         this.recorder = recorder;
     }
 
+    /** One arm of one task: what the prepared environments, build logs and reviews are keyed by. */
+    record ArmKey(String taskId, Arm arm) {
+        static ArmKey of(Job j) {
+            return new ArmKey(j.taskId(), j.arm());
+        }
+
+        static ArmKey of(ArmSpec a) {
+            return new ArmKey(a.taskId(), a.arm());
+        }
+    }
+
     /**
-     * The arms made ready for this attempt, each keyed {@code task|arm}.
+     * The arms made ready for this attempt.
      *
      * @param envs      the arms' environments
      * @param buildLogs the artifact id of each built arm's build log
      * @param humanSha  the human arm's commit per task, as its environment resolved it
      */
-    record Arms(Map<String, Environment> envs, Map<String, String> buildLogs, Map<String, String> humanSha) {
+    record Arms(Map<ArmKey, Environment> envs, Map<ArmKey, String> buildLogs, Map<String, String> humanSha) {
+
+        /** The environment of the job's arm, or null when it was not made in this attempt. */
+        Environment envOf(Job j) {
+            return envs.get(ArmKey.of(j));
+        }
     }
 
     /** The environments of the arms that have a run left in this attempt (re-made on resume: known-clean). */
@@ -86,37 +102,37 @@ final class ArmPreparation {
 
         SessionSetup.run(plan, suite.run().timeouts().buildS(), this::say);
         // environments (cheap with worktrees; re-made on resume so they are known-clean)
-        Map<String, Environment> envs = new LinkedHashMap<>();
-        Set<String> neededArms = new HashSet<>();
+        Map<ArmKey, Environment> envs = new LinkedHashMap<>();
+        Set<ArmKey> neededArms = new HashSet<>();
         for (Job j : plan.jobs()) {
             if (!finished.contains(runId(sessionId, j))) {
-                neededArms.add(j.taskId() + "|" + j.arm());
+                neededArms.add(ArmKey.of(j));
             }
         }
         Map<String, String> humanSha = new HashMap<>();
-        Map<String, String> buildLogs = new HashMap<>();
+        Map<ArmKey, String> buildLogs = new HashMap<>();
         for (ArmSpec a : plan.arms()) {
-            if (!neededArms.contains(a.taskId() + "|" + a.arm())) {
+            if (!neededArms.contains(ArmKey.of(a))) {
                 continue;
             }
             TaskSpec task = suite.task(a.taskId()).orElseThrow();
             String buildRun = openRunOf(sessionId, a, finished);
-            ArmSetup setup = new ArmSetup(suite.recipesFor(a.taskId(), a.arm()),
+            ArmSetup setup = new ArmSetup(suite.recipesFor(a.taskId(), a.label()),
                     suite.buildArgv(task), suite.run().timeouts().buildS(), pgid -> store.putRun(
                     recorder.armPlaceholder(buildRun, sessionId, a, task.humanCommit(), "build", pgid)));
             // the review comes first: a patch it fails is never applied (a sparse file's binary patch, issue 27)
             ReviewResult review = a.patch() == null ? null : review(a.taskId(), a.arm(), task);
             Environment env = review != null && review.failsArm() ? rejected(review)
                     : ctx.options().executor().prepare(a, plan.repo(), setup);
-            envs.put(a.taskId() + "|" + a.arm(), env);
+            envs.put(ArmKey.of(a), env);
             if (env.build() != null) {
-                buildLogs.put(a.taskId() + "|" + a.arm(), store.putArtifact("build_log",
+                buildLogs.put(ArmKey.of(a), store.putArtifact("build_log",
                         Secrets.redact(env.build().log()).getBytes(StandardCharsets.UTF_8)));
             }
-            if (a.arm().equals("human") && env.intendedCommit() != null) {
+            if (a.arm().equals(Arm.HUMAN) && env.intendedCommit() != null) {
                 humanSha.put(a.taskId(), env.intendedCommit());
             }
-            say(String.format(Locale.ROOT, "env %s %s: %s", a.taskId(), a.arm(), env.ready()
+            say(String.format(Locale.ROOT, "env %s %s: %s", a.taskId(), a.label(), env.ready()
                     ? (env.verifiedCommit() == null ? env.envRef() : "at " + env.verifiedCommit().substring(0, 12)
                     + (a.patch() == null ? "" : " + patch"))
                     + (env.recipes().isEmpty() ? "" : " + recipes " + String.join(",",
@@ -153,8 +169,8 @@ final class ArmPreparation {
     }
 
     /** The patch review of an agent arm (once per arm); null for baseline/human or an unreadable patch. */
-    ReviewResult review(String taskId, String arm, TaskSpec task) {
-        return reviews.computeIfAbsent(taskId + "|" + arm, k -> {
+    ReviewResult review(String taskId, Arm arm, TaskSpec task) {
+        return reviews.computeIfAbsent(new ArmKey(taskId, arm), k -> {
             Path patch = plan.arm(taskId, arm).map(ArmSpec::patch).orElse(null);
             if (patch == null) {
                 return Optional.empty();
@@ -222,7 +238,7 @@ final class ArmPreparation {
     /** The run id an arm's build or pip group is recorded under: its first unfinished job, else its accuracy run. */
     private String openRunOf(String sessionId, ArmSpec a, Set<String> finished) {
         for (Job j : plan.jobs()) {
-            if (j.taskId().equals(a.taskId()) && j.arm().label().equals(a.arm())
+            if (j.taskId().equals(a.taskId()) && j.arm().equals(a.arm())
                     && !finished.contains(runId(sessionId, j))) {
                 return runId(sessionId, j);
             }

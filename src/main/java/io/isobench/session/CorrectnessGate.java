@@ -1,6 +1,7 @@
 package io.isobench.session;
 
 import io.isobench.plan.Planner;
+import io.isobench.plan.JobRole;
 import io.isobench.store.Pipeline;
 import io.isobench.Arm;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -16,6 +17,7 @@ import io.isobench.probe.Divergence;
 import io.isobench.probe.Greedy;
 import io.isobench.probe.OutputDiff;
 import io.isobench.probe.Probe;
+import io.isobench.store.RunDetails;
 import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
 import io.isobench.task.TaskSpec;
@@ -79,9 +81,9 @@ final class CorrectnessGate {
         Greedy.ProbeRun run = probeRun(result);
         putProbes(job, c, run, extra);
         String taskId = job.taskId();
-        Greedy.ProbeRun base = referenceRun(reference, taskId, "baseline");
+        Greedy.ProbeRun base = referenceRun(reference, taskId, Reference.BASELINE);
         if (job.repeatCheck()) {
-            putReference(reference, taskId, REPEAT_ROLE, run);
+            putReference(reference, taskId, Reference.BASELINE_REPEAT, run);
             if (base == null) {
                 corr.put("outcome", "NO_REFERENCE");
                 corr.put("reason", "the baseline's first check has no probe outputs: nothing to calibrate against"
@@ -95,7 +97,7 @@ final class CorrectnessGate {
             return new Gate(null, List.of());
         }
         if (job.arm().equals(Arm.BASELINE)) {
-            putReference(reference, taskId, "baseline", run);
+            putReference(reference, taskId, Reference.BASELINE, run);
             corr.put("outcome", "REFERENCE");
             corr.put("reason", "the baseline's outputs are the reference");
             return new Gate(null, List.of());
@@ -108,12 +110,12 @@ final class CorrectnessGate {
             corr.put("max_logprob_drift_effective", th.effectiveMaxDrift());
         }
         List<Metric> metrics = new ArrayList<>();
-        Greedy.ProbeRun human = referenceRun(reference, taskId, "human");
+        Greedy.ProbeRun human = referenceRun(reference, taskId, Reference.HUMAN);
         CorrectnessRules.Comparison vh = null;
         if (!job.arm().equals(Arm.HUMAN) && human != null) {
             vh = CorrectnessRules.compare(human, run);
-            putComparison(corr, "human", vh);
-            metrics.addAll(diffMetrics(vh.sequential().diff(), "human"));
+            putComparison(corr, Reference.HUMAN, vh);
+            metrics.addAll(diffMetrics(vh.sequential().diff(), Reference.HUMAN));
         }
         Failure failure = null;
         if (base == null) {
@@ -121,8 +123,8 @@ final class CorrectnessGate {
             corr.put("reason", "the baseline's probe outputs are missing (its check failed): nothing to compare with");
         } else {
             CorrectnessRules.Comparison vb = CorrectnessRules.compare(base, run);
-            putComparison(corr, "baseline", vb);
-            metrics.addAll(diffMetrics(vb.sequential().diff(), "baseline"));
+            putComparison(corr, Reference.BASELINE, vb);
+            metrics.addAll(diffMetrics(vb.sequential().diff(), Reference.BASELINE));
             extra.put("mismatch_fraction", vb.mismatch());
             CorrectnessRules.Decision d = job.arm().equals(Arm.HUMAN) ? CorrectnessRules.human(vb, th)
                     : CorrectnessRules.agent(vb, vh, human == null ? null : CorrectnessRules.compare(base, human), th);
@@ -134,7 +136,7 @@ final class CorrectnessGate {
             }
         }
         if (job.arm().equals(Arm.HUMAN)) {
-            putReference(reference, taskId, "human", run);
+            putReference(reference, taskId, Reference.HUMAN, run);
         }
         return new Gate(failure, metrics);
     }
@@ -150,15 +152,39 @@ final class CorrectnessGate {
             if (Pipeline.NATIVE_CHECK.equals(r.pipeline()) && (Arm.BASELINE.equals(r.arm()) || Arm.HUMAN.equals(r.arm()))
                     && (r.status() == RunRecord.RunStatus.SUCCESS || Arm.HUMAN.equals(r.arm()) && r.failure() != null
                     && "OUTPUT_MISMATCH".equals(r.failure().category()))) {
-                putReference(reference, taskOf(r), r.runId().endsWith("/" + Planner.REPEAT_CHECK)
-                        ? REPEAT_ROLE : r.arm().label(), probeRunOf(r));
+                putReference(reference, taskOf(r), referenceOf(r), probeRunOf(r));
             }
         }
         return reference;
     }
 
-    /** Key suffix of the baseline's repeat check's probes in the reference map (never the baseline's reference). */
-    static final String REPEAT_ROLE = "baseline/" + Planner.REPEAT_CHECK;
+    /**
+     * Whose probe outputs a check is compared with, and the name they go by: the key suffix in the reference map, the
+     * {@code vs_<name>} sections and {@code *_vs_<name>} metrics of a check's run.
+     */
+    enum Reference {
+        BASELINE("baseline"),
+        HUMAN("human"),
+        /** The baseline's repeat check: it calibrates the tolerance, it is never the baseline's reference. */
+        BASELINE_REPEAT("baseline/" + Planner.REPEAT_CHECK);
+
+        final String key;
+
+        Reference(String key) {
+            this.key = key;
+        }
+    }
+
+    /**
+     * The reference a stored check run of the baseline or the human gave: the baseline's repeat check by its stored
+     * role ({@link JobRole#ofStored}: an old run's by its job id), else its arm's.
+     */
+    private static Reference referenceOf(RunRecord r) {
+        RunDetails x = r.details();
+        boolean repeat = JobRole.ofStored(x.role(), r.pipeline() == null ? null : r.pipeline().label(),
+                x.job() != null ? x.job() : r.runId()).orElse(null) == JobRole.CHECK_REPEAT;
+        return repeat ? Reference.BASELINE_REPEAT : r.arm().equals(Arm.HUMAN) ? Reference.HUMAN : Reference.BASELINE;
+    }
 
     /** A check's probe run; its plain texts when the executor returned no probe JSON. */
     private static Greedy.ProbeRun probeRun(JobResult result) {
@@ -186,40 +212,41 @@ final class CorrectnessGate {
     }
 
     /** {@code vs_<ref>} (sequential pass) and {@code vs_<ref>_batched} (concurrent pass, when both sides ran one). */
-    private static void putComparison(Map<String, Object> corr, String ref, CorrectnessRules.Comparison c) {
-        corr.put("vs_" + ref, c.sequential().diff().toMap());
+    private static void putComparison(Map<String, Object> corr, Reference ref, CorrectnessRules.Comparison c) {
+        corr.put("vs_" + ref.key, c.sequential().diff().toMap());
         if (c.batched() != null) {
-            corr.put("vs_" + ref + "_batched", c.batched().diff().toMap());
+            corr.put("vs_" + ref.key + "_batched", c.batched().diff().toMap());
         }
     }
 
     /** The reference map holds each role's sequential pass under {@code task|role}, its batched one beside it. */
-    private static void putReference(Map<String, List<Probe>> reference, String taskId, String role,
+    private static void putReference(Map<String, List<Probe>> reference, String taskId, Reference role,
                                      Greedy.ProbeRun run) {
-        reference.put(taskId + "|" + role, run.sequential());
-        reference.put(taskId + "|" + role + "|batched", run.batched());
+        reference.put(taskId + "|" + role.key, run.sequential());
+        reference.put(taskId + "|" + role.key + "|batched", run.batched());
     }
 
-    /** The probe run stored for a role ({@code baseline}, {@code human}, {@link #REPEAT_ROLE}); null when none. */
-    static Greedy.ProbeRun referenceRun(Map<String, List<Probe>> reference, String taskId, String role) {
-        List<Probe> seq = reference.get(taskId + "|" + role);
+    /** The probe run stored for a reference; null when none. */
+    static Greedy.ProbeRun referenceRun(Map<String, List<Probe>> reference, String taskId, Reference role) {
+        List<Probe> seq = reference.get(taskId + "|" + role.key);
         if (seq == null) {
             return null;
         }
-        List<Probe> batched = reference.getOrDefault(taskId + "|" + role + "|batched", List.of());
+        List<Probe> batched = reference.getOrDefault(taskId + "|" + role.key + "|batched", List.of());
         return batched.isEmpty() ? Greedy.ProbeRun.sequentialOnly(seq)
                 : new Greedy.ProbeRun(seq, batched, Greedy.batchSize(batched.size()));
     }
 
     /** The task's calibration from the baseline's two checks; {@code NONE} (floor 0) when either has no probes. */
     private static CorrectnessRules.Calibration calibration(Map<String, List<Probe>> reference, String taskId) {
-        Greedy.ProbeRun first = referenceRun(reference, taskId, "baseline");
-        Greedy.ProbeRun repeat = referenceRun(reference, taskId, REPEAT_ROLE);
+        Greedy.ProbeRun first = referenceRun(reference, taskId, Reference.BASELINE);
+        Greedy.ProbeRun repeat = referenceRun(reference, taskId, Reference.BASELINE_REPEAT);
         return first == null || repeat == null ? CorrectnessRules.Calibration.NONE
                 : CorrectnessRules.calibrate(first, repeat);
     }
 
-    private static List<Metric> diffMetrics(OutputDiff d, String vs) {
+    private static List<Metric> diffMetrics(OutputDiff d, Reference ref) {
+        String vs = ref.key;
         List<Metric> out = new ArrayList<>();
         out.add(Metric.of("exact_match_rate_vs_" + vs, d.exactMatchRate()));
         if (d.firstDivergenceChar() != null) {

@@ -1,5 +1,7 @@
 package io.isobench.session;
 
+import io.isobench.Arm;
+import io.isobench.analysis.AgentAttempts;
 import io.isobench.analysis.PilotTable;
 import io.isobench.env.Environment;
 import io.isobench.env.Hardware;
@@ -10,6 +12,7 @@ import io.isobench.parse.Failure;
 import io.isobench.parse.FailureCategory;
 import io.isobench.parse.Metric;
 import io.isobench.parse.MetricDictionary;
+import io.isobench.plan.ArmSpec;
 import io.isobench.plan.AutoSweep;
 import io.isobench.plan.Job;
 import io.isobench.plan.JobSpec;
@@ -79,7 +82,7 @@ final class JobRunner {
     void runJob(Job job, String sessionId, ArmPreparation.Arms arms, Map<String, List<Probe>> reference, Tally tally) {
         ctx.listener().startJob(job);
         String rid = runId(sessionId, job);
-        Environment env = arms.envs().get(job.taskId() + "|" + job.arm());
+        Environment env = arms.envOf(job);
         TaskSpec task = suite.task(job.taskId()).orElseThrow();
         String commit = arms.humanSha().getOrDefault(job.taskId(), task.humanCommit());
         JobResult result;
@@ -117,10 +120,13 @@ final class JobRunner {
         if (hardware != null) {
             extra.put("hardware_id", hardware.id());
         }
-        if (job.arm().kind() == io.isobench.Arm.Kind.AGENT) {
+        if (job.arm().kind() == Arm.Kind.AGENT) {
             String name = job.arm().agentName();
-            suite.agents().stream().filter(a -> io.isobench.Arm.normalizeAgent(a.name()).equals(name)
+            suite.agents().stream().filter(a -> Arm.normalizeAgent(a.name()).equals(name)
                     && a.model() != null).findFirst().ifPresent(a -> extra.put("agent_model", a.model()));
+            // the stored attempt the arm measures (run --attempts-of): the export links the arm to it by this id
+            plan.arm(job.taskId(), job.arm()).map(ArmSpec::attemptRun)
+                    .ifPresent(id -> extra.put(AgentAttempts.ATTEMPT_RUN, id));
         }
         if (env != null && env.artifact() != null) {
             extra.put("artifact", env.artifact());
@@ -128,9 +134,9 @@ final class JobRunner {
         extra.put("recipes", env == null ? List.of()
                 : env.recipes().stream().map(RecipeApplication::toMap).toList());
         if (env != null && env.build() != null) {
-            extra.put("build", env.build().toMap(arms.buildLogs().get(job.taskId() + "|" + job.arm())));
+            extra.put("build", env.build().toMap(arms.buildLogs().get(ArmPreparation.ArmKey.of(job))));
         }
-        ReviewResult review = pieces.arms().review(job.taskId(), job.arm().label(), task);
+        ReviewResult review = pieces.arms().review(job.taskId(), job.arm(), task);
         if (review != null) {
             pieces.arms().putReview(extra, review, job.kind() == Job.Kind.CHECK);
         }

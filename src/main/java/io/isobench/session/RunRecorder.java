@@ -99,7 +99,7 @@ final class RunRecorder {
         Map<String, Object> extra = new LinkedHashMap<>();
         extra.put("phase", phase);
         Leftovers.record(extra, pgid);
-        return measured(rid, sessionId, commit, Arm.fromLabel(a.arm()))
+        return measured(rid, sessionId, commit, a.arm())
                 .status(RunRecord.RunStatus.NOT_RUN)
                 .pipeline(Pipeline.NATIVE)
                 .startedAt(Instant.now())

@@ -1,5 +1,6 @@
 package io.isobench.session;
 
+import io.isobench.Arm;
 import io.isobench.analysis.ClockRule;
 import io.isobench.analysis.SequentialDesign;
 import io.isobench.analysis.StatsConfig;
@@ -131,7 +132,7 @@ final class SessionRunner {
             JobRunner runner = new JobRunner(ctx, new JobRunner.Pieces(preparation, recorder, new CorrectnessGate(store),
                     RetryPolicy.DEFAULT));
             replan(attempt.sessionId(), attempt.started(), PilotPhase.run(store, attempt.sessionId(), plan, task -> {
-                Environment env = arms.envs().get(task + "|" + io.isobench.Arm.BASELINE.label());
+                Environment env = arms.envs().get(new ArmPreparation.ArmKey(task, Arm.BASELINE));
                 return env != null && env.ready();
             }, job -> runner.runJob(job, attempt.sessionId(), arms, Map.of(), pilots), this::say));
         }
@@ -164,7 +165,7 @@ final class SessionRunner {
                                        Map<String, List<Probe>> reference) {
         String sessionId = attempt.sessionId();
         Set<String> finished = attempt.finished();
-        Map<String, Environment> envs = arms.envs();
+        Map<ArmPreparation.ArmKey, Environment> envs = arms.envs();
         // the summary's counts cover the same runs: the plan's jobs and the accuracy runs (of arms whose environment
         // is ready or that finished before), so a resumed session adds up: jobs + accuracy = run now + already finished
         List<Job> jobs = plan.jobs().stream().filter(j -> j.kind() != Job.Kind.ACCURACY).toList();
@@ -174,7 +175,7 @@ final class SessionRunner {
         Set<String> planned = new HashSet<>(jobIds);
         int accuracyRuns = 0;
         for (Job j : accuracyJobs) {
-            Environment env = envs.get(j.taskId() + "|" + j.arm());
+            Environment env = envs.get(ArmPreparation.ArmKey.of(j));
             if (finished.contains(runId(sessionId, j)) || env != null && env.ready()) {
                 planned.add(runId(sessionId, j));
                 accuracyRuns++;
@@ -211,12 +212,12 @@ final class SessionRunner {
         }
         // the accuracy jobs, last, in plan order (every baseline first: its score is the reference)
         for (Job job : accuracyJobs) {
-            ArmSpec a = plan.arm(job.taskId(), job.arm().label()).orElseThrow();
+            ArmSpec a = plan.arm(job.taskId(), job.arm()).orElseThrow();
             String rid = accuracyRunId(sessionId, a);
             if (finished.contains(rid)) {
                 continue;
             }
-            Environment env = envs.get(a.taskId() + "|" + a.arm());
+            Environment env = envs.get(ArmPreparation.ArmKey.of(a));
             if (env == null || !env.ready()) {
                 continue; // the arm's outcome is already its environment failure (PATCH_FAILED, EMPTY_PATCH…)
             }
@@ -231,7 +232,7 @@ final class SessionRunner {
             store.putRun(rec);
             attempt.previous().put(rid, rec);
             tally.countRun(rec.failure() == null ? null : rec.failure().category());
-            say(String.format(Locale.ROOT, "accuracy %s %s: %s", a.taskId(), a.arm(), rec.failure() != null
+            say(String.format(Locale.ROOT, "accuracy %s %s: %s", a.taskId(), a.label(), rec.failure() != null
                     ? rec.failure().category() + " — " + rec.failure().detail()
                     : String.format(Locale.ROOT, "accuracy_score=%s", rec.primaryValue())));
         }

@@ -306,17 +306,8 @@ public record RunRecord(Key key, Subject subject, Outcome outcome, Primary prima
          * foreign row) is {@link Arm#other}: kept verbatim, compared by nothing.
          */
         public Builder armLabel(String label) {
-            arm = label == null ? null : label.startsWith("agent:") && !label.substring("agent:".length()).isBlank()
-                    ? new Arm(Arm.Kind.AGENT, label.substring("agent:".length())) : parseArm(label);
+            arm = Arm.ofStored(label);
             return this;
-        }
-
-        private static Arm parseArm(String label) {
-            try {
-                return Arm.fromLabel(label);
-            } catch (IllegalArgumentException e) {
-                return Arm.other(label);
-            }
         }
 
         public Builder mode(Mode v) {

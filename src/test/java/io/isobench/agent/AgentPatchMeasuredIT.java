@@ -2,6 +2,7 @@ package io.isobench.agent;
 
 import io.isobench.Arm;
 import io.isobench.ToyRepo;
+import io.isobench.analysis.AgentAttempts;
 import io.isobench.store.RunFilter;
 import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
@@ -109,6 +110,9 @@ class AgentPatchMeasuredIT {
                     && r.kind() == RunRecord.RunKind.MEASURED).toList();
             assertThat(agent).as("the attempt's patch is measured").isNotEmpty();
             assertThat(agent).extracting(r -> r.outcome().status()).containsOnly(RunRecord.RunStatus.SUCCESS);
+            assertThat(agent).extracting(r -> AgentAttempts.attemptRunOf(r.details()))
+                    .as("every run of the arm names the stored attempt it measured")
+                    .containsOnly(agentsSession + "/tpot/honest@1");
         }
         try (var files = Files.walk(dir.resolve("work"))) {
             List<Path> applied = files.filter(p -> p.getFileName().toString().equals("step_notes.py")

@@ -133,6 +133,9 @@ class AgentsRunTest {
             assertThat(planned.agents().get(2).patches().get("tpot")).isEqualTo(dir.resolve("work/attempts")
                     .resolve(first.sessionId()).resolve("scripted@2/tpot.diff"));
             assertThat(Files.readString(planned.agents().get(1).patches().get("tpot"))).contains("+attempt on tpot");
+            assertThat(planned.agents().get(2).attemptRuns()).as("each arm knows the stored attempt it measures")
+                    .isEqualTo(Map.of("tpot", first.sessionId() + "/tpot/scripted@2"));
+            assertThat(planned.agents().get(0).attemptRuns()).as("an agent the suite names").isEmpty();
             assertThat(Files.readAllBytes(suiteFile)).as("planning writes no suite").isEqualTo(suiteBytes);
 
             // the explicit export writes the same arms into the suite file
@@ -143,6 +146,7 @@ class AgentsRunTest {
             assertThat(after.agents().get(1).patches()).containsOnlyKeys("tpot");
             assertThat(after.agents().get(2).patches()).containsOnlyKeys("tpot");
             assertThat(after.agents().get(1).model()).isEqualTo("scripted-1");
+            assertThat(after.agents().get(1).attemptRuns()).as("a suite file names patches, not attempts").isEmpty();
             assertThat(Files.readString(after.agents().get(1).patches().get("tpot"))).contains("+attempt on tpot");
             assertThat(Files.readString(suiteFile)).contains("# agents: the scripted one is run by isobench agents"
                     + " run").as("comments kept");

@@ -32,7 +32,7 @@ class LeaderboardTest {
     }
 
     private static SessionAnalysis.TaskResult result(int i, TaskAnalysis t) {
-        List<String> arms = SimulatedSession.arms(SimulatedSession.Scenario.of(1, 2)).stream().map(Arm::label).toList();
+        List<Arm> arms = SimulatedSession.arms(SimulatedSession.Scenario.of(1, 2));
         return SessionAnalysis.TaskResult.of("task-" + i, "commit-" + i, "hw-1", arms, t);
     }
 

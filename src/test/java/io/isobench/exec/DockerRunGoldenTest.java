@@ -55,7 +55,7 @@ class DockerRunGoldenTest {
             for (String jobId : List.of(task + "/baseline/r0", task + "/human/r0", task + "/agent:claude_code/r0",
                     task + "/human/check")) {
                 Job j = plan.jobs().stream().filter(x -> x.jobId().equals(jobId)).findFirst().orElseThrow();
-                ArmSpec arm = plan.arm(j.taskId(), j.arm().label()).orElseThrow();
+                ArmSpec arm = plan.arm(j.taskId(), j.arm()).orElseThrow();
                 List<String> argv = DockerExecutor.runArgv(profile, "nvidia", j, resolved(j),
                         new DockerExecutor.Container(profile.image(j.taskId(), j.arm().label(), arm.commitRef()),
                                 DockerExecutor.containerName(j), ENV_FILE, "1000:1000", gpus(j),

@@ -1,5 +1,7 @@
 package io.isobench.exec;
 
+import io.isobench.Arm;
+
 import io.isobench.IsobenchException;
 import io.isobench.plan.Planner;
 import io.isobench.task.SuiteLoader;
@@ -37,7 +39,7 @@ class KubernetesConfigTest {
         KubernetesProfile p = KubernetesProfile.load(Path.of("examples/vllm-gpu/isobench-profile.yaml"));
         var arms = KubeSuiteArms.suiteArms(suite, p, h -> null);
         for (var a : plan.arms()) {
-            assertThat(arms.resolve(a.taskId(), a.arm()).failure()).as(a.taskId() + " " + a.arm()).isNull();
+            assertThat(arms.resolve(a.taskId(), a.label()).failure()).as(a.taskId() + " " + a.arm()).isNull();
         }
         assertThat(plan.jobs()).filteredOn(j -> j.taskId().equals("310aca88")).allMatch(j -> j.gpus() == 4);
     }

@@ -1,5 +1,7 @@
 package io.isobench.exec;
 
+import io.isobench.Arm;
+
 import io.isobench.Golden;
 import io.isobench.plan.ArmSpec;
 import io.isobench.plan.Job;
@@ -40,7 +42,7 @@ class VllmWheelsGoldenTest {
     /** The job as the executor gets it: the arm's variables from its artifact added (what prepare records). */
     static Job armed(Plan plan, String id) {
         Job j = plan.jobs().stream().filter(x -> x.jobId().equals(id)).findFirst().orElseThrow();
-        ArmSpec arm = plan.arm(j.taskId(), j.arm().label()).orElseThrow();
+        ArmSpec arm = plan.arm(j.taskId(), j.arm()).orElseThrow();
         Map<String, String> env = new LinkedHashMap<>(arm.artifact().variables(arm.worktree(), PATH, null));
         env.putAll(j.env()); // the perf_command's own VAR=value prefix wins, as in a session
         return j.withEnv(env);
@@ -50,8 +52,8 @@ class VllmWheelsGoldenTest {
     void theLocalPlanInstallsEachArmsWheelIntoItsOwnPrefix() throws Exception {
         Plan plan = plan();
         assertThat(plan.skipped()).isEmpty();
-        ArmSpec base = plan.arm("3476ed08", "baseline").orElseThrow();
-        ArmSpec aa = plan.arm("3476ed08", "baseline-aa").orElseThrow();
+        ArmSpec base = plan.arm("3476ed08", Arm.BASELINE).orElseThrow();
+        ArmSpec aa = plan.arm("3476ed08", Arm.BASELINE_AA).orElseThrow();
         ArtifactSpec.Resolved w = base.artifact();
         assertThat(w.source()).isEqualTo("https://wheels.vllm.ai/54600709b6d419fb243ce718a48ab7d40f5c3eb7/"
                 + "vllm-1.0.0.dev-cp38-abi3-manylinux1_x86_64.whl");
@@ -98,7 +100,7 @@ class VllmWheelsGoldenTest {
 
     @Test
     void theWheelsVersionMustCarryTheCommit() {
-        ArtifactSpec.Resolved w = plan().arm("3476ed08", "human").orElseThrow().artifact();
+        ArtifactSpec.Resolved w = plan().arm("3476ed08", Arm.HUMAN).orElseThrow().artifact();
         assertThat(Map.of("commit", w.commit(), "expected", w.expectedVersion())).containsEntry("expected",
                 "3476ed0809ec91a3457da0cb90543133a4f4b519");
     }

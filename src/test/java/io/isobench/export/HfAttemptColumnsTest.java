@@ -72,6 +72,36 @@ class HfAttemptColumnsTest {
         }
     }
 
+    /**
+     * Two agents runs whose attempts left byte-identical patches (a deterministic agent run twice; the second, later,
+     * with another CLI version): the same arm label, task and patch sha256, so the text join cannot tell them apart
+     * and takes the later. A session planned from the first run ({@code run --attempts-of}) names the first run's
+     * attempts in its runs: its rows carry the first run's attempts. A session recorded before that key falls back to
+     * the old join (docs/agents.md): the later run's.
+     */
+    @Test
+    void an_agent_row_carries_the_attempt_it_measured_by_identity_not_by_patch_text() throws Exception {
+        AttemptSessions.AgentsRun first = new AttemptSessions.AgentsRun("agents-run-1", "2.1.332");
+        AttemptSessions.AgentsRun again = new AttemptSessions.AgentsRun("agents-run-2", "2.2.0");
+        for (boolean keyed : new boolean[] {true, false}) {
+            try (Store store = TestStores.open(dir, "twice-" + keyed)) {
+                AttemptSessions.session(store, T0, keyed ? first.session() : null);
+                AttemptSessions.attempts(store, T0.minusSeconds(7200), first);
+                AttemptSessions.attempts(store, T0.minusSeconds(3600), again);
+                for (boolean sql : new boolean[] {true, false}) {
+                    Path out = dir.resolve("twice-" + keyed + "-" + sql);
+                    HfExporter.export(store, out, sql);
+                    List<Map<String, Object>> rows = HfSessionRowsTest.read(out.resolve(HfExporter.PARQUET));
+                    assertThat(rows).extracting(r -> r.get("isobench_agent")).containsExactly("a@1", "a@2", "b@1");
+                    assertThat(rows).as("keyed=%s sql=%s", keyed, sql)
+                            .extracting(r -> r.get("isobench_agent_cli_version"))
+                            .containsOnly(keyed ? first.cliVersion() : again.cliVersion());
+                    assertThat(rows).extracting(r -> r.get("isobench_agent_attempt")).containsExactly(1, 2, 1);
+                }
+            }
+        }
+    }
+
     @Test
     void rows_without_an_attempt_have_null_attempt_columns() throws Exception {
         try (Store store = TestStores.open(dir, "plain")) {

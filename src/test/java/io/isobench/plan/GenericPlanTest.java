@@ -1,5 +1,7 @@
 package io.isobench.plan;
 
+import io.isobench.Arm;
+
 import io.isobench.Golden;
 import io.isobench.parse.MetricRule;
 import io.isobench.task.Suite;
@@ -61,7 +63,7 @@ class GenericPlanTest {
         assertThat(r0.readout().primary()).isEqualTo("command_cpu_s");
         assertThat(r0.readout().output()).isNull();
         assertThat(r0.argv()).contains("-i").last().asString().startsWith("Once upon a time, in a small village");
-        assertThat(p.arms()).filteredOn(a -> a.arm().equals("agent:stale_base")).singleElement()
+        assertThat(p.arms()).filteredOn(a -> a.arm().equals(Arm.agent("stale_base"))).singleElement()
                 .satisfies(a -> assertThat(a.build()).containsExactly("make", "run"));
     }
 

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.task.Suite;
 import io.isobench.task.SuiteLoader;
+import io.isobench.task.AgentSpec;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -13,6 +14,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.IntStream;
 
@@ -81,7 +83,7 @@ class PlannerTest {
         // serve: baseline, baseline-aa, human, a1, a2; lat: baseline, baseline-aa, human, a1
         assertThat(p.aa()).isTrue();
         assertThat(p.arms()).hasSize(9);
-        assertThat(p.arm("serve", "baseline-aa").orElseThrow().commitRef()).isEqualTo("base");
+        assertThat(p.arm("serve", Arm.BASELINE_AA).orElseThrow().commitRef()).isEqualTo("base");
         // checks: every arm but the A/A one (it runs the baseline's code), plus the baseline's repeat check
         int checks = 7 + 2;
         assertThat(p.jobs()).hasSize(checks + 9 * 3);
@@ -131,8 +133,8 @@ class PlannerTest {
         assertThat(lat.env()).containsEntry("HF_HUB_OFFLINE", "1");
         assertThat(lat.cwd()).isEqualTo(dir.resolve("work").resolve("envs").resolve("lat").resolve("baseline")
                 .getParent().resolve(lat.arm().label().replace("agent:", "")));
-        assertThat(p.arm("lat", "baseline").orElseThrow().commitRef()).isEqualTo("task-lat^");
-        assertThat(p.arm("serve", "agent:a1").orElseThrow().commitRef()).isEqualTo("base");
+        assertThat(p.arm("lat", Arm.BASELINE).orElseThrow().commitRef()).isEqualTo("task-lat^");
+        assertThat(p.arm("serve", Arm.agent("a1")).orElseThrow().commitRef()).isEqualTo("base");
         assertThat(p.toText()).contains("A/A arm on").contains("order (per round:").contains("  round 1: ");
         assertThat(p.toJson()).contains("\"order\"").contains("\"aa\" : true").contains("SplittableRandom");
     }
@@ -141,7 +143,7 @@ class PlannerTest {
     void theAaArmCanBeTurnedOff() throws Exception {
         Plan p = Planner.plan(suite(""), new Planner.Options(null, null, dir.resolve("work"), false));
         assertThat(p.aa()).isFalse();
-        assertThat(p.arms()).noneMatch(a -> a.arm().equals("baseline-aa"));
+        assertThat(p.arms()).noneMatch(a -> a.arm().equals(Arm.BASELINE_AA));
         assertThat(p.measuredJobs()).isEqualTo(21);
         // the repeat check still calibrates the correctness tolerance
         assertThat(p.jobs()).filteredOn(Job::repeatCheck).hasSize(2);
@@ -221,6 +223,27 @@ class PlannerTest {
         assertThat(last.path("gpus").asInt()).isGreaterThanOrEqualTo(1);
     }
 
+    /** The arms {@code run --attempts-of} plans carry the stored attempt they measure, into the plan's JSON. */
+    @Test
+    void anAttemptArmCarriesItsStoredAttempt() throws Exception {
+        Suite s = suite("");
+        List<AgentSpec> agents = new ArrayList<>(s.agents());
+        agents.add(new AgentSpec("a1@2", null, Map.of("serve", dir.resolve("a.patch")), null,
+                Map.of("serve", "agents-1/serve/a1@2")));
+        Plan p = Planner.plan(s.withAgents(agents), new Planner.Options(2, null, dir));
+        assertThat(p.arm("serve", Arm.agent("a1@2")).orElseThrow().attemptRun()).isEqualTo("agents-1/serve/a1@2");
+        assertThat(p.arm("serve", Arm.agent("a1")).orElseThrow().attemptRun()).as("a patch the suite names").isNull();
+        assertThat(p.arm("serve", Arm.BASELINE).orElseThrow().attemptRun()).isNull();
+        JsonNode arms = new ObjectMapper().readTree(p.toJson()).path("arms");
+        List<String> keyed = new ArrayList<>();
+        arms.forEach(a -> {
+            if (a.has("attempt_run")) {
+                keyed.add(a.path("arm").asText() + " " + a.path("attempt_run").asText());
+            }
+        });
+        assertThat(keyed).containsExactly("agent:a1@2 agents-1/serve/a1@2");
+    }
+
     private static List<String> order(Plan p) {
         List<String> out = new ArrayList<>();
         p.jobs().forEach(j -> out.add(j.jobId()));
@@ -262,7 +285,7 @@ class PlannerTest {
         assertThat(spec.settings().scoreRegex()).isEqualTo("acc=([0-9.]+)");
         assertThat(spec.suiteDir()).isEqualTo(suiteDir);
         assertThat(first.limits().runS()).isEqualTo(30);
-        assertThat(first.cwd()).isEqualTo(p.arm("acc", "baseline").orElseThrow().worktree());
+        assertThat(first.cwd()).isEqualTo(p.arm("acc", Arm.BASELINE).orElseThrow().worktree());
         // a serving task's accuracy command is a plain command, within the benchmark's limit when it sets none
         Job serving = acc.get(1);
         assertThat(serving.serving()).isFalse();

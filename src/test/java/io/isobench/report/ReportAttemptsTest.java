@@ -36,6 +36,38 @@ class ReportAttemptsTest {
     @TempDir
     Path dir;
 
+    /**
+     * The task page says which shown attempt an arm measured by the attempt the arm's runs named: two agents runs left
+     * the same patches, the page shows the later run's attempts; a session planned from the first run measured none
+     * of them, a session recorded before the key falls back to the patch (and takes the later run's).
+     */
+    @Test
+    void the_task_page_marks_the_attempt_an_arm_measured_by_identity() throws Exception {
+        for (boolean keyed : new boolean[] {true, false}) {
+            try (Store store = Stores.open(dir.resolve("twice-" + keyed + ".duckdb").toString())) {
+                AttemptSessions.session(store, T0, keyed ? "agents-run-1" : null);
+                AttemptSessions.attempts(store, T0.minusSeconds(7200),
+                        new AttemptSessions.AgentsRun("agents-run-1", "2.1.332"));
+                AttemptSessions.attempts(store, T0.minusSeconds(3600),
+                        new AttemptSessions.AgentsRun("agents-run-2", "2.2.0"));
+                ReportScope scope = new ReportScope(null, 5.0, Instant.parse("2026-11-27T00:00:00Z"));
+                try (ReportModel model = ReportModel.build(store, scope)) {
+                    NativeTask t = model.tasks().get(0);
+                    StringBuilder task = new StringBuilder();
+                    AttemptSection.taskHtml(task, model.attempts().ofTask("tpot"), model.trajectories(),
+                            t.extra().patch, t.extra().attemptRun);
+                    assertThat(task.toString()).as("keyed=%s", keyed).contains("2.2.0");
+                    if (keyed) {
+                        assertThat(task.toString()).doesNotContain("measured as");
+                    } else {
+                        assertThat(task.toString()).contains("measured as agent:a@1", "measured as agent:a@2",
+                                "measured as agent:b@1");
+                    }
+                }
+            }
+        }
+    }
+
     @Test
     void scores_tables_and_task_page_attempts() throws Exception {
         try (Store store = Stores.open(dir.resolve("a.duckdb").toString())) {
@@ -69,7 +101,8 @@ class ReportAttemptsTest {
                 Golden.check(GOLDEN.resolve("attempts.html"), AttemptSection.html(s));
                 StringBuilder task = new StringBuilder();
                 NativeTask t = model.tasks().get(0);
-                AttemptSection.taskHtml(task, model.attempts().ofTask("tpot"), model.trajectories(), t.extra().patch);
+                AttemptSection.taskHtml(task, model.attempts().ofTask("tpot"), model.trajectories(), t.extra().patch,
+                        t.extra().attemptRun);
                 Golden.check(GOLDEN.resolve("attempts-task.html"), task.toString());
 
                 StringWriter full = new StringWriter();

@@ -59,14 +59,14 @@ class GateReferencesTest {
         RunRecord human = check("t/human/check", "human", List.of("h", "b"), List.of("h", "b"));
         for (List<RunRecord> order : List.of(List.of(first, repeat, human), List.of(repeat, human, first))) {
             Map<String, List<Probe>> refs = CorrectnessGate.references(new ArrayList<>(order));
-            Greedy.ProbeRun base = CorrectnessGate.referenceRun(refs, "t", "baseline");
+            Greedy.ProbeRun base = CorrectnessGate.referenceRun(refs, "t", CorrectnessGate.Reference.BASELINE);
             assertThat(base.texts()).containsExactly("a", "b");
             assertThat(base.batched()).extracting(Probe::text).containsExactly("a", "b");
             assertThat(base.batchSize()).isEqualTo(8);
-            Greedy.ProbeRun again = CorrectnessGate.referenceRun(refs, "t", CorrectnessGate.REPEAT_ROLE);
+            Greedy.ProbeRun again = CorrectnessGate.referenceRun(refs, "t", CorrectnessGate.Reference.BASELINE_REPEAT);
             assertThat(again.texts()).containsExactly("a", "X");
             assertThat(again.batched()).extracting(Probe::text).containsExactly("Y", "X");
-            assertThat(CorrectnessGate.referenceRun(refs, "t", "human").texts()).containsExactly("h", "b");
+            assertThat(CorrectnessGate.referenceRun(refs, "t", CorrectnessGate.Reference.HUMAN).texts()).containsExactly("h", "b");
         }
     }
 
@@ -74,9 +74,9 @@ class GateReferencesTest {
     void checksStoredBeforeTheConcurrentPassReadAsSequentialOnly() throws Exception {
         Map<String, List<Probe>> refs = CorrectnessGate.references(List.of(
                 check("t/baseline/check", "baseline", List.of("a", "b"), null)));
-        Greedy.ProbeRun base = CorrectnessGate.referenceRun(refs, "t", "baseline");
+        Greedy.ProbeRun base = CorrectnessGate.referenceRun(refs, "t", CorrectnessGate.Reference.BASELINE);
         assertThat(base.texts()).containsExactly("a", "b");
         assertThat(base.hasBatched()).isFalse();
-        assertThat(CorrectnessGate.referenceRun(refs, "t", CorrectnessGate.REPEAT_ROLE)).isNull();
+        assertThat(CorrectnessGate.referenceRun(refs, "t", CorrectnessGate.Reference.BASELINE_REPEAT)).isNull();
     }
 }
