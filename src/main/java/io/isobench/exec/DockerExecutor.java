@@ -44,7 +44,8 @@ import java.util.concurrent.TimeUnit;
  * ({@code ENV_MISSING}) and docker's root dir and the job's directory must have free space ({@code DISK_FULL}).
  * Containers are named from the job (so a resumed session removes what a killed one left) and removed
  * ({@code docker rm -f}) on every exit path. Environment variables, secrets included, go through a mode-600 env file
- * deleted as soon as the container exists; never through the command line.
+ * deleted as soon as the container exists; never through the command line. A job's scratch folder (env file, agent
+ * patch) is named from the job too, so a resumed session also removes the env file a SIGKILL left ({@link #reap}).
  */
 final class DockerExecutor implements Executor {
 
@@ -143,7 +144,7 @@ final class DockerExecutor implements Executor {
         }
         Path scratch = null;
         try {
-            scratch = Files.createTempDirectory("isobench-docker-");
+            scratch = Files.createTempDirectory(scratchPrefix(job));
             Path patch = null;
             if (!config.mountWorktree() && job.arm().kind() == io.isobench.Arm.Kind.AGENT) {
                 patch = scratch.resolve("agent.patch");
@@ -178,10 +179,27 @@ final class DockerExecutor implements Executor {
         }
     }
 
-    /** Removes the container a killed orchestrator left for this job (by its name). */
+    /**
+     * Removes what a killed orchestrator left for this job: its container (by its name) and its scratch folder (by
+     * its name's prefix), with the env file a SIGKILL between writing it and the container's start left on disk.
+     */
     @Override
     public void reap(Job job) {
         removeContainer(containerName(job));
+        Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+        try (var dirs = Files.newDirectoryStream(tmp, scratchPrefix(job) + "*")) {
+            for (Path d : dirs) {
+                deleteTree(d);
+            }
+        } catch (IOException e) {
+            // nothing to list: nothing left
+        }
+    }
+
+    /** A job's scratch folder name prefix in java.io.tmpdir: the hash of its container name (one job, one prefix). */
+    static String scratchPrefix(Job job) {
+        String name = containerName(job);
+        return "isobench-docker-" + name.substring(name.lastIndexOf('-') + 1) + "-";
     }
 
     /** One job's container: the placement the local executor's logic drives. */
