@@ -9,7 +9,7 @@ import java.util.function.DoubleUnaryOperator;
  * (Lentz's continued fraction, Numerical Recipes §6.4) and a Lanczos log-gamma. Accurate to ~1e-10 in the quantiles
  * the verdicts use; quantiles are cached per (distribution, degrees of freedom, probability).
  */
-final class Distributions {
+public final class Distributions {
 
     private static final ConcurrentHashMap<Key, Double> QUANTILES = new ConcurrentHashMap<>();
 
@@ -21,7 +21,7 @@ final class Distributions {
     }
 
     /** P(T ≤ t) for Student's t with {@code df} > 0 degrees of freedom. */
-    static double tCdf(double t, double df) {
+    public static double tCdf(double t, double df) {
         requirePositive(df, "df");
         if (Double.isNaN(t)) {
             return Double.NaN;

@@ -1,0 +1,93 @@
+package io.isobench.track;
+
+import io.isobench.analysis.ArmSamples;
+import io.isobench.analysis.Comparison;
+import io.isobench.analysis.SequentialDesign;
+import io.isobench.analysis.StatsConfig;
+import io.isobench.analysis.TaskAnalysis;
+import io.isobench.analysis.Verdict;
+import io.isobench.parse.Better;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The confirmation rule of a candidate change (docs/statistics.md §21): a paired, interleaved session of the commit
+ * against its parent, with the parent again as the A/A arm, read by the verdicts' own machinery
+ * ({@link TaskAnalysis#analyse(TaskAnalysis.Input, SequentialDesign, int, StatsConfig)}: paired log ratios, the
+ * adaptive design's repeated intervals, the margin, the A/A check). The candidate is {@code confirmed} exactly when
+ * that comparison's verdict is {@code better} for a faster candidate or {@code worse} for a slower one (its interval
+ * excludes no change on the candidate's side and its estimate is beyond the margin); {@code rejected} otherwise
+ * (equivalent, inconclusive — A/A unstable included —, the other direction, failed). No second statistic.
+ */
+public final class Confirmation {
+
+    /** The status of a change (the names are a contract). */
+    public enum Status {
+        CANDIDATE, CONFIRMED, REJECTED;
+
+        public String label() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /**
+     * The paired session of a commit against its parent, one value per round (rounds 0, 1, … in order; use
+     * {@link ArmSamples#ofRounds} for missing rounds).
+     *
+     * @param parent   the parent's runs: the baseline
+     * @param parentAa the parent's runs in an environment of their own: the A/A arm; null when the session ran none
+     * @param commit   the commit's runs: the compared arm
+     */
+    public record PairedSession(String metric, Better better, ArmSamples parent, ArmSamples parentAa,
+                                ArmSamples commit) {
+    }
+
+    /**
+     * A decided candidate.
+     *
+     * @param status     confirmed or rejected
+     * @param direction  what the session measured: faster, slower, or none (no better/worse verdict)
+     * @param changePct  the metric's change commit vs parent, percent (exp of the paired mean log ratio, − 1)
+     * @param ciLowPct   the low end of the session's interval on that change (the look's repeated CI), percent
+     * @param ciHighPct  the high end
+     * @param comparison the verdict it was read from (the evidence: its numbers and reason)
+     */
+    public record Outcome(Status status, Direction direction, double changePct, double ciLowPct, double ciHighPct,
+                          Comparison comparison) {
+    }
+
+    private Confirmation() {
+    }
+
+    /** The session read by the verdicts' machinery: the parent as baseline (and A/A arm), the commit as human. */
+    public static TaskAnalysis analyse(PairedSession s, SequentialDesign design, int roundsRun, StatsConfig config) {
+        TaskAnalysis.Input input = new TaskAnalysis.Input(s.metric(), s.better(), s.parent(), s.parentAa(), s.commit(),
+                List.of(), List.of());
+        return TaskAnalysis.analyse(input, design, roundsRun, config);
+    }
+
+    /** Confirmed or rejected: the session's verdict on the commit against its parent, in the candidate's direction. */
+    public static Outcome decide(Direction candidate, TaskAnalysis session) {
+        Comparison c = session.humanVsBaseline();
+        Direction measured = c.verdict() == Verdict.BETTER ? Direction.FASTER
+                : c.verdict() == Verdict.WORSE ? Direction.SLOWER : Direction.NONE;
+        boolean confirmed = candidate != Direction.NONE && measured == candidate;
+        return new Outcome(confirmed ? Status.CONFIRMED : Status.REJECTED, measured, pct(c, c.speedup()),
+                bound(c, true), bound(c, false), c);
+    }
+
+    /** A speedup (> 1 better) as the metric's change commit vs parent, percent. */
+    private static double pct(Comparison c, Double speedup) {
+        if (speedup == null) {
+            return Double.NaN;
+        }
+        return ((c.better() == Better.HIGHER ? speedup : 1 / speedup) - 1) * 100;
+    }
+
+    private static double bound(Comparison c, boolean low) {
+        double a = pct(c, c.ciLowSpeedup());
+        double b = pct(c, c.ciHighSpeedup());
+        return low ? Math.min(a, b) : Math.max(a, b);
+    }
+}

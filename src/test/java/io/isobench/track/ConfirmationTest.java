@@ -1,0 +1,81 @@
+package io.isobench.track;
+
+import io.isobench.Arm;
+import io.isobench.analysis.ArmSamples;
+import io.isobench.analysis.InconclusiveReason;
+import io.isobench.analysis.SequentialDesign;
+import io.isobench.analysis.StatsConfig;
+import io.isobench.analysis.Verdict;
+import io.isobench.parse.Better;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+class ConfirmationTest {
+
+    private static final double[] PARENT = {100.0, 101.2, 99.1, 100.6, 99.4, 100.3, 100.9, 99.7};
+    private static final double[] JITTER = {1.004, 0.995, 1.003, 0.998, 1.002, 0.996, 1.001, 0.999};
+
+    private static double[] times(double[] v, double f, double[] jitter) {
+        double[] out = new double[v.length];
+        for (int i = 0; i < v.length; i++) {
+            out[i] = v[i] * f * jitter[i];
+        }
+        return out;
+    }
+
+    private static Confirmation.Outcome decide(Direction candidate, double commitFactor, double aaFactor) {
+        Confirmation.PairedSession s = new Confirmation.PairedSession("command_cpu_s", Better.LOWER,
+                ArmSamples.of(Arm.BASELINE, PARENT), ArmSamples.of(Arm.BASELINE_AA, times(PARENT, aaFactor,
+                JITTER)), ArmSamples.of(Arm.HUMAN, times(PARENT, commitFactor, new double[] {0.997, 1.003, 0.999,
+                1.002, 0.998, 1.004, 0.996, 1.001})));
+        return Confirmation.decide(candidate, Confirmation.analyse(s, SequentialDesign.defaultAdaptive(), 8,
+                StatsConfig.defaults()));
+    }
+
+    @Test
+    void aCandidateWhosePairedSessionShowsNoDifferenceIsRejected() {
+        Confirmation.Outcome o = decide(Direction.SLOWER, 1.0, 1.0);
+        assertThat(o.status()).isEqualTo(Confirmation.Status.REJECTED);
+        assertThat(o.direction()).isEqualTo(Direction.NONE);
+        assertThat(o.comparison().verdict()).isEqualTo(Verdict.EQUIVALENT);
+        assertThat(o.changePct()).isCloseTo(0, within(0.5));
+        assertThat(o.ciLowPct()).isLessThan(0);
+        assertThat(o.ciHighPct()).isGreaterThan(0);
+    }
+
+    @Test
+    void aRealSlowdownIsConfirmedWithItsNumbers() {
+        Confirmation.Outcome o = decide(Direction.SLOWER, 1.10, 1.0);
+        assertThat(o.status()).isEqualTo(Confirmation.Status.CONFIRMED);
+        assertThat(o.direction()).isEqualTo(Direction.SLOWER);
+        assertThat(o.changePct()).isCloseTo(10, within(0.5));
+        assertThat(o.ciLowPct()).isGreaterThan(0).isLessThan(o.changePct());
+        assertThat(o.ciHighPct()).isGreaterThan(o.changePct());
+    }
+
+    @Test
+    void aChangeTheOtherWayIsRejectedButMeasured() {
+        Confirmation.Outcome o = decide(Direction.FASTER, 1.10, 1.0);
+        assertThat(o.status()).isEqualTo(Confirmation.Status.REJECTED);
+        assertThat(o.direction()).isEqualTo(Direction.SLOWER);
+    }
+
+    @Test
+    void anUnstableAaArmRejectsEvenAClearChange() {
+        Confirmation.Outcome o = decide(Direction.SLOWER, 1.10, 1.08);
+        assertThat(o.status()).isEqualTo(Confirmation.Status.REJECTED);
+        assertThat(o.comparison().inconclusiveReason()).isEqualTo(InconclusiveReason.AA_UNSTABLE);
+    }
+
+    @Test
+    void aHigherIsBetterMetricReportsTheValuesChange() {
+        Confirmation.PairedSession s = new Confirmation.PairedSession("total_throughput_tok_s", Better.HIGHER,
+                ArmSamples.of(Arm.BASELINE, PARENT), null, ArmSamples.of(Arm.HUMAN, times(PARENT, 1.2, JITTER)));
+        Confirmation.Outcome o = Confirmation.decide(Direction.FASTER, Confirmation.analyse(s,
+                SequentialDesign.fixed(8), 8, StatsConfig.defaults()));
+        assertThat(o.status()).isEqualTo(Confirmation.Status.CONFIRMED);
+        assertThat(o.changePct()).isCloseTo(20, within(0.5));
+    }
+}

@@ -1,0 +1,32 @@
+package io.isobench.track;
+
+import io.isobench.analysis.StatsConfig;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The track rows of bench/stats-calibration at a small count of ranges: produced, with their targets. */
+class TrackCalibrationTest {
+
+    @Test
+    void theRowsAreProducedWithTheirTargets() {
+        List<TrackCalibration.Row> rows = TrackCalibration.run(200, 20261126L, 4, StatsConfig.defaults());
+        String table = TrackCalibration.table(rows, 200, 20261126L);
+        // 9 cells at CV 2 % and 9 at the suite's CV, 3 lines each
+        assertThat(rows).hasSize(54);
+        assertThat(rows.stream().filter(r -> r.target().kind() != TrackCalibration.Target.Kind.NONE)).hasSize(8);
+        assertThat(table).contains("null range  CV 2%", "null range  CV 4%", "P(>=1 candidate)", "P(>=1 confirmed)",
+                "P(right commit)", "--every 5  step 10% slower  CV 2%", "<= 5 %", ">= 90 %");
+        assertThat(rows).allSatisfy(r -> assertThat(r.ranges()).isEqualTo(200));
+        TrackCalibration.Row power = rows.stream().filter(r -> r.cell().equals("step 10% slower  CV 2%")
+                && r.measure() == TrackCalibration.Measure.RIGHT_COMMIT).findFirst().orElseThrow();
+        assertThat(power.rate()).as(table).isGreaterThan(0.9);
+        TrackCalibration.Row nothing = rows.stream().filter(r -> r.cell().equals("null range  CV 2%")
+                && r.measure() == TrackCalibration.Measure.ANY_CONFIRMED).findFirst().orElseThrow();
+        assertThat(nothing.rate()).as(table).isLessThanOrEqualTo(0.05);
+        assertThat(TrackCalibration.run(100, 1L, TrackCalibration.DESIGN_CV_PCT, StatsConfig.defaults()))
+                .as("the suite's CV equal to 2 %: no second set of cells").hasSize(27);
+    }
+}
