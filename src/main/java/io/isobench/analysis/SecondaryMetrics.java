@@ -247,8 +247,8 @@ public record SecondaryMetrics(List<Row> rows, List<Omitted> omitted, TtftCrossC
             }
         });
         // Better.HIGHER: the speedup is then X / R itself, the raw change; the verdict of this analysis is not used
-        TaskAnalysis ta = TaskAnalysis.analyse(new TaskAnalysis.Input(metric, Better.HIGHER, base, aa,
-                samples.get(Arm.HUMAN.label()), agents, exclusions), config);
+        TaskAnalysis ta = TaskAnalysis.analyse(TaskAnalysis.Input.of(metric, Better.HIGHER, base,
+                samples.get(Arm.HUMAN.label())).withBaselineAa(aa).withAgents(agents).withExclusions(exclusions), config);
         Map<String, Double> medians = new LinkedHashMap<>();
         ta.summaries().forEach((arm, s) -> {
             if (s.median() != null) {

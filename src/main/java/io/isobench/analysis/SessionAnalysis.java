@@ -221,9 +221,9 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
             }
         }
         ArmSamples aa = runs.arms.contains(Arm.BASELINE_AA) ? valid.samples(Arm.BASELINE_AA.label(), incorrect) : null;
-        return TaskAnalysis.analyse(new TaskAnalysis.Input(runs.metric, runs.better(),
-                valid.samples(Arm.BASELINE.label(), incorrect), aa, valid.samples(Arm.HUMAN.label(), incorrect),
-                agents, valid.exclusions()), design, runs.roundsRun, config);
+        return TaskAnalysis.analyse(TaskAnalysis.Input.of(runs.metric, runs.better(),
+                valid.samples(Arm.BASELINE.label(), incorrect), valid.samples(Arm.HUMAN.label(), incorrect))
+                .withBaselineAa(aa).withAgents(agents).withExclusions(valid.exclusions()), design, runs.roundsRun, config);
     }
 
     /** Per arm (plan order) the runs whose primary value counts, by round: the rounds the verdict uses. */

@@ -272,9 +272,9 @@ public record SweepAnalysis(Axis axis, Map<String, List<PointStats>> curves, Map
             }
             ArmSamples aa = arms.contains(Arm.BASELINE_AA)
                     ? samples(Arm.BASELINE_AA.label(), capacity, incorrect) : null;
-            TaskAnalysis.Input input = new TaskAnalysis.Input(metricName(axis.kind()), Better.HIGHER,
-                    samples(Arm.BASELINE.label(), capacity, incorrect), aa, samples(Arm.HUMAN.label(), capacity,
-                    incorrect), agents, exclusions);
+            TaskAnalysis.Input input = TaskAnalysis.Input.of(metricName(axis.kind()), Better.HIGHER,
+                    samples(Arm.BASELINE.label(), capacity, incorrect), samples(Arm.HUMAN.label(), capacity,
+                    incorrect)).withBaselineAa(aa).withAgents(agents).withExclusions(exclusions);
             // capacity takes only the sweep's points: decided by the sign test over the paired rounds, look by look
             Map<String, Map<Integer, Double>> perRound = new LinkedHashMap<>();
             capacity.forEach((arm, c) -> perRound.put(arm, c.perRound()));

@@ -77,9 +77,27 @@ public record TaskAnalysis(
             exclusions = List.copyOf(exclusions == null ? List.of() : exclusions);
         }
 
-        /** Without an A/A arm and without exclusions. */
-        public Input(String metric, Better better, ArmSamples baseline, ArmSamples human, List<ArmSamples> agents) {
-            this(metric, better, baseline, null, human, agents, List.of());
+        /**
+         * The baseline's and the human's samples of {@code metric}: no A/A arm, no agent, no exclusion (add them by
+         * name: {@link #withBaselineAa}, {@link #withAgents}, {@link #withExclusions}).
+         */
+        public static Input of(String metric, Better better, ArmSamples baseline, ArmSamples human) {
+            return new Input(metric, better, baseline, null, human, List.of(), List.of());
+        }
+
+        /** This input with the A/A arm's samples ({@code null}: the session ran none). */
+        public Input withBaselineAa(ArmSamples aa) {
+            return new Input(metric, better, baseline, aa, human, agents, exclusions);
+        }
+
+        /** This input with the agent arms' samples, in plan order. */
+        public Input withAgents(List<ArmSamples> agentSamples) {
+            return new Input(metric, better, baseline, baselineAa, human, agentSamples, exclusions);
+        }
+
+        /** This input with the rounds kept out (their values are not in the samples). */
+        public Input withExclusions(List<RoundExclusion> kept) {
+            return new Input(metric, better, baseline, baselineAa, human, agents, kept);
         }
 
         /** What a look after {@code rounds} rounds sees: the rounds before it (values and exclusions). */

@@ -38,8 +38,9 @@ final class FailuresPage extends HtmlPage {
                 v[i] = new long[] {f.baselineRuns(), f.humanRuns(), f.agentRuns(), f.noArmRuns()};
             }
             b.append(Svg.stacked("Failed runs by category and arm", "failed runs (count)", "category", cats,
-                    List.of("baseline", "human", "agent", "no arm (harness)"),
-                    List.of(Html.BASELINE, Html.HUMAN, Html.AGENTS[0], Html.NO_ARM), v));
+                    List.of(new Svg.Stack("baseline", Html.BASELINE),
+                    new Svg.Stack("human", Html.HUMAN), new Svg.Stack("agent", Html.AGENTS[0]),
+                    new Svg.Stack("no arm (harness)", Html.NO_ARM)), v));
             b.append("<table id=\"failure-table\">\n").append(th("category", "runs", "baseline", "human", "agent", "no arm",
                     "retry", "fixable", "agent outcome", "example evidence", "example commits"));
             for (var f : fc) {
@@ -102,6 +103,6 @@ final class FailuresPage extends HtmlPage {
         spoolPages("todo", "To-do list (imported legacy data)", "<p class=\"note\">What to rerun or rebuild, and "
                         + "why (from the failure category of the missing arm, or the reason the row is not "
                         + "comparable). <a href=\"failures.html\">← failures</a></p>\n",
-                LegacyModel.TODO_TABLE, m.todo(), null, null);
+                LegacyModel.TODO_TABLE, m.todo(), RowMark.NONE);
     }
 }

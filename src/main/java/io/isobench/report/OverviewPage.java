@@ -179,8 +179,9 @@ final class OverviewPage extends HtmlPage {
             i++;
         }
         b.append(Svg.stacked("Verdicts vs human per agent (replay-valid tasks)", "tasks (count)", "agent", names,
-                List.of("better", "equivalent", "worse", "inconclusive", "failed", "incorrect"),
-                List.of(Html.WIN, Html.EQUIVALENT, Html.LOSS, Html.INCONCLUSIVE, Html.FAILED, Html.INCORRECT), v));
+                List.of(new Svg.Stack("better", Html.WIN), new Svg.Stack("equivalent", Html.EQUIVALENT),
+                        new Svg.Stack("worse", Html.LOSS), new Svg.Stack("inconclusive", Html.INCONCLUSIVE),
+                        new Svg.Stack("failed", Html.FAILED), new Svg.Stack("incorrect", Html.INCORRECT)), v));
         patchOutcomes(b);
         List<Svg.Interval> iv = new ArrayList<>();
         int total = 0;

@@ -396,11 +396,11 @@ class TaskAnalysisTest {
 
     @Test
     void rejectsBadInput() {
-        assertThatThrownBy(() -> new TaskAnalysis.Input("client_queue_ms_mean", Better.NONE,
-                ArmSamples.of(Arm.BASELINE, 1, 2, 3), ArmSamples.of(Arm.HUMAN, 1, 2, 3), List.of()))
+        assertThatThrownBy(() -> TaskAnalysis.Input.of("client_queue_ms_mean", Better.NONE,
+                ArmSamples.of(Arm.BASELINE, 1, 2, 3), ArmSamples.of(Arm.HUMAN, 1, 2, 3)))
                 .hasMessageContaining("direction");
-        assertThatThrownBy(() -> new TaskAnalysis.Input("tpot_ms_mean", Better.LOWER,
-                ArmSamples.of(Arm.HUMAN, 1, 2, 3), ArmSamples.of(Arm.HUMAN, 1, 2, 3), List.of()))
+        assertThatThrownBy(() -> TaskAnalysis.Input.of("tpot_ms_mean", Better.LOWER,
+                ArmSamples.of(Arm.HUMAN, 1, 2, 3), ArmSamples.of(Arm.HUMAN, 1, 2, 3)))
                 .hasMessageContaining("baseline");
         assertThatThrownBy(() -> ArmSamples.ofRounds(Arm.HUMAN, new int[] {1, 1}, new double[] {1, 2}))
                 .hasMessageContaining("strictly increasing");
