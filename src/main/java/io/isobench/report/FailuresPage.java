@@ -1,5 +1,6 @@
 package io.isobench.report;
 
+import io.isobench.Arm;
 import io.isobench.parse.FailureCategory;
 
 import java.io.IOException;
@@ -65,12 +66,13 @@ final class FailuresPage extends HtmlPage {
         b.append("<h2 id=\"native-outcomes\">Native sessions: outcomes per task and arm</h2>\n");
         StringBuilder rows = new StringBuilder();
         for (NativeTask t : tasks) {
-            for (Map.Entry<String, Map<String, Integer>> e : t.result().outcomes().entrySet()) {
+            for (Map.Entry<Arm, Map<String, Integer>> e : t.result().outcomes().entrySet()) {
                 for (Map.Entry<String, Integer> c : e.getValue().entrySet()) {
                     FailureCategory cat = Html.category(c.getKey());
                     rows.append("<tr><td><a href=\"").append(t.page()).append("#task-failures\">")
                             .append(esc(t.result().taskId())).append("</a></td><td>")
-                            .append(Html.armLabel(e.getKey(), colours.of(e.getKey()))).append("</td><td><code>")
+                            .append(Html.armLabel(e.getKey().label(), colours.of(e.getKey().label())))
+                            .append("</td><td><code>")
                             .append(esc(c.getKey())).append("</code></td>")
                             .append(td(FailureCounts.counted(c.getKey(), c.getValue())))
                             .append(td(cat == null ? "?" : cat.retry().label())).append("</tr>\n");

@@ -369,7 +369,7 @@ class TaskAnalysisTest {
         assertThat(json).contains("\"noise_floor_source\":\"aa_arm\"", "\"verdict\":\"better\"",
                 "\"replay_validity\":\"valid\"", "\"inconclusive_reason\":null", "\"ci_method\"",
                 "\"variance\":\"own_pairs\"", "\"exclusions\":[]", "\"stopping\"", "\"log_se\"");
-        assertThat(t.summaries()).containsKeys("baseline", "baseline-aa", "human", "agent:alpha");
+        assertThat(t.summaries()).containsKeys(Arm.BASELINE, Arm.BASELINE_AA, Arm.HUMAN, Arm.agent("alpha"));
     }
 
     @Test
