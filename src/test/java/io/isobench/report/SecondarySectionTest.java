@@ -142,7 +142,7 @@ class SecondarySectionTest {
             assertThat(c.arms()).extracting(TtftCrossCheck.ArmGaps::arm)
                     .containsExactly(Arm.BASELINE, Arm.BASELINE_AA, Arm.HUMAN, Arm.agent("x"));
             assertThat(c.flagged()).singleElement().satisfies(f -> {
-                assertThat(f.arm()).isEqualTo("human");
+                assertThat(f.arm()).isEqualTo(Arm.HUMAN);
                 assertThat(f.round()).isEqualTo(4);
                 assertThat(f.gapMs()).isEqualTo(30.0);
             });
