@@ -57,7 +57,7 @@ public record ArmSamples(Arm arm, int[] rounds, double[] valuesByRound, boolean 
      * An arm's values by round (ascending), marked incorrect when the arm is in {@code incorrect}: how the analysis
      * turns the valid rounds of an arm into its samples.
      */
-    static ArmSamples byRound(String label, SortedMap<Integer, Double> values, Set<String> incorrect) {
+    static ArmSamples byRound(Arm arm, SortedMap<Integer, Double> values, Set<Arm> incorrect) {
         int[] rounds = new int[values.size()];
         double[] xs = new double[values.size()];
         int i = 0;
@@ -65,8 +65,8 @@ public record ArmSamples(Arm arm, int[] rounds, double[] valuesByRound, boolean 
             rounds[i] = e.getKey();
             xs[i++] = e.getValue();
         }
-        ArmSamples out = ofRounds(Arm.fromLabel(label), rounds, xs);
-        return incorrect.contains(label) ? out.markedIncorrect() : out;
+        ArmSamples out = ofRounds(arm, rounds, xs);
+        return incorrect.contains(arm) ? out.markedIncorrect() : out;
     }
 
     /** The values of the rounds before {@code rounds} only (0-based rounds 0 … rounds − 1): what a look after that

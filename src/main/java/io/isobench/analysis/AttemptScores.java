@@ -392,7 +392,7 @@ public record AttemptScores(List<AgentScore> agents, Sensitivity sensitivity, do
                 any |= arm.isAttempt();
                 AgentOutcome o = ta == null ? null : ta.agent(arm.label()).orElse(null);
                 AttemptOutcome out = o == null
-                        ? new AttemptOutcome(k, t.incorrect().contains(arm.label()) ? Verdict.INCORRECT : Verdict.FAILED,
+                        ? new AttemptOutcome(k, t.incorrect().contains(arm) ? Verdict.INCORRECT : Verdict.FAILED,
                                 null, human)
                         : new AttemptOutcome(k, o.vsBaseline().verdict(), o.vsBaseline().speedup(), human);
                 byAgent.computeIfAbsent(name, x -> new TreeMap<>()).put(k, out);

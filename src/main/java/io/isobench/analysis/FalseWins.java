@@ -265,9 +265,10 @@ public final class FalseWins {
                 x[2][i] = 100 * Math.exp(sign * eps[2][i]);
                 x[3][i] = 100 * Math.exp(sign * saa * rng.nextGaussian());
             }
-            TaskAnalysis t = TaskAnalysis.analyse(new TaskAnalysis.Input(m.metric(), m.better(),
-                    ArmSamples.of(Arm.BASELINE, x[0]), n.hasAa() ? ArmSamples.of(Arm.BASELINE_AA, x[3]) : null,
-                    ArmSamples.of(Arm.HUMAN, x[1]), List.of(ArmSamples.of(AGENT, x[2])), List.of()), m.design(), r,
+            TaskAnalysis t = TaskAnalysis.analyse(TaskAnalysis.Input.of(m.metric(), m.better(),
+                    ArmSamples.of(Arm.BASELINE, x[0]), ArmSamples.of(Arm.HUMAN, x[1]))
+                    .withBaselineAa(n.hasAa() ? ArmSamples.of(Arm.BASELINE_AA, x[3]) : null)
+                    .withAgents(List.of(ArmSamples.of(AGENT, x[2]))), m.design(), r,
                     config);
             if (t.humanVsBaseline().verdict() == Verdict.BETTER) {
                 double w = weight(eps, t.stopping().lookRounds(), mu, var);

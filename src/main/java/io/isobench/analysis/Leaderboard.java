@@ -151,7 +151,7 @@ public record Leaderboard(List<Entry> entries, List<AgentRow> agents, int droppe
         for (Entry e : chosen.values()) {
             SessionAnalysis.TaskResult t = e.task();
             for (Arm arm : t.agentArms()) {
-                acc.computeIfAbsent(arm.label(), Acc::new).add(t);
+                acc.computeIfAbsent(arm.label(), k -> new Acc(arm)).add(t); // in label order
             }
         }
         List<AgentRow> rows = new ArrayList<>();
@@ -171,7 +171,7 @@ public record Leaderboard(List<Entry> entries, List<AgentRow> agents, int droppe
 
     /** Counters of one agent. */
     private static final class Acc {
-        final String arm;
+        final Arm arm;
         int tasks;
         int notValid;
         final Map<Verdict, Integer> vsBaseline = new EnumMap<>(Verdict.class);
@@ -182,7 +182,7 @@ public record Leaderboard(List<Entry> entries, List<AgentRow> agents, int droppe
         final List<Double> speedupsHuman = new ArrayList<>();
         final List<Test> tests = new ArrayList<>();
 
-        Acc(String arm) {
+        Acc(Arm arm) {
             this.arm = arm;
         }
 
@@ -193,7 +193,7 @@ public record Leaderboard(List<Entry> entries, List<AgentRow> agents, int droppe
                 notValid++;
                 return;
             }
-            AgentOutcome o = ta.agent(arm).orElse(null);
+            AgentOutcome o = ta.agent(arm.label()).orElse(null);
             if (o == null) {
                 // the arm ran no measured round at all (its environment failed before): a failed arm
                 vsBaseline.merge(t.incorrect().contains(arm) ? Verdict.INCORRECT : Verdict.FAILED, 1, Integer::sum);
@@ -216,8 +216,9 @@ public record Leaderboard(List<Entry> entries, List<AgentRow> agents, int droppe
         }
 
         AgentRow row(StatsConfig config) {
-            return new AgentRow(arm, tasks, notValid, Map.copyOf(vsBaseline), Map.copyOf(vsHuman), optBase, optHuman,
-                    median(speedupsBase, config), median(speedupsHuman, config), tests.size(), falseWins(config));
+            return new AgentRow(arm.label(), tasks, notValid, Map.copyOf(vsBaseline), Map.copyOf(vsHuman), optBase,
+                    optHuman, median(speedupsBase, config), median(speedupsHuman, config), tests.size(),
+                    falseWins(config));
         }
 
         /**

@@ -137,8 +137,9 @@ final class Rounds {
     /** The valid values per arm and round, the exclusions, the task's hardware. */
     record Valid(Map<String, TreeMap<Integer, Double>> values, List<RoundExclusion> exclusions, String hardware) {
 
-        ArmSamples samples(String label, Set<String> incorrect) {
-            return ArmSamples.byRound(label, values.getOrDefault(label, new TreeMap<>()), incorrect);
+        /** The arm's valid values as samples (its rounds are kept by label, as the runs stored them). */
+        ArmSamples samples(Arm arm, Set<Arm> incorrect) {
+            return ArmSamples.byRound(arm, values.getOrDefault(arm.label(), new TreeMap<>()), incorrect);
         }
     }
 

@@ -79,7 +79,7 @@ public record SecondaryMetrics(List<Row> rows, List<Omitted> omitted, TtftCrossC
      *                have none
      * @param deltas  baseline-aa, human and every agent vs baseline
      */
-    public record Row(String metric, String unit, Better better, Source source, Map<String, Double> medians,
+    public record Row(String metric, String unit, Better better, Source source, Map<Arm, Double> medians,
                       List<Delta> deltas) {
         public Row {
             medians = Collections.unmodifiableMap(new LinkedHashMap<>(medians));
@@ -100,12 +100,12 @@ public record SecondaryMetrics(List<Row> rows, List<Omitted> omitted, TtftCrossC
      * @param note         why there is no number or no interval ({@code 0 in every counted run of both}); null when
      *                     both are there
      */
-    public record Delta(String arm, String reference, int pairs, Double changePct, Double ciLowPct, Double ciHighPct,
+    public record Delta(Arm arm, String reference, int pairs, Double changePct, Double ciLowPct, Double ciHighPct,
                         String note) {
 
         Map<String, Object> toMap() {
-            return Collections.unmodifiableMap(Fields.inOrder("arm", arm, "reference", reference, "pairs", pairs,
-                    "change_pct", changePct, "ci_low_pct", ciLowPct, "ci_high_pct", ciHighPct, "note", note));
+            return Collections.unmodifiableMap(Fields.inOrder("arm", arm.label(), "reference", reference, "pairs",
+                    pairs, "change_pct", changePct, "ci_low_pct", ciLowPct, "ci_high_pct", ciHighPct, "note", note));
         }
     }
 
@@ -131,9 +131,9 @@ public record SecondaryMetrics(List<Row> rows, List<Omitted> omitted, TtftCrossC
      * @param counted    per arm (plan order): round → the run whose primary value counts in that round
      * @param exclusions the primary analysis's exclusions (the same rounds are kept out)
      */
-    static SecondaryMetrics of(Map<String, TreeMap<Integer, RunRecord>> counted, List<RoundExclusion> exclusions,
+    static SecondaryMetrics of(Map<Arm, TreeMap<Integer, RunRecord>> counted, List<RoundExclusion> exclusions,
                                StatsConfig config) {
-        if (!counted.containsKey(Arm.BASELINE.label()) || !counted.containsKey(Arm.HUMAN.label())) {
+        if (!counted.containsKey(Arm.BASELINE) || !counted.containsKey(Arm.HUMAN)) {
             return NONE;
         }
         List<Row> rows = new ArrayList<>();
@@ -163,7 +163,7 @@ public record SecondaryMetrics(List<Row> rows, List<Omitted> omitted, TtftCrossC
      * The server-metric names of the counted runs: those of the engine whose namespace their metrics carry (vLLM's
      * when none was scraped).
      */
-    static ServerMetricNames serverNames(Map<String, TreeMap<Integer, RunRecord>> counted) {
+    static ServerMetricNames serverNames(Map<Arm, TreeMap<Integer, RunRecord>> counted) {
         Set<String> seen = new HashSet<>();
         counted.values().forEach(byRound -> byRound.values().forEach(r -> r.metrics().forEach(m -> seen.add(m.name()))));
         return Engines.serverMetricsOf(seen);
@@ -187,7 +187,7 @@ public record SecondaryMetrics(List<Row> rows, List<Omitted> omitted, TtftCrossC
      * (no run has the scrape counts: scraping off, an offline task, an executor that does not scrape), or every
      * scrape failed.
      */
-    static String serverReason(Map<String, TreeMap<Integer, RunRecord>> counted) {
+    static String serverReason(Map<Arm, TreeMap<Integer, RunRecord>> counted) {
         boolean scraped = false;
         double failed = 0;
         for (TreeMap<Integer, RunRecord> byRound : counted.values()) {
@@ -208,7 +208,7 @@ public record SecondaryMetrics(List<Row> rows, List<Omitted> omitted, TtftCrossC
     }
 
     /** Why no GPU metric can be there, or null when some counted run has GPU telemetry. */
-    static String gpuReason(Map<String, TreeMap<Integer, RunRecord>> counted) {
+    static String gpuReason(Map<Arm, TreeMap<Integer, RunRecord>> counted) {
         String why = null;
         for (TreeMap<Integer, RunRecord> byRound : counted.values()) {
             for (RunRecord r : byRound.values()) {
@@ -226,11 +226,11 @@ public record SecondaryMetrics(List<Row> rows, List<Omitted> omitted, TtftCrossC
     }
 
     /** The row of one metric, or null when no counted run has it. */
-    private static Row row(String metric, Source source, Map<String, TreeMap<Integer, RunRecord>> counted,
+    private static Row row(String metric, Source source, Map<Arm, TreeMap<Integer, RunRecord>> counted,
                            List<RoundExclusion> exclusions, StatsConfig config, ServerMetricNames names) {
-        Map<String, ArmSamples> samples = new LinkedHashMap<>();
+        Map<Arm, ArmSamples> samples = new LinkedHashMap<>();
         boolean any = false;
-        for (Map.Entry<String, TreeMap<Integer, RunRecord>> e : counted.entrySet()) {
+        for (Map.Entry<Arm, TreeMap<Integer, RunRecord>> e : counted.entrySet()) {
             ArmSamples s = samples(e.getKey(), e.getValue(), metric);
             samples.put(e.getKey(), s);
             any |= s.n() > 0;
@@ -238,18 +238,18 @@ public record SecondaryMetrics(List<Row> rows, List<Omitted> omitted, TtftCrossC
         if (!any) {
             return null;
         }
-        ArmSamples base = samples.get(Arm.BASELINE.label());
-        ArmSamples aa = samples.get(Arm.BASELINE_AA.label());
+        ArmSamples base = samples.get(Arm.BASELINE);
+        ArmSamples aa = samples.get(Arm.BASELINE_AA);
         List<ArmSamples> agents = new ArrayList<>();
         samples.forEach((arm, s) -> {
-            if (Arm.ofStored(arm).kind() == Arm.Kind.AGENT) {
+            if (arm.kind() == Arm.Kind.AGENT) {
                 agents.add(s);
             }
         });
         // Better.HIGHER: the speedup is then X / R itself, the raw change; the verdict of this analysis is not used
-        TaskAnalysis ta = TaskAnalysis.analyse(new TaskAnalysis.Input(metric, Better.HIGHER, base, aa,
-                samples.get(Arm.HUMAN.label()), agents, exclusions), config);
-        Map<String, Double> medians = new LinkedHashMap<>();
+        TaskAnalysis ta = TaskAnalysis.analyse(TaskAnalysis.Input.of(metric, Better.HIGHER, base,
+                samples.get(Arm.HUMAN)).withBaselineAa(aa).withAgents(agents).withExclusions(exclusions), config);
+        Map<Arm, Double> medians = new LinkedHashMap<>();
         ta.summaries().forEach((arm, s) -> {
             if (s.median() != null) {
                 medians.put(arm, s.median());
@@ -263,9 +263,10 @@ public record SecondaryMetrics(List<Row> rows, List<Omitted> omitted, TtftCrossC
         vsBaseline.add(ta.humanVsBaseline());
         ta.agents().forEach(o -> vsBaseline.add(o.vsBaseline()));
         for (Comparison c : vsBaseline) {
+            Arm arm = Arm.ofStored(c.arm()); // a comparison names its arm by label
             // an arm with no counted run has no column: its verdict already says failed
-            if (!counted.getOrDefault(c.arm(), new TreeMap<>()).isEmpty()) {
-                deltas.add(delta(c, samples.get(c.arm()), base, Arm.ofStored(c.arm()).equals(Arm.BASELINE_AA) ? null : aa));
+            if (!counted.getOrDefault(arm, new TreeMap<>()).isEmpty()) {
+                deltas.add(delta(c, arm, samples.get(arm), base, arm.equals(Arm.BASELINE_AA) ? null : aa));
             }
         }
         MetricDictionary.Definition d = MetricDictionary.lookup(metric);
@@ -275,7 +276,7 @@ public record SecondaryMetrics(List<Row> rows, List<Omitted> omitted, TtftCrossC
         return new Row(metric, unit, better, source, medians, deltas);
     }
 
-    private static ArmSamples samples(String arm, TreeMap<Integer, RunRecord> byRound, String metric) {
+    private static ArmSamples samples(Arm arm, TreeMap<Integer, RunRecord> byRound, String metric) {
         List<Integer> rounds = new ArrayList<>();
         List<Double> values = new ArrayList<>();
         byRound.forEach((round, run) -> {
@@ -285,11 +286,11 @@ public record SecondaryMetrics(List<Row> rows, List<Omitted> omitted, TtftCrossC
                 values.add(v);
             }
         });
-        return ArmSamples.ofRounds(Arm.fromLabel(arm), rounds.stream().mapToInt(Integer::intValue).toArray(),
+        return ArmSamples.ofRounds(arm, rounds.stream().mapToInt(Integer::intValue).toArray(),
                 values.stream().mapToDouble(Double::doubleValue).toArray());
     }
 
-    private static Delta delta(Comparison c, ArmSamples x, ArmSamples base, ArmSamples aa) {
+    private static Delta delta(Comparison c, Arm arm, ArmSamples x, ArmSamples base, ArmSamples aa) {
         if (c.speedup() == null) {
             String note;
             if (x.n() == 0) {
@@ -302,11 +303,11 @@ public record SecondaryMetrics(List<Row> rows, List<Omitted> omitted, TtftCrossC
             } else {
                 note = "no round where both have it";
             }
-            return new Delta(c.arm(), c.reference(), c.pairs(), null, null, null, note);
+            return new Delta(arm, c.reference(), c.pairs(), null, null, null, note);
         }
         Double lo = c.ciLowSpeedup() == null ? null : (c.ciLowSpeedup() - 1) * 100;
         Double hi = c.ciHighSpeedup() == null ? null : (c.ciHighSpeedup() - 1) * 100;
-        return new Delta(c.arm(), c.reference(), c.pairs(), (c.speedup() - 1) * 100, lo, hi,
+        return new Delta(arm, c.reference(), c.pairs(), (c.speedup() - 1) * 100, lo, hi,
                 lo == null ? "one pair: no interval" : null);
     }
 
@@ -329,13 +330,20 @@ public record SecondaryMetrics(List<Row> rows, List<Omitted> omitted, TtftCrossC
         return null;
     }
 
+    /** Per arm label, in the map's order: the machine form of a per-arm map. */
+    private static Map<String, Double> labelled(Map<Arm, Double> byArm) {
+        Map<String, Double> out = new LinkedHashMap<>();
+        byArm.forEach((arm, v) -> out.put(arm.label(), v));
+        return Collections.unmodifiableMap(out);
+    }
+
     /** Machine form (snake_case, insertion-ordered, nulls kept). */
     public Map<String, Object> toMap() {
         List<Object> rs = new ArrayList<>();
         for (Row r : rows) {
             rs.add(Collections.unmodifiableMap(Fields.inOrder("metric", r.metric(), "unit", r.unit(), "better",
                     r.better().label(), "source", r.source().name().toLowerCase(Locale.ROOT), "medians",
-                    r.medians(), "deltas", r.deltas().stream().map(Delta::toMap).toList())));
+                    labelled(r.medians()), "deltas", r.deltas().stream().map(Delta::toMap).toList())));
         }
         List<Object> om = new ArrayList<>();
         for (Omitted o : omitted) {

@@ -34,7 +34,7 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
      * @param mode       its mode
      * @param commit     the human commit
      * @param armOrder   the arms in plan order (baseline, its A/A twin, human, agents): typed, compared by kind; the
-     *                   maps below are keyed by their labels ({@link #arms()})
+     *                   maps below are keyed by them (a writer prints {@link Arm#label()})
      * @param analysis   statistics and verdicts of the primary metric; null when baseline or human has no arm rows
      * @param outcomes   per arm: failure category → runs (agent outcomes such as PATCH_FAILED, SERVER_CRASHED…)
      * @param incorrect  arms whose greedy outputs failed the gate
@@ -53,20 +53,15 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
      * @param resolution how finely the primary metric was measured, against the margin; null when no run recorded it
      */
     public record TaskResult(String taskId, String mode, String commit, List<Arm> armOrder, TaskAnalysis analysis,
-                             Map<String, Map<String, Integer>> outcomes, Set<String> incorrect,
-                             Map<String, List<String>> findings, Map<String, Integer> runs,
-                             Map<String, ArmCorrectness> correctness, String hardware,
+                             Map<Arm, Map<String, Integer>> outcomes, Set<Arm> incorrect,
+                             Map<Arm, List<String>> findings, Map<Arm, Integer> runs,
+                             Map<Arm, ArmCorrectness> correctness, String hardware,
                              Map<String, Object> calibration, String unit, SecondaryMetrics secondary,
                              SweepAnalysis sweep, Resolution resolution) {
 
         public TaskResult {
             armOrder = List.copyOf(armOrder);
             calibration = Collections.unmodifiableMap(new LinkedHashMap<>(calibration));
-        }
-
-        /** The arms' labels in plan order: the keys of this result's per-arm maps. */
-        public List<String> arms() {
-            return armOrder.stream().map(Arm::label).toList();
         }
 
         /** The agent arms in plan order. */
@@ -84,7 +79,7 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
         }
 
         /** The arm's correctness record (empty when nothing was checked). */
-        public ArmCorrectness correctness(String arm) {
+        public ArmCorrectness correctness(Arm arm) {
             return correctness.getOrDefault(arm, ArmCorrectness.NONE);
         }
     }
@@ -182,14 +177,14 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
      * (or a sweep's capacities), the secondary metrics over the same rounds, and the metric's resolution.
      */
     private static TaskResult task(String taskId, TaskRuns runs, StatsConfig config, Reading reading) {
-        Map<String, ArmCorrectness> correctness = runs.correctness(); // first: it adds the arms the gates fail
+        Map<Arm, ArmCorrectness> correctness = runs.correctness(); // first: it adds the arms the gates fail
         Rounds.Valid valid = runs.rounds.valid();
         TaskAnalysis analysis = null;
         SecondaryMetrics secondary = SecondaryMetrics.NONE;
         if (runs.metric != null && runs.better() != Better.NONE && runs.hasBaselineAndHuman()) {
             analysis = comparisons(runs, valid, config, reading.designFor(runs.roundsRun));
             int upTo = analysis.stopping().lookRounds(); // the rounds the verdicts read: the secondary metrics' too
-            secondary = SecondaryMetrics.of(counted(runs.labels(), valid, runs.byRound, upTo), valid.exclusions()
+            secondary = SecondaryMetrics.of(counted(runs.arms, valid, runs.byRound, upTo), valid.exclusions()
                     .stream().filter(e -> e.round() < upTo).toList(), config);
         }
         PilotTable.of(runs.pilotRuns).ifPresent(runs.sweep::pilots);
@@ -203,8 +198,8 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
         }
         MetricResolution coarsest = runs.coarsest;
         Resolution resolution = coarsest == null || analysis == null ? null : Resolution.of(runs.metric, coarsest
-                .resolution(), coarsest.source(), analysis.summaries().containsKey(Arm.BASELINE.label())
-                ? analysis.summaries().get(Arm.BASELINE.label()).median() : null, config);
+                .resolution(), coarsest.source(), analysis.summaries().containsKey(Arm.BASELINE)
+                ? analysis.summaries().get(Arm.BASELINE).median() : null, config);
         return new TaskResult(taskId, runs.mode, runs.commit, runs.arms, analysis, runs.outcomes, runs.incorrect,
                 runs.findings, runs.measured, correctness, valid.hardware(), runs.calibration == null ? Map.of()
                 : runs.calibration, unit, secondary, swept, resolution);
@@ -213,27 +208,28 @@ public record SessionAnalysis(String sessionId, List<TaskResult> tasks, StatsCon
     /** The primary metric's comparisons: baseline, its A/A twin, human and every agent arm over the valid rounds. */
     private static TaskAnalysis comparisons(TaskRuns runs, Rounds.Valid valid, StatsConfig config,
                                             SequentialDesign design) {
-        Set<String> incorrect = runs.incorrect;
+        Set<Arm> incorrect = runs.incorrect;
         List<ArmSamples> agents = new ArrayList<>();
         for (Arm a : runs.arms) {
             if (a.kind() == Arm.Kind.AGENT) {
-                agents.add(valid.samples(a.label(), incorrect));
+                agents.add(valid.samples(a, incorrect));
             }
         }
-        ArmSamples aa = runs.arms.contains(Arm.BASELINE_AA) ? valid.samples(Arm.BASELINE_AA.label(), incorrect) : null;
-        return TaskAnalysis.analyse(new TaskAnalysis.Input(runs.metric, runs.better(),
-                valid.samples(Arm.BASELINE.label(), incorrect), aa, valid.samples(Arm.HUMAN.label(), incorrect),
-                agents, valid.exclusions()), design, runs.roundsRun, config);
+        ArmSamples aa = runs.arms.contains(Arm.BASELINE_AA) ? valid.samples(Arm.BASELINE_AA, incorrect) : null;
+        return TaskAnalysis.analyse(TaskAnalysis.Input.of(runs.metric, runs.better(),
+                valid.samples(Arm.BASELINE, incorrect), valid.samples(Arm.HUMAN, incorrect))
+                .withBaselineAa(aa).withAgents(agents).withExclusions(valid.exclusions()), design, runs.roundsRun,
+                config);
     }
 
     /** Per arm (plan order) the runs whose primary value counts, by round: the rounds the verdict uses. */
-    private static Map<String, TreeMap<Integer, RunRecord>> counted(List<String> arms, Rounds.Valid valid,
-                                                                    Map<String, TreeMap<Integer, RunRecord>> byRound,
-                                                                    int upTo) {
-        Map<String, TreeMap<Integer, RunRecord>> out = new LinkedHashMap<>();
-        for (String a : arms) {
+    private static Map<Arm, TreeMap<Integer, RunRecord>> counted(List<Arm> arms, Rounds.Valid valid,
+                                                                 Map<Arm, TreeMap<Integer, RunRecord>> byRound,
+                                                                 int upTo) {
+        Map<Arm, TreeMap<Integer, RunRecord>> out = new LinkedHashMap<>();
+        for (Arm a : arms) {
             TreeMap<Integer, RunRecord> runs = new TreeMap<>();
-            for (Integer round : valid.values().getOrDefault(a, new TreeMap<>()).headMap(upTo).keySet()) {
+            for (Integer round : valid.values().getOrDefault(a.label(), new TreeMap<>()).headMap(upTo).keySet()) {
                 runs.put(round, byRound.get(a).get(round));
             }
             out.put(a, runs);

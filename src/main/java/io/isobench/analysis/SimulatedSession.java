@@ -169,10 +169,10 @@ final class SimulatedSession {
     /** The task's analysis of one simulated session of a timing metric (tpot_ms_mean, lower is better). */
     static TaskAnalysis analyse(Scenario s, double[][] v, SequentialDesign design, StatsConfig config) {
         List<Arm> arms = arms(s);
-        TaskAnalysis.Input input = new TaskAnalysis.Input("tpot_ms_mean", Better.LOWER, ArmSamples.of(Arm.BASELINE,
-                v[0]), s.hasAa() ? ArmSamples.of(Arm.BASELINE_AA, v[1]) : null, ArmSamples.of(Arm.HUMAN,
-                v[arms.indexOf(Arm.HUMAN)]), List.of(ArmSamples.of(arms.get(arms.size() - 1), v[arms.size() - 1])),
-                List.of());
+        TaskAnalysis.Input input = TaskAnalysis.Input.of("tpot_ms_mean", Better.LOWER, ArmSamples.of(Arm.BASELINE,
+                v[0]), ArmSamples.of(Arm.HUMAN, v[arms.indexOf(Arm.HUMAN)]))
+                .withBaselineAa(s.hasAa() ? ArmSamples.of(Arm.BASELINE_AA, v[1]) : null)
+                .withAgents(List.of(ArmSamples.of(arms.get(arms.size() - 1), v[arms.size() - 1])));
         return TaskAnalysis.analyse(input, design, v[0].length, config);
     }
 
@@ -193,10 +193,10 @@ final class SimulatedSession {
             }
             perRound.put(arms.get(a).label(), byRound);
         }
-        TaskAnalysis.Input input = new TaskAnalysis.Input("capacity_max_concurrency", Better.HIGHER,
-                ArmSamples.of(Arm.BASELINE, c[0]), s.hasAa() ? ArmSamples.of(Arm.BASELINE_AA, c[1]) : null,
-                ArmSamples.of(Arm.HUMAN, c[arms.indexOf(Arm.HUMAN)]), List.of(ArmSamples.of(arms.get(arms.size() - 1),
-                c[arms.size() - 1])), List.of());
+        TaskAnalysis.Input input = TaskAnalysis.Input.of("capacity_max_concurrency", Better.HIGHER,
+                ArmSamples.of(Arm.BASELINE, c[0]), ArmSamples.of(Arm.HUMAN, c[arms.indexOf(Arm.HUMAN)]))
+                .withBaselineAa(s.hasAa() ? ArmSamples.of(Arm.BASELINE_AA, c[1]) : null)
+                .withAgents(List.of(ArmSamples.of(arms.get(arms.size() - 1), c[arms.size() - 1])));
         return SweepAnalysis.ordinalReplay(input, perRound, 2.0, design, rounds, config);
     }
 

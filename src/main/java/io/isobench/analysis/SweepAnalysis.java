@@ -171,7 +171,7 @@ public record SweepAnalysis(Axis axis, Map<String, List<PointStats>> curves, Map
          * @param arms      the task's arms, plan order
          * @param incorrect arms that failed a correctness gate
          */
-        SweepAnalysis analyse(List<Arm> arms, Set<String> incorrect, StatsConfig config, SequentialDesign design,
+        SweepAnalysis analyse(List<Arm> arms, Set<Arm> incorrect, StatsConfig config, SequentialDesign design,
                               int roundsRun) {
             List<Integer> idx = new ArrayList<>(loads.keySet());
             List<Double> points = idx.stream().map(loads::get).toList();
@@ -260,21 +260,21 @@ public record SweepAnalysis(Axis axis, Map<String, List<PointStats>> curves, Map
         }
 
         private static TaskAnalysis verdicts(Axis axis, List<Arm> arms, Map<String, Capacity> capacity,
-                                             Set<String> incorrect, List<RoundExclusion> exclusions, Reading how) {
+                                             Set<Arm> incorrect, List<RoundExclusion> exclusions, Reading how) {
             if (!arms.contains(Arm.BASELINE) || !arms.contains(Arm.HUMAN)) {
                 return null;
             }
             List<ArmSamples> agents = new ArrayList<>();
             for (Arm a : arms) {
                 if (a.kind() == Arm.Kind.AGENT) {
-                    agents.add(samples(a.label(), capacity, incorrect));
+                    agents.add(samples(a, capacity, incorrect));
                 }
             }
             ArmSamples aa = arms.contains(Arm.BASELINE_AA)
-                    ? samples(Arm.BASELINE_AA.label(), capacity, incorrect) : null;
-            TaskAnalysis.Input input = new TaskAnalysis.Input(metricName(axis.kind()), Better.HIGHER,
-                    samples(Arm.BASELINE.label(), capacity, incorrect), aa, samples(Arm.HUMAN.label(), capacity,
-                    incorrect), agents, exclusions);
+                    ? samples(Arm.BASELINE_AA, capacity, incorrect) : null;
+            TaskAnalysis.Input input = TaskAnalysis.Input.of(metricName(axis.kind()), Better.HIGHER,
+                    samples(Arm.BASELINE, capacity, incorrect), samples(Arm.HUMAN, capacity, incorrect))
+                    .withBaselineAa(aa).withAgents(agents).withExclusions(exclusions);
             // capacity takes only the sweep's points: decided by the sign test over the paired rounds, look by look
             Map<String, Map<Integer, Double>> perRound = new LinkedHashMap<>();
             capacity.forEach((arm, c) -> perRound.put(arm, c.perRound()));
@@ -293,9 +293,10 @@ public record SweepAnalysis(Axis axis, Map<String, List<PointStats>> curves, Map
             return step;
         }
 
-        private static ArmSamples samples(String arm, Map<String, Capacity> capacity, Set<String> incorrect) {
-            return ArmSamples.byRound(arm, new TreeMap<>(capacity.containsKey(arm) ? capacity.get(arm).perRound()
-                    : Map.of()), incorrect);
+        /** The arm's capacities by round as samples (capacities are kept by the arm's label). */
+        private static ArmSamples samples(Arm arm, Map<String, Capacity> capacity, Set<Arm> incorrect) {
+            Capacity c = capacity.get(arm.label());
+            return ArmSamples.byRound(arm, new TreeMap<>(c != null ? c.perRound() : Map.of()), incorrect);
         }
 
         /** The run's curve metrics by name, with its good fraction ({@link CapacityRule#goodFraction}). */

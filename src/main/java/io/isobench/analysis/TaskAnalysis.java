@@ -20,8 +20,8 @@ import java.util.Set;
  *
  * @param metric          canonical metric name (its unit is in the name)
  * @param better          direction of the metric
- * @param summaries       per arm label ({@code baseline}, {@code baseline-aa}, {@code human}, {@code agent:<name>}),
- *                        input order; descriptive, over each arm's valid rounds
+ * @param summaries       per arm (baseline, its A/A twin, human, every agent), input order; descriptive, over each
+ *                        arm's valid rounds; {@link #toMap} writes the arms' labels
  * @param noiseBand       the task's A/A noise band (with the A/A comparison itself)
  * @param verdicts        human vs baseline, every agent, and the replay validity
  * @param exclusions      rounds kept out of every comparison, with the reason
@@ -31,7 +31,7 @@ import java.util.Set;
 public record TaskAnalysis(
         String metric,
         Better better,
-        Map<String, ArmSummary> summaries,
+        Map<Arm, ArmSummary> summaries,
         NoiseBand noiseBand,
         Verdicts verdicts,
         List<RoundExclusion> exclusions,
@@ -77,9 +77,27 @@ public record TaskAnalysis(
             exclusions = List.copyOf(exclusions == null ? List.of() : exclusions);
         }
 
-        /** Without an A/A arm and without exclusions. */
-        public Input(String metric, Better better, ArmSamples baseline, ArmSamples human, List<ArmSamples> agents) {
-            this(metric, better, baseline, null, human, agents, List.of());
+        /**
+         * The baseline's and the human's samples of {@code metric}: no A/A arm, no agent, no exclusion (add them by
+         * name: {@link #withBaselineAa}, {@link #withAgents}, {@link #withExclusions}).
+         */
+        public static Input of(String metric, Better better, ArmSamples baseline, ArmSamples human) {
+            return new Input(metric, better, baseline, null, human, List.of(), List.of());
+        }
+
+        /** This input with the A/A arm's samples ({@code null}: the session ran none). */
+        public Input withBaselineAa(ArmSamples aa) {
+            return new Input(metric, better, baseline, aa, human, agents, exclusions);
+        }
+
+        /** This input with the agent arms' samples, in plan order. */
+        public Input withAgents(List<ArmSamples> agentSamples) {
+            return new Input(metric, better, baseline, baselineAa, human, agentSamples, exclusions);
+        }
+
+        /** This input with the rounds kept out (their values are not in the samples). */
+        public Input withExclusions(List<RoundExclusion> kept) {
+            return new Input(metric, better, baseline, baselineAa, human, agents, kept);
         }
 
         /** What a look after {@code rounds} rounds sees: the rounds before it (values and exclusions). */
@@ -177,14 +195,14 @@ public record TaskAnalysis(
 
     /** Every comparison of the task read at one look; the A/A check applied. */
     static TaskAnalysis at(Input input, LookLevels look, StatsConfig config) {
-        Map<String, ArmSummary> summaries = new LinkedHashMap<>();
-        summaries.put(input.baseline().arm().label(), ArmSummary.of(input.baseline().values()));
+        Map<Arm, ArmSummary> summaries = new LinkedHashMap<>();
+        summaries.put(input.baseline().arm(), ArmSummary.of(input.baseline().values()));
         if (input.baselineAa() != null) {
-            summaries.put(input.baselineAa().arm().label(), ArmSummary.of(input.baselineAa().values()));
+            summaries.put(input.baselineAa().arm(), ArmSummary.of(input.baselineAa().values()));
         }
-        summaries.put(input.human().arm().label(), ArmSummary.of(input.human().values()));
+        summaries.put(input.human().arm(), ArmSummary.of(input.human().values()));
         for (ArmSamples a : input.agents()) {
-            summaries.put(a.arm().label(), ArmSummary.of(a.values()));
+            summaries.put(a.arm(), ArmSummary.of(a.values()));
         }
         Better better = input.better();
         ArmSamples base = input.baseline();
@@ -266,7 +284,7 @@ public record TaskAnalysis(
         m.put("metric", metric);
         m.put("better", better.label());
         Map<String, Object> arms = new LinkedHashMap<>();
-        summaries.forEach((label, s) -> arms.put(label, summaryMap(s)));
+        summaries.forEach((arm, s) -> arms.put(arm.label(), summaryMap(s)));
         m.put("arms", arms);
         m.put("noise_floor_pct", noiseBand.bandPct());
         m.put("noise_floor_source", noiseBand.source().label());

@@ -23,8 +23,8 @@ import java.util.TreeMap;
  * One task's runs of a native session, read once in plan order and grouped by arm: each run does what its stored
  * {@link JobRole} says (a pilot is shown, a check or accuracy run feeds the arm's gate, the baseline's repeat check
  * calibrates the tolerance, a measured round is a sample or a sweep point), and every failure counts as an outcome of
- * its arm. Arms are the runs' typed {@link Arm}s (compared by kind, never by their label's text); the maps it hands
- * out are keyed by the arm's label, as {@link SessionAnalysis.TaskResult} shows them.
+ * its arm. Arms are the runs' typed {@link Arm}s (compared by kind, never by their label's text), and so are the keys
+ * of the maps it hands out ({@link SessionAnalysis.TaskResult}).
  */
 final class TaskRuns {
 
@@ -57,12 +57,12 @@ final class TaskRuns {
 
     final List<Arm> arms = new ArrayList<>();
     final Rounds rounds;
-    final Map<String, TreeMap<Integer, RunRecord>> byRound = new LinkedHashMap<>(); // what the secondary metrics read
+    final Map<Arm, TreeMap<Integer, RunRecord>> byRound = new LinkedHashMap<>(); // what the secondary metrics read
     final SweepAnalysis.Collector sweep;
-    final Map<String, Map<String, Integer>> outcomes = new LinkedHashMap<>();
-    final Map<String, List<String>> findings = new LinkedHashMap<>();
-    final Map<String, Integer> measured = new LinkedHashMap<>();
-    final Set<String> incorrect = new LinkedHashSet<>();
+    final Map<Arm, Map<String, Integer>> outcomes = new LinkedHashMap<>();
+    final Map<Arm, List<String>> findings = new LinkedHashMap<>();
+    final Map<Arm, Integer> measured = new LinkedHashMap<>();
+    final Set<Arm> incorrect = new LinkedHashSet<>();
     final List<RunRecord> pilotRuns = new ArrayList<>();
     private final Map<Arm, Gate> gates = new LinkedHashMap<>();
     Map<String, Object> calibration;
@@ -101,11 +101,6 @@ final class TaskRuns {
         return t;
     }
 
-    /** The arms' labels in order. */
-    List<String> labels() {
-        return arms.stream().map(Arm::label).toList();
-    }
-
     /** True when the task has runs of both the baseline and the human arm: what a comparison needs. */
     boolean hasBaselineAndHuman() {
         return arms.contains(Arm.BASELINE) && arms.contains(Arm.HUMAN);
@@ -134,12 +129,11 @@ final class TaskRuns {
         if (!arms.contains(armOf)) {
             arms.add(armOf);
         }
-        String arm = armOf.label();
         mode = mode == null && r.mode() != null ? r.mode().label() : mode;
         commit = commit == null ? r.commit() : commit;
         RunDetails x = p.details();
         for (String f : x.reviewFindings()) {
-            List<String> l = findings.computeIfAbsent(arm, k -> new ArrayList<>());
+            List<String> l = findings.computeIfAbsent(armOf, k -> new ArrayList<>());
             if (!l.contains(f)) {
                 l.add(f);
             }
@@ -169,12 +163,12 @@ final class TaskRuns {
         }
         if (r.failure() != null) {
             if ("OUTPUT_MISMATCH".equals(r.failure().category())) {
-                incorrect.add(arm);
+                incorrect.add(armOf);
             }
-            outcomes.computeIfAbsent(arm, k -> new TreeMap<>()).merge(r.failure().category(), 1, Integer::sum);
+            outcomes.computeIfAbsent(armOf, k -> new TreeMap<>()).merge(r.failure().category(), 1, Integer::sum);
         }
         if (role == JobRole.MEASURE) {
-            measure(r, x, arm);
+            measure(r, x, armOf);
         }
     }
 
@@ -202,7 +196,7 @@ final class TaskRuns {
     }
 
     /** A measured round: a sample of its arm (or a sweep's load point), its metric and resolution. */
-    private void measure(RunRecord r, RunDetails x, String arm) {
+    private void measure(RunRecord r, RunDetails x, Arm arm) {
         measured.merge(arm, 1, Integer::sum);
         roundsRun = Math.max(roundsRun, r.round() + 1);
         if (r.primaryMetric() != null) {
@@ -245,9 +239,9 @@ final class TaskRuns {
      * output mismatch, a probe failure where the baseline answered the same probes, an accuracy regression, an
      * accuracy command that failed where the baseline's succeeded, review findings that fail the arm.
      */
-    Map<String, SessionAnalysis.ArmCorrectness> correctness() {
+    Map<Arm, SessionAnalysis.ArmCorrectness> correctness() {
         Gate base = gates.getOrDefault(Arm.BASELINE, new Gate());
-        Map<String, SessionAnalysis.ArmCorrectness> out = new LinkedHashMap<>();
+        Map<Arm, SessionAnalysis.ArmCorrectness> out = new LinkedHashMap<>();
         for (Arm a : arms) {
             Gate g = gates.get(a);
             if (g == null) {
@@ -268,9 +262,9 @@ final class TaskRuns {
                 why.add("SUSPICIOUS_PATCH (fails the arm): " + f);
             }
             if (!why.isEmpty()) {
-                incorrect.add(a.label());
+                incorrect.add(a);
             }
-            out.put(a.label(), g.done(why));
+            out.put(a, g.done(why));
         }
         return out;
     }

@@ -1,5 +1,6 @@
 package io.isobench.analysis;
 
+import io.isobench.Arm;
 import io.isobench.Fields;
 import io.isobench.loadgen.ServerMetricNames;
 import io.isobench.store.RunRecord;
@@ -39,7 +40,7 @@ public record TtftCrossCheck(List<ArmGaps> arms, List<Flagged> flagged, String o
      * @param serverMedianMs median of the server's TTFT means
      * @param flaggedRuns    runs flagged large
      */
-    public record ArmGaps(String arm, int runs, double gapMedianMs, double gapMinMs, double gapMaxMs,
+    public record ArmGaps(Arm arm, int runs, double gapMedianMs, double gapMinMs, double gapMaxMs,
                       double clientMedianMs, double serverMedianMs, int flaggedRuns) {
     }
 
@@ -51,7 +52,7 @@ public record TtftCrossCheck(List<ArmGaps> arms, List<Flagged> flagged, String o
      * @param serverMs the server's TTFT mean
      * @param gapMs    client − server
      */
-    public record Flagged(String arm, int round, double clientMs, double serverMs, double gapMs) {
+    public record Flagged(Arm arm, int round, double clientMs, double serverMs, double gapMs) {
 
         /** Share of the client's TTFT that the gap is, in percent (null when the client's TTFT is 0). */
         public Double sharePct() {
@@ -63,12 +64,12 @@ public record TtftCrossCheck(List<ArmGaps> arms, List<Flagged> flagged, String o
      * From the counted runs of every arm; {@code serverReason}: why nothing was scraped, else null; {@code names}:
      * the engine's server-metric names (its TTFT mean summary).
      */
-    static TtftCrossCheck of(Map<String, TreeMap<Integer, RunRecord>> counted, String serverReason,
+    static TtftCrossCheck of(Map<Arm, TreeMap<Integer, RunRecord>> counted, String serverReason,
                              ServerMetricNames names) {
         String serverTtft = names.ttftMean();
         List<ArmGaps> arms = new ArrayList<>();
         List<Flagged> flagged = new ArrayList<>();
-        for (Map.Entry<String, TreeMap<Integer, RunRecord>> e : counted.entrySet()) {
+        for (Map.Entry<Arm, TreeMap<Integer, RunRecord>> e : counted.entrySet()) {
             List<Double> gaps = new ArrayList<>();
             List<Double> client = new ArrayList<>();
             List<Double> server = new ArrayList<>();
@@ -119,14 +120,14 @@ public record TtftCrossCheck(List<ArmGaps> arms, List<Flagged> flagged, String o
     public Map<String, Object> toMap() {
         List<Object> as = new ArrayList<>();
         for (ArmGaps a : arms) {
-            as.add(Collections.unmodifiableMap(Fields.inOrder("arm", a.arm(), "runs", a.runs(), "gap_median_ms",
+            as.add(Collections.unmodifiableMap(Fields.inOrder("arm", a.arm().label(), "runs", a.runs(), "gap_median_ms",
                     a.gapMedianMs(), "gap_min_ms", a.gapMinMs(), "gap_max_ms", a.gapMaxMs(), "client_ttft_median_ms",
                     a.clientMedianMs(), "server_ttft_median_ms", a.serverMedianMs(), "flagged_runs", a.flaggedRuns())));
         }
         List<Object> fs = new ArrayList<>();
         for (Flagged f : flagged) {
-            fs.add(Collections.unmodifiableMap(Fields.inOrder("arm", f.arm(), "round", f.round(), "client_ttft_ms",
-                    f.clientMs(), "server_ttft_ms", f.serverMs(), "gap_ms", f.gapMs())));
+            fs.add(Collections.unmodifiableMap(Fields.inOrder("arm", f.arm().label(), "round", f.round(),
+                    "client_ttft_ms", f.clientMs(), "server_ttft_ms", f.serverMs(), "gap_ms", f.gapMs())));
         }
         return Collections.unmodifiableMap(Fields.inOrder("arms", Collections.unmodifiableList(as), "flagged",
                 Collections.unmodifiableList(fs), "omitted_reason", omittedReason));

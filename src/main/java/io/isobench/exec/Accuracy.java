@@ -54,9 +54,12 @@ public final class Accuracy {
     public record Target(ArmSpec arm, TaskSpec task, Environment env, String commit, Job job, ReviewResult review) {
     }
 
-    /** The run id of an arm's accuracy run in a session. */
+    /**
+     * The run id of an arm's accuracy run in a session: {@code SESSION/TASK/ARM-LABEL/accuracy}, stored text (old stores
+     * are resumed by it), so the arm is written as its label here and never read back from it.
+     */
     public static String runId(String sessionId, ArmSpec a) {
-        return sessionId + "/" + a.taskId() + "/" + a.arm() + "/accuracy";
+        return sessionId + "/" + a.taskId() + "/" + a.arm().label() + "/accuracy";
     }
 
     /**

@@ -217,7 +217,7 @@ final class SessionRows {
                 set(iso, "isobench_opt_human", o.get().optHuman());
             }
             for (ArmColumn a : armCols) {
-                ArmSummary sum = ta.summaries().get(a.arm().label());
+                ArmSummary sum = ta.summaries().get(a.arm());
                 set(iso, "isobench_n_" + a.column(), sum == null ? 0 : sum.n());
                 set(iso, "isobench_" + a.column() + "_value", sum == null ? null : sum.median());
             }
@@ -273,7 +273,7 @@ final class SessionRows {
             builds.forEach((k, v) -> parts.add(k + "=" + v));
             set(iso, "isobench_build", allOk ? "ok" : String.join("; ", parts));
         }
-        if (t.incorrect().contains(agentArm.label())) {
+        if (t.incorrect().contains(agentArm)) {
             String issues = (String) iso[RowBuilder.isoIndex("isobench_issues")];
             set(iso, "isobench_issues", (issues == null ? "" : issues + "; ") + "agent outputs failed the correctness gate");
         }

@@ -1,5 +1,6 @@
 package io.isobench.report;
 
+import io.isobench.Arm;
 import io.isobench.parse.FailureCategory;
 
 import java.io.IOException;
@@ -38,8 +39,9 @@ final class FailuresPage extends HtmlPage {
                 v[i] = new long[] {f.baselineRuns(), f.humanRuns(), f.agentRuns(), f.noArmRuns()};
             }
             b.append(Svg.stacked("Failed runs by category and arm", "failed runs (count)", "category", cats,
-                    List.of("baseline", "human", "agent", "no arm (harness)"),
-                    List.of(Html.BASELINE, Html.HUMAN, Html.AGENTS[0], Html.NO_ARM), v));
+                    List.of(new Svg.Stack("baseline", Html.BASELINE),
+                    new Svg.Stack("human", Html.HUMAN), new Svg.Stack("agent", Html.AGENTS[0]),
+                    new Svg.Stack("no arm (harness)", Html.NO_ARM)), v));
             b.append("<table id=\"failure-table\">\n").append(th("category", "runs", "baseline", "human", "agent", "no arm",
                     "retry", "fixable", "agent outcome", "example evidence", "example commits"));
             for (var f : fc) {
@@ -64,12 +66,13 @@ final class FailuresPage extends HtmlPage {
         b.append("<h2 id=\"native-outcomes\">Native sessions: outcomes per task and arm</h2>\n");
         StringBuilder rows = new StringBuilder();
         for (NativeTask t : tasks) {
-            for (Map.Entry<String, Map<String, Integer>> e : t.result().outcomes().entrySet()) {
+            for (Map.Entry<Arm, Map<String, Integer>> e : t.result().outcomes().entrySet()) {
                 for (Map.Entry<String, Integer> c : e.getValue().entrySet()) {
                     FailureCategory cat = Html.category(c.getKey());
                     rows.append("<tr><td><a href=\"").append(t.page()).append("#task-failures\">")
                             .append(esc(t.result().taskId())).append("</a></td><td>")
-                            .append(Html.armLabel(e.getKey(), colours.of(e.getKey()))).append("</td><td><code>")
+                            .append(Html.armLabel(e.getKey().label(), colours.of(e.getKey().label())))
+                            .append("</td><td><code>")
                             .append(esc(c.getKey())).append("</code></td>")
                             .append(td(FailureCounts.counted(c.getKey(), c.getValue())))
                             .append(td(cat == null ? "?" : cat.retry().label())).append("</tr>\n");
@@ -102,6 +105,6 @@ final class FailuresPage extends HtmlPage {
         spoolPages("todo", "To-do list (imported legacy data)", "<p class=\"note\">What to rerun or rebuild, and "
                         + "why (from the failure category of the missing arm, or the reason the row is not "
                         + "comparable). <a href=\"failures.html\">← failures</a></p>\n",
-                LegacyModel.TODO_TABLE, m.todo(), null, null);
+                LegacyModel.TODO_TABLE, m.todo(), RowMark.NONE);
     }
 }

@@ -44,13 +44,21 @@ abstract class HtmlPage {
     }
 
     /**
-     * Spooled rows as paged HTML tables under the table's header; {@code badge}: XHTML of an extra first cell of every
-     * row (its header empty), or null.
+     * How every row of a spooled table is marked: its CSS class and an extra first cell (XHTML, its header empty).
+     *
+     * @param rowClass the rows' CSS class, or null
+     * @param badge    XHTML of the extra first cell of every row, or null for none
      */
-    void spoolPages(String base, String title, String intro, Rows.Table table, Spool spool, String rowClass,
-                    String badge) throws IOException {
-        Paged p = new Paged(site, base, title, intro, table.htmlHeader(badge != null), spool.lines());
-        spool.forEach(row -> p.add(Rows.html(row, rowClass, badge, colours::of)));
+    record RowMark(String rowClass, String badge) {
+        /** Rows as they are: no class, no extra cell. */
+        static final RowMark NONE = new RowMark(null, null);
+    }
+
+    /** Spooled rows as paged HTML tables under the table's header, each row marked by {@code mark}. */
+    void spoolPages(String base, String title, String intro, Rows.Table table, Spool spool, RowMark mark)
+            throws IOException {
+        Paged p = new Paged(site, base, title, intro, table.htmlHeader(mark.badge() != null), spool.lines());
+        spool.forEach(row -> p.add(Rows.html(row, mark.rowClass(), mark.badge(), colours::of)));
         p.finish();
     }
 }

@@ -36,8 +36,8 @@ final class LegacyPages extends HtmlPage {
             v[i++] = new long[] {a.vsHuman()[0], a.vsHuman()[1], a.vsHuman()[2]};
         }
         b.append(Svg.stacked("Single-run win / tie / loss per agent (comparable commits, ±" + band + " % band)",
-                "comparable commits (count)", "agent", cats, List.of("win", "tie", "loss"),
-                List.of(Html.WIN, Html.TIE, Html.LOSS), v));
+                "comparable commits (count)", "agent", cats, List.of(new Svg.Stack("win", Html.WIN),
+                new Svg.Stack("tie", Html.TIE), new Svg.Stack("loss", Html.LOSS)), v));
     }
 
     void write() throws IOException {
@@ -80,20 +80,21 @@ final class LegacyPages extends HtmlPage {
             spoolPages(base + "-comparable", a.agent() + ": comparable 3-way rows (single runs)", back
                             + "<p><span class=\"badge b-single\">single run</span> every value is one run per arm; "
                             + "win/tie/loss on a ±" + band + " % band.</p>\n",
-                    LegacyModel.comparableTable(band), a.comparable(), "single-run", "<span class=\"badge b-single\">single run</span>");
+                    LegacyModel.comparableTable(band), a.comparable(), new RowMark("single-run",
+                            "<span class=\"badge b-single\">single run</span>"));
             spoolPages(base + "-undefined", a.agent() + ": same-run rows with an undefined Δ", back,
-                    LegacyModel.UNDEFINED_TABLE, a.undefinedDelta(), "single-run",
-                    "<span class=\"badge b-single\">single run</span> not counted");
+                    LegacyModel.UNDEFINED_TABLE, a.undefinedDelta(), new RowMark("single-run",
+                            "<span class=\"badge b-single\">single run</span> not counted"));
             spoolPages(base + "-issues", a.agent() + ": same-run rows with issues", back,
-                    LegacyModel.ISSUES_TABLE, a.withIssues(), "single-run",
-                    "<span class=\"badge b-single\">single run</span> not counted");
+                    LegacyModel.ISSUES_TABLE, a.withIssues(), new RowMark("single-run",
+                            "<span class=\"badge b-single\">single run</span> not counted"));
             spoolPages(base + "-cross-run", a.agent() + ": cross-run rows — not comparable", back
                             + "<p><span class=\"badge b-nc\">not comparable</span> the three values come from separate "
                             + "invocations: never counted, never read as a win or loss.</p>\n",
-                    LegacyModel.CROSS_RUN_TABLE, a.crossRun(), "not-comparable",
-                    "<span class=\"badge b-nc\">not comparable</span>");
+                    LegacyModel.CROSS_RUN_TABLE, a.crossRun(), new RowMark("not-comparable",
+                            "<span class=\"badge b-nc\">not comparable</span>"));
             spoolPages(base + "-incomplete", a.agent() + ": incomplete and no-metrics commits", back,
-                    LegacyModel.INCOMPLETE_TABLE, a.incomplete(), null, null);
+                    LegacyModel.INCOMPLETE_TABLE, a.incomplete(), RowMark.NONE);
         }
         if (m.agents().size() >= 2) {
             b.append("<h2 id=\"shared\">Agent comparison on shared commits</h2>\n<p>")
@@ -102,8 +103,8 @@ final class LegacyPages extends HtmlPage {
             spoolPages("legacy-shared", "Agent comparison on shared commits (single runs)",
                     "<p><a href=\"legacy.html#shared\">← imported legacy data</a></p><p class=\"note\">Agent Δ % "
                             + "vs baseline; empty = no comparable row for that agent.</p>\n",
-                    m.sharedTable(), m.shared(), "single-run",
-                    "<span class=\"badge b-single\">single run</span>");
+                    m.sharedTable(), m.shared(), new RowMark("single-run",
+                            "<span class=\"badge b-single\">single run</span>"));
         }
         site.page("legacy.html", "Imported legacy data", b.toString());
     }

@@ -53,7 +53,7 @@ record NativeSession(SessionRecord record, SessionAnalysis analysis, List<Native
             out.add(of(store, store.session(scope.sessionId()).orElse(null), a, 1));
             return out;
         }
-        String wanted = scope.agent() == null ? null : Arm.agent(scope.agent()).label();
+        Arm wanted = scope.agent() == null ? null : Arm.agent(scope.agent());
         int sIndex = 0;
         for (SessionRecord s : store.sessions()) {
             if (s.isAgentsRun()) {
@@ -64,8 +64,9 @@ record NativeSession(SessionRecord record, SessionAnalysis analysis, List<Native
             if (a.tasks().isEmpty()) {
                 continue;
             }
-            if (wanted != null && a.tasks().stream().noneMatch(t -> t.arms().stream()
-                    .anyMatch(arm -> arm.equals(wanted) || arm.startsWith(wanted + "@")))) {
+            if (wanted != null && a.tasks().stream().noneMatch(t -> t.armOrder().stream()
+                    .anyMatch(arm -> arm.equals(wanted) || arm.kind() == Arm.Kind.AGENT
+                            && arm.agentName().startsWith(wanted.agentName() + "@")))) {
                 continue;
             }
             out.add(of(store, s, a, sIndex));

@@ -32,37 +32,37 @@ final class NativeTable {
 
     /** The rows of one analysed session: one per task where {@code agent} has an arm and the task has statistics. */
     static void rows(SessionAnalysis a, String agent, Consumer<ThreeWayRow> sink) {
-        String wanted = Arm.agent(agent).label();
+        Arm wanted = Arm.agent(agent);
         for (SessionAnalysis.TaskResult t : a.tasks()) {
-            if (!t.arms().contains(wanted) || t.analysis() == null) {
+            if (!t.armOrder().contains(wanted) || t.analysis() == null) {
                 continue;
             }
             sink.accept(row(a.sessionId(), t, wanted));
         }
     }
 
-    static ThreeWayRow row(String sessionId, SessionAnalysis.TaskResult t, String armLabel) {
+    static ThreeWayRow row(String sessionId, SessionAnalysis.TaskResult t, Arm arm) {
         TaskAnalysis ta = t.analysis();
-        Double b = median(ta.summaries().get(Arm.BASELINE.label()));
-        Double h = median(ta.summaries().get(Arm.HUMAN.label()));
-        Double x = median(ta.summaries().get(armLabel));
-        AgentOutcome o = ta.agent(armLabel).orElse(null);
+        Double b = median(ta.summaries().get(Arm.BASELINE));
+        Double h = median(ta.summaries().get(Arm.HUMAN));
+        Double x = median(ta.summaries().get(arm));
+        AgentOutcome o = ta.agent(arm.label()).orElse(null);
         List<String> issues = new ArrayList<>();
         issues.add("session=" + sessionId);
         issues.add("task=" + t.taskId());
-        issues.add(String.format(Locale.ROOT, "n=%d/%d/%d", n(ta.summaries().get(Arm.BASELINE.label())),
-                n(ta.summaries().get(Arm.HUMAN.label())), n(ta.summaries().get(armLabel))));
+        issues.add(String.format(Locale.ROOT, "n=%d/%d/%d", n(ta.summaries().get(Arm.BASELINE)),
+                n(ta.summaries().get(Arm.HUMAN)), n(ta.summaries().get(arm))));
         issues.add("human_vs_baseline=" + ta.humanVsBaseline().verdict().label());
         if (o != null) {
             issues.add("agent_vs_baseline=" + o.vsBaseline().verdict().label() + " " + SessionReport.speedup(o.vsBaseline()));
             issues.add("agent_vs_human=" + o.vsHuman().verdict().label() + " " + SessionReport.speedup(o.vsHuman()));
         }
         issues.add("replay=" + ta.replayValidity().label());
-        for (Map.Entry<String, Integer> e : t.outcomes().getOrDefault(armLabel, Map.of()).entrySet()) {
+        for (Map.Entry<String, Integer> e : t.outcomes().getOrDefault(arm, Map.of()).entrySet()) {
             issues.add(e.getKey() + "x" + e.getValue());
         }
-        SessionAnalysis.ArmCorrectness c = t.correctness(armLabel);
-        issues.add("correctness=" + (t.incorrect().contains(armLabel) ? "incorrect:" : "") + c.label());
+        SessionAnalysis.ArmCorrectness c = t.correctness(arm);
+        issues.add("correctness=" + (t.incorrect().contains(arm) ? "incorrect:" : "") + c.label());
         if (c.exactMatchVsBaseline() != null) {
             issues.add(String.format(Locale.ROOT, "exact_match_vs_baseline=%.4f", c.exactMatchVsBaseline()));
         }
@@ -73,13 +73,13 @@ final class NativeTable {
             issues.add("accuracy=" + c.accuracyOutcome() + (c.accuracyScore() == null ? ""
                     : String.format(Locale.ROOT, ":%.4g", c.accuracyScore())));
         }
-        List<String> findings = t.findings().getOrDefault(armLabel, List.of());
+        List<String> findings = t.findings().getOrDefault(arm, List.of());
         if (!findings.isEmpty()) {
             issues.add("SUSPICIOUS_PATCH=" + findings.size() + " finding(s): "
                     + String.join(" / ", findings.stream().map(f -> f.replace(";", ",")).toList()));
         }
         // an arm known incorrect is that, measured or not (a patch the review rejected is never measured)
-        String status = t.incorrect().contains(armLabel) ? "incorrect" : b == null || h == null || x == null
+        String status = t.incorrect().contains(arm) ? "incorrect" : b == null || h == null || x == null
                 ? "incomplete" : "ok";
         String commit = t.commit() == null ? t.taskId() : t.commit().substring(0, Math.min(8, t.commit().length()));
         return ThreeWayRow.builder(commit, status).pipeline("native")

@@ -44,12 +44,12 @@ final class NativeTodo {
 
     private static void rows(NativeTask t, List<Row> out) {
         Cell task = Cell.of(new Rows.Link(t.result().taskId(), t.page()));
-        for (Map.Entry<String, Map<String, Integer>> e : t.result().outcomes().entrySet()) {
+        for (Map.Entry<Arm, Map<String, Integer>> e : t.result().outcomes().entrySet()) {
             for (Map.Entry<String, Integer> c : e.getValue().entrySet()) {
                 FailureCategory cat = Html.category(c.getKey());
                 if (cat == null || !cat.agentOutcome()) {
-                    String arm = Arm.ofStored(e.getKey()).kind() == Arm.Kind.AGENT ? "agent" : e.getKey();
-                    out.add(Row.of(task, Cell.of(new Rows.ArmLabel(e.getKey())),
+                    String arm = e.getKey().kind() == Arm.Kind.AGENT ? "agent" : e.getKey().label();
+                    out.add(Row.of(task, Cell.of(new Rows.ArmLabel(e.getKey().label())),
                             TodoAction.of(c.getKey(), arm),
                             Cell.text(c.getKey() + " ×" + FailureCounts.counted(c.getKey(), c.getValue()))));
                 }

@@ -179,8 +179,9 @@ final class OverviewPage extends HtmlPage {
             i++;
         }
         b.append(Svg.stacked("Verdicts vs human per agent (replay-valid tasks)", "tasks (count)", "agent", names,
-                List.of("better", "equivalent", "worse", "inconclusive", "failed", "incorrect"),
-                List.of(Html.WIN, Html.EQUIVALENT, Html.LOSS, Html.INCONCLUSIVE, Html.FAILED, Html.INCORRECT), v));
+                List.of(new Svg.Stack("better", Html.WIN), new Svg.Stack("equivalent", Html.EQUIVALENT),
+                        new Svg.Stack("worse", Html.LOSS), new Svg.Stack("inconclusive", Html.INCONCLUSIVE),
+                        new Svg.Stack("failed", Html.FAILED), new Svg.Stack("incorrect", Html.INCORRECT)), v));
         patchOutcomes(b);
         List<Svg.Interval> iv = new ArrayList<>();
         int total = 0;
@@ -254,7 +255,7 @@ final class OverviewPage extends HtmlPage {
         Map<String, PatchRow> rows = new TreeMap<>();
         for (NativeTask t : tasks) {
             for (Arm arm : t.result().agentArms()) {
-                rows.computeIfAbsent(arm.label(), PatchRow::new).add(t.result());
+                rows.computeIfAbsent(arm.label(), k -> new PatchRow(arm)).add(t.result()); // in label order
             }
         }
         b.append("<h3>Patch outcomes (every task)</h3>\n<p class=\"note\">Counts are tasks, replay-valid or not. "
@@ -263,8 +264,9 @@ final class OverviewPage extends HtmlPage {
                 + "<em>measured</em>: at least one valid round.</p>\n<table id=\"patch-outcomes\">\n");
         b.append(th("agent", "tasks", "applied", "crashed", "incorrect", "measured"));
         for (PatchRow a : rows.values()) {
-            b.append("<tr data-agent=\"").append(esc(a.arm)).append("\"><td>")
-                    .append(Html.armLabel(a.arm, colours.of(a.arm))).append("</td>").append(td(a.tasks))
+            String label = a.arm.label();
+            b.append("<tr data-agent=\"").append(esc(label)).append("\"><td>")
+                    .append(Html.armLabel(label, colours.of(label))).append("</td>").append(td(a.tasks))
                     .append(td(a.applied)).append(td(a.crashed)).append(td(a.incorrect)).append(td(a.measured))
                     .append("</tr>\n");
         }
@@ -273,14 +275,14 @@ final class OverviewPage extends HtmlPage {
 
     /** Per-agent patch outcomes over every native task of the overview (replay-valid or not). */
     private static final class PatchRow {
-        final String arm;
+        final Arm arm;
         int tasks;
         int applied;
         int crashed;
         int incorrect;
         int measured;
 
-        PatchRow(String arm) {
+        PatchRow(Arm arm) {
             this.arm = arm;
         }
 

@@ -1,5 +1,6 @@
 package io.isobench.report;
 
+import io.isobench.Arm;
 import io.isobench.analysis.SecondaryMetrics;
 import io.isobench.analysis.SessionAnalysis;
 import io.isobench.analysis.TtftCrossCheck;
@@ -55,14 +56,14 @@ final class SecondarySection {
     }
 
     /** Arms with a column: those with a median or a delta in some row, in plan order. */
-    private static List<String> columns(SessionAnalysis.TaskResult t) {
-        Set<String> seen = new LinkedHashSet<>();
+    private static List<Arm> columns(SessionAnalysis.TaskResult t) {
+        Set<Arm> seen = new LinkedHashSet<>();
         for (SecondaryMetrics.Row r : t.secondary().rows()) {
             seen.addAll(r.medians().keySet());
             r.deltas().forEach(d -> seen.add(d.arm()));
         }
-        List<String> out = new ArrayList<>();
-        for (String a : t.arms()) {
+        List<Arm> out = new ArrayList<>();
+        for (Arm a : t.armOrder()) {
             if (seen.contains(a)) {
                 out.add(a);
             }
@@ -72,9 +73,9 @@ final class SecondarySection {
 
     /** One row per shown metric: the metric with its unit and direction, then per arm its median and change. */
     static Table deltaTable(SessionAnalysis.TaskResult t) {
-        List<String> arms = columns(t);
+        List<Arm> arms = columns(t);
         List<String> header = new ArrayList<>(List.of("metric", "source"));
-        header.addAll(arms);
+        arms.forEach(a -> header.add(a.label()));
         List<List<String>> rows = new ArrayList<>();
         for (SecondaryMetrics.Row r : t.secondary().rows()) {
             List<String> row = new ArrayList<>();
@@ -82,7 +83,7 @@ final class SecondarySection {
                     + (r.better() == Better.NONE ? "" : ", " + r.better().label() + " is better")
                     + ")");
             row.add(r.source().label());
-            for (String arm : arms) {
+            for (Arm arm : arms) {
                 Double m = r.medians().get(arm);
                 String cell = m == null ? "not recorded" : num(m);
                 for (SecondaryMetrics.Delta d : r.deltas()) {
@@ -117,7 +118,7 @@ final class SecondarySection {
         List<String> parts = new ArrayList<>();
         for (SecondaryMetrics.Row r : t.secondary().rows()) {
             for (SecondaryMetrics.Delta d : r.deltas()) {
-                if (d.arm().equals("human") && d.changePct() != null) {
+                if (d.arm().equals(Arm.HUMAN) && d.changePct() != null) {
                     parts.add(r.metric() + " " + change(d));
                 }
             }
@@ -129,7 +130,7 @@ final class SecondarySection {
     static Table gapTable(TtftCrossCheck c) {
         List<List<String>> rows = new ArrayList<>();
         for (TtftCrossCheck.ArmGaps a : c.arms()) {
-            rows.add(List.of(a.arm(), Integer.toString(a.runs()), String.format(Locale.ROOT, "%s [%s, %s]",
+            rows.add(List.of(a.arm().label(), Integer.toString(a.runs()), String.format(Locale.ROOT, "%s [%s, %s]",
                             num(a.gapMedianMs()), num(a.gapMinMs()), num(a.gapMaxMs())), num(a.clientMedianMs()),
                     num(a.serverMedianMs()), Integer.toString(a.flaggedRuns())));
         }
@@ -140,7 +141,7 @@ final class SecondarySection {
     /** A flagged run: {@code round 3, human: client 45.20 ms, server 12.10 ms, gap 33.10 ms (73 % of the client's)}. */
     static String flagged(TtftCrossCheck.Flagged f) {
         return String.format(Locale.ROOT, "round %d, %s: client %s ms, server %s ms, gap %s ms%s", f.round() + 1,
-                f.arm(), num(f.clientMs()), num(f.serverMs()), num(f.gapMs()), f.sharePct() == null ? ""
+                f.arm().label(), num(f.clientMs()), num(f.serverMs()), num(f.gapMs()), f.sharePct() == null ? ""
                         : String.format(Locale.ROOT, " (%.0f %% of the client's)", f.sharePct()));
     }
 

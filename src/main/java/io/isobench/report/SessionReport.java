@@ -116,17 +116,17 @@ public final class SessionReport {
         sb.append("| task | arm | outcome | runs |\n|---|---|---|---|\n");
         boolean any = false;
         for (SessionAnalysis.TaskResult t : a.tasks()) {
-            for (Map.Entry<String, Map<String, Integer>> e : t.outcomes().entrySet()) {
+            for (Map.Entry<Arm, Map<String, Integer>> e : t.outcomes().entrySet()) {
                 for (Map.Entry<String, Integer> c : e.getValue().entrySet()) {
-                    sb.append(String.format(Locale.ROOT, "| %s | %s | `%s` | %s |%n", t.taskId(), e.getKey(),
+                    sb.append(String.format(Locale.ROOT, "| %s | %s | `%s` | %s |%n", t.taskId(), e.getKey().label(),
                             c.getKey(), outcomeRuns(c.getKey(), c.getValue())));
                     any = true;
                 }
             }
-            for (Map.Entry<String, List<String>> f : t.findings().entrySet()) {
+            for (Map.Entry<Arm, List<String>> f : t.findings().entrySet()) {
                 for (String s : f.getValue()) {
                     sb.append(String.format(Locale.ROOT, "| %s | %s | `SUSPICIOUS_PATCH` (review: %s) | — |%n",
-                            t.taskId(), f.getKey(), s));
+                            t.taskId(), f.getKey().label(), s));
                     any = true;
                 }
             }
@@ -227,12 +227,12 @@ public final class SessionReport {
                 String arm = agent.label();
                 int[] c = counts.computeIfAbsent(agent.agentName(), k -> new int[10]);
                 c[0]++;
-                Map<String, Integer> oc = t.outcomes().getOrDefault(arm, Map.of());
+                Map<String, Integer> oc = t.outcomes().getOrDefault(agent, Map.of());
                 boolean notApplied = oc.containsKey("PATCH_FAILED") || oc.containsKey("EMPTY_PATCH");
                 AgentOutcome o = t.analysis() == null ? null : t.analysis().agent(arm).orElse(null);
                 if (notApplied) {
                     c[9]++;
-                } else if (t.incorrect().contains(arm)) {
+                } else if (t.incorrect().contains(agent)) {
                     c[5]++;
                 } else if (o == null || o.vsBaseline().verdict() == Verdict.FAILED) {
                     c[8]++;
@@ -244,7 +244,7 @@ public final class SessionReport {
                         default -> c[4]++;
                     }
                 }
-                if (t.findings().containsKey(arm)) {
+                if (t.findings().containsKey(agent)) {
                     c[6]++;
                 }
             }
@@ -298,15 +298,15 @@ public final class SessionReport {
                 continue; // the baseline's code: its second check is the calibration above
             }
             String arm = typed.label();
-            SessionAnalysis.ArmCorrectness c = t.correctness(arm);
-            List<String> f = t.findings().getOrDefault(arm, List.of());
+            SessionAnalysis.ArmCorrectness c = t.correctness(typed);
+            List<String> f = t.findings().getOrDefault(typed, List.of());
             String acc = c.accuracyOutcome() == null ? "—" : c.accuracyOutcome()
                     + (c.accuracyScore() == null ? "" : String.format(Locale.ROOT, " (%.4g)", c.accuracyScore()));
             String why = !c.gateFailures().isEmpty() ? String.join("; ", c.gateFailures())
                     : c.reason() == null ? "—" : c.reason();
             why = check == null ? why : check.reword(why);
             sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", arm,
-                    t.incorrect().contains(arm) ? "**incorrect**: " + c.label() : c.label(),
+                    t.incorrect().contains(typed) ? "**incorrect**: " + c.label() : c.label(),
                     c.rule() == null ? "—" : c.rule(), rate(c.exactMatchVsBaseline()),
                     rate(c.exactMatchVsHuman()), c.firstDivergenceChar() == null ? "—"
                             : String.format(Locale.ROOT, "%.0f", c.firstDivergenceChar()), acc,
@@ -364,7 +364,7 @@ public final class SessionReport {
         sb.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (Arm typed : t.armOrder()) {
             String arm = typed.label();
-            ArmSummary s = ta.summaries().get(arm);
+            ArmSummary s = ta.summaries().get(typed);
             ArmRow row = ArmRow.of(t, ta, typed);
             Comparison vb = row.vsBaseline();
             Comparison vh = row.vsHuman();
@@ -372,7 +372,7 @@ public final class SessionReport {
             String oh = row.optHuman();
             String outs = row.outcomes();
             sb.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n",
-                    arm, t.runs().getOrDefault(arm, 0), s == null ? "0" : Integer.toString(s.n()),
+                    arm, t.runs().getOrDefault(typed, 0), s == null ? "0" : Integer.toString(s.n()),
                     s == null ? "—" : num(s.median()), s == null ? "—" : pct(s.cvPct()),
                     speedup(vb), pairs(vb), p(vb), verdict(vb), speedup(vh), verdict(vh), ob, oh,
                     outs.isEmpty() ? "—" : outs));
@@ -428,9 +428,9 @@ public final class SessionReport {
                 }
             }
             StringBuilder outs = new StringBuilder();
-            t.outcomes().getOrDefault(arm, Map.of()).forEach((k, v) ->
+            t.outcomes().getOrDefault(typed, Map.of()).forEach((k, v) ->
                     outs.append(outs.isEmpty() ? "" : ", ").append(k).append(" ×").append(outcomeRuns(k, v)));
-            if (t.findings().containsKey(arm)) {
+            if (t.findings().containsKey(typed)) {
                 outs.append(outs.isEmpty() ? "" : ", ").append("SUSPICIOUS_PATCH");
             }
             return new ArmRow(vb, vh, ob, oh, outs.toString());

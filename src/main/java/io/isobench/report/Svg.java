@@ -147,9 +147,16 @@ final class Svg {
         return b.append("</svg>\n").toString();
     }
 
-    /** Horizontal stacked bars: one bar per category, one segment per series; a legend below. */
+    /** One stacked segment kind of {@link #stacked}: its legend name and its fill colour. */
+    record Stack(String name, String colour) {
+    }
+
+    /**
+     * Horizontal stacked bars: one bar per category, one segment per series ({@code values[category][series]}); a
+     * legend below.
+     */
     static String stacked(String title, String axis, String categoryAxis, List<String> categories,
-                          List<String> series, List<String> colours, long[][] values) {
+                          List<Stack> series, long[][] values) {
         long max = 1;
         for (long[] row : values) {
             long sum = 0;
@@ -176,8 +183,8 @@ final class Svg {
                 double x0 = x.px(acc);
                 double x1 = x.px(acc + v);
                 b.append(fmt("<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"%s\" stroke=\"#fff\">"
-                        + "<title>%s</title></rect>\n", x0, y, Math.max(0.5, x1 - x0), ROW - 10, colours.get(s),
-                        esc(categories.get(i) + " — " + series.get(s) + ": " + v)));
+                        + "<title>%s</title></rect>\n", x0, y, Math.max(0.5, x1 - x0), ROW - 10, series.get(s).colour(),
+                        esc(categories.get(i) + " — " + series.get(s).name() + ": " + v)));
                 acc += v;
             }
         }
@@ -186,8 +193,8 @@ final class Svg {
         for (int s = 0; s < series.size(); s++) {
             b.append(fmt("<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"10\" fill=\"%s\"/>"
                     + "<text x=\"%.1f\" y=\"%.1f\" dominant-baseline=\"middle\">%s</text>\n", lx, ly - 5,
-                    colours.get(s), lx + 14, ly, esc(series.get(s))));
-            lx += 24 + 7.5 * series.get(s).length();
+                    series.get(s).colour(), lx + 14, ly, esc(series.get(s).name())));
+            lx += 24 + 7.5 * series.get(s).name().length();
         }
         return b.append("</svg>\n").toString();
     }

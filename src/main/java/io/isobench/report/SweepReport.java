@@ -1,5 +1,6 @@
 package io.isobench.report;
 
+import io.isobench.Arm;
 import io.isobench.analysis.MedianCi;
 import io.isobench.analysis.PilotTable;
 import io.isobench.analysis.SessionAnalysis;
@@ -67,7 +68,8 @@ final class SweepReport {
         sb.append("| arm | capacity | median [95 % bootstrap CI] | rounds | below lowest point | every point met |"
                 + " per round |\n");
         sb.append("|---|---|---|---|---|---|---|\n");
-        for (String arm : t.arms()) {
+        for (Arm typed : t.armOrder()) {
+            String arm = typed.label(); // a sweep's capacities are kept by label (SweepAnalysis)
             SweepAnalysis.Capacity c = s.capacity().get(arm);
             if (c == null) {
                 continue;
@@ -118,7 +120,8 @@ final class SweepReport {
         }
         b.append("<h3 id=\"capacity\">Capacity at the SLO</h3>\n<table>\n").append(Html.th("arm", "capacity",
                 "median [95 % bootstrap CI]", "rounds", "below lowest point", "every point met", "per round"));
-        for (String arm : t.arms()) {
+        for (Arm typed : t.armOrder()) {
+            String arm = typed.label(); // a sweep's capacities are kept by label (SweepAnalysis)
             SweepAnalysis.Capacity c = s.capacity().get(arm);
             if (c == null) {
                 continue;

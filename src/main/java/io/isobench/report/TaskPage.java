@@ -105,7 +105,8 @@ final class TaskPage extends HtmlPage {
         }
         b.append("<h2 id=\"environment\">Environment and provenance</h2>\n<table>\n")
                 .append(th("arm", "engine / env / model", "argv", "patch sha256"));
-        for (String arm : r.arms()) {
+        for (Arm typed : r.armOrder()) {
+            String arm = typed.label();
             b.append("<tr><td>").append(Html.armLabel(arm, colours.of(arm))).append("</td>")
                     .append(td(x.env.get(arm))).append("<td><code>").append(esc(nz(x.argv.get(arm))))
                     .append("</code></td><td><code>").append(esc(nz(x.patch.get(arm)))).append("</code></td></tr>\n");
@@ -127,7 +128,8 @@ final class TaskPage extends HtmlPage {
         } else {
             b.append("<table>\n").append(th("arm", "finding"));
             r.findings().forEach((arm, list) -> list.forEach(f -> b.append("<tr><td>")
-                    .append(Html.armLabel(arm, colours.of(arm))).append("</td><td><code>SUSPICIOUS_PATCH</code> "
+                    .append(Html.armLabel(arm.label(), colours.of(arm.label())))
+                    .append("</td><td><code>SUSPICIOUS_PATCH</code> "
                             + "(review: ").append(esc(f)).append(")</td></tr>\n")));
             b.append("</table>\n");
         }
@@ -136,13 +138,14 @@ final class TaskPage extends HtmlPage {
 
     private void charts(StringBuilder b, NativeTask t, TaskAnalysis ta, String unit) {
         List<Svg.Series> series = new ArrayList<>();
-        for (String arm : t.result().arms()) {
+        for (Arm typed : t.result().armOrder()) {
+            String arm = typed.label();
             TreeMap<Integer, Double> s = t.extra().samples.getOrDefault(arm, new TreeMap<>());
             double[] v = s.values().stream().mapToDouble(Double::doubleValue).toArray();
-            ArmSummary sum = ta.summaries().get(arm);
+            ArmSummary sum = ta.summaries().get(typed);
             series.add(new Svg.Series(arm, colours.of(arm), v, sum == null ? null : sum.median()));
         }
-        ArmSummary base = ta.summaries().get("baseline");
+        ArmSummary base = ta.summaries().get(Arm.BASELINE);
         b.append("<h2 id=\"rounds-chart\">Rounds per arm</h2>\n<p class=\"note\">A dot per measured round, a bar at "
                 + "the median; the shaded band is the A/A band around the baseline median.</p>\n");
         b.append(Svg.strip(ta.metric() + " per round and arm", ta.metric() + " (" + unit + ", "
@@ -181,7 +184,8 @@ final class TaskPage extends HtmlPage {
             }
             Metric info = t.extra().metricInfo.get(m.getKey());
             List<Svg.Series> series = new ArrayList<>();
-            for (String arm : t.result().arms()) {
+            for (Arm typed : t.result().armOrder()) {
+                String arm = typed.label();
                 double[] v = m.getValue().getOrDefault(arm, new TreeMap<>()).values().stream()
                         .mapToDouble(Double::doubleValue).toArray();
                 series.add(new Svg.Series(arm, colours.of(arm), v, v.length == 0 ? null : ArmSummary.of(v).median()));
@@ -208,7 +212,7 @@ final class TaskPage extends HtmlPage {
                 "outcomes"));
         for (Arm typed : r.armOrder()) {
             String arm = typed.label();
-            ArmSummary s = ta.summaries().get(arm);
+            ArmSummary s = ta.summaries().get(typed);
             SessionReport.ArmRow row = SessionReport.ArmRow.of(r, ta, typed);
             Comparison vb = row.vsBaseline();
             Comparison vh = row.vsHuman();
@@ -217,7 +221,7 @@ final class TaskPage extends HtmlPage {
             String outs = row.outcomes();
             String a = esc(arm);
             b.append("<tr data-arm=\"").append(a).append("\"><td>").append(Html.armLabel(arm, colours.of(arm)))
-                    .append("</td>").append(td(r.runs().getOrDefault(arm, 0)))
+                    .append("</td>").append(td(r.runs().getOrDefault(typed, 0)))
                     .append(td(s == null ? "0" : Integer.toString(s.n())))
                     .append(cell("median", s == null ? "—" : SessionReport.num(s.median())))
                     .append(td(s == null ? "—" : SessionReport.pct(s.cvPct())))
@@ -311,13 +315,15 @@ final class TaskPage extends HtmlPage {
             max = Math.max(max, v.isEmpty() ? 0 : v.lastKey() + 1);
         }
         b.append("<h2 id=\"samples\">Samples per round</h2>\n<table>\n<tr><th scope=\"col\">round</th>");
-        for (String arm : t.result().arms()) {
+        for (Arm typed : t.result().armOrder()) {
+            String arm = typed.label();
             b.append("<th scope=\"col\">").append(Html.armLabel(arm, colours.of(arm))).append("</th>");
         }
         b.append("</tr>\n");
         for (int round = 0; round < max; round++) {
             b.append("<tr>").append(td(round + 1));
-            for (String arm : t.result().arms()) {
+            for (Arm typed : t.result().armOrder()) {
+                String arm = typed.label();
                 Double v = t.extra().samples.getOrDefault(arm, new TreeMap<>()).get(round);
                 b.append(td(v == null ? "—" : SessionReport.num(v)));
             }

@@ -34,7 +34,7 @@ import static io.isobench.session.RunRecorder.json;
 
 /**
  * The correctness gate of a session's check runs: the probe outputs of the baseline (the reference), its repeat check
- * (the tolerance's calibration) and the human, kept in a reference map keyed {@code task|role}, and each other arm's
+ * (the tolerance's calibration) and the human, kept in a reference map keyed by {@link ReferenceKey} (task, role), and each other arm's
  * probes compared with them by {@link CorrectnessRules}.
  */
 final class CorrectnessGate {
@@ -59,7 +59,7 @@ final class CorrectnessGate {
      * {@link CorrectnessRules} against the baseline (gating) and the human, and exact-match rate, first divergence
      * and logprob drift are recorded as metrics.
      */
-    Gate gate(Job job, TaskSpec task, JobResult result, Map<String, List<Probe>> reference,
+    Gate gate(Job job, TaskSpec task, JobResult result, Map<ReferenceKey, Greedy.ProbeRun> reference,
                       Map<String, Object> extra) {
         TaskSpec.Correctness c = task.correctness() != null ? task.correctness() : TaskSpec.Correctness.DEFAULT;
         Map<String, Object> corr = new LinkedHashMap<>();
@@ -146,8 +146,8 @@ final class CorrectnessGate {
      * human's probes, and the baseline's repeat check kept apart (it calibrates the tolerance, it never replaces the
      * baseline's reference).
      */
-    static Map<String, List<Probe>> references(Collection<RunRecord> previous) {
-        Map<String, List<Probe>> reference = new HashMap<>();
+    static Map<ReferenceKey, Greedy.ProbeRun> references(Collection<RunRecord> previous) {
+        Map<ReferenceKey, Greedy.ProbeRun> reference = new HashMap<>();
         for (RunRecord r : previous) {
             if (Pipeline.NATIVE_CHECK.equals(r.pipeline()) && (Arm.BASELINE.equals(r.arm()) || Arm.HUMAN.equals(r.arm()))
                     && (r.status() == RunRecord.RunStatus.SUCCESS || Arm.HUMAN.equals(r.arm()) && r.failure() != null
@@ -219,26 +219,28 @@ final class CorrectnessGate {
         }
     }
 
-    /** The reference map holds each role's sequential pass under {@code task|role}, its batched one beside it. */
-    private static void putReference(Map<String, List<Probe>> reference, String taskId, Reference role,
+    /** A key of the reference map: whose probe outputs ({@code role}) of which task. */
+    record ReferenceKey(String taskId, Reference role) {
+    }
+
+    /**
+     * The reference map holds each role's probe run under its {@link ReferenceKey}: the sequential pass, and the
+     * batched one with the batch size its probe count gives (sequential only when it has none).
+     */
+    private static void putReference(Map<ReferenceKey, Greedy.ProbeRun> reference, String taskId, Reference role,
                                      Greedy.ProbeRun run) {
-        reference.put(taskId + "|" + role.key, run.sequential());
-        reference.put(taskId + "|" + role.key + "|batched", run.batched());
+        List<Probe> batched = run.batched();
+        reference.put(new ReferenceKey(taskId, role), batched.isEmpty() ? Greedy.ProbeRun.sequentialOnly(
+                run.sequential()) : new Greedy.ProbeRun(run.sequential(), batched, Greedy.batchSize(batched.size())));
     }
 
     /** The probe run stored for a reference; null when none. */
-    static Greedy.ProbeRun referenceRun(Map<String, List<Probe>> reference, String taskId, Reference role) {
-        List<Probe> seq = reference.get(taskId + "|" + role.key);
-        if (seq == null) {
-            return null;
-        }
-        List<Probe> batched = reference.getOrDefault(taskId + "|" + role.key + "|batched", List.of());
-        return batched.isEmpty() ? Greedy.ProbeRun.sequentialOnly(seq)
-                : new Greedy.ProbeRun(seq, batched, Greedy.batchSize(batched.size()));
+    static Greedy.ProbeRun referenceRun(Map<ReferenceKey, Greedy.ProbeRun> reference, String taskId, Reference role) {
+        return reference.get(new ReferenceKey(taskId, role));
     }
 
     /** The task's calibration from the baseline's two checks; {@code NONE} (floor 0) when either has no probes. */
-    private static CorrectnessRules.Calibration calibration(Map<String, List<Probe>> reference, String taskId) {
+    private static CorrectnessRules.Calibration calibration(Map<ReferenceKey, Greedy.ProbeRun> reference, String taskId) {
         Greedy.ProbeRun first = referenceRun(reference, taskId, Reference.BASELINE);
         Greedy.ProbeRun repeat = referenceRun(reference, taskId, Reference.BASELINE_REPEAT);
         return first == null || repeat == null ? CorrectnessRules.Calibration.NONE

@@ -17,7 +17,7 @@ import io.isobench.plan.AutoSweep;
 import io.isobench.plan.Job;
 import io.isobench.plan.JobSpec;
 import io.isobench.plan.Plan;
-import io.isobench.probe.Probe;
+import io.isobench.probe.Greedy;
 import io.isobench.review.ReviewResult;
 import io.isobench.store.NativeDetails;
 import io.isobench.store.RunDetails;
@@ -79,7 +79,8 @@ final class JobRunner {
     }
 
     /** Runs one job to its end (retries included), applies the correctness gate and commits the run. */
-    void runJob(Job job, String sessionId, ArmPreparation.Arms arms, Map<String, List<Probe>> reference, Tally tally) {
+    void runJob(Job job, String sessionId, ArmPreparation.Arms arms,
+                Map<CorrectnessGate.ReferenceKey, Greedy.ProbeRun> reference, Tally tally) {
         ctx.listener().startJob(job);
         String rid = runId(sessionId, job);
         Environment env = arms.envOf(job);

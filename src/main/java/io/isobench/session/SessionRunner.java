@@ -13,7 +13,7 @@ import io.isobench.plan.ArmSpec;
 import io.isobench.plan.AutoSweep;
 import io.isobench.plan.Job;
 import io.isobench.plan.Plan;
-import io.isobench.probe.Probe;
+import io.isobench.probe.Greedy;
 import io.isobench.proc.ProcessGroup;
 import io.isobench.proc.Sandbox;
 import io.isobench.store.RunRecord;
@@ -138,7 +138,8 @@ final class SessionRunner {
         }
 
         // greedy reference outputs (baseline and human, from this attempt or a previous one)
-        Map<String, List<Probe>> reference = CorrectnessGate.references(attempt.previous().values());
+        Map<CorrectnessGate.ReferenceKey, Greedy.ProbeRun> reference = CorrectnessGate.references(
+                attempt.previous().values());
 
         return runJobs(attempt, arms, reference);
     }
@@ -162,7 +163,7 @@ final class SessionRunner {
     }
 
     private SessionSummary.Run runJobs(Attempt attempt, ArmPreparation.Arms arms,
-                                       Map<String, List<Probe>> reference) {
+                                       Map<CorrectnessGate.ReferenceKey, Greedy.ProbeRun> reference) {
         String sessionId = attempt.sessionId();
         Set<String> finished = attempt.finished();
         Map<ArmPreparation.ArmKey, Environment> envs = arms.envs();
@@ -191,7 +192,7 @@ final class SessionRunner {
                             + " GPU(s)" : ""));
         }
         options.listener().startSession(sessionId, tally.total, tally.done, parallel);
-        Map<String, List<Probe>> refs = new ConcurrentHashMap<>(reference);
+        Map<CorrectnessGate.ReferenceKey, Greedy.ProbeRun> refs = new ConcurrentHashMap<>(reference);
         JobRunner runner = new JobRunner(ctx, new JobRunner.Pieces(preparation, recorder, new CorrectnessGate(store),
                 RetryPolicy.DEFAULT));
         Consumer<List<Job>> dispatch = batch -> JobDispatcher.run(batch, parallel,

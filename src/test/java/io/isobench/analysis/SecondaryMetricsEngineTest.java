@@ -1,5 +1,6 @@
 package io.isobench.analysis;
 
+import io.isobench.Arm;
 import io.isobench.engine.Engines;
 import io.isobench.parse.Better;
 import io.isobench.parse.Metric;
@@ -35,15 +36,15 @@ class SecondaryMetricsEngineTest {
     }
 
     private static SecondaryMetrics of(Map<String, Double> baseline, Map<String, Double> human) {
-        Map<String, TreeMap<Integer, RunRecord>> counted = new LinkedHashMap<>();
+        Map<Arm, TreeMap<Integer, RunRecord>> counted = new LinkedHashMap<>();
         TreeMap<Integer, RunRecord> b = new TreeMap<>();
         TreeMap<Integer, RunRecord> h = new TreeMap<>();
         for (int r = 0; r < 3; r++) {
             b.put(r, run("baseline", r, baseline));
             h.put(r, run("human", r, human));
         }
-        counted.put("baseline", b);
-        counted.put("human", h);
+        counted.put(Arm.BASELINE, b);
+        counted.put(Arm.HUMAN, h);
         return SecondaryMetrics.of(counted, List.of(), StatsConfig.defaults());
     }
 

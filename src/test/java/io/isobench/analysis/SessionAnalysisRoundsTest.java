@@ -1,5 +1,6 @@
 package io.isobench.analysis;
 
+import io.isobench.Arm;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.parse.Metric;
 import io.isobench.store.RunRecord;
@@ -104,7 +105,7 @@ class SessionAnalysisRoundsTest {
             SessionAnalysis.TaskResult t = SessionAnalysis.of(store, S, StatsConfig.defaults()).tasks().get(0);
             assertThat(t.hardware()).isEqualTo("hw-a");
             assertThat(t.calibration()).containsEntry("floor", 0.125).containsEntry("batch_mismatch", 0.125);
-            assertThat(t.correctness("baseline").outcome()).isEqualTo("REFERENCE");
+            assertThat(t.correctness(Arm.BASELINE).outcome()).isEqualTo("REFERENCE");
             TaskAnalysis a = t.analysis();
             assertThat(a.exclusions()).extracting(RoundExclusion::oneLine).containsExactly(
                     "round 2, human: workload_mismatch (output_tokens 1000 vs 1024)",
@@ -121,7 +122,7 @@ class SessionAnalysisRoundsTest {
             assertThat(ab.verdict()).as(ab.reason()).isEqualTo(Verdict.BETTER);
             assertThat(ab.df()).isEqualTo(3);
             // the lost requests are also an outcome of their own
-            assertThat(t.outcomes().get("agent:x")).containsEntry("REQUESTS_FAILED", 1);
+            assertThat(t.outcomes().get(Arm.ofStored("agent:x"))).containsEntry("REQUESTS_FAILED", 1);
             assertThat(a.noiseBand().bandPct()).isCloseTo(0.1, org.assertj.core.data.Offset.offset(1e-6));
         }
     }

@@ -369,7 +369,7 @@ class TaskAnalysisTest {
         assertThat(json).contains("\"noise_floor_source\":\"aa_arm\"", "\"verdict\":\"better\"",
                 "\"replay_validity\":\"valid\"", "\"inconclusive_reason\":null", "\"ci_method\"",
                 "\"variance\":\"own_pairs\"", "\"exclusions\":[]", "\"stopping\"", "\"log_se\"");
-        assertThat(t.summaries()).containsKeys("baseline", "baseline-aa", "human", "agent:alpha");
+        assertThat(t.summaries()).containsKeys(Arm.BASELINE, Arm.BASELINE_AA, Arm.HUMAN, Arm.agent("alpha"));
     }
 
     @Test
@@ -396,11 +396,11 @@ class TaskAnalysisTest {
 
     @Test
     void rejectsBadInput() {
-        assertThatThrownBy(() -> new TaskAnalysis.Input("client_queue_ms_mean", Better.NONE,
-                ArmSamples.of(Arm.BASELINE, 1, 2, 3), ArmSamples.of(Arm.HUMAN, 1, 2, 3), List.of()))
+        assertThatThrownBy(() -> TaskAnalysis.Input.of("client_queue_ms_mean", Better.NONE,
+                ArmSamples.of(Arm.BASELINE, 1, 2, 3), ArmSamples.of(Arm.HUMAN, 1, 2, 3)))
                 .hasMessageContaining("direction");
-        assertThatThrownBy(() -> new TaskAnalysis.Input("tpot_ms_mean", Better.LOWER,
-                ArmSamples.of(Arm.HUMAN, 1, 2, 3), ArmSamples.of(Arm.HUMAN, 1, 2, 3), List.of()))
+        assertThatThrownBy(() -> TaskAnalysis.Input.of("tpot_ms_mean", Better.LOWER,
+                ArmSamples.of(Arm.HUMAN, 1, 2, 3), ArmSamples.of(Arm.HUMAN, 1, 2, 3)))
                 .hasMessageContaining("baseline");
         assertThatThrownBy(() -> ArmSamples.ofRounds(Arm.HUMAN, new int[] {1, 1}, new double[] {1, 2}))
                 .hasMessageContaining("strictly increasing");

@@ -1,5 +1,6 @@
 package io.isobench.cli;
 
+import io.isobench.Arm;
 import io.isobench.SharedData;
 import io.isobench.ToyRepo;
 import io.isobench.analysis.SessionAnalysis;
@@ -94,25 +95,26 @@ class CorrectnessBadInputIT {
         try (Store store = Stores.open(db.toString())) {
             String session = store.sessions().get(0).sessionId();
             SessionAnalysis.TaskResult t = SessionAnalysis.of(store, session, StatsConfig.defaults()).tasks().get(0);
-            assertThat(t.correctness("baseline").outcome()).isEqualTo("REFERENCE");
-            assertThat(t.correctness("baseline").accuracyOutcome()).isEqualTo("REFERENCE");
-            assertThat(t.correctness("baseline").accuracyScore()).isEqualTo(0.75);
-            assertThat(t.correctness("human").outcome()).isEqualTo("MATCH");
+            assertThat(t.correctness(Arm.BASELINE).outcome()).isEqualTo("REFERENCE");
+            assertThat(t.correctness(Arm.BASELINE).accuracyOutcome()).isEqualTo("REFERENCE");
+            assertThat(t.correctness(Arm.BASELINE).accuracyScore()).isEqualTo(0.75);
+            assertThat(t.correctness(Arm.HUMAN).outcome()).isEqualTo("MATCH");
 
-            SessionAnalysis.ArmCorrectness rej = t.correctness("agent:rejecter");
+            SessionAnalysis.ArmCorrectness rej = t.correctness(Arm.ofStored("agent:rejecter"));
             assertThat(rej.outcome()).isEqualTo("PROBE_REJECTED");
             assertThat(rej.reason()).contains("rejected probe 0").contains("HTTP 400").contains("max_tokens (-1)");
             assertThat(rej.gateFailures()).anyMatch(g -> g.startsWith("PROBE_REJECTED"));
 
-            SessionAnalysis.ArmCorrectness smp = t.correctness("agent:sampler");
+            SessionAnalysis.ArmCorrectness smp = t.correctness(Arm.ofStored("agent:sampler"));
             assertThat(smp.outcome()).isEqualTo("NO_GREEDY_SUPPORT");
             assertThat(smp.reason()).contains("two identical temperature-0 requests");
 
-            SessionAnalysis.ArmCorrectness acc = t.correctness("agent:accfail");
+            SessionAnalysis.ArmCorrectness acc = t.correctness(Arm.ofStored("agent:accfail"));
             assertThat(acc.outcome()).isEqualTo("MATCH");
             assertThat(acc.accuracyOutcome()).isEqualTo("ACCURACY_FAILED");
             assertThat(acc.accuracyReason()).contains("exited with code 2");
-            assertThat(t.incorrect()).containsExactlyInAnyOrder("agent:rejecter", "agent:sampler", "agent:accfail");
+            assertThat(t.incorrect()).containsExactlyInAnyOrder(Arm.ofStored("agent:rejecter"),
+                    Arm.ofStored("agent:sampler"), Arm.ofStored("agent:accfail"));
 
             // the failing accuracy command is a stored run with its reason, not a silent pass
             List<RunRecord> runs = new ArrayList<>();

@@ -1,5 +1,6 @@
 package io.isobench.cli;
 
+import io.isobench.Arm;
 import io.isobench.store.RunDetailsCodec;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -132,9 +133,9 @@ class CorrectnessCalibrationIT {
             assertThat(wrongRun.failure().category()).isEqualTo("OUTPUT_MISMATCH");
 
             SessionAnalysis.TaskResult t = SessionAnalysis.of(store, session, StatsConfig.defaults()).tasks().get(0);
-            assertThat(t.correctness("agent:mimic").rule()).isEqualTo("human");
-            assertThat(t.correctness("human").outcome()).isEqualTo("CHANGES_OUTPUTS");
-            assertThat(t.incorrect()).containsExactly("agent:wrong");
+            assertThat(t.correctness(Arm.ofStored("agent:mimic")).rule()).isEqualTo("human");
+            assertThat(t.correctness(Arm.HUMAN).outcome()).isEqualTo("CHANGES_OUTPUTS");
+            assertThat(t.incorrect()).containsExactly(Arm.ofStored("agent:wrong"));
             assertThat(t.calibration()).containsEntry("floor", 0.0);
         }
     }

@@ -1,5 +1,6 @@
 package io.isobench.cli;
 
+import io.isobench.Arm;
 import io.isobench.SharedData;
 import io.isobench.analysis.SessionAnalysis;
 import io.isobench.analysis.StatsConfig;
@@ -90,13 +91,13 @@ class CpuClockIT {
             SessionAnalysis.TaskResult burn = SessionAnalysis.of(store, session, StatsConfig.defaults()).tasks()
                     .get(0);
             assertThat(burn.analysis().metric()).isEqualTo("command_cpu_s");
-            assertThat(burn.analysis().summaries().get("baseline").n()).isEqualTo(5);
-            assertThat(burn.analysis().summaries().get("baseline-aa").n()).isEqualTo(5);
+            assertThat(burn.analysis().summaries().get(Arm.BASELINE).n()).isEqualTo(5);
+            assertThat(burn.analysis().summaries().get(Arm.BASELINE_AA).n()).isEqualTo(5);
             Double band = burn.analysis().noiseBand().bandPct();
             Verdict human = burn.analysis().humanVsBaseline().verdict();
             System.out.printf(Locale.ROOT, "CpuClockIT: A/A noise band of command_cpu_s (0.15 s busy loop, 5 rounds):"
                     + " %.3f %%; baseline median %.6f s; comments-only commit: %s (%s)%n", band,
-                    burn.analysis().summaries().get("baseline").median(), human,
+                    burn.analysis().summaries().get(Arm.BASELINE).median(), human,
                     burn.analysis().humanVsBaseline().reason());
             assertThat(band).as("the A/A band with a µs CPU clock").isNotNull().isLessThan(1.0);
             assertThat(burn.resolution()).isNotNull();

@@ -1,5 +1,6 @@
 package io.isobench.cli;
 
+import io.isobench.Arm;
 import io.isobench.analysis.SecondaryMetrics;
 import io.isobench.analysis.Stopping;
 import io.isobench.analysis.TtftCrossCheck;
@@ -126,22 +127,22 @@ class DemoIT {
             }
             // tpot: alpha better than human; bravo crashes (agent failure); charlie wrong; delta does not apply
             detected(agent(tpot, "alpha").vsHuman(), Verdict.BETTER);
-            assertThat(tpot.outcomes().get("agent:bravo")).containsKey("SERVER_CRASHED");
+            assertThat(tpot.outcomes().get(Arm.ofStored("agent:bravo"))).containsKey("SERVER_CRASHED");
             assertThat(vsHuman(tpot, "bravo")).isEqualTo(Verdict.FAILED);
-            assertThat(tpot.incorrect()).contains("agent:charlie");
+            assertThat(tpot.incorrect()).contains(Arm.ofStored("agent:charlie"));
             assertThat(vsBaseline(tpot, "charlie")).isEqualTo(Verdict.INCORRECT);
-            assertThat(tpot.outcomes().get("agent:delta")).containsOnlyKeys("PATCH_FAILED");
+            assertThat(tpot.outcomes().get(Arm.ofStored("agent:delta"))).containsOnlyKeys("PATCH_FAILED");
             // latency: alpha about equal to human, bravo worse than human but better than baseline, charlie flagged,
             // delta empty
             detected(agent(latency, "alpha").vsHuman(), Verdict.EQUIVALENT);
             detected(agent(latency, "bravo").vsHuman(), Verdict.WORSE);
             detected(agent(latency, "bravo").vsBaseline(), Verdict.BETTER);
-            assertThat(latency.findings().get("agent:charlie")).anyMatch(f -> f.contains("benchmarks/"));
-            assertThat(latency.outcomes().get("agent:delta")).containsOnlyKeys("EMPTY_PATCH");
+            assertThat(latency.findings().get(Arm.ofStored("agent:charlie"))).anyMatch(f -> f.contains("benchmarks/"));
+            assertThat(latency.outcomes().get(Arm.ofStored("agent:delta"))).containsOnlyKeys("EMPTY_PATCH");
             // throughput: alpha better, bravo about equal, charlie wrong, delta between baseline and human
             detected(agent(throughput, "alpha").vsHuman(), Verdict.BETTER);
             detected(agent(throughput, "bravo").vsHuman(), Verdict.EQUIVALENT);
-            assertThat(throughput.incorrect()).contains("agent:charlie");
+            assertThat(throughput.incorrect()).contains(Arm.ofStored("agent:charlie"));
             detected(agent(throughput, "delta").vsHuman(), Verdict.WORSE);
             detected(agent(throughput, "delta").vsBaseline(), Verdict.BETTER);
             assertThat(agent(throughput, "delta").optHuman()).isFalse();
@@ -192,7 +193,7 @@ class DemoIT {
         // correctness gates, from measurement: the wrong-but-fast patches fail the greedy-output gate and the
         // accuracy hook (tpot through the server, throughput through the offline entry point)
         for (SessionAnalysis.TaskResult t : List.of(tpot, throughput)) {
-            SessionAnalysis.ArmCorrectness c = t.correctness("agent:charlie");
+            SessionAnalysis.ArmCorrectness c = t.correctness(Arm.ofStored("agent:charlie"));
             assertThat(c.outcome()).as(t.taskId()).isEqualTo("OUTPUT_MISMATCH");
             assertThat(c.exactMatchVsBaseline()).as(t.taskId()).isLessThan(1.0);
             assertThat(c.exactMatchVsHuman()).as(t.taskId()).isLessThan(1.0);
@@ -200,23 +201,24 @@ class DemoIT {
             assertThat(c.accuracyOutcome()).as(t.taskId()).isEqualTo("ACCURACY_REGRESSION");
             assertThat(vsBaseline(t, "charlie")).isEqualTo(Verdict.INCORRECT);
             assertThat(agent(t, "charlie").optBase()).isFalse();
-            SessionAnalysis.ArmCorrectness alpha = t.correctness("agent:alpha");
+            SessionAnalysis.ArmCorrectness alpha = t.correctness(Arm.ofStored("agent:alpha"));
             assertThat(alpha.outcome()).isEqualTo("MATCH");
             assertThat(alpha.exactMatchVsBaseline()).isEqualTo(1.0);
             assertThat(alpha.accuracyOutcome()).isEqualTo("OK");
-            assertThat(t.correctness("baseline").accuracyScore()).isEqualTo(1.0);
+            assertThat(t.correctness(Arm.BASELINE).accuracyScore()).isEqualTo(1.0);
         }
         // the benchmark-editing patch: identical outputs and accuracy, caught by the review, which fails the arm
         // (issue 27: the review comes first; the arm it fails is never prepared, checked or measured)
-        SessionAnalysis.ArmCorrectness cl = latency.correctness("agent:charlie");
-        assertThat(latency.outcomes().get("agent:charlie")).containsOnlyKeys("PATCH_REJECTED");
+        SessionAnalysis.ArmCorrectness cl = latency.correctness(Arm.ofStored("agent:charlie"));
+        assertThat(latency.outcomes().get(Arm.ofStored("agent:charlie"))).containsOnlyKeys("PATCH_REJECTED");
         assertThat(cl.outcome()).isEqualTo("CHECK_FAILED");
         assertThat(cl.accuracyOutcome()).isNull();
         assertThat(cl.reviewFailing()).anyMatch(f -> f.startsWith("BENCHMARK_EDIT benchmarks/benchmark_latency.py"));
-        assertThat(latency.findings().get("agent:charlie")).anyMatch(f -> f.startsWith("WORK_SHRINKING_DEFAULT"));
+        assertThat(latency.findings().get(Arm.ofStored("agent:charlie")))
+                .anyMatch(f -> f.startsWith("WORK_SHRINKING_DEFAULT"));
         // no run measured: its comparisons have no valid run (failed); its correctness is incorrect
         assertThat(vsBaseline(latency, "charlie")).isEqualTo(Verdict.FAILED);
-        assertThat(latency.incorrect()).contains("agent:charlie");
+        assertThat(latency.incorrect()).contains(Arm.ofStored("agent:charlie"));
         // stored: probe outputs and gate metrics on the check run, review evidence hunks, accuracy runs
         // session given
         Map<String, RunRecord> runs = new HashMap<>();
@@ -266,14 +268,14 @@ class DemoIT {
         SecondaryMetrics.Row e2e = s.rows().stream()
                 .filter(r -> r.metric().equals("vllm:e2e_request_latency_ms_mean")).findFirst().orElseThrow();
         SecondaryMetrics.Delta human = e2e.deltas().stream()
-                .filter(d -> d.arm().equals("human")).findFirst().orElseThrow();
+                .filter(d -> d.arm().equals(Arm.HUMAN)).findFirst().orElseThrow();
         assertThat(human.pairs()).isEqualTo(tpot.analysis().humanVsBaseline().pairs());
         assertThat(human.changePct()).as("server E2E latency, human vs baseline").isNegative();
         assertThat(human.ciLowPct()).isLessThan(human.changePct());
         assertThat(s.rows()).extracting(SecondaryMetrics.Row::metric)
                 .contains("vllm:time_to_first_token_ms_mean", "vllm:num_requests_running_mean");
         assertThat(s.ttft().omittedReason()).isNull();
-        assertThat(s.ttft().arms()).extracting(TtftCrossCheck.ArmGaps::arm)
+        assertThat(s.ttft().arms()).extracting(a -> a.arm().label())
                 .contains("baseline", "baseline-aa", "human", "agent:alpha");
         assertThat(latency.secondary().rows()).isEmpty();
         assertThat(latency.secondary().omitted()).first().extracting(SecondaryMetrics.Omitted::oneLine)

@@ -1,5 +1,6 @@
 package io.isobench.cli;
 
+import io.isobench.Arm;
 import io.isobench.SharedData;
 import io.isobench.analysis.SessionAnalysis;
 import io.isobench.analysis.StatsConfig;
@@ -89,12 +90,12 @@ class DockerDemoIT {
             SessionAnalysis.TaskResult tpot = a.tasks().get(0);
             SessionAnalysis.TaskResult latency = a.tasks().get(1);
             SessionAnalysis.TaskResult throughput = a.tasks().get(2);
-            assertThat(tpot.outcomes().get("agent:bravo")).containsKey("SERVER_CRASHED");
-            assertThat(tpot.incorrect()).contains("agent:charlie");
-            assertThat(tpot.outcomes().get("agent:delta")).containsOnlyKeys("PATCH_FAILED");
-            assertThat(latency.findings().get("agent:charlie")).anyMatch(f -> f.contains("benchmarks/"));
-            assertThat(latency.outcomes().get("agent:delta")).containsOnlyKeys("EMPTY_PATCH");
-            assertThat(throughput.incorrect()).contains("agent:charlie");
+            assertThat(tpot.outcomes().get(Arm.ofStored("agent:bravo"))).containsKey("SERVER_CRASHED");
+            assertThat(tpot.incorrect()).contains(Arm.ofStored("agent:charlie"));
+            assertThat(tpot.outcomes().get(Arm.ofStored("agent:delta"))).containsOnlyKeys("PATCH_FAILED");
+            assertThat(latency.findings().get(Arm.ofStored("agent:charlie"))).anyMatch(f -> f.contains("benchmarks/"));
+            assertThat(latency.outcomes().get(Arm.ofStored("agent:delta"))).containsOnlyKeys("EMPTY_PATCH");
+            assertThat(throughput.incorrect()).contains(Arm.ofStored("agent:charlie"));
             assertThat(tpot.analysis().agent("agent:alpha").orElseThrow().vsBaseline().deltaPct()).isGreaterThan(10.0);
         }
         assertThat(DockerLeftovers.under(dir)).as("containers left").isEmpty();

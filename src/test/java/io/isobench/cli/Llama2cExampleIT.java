@@ -1,5 +1,6 @@
 package io.isobench.cli;
 
+import io.isobench.Arm;
 import io.isobench.analysis.Stopping;
 import io.isobench.store.RunDetailsCodec;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -80,19 +81,19 @@ class Llama2cExampleIT {
             Stopping stop = topp.analysis().stopping();
             assertThat(stop.adaptive()).isTrue();
             assertThat(stop.lookRounds()).as(stop.describe()).isBetween(3, 5);
-            assertThat(topp.analysis().summaries().get("baseline").n()).isEqualTo(stop.lookRounds());
-            assertThat(topp.analysis().summaries().get("baseline-aa").n()).isEqualTo(stop.lookRounds());
+            assertThat(topp.analysis().summaries().get(Arm.BASELINE).n()).isEqualTo(stop.lookRounds());
+            assertThat(topp.analysis().summaries().get(Arm.BASELINE_AA).n()).isEqualTo(stop.lookRounds());
             assertThat(topp.analysis().humanVsBaseline().verdict()).as(topp.analysis().humanVsBaseline().reason())
                     .isEqualTo(Verdict.BETTER);
             assertThat(topp.analysis().replayValidity()).isEqualTo(ReplayValidity.VALID);
-            assertThat(topp.correctness("human").outcome()).isEqualTo("MATCH");
+            assertThat(topp.correctness(Arm.HUMAN).outcome()).isEqualTo("MATCH");
             assertThat(agent(topp, "agent:heap_select").vsBaseline().verdict()).isEqualTo(Verdict.BETTER);
-            assertThat(topp.correctness("agent:heap_select").outcome()).isEqualTo("MATCH");
+            assertThat(topp.correctness(Arm.ofStored("agent:heap_select")).outcome()).isEqualTo("MATCH");
             assertThat(agent(topp, "agent:skip_sort").vsBaseline().verdict()).isEqualTo(Verdict.INCORRECT);
-            assertThat(topp.correctness("agent:skip_sort").outcome()).isEqualTo("OUTPUT_MISMATCH");
-            assertThat(topp.incorrect()).containsExactly("agent:skip_sort");
+            assertThat(topp.correctness(Arm.ofStored("agent:skip_sort")).outcome()).isEqualTo("OUTPUT_MISMATCH");
+            assertThat(topp.incorrect()).containsExactly(Arm.ofStored("agent:skip_sort"));
             assertThat(agent(topp, "agent:stale_base").vsBaseline().verdict()).isEqualTo(Verdict.FAILED);
-            assertThat(topp.outcomes().get("agent:stale_base")).containsOnlyKeys("PATCH_FAILED");
+            assertThat(topp.outcomes().get(Arm.ofStored("agent:stale_base"))).containsOnlyKeys("PATCH_FAILED");
             assertThat(topp.findings()).as("a generic engine has no default source tree to stay in").isEmpty();
 
             SessionAnalysis.TaskResult nul = task(a, "topp-default");

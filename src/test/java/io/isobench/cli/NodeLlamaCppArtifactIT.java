@@ -1,5 +1,6 @@
 package io.isobench.cli;
 
+import io.isobench.Arm;
 import io.isobench.store.RunDetailsCodec;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -74,12 +75,12 @@ class NodeLlamaCppArtifactIT {
 
             SessionAnalysis.TaskResult t = SessionAnalysis.of(store, session, StatsConfig.defaults()).tasks().get(0);
             assertThat(t.analysis().metric()).isEqualTo("tpot_ms_mean");
-            assertThat(t.analysis().summaries().get("baseline").n()).isEqualTo(5);
-            assertThat(t.analysis().summaries().get("baseline-aa").n()).isEqualTo(5);
-            assertThat(t.analysis().summaries().get("human").n()).isEqualTo(5);
+            assertThat(t.analysis().summaries().get(Arm.BASELINE).n()).isEqualTo(5);
+            assertThat(t.analysis().summaries().get(Arm.BASELINE_AA).n()).isEqualTo(5);
+            assertThat(t.analysis().summaries().get(Arm.HUMAN).n()).isEqualTo(5);
             assertThat(t.analysis().humanVsBaseline().verdict()).isNotIn(Verdict.FAILED, Verdict.INCORRECT);
-            assertThat(t.correctness("baseline").outcome()).isEqualTo("REFERENCE");
-            assertThat(t.correctness("human").outcome()).isIn("MATCH", "CHANGES_OUTPUTS");
+            assertThat(t.correctness(Arm.BASELINE).outcome()).isEqualTo("REFERENCE");
+            assertThat(t.correctness(Arm.HUMAN).outcome()).isIn("MATCH", "CHANGES_OUTPUTS");
             assertThat(t.calibration()).containsKey("floor");
         }
     }

@@ -1,5 +1,6 @@
 package io.isobench.exec;
 
+import io.isobench.Arm;
 import io.isobench.store.RunDetailsCodec;
 import io.isobench.SharedData;
 import io.isobench.analysis.SessionAnalysis;
@@ -132,9 +133,10 @@ class SigkillResumeIT {
             }
             SessionAnalysis a = SessionAnalysis.of(store, "kill-me", StatsConfig.defaults());
             var t = a.tasks().get(0);
-            assertThat(t.runs()).containsEntry("baseline", 3).containsEntry("human", 3).containsEntry("agent:alpha", 3);
-            assertThat(t.analysis().summaries().get("baseline").n()).isEqualTo(3);
-            assertThat(t.analysis().summaries().get("agent:alpha").n()).isEqualTo(3);
+            assertThat(t.runs()).containsEntry(Arm.BASELINE, 3).containsEntry(Arm.HUMAN, 3)
+                    .containsEntry(Arm.ofStored("agent:alpha"), 3);
+            assertThat(t.analysis().summaries().get(Arm.BASELINE).n()).isEqualTo(3);
+            assertThat(t.analysis().summaries().get(Arm.ofStored("agent:alpha")).n()).isEqualTo(3);
         }
     }
 }

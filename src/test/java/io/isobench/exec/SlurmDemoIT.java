@@ -1,5 +1,6 @@
 package io.isobench.exec;
 
+import io.isobench.Arm;
 import io.isobench.parse.Metric;
 import io.isobench.store.Pipeline;
 import io.isobench.store.RunDetailsCodec;
@@ -162,11 +163,11 @@ class SlurmDemoIT {
             assertThat(a.tasks()).extracting(SessionAnalysis.TaskResult::taskId)
                     .containsExactly("tpot", "latency", "throughput");
             for (SessionAnalysis.TaskResult t : a.tasks()) {
-                assertThat(t.runs()).as(t.taskId()).containsEntry("baseline", 2).containsEntry("human", 2);
-                assertThat(t.analysis().summaries().get("baseline").n()).isEqualTo(2);
-                assertThat(t.analysis().summaries().get("human").n()).isEqualTo(2);
+                assertThat(t.runs()).as(t.taskId()).containsEntry(Arm.BASELINE, 2).containsEntry(Arm.HUMAN, 2);
+                assertThat(t.analysis().summaries().get(Arm.BASELINE).n()).isEqualTo(2);
+                assertThat(t.analysis().summaries().get(Arm.HUMAN).n()).isEqualTo(2);
             }
-            assertThat(a.tasks().get(0).outcomes().get("agent:bravo")).containsKey("SERVER_CRASHED");
+            assertThat(a.tasks().get(0).outcomes().get(Arm.ofStored("agent:bravo"))).containsKey("SERVER_CRASHED");
         }
         SlurmCli.Out q = SlurmCli.run(List.of("squeue", "-h", "-t", "PENDING,RUNNING", "-o", "%j"));
         assertThat(q.out().lines().filter(l -> l.startsWith(SlurmExecutor.jobName(session, "")))).isEmpty();

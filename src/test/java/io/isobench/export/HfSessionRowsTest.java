@@ -1,5 +1,6 @@
 package io.isobench.export;
 
+import io.isobench.Arm;
 import io.isobench.analysis.AgentOutcome;
 import io.isobench.analysis.SessionAnalysis;
 import io.isobench.analysis.StatsConfig;
@@ -184,8 +185,10 @@ class HfSessionRowsTest {
                         .containsEntry("benchmark_mode", "serving").containsEntry("patch_path", "/p/fast.patch")
                         .containsEntry("benchmark_date", "2026-11-26").containsEntry("has_agent_patch", true)
                         .containsEntry("gpu_config", "H100:1").containsEntry("data_source", "native");
-                assertThat((Double) fast.get("baseline_tpot_mean")).isEqualTo(ta.summaries().get("baseline").median());
-                assertThat((Double) fast.get("agent_tpot_mean")).isEqualTo(ta.summaries().get("agent:fast").median());
+                assertThat((Double) fast.get("baseline_tpot_mean"))
+                        .isEqualTo(ta.summaries().get(Arm.BASELINE).median());
+                assertThat((Double) fast.get("agent_tpot_mean"))
+                        .isEqualTo(ta.summaries().get(Arm.ofStored("agent:fast")).median());
                 assertThat((Double) fast.get("agent_improvement_tpot_mean")).isCloseTo(o.vsBaseline().deltaPct(), within(1e-9));
                 // statistics: the analysis' numbers exactly
                 assertThat(fast).containsEntry("isobench_session_id", SESSION).containsEntry("isobench_task_id", "tpot")

@@ -1,5 +1,6 @@
 package io.isobench.report;
 
+import io.isobench.Arm;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.isobench.Golden;
@@ -139,9 +140,9 @@ class SecondarySectionTest {
                     .anyMatch(l -> l.startsWith("GPU telemetry: no GPU telemetry (not sampled"));
             TtftCrossCheck c = sm.ttft();
             assertThat(c.arms()).extracting(TtftCrossCheck.ArmGaps::arm)
-                    .containsExactly("baseline", "baseline-aa", "human", "agent:x");
+                    .containsExactly(Arm.BASELINE, Arm.BASELINE_AA, Arm.HUMAN, Arm.agent("x"));
             assertThat(c.flagged()).singleElement().satisfies(f -> {
-                assertThat(f.arm()).isEqualTo("human");
+                assertThat(f.arm()).isEqualTo(Arm.HUMAN);
                 assertThat(f.round()).isEqualTo(4);
                 assertThat(f.gapMs()).isEqualTo(30.0);
             });
@@ -204,6 +205,6 @@ class SecondarySectionTest {
 
     private static SecondaryMetrics.Delta delta(SecondaryMetrics sm, String metric, String arm) {
         return sm.rows().stream().filter(r -> r.metric().equals(metric)).findFirst().orElseThrow().deltas().stream()
-                .filter(d -> d.arm().equals(arm)).findFirst().orElseThrow();
+                .filter(d -> d.arm().label().equals(arm)).findFirst().orElseThrow();
     }
 }

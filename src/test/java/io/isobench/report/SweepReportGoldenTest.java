@@ -1,5 +1,6 @@
 package io.isobench.report;
 
+import io.isobench.Arm;
 import io.isobench.analysis.SessionAnalysis;
 import io.isobench.analysis.StatsConfig;
 import io.isobench.analysis.SweepRuns;
@@ -57,9 +58,9 @@ class SweepReportGoldenTest {
             t = SessionAnalysis.of(store, SweepRuns.S, StatsConfig.defaults()).tasks().get(0);
         }
         // the pilots are never measurements: the same capacities and arms as without them
-        assertThat(t.arms()).doesNotContain("baseline-pilot").startsWith("baseline");
+        assertThat(t.armOrder()).doesNotContain(Arm.ofStored("baseline-pilot")).startsWith(Arm.BASELINE);
         assertThat(t.sweep().capacity().get("baseline").perRound()).hasSize(6);
-        assertThat(t.outcomes().getOrDefault("baseline", Map.of())).isEmpty();
+        assertThat(t.outcomes().getOrDefault(Arm.BASELINE, Map.of())).isEmpty();
         assertThat(t.sweep().pilots().points()).containsExactly(1.0, 2.0, 4.0, 8.0);
         String[] both = render(t, AUTO_MD, AUTO_HTML);
         String md = both[0];

@@ -58,7 +58,7 @@ class GateReferencesTest {
         RunRecord repeat = check("t/baseline/check-repeat", "baseline", List.of("a", "X"), List.of("Y", "X"));
         RunRecord human = check("t/human/check", "human", List.of("h", "b"), List.of("h", "b"));
         for (List<RunRecord> order : List.of(List.of(first, repeat, human), List.of(repeat, human, first))) {
-            Map<String, List<Probe>> refs = CorrectnessGate.references(new ArrayList<>(order));
+            Map<CorrectnessGate.ReferenceKey, Greedy.ProbeRun> refs = CorrectnessGate.references(new ArrayList<>(order));
             Greedy.ProbeRun base = CorrectnessGate.referenceRun(refs, "t", CorrectnessGate.Reference.BASELINE);
             assertThat(base.texts()).containsExactly("a", "b");
             assertThat(base.batched()).extracting(Probe::text).containsExactly("a", "b");
@@ -72,7 +72,7 @@ class GateReferencesTest {
 
     @Test
     void checksStoredBeforeTheConcurrentPassReadAsSequentialOnly() throws Exception {
-        Map<String, List<Probe>> refs = CorrectnessGate.references(List.of(
+        Map<CorrectnessGate.ReferenceKey, Greedy.ProbeRun> refs = CorrectnessGate.references(List.of(
                 check("t/baseline/check", "baseline", List.of("a", "b"), null)));
         Greedy.ProbeRun base = CorrectnessGate.referenceRun(refs, "t", CorrectnessGate.Reference.BASELINE);
         assertThat(base.texts()).containsExactly("a", "b");
