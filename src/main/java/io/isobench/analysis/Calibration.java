@@ -338,8 +338,8 @@ public final class Calibration {
         };
     }
 
-    /** 95 % Wilson score interval of a binomial proportion. */
-    static double[] wilson(int hits, int n) {
+    /** 95 % Wilson score interval of a binomial proportion: {low, high}. */
+    public static double[] wilson(int hits, int n) {
         double z = 1.959963984540054;
         double p = (double) hits / n;
         double den = 1 + z * z / n;

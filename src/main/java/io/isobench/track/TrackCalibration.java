@@ -1,5 +1,6 @@
 package io.isobench.track;
 
+import io.isobench.analysis.Calibration;
 import io.isobench.analysis.SequentialDesign;
 import io.isobench.analysis.StatsConfig;
 import io.isobench.track.TrackSimulation.Range;
@@ -142,7 +143,7 @@ public final class TrackCalibration {
             }
             int h = hits[m.ordinal()];
             double rate = (double) h / ranges;
-            double[] w = wilson(h, ranges);
+            double[] w = Calibration.wilson(h, ranges);
             boolean met = switch (t.kind()) {
                 case AT_MOST -> rate <= t.value() + 1e-12;
                 case AT_LEAST -> rate >= t.value() - 1e-12;
@@ -151,16 +152,6 @@ public final class TrackCalibration {
             rows.add(new Row(c.name(), m, ranges, rate, w[0], w[1], t, met));
         }
         return rows;
-    }
-
-    /** 95 % Wilson score interval of a binomial proportion. */
-    static double[] wilson(int hits, int n) {
-        double z = 1.959963984540054;
-        double p = (double) hits / n;
-        double den = 1 + z * z / n;
-        double centre = (p + z * z / (2.0 * n)) / den;
-        double half = z * Math.sqrt(p * (1 - p) / n + z * z / (4.0 * n * n)) / den;
-        return new double[] {Math.max(0, centre - half), Math.min(1, centre + half)};
     }
 
     /** The rows as text, after a line that states the model. */
