@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -131,16 +132,7 @@ class ServerMetricsScraperTest {
             assertThat(r.summary().completed()).isEqualTo(5);
         }
         AtomicInteger n = new AtomicInteger();
-        HttpServer http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        http.createContext("/metrics", ex -> {
-            byte[] b = ("# TYPE vllm:num_preemptions_total counter\nvllm:num_preemptions_total "
-                    + 10 * n.incrementAndGet() + "\n").getBytes(StandardCharsets.UTF_8);
-            ex.sendResponseHeaders(200, b.length);
-            try (OutputStream o = ex.getResponseBody()) {
-                o.write(b);
-            }
-        });
-        http.start();
+        HttpServer http = preemptionsServer(() -> 10 * n.incrementAndGet());
         try {
             ServerMetricsScraper scraper = ServerMetricsScraper.start(
                     URI.create("http://127.0.0.1:" + http.getAddress().getPort()), Duration.ofSeconds(30), VLLM);
@@ -166,16 +158,7 @@ class ServerMetricsScraperTest {
         // every request the caller sends after start() (the warm-up too) falls inside the series' first and last
         // scrape, however late the scraper thread gets a core: the first scrape is start()'s own
         AtomicInteger served = new AtomicInteger();
-        HttpServer http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        http.createContext("/metrics", ex -> {
-            byte[] b = ("# TYPE vllm:num_preemptions_total counter\nvllm:num_preemptions_total "
-                    + served.get() + "\n").getBytes(StandardCharsets.UTF_8);
-            ex.sendResponseHeaders(200, b.length);
-            try (OutputStream o = ex.getResponseBody()) {
-                o.write(b);
-            }
-        });
-        http.start();
+        HttpServer http = preemptionsServer(served::get);
         try {
             ServerMetricsScraper scraper = ServerMetricsScraper.start(
                     URI.create("http://127.0.0.1:" + http.getAddress().getPort()), Duration.ofSeconds(30), VLLM);
@@ -195,6 +178,21 @@ class ServerMetricsScraperTest {
     void intervalMustBePositive() {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> ServerMetricsScraper.start(
                 URI.create("http://127.0.0.1:1"), Duration.ZERO, VLLM)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /** A started loopback {@code /metrics} server exposing one counter, {@code value} read at each scrape. */
+    private static HttpServer preemptionsServer(IntSupplier value) throws IOException {
+        HttpServer http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        http.createContext("/metrics", ex -> {
+            byte[] b = ("# TYPE vllm:num_preemptions_total counter\nvllm:num_preemptions_total "
+                    + value.getAsInt() + "\n").getBytes(StandardCharsets.UTF_8);
+            ex.sendResponseHeaders(200, b.length);
+            try (OutputStream o = ex.getResponseBody()) {
+                o.write(b);
+            }
+        });
+        http.start();
+        return http;
     }
 
     private static void sleep(long ms) {
