@@ -490,9 +490,12 @@ final class SlurmExecutor implements Executor {
                     + "executable in " + job.cwd(), LocalExecutor.tail(text));
         }
         if ((f == null || f.category() == FailureCategory.UNKNOWN) && exit != 0) {
-            // the command was killed under the script (OOM killer of the job's cgroup, node trouble): Slurm's state
+            // the command was killed under the script (OOM killer of the job's cgroup, node trouble, an outside
+            // scancel whose SIGTERM reached the command before the script, which then wrote 128+15): Slurm's state
             Failure cluster = clusterFailure(w, "");
-            if (cluster.category() != FailureCategory.UNKNOWN && !"CANCELLED".equals(w.state.state())) {
+            boolean signalled = exit > 128;
+            if (cluster.category() != FailureCategory.UNKNOWN
+                    && (signalled || !"CANCELLED".equals(w.state.state()))) {
                 f = cluster;
             }
         }
