@@ -131,7 +131,8 @@ final class TaskSection extends SuiteNodes {
             }
             TaskSpec.ArmArtifacts arts = engine.armArtifacts(m, field);
             Sweep sweep = sweep(m.get("sweep"), field + ".sweep");
-            if (id != null && (human != null || tracked) && (g != null || !"generic".equals(engineName))) {
+            boolean commitsOk = human != null || tracked && parent == null;
+            if (id != null && commitsOk && (g != null || !"generic".equals(engineName))) {
                 TaskSpec task = new TaskSpec(id, new TaskSpec.Commits(human, parent), new TaskSpec.Workload(perf, model,
                         mode, server, g, sweep), new TaskSpec.Limits(gpus, timeout), new TaskSpec.Gates(corr, acc,
                         merged), new TaskSpec.Setup(build, arts), line(n));
