@@ -26,8 +26,8 @@ import java.util.concurrent.Callable;
                 + " on the series, each confirmed or rejected by a paired session of the commit against the previous"
                 + " measured one, and bisected to the first commit that carries it (docs/track.md). Running the same"
                 + " command again continues an interrupted track.",
-                "Exit 0, 1 with --fail-on when such a confirmed change is in the range, 2 for bad input, 130 when"
-                        + " interrupted."})
+                "Exit 0, 1 with --fail-on when such a confirmed change is in the range, 2 for bad input, 4 when a"
+                        + " track measured nothing (no commit built and ran), 130 when interrupted."})
 final class TrackCommand implements Callable<Integer> {
 
     /** Exit code of an interrupted track (the runs stored so far are kept). */
@@ -112,7 +112,11 @@ final class TrackCommand implements Callable<Integer> {
                     + " again to continue");
             return INTERRUPTED;
         }
-        return fail ? 1 : Main.OK;
+        if (fail) {
+            return 1;
+        }
+        return result.tracks().stream().anyMatch(t -> "failed".equals(t.track().status())) ? Main.NOTHING_MEASURED
+                : Main.OK;
     }
 
     /** {@code confirmed faster -14.5 % [-15.1, -13.9] 9f3c… "subject" (first commit …)}. */

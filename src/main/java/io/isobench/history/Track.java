@@ -193,7 +193,10 @@ public final class Track {
             store.putTask(TaskRecord.builder(task.id()).repo(one.engine().repo()).perfCommand(task.perfCommand())
                     .model(task.model()).gpus(null, task.gpus()).build());
             Hardware hw = executor.kind().can(ExecutorKind.Capability.RUNS_ON_THIS_HOST) ? Hardware.detect() : null;
-            store.putSession(session(sessionId, started, null, hw, executorName, plan, track));
+            int parallel = template.executor().parallelJobs() > 0 ? template.executor().parallelJobs()
+                    : Math.max(1, executor.gpuCapacity());
+            String machine = machineJson(hw, executorName, parallel);
+            store.putSession(session(sessionId, started, null, hw, machine, plan, track));
             say.accept("track " + task.id() + ": " + trackId + ", session " + sessionId + ", " + range.commits().size()
                     + " commit(s) " + TrackSeries.short12(range.base()) + ".." + TrackSeries.short12(range.tip())
                     + ", " + selected.size() + " measured, " + slots.size() + " run(s)");
@@ -202,11 +205,11 @@ public final class Track {
                     plan.arm(task.id(), Arm.HUMAN).orElseThrow(), plan.repo(), envRoot, executor), store, say);
             TrackProgress progress = new TrackProgress(request.err(), request.tty(), task.id(), slots.size(),
                     range.commits().size(), System::nanoTime);
-            m = series.measure(sessionId, store.trackCommits(trackId), slots, progress);
+            m = series.measure(sessionId, store.trackCommits(trackId), slots, progress, parallel);
             if (m.interrupted()) {
                 return Optional.empty();
             }
-            store.putSession(session(sessionId, started, Instant.now(), hw, executorName, plan, track));
+            store.putSession(session(sessionId, started, Instant.now(), hw, machine, plan, track));
             // candidates: a change already confirmed or rejected keeps its row
             Map<String, TrackChange> known = new LinkedHashMap<>();
             store.trackChanges(task.id()).stream().filter(c -> c.trackId().equals(trackId))
@@ -270,23 +273,28 @@ public final class Track {
         return m;
     }
 
-    private static SessionRecord session(String id, Instant started, Instant ended, Hardware hw, String executor,
-                                         Plan plan, TrackRecord track) {
+    /** The machine facts stored with the track's session (as a session's: host, CPUs, executor, hardware). */
+    private static String machineJson(Hardware hw, String executor, int parallel) {
         Map<String, Object> machine = new LinkedHashMap<>();
         machine.put("host", host());
         machine.put("cpus", Runtime.getRuntime().availableProcessors());
         machine.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version"));
         machine.put("java", Runtime.version().toString());
         machine.put("executor", executor);
-        machine.put("parallel", 1);
+        machine.put("parallel", parallel);
         machine.put("hardware_id", hw == null ? null : hw.id());
         machine.put("hardware", hw == null ? null : hw.toMap());
+        return json(machine);
+    }
+
+    private static SessionRecord session(String id, Instant started, Instant ended, Hardware hw, String machine,
+                                         Plan plan, TrackRecord track) {
         Map<String, Object> suiteJson = new LinkedHashMap<>();
         suiteJson.put("track", track.trackId());
         suiteJson.put("plan", plan.toMap());
         return SessionRecord.builder(id).time(started, ended).machine(host(), hw == null ? Runtime.getRuntime()
                         .availableProcessors() + " cpu(s)" : hw.cpuModel() + ", " + hw.cores() + " cores",
-                        hw == null ? "not fingerprinted" : hw.gpuText(), json(machine))
+                        hw == null ? "not fingerprinted" : hw.gpuText(), machine)
                 .suiteJson(json(suiteJson)).statsConfigJson(track.settingsJson()).seed(plan.seed())
                 .status(ended == null ? "running" : "complete").build();
     }

@@ -21,6 +21,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
@@ -31,7 +38,8 @@ import java.util.function.Consumer;
  *
  * <p>Resume: a slot whose run is stored with status ok is not run again (its value is read back); a placeholder or a
  * failed run is run again under the same id. A commit that does not build is {@code build_failed} (its build's last
- * lines as detail), left out of the series and not built again on resume; the track goes on. The anchor must build.
+ * lines as detail) and left out of the series; the track goes on, and the next attempt builds it again (what failed
+ * may have been the machine: a missing compiler, a closed folder).
  * Stops before the next slot when the thread is interrupted (the stored runs stay; the same command continues).
  */
 final class TrackSeries {
@@ -78,17 +86,14 @@ final class TrackSeries {
     }
 
     /** Builds what is left to build and runs what is left to run; commits' states are stored as they change. */
-    Measured measure(String sessionId, List<TrackCommit> rows, List<TrackOrder.Slot> slots, TrackProgress progress) {
-        Map<Integer, TrackCommit> byPos = new TreeMap<>();
+    Measured measure(String sessionId, List<TrackCommit> rows, List<TrackOrder.Slot> slots, TrackProgress progress,
+                     int parallel) {
+        Map<Integer, TrackCommit> byPos = new ConcurrentSkipListMap<>(); // by position, read while runs end
         rows.forEach(c -> byPos.put(c.position(), c));
         Map<Integer, List<Double>> values = new TreeMap<>();
         Map<Integer, Integer> left = new HashMap<>();
-        Map<Integer, Integer> failed = new HashMap<>();
         List<TrackOrder.Slot> todo = new ArrayList<>();
         for (TrackOrder.Slot s : slots) {
-            if ("build_failed".equals(byPos.get(s.position()).state())) {
-                continue;
-            }
             Job job = job(s);
             RunRecord done = store.run(SeriesRuns.runId(sessionId, job)).orElse(null);
             if (done != null && done.status() == RunRecord.RunStatus.SUCCESS && done.primaryValue() != null) {
@@ -120,38 +125,9 @@ final class TrackSeries {
             }
             envs.put(pos, env);
         }
-        SeriesRuns runs = new SeriesRuns(store, setup.executor(), say);
-        Thread me = Thread.currentThread();
-        boolean interrupted = false;
-        for (TrackOrder.Slot s : todo) {
-            if (me.isInterrupted()) {
-                interrupted = true;
-                break;
-            }
-            Environment env = envs.get(s.position());
-            if (env == null) {
-                continue; // did not build
-            }
-            TrackCommit c = byPos.get(s.position());
-            RunRecord rec = runs.run(sessionId, job(s).in(env.path()), c.commitId(), env,
-                    buildLogs.get(s.position()), SEED, me::isInterrupted);
-            if (rec.status() == RunRecord.RunStatus.SUCCESS && rec.primaryValue() != null) {
-                values.computeIfAbsent(s.position(), k -> new ArrayList<>()).add(rec.primaryValue());
-            } else {
-                failed.merge(s.position(), 1, Integer::sum);
-            }
-            int remaining = left.merge(s.position(), -1, Integer::sum);
-            if (remaining == 0) {
-                List<Double> v = values.getOrDefault(s.position(), List.of());
-                TrackCommit updated = v.isEmpty() ? c.withState("failed", "every run failed: "
-                        + (rec.failure() == null ? "no value" : rec.failure().category() + " — "
-                        + rec.failure().detail())) : c.withState("measured", v.size() + " ok run(s)"
-                        + (failed.containsKey(s.position()) ? ", " + failed.get(s.position()) + " failed" : ""));
-                byPos.put(s.position(), updated);
-                store.putTrackCommits(List.of(updated));
-            }
-            progress.ran(c.position(), c.commitId());
-        }
+        Slots run = new Slots(sessionId, new SeriesRuns(store, setup.executor(), say), byPos, envs, buildLogs,
+                new Tallies(values, left, new HashMap<>()), progress);
+        boolean interrupted = parallel <= 1 ? run.oneAtATime(todo) : run.atOnce(todo, parallel);
         // commits every run of which was stored by an earlier attempt
         for (TrackCommit c : new ArrayList<>(byPos.values())) {
             if (c.selected() && "pending".equals(c.state()) && !left.containsKey(c.position())
@@ -162,6 +138,104 @@ final class TrackSeries {
             }
         }
         return new Measured(List.copyOf(byPos.values()), values, interrupted);
+    }
+
+    /** Per position: its ok runs' values, its slots left, its failed runs. */
+    private record Tallies(Map<Integer, List<Double>> values, Map<Integer, Integer> left,
+                           Map<Integer, Integer> failed) {
+    }
+
+    /** Runs the slots left, one at a time or several at once, and keeps each commit's state. */
+    private final class Slots {
+        private final String sessionId;
+        private final SeriesRuns runs;
+        private final Map<Integer, TrackCommit> byPos;
+        private final Map<Integer, Environment> envs;
+        private final Map<Integer, String> buildLogs;
+        private final Tallies tallies;
+        private final TrackProgress progress;
+        private final AtomicBoolean stop = new AtomicBoolean();
+
+        Slots(String sessionId, SeriesRuns runs, Map<Integer, TrackCommit> byPos, Map<Integer, Environment> envs,
+              Map<Integer, String> buildLogs, Tallies tallies, TrackProgress progress) {
+            this.sessionId = sessionId;
+            this.runs = runs;
+            this.byPos = byPos;
+            this.envs = envs;
+            this.buildLogs = buildLogs;
+            this.tallies = tallies;
+            this.progress = progress;
+        }
+
+        /** In order, one at a time; true when the thread was interrupted before the last. */
+        boolean oneAtATime(List<TrackOrder.Slot> todo) {
+            Thread me = Thread.currentThread();
+            for (TrackOrder.Slot s : todo) {
+                if (me.isInterrupted()) {
+                    return true;
+                }
+                run(s, me::isInterrupted);
+            }
+            return false;
+        }
+
+        /** In order, up to {@code parallel} at once ({@code --parallel N}); an interrupt stops what has not started. */
+        boolean atOnce(List<TrackOrder.Slot> todo, int parallel) {
+            ExecutorService pool = Executors.newFixedThreadPool(parallel);
+            try {
+                List<Future<?>> futures = new ArrayList<>();
+                for (TrackOrder.Slot s : todo) {
+                    futures.add(pool.submit(() -> {
+                        if (!stop.get()) {
+                            run(s, stop::get);
+                        }
+                    }));
+                }
+                for (Future<?> f : futures) {
+                    try {
+                        f.get();
+                    } catch (InterruptedException e) {
+                        stop.set(true);
+                        Thread.currentThread().interrupt();
+                    } catch (ExecutionException e) {
+                        stop.set(true);
+                        throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+                    }
+                }
+            } finally {
+                pool.shutdown();
+            }
+            return stop.get() || Thread.currentThread().isInterrupted();
+        }
+
+        private void run(TrackOrder.Slot s, BooleanSupplier cancelled) {
+            Environment env = envs.get(s.position());
+            if (env == null) {
+                return; // did not build
+            }
+            TrackCommit c = byPos.get(s.position());
+            RunRecord rec = runs.run(sessionId, job(s).in(env.path()), c.commitId(), env,
+                    buildLogs.get(s.position()), SEED, cancelled);
+            synchronized (this) {
+                int pos = s.position();
+                if (rec.status() == RunRecord.RunStatus.SUCCESS && rec.primaryValue() != null) {
+                    tallies.values().computeIfAbsent(pos, k -> new ArrayList<>()).add(rec.primaryValue());
+                } else {
+                    tallies.failed().merge(pos, 1, Integer::sum);
+                }
+                if (tallies.left().merge(pos, -1, Integer::sum) == 0) {
+                    List<Double> v = tallies.values().getOrDefault(pos, List.of());
+                    Integer bad = tallies.failed().get(pos);
+                    TrackCommit updated = v.isEmpty() ? c.withState("failed", "every run failed: "
+                            + (rec.failure() == null ? "no value" : rec.failure().category() + " — "
+                            + rec.failure().detail())) : c.withState("measured", v.size() + " ok run(s)"
+                            + (bad == null ? "" : ", " + bad + " failed"));
+                    byPos.put(pos, updated);
+                    store.putTrackCommits(List.of(updated));
+                }
+                progress.ran(c.position(), c.commitId());
+            }
+        }
     }
 
     /** The measured job of a slot: the planner's job of the task, as arm {@code track} at the slot's place. */
