@@ -83,7 +83,7 @@ final class TrackCommand implements Callable<Integer> {
         Suite suite = SuiteLoader.load(suiteFile);
         SessionRequest template = new SessionRequest(suite, new Planner.Options(null, null,
                 workdir.toAbsolutePath(), execution.aa()), main.dbSpec(), session, false, execution.choice(),
-                execution.feedback(main.err, id -> "isobench run --resume --session " + Sessions.word(id)));
+                execution.feedback(main.err, id -> again()));
         String mode = execution.progress == null ? "auto" : execution.progress;
         boolean tty = ProgressMode.of(mode) == ProgressMode.TTY
                 || ProgressMode.of(mode) == ProgressMode.AUTO && System.console() != null
@@ -108,8 +108,7 @@ final class TrackCommand implements Callable<Integer> {
         }
         main.out.flush();
         if (result.interrupted()) {
-            main.err.println("isobench: track interrupted; the runs stored so far are kept: run the same command"
-                    + " again to continue");
+            main.err.println("isobench: track interrupted; the runs stored so far are kept; to continue: " + again());
             return INTERRUPTED;
         }
         if (fail) {
@@ -117,6 +116,14 @@ final class TrackCommand implements Callable<Integer> {
         }
         return result.tracks().stream().anyMatch(t -> "failed".equals(t.track().status())) ? Main.NOTHING_MEASURED
                 : Main.OK;
+    }
+
+    /** The command that continues this track (its stored runs and sessions are kept). */
+    private String again() {
+        return "isobench " + (main.db == null ? "" : "--db " + Sessions.word(main.db) + " ") + "track "
+                + Sessions.word(suiteFile.toString()) + " --range " + Sessions.word(range)
+                + (task == null ? "" : " --task " + Sessions.word(task)) + " --every " + every + " --runs " + runs
+                + (bisect ? "" : " --no-bisect") + " --workdir " + Sessions.word(workdir.toString());
     }
 
     /** {@code confirmed faster -14.5 % [-15.1, -13.9] 9f3c… "subject" (first commit …)}. */

@@ -14,6 +14,7 @@ import io.isobench.parse.MetricDictionary;
 import io.isobench.plan.Job;
 import io.isobench.plan.Plan;
 import io.isobench.plan.Planner;
+import io.isobench.proc.ProcessGroup;
 import io.isobench.session.SessionRequest;
 import io.isobench.store.SessionRecord;
 import io.isobench.store.Store;
@@ -31,6 +32,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -205,7 +207,23 @@ public final class Track {
                     plan.arm(task.id(), Arm.HUMAN).orElseThrow(), plan.repo(), envRoot, executor), store, say);
             TrackProgress progress = new TrackProgress(request.err(), request.tty(), task.id(), slots.size(),
                     range.commits().size(), System::nanoTime);
-            m = series.measure(sessionId, store.trackCommits(trackId), slots, progress, parallel);
+            // Ctrl-C / SIGTERM: tear down the run in flight, say how to continue (the stored runs are kept)
+            executor.beginSession(sessionId); // cluster executors name their jobs after it (adopted on resume)
+            String again = template.feedback().resumeCommand().apply(sessionId);
+            Thread hook = new Thread(() -> {
+                ProcessGroup.reapLaunched(Duration.ofSeconds(2));
+                template.feedback().listener().interrupted(again);
+            }, "isobench-track-teardown");
+            Runtime.getRuntime().addShutdownHook(hook);
+            try {
+                m = series.measure(sessionId, store.trackCommits(trackId), slots, progress, parallel);
+            } finally {
+                try {
+                    Runtime.getRuntime().removeShutdownHook(hook);
+                } catch (IllegalStateException e) {
+                    // shutting down: the hook runs
+                }
+            }
             if (m.interrupted()) {
                 return Optional.empty();
             }

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentSkipListMap;
@@ -116,14 +117,18 @@ final class TrackSeries {
             }
             if (!env.ready()) {
                 String detail = lastLines(env.log());
-                say.accept(String.format("track %s: commit %d %s does not build: %s", setup.taskId(), pos,
-                        short12(c.commitId()), env.failure().category() + " — " + env.failure().detail()));
+                say.accept(String.format(Locale.ROOT, "track %s: commit %d/%d %s does not build: %s", setup.taskId(),
+                        pos + 1, byPos.size(), short12(c.commitId()), env.failure().category() + " — "
+                                + env.failure().detail()));
                 TrackCommit bad = c.withState("build_failed", env.failure().category() + ": " + detail);
                 byPos.put(pos, bad);
                 store.putTrackCommits(List.of(bad));
                 continue;
             }
             envs.put(pos, env);
+            say.accept(String.format(Locale.ROOT, "track %s: commit %d/%d %s ready%s", setup.taskId(), pos + 1,
+                    byPos.size(), short12(c.commitId()), env.build() == null ? ""
+                            : String.format(Locale.ROOT, ", built in %.1f s", env.build().durationMs() / 1000)));
         }
         Slots run = new Slots(sessionId, new SeriesRuns(store, setup.executor(), say), byPos, envs, buildLogs,
                 new Tallies(values, left, new HashMap<>()), progress);
