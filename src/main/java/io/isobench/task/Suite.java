@@ -72,6 +72,11 @@ public record Suite(Path file, EngineSpec engine, List<TaskSpec> tasks, List<Age
         return new Suite(file, engine, tasks, other, run, recipes, setup, agentPrompt);
     }
 
+    /** The same suite with other tasks (e.g. one task of it, given other commits). */
+    public Suite withTasks(List<TaskSpec> other) {
+        return new Suite(file, engine, other, agents, run, recipes, setup, agentPrompt);
+    }
+
     /** The recipes that apply to one arm of one task, in suite order. */
     public List<Recipe> recipesFor(String taskId, String armLabel) {
         return recipes.stream().filter(r -> r.appliesTo(taskId, armLabel)).toList();

@@ -301,6 +301,11 @@ public record TaskSpec(String id, Commits commits, Workload workload, Limits lim
         setup = setup == null ? Setup.ENGINE : setup;
     }
 
+    /** This task measuring other commits: {@code human} against {@code parent} (null: the human commit's parent). */
+    public TaskSpec withCommits(String human, String parent) {
+        return new TaskSpec(id, new Commits(human, parent), workload, limits, gates, setup, line);
+    }
+
     /**
      * The perf_command parsed and linted against this task's model, mode label and GPU count; for a generic task, its
      * declared command in the same shape (no findings: the suite loader checked it).

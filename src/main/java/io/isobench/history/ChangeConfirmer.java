@@ -1,0 +1,187 @@
+package io.isobench.history;
+
+import io.isobench.session.SessionRequest;
+import io.isobench.store.Store;
+import io.isobench.store.Stores;
+import io.isobench.store.TrackChange;
+import io.isobench.store.TrackCommit;
+import io.isobench.store.TrackRecord;
+import io.isobench.track.Bisect;
+import io.isobench.track.Confirmation;
+import io.isobench.track.Direction;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * Decides a track's candidate changes and bisects the confirmed ones (docs/statistics.md §21b, §21c), with real
+ * paired sessions ({@link ConfirmSessions}: one per pair of commits, resumable, never run twice).
+ *
+ * <p>Guarantees, for the track's change rows in the store:
+ * <ul>
+ *   <li>Every {@code candidate} row becomes {@code confirmed} or {@code rejected}: the session of its commit against
+ *       its earlier measured commit ({@code parentCommit}) decided by {@link Confirmation#decide} in the candidate's
+ *       direction. The row then holds the direction the session measured, {@code change_pct} and the interval
+ *       (percent, later vs earlier commit), the evidence line ({@link ConfirmEvidence}) and the session id. A session
+ *       that compared nothing (a build, a run, the correctness gate or the infrastructure failed) rejects the
+ *       candidate, with no numbers and the failure as evidence.</li>
+ *   <li>A {@code confirmed} row without a first commit gets one: its commit itself when the earlier commit is the
+ *       previous commit of the range (adjacent on the first-parent line), no session asked; otherwise, with bisect
+ *       on, the first commit {@link Bisect#first} finds among the commits after the earlier one up to the row's
+ *       commit, asking commit m with a session of m against the earlier commit ({@link ConfirmResult#answer}: carries
+ *       when it confirms the change in the row's direction, skip when m could not be measured), recorded in
+ *       {@code bisect_json} ({@link BisectSteps}). With bisect off a non-adjacent row keeps no first commit.</li>
+ *   <li>Rows already decided are left as they are; calling {@link #confirm} again after it finished runs no session
+ *       (every session it needs is stored complete), and after a kill resumes the unfinished one.</li>
+ * </ul>
+ */
+public final class ChangeConfirmer {
+
+    private final SessionRequest template;
+    private final String taskId;
+    private final boolean bisect;
+    private int sessionsStarted;
+
+    /**
+     * @param template the track's request: its suite holds the track task; its store, work folder, executor, plan
+     *                 options and feedback are those of every confirming session
+     * @param taskId   the track's task
+     * @param bisect   bisect confirmed changes whose two commits are not adjacent
+     */
+    public ChangeConfirmer(SessionRequest template, String taskId, boolean bisect) {
+        this.template = Objects.requireNonNull(template, "template");
+        this.taskId = Objects.requireNonNull(taskId, "taskId");
+        this.bisect = bisect;
+    }
+
+    /**
+     * Confirms or rejects every {@code candidate} row of the track (rows updated in the store), bisects confirmed ones
+     * whose two commits are not adjacent on the first-parent line (when bisect is on); returns the track's change rows.
+     *
+     * @param commits the track's commits (any order: sorted by position here)
+     */
+    public List<TrackChange> confirm(TrackRecord track, List<TrackCommit> commits) {
+        if (!track.taskId().equals(taskId)) {
+            throw new IllegalArgumentException("track " + track.trackId() + " is of task " + track.taskId() + ", not "
+                    + taskId);
+        }
+        ConfirmSessions sessions = new ConfirmSessions(template, track.trackId(), taskId);
+        try {
+            for (TrackChange c : changes(track)) {
+                if (Confirmation.Status.CANDIDATE.label().equals(c.status())) {
+                    put(decided(c, c.parentCommit() == null ? null : sessions.run(c.parentCommit(), c.commitId())));
+                }
+            }
+            List<TrackCommit> ordered = commits.stream().sorted(Comparator.comparingInt(TrackCommit::position))
+                    .toList();
+            for (TrackChange c : changes(track)) {
+                if (Confirmation.Status.CONFIRMED.label().equals(c.status()) && c.firstCommit() == null) {
+                    TrackChange located = located(c, ordered, sessions);
+                    if (located != c) {
+                        put(located);
+                    }
+                }
+            }
+        } finally {
+            sessionsStarted += sessions.started();
+        }
+        return changes(track);
+    }
+
+    /** Paired sessions this confirmer started or resumed so far (stored complete ones that were read do not count). */
+    int sessionsStarted() {
+        return sessionsStarted;
+    }
+
+    /** The candidate decided by its session (null: it has no earlier commit to compare with). */
+    static TrackChange decided(TrackChange c, ConfirmResult r) {
+        if (r == null) {
+            return row(c, Direction.NONE, null, null, null, Confirmation.Status.REJECTED, "failed: no earlier measured"
+                    + " commit to compare with", null);
+        }
+        if (r.state() != ConfirmResult.State.MEASURED) {
+            return row(c, Direction.NONE, null, null, null, Confirmation.Status.REJECTED, r.evidence(), r.sessionId());
+        }
+        Confirmation.Outcome o = Confirmation.decide(direction(c), r.analysis());
+        return row(c, o.direction(), finite(o.changePct()), finite(o.ciLowPct()), finite(o.ciHighPct()), o.status(),
+                r.evidence(), r.sessionId());
+    }
+
+    /** The row with its first commit: adjacent, bisected, or (bisect off, or commits not in the track) unchanged. */
+    private TrackChange located(TrackChange c, List<TrackCommit> ordered, ConfirmSessions sessions) {
+        int good = indexOf(ordered, c.parentCommit());
+        int bad = indexOf(ordered, c.commitId());
+        if (good < 0 || bad <= good) {
+            return c;
+        }
+        if (bad == good + 1) {
+            return located(c, c.commitId(), null);
+        }
+        if (!bisect) {
+            return c;
+        }
+        List<TrackCommit> range = ordered.subList(good + 1, bad + 1);
+        Direction dir = direction(c);
+        List<BisectSteps.Step> steps = new ArrayList<>();
+        Bisect.Result result = Bisect.first(range.size(), i -> {
+            TrackCommit m = range.get(i);
+            ConfirmResult r = sessions.run(c.parentCommit(), m.commitId());
+            Bisect.Answer a = r.answer(dir);
+            steps.add(new BisectSteps.Step(m.position(), m.commitId(), a, r.sessionId(), r.evidence()));
+            return a;
+        });
+        BisectSteps.Outcome o = BisectSteps.outcome(ordered.get(good), range, result, steps);
+        return located(c, o.firstCommit(), o.json());
+    }
+
+    private static int indexOf(List<TrackCommit> ordered, String commit) {
+        for (int i = 0; i < ordered.size(); i++) {
+            if (ordered.get(i).commitId().equals(commit)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static Direction direction(TrackChange c) {
+        try {
+            return Direction.valueOf(c.direction().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            return Direction.NONE;
+        }
+    }
+
+    private static Double finite(double v) {
+        return Double.isFinite(v) ? v : null;
+    }
+
+    private static TrackChange row(TrackChange c, Direction d, Double pct, Double low, Double high,
+                                   Confirmation.Status status, String evidence, String sessionId) {
+        return new TrackChange(c.trackId(), c.taskId(), c.position(), c.commitId(), c.parentCommit(), c.metric(),
+                d.label(), pct, low, high, status.label(), null, evidence, c.candidatePValue(), sessionId, null,
+                Instant.now());
+    }
+
+    private static TrackChange located(TrackChange c, String first, String bisectJson) {
+        return new TrackChange(c.trackId(), c.taskId(), c.position(), c.commitId(), c.parentCommit(), c.metric(),
+                c.direction(), c.changePct(), c.ciLowPct(), c.ciHighPct(), c.status(), first, c.evidence(),
+                c.candidatePValue(), c.sessionId(), bisectJson, Instant.now());
+    }
+
+    private List<TrackChange> changes(TrackRecord track) {
+        try (Store store = Stores.open(template.db())) {
+            return store.trackChanges(track.taskId()).stream().filter(c -> c.trackId().equals(track.trackId()))
+                    .toList();
+        }
+    }
+
+    private void put(TrackChange c) {
+        try (Store store = Stores.open(template.db())) {
+            store.putTrackChange(c);
+        }
+    }
+}
