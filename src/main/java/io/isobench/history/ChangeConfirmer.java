@@ -99,16 +99,19 @@ public final class ChangeConfirmer {
 
     /** The candidate decided by its session (null: it has no earlier commit to compare with). */
     static TrackChange decided(TrackChange c, ConfirmResult r) {
+        Instant now = Instant.now();
+        String rejected = Confirmation.Status.REJECTED.label();
+        TrackChange none = c.withNumbers(null, null, null).withFirstCommit(null, null, now);
         if (r == null) {
-            return row(c, Direction.NONE, null, null, null, Confirmation.Status.REJECTED, "failed: no earlier measured"
-                    + " commit to compare with", null);
+            return none.withOutcome(rejected, Direction.NONE.label(), "failed: no earlier measured commit to compare"
+                    + " with", null, now);
         }
         if (r.state() != ConfirmResult.State.MEASURED) {
-            return row(c, Direction.NONE, null, null, null, Confirmation.Status.REJECTED, r.evidence(), r.sessionId());
+            return none.withOutcome(rejected, Direction.NONE.label(), r.evidence(), r.sessionId(), now);
         }
         Confirmation.Outcome o = Confirmation.decide(direction(c), r.analysis());
-        return row(c, o.direction(), finite(o.changePct()), finite(o.ciLowPct()), finite(o.ciHighPct()), o.status(),
-                r.evidence(), r.sessionId());
+        return none.withNumbers(finite(o.changePct()), finite(o.ciLowPct()), finite(o.ciHighPct()))
+                .withOutcome(o.status().label(), o.direction().label(), r.evidence(), r.sessionId(), now);
     }
 
     /** The row with its first commit: adjacent, bisected, or (bisect off, or commits not in the track) unchanged. */
@@ -159,17 +162,8 @@ public final class ChangeConfirmer {
         return Double.isFinite(v) ? v : null;
     }
 
-    private static TrackChange row(TrackChange c, Direction d, Double pct, Double low, Double high,
-                                   Confirmation.Status status, String evidence, String sessionId) {
-        return new TrackChange(c.trackId(), c.taskId(), c.position(), c.commitId(), c.parentCommit(), c.metric(),
-                d.label(), pct, low, high, status.label(), null, evidence, c.candidatePValue(), sessionId, null,
-                Instant.now());
-    }
-
     private static TrackChange located(TrackChange c, String first, String bisectJson) {
-        return new TrackChange(c.trackId(), c.taskId(), c.position(), c.commitId(), c.parentCommit(), c.metric(),
-                c.direction(), c.changePct(), c.ciLowPct(), c.ciHighPct(), c.status(), first, c.evidence(),
-                c.candidatePValue(), c.sessionId(), bisectJson, Instant.now());
+        return c.withFirstCommit(first, bisectJson, Instant.now());
     }
 
     private List<TrackChange> changes(TrackRecord track) {

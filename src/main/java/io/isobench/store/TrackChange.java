@@ -38,4 +38,24 @@ public record TrackChange(String trackId, String taskId, int position, String co
         TrackRows.require(direction, "track " + trackId + " change at " + commitId + " needs a direction");
         TrackRows.require(status, "track " + trackId + " change at " + commitId + " needs a status");
     }
+
+    /** This change with the outcome of its confirming session: status, the direction measured, evidence, session. */
+    public TrackChange withOutcome(String newStatus, String newDirection, String newEvidence, String newSessionId,
+                                   Instant at) {
+        return new TrackChange(trackId, taskId, position, commitId, parentCommit, metric, newDirection, changePct,
+                ciLowPct, ciHighPct, newStatus, firstCommit, newEvidence, candidatePValue, newSessionId, bisectJson, at);
+    }
+
+    /** This change with other numbers: the change and its interval, percent (null: none). */
+    public TrackChange withNumbers(Double newChangePct, Double newCiLowPct, Double newCiHighPct) {
+        return new TrackChange(trackId, taskId, position, commitId, parentCommit, metric, direction, newChangePct,
+                newCiLowPct, newCiHighPct, status, firstCommit, evidence, candidatePValue, sessionId, bisectJson,
+                updatedAt);
+    }
+
+    /** This change with its first commit (bisected, or the commit itself) and the bisect's JSON (null: none). */
+    public TrackChange withFirstCommit(String first, String newBisectJson, Instant at) {
+        return new TrackChange(trackId, taskId, position, commitId, parentCommit, metric, direction, changePct,
+                ciLowPct, ciHighPct, status, first, evidence, candidatePValue, sessionId, newBisectJson, at);
+    }
 }
