@@ -7,6 +7,7 @@ import io.isobench.plan.Planner;
 import io.isobench.session.ProgressMode;
 import io.isobench.session.SessionRequest;
 import io.isobench.store.RunFilter;
+import io.isobench.store.SessionRecord;
 import io.isobench.store.Store;
 import io.isobench.store.Stores;
 import io.isobench.store.TrackChange;
@@ -110,6 +111,9 @@ class ChangeConfirmerIT {
             store.putTrackCommits(commits);
             store.putTrackChange(candidate(track, 7, 8, "faster", -14.1));
             store.putTrackChange(candidate(track, 4, 5, "slower", 3.2));
+            // the docs candidate's session was started by a killed attempt (stored, not complete): it is resumed
+            store.putSession(SessionRecord.builder(ConfirmSessions.sessionId(track.trackId(), sha(4), sha(5)))
+                    .status("running").build());
         }
         ChangeConfirmer confirmer = new ChangeConfirmer(template, TASK, true);
         long t0 = System.nanoTime();
@@ -140,6 +144,9 @@ class ChangeConfirmerIT {
         assertThat(docs.evidence()).matches("(equivalent|inconclusive).*").contains("A/A ±");
         assertThat(docs.firstCommit()).isNull();
         assertThat(confirmer.sessionsStarted()).isEqualTo(2);
+        try (Store store = Stores.open(template.db())) {
+            assertThat(store.session(docs.sessionId()).orElseThrow().status()).isEqualTo("complete");
+        }
 
         // resume: a second call reads both stored sessions and runs nothing
         int runs = runs();
