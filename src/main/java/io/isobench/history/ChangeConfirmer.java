@@ -16,6 +16,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.function.Function;
 
 /**
  * Decides a track's candidate changes and bisects the confirmed ones (docs/statistics.md §21b, §21c), with real
@@ -34,12 +35,16 @@ import java.util.Objects;
  *       on, the first commit {@link Bisect#first} finds among the commits after the earlier one up to the row's
  *       commit, asking commit m with a session of m against the earlier commit ({@link ConfirmResult#answer}: carries
  *       when it confirms the change in the row's direction, skip when m could not be measured), recorded in
- *       {@code bisect_json} ({@link BisectSteps}). With bisect off a non-adjacent row keeps no first commit.</li>
+ *       {@code bisect_json} ({@link BisectSteps}); a commit the series recorded as {@code build_failed} is skipped
+ *       without a session. With bisect off a non-adjacent row keeps no first commit.</li>
  *   <li>Rows already decided are left as they are; calling {@link #confirm} again after it finished runs no session
  *       (every session it needs is stored complete), and after a kill resumes the unfinished one.</li>
  * </ul>
  */
 public final class ChangeConfirmer {
+
+    /** A track commit's state when the series could not build it (TrackCommit's contract). */
+    private static final String BUILD_FAILED = "build_failed";
 
     private final SessionRequest template;
     private final String taskId;
@@ -131,14 +136,27 @@ public final class ChangeConfirmer {
         Direction dir = direction(c);
         List<BisectSteps.Step> steps = new ArrayList<>();
         Bisect.Result result = Bisect.first(range.size(), i -> {
-            TrackCommit m = range.get(i);
-            ConfirmResult r = sessions.run(c.parentCommit(), m.commitId());
-            Bisect.Answer a = r.answer(dir);
-            steps.add(new BisectSteps.Step(m.position(), m.commitId(), a, r.sessionId(), r.evidence()));
-            return a;
+            BisectSteps.Step step = ask(range.get(i), dir, m -> sessions.run(c.parentCommit(), m));
+            steps.add(step);
+            return step.answer();
         });
         BisectSteps.Outcome o = BisectSteps.outcome(ordered.get(good), range, result, steps);
         return located(c, o.firstCommit(), o.json());
+    }
+
+    /**
+     * One bisect step: a commit the track's series already found not to build ({@code build_failed}) is skipped
+     * without a session; any other is answered by its session against the good commit ({@code session}: commit id →
+     * result).
+     */
+    static BisectSteps.Step ask(TrackCommit m, Direction dir, Function<String, ConfirmResult> session) {
+        if (BUILD_FAILED.equals(m.state())) {
+            return new BisectSteps.Step(m.position(), m.commitId(), Bisect.Answer.SKIP, null, ConfirmEvidence.failed(
+                    ConfirmResult.State.LATER_NOT_BUILT, "the track's build of it failed" + (m.detail() == null ? ""
+                    : ": " + m.detail())));
+        }
+        ConfirmResult r = session.apply(m.commitId());
+        return new BisectSteps.Step(m.position(), m.commitId(), r.answer(dir), r.sessionId(), r.evidence());
     }
 
     private static int indexOf(List<TrackCommit> ordered, String commit) {

@@ -7,6 +7,7 @@ import io.isobench.analysis.StatsConfig;
 import io.isobench.analysis.TaskAnalysis;
 import io.isobench.parse.Better;
 import io.isobench.store.TrackChange;
+import io.isobench.store.TrackCommit;
 import io.isobench.track.Bisect;
 import io.isobench.track.Confirmation;
 import io.isobench.track.Direction;
@@ -111,5 +112,23 @@ class ConfirmResultTest {
                 + " 8 rounds \\(fixed\\); .*");
         TaskAnalysis unstable = session(0.85, 1.08);
         assertThat(ConfirmEvidence.of(unstable)).startsWith("inconclusive: A/A unstable: -15.").contains("(unstable)");
+    }
+
+    @Test
+    void aBisectStepSkipsACommitTheSeriesCouldNotBuildWithoutASession() {
+        TrackCommit broken = new TrackCommit("t1", 9, "c9", "c8", "engine: break the build", true, "build_failed",
+                "make: *** [Makefile:3: engine] Error 1");
+        BisectSteps.Step skip = ChangeConfirmer.ask(broken, Direction.FASTER, m -> {
+            throw new AssertionError("no session for " + m);
+        });
+        assertThat(skip).isEqualTo(new BisectSteps.Step(9, "c9", Bisect.Answer.SKIP, null,
+                "not built: the track's build of it failed: make: *** [Makefile:3: engine] Error 1"));
+
+        TrackCommit plain = new TrackCommit("t1", 8, "c8", "c7", "engine: less work", false, "not_selected", null);
+        BisectSteps.Step carries = ChangeConfirmer.ask(plain, Direction.FASTER, m -> new ConfirmResult("track-" + m,
+                ConfirmResult.State.MEASURED, session(0.85, 1.0), null));
+        assertThat(carries.answer()).isEqualTo(Bisect.Answer.CARRIES);
+        assertThat(carries.sessionId()).isEqualTo("track-c8");
+        assertThat(carries.evidence()).startsWith("better: -15.");
     }
 }
