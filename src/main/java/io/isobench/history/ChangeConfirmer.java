@@ -53,7 +53,9 @@ public final class ChangeConfirmer {
 
     /**
      * @param template the track's request: its suite holds the track task; its store, work folder, executor, plan
-     *                 options and feedback are those of every confirming session
+     *                 options and feedback are those of every confirming session (its session id and resume flag
+     *                 are not used: each confirming session has its own id, resumed by the rules of
+     *                 {@link ConfirmSessions})
      * @param taskId   the track's task
      * @param bisect   bisect confirmed changes whose two commits are not adjacent
      */
@@ -106,16 +108,16 @@ public final class ChangeConfirmer {
     static TrackChange decided(TrackChange c, ConfirmResult r) {
         Instant now = Instant.now();
         String rejected = Confirmation.Status.REJECTED.label();
-        TrackChange none = c.withNumbers(null, null, null).withFirstCommit(null, null, now);
+        TrackChange base = c.withNumbers(null, null, null).withFirstCommit(null, null, now);
         if (r == null) {
-            return none.withOutcome(rejected, Direction.NONE.label(), "failed: no earlier measured commit to compare"
+            return base.withOutcome(rejected, Direction.NONE.label(), "failed: no earlier measured commit to compare"
                     + " with", null, now);
         }
         if (r.state() != ConfirmResult.State.MEASURED) {
-            return none.withOutcome(rejected, Direction.NONE.label(), r.evidence(), r.sessionId(), now);
+            return base.withOutcome(rejected, Direction.NONE.label(), r.evidence(), r.sessionId(), now);
         }
         Confirmation.Outcome o = Confirmation.decide(direction(c), r.analysis());
-        return none.withNumbers(finite(o.changePct()), finite(o.ciLowPct()), finite(o.ciHighPct()))
+        return base.withNumbers(finite(o.changePct()), finite(o.ciLowPct()), finite(o.ciHighPct()))
                 .withOutcome(o.status().label(), o.direction().label(), r.evidence(), r.sessionId(), now);
     }
 
