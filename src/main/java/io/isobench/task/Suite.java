@@ -72,7 +72,7 @@ public record Suite(Path file, EngineSpec engine, List<TaskSpec> tasks, List<Age
         return new Suite(file, engine, tasks, other, run, recipes, setup, agentPrompt);
     }
 
-    /** The same suite with other tasks (e.g. one task of it, given other commits). */
+    /** The same suite with other tasks (a track task on a pair of commits, {@code isobench track}). */
     public Suite withTasks(List<TaskSpec> other) {
         return new Suite(file, engine, other, agents, run, recipes, setup, agentPrompt);
     }

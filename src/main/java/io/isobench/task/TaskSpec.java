@@ -123,6 +123,11 @@ public record TaskSpec(String id, Commits commits, Workload workload, Limits lim
         return commits.human();
     }
 
+    /** This task on other commits (a track task's pair of commits, compared by a confirming session). */
+    public TaskSpec withCommits(String human, String parent) {
+        return new TaskSpec(id, new Commits(human, parent), workload, limits, gates, setup, line);
+    }
+
     /** The baseline commit; null means the human commit's first parent. */
     public String parentCommit() {
         return commits.parent();
@@ -299,11 +304,6 @@ public record TaskSpec(String id, Commits commits, Workload workload, Limits lim
         limits = limits == null ? Limits.NONE : limits;
         gates = gates == null ? Gates.NONE : gates;
         setup = setup == null ? Setup.ENGINE : setup;
-    }
-
-    /** This task measuring other commits: {@code human} against {@code parent} (null: the human commit's parent). */
-    public TaskSpec withCommits(String human, String parent) {
-        return new TaskSpec(id, new Commits(human, parent), workload, limits, gates, setup, line);
     }
 
     /**
