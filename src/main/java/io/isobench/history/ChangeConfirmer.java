@@ -106,19 +106,20 @@ public final class ChangeConfirmer {
 
     /** The candidate decided by its session (null: it has no earlier commit to compare with). */
     static TrackChange decided(TrackChange c, ConfirmResult r) {
-        Instant now = Instant.now();
         String rejected = Confirmation.Status.REJECTED.label();
-        TrackChange base = c.withNumbers(null, null, null).withFirstCommit(null, null, now);
+        TrackChange.Builder b = c.toBuilder().updatedAt(Instant.now());
         if (r == null) {
-            return base.withOutcome(rejected, Direction.NONE.label(), "failed: no earlier measured commit to compare"
-                    + " with", null, now);
+            return b.change(c.metric(), Direction.NONE.label(), null).interval(null, null).status(rejected, null,
+                    "failed: no earlier measured commit to compare with").session(null, null).build();
         }
         if (r.state() != ConfirmResult.State.MEASURED) {
-            return base.withOutcome(rejected, Direction.NONE.label(), r.evidence(), r.sessionId(), now);
+            return b.change(c.metric(), Direction.NONE.label(), null).interval(null, null).status(rejected, null,
+                    r.evidence()).session(r.sessionId(), null).build();
         }
         Confirmation.Outcome o = Confirmation.decide(direction(c), r.analysis());
-        return base.withNumbers(finite(o.changePct()), finite(o.ciLowPct()), finite(o.ciHighPct()))
-                .withOutcome(o.status().label(), o.direction().label(), r.evidence(), r.sessionId(), now);
+        return b.change(c.metric(), o.direction().label(), finite(o.changePct()))
+                .interval(finite(o.ciLowPct()), finite(o.ciHighPct())).status(o.status().label(), null, r.evidence())
+                .session(r.sessionId(), null).build();
     }
 
     /** The row with its first commit: adjacent, bisected, or (bisect off, or commits not in the track) unchanged. */
@@ -183,7 +184,8 @@ public final class ChangeConfirmer {
     }
 
     private static TrackChange located(TrackChange c, String first, String bisectJson) {
-        return c.withFirstCommit(first, bisectJson, Instant.now());
+        return c.toBuilder().status(c.status(), first, c.evidence()).session(c.sessionId(), bisectJson)
+                .updatedAt(Instant.now()).build();
     }
 
     private List<TrackChange> changes(TrackRecord track) {
