@@ -38,4 +38,92 @@ public record TrackChange(String trackId, String taskId, int position, String co
         TrackRows.require(direction, "track " + trackId + " change at " + commitId + " needs a direction");
         TrackRows.require(status, "track " + trackId + " change at " + commitId + " needs a status");
     }
+
+    /** A change built by name (its 17 values are not built positionally outside the store). */
+    public static Builder builder(String trackId, String taskId) {
+        return new Builder(trackId, taskId);
+    }
+
+    /** This change as a builder, to write it again with other values (a candidate confirmed, bisected). */
+    public Builder toBuilder() {
+        return new Builder(trackId, taskId).at(position, commitId, parentCommit)
+                .change(metric, direction, changePct).interval(ciLowPct, ciHighPct)
+                .status(status, firstCommit, evidence).candidatePValue(candidatePValue)
+                .session(sessionId, bisectJson).updatedAt(updatedAt);
+    }
+
+    /** Builds a {@link TrackChange}; unset values are null. */
+    public static final class Builder {
+        private final String trackId;
+        private final String taskId;
+        private int position;
+        private String commitId;
+        private String parentCommit;
+        private String metric;
+        private String direction;
+        private Double changePct;
+        private Double ciLowPct;
+        private Double ciHighPct;
+        private String status;
+        private String firstCommit;
+        private String evidence;
+        private Double candidatePValue;
+        private String sessionId;
+        private String bisectJson;
+        private Instant updatedAt;
+
+        private Builder(String trackId, String taskId) {
+            this.trackId = trackId;
+            this.taskId = taskId;
+        }
+
+        public Builder at(int pos, String commit, String parent) {
+            this.position = pos;
+            this.commitId = commit;
+            this.parentCommit = parent;
+            return this;
+        }
+
+        public Builder change(String metricName, String directionLabel, Double pct) {
+            this.metric = metricName;
+            this.direction = directionLabel;
+            this.changePct = pct;
+            return this;
+        }
+
+        public Builder interval(Double lowPct, Double highPct) {
+            this.ciLowPct = lowPct;
+            this.ciHighPct = highPct;
+            return this;
+        }
+
+        public Builder status(String value, String firstCommitOrNull, String evidenceLine) {
+            this.status = value;
+            this.firstCommit = firstCommitOrNull;
+            this.evidence = evidenceLine;
+            return this;
+        }
+
+        public Builder candidatePValue(Double p) {
+            this.candidatePValue = p;
+            return this;
+        }
+
+        public Builder session(String id, String bisect) {
+            this.sessionId = id;
+            this.bisectJson = bisect;
+            return this;
+        }
+
+        public Builder updatedAt(Instant t) {
+            this.updatedAt = t;
+            return this;
+        }
+
+        public TrackChange build() {
+            return new TrackChange(trackId, taskId, position, commitId, parentCommit, metric, direction, changePct,
+                    ciLowPct, ciHighPct, status, firstCommit, evidence, candidatePValue, sessionId, bisectJson,
+                    updatedAt);
+        }
+    }
 }

@@ -1,5 +1,7 @@
 package io.isobench.task;
 
+import io.isobench.IsobenchException;
+
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -70,6 +72,24 @@ public record Suite(Path file, EngineSpec engine, List<TaskSpec> tasks, List<Age
     /** The same suite with other agent arms (the attempts of an agents run, {@code isobench run --attempts-of}). */
     public Suite withAgents(List<AgentSpec> other) {
         return new Suite(file, engine, tasks, other, run, recipes, setup, agentPrompt);
+    }
+
+    /**
+     * Fails, in one line naming the task, when a task names no commits (a track task): a session compares two commits
+     * of each task; a track task is measured over a range by {@code isobench track}.
+     */
+    public void requireCommits() {
+        for (TaskSpec t : tasks) {
+            if (t.tracked()) {
+                throw new IsobenchException.BadInput("task " + t.id() + " names no human_commit: it is a track task"
+                        + " (fix: isobench track SUITE --range REV1..REV2, or give it human_commit to run it)");
+            }
+        }
+    }
+
+    /** The same suite with other tasks (a track task on a pair of commits, {@code isobench track}). */
+    public Suite withTasks(List<TaskSpec> other) {
+        return new Suite(file, engine, other, agents, run, recipes, setup, agentPrompt);
     }
 
     /** The recipes that apply to one arm of one task, in suite order. */

@@ -25,12 +25,15 @@ public record TaskSpec(String id, Commits commits, Workload workload, Limits lim
     /**
      * The commits of a task.
      *
-     * @param human  the merged commit (the human arm)
+     * @param human  the merged commit (the human arm); null, with no parent either, for a track task
+     *               ({@code isobench track}: its commits are a range given on the command line)
      * @param parent the baseline commit; null means the human commit's first parent
      */
     public record Commits(String human, String parent) {
         public Commits {
-            Objects.requireNonNull(human, "humanCommit");
+            if (human == null && parent != null) {
+                throw new IllegalArgumentException("parent commit " + parent + " without a human commit");
+            }
         }
     }
 
@@ -118,9 +121,19 @@ public record TaskSpec(String id, Commits commits, Workload workload, Limits lim
         return new TaskSpec(id, new Commits(humanCommit, parentCommit), workload, null, null, null, 0);
     }
 
-    /** The merged commit (the human arm). */
+    /** The merged commit (the human arm); null for a track task. */
     public String humanCommit() {
         return commits.human();
+    }
+
+    /** A track task: it names no commits ({@code isobench track} measures it over a range of commits). */
+    public boolean tracked() {
+        return commits.human() == null;
+    }
+
+    /** This task on other commits (a track task's pair of commits, compared by a confirming session). */
+    public TaskSpec withCommits(String human, String parent) {
+        return new TaskSpec(id, new Commits(human, parent), workload, limits, gates, setup, line);
     }
 
     /** The baseline commit; null means the human commit's first parent. */
