@@ -78,22 +78,24 @@ final class CatalogRows {
     }
 
     /** Binds a session row from parameter 1. */
-    static void bindSession(PreparedStatement ps, SessionRecord s) throws SQLException {
-        ps.setString(1, s.sessionId());
-        setInstant(ps, 2, s.startedAt());
-        setInstant(ps, 3, s.endedAt());
-        ps.setString(4, Secrets.redact(s.host()));
-        ps.setString(5, Secrets.redact(s.cpu()));
-        ps.setString(6, Secrets.redact(s.gpu()));
-        ps.setString(7, Secrets.redact(s.machineJson()));
-        ps.setString(8, Secrets.redact(s.suiteJson()));
-        ps.setString(9, Secrets.redact(s.statsConfigJson()));
+    /** Binds a session row from parameter {@code i}; returns the next free index. */
+    static int bindSession(PreparedStatement ps, int i, SessionRecord s) throws SQLException {
+        ps.setString(i++, s.sessionId());
+        setInstant(ps, i++, s.startedAt());
+        setInstant(ps, i++, s.endedAt());
+        ps.setString(i++, Secrets.redact(s.host()));
+        ps.setString(i++, Secrets.redact(s.cpu()));
+        ps.setString(i++, Secrets.redact(s.gpu()));
+        ps.setString(i++, Secrets.redact(s.machineJson()));
+        ps.setString(i++, Secrets.redact(s.suiteJson()));
+        ps.setString(i++, Secrets.redact(s.statsConfigJson()));
         if (s.seed() == null) {
-            ps.setNull(10, Types.BIGINT);
+            ps.setNull(i++, Types.BIGINT);
         } else {
-            ps.setLong(10, s.seed());
+            ps.setLong(i++, s.seed());
         }
-        ps.setString(11, Secrets.redact(s.status()));
+        ps.setString(i++, Secrets.redact(s.status()));
+        return i;
     }
 
     private CatalogRows() {

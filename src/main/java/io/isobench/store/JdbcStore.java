@@ -7,7 +7,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -128,6 +127,27 @@ final class JdbcStore implements Store {
         }
     }
 
+    @FunctionalInterface
+    private interface RowReader<T> {
+        T read(ResultSet rs) throws SQLException;
+    }
+
+    /** The rows of one query on the main connection, {@code args} bound in order. */
+    private <T> List<T> select(String what, String sql, RowReader<T> reader, Object... args) {
+        return plain(what, c -> {
+            List<T> out = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                StoreSql.bind(ps, List.of(args), 0);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        out.add(reader.read(rs));
+                    }
+                }
+            }
+            return out;
+        });
+    }
+
     // ---------------------------------------------------------------- artifacts
 
     @Override
@@ -165,25 +185,16 @@ final class JdbcStore implements Store {
 
     @Override
     public synchronized Optional<byte[]> artifact(String sha256) {
-        return plain("cannot read artifact " + sha256, c -> {
-            return ArtifactBytes.read(c, sha256, description);
-        });
+        return plain("cannot read artifact " + sha256, c -> ArtifactBytes.read(c, sha256, description));
     }
 
     // ---------------------------------------------------------------- sources
 
     @Override
     public synchronized Optional<SourceRecord> findSource(String path, String sha256) {
-        return plain("cannot read sources", c -> {
-            try (PreparedStatement ps = c.prepareStatement("SELECT " + CatalogRows.SOURCE_COLUMNS
-                    + " FROM source WHERE path = ? AND sha256 = ? ORDER BY " + dialect.textOrder("source_id") + " LIMIT 1")) {
-                ps.setString(1, path);
-                ps.setString(2, sha256);
-                try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? Optional.of(CatalogRows.readSource(rs)) : Optional.empty();
-                }
-            }
-        });
+        return select("cannot read sources", "SELECT " + CatalogRows.SOURCE_COLUMNS + " FROM source WHERE path"
+                + " = ? AND sha256 = ? ORDER BY " + dialect.textOrder("source_id") + " LIMIT 1", CatalogRows::readSource,
+                path, sha256).stream().findFirst();
     }
 
     @Override
@@ -224,17 +235,8 @@ final class JdbcStore implements Store {
 
     @Override
     public synchronized List<SourceRecord> sources() {
-        return plain("cannot read sources", c -> {
-            List<SourceRecord> out = new ArrayList<>();
-            try (Statement st = c.createStatement();
-                 ResultSet rs = st.executeQuery("SELECT " + CatalogRows.SOURCE_COLUMNS + " FROM source ORDER BY "
-                         + dialect.textOrder("path") + ", " + dialect.textOrder("source_id"))) {
-                while (rs.next()) {
-                    out.add(CatalogRows.readSource(rs));
-                }
-            }
-            return out;
-        });
+        return select("cannot read sources", "SELECT " + CatalogRows.SOURCE_COLUMNS + " FROM source ORDER BY "
+                + dialect.textOrder("path") + ", " + dialect.textOrder("source_id"), CatalogRows::readSource);
     }
 
     // ---------------------------------------------------------------- tasks
@@ -251,70 +253,81 @@ final class JdbcStore implements Store {
 
     @Override
     public synchronized Optional<TaskRecord> task(String taskId) {
-        return plain("cannot read task " + taskId, c -> {
-            try (PreparedStatement ps = c.prepareStatement("SELECT " + CatalogRows.TASK_COLUMNS + " FROM task WHERE task_id = ?")) {
-                ps.setString(1, taskId);
-                try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? Optional.of(CatalogRows.readTask(rs)) : Optional.empty();
-                }
-            }
-        });
+        return select("cannot read task " + taskId, "SELECT " + CatalogRows.TASK_COLUMNS
+                + " FROM task WHERE task_id = ?", CatalogRows::readTask, taskId).stream().findFirst();
     }
 
     @Override
     public synchronized List<TaskRecord> tasks() {
-        return plain("cannot read tasks", c -> {
-            List<TaskRecord> out = new ArrayList<>();
-            try (Statement st = c.createStatement();
-                 ResultSet rs = st.executeQuery("SELECT " + CatalogRows.TASK_COLUMNS + " FROM task ORDER BY " + dialect.textOrder("task_id"))) {
-                while (rs.next()) {
-                    out.add(CatalogRows.readTask(rs));
-                }
-            }
-            return out;
-        });
+        return select("cannot read tasks", "SELECT " + CatalogRows.TASK_COLUMNS + " FROM task ORDER BY "
+                + dialect.textOrder("task_id"), CatalogRows::readTask);
     }
 
     // ---------------------------------------------------------------- sessions
 
     @Override
     public synchronized void putSession(SessionRecord s) {
-        plain("cannot store session " + s.sessionId(), c -> {
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO session (" + CatalogRows.SESSION_COLUMNS + ") "
-                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id) DO UPDATE SET "
-                    + StoreSql.updateSet(CatalogRows.SESSION_COLUMNS, "session_id"))) {
-                CatalogRows.bindSession(ps, s);
-                ps.executeUpdate();
-            }
-            return null;
-        });
+        upsert("session", CatalogRows.SESSION_COLUMNS, "session_id", List.of(s), SessionRecord::sessionId,
+                CatalogRows::bindSession);
     }
 
     @Override
     public synchronized Optional<SessionRecord> session(String sessionId) {
-        return plain("cannot read session " + sessionId, c -> {
-            try (PreparedStatement ps = c.prepareStatement("SELECT " + CatalogRows.SESSION_COLUMNS + " FROM session WHERE session_id = ?")) {
-                ps.setString(1, sessionId);
-                try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? Optional.of(CatalogRows.readSession(rs)) : Optional.empty();
-                }
-            }
-        });
+        return select("cannot read session " + sessionId, "SELECT " + CatalogRows.SESSION_COLUMNS
+                + " FROM session WHERE session_id = ?", CatalogRows::readSession, sessionId).stream().findFirst();
     }
 
     @Override
     public synchronized List<SessionRecord> sessions() {
-        return plain("cannot read sessions", c -> {
-            List<SessionRecord> out = new ArrayList<>();
-            try (Statement st = c.createStatement();
-                 ResultSet rs = st.executeQuery("SELECT " + CatalogRows.SESSION_COLUMNS + " FROM session ORDER BY started_at NULLS LAST, "
-                         + dialect.textOrder("session_id"))) {
-                while (rs.next()) {
-                    out.add(CatalogRows.readSession(rs));
-                }
-            }
-            return out;
-        });
+        return select("cannot read sessions", "SELECT " + CatalogRows.SESSION_COLUMNS + " FROM session ORDER BY "
+                + "started_at NULLS LAST, " + dialect.textOrder("session_id"), CatalogRows::readSession);
+    }
+
+    // ---------------------------------------------------------------- tracks (schema V2, TrackRows)
+
+    @Override
+    public synchronized void putTrack(TrackRecord t) {
+        upsert("track", TrackRows.TRACK_COLUMNS, "track_id", List.of(t), TrackRecord::trackId, TrackRows::bindTrack);
+    }
+
+    @Override
+    public synchronized Optional<TrackRecord> track(String trackId) {
+        return select("cannot read track " + trackId, "SELECT " + TrackRows.TRACK_COLUMNS
+                + " FROM track WHERE track_id = ?", TrackRows::readTrack, trackId).stream().findFirst();
+    }
+
+    @Override
+    public synchronized List<TrackRecord> tracks() {
+        return select("cannot read tracks", "SELECT " + TrackRows.TRACK_COLUMNS + " FROM track ORDER BY "
+                + dialect.textOrder("task_id") + ", " + dialect.textOrder("track_id"), TrackRows::readTrack);
+    }
+
+    @Override
+    public synchronized void putTrackCommits(List<TrackCommit> commits) {
+        upsert("track_commit", TrackRows.COMMIT_COLUMNS, TrackRows.COMMIT_KEY, commits,
+                c -> c.trackId() + "\n" + c.position(), TrackRows::bindCommit);
+    }
+
+    @Override
+    public synchronized List<TrackCommit> trackCommits(String trackId) {
+        return select("cannot read the commits of track " + trackId, "SELECT " + TrackRows.COMMIT_COLUMNS
+                + " FROM track_commit WHERE track_id = ? ORDER BY position", TrackRows::readCommit, trackId);
+    }
+
+    @Override
+    public synchronized void putTrackChange(TrackChange c) {
+        upsert("track_change", TrackRows.CHANGE_COLUMNS, TrackRows.CHANGE_KEY, List.of(c),
+                x -> x.trackId() + "\n" + x.commitId() + "\n" + x.metric(), TrackRows::bindChange);
+    }
+
+    @Override
+    public synchronized List<TrackChange> trackChanges(String taskIdOrNull) {
+        String order = " ORDER BY " + dialect.textOrder("task_id") + ", " + dialect.textOrder("track_id")
+                + ", position, " + dialect.textOrder("metric");
+        String sql = "SELECT " + TrackRows.CHANGE_COLUMNS + " FROM track_change";
+        return taskIdOrNull == null ? select("cannot read track changes", sql + order, TrackRows::readChange)
+                : select("cannot read the track changes of task " + taskIdOrNull, sql + " WHERE task_id = ?" + order,
+                TrackRows::readChange, taskIdOrNull);
     }
 
     // ---------------------------------------------------------------- runs
@@ -531,12 +544,7 @@ final class JdbcStore implements Store {
 
     @Override
     public synchronized long countRuns() {
-        return plain("cannot count runs", c -> {
-            try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT count(*) FROM run")) {
-                rs.next();
-                return rs.getLong(1);
-            }
-        });
+        return select("cannot count runs", "SELECT count(*) FROM run", rs -> rs.getLong(1)).get(0);
     }
 
     // ---------------------------------------------------------------- plumbing

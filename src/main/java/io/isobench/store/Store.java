@@ -128,6 +128,26 @@ public interface Store extends AutoCloseable {
     /** All tasks, ordered by id. */
     List<TaskRecord> tasks();
 
+    /** Inserts or replaces a track ({@code isobench track}) by its id. */
+    void putTrack(TrackRecord track);
+
+    Optional<TrackRecord> track(String trackId);
+
+    /** Every track, by task then track id. */
+    List<TrackRecord> tracks();
+
+    /** Inserts or replaces the commits of tracks by (track id, position), in one transaction. */
+    void putTrackCommits(List<TrackCommit> commits);
+
+    /** A track's commits by position (first-parent order); empty for an unknown track. */
+    List<TrackCommit> trackCommits(String trackId);
+
+    /** Inserts or replaces a change by (track id, commit, metric). */
+    void putTrackChange(TrackChange change);
+
+    /** The changes of {@code taskIdOrNull}'s tracks (all tracks when null), by task, track, position, metric. */
+    List<TrackChange> trackChanges(String taskIdOrNull);
+
     /** Where the store lives, for messages (a file path or a JDBC URL without credentials). */
     String describe();
 

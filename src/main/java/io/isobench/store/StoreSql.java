@@ -47,10 +47,12 @@ final class StoreSql {
         }
     }
 
+    /** {@code col = EXCLUDED.col} for every column but the key's (one column, or several comma-separated). */
     static String updateSet(String columns, String key) {
+        List<String> keys = List.of(key.split(",\\s*"));
         StringBuilder sb = new StringBuilder();
         for (String col : columns.split(",\\s*")) {
-            if (col.equals(key)) {
+            if (keys.contains(col)) {
                 continue;
             }
             if (!sb.isEmpty()) {

@@ -42,7 +42,7 @@ public final class Stores {
     public static final String MEMORY = ":memory:";
 
     /** Schema migrations, applied in order; the number is the schema version. */
-    private static final List<String> MIGRATIONS = List.of("V1__init");
+    private static final List<String> MIGRATIONS = List.of("V1__init", "V2__track");
 
     private static final byte[] DUCKDB_MAGIC = "DUCK".getBytes(StandardCharsets.US_ASCII);
     private static final Pattern URL_PASSWORD = Pattern.compile("(?i)(password=)[^&;\\s]*");

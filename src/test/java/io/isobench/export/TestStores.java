@@ -7,6 +7,9 @@ import io.isobench.store.SourceRecord;
 import io.isobench.store.Store;
 import io.isobench.store.Stores;
 import io.isobench.store.TaskRecord;
+import io.isobench.store.TrackChange;
+import io.isobench.store.TrackCommit;
+import io.isobench.store.TrackRecord;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -52,6 +55,41 @@ final class TestStores {
         @Override
         public <T> T inTransaction(TxWork<T> work) {
             return inTx ? work.run(this) : d.inTransaction(tx -> work.run(new FailingStore(tx, failAt, puts, true)));
+        }
+
+        @Override
+        public void putTrack(TrackRecord track) {
+            d.putTrack(track);
+        }
+
+        @Override
+        public Optional<TrackRecord> track(String trackId) {
+            return d.track(trackId);
+        }
+
+        @Override
+        public List<TrackRecord> tracks() {
+            return d.tracks();
+        }
+
+        @Override
+        public void putTrackCommits(List<TrackCommit> commits) {
+            d.putTrackCommits(commits);
+        }
+
+        @Override
+        public List<TrackCommit> trackCommits(String trackId) {
+            return d.trackCommits(trackId);
+        }
+
+        @Override
+        public void putTrackChange(TrackChange change) {
+            d.putTrackChange(change);
+        }
+
+        @Override
+        public List<TrackChange> trackChanges(String taskIdOrNull) {
+            return d.trackChanges(taskIdOrNull);
         }
 
         @Override

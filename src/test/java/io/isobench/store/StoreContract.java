@@ -440,6 +440,46 @@ abstract class StoreContract {
     }
 
     @Test
+    void tracksTheirCommitsAndChangesRoundTripUpsertAndOrder() {
+        Instant t0 = Instant.parse("2026-11-28T10:00:00Z");
+        TrackRecord track = new TrackRecord("tr-b", "engine-task", "suite", "a".repeat(40) + ".." + "b".repeat(40),
+                "repo.git", 5, 3, "a".repeat(40), "command_cpu_s", "lower", "sess-track", t0, "running", "{\"k\":1}");
+        store.putTrack(track);
+        store.putTrack(new TrackRecord("tr-a", "a-task", null, "x..y", null, 1, 1, null, null, null, null, null,
+                "done", null));
+        assertThat(store.track("tr-b")).contains(track);
+        assertThat(store.track("missing")).isEmpty();
+        assertThat(store.tracks()).extracting(TrackRecord::trackId).containsExactly("tr-a", "tr-b");
+        store.putTrack(track.withStatus("done"));
+        assertThat(store.track("tr-b").orElseThrow().status()).isEqualTo("done");
+
+        TrackCommit c0 = new TrackCommit("tr-b", 0, "a".repeat(40), null, "base <b>", true, "measured", null);
+        TrackCommit c1 = new TrackCommit("tr-b", 1, "c".repeat(40), "a".repeat(40), "docs", false, "not_selected",
+                null);
+        TrackCommit c2 = new TrackCommit("tr-b", 2, "b".repeat(40), "c".repeat(40), "speed", true, "pending", null);
+        store.putTrackCommits(List.of(c2, c0, c1));
+        assertThat(store.trackCommits("tr-b")).containsExactly(c0, c1, c2);
+        store.putTrackCommits(List.of(c2.withState("build_failed", "cc: error: x")));
+        assertThat(store.trackCommits("tr-b").get(2).state()).isEqualTo("build_failed");
+        assertThat(store.trackCommits("tr-b")).hasSize(3);
+        assertThat(store.trackCommits("missing")).isEmpty();
+
+        TrackChange cand = new TrackChange("tr-b", "engine-task", 2, "b".repeat(40), "a".repeat(40), "command_cpu_s",
+                "faster", -14.5, null, null, "candidate", null, "p=0.001", 0.001, null, null, t0);
+        store.putTrackChange(cand);
+        TrackChange other = new TrackChange("tr-a", "a-task", 7, "y", "x", "tok_s", "none", null, null, null,
+                "rejected", null, null, null, null, null, null);
+        store.putTrackChange(other);
+        assertThat(store.trackChanges(null)).containsExactly(other, cand);
+        TrackChange confirmed = new TrackChange("tr-b", "engine-task", 2, "b".repeat(40), "a".repeat(40),
+                "command_cpu_s", "faster", -14.2, -15.0, -13.4, "confirmed", "c".repeat(40), "BETTER", 0.001,
+                "sess-confirm", "{\"asked\":[]}", t0.plusSeconds(60));
+        store.putTrackChange(confirmed);
+        assertThat(store.trackChanges("engine-task")).containsExactly(confirmed);
+        assertThat(store.trackChanges("nope")).isEmpty();
+    }
+
+    @Test
     void syntheticGeneratorFillsRealisticRuns() {
         SyntheticStore.Result result = SyntheticStore.generate(store, 40, 2, 7);
         assertThat(result.runs()).isEqualTo(store.countRuns());
