@@ -50,8 +50,9 @@ final class HfChanges {
             new Column("ci_low_pct", "DOUBLE", "low end of the confirming session's interval of the change, percent"),
             new Column("ci_high_pct", "DOUBLE", "high end of that interval, percent"),
             new Column("status", "VARCHAR", "`confirmed` (only confirmed rows are exported)"),
-            new Column("first_commit", "VARCHAR", "the first commit carrying the change, found by bisect with paired"
-                    + " sessions (null when not bisected)"),
+            new Column("first_commit", "VARCHAR", "the first commit carrying the change: bisected with paired sessions"
+                    + " between two measured commits that are not neighbours, the commit itself when they are; null"
+                    + " when not bisected (`--no-bisect`)"),
             new Column("evidence", "VARCHAR", "one line: the confirming session's verdict, speedup and CI, A/A band,"
                     + " rounds (secrets redacted)"),
             new Column("track_id", "VARCHAR", "the track (isobench track: suite, task, range, every N, runs)"),
