@@ -74,7 +74,11 @@ public final class TrackHistoryStore {
         store.putTrackChange(new TrackChange(TRACK, TASK, 4, commit(4), commit(2), "command_cpu_s", "faster",
                 -15.2345, -16.01, -14.499, "confirmed", commit(3),
                 "better: speedup 1.180× [1.172, 1.189] (95 % CI), A/A band 0.4 %, 6 rounds (all decided)", 0.0004,
-                CONFIRMING, "{\"asked\":[{\"commit\":\"" + commit(3) + "\",\"answer\":\"carries\"}],\"skipped\":[]}",
+                CONFIRMING, "{\"good\":\"" + commit(2) + "\",\"bad\":\"" + commit(4) + "\",\"found\":true,"
+                        + "\"first_commit\":\"" + commit(3) + "\",\"first_low\":\"" + commit(3) + "\",\"first_high\":\""
+                        + commit(3) + "\",\"sessions\":1,\"asked\":[{\"position\":3,\"commit\":\"" + commit(3)
+                        + "\",\"answer\":\"carries\",\"session\":\"" + CONFIRMING + "\",\"evidence\":\"better\"}],"
+                        + "\"skipped\":[]}",
                 T0.plusSeconds(1200)));
         store.putTrackChange(new TrackChange(TRACK, TASK, 7, commit(7), commit(4), "command_cpu_s", "slower", 0.59,
                 -0.8, 1.9, "rejected", null, "equivalent within ±2 %: speedup 0.994× [0.981, 1.008], token " + SECRET,

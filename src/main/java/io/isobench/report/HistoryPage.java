@@ -108,7 +108,7 @@ final class HistoryPage extends HtmlPage {
                     .append("<td>").append(commit(t, c.commitId())).append("</td>")
                     .append("<td>").append(commit(t, c.parentCommit())).append("</td>")
                     .append("<td>").append(c.firstCommit() == null || c.firstCommit().isBlank() ? "—"
-                            : commit(t, c.firstCommit())).append(bisect(c)).append("</td>")
+                            : commit(t, c.firstCommit())).append(bisect(c, sessionPages)).append("</td>")
                     .append("<td>").append(session(c.sessionId(), c.taskId(), sessionPages)).append("</td>")
                     .append("<td>").append(esc(HistoryChanges.text(c.evidence()) == null ? "—"
                             : HistoryChanges.text(c.evidence()))).append("</td></tr>\n");
@@ -137,12 +137,28 @@ final class HistoryPage extends HtmlPage {
                 + (subject == null ? "" : " " + esc(HistoryChanges.text(subject)));
     }
 
-    /** The bisect record of a change (sessions asked, skipped commits), as stored; nothing when none. */
-    private static String bisect(TrackChange c) {
+    /**
+     * The bisect of a change: the commits asked with their answers and sessions (linked), the skipped ones; a record
+     * of another shape as stored; nothing when none.
+     */
+    private static String bisect(TrackChange c, Map<String, String> pages) {
         if (c.bisectJson() == null || c.bisectJson().isBlank()) {
             return "";
         }
-        return "<br/><span class=\"note\">bisect: <code>" + esc(Secrets.redact(c.bisectJson())) + "</code></span>";
+        HistoryBisect bi = HistoryBisect.parse(c.bisectJson());
+        if (bi == null) {
+            return "<br/><span class=\"note\">bisect: <code>" + esc(Secrets.redact(c.bisectJson())) + "</code></span>";
+        }
+        StringBuilder b = new StringBuilder("<br/><span class=\"note\">bisect: ")
+                .append(esc(Secrets.redact(bi.describe())));
+        String sep = "; sessions ";
+        for (HistoryBisect.Step s : bi.asked()) {
+            if (s.session() != null) {
+                b.append(sep).append(session(s.session(), c.taskId(), pages));
+                sep = ", ";
+            }
+        }
+        return b.append("</span>").toString();
     }
 
     /** Per native session of the report, the page of its task (the confirming session's page). */
@@ -179,6 +195,11 @@ final class HistoryPage extends HtmlPage {
                 }
                 if ("confirmed".equals(c.status()) && HistoryModel.sameCommit(c.firstCommit(), p.commit().commitId())) {
                     marks.append(marks.isEmpty() ? "" : "; ").append("first commit of the confirmed change");
+                }
+                HistoryBisect bi = HistoryBisect.parse(c.bisectJson());
+                String answer = bi == null ? null : bi.answerFor(p.commit().commitId());
+                if (answer != null) {
+                    marks.append(marks.isEmpty() ? "" : "; ").append("bisect: ").append(answer);
                 }
             }
             b.append("<tr>").append(td(p.commit().position())).append("<td><code title=\"")

@@ -73,6 +73,7 @@ final class HistorySection {
                                 + "]").append(" | ")
                         .append(commit(t, c.commitId())).append(" | ").append(commit(t, c.parentCommit())).append(" | ")
                         .append(c.firstCommit() == null || c.firstCommit().isBlank() ? "—" : commit(t, c.firstCommit()))
+                        .append(bisect(c))
                         .append(" | ").append(c.sessionId() == null ? "—" : "`" + code(c.sessionId()) + "`")
                         .append(" | ").append(c.evidence() == null ? "—" : text(HistoryChanges.text(c.evidence())))
                         .append(" |\n");
@@ -124,6 +125,12 @@ final class HistorySection {
         long candidates = t.changes().size() - confirmed - rejected;
         return String.format(Locale.ROOT, "%d confirmed change(s), %d rejected candidate(s), %d candidate(s) not yet"
                 + " confirmed.", confirmed, rejected, candidates);
+    }
+
+    /** A change's bisect in words after its first commit ({@link HistoryBisect#describe}), or nothing. */
+    private static String bisect(TrackChange c) {
+        HistoryBisect bi = HistoryBisect.parse(c.bisectJson());
+        return bi == null ? "" : " (bisect: " + text(HistoryChanges.text(bi.describe())) + ")";
     }
 
     /** A commit as its short id in code and its subject. */
