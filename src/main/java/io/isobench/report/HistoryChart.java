@@ -14,7 +14,7 @@ import static io.isobench.report.Html.fmt;
  * A track's series as an inline SVG (no script): x = the range's commits in first-parent order, each labelled with
  * its short id and subject (cut to {@link #LABEL_CHARS} characters, the whole subject in the label's
  * {@code <title>}); y = the metric. Per measured commit its median (a dot) and its 95 % interval (a bar); a commit
- * that did not build, or whose runs all failed, a cross on the axis. Change points as vertical lines at the measured
+ * that did not build, or whose runs all failed, a cross in the strip under the axis. Change points as vertical lines at the measured
  * commit after the change, one mark per status — confirmed: solid line and a filled triangle, coloured by direction;
  * rejected: dotted grey line and a hollow circle; candidate: dashed blue line and a hollow diamond — with a bisected
  * first commit as a star; a legend names every mark, so colour is never the only cue.
@@ -27,6 +27,8 @@ final class HistoryChart {
     private static final int RIGHT = 24;
     private static final int TOP = 84;
     private static final int PLOT = 260;
+    /** The strip under the axis for the marks of commits without a point: not built (a cross), first commit (a star). */
+    private static final int MARKS = 16;
     private static final int LABELS = 250;
     /** The narrowest space between two commits (the chart grows wider, and scrolls, beyond). */
     private static final int MIN_STEP = 18;
@@ -41,7 +43,7 @@ final class HistoryChart {
         int n = Math.max(1, points.size());
         int width = Math.max(MIN_WIDTH, LEFT + RIGHT + MIN_STEP * n);
         double step = (width - LEFT - RIGHT) / (double) n;
-        int height = TOP + PLOT + LABELS;
+        int height = TOP + PLOT + MARKS + LABELS;
         double lo = Double.POSITIVE_INFINITY;
         double hi = Double.NEGATIVE_INFINITY;
         for (HistoryModel.Point p : points) {
@@ -142,7 +144,7 @@ final class HistoryChart {
         String subject = p.commit().subject() == null ? "" : p.commit().subject().strip();
         String shown = subject.length() > LABEL_CHARS ? subject.substring(0, LABEL_CHARS - 1) + "…" : subject;
         b.append(fmt("<text x=\"%.1f\" y=\"%d\" text-anchor=\"end\" dominant-baseline=\"middle\" font-size=\"11\" "
-                        + "transform=\"rotate(-90 %.1f %d)\"><title>%s</title>%s</text>\n", cx, base + 8, cx, base + 8,
+                        + "transform=\"rotate(-90 %.1f %d)\"><title>%s</title>%s</text>\n", cx, base + MARKS + 6, cx, base + MARKS + 6,
                 esc(p.commit().position() + ": " + p.commit().commitId() + " " + subject + " (" + state(p) + ")"),
                 esc(id + " " + shown)));
         MedianCi ci = p.ci();
@@ -155,7 +157,7 @@ final class HistoryChart {
             b.append(fmt("<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#0072B2\" stroke=\"#fff\"><title>%s</title>"
                     + "</circle>\n", cx, py(y, ci.median()), tip));
         } else if (p.notBuilt() || "failed".equals(p.commit().state()) || p.failedRuns() > 0) {
-            b.append(fmt("<g>" + cross("%.1f", "%.1f") + "<title>%s</title></g>\n", cx, base - 8.0,
+            b.append(fmt("<g>" + cross("%.1f", "%.1f") + "<title>%s</title></g>\n", cx, base + MARKS / 2.0 + 1,
                     esc(id + " " + subject + ": " + state(p) + firstLine(p.commit().detail()))));
         }
     }
@@ -215,7 +217,7 @@ final class HistoryChart {
                 esc(pctText(c.changePct()))));
         int first = c.firstCommit() == null ? -1 : index(t, c.firstCommit());
         if (first >= 0 && "confirmed".equals(status)) {
-            b.append(fmt("<g>" + star("%.1f", "%.1f") + "<title>%s</title></g>\n", x(first, step), base - 22.0,
+            b.append(fmt("<g>" + star("%.1f", "%.1f") + "<title>%s</title></g>\n", x(first, step), base + MARKS / 2.0 + 1,
                     esc("first commit carrying the change (bisected): " + t.points().get(first).commit().commitId()
                             + " " + nz(t.points().get(first).commit().subject()))));
         }
