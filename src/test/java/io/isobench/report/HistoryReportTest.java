@@ -105,6 +105,9 @@ class HistoryReportTest {
     @Test
     void aStoreWithoutTracksHasNoHistory() throws Exception {
         Path site = dir.resolve("site");
+        // an earlier report's history page in the folder is one of the report's pages: removed
+        Files.createDirectories(site);
+        Files.writeString(site.resolve("history-1.html"), "<p>an earlier report</p>");
         String md;
         try (Store store = Stores.open(dir.resolve("db.duckdb").toString())) {
             NativeOnlyStore.write(store);
