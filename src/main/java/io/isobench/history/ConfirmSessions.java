@@ -6,6 +6,7 @@ import io.isobench.analysis.SessionAnalysis;
 import io.isobench.analysis.StatsConfig;
 import io.isobench.analysis.TaskAnalysis;
 import io.isobench.parse.FailureCategory;
+import io.isobench.plan.Planner;
 import io.isobench.session.Session;
 import io.isobench.session.SessionRequest;
 import io.isobench.store.RunFilter;
@@ -88,8 +89,12 @@ final class ConfirmSessions {
             status = store.session(id).map(SessionRecord::status).orElse(null);
         }
         if (!"complete".equals(status)) {
-            SessionRequest r = new SessionRequest(derive(template.suite(), taskId, earlier, later),
-                    template.planOptions(), template.db(), id, status != null, template.executor(), template.feedback());
+            Planner.Options o = template.planOptions();
+            // the confirmation rule needs the A/A arm (docs/statistics.md §21b): on whatever --no-aa or run.aa say
+            Planner.Options withAa = new Planner.Options(o.rounds(), o.seed(), o.workdir(), Boolean.TRUE,
+                    o.serverMetricsIntervalMs(), o.autoPoints());
+            SessionRequest r = new SessionRequest(derive(template.suite(), taskId, earlier, later), withAa,
+                    template.db(), id, status != null, template.executor(), template.feedback());
             started++;
             try {
                 Session.start(r);
