@@ -32,6 +32,7 @@ import java.util.Locale;
                 TasksCommand.class,
                 TableCommand.class,
                 RunsCommand.class,
+                ChangesCommand.class,
                 ReportCommand.class,
                 ExportCommand.class,
                 LoadgenCommand.class,

@@ -142,6 +142,11 @@ final class DatasetCard {
      *                  here) shows the nominal floor, marked as such
      */
     static String render(Stats s, BetweenSessions between, Map<String, Double> falseWins) {
+        return render(s, between, falseWins, HfChanges.Staged.NONE);
+    }
+
+    /** The card, with the {@code changes} config when the store has tracks ({@link HfChanges}). */
+    static String render(Stats s, BetweenSessions between, Map<String, Double> falseWins, HfChanges.Staged changes) {
         StringBuilder b = new StringBuilder();
         b.append("---\n");
         b.append("license: apache-2.0\n");
@@ -151,6 +156,9 @@ final class DatasetCard {
         b.append("pretty_name: isobench vLLM Performance Benchmarks\n");
         b.append("size_categories:\n- ").append(sizeCategory(s.size().rows())).append('\n');
         b.append("configs:\n- config_name: default\n  data_files:\n  - split: train\n    path: data/train-*.parquet\n");
+        if (changes.tracks()) {
+            b.append("- config_name: changes\n  data_files:\n  - split: train\n    path: data/changes-*.parquet\n");
+        }
         b.append("dataset_info:\n  features:\n");
         for (HfSchema.Column c : HfSchema.EXPORT) {
             b.append("  - name: ").append(c.name()).append('\n');
@@ -287,11 +295,39 @@ final class DatasetCard {
                 .append(" are null, `isobench_ci_method` is `ordinal_sign_test`) and are decided by the exact sign test")
                 .append(" at the grid's resolution (`isobench_sweep_grid`); every other native row's CI is a t interval")
                 .append(" from the arm's own paired rounds (`paired_t_own_pairs`).\n");
+        if (changes.tracks()) {
+            changesSection(b, changes);
+        }
         b.append("\n## Files\n\n");
         b.append("- `data/train-00000-of-00001.parquet` — the table (read it with `datasets`, pandas or DuckDB).\n");
-        b.append("- `data/train-00000-of-00001.jsonl` — the same rows and columns, one JSON object per line.\n\n");
+        b.append("- `data/train-00000-of-00001.jsonl` — the same rows and columns, one JSON object per line.\n");
+        if (changes.tracks()) {
+            b.append("- `").append(HfChanges.PARQUET).append("` and `").append(HfChanges.JSONL)
+                    .append("` — the `changes` config: confirmed changes of the engine's history.\n");
+        }
+        b.append('\n');
         b.append("## License\n\nApache 2.0\n");
         return b.toString();
+    }
+
+    /** The {@code changes} config: what a row is, the rule that confirmed it, its columns. */
+    private static void changesSection(StringBuilder b, HfChanges.Staged changes) {
+        b.append("\n## Changes (config `changes`)\n\n");
+        b.append("The confirmed changes of an engine's history (`isobench track`): ").append(changes.rows())
+                .append(" row(s), one per confirmed change. A track measures a commit range's first-parent commits")
+                .append(" (every N-th, K runs each, interleaved with an anchor commit); change points found in the")
+                .append(" series by E-divisive means on log values are candidates until a paired session of the")
+                .append(" commit against the earlier measured commit (A/A arm, adaptive rounds) confirms them in the")
+                .append(" same direction; only confirmed ones are rows here (rejected candidates stay in the store:")
+                .append(" `isobench changes --status rejected`). A confirmed change between two measured commits is")
+                .append(" bisected with paired sessions to its first commit, skipping commits that do not build.")
+                .append(" isobench's docs/statistics.md §21 states every rule. Load it with")
+                .append(" `load_dataset(REPO, \"changes\")`.\n\n");
+        b.append("| Column | Type | Meaning |\n|--------|------|---------|\n");
+        for (HfChanges.Column c : HfChanges.COLUMNS) {
+            b.append("| `").append(c.name()).append("` | ").append("DOUBLE".equals(c.duckdbType()) ? "float64" : "string")
+                    .append(" | ").append(c.description().replace("|", "\\|")).append(" |\n");
+        }
     }
 
     private static void table(StringBuilder b, String title, String column, Map<String, Long> counts) {

@@ -36,7 +36,7 @@ import java.util.concurrent.CompletionException;
 
 /**
  * {@code isobench export hf --out DIR}: writes {@code data/train-00000-of-00001.parquet}, its JSONL twin and a
- * dataset card {@code README.md}. One row per (commit, agent): the 76 schema-v5 columns (verbatim for rows imported
+ * dataset card {@code README.md}; with tracks in the store also the {@code changes} config ({@link HfChanges}). One row per (commit, agent): the 76 schema-v5 columns (verbatim for rows imported
  * with {@code import hf}, computed from runs otherwise) followed by the {@code isobench_} columns.
  *
  * <p>Runs are streamed from the store one commit at a time into a DuckDB in-memory table through an appender
@@ -142,13 +142,15 @@ public final class HfExporter {
                 long rows = count(st, "SELECT count(*) FROM hf_out");
                 long commits = count(st, "SELECT count(DISTINCT commit_short) FROM hf_out");
                 DatasetCard.Stats stats = DatasetCard.stats(st, rows, Files.size(parquetTmp));
-                Files.writeString(tmpDir.resolve("README.md"), DatasetCard.render(stats, natives.between(), natives.falseWins()),
-                        StandardCharsets.UTF_8);
+                HfChanges.Staged changes = HfChanges.stage(store, c, tmpDir);
+                Files.writeString(tmpDir.resolve("README.md"), DatasetCard.render(stats, natives.between(),
+                        natives.falseWins(), changes), StandardCharsets.UTF_8);
                 st.execute("DROP VIEW hf_out");
                 join(jsonlJoined);
                 Timing.mark("jsonl halves joined (beside the card)");
                 move(parquetTmp, outDir.resolve(PARQUET));
                 move(jsonlTmp, outDir.resolve(JSONL));
+                changes.move(outDir);
                 move(tmpDir.resolve("README.md"), outDir.resolve(CARD));
                 Timing.mark("card");
                 return new Summary(outDir, rows, 0, rows, store.countRuns(), commits,
@@ -205,11 +207,13 @@ public final class HfExporter {
             st.execute("COPY hf_out TO '" + sqlString(jsonlTmp.toString()) + "' (FORMAT json)");
             Timing.mark("copy");
             DatasetCard.Stats stats = DatasetCard.stats(st, rows, Files.size(parquetTmp));
-            Files.writeString(tmpDir.resolve("README.md"), DatasetCard.render(stats, natives.between(), natives.falseWins()),
-                    StandardCharsets.UTF_8);
+            HfChanges.Staged changes = HfChanges.stage(store, c, tmpDir);
+            Files.writeString(tmpDir.resolve("README.md"), DatasetCard.render(stats, natives.between(),
+                    natives.falseWins(), changes), StandardCharsets.UTF_8);
 
             move(parquetTmp, outDir.resolve(PARQUET));
             move(jsonlTmp, outDir.resolve(JSONL));
+            changes.move(outDir);
             move(tmpDir.resolve("README.md"), outDir.resolve(CARD));
             return new Summary(outDir, rows, imported, rows - imported, counters[0], counters[1],
                     Duration.ofNanos(System.nanoTime() - t0), staleRemoved);

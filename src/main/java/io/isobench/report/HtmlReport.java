@@ -18,7 +18,8 @@ import java.util.stream.Stream;
  * receipt, per-agent leaderboard, low-signal tasks apart), {@code tasks.html} (task list), one page per native task
  * ({@code task-S-T.html}: rounds per arm, paired speedups with their CIs, A/A noise band, excluded rounds, 3-way deltas, fingerprint,
  * environment, provenance, failures with evidence and the full log under {@code logs/}), {@code failures.html}
- * (categories by arm, retryability, to-do list) and {@code legacy*.html} (imported single-run data).
+ * (categories by arm, retryability, to-do list), {@code legacy*.html} (imported single-run data) and one
+ * {@code history-N.html} per tracked task ({@link HistoryPage}: an engine's history and its change points).
  *
  * <p>Renders a {@link ReportModel}, the same model as the Markdown report, with its formatting; long tables are paginated ({@link #ROWS_PER_PAGE} rows a page) so pages stay small.
  */
@@ -59,6 +60,7 @@ public final class HtmlReport {
             }
             new FailuresPage(context).write();
             new LegacyPages(context).write();
+            new HistoryPage(context).write();
             return new Result(dir.resolve("index.html"), site.pages, site.largest, site.largestName);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the HTML report to " + dir + ": " + e.getMessage(), e);
@@ -86,7 +88,7 @@ public final class HtmlReport {
 
     /** Pages of an earlier report in the same folder (names this report writes; nothing else is touched). */
     private static final Pattern OUR_PAGES = Pattern.compile(
-            "(index|failures|legacy|tasks|todo|task-[0-9]+-[0-9]+|legacy-.+|tasks-[0-9]+|todo-[0-9]+)\\.html");
+            "(index|failures|legacy|tasks|todo|task-[0-9]+-[0-9]+|legacy-.+|tasks-[0-9]+|todo-[0-9]+|history-[0-9]+)\\.html");
 
     private static void removeOldPages(Path dir) throws IOException {
         try (Stream<Path> s = Files.list(dir)) {

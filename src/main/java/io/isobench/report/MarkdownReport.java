@@ -56,6 +56,11 @@ public final class MarkdownReport {
             AttemptSection.markdown(model.attemptScores(), sb, "##");
             out.write(sb.toString());
         }
+        if (!model.histories().isEmpty()) {
+            StringBuilder sb = new StringBuilder("\n");
+            HistorySection.markdown(model.histories(), sb);
+            out.write(sb.toString());
+        }
         out.flush();
     }
 
@@ -116,6 +121,10 @@ public final class MarkdownReport {
             }
             if (!model.sessions().isEmpty()) {
                 nativeSummary();
+            }
+            if (!model.histories().isEmpty()) {
+                line(HistorySection.summary(model.histories()));
+                line("");
             }
             if (m.agents().isEmpty()) {
                 line(model.sessions().isEmpty() ? "No 3-way data in this store. Import results first: `isobench "

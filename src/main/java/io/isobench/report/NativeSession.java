@@ -9,10 +9,12 @@ import io.isobench.store.RunFilter;
 import io.isobench.store.RunRecord;
 import io.isobench.store.SessionRecord;
 import io.isobench.store.Store;
+import io.isobench.store.TrackRecord;
 
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -44,7 +46,8 @@ record NativeSession(SessionRecord record, SessionAnalysis analysis, List<Native
 
     /**
      * The sessions of the scope: its one session as it is, or every session of the store with tasks (and, with an
-     * agent filter, an arm of that agent: {@code agent:NAME}, or one of its attempts {@code agent:NAME@k}).
+     * agent filter, an arm of that agent: {@code agent:NAME}, or one of its attempts {@code agent:NAME@k}) but the
+     * series sessions of tracks ({@code isobench track}: one arm, no baseline; their history pages show them).
      */
     static List<NativeSession> collect(Store store, ReportScope scope) {
         List<NativeSession> out = new ArrayList<>();
@@ -54,9 +57,10 @@ record NativeSession(SessionRecord record, SessionAnalysis analysis, List<Native
             return out;
         }
         Arm wanted = scope.agent() == null ? null : Arm.agent(scope.agent());
+        Set<String> series = seriesSessions(store);
         int sIndex = 0;
         for (SessionRecord s : store.sessions()) {
-            if (s.isAgentsRun()) {
+            if (s.isAgentsRun() || series.contains(s.sessionId())) {
                 continue;
             }
             sIndex++;
@@ -80,8 +84,9 @@ record NativeSession(SessionRecord record, SessionAnalysis analysis, List<Native
      */
     static List<Leaderboard.Session> others(Store store, String sessionId) {
         List<Leaderboard.Session> out = new ArrayList<>();
+        Set<String> series = seriesSessions(store);
         for (SessionRecord s : store.sessions()) {
-            if (s.isAgentsRun() || s.sessionId().equals(sessionId)) {
+            if (s.isAgentsRun() || s.sessionId().equals(sessionId) || series.contains(s.sessionId())) {
                 continue;
             }
             SessionAnalysis a = SessionAnalysis.of(store, s.sessionId(), StatsConfig.defaults());
@@ -90,6 +95,17 @@ record NativeSession(SessionRecord record, SessionAnalysis analysis, List<Native
             }
         }
         return out;
+    }
+
+    /** The sessions that hold a track's series runs (arm {@code track}): never a paired session. */
+    static Set<String> seriesSessions(Store store) {
+        Set<String> ids = new HashSet<>();
+        for (TrackRecord t : store.tracks()) {
+            if (t.sessionId() != null) {
+                ids.add(t.sessionId());
+            }
+        }
+        return ids;
     }
 
     private static NativeSession of(Store store, SessionRecord s, SessionAnalysis a, int sIndex) {

@@ -54,11 +54,30 @@ final class OverviewPage extends HtmlPage {
             b.append("<p>Rows per agent, cross-run rows (not comparable) and the agent comparison: "
                     + "<a href=\"legacy.html\">imported legacy data</a>.</p>\n");
         }
+        history(b);
         b.append("<h2 id=\"failures\">Failures</h2>\n<p>")
                 .append(model.failures().stream().mapToLong(f -> f.runs()).sum())
                 .append(" failed run(s) in ").append(model.failures().size())
                 .append(" categories; to-do list: <a href=\"failures.html\">failures</a>.</p>\n");
         site.page("index.html", "isobench report — overview", b.toString());
+    }
+
+    /** The tracked tasks (isobench track), each linked to its history page; nothing when the store has none. */
+    private void history(StringBuilder b) {
+        if (model.histories().isEmpty()) {
+            return;
+        }
+        b.append("<h2 id=\"history\">Engine history</h2>\n<p class=\"note\">").append(esc(HistorySection.RULE))
+                .append("</p>\n<ul>\n");
+        Map<String, String> pages = HistoryPage.pages(model);
+        model.histories().forEach((task, tracks) -> {
+            long confirmed = tracks.stream().mapToLong(t -> t.confirmed().size()).sum();
+            long rows = tracks.stream().mapToLong(t -> t.changes().size()).sum();
+            b.append("<li><a href=\"").append(pages.get(task)).append("\">").append(esc(task)).append("</a>: ")
+                    .append(esc(fmt("%d track(s), %d confirmed change(s), %d other change row(s)", tracks.size(),
+                            confirmed, rows - confirmed))).append("</li>\n");
+        });
+        b.append("</ul>\n");
     }
 
     private String receipt() {

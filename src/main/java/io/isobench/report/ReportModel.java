@@ -39,6 +39,7 @@ public final class ReportModel implements AutoCloseable {
     private final BetweenSessions betweenSessions;
     private final Map<String, AttemptTrajectory> trajectories = new HashMap<>();
     private final List<FailureCounts.Count> failures;
+    private final Map<String, List<HistoryModel.Track>> histories;
 
     private ReportModel(ReportScope scope, Store store, LegacyModel legacy, List<NativeSession> sessions) {
         this.scope = scope;
@@ -53,6 +54,8 @@ public final class ReportModel implements AutoCloseable {
         this.betweenSessions = betweenSessions(store, scope, boards);
         this.artifacts = store::artifact;
         this.failures = FailureCounts.of(legacy.failures(), tasks(), scope.agent());
+        // the engine histories (isobench track): whole-store reports only
+        this.histories = scope.sessionId() == null ? HistoryModel.collect(store) : Map.of();
         this.attempts = attemptsOf(store, scope, sessions);
         this.attemptScores = AttemptScores.of(leaderboard, attempts, StatsConfig.defaults());
         for (NativeSession s : sessions) {
@@ -164,6 +167,11 @@ public final class ReportModel implements AutoCloseable {
     /** Per trajectory sha256: the normalised trajectory read from the store (attempts of the scope's tasks). */
     Map<String, AttemptTrajectory> trajectories() {
         return trajectories;
+    }
+
+    /** The tracks of the store ({@code isobench track}) by task: sorted task ids, a task's tracks by id. */
+    Map<String, List<HistoryModel.Track>> histories() {
+        return histories;
     }
 
     /** A stored artifact's bytes (a failed run's log). */

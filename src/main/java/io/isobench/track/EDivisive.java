@@ -4,15 +4,21 @@ import io.isobench.analysis.Distributions;
 import io.isobench.parse.Better;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 
 /**
  * Change-point candidates of a commit series (docs/statistics.md §21): E-divisive means (Matteson &amp; James 2014,
- * moment α = 1) to place each split, a two-sided Student t test of the commits' mean log values on either side to
- * judge it, then the bottom-up merge of Apache Otava (formerly hunter): the weakest change point (largest p-value) is
+ * moment α = 1) to place each split, a two-sided Student t test of the log values on either side to judge it, then the
+ * bottom-up merge of Apache Otava (formerly hunter): the weakest change point (largest p-value) is
  * removed and its neighbours re-tested until every one left has p ≤ {@link Settings#maxPValue()} and a change of at
  * least {@link Settings#minMagnitudePct()}.
+ *
+ * <p>The series is interleaved (a run's index is its pass: every measured commit is measured once per pass), so a
+ * pass's common drift is estimated and removed first: each run's log value less the mean, over the commits measured in
+ * that pass, of their runs' deviation from their own commit's mean (a two-way additive model, exact when every commit
+ * has every pass). Both E-divisive and the t test read these centred values.
  *
  * <p>Guarantees: deterministic (no permutation, no random draw: the same series gives the same candidates); a split
  * only between two measured commits, each side at least one measured commit; commits without values (not built, not
@@ -51,38 +57,70 @@ public final class EDivisive {
     private final Settings settings;
     private final int[] commit;
     private final double[] z;
+    private final int[] pass;
     private final int[] start;
-    private final double[] mean;
 
     private EDivisive(Settings settings, List<double[]> runsByCommit) {
         this.settings = settings;
         List<Integer> measured = new ArrayList<>();
         int points = 0;
+        int passes = 0;
         for (int i = 0; i < runsByCommit.size(); i++) {
             double[] runs = runsByCommit.get(i);
-            if (runs != null && runs.length > 0) {
+            int n = runs == null ? 0 : (int) Arrays.stream(runs).filter(v -> !Double.isNaN(v)).count();
+            if (n > 0) {
                 measured.add(i);
-                points += runs.length;
+                points += n;
+                passes = Math.max(passes, runs.length);
             }
         }
         commit = measured.stream().mapToInt(Integer::intValue).toArray();
         z = new double[points];
+        pass = new int[points];
         start = new int[commit.length + 1];
-        mean = new double[commit.length];
         int p = 0;
         for (int g = 0; g < commit.length; g++) {
             start[g] = p;
-            double sum = 0;
-            for (double v : runsByCommit.get(commit[g])) {
+            double[] runs = runsByCommit.get(commit[g]);
+            for (int r = 0; r < runs.length; r++) {
+                double v = runs[r];
+                if (Double.isNaN(v)) {
+                    continue;
+                }
                 if (!(v > 0) || Double.isInfinite(v)) {
                     throw new IllegalArgumentException("commit " + commit[g] + ": value " + v + " is not > 0");
                 }
-                z[p++] = Math.log(v);
-                sum += Math.log(v);
+                z[p] = Math.log(v);
+                pass[p++] = r;
             }
-            mean[g] = sum / (p - start[g]);
         }
         start[commit.length] = p;
+        centrePasses(passes);
+    }
+
+    /**
+     * Removes each pass's common drift: a pass's effect is the mean, over the commits measured in it, of their run's
+     * deviation from its commit's mean log value; it is subtracted where at least two commits were measured in the
+     * pass (one commit alone says nothing about the pass).
+     */
+    private void centrePasses(int passes) {
+        double[] sum = new double[passes];
+        int[] count = new int[passes];
+        double[] commitMean = new double[commit.length];
+        for (int g = 0; g < commit.length; g++) {
+            for (int i = start[g]; i < start[g + 1]; i++) {
+                commitMean[g] += z[i] / (start[g + 1] - start[g]);
+            }
+            for (int i = start[g]; i < start[g + 1]; i++) {
+                sum[pass[i]] += z[i] - commitMean[g];
+                count[pass[i]]++;
+            }
+        }
+        for (int i = 0; i < z.length; i++) {
+            if (count[pass[i]] >= 2) {
+                z[i] -= sum[pass[i]] / count[pass[i]];
+            }
+        }
     }
 
     /** The candidates of a series with the default settings. */
@@ -93,7 +131,8 @@ public final class EDivisive {
     /**
      * The candidates of a series, in commit order.
      *
-     * @param runsByCommit per commit of the range in order, its runs' values (empty or null: not measured)
+     * @param runsByCommit per commit of the range in order, its runs' values by pass (index r = pass r; NaN: no value in
+     *                     that pass; empty, null or all NaN: not measured)
      * @param better       the metric's direction (names a change faster or slower)
      */
     public static List<ChangePoint> detect(List<double[]> runsByCommit, Better better, Settings settings) {
@@ -245,24 +284,27 @@ public final class EDivisive {
     }
 
     /**
-     * Two-sided Student t test (pooled variance, n_L + n_R − 2 degrees of freedom) of the commits' mean log values in
-     * [a, tau) against [tau, b); p = 1 with no degree of freedom; with no spread at all p = 0 when the means differ.
+     * Two-sided Student t test (pooled variance, n_L + n_R − 2 degrees of freedom) of the centred runs in [a, tau)
+     * against [tau, b) (n = runs); p = 1 with no degree of freedom; with no spread at all p = 0 when the means differ.
      */
     private Split tTest(int a, int tau, int b, double qHat) {
-        int nL = tau - a;
-        int nR = b - tau;
+        int s0 = start[a];
+        int c = start[tau];
+        int e = start[b];
+        int nL = c - s0;
+        int nR = e - c;
         double mL = 0;
         double mR = 0;
-        for (int g = a; g < b; g++) {
-            if (g < tau) {
-                mL += mean[g] / nL;
+        for (int i = s0; i < e; i++) {
+            if (i < c) {
+                mL += z[i] / nL;
             } else {
-                mR += mean[g] / nR;
+                mR += z[i] / nR;
             }
         }
         double ss = 0;
-        for (int g = a; g < b; g++) {
-            double d = mean[g] - (g < tau ? mL : mR);
+        for (int i = s0; i < e; i++) {
+            double d = z[i] - (i < c ? mL : mR);
             ss += d * d;
         }
         double diff = mR - mL;

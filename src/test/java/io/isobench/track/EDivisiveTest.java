@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 class EDivisiveTest {
@@ -109,5 +110,44 @@ class EDivisiveTest {
         }
         assertThat(EDivisive.detect(exact, Better.LOWER, new EDivisive.Settings(0.01, 0.05, 0)))
                 .extracting(ChangePoint::commit).containsExactly(15);
+    }
+
+    @Test
+    void aPassesCommonDriftIsRemovedBeforeTheTest() {
+        // no change, but pass 1 ran 20 % slower for every commit and pass 2 8 % faster: drift, not a change
+        double[] flat = levels(30, new int[0], new double[0]);
+        List<double[]> drifted = new ArrayList<>();
+        for (double[] runs : series(flat)) {
+            drifted.add(new double[] {runs[0], runs[1] * 1.20, runs[2] * 0.92});
+        }
+        assertThat(EDivisive.detect(drifted, Better.LOWER)).isEmpty();
+        // with the drift, a 10 % step is still one candidate at its commit, its change read from the centred runs
+        List<double[]> step = new ArrayList<>();
+        for (double[] runs : series(levels(30, new int[] {12}, new double[] {1.10}))) {
+            step.add(new double[] {runs[0], runs[1] * 1.20, runs[2] * 0.92});
+        }
+        List<ChangePoint> cps = EDivisive.detect(step, Better.LOWER);
+        assertThat(cps).extracting(ChangePoint::commit).containsExactly(12);
+        assertThat(cps.get(0).changePct()).isCloseTo(10, within(1.0));
+    }
+
+    @Test
+    void aMissingRunIsNaNAndKeepsThePassesAligned() {
+        List<double[]> s = series(levels(30, new int[] {9}, new double[] {0.85}));
+        List<double[]> holes = new ArrayList<>();
+        for (int i = 0; i < s.size(); i++) {
+            double[] r = s.get(i).clone();
+            r[1] *= 1.30; // pass 1 drifted for everyone
+            if (i % 4 == 0) {
+                r[i % 3] = Double.NaN; // that commit's run of some pass failed
+            }
+            holes.add(r);
+        }
+        holes.set(20, new double[] {Double.NaN, Double.NaN, Double.NaN}); // never measured
+        List<ChangePoint> cps = EDivisive.detect(holes, Better.LOWER);
+        assertThat(cps).extracting(ChangePoint::commit).containsExactly(9);
+        assertThat(cps.get(0).direction()).isEqualTo(Direction.FASTER);
+        assertThatThrownBy(() -> EDivisive.detect(List.of(new double[] {1, -1}, new double[] {1, 1}), Better.LOWER))
+                .hasMessageContaining("is not > 0");
     }
 }

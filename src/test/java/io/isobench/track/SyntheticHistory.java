@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -32,6 +33,8 @@ import java.util.TreeMap;
  *   <li>Every other commit I: when {@code I % 3 == 0} a {@link Kind#COMMENT} commit that appends a comment line to
  *       {@code engine.c}'s header comment (the compiled program is byte-identical to its parent's), otherwise a
  *       {@link Kind#DOCS} commit that appends a line to {@code README.md} (I even) or {@code docs/notes.md} (I odd).</li>
+ *   <li>A commit of {@link #build(Path, Spec, Set)}'s {@code broken} set is a {@link Kind#BROKEN} commit: engine.c
+ *       with an {@code #error} line appended, so {@code make} fails there and builds again at the next commit.</li>
  *   <li>Deterministic: fixed author, committer and message; commit I is dated {@code 2026-01-01T12:00:00Z} plus
  *       I − 1 days (author and committer dates), branch {@code main}, no signing, no user or system git config, so
  *       the same spec gives the same commit ids on every machine with the same git.</li>
@@ -51,7 +54,12 @@ public final class SyntheticHistory {
         /** Appends a comment line to engine.c: the compiled program does not change. */
         COMMENT,
         /** Appends a line to README.md or docs/notes.md. */
-        DOCS
+        DOCS,
+        /**
+         * Breaks the build: an {@code #error} line in engine.c ({@link #build(Path, Spec, Set)}); the next commit's
+         * engine.c is written without it again.
+         */
+        BROKEN
     }
 
     /** Commit {@code commit} (1-based; the root is 1) multiplies the engine's work by {@code factor}. */
@@ -132,7 +140,23 @@ public final class SyntheticHistory {
      * @throws IllegalArgumentException on a spec that breaks the rules above
      */
     public static History build(Path repo, Spec spec) throws IOException, InterruptedException {
+        return build(repo, spec, Set.of());
+    }
+
+    /**
+     * Builds the history with commits that do not build: each commit I of {@code broken} ({@code 2 ≤ I ≤ N}, not a
+     * change's commit) is a {@link Kind#BROKEN} commit whose only edit adds {@code #error "broken build (commit I)"}
+     * to engine.c ({@code make} fails), keeping its parent's {@code PASSES}; the next commit writes engine.c without
+     * that line (besides its own edit), so it builds again.
+     */
+    public static History build(Path repo, Spec spec, Set<Integer> broken) throws IOException, InterruptedException {
         Map<Integer, Double> factors = validate(spec);
+        for (int b : broken) {
+            if (b < 2 || b > spec.commits() || factors.containsKey(b)) {
+                throw new IllegalArgumentException("a broken commit is at 2.." + spec.commits()
+                        + " and not a change's commit, not " + b);
+            }
+        }
         if (Files.exists(repo)) {
             try (var entries = Files.list(repo)) {
                 if (entries.findAny().isPresent()) {
@@ -156,6 +180,9 @@ public final class SyntheticHistory {
                 subject = "engine: a hash kernel evaluated " + passes + " times";
                 Files.writeString(repo.resolve("Makefile"), MAKEFILE);
                 Files.writeString(repo.resolve(".gitignore"), "engine\n");
+            } else if (broken.contains(i)) {
+                kind = Kind.BROKEN;
+                subject = "engine: break the build (commit " + i + ")";
             } else if (factors.containsKey(i)) {
                 kind = Kind.WORK;
                 factor = factors.get(i);
@@ -173,7 +200,9 @@ public final class SyntheticHistory {
                 (i % 2 == 0 ? readme : notes).add("- line " + i + ": the engine prints one checksum; its work is"
                         + " set by PASSES.");
             }
-            Files.writeString(repo.resolve("engine.c"), engine(passes, comments));
+            String source = engine(passes, comments);
+            Files.writeString(repo.resolve("engine.c"), kind == Kind.BROKEN
+                    ? source + "#error \"broken build (commit " + i + ")\"\n" : source);
             Files.writeString(repo.resolve("README.md"), "# synthetic engine\n\n" + String.join("\n", readme) + "\n");
             Files.writeString(repo.resolve("docs/notes.md"), "# notes\n\n" + String.join("\n", notes) + "\n");
             git(repo, "add", "-A");

@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -102,6 +103,24 @@ class SyntheticHistoryTest {
                     .isStrictlyBetween(Math.min(designed / 3, designed * 2), Math.max(designed / 3, designed * 2));
             assertThat(run(child, "./engine")).isEqualTo(run(parent, "./engine")).startsWith("checksum ");
         }
+    }
+
+    @Test
+    void aBrokenCommitDoesNotBuildAndTheNextOneBuildsItsParentsProgramAgain() throws Exception {
+        requireTools();
+        History h = SyntheticHistory.build(dir.resolve("repo"), new Spec(6, List.of(new Change(3, 0.5)), 1_000),
+                Set.of(4));
+        assertThat(h.commits()).extracting(Commit::kind).containsExactly(Kind.ROOT, Kind.DOCS, Kind.WORK, Kind.BROKEN,
+                Kind.DOCS, Kind.COMMENT);
+        assertThat(h.commit(4).passes()).isEqualTo(500);
+        assertThat(h.commit(4).subject()).isEqualTo("engine: break the build (commit 4)");
+        git(h.repo(), "worktree", "add", "-q", "--detach", dir.resolve("broken").toString(), h.commit(4).sha());
+        assertThatThrownBy(() -> run(dir.resolve("broken"), "make", "-s")).hasMessageContaining("broken build (commit 4)");
+        Path before = checkout(h.repo(), h.commit(3).sha(), dir.resolve("before"));
+        Path after = checkout(h.repo(), h.commit(5).sha(), dir.resolve("after"));
+        assertThat(Files.readAllBytes(after.resolve("engine"))).isEqualTo(Files.readAllBytes(before.resolve("engine")));
+        assertThatThrownBy(() -> SyntheticHistory.build(dir.resolve("x"), new Spec(6, List.of(new Change(3, 0.5)),
+                1_000), Set.of(3))).hasMessageContaining("not a change's commit");
     }
 
     @Test

@@ -1,0 +1,58 @@
+package io.isobench.history;
+
+import io.isobench.analysis.TaskAnalysis;
+import io.isobench.track.Bisect;
+import io.isobench.track.Confirmation;
+import io.isobench.track.Direction;
+
+/**
+ * What one confirming session of a later commit against an earlier one gave (docs/statistics.md §21b): measured (its
+ * task's analysis), or the later commit did not build, or the session failed otherwise.
+ *
+ * @param sessionId the confirming session
+ * @param state     measured, later commit not built, or failed
+ * @param analysis  the task's analysis when measured; null otherwise
+ * @param failure   one line: why it did not measure (the failed run's arm, category and detail); null when measured
+ */
+record ConfirmResult(String sessionId, State state, TaskAnalysis analysis, String failure) {
+
+    /** How a confirming session ended. */
+    enum State {
+        /** Both commits built and were compared: the verdict decides. */
+        MEASURED,
+        /** The later commit's build failed: nothing of it can be measured ({@code git bisect skip}). */
+        LATER_NOT_BUILT,
+        /** No comparison: a failed build of the earlier commit, failed runs, an incorrect output, an infra error. */
+        FAILED
+    }
+
+    ConfirmResult {
+        if ((state == State.MEASURED) != (analysis != null)) {
+            throw new IllegalArgumentException("an analysis comes with a measured session, and only with one: "
+                    + state);
+        }
+    }
+
+    /** The candidate decided by this session: its verdict in the candidate's direction, or rejected when it failed. */
+    Confirmation.Status status(Direction candidate) {
+        return state == State.MEASURED ? Confirmation.decide(candidate, analysis).status()
+                : Confirmation.Status.REJECTED;
+    }
+
+    /**
+     * A bisect step's answer: CARRIES when the session confirms the change in its direction, CLEAN when it measured
+     * and does not, SKIP when the commit could not be measured against the good commit (its build failed, or the
+     * session failed: the commit is not asked again, as {@code git bisect skip}).
+     */
+    Bisect.Answer answer(Direction changeDirection) {
+        if (state != State.MEASURED) {
+            return Bisect.Answer.SKIP;
+        }
+        return status(changeDirection) == Confirmation.Status.CONFIRMED ? Bisect.Answer.CARRIES : Bisect.Answer.CLEAN;
+    }
+
+    /** One line: the verdict and its numbers ({@link ConfirmEvidence#of}), or the failure. */
+    String evidence() {
+        return state == State.MEASURED ? ConfirmEvidence.of(analysis) : ConfirmEvidence.failed(state, failure);
+    }
+}
