@@ -232,8 +232,7 @@ public final class Track {
             Map<String, TrackChange> known = new LinkedHashMap<>();
             store.trackChanges(task.id()).stream().filter(c -> c.trackId().equals(trackId))
                     .forEach(c -> known.put(c.commitId() + "\u0000" + c.metric(), c));
-            for (TrackChange c : TrackDetection.candidates(trackId, task.id(), m.commits(), m.values(), metric,
-                    better)) {
+            for (TrackChange c : TrackDetection.candidates(track, m.commits(), m.values(), better)) {
                 TrackChange had = known.get(c.commitId() + "\u0000" + c.metric());
                 if (had == null || "candidate".equals(had.status())) {
                     store.putTrackChange(c);
@@ -286,7 +285,7 @@ public final class Track {
         m.put("block", TrackOrder.BLOCK);
         m.put("order_rule", "pass p = 1..K: the measured commits but the anchor, ascending (p odd) or descending"
                 + " (p even), in blocks of " + TrackOrder.BLOCK + ", each block bracketed by an anchor (REV1) run;"
-                + " values not normalised (docs/statistics.md §21)");
+                + " values by pass, not normalised by the anchor (docs/statistics.md §21f)");
         m.put("bisect", s.bisect());
         return m;
     }

@@ -70,10 +70,14 @@ final class TrackSeries {
      * The series as measured.
      *
      * @param commits     the range's rows with their final states
-     * @param values      per position, the primary values of its ok runs in run order (measured positions only)
+     * @param values      per position, its ok runs (pass and primary value; measured positions only)
      * @param interrupted the thread was interrupted before every slot ran
      */
-    record Measured(List<TrackCommit> commits, Map<Integer, List<Double>> values, boolean interrupted) {
+    record Measured(List<TrackCommit> commits, Map<Integer, List<Run>> values, boolean interrupted) {
+    }
+
+    /** An ok run of the series: its pass (1..K) and its primary value. */
+    record Run(int pass, double value) {
     }
 
     private final Setup setup;
@@ -91,14 +95,15 @@ final class TrackSeries {
                      int parallel) {
         Map<Integer, TrackCommit> byPos = new ConcurrentSkipListMap<>(); // by position, read while runs end
         rows.forEach(c -> byPos.put(c.position(), c));
-        Map<Integer, List<Double>> values = new TreeMap<>();
+        Map<Integer, List<Run>> values = new TreeMap<>();
         Map<Integer, Integer> left = new HashMap<>();
         List<TrackOrder.Slot> todo = new ArrayList<>();
         for (TrackOrder.Slot s : slots) {
             Job job = job(s);
             RunRecord done = store.run(SeriesRuns.runId(sessionId, job)).orElse(null);
             if (done != null && done.status() == RunRecord.RunStatus.SUCCESS && done.primaryValue() != null) {
-                values.computeIfAbsent(s.position(), k -> new ArrayList<>()).add(done.primaryValue());
+                values.computeIfAbsent(s.position(), k -> new ArrayList<>()).add(new Run(s.pass(),
+                        done.primaryValue()));
                 progress.already();
             } else {
                 todo.add(s);
@@ -146,7 +151,7 @@ final class TrackSeries {
     }
 
     /** Per position: its ok runs' values, its slots left, its failed runs. */
-    private record Tallies(Map<Integer, List<Double>> values, Map<Integer, Integer> left,
+    private record Tallies(Map<Integer, List<Run>> values, Map<Integer, Integer> left,
                            Map<Integer, Integer> failed) {
     }
 
@@ -224,12 +229,13 @@ final class TrackSeries {
             synchronized (this) {
                 int pos = s.position();
                 if (rec.status() == RunRecord.RunStatus.SUCCESS && rec.primaryValue() != null) {
-                    tallies.values().computeIfAbsent(pos, k -> new ArrayList<>()).add(rec.primaryValue());
+                    tallies.values().computeIfAbsent(pos, k -> new ArrayList<>()).add(new Run(s.pass(),
+                            rec.primaryValue()));
                 } else {
                     tallies.failed().merge(pos, 1, Integer::sum);
                 }
                 if (tallies.left().merge(pos, -1, Integer::sum) == 0) {
-                    List<Double> v = tallies.values().getOrDefault(pos, List.of());
+                    List<Run> v = tallies.values().getOrDefault(pos, List.of());
                     Integer bad = tallies.failed().get(pos);
                     TrackCommit updated = v.isEmpty() ? c.withState("failed", "every run failed: "
                             + (rec.failure() == null ? "no value" : rec.failure().category() + " — "

@@ -3,6 +3,7 @@ package io.isobench.history;
 import io.isobench.parse.Better;
 import io.isobench.store.TrackChange;
 import io.isobench.store.TrackCommit;
+import io.isobench.store.TrackRecord;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -11,6 +12,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.offset;
 
 /** The track id, the range's rows on resume and the candidates of a series. */
 class TrackTest {
@@ -50,22 +52,25 @@ class TrackTest {
     @Test
     void aStepInTheSeriesIsACandidateBetweenTheTwoMeasuredCommitsAroundIt() {
         List<TrackCommit> rows = Track.rows("tr", RANGE, TrackRange.selected(6, 1), List.of());
-        Map<Integer, List<Double>> values = new TreeMap<>();
+        TrackRecord track = TrackRecord.builder("tr", "t").range("c0..c5", "c0", 1, 3)
+                .metric("command_cpu_s", "lower").build();
+        Map<Integer, List<TrackSeries.Run>> values = new TreeMap<>();
         double[][] runs = {{1.00, 1.01, 0.99}, {1.01, 1.00, 0.995}, {0.99, 1.005, 1.0},
                 {0.85, 0.86, 0.855}, {0.852, 0.848, 0.86}, {0.85, 0.855, 0.845}};
         for (int i = 0; i < runs.length; i++) {
-            List<Double> v = new ArrayList<>();
-            for (double x : runs[i]) {
-                v.add(x);
+            List<TrackSeries.Run> v = new ArrayList<>();
+            for (int p = 0; p < runs[i].length; p++) {
+                v.add(new TrackSeries.Run(p + 1, runs[i][p]));
             }
             values.put(i, v);
         }
-        List<TrackChange> c = TrackDetection.candidates("tr", "t", rows, values, "command_cpu_s", Better.LOWER);
+        List<TrackChange> c = TrackDetection.candidates(track, rows, values, Better.LOWER);
         assertThat(c).hasSize(1);
         TrackChange at = c.get(0);
         assertThat(at.position()).isEqualTo(3);
         assertThat(at.commitId()).isEqualTo("c3");
         assertThat(at.parentCommit()).isEqualTo("c2");
+        assertThat(at.metric()).isEqualTo("command_cpu_s");
         assertThat(at.direction()).isEqualTo("faster");
         assertThat(at.status()).isEqualTo("candidate");
         assertThat(at.changePct()).isBetween(-16.0, -13.0);
@@ -74,9 +79,18 @@ class TrackTest {
         assertThat(at.evidence()).startsWith("E-divisive: -14.");
         // a commit without values (not built) is left out: the change lies between the measured commits around it
         values.remove(3);
-        List<TrackChange> gap = TrackDetection.candidates("tr", "t", rows, values, "command_cpu_s", Better.LOWER);
+        List<TrackChange> gap = TrackDetection.candidates(track, rows, values, Better.LOWER);
         assertThat(gap).hasSize(1);
         assertThat(gap.get(0).commitId()).isEqualTo("c4");
         assertThat(gap.get(0).parentCommit()).isEqualTo("c2");
+    }
+
+    @Test
+    void theSeriesIsByPassTheAnchorsRunsInAPassByTheirGeometricMeanAndAPassWithoutARunIsNaN() {
+        double[] anchor = TrackDetection.byPass(List.of(new TrackSeries.Run(1, 1.0), new TrackSeries.Run(1, 4.0),
+                new TrackSeries.Run(3, 2.0)), 3);
+        assertThat(anchor[0]).isCloseTo(2.0, offset(1e-12));
+        assertThat(anchor[1]).isNaN();
+        assertThat(anchor[2]).isEqualTo(2.0);
     }
 }
