@@ -38,6 +38,7 @@ import java.util.Locale;
                 LoadgenCommand.class,
                 SynthCommand.class,
                 RunCommand.class,
+                TrackCommand.class,
                 AgentsCommand.class,
                 GreedyCommand.class,
                 DemoCommand.class,

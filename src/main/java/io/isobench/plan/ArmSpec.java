@@ -48,6 +48,14 @@ public record ArmSpec(String taskId, Arm arm, String commitRef, Path patch, Path
         return new ArmSpec(taskId, arm, commitRef, patch, worktree, recipes, build, artifact, runId);
     }
 
+    /**
+     * This arm's recipes and build as another arm on another commit, in another worktree, built from source (a
+     * commit of {@code isobench track}'s range; a prebuilt artifact names its own commit, so none is kept).
+     */
+    public ArmSpec on(Arm other, String otherCommitRef, Path otherWorktree) {
+        return new ArmSpec(taskId, other, otherCommitRef, null, otherWorktree, recipes, build, null, null);
+    }
+
     /** The arm's label as stored and shown ({@link Arm#label()}). */
     public String label() {
         return arm.label();

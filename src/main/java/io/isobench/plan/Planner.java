@@ -69,6 +69,7 @@ public final class Planner {
     public static final String REPEAT_CHECK = "check-repeat";
 
     public static Plan plan(Suite suite, Options options) {
+        suite.requireCommits();
         RunConfig run = suite.run();
         // the rounds plan: --rounds N (fixed) over the suite's run.rounds (adaptive by default: planned up to its max)
         RoundsPlan roundsPlan = options.rounds() != null ? RoundsPlan.fixed(

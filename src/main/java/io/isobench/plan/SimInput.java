@@ -117,6 +117,7 @@ public final class SimInput {
 
     static Jobs fromSuite(Path file, Options options) {
         Suite suite = SuiteLoader.load(file, false);
+        suite.requireCommits();
         Map<String, Double> durations = options.durationsFile() == null ? Map.of() : readDurations(options.durationsFile());
         int rounds = options.rounds() != null ? options.rounds() : suite.run().rounds().planned();
         List<SimJob> jobs = new ArrayList<>();

@@ -24,6 +24,13 @@ public record TrackCommit(String trackId, int position, String commitId, String 
         }
     }
 
+    /** A commit of a new track's range: {@code pending} when selected, else {@code not_selected}. */
+    public static TrackCommit of(String trackId, int position, String commitId, String parentCommit, String subject,
+                                 boolean selected) {
+        return new TrackCommit(trackId, position, commitId, parentCommit, subject, selected,
+                selected ? "pending" : "not_selected", null);
+    }
+
     /** This commit in {@code newState}, with {@code newDetail}. */
     public TrackCommit withState(String newState, String newDetail) {
         return new TrackCommit(trackId, position, commitId, parentCommit, subject, selected, newState, newDetail);

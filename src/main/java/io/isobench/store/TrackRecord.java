@@ -41,4 +41,73 @@ public record TrackRecord(String trackId, String taskId, String suiteName, Strin
         return new TrackRecord(trackId, taskId, suiteName, range, repo, every, runsPerCommit, anchorCommit, metric,
                 better, sessionId, startedAt, newStatus, settingsJson);
     }
+
+    /** A track built by name (its 14 values are not built positionally outside the store). */
+    public static Builder builder(String trackId, String taskId) {
+        return new Builder(trackId, taskId);
+    }
+
+    /** Builds a {@link TrackRecord}; unset values are null (every, runs per commit: 1; status: running). */
+    public static final class Builder {
+        private final String trackId;
+        private final String taskId;
+        private String suiteName;
+        private String repo;
+        private String range;
+        private String anchorCommit;
+        private int every = 1;
+        private int runsPerCommit = 1;
+        private String metric;
+        private String better;
+        private String sessionId;
+        private Instant startedAt;
+        private String status = "running";
+        private String settingsJson;
+
+        private Builder(String trackId, String taskId) {
+            this.trackId = trackId;
+            this.taskId = taskId;
+        }
+
+        public Builder suite(String suiteNameOrNull, String repoOrNull) {
+            this.suiteName = suiteNameOrNull;
+            this.repo = repoOrNull;
+            return this;
+        }
+
+        public Builder range(String resolvedRange, String anchor, int everyN, int runsK) {
+            this.range = resolvedRange;
+            this.anchorCommit = anchor;
+            this.every = everyN;
+            this.runsPerCommit = runsK;
+            return this;
+        }
+
+        public Builder metric(String name, String betterLabel) {
+            this.metric = name;
+            this.better = betterLabel;
+            return this;
+        }
+
+        public Builder session(String id, Instant started) {
+            this.sessionId = id;
+            this.startedAt = started;
+            return this;
+        }
+
+        public Builder status(String value) {
+            this.status = value;
+            return this;
+        }
+
+        public Builder settingsJson(String json) {
+            this.settingsJson = json;
+            return this;
+        }
+
+        public TrackRecord build() {
+            return new TrackRecord(trackId, taskId, suiteName, range, repo, every, runsPerCommit, anchorCommit, metric,
+                    better, sessionId, startedAt, status, settingsJson);
+        }
+    }
 }

@@ -86,8 +86,14 @@ final class TaskSection extends SuiteNodes {
                             + prev + ") (fix: ids must be unique)");
                 }
             }
-            String human = ref(m, "human_commit", field, true);
+            // a track task (isobench track) names no commits: its commits are a range given on the command line
+            boolean tracked = !m.containsKey("human_commit");
+            String human = ref(m, "human_commit", field, false);
             String parent = ref(m, "parent_commit", field, false);
+            if (tracked && parent != null) {
+                problem(m.get("parent_commit").getKeyNode(), field + ".parent_commit", "without human_commit (fix: add"
+                        + " human_commit, or drop parent_commit for a track task: isobench track --range REV1..REV2)");
+            }
             String perf = string(m.get("perf_command"), field + ".perf_command", false);
             String model = string(m.get("model"), field + ".model", false);
             String mode = string(m.get("mode"), field + ".mode", false);
@@ -125,7 +131,8 @@ final class TaskSection extends SuiteNodes {
             }
             TaskSpec.ArmArtifacts arts = engine.armArtifacts(m, field);
             Sweep sweep = sweep(m.get("sweep"), field + ".sweep");
-            if (id != null && human != null && (g != null || !"generic".equals(engineName))) {
+            boolean commitsOk = human != null || tracked && parent == null;
+            if (id != null && commitsOk && (g != null || !"generic".equals(engineName))) {
                 TaskSpec task = new TaskSpec(id, new TaskSpec.Commits(human, parent), new TaskSpec.Workload(perf, model,
                         mode, server, g, sweep), new TaskSpec.Limits(gpus, timeout), new TaskSpec.Gates(corr, acc,
                         merged), new TaskSpec.Setup(build, arts), line(n));
