@@ -202,7 +202,7 @@ public final class Track {
             say.accept("track " + task.id() + ": " + trackId + ", session " + sessionId + ", " + range.commits().size()
                     + " commit(s) " + TrackSeries.short12(range.base()) + ".." + TrackSeries.short12(range.tip())
                     + ", " + selected.size() + " measured, " + slots.size() + " run(s)");
-            Path envRoot = po.workdir().resolve("envs").resolve(task.id()).resolve(trackId);
+            Path envRoot = po.workdir().resolve("envs").resolve(task.id()); // WORKDIR/envs/TASK/ARM: the sandbox sees WORKDIR (env.ArmWalls)
             TrackSeries series = new TrackSeries(new TrackSeries.Setup(one, task.id(), measured,
                     plan.arm(task.id(), Arm.HUMAN).orElseThrow(), plan.repo(), envRoot, executor), store, say);
             TrackProgress progress = new TrackProgress(request.err(), request.tty(), task.id(), slots.size(),

@@ -60,7 +60,8 @@ final class TrackSeries {
      * @param template  the task's measured job as the planner made it (command, readout, limits, env)
      * @param arm       the task's human arm as the planner made it (its recipes and build: every commit's)
      * @param repo      the engine repository (local)
-     * @param envRoot   where the commits' worktrees go
+     * @param envRoot   the task's folder of worktrees, {@code WORKDIR/envs/TASK}: commit P of track T goes to {@code T-cP}
+     *                  (the {@code WORKDIR/envs/TASK/ARM} form, so that a confined command sees the work folder)
      * @param executor  the executor the jobs run on
      */
     record Setup(Suite suite, String taskId, Job template, ArmSpec arm, Path repo, Path envRoot, Executor executor) {
@@ -259,7 +260,7 @@ final class TrackSeries {
     /** The commit's worktree, made and built like the task's human arm (its recipes and build step). */
     private Environment prepare(TrackCommit c) {
         Suite suite = setup.suite();
-        ArmSpec arm = setup.arm().on(TRACK_ARM, c.commitId(), setup.envRoot().resolve("c" + c.position()));
+        ArmSpec arm = setup.arm().on(TRACK_ARM, c.commitId(), setup.envRoot().resolve(c.trackId() + "-c" + c.position()));
         return setup.executor().prepare(arm, setup.repo(), new ArmSetup(suite.recipesFor(setup.taskId(),
                 setup.arm().label()), arm.build(), suite.run().timeouts().buildS()));
     }
