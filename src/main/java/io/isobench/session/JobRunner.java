@@ -89,9 +89,7 @@ final class JobRunner {
         JobResult result;
         GpuTelemetryRun telemetry = null;
         if (env == null || !env.ready()) {
-            Failure f = env == null ? new Failure(FailureCategory.ENV_MISSING, "no environment", List.of())
-                    : env.failure();
-            result = JobResult.notStarted(f, env == null ? "" : env.log(), job.argv());
+            result = JobRunner.notReady(env, job);
         } else {
             Job runnable = ArmPreparation.withEnv(job, env.env());
             telemetry = GpuTelemetryRun.start(job, ctx.options().executor().kind(), System.getenv(),
@@ -182,5 +180,11 @@ final class JobRunner {
             long etaS = Math.round(perJobS * (tally.total - tally.done));
             ctx.listener().jobResult(JobProgress.of(tally, job, rec, etaS, plan.rounds()));
         }
+    }
+
+    /** A job whose environment is missing or failed: not started, with the environment's failure and log. */
+    static JobResult notReady(Environment env, Job job) {
+        Failure f = env == null ? new Failure(FailureCategory.ENV_MISSING, "no environment", List.of()) : env.failure();
+        return JobResult.notStarted(f, env == null ? "" : env.log(), job.argv());
     }
 }

@@ -3,8 +3,6 @@ package io.isobench.session;
 import io.isobench.env.Environment;
 import io.isobench.exec.Executor;
 import io.isobench.exec.JobResult;
-import io.isobench.parse.Failure;
-import io.isobench.parse.FailureCategory;
 import io.isobench.parse.MetricDictionary;
 import io.isobench.plan.Job;
 import io.isobench.store.NativeDetails;
@@ -13,7 +11,6 @@ import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
 
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -61,9 +58,7 @@ public final class SeriesRuns {
         String rid = runId(sessionId, job);
         JobResult result;
         if (env == null || !env.ready()) {
-            Failure f = env == null ? new Failure(FailureCategory.ENV_MISSING, "no environment", List.of())
-                    : env.failure();
-            result = JobResult.notStarted(f, env == null ? "" : env.log(), job.argv());
+            result = JobRunner.notReady(env, job);
         } else {
             Job runnable = ArmPreparation.withEnv(job, env.env());
             result = RetryPolicy.DEFAULT.run(job.jobId(), att -> executor.execute(runnable, new Executor.Hooks(
