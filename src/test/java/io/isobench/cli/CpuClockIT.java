@@ -30,7 +30,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Issue 26, item 7: a real session ({@code isobench run}) of a generic offline task judged on {@code command_cpu_s}
  * of a ~0.15 s CPU-bound command, 5 rounds with the A/A arm, whose human commit changes only a comment. With the
- * per-run cgroup's µs clock the A/A noise band is under 1 % (with {@code times}'s 10 ms ticks it was 4.9 % for such a
+ * per-run cgroup's µs clock the A/A noise band is under 2 %, the verdicts' margin (measured 0.15–1.4 % over runs on the
+ * 2-core build machine: a 5-round band is itself noisy; with {@code times}'s 10 ms ticks it was 4.9 % for such a
  * command), every measured run records its primary metric's resolution (1e-6 s, {@code cgroup_v2_cpu_stat}), and the
  * comments-only commit is not called {@code worse}. The band is printed so that it can be quoted.
  */
@@ -52,7 +53,7 @@ class CpuClockIT {
 
     @Test
     @Timeout(value = 10, unit = TimeUnit.MINUTES)
-    void theAaBandOfACpuBoundCommandIsUnderOnePercent() throws Exception {
+    void theAaBandOfACpuBoundCommandIsUnderTheMargin() throws Exception {
         CpuCgroups host = CpuCgroups.host();
         SharedData.requireService(host.available(), "a writable cgroup v2 for the µs CPU clock (root, or a delegated"
                 + " subtree): " + host.unavailableReason());
@@ -99,7 +100,7 @@ class CpuClockIT {
                     + " %.3f %%; baseline median %.6f s; comments-only commit: %s (%s)%n", band,
                     burn.analysis().summaries().get(Arm.BASELINE).median(), human,
                     burn.analysis().humanVsBaseline().reason());
-            assertThat(band).as("the A/A band with a µs CPU clock").isNotNull().isLessThan(1.0);
+            assertThat(band).as("the A/A band with a µs CPU clock").isNotNull().isLessThan(2.0);
             assertThat(burn.resolution()).isNotNull();
             assertThat(burn.resolution().source()).isEqualTo("cgroup_v2_cpu_stat");
             assertThat(burn.resolution().coarse()).as(burn.resolution().describe(StatsConfig.defaults())).isFalse();
