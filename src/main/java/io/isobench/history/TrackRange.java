@@ -49,7 +49,15 @@ public record TrackRange(String base, String tip, List<Commit> commits) {
             throw new IsobenchException.BadInput("--range " + range + ": not REV1..REV2 (fix: two revisions of the"
                     + " engine repository, the older first, e.g. --range v1.0..main)");
         }
-        return new String[]{range.substring(0, dots).strip(), range.substring(dots + 2).strip()};
+        String[] revs = {range.substring(0, dots).strip(), range.substring(dots + 2).strip()};
+        for (String rev : revs) {
+            if (rev.isEmpty() || rev.startsWith("-")) { // never an option to git: the revisions reach its argv
+                throw new IsobenchException.BadInput("--range " + range + ": " + (rev.isEmpty() ? "an empty revision"
+                        : rev + " starts with '-'") + " (fix: two revisions of the engine repository, e.g. --range"
+                        + " v1.0..main)");
+            }
+        }
+        return revs;
     }
 
     /** Resolves {@code REV1..REV2} in the git repository {@code repo}. */

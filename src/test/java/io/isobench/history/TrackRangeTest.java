@@ -100,6 +100,10 @@ class TrackRangeTest {
     void anUnknownRangeFormIsRejectedBeforeGit() {
         assertThatThrownBy(() -> TrackRange.split("..main")).isInstanceOf(IsobenchException.BadInput.class);
         assertThatThrownBy(() -> TrackRange.split("a..")).isInstanceOf(IsobenchException.BadInput.class);
+        assertThatThrownBy(() -> TrackRange.split("--output=/tmp/x..main")).isInstanceOf(IsobenchException.BadInput.class)
+                .hasMessageContaining("starts with '-'");
+        assertThatThrownBy(() -> TrackRange.split("v1..-n1")).isInstanceOf(IsobenchException.BadInput.class);
+        assertThatThrownBy(() -> TrackRange.split(" ..v2")).isInstanceOf(IsobenchException.BadInput.class);
         assertThat(TrackRange.split("v1..v2")).containsExactly("v1", "v2");
     }
 
