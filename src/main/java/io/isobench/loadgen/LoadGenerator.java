@@ -164,7 +164,7 @@ public final class LoadGenerator {
         }
         log.accept("loadgen: done: " + s.completed() + " ok, " + s.failed() + " failed in "
                 + String.format(Locale.ROOT, "%.2f s", durS));
-        return new LoadgenResult(config, phase.run(), phase.requests(), s, notes, phase.cpu(), phase.multiTurn());
+        return new LoadgenResult(config, phase.run(), phase.requests(), s, notes, phase.cpu(), phase.multiTurn(), null);
     }
 
     /** The client's own CPU from its construction to {@link #stop}: the process, its user/system split, the I/O thread. */

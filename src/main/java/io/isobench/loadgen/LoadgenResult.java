@@ -21,9 +21,12 @@ import java.util.Map;
  * @param notes         things the user should know (token-count fallbacks, prompt length drift, ignored flags…)
  * @param clientCpu     what the client itself cost during the measured phase, or null when not measured
  * @param multiTurn     a multi-turn run's turns and conversations ({@code --multi-turn}), else null
+ * @param fidelity      whether the delivered load was the configured one (schedule lag, client self-check), or null
+ *                      when not measured
  */
 public record LoadgenResult(LoadgenConfig config, Run run, List<RequestResult> requests, Summary summary,
-                            List<String> notes, ClientCpu clientCpu, MultiTurnResult multiTurn) {
+                            List<String> notes, ClientCpu clientCpu, MultiTurnResult multiTurn,
+                            LoadFidelity fidelity) {
 
     static final String VERSION = "isobench-loadgen/1";
 
@@ -34,12 +37,12 @@ public record LoadgenResult(LoadgenConfig config, Run run, List<RequestResult> r
 
     public LoadgenResult(LoadgenConfig config, Run run, List<RequestResult> requests, Summary summary,
                          List<String> notes) {
-        this(config, run, requests, summary, notes, null, null);
+        this(config, run, requests, summary, notes, null, null, null);
     }
 
     public LoadgenResult(LoadgenConfig config, Run run, List<RequestResult> requests, Summary summary,
                          List<String> notes, ClientCpu clientCpu) {
-        this(config, run, requests, summary, notes, clientCpu, null);
+        this(config, run, requests, summary, notes, clientCpu, null, null);
     }
 
     /**

@@ -51,7 +51,7 @@ class MultiTurnResultTest {
                 List.of(1, 1, 2, 2, 3), List.of(0, 1, 0, 1, 0), "ab".repeat(32));
         LoadgenConfig c = LoadgenConfig.builder().model("m").percentiles(List.of(50.0, 99.0)).build();
         return new LoadgenResult(c, new LoadgenResult.Run(Instant.EPOCH, 0, 0.2, 0, "cd".repeat(32)), rs,
-                RunSummary.of(c, rs, 0.2), List.of(), null, mt);
+                RunSummary.of(c, rs, 0.2), List.of(), null, mt, null);
     }
 
     @Test
