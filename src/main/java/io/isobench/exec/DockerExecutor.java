@@ -35,6 +35,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Runs each job in its own container ({@code docker run}, attached, in a process group of its own) with the
@@ -57,6 +59,9 @@ final class DockerExecutor implements Executor {
     /** The marker the in-container patch step prints when the agent patch does not apply. */
     static final String PATCH_MARKER = "isobench: the agent patch does not apply in the image";
     static final String PATCH_IN_CONTAINER = "/isobench/agent.patch";
+    /** A scratch folder's name: {@code scratchPrefix(job) + "p" + creator's PID + "-" + random}. */
+    private static final String OWNER_MARK = "p";
+    private static final Pattern OWNER = Pattern.compile("^isobench-docker-[0-9a-f]+-" + OWNER_MARK + "(\\d{1,18})-");
 
     private final DockerConfig config;
     /** The one serve-and-measure path, shared by every job's container. */
@@ -144,7 +149,7 @@ final class DockerExecutor implements Executor {
         }
         Path scratch = null;
         try {
-            scratch = Files.createTempDirectory(scratchPrefix(job));
+            scratch = Files.createTempDirectory(scratchPrefix(job) + OWNER_MARK + ProcessHandle.current().pid() + "-");
             Path patch = null;
             if (!config.mountWorktree() && job.arm().kind() == io.isobench.Arm.Kind.AGENT) {
                 patch = scratch.resolve("agent.patch");
@@ -193,6 +198,31 @@ final class DockerExecutor implements Executor {
             }
         } catch (IOException e) {
             // nothing to list: nothing left
+        }
+    }
+
+    /**
+     * A resumed session first removes the scratch folders (env files included) of every orchestrator that is gone: a
+     * SIGKILL between writing a job's env file and recording the job's placeholder leaves a folder that {@link #reap}
+     * cannot find by any stored run. A folder names its creator's PID ({@code …-p<pid>-…}); a folder whose creator
+     * still runs is left alone, and so is one in the older form without a PID.
+     */
+    @Override
+    public void beginSession(String sessionId) {
+        sweepOrphans(Path.of(System.getProperty("java.io.tmpdir")));
+    }
+
+    /** Deletes the docker scratch folders under {@code tmp} whose creating process no longer exists. */
+    static void sweepOrphans(Path tmp) {
+        try (var dirs = Files.newDirectoryStream(tmp, "isobench-docker-*")) {
+            for (Path d : dirs) {
+                Matcher m = OWNER.matcher(d.getFileName().toString());
+                if (m.find() && ProcessHandle.of(Long.parseLong(m.group(1))).isEmpty()) {
+                    deleteTree(d);
+                }
+            }
+        } catch (IOException | NumberFormatException e) {
+            // nothing to list, or a name not ours: nothing to sweep
         }
     }
 

@@ -57,4 +57,23 @@ class DockerReapTest {
             Files.deleteIfExists(alive);
         }
     }
+
+    @Test
+    void aResumedSessionSweepsTheScratchOfAGoneOrchestratorAndKeepsALiveOnes() throws Exception {
+        Path tmp = Files.createDirectories(cwd.resolve("tmp"));
+        // a creator that has exited: a real process, waited for
+        Process gone = new ProcessBuilder("true").start();
+        gone.waitFor();
+        Path orphan = Files.createDirectory(tmp.resolve("isobench-docker-85fed32588-p" + gone.pid() + "-7071"));
+        Files.writeString(orphan.resolve("env"), "HF_TOKEN=secret\n");
+        Path live = Files.createDirectory(tmp.resolve("isobench-docker-85fed32588-p" + ProcessHandle.current().pid()
+                + "-7072"));
+        Files.writeString(live.resolve("env"), "HF_TOKEN=secret\n");
+        Path older = Files.createDirectory(tmp.resolve("isobench-docker-85fed32588-7073"));
+        Files.writeString(older.resolve("env"), "HF_TOKEN=secret\n");
+        DockerExecutor.sweepOrphans(tmp);
+        assertThat(orphan).doesNotExist();
+        assertThat(live.resolve("env")).exists();
+        assertThat(older.resolve("env")).exists();
+    }
 }
