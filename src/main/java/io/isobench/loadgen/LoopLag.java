@@ -48,6 +48,11 @@ final class LoopLag {
         if (v == null || v.isBlank()) {
             v = System.getProperty(STALL_PROPERTY);
         }
+        return stallNs(v);
+    }
+
+    /** The stall {@code v} (µs, or null/blank for none) asks for, in ns. */
+    static long stallNs(String v) {
         if (v == null || v.isBlank()) {
             return 0;
         }

@@ -19,9 +19,11 @@ import java.util.HashSet;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 /**
@@ -198,6 +200,41 @@ class FidelityCheckTest {
         assertThat(r.consoleBlock()).doesNotContain("Schedule fidelity").doesNotContain("Client self-check");
         assertThat(r.metrics()).extracting(Metric::name).doesNotContain("client_saturated");
         assertThat(r.resultJson(false).has("isobench_client_check")).isFalse();
+    }
+
+    @Test
+    void theThresholdsAreFlagsOfLoadgenAndOfATaskCommand() {
+        LoadgenConfig c = ServeFlags.parse(Map.of("model", List.of("m"), "client-loop-lag-limit-ms", List.of("20"),
+                "schedule-late-ms", List.of("0.5")), w -> { }).build();
+        assertThat(c.fidelityLimits()).isEqualTo(new LoadFidelity.Limits(0.5, 90, 20, 10));
+        LoadgenConfig t = ServeFlags.workload(LoadgenConfig.builder().model("m"),
+                Map.of("schedule-lag-limit-ms", "5", "client-busy-limit-pct", "95"), w -> { }).build();
+        assertThat(t.fidelityLimits()).isEqualTo(new LoadFidelity.Limits(1, 95, 10, 5));
+        assertThat(LoadgenConfig.builder().model("m").build().fidelityLimits()).isEqualTo(LoadFidelity.Limits.DEFAULT);
+        assertThatThrownBy(() -> ServeFlags.parse(Map.of("model", List.of("m"), "schedule-lag-limit-ms",
+                List.of("0")), w -> { }).build()).hasMessage("--schedule-lag-limit-ms (0.0) must be a finite number > 0");
+    }
+
+    @Test
+    void theStallKnobIsWholeMicroseconds() {
+        assertThat(LoopLag.stallNs((String) null)).isZero();
+        assertThat(LoopLag.stallNs(" 20000 ")).isEqualTo(20_000_000L);
+        assertThatThrownBy(() -> LoopLag.stallNs("2.5")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("ISOBENCH_LOADGEN_LOOP_STALL_US (2.5) must be a whole number of microseconds");
+    }
+
+    @Test
+    void theLoopLagSamplesOfAPhaseAreThoseSinceItsMark() {
+        LoopLag lag = new LoopLag();
+        lag.record(3 * MS);
+        int mark = lag.mark();
+        for (int i = 0; i < 3000; i++) {
+            lag.record(i * 1000L);
+        }
+        long[] since = lag.since(mark);
+        assertThat(since).hasSize(3000);
+        assertThat(since[0]).isZero();
+        assertThat(since[2999]).isEqualTo(2_999_000L);
     }
 
     private static void golden(String name, String actual) throws IOException {
