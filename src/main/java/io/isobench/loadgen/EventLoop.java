@@ -79,7 +79,7 @@ final class EventLoop implements AutoCloseable {
 
     /** How often request deadlines are checked (and the longest a select waits). */
     private static final long SCAN_NS = 50_000_000L;
-    /** The loop's lag tick: due every 5 ms, its lateness is recorded in {@link #loopLag}. */
+    /** The loop's lag tick: due every 5 ms while requests are in flight or waiting, its lateness kept in {@link #loopLag}. */
     static final long TICK_NS = 5_000_000L;
 
     private final Consumer<SelectionKey> onReady = this::ready;
@@ -132,8 +132,11 @@ final class EventLoop implements AutoCloseable {
      * run in the interpreter until an on-stack replacement many thousands of turns later.
      */
     private void turn() {
-        // the select waits at most until the lag tick is due (whole ms, rounded up: its timeout's unit)
-        long waitMs = Math.min(SCAN_NS / 1_000_000L, Math.max(1, (tickDue - turnEnd + 999_999) / 1_000_000L));
+        // with requests in flight or waiting, the select waits at most until the lag tick is due (whole ms, rounded
+        // up: its timeout's unit); an idle loop stamps nothing, so it has no tick and no extra wake-ups
+        boolean working = inFlight > 0 || !pending.isEmpty();
+        long waitMs = !working ? SCAN_NS / 1_000_000L
+                : Math.min(SCAN_NS / 1_000_000L, Math.max(1, (tickDue - turnEnd + 999_999) / 1_000_000L));
         int ready;
         try {
             ready = selector.select(onReady, waitMs);
@@ -159,7 +162,9 @@ final class EventLoop implements AutoCloseable {
         }
         startPending();
         long now = System.nanoTime();
-        if (now - tickDue >= 0) {
+        if (!working) {
+            tickDue = now + TICK_NS;
+        } else if (now - tickDue >= 0) {
             // a select that timed out cannot have returned before its whole-ms timeout: that is not lag
             long due = ready == 0 ? Math.max(tickDue, turnEnd + waitMs * 1_000_000L) : tickDue;
             loopLag.record(Math.max(0, now - due));
