@@ -90,8 +90,9 @@ class ClientSaturationIT {
             LoadFidelity f = r.fidelity();
             System.out.println("ClientSaturationIT stalled: " + f);
             assertThat(f.client().saturated()).isTrue();
-            assertThat(f.client().reasons()).anyMatch(s -> s.matches("event-loop lag p99 \\d+\\.\\d\\d ms > 10 ms"));
-            assertThat(f.client().reasons()).anyMatch(s -> s.matches("schedule lag p99 \\d+\\.\\d\\d ms > 10 ms"));
+            assertThat(f.client().reasons())
+                    .anyMatch(s -> s.matches("event-loop lag p99 \\d+\\.\\d\\d ms > 10 ms \\(\\d+ of \\d+ ticks over\\)"))
+                    .anyMatch(s -> s.matches("schedule lag p99 \\d+\\.\\d\\d ms > 10 ms \\(\\d+ of \\d+ requests over\\)"));
             assertThat(f.client().loopLagMsP99()).isGreaterThan(10.0);
             assertThat(r.consoleBlock()).contains("Client saturated (0/1):                  1");
         }
