@@ -52,7 +52,8 @@ public record LoadFidelity(Schedule schedule, ClientCheck client) {
      *
      * @param saturated    true when any signal crossed its threshold
      * @param reasons      one line per crossed threshold, with the measured number and the threshold
-     *                     (e.g. {@code event-loop lag p99 38.2 ms > 10 ms}); empty when not saturated
+     *                     (e.g. {@code event-loop lag p99 38.20 ms > 10 ms (9 of 400 ticks over)}); empty when not
+     *                     saturated
      * @param cpuBusyPct   the I/O thread's CPU time over the measured phase's wall time (%): the one thread every
      *                     byte goes through, so near 100 % the client cannot go faster; -1 when the JVM cannot tell
      *                     (the whole process's share of its allowed cores is in {@link LoadgenResult.ClientCpu}, for
