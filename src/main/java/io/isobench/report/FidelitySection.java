@@ -24,7 +24,7 @@ final class FidelitySection {
 
     /** The columns, in order. */
     static final List<String> HEADER = List.of("round", "arm", "schedule lag p50 / p99 / max (ms)", "late",
-            "rate delivered / configured (req/s)", "concurrency mean / cap", "client CPU / loop lag p99",
+            "rate delivered / configured (req/s)", "concurrency mean / cap", "client I/O CPU / loop lag p99",
             "client check");
 
     /** The mark of a saturated client's run (the exclusion's cause, upper case as a failure category reads). */
@@ -66,7 +66,7 @@ final class FidelitySection {
                     : num(s.configuredRateRps())));
             row.add(s == null ? "—" : num(s.deliveredConcurrencyMean()) + " / " + (s.configuredMaxConcurrency() == null
                     ? "none" : s.configuredMaxConcurrency().toString()));
-            row.add(c == null ? "—" : (c.cpuBusyPct() == null ? "—" : String.format(Locale.ROOT, "%.0f %%",
+            row.add(c == null ? "—" : (c.cpuBusyPct() == null || c.cpuBusyPct() < 0 ? "—" : String.format(Locale.ROOT, "%.0f %%",
                     c.cpuBusyPct())) + " / " + (c.loopLagMsP99() == null ? "—" : num(c.loopLagMsP99()) + " ms"));
             row.add(c == null ? "not recorded" : c.saturated() ? SATURATED + (c.reasons().isEmpty() ? ""
                     : ": " + String.join("; ", c.reasons())) : "ok");
