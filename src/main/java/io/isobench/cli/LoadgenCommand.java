@@ -147,6 +147,19 @@ final class LoadgenCommand implements Callable<Integer> {
     Double rampUpStartRps;
     @Option(names = "--ramp-up-end-rps", description = "Ramp-up end rate.")
     Double rampUpEndRps;
+    // ---- schedule fidelity and client self-check (docs/loadgen.md)
+    @Option(names = "--schedule-late-ms", paramLabel = "MS",
+            description = "A request sent later than this after it could go counts as late (default: 1).")
+    Double scheduleLateMs;
+    @Option(names = "--client-busy-limit-pct", paramLabel = "PCT",
+            description = "The client is saturated when its I/O thread is busy this share of the run (default: 90).")
+    Double clientBusyLimitPct;
+    @Option(names = "--client-loop-lag-limit-ms", paramLabel = "MS",
+            description = "The client is saturated when its event-loop lag p99 exceeds this (default: 10).")
+    Double clientLoopLagLimitMs;
+    @Option(names = "--schedule-lag-limit-ms", paramLabel = "MS",
+            description = "The client is saturated when its schedule lag p99 exceeds this (default: 10).")
+    Double scheduleLagLimitMs;
     @Option(names = "--num-warmups", defaultValue = "0", description = "Warm-up requests, sent first and discarded (default: ${DEFAULT-VALUE}).")
     int numWarmups;
 

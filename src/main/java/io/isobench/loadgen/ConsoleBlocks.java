@@ -59,6 +59,7 @@ final class ConsoleBlocks {
         metricBlock(result, l, "tpot", "TPOT", "Time per Output Token (excl. 1st token)");
         metricBlock(result, l, "itl", "ITL", "Inter-token Latency");
         metricBlock(result, l, "e2el", "E2EL", "End-to-end Latency");
+        fidelityBlock(result.fidelity(), l);
         l.add("=".repeat(50));
         return String.join("\n", l) + "\n";
     }
@@ -74,6 +75,41 @@ final class ConsoleBlocks {
         for (var p : d.percentiles().entrySet()) {
             l.add(row("P" + LoadgenResult.pWord(p.getKey()) + " " + name + " (ms):", f2(p.getValue())));
         }
+    }
+
+    /**
+     * isobench's sections inside vLLM's block (docs/loadgen.md, "Schedule fidelity" and "Client self-check"): rows in
+     * vLLM's layout, read back by {@code parse.OutputParser} as the metrics {@link LoadgenResult#metrics()} stores.
+     */
+    private static void fidelityBlock(LoadFidelity f, List<String> l) {
+        if (f == null) {
+            return;
+        }
+        LoadFidelity.Schedule s = f.schedule();
+        if (s != null) {
+            l.add(center("Schedule fidelity", '-'));
+            l.add(row("Schedule lag P50 (ms):", f2(s.lagMsP50())));
+            l.add(row("Schedule lag P99 (ms):", f2(s.lagMsP99())));
+            l.add(row("Schedule lag max (ms):", f2(s.lagMsMax())));
+            l.add(row("Late threshold (ms):", f2(s.lateThresholdMs())));
+            l.add(row("Late requests (%):", f2(s.latePct())));
+            if (s.configuredRateRps() != null) {
+                l.add(row("Configured request rate (req/s):", f2(s.configuredRateRps())));
+            }
+            l.add(row("Delivered request rate (req/s):", f2(s.deliveredRateRps())));
+            if (s.configuredMaxConcurrency() != null) {
+                l.add(row("Configured max concurrency:", Integer.toString(s.configuredMaxConcurrency())));
+            }
+            l.add(row("Delivered mean concurrency:", f2(s.deliveredConcurrencyMean())));
+        }
+        LoadFidelity.ClientCheck c = f.client();
+        l.add(center("Client self-check", '-'));
+        if (c.cpuBusyPct() >= 0) {
+            l.add(row("Client I/O thread busy (%):", f2(c.cpuBusyPct())));
+        }
+        l.add(row("Client loop lag P99 (ms):", f2(c.loopLagMsP99())));
+        l.add(row("Client loop lag max (ms):", f2(c.loopLagMsMax())));
+        l.add(row("Client saturated (0/1):", c.saturated() ? "1" : "0"));
     }
 
     /** isobench's own lines after the vLLM block (stderr-worthy detail: failures, token sources, queueing). */

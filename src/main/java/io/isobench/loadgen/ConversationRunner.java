@@ -80,11 +80,14 @@ final class ConversationRunner {
         flow.awaitAll();
         long t1 = System.nanoTime();
         LoadgenResult.ClientCpu cpu = meter.stop();
+        long[] loopLag = meter.loopLagNs();
         record Sent(RequestResult r, int turn, int conversation) {
         }
         List<Sent> sent = new ArrayList<>();
         List<MultiTurnResult.ConversationResult> done = new ArrayList<>(n);
+        List<RequestResult> starts = new ArrayList<>(n);
         for (Conv c : convs) {
+            starts.add(c.results.get(0));
             int ok = 0;
             for (int k = 0; k < c.results.size(); k++) {
                 RequestResult r = c.results.get(k);
@@ -107,7 +110,10 @@ final class ConversationRunner {
         }
         MultiTurnResult mt = new MultiTurnResult(done, turnOf, convOf, loaded.fileSha256());
         LoadgenResult.Run run = new LoadgenResult.Run(startedAt, t0, (t1 - t0) / 1e9, warmupRequests, digest);
-        return LoadGenerator.finish(config, new LoadGenerator.Measured(run, results, cpu, mt), notes, log);
+        // conversation starts are the schedule's arrivals; a later turn is due when the previous reply ended
+        boolean scheduled = !Double.isInfinite(config.requestRate()) || config.rampUp() != null;
+        return LoadGenerator.finish(config, new LoadGenerator.Measured(run, results, cpu, mt,
+                new FidelityCheck.Observed(scheduled, starts, loopLag)), notes, log);
     }
 
     /** What every conversation of a phase shares: the transport, the flow control, the phase's start, the numbering. */

@@ -49,6 +49,10 @@ final class EventLoop implements AutoCloseable {
     private final ChunkParser parser = new ChunkParser();
     /** Told (without allocating) when the loop thread dies of anything, an OutOfMemoryError included. */
     private final Consumer<Throwable> onDeath;
+    /** The loop's own lateness, one sample per {@link #TICK_NS} tick (docs/loadgen.md, "Client self-check"). */
+    final LoopLag loopLag = new LoopLag();
+    /** Fault injection: each turn busy-spins this long ({@link LoopLag#STALL_ENV}); 0 in real runs. */
+    private final long stallNs = LoopLag.stallNs();
 
     /**
      * {@code maxInFlight}: requests on the wire at once (the rest wait, in submission order); {@code onDeath}: told
@@ -75,6 +79,8 @@ final class EventLoop implements AutoCloseable {
 
     /** How often request deadlines are checked (and the longest a select waits). */
     private static final long SCAN_NS = 50_000_000L;
+    /** The loop's lag tick: due every 5 ms, its lateness is recorded in {@link #loopLag}. */
+    static final long TICK_NS = 5_000_000L;
 
     private final Consumer<SelectionKey> onReady = this::ready;
     /**
@@ -84,6 +90,16 @@ final class EventLoop implements AutoCloseable {
      */
     private final ArrayList<Conn> readNow = new ArrayList<>();
     private long lastScan = System.nanoTime();
+    /** When the next lag tick is due, and when the last turn ended (about when the next select began). */
+    private long tickDue = lastScan + TICK_NS;
+    private long turnEnd = lastScan;
+    /**
+     * Schedule-lag bookkeeping (loop thread only): when each slot that freed since the last start pass was freed, in
+     * order, and how many slots were free with nobody waiting at the end of that pass ({@link #startPending}).
+     */
+    private long[] freedAt = new long[16];
+    private int freedN;
+    private long freeBefore = Long.MAX_VALUE;
 
     private void loop() {
         try {
@@ -116,10 +132,16 @@ final class EventLoop implements AutoCloseable {
      * run in the interpreter until an on-stack replacement many thousands of turns later.
      */
     private void turn() {
+        // the select waits at most until the lag tick is due (whole ms, rounded up: its timeout's unit)
+        long waitMs = Math.min(SCAN_NS / 1_000_000L, Math.max(1, (tickDue - turnEnd + 999_999) / 1_000_000L));
+        int ready;
         try {
-            selector.select(onReady, SCAN_NS / 1_000_000L);
+            ready = selector.select(onReady, waitMs);
         } catch (IOException e) {
             return;
+        }
+        if (stallNs > 0) {
+            LoopLag.spin(stallNs);
         }
         for (int i = 0; i < readNow.size(); i++) {
             Conn c = readNow.get(i);
@@ -135,18 +157,42 @@ final class EventLoop implements AutoCloseable {
         while ((x = incoming.poll()) != null) {
             pending.add(x);
         }
-        while (inFlight < maxInFlight && (x = pending.poll()) != null) {
-            if (x.bounded && System.nanoTime() - x.startByNs >= 0) {
-                drop(x);
-            } else {
-                start(x);
-            }
-        }
+        startPending();
         long now = System.nanoTime();
+        if (now - tickDue >= 0) {
+            // a select that timed out cannot have returned before its whole-ms timeout: that is not lag
+            long due = ready == 0 ? Math.max(tickDue, turnEnd + waitMs * 1_000_000L) : tickDue;
+            loopLag.record(Math.max(0, now - due));
+            tickDue = now + TICK_NS;
+        }
         if (now - lastScan > SCAN_NS) {
             lastScan = now;
             expire(now);
         }
+        turnEnd = now;
+    }
+
+    /**
+     * Starts what waits, while slots are free. Each request started learns when its slot was free: the slots free
+     * with nobody waiting at the end of the last pass come first (free before it arrived), then the slots freed since,
+     * in the order they were freed (a FIFO, as the waiting requests are).
+     */
+    private void startPending() {
+        Exchange x;
+        long used = 0;
+        while (inFlight < maxInFlight && (x = pending.poll()) != null) {
+            if (x.bounded && System.nanoTime() - x.startByNs >= 0) {
+                drop(x);
+            } else {
+                long k = used++ - freeBefore;
+                if (k >= 0 && k < freedN) {
+                    x.slotFree = freedAt[(int) k];
+                }
+                start(x);
+            }
+        }
+        freedN = 0;
+        freeBefore = pending.isEmpty() ? (long) maxInFlight - inFlight : 0;
     }
 
     private void expire(long now) {
@@ -508,8 +554,14 @@ final class EventLoop implements AutoCloseable {
 
     private void finish(Exchange x, long now) {
         inFlight--;
+        if (maxInFlight != Integer.MAX_VALUE) {
+            if (freedN == freedAt.length) {
+                freedAt = Arrays.copyOf(freedAt, freedN * 2);
+            }
+            freedAt[freedN++] = now;
+        }
         try {
-            x.done.accept(x.o.toResult(x.index, x.req, x.t0, x.scheduledNs, x.send, now));
+            x.done.accept(x.o.toResult(x.index, x.req, x.t0, x.scheduledNs, x.slotFree, x.send, now));
         } catch (RuntimeException e) {
             // the consumer must never take the loop down
             e.printStackTrace();

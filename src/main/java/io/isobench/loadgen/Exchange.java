@@ -13,6 +13,11 @@ final class Exchange {
     final long scheduledNs;
     final Consumer<RequestResult> done;
     long send;
+    /**
+     * When a concurrency slot was free for it (System.nanoTime), or {@link Long#MIN_VALUE} when one was free as it
+     * arrived at the loop: written by the loop as it starts the request.
+     */
+    long slotFree = Long.MIN_VALUE;
     long deadline;
     boolean retried;
     final RequestExecutor.Outcome o;

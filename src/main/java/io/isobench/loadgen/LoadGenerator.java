@@ -102,6 +102,7 @@ public final class LoadGenerator {
             CpuMeter meter = new CpuMeter(io);
             long t0 = System.nanoTime();
             Sender sender = new Sender(io, flow, t0, schedule == null ? durationNs : Long.MAX_VALUE, slotsOut);
+            boolean scheduled = false; // an intended send after the phase start: the run has an arrival schedule
             for (int i = 0; i < n; i++) {
                 long at;
                 if (schedule != null) {
@@ -112,6 +113,7 @@ public final class LoadGenerator {
                         break;
                     }
                 }
+                scheduled |= at > 0;
                 if (!dispatch(sender, prepared.get(i % pool), i, at)) {
                     break;
                 }
@@ -119,6 +121,7 @@ public final class LoadGenerator {
             flow.awaitAll();
             long t1 = System.nanoTime();
             LoadgenResult.ClientCpu cpu = meter.stop();
+            long[] loopLag = meter.loopLagNs();
             for (RequestResult[] b : slotsOut) {
                 if (b[0] != null) { // null: the --duration ended while it waited for a slot, so it was never sent
                     results.add(b[0]);
@@ -126,7 +129,8 @@ public final class LoadGenerator {
             }
             double durS = (t1 - t0) / 1e9;
             return finish(config, new Measured(new LoadgenResult.Run(startedAt, t0, durS, config.numWarmups(),
-                    promptsSha256), results, cpu, null), notes, log);
+                    promptsSha256), results, cpu, null, new FidelityCheck.Observed(scheduled, results, loopLag)),
+                    notes, log);
         }
     }
 
@@ -139,10 +143,11 @@ public final class LoadGenerator {
 
     /**
      * What a measured phase produced, before it is summarized: when and how long it ran, its requests in send order,
-     * the client's CPU over it, and a multi-turn run's turns and conversations (else null).
+     * the client's CPU over it, a multi-turn run's turns and conversations (else null), and what the client saw of
+     * its own schedule and loop (null: no fidelity is reported).
      */
     record Measured(LoadgenResult.Run run, List<RequestResult> requests, LoadgenResult.ClientCpu cpu,
-                    MultiTurnResult multiTurn) {
+                    MultiTurnResult multiTurn, FidelityCheck.Observed observed) {
     }
 
     /** The summary, the notes it calls for and the result of a measured phase that ended. */
@@ -164,12 +169,23 @@ public final class LoadGenerator {
         }
         log.accept("loadgen: done: " + s.completed() + " ok, " + s.failed() + " failed in "
                 + String.format(Locale.ROOT, "%.2f s", durS));
-        return new LoadgenResult(config, phase.run(), phase.requests(), s, notes, phase.cpu(), phase.multiTurn(), null);
+        LoadFidelity fidelity = phase.observed() == null ? null
+                : FidelityCheck.of(config.fidelityLimits(), config.maxConcurrency(), phase);
+        if (fidelity != null && fidelity.client().saturated()) {
+            log.accept("loadgen: warning: the client was saturated, its numbers are the client's, not the server's: "
+                    + String.join("; ", fidelity.client().reasons()));
+        }
+        return new LoadgenResult(config, phase.run(), phase.requests(), s, notes, phase.cpu(), phase.multiTurn(),
+                fidelity);
     }
 
-    /** The client's own CPU from its construction to {@link #stop}: the process, its user/system split, the I/O thread. */
+    /**
+     * The client's own CPU from its construction to {@link #stop}: the process, its user/system split, the I/O thread;
+     * and the event loop's lag ticks since its construction ({@link #loopLagNs}).
+     */
     static final class CpuMeter {
         private final EventLoop io;
+        private final int lagMark;
         private final long cpu0 = processCpuNs();
         private final long[] ticks0 = procSelfTicks();
         private final long io0;
@@ -177,8 +193,14 @@ public final class LoadGenerator {
 
         CpuMeter(EventLoop io) {
             this.io = io;
+            this.lagMark = io.loopLag.mark();
             this.io0 = io.threadCpuNs();
             this.iou0 = io.threadUserNs();
+        }
+
+        /** The loop's tick lags (ns) recorded since the meter started. */
+        long[] loopLagNs() {
+            return io.loopLag.since(lagMark);
         }
 
         LoadgenResult.ClientCpu stop() {

@@ -48,6 +48,7 @@ import java.util.Set;
  *                            token length with it; null: word-based prompts checked against the server's counts
  * @param keepText            keep each response's generated text ({@code --save-detailed}, correctness probes), up to
  *                            {@link #MAX_TEXT_BYTES} per response; otherwise only what the metrics need is kept
+ * @param fidelityLimits      the thresholds of the schedule-fidelity and client self-check ({@link LoadFidelity})
  */
 public record LoadgenConfig(
         URI baseUrl,
@@ -77,7 +78,8 @@ public record LoadgenConfig(
         Duration readyCheckTimeout,
         String label,
         Path tokenizer,
-        boolean keepText) {
+        boolean keepText,
+        LoadFidelity.Limits fidelityLimits) {
 
     public static final Set<String> METRIC_KEYS = Set.of("ttft", "tpot", "itl", "e2el");
 
@@ -105,6 +107,7 @@ public record LoadgenConfig(
         percentileMetrics = Collections.unmodifiableSet(new LinkedHashSet<>(
                 percentileMetrics == null ? List.of("ttft", "tpot", "itl") : percentileMetrics));
         goodputSloMs = goodputSloMs == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(goodputSloMs));
+        fidelityLimits = fidelityLimits == null ? LoadFidelity.Limits.DEFAULT : fidelityLimits;
     }
 
     /** True when the endpoint speaks the chat API (messages in, delta.content out). */
@@ -164,6 +167,7 @@ public record LoadgenConfig(
         private Duration readyCheckTimeout = Duration.ZERO;
         private String label;
         private boolean keepText;
+        private LoadFidelity.Limits fidelityLimits = LoadFidelity.Limits.DEFAULT;
 
         public Builder baseUrl(URI v) { baseUrl = v; return this; }
         public Builder baseUrl(String v) { baseUrl = URI.create(v); return this; }
@@ -194,6 +198,7 @@ public record LoadgenConfig(
         public Builder label(String v) { label = v; return this; }
         public Builder keepText(boolean v) { keepText = v; return this; }
         public Builder tokenizer(Path v) { tokenizer = v; return this; }
+        public Builder fidelityLimits(LoadFidelity.Limits v) { fidelityLimits = v; return this; }
 
         /** Validates and builds; throws {@link IllegalArgumentException} with a one-line message on a bad value. */
         public LoadgenConfig build() {
@@ -266,7 +271,7 @@ public record LoadgenConfig(
             return new LoadgenConfig(baseUrl, endpoint, model, dataset, numPrompts, duration, requestRate, burstiness,
                     maxConcurrency, rampUp, numWarmups, ignoreEos, sampling, extraBody, stream, includeUsage, apiKeyEnv,
                     headers, seed, requestTimeout, percentiles, percentileMetrics, goodput, requestIdPrefix,
-                    readyCheckTimeout, label, tokenizer, keepText);
+                    readyCheckTimeout, label, tokenizer, keepText, fidelityLimits);
         }
     }
 }

@@ -153,6 +153,40 @@ public record LoadgenResult(LoadgenConfig config, Run run, List<RequestResult> r
         return ResultJson.defaultFilename(this);
     }
 
+    /**
+     * The fidelity metrics (docs/loadgen.md, "Schedule fidelity" and "Client self-check"; the names are a contract):
+     * the schedule's only with an arrival schedule, each rate or cap only when defined. Empty for null.
+     */
+    static List<Metric> fidelityMetrics(LoadFidelity f) {
+        List<Metric> out = new ArrayList<>();
+        if (f == null) {
+            return out;
+        }
+        LoadFidelity.Schedule sc = f.schedule();
+        if (sc != null) {
+            out.add(Metric.of("schedule_lag_ms_p50", sc.lagMsP50()));
+            out.add(Metric.of("schedule_lag_ms_p99", sc.lagMsP99()));
+            out.add(Metric.of("schedule_lag_ms_max", sc.lagMsMax()));
+            out.add(Metric.of("schedule_late_pct", sc.latePct()));
+            if (sc.configuredRateRps() != null) {
+                out.add(Metric.of("configured_request_rate_rps", sc.configuredRateRps()));
+            }
+            out.add(Metric.of("delivered_request_rate_rps", sc.deliveredRateRps()));
+            if (sc.configuredMaxConcurrency() != null) {
+                out.add(Metric.of("configured_max_concurrency", sc.configuredMaxConcurrency()));
+            }
+            out.add(Metric.of("delivered_concurrency_mean", sc.deliveredConcurrencyMean()));
+        }
+        LoadFidelity.ClientCheck c = f.client();
+        if (c.cpuBusyPct() >= 0) {
+            out.add(Metric.of("client_cpu_busy_pct", c.cpuBusyPct()));
+        }
+        out.add(Metric.of("client_loop_lag_ms_p99", c.loopLagMsP99()));
+        out.add(Metric.of("client_loop_lag_ms_max", c.loopLagMsMax()));
+        out.add(Metric.of("client_saturated", c.saturated() ? 1 : 0));
+        return out;
+    }
+
     /** Canonical metrics (DESIGN §5) for the store. */
     public List<Metric> metrics() {
         Summary s = summary;
@@ -171,6 +205,7 @@ public record LoadgenResult(LoadgenConfig config, Run run, List<RequestResult> r
         out.add(Metric.of("input_throughput_tok_s", s.inputThroughput()));
         out.add(Metric.of("peak_output_throughput_tok_s", s.peakOutputTokS()));
         out.add(Metric.of("peak_concurrent_requests", s.maxInFlight()));
+        out.addAll(fidelityMetrics(fidelity));
         if (multiTurn != null) {
             out.addAll(multiTurn.metrics(requests, durationS(), config.percentiles()));
         }

@@ -252,7 +252,11 @@ final class RequestExecutor implements AutoCloseable {
             }
         }
 
-        RequestResult toResult(int index, Prepared req, long t0, long scheduledNs, long send, long end) {
+        /**
+         * The result; {@code slotFree} is when a concurrency slot was free for it ({@code System.nanoTime}), or
+         * {@link Long#MIN_VALUE} when one was free as it arrived.
+         */
+        RequestResult toResult(int index, Prepared req, long t0, long scheduledNs, long slotFree, long send, long end) {
             boolean success = errorKind == null && chunks > 0;
             String kind = errorKind;
             String err = error;
@@ -267,7 +271,8 @@ final class RequestExecutor implements AutoCloseable {
             int out = fromUsage ? completionTokens : chunks;
             return new RequestResult(index, success, kind, err, scheduledNs, send - t0, end - t0, ttft, latency, ch,
                     req.prompt().expectedInputTokens(), promptTokens, out, fromUsage, req.prompt().outputLen(),
-                    success ? new String(text, 0, textLen, StandardCharsets.UTF_8) : "");
+                    success ? new String(text, 0, textLen, StandardCharsets.UTF_8) : "",
+                    slotFree == Long.MIN_VALUE ? scheduledNs : Math.max(scheduledNs, slotFree - t0));
         }
     }
 

@@ -10,7 +10,10 @@ package io.isobench.loadgen;
  * @param errorKind             null on success; else a short reason key (connect, timeout, http_503, malformed_json…)
  * @param error                 null on success; else the reason with detail (one line)
  * @param scheduledNs           when the arrival process scheduled the request
- * @param sendNs                when it was actually sent (after waiting for a concurrency slot)
+ * @param sendNs                when it was actually sent (after waiting for a concurrency slot): stamped on the I/O
+ *                              thread in the loop turn that takes its connection and writes its bytes (a kept-alive
+ *                              connection: microseconds before the write; a new one: before its connect, which is
+ *                              part of the request as in vLLM's client)
  * @param endNs                 when the response ended (offset from the run start)
  * @param ttftNs                time to first chunk from send, or -1
  * @param latencyNs             E2EL: last chunk arrival − send (vLLM), or response end − send when unstreamed; -1 if none
@@ -22,6 +25,9 @@ package io.isobench.loadgen;
  *                              false when it is the counted chunks
  * @param maxTokens             output tokens requested
  * @param generatedText         concatenated streamed text
+ * @param readyNs               the earliest it could have been sent: the later of {@code scheduledNs} and the moment
+ *                              a {@code --max-concurrency} slot was free for it (offset from the run start); its
+ *                              schedule lag is {@code sendNs − readyNs} (docs/loadgen.md, "Schedule fidelity")
  */
 public record RequestResult(
         int index,
@@ -39,7 +45,8 @@ public record RequestResult(
         int outputTokens,
         boolean outputTokensFromUsage,
         int maxTokens,
-        String generatedText) {
+        String generatedText,
+        long readyNs) {
 
     /** Input tokens used for metrics: the server's count when reported, else the dataset's intended length. */
     public int inputTokens() {
@@ -49,6 +56,14 @@ public record RequestResult(
     /** Time spent waiting in the client for a concurrency slot. */
     public long clientQueueNs() {
         return Math.max(0, sendNs - scheduledNs);
+    }
+
+    /**
+     * How late the client sent it: {@code sendNs − readyNs} (never negative), the time lost in the client between
+     * the moment it could go (its intended time, or a free concurrency slot if later) and its send.
+     */
+    public long scheduleLagNs() {
+        return Math.max(0, sendNs - readyNs);
     }
 
     /** TPOT in ns with vLLM's rule: (E2EL − TTFT)/(out − 1) for out > 1, else -1. */

@@ -117,6 +117,7 @@ final class ResultJson {
         s.failuresByReason().forEach(fr::put);
         ArrayNode notesNode = o.putArray("isobench_notes");
         result.notes().forEach(notesNode::add);
+        fidelity(result, o);
         o.set("isobench_workload", workloadFingerprint(result));
         if (result.multiTurn() != null) {
             o.set("isobench_multi_turn", result.multiTurn().json(result.requests(), result.durationS(), config.percentiles()));
@@ -124,6 +125,7 @@ final class ResultJson {
         if (detailed) {
             // the run's monotonic origin (System.nanoTime, CLOCK_MONOTONIC on Linux): sent_s and ttfts are offsets
             o.put("isobench_start_monotonic_ns", result.startNanoTime());
+            ArrayNode ready = o.putArray("isobench_ready_s");
             ArrayNode sched = o.putArray("isobench_scheduled_s");
             ArrayNode sent = o.putArray("isobench_sent_s");
             ArrayNode e2 = o.putArray("isobench_e2els");
@@ -131,6 +133,7 @@ final class ResultJson {
             ArrayNode exp = o.putArray("isobench_expected_input_lens");
             for (RequestResult r : result.requests()) {
                 sched.add(r.scheduledNs() / 1e9);
+                ready.add(r.readyNs() / 1e9);
                 sent.add(r.sendNs() / 1e9);
                 e2.add(r.latencyNs() < 0 ? 0.0 : r.latencyNs() / 1e9);
                 src.add(r.outputTokensFromUsage() ? "usage" : "chunks");
@@ -138,6 +141,34 @@ final class ResultJson {
             }
         }
         return o;
+    }
+
+    /**
+     * The fidelity metrics under their store names prefixed {@code isobench_}, and {@code isobench_client_check}:
+     * {@code saturated}, {@code reasons} and the {@code thresholds} it was checked against.
+     */
+    private static void fidelity(LoadgenResult result, ObjectNode o) {
+        LoadFidelity f = result.fidelity();
+        if (f == null) {
+            return;
+        }
+        for (var m : LoadgenResult.fidelityMetrics(f)) {
+            if (m.name().equals("configured_max_concurrency") || m.name().equals("client_saturated")) {
+                o.put("isobench_" + m.name(), (long) m.value());
+            } else {
+                o.put("isobench_" + m.name(), m.value());
+            }
+        }
+        ObjectNode c = o.putObject("isobench_client_check");
+        c.put("saturated", f.client().saturated());
+        ArrayNode reasons = c.putArray("reasons");
+        f.client().reasons().forEach(reasons::add);
+        LoadFidelity.Limits lim = result.config().fidelityLimits();
+        ObjectNode t = c.putObject("thresholds");
+        t.put("schedule_late_ms", lim.lateMs());
+        t.put("io_thread_busy_pct", lim.ioBusyPct());
+        t.put("loop_lag_ms_p99", lim.loopLagMs());
+        t.put("schedule_lag_ms_p99", lim.scheduleLagMs());
     }
 
     /**

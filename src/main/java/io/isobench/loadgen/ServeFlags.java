@@ -32,7 +32,8 @@ public final class ServeFlags {
             "random-output-len", "random-range-ratio", "random-prefix-len", "sonnet-input-len", "sonnet-output-len",
             "sonnet-prefix-len", "prefix-repetition-prefix-len", "prefix-repetition-suffix-len",
             "prefix-repetition-num-prefixes", "prefix-repetition-output-len", "ignore-eos", "seed", "tokenizer",
-            "multi-turn", "max-turns", "max-context-len", "goodput");
+            "multi-turn", "max-turns", "max-context-len", "goodput",
+            "schedule-late-ms", "client-busy-limit-pct", "client-loop-lag-limit-ms", "schedule-lag-limit-ms");
 
     private final Map<String, List<String>> flags;
 
@@ -161,7 +162,21 @@ public final class ServeFlags {
         requestBody(b);
         metrics(b);
         ifPresent("label", b::label);
+        limits(b);
         return b;
+    }
+
+    /** The self-check's thresholds (docs/loadgen.md, "Client self-check"): each flag given over its default. */
+    private void limits(LoadgenConfig.Builder b) {
+        LoadFidelity.Limits d = LoadFidelity.Limits.DEFAULT;
+        b.fidelityLimits(new LoadFidelity.Limits(limit("schedule-late-ms", d.lateMs()),
+                limit("client-busy-limit-pct", d.ioBusyPct()), limit("client-loop-lag-limit-ms", d.loopLagMs()),
+                limit("schedule-lag-limit-ms", d.scheduleLagMs())));
+    }
+
+    private double limit(String name, double otherwise) {
+        String v = value(name);
+        return v == null ? otherwise : doubleValue(name, v);
     }
 
     private void server(LoadgenConfig.Builder b, Consumer<String> warn) {

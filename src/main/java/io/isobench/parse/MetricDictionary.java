@@ -96,6 +96,13 @@ public final class MetricDictionary {
             case "server_metrics_scrapes", "server_metrics_scrape_failures", "server_metrics_bad_lines" ->
                     new Definition(name, "count", Better.NONE);
             case "ttft_client_minus_server_ms" -> new Definition(name, "ms", Better.NONE);
+            // the load generator's schedule fidelity and self-check (docs/loadgen.md): about the client, not compared
+            case "schedule_lag_ms_p50", "schedule_lag_ms_p99", "schedule_lag_ms_max", "client_loop_lag_ms_p99",
+                 "client_loop_lag_ms_max" -> new Definition(name, "ms", Better.NONE);
+            case "schedule_late_pct", "client_cpu_busy_pct" -> new Definition(name, "%", Better.NONE);
+            case "configured_request_rate_rps", "delivered_request_rate_rps" -> new Definition(name, "req/s", Better.NONE);
+            case "configured_max_concurrency", "delivered_concurrency_mean" -> new Definition(name, "requests", Better.NONE);
+            case "client_saturated" -> new Definition(name, "flag", Better.NONE);
             case "ttft_client_server_gap_large" -> new Definition(name, "flag", Better.NONE);
             default -> null;
         };

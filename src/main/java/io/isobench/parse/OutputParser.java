@@ -67,7 +67,20 @@ public final class OutputParser {
             Map.entry("Peak concurrent requests", "peak_concurrent_requests"),
             Map.entry("Total Token throughput (tok/s)", "total_throughput_tok_s"),
             Map.entry("Total token throughput (tok/s)", "total_throughput_tok_s"),
-            Map.entry("Input token throughput (tok/s)", "input_throughput_tok_s"));
+            Map.entry("Input token throughput (tok/s)", "input_throughput_tok_s"),
+            // isobench loadgen's "Schedule fidelity" and "Client self-check" sections (docs/loadgen.md)
+            Map.entry("Schedule lag P50 (ms)", "schedule_lag_ms_p50"),
+            Map.entry("Schedule lag P99 (ms)", "schedule_lag_ms_p99"),
+            Map.entry("Schedule lag max (ms)", "schedule_lag_ms_max"),
+            Map.entry("Late requests (%)", "schedule_late_pct"),
+            Map.entry("Configured request rate (req/s)", "configured_request_rate_rps"),
+            Map.entry("Delivered request rate (req/s)", "delivered_request_rate_rps"),
+            Map.entry("Configured max concurrency", "configured_max_concurrency"),
+            Map.entry("Delivered mean concurrency", "delivered_concurrency_mean"),
+            Map.entry("Client I/O thread busy (%)", "client_cpu_busy_pct"),
+            Map.entry("Client loop lag P99 (ms)", "client_loop_lag_ms_p99"),
+            Map.entry("Client loop lag max (ms)", "client_loop_lag_ms_max"),
+            Map.entry("Client saturated (0/1)", "client_saturated"));
 
     static final ObjectMapper JSON = JsonMapper.builder()
             .enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)

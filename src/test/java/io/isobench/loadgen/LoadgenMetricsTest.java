@@ -20,7 +20,7 @@ class LoadgenMetricsTest {
         }
         return new RequestResult(i, true, null, null, sendMs * 1_000_000L, sendMs * 1_000_000L,
                 (sendMs + chunksMs[chunksMs.length - 1]) * 1_000_000L, ns[0], ns[ns.length - 1], ns, 10, 12, out, true,
-                out, "");
+                out, "", sendMs * 1_000_000L);
     }
 
     @Test

@@ -34,7 +34,7 @@ class MultiTurnResultTest {
 
     private static RequestResult failed(int i, long sendMs, long endMs) {
         return new RequestResult(i, false, "http_400", "HTTP 400: too long", sendMs * 1_000_000L, sendMs * 1_000_000L,
-                endMs * 1_000_000L, -1, -1, new long[0], -1, -1, 0, false, 4, "");
+                endMs * 1_000_000L, -1, -1, new long[0], -1, -1, 0, false, 4, "", sendMs * 1_000_000L);
     }
 
     private static LoadgenResult result() {
