@@ -19,8 +19,8 @@ import java.util.Map;
  * @param nReference         valid rounds of the reference
  * @param pairs              valid paired rounds the estimate uses
  * @param pairsDropped       rounds where X had a valid value but the reference (and any stand-in) had none
- * @param roundsExcluded     rounds of X or of the reference kept out because the work or hardware differed, or
- *                           requests failed ({@link RoundExclusion})
+ * @param roundsExcluded     rounds of X or of the reference kept out because the work or hardware differed,
+ *                           requests failed or the load generator was saturated ({@link RoundExclusion})
  * @param medianRatio        median(X) / median(reference) over their valid rounds, not oriented (descriptive)
  * @param speedup            the estimate: exp(mean paired log ratio), oriented so > 1 is better
  * @param deltaPct           the estimate as an improvement in percent (DESIGN §5 formula, positive = better)
@@ -218,14 +218,48 @@ public record Comparison(
      */
     public static Comparison compute(ArmSamples x, ArmSamples reference, ArmSamples standIn, Better better,
                                      int roundsExcluded, StatsConfig config, LookLevels look) {
-        if (config == null || look == null) {
-            throw new IllegalArgumentException("config and look must not be null");
+        return compute(x, reference, standIn, better, Excluded.of(roundsExcluded), config, look);
+    }
+
+    /**
+     * The rounds kept out of one comparison ({@link RoundExclusion}s of X or its reference), counted by what the
+     * verdict's reason needs.
+     *
+     * @param rounds                   distinct rounds in which X or the reference was excluded
+     * @param clientSaturated          those of them in which X or the reference was excluded as
+     *                                 {@link RoundExclusion.Cause#CLIENT_SATURATED}
+     * @param armClientSaturated       rounds in which X itself was excluded as client saturated
+     * @param referenceClientSaturated rounds in which the reference itself was excluded as client saturated
+     */
+    public record Excluded(int rounds, int clientSaturated, int armClientSaturated, int referenceClientSaturated) {
+
+        /** {@code rounds} excluded, none of them for a saturated client. */
+        public static Excluded of(int rounds) {
+            return new Excluded(rounds, 0, 0, 0);
+        }
+    }
+
+    /**
+     * As {@link #compute(ArmSamples, ArmSamples, ArmSamples, Better, int, StatsConfig, LookLevels)}, with the
+     * exclusions by cause: an arm (or reference) left without valid runs because its load generator was saturated,
+     * or too few pairs left mostly by such rounds, is inconclusive ({@link InconclusiveReason#CLIENT_SATURATED}), and
+     * open, so an adaptive design runs more rounds.
+     */
+    public static Comparison compute(ArmSamples x, ArmSamples reference, ArmSamples standIn, Better better,
+                                     Excluded excluded, StatsConfig config, LookLevels look) {
+        if (config == null || look == null || excluded == null) {
+            throw new IllegalArgumentException("config, look and excluded must not be null");
         }
         Pairs p = Pairs.of(requireArm(x), requireArm(reference), standIn, requireDirection(better));
-        Builder b = new Builder(x, reference, better, roundsExcluded, config, p, look);
+        Builder b = new Builder(x, reference, better, excluded, config, p, look);
         double[] xs = x.values();
         double[] rs = reference.values();
         if (xs.length == 0) {
+            if (excluded.armClientSaturated() > 0) {
+                return b.pending(InconclusiveReason.CLIENT_SATURATED, b.armLabel + " has no valid runs: "
+                        + excluded.armClientSaturated() + " round(s) excluded because its load generator was saturated"
+                        + " (client_saturated: the client, not the server, set the numbers)");
+            }
             return b.done(Verdict.FAILED, null, b.armLabel + " has no valid runs");
         }
         if (rs.length > 0) {
@@ -266,6 +300,7 @@ public record Comparison(
         final ArmSamples reference;
         final Better better;
         final int excluded;
+        final Excluded byCause;
         final StatsConfig config;
         final Pairs p;
         final LookLevels look;
@@ -289,12 +324,13 @@ public record Comparison(
         boolean zeroSpread;
         boolean open;
 
-        Builder(ArmSamples x, ArmSamples reference, Better better, int excluded, StatsConfig config, Pairs pairs,
+        Builder(ArmSamples x, ArmSamples reference, Better better, Excluded excluded, StatsConfig config, Pairs pairs,
                 LookLevels look) {
             this.x = x;
             this.reference = reference;
             this.better = better;
-            this.excluded = excluded;
+            this.excluded = excluded.rounds();
+            this.byCause = excluded;
             this.config = config;
             this.p = pairs;
             this.look = look;
@@ -323,6 +359,11 @@ public record Comparison(
         Comparison speedVerdict() {
             String refLabel = reference.arm().label();
             if (reference.n() == 0 && p.n() == 0) {
+                if (byCause.referenceClientSaturated() > 0) {
+                    return pending(InconclusiveReason.CLIENT_SATURATED, refLabel + " (reference) has no valid runs: "
+                            + byCause.referenceClientSaturated() + " round(s) excluded because its load generator was"
+                            + " saturated (client_saturated: the client, not the server, set the numbers)");
+                }
                 return done(Verdict.INCONCLUSIVE, InconclusiveReason.NO_REFERENCE, refLabel
                         + " (reference) has no valid runs");
             }
@@ -337,6 +378,11 @@ public record Comparison(
             if (p.n() < min) {
                 String counts = String.format(Locale.ROOT, "%d valid paired round%s (< %d)", p.n(),
                         p.n() == 1 ? "" : "s", min);
+                if (excluded > 0 && p.n() + excluded >= min && 2 * byCause.clientSaturated() >= excluded) {
+                    return pending(InconclusiveReason.CLIENT_SATURATED, counts + ": " + excluded + " round(s) excluded, "
+                            + byCause.clientSaturated() + " of them because the load generator was saturated"
+                            + " (client_saturated: the client, not the server, set the numbers)");
+                }
                 if (excluded > 0 && p.n() + excluded >= min) {
                     return pending(InconclusiveReason.WORKLOAD_MISMATCH, counts + ": " + excluded
                             + " round(s) excluded because the work or hardware differed or requests failed");

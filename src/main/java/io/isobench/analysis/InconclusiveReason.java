@@ -8,6 +8,9 @@ public enum InconclusiveReason {
     TOO_FEW_ROUNDS("too few rounds"),
     /** Enough rounds were measured, but too many were excluded because the work done differed. */
     WORKLOAD_MISMATCH("workload mismatch"),
+    /** Enough rounds were measured, but too many were excluded because the load generator was saturated (it, not the
+     * server, set the numbers: docs/loadgen.md, "Client self-check"). */
+    CLIENT_SATURATED("client saturated"),
     /** The paired rounds scatter more than the CV gate allows. */
     NOISY("noisy"),
     /** The interval is neither beyond the margin nor inside it. */

@@ -140,7 +140,7 @@ public final class OrdinalVerdicts {
             return false;
         }
         return switch (c.inconclusiveReason()) {
-            case NO_REFERENCE, UNDEFINED, WORKLOAD_MISMATCH -> true;
+            case NO_REFERENCE, UNDEFINED, WORKLOAD_MISMATCH, CLIENT_SATURATED -> true;
             case TOO_FEW_ROUNDS -> c.pairs() < config.minPairedRounds();
             default -> false;
         };

@@ -29,7 +29,12 @@ public record RoundExclusion(String arm, int round, Cause cause, String detail, 
         /** It ran on other hardware than the baseline's run of the same round. */
         HARDWARE_MISMATCH,
         /** Its GPU clocks or throttle state differ from the baseline's run of the same round ({@link ClockRule}). */
-        CLOCK_MISMATCH;
+        CLOCK_MISMATCH,
+        /**
+         * The load generator checked itself and was the bottleneck (its {@code client_check} section: saturated, with
+         * the reasons): the client, not the server, set the numbers (docs/loadgen.md, "Client self-check").
+         */
+        CLIENT_SATURATED;
 
         public String label() {
             return name().toLowerCase(Locale.ROOT);

@@ -3,6 +3,7 @@ package io.isobench.analysis;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.Arm;
+import io.isobench.store.RunDetails;
 import io.isobench.store.RunRecord;
 
 import java.util.ArrayList;
@@ -19,8 +20,9 @@ import java.util.TreeSet;
 
 /**
  * Which measured rounds of a task count (docs/statistics.md, "Which rounds count"): a run's value is a sample only
- * when it succeeded, lost no request, did the same work as the baseline's run of its round (workload fingerprint)
- * and ran on the task's hardware (fingerprint of the most baseline rounds). Everything else that ran is a
+ * when it succeeded, lost no request, ran on the task's hardware (fingerprint of the most baseline rounds), did the
+ * same work as the baseline's run of its round (workload fingerprint) and its load generator was not saturated (its
+ * {@code client_check}; a run without one is not judged). Everything else that ran is a
  * {@link RoundExclusion} with its reason; failed runs are outcomes and never samples.
  */
 final class Rounds {
@@ -31,7 +33,7 @@ final class Rounds {
 
     /** One finished measured run. */
     private record Run(Arm arm, int round, Double value, Outcome outcome, JsonNode workload, String hardware,
-                       Clocks clocks) {
+                       Clocks clocks, RunDetails.ClientCheck client) {
         boolean success() {
             return outcome.success();
         }
@@ -72,7 +74,8 @@ final class Rounds {
     void add(RunRecord r) {
         runs.add(new Run(r.arm(), r.round(), r.primaryValue(), new Outcome(r.status() == RunRecord.RunStatus.SUCCESS,
                 r.failure() == null ? null : r.failure().category(), r.failure() == null ? null : r.failure().detail()),
-                parse(r.workload()), r.details().hardwareId(), Clocks.of(r.details().section("gpu_telemetry"))));
+                parse(r.workload()), r.details().hardwareId(), Clocks.of(r.details().section("gpu_telemetry")),
+                r.details().clientCheck()));
     }
 
     /** The valid samples of every arm, the exclusions, and the hardware the task's rounds are judged on. */
@@ -115,6 +118,12 @@ final class Rounds {
                 exclusions.add(new RoundExclusion(r.arm().label(), r.round(), RoundExclusion.Cause.WORKLOAD_MISMATCH,
                         diff + (baselineWork.containsKey(r.round()) ? "" : " (vs the baseline's usual workload: its"
                                 + " run of this round has none)")));
+                continue;
+            }
+            if (r.client() != null && r.client().saturated()) {
+                exclusions.add(new RoundExclusion(r.arm().label(), r.round(), RoundExclusion.Cause.CLIENT_SATURATED,
+                        r.client().reasons().isEmpty() ? "the load generator was the bottleneck"
+                                : String.join("; ", r.client().reasons())));
                 continue;
             }
             Clocks refClocks = r.arm().equals(Arm.BASELINE) ? null : baselineClocks.get(r.round());

@@ -240,20 +240,27 @@ public record TaskAnalysis(
                 c.verdictText(), c.reason()));
     }
 
-    /** Distinct rounds in which x or its reference was excluded. */
-    private static int excluded(List<RoundExclusion> exclusions, ArmSamples x, ArmSamples reference) {
+    /** Distinct rounds in which x or its reference was excluded, and those excluded for a saturated client. */
+    private static Comparison.Excluded excluded(List<RoundExclusion> exclusions, ArmSamples x, ArmSamples reference) {
         if (exclusions.isEmpty()) {
-            return 0;
+            return Comparison.Excluded.of(0);
         }
         String a = x.arm().label();
         String r = reference.arm().label();
         Set<Integer> rounds = new HashSet<>();
+        Set<Integer> saturated = new HashSet<>();
+        Set<Integer> armSaturated = new HashSet<>();
+        Set<Integer> refSaturated = new HashSet<>();
         for (RoundExclusion e : exclusions) {
             if (e.excluded() && (e.arm().equals(a) || e.arm().equals(r))) {
                 rounds.add(e.round());
+                if (e.cause() == RoundExclusion.Cause.CLIENT_SATURATED) {
+                    saturated.add(e.round());
+                    (e.arm().equals(a) ? armSaturated : refSaturated).add(e.round());
+                }
             }
         }
-        return rounds.size();
+        return new Comparison.Excluded(rounds.size(), saturated.size(), armSaturated.size(), refSaturated.size());
     }
 
     /** The A/A comparison (baseline-aa vs baseline), or null when the session ran no A/A arm. */

@@ -43,7 +43,9 @@ public final class VllmFlags {
             "--random-mm-base-items-per-request", "--random-mm-num-mm-items-range-ratio",
             "--random-mm-limit-mm-per-prompt", "--random-mm-bucket-config",
             // isobench loadgen's multi-turn conversations (docs/loadgen.md)
-            "--multi-turn", "--max-turns", "--max-context-len");
+            "--multi-turn", "--max-turns", "--max-context-len",
+            // isobench loadgen's client self-check thresholds (docs/loadgen.md, "Client self-check")
+            "--schedule-late-ms", "--client-busy-limit-pct", "--client-loop-lag-limit-ms", "--schedule-lag-limit-ms");
 
     /** Client flags that take one or more values ({@code nargs="+"}: {@code --goodput ttft:500 tpot:50}). */
     public static final Set<String> MULTI_VALUE = Set.of("--goodput");

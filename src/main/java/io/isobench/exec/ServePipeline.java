@@ -165,7 +165,7 @@ final class ServePipeline {
         JobResult done = ran == null
                 ? JobResult.ended(t0, failure, List.of(), null, text, timings, server.argv())
                 : JobResult.ended(t0, failure, ran.metrics(), ran.workloadJson(), text, timings, server.argv())
-                .withLostRequests(ran.lost());
+                .withLostRequests(ran.lost()).withFidelity(ran.fidelity());
         if (measured != null && measured.probes() != null) {
             done = done.withOutputs(measured.probes().texts())
                     .withProbes(failure == null ? measured.probes().toJson() : null);

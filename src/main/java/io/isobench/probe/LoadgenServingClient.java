@@ -15,7 +15,8 @@ import java.util.List;
  * The serving client of every arm: isobench's own load generator, in-process, configured from the task's
  * {@code vllm bench serve} flags (same workload for every arm; DESIGN §4). Requests that failed are in the result by
  * reason ({@link LostRequests}), and in the workload fingerprint as {@code failures_by_reason} (kept with the run,
- * not part of the work compared between arms).
+ * not part of the work compared between arms). The load's fidelity (schedule lag, the client's check of itself) is in
+ * the result as the load generator measured it, for the run's details ({@code client_check}, {@code schedule}).
  */
 final class LoadgenServingClient implements ServingClient {
 
@@ -47,6 +48,7 @@ final class LoadgenServingClient implements ServingClient {
         }
         StringBuilder console = new StringBuilder();
         warnings.forEach(x -> console.append("loadgen: warning: ").append(x).append('\n'));
-        return new Result(r.metrics(), w.toString(), lost, console.append(r.consoleBlock()).toString());
+        return new Result(r.metrics(), w.toString(), lost, console.append(r.consoleBlock()).toString(),
+                r.fidelity());
     }
 }

@@ -1,5 +1,6 @@
 package io.isobench.probe;
 
+import io.isobench.loadgen.LoadFidelity;
 import io.isobench.parse.Metric;
 
 import java.net.URI;
@@ -58,10 +59,18 @@ public interface ServingClient {
      * @param workloadJson the workload fingerprint (JSON text, as stored with the run)
      * @param lost         why requests failed, by reason; {@link LostRequests#NONE} when none did
      * @param console      the console block for the log
+     * @param fidelity     whether the load delivered was the load configured (schedule lag, the client's check of
+     *                     itself; docs/loadgen.md); null when the client did not measure it
      */
-    record Result(List<Metric> metrics, String workloadJson, LostRequests lost, String console) {
+    record Result(List<Metric> metrics, String workloadJson, LostRequests lost, String console,
+                  LoadFidelity fidelity) {
         public Result {
             Objects.requireNonNull(lost, "lost");
+        }
+
+        /** A result without a fidelity check. */
+        public Result(List<Metric> metrics, String workloadJson, LostRequests lost, String console) {
+            this(metrics, workloadJson, lost, console, null);
         }
 
         /** A result in which no request failed for a known reason. */

@@ -65,6 +65,8 @@ record NativeTask(SessionRecord session, SessionAnalysis.TaskResult result, Task
         CheckSettings check;
         /** The primary metric the task's runs declare (a generic engine's rules), or null. */
         RunDetails.PrimaryDefinition declared;
+        /** Per run whose client measured it: the load's fidelity ({@link FidelitySection}). */
+        final List<FidelitySection.RunFidelity> fidelity = new ArrayList<>();
     }
 
     /**
@@ -200,6 +202,9 @@ record NativeTask(SessionRecord session, SessionAnalysis.TaskResult result, Task
         }
         if (r.status() == RunRecord.RunStatus.NOT_RUN) {
             return;
+        }
+        if (Pipeline.NATIVE.equals(r.pipeline()) && (x.has(RunDetails.CLIENT_CHECK) || x.has(RunDetails.SCHEDULE))) {
+            e.fidelity.add(new FidelitySection.RunFidelity(r.arm().label(), r.round(), x.schedule(), x.clientCheck()));
         }
         if (r.failure() != null) {
             e.failures.add(new RunFailure(r.arm().label(), r.round(), r.failure().category(), r.failure().detail(),

@@ -389,6 +389,7 @@ public final class SessionReport {
                 sb.append("- ").append(cell(e.oneLine())).append('\n');
             }
         }
+        FidelitySection.markdown(nt, sb);
         sb.append("\nWhy, per comparison: ").append(cell(ta.humanVsBaseline().arm() + " vs baseline: "
                 + ta.humanVsBaseline().reason()));
         for (AgentOutcome o : ta.agents()) {

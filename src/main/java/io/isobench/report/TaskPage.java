@@ -31,8 +31,8 @@ import static io.isobench.report.Html.td;
 import static io.isobench.report.Html.th;
 
 /**
- * {@code task-S-T.html}: one native task — statistics, charts, arm table, deltas, excluded rounds, samples, other
- * metrics, fingerprint, environment and provenance, failures with their logs, patch integrity.
+ * {@code task-S-T.html}: one native task — statistics, charts, arm table, deltas, excluded rounds, the load fidelity
+ * per run, samples, other metrics, fingerprint, environment and provenance, failures with their logs, patch integrity.
  */
 final class TaskPage extends HtmlPage {
 
@@ -87,6 +87,7 @@ final class TaskPage extends HtmlPage {
             betweenSessions(b, t);
             SecondarySection.html(r, b);
             exclusions(b, ta);
+            FidelitySection.html(t, b, colours::of);
             if (r.sweep() == null) {
                 rounds(b, t);
                 otherMetrics(b, t, ta.metric());

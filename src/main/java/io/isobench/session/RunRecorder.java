@@ -33,8 +33,8 @@ import java.util.Map;
  * The one writer of a session's runs as the store keeps them: the run ids, the placeholder ({@code NOT_RUN}) a
  * command's process group is recorded under before it starts, a job's finished run (its primary metric, failure, log
  * artifact) and an arm's accuracy run. Every run's details are {@link NativeDetails} (typed place with the job's
- * {@link JobRole}, environment commits, accuracy outcome, then the sections), turned into text in one place
- * ({@code store.RunDetailsCodec}).
+ * {@link JobRole}, environment commits, accuracy outcome, then the sections, the load's fidelity last), turned into
+ * text in one place ({@code store.RunDetailsCodec}).
  */
 final class RunRecorder {
 
@@ -163,9 +163,28 @@ final class RunRecorder {
                 .envRef(env == null ? null : env.envRef())
                 .argvJson(json(Secrets.argv(result.argv())))
                 .logArtifact(logArtifact(result.log()))
-                .details(RunDetails.of(details))
+                .details(RunDetails.of(withFidelity(details, result)))
                 .metrics(result.metrics())
                 .build();
+    }
+
+    /**
+     * The run's details with the load's fidelity its client measured (docs/loadgen.md): a {@code client_check} section
+     * (saturated, reasons, the numbers; a saturated run's round is excluded, docs/statistics.md) and, for a run with
+     * an arrival schedule, a {@code schedule} section; unchanged when the client measured neither.
+     */
+    static NativeDetails withFidelity(NativeDetails details, JobResult result) {
+        if (result.clientCheck() == null && result.schedule() == null) {
+            return details;
+        }
+        Map<String, Object> sections = new LinkedHashMap<>(details.sections());
+        if (result.clientCheck() != null) {
+            sections.put(RunDetails.CLIENT_CHECK, RunDetails.clientCheckSection(result.clientCheck()));
+        }
+        if (result.schedule() != null) {
+            sections.put(RunDetails.SCHEDULE, RunDetails.scheduleSection(result.schedule()));
+        }
+        return new NativeDetails(details.place(), details.env(), details.accuracy(), sections);
     }
 
     /**

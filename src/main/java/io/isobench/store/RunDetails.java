@@ -26,6 +26,12 @@ public final class RunDetails {
     /** The key of {@link #resolutionSection}. */
     public static final String METRIC_RESOLUTION = "metric_resolution";
 
+    /** The key of a serving run's client self-check ({@link #clientCheck()}, {@link #clientCheckSection}). */
+    public static final String CLIENT_CHECK = "client_check";
+
+    /** The key of a serving run's schedule fidelity ({@link #schedule()}, {@link #scheduleSection}). */
+    public static final String SCHEDULE = "schedule";
+
     /** No details: the column is NULL. */
     public static final RunDetails NONE = new RunDetails(null);
 
@@ -203,6 +209,69 @@ public final class RunDetails {
             return null;
         }
         return new MetricResolution(step, r.path("source").asText());
+    }
+
+    /**
+     * The {@code client_check} section of a serving run's details (docs/loadgen.md, "Client self-check"): saturated,
+     * reasons, cpu_busy_pct, loop_lag_ms_p99, loop_lag_ms_max, send_lag_ms_p99 (null: no arrival schedule).
+     */
+    public static Map<String, Object> clientCheckSection(ClientCheck c) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("saturated", c.saturated());
+        m.put("reasons", c.reasons());
+        m.put("cpu_busy_pct", c.cpuBusyPct());
+        m.put("loop_lag_ms_p99", c.loopLagMsP99());
+        m.put("loop_lag_ms_max", c.loopLagMsMax());
+        m.put("send_lag_ms_p99", c.sendLagMsP99());
+        return m;
+    }
+
+    /**
+     * The {@code schedule} section of a serving run's details (docs/loadgen.md, "Schedule fidelity"): requests,
+     * lag_ms_p50/p99/max, late_threshold_ms, late_pct, configured_rate_rps, delivered_rate_rps,
+     * configured_max_concurrency, delivered_concurrency_mean (a configured value null when not defined).
+     */
+    public static Map<String, Object> scheduleSection(Schedule s) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("requests", s.requests());
+        m.put("lag_ms_p50", s.lagMsP50());
+        m.put("lag_ms_p99", s.lagMsP99());
+        m.put("lag_ms_max", s.lagMsMax());
+        m.put("late_threshold_ms", s.lateThresholdMs());
+        m.put("late_pct", s.latePct());
+        m.put("configured_rate_rps", s.configuredRateRps());
+        m.put("delivered_rate_rps", s.deliveredRateRps());
+        m.put("configured_max_concurrency", s.configuredMaxConcurrency());
+        m.put("delivered_concurrency_mean", s.deliveredConcurrencyMean());
+        return m;
+    }
+
+    /**
+     * The load generator's check of itself in this run ({@value #CLIENT_CHECK}); null when the run has none (older
+     * stores, offline and imported runs, clients that do not check themselves): such a run is never judged saturated.
+     */
+    public ClientCheck clientCheck() {
+        JsonNode c = tree().path(CLIENT_CHECK);
+        if (!c.isObject()) {
+            return null;
+        }
+        List<String> reasons = new ArrayList<>();
+        c.path("reasons").forEach(n -> reasons.add(n.asText()));
+        return new ClientCheck(c.path("saturated").asBoolean(false), reasons, number(c.path("cpu_busy_pct")),
+                number(c.path("loop_lag_ms_p99")), number(c.path("loop_lag_ms_max")), number(c.path("send_lag_ms_p99")));
+    }
+
+    /** The run's schedule fidelity ({@value #SCHEDULE}); null when the run has none (no arrival schedule, older). */
+    public Schedule schedule() {
+        JsonNode s = tree().path(SCHEDULE);
+        if (!s.isObject()) {
+            return null;
+        }
+        return new Schedule(s.path("requests").asInt(0), number(s.path("lag_ms_p50")), number(s.path("lag_ms_p99")),
+                number(s.path("lag_ms_max")), number(s.path("late_threshold_ms")), number(s.path("late_pct")),
+                number(s.path("configured_rate_rps")), number(s.path("delivered_rate_rps")),
+                s.path("configured_max_concurrency").isNumber() ? s.path("configured_max_concurrency").asInt() : null,
+                number(s.path("delivered_concurrency_mean")));
     }
 
     /** Fraction of probes whose output differs from the baseline's, or null. */
@@ -384,5 +453,42 @@ public final class RunDetails {
 
     /** An accuracy run's outcome (REFERENCE, OK, ACCURACY_REGRESSION, ACCURACY_FAILED, …), reason and score. */
     public record AccuracyResult(String outcome, String reason, Double score) {
+    }
+
+    /**
+     * A serving run's client self-check as stored (the load generator's {@code LoadFidelity.ClientCheck}).
+     *
+     * @param saturated    the client was the bottleneck: the run's round is excluded (docs/statistics.md)
+     * @param reasons      one line per crossed threshold, with the number and the threshold; empty when not saturated
+     * @param cpuBusyPct   the client's CPU over the measured phase, % of its allowed cores; null when not recorded
+     * @param loopLagMsP99 event-loop lag, 99th percentile (ms); null when not recorded
+     * @param loopLagMsMax event-loop lag, maximum (ms); null when not recorded
+     * @param sendLagMsP99 schedule lag p99 (ms); null without an arrival schedule
+     */
+    public record ClientCheck(boolean saturated, List<String> reasons, Double cpuBusyPct, Double loopLagMsP99,
+                              Double loopLagMsMax, Double sendLagMsP99) {
+        public ClientCheck {
+            reasons = List.copyOf(reasons);
+        }
+    }
+
+    /**
+     * A serving run's schedule fidelity as stored (the load generator's {@code LoadFidelity.Schedule}): intended
+     * against actual send times.
+     *
+     * @param requests                 measured requests with an intended send time
+     * @param lagMsP50                 schedule lag, median (ms)
+     * @param lagMsP99                 schedule lag, 99th percentile (ms)
+     * @param lagMsMax                 schedule lag, maximum (ms)
+     * @param lateThresholdMs          a request is late when its lag exceeds this (ms)
+     * @param latePct                  share of requests that were late (%)
+     * @param configuredRateRps        the intended request rate (req/s); null when not defined
+     * @param deliveredRateRps         the rate actually sent (req/s)
+     * @param configuredMaxConcurrency {@code --max-concurrency}; null when none
+     * @param deliveredConcurrencyMean time-weighted mean of requests in flight
+     */
+    public record Schedule(int requests, Double lagMsP50, Double lagMsP99, Double lagMsMax, Double lateThresholdMs,
+                           Double latePct, Double configuredRateRps, Double deliveredRateRps,
+                           Integer configuredMaxConcurrency, Double deliveredConcurrencyMean) {
     }
 }

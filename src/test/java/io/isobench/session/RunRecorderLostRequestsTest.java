@@ -51,7 +51,7 @@ class RunRecorderLostRequestsTest {
                 Metric.of("failed_requests", 2));
         return new JobResult(null, metrics, workloadJson, lost, "server log\n", 1200.0, Map.of("client_ms", 900.0),
                 List.of(), List.of("vllm", "serve", "org/served", "--port", "18000"), null, null, null, null, null,
-                Map.of());
+                Map.of(), null, null);
     }
 
     private RunRecord record(Store store, JobResult r) {
@@ -95,7 +95,7 @@ class RunRecorderLostRequestsTest {
     void aRoundThatLostNoRequestIsNoFailure() {
         JobResult r = new JobResult(null, List.of(Metric.of("tpot_ms_mean", 9.5), Metric.of("completed_requests", 4),
                 Metric.of("failed_requests", 0)), WORKLOAD, LostRequests.NONE, "", 1.0, Map.of(), List.of(), List.of(),
-                null, null, null, null, null, Map.of());
+                null, null, null, null, null, Map.of(), null, null);
         assertThat(RunRecorder.lostRequests(r)).isNull();
     }
 }
