@@ -88,7 +88,7 @@ final class EventLoop implements AutoCloseable {
     private void loop() {
         try {
             while (running) {
-                turns();
+                turn();
             }
         } catch (Throwable t) {
             // an OutOfMemoryError, a bug: wake the waiting dispatcher with it (nothing is allocated on the way)
@@ -109,21 +109,6 @@ final class EventLoop implements AutoCloseable {
             readNow.clear();
         }
     }
-
-    /**
-     * Up to {@value #TURNS_PER_CALL} turns. The once-called {@link #loop()} stays in the interpreter for good (an
-     * on-stack replacement needs tens of thousands of turns), and an interpreted call per turn was 2-3 % of the I/O
-     * thread's CPU at 2,000 chunks/s (perf). This method is compiled after ~100 calls (a few seconds into a run at
-     * 2,000 chunks/s; with 64 turns a call it took 7) and leaves one interpreted call per batch. Each turn is the same
-     * as before: nothing waits for a batch to fill.
-     */
-    private void turns() {
-        for (int i = 0; i < TURNS_PER_CALL && running; i++) {
-            turn();
-        }
-    }
-
-    private static final int TURNS_PER_CALL = 8;
 
     /**
      * One turn of the loop: wait for readiness, handle it, start what is pending, check deadlines. A method of its
