@@ -210,7 +210,7 @@ final class ResponseParser {
         long size = 0;
         int digits = 0;
         for (; i < end; i++) {
-            int d = Character.digit(b[i], 16);
+            int d = hexDigit(b[i]);
             if (d < 0) {
                 break;
             }
@@ -226,6 +226,15 @@ final class ResponseParser {
             throw new IOException("bad chunk size: " + HttpConn.abbreviate(new String(b, from, nl - from, StandardCharsets.ISO_8859_1).trim()));
         }
         return size;
+    }
+
+    /** The value of an ASCII hex digit, -1 for any other byte (what {@code Character.digit(b, 16)} gives a byte). */
+    static int hexDigit(byte c) {
+        if (c >= '0' && c <= '9') {
+            return c - '0';
+        }
+        int lower = c | 0x20;
+        return lower >= 'a' && lower <= 'f' ? lower - 'a' + 10 : -1;
     }
 
     static int headEnd(byte[] b, int from, int to) {
