@@ -195,6 +195,9 @@ public record LoadgenConfig(
         public Builder keepText(boolean v) { keepText = v; return this; }
         public Builder tokenizer(Path v) { tokenizer = v; return this; }
 
+        /** The dataset's kind as set so far. */
+        public DatasetSpec.Kind datasetKind() { return dataset.kind(); }
+
         /** Validates and builds; throws {@link IllegalArgumentException} with a one-line message on a bad value. */
         public LoadgenConfig build() {
             if (baseUrl == null || baseUrl.getScheme() == null || baseUrl.getHost() == null) {
@@ -256,6 +259,12 @@ public record LoadgenConfig(
                 }
             }
             dataset.validate();
+            if (dataset.kind() == DatasetSpec.Kind.TIMED_TRACE && (duration != null || rampUp != null
+                    || !Double.isInfinite(requestRate))) {
+                throw new IllegalArgumentException("a timed trace sends each request at its own timestamp: --duration,"
+                        + " --request-rate and --ramp-up-* do not apply (fix: --trace-start/--trace-duration for a"
+                        + " window, --trace-speedup for the pace)");
+            }
             if (dataset.multiTurn() != null && duration != null) {
                 throw new IllegalArgumentException("--multi-turn runs --num-prompts conversations; --duration is not"
                         + " supported with it");
