@@ -210,6 +210,12 @@ public record LoadgenConfig(
             if (model == null || model.isBlank()) {
                 throw new IllegalArgumentException("--model is required (the model name the server serves)");
             }
+            if (dataset.kind() == DatasetSpec.Kind.TIMED_TRACE && (duration != null || rampUp != null
+                    || !Double.isInfinite(requestRate))) {
+                throw new IllegalArgumentException("a timed trace sends each request at its own timestamp: --duration,"
+                        + " --request-rate and --ramp-up-* do not apply (fix: --trace-start/--trace-duration for a"
+                        + " window, --trace-speedup for the pace)");
+            }
             if (duration == null && numPrompts < 1) {
                 throw new IllegalArgumentException("--num-prompts (" + numPrompts + ") must be >= 1");
             }
@@ -259,12 +265,6 @@ public record LoadgenConfig(
                 }
             }
             dataset.validate();
-            if (dataset.kind() == DatasetSpec.Kind.TIMED_TRACE && (duration != null || rampUp != null
-                    || !Double.isInfinite(requestRate))) {
-                throw new IllegalArgumentException("a timed trace sends each request at its own timestamp: --duration,"
-                        + " --request-rate and --ramp-up-* do not apply (fix: --trace-start/--trace-duration for a"
-                        + " window, --trace-speedup for the pace)");
-            }
             if (dataset.multiTurn() != null && duration != null) {
                 throw new IllegalArgumentException("--multi-turn runs --num-prompts conversations; --duration is not"
                         + " supported with it");
