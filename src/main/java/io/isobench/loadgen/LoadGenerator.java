@@ -42,6 +42,9 @@ public final class LoadGenerator {
         List<String> notes = new ArrayList<>();
         // a bad tokenizer file is a config error: reported before anything is sent
         BpeTokenizer tokenizer = config.tokenizer() == null ? null : BpeTokenizer.load(config.tokenizer());
+        // so is a bad timed trace: its records are read before the server is asked anything
+        List<TimedTrace.Request> traced = config.dataset().kind() != DatasetSpec.Kind.TIMED_TRACE ? null
+                : TimedTrace.window(config.dataset(), config.numPrompts());
         int cap = config.maxConcurrency() == null ? Integer.MAX_VALUE : config.maxConcurrency();
         // the I/O thread enforces the cap; the dispatcher only keeps at most one more cap's worth queued behind it
         Flow flow = new Flow((int) Math.min(Integer.MAX_VALUE, 2L * cap), cap);
@@ -65,9 +68,8 @@ public final class LoadGenerator {
                 return ConversationRunner.run(config, new Transport(exec, io, flow), tokenizer, log, notes);
             }
             // a timed trace brings its own prompts and send offsets: they replace the arrival process for the run
-            TimedTrace.Replay trace = config.dataset().kind() != DatasetSpec.Kind.TIMED_TRACE ? null
-                    : TimedTrace.replay(config.dataset(), config.numPrompts(), config.numWarmups(), config.seed(),
-                    tokensPerWord, tokenizer);
+            TimedTrace.Replay trace = traced == null ? null : TimedTrace.replay(config.dataset(), traced,
+                    config.numWarmups(), config.seed(), tokensPerWord, tokenizer);
             int pool = trace != null ? trace.offsetsNs().length
                     : config.duration() == null ? config.numPrompts() : Math.max(config.numPrompts(), 1);
             List<Prompt> prompts = trace != null ? trace.prompts() : Datasets.load(config.dataset(),

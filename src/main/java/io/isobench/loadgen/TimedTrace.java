@@ -85,10 +85,14 @@ final class TimedTrace {
         return ns;
     }
 
-    /** The replay of {@code spec}'s trace for a run of at most {@code maxRequests} requests and {@code warmups} more. */
-    static Replay replay(DatasetSpec spec, int maxRequests, int warmups, long seed, double tokensPerWord,
+    /** The requests of {@code spec}'s trace a run of at most {@code maxRequests} requests replays. */
+    static List<Request> window(DatasetSpec spec, int maxRequests) {
+        return window(TraceFile.read(spec.path(), spec.trace()), spec.trace(), maxRequests, spec.path());
+    }
+
+    /** The replay of {@code requests} (from {@link #window(DatasetSpec, int)}) with {@code warmups} more prompts. */
+    static Replay replay(DatasetSpec spec, List<Request> requests, int warmups, long seed, double tokensPerWord,
                          BpeTokenizer tk) {
-        List<Request> requests = window(TraceFile.read(spec.path(), spec.trace()), spec.trace(), maxRequests, spec.path());
         List<Prompt> prompts = prompts(requests, spec.trace().blockTokens(), seed, tokensPerWord, tk);
         for (int i = 0; i < warmups; i++) {
             prompts.add(prompts.get(i % requests.size()));

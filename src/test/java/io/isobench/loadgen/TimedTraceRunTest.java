@@ -1,10 +1,13 @@
 package io.isobench.loadgen;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.isobench.cli.Main;
 import io.isobench.task.ClientConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -143,6 +146,23 @@ class TimedTraceRunTest {
             // --num-prompts takes the trace's first records
             LoadgenResult two = LoadGenerator.run(replay(server, 10).numPrompts(2).build(), null);
             assertThat(two.requests()).hasSize(2);
+        }
+    }
+
+    @Test
+    void theCliRefusesABadTraceWithExit2BeforeSendingAnything(@TempDir Path dir) throws Exception {
+        Path bad = dir.resolve("bad.jsonl");
+        Files.writeString(bad, "{\"timestamp\": 9, \"input_length\": 4, \"output_length\": 1}\n"
+                + "{\"timestamp\": 3, \"input_length\": 4, \"output_length\": 1}\n");
+        try (StreamingTestServer server = new StreamingTestServer(0, 2, 1, 0)) {
+            StringWriter err = new StringWriter();
+            int code = Main.run(new PrintWriter(new StringWriter(), true), new PrintWriter(err, true), "loadgen",
+                    "--base-url", server.baseUrl(), "--model", "m", "--dataset-name", "timed-trace", "--dataset-path",
+                    bad.toString());
+            assertThat(code).as(err.toString()).isEqualTo(2);
+            assertThat(err.toString()).contains("trace file " + bad + " line 2 has \"timestamp\" 3, earlier than line"
+                    + " 1's 9 (fix: sort the file by timestamp");
+            assertThat(server.requests.get()).as("nothing sent").isZero();
         }
     }
 }
