@@ -114,6 +114,15 @@ public final class ServeFlags {
                     + " generator makes here") + "; random prompts instead");
             m.remove("dataset-name");
         }
+        if (ds != null && TIMED_TRACE.contains(ds) && m.containsKey("dataset-name")) {
+            for (String f : List.of("timed-trace-sec-multiplier", "timed-trace-chunk-hash-size")) {
+                if (!m.containsKey(f)) {
+                    warn.accept("--" + f + " not given: isobench's default is " + (f.endsWith("multiplier")
+                            ? "0.001 (millisecond timestamps), vLLM's 1 (seconds)" : "512 tokens (Mooncake's), vLLM's 16")
+                            + "; write it in the command to be read alike by both");
+                }
+            }
+        }
         return new ServeFlags(m).apply(b, warn);
     }
 
