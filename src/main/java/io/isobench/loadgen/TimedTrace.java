@@ -27,8 +27,11 @@ import java.util.SplittableRandom;
  */
 final class TimedTrace {
 
-    private static final long BLOCK_MIX = 0x9E3779B97F4A7C15L;
-    private static final long OWN_MIX = 0xC2B2AE3D27D4EB4FL;
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    /** Domains of the generator seeds: a hash id's block and a line's own tokens never share a stream. */
+    private static final long BLOCK_DOMAIN = 0x9E3779B97F4A7C15L;
+    private static final long OWN_DOMAIN = 0xC2B2AE3D27D4EB4FL;
 
     private TimedTrace() {
     }
@@ -45,11 +48,8 @@ final class TimedTrace {
     record Request(int line, double traceS, int inputLen, int outputLen, long[] hashIds) {
     }
 
-    /**
-     * What a run replays: the prompts (warm-ups last), each measured request's intended offset in ns from the phase
-     * start, and the trace file's SHA-256.
-     */
-    record Replay(List<Prompt> prompts, long[] offsetsNs, String traceSha256) {
+    /** What a run replays: the prompts (warm-ups last) and each measured request's intended offset in ns. */
+    record Replay(List<Prompt> prompts, long[] offsetsNs) {
     }
 
     /**
@@ -97,7 +97,7 @@ final class TimedTrace {
         for (int i = 0; i < warmups; i++) {
             prompts.add(prompts.get(i % requests.size()));
         }
-        return new Replay(prompts, offsetsNs(requests, spec.trace().speedup()), sha256(spec.path()));
+        return new Replay(prompts, offsetsNs(requests, spec.trace().speedup()));
     }
 
     /**
@@ -120,11 +120,11 @@ final class TimedTrace {
                     break; // hash ids beyond the input length are ignored (as vLLM)
                 }
                 int take = Math.min(blockWords, left);
-                draw(sb, new SplittableRandom(seed * BLOCK_MIX + h), pool, take);
+                draw(sb, new SplittableRandom(key(seed, BLOCK_DOMAIN, h)), pool, take);
                 left -= take;
             }
             if (left > 0) {
-                draw(sb, new SplittableRandom(seed * OWN_MIX + r.line()), pool, left);
+                draw(sb, new SplittableRandom(key(seed, OWN_DOMAIN, r.line())), pool, left);
             }
             String text = tk != null ? Datasets.joined(tk, sb.toString()) : sb.substring(1);
             int expected = r.inputLen();
@@ -139,6 +139,17 @@ final class TimedTrace {
             out.add(new Prompt(text, expected, r.outputLen()));
         }
         return out;
+    }
+
+    /** A generator seed for (seed, domain, id): SplitMix64's finalizer over each part in turn. */
+    static long key(long seed, long domain, long id) {
+        return mix64(mix64(mix64(domain) ^ id) ^ seed);
+    }
+
+    private static long mix64(long z) {
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
     }
 
     private static void draw(StringBuilder sb, SplittableRandom rng, String[] pool, int n) {
@@ -203,6 +214,4 @@ final class TimedTrace {
         }
         return null;
     }
-
-    static final ObjectMapper JSON = new ObjectMapper();
 }

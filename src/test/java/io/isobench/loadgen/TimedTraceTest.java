@@ -175,6 +175,17 @@ class TimedTraceTest {
     }
 
     @Test
+    void aLinesOwnTokensAreNeverAHashIdsBlock(@TempDir Path dir) throws IOException {
+        // line 2 pads with its own tokens; hash id 2 names a block: at seed 0 they must still differ
+        Path f = dir.resolve("t.jsonl");
+        Files.writeString(f, "{\"timestamp\": 0, \"input_length\": 8, \"output_length\": 1, \"hash_ids\": [2]}\n"
+                + "{\"timestamp\": 1, \"input_length\": 8, \"output_length\": 1}\n");
+        List<Prompt> p = TimedTrace.prompts(TraceFile.read(f, BLOCK4), 8, 0, 1.0, null);
+        assertThat(p.get(1).text()).isNotEqualTo(p.get(0).text());
+        assertThat(TimedTrace.key(0, 1, 2)).isNotEqualTo(TimedTrace.key(0, 2, 2)).isNotEqualTo(TimedTrace.key(1, 1, 2));
+    }
+
+    @Test
     void scheduleDigestChangesWithAnyOffset() {
         assertThat(TimedTrace.scheduleSha256(new long[] {0, 5})).isEqualTo(TimedTrace.scheduleSha256(new long[] {0, 5}))
                 .isNotEqualTo(TimedTrace.scheduleSha256(new long[] {0, 6}))
