@@ -74,9 +74,10 @@ final class LoadgenCommand implements Callable<Integer> {
     // ---- dataset
     @Option(names = "--dataset-name", defaultValue = "random",
             description = "random | sharegpt | custom (JSONL, {\"prompt\": ...} per line; alias jsonl) | fixed | sonnet"
-                    + " | prefix_repetition (default: ${DEFAULT-VALUE}).")
+                    + " | prefix_repetition | timed-trace (a Mooncake JSONL or Azure CSV trace; alias timed_trace)"
+                    + " (default: ${DEFAULT-VALUE}).")
     String datasetName;
-    @Option(names = "--dataset-path", description = "Dataset file for sharegpt/custom/sonnet (vLLM's benchmarks/sonnet.txt).")
+    @Option(names = "--dataset-path", description = "Dataset file for sharegpt/custom/sonnet (vLLM's benchmarks/sonnet.txt)/timed-trace.")
     Path datasetPath;
     @Option(names = "--random-input-len", defaultValue = "1024", description = "Random: input tokens (default: ${DEFAULT-VALUE}).")
     int randomInputLen;
@@ -123,6 +124,36 @@ final class LoadgenCommand implements Callable<Integer> {
     @Option(names = "--prefix-repetition-output-len", defaultValue = "128",
             description = "Prefix repetition: output tokens (default: ${DEFAULT-VALUE}).")
     int prefixRepetitionOutputLen;
+    @Option(names = "--timed-trace-chunk-hash-size", defaultValue = "512", description = "Timed trace: tokens per hash"
+            + " id (default: ${DEFAULT-VALUE}, Mooncake's; 16 for Alibaba's traces; vLLM's default is 16).")
+    int timedTraceChunkHashSize;
+    @Option(names = "--timed-trace-sec-multiplier", defaultValue = "0.001", description = "Timed trace: a timestamp"
+            + " times this is seconds (default: ${DEFAULT-VALUE}: milliseconds, Mooncake's; vLLM's default is 1).")
+    double timedTraceSecMultiplier;
+    @Option(names = "--timed-trace-label-timestamp", defaultValue = "timestamp",
+            description = "Timed trace: the timestamp field (default: ${DEFAULT-VALUE}).")
+    String timedTraceLabelTimestamp;
+    @Option(names = "--timed-trace-label-input-length", defaultValue = "input_length",
+            description = "Timed trace: the input length field (default: ${DEFAULT-VALUE}).")
+    String timedTraceLabelInputLength;
+    @Option(names = "--timed-trace-label-output-length", defaultValue = "output_length",
+            description = "Timed trace: the output length field (default: ${DEFAULT-VALUE}).")
+    String timedTraceLabelOutputLength;
+    @Option(names = "--timed-trace-label-hash-ids", defaultValue = "hash_ids",
+            description = "Timed trace: the hash ids field (default: ${DEFAULT-VALUE}).")
+    String timedTraceLabelHashIds;
+    @Option(names = "--trace-speedup", defaultValue = "1", paramLabel = "X",
+            description = "Timed trace: send offsets divided by X (default: ${DEFAULT-VALUE}).")
+    double traceSpeedup;
+    @Option(names = "--trace-start", defaultValue = "0", paramLabel = "SEC", description = "Timed trace: replay from"
+            + " this many trace seconds after the first record (default: ${DEFAULT-VALUE}).")
+    double traceStart;
+    @Option(names = "--trace-duration", paramLabel = "SEC",
+            description = "Timed trace: replay only this many trace seconds from --trace-start.")
+    Double traceDuration;
+    @Option(names = "--self-timed", description = "vLLM's switch to replay a timed trace's timestamps; a timed trace"
+            + " always replays them here.")
+    boolean selfTimed;
     @Option(names = "--prompt", description = "Fixed: the prompt sent by every request.")
     String prompt;
     @Option(names = "--seed", defaultValue = "0", description = "Seed for the dataset sampler and arrivals (default: ${DEFAULT-VALUE}).")

@@ -45,7 +45,11 @@ public final class VllmFlags {
             // isobench loadgen's multi-turn conversations (docs/loadgen.md)
             "--multi-turn", "--max-turns", "--max-context-len",
             // isobench loadgen's client self-check thresholds (docs/loadgen.md, "Client self-check")
-            "--schedule-late-ms", "--client-busy-limit-pct", "--client-loop-lag-limit-ms", "--schedule-lag-limit-ms");
+            "--schedule-late-ms", "--client-busy-limit-pct", "--client-loop-lag-limit-ms", "--schedule-lag-limit-ms",
+            // vLLM's timed trace (PR #39795) and isobench's window and pace for it (docs/loadgen.md, "timed-trace")
+            "--timed-trace-chunk-hash-size", "--timed-trace-sec-multiplier", "--timed-trace-label-timestamp",
+            "--timed-trace-label-input-length", "--timed-trace-label-output-length", "--timed-trace-label-hash-ids",
+            "--self-timed", "--trace-speedup", "--trace-start", "--trace-duration");
 
     /** Client flags that take one or more values ({@code nargs="+"}: {@code --goodput ttft:500 tpot:50}). */
     public static final Set<String> MULTI_VALUE = Set.of("--goodput");
@@ -151,7 +155,7 @@ public final class VllmFlags {
             "--enable-prompt-tokens-details", "--enable-server-load-tracking", "--enable-force-include-usage",
             "--headless", "--enable-log-requests", "--disable-uvicorn-access-log", "--enable-dbo",
             "--use-beam-search", "--disable-tqdm", "--profile", "--save-result", "--save-detailed", "--append-result",
-            "--ignore-eos", "--multi-turn", "--custom-skip-chat-template", "--no-stream", "--disable-shuffle", "--no-oversample",
+            "--ignore-eos", "--multi-turn", "--self-timed", "--custom-skip-chat-template", "--no-stream", "--disable-shuffle", "--no-oversample",
             "--skip-chat-template", "--async-engine", "--disable-detokenize", "--sort", "--allow-credentials",
             "--kv-sharing-fast-prefill", "--disable-hybrid-kv-cache-manager",
             "--enable-multimodal-encoder-data-parallel");

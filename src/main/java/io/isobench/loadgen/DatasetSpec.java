@@ -7,10 +7,10 @@ import java.util.Objects;
 /**
  * Where the prompts come from (vLLM's {@code --dataset-name} and its per-dataset flags).
  *
- * <p>Built only by the factories below (9 components, read by name; scripts/shape-check allows that).
+ * <p>Built only by the factories below (10 components, read by name; scripts/shape-check allows that).
  *
- * @param kind        random, sharegpt, custom (JSONL prompts file), fixed, sonnet or prefix_repetition
- * @param path        the file for sharegpt/custom/sonnet, else null
+ * @param kind        random, sharegpt, custom (JSONL prompts file), fixed, sonnet, prefix_repetition or timed_trace
+ * @param path        the file for sharegpt/custom/sonnet/timed_trace, else null
  * @param inputLen    random: target prompt length in tokens; sonnet: prompt budget in tokens;
  *                    prefix_repetition: suffix length in tokens
  * @param outputLen   random/sonnet/prefix_repetition/custom/fixed: output tokens; sharegpt: override
@@ -22,11 +22,36 @@ import java.util.Objects;
  * @param multiTurn   sharegpt with {@code --multi-turn}: every turn of a conversation is sent, each after the previous
  *                    reply, with the conversation so far as context (docs/loadgen.md, "Multi-turn conversations");
  *                    null: one request per conversation (its first turn), as vLLM's ShareGPT dataset
+ * @param trace       timed_trace: how the trace file is read and replayed (docs/loadgen.md, "timed-trace"); else null
  */
 public record DatasetSpec(Kind kind, Path path, int inputLen, int outputLen, double rangeRatio, int prefixLen,
-                          String fixedPrompt, int numPrefixes, MultiTurn multiTurn) {
+                          String fixedPrompt, int numPrefixes, MultiTurn multiTurn, Trace trace) {
 
-    public enum Kind { RANDOM, SHAREGPT, CUSTOM, FIXED, SONNET, PREFIX_REPETITION }
+    public enum Kind { RANDOM, SHAREGPT, CUSTOM, FIXED, SONNET, PREFIX_REPETITION, TIMED_TRACE }
+
+    /**
+     * Timed-trace settings ({@code --dataset-name timed-trace}).
+     *
+     * @param blockTokens   {@code --timed-trace-chunk-hash-size}: tokens per hash id (512 Mooncake's, 16 Alibaba's)
+     * @param secMultiplier {@code --timed-trace-sec-multiplier}: a numeric timestamp times this is seconds (vLLM's
+     *                      meaning; isobench's default 0.001 reads Mooncake's milliseconds)
+     * @param speedup       {@code --trace-speedup}: intended offsets are divided by this
+     * @param startS        {@code --trace-start}: the window starts this many trace seconds after the first record
+     * @param durationS     {@code --trace-duration}: the window is this many trace seconds long (infinite: to the end)
+     * @param labels        the JSON field names ({@code --timed-trace-label-*})
+     */
+    public record Trace(int blockTokens, double secMultiplier, double speedup, double startS, double durationS,
+                        Labels labels) {
+
+        /** isobench's defaults: Mooncake's 512-token blocks, millisecond timestamps at their real pace, all of it. */
+        public static final Trace DEFAULT = new Trace(512, 0.001, 1.0, 0.0, Double.POSITIVE_INFINITY, Labels.DEFAULT);
+    }
+
+    /** The JSON field names of a timed-trace record (vLLM's {@code --timed-trace-label-*} flags). */
+    public record Labels(String timestamp, String inputLength, String outputLength, String hashIds) {
+
+        public static final Labels DEFAULT = new Labels("timestamp", "input_length", "output_length", "hash_ids");
+    }
 
     /**
      * Multi-turn settings ({@code --multi-turn}).
@@ -44,11 +69,11 @@ public record DatasetSpec(Kind kind, Path path, int inputLen, int outputLen, dou
     }
 
     public static DatasetSpec random(int inputLen, int outputLen, double rangeRatio, int prefixLen) {
-        return new DatasetSpec(Kind.RANDOM, null, inputLen, outputLen, rangeRatio, prefixLen, null, 0, null);
+        return new DatasetSpec(Kind.RANDOM, null, inputLen, outputLen, rangeRatio, prefixLen, null, 0, null, null);
     }
 
     public static DatasetSpec sharegpt(Path path, int outputLenOverride) {
-        return new DatasetSpec(Kind.SHAREGPT, path, 0, outputLenOverride, 0, 0, null, 0, null);
+        return new DatasetSpec(Kind.SHAREGPT, path, 0, outputLenOverride, 0, 0, null, 0, null, null);
     }
 
     /**
@@ -57,20 +82,20 @@ public record DatasetSpec(Kind kind, Path path, int inputLen, int outputLen, dou
      */
     public static DatasetSpec sharegptMultiTurn(Path path, int outputLenOverride, MultiTurn multiTurn) {
         return new DatasetSpec(Kind.SHAREGPT, path, 0, outputLenOverride, 0, 0, null, 0,
-                Objects.requireNonNull(multiTurn, "multiTurn"));
+                Objects.requireNonNull(multiTurn, "multiTurn"), null);
     }
 
     public static DatasetSpec custom(Path path, int outputLen) {
-        return new DatasetSpec(Kind.CUSTOM, path, 0, outputLen, 0, 0, null, 0, null);
+        return new DatasetSpec(Kind.CUSTOM, path, 0, outputLen, 0, 0, null, 0, null, null);
     }
 
     public static DatasetSpec fixed(String prompt, int outputLen) {
-        return new DatasetSpec(Kind.FIXED, null, 0, outputLen, 0, 0, prompt, 0, null);
+        return new DatasetSpec(Kind.FIXED, null, 0, outputLen, 0, 0, prompt, 0, null, null);
     }
 
     /** vLLM's SonnetDataset: lines of a poem file; defaults --sonnet-input-len 550, -output-len 150, -prefix-len 200. */
     public static DatasetSpec sonnet(Path path, int inputLen, int outputLen, int prefixLen) {
-        return new DatasetSpec(Kind.SONNET, path, inputLen, outputLen, 0, prefixLen, null, 0, null);
+        return new DatasetSpec(Kind.SONNET, path, inputLen, outputLen, 0, prefixLen, null, 0, null, null);
     }
 
     /**
@@ -78,7 +103,12 @@ public record DatasetSpec(Kind kind, Path path, int inputLen, int outputLen, dou
      * suffix; vLLM's defaults are prefix 256, suffix 256, 10 prefixes, output 128.
      */
     public static DatasetSpec prefixRepetition(int prefixLen, int suffixLen, int numPrefixes, int outputLen) {
-        return new DatasetSpec(Kind.PREFIX_REPETITION, null, suffixLen, outputLen, 0, prefixLen, null, numPrefixes, null);
+        return new DatasetSpec(Kind.PREFIX_REPETITION, null, suffixLen, outputLen, 0, prefixLen, null, numPrefixes, null, null);
+    }
+
+    /** A timed trace: the file's records give each request's prompt, output length and intended send offset. */
+    public static DatasetSpec timedTrace(Path path, Trace trace) {
+        return new DatasetSpec(Kind.TIMED_TRACE, path, 0, 0, 0, 0, null, 0, null, Objects.requireNonNull(trace, "trace"));
     }
 
     /** A short id for the workload fingerprint. */
@@ -94,6 +124,11 @@ public record DatasetSpec(Kind kind, Path path, int inputLen, int outputLen, dou
                     + ",prefix=" + prefixLen;
             case PREFIX_REPETITION -> "prefix_repetition:prefix=" + prefixLen + ",suffix=" + inputLen + ",prefixes="
                     + numPrefixes + ",out=" + outputLen;
+            case TIMED_TRACE -> "timed_trace:" + path.getFileName() + ",block=" + trace.blockTokens() + ",sec_multiplier="
+                    + trace.secMultiplier() + ",speedup=" + trace.speedup() + ",start=" + trace.startS()
+                    + (Double.isInfinite(trace.durationS()) ? "" : ",duration=" + trace.durationS())
+                    + (trace.labels().equals(Labels.DEFAULT) ? "" : ",labels=" + trace.labels().timestamp() + "/"
+                    + trace.labels().inputLength() + "/" + trace.labels().outputLength() + "/" + trace.labels().hashIds());
         };
     }
 
@@ -141,6 +176,25 @@ public record DatasetSpec(Kind kind, Path path, int inputLen, int outputLen, dou
                             + ") and -output-len (" + outputLen + ") >= 1");
                 }
             }
+            case TIMED_TRACE -> {
+                if (path == null) {
+                    throw new IllegalArgumentException("--dataset-name timed-trace needs --dataset-path FILE (a Mooncake"
+                            + " JSONL trace or an Azure LLM inference trace CSV)");
+                }
+                if (trace.blockTokens() < 1) {
+                    throw new IllegalArgumentException("--timed-trace-chunk-hash-size (" + trace.blockTokens()
+                            + ") must be >= 1 (tokens per hash id: 512 for Mooncake's traces, 16 for Alibaba's)");
+                }
+                positive("--timed-trace-sec-multiplier", trace.secMultiplier(), "0.001 for millisecond timestamps");
+                positive("--trace-speedup", trace.speedup(), "2 replays the trace twice as fast");
+                if (!(trace.startS() >= 0) || Double.isInfinite(trace.startS())) {
+                    throw new IllegalArgumentException("--trace-start (" + trace.startS() + ") must be a number of"
+                            + " seconds >= 0");
+                }
+                if (!(trace.durationS() > 0)) {
+                    throw new IllegalArgumentException("--trace-duration (" + trace.durationS() + ") must be > 0 seconds");
+                }
+            }
             case FIXED -> {
                 if (fixedPrompt == null || fixedPrompt.isEmpty()) {
                     throw new IllegalArgumentException("--dataset-name fixed needs --prompt TEXT");
@@ -149,6 +203,12 @@ public record DatasetSpec(Kind kind, Path path, int inputLen, int outputLen, dou
                     throw new IllegalArgumentException("output length (" + outputLen + ") must be >= 1");
                 }
             }
+        }
+    }
+
+    private static void positive(String flag, double v, String example) {
+        if (!(v > 0) || Double.isInfinite(v)) {
+            throw new IllegalArgumentException(flag + " (" + v + ") must be a finite number > 0 (e.g. " + example + ")");
         }
     }
 }

@@ -56,6 +56,8 @@ final class Datasets {
             case CUSTOM -> cycle(custom(spec, seed), count, spec);
             case SONNET -> ReplayDatasets.sonnet(spec, count, seed, tokenizer);
             case PREFIX_REPETITION -> ReplayDatasets.prefixRepetition(spec, count, seed, tokensPerWord, tokenizer);
+            case TIMED_TRACE -> TimedTrace.replay(spec, TimedTrace.window(spec, count), 0, seed, tokensPerWord, tokenizer)
+                    .prompts();
         };
     }
 

@@ -42,6 +42,9 @@ public final class LoadGenerator {
         List<String> notes = new ArrayList<>();
         // a bad tokenizer file is a config error: reported before anything is sent
         BpeTokenizer tokenizer = config.tokenizer() == null ? null : BpeTokenizer.load(config.tokenizer());
+        // so is a bad timed trace: its records are read before the server is asked anything
+        List<TimedTrace.Request> traced = config.dataset().kind() != DatasetSpec.Kind.TIMED_TRACE ? null
+                : TimedTrace.window(config.dataset(), config.numPrompts());
         int cap = config.maxConcurrency() == null ? Integer.MAX_VALUE : config.maxConcurrency();
         // the I/O thread enforces the cap; the dispatcher only keeps at most one more cap's worth queued behind it
         Flow flow = new Flow((int) Math.min(Integer.MAX_VALUE, 2L * cap), cap);
@@ -51,7 +54,8 @@ public final class LoadGenerator {
             }
             double tokensPerWord = 1.0;
             boolean synthetic = config.dataset().kind() == DatasetSpec.Kind.RANDOM
-                    || config.dataset().kind() == DatasetSpec.Kind.PREFIX_REPETITION;
+                    || config.dataset().kind() == DatasetSpec.Kind.PREFIX_REPETITION
+                    || config.dataset().kind() == DatasetSpec.Kind.TIMED_TRACE;
             if (synthetic && tokenizer == null) {
                 tokensPerWord = calibrate(exec, config, log, notes);
             } else if (synthetic) {
@@ -63,9 +67,13 @@ public final class LoadGenerator {
             if (config.dataset().multiTurn() != null) {
                 return ConversationRunner.run(config, new Transport(exec, io, flow), tokenizer, log, notes);
             }
-            int pool = config.duration() == null ? config.numPrompts() : Math.max(config.numPrompts(), 1);
-            List<Prompt> prompts = Datasets.load(config.dataset(), pool + config.numWarmups(), config.seed(), tokensPerWord,
-                    tokenizer);
+            // a timed trace brings its own prompts and send offsets: they replace the arrival process for the run
+            TimedTrace.Replay trace = traced == null ? null : TimedTrace.replay(config.dataset(), traced,
+                    config.numWarmups(), config.seed(), tokensPerWord, tokenizer);
+            int pool = trace != null ? trace.offsetsNs().length
+                    : config.duration() == null ? config.numPrompts() : Math.max(config.numPrompts(), 1);
+            List<Prompt> prompts = trace != null ? trace.prompts() : Datasets.load(config.dataset(),
+                    pool + config.numWarmups(), config.seed(), tokensPerWord, tokenizer);
             String promptsSha256 = Datasets.digest(prompts);
             List<RequestExecutor.Prepared> prepared = new ArrayList<>(prompts.size());
             for (int i = 0; i < prompts.size(); i++) {
@@ -81,8 +89,9 @@ public final class LoadGenerator {
                 flow.awaitAll();
             }
 
-            int n = config.duration() == null ? config.numPrompts() : Integer.MAX_VALUE;
-            long[] schedule = config.duration() == null ? Arrivals.schedule(config, n) : null;
+            int n = trace != null ? pool : config.duration() == null ? config.numPrompts() : Integer.MAX_VALUE;
+            long[] schedule = trace != null ? trace.offsetsNs()
+                    : config.duration() == null ? Arrivals.schedule(config, n) : null;
             Arrivals open = config.duration() == null ? null
                     : new Arrivals(config.requestRate(), config.burstiness(), config.rampUp(), config.seed(),
                     Math.max(1, (int) Math.min(Integer.MAX_VALUE,

@@ -200,6 +200,9 @@ public record LoadgenConfig(
         public Builder tokenizer(Path v) { tokenizer = v; return this; }
         public Builder fidelityLimits(LoadFidelity.Limits v) { fidelityLimits = v; return this; }
 
+        /** The dataset's kind as set so far. */
+        public DatasetSpec.Kind datasetKind() { return dataset.kind(); }
+
         /** Validates and builds; throws {@link IllegalArgumentException} with a one-line message on a bad value. */
         public LoadgenConfig build() {
             if (baseUrl == null || baseUrl.getScheme() == null || baseUrl.getHost() == null) {
@@ -211,6 +214,12 @@ public record LoadgenConfig(
             }
             if (model == null || model.isBlank()) {
                 throw new IllegalArgumentException("--model is required (the model name the server serves)");
+            }
+            if (dataset.kind() == DatasetSpec.Kind.TIMED_TRACE && (duration != null || rampUp != null
+                    || !Double.isInfinite(requestRate))) {
+                throw new IllegalArgumentException("a timed trace sends each request at its own timestamp: --duration,"
+                        + " --request-rate and --ramp-up-* do not apply (fix: --trace-start/--trace-duration for a"
+                        + " window, --trace-speedup for the pace)");
             }
             if (duration == null && numPrompts < 1) {
                 throw new IllegalArgumentException("--num-prompts (" + numPrompts + ") must be >= 1");

@@ -8,6 +8,7 @@ import io.isobench.loadgen.LoadgenResult.Summary;
 
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 
@@ -174,7 +175,9 @@ final class ResultJson {
     /**
      * Workload fingerprint (DESIGN §4): requests sent, input/output tokens, seed, dataset id, prompts' SHA-256. A
      * multi-turn run has no {@code input_tokens} (a later turn's context holds the arm's own replies, so its length is
-     * the arm's output, not the workload) and adds the conversation count and the file's SHA-256.
+     * the arm's output, not the workload) and adds the conversation count and the file's SHA-256. A timed trace adds
+     * {@code schedule_sha256} (its intended send offsets, {@link TimedTrace#scheduleSha256}) and {@code trace_sha256}
+     * (the trace file's bytes).
      */
     static ObjectNode workloadFingerprint(LoadgenResult result) {
         ObjectNode w = new ObjectMapper().createObjectNode();
@@ -190,6 +193,13 @@ final class ResultJson {
         w.put("dataset", result.config().dataset().id());
         if (result.run().promptsSha256() != null) {
             w.put("prompts_sha256", result.run().promptsSha256());
+        }
+        if (result.config().dataset().kind() == DatasetSpec.Kind.TIMED_TRACE) {
+            // a timed trace also fixes when each request is due: same offsets and same file, or the arms differ
+            long[] offsets = result.requests().stream().sorted(Comparator.comparingInt(RequestResult::index))
+                    .mapToLong(RequestResult::scheduledNs).toArray();
+            w.put("schedule_sha256", TimedTrace.scheduleSha256(offsets));
+            w.put("trace_sha256", TimedTrace.sha256(result.config().dataset().path()));
         }
         return w;
     }

@@ -32,8 +32,14 @@ public final class ServeFlags {
             "random-output-len", "random-range-ratio", "random-prefix-len", "sonnet-input-len", "sonnet-output-len",
             "sonnet-prefix-len", "prefix-repetition-prefix-len", "prefix-repetition-suffix-len",
             "prefix-repetition-num-prefixes", "prefix-repetition-output-len", "ignore-eos", "seed", "tokenizer",
-            "multi-turn", "max-turns", "max-context-len", "goodput",
+            "multi-turn", "max-turns", "max-context-len", "goodput", "timed-trace-chunk-hash-size",
+            "timed-trace-sec-multiplier", "timed-trace-label-timestamp", "timed-trace-label-input-length",
+            "timed-trace-label-output-length", "timed-trace-label-hash-ids", "trace-speedup", "trace-start",
+            "trace-duration", "self-timed",
             "schedule-late-ms", "client-busy-limit-pct", "client-loop-lag-limit-ms", "schedule-lag-limit-ms");
+
+    /** vLLM's dataset name for a timed trace ({@code timed_trace}) and the spelling of it. */
+    private static final List<String> TIMED_TRACE = List.of("timed-trace", "timed_trace");
 
     private final Map<String, List<String>> flags;
 
@@ -98,15 +104,25 @@ public final class ServeFlags {
             m.put("dataset-path", List.of(baseDir.resolve(written).toString()));
         }
         String ds = m.containsKey("dataset-name") ? m.get("dataset-name").get(0).strip().toLowerCase(Locale.ROOT) : null;
+        boolean fileNeeded = ds != null && (ds.equals("sonnet") || TIMED_TRACE.contains(ds));
         boolean makeable = ds == null || ds.equals("random") || ds.equals("prefix_repetition")
                 || (List.of("sharegpt", "custom", "jsonl").contains(ds) && m.containsKey("dataset-path"))
-                || (ds.equals("sonnet") && m.containsKey("dataset-path")
+                || (fileNeeded && m.containsKey("dataset-path")
                     && Files.isRegularFile(Path.of(m.get("dataset-path").get(0).strip())));
         if (!makeable) {
-            warn.accept("--dataset-name " + ds + (ds.equals("sonnet") && m.containsKey("dataset-path")
+            warn.accept("--dataset-name " + ds + (fileNeeded && m.containsKey("dataset-path")
                     ? " file " + m.get("dataset-path").get(0).strip() + " does not exist" : " is not one the load"
                     + " generator makes here") + "; random prompts instead");
             m.remove("dataset-name");
+        }
+        if (ds != null && TIMED_TRACE.contains(ds) && m.containsKey("dataset-name")) {
+            for (String f : List.of("timed-trace-sec-multiplier", "timed-trace-chunk-hash-size")) {
+                if (!m.containsKey(f)) {
+                    warn.accept("--" + f + " not given: isobench's default is " + (f.endsWith("multiplier")
+                            ? "0.001 (millisecond timestamps), vLLM's 1 (seconds)" : "512 tokens (Mooncake's), vLLM's 16")
+                            + "; write it in the command to be read alike by both");
+                }
+            }
         }
         return new ServeFlags(m).apply(b, warn);
     }
@@ -155,6 +171,9 @@ public final class ServeFlags {
         ifPresent("burstiness", v -> b.burstiness(doubleValue("burstiness", v)));
         ifPresent("max-concurrency", v -> b.maxConcurrency(intValue("max-concurrency", v)));
         rampUp(b);
+        if (b.datasetKind() == DatasetSpec.Kind.TIMED_TRACE) {
+            timedTraceLoad(b, warn);
+        }
         ifPresent("ignore-eos", v -> b.ignoreEos(!v.equals("false")));
         ifPresent("no-stream", v -> b.stream(v.equals("false")));
         ifPresent("no-usage", v -> b.includeUsage(v.equals("false")));
@@ -262,9 +281,41 @@ public final class ServeFlags {
             case "prefix_repetition" -> DatasetSpec.prefixRepetition(intOr("prefix-repetition-prefix-len", 256),
                     intOr("prefix-repetition-suffix-len", 256), intOr("prefix-repetition-num-prefixes", 10),
                     intOr("prefix-repetition-output-len", 128));
+            case "timed-trace", "timed_trace" -> DatasetSpec.timedTrace(path, new DatasetSpec.Trace(
+                    intOr("timed-trace-chunk-hash-size", DatasetSpec.Trace.DEFAULT.blockTokens()),
+                    doubleOr("timed-trace-sec-multiplier", DatasetSpec.Trace.DEFAULT.secMultiplier()),
+                    doubleOr("trace-speedup", 1.0), doubleOr("trace-start", 0.0),
+                    doubleOr("trace-duration", Double.POSITIVE_INFINITY), new DatasetSpec.Labels(
+                    stringOr("timed-trace-label-timestamp", DatasetSpec.Labels.DEFAULT.timestamp()),
+                    stringOr("timed-trace-label-input-length", DatasetSpec.Labels.DEFAULT.inputLength()),
+                    stringOr("timed-trace-label-output-length", DatasetSpec.Labels.DEFAULT.outputLength()),
+                    stringOr("timed-trace-label-hash-ids", DatasetSpec.Labels.DEFAULT.hashIds()))));
             default -> throw new IllegalArgumentException("--dataset-name '" + name + "' is not supported here; use"
-                    + " random, sharegpt, custom (jsonl), fixed, sonnet or prefix_repetition");
+                    + " random, sharegpt, custom (jsonl), fixed, sonnet, prefix_repetition or timed-trace");
         });
+    }
+
+    /**
+     * A timed trace sends each request at its own offset (what vLLM does with {@code --self-timed}): an arrival
+     * process given beside it ({@code --request-rate}, {@code --burstiness}, a ramp-up) is ignored with one warning
+     * line each; {@code --max-concurrency} still caps requests in flight.
+     */
+    private void timedTraceLoad(LoadgenConfig.Builder b, Consumer<String> warn) {
+        String rate = value("request-rate");
+        if (rate != null && !rate.equalsIgnoreCase("inf")) {
+            warn.accept("--request-rate " + rate + " is ignored: a timed trace sends each request at its own timestamp");
+            b.requestRate(Double.POSITIVE_INFINITY);
+        }
+        String burst = value("burstiness");
+        if (burst != null && doubleValue("burstiness", burst) != 1.0) {
+            warn.accept("--burstiness " + burst + " is ignored: a timed trace sends each request at its own timestamp");
+            b.burstiness(1.0);
+        }
+        if (value("ramp-up-strategy") != null) {
+            warn.accept("--ramp-up-strategy " + value("ramp-up-strategy") + " is ignored: a timed trace sends each"
+                    + " request at its own timestamp");
+            b.rampUp(null);
+        }
     }
 
     private void rampUp(LoadgenConfig.Builder b) {
@@ -352,6 +403,11 @@ public final class ServeFlags {
     private int intOr(String name, int dflt) {
         String v = value(name);
         return v == null ? dflt : intValue(name, v);
+    }
+
+    private String stringOr(String name, String dflt) {
+        String v = value(name);
+        return v == null || v.isEmpty() ? dflt : v;
     }
 
     private double doubleOr(String name, double dflt) {

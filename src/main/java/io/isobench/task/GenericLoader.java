@@ -344,7 +344,9 @@ final class GenericLoader {
         if (!ok) {
             return null;
         }
-        return new GenericTask.Serving(server, client == null ? List.of() : client, model,
+        // {suite_dir} in a client flag (a timed trace's --dataset-path beside the suite) is filled in as in the server's
+        return new GenericTask.Serving(server, client == null ? List.of()
+                : client.stream().map(w -> w.replace("{suite_dir}", suiteDir)).toList(), model,
                 primary == null ? "tpot_ms_mean" : primary.strip());
     }
 

@@ -25,7 +25,8 @@ public final class PerfCommand {
     }
 
     private static final Pattern NUMBER = Pattern.compile("-?\\d+(\\.\\d+)?([eE][-+]?\\d+)?");
-    static final Set<String> DATASET_FILE_NAMES = Set.of("sharegpt", "sonnet", "custom", "burstgpt");
+    static final Set<String> DATASET_FILE_NAMES = Set.of("sharegpt", "sonnet", "custom", "burstgpt", "timed_trace",
+            "timed-trace");
 
     private PerfCommand() {
     }
