@@ -168,8 +168,9 @@ final class LoadgenCommand implements Callable<Integer> {
             description = "Requests per second, or inf to send all at once (default: ${DEFAULT-VALUE}).")
     String requestRate;
     @Option(names = "--burstiness", defaultValue = "1.0",
-            description = "Gamma shape of arrival gaps: 1 = Poisson, <1 burstier, >1 more uniform (default: ${DEFAULT-VALUE}).")
-    double burstiness;
+            description = "Gamma shape of arrival gaps: 1 = Poisson, <1 burstier, >1 more uniform, inf = constant gaps"
+                    + " (default: ${DEFAULT-VALUE}).")
+    String burstiness;
     @Option(names = "--max-concurrency", description = "Maximum requests in flight (client queue time is recorded).")
     Integer maxConcurrency;
     @Option(names = "--ramp-up-strategy", description = "linear | exponential ramp of the request rate.")
@@ -257,14 +258,15 @@ final class LoadgenCommand implements Callable<Integer> {
         for (String f : List.of("--backend", "--tokenizer-mode", "--hf-subset", "--hf-split",
                 "--hf-output-len", "--hf-name", "--lora-modules", "--random-batch-size", "--logprobs", "--plot-timeline", "--timeline-itl-thresholds",
                 "--trust-remote-code-revision", "--lora-assignment", "--dataset-config", "--input-len", "--output-len",
-                "--skip-chat-template", "--blazedit-min-distance", "--blazedit-max-distance", "--spec-bench-output-len",
+                "--blazedit-min-distance", "--blazedit-max-distance", "--spec-bench-output-len",
                 "--spec-bench-category", "--mm-limit",
                 "--random-mm-base-items-per-request", "--random-mm-num-mm-items-range-ratio",
                 "--random-mm-limit-mm-per-prompt", "--random-mm-bucket-config", "--request-id-prefix-len")) {
             VLLM_ONLY.put(f, true);
         }
         for (String f : List.of("--trust-remote-code", "--disable-tqdm", "--profile", "--use-beam-search",
-                "--disable-shuffle", "--no-oversample", "--custom-skip-chat-template", "--no-stream-usage",
+                "--disable-shuffle", "--no-oversample", "--custom-skip-chat-template", "--skip-chat-template",
+                "--no-stream-usage",
                 "--insecure", "--debug", "--save-timeline")) {
             VLLM_ONLY.put(f, false);
         }

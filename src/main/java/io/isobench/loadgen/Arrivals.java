@@ -4,7 +4,7 @@ import java.util.SplittableRandom;
 
 /**
  * Arrival times as in {@code vllm bench serve}: gamma-distributed gaps with shape = burstiness and mean 1/rate
- * (burstiness 1 = Poisson); for a fixed count without ramp-up the cumulative times are rescaled so the last arrival
+ * (burstiness 1 = Poisson; infinite = constant gaps of exactly 1/rate); for a fixed count without ramp-up the cumulative times are rescaled so the last arrival
  * lands at N/R. Ramp-up changes the rate per request (linear or exponential from start to end rate).
  */
 final class Arrivals {
@@ -66,7 +66,7 @@ final class Arrivals {
         if (r <= 0) {
             r = 1e-3;
         }
-        cumulativeS += gamma(burstiness, 1.0 / (r * burstiness));
+        cumulativeS += Double.isInfinite(burstiness) ? 1.0 / r : gamma(burstiness, 1.0 / (r * burstiness));
         return cumulativeS;
     }
 

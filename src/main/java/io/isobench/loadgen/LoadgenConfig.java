@@ -25,7 +25,8 @@ import java.util.Set;
  * @param numPrompts          requests to send (ignored when {@code duration} is set)
  * @param duration            send requests for this long instead of a fixed count, or null
  * @param requestRate         requests per second; {@code +Infinity} sends all at once
- * @param burstiness          gamma shape: 1 = Poisson, lower = burstier, higher = more uniform
+ * @param burstiness          gamma shape: 1 = Poisson, lower = burstier, higher = more uniform; {@code +Infinity}:
+ *                            constant gaps of 1/rate (vLLM's {@code --burstiness inf})
  * @param maxConcurrency      cap on requests in flight, or null for none
  * @param rampUp              linear/exponential ramp of the request rate, or null
  * @param numWarmups          requests sent first and discarded
@@ -234,8 +235,8 @@ public record LoadgenConfig(
             if (!(requestRate > 0)) {
                 throw new IllegalArgumentException("--request-rate (" + requestRate + ") must be > 0 or inf");
             }
-            if (!(burstiness > 0) || Double.isInfinite(burstiness)) {
-                throw new IllegalArgumentException("--burstiness (" + burstiness + ") must be a finite number > 0");
+            if (!(burstiness > 0)) {
+                throw new IllegalArgumentException("--burstiness (" + burstiness + ") must be > 0 or inf");
             }
             if (maxConcurrency != null && maxConcurrency < 1) {
                 throw new IllegalArgumentException("--max-concurrency (" + maxConcurrency + ") must be >= 1");

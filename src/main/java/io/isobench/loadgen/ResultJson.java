@@ -39,7 +39,11 @@ final class ResultJson {
         } else {
             o.put("request_rate", config.requestRate());
         }
-        o.put("burstiness", config.burstiness());
+        if (Double.isInfinite(config.burstiness())) {
+            o.put("burstiness", "inf");
+        } else {
+            o.put("burstiness", config.burstiness());
+        }
         o.put("max_concurrency", config.maxConcurrency()); // null: a JSON null
         o.put("duration", result.durationS());
         o.put("completed", s.completed());

@@ -168,7 +168,8 @@ public final class ServeFlags {
         });
         ifPresent("request-rate", v -> b.requestRate(v.equalsIgnoreCase("inf") ? Double.POSITIVE_INFINITY
                 : number("request-rate", v, "a number or inf", "e.g. --request-rate 10 or --request-rate inf")));
-        ifPresent("burstiness", v -> b.burstiness(doubleValue("burstiness", v)));
+        ifPresent("burstiness", v -> b.burstiness(v.equalsIgnoreCase("inf") ? Double.POSITIVE_INFINITY
+                : number("burstiness", v, "a number > 0 or inf", "e.g. --burstiness 1.0 or --burstiness inf")));
         ifPresent("max-concurrency", v -> b.maxConcurrency(intValue("max-concurrency", v)));
         rampUp(b);
         if (b.datasetKind() == DatasetSpec.Kind.TIMED_TRACE) {

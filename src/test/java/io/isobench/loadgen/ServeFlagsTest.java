@@ -54,6 +54,18 @@ class ServeFlagsTest {
     }
 
     @Test
+    void burstinessInfIsVllmsConstantGapsOfOneOverTheRate() {
+        LoadgenConfig c = task(Map.of("request-rate", "4", "burstiness", "inf", "num-prompts", "5"), new ArrayList<>());
+        assertThat(c.burstiness()).isInfinite();
+        assertThat(Arrivals.schedule(c, 5)).containsExactly(250_000_000L, 500_000_000L, 750_000_000L,
+                1_000_000_000L, 1_250_000_000L);
+        assertThat(task(Map.of("request-rate", "4", "burstiness", "1", "num-prompts", "5"), new ArrayList<>())
+                .burstiness()).isEqualTo(1.0);
+        assertThatThrownBy(() -> task(Map.of("burstiness", "0"), new ArrayList<>()))
+                .hasMessageContaining("--burstiness (0.0) must be > 0 or inf");
+    }
+
+    @Test
     void aBadNumberIsOneLineNamingTheFlagAndTheFix() {
         for (String flag : List.of("num-prompts", "max-concurrency", "random-input-len", "burstiness", "seed")) {
             assertThatThrownBy(() -> task(Map.of(flag, "lots"), new ArrayList<>()))
