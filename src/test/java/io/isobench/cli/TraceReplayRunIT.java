@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * node-llama-cpp serving the tiny GGUF model) in a 2-round variant that replays an 8-second window of the trace at
  * twice its pace, so the class stays near two minutes. Every measured run is stored without a failure, replayed the
  * window's requests, and carries the same workload fingerprint (prompts, schedule and trace digests) as every other
- * arm's. Shares nothing with another IT beyond what NodeLlamaCppArtifactIT shares (npm's cache, read only; free
+ * arm's; the Markdown report lists each measured run's schedule lag. Shares nothing with another IT beyond what NodeLlamaCppArtifactIT shares (npm's cache, read only; free
  * loopback ports; its own temp dir), so it takes no ItLocks lock; it asserts no timing, so it is not isolated.
  */
 class TraceReplayRunIT {
@@ -81,5 +81,17 @@ class TraceReplayRunIT {
                 assertThat(measured).extracting(w -> w.path(key).asText()).as(key).containsOnly(first.path(key).asText());
             }
         }
+        // the report shows the schedule's fidelity next to each measured run: every run had a schedule (the trace)
+        Path md = dir.resolve("report.md");
+        code = Main.run(new PrintWriter(new StringWriter(), true), new PrintWriter(err, true), "--db", db.toString(),
+                "report", "--out", md.toString());
+        assertThat(code).as(err.toString()).isZero();
+        String report = Files.readString(md);
+        assertThat(report).contains("Load fidelity per run");
+        List<String> rows = report.lines().dropWhile(l -> !l.startsWith("Load fidelity per run")).skip(1)
+                .dropWhile(String::isBlank).takeWhile(l -> l.startsWith("|"))
+                .filter(l -> l.matches("\\| [12] \\| .*")).toList();
+        assertThat(rows).as(report).hasSize(6)
+                .allSatisfy(l -> assertThat(l.split("\\|")[3].strip()).as(l).matches("[0-9.]+ / [0-9.]+ / [0-9.]+"));
     }
 }
