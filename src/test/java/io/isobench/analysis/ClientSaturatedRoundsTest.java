@@ -1,6 +1,5 @@
 package io.isobench.analysis;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.Arm;
 import io.isobench.parse.Better;
 import io.isobench.parse.Metric;
@@ -11,7 +10,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,25 +52,8 @@ class ClientSaturatedRoundsTest {
             c.put("send_lag_ms_p99", null);
             x.put("client_check", c);
         }
-        return RunRecord.builder(S + "/" + x.get("job"))
-                .session(S)
-                .kind(RunRecord.RunKind.MEASURED)
-                .commit("c0ffee00", "c0ffee00")
-                .agent(arm.startsWith("agent:") ? arm.substring(6) : null)
-                .armLabel(arm)
-                .round(round)
-                .status(RunRecord.RunStatus.SUCCESS)
-                .modeLabel("serving")
-                .model("toy-1m")
-                .pipelineLabel("native")
-                .primary("tpot_ms_mean", tpot, "measured")
-                .workload(WORK)
-                .startedAt(Instant.now())
-                .durationMs(1000.0)
-                .argvJson("[]")
-                .detailsJson(new ObjectMapper().writeValueAsString(x))
-                .metrics(List.of(Metric.of("tpot_ms_mean", tpot), Metric.of("failed_requests", 0)))
-                .build();
+        return ServingRuns.measured(S + "/" + x.get("job"), S, arm, round, tpot, WORK, x,
+                List.of(Metric.of("tpot_ms_mean", tpot), Metric.of("failed_requests", 0)));
     }
 
     /** Three arms over {@code rounds} rounds; the (arm, round) pairs in {@code saturated} had a saturated client. */

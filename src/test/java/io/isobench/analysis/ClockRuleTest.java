@@ -1,12 +1,10 @@
 package io.isobench.analysis;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.parse.Better;
 import io.isobench.parse.Metric;
 import io.isobench.store.RunRecord;
 import org.junit.jupiter.api.Test;
 
-import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -113,24 +111,7 @@ class ClockRuleTest {
             t.put("gpu_throttle_share", throttle);
             x.put("gpu_telemetry", t);
         }
-        return RunRecord.builder("s/" + arm + "/" + round)
-                .session("s")
-                .kind(RunRecord.RunKind.MEASURED)
-                .commit("c0ffee00", "c0ffee00")
-                .agent(arm.startsWith("agent:") ? arm.substring(6) : null)
-                .armLabel(arm)
-                .round(round)
-                .status(RunRecord.RunStatus.SUCCESS)
-                .modeLabel("serving")
-                .model("toy-1m")
-                .pipelineLabel("native")
-                .primary("tpot_ms_mean", tpot, "measured")
-                .workload(WORK)
-                .startedAt(Instant.now())
-                .durationMs(1000.0)
-                .argvJson("[]")
-                .detailsJson(new ObjectMapper().writeValueAsString(x))
-                .metrics(List.of(Metric.of("tpot_ms_mean", tpot)))
-                .build();
+        return ServingRuns.measured("s/" + arm + "/" + round, "s", arm, round, tpot, WORK, x,
+                List.of(Metric.of("tpot_ms_mean", tpot)));
     }
 }
