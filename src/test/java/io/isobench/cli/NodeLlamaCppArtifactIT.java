@@ -1,6 +1,7 @@
 package io.isobench.cli;
 
 import io.isobench.Arm;
+import io.isobench.CountedRounds;
 import io.isobench.store.RunDetailsCodec;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -75,9 +76,11 @@ class NodeLlamaCppArtifactIT {
 
             SessionAnalysis.TaskResult t = SessionAnalysis.of(store, session, StatsConfig.defaults()).tasks().get(0);
             assertThat(t.analysis().metric()).isEqualTo("tpot_ms_mean");
-            assertThat(t.analysis().summaries().get(Arm.BASELINE).n()).isEqualTo(5);
-            assertThat(t.analysis().summaries().get(Arm.BASELINE_AA).n()).isEqualTo(5);
-            assertThat(t.analysis().summaries().get(Arm.HUMAN).n()).isEqualTo(5);
+            // five rounds each, counted unless the client's own check excluded one (a 2-core machine shared with
+            // llama.cpp and another IT can starve the load generator's loop: docs/loadgen.md "Client self-check")
+            for (Arm arm : List.of(Arm.BASELINE, Arm.BASELINE_AA, Arm.HUMAN)) {
+                CountedRounds.assertCounted(t.analysis(), arm, 5, 3);
+            }
             assertThat(t.analysis().humanVsBaseline().verdict()).isNotIn(Verdict.FAILED, Verdict.INCORRECT);
             assertThat(t.correctness(Arm.BASELINE).outcome()).isEqualTo("REFERENCE");
             assertThat(t.correctness(Arm.HUMAN).outcome()).isIn("MATCH", "CHANGES_OUTPUTS");

@@ -1,6 +1,7 @@
 package io.isobench.exec;
 
 import io.isobench.Arm;
+import io.isobench.CountedRounds;
 import io.isobench.parse.Metric;
 import io.isobench.store.Pipeline;
 import io.isobench.store.RunDetailsCodec;
@@ -164,8 +165,10 @@ class SlurmDemoIT {
                     .containsExactly("tpot", "latency", "throughput");
             for (SessionAnalysis.TaskResult t : a.tasks()) {
                 assertThat(t.runs()).as(t.taskId()).containsEntry(Arm.BASELINE, 2).containsEntry(Arm.HUMAN, 2);
-                assertThat(t.analysis().summaries().get(Arm.BASELINE).n()).isEqualTo(2);
-                assertThat(t.analysis().summaries().get(Arm.HUMAN).n()).isEqualTo(2);
+                // every run counted, unless the load generator's own check excluded it (a serving task's client on a
+                // shared 2-core machine: docs/loadgen.md "Client self-check")
+                CountedRounds.assertCounted(t.analysis(), Arm.BASELINE, 2, 1);
+                CountedRounds.assertCounted(t.analysis(), Arm.HUMAN, 2, 1);
             }
             assertThat(a.tasks().get(0).outcomes().get(Arm.ofStored("agent:bravo"))).containsKey("SERVER_CRASHED");
         }
