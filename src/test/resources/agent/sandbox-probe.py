@@ -62,20 +62,29 @@ except OSError as e:
     check("root-home-unreadable", True, e)
 check("no-docker-socket", not os.path.exists("/var/run/docker.sock") and not os.path.exists("/run/docker.sock"))
 
-# (b) other ports, other hosts, DNS
+# (b) other ports, other hosts: only a listener of the test's own on the host's loopback is ever dialled (no other
+# address is, not even to show that it fails); that nothing else is reachable is read off the routing tables
 check("host-loopback-port-unreachable", tcp("127.0.0.1", cfg["host_port"]) != "connected",
       tcp("127.0.0.1", cfg["host_port"]))
-for ip in cfg["host_ips"]:
-    r = tcp(ip, cfg["host_port"])
-    check("host-ip-unreachable:" + ip, r != "connected", r)
-for ip, p in (("1.1.1.1", 443), ("8.8.8.8", 53), ("151.101.2.132", 80)):
-    r = tcp(ip, p)
-    check("internet-unreachable:%s:%d" % (ip, p), r != "connected", r)
-try:
-    dns = "resolved %s" % socket.getaddrinfo("deb.debian.org", 443)[0][4][0]
-except OSError as e:
-    dns = "failed: %s" % e
-check("dns-fails", not dns.startswith("resolved"), dns)
+
+
+def route_ifaces(path, iface_column):
+    try:
+        with open(path) as f:
+            rows = [line.split() for line in f.read().splitlines()]
+    except OSError as e:
+        return ["unreadable: %s" % e]
+    return sorted({r[iface_column] for r in rows if len(r) > iface_column and r[iface_column] != "Iface"})
+
+
+routes4 = route_ifaces("/proc/net/route", 0)
+check("no-ipv4-route-out", all(i == "lo" for i in routes4), routes4)
+routes6 = route_ifaces("/proc/net/ipv6_route", 9)
+check("no-ipv6-route-out", all(i == "lo" for i in routes6), routes6)
+resolv = open("/etc/resolv.conf").read() if os.path.exists("/etc/resolv.conf") else ""
+servers = [l.split()[1] for l in resolv.splitlines() if l.startswith("nameserver") and len(l.split()) > 1]
+check("no-resolver-reachable", all(i == "lo" for i in routes4 + routes6), {"nameservers": servers,
+                                                                          "routes": routes4 + routes6})
 ifaces = sorted(os.listdir("/sys/class/net"))
 check("only-loopback-interface", ifaces == ["lo"], ifaces)
 

@@ -12,10 +12,8 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.NetworkInterface;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -160,18 +158,6 @@ class DockerSandboxIT {
                 .filter(c -> c.contains(SECRET)).toList());
     }
 
-    private List<String> hostIps() throws IOException {
-        List<String> out = new ArrayList<>();
-        for (NetworkInterface ni : Collections.list(NetworkInterface.getNetworkInterfaces())) {
-            for (var a : Collections.list(ni.getInetAddresses())) {
-                if (a instanceof Inet4Address && !a.isLoopbackAddress()) {
-                    out.add(a.getHostAddress());
-                }
-            }
-        }
-        return out;
-    }
-
     private static String toyRepo(Path dest) throws Exception {
         Process p = new ProcessBuilder("bash", "examples/toy-engine/build-repo.sh", dest.toString())
                 .redirectErrorStream(true).start();
@@ -209,7 +195,7 @@ class DockerSandboxIT {
         Files.writeString(dirs.home().resolve("probe.json"), new com.fasterxml.jackson.databind.ObjectMapper()
                 .writeValueAsString(Map.of("host_paths", hostPaths, "host_hostname",
                         Files.readString(Path.of("/etc/hostname")).strip(), "host_port", hostPort.getLocalPort(),
-                        "host_ips", hostIps(), "human_sha", human, "parent_sha", parent, "human_subject", subject,
+                        "human_sha", human, "parent_sha", parent, "human_subject", subject,
                         "upstream_host", upstreamHost)));
 
         AgentConfig config = new AgentConfig("command", null, List.of("python3", "{home}/probe.py", "{base_url}"),
@@ -234,7 +220,7 @@ class DockerSandboxIT {
         assertThat(checks).as("every wall held:\n" + String.join("\n", checks))
                 .allMatch(l -> l.split(" ", 4)[2].equals("PASS"));
         for (String name : List.of("host-path-absent:" + engine, "hostname-differs", "host-loopback-port-unreachable",
-                "dns-fails", "only-loopback-interface", "one-commit", "human-commit-absent", "no-remotes", "uid-10001",
+                "no-ipv4-route-out", "no-ipv6-route-out", "no-resolver-reachable", "only-loopback-interface", "one-commit", "human-commit-absent", "no-remotes", "uid-10001",
                 "no-sudo", "cannot-setuid-root", "no-capabilities", "proxy-refuses-absolute-uri",
                 "proxy-refuses-connect", "proxy-forged-host-reaches-upstream-only", "proxy-refuses-other-path",
                 "sse-streams-incrementally", "secret-in-env", "secret-in-no-cmdline", "host-inspected")) {

@@ -129,7 +129,9 @@ class ChangeConfirmerIT {
         assertThat(real.direction()).isEqualTo("faster");
         assertThat(real.changePct()).isBetween(-25.0, -8.0);
         assertThat(real.ciLowPct()).isLessThan(real.changePct());
-        assertThat(real.ciHighPct()).isGreaterThan(real.changePct()).isLessThan(-2.0);
+        // confirmed means the interval lies wholly on the faster side (docs/track.md); how far from zero its upper end
+        // falls is the machine's noise (-0.57 % on a loaded CI machine), not the rule's
+        assertThat(real.ciHighPct()).isGreaterThan(real.changePct()).isNegative();
         assertThat(real.evidence()).startsWith("better: ").contains("A/A ±").contains("round");
         assertThat(real.firstCommit()).as("adjacent: the commit itself, no bisect").isEqualTo(sha(8));
         assertThat(real.bisectJson()).isNull();
