@@ -86,6 +86,7 @@ def main():
     w(f"cuda: libcuda {probe.get('libcuda', '-')}; libcudart {probe.get('libcudart', '-')}; nvcc "
       f"{probe.get('nvcc', '-')}\n")
     w(f"java: {probe.get('java', '-')}; node: {probe.get('node', '-')}; docker: {probe.get('docker', '-')}\n")
+    w(f"measured arms: {probe.get('confine', '-')}\n")
     cols = [("tok/s", "tok_s", 1), ("tokens", "timed_tokens", 0), ("SM MHz", "gpu_sm_clock_mhz_mean", 0),
             ("mem MHz", "gpu_mem_clock_mhz_mean", 0), ("power W", "gpu_power_w_mean", 1),
             ("energy J", "gpu_energy_j", 2)]
