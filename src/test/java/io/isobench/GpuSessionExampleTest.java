@@ -99,10 +99,13 @@ class GpuSessionExampleTest {
         GpuTelemetry.Parsed parsed = GpuTelemetry.parse(once.lines().toList());
         assertThat(parsed.samples()).hasSize(1);
         assertThat(parsed.rejected()).isEmpty();
+        assertThat(parsed.samples().get(0).reasons()).isEqualTo(1L);          // the recorded idle bit, 0x1
+        assertThat(parsed.samples().get(0).uuid()).startsWith("GPU-");
         // the newer drivers' name of the throttle bitmask is answered too (the sampler falls back to it)
         String events = run(ROOT, fake.toString(), "--query-gpu=" + String.join(",", GpuTelemetry.FIELDS)
                 .replace("clocks_throttle_reasons.active", GpuTelemetry.EVENT_REASONS), "--format=csv,noheader,nounits");
-        assertThat(GpuTelemetry.parse(events.lines().toList()).samples()).hasSize(1);
+        assertThat(GpuTelemetry.parse(events.lines().toList()).samples())
+                .singleElement().extracting(GpuTelemetry.Sample::reasons).isEqualTo(1L);
         assertThat(run(ROOT, fake.toString(), "-L")).startsWith("GPU 0: NVIDIA H200 (fake) (UUID: GPU-");
         assertThat(run(ROOT, fake.toString(), "--query-gpu=name,driver_version", "--format=csv,noheader"))
                 .isEqualTo("NVIDIA H200 (fake), 580.159.04\n");
