@@ -19,7 +19,10 @@ import java.util.Locale;
  * in the JDK's selector and channel layers, with no client logic on top: isobench's load generator minus this is
  * isobench's own code; this minus the C floor is the JDK's.
  *
- * <pre>java bench/FloorClient.java PORT CONCURRENCY REQUESTS WARMUPS MAX_TOKENS</pre>
+ * <pre>java bench/FloorClient.java PORT CONCURRENCY REQUESTS WARMUPS MAX_TOKENS [USAGE]</pre>
+ *
+ * USAGE 1 asks for {@code stream_options.include_usage}, as isobench loadgen does by default: the server then sends
+ * one more event per response (the usage chunk, no text: not a chunk here either), so both read the same stream.
  *
  * Prints one JSON line with floor_client.c's keys (client "floor-java"). CPU: the process's (all threads: the JIT and
  * GC threads count, as they do for isobench) over the measured phase, from the OS's per-process clock; the user/sys
@@ -50,8 +53,8 @@ public final class FloorClient {
     private static long chunks;
 
     public static void main(String[] args) throws IOException {
-        if (args.length != 5) {
-            System.err.println("usage: FloorClient PORT CONCURRENCY REQUESTS WARMUPS MAX_TOKENS");
+        if (args.length != 5 && args.length != 6) {
+            System.err.println("usage: FloorClient PORT CONCURRENCY REQUESTS WARMUPS MAX_TOKENS [USAGE]");
             System.exit(2);
         }
         int port = Integer.parseInt(args[0]);
@@ -60,7 +63,8 @@ public final class FloorClient {
         int warm = Integer.parseInt(args[3]);
         int tokens = Integer.parseInt(args[4]);
         String body = "{\"model\":\"test\",\"prompt\":\"hello world\",\"max_tokens\":" + tokens
-                + ",\"ignore_eos\":true,\"stream\":true}";
+                + ",\"ignore_eos\":true,\"stream\":true"
+                + (args.length == 6 && args[5].equals("1") ? ",\"stream_options\":{\"include_usage\":true}}" : "}");
         byte[] request = ("POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                 + "Content-Length: " + body.length() + "\r\n\r\n" + body).getBytes(StandardCharsets.US_ASCII);
         int cap = total * (tokens + 2) + 16;

@@ -5,7 +5,10 @@
  * terminal "0\r\n\r\n" of chunked encoding). Whatever CPU per chunk this client uses is kernel work (epoll, read, the
  * TCP ACK a read sends, scheduling) that any client pays, in any language.
  *
- *   floor_client PORT CONCURRENCY REQUESTS WARMUPS MAX_TOKENS
+ *   floor_client PORT CONCURRENCY REQUESTS WARMUPS MAX_TOKENS [USAGE]
+ *
+ * USAGE 1 asks for stream_options.include_usage, as isobench loadgen does by default: the server then sends one more
+ * event per response (the usage chunk, no text: not a chunk here either), so both clients read the same stream.
  *
  * Prints one JSON line like bench/vllm_style_client.py: chunks, cpu_s / cpu_user_s / cpu_sys_s over the measured
  * phase (after WARMUPS requests have completed), cpu_total_s (the whole process), wall_s, failed, client-added latency
@@ -74,14 +77,16 @@ static void send_request(conn_t *c) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 6) {
-        fprintf(stderr, "usage: floor_client PORT CONCURRENCY REQUESTS WARMUPS MAX_TOKENS\n");
+    if (argc != 6 && argc != 7) {
+        fprintf(stderr, "usage: floor_client PORT CONCURRENCY REQUESTS WARMUPS MAX_TOKENS [USAGE]\n");
         return 2;
     }
     int port = atoi(argv[1]), conc = atoi(argv[2]), total = atoi(argv[3]), warm = atoi(argv[4]), tokens = atoi(argv[5]);
+    int usage = argc == 7 && atoi(argv[6]) == 1;
     char body[256];
     int body_len = snprintf(body, sizeof body,
-            "{\"model\":\"test\",\"prompt\":\"hello world\",\"max_tokens\":%d,\"ignore_eos\":true,\"stream\":true}", tokens);
+            "{\"model\":\"test\",\"prompt\":\"hello world\",\"max_tokens\":%d,\"ignore_eos\":true,\"stream\":true%s}", tokens,
+            usage ? ",\"stream_options\":{\"include_usage\":true}" : "");
     request_len = snprintf(request, sizeof request,
             "POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             "Content-Length: %d\r\n\r\n%s", body_len, body);

@@ -84,9 +84,8 @@ final class EventLoop implements AutoCloseable {
 
     private final Consumer<SelectionKey> onReady = this::ready;
     /**
-     * The connections read in this turn: every ready connection is read (and its bytes stamped) first, then they are
-     * parsed. Parsing as each is read would delay the reads, and so the stamps, of the connections behind it in a
-     * burst (a thousand streams on one ITL grid deliver their chunks within a millisecond or two).
+     * The connections read in this turn: every ready connection is read (and its bytes stamped) before any is parsed,
+     * so parsing one does not delay the stamps of the others in a burst (a thousand streams on one ITL grid).
      */
     private final ArrayList<Conn> readNow = new ArrayList<>();
     private long lastScan = System.nanoTime();
@@ -100,6 +99,9 @@ final class EventLoop implements AutoCloseable {
     private long[] freedAt = new long[16];
     private int freedN;
     private long freeBefore = Long.MAX_VALUE;
+    /** No request in flight has an earlier deadline (when known): {@link #expire} walks the busy set only after it. */
+    private long earliestDeadline;
+    private boolean deadlineKnown;
 
     private void loop() {
         try {
@@ -115,8 +117,7 @@ final class EventLoop implements AutoCloseable {
                     k.channel().close();
                 }
                 selector.close();
-            } catch (IOException | RuntimeException | Error ignored) {
-                // closing
+            } catch (IOException | RuntimeException | Error ignored) { // closing
             }
             busy.clear();
             idle.clear();
@@ -127,9 +128,8 @@ final class EventLoop implements AutoCloseable {
     }
 
     /**
-     * One turn of the loop: wait for readiness, handle it, start what is pending, check deadlines. A method of its
-     * own so the JIT compiles it after a few hundred turns: a loop body inside the once-called {@link #loop()} would
-     * run in the interpreter until an on-stack replacement many thousands of turns later.
+     * One turn: wait for readiness, handle it, start what is pending, check deadlines. A method of its own so the JIT
+     * compiles it after a few hundred turns (a body inside the once-called {@link #loop()} would stay interpreted).
      */
     private void turn() {
         // with requests in flight or waiting, the select waits at most until the lag tick is due (whole ms, rounded
@@ -201,6 +201,10 @@ final class EventLoop implements AutoCloseable {
     }
 
     private void expire(long now) {
+        if (!deadlineKnown || now - earliestDeadline <= 0) {
+            return; // no deadline has passed: nothing to walk
+        }
+        deadlineKnown = false;
         // downwards: closing a connection moves the last busy one into its slot, which was already checked
         for (int i = busy.size() - 1; i >= 0; i--) {
             if (i >= busy.size()) {
@@ -213,8 +217,15 @@ final class EventLoop implements AutoCloseable {
                         + (e.o.chunks > 0 ? " (stalled after " + e.o.chunks + " chunks)" : ""));
                 c.close();
                 finish(e, now);
+            } else if (c.x != null) {
+                deadline(c.x.deadline);
             }
         }
+    }
+
+    private void deadline(long d) { // folds an in-flight request's deadline into earliestDeadline
+        earliestDeadline = !deadlineKnown || d - earliestDeadline < 0 ? d : earliestDeadline;
+        deadlineKnown = true;
     }
 
     /** One ready key (called by the selector, on the loop thread). */
@@ -224,13 +235,14 @@ final class EventLoop implements AutoCloseable {
             return;
         }
         try {
-            if (k.isConnectable()) {
+            int ops = k.readyOps(); // once: each isXxx() call re-reads it
+            if ((ops & SelectionKey.OP_CONNECT) != 0) {
                 connected(c);
             } else {
-                if (k.isWritable()) {
+                if ((ops & SelectionKey.OP_WRITE) != 0) {
                     write(c);
                 }
-                if (k.isValid() && k.isReadable()) {
+                if ((ops & SelectionKey.OP_READ) != 0 && k.isValid()) {
                     read(c);
                 }
             }
@@ -261,6 +273,7 @@ final class EventLoop implements AutoCloseable {
         inFlight++;
         x.send = System.nanoTime();
         x.deadline = x.send + exec.timeoutNs();
+        deadline(x.deadline);
         Conn c = idle.pollFirst();
         if (c != null && c.ch.isOpen()) {
             c.reused = true;

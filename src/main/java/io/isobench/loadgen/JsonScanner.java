@@ -222,46 +222,54 @@ abstract class JsonScanner {
      * appends its decoded UTF-8 bytes to {@code textBuf}.
      */
     final void string(boolean keep) throws IOException {
-        p++; // opening quote
-        int run = p;
+        // the plain runs between escapes are scanned with locals (no field write per byte: the loop runs C1-compiled)
+        byte[] bytes = b;
+        int stop = end;
+        int q = p + 1; // after the opening quote
+        int run = q;
         while (true) {
-            if (p >= end) {
+            while (q < stop) {
+                byte c = bytes[q];
+                if (c == '"' || c == '\\' || (c & 0xff) < 0x20) {
+                    break;
+                }
+                q++;
+            }
+            p = q;
+            if (q >= stop) {
                 throw err("unexpected end of JSON in a string");
             }
-            byte c = b[p];
+            byte c = bytes[q];
             if (c == '"') {
                 if (keep) {
-                    keep(run, p);
+                    keep(run, q);
                 }
-                p++;
+                p = q + 1;
                 return;
             }
-            if (c == '\\') {
-                if (keep) {
-                    keep(run, p);
-                }
-                p++;
-                if (p >= end) {
-                    throw err("unexpected end of JSON in a string");
-                }
-                byte e = b[p++];
-                switch (e) {
-                    case '"', '\\', '/' -> put(keep, e);
-                    case 'b' -> put(keep, (byte) '\b');
-                    case 'f' -> put(keep, (byte) '\f');
-                    case 'n' -> put(keep, (byte) '\n');
-                    case 'r' -> put(keep, (byte) '\r');
-                    case 't' -> put(keep, (byte) '\t');
-                    case 'u' -> unicodeEscape(keep);
-                    default -> throw err("bad escape '\\" + printable(e) + "'");
-                }
-                run = p;
-                continue;
-            }
-            if ((c & 0xff) < 0x20) {
+            if (c != '\\') {
                 throw err("unescaped control character in a string");
             }
+            if (keep) {
+                keep(run, p);
+            }
             p++;
+            if (p >= stop) {
+                throw err("unexpected end of JSON in a string");
+            }
+            byte e = bytes[p++];
+            switch (e) {
+                case '"', '\\', '/' -> put(keep, e);
+                case 'b' -> put(keep, (byte) '\b');
+                case 'f' -> put(keep, (byte) '\f');
+                case 'n' -> put(keep, (byte) '\n');
+                case 'r' -> put(keep, (byte) '\r');
+                case 't' -> put(keep, (byte) '\t');
+                case 'u' -> unicodeEscape(keep);
+                default -> throw err("bad escape '\\" + printable(e) + "'");
+            }
+            q = p;
+            run = p;
         }
     }
 
@@ -339,13 +347,17 @@ abstract class JsonScanner {
     }
 
     final void ws() {
-        while (p < end) {
-            byte c = b[p];
+        byte[] bytes = b;
+        int q = p;
+        int stop = end;
+        while (q < stop) {
+            byte c = bytes[q];
             if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
-                return;
+                break;
             }
-            p++;
+            q++;
         }
+        p = q;
     }
 
     final byte peek() throws IOException {
