@@ -102,8 +102,8 @@ public final class AttemptRecords {
     /**
      * As {@link #store(Store, AttemptContext, Seal, AttemptResult, Facts)} for an attempt that held GPUs
      * ({@code gpus} null: none): the {@code agent_attempt} section gains {@code gpus}, {@code gpu_ids},
-     * {@code gpu_models}, {@code gpu_uuids}, {@code gpu_mode}, and the run a {@code gpu_telemetry} section as measured
-     * runs have (the series as a {@code gpu-telemetry} artifact, {@code series_sha256}).
+     * {@code gpu_models}, {@code gpu_uuids}, {@code gpu_mode} and a {@code gpu_telemetry} object shaped as measured runs'
+     * section (the series as a {@code gpu-telemetry} artifact, {@code series_sha256}; {@code window: attempt}).
      */
     public static RunRecord store(Store store, AttemptContext c, Seal seal, AttemptResult r, Facts f, Gpus gpus) {
         List<String> argv = f.argv();
@@ -147,10 +147,9 @@ public final class AttemptRecords {
             d.put("egress", f.egress());
             d.put("parent_commit", seal.parentCommit());
             d.put("sealed_commit", seal.sealedCommit());
-            Map<String, Object> telemetry = null;
             if (gpus != null) {
                 d.putAll(AttemptGpus.keys(gpus));
-                telemetry = new LinkedHashMap<>();
+                Map<String, Object> telemetry = new LinkedHashMap<>();
                 telemetry.put("gpus_held", new GpuLease(gpus.ids()).cudaVisibleDevices());
                 telemetry.put("window", "attempt");
                 telemetry.putAll(gpus.telemetry().toMap(null));
@@ -162,6 +161,7 @@ public final class AttemptRecords {
                         telemetry.put("series_unreadable", e.getMessage());
                     }
                 }
+                d.put("gpu_telemetry", telemetry);
             }
             RunRecord.Builder b = RunRecord.builder(c.runId())
                     .session(c.sessionId())
@@ -177,8 +177,7 @@ public final class AttemptRecords {
                     .durationMs(r.wallS() * 1000)
                     .argvJson(json(argv))
                     .logArtifact(stdoutSha)
-                    .details(RunDetails.of(telemetry == null ? Fields.inOrder(SECTION, d)
-                            : Fields.inOrder(SECTION, d, "gpu_telemetry", telemetry)));
+                    .details(RunDetails.of(Fields.inOrder(SECTION, d)));
             if (r.status() != AttemptStatus.OK) {
                 FailureCategory cat = FailureCategory.valueOf(r.status().name());
                 b.failure(new RunRecord.FailureInfo(cat.name(), r.detail(), null,

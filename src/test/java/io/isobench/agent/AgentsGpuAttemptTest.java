@@ -156,7 +156,7 @@ class AgentsGpuAttemptTest {
             assertThat(d.path("gpu_models").toString()).isEqualTo("[\"NVIDIA H100 80GB HBM3\"]");
             assertThat(d.path("gpu_uuids").toString()).isEqualTo("[\"GPU-9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b\"]");
             assertThat(d.path("gpu_mode").asText()).isEqualTo("device-nodes");
-            var t = stored.get(0).details().section("gpu_telemetry");
+            var t = d.path("gpu_telemetry");
             assertThat(t.path("available").asBoolean()).isTrue();
             assertThat(t.path("gpus_held").asText()).isEqualTo("1");
             List<GpuTelemetry.Sample> gpu1 = GpuTelemetry.parse(Files.readAllLines(SERIES))
