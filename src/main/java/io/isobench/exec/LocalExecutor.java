@@ -203,7 +203,7 @@ final class LocalExecutor implements Executor {
         HostGpuLocks.Held host = null;
         try {
             if (gpus.hostLocks() != null && lease.count() > 0) { // no other isobench process on this host holds them
-                host = gpus.hostLocks().acquire(lease.ids(), HostGpuLocks.waitFrom(System.getenv()),
+                host = gpus.hostLocks().acquire(lease.ids(), gpus.hostLocks().maxWait(),
                         "isobench run " + job.jobId());
             }
             Map<String, String> env = new LinkedHashMap<>(job.env());

@@ -47,18 +47,33 @@ public final class HostGpuLocks {
     private static final Set<Path> HELD_HERE = ConcurrentHashMap.newKeySet();
 
     private final Path dir;
+    private final Duration maxWait;
 
-    /** Locks in {@code dir} (created on first use). */
+    /** Locks in {@code dir} (created on first use), waiting {@value #DEFAULT_WAIT_S} s by default. */
     public HostGpuLocks(Path dir) {
-        this.dir = dir.toAbsolutePath().normalize();
+        this(dir, Duration.ofSeconds(DEFAULT_WAIT_S));
     }
 
-    /** The host's locks: {@code $ISOBENCH_STATE_DIR/gpu-locks}, else {@code ~/.isobench/gpu-locks}. */
+    /** Locks in {@code dir}; {@code maxWait}: how long a job's claim waits ({@link #maxWait()}). */
+    public HostGpuLocks(Path dir, Duration maxWait) {
+        this.dir = dir.toAbsolutePath().normalize();
+        this.maxWait = maxWait;
+    }
+
+    /**
+     * The host's locks: {@code $ISOBENCH_STATE_DIR/gpu-locks}, else {@code ~/.isobench/gpu-locks}; the wait from
+     * {@value #WAIT_ENV}.
+     */
     public static HostGpuLocks forHost(Map<String, String> env) {
         String state = env.get(STATE_ENV);
         Path base = state != null && !state.isBlank() ? Path.of(state)
                 : Path.of(System.getProperty("user.home"), ".isobench");
-        return new HostGpuLocks(base.resolve("gpu-locks"));
+        return new HostGpuLocks(base.resolve("gpu-locks"), waitFrom(env));
+    }
+
+    /** How long a claim of a measured job waits for GPUs held elsewhere before it fails. */
+    public Duration maxWait() {
+        return maxWait;
     }
 
     /** The bounded wait from {@value #WAIT_ENV} (blank: {@value #DEFAULT_WAIT_S} s). */
