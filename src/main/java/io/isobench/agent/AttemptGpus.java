@@ -39,7 +39,18 @@ public final class AttemptGpus implements AutoCloseable {
         /** This host: {@code ISOBENCH_GPUS} or nvidia-smi, the host's lock folder, the PATH's nvidia-smi. */
         public static Host of(Map<String, String> env) {
             String ms = env.get("ISOBENCH_GPU_TELEMETRY_MS");
-            int interval = ms == null || ms.isBlank() ? GpuSampler.DEFAULT_INTERVAL_MS : Integer.parseInt(ms.strip());
+            int interval = GpuSampler.DEFAULT_INTERVAL_MS;
+            if (ms != null && !ms.isBlank()) {
+                try {
+                    interval = Integer.parseInt(ms.strip());
+                } catch (NumberFormatException e) {
+                    interval = -1;
+                }
+                if (interval != 0 && interval < 10) {
+                    throw new IsobenchException.BadInput("ISOBENCH_GPU_TELEMETRY_MS '" + ms + "': must be 0 (off) or a"
+                            + " whole number of ms >= 10 (fix: e.g. 100)");
+                }
+            }
             return new Host(GpuDiscovery.discover(null), HostGpuLocks.forHost(env), HostGpuLocks.waitFrom(env),
                     GpuSampler.find(env.get("PATH")), interval);
         }
@@ -57,7 +68,7 @@ public final class AttemptGpus implements AutoCloseable {
             HostGpuLocks.Held held;
             try {
                 held = locks.acquireAny(inventory.ids(), n, maxWait, by);
-            } catch (HostGpuLocks.Busy | GpuSlots.Insufficient e) {
+            } catch (HostGpuLocks.Busy | GpuSlots.Insufficient | IllegalStateException e) {
                 throw new IsobenchException.EnvironmentMissing("sandbox.gpus: " + e.getMessage());
             }
             return new AttemptGpus(this, held);

@@ -40,7 +40,10 @@ import java.util.stream.Stream;
  * and retried; a container it cannot prove stopped is reported by {@link #unstoppable}), by {@link #close}, by a JVM
  * shutdown hook, by the stopper's helper when this JVM ends however it ends, and — when all of those failed — by the
  * next sandbox's start-up reap: labels carry the owning JVM's pid and start time, so a container is removed only when
- * that JVM is provably gone (no such pid, or a pid reused by a process started at another time).
+ * that JVM is provably gone (no such pid, or a pid reused by a process started at another time). With
+ * {@link #withGpus} an attempt lent GPUs ({@link #lendGpus}) also gets them, and nothing else, as {@link GpuPassthrough}
+ * detected: {@code --gpus "device=…"}, or the leased device nodes plus the driver's files read-only; every wall above
+ * stays.
  */
 public final class DockerSandbox implements AgentSandbox {
 

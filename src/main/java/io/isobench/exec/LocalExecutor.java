@@ -203,16 +203,18 @@ final class LocalExecutor implements Executor {
         HostGpuLocks.Held host = null;
         try {
             if (gpus.hostLocks() != null && lease.count() > 0) { // no other isobench process on this host holds them
-                host = gpus.hostLocks().acquire(lease.ids(), gpus.hostLocks().maxWait(),
-                        "isobench run " + job.jobId());
+                try {
+                    host = gpus.hostLocks().acquire(lease.ids(), gpus.hostLocks().maxWait(),
+                            "isobench run " + job.jobId());
+                } catch (HostGpuLocks.Busy | IllegalStateException e) { // held elsewhere; an unwritable lock folder
+                    return JobResult.failed(t0, new Failure(FailureCategory.INFRA_TRANSIENT, e.getMessage(),
+                            List.of()), "", timings, job.argv());
+                }
             }
             Map<String, String> env = new LinkedHashMap<>(job.env());
             env.put("CUDA_VISIBLE_DEVICES", lease.cudaVisibleDevices());
             Job leased = job.withEnv(env);
             return dispatch(leased, hooks, log, t0, timings).withGpus(lease.cudaVisibleDevices());
-        } catch (HostGpuLocks.Busy e) {
-            return JobResult.failed(t0, new Failure(FailureCategory.INFRA_TRANSIENT, e.getMessage(), List.of()), "",
-                    timings, job.argv());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return JobResult.failed(t0, new Failure(FailureCategory.INFRA_TRANSIENT, "interrupted waiting for the"
