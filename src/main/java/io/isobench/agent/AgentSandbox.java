@@ -24,6 +24,18 @@ public interface AgentSandbox extends AutoCloseable {
      */
     Process start(AttemptDirs dirs, Invocation inv, Map<String, String> secrets) throws IOException;
 
+    /**
+     * Gives the attempt in {@code dirs} the leased GPUs {@code ids} (host indexes; empty: none) for every process it
+     * starts from now on (docs/agents.md, "GPUs in the sandbox"); returns how they reach it ({@code nvidia-runtime},
+     * {@code device-nodes}, {@code local}).
+     */
+    default String lendGpus(AttemptDirs dirs, List<Integer> ids) {
+        if (!ids.isEmpty()) {
+            throw new UnsupportedOperationException("the " + name() + " sandbox cannot pass GPUs");
+        }
+        return "none";
+    }
+
     /** Stops the attempt and everything it started (idempotent). */
     void kill(Process process);
 

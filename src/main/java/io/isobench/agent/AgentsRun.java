@@ -6,6 +6,7 @@ import io.isobench.IsobenchException;
 import io.isobench.Mode;
 import io.isobench.parse.Better;
 import io.isobench.parse.MetricDictionary;
+import io.isobench.plan.GpuDiscovery;
 import io.isobench.store.RunRecord;
 import io.isobench.store.SessionRecord;
 import io.isobench.store.Store;
@@ -92,6 +93,10 @@ public final class AgentsRun {
     private final Map<String, String> env;
     private final Consumer<String> progress;
     private final SandboxFactory sandboxes;
+    /** {@code --gpus}: GPUs per attempt, overriding the runner's {@code sandbox.gpus}; null: the runner's. */
+    private Integer gpusOverride;
+    /** Where attempts' GPUs come from; null: this host ({@link AttemptGpus.Host#of}), found when first needed. */
+    private AttemptGpus.Host gpuHost;
 
     /**
      * @param env       isobench's environment (the secrets are read from it)
@@ -103,6 +108,21 @@ public final class AgentsRun {
         this.env = Map.copyOf(env);
         this.progress = progress;
         this.sandboxes = sandboxes;
+    }
+
+    /** GPUs per attempt ({@code --gpus}; null: the runner's {@code sandbox.gpus}); returns this. */
+    public AgentsRun gpus(Integer perAttempt) {
+        if (perAttempt != null && perAttempt < 0) {
+            throw new IsobenchException.BadInput("--gpus " + perAttempt + ": must be >= 0 (fix: e.g. --gpus 1)");
+        }
+        this.gpusOverride = perAttempt;
+        return this;
+    }
+
+    /** Where attempts' GPUs come from (tests: a fake inventory, lock folder and nvidia-smi); returns this. */
+    public AgentsRun gpuHost(AttemptGpus.Host host) {
+        this.gpuHost = host;
+        return this;
     }
 
     /** local → {@link LocalSandbox}; docker → {@link DockerSandbox}. */
@@ -124,8 +144,17 @@ public final class AgentsRun {
                 s.containsKey("memory_mb") ? Long.parseLong(s.get("memory_mb")) : d.memoryMb(),
                 s.containsKey("pids") ? Integer.parseInt(s.get("pids")) : d.pids(), d.tmpMb());
         String agent = runner.adapter().equals("command") ? "command" : runner.adapter();
-        return new DockerSandbox(DockerSandbox.Options.of(agent, s.getOrDefault("image", DEFAULT_IMAGE), cli.dir(),
-                cli.cli(), config.baseUrl()).withLimits(limits));
+        DockerSandbox sandbox = new DockerSandbox(DockerSandbox.Options.of(agent, s.getOrDefault("image",
+                DEFAULT_IMAGE), cli.dir(), cli.cli(), config.baseUrl()).withLimits(limits));
+        if (runner.gpus() > 0) {
+            try {
+                sandbox.withGpus(GpuPassthrough.detect(GpuPassthrough.probe(sandbox.docker())));
+            } catch (RuntimeException e) {
+                sandbox.close();
+                throw e;
+            }
+        }
+        return sandbox;
     }
 
     public Summary run(Request req) throws IOException {
@@ -145,6 +174,17 @@ public final class AgentsRun {
                     + " (fix: run the agent it came from)");
         }
         List<TaskSpec> tasks = tasks(suite, req.tasks());
+        AgentRunner agentRunner = gpusOverride == null ? spec.runner()
+                : spec.runner().withSandbox("gpus", Integer.toString(gpusOverride));
+        int gpus = agentRunner.gpus();
+        if (gpus > 0 && gpuHost == null) {
+            gpuHost = AttemptGpus.Host.of(env);
+        }
+        if (gpus > gpuHost().inventory().count()) {
+            throw new IsobenchException.EnvironmentMissing("sandbox.gpus: " + gpus + " GPU(s) per attempt, but this"
+                    + " host has " + gpuHost.inventory().count() + " (" + gpuHost.inventory().source() + ") (fix:"
+                    + " lower sandbox.gpus or --gpus, or run on a host with more GPUs)");
+        }
         AgentAdapter adapter = AgentAdapter.of(spec.runner().adapter());
         AgentConfig config = config(spec);
         PromptTemplate template = template(suite);
@@ -153,7 +193,7 @@ public final class AgentsRun {
                 + "), " + tasks.size() + " task(s) x " + req.attempts() + " attempt(s)");
         List<AttemptRow> rows = new ArrayList<>();
         Map<String, String> secrets = AttemptRunner.secretsFrom(adapter, config, env);
-        try (AgentSandbox sandbox = sandboxes.create(config, spec.runner(), suite)) {
+        try (AgentSandbox sandbox = sandboxes.create(config, agentRunner, suite)) {
             AttemptRunner runner = new AttemptRunner(adapter, config, sandbox, secrets,
                     AttemptLimits.of(spec.runner().limits()));
             for (int k = 1; k <= req.attempts(); k++) {
@@ -166,7 +206,7 @@ public final class AgentsRun {
                         rows.add(row(done.get(), t.id(), k, true));
                         continue;
                     }
-                    rows.add(attempt(req, suite, t, c, runner, template));
+                    rows.add(attempt(req, t, c, runner, template, gpus));
                 }
             }
         }
@@ -177,8 +217,15 @@ public final class AgentsRun {
         return new Summary(sessionId, rows);
     }
 
-    private AttemptRow attempt(Request req, Suite suite, TaskSpec t, AttemptRecords.AttemptContext c,
-                               AttemptRunner runner, PromptTemplate template) throws IOException {
+    /** The GPU source when attempts want GPUs (else an empty one: checks against 0 GPUs pass). */
+    private AttemptGpus.Host gpuHost() {
+        return gpuHost != null ? gpuHost : new AttemptGpus.Host(new GpuDiscovery.Inventory(List.of(), "none"),
+                null, null, null, 0);
+    }
+
+    private AttemptRow attempt(Request req, TaskSpec t, AttemptRecords.AttemptContext c, AttemptRunner runner,
+                               PromptTemplate template, int gpus) throws IOException {
+        Suite suite = req.suite();
         Path dir = req.workdir().toAbsolutePath().resolve("agents").resolve(c.sessionId()).resolve(t.id())
                 .resolve(c.armName());
         if (Files.exists(dir)) {
@@ -199,27 +246,42 @@ public final class AgentsRun {
         int cutOff = starts(dir);
         AttemptResult r;
         List<String> egress = List.of();
+        AttemptRecords.Gpus gpuFacts = null;
         if (cutOff >= CUT_OFF_LIMIT) {
             progress.accept("  " + t.id() + " attempt " + c.attempt() + ": cut off " + cutOff + " times; not run"
                     + " again");
             r = AttemptResult.crashed("isobench ended while this attempt ran, " + cutOff + " times (see the folder "
                     + dir + "); recorded so that --resume does not run it again", 0);
         } else {
-            progress.accept("  " + t.id() + " attempt " + c.attempt() + ": running");
-            Files.writeString(startsFile(dir), Integer.toString(cutOff + 1));
-            r = runGuarded(runner, dirs, sealed, prompt);
+            AttemptGpus lease = gpus == 0 ? null : leaseGpus(gpus, c);
             try {
-                egress = runner.finish(dirs);
-            } catch (RuntimeException e) {
-                progress.accept("  " + t.id() + " attempt " + c.attempt() + ": ending its sandbox failed: "
-                        + e.getMessage());
+                String mode = lease == null ? null : runner.lendGpus(dirs, lease.ids());
+                progress.accept("  " + t.id() + " attempt " + c.attempt() + ": running" + (lease == null ? ""
+                        : " on GPU(s) " + lease.ids() + " (" + mode + ")"));
+                Files.writeString(startsFile(dir), Integer.toString(cutOff + 1));
+                if (lease != null) {
+                    lease.sample(dir.resolve("gpu-telemetry.csv")); // on the host, outside the container's mounts
+                }
+                r = runGuarded(runner, dirs, sealed, prompt);
+                try {
+                    egress = runner.finish(dirs);
+                } catch (RuntimeException e) {
+                    progress.accept("  " + t.id() + " attempt " + c.attempt() + ": ending its sandbox failed: "
+                            + e.getMessage());
+                }
+                gpuFacts = lease == null ? null : lease.facts(mode);
+            } finally {
+                if (lease != null) {
+                    runner.lendGpus(dirs, List.of());
+                    lease.close();
+                }
             }
         }
         r = priced(r, runner);
         List<String> argv = adapterArgv(runner, dirs, prompt);
         RunRecord run = AttemptRecords.store(store, c, new AttemptRecords.Seal(parent, sealed.commit(),
                 template.sha256(), PromptTemplate.sha256(prompt), template.hints().label()), r,
-                new AttemptRecords.Facts(argv, runner.budget(), started, egress));
+                new AttemptRecords.Facts(argv, runner.budget(), started, egress), gpuFacts);
         Files.deleteIfExists(startsFile(dir));
         AttemptRow row = row(run, t.id(), c.attempt(), false);
         progress.accept(String.format(Locale.ROOT, "  %s attempt %d: %s (%s) %d turns, %d+%d tokens%s,"
@@ -228,6 +290,16 @@ public final class AgentsRun {
                 r.usage().costUsd() == null ? "" : String.format(Locale.ROOT, ", $%.4f", r.usage().costUsd()),
                 r.wallS(), row.patchLines()));
         return row;
+    }
+
+    /** The attempt's GPUs through the host-wide lease (bounded wait; one line when they stay held elsewhere). */
+    private AttemptGpus leaseGpus(int gpus, AttemptRecords.AttemptContext c) throws IOException {
+        try {
+            return gpuHost.lease(gpus, "agents run " + c.runId());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted waiting for GPUs", e);
+        }
     }
 
     /** Starts of an attempt that ended without a record before it is recorded {@link AttemptStatus#ATTEMPT_CRASHED}. */

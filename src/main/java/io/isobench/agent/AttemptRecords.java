@@ -3,15 +3,22 @@ package io.isobench.agent;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.Arm;
 import io.isobench.Fields;
+import io.isobench.exec.GpuSampler;
 import io.isobench.parse.FailureCategory;
+import io.isobench.plan.GpuLease;
 import io.isobench.store.RunDetails;
 import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -68,8 +75,37 @@ public final class AttemptRecords {
     public record Facts(List<String> argv, Budget budget, Instant started, List<String> egress) {
     }
 
+    /**
+     * The GPUs an attempt held (docs/agents.md, "GPUs in the sandbox").
+     *
+     * @param ids       host indexes
+     * @param models    each GPU's model name (null where unknown: an {@code ISOBENCH_GPUS} inventory)
+     * @param uuids     each GPU's UUID (null where unknown)
+     * @param mode      how they reached the attempt: {@code nvidia-runtime}, {@code device-nodes}, {@code local}
+     * @param telemetry what the host-side sampler read while the attempt ran
+     * @param csv       the raw series (stored as a {@code gpu-telemetry} artifact), or null when none was sampled
+     */
+    public record Gpus(List<Integer> ids, List<String> models, List<String> uuids, String mode,
+                       GpuSampler.Result telemetry, Path csv) {
+        public Gpus {
+            ids = List.copyOf(ids);
+            models = Collections.unmodifiableList(new ArrayList<>(models));
+            uuids = Collections.unmodifiableList(new ArrayList<>(uuids));
+        }
+    }
+
     /** Stores the attempt (artifacts and run) in one transaction; returns the stored run. */
     public static RunRecord store(Store store, AttemptContext c, Seal seal, AttemptResult r, Facts f) {
+        return store(store, c, seal, r, f, null);
+    }
+
+    /**
+     * As {@link #store(Store, AttemptContext, Seal, AttemptResult, Facts)} for an attempt that held GPUs
+     * ({@code gpus} null: none): the {@code agent_attempt} section gains {@code gpus}, {@code gpu_ids},
+     * {@code gpu_models}, {@code gpu_uuids}, {@code gpu_mode} and a {@code gpu_telemetry} object shaped as measured runs'
+     * section (the series as a {@code gpu-telemetry} artifact, {@code series_sha256}; {@code window: attempt}).
+     */
+    public static RunRecord store(Store store, AttemptContext c, Seal seal, AttemptResult r, Facts f, Gpus gpus) {
         List<String> argv = f.argv();
         Budget budget = f.budget();
         Instant started = f.started();
@@ -111,6 +147,22 @@ public final class AttemptRecords {
             d.put("egress", f.egress());
             d.put("parent_commit", seal.parentCommit());
             d.put("sealed_commit", seal.sealedCommit());
+            if (gpus != null) {
+                d.putAll(AttemptGpus.keys(gpus));
+                Map<String, Object> telemetry = new LinkedHashMap<>();
+                telemetry.put("gpus_held", new GpuLease(gpus.ids()).cudaVisibleDevices());
+                telemetry.put("window", "attempt");
+                telemetry.putAll(gpus.telemetry().toMap(null));
+                telemetry.remove("series");
+                if (gpus.csv() != null) {
+                    try {
+                        telemetry.put("series_sha256", tx.putArtifact("gpu-telemetry", Files.readAllBytes(gpus.csv())));
+                    } catch (IOException e) {
+                        telemetry.put("series_unreadable", e.getMessage());
+                    }
+                }
+                d.put("gpu_telemetry", telemetry);
+            }
             RunRecord.Builder b = RunRecord.builder(c.runId())
                     .session(c.sessionId())
                     .kind(RunRecord.RunKind.AGENT_ATTEMPT)

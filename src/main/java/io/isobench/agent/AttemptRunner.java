@@ -102,6 +102,11 @@ public final class AttemptRunner {
         return sandbox.finish(dirs);
     }
 
+    /** Gives the attempt in {@code dirs} the leased GPUs {@code ids} in its sandbox ({@link AgentSandbox#lendGpus}). */
+    public String lendGpus(AttemptDirs dirs, List<Integer> ids) {
+        return sandbox.lendGpus(dirs, ids);
+    }
+
     /** Kills what an interrupted attempt in {@code dirs} left running (a resumed session calls it). */
     public void reap(AttemptDirs dirs) {
         sandbox.reap(dirs);

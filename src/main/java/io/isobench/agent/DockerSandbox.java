@@ -40,7 +40,10 @@ import java.util.stream.Stream;
  * and retried; a container it cannot prove stopped is reported by {@link #unstoppable}), by {@link #close}, by a JVM
  * shutdown hook, by the stopper's helper when this JVM ends however it ends, and — when all of those failed — by the
  * next sandbox's start-up reap: labels carry the owning JVM's pid and start time, so a container is removed only when
- * that JVM is provably gone (no such pid, or a pid reused by a process started at another time).
+ * that JVM is provably gone (no such pid, or a pid reused by a process started at another time). With
+ * {@link #withGpus} an attempt lent GPUs ({@link #lendGpus}) also gets them, and nothing else, as {@link GpuPassthrough}
+ * detected: {@code --gpus "device=…"}, or the leased device nodes plus the driver's files read-only; every wall above
+ * stays.
  */
 public final class DockerSandbox implements AgentSandbox {
 
@@ -133,6 +136,10 @@ public final class DockerSandbox implements AgentSandbox {
     private final ContainerStopper stopper;
     private final Thread shutdownHook;
     private volatile String image;
+    /** How leased GPUs reach the containers (detected once; null: this sandbox passes no GPU). */
+    private volatile GpuPassthrough gpu;
+    /** Leased GPUs per attempt folder. */
+    private final Map<Path, List<Integer>> gpus = new ConcurrentHashMap<>();
 
     /** One attempt's proxy and its socket folder. */
     private record Egress(Path dir, EgressProxy proxy) {
@@ -140,8 +147,13 @@ public final class DockerSandbox implements AgentSandbox {
 
     /** A sandbox for {@code options}; removes containers left by earlier JVMs that are gone. */
     public DockerSandbox(Options options) {
+        this(options, "docker");
+    }
+
+    /** A sandbox driving the docker CLI {@code docker} (a test's fake). */
+    DockerSandbox(Options options, String docker) {
         this.options = Objects.requireNonNull(options, "options");
-        this.docker = "docker";
+        this.docker = docker;
         if (options.upstream() != null) {
             URI.create(options.upstream()); // fails early on a malformed URL
         }
@@ -159,6 +171,39 @@ public final class DockerSandbox implements AgentSandbox {
     @Override
     public String name() {
         return "docker";
+    }
+
+    /** The docker CLI this sandbox drives. */
+    String docker() {
+        return docker;
+    }
+
+    /**
+     * Lets this sandbox pass GPUs the way {@code passthrough} was detected ({@link GpuPassthrough#detect}, once per
+     * sandbox); returns this.
+     */
+    public DockerSandbox withGpus(GpuPassthrough passthrough) {
+        this.gpu = passthrough;
+        return this;
+    }
+
+    /**
+     * The leased GPUs go into the attempt's containers: {@code --gpus "device=…"} or the device nodes and read-only
+     * driver files ({@link GpuPassthrough}); {@code CUDA_VISIBLE_DEVICES} {@code 0..N-1} inside.
+     */
+    @Override
+    public String lendGpus(AttemptDirs dirs, List<Integer> ids) {
+        Path key = dirs.root().toAbsolutePath();
+        if (ids.isEmpty()) {
+            gpus.remove(key);
+            return "none";
+        }
+        if (gpu == null) {
+            throw new IllegalStateException("this docker sandbox was made without GPU passthrough (withGpus)");
+        }
+        gpu.dockerArgs(ids); // a missing device node is one line now, before any container starts
+        gpus.put(key, List.copyOf(ids));
+        return gpu.mode().label();
     }
 
     /** The agent image's tag (built on first use). */
@@ -244,6 +289,10 @@ public final class DockerSandbox implements AgentSandbox {
             env.put("ISOBENCH_EGRESS_PORT", Integer.toString(options.port()));
         }
         env.putAll(inv.env());
+        List<Integer> leased = gpus.getOrDefault(dirs.root().toAbsolutePath(), List.of());
+        if (!leased.isEmpty()) {
+            env.putAll(gpu.env(leased));
+        }
         env.putAll(secrets);
         String name = "isobench-agent-" + HexFormat.of().formatHex(randomBytes());
         Path envDir = Files.createTempDirectory("isobench-agent-env-",
@@ -298,6 +347,10 @@ public final class DockerSandbox implements AgentSandbox {
                 "-v", dirs.home().toAbsolutePath() + ":" + HOME));
         if (egressDir != null) {
             a.addAll(List.of("-v", egressDir + ":" + EGRESS_DIR));
+        }
+        List<Integer> leased = gpus.getOrDefault(dirs.root().toAbsolutePath(), List.of());
+        if (!leased.isEmpty()) {
+            a.addAll(gpu.dockerArgs(leased));
         }
         a.addAll(List.of("-w", REPO, "--env-file", envFile.toString(), img, AgentImage.ROOT + "/enter"));
         a.addAll(agentArgv);

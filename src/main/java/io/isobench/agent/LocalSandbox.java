@@ -1,5 +1,7 @@
 package io.isobench.agent;
 
+import io.isobench.plan.GpuLease;
+
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -7,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * An attempt as a plain process on this machine, in its own process group ({@code setsid}), in the repository,
@@ -18,6 +21,8 @@ public final class LocalSandbox implements AgentSandbox {
 
     private final String cli;
     private final String baseUrl;
+    /** Leased GPUs per attempt folder: {@code CUDA_VISIBLE_DEVICES} of its processes. */
+    private final Map<Path, List<Integer>> gpus = new ConcurrentHashMap<>();
 
     /**
      * @param cli     the CLI's executable on this machine
@@ -26,6 +31,17 @@ public final class LocalSandbox implements AgentSandbox {
     public LocalSandbox(String cli, String baseUrl) {
         this.cli = cli;
         this.baseUrl = baseUrl;
+    }
+
+    /** A plain process: the leased GPUs by {@code CUDA_VISIBLE_DEVICES} (host indexes; no wall). */
+    @Override
+    public String lendGpus(AttemptDirs d, List<Integer> ids) {
+        if (ids.isEmpty()) {
+            gpus.remove(d.root().toAbsolutePath());
+            return "none";
+        }
+        gpus.put(d.root().toAbsolutePath(), List.copyOf(ids));
+        return "local";
     }
 
     @Override
@@ -54,6 +70,10 @@ public final class LocalSandbox implements AgentSandbox {
         env.put("TMPDIR", d.home().resolve("tmp").toString());
         env.put("USER", System.getProperty("user.name", "agent"));
         env.putAll(inv.env());
+        List<Integer> ids = gpus.get(d.root().toAbsolutePath());
+        if (ids != null) {
+            env.put("CUDA_VISIBLE_DEVICES", new GpuLease(ids).cudaVisibleDevices());
+        }
         env.putAll(secrets);
         Files.createDirectories(d.home().resolve("tmp"));
         return pb.start();

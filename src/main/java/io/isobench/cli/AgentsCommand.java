@@ -67,6 +67,11 @@ final class AgentsCommand extends CommandGroup {
                 description = "Continue an agents run (default: the newest unfinished one of this agent).")
         String resume;
 
+        @Option(names = "--gpus", paramLabel = "N", description = "GPUs per attempt, overriding the runner's"
+                + " sandbox.gpus (0: none). Leased host-wide, so never a GPU a measured run holds; docs/agents.md,"
+                + " \"GPUs in the sandbox\".")
+        Integer gpus;
+
         @Override
         public Integer call() throws IOException {
             Main m = parent.main;
@@ -78,7 +83,7 @@ final class AgentsCommand extends CommandGroup {
             AgentsRun.Request req = new AgentsRun.Request(suite, agent, tasks, attempts, executor, workdir, resume);
             try (Store store = Stores.open(m.dbSpec())) {
                 AgentsRun.Summary s = new AgentsRun(store, System.getenv(), m.err::println,
-                        AgentsRun.defaultSandboxes(executor)).run(req);
+                        AgentsRun.defaultSandboxes(executor)).gpus(gpus).run(req);
                 m.out.println("session " + s.sessionId());
                 for (AgentsRun.AttemptRow r : s.attempts()) {
                     m.out.println(r.taskId() + "\t" + agent + "@" + r.attempt() + "\t" + r.status()

@@ -108,7 +108,7 @@ final class DockerExecutor implements Executor {
         }
         String root = v.out().strip().lines().reduce((a, b) -> b).orElse("/var/lib/docker");
         return new DockerExecutor(config, Readiness.http(Duration.ofMillis(10)), Clients.serving(),
-                Duration.ofSeconds(5), inv.count() == 0 ? null : inv.slots(), mode, Path.of(root));
+                Duration.ofSeconds(5), inv.count() == 0 ? null : inv.hostSlots(System.getenv()), mode, Path.of(root));
     }
 
     @Override

@@ -125,7 +125,7 @@ public final class Executors {
         GpuDiscovery.Inventory inv = GpuDiscovery.discover(null);
         return new LocalExecutor(Readiness.http(Duration.ofMillis(10)),
                 Clients.serving(), Duration.ofSeconds(5),
-                inv.count() == 0 ? null : inv.slots(), launcher(suite));
+                inv.count() == 0 ? null : inv.hostSlots(System.getenv()), launcher(suite));
     }
 
     /**

@@ -11,6 +11,7 @@ import io.isobench.parse.Workload;
 import io.isobench.plan.ArmSpec;
 import io.isobench.plan.GpuLease;
 import io.isobench.plan.GpuSlots;
+import io.isobench.plan.HostGpuLocks;
 import io.isobench.probe.Clients;
 import io.isobench.probe.ServingClient;
 import io.isobench.parse.Failure;
@@ -199,12 +200,29 @@ final class LocalExecutor implements Executor {
             return JobResult.failed(t0, new Failure(FailureCategory.INFRA_TRANSIENT, "interrupted waiting for GPUs",
                     List.of()), "", timings, job.argv());
         }
+        HostGpuLocks.Held host = null;
         try {
+            if (gpus.hostLocks() != null && lease.count() > 0) { // no other isobench process on this host holds them
+                try {
+                    host = gpus.hostLocks().acquire(lease.ids(), gpus.hostLocks().maxWait(),
+                            "isobench run " + job.jobId());
+                } catch (HostGpuLocks.Busy | IllegalStateException e) { // held elsewhere; an unwritable lock folder
+                    return JobResult.failed(t0, new Failure(FailureCategory.INFRA_TRANSIENT, e.getMessage(),
+                            List.of()), "", timings, job.argv());
+                }
+            }
             Map<String, String> env = new LinkedHashMap<>(job.env());
             env.put("CUDA_VISIBLE_DEVICES", lease.cudaVisibleDevices());
             Job leased = job.withEnv(env);
             return dispatch(leased, hooks, log, t0, timings).withGpus(lease.cudaVisibleDevices());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return JobResult.failed(t0, new Failure(FailureCategory.INFRA_TRANSIENT, "interrupted waiting for the"
+                    + " host-wide GPU lock", List.of()), "", timings, job.argv());
         } finally {
+            if (host != null) {
+                host.close();
+            }
             gpus.release(lease);
         }
     }

@@ -61,6 +61,16 @@ public final class GpuDiscovery {
         public GpuSlots slots() {
             return new GpuSlots(ids());
         }
+
+        /** {@link #slots()} whose leases also take the host-wide lock ({@link HostGpuLocks#forHost}). */
+        public GpuSlots hostSlots(Map<String, String> env) {
+            return slots().withHostLocks(HostGpuLocks.forHost(env));
+        }
+
+        /** The GPU with index {@code index}, or null. */
+        public Gpu gpu(int index) {
+            return gpus.stream().filter(g -> g.index() == index).findFirst().orElse(null);
+        }
     }
 
     /** Runs a command (argv) and returns its stdout; null when the program is missing or fails. */

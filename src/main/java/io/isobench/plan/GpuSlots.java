@@ -57,6 +57,8 @@ public final class GpuSlots {
     private final TreeSet<Integer> free;
     private final ReentrantLock lock = new ReentrantLock();
     private final LinkedList<Waiter> waiters = new LinkedList<>();
+    /** The host-wide lease every job also takes (null: this process only; tests and plan-time checks). */
+    private volatile HostGpuLocks hostLocks;
 
     /** A node with the given GPU ids (e.g. from {@link GpuDiscovery}); distinct, non-negative. */
     public GpuSlots(List<Integer> ids) {
@@ -83,6 +85,20 @@ public final class GpuSlots {
             ids.add(i);
         }
         return new GpuSlots(ids);
+    }
+
+    /**
+     * Makes every executor lease of these GPUs also take the host-wide lock of its GPUs ({@link HostGpuLocks}), so
+     * no other isobench process on the host uses them at the same time; returns this.
+     */
+    public GpuSlots withHostLocks(HostGpuLocks locks) {
+        this.hostLocks = locks;
+        return this;
+    }
+
+    /** The host-wide locks jobs take besides this process's lease; null when none. */
+    public HostGpuLocks hostLocks() {
+        return hostLocks;
     }
 
     public int total() {

@@ -1,5 +1,6 @@
 package io.isobench.report;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.isobench.analysis.AgentAttempts;
 import io.isobench.analysis.AttemptScores;
 import io.isobench.analysis.Leaderboard;
@@ -135,6 +136,9 @@ final class AttemptSection {
             fact(b, "wall", a.number("wall_s") == null ? "—" : String.format(Locale.ROOT, "%.1f s", a.number("wall_s")));
             fact(b, "adapter / CLI version", nz(a.text("adapter")) + " / " + nz(a.text("cli_version")));
             fact(b, "executor", nz(a.text("executor")));
+            if (a.count("gpus") != null && a.count("gpus") > 0) {
+                fact(b, "GPUs", gpuLine(a.section()));
+            }
             fact(b, "model", nz(a.text("model")));
             fact(b, "hints", nz(a.text("hints")));
             fact(b, "prompt sha256", short12(a.text("prompt_sha256")));
@@ -152,6 +156,39 @@ final class AttemptSection {
             }
             b.append("</details>\n");
         }
+    }
+
+    /**
+     * An attempt's GPUs and their telemetry in one line: {@code 1 × NVIDIA H100 80GB HBM3 (GPU 1, device-nodes); 30
+     * samples: power 512.3 W mean, 700.0 W max, energy 1234.5 J, SM clock 1980 MHz, utilisation 85.0%}.
+     */
+    static String gpuLine(JsonNode d) {
+        List<String> models = new ArrayList<>();
+        d.path("gpu_models").forEach(m -> models.add(m.isNull() ? "unknown model" : m.asText()));
+        List<String> ids = new ArrayList<>();
+        d.path("gpu_ids").forEach(i -> ids.add(i.asText()));
+        String who = models.stream().distinct().count() == 1
+                ? models.size() + " × " + models.get(0) : String.join(", ", models);
+        StringBuilder s = new StringBuilder(who).append(" (GPU ").append(String.join(",", ids)).append(", ")
+                .append(d.path("gpu_mode").asText("?")).append(")");
+        JsonNode t = d.path("gpu_telemetry");
+        if (!t.path("available").asBoolean(false)) {
+            return s.append("; no telemetry: ").append(t.path("reason").asText("not sampled")).toString();
+        }
+        s.append(String.format(Locale.ROOT, "; %d samples", t.path("gpu_samples").asInt()));
+        List<String> parts = new ArrayList<>();
+        if (t.has("gpu_power_w_mean")) {
+            parts.add(String.format(Locale.ROOT, "power %.1f W mean, %.1f W max", t.path("gpu_power_w_mean").asDouble(),
+                    t.path("gpu_power_w_max").asDouble()));
+            parts.add(String.format(Locale.ROOT, "energy %.1f J", t.path("gpu_energy_j").asDouble()));
+        }
+        if (t.has("gpu_sm_clock_mhz_mean")) {
+            parts.add(String.format(Locale.ROOT, "SM clock %.0f MHz", t.path("gpu_sm_clock_mhz_mean").asDouble()));
+        }
+        if (t.has("gpu_util_pct_mean")) {
+            parts.add(String.format(Locale.ROOT, "utilisation %.1f%%", t.path("gpu_util_pct_mean").asDouble()));
+        }
+        return parts.isEmpty() ? s.toString() : s.append(": ").append(String.join(", ", parts)).toString();
     }
 
     private static void steps(StringBuilder b, AttemptTrajectory t) {

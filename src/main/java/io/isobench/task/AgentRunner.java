@@ -1,5 +1,6 @@
 package io.isobench.task;
 
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -16,7 +17,7 @@ import java.util.Objects;
  * @param budget  {@code wall_s}, {@code turns}, {@code tokens}, {@code usd} (absent = no limit)
  * @param pricing {@code input_usd_per_mtok}, {@code output_usd_per_mtok}: prices tokens when the CLI reports no cost
  * @param sandbox docker sandbox settings ({@code cpus}, {@code memory_mb}, {@code pids}, {@code cli_dir},
- *                {@code image}) as text
+ *                {@code image}, {@code gpus}) as text
  * @param limits  attempt size limits ({@code output_mb}, {@code patch_mb}, {@code trajectory_steps}; absent = the
  *                defaults of docs/agents.md, "Limits")
  */
@@ -26,6 +27,18 @@ public record AgentRunner(String adapter, String cli, List<String> argv, String 
 
     /** The adapters a suite may name. */
     public static final List<String> ADAPTERS = List.of("claude-code", "codex", "command");
+
+    /** GPUs each attempt gets ({@code sandbox.gpus}; 0 when absent: no GPU). */
+    public int gpus() {
+        return Integer.parseInt(sandbox.getOrDefault("gpus", "0"));
+    }
+
+    /** The same runner with one {@code sandbox:} setting replaced ({@code --gpus} overriding {@code gpus}). */
+    public AgentRunner withSandbox(String key, String value) {
+        Map<String, String> s = new LinkedHashMap<>(sandbox);
+        s.put(key, value);
+        return new AgentRunner(adapter, cli, argv, baseUrl, secrets, env, budget, pricing, s, limits);
+    }
 
     public AgentRunner {
         Objects.requireNonNull(adapter, "adapter");

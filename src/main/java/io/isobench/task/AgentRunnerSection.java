@@ -20,7 +20,8 @@ final class AgentRunnerSection extends SuiteNodes {
             "budget", "pricing", "sandbox", "limits");
     private static final List<String> BUDGET_KEYS = List.of("wall_s", "turns", "tokens", "usd");
     private static final List<String> PRICING_KEYS = List.of("input_usd_per_mtok", "output_usd_per_mtok");
-    private static final List<String> SANDBOX_KEYS = List.of("cpus", "memory_mb", "pids", "cli_dir", "image");
+    private static final List<String> SANDBOX_KEYS = List.of("cpus", "memory_mb", "pids", "cli_dir", "image",
+            "gpus");
     private static final List<String> LIMIT_KEYS = List.of("output_mb", "patch_mb", "trajectory_steps");
     private static final List<String> PROMPT_KEYS = List.of("template", "hints");
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
@@ -89,6 +90,15 @@ final class AgentRunnerSection extends SuiteNodes {
             if (sm != null) {
                 sm.forEach((k, v) -> {
                     String s = string(v, field + ".sandbox." + k, true);
+                    if (k.equals("gpus")) {
+                        if (s != null && !s.matches("0|[1-9][0-9]{0,2}")) {
+                            problem(v.getValueNode(), field + ".sandbox.gpus", "'" + s + "' is not a whole number of"
+                                    + " GPUs >= 0 (fix: e.g. gpus: 1; 0 or absent: no GPU)");
+                        } else if (s != null) {
+                            sandbox.put(k, s);
+                        }
+                        return;
+                    }
                     boolean number = k.equals("cpus") ? s != null && s.matches("[0-9]+(\\.[0-9]+)?")
                             && Double.parseDouble(s) > 0 : !k.equals("memory_mb") && !k.equals("pids")
                             || s != null && s.matches("[1-9][0-9]{0,8}");

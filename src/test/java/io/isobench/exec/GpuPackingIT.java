@@ -87,6 +87,7 @@ class GpuPackingIT {
         ProcessBuilder pb = Cli.builder("run", suite.toString(), "--db", db, "--session", "packed", "--workdir", work)
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD);
         pb.environment().put("ISOBENCH_GPUS", "0,1,2,3");
+        pb.environment().put("ISOBENCH_STATE_DIR", dir.resolve("state").toString()); // its own host-wide GPU locks
         Process first = pb.start();
         Pattern progress = Pattern.compile("^job (\\d+)/(\\d+) ");
         List<String> lines = new ArrayList<>();
@@ -122,6 +123,7 @@ class GpuPackingIT {
         ProcessBuilder resume = Cli.builder("run", suite.toString(), "--db", db, "--session", "packed", "--resume",
                 "--workdir", work).redirectErrorStream(true);
         resume.environment().put("ISOBENCH_GPUS", "0,1,2,3");
+        resume.environment().put("ISOBENCH_STATE_DIR", dir.resolve("state").toString());
         Process second = resume.start();
         String out = new String(second.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(second.waitFor(6, TimeUnit.MINUTES)).isTrue();

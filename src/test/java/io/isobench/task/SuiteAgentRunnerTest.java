@@ -118,4 +118,29 @@ class SuiteAgentRunnerTest {
                 .hasMessageContaining("agents[3].name: 'd@x' is not a usable agent name")
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("sk-ant-abc123"));
     }
+
+    @Test
+    void sandboxGpusIsAWholeNumberOfGpusAndDefaultsToNone() throws IOException {
+        Suite s = SuiteLoader.load(write(HEAD + """
+                agents:
+                  - name: a
+                    runner: {adapter: command, argv: [x], sandbox: {gpus: 2}}
+                  - name: b
+                    runner: {adapter: command, argv: [x], sandbox: {gpus: 0}}
+                  - name: c
+                    runner: {adapter: command, argv: [x]}
+                """));
+        assertThat(s.agents()).extracting(a -> a.runner().gpus()).containsExactly(2, 0, 0);
+        assertThat(s.agents().get(2).runner().withSandbox("gpus", "1").gpus()).as("--gpus overrides").isEqualTo(1);
+        for (String bad : new String[] {"-1", "1.5", "two", "1000", "01"}) {
+            Path f = write(HEAD + """
+                    agents:
+                      - name: a
+                        runner: {adapter: command, argv: [x], sandbox: {gpus: %s}}
+                    """.formatted(bad));
+            assertThatThrownBy(() -> SuiteLoader.load(f)).as(bad).isInstanceOf(IsobenchException.BadInput.class)
+                    .hasMessageContaining("agents[0].runner.sandbox.gpus: '" + bad + "' is not a whole number of"
+                            + " GPUs >= 0 (fix: e.g. gpus: 1; 0 or absent: no GPU)");
+        }
+    }
 }
