@@ -1,6 +1,8 @@
 package io.isobench;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.isobench.agent.AttemptResult;
+import io.isobench.agent.Trajectory;
 import io.isobench.atif.AtifValidator;
 import io.isobench.store.RunFilter;
 import io.isobench.store.RunRecord;
@@ -9,6 +11,7 @@ import io.isobench.store.Store;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -32,6 +35,13 @@ public final class AtifStores {
         if (!errors.isEmpty()) {
             fail("not valid ATIF:\n" + AtifValidator.lines(errors, 50));
         }
+    }
+
+    /** {@code r}, after checking that its trajectory, written the way the store writes it, is valid ATIF. */
+    public static AttemptResult valid(AttemptResult r) {
+        assertValid(r.trajectory().toJson(new Trajectory.Header("agents-test", "test-adapter", r.cliVersion(), null,
+                Map.of("status", r.status().name())), r.usage()));
+        return r;
     }
 
     /**

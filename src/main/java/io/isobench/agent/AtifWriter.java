@@ -10,13 +10,15 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.isobench.atif.AtifValidator;
 
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /**
  * A {@link Trajectory} written as an ATIF-v1.7 document (docs/agents.md, "ATIF trajectories"; Harbor RFC 0001,
  * harbor 0.20.0). The mapping: {@code schema_version} always {@value AtifValidator#WRITTEN_VERSION};
- * {@code session_id} the agents-run session; {@code agent} the adapter, the CLI's version line ({@code unknown} when
+ * {@code session_id} the agents-run session; a trajectory without steps one {@code system} step saying so (ATIF asks for
+ * at least one); {@code agent} the adapter, the CLI's version line ({@code unknown} when
  * none) and the model; steps numbered from 1 in order; a tool call's {@code arguments} always a JSON object (any
  * other value {@code v}, or text that is not JSON, becomes {@code {"input": v}} with the text as it came in the call's
  * {@code extra.raw_arguments}); a blank call id becomes {@code call_STEP_I}, a repeated one within a step gets
@@ -31,6 +33,10 @@ final class AtifWriter {
 
     /** isobench's own format note in {@code extra.isobench.format}. */
     static final String FORMAT = "isobench-atif-1";
+
+    /** The one step of a trajectory without steps (ATIF asks for at least one). */
+    static final String EMPTY_STEP = "isobench: the agent's output held no step (the raw output is stored beside this"
+            + " document)";
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final ObjectReader STRICT = JSON.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
@@ -55,13 +61,16 @@ final class AtifWriter {
         for (Trajectory.Step s : t.steps()) {
             step(arr.addObject(), i++, s);
         }
+        if (t.steps().isEmpty()) {
+            step(arr.addObject(), 1, new Trajectory.Step("system", EMPTY_STEP, List.of(), null, null));
+        }
         ObjectNode fm = root.putObject("final_metrics");
         fm.put("total_prompt_tokens", total.tokensIn());
         fm.put("total_completion_tokens", total.tokensOut());
         if (total.costUsd() != null) {
             fm.put("total_cost_usd", total.costUsd());
         }
-        fm.put("total_steps", t.steps().size());
+        fm.put("total_steps", arr.size());
         ObjectNode fx = fm.putObject("extra");
         fx.put("isobench_total_turns", total.turns());
         fx.put("isobench_total_tool_calls", t.toolCalls());
