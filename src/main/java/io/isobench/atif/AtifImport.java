@@ -117,7 +117,8 @@ public final class AtifImport {
                 String name = agent != null && !agent.isBlank() ? agent
                         : doc.path("agent").path("name").asText("imported").replaceAll("[^A-Za-z0-9._-]", "-");
                 int k = attempts.merge(name, 1, Integer::sum);
-                RunRecord run = record(tx, session, task, name, k, files.get(i), bytes.get(i), doc, now);
+                RunRecord run = record(tx, session, task, name + "@" + k, new Source(files.get(i), bytes.get(i), doc),
+                        now);
                 tx.putRun(run);
                 out.add(new Imported(run.runId(), files.get(i)));
             }
@@ -125,8 +126,17 @@ public final class AtifImport {
         });
     }
 
-    private static RunRecord record(Store tx, String session, String task, String name, int k, Path file,
-                                    byte[] bytes, JsonNode doc, Instant now) {
+    /** One file as read. */
+    private record Source(Path file, byte[] bytes, JsonNode doc) {
+    }
+
+    /** The run of attempt {@code arm} ({@code NAME@k}). */
+    private static RunRecord record(Store tx, String session, String task, String arm, Source src, Instant now) {
+        Path file = src.file();
+        byte[] bytes = src.bytes();
+        JsonNode doc = src.doc();
+        String name = arm.substring(0, arm.lastIndexOf('@'));
+        int k = Integer.parseInt(arm.substring(arm.lastIndexOf('@') + 1));
         String trajSha = tx.putArtifact("trajectory", bytes);
         JsonNode fm = doc.path("final_metrics");
         Totals sum = Totals.of(doc.path("steps"));
@@ -153,7 +163,6 @@ public final class AtifImport {
         d.put("source_sha256", sha256(bytes));
         d.put("schema_version", doc.path("schema_version").asText(null));
         d.put("source_session_id", doc.path("session_id").asText(null));
-        String arm = name + "@" + k;
         return RunRecord.builder(session + "/" + task + "/" + arm)
                 .session(session)
                 .kind(RunRecord.RunKind.AGENT_ATTEMPT)
