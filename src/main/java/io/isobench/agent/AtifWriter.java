@@ -17,8 +17,8 @@ import java.util.Set;
 /**
  * A {@link Trajectory} written as an ATIF-v1.7 document (docs/agents.md, "ATIF trajectories"; Harbor RFC 0001,
  * harbor 0.20.0). The mapping: {@code schema_version} always {@value AtifValidator#WRITTEN_VERSION};
- * {@code session_id} the agents-run session; a trajectory without steps one {@code system} step saying so (ATIF asks for
- * at least one); {@code agent} the adapter, the CLI's version line ({@code unknown} when
+ * {@code session_id} the agents-run session; a trajectory without steps one {@code system} step saying so (ATIF
+ * asks for at least one); {@code agent} the adapter, the CLI's version line ({@code unknown} when
  * none) and the model; steps numbered from 1 in order; a tool call's {@code arguments} always a JSON object (any
  * other value {@code v}, or text that is not JSON, becomes {@code {"input": v}} with the text as it came in the call's
  * {@code extra.raw_arguments}); a blank call id becomes {@code call_STEP_I}, a repeated one within a step gets

@@ -23,8 +23,8 @@ import java.util.Map;
  * in the agents-run session, round = attempt number, arm {@code agent:NAME@k}, its raw stdout as the log artifact,
  * and the {@code agent_attempt} details section: usage, versions, the prompt's hashes, budget, and the artifact ids of
  * the patch, the normalised trajectory (an ATIF-v1.7 document, checked before it is stored: an invalid one is stored
- * with {@code trajectory_atif_errors} said, never dropped) and the raw stderr. Written in one transaction. {@code patch_sha256} is the
- * sha256 of the patch file as written (what a measured run records); {@code patch_artifact} the stored copy, kept byte
+ * with {@code trajectory_atif_errors} said, never dropped) and the raw stderr. Written in one transaction.
+ * {@code patch_sha256} is the sha256 of the patch file as written (what a measured run records); {@code patch_artifact} the stored copy, kept byte
  * for byte ({@link Store#PATCH_KIND}: the generic redactor never runs over a patch), so both ids are the same and a
  * resumed run can restore the file from the store. A patch that held the attempt's own secret value is stored with it
  * masked ({@code patch_masked}: true) and its attempt is {@link AttemptStatus#PATCH_HAS_SECRET}, never measured.

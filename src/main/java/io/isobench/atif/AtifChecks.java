@@ -24,7 +24,8 @@ abstract class AtifChecks {
     private static final Set<String> TRUE_WORDS = Set.of("1", "on", "t", "true", "y", "yes");
     private static final Set<String> FALSE_WORDS = Set.of("0", "off", "f", "false", "n", "no");
     private static final Pattern INT_TEXT = Pattern.compile("\\s*[+-]?\\d+(_\\d+)*\\s*");
-    private static final Pattern ISO = Pattern.compile("(\\d{4})-(\\d{2})-(\\d{2})(?:[T ](\\d{2})(?::(\\d{2})(?::(\\d{2})"
+    private static final Pattern ISO = Pattern.compile("(\\d{4})-(\\d{2})-(\\d{2})"
+            + "(?:[T ](\\d{2})(?::(\\d{2})(?::(\\d{2})"
             + "(?:[.,](\\d{1,9}))?)?)?(?:[+-](\\d{2})(?::?(\\d{2})(?::?(\\d{2})(?:\\.\\d{1,6})?)?)?)?)?");
 
     final Profile profile;

@@ -432,7 +432,8 @@ public final class AtifValidator extends AtifChecks {
                 error(p + ".path", "referenced image file does not exist: " + path);
             }
         }
-        if (audio && present(s, "duration_sec") && number(s, "duration_sec", p) && asDouble(s.get("duration_sec")) < 0) {
+        if (audio && present(s, "duration_sec") && number(s, "duration_sec", p)
+                && asDouble(s.get("duration_sec")) < 0) {
             error(p + ".duration_sec", "Input should be greater than or equal to 0");
         }
     }

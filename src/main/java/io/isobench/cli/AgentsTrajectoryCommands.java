@@ -15,7 +15,10 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 
-/** {@code isobench agents export --format atif} and {@code isobench agents import} (docs/agents.md, "ATIF trajectories"). */
+/**
+ * {@code isobench agents export --format atif} and {@code isobench agents import} (docs/agents.md, "ATIF
+ * trajectories"): options parsed, one {@code atif} entry called, its lines printed.
+ */
 final class AgentsTrajectoryCommands {
 
     private AgentsTrajectoryCommands() {
@@ -23,8 +26,8 @@ final class AgentsTrajectoryCommands {
 
     @Command(name = "export", mixinStandardHelpOptions = true,
             description = {"Write the stored attempts' trajectories as ATIF files (Harbor's Agent Trajectory"
-                    + " Interchange Format, ATIF-v1.7): one <run id>.trajectory.json per attempt in DIR (the run id with"
-                    + " characters outside A-Za-z0-9._- as _). Trajectories stored before isobench wrote ATIF are"
+                    + " Interchange Format, ATIF-v1.7): one <run id>.trajectory.json per attempt in DIR (the run id"
+                    + " with characters outside A-Za-z0-9._- as _). Trajectories stored before isobench wrote ATIF are"
                     + " converted; every document is checked first, and nothing is written when one fails.",
                     "Exit 0 when written, 2 for bad input (no attempt matched, a document that is not valid ATIF)."})
     static final class Export implements Callable<Integer> {
