@@ -126,7 +126,7 @@ public final class AttemptSessions {
         attempt(store, run, started.plusSeconds(300), "b", 1, "OK", null);
     }
 
-    /** The normalised trajectory of an attempt (the shape of io.isobench.agent.Trajectory#toJson). */
+    /** An attempt's trajectory in the pre-ATIF shape older stores hold (read unchanged; exported converted). */
     public static String trajectory(String agent, int k) {
         String message = k == 2 ? "I will edit the engine. " + HOSTILE : "Reading the engine.";
         return """

@@ -3,6 +3,7 @@ package io.isobench.agent;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.Arm;
 import io.isobench.Fields;
+import io.isobench.atif.AtifValidator;
 import io.isobench.exec.GpuSampler;
 import io.isobench.parse.FailureCategory;
 import io.isobench.plan.GpuLease;
@@ -28,8 +29,9 @@ import java.util.Map;
  * An attempt as stored (docs/agents.md, "What is recorded"): a run of kind {@link RunRecord.RunKind#AGENT_ATTEMPT}
  * in the agents-run session, round = attempt number, arm {@code agent:NAME@k}, its raw stdout as the log artifact,
  * and the {@code agent_attempt} details section: usage, versions, the prompt's hashes, budget, and the artifact ids of
- * the patch, the normalised trajectory and the raw stderr. Written in one transaction. {@code patch_sha256} is the
- * sha256 of the patch file as written (what a measured run records); {@code patch_artifact} the stored copy, kept byte
+ * the patch, the normalised trajectory (an ATIF-v1.7 document, checked before it is stored: an invalid one is stored
+ * with {@code trajectory_atif_errors} said, never dropped) and the raw stderr. Written in one transaction.
+ * {@code patch_sha256} is the sha256 of the patch file as written (what a measured run records); {@code patch_artifact} the stored copy, kept byte
  * for byte ({@link Store#PATCH_KIND}: the generic redactor never runs over a patch), so both ids are the same and a
  * resumed run can restore the file from the store. A patch that held the attempt's own secret value is stored with it
  * masked ({@code patch_masked}: true) and its attempt is {@link AttemptStatus#PATCH_HAS_SECRET}, never measured.
@@ -115,7 +117,11 @@ public final class AttemptRecords {
             byte[] patch = r.patchBytes();
             String patchArtifact = patch.length == 0 ? null : tx.putArtifact(Store.PATCH_KIND, patch);
             String patchSha = patch.length == 0 ? null : sha256(patch);
-            String trajectory = r.trajectory().toJson(c.adapter(), r.cliVersion(), c.model(), r.usage());
+            String trajectory = r.trajectory().toJson(header(c, seal, r, budget), r.usage());
+            List<AtifValidator.Error> atifErrors = AtifValidator.validate(trajectory, AtifValidator.Profile.WRITE);
+            // an invalid document is a bug: loud under tests (-ea), stored with the errors said in production
+            assert atifErrors.isEmpty() : "the trajectory of " + c.runId() + " is not valid ATIF:\n"
+                    + AtifValidator.lines(atifErrors, 20);
             String trajSha = tx.putArtifact("trajectory", trajectory.getBytes(StandardCharsets.UTF_8));
             Map<String, Object> d = new LinkedHashMap<>();
             d.put("task", c.taskId());
@@ -142,6 +148,10 @@ public final class AttemptRecords {
             d.put("patch_bytes", patch.length);
             d.put("patch_masked", r.status() == AttemptStatus.PATCH_HAS_SECRET);
             d.put("trajectory_sha256", trajSha);
+            if (!atifErrors.isEmpty()) {
+                d.put("trajectory_atif_errors", atifErrors.stream().limit(20).map(AtifValidator.Error::toString)
+                        .toList());
+            }
             d.put("stderr_sha256", stderrSha);
             d.put("budget", AttemptRunner.budgetMap(budget));
             d.put("egress", f.egress());
@@ -187,6 +197,24 @@ public final class AttemptRecords {
             tx.putRun(run);
             return run;
         });
+    }
+
+    /** The ATIF header of an attempt's trajectory: its session, agent, and isobench's facts under extra.isobench. */
+    private static Trajectory.Header header(AttemptContext c, Seal seal, AttemptResult r, Budget budget) {
+        Map<String, Object> x = new LinkedHashMap<>();
+        x.put("run_id", c.runId());
+        x.put("task", c.taskId());
+        x.put("agent", c.agent());
+        x.put("attempt", c.attempt());
+        x.put("adapter", c.adapter());
+        x.put("executor", c.executor());
+        x.put("status", r.status().name());
+        x.put("prompt_template_sha256", seal.templateSha256());
+        x.put("prompt_sha256", seal.promptSha256());
+        x.put("parent_commit", seal.parentCommit());
+        x.put("sealed_commit", seal.sealedCommit());
+        x.put("budget", AttemptRunner.budgetMap(budget));
+        return new Trajectory.Header(c.sessionId(), c.adapter(), r.cliVersion(), c.model(), x);
     }
 
     /** The sha256 (hex) of {@code bytes}: the id of a patch file as written. */

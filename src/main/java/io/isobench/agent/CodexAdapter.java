@@ -217,8 +217,7 @@ public final class CodexAdapter implements AgentAdapter {
         String id = item.path("id").asText();
         return switch (item.path("type").asText()) {
             case "agent_message" -> new Trajectory.Step("agent", item.path("text").asText(""), List.of(), null, null);
-            case "reasoning" -> new Trajectory.Step("agent", "(reasoning) " + item.path("text").asText(""), List.of(),
-                    null, null);
+            case "reasoning" -> new Trajectory.Step("agent", "", List.of(), null, null, item.path("text").asText(""));
             case "error" -> systemStep(item.path("message").asText(""));
             case "command_execution" -> {
                 ObjectNode args = JSON.createObjectNode().put("command", item.path("command").asText());

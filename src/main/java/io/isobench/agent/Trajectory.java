@@ -1,17 +1,18 @@
 package io.isobench.agent;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
- * An attempt's normalised trajectory, close to Harbor's ATIF (docs/agents.md, "Trajectories"): the steps in order,
- * each from {@code user}, {@code agent} or {@code system}, with its message, tool calls, a summary of each tool's
- * result, and the step's tokens. The raw output it was read from is stored whole beside it.
+ * An attempt's normalised trajectory, written as Harbor's ATIF-v1.7 ({@link #toJson(Header, Usage)}; docs/agents.md,
+ * "ATIF trajectories"): the steps in order, each from {@code user}, {@code agent} or {@code system}, with its message,
+ * the agent's reasoning, tool calls, a summary of each tool's result, and the step's tokens. Tool calls, reasoning and
+ * tokens belong to {@code agent} steps only (ATIF's rule; a step that breaks it is refused). The raw output it was
+ * read from is stored whole beside it.
  */
 public record Trajectory(List<Step> steps) {
 
@@ -19,8 +20,6 @@ public record Trajectory(List<Step> steps) {
 
     /** Longest tool-result summary kept in a step (the raw trajectory keeps everything). */
     public static final int SUMMARY_CHARS = 400;
-
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     public Trajectory {
         steps = List.copyOf(steps);
@@ -34,12 +33,27 @@ public record Trajectory(List<Step> steps) {
      * @param toolCalls the tool calls the agent made in this step
      * @param tokensIn  input tokens of the model call behind this step, or null
      * @param tokensOut output tokens of that call, or null
+     * @param reasoning the agent's reasoning text shown with the step ({@code reasoning_content}), or null
      */
-    public record Step(String source, String message, List<ToolCall> toolCalls, Long tokensIn, Long tokensOut) {
+    public record Step(String source, String message, List<ToolCall> toolCalls, Long tokensIn, Long tokensOut,
+                       String reasoning) {
         public Step {
             Objects.requireNonNull(source, "source");
+            if (!List.of("user", "agent", "system").contains(source)) {
+                throw new IllegalArgumentException("step source " + source + ": user, agent or system");
+            }
             message = message == null ? "" : message;
             toolCalls = List.copyOf(toolCalls);
+            if (!source.equals("agent") && (!toolCalls.isEmpty() || tokensIn != null || tokensOut != null
+                    || reasoning != null)) {
+                throw new IllegalArgumentException("a " + source + " step with tool calls, tokens or reasoning"
+                        + " (ATIF: agent steps only)");
+            }
+        }
+
+        /** A step without reasoning. */
+        public Step(String source, String message, List<ToolCall> toolCalls, Long tokensIn, Long tokensOut) {
+            this(source, message, toolCalls, tokensIn, tokensOut, null);
         }
     }
 
@@ -85,62 +99,36 @@ public record Trajectory(List<Step> steps) {
         return steps.stream().mapToInt(s -> s.toolCalls().size()).sum();
     }
 
-    /** The ATIF-like JSON document: {@code schema_version}, {@code agent}, {@code steps}, {@code final_metrics}. */
+    /**
+     * Who made a trajectory and where it belongs: the ATIF document's header.
+     *
+     * @param sessionId    the agents-run session id ({@code session_id}), or null
+     * @param agentName    the adapter ({@code agent.name})
+     * @param agentVersion the agent CLI's version line ({@code agent.version}; null or blank: {@code unknown})
+     * @param model        the model ({@code agent.model_name}), or null
+     * @param isobench     isobench's facts of the attempt (task, attempt, prompt sha256, budget …), written under the
+     *                     root {@code extra.isobench}
+     */
+    public record Header(String sessionId, String agentName, String agentVersion, String model,
+                         Map<String, Object> isobench) {
+        public Header {
+            Objects.requireNonNull(agentName, "agentName");
+            isobench = isobench == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(isobench));
+        }
+
+        /** A header without session or attempt facts. */
+        public static Header of(String agentName, String agentVersion, String model) {
+            return new Header(null, agentName, agentVersion, model, Map.of());
+        }
+    }
+
+    /** The ATIF document ({@link AtifWriter}) of {@link Header#of}{@code (agentName, agentVersion, model)}. */
     public String toJson(String agentName, String agentVersion, String model, Usage total) {
-        ObjectNode root = JSON.createObjectNode();
-        root.put("schema_version", "isobench-trajectory-1 (ATIF-like)");
-        ObjectNode agent = root.putObject("agent");
-        agent.put("name", agentName);
-        agent.put("version", agentVersion);
-        agent.put("model_name", model);
-        ArrayNode arr = root.putArray("steps");
-        int i = 1;
-        for (Step s : steps) {
-            ObjectNode o = arr.addObject();
-            o.put("step_id", i++);
-            o.put("source", s.source());
-            o.put("message", s.message());
-            if (!s.toolCalls().isEmpty()) {
-                ArrayNode calls = o.putArray("tool_calls");
-                ArrayNode results = JSON.createArrayNode();
-                for (ToolCall c : s.toolCalls()) {
-                    ObjectNode call = calls.addObject();
-                    call.put("tool_call_id", c.id());
-                    call.put("function_name", c.name());
-                    call.put("arguments", c.arguments());
-                    if (c.resultSummary() != null) {
-                        ObjectNode r = results.addObject();
-                        r.put("source_call_id", c.id());
-                        r.put("content", c.resultSummary());
-                    }
-                }
-                if (!results.isEmpty()) {
-                    o.putObject("observation").set("results", results);
-                }
-            }
-            if (s.tokensIn() != null || s.tokensOut() != null) {
-                ObjectNode m = o.putObject("metrics");
-                if (s.tokensIn() != null) {
-                    m.put("prompt_tokens", s.tokensIn());
-                }
-                if (s.tokensOut() != null) {
-                    m.put("completion_tokens", s.tokensOut());
-                }
-            }
-        }
-        ObjectNode fm = root.putObject("final_metrics");
-        fm.put("total_prompt_tokens", total.tokensIn());
-        fm.put("total_completion_tokens", total.tokensOut());
-        if (total.costUsd() != null) {
-            fm.put("total_cost_usd", total.costUsd());
-        }
-        fm.put("total_turns", total.turns());
-        fm.put("total_steps", steps.size());
-        fm.put("total_tool_calls", toolCalls());
-        try {
-            return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
+        return toJson(Header.of(agentName, agentVersion, model), total);
+    }
+
+    /** The ATIF-v1.7 document of this trajectory (docs/agents.md, "ATIF trajectories"; {@link AtifWriter}). */
+    public String toJson(Header header, Usage total) {
+        return AtifWriter.write(this, header, total);
     }
 }

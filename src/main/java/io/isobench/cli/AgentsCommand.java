@@ -20,7 +20,8 @@ import java.util.concurrent.Callable;
 
 @Command(name = "agents", mixinStandardHelpOptions = true,
         description = "Agents make the patches: run an agent CLI on each task's parent tree (docs/agents.md).",
-        subcommands = {AgentsCommand.Run.class, AgentsCommand.ExportSuite.class})
+        subcommands = {AgentsCommand.Run.class, AgentsCommand.ExportSuite.class, AgentsTrajectoryCommands.Export.class,
+                AgentsTrajectoryCommands.Import.class})
 final class AgentsCommand extends CommandGroup {
 
     @ParentCommand

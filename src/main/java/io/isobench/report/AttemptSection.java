@@ -191,13 +191,20 @@ final class AttemptSection {
         return parts.isEmpty() ? s.toString() : s.append(": ").append(String.join(", ", parts)).toString();
     }
 
-    private static void steps(StringBuilder b, AttemptTrajectory t) {
+    static void steps(StringBuilder b, AttemptTrajectory t) {
         b.append("<ol class=\"trajectory\">\n");
         for (AttemptTrajectory.Step s : t.steps()) {
             b.append("<li><strong>").append(esc(s.source())).append("</strong>");
             if (s.tokensIn() != null || s.tokensOut() != null) {
                 b.append(" <span class=\"note\">").append(esc("tokens " + count(s.tokensIn()) + " in / "
                         + count(s.tokensOut()) + " out")).append("</span>");
+            }
+            if (s.costUsd() != null) {
+                b.append(" <span class=\"note\">").append(esc(String.format(Locale.ROOT, "%.4f USD", s.costUsd())))
+                        .append("</span>");
+            }
+            if (s.reasoning() != null && !s.reasoning().isEmpty()) {
+                b.append("<p class=\"note\">reasoning</p><pre>").append(esc(s.reasoning())).append("</pre>");
             }
             if (!s.message().isEmpty()) {
                 b.append("<pre>").append(esc(s.message())).append("</pre>");
@@ -207,6 +214,9 @@ final class AttemptSection {
                         .append("</pre>");
                 b.append(c.result() == null ? "<p class=\"note\">no result</p>"
                         : "<p class=\"note\">result</p><pre>" + esc(c.result()) + "</pre>");
+            }
+            for (String r : s.results()) {
+                b.append("<p class=\"note\">observation</p><pre>").append(esc(r)).append("</pre>");
             }
             b.append("</li>\n");
         }

@@ -5,15 +5,20 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
- * An attempt's normalised trajectory as the report shows it, read from the stored ATIF-like JSON (artifact kind
- * {@code trajectory}, written by {@code io.isobench.agent.Trajectory#toJson}; docs/agents.md): the steps with their
- * source, message, tool calls with arguments and the summary of each call's result, and tokens. The text is untrusted
- * (agent and tool output): renderers escape every field. A document that does not parse reads as {@link #unreadable}.
+ * An attempt's trajectory as the report shows it, read from the stored document (artifact kind {@code trajectory}):
+ * an ATIF document (v1.0–v1.8: what isobench writes since issue 32, and what {@code isobench agents import} stores;
+ * docs/agents.md, "ATIF trajectories") or the pre-ATIF shape older stores hold. The steps with their source, message,
+ * reasoning, tool calls with arguments and the result each call got, results that name no call of the step, and
+ * tokens and cost. A message or result that is an array of content parts reads as its text parts, an image as
+ * {@code [image: PATH]}. The text is untrusted (agent and tool output): renderers escape every field. A document that
+ * does not parse reads as {@link #unreadable}.
  *
  * @param steps      the steps in order
  * @param unreadable why the document could not be read, or null
@@ -26,10 +31,18 @@ record AttemptTrajectory(List<Step> steps, String unreadable) {
         steps = List.copyOf(steps);
     }
 
-    /** One step: {@code user}, {@code agent} or {@code system}. */
-    record Step(int id, String source, String message, List<ToolCall> calls, Long tokensIn, Long tokensOut) {
+    /**
+     * One step: {@code user}, {@code agent} or {@code system}.
+     *
+     * @param reasoning the agent's reasoning ({@code reasoning_content}), or null
+     * @param results   observation results that name no tool call of the step (their text)
+     * @param costUsd   the step's cost, or null
+     */
+    record Step(int id, String source, String message, String reasoning, List<ToolCall> calls, List<String> results,
+                Long tokensIn, Long tokensOut, Double costUsd) {
         Step {
             calls = List.copyOf(calls);
+            results = List.copyOf(results);
         }
     }
 
@@ -52,21 +65,52 @@ record AttemptTrajectory(List<Step> steps, String unreadable) {
         int i = 0;
         for (JsonNode s : root.path("steps")) {
             i++;
-            Map<String, String> results = new HashMap<>();
+            Map<String, String> byCall = new LinkedHashMap<>();
+            List<String> loose = new ArrayList<>();
+            Set<String> callIds = new HashSet<>();
+            s.path("tool_calls").forEach(c -> callIds.add(c.path("tool_call_id").asText("")));
             for (JsonNode r : s.path("observation").path("results")) {
-                results.put(r.path("source_call_id").asText(""), r.path("content").asText(""));
+                String id = r.path("source_call_id").asText(null);
+                String text = content(r.path("content"));
+                if (id != null && callIds.contains(id)) {
+                    byCall.merge(id, text, (a, b) -> a + "\n" + b);
+                } else {
+                    loose.add(text);
+                }
             }
             List<ToolCall> calls = new ArrayList<>();
             for (JsonNode c : s.path("tool_calls")) {
                 calls.add(new ToolCall(c.path("function_name").asText("?"), text(c.path("arguments")),
-                        results.get(c.path("tool_call_id").asText(""))));
+                        byCall.get(c.path("tool_call_id").asText(""))));
             }
             JsonNode m = s.path("metrics");
-            steps.add(new Step(s.path("step_id").asInt(i), s.path("source").asText("?"), s.path("message").asText(""),
-                    calls, m.path("prompt_tokens").isNumber() ? m.path("prompt_tokens").asLong() : null,
-                    m.path("completion_tokens").isNumber() ? m.path("completion_tokens").asLong() : null));
+            steps.add(new Step(s.path("step_id").asInt(i), s.path("source").asText("?"), content(s.path("message")),
+                    s.path("reasoning_content").isTextual() ? s.path("reasoning_content").asText() : null, calls, loose,
+                    count(m.path("prompt_tokens")), count(m.path("completion_tokens")),
+                    m.path("cost_usd").isNumber() ? m.path("cost_usd").asDouble() : null));
         }
         return new AttemptTrajectory(steps, null);
+    }
+
+    /** A message or result: a string, or the text of its content parts (an image as {@code [image: PATH]}). */
+    static String content(JsonNode n) {
+        if (!n.isArray()) {
+            return n.isMissingNode() || n.isNull() ? "" : n.isTextual() ? n.asText() : n.toString();
+        }
+        StringBuilder b = new StringBuilder();
+        for (JsonNode part : n) {
+            if (!b.isEmpty()) {
+                b.append('\n');
+            }
+            String type = part.path("type").asText("?");
+            b.append(type.equals("text") ? part.path("text").asText("")
+                    : "[" + type + ": " + part.path("source").path("path").asText("?") + "]");
+        }
+        return b.toString();
+    }
+
+    private static Long count(JsonNode n) {
+        return n.isNumber() ? Long.valueOf(n.asLong()) : null;
     }
 
     private static String text(JsonNode n) {

@@ -1,5 +1,6 @@
 package io.isobench.agent;
 
+import io.isobench.AtifStores;
 import io.isobench.ToyRepo;
 import io.isobench.store.RunFilter;
 import io.isobench.store.RunRecord;
@@ -97,6 +98,7 @@ class AgentPatchBytesTest {
             store.forEachRun(new RunFilter(null, Set.of(RunRecord.RunKind.AGENT_ATTEMPT), first.sessionId(), false),
                     runs::add);
             assertThat(runs).hasSize(2);
+            assertThat(AtifStores.assertEveryTrajectoryValid(store)).isEqualTo(2);
             StoredAttempts stored = StoredAttempts.read(store, first.sessionId(), "--attempts-of");
             Suite planned = stored.plan(SuiteLoader.load(suiteFile), dir.resolve("work/attempts"), s -> { });
             stored.exportTo(SuiteLoader.load(suiteFile), s -> { });

@@ -1,5 +1,6 @@
 package io.isobench.agent;
 
+import io.isobench.AtifStores;
 import io.isobench.Arm;
 import io.isobench.ToyRepo;
 import io.isobench.analysis.AgentAttempts;
@@ -92,6 +93,7 @@ class AgentPatchMeasuredIT {
         try (Store store = Stores.open(dir.resolve("s.duckdb").toString())) {
             agentsSession = store.sessions().stream().filter(s -> s.isAgentsRun()).findFirst().orElseThrow()
                     .sessionId();
+            assertThat(AtifStores.assertEveryTrajectoryValid(store)).isPositive();
         }
 
         assertThat(cli("run", dir.resolve("suite.yaml").toString(), "--session", "measured", "--attempts-of",

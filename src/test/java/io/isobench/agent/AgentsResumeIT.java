@@ -1,5 +1,6 @@
 package io.isobench.agent;
 
+import io.isobench.AtifStores;
 import io.isobench.ToyRepo;
 import io.isobench.store.RunFilter;
 import io.isobench.store.RunRecord;
@@ -122,6 +123,7 @@ class AgentsResumeIT {
             store.forEachRun(new RunFilter(null, Set.of(RunRecord.RunKind.AGENT_ATTEMPT), null, false), runs::add);
             assertThat(runs).extracting(r -> r.outcome().status()).containsOnly(RunRecord.RunStatus.SUCCESS);
             assertThat(runs).hasSize(2);
+            assertThat(AtifStores.assertEveryTrajectoryValid(store)).isEqualTo(2);
             assertThat(runs).extracting(r -> r.key().sessionId()).containsOnly(runs.get(0).key().sessionId());
         }
         Suite suite;

@@ -1,5 +1,6 @@
 package io.isobench.agent;
 
+import io.isobench.AtifStores;
 import io.isobench.ToyRepo;
 import io.isobench.analysis.Leaderboard;
 import io.isobench.analysis.StatsConfig;
@@ -103,6 +104,7 @@ class AgentsRunTest {
             store.forEachRun(new RunFilter(null, Set.of(RunRecord.RunKind.AGENT_ATTEMPT), first.sessionId(), false),
                     runs::add);
             assertThat(runs).hasSize(4);
+            assertThat(AtifStores.assertEveryTrajectoryValid(store)).isEqualTo(4);
             RunRecord ok = runs.stream().filter(r -> r.key().runId().endsWith("/tpot/scripted@1")).findFirst()
                     .orElseThrow();
             var d = ok.details().section(AttemptRecords.SECTION);

@@ -1,5 +1,6 @@
 package io.isobench.agent;
 
+import io.isobench.AtifStores;
 import io.isobench.SharedData;
 import io.isobench.ToyRepo;
 import io.isobench.store.RunFilter;
@@ -131,6 +132,7 @@ class AgentsSandboxE2EIT {
         List<RunRecord> runs = new ArrayList<>();
         try (Store store = Stores.open(dir.resolve("store.duckdb").toString())) {
             store.forEachRun(new RunFilter(null, Set.of(RunRecord.RunKind.AGENT_ATTEMPT), null, false), runs::add);
+            assertThat(AtifStores.assertEveryTrajectoryValid(store)).isEqualTo(runs.size());
         }
         return runs;
     }

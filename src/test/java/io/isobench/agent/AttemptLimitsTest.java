@@ -1,5 +1,6 @@
 package io.isobench.agent;
 
+import io.isobench.AtifStores;
 import io.isobench.ToyRepo;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -45,7 +46,7 @@ class AttemptLimitsTest {
                 Map.of());
         AttemptRunner runner = new AttemptRunner(new CommandAdapter(), config, new LocalSandbox("python3", null),
                 Map.of("MY_API_KEY", SECRET), limits);
-        return runner.run(dirs, sealed, "Task t1: make it faster.\n");
+        return AtifStores.valid(runner.run(dirs, sealed, "Task t1: make it faster.\n"));
     }
 
     private static AttemptLimits limits(long outputBytes, long patchBytes, int steps) {

@@ -1,5 +1,6 @@
 package io.isobench.agent;
 
+import io.isobench.AtifStores;
 import io.isobench.ToyRepo;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -41,7 +42,7 @@ class AttemptRunnerTest {
                 "{prompt_file}"), "m-1", null, List.of("MY_API_KEY"), Map.of("AGENT_MODE", "test"), budget, Map.of());
         AttemptRunner runner = new AttemptRunner(new CommandAdapter(), config, new LocalSandbox("python3", null),
                 Map.of("MY_API_KEY", SECRET));
-        return runner.run(dirs, sealed, "Task t1: make it faster.\n");
+        return AtifStores.valid(runner.run(dirs, sealed, "Task t1: make it faster.\n"));
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.isobench.agent;
 
+import io.isobench.AtifStores;
 import io.isobench.ToyRepo;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -71,8 +72,8 @@ class AttemptRunnerUnstoppableTest {
         Files.writeString(agent, "import time\nprint('working', flush=True)\ntime.sleep(300)\n");
         AgentConfig config = new AgentConfig("command", null, List.of("python3", agent.toString()), null, null,
                 List.of(), Map.of(), new Budget(2.0, null, null, null), Map.of());
-        AttemptResult r = new AttemptRunner(new CommandAdapter(), config, new Unverified(), Map.of())
-                .run(dirs, sealed, "x");
+        AttemptResult r = AtifStores.valid(new AttemptRunner(new CommandAdapter(), config, new Unverified(), Map.of())
+                .run(dirs, sealed, "x"));
         assertThat(r.status()).isEqualTo(AttemptStatus.SANDBOX_UNSTOPPABLE);
         assertThat(r.detail()).startsWith("wall time ran out").contains("could not be proven stopped");
     }

@@ -1,5 +1,6 @@
 package io.isobench.agent;
 
+import io.isobench.AtifStores;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -8,6 +9,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -153,10 +155,11 @@ class ClaudeCodeAdapterTest {
     @ValueSource(strings = {"edit", "overrun-turns", "overrun-usd", "overrun-tokens", "escape-local", "auth-error"})
     void trajectoryJsonIsGolden(String name) throws IOException {
         AgentReport r = adapter.parse(new AgentOutput(transcript(name), "", 0));
-        String json = r.trajectory().toJson("claude-code", "2.1.332 (Claude Code)", "claude-sonnet-4-5", r.usage())
-                + "\n";
+        String json = r.trajectory().toJson(new Trajectory.Header("agents-golden", "claude-code",
+                "2.1.332 (Claude Code)", "claude-sonnet-4-5", Map.of("task", name)), r.usage()) + "\n";
+        AtifStores.assertValid(json);
         Path golden = DIR.resolve(name + ".trajectory.json");
-        if (Boolean.getBoolean("isobench.golden.update")) {
+        if (Boolean.getBoolean("isobench.golden.update") || Boolean.getBoolean("isobench.golden.rewrite")) {
             Files.writeString(golden, json);
         }
         assertEquals(Files.readString(golden), json, name);

@@ -1,5 +1,6 @@
 package io.isobench.agent;
 
+import io.isobench.AtifStores;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.isobench.SharedData;
@@ -77,7 +78,7 @@ class ClaudeCodeAgentIT {
                     Map.of("ANTHROPIC_API_KEY", KEY));
             String prompt = PromptTemplate.defaults().render("latency", PERF, "avg latency", true,
                     dirs.repo().toString(), null);
-            AttemptResult r = runner.run(dirs, sealed, prompt);
+            AttemptResult r = AtifStores.valid(runner.run(dirs, sealed, prompt));
             Files.writeString(TRANSCRIPTS.resolve(name + ".stdout.jsonl"), r.rawStdout());
             Files.writeString(TRANSCRIPTS.resolve(name + ".stderr.txt"), r.rawStderr());
             Files.writeString(TRANSCRIPTS.resolve(name + ".trajectory.json"),

@@ -1,5 +1,6 @@
 package io.isobench.agent;
 
+import io.isobench.AtifStores;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -181,7 +182,9 @@ class CodexAdapterTest {
     }
 
     private static void golden(String name, AgentReport r) throws IOException {
-        String json = r.trajectory().toJson("codex", "codex-cli 0.171.0", CodexScripts.MODEL, r.usage()) + "\n";
+        String json = r.trajectory().toJson(new Trajectory.Header("agents-golden", "codex", "codex-cli 0.171.0",
+                CodexScripts.MODEL, Map.of("task", name)), r.usage()) + "\n";
+        AtifStores.assertValid(json);
         Path g = DIR.resolve(name + ".trajectory.json");
         if (Boolean.getBoolean("isobench.golden.rewrite")) {
             Files.writeString(g, json);

@@ -1,5 +1,6 @@
 package io.isobench.agent;
 
+import io.isobench.AtifStores;
 import io.isobench.SharedData;
 import io.isobench.agent.ScriptedOpenAiServer.Script;
 import org.junit.jupiter.api.BeforeAll;
@@ -71,7 +72,7 @@ class CodexAgentIT {
             String prompt = PromptTemplate.defaults().render("tpot",
                     "python3 benchmarks/benchmark_latency.py --input-len 32 --output-len 256 --batch-size 1",
                     "tpot", true, sealed.worktree().toString(), null);
-            AttemptResult r = runner.run(dirs, sealed, prompt);
+            AttemptResult r = AtifStores.valid(runner.run(dirs, sealed, prompt));
             Path keep = Path.of("target", "codex-it");
             Files.createDirectories(keep);
             Files.writeString(keep.resolve(name + ".jsonl"), r.rawStdout());

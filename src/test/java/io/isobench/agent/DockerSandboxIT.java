@@ -1,5 +1,6 @@
 package io.isobench.agent;
 
+import io.isobench.AtifStores;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.isobench.SharedData;
@@ -207,7 +208,7 @@ class DockerSandboxIT {
                 config.baseUrl()).withLimits(new DockerSandbox.Limits(1.5, 768, 256, 64)))) {
             AttemptRunner runner = new AttemptRunner(new CommandAdapter(), config, sandbox,
                     Map.of("ISOBENCH_TEST_SECRET", SECRET));
-            result = runner.run(dirs, sealed, "make it faster");
+            result = AtifStores.valid(runner.run(dirs, sealed, "make it faster"));
             egressLog = sandbox.egressLog(dirs);
             assertThat(sandbox.release(dirs)).isEqualTo(egressLog);
             assertThat(sandbox.egressLog(dirs)).isEmpty();
@@ -276,7 +277,8 @@ class DockerSandboxIT {
                 Map.of(), new Budget(3.0, null, null, null), Map.of());
         try (DockerSandbox sandbox = new DockerSandbox(DockerSandbox.Options.of("sleeper", BASE_IMAGE, null, "sleep",
                 null))) {
-            AttemptResult r = new AttemptRunner(new CommandAdapter(), config, sandbox, Map.of()).run(dirs, sealed, "x");
+            AttemptResult r = AtifStores.valid(new AttemptRunner(new CommandAdapter(), config, sandbox, Map.of())
+                    .run(dirs, sealed, "x"));
             assertThat(r.status()).isEqualTo(AttemptStatus.AGENT_TIMEOUT);
             assertThat(r.wallS()).isLessThan(60);
             assertThat(leftContainers(ProcessHandle.current().pid())).isEmpty();

@@ -1,5 +1,6 @@
 package io.isobench.agent;
 
+import io.isobench.AtifStores;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import org.junit.jupiter.api.AfterEach;
@@ -135,7 +136,7 @@ class SandboxControlPathIT {
         AgentConfig config = new AgentConfig("command", null, List.of("python3", "{home}/agent.py", mode), null,
                 upstreamUrl(), List.of(), Map.of(), budget, pricing);
         AttemptRunner runner = new AttemptRunner(new CommandAdapter(), config, sandbox, Map.of());
-        AttemptResult r = runner.run(dirs, sealed, "x");
+        AttemptResult r = AtifStores.valid(runner.run(dirs, sealed, "x"));
         egress.addAll(runner.finish(dirs));
         return r;
     }
