@@ -20,13 +20,13 @@ import java.util.regex.Pattern;
  * this order; the first that fails is its one-line reason:
  * <ol>
  *   <li>{@link HarborTaskChecker} finds no error, and the task is single-step;</li>
+ *   <li>{@code tests/test.sh} writes {@code reward.json} with a performance key: a key whose name ends in a time
+ *       unit ({@code _sec}, {@code _s}, {@code _ms}, {@code _us}, {@code _ns}: lower is better) or a rate
+ *       ({@code _per_s}, {@code _per_sec}, {@code tok_s}, {@code throughput}: higher is better);</li>
  *   <li>{@code environment/} holds a git repository: a bundle {@code environment/*.bundle} or a folder
  *       {@code environment/X/} with {@code .git}; its HEAD is the parent commit;</li>
  *   <li>{@code solution/} holds one patch file ({@code *.diff} or {@code *.patch}) that {@code solve.sh} names:
- *       applied to HEAD and committed (isobench's fixed identity and date) it is the human commit;</li>
- *   <li>{@code tests/test.sh} writes {@code reward.json} with a performance key: a key whose name ends in a time
- *       unit ({@code _sec}, {@code _s}, {@code _ms}, {@code _us}, {@code _ns}: lower is better) or a rate
- *       ({@code _per_s}, {@code _per_sec}, {@code tok_s}, {@code throughput}: higher is better).</li>
+ *       applied to HEAD and committed (isobench's fixed identity and date) it is the human commit.</li>
  * </ol>
  * A mapped task's command runs the Harbor test ({@code bash tests/test.sh} from the suite's folder, in the arm's
  * environment) and prints {@code /logs/verifier/reward.json}; its performance key is the primary metric, read from that
@@ -94,14 +94,6 @@ public final class HarborImport {
         if (toml.containsKey("steps")) {
             return "a multi-step task ([[steps]]): isobench measures one change";
         }
-        if (repoIn(dir) == null) {
-            return "environment/ holds no git repository (a *.bundle file or a folder with .git): isobench needs the"
-                    + " parent commit";
-        }
-        if (patchIn(dir) == null) {
-            return "solution/ holds no patch file (*.diff, *.patch) that solve.sh names: isobench needs the human"
-                    + " change as a commit";
-        }
         Path test = dir.resolve("tests/test.sh");
         if (!Files.isRegularFile(test)) {
             return "no tests/test.sh (the command isobench would measure)";
@@ -113,6 +105,14 @@ public final class HarborImport {
         if (perfKey(text) == null) {
             return "reward.json has no performance key (keys " + keys(text) + "; a time such as runtime_sec or a rate"
                     + " such as tok_per_s): a pass/fail test";
+        }
+        if (repoIn(dir) == null) {
+            return "environment/ holds no git repository (a *.bundle file or a folder with .git): isobench needs the"
+                    + " parent commit";
+        }
+        if (patchIn(dir) == null) {
+            return "solution/ holds no patch file (*.diff, *.patch) that solve.sh names: isobench needs the human"
+                    + " change as a commit";
         }
         return null;
     }
@@ -128,7 +128,7 @@ public final class HarborImport {
         }
         Path work = Files.createTempDirectory("isobench-harbor-import-");
         try {
-            Path src = repoIn(dir);
+            Path src = repoIn(dir).toAbsolutePath();
             Path wt = work.resolve("wt");
             Git.git(work, "clone", "-q", src.toString(), wt.toString());
             String parent = Git.git(wt, "rev-parse", "HEAD").strip();
@@ -168,6 +168,15 @@ public final class HarborImport {
 
     private static boolean rate(String l) {
         return l.endsWith("_per_s") || l.endsWith("_per_sec") || l.endsWith("tok_s") || l.contains("throughput");
+    }
+
+    /** The unit a performance key names: a time suffix's, {@code tok/s} for tok_s, else {@code 1/s}. */
+    static String unit(String key) {
+        String l = key.toLowerCase(Locale.ROOT);
+        if (rate(l)) {
+            return l.endsWith("tok_s") || l.endsWith("tok_per_s") || l.endsWith("tokens_per_s") ? "tok/s" : "1/s";
+        }
+        return l.endsWith("_ms") ? "ms" : l.endsWith("_us") ? "us" : l.endsWith("_ns") ? "ns" : "s";
     }
 
     static boolean lowerIsBetter(String key) {
@@ -236,7 +245,7 @@ public final class HarborImport {
                     + " /logs/verifier/reward.json', \"{suite_dir}/harbor/").append(m.dirName()).append("/test.sh\"]\n");
             b.append("      metrics:\n");
             b.append("        - {name: ").append(metric).append(", from: stdout, json_path: ").append(m.key())
-                    .append(", better: ").append(m.lower() ? "lower" : "higher").append(", primary: true}\n");
+                    .append(", unit: ").append(unit(m.key())).append(", better: ").append(m.lower() ? "lower" : "higher").append(", primary: true}\n");
         }
         return b.toString();
     }

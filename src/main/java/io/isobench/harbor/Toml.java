@@ -29,6 +29,8 @@ public final class Toml {
     private final Map<String, Object> root = new LinkedHashMap<>();
     /** Tables opened by a header or a dotted key (identity), so that a second header for them fails. */
     private final List<Object> defined = new ArrayList<>();
+    /** The table the last header opened (for messages). */
+    private String at = "";
 
     private Toml(String text) {
         this.s = text;
@@ -55,9 +57,10 @@ public final class Toml {
                 List<String> path = key();
                 expect(array ? "]]" : "]");
                 endOfLine();
+                at = String.join(".", path);
                 current = array ? arrayTable(path) : table(path);
             } else {
-                keyValue(current);
+                keyValue(current, current);
                 endOfLine();
             }
         }
@@ -132,6 +135,11 @@ public final class Toml {
 
     @SuppressWarnings("unchecked")
     private void keyValue(Map<String, Object> table) {
+        keyValue(table, null);
+    }
+
+    @SuppressWarnings("unchecked")
+    private void keyValue(Map<String, Object> table, Map<String, Object> current) {
         List<String> path = key();
         skipSpaces();
         expect("=");
@@ -152,7 +160,8 @@ public final class Toml {
             }
         }
         if (t.containsKey(path.getLast())) {
-            throw err("duplicate key " + String.join(".", path));
+            throw err("duplicate key " + (at.isEmpty() || table != current ? "" : "[" + at + "].")
+                    + String.join(".", path));
         }
         t.put(path.getLast(), v);
     }
