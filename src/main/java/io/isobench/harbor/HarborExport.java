@@ -94,7 +94,7 @@ public final class HarborExport {
                 if (Files.exists(dir)) {
                     throw new IsobenchException.BadInput(dir + ": exists (fix: remove it, or --out another folder)");
                 }
-                done.add(task(suite, yaml, suiteName, t, engine, dir, tmp.resolve("seal-" + t.id()), o));
+                done.add(task(new Source(suite, yaml, suiteName, engine), t, dir, tmp.resolve("seal-" + t.id()), o));
             }
             return done;
         } finally {
@@ -102,14 +102,19 @@ public final class HarborExport {
         }
     }
 
-    private static Exported task(Suite suite, Map<String, Object> yaml, String suiteName, TaskSpec t, Path engine,
-                                 Path dir, Path sealDir, Options o) throws IOException {
+    /** The suite being exported: loaded, as YAML, its name, and a git directory with the engine's history. */
+    private record Source(Suite suite, Map<String, Object> yaml, String name, Path engine) {
+    }
+
+    private static Exported task(Source src, TaskSpec t, Path dir, Path sealDir, Options o) throws IOException {
+        Suite suite = src.suite();
+        Path engine = src.engine();
         String parentRef = t.parentCommit() != null ? t.parentCommit() : t.humanCommit() + "^";
         String parent = Git.git(engine, "rev-parse", "--verify", parentRef + "^{commit}").strip();
         String human = Git.git(engine, "rev-parse", "--verify", t.humanCommit() + "^{commit}").strip();
         SealedRepo sealed = SealedRepo.create(engine, parent, AttemptDirs.under(sealDir));
         String subject = Git.git(engine, "log", "-1", "--format=%s", human).strip();
-        TaskFacts f = facts(suite, suiteName, t, parent, sealed.commit(), human, subject);
+        TaskFacts f = facts(suite, src.name(), t, parent, sealed.commit(), human, subject);
         Files.createDirectories(dir.resolve("environment"));
         Files.createDirectories(dir.resolve("tests/isobench/suite"));
         Files.createDirectories(dir.resolve("solution"));
@@ -134,7 +139,7 @@ public final class HarborExport {
                 "--no-ext-diff", "--no-textconv", parent, human));
         copySuiteFolder(suite, dir.resolve("tests/isobench/suite"));
         Files.writeString(dir.resolve("tests/isobench/suite/" + HarborFiles.VERIFIER_SUITE),
-                verifierSuite(yaml, t.id()));
+                verifierSuite(src.yaml(), t.id()));
         Path bundle = dir.resolve("tests/isobench/engine.bundle");
         if (suite.engine().isBundle()) {
             Files.copy(suite.engine().localPath(), bundle);
