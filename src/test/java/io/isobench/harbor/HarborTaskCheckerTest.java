@@ -1,9 +1,12 @@
 package io.isobench.harbor;
 
+import io.isobench.cli.Main;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -101,6 +104,21 @@ class HarborTaskCheckerTest {
         assertThat(r.warnings()).containsExactly(
                 "task.toml: [environment].gpu: unknown key (Harbor ignores it: a typo?)",
                 "task.toml: [environment].memory: deprecated (Harbor migrates it: use memory_mb)");
+    }
+
+    @Test
+    void checkHarborExitsTwoOnAnErrorAndNamesIt() throws IOException {
+        StringWriter o = new StringWriter();
+        StringWriter e = new StringWriter();
+        assertThat(Main.run(new PrintWriter(o), new PrintWriter(e), "tasks", "check-harbor", GOLDEN.toString()))
+                .isZero();
+        assertThat(o.toString()).isEqualTo(GOLDEN + ": ok\n");
+        Path d = copyGolden();
+        Files.delete(d.resolve("instruction.md"));
+        StringWriter o2 = new StringWriter();
+        assertThat(Main.run(new PrintWriter(o2), new PrintWriter(e), "tasks", "check-harbor", d.toString()))
+                .isEqualTo(Main.BAD_INPUT);
+        assertThat(o2.toString()).isEqualTo(d + ": error: instruction.md: missing (the agent's instruction)\n");
     }
 
     @Test
