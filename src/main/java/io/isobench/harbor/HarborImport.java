@@ -35,7 +35,8 @@ import java.util.regex.Pattern;
  */
 public final class HarborImport {
 
-    private static final Pattern JSON_KEY = Pattern.compile("\"([A-Za-z_][A-Za-z0-9_]*)\"\\s*:");
+    /** A JSON key as a script writes it: {@code "key":}, also with shell-escaped quotes ({@code \"key\":}). */
+    private static final Pattern JSON_KEY = Pattern.compile("\\\\?\"([A-Za-z_][A-Za-z0-9_]*)\\\\?\"\\s*:");
     private static final Pattern NAME = Pattern.compile("[a-z][a-z0-9_]*");
 
     /**

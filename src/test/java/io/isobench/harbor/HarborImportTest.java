@@ -59,6 +59,7 @@ class HarborImportTest {
         assertThat(HarborImport.reason(TASKS.resolve("sum-speedup"))).isNull();
         assertThat(HarborImport.perfKey("printf '{\"reward\": %d, \"runtime_sec\": %s}'")).isEqualTo("runtime_sec");
         assertThat(HarborImport.perfKey("echo '{\"reward\": 1, \"tok_per_s\": 3}'")).isEqualTo("tok_per_s");
+        assertThat(HarborImport.perfKey("printf \"{\\\"reward\\\": 1, \\\"load_ms\\\": 3}\"")).isEqualTo("load_ms");
         assertThat(HarborImport.lowerIsBetter("tok_per_s")).isFalse();
         assertThat(HarborImport.unit("tok_per_s")).isEqualTo("tok/s");
         assertThat(HarborImport.unit("load_ms")).isEqualTo("ms");
