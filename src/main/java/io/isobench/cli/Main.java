@@ -47,6 +47,7 @@ import java.util.Locale;
                 TrainArchiveCommand.class,
                 StatsCalibrationCommand.class,
                 GpuTelemetryCommand.class,
+                VerdictsCommand.class,
                 CommandLine.HelpCommand.class
         })
 public final class Main implements Runnable {

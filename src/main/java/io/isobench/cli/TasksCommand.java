@@ -1,5 +1,6 @@
 package io.isobench.cli;
 
+import io.isobench.IsobenchException;
 import io.isobench.exec.LintRun;
 import io.isobench.task.LintReport;
 import io.isobench.task.Suite;
@@ -17,8 +18,9 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 @Command(name = "tasks", mixinStandardHelpOptions = true,
-        description = "Task suites: lint perf_commands, import tasks from ISO-Bench data.",
-        subcommands = {TasksCommand.Lint.class, TasksCommand.Import.class})
+        description = "Task suites: lint perf_commands, import tasks from ISO-Bench data; Harbor tasks (docs/harbor.md).",
+        subcommands = {TasksCommand.Lint.class, TasksCommand.Import.class, HarborCommands.Export.class,
+                HarborCommands.CheckHarbor.class, HarborCommands.CollectPatch.class})
 final class TasksCommand extends CommandGroup {
 
     @ParentCommand
@@ -64,12 +66,15 @@ final class TasksCommand extends CommandGroup {
     }
 
     @Command(name = "import", mixinStandardHelpOptions = true,
-            description = "Build a suite from ISO-Bench data (full_results.jsonl, or the HF table as parquet/jsonl/csv).")
+            description = "Build a suite from ISO-Bench data (full_results.jsonl, or the HF table as parquet/jsonl/csv);"
+                    + " `tasks import harbor DIR...`: from Harbor task folders.",
+            subcommands = {HarborCommands.ImportHarbor.class})
     static final class Import implements Callable<Integer> {
         @ParentCommand
         TasksCommand parent;
 
-        @Parameters(paramLabel = "FILE", description = "ISO-Bench full_results.jsonl or the HF table (.parquet/.jsonl/.csv).")
+        @Parameters(paramLabel = "FILE", arity = "0..1",
+                description = "ISO-Bench full_results.jsonl or the HF table (.parquet/.jsonl/.csv).")
         Path file;
 
         @Option(names = "--out", paramLabel = "SUITE.yaml", description = "Write the suite here (default: stdout).")
@@ -81,6 +86,10 @@ final class TasksCommand extends CommandGroup {
 
         @Override
         public Integer call() {
+            if (file == null) {
+                throw new IsobenchException.BadInput("tasks import: FILE is missing (fix: isobench tasks import FILE,"
+                        + " or isobench tasks import harbor DIR...)");
+            }
             TaskImport.Result r = TaskImport.fromIsoBench(file, repo);
             String yaml = SuiteWriter.toYaml(r);
             if (out == null) {

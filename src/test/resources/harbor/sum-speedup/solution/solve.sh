@@ -1,0 +1,4 @@
+#!/bin/bash
+set -euo pipefail
+cd /app/repo
+git apply /solution/closed-form.diff
