@@ -12,7 +12,8 @@ package io.isobench;
  *       its rounds count hangs on the load generator's own timing check: a CI run beside another IT saw three of
  *       five rounds of one arm excluded as client_saturated). Not isolated, though measured: a class
  *       whose timing assertions are far inside the designed effect (DockerDemoIT: the human commit more than 10 %
- *       faster where the toy engine's fixes are several times that) or that asserts no timing at all (the demos on
+ *       faster where the toy engine's fixes are several times that; HarborVerifierIT: the oracle's reward needs the
+ *       human commit `better`, and topp-filter's fix is about 3 × faster) or that asserts no timing at all (the demos on
  *       Slurm: counts, outcomes).</li>
  *   <li>{@link #SLURM}: the one Slurm node of scripts/provision-slurm (2 CPUs, 2 fake GPUs) — jobs of two tests would
  *       queue behind each other, and the tests wait for their job to be RUNNING and read the queue.</li>

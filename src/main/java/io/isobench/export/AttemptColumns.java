@@ -41,8 +41,8 @@ final class AttemptColumns {
             new HfSchema.Column("isobench_agent_patch_sha256", HfSchema.Type.STRING, "sha256 of the attempt's patch (the"
                     + " one the agent arm measured)"),
             new HfSchema.Column("isobench_agent_trajectory", HfSchema.Type.STRING, "the attempt's normalised trajectory,"
-                    + " ATIF-like JSON text (steps: source, message, tool calls, result summaries, tokens; secrets"
-                    + " redacted)"));
+                    + " Harbor's ATIF-v1.7 JSON text (docs/agents.md \"ATIF trajectories\"; attempts stored before"
+                    + " isobench wrote ATIF hold its older isobench-trajectory-1 shape as stored; secrets redacted)"));
 
     /**
      * Fills the columns of {@code values} (a row in {@link HfSchema#EXPORT} order) from {@code attempt}; nothing

@@ -119,6 +119,13 @@ final class AttemptSection {
         b.append("<h2 id=\"attempts\">Agent attempts</h2>\n<p class=\"note\">Each attempt of <code>isobench agents run"
                 + "</code> at this task (the latest of each agent and attempt number). Trajectories are the agent's"
                 + " own text, shown escaped; tool results are summaries (the raw output is stored whole).</p>\n");
+        attemptsHtml(b, attempts, trajectories, measuredPatch, measuredAttempt);
+    }
+
+    /** Each attempt as a {@code <details>} block: its facts, then its trajectory's steps. */
+    static void attemptsHtml(StringBuilder b, List<AgentAttempts.Attempt> attempts,
+                             Map<String, AttemptTrajectory> trajectories, Map<String, String> measuredPatch,
+                             Map<String, String> measuredAttempt) {
         for (AgentAttempts.Attempt a : attempts) {
             String patch = a.text("patch_sha256");
             String arm = a.arm().label();

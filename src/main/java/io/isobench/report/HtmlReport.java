@@ -61,6 +61,7 @@ public final class HtmlReport {
             new FailuresPage(context).write();
             new LegacyPages(context).write();
             new HistoryPage(context).write();
+            new AttemptsPage(context).write();
             return new Result(dir.resolve("index.html"), site.pages, site.largest, site.largestName);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the HTML report to " + dir + ": " + e.getMessage(), e);
@@ -88,7 +89,7 @@ public final class HtmlReport {
 
     /** Pages of an earlier report in the same folder (names this report writes; nothing else is touched). */
     private static final Pattern OUR_PAGES = Pattern.compile(
-            "(index|failures|legacy|tasks|todo|task-[0-9]+-[0-9]+|legacy-.+|tasks-[0-9]+|todo-[0-9]+|history-[0-9]+)\\.html");
+            "(index|failures|legacy|tasks|todo|attempts|task-[0-9]+-[0-9]+|legacy-.+|tasks-[0-9]+|todo-[0-9]+|history-[0-9]+)\\.html");
 
     private static void removeOldPages(Path dir) throws IOException {
         try (Stream<Path> s = Files.list(dir)) {

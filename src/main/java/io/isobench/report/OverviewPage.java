@@ -55,6 +55,7 @@ final class OverviewPage extends HtmlPage {
                     + "<a href=\"legacy.html\">imported legacy data</a>.</p>\n");
         }
         history(b);
+        AttemptsPage.overview(b, model.unmeasuredAttempts());
         b.append("<h2 id=\"failures\">Failures</h2>\n<p>")
                 .append(model.failures().stream().mapToLong(f -> f.runs()).sum())
                 .append(" failed run(s) in ").append(model.failures().size())

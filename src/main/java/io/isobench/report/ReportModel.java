@@ -35,6 +35,7 @@ public final class ReportModel implements AutoCloseable {
     private final Leaderboard leaderboard;
     private final Function<String, Optional<byte[]>> artifacts;
     private final AgentAttempts attempts;
+    private final AgentAttempts unmeasured;
     private final AttemptScores attemptScores;
     private final BetweenSessions betweenSessions;
     private final Map<String, AttemptTrajectory> trajectories = new HashMap<>();
@@ -58,16 +59,35 @@ public final class ReportModel implements AutoCloseable {
         this.histories = scope.sessionId() == null ? HistoryModel.collect(store) : Map.of();
         this.attempts = attemptsOf(store, scope, sessions);
         this.attemptScores = AttemptScores.of(leaderboard, attempts, StatsConfig.defaults());
+        this.unmeasured = unmeasuredOf(store, scope, sessions);
+        List<AgentAttempts.Attempt> shown = new ArrayList<>(unmeasured.all());
         for (NativeSession s : sessions) {
             for (NativeTask t : s.tasks()) {
-                for (AgentAttempts.Attempt a : attempts.ofTask(t.result().taskId())) {
-                    String sha = a.text("trajectory_sha256");
-                    if (sha != null && !trajectories.containsKey(sha)) {
-                        store.artifact(sha).ifPresent(bytes -> trajectories.put(sha, AttemptTrajectory.parse(bytes)));
-                    }
-                }
+                shown.addAll(attempts.ofTask(t.result().taskId()));
             }
         }
+        for (AgentAttempts.Attempt a : shown) {
+            String sha = a.text("trajectory_sha256");
+            if (sha != null && !trajectories.containsKey(sha)) {
+                store.artifact(sha).ifPresent(bytes -> trajectories.put(sha, AttemptTrajectory.parse(bytes)));
+            }
+        }
+    }
+
+    /**
+     * The stored agent attempts at tasks no session of the store measured (isobench's own before a measured run, and
+     * trajectories imported with {@code isobench agents import}): whole-store reports only, of the scope's agent when
+     * it names one. They have no verdict to score; the HTML report shows them on their own page.
+     */
+    private static AgentAttempts unmeasuredOf(Store store, ReportScope scope, List<NativeSession> sessions) {
+        if (scope.sessionId() != null) {
+            return AgentAttempts.NONE;
+        }
+        Set<String> measured = new HashSet<>();
+        sessions.forEach(s -> s.tasks().forEach(t -> measured.add(t.result().taskId())));
+        String agent = scope.agent() == null ? null : Arm.normalizeAgent(AgentAttempts.baseName(scope.agent()));
+        return AgentAttempts.read(store).filter(a -> !measured.contains(a.task())
+                && (agent == null || agent.equals(a.agent())));
     }
 
     /**
@@ -159,12 +179,17 @@ public final class ReportModel implements AutoCloseable {
         return attempts;
     }
 
+    /** The stored agent attempts at tasks no session measured (whole-store reports; {@link #unmeasuredOf}). */
+    AgentAttempts unmeasuredAttempts() {
+        return unmeasured;
+    }
+
     /** Opt@K, mean-of-K and best-of-K over the leaderboard's entries. */
     AttemptScores attemptScores() {
         return attemptScores;
     }
 
-    /** Per trajectory sha256: the normalised trajectory read from the store (attempts of the scope's tasks). */
+    /** Per trajectory sha256: the trajectory read from the store (the attempts this report shows). */
     Map<String, AttemptTrajectory> trajectories() {
         return trajectories;
     }

@@ -83,4 +83,43 @@ class AtifReportTest {
             }
         }
     }
+
+    @Test
+    void importedTrajectoriesOfAnUnmeasuredTaskGetTheirOwnPageLinkedFromTheOverview() throws Exception {
+        Path site = dir.resolve("site");
+        try (Store store = Stores.open(dir.resolve("u.duckdb").toString())) {
+            AtifImport.importFiles(store, List.of(HARBOR, HARBOR.resolveSibling("hello-world-timeout.trajectory.json")),
+                    "hello-world", null);
+            ReportScope scope = new ReportScope(null, 5.0, Instant.parse("2026-11-29T00:00:00Z"));
+            try (ReportModel model = ReportModel.build(store, scope)) {
+                assertThat(model.tasks()).as("no measured session").isEmpty();
+                assertThat(model.unmeasuredAttempts().all()).hasSize(2);
+                HtmlReport.write(model, site);
+            }
+        }
+        String index = Files.readString(site.resolve("index.html"));
+        assertThat(index).contains("2 agent attempt(s) at 1 task(s) no session measured (2 imported trajectories)",
+                "href=\"attempts.html\"");
+        String page = Files.readString(site.resolve("attempts.html"));
+        assertThat(page).contains("Task hello-world", "terminus_2 attempt 1: imported", "terminus_2 attempt 2: imported",
+                "bash_command", "imported from hello-world-timeout.trajectory.json").doesNotContain(
+                "Trajectory unreadable", "No trajectory stored");
+    }
+
+    @Test
+    void aStoreWithoutUnmeasuredAttemptsWritesNoAttemptsPage() throws Exception {
+        Path site = dir.resolve("site0");
+        try (Store store = Stores.open(dir.resolve("m.duckdb").toString())) {
+            Instant t0 = Instant.parse("2026-11-26T10:00:00Z");
+            AttemptSessions.session(store, t0);
+            AttemptSessions.attempts(store, t0.minusSeconds(3600));
+            try (ReportModel model = ReportModel.build(store, new ReportScope(null, 5.0,
+                    Instant.parse("2026-11-27T00:00:00Z")))) {
+                assertThat(model.unmeasuredAttempts().all()).as("every attempt is at a measured task").isEmpty();
+                HtmlReport.write(model, site);
+            }
+        }
+        assertThat(site.resolve("attempts.html")).doesNotExist();
+        assertThat(Files.readString(site.resolve("index.html"))).doesNotContain("unmeasured-attempts");
+    }
 }
