@@ -180,10 +180,8 @@ public final class AgentsRun {
         if (gpus > 0 && gpuHost == null) {
             gpuHost = AttemptGpus.Host.of(env);
         }
-        if (gpus > gpuHost().inventory().count()) {
-            throw new IsobenchException.EnvironmentMissing("sandbox.gpus: " + gpus + " GPU(s) per attempt, but this"
-                    + " host has " + gpuHost.inventory().count() + " (" + gpuHost.inventory().source() + ") (fix:"
-                    + " lower sandbox.gpus or --gpus, or run on a host with more GPUs)");
+        if (gpus > 0) {
+            gpuHost().check(gpus);
         }
         AgentAdapter adapter = AgentAdapter.of(spec.runner().adapter());
         AgentConfig config = config(spec);

@@ -56,15 +56,29 @@ public final class AttemptGpus implements AutoCloseable {
         }
 
         /**
-         * Leases {@code n} GPUs for the attempt {@code by}; a host with fewer GPUs, or GPUs still held elsewhere
-         * when the wait ends, is one line.
+         * Refuses, in one line, {@code n} GPUs per attempt on a host with fewer ({@link GpuDiscovery}'s own hint for
+         * an empty inventory names {@code run}'s node-wide {@code --gpus}, which is not this flag: a line of its own).
          */
-        public AttemptGpus lease(int n, String by) throws InterruptedException {
+        public void check(int n) {
+            if (inventory.count() == 0 && n > 0) {
+                throw new IsobenchException.EnvironmentMissing("sandbox.gpus: " + n + " GPU(s) per attempt, but this"
+                        + " host has 0: isobench sees no GPU (nvidia-smi lists none, is missing or failed, and "
+                        + GpuDiscovery.ENV + " is unset) (fix: run on a host with GPUs and nvidia-smi, name them with "
+                        + GpuDiscovery.ENV + "=0,1,…, or give the attempt none: --gpus 0)");
+            }
             if (n > inventory.count()) {
                 throw new IsobenchException.EnvironmentMissing("sandbox.gpus: " + n + " GPU(s) per attempt, but this"
                         + " host has " + inventory.count() + " (" + inventory.source() + ") (fix: lower sandbox.gpus"
                         + " or --gpus, or run on a host with more GPUs)");
             }
+        }
+
+        /**
+         * Leases {@code n} GPUs for the attempt {@code by}; a host with fewer GPUs, or GPUs still held elsewhere
+         * when the wait ends, is one line.
+         */
+        public AttemptGpus lease(int n, String by) throws InterruptedException {
+            check(n);
             HostGpuLocks.Held held;
             try {
                 held = locks.acquireAny(inventory.ids(), n, maxWait, by);

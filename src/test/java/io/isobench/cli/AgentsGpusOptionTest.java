@@ -43,7 +43,8 @@ class AgentsGpusOptionTest {
         MainTest.Result none = MainTest.run("--db", db, "agents", "run", suite.toString(), "--agent", "gpu-agent",
                 "--tasks", "tpot", "--workdir", work, "--executor", "local", "--gpus", "2");
         assertThat(none.code()).isEqualTo(Main.ENV_MISSING);
-        assertThat(none.err()).contains("sandbox.gpus: 2 GPU(s) per attempt, but this host has 0");
+        assertThat(none.err()).contains("sandbox.gpus: 2 GPU(s) per attempt, but this host has 0",
+                "fix: run on a host with GPUs and nvidia-smi").doesNotContain("set --gpus N");
         assertThat(MainTest.run("--db", db, "agents", "run", suite.toString(), "--agent", "gpu-agent", "--tasks",
                 "tpot", "--workdir", work, "--executor", "local", "--gpus", "-1").code()).isEqualTo(Main.BAD_INPUT);
         MainTest.Result off = MainTest.run("--db", db, "agents", "run", suite.toString(), "--agent", "gpu-agent",
