@@ -4,12 +4,8 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.Locale;
 
 /**
  * The foreign-function floor of bench/loadgen (client {@code ffloor}): bench/FloorClient.java's loop with the JDK's NIO
@@ -21,7 +17,8 @@ import java.util.Locale;
  *
  * <pre>java --enable-native-access=ALL-UNNAMED FfmFloorClient PORT CONCURRENCY REQUESTS WARMUPS MAX_TOKENS [USAGE]</pre>
  *
- * Linux only (its socket, fcntl and epoll constants). Prints floor_client.c's JSON line (client "floor-ffm").
+ * Linux only (its socket, fcntl and epoll constants). Built with FloorClient.java, whose scan, CPU clock and JSON line
+ * (client "floor-ffm") it uses, so the two floors differ only in their transport.
  */
 public final class FfmFloorClient {
 
@@ -57,28 +54,12 @@ public final class FfmFloorClient {
     private static final int EVENT_BYTES = PACKED ? 12 : 16;
     private static final int DATA_AT = PACKED ? 4 : 8;
 
-    private static final byte[] TEXT = "\"text\":\"".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] END = "0\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
 
-    private static final class Conn {
-        int fd;
-        final byte[] tail = new byte[16];
-        int tailLen;
-        long prevArrival;
-        long prevStamp;
-        boolean measured;
-    }
-
-    private static long[] lat;
-    private static long[] itl;
-    private static int nLat;
-    private static int nItl;
-    private static long chunks;
     // the loop's state, in fields so that turn() is a method of its own the JIT compiles (main's loop would stay
     // interpreted: it is called once)
     private static int epfd;
     private static MemorySegment events;
-    private static Conn[] byFd;
+    private static FloorClient.Conn[] byFd;
     private static byte[] bytes;
     private static MemorySegment heap;
     private static byte[] request;
@@ -105,8 +86,8 @@ public final class FfmFloorClient {
         request = ("POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                 + "Content-Length: " + body.length() + "\r\n\r\n" + body).getBytes(StandardCharsets.US_ASCII);
         int cap = total * (tokens + 2) + 16;
-        lat = new long[cap];
-        itl = new long[cap];
+        FloorClient.lat = new long[cap];
+        FloorClient.itl = new long[cap];
         Arena arena = Arena.global();
         epfd = (int) EPOLL_CREATE1.invokeExact(0);
         MemorySegment addr = arena.allocate(16); // struct sockaddr_in for 127.0.0.1:port
@@ -119,11 +100,11 @@ public final class FfmFloorClient {
         one.set(INT, 0, 1);
         MemorySegment ev = arena.allocate(EVENT_BYTES);
         events = arena.allocate((long) EVENT_BYTES * 256);
-        byFd = new Conn[65536];
+        byFd = new FloorClient.Conn[65536];
         bytes = new byte[65536 + 16];
         heap = MemorySegment.ofArray(bytes);
         long wall0 = System.nanoTime();
-        cpu0 = cpu();
+        cpu0 = FloorClient.cpu();
         t0 = wall0;
         for (int i = 0; i < conc && started < total; i++) {
             int fd = (int) SOCKET.invokeExact(AF_INET, SOCK_STREAM, 0);
@@ -133,7 +114,7 @@ public final class FfmFloorClient {
                 System.err.println("connect: cannot open a connection to 127.0.0.1:" + port);
                 System.exit(1);
             }
-            Conn c = new Conn();
+            FloorClient.Conn c = new FloorClient.Conn(null);
             c.fd = fd;
             byFd[fd] = c;
             ev.set(INT, 0, EPOLLIN);
@@ -149,17 +130,7 @@ public final class FfmFloorClient {
         while (done < total) {
             turn();
         }
-        double[] cpu1 = cpu();
-        double wall = (System.nanoTime() - t0) / 1e9;
-        Arrays.sort(lat, 0, nLat);
-        Arrays.sort(itl, 0, nItl);
-        System.out.println(String.format(Locale.ROOT, "{\"client\": \"floor-ffm\", \"chunks\": %d, \"cpu_s\": %.6f, "
-                        + "\"cpu_user_s\": %.6f, \"cpu_sys_s\": %.6f, \"cpu_total_s\": %.6f, \"wall_s\": %.6f, "
-                        + "\"whole_wall_s\": %.6f, \"failed\": 0, \"lat_p50_ms\": %.4f, \"lat_p99_ms\": %.4f, "
-                        + "\"lat_max_ms\": %.4f, \"itl_err_p99_ms\": %.4f}",
-                chunks, cpu1[0] - cpu0[0], cpu1[1] - cpu0[1], cpu1[2] - cpu0[2], cpu1[0], wall,
-                (System.nanoTime() - wall0) / 1e9, pct(lat, nLat, 50), pct(lat, nLat, 99),
-                nLat > 0 ? lat[nLat - 1] / 1e6 : -1, pct(itl, nItl, 99)));
+        FloorClient.report("floor-ffm", cpu0, t0, wall0);
     }
 
     private static void turn() throws Throwable {
@@ -169,7 +140,7 @@ public final class FfmFloorClient {
         }
     }
 
-    private static void readOne(Conn c) throws Throwable {
+    private static void readOne(FloorClient.Conn c) throws Throwable {
         System.arraycopy(c.tail, 0, bytes, 0, c.tailLen);
         long r = (long) READ.invokeExact(c.fd, heap.asSlice(c.tailLen), 65536L);
         if (r <= 0) {
@@ -178,8 +149,8 @@ public final class FfmFloorClient {
         }
         long arrival = System.nanoTime();
         int len = c.tailLen + (int) r;
-        scan(c, bytes, len, arrival);
-        boolean end = len >= 5 && Arrays.equals(bytes, len - 5, len, END, 0, 5);
+        FloorClient.scan(c, bytes, len, arrival);
+        boolean end = len >= 5 && Arrays.equals(bytes, len - 5, len, FloorClient.END, 0, 5);
         c.tailLen = Math.min(len, 15);
         System.arraycopy(bytes, len - c.tailLen, c.tail, 0, c.tailLen);
         if (end) {
@@ -187,7 +158,7 @@ public final class FfmFloorClient {
             c.tailLen = 0;
             c.prevStamp = 0;
             if (done == warm) {
-                cpu0 = cpu();
+                cpu0 = FloorClient.cpu();
                 t0 = System.nanoTime();
             }
             if (started < total) {
@@ -198,43 +169,12 @@ public final class FfmFloorClient {
         }
     }
 
-    /** Finds each {@code "text":"<digits>} in the bytes after the carried tail, as floor_client.c does. */
-    private static void scan(Conn c, byte[] b, int len, long arrival) {
-        outer:
-        for (int p = 0; p + TEXT.length <= len; p++) {
-            for (int k = 0; k < TEXT.length; k++) {
-                if (b[p + k] != TEXT[k]) {
-                    continue outer;
-                }
-            }
-            int q = p + TEXT.length;
-            if (q >= len || b[q] < '0' || b[q] > '9') {
-                continue;
-            }
-            long stamp = 0;
-            while (q < len && b[q] >= '0' && b[q] <= '9') {
-                stamp = stamp * 10 + (b[q++] - '0');
-            }
-            if (p < c.tailLen) {
-                continue; // counted in the previous read
-            }
-            if (c.measured) {
-                chunks++;
-                lat[nLat++] = arrival - stamp;
-                if (c.prevStamp != 0) {
-                    itl[nItl++] = Math.abs((arrival - c.prevArrival) - (stamp - c.prevStamp));
-                }
-            }
-            c.prevArrival = arrival;
-            c.prevStamp = stamp;
-        }
-    }
 
     private static void send(int fd) throws Throwable {
         MemorySegment m = MemorySegment.ofArray(request);
         long off = 0;
         while (off < request.length) {
-            long w = (long) WRITE.invokeExact(fd, m.asSlice(off), (long) (request.length - off));
+            long w = (long) WRITE.invokeExact(fd, m.asSlice(off), request.length - off);
             if (w > 0) {
                 off += w;
             }
@@ -245,20 +185,4 @@ public final class FfmFloorClient {
         return LINKER.downcallHandle(LINKER.defaultLookup().find(name).orElseThrow(), d, options);
     }
 
-    /** {process CPU s (ns clock), user s, sys s (/proc/self/stat ticks, 100 per second)}. */
-    private static double[] cpu() {
-        double all = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
-                .getProcessCpuTime() / 1e9;
-        try {
-            String stat = Files.readString(Path.of("/proc/self/stat"));
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            return new double[]{all, Long.parseLong(f[11]) / 100.0, Long.parseLong(f[12]) / 100.0};
-        } catch (java.io.IOException e) {
-            return new double[]{all, Double.NaN, Double.NaN};
-        }
-    }
-
-    private static double pct(long[] v, int n, double p) {
-        return n == 0 ? -1 : v[(int) (p / 100.0 * (n - 1) + 0.5)] / 1e6;
-    }
 }

@@ -31,10 +31,12 @@ import java.util.Locale;
 public final class FloorClient {
 
     private static final byte[] TEXT = "\"text\":\"".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] END = "0\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+    static final byte[] END = "0\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
 
-    private static final class Conn {
+    /** One connection's scan state; {@code ch} is null in FfmFloorClient, which keeps its descriptor in {@code fd}. */
+    static final class Conn {
         final SocketChannel ch;
+        int fd;
         final byte[] tail = new byte[16];
         int tailLen;
         long prevArrival;
@@ -46,11 +48,11 @@ public final class FloorClient {
         }
     }
 
-    private static long[] lat;
-    private static long[] itl;
-    private static int nLat;
-    private static int nItl;
-    private static long chunks;
+    static long[] lat;
+    static long[] itl;
+    static int nLat;
+    static int nItl;
+    static long chunks;
 
     public static void main(String[] args) throws IOException {
         if (args.length != 5 && args.length != 6) {
@@ -134,21 +136,26 @@ public final class FloorClient {
                 }
             });
         }
+        report("floor-java", cpu0Box[0], t0Box[0], wall0);
+    }
+
+    /** Prints floor_client.c's JSON line for the measured phase that began at {@code t0} with CPU {@code cpu0}. */
+    static void report(String client, double[] cpu0, long t0, long wall0) {
         double[] cpu1 = cpu();
-        double wall = (System.nanoTime() - t0Box[0]) / 1e9;
+        double wall = (System.nanoTime() - t0) / 1e9;
         Arrays.sort(lat, 0, nLat);
         Arrays.sort(itl, 0, nItl);
-        System.out.println(String.format(Locale.ROOT, "{\"client\": \"floor-java\", \"chunks\": %d, \"cpu_s\": %.6f, "
+        System.out.println(String.format(Locale.ROOT, "{\"client\": \"%s\", \"chunks\": %d, \"cpu_s\": %.6f, "
                         + "\"cpu_user_s\": %.6f, \"cpu_sys_s\": %.6f, \"cpu_total_s\": %.6f, \"wall_s\": %.6f, "
                         + "\"whole_wall_s\": %.6f, \"failed\": 0, \"lat_p50_ms\": %.4f, \"lat_p99_ms\": %.4f, "
                         + "\"lat_max_ms\": %.4f, \"itl_err_p99_ms\": %.4f}",
-                chunks, cpu1[0] - cpu0Box[0][0], cpu1[1] - cpu0Box[0][1], cpu1[2] - cpu0Box[0][2], cpu1[0], wall,
+                client, chunks, cpu1[0] - cpu0[0], cpu1[1] - cpu0[1], cpu1[2] - cpu0[2], cpu1[0], wall,
                 (System.nanoTime() - wall0) / 1e9, pct(lat, nLat, 50), pct(lat, nLat, 99),
                 nLat > 0 ? lat[nLat - 1] / 1e6 : -1, pct(itl, nItl, 99)));
     }
 
     /** Finds each {@code "text":"<digits>} in the bytes after the carried tail, as floor_client.c does. */
-    private static void scan(Conn c, byte[] b, int len, long arrival) {
+    static void scan(Conn c, byte[] b, int len, long arrival) {
         outer:
         for (int p = 0; p + TEXT.length <= len; p++) {
             for (int k = 0; k < TEXT.length; k++) {
@@ -187,7 +194,7 @@ public final class FloorClient {
     }
 
     /** {process CPU s (ns clock), user s, sys s (/proc/self/stat ticks, 100 per second)}. */
-    private static double[] cpu() {
+    static double[] cpu() {
         double total = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
                 .getProcessCpuTime() / 1e9;
         try {
