@@ -3,11 +3,14 @@ package io.isobench.loadgen;
 import io.isobench.SharedData;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.function.ThrowingSupplier;
 import org.junit.jupiter.api.parallel.Isolated;
 
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,7 +30,8 @@ import static org.assertj.core.data.Percentage.withPercentage;
  * ({@code isobench.loadgen.loopStallUs}) saturates it; and a real {@code isobench loadgen} process pinned with
  * {@code taskset} to one core, at nice 19, with a CPU hog at nice 0 on the same core while it measures, is saturated
  * with its reasons printed, while the same process without the hog is not. Its assertions come from measured times:
- * isolated (ItLocks).
+ * isolated (ItLocks); a "not saturated" run the host or the test JVM disturbed (steal, GC pauses) is repeated, up to 5
+ * times ({@link #quietRun}).
  */
 @Isolated("its assertions come from measured times: nothing runs beside it (ItLocks)")
 class ClientSaturationIT {
@@ -39,10 +43,10 @@ class ClientSaturationIT {
 
     @Test
     @Timeout(120)
-    void anUnthrottledRunAtAModestRateKeepsItsScheduleAndIsNotSaturated() throws IOException, InterruptedException {
+    void anUnthrottledRunAtAModestRateKeepsItsScheduleAndIsNotSaturated() throws Exception {
         try (StreamingTestServer server = new StreamingTestServer(0, 5, 2, 0)) {
             double idle = idleCores();
-            LoadgenResult r = LoadGenerator.run(config(server, 200, 100).build(), null);
+            LoadgenResult r = quietRun("unthrottled", true, () -> LoadGenerator.run(config(server, 200, 100).build(), null));
             LoadFidelity f = r.fidelity();
             System.out.println("ClientSaturationIT unthrottled: " + f);
             assertThat(r.summary().completed()).isEqualTo(200);
@@ -60,11 +64,12 @@ class ClientSaturationIT {
 
     @Test
     @Timeout(120)
-    void waitingForAConcurrencySlotIsQueueTimeNotLag() throws IOException, InterruptedException {
+    void waitingForAConcurrencySlotIsQueueTimeNotLag() throws Exception {
         // 20 requests due within 0.1 s, one at a time, each 30+ ms: the last waits about half a second for its slot
         try (StreamingTestServer server = new StreamingTestServer(0, 30, 1, 0)) {
             double idle = idleCores();
-            LoadgenResult r = LoadGenerator.run(config(server, 20, 200).maxConcurrency(1).build(), null);
+            LoadgenResult r = quietRun("capped", true,
+                    () -> LoadGenerator.run(config(server, 20, 200).maxConcurrency(1).build(), null));
             LoadFidelity.Schedule s = r.fidelity().schedule();
             System.out.println("ClientSaturationIT capped: " + s + " queue max "
                     + r.summary().dists().get("client_queue").max() + " ms");
@@ -116,7 +121,7 @@ class ClientSaturationIT {
                     .containsPattern("event-loop lag p99 \\d+\\.\\d\\d ms > 10 ms");
 
             assumeCoresToSpare(idleCores());
-            Run alone = loadgen(server, core, false);
+            Run alone = quietRun("alone", false, () -> loadgen(server, core, false));
             System.out.println("ClientSaturationIT alone:\n" + alone.out + alone.err);
             assertThat(alone.exit).isZero();
             assertThat(alone.out).contains("Client saturated (0/1):                  0");
@@ -125,6 +130,64 @@ class ClientSaturationIT {
     }
 
     private record Run(int exit, String out, String err) {
+    }
+
+    /**
+     * Runs a "not saturated" half until one run was undisturbed, at most 5 times. Disturbed means what the client cannot
+     * control and the check rightly reports: more than 2 % of the machine's time stolen by the hypervisor during the run
+     * (/proc/stat's steal: on this project's virtual machines it came in episodes of 10-34 %, and a stolen vCPU is a
+     * late loop), or, for a run inside this JVM ({@code ownGc}), more than 5 ms of garbage-collection pauses (this JVM
+     * is the shared test JVM, with the heap of every test before it; a real loadgen has its own). Each disturbed
+     * attempt is printed with its figures; when all 5 were disturbed the test fails in CI and is skipped locally, as
+     * for a machine without a core to spare. The saturated halves never repeat.
+     */
+    private static <T> T quietRun(String name, boolean ownGc, ThrowingSupplier<T> run) throws Exception {
+        String why = null;
+        for (int attempt = 1; attempt <= 5; attempt++) {
+            long[] stat0 = stealAndTotal();
+            long gc0 = gcPauseMs();
+            T result;
+            try {
+                result = run.get();
+            } catch (Exception | Error e) {
+                throw e;
+            } catch (Throwable t) {
+                throw new IllegalStateException(t);
+            }
+            long[] stat1 = stealAndTotal();
+            double stealPct = stat1[1] == stat0[1] ? 0 : 100.0 * (stat1[0] - stat0[0]) / (stat1[1] - stat0[1]);
+            long gcMs = gcPauseMs() - gc0;
+            why = stealPct > 2.0 ? String.format(Locale.ROOT, "%.1f %% steal", stealPct)
+                    : ownGc && gcMs > 5 ? gcMs + " ms of GC pauses in the test JVM" : null;
+            if (why == null) {
+                return result;
+            }
+            System.out.println("ClientSaturationIT " + name + ": attempt " + attempt + " disturbed (" + why + "), repeated");
+        }
+        SharedData.requireService(false, "a run of '" + name + "' undisturbed by the host or the test JVM in 5 attempts"
+                + " (last: " + why + ")");
+        throw new IllegalStateException("unreachable");
+    }
+
+    /** Steal and total jiffies of all CPUs, from /proc/stat's first line (guest time is inside user time). */
+    private static long[] stealAndTotal() throws IOException {
+        String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+        long total = 0;
+        for (int k = 1; k <= 8 && k < f.length; k++) {
+            total += Long.parseLong(f[k]);
+        }
+        return new long[] {f.length > 8 ? Long.parseLong(f[8]) : 0, total};
+    }
+
+    /** Pause time of this JVM's collectors so far (the concurrent collectors' beans count no pause and are left out). */
+    private static long gcPauseMs() {
+        long ms = 0;
+        for (GarbageCollectorMXBean b : ManagementFactory.getGarbageCollectorMXBeans()) {
+            if (!b.getName().contains("Concurrent") && b.getCollectionTime() > 0) {
+                ms += b.getCollectionTime();
+            }
+        }
+        return ms;
     }
 
     /**
