@@ -31,7 +31,7 @@ import static org.assertj.core.data.Percentage.withPercentage;
  * {@code taskset} to one core, at nice 19, with a CPU hog at nice 0 on the same core while it measures, is saturated
  * with its reasons printed, while the same process without the hog is not. Its assertions come from measured times:
  * isolated (ItLocks); a "not saturated" run the host or the test JVM disturbed (steal, GC pauses) is repeated, up to 5
- * times ({@link #quietRun}).
+ * times, and the least disturbed run is judged ({@link #quietRun}).
  */
 @Isolated("its assertions come from measured times: nothing runs beside it (ItLocks)")
 class ClientSaturationIT {
@@ -133,16 +133,18 @@ class ClientSaturationIT {
     }
 
     /**
-     * Runs a "not saturated" half until one run was undisturbed, at most 5 times. Disturbed means what the client cannot
-     * control and the check rightly reports: more than 2 % of the machine's time stolen by the hypervisor during the run
-     * (/proc/stat's steal: on this project's virtual machines it came in episodes of 10-34 %, and a stolen vCPU is a
-     * late loop), or, for a run inside this JVM ({@code ownGc}), more than 5 ms of garbage-collection pauses (this JVM
-     * is the shared test JVM, with the heap of every test before it; a real loadgen has its own). Each disturbed
-     * attempt is printed with its figures; when all 5 were disturbed the test fails in CI and is skipped locally, as
-     * for a machine without a core to spare. The saturated halves never repeat.
+     * Runs a "not saturated" half until one run was undisturbed, at most 5 times, and returns the least disturbed run.
+     * Disturbed means what the client cannot control and its check rightly reports: more than 2 % of the machine's time
+     * stolen by the hypervisor during the run (/proc/stat's steal: on this project's virtual machines it came in
+     * episodes of 3-34 %, and a stolen vCPU is a late loop), or, for a run inside this JVM ({@code ownGc}), more than
+     * 5 ms of garbage-collection pauses (the shared test JVM, with the heap of every test before it; a real loadgen has
+     * its own). Runs are chosen by that measure alone, never by their outcome: the assertions then apply to the chosen
+     * run, which on a machine stolen from all along is the least stolen one. Each disturbed attempt is printed with its
+     * figures. The saturated halves never repeat.
      */
     private static <T> T quietRun(String name, boolean ownGc, ThrowingSupplier<T> run) throws Exception {
-        String why = null;
+        T best = null;
+        double bestScore = Double.MAX_VALUE;
         for (int attempt = 1; attempt <= 5; attempt++) {
             long[] stat0 = stealAndTotal();
             long gc0 = gcPauseMs();
@@ -156,17 +158,21 @@ class ClientSaturationIT {
             }
             long[] stat1 = stealAndTotal();
             double stealPct = stat1[1] == stat0[1] ? 0 : 100.0 * (stat1[0] - stat0[0]) / (stat1[1] - stat0[1]);
-            long gcMs = gcPauseMs() - gc0;
-            why = stealPct > 2.0 ? String.format(Locale.ROOT, "%.1f %% steal", stealPct)
-                    : ownGc && gcMs > 5 ? gcMs + " ms of GC pauses in the test JVM" : null;
-            if (why == null) {
+            long gcMs = ownGc ? gcPauseMs() - gc0 : 0;
+            // steal over 2 % and GC pauses over 5 ms are each one unit of disturbance; at or under both, none
+            double score = Math.max(0, stealPct - 2.0) / 2.0 + Math.max(0, gcMs - 5) / 5.0;
+            if (score < bestScore) {
+                best = result;
+                bestScore = score;
+            }
+            if (score == 0) {
                 return result;
             }
-            System.out.println("ClientSaturationIT " + name + ": attempt " + attempt + " disturbed (" + why + "), repeated");
+            System.out.println(String.format(Locale.ROOT, "ClientSaturationIT %s: attempt %d disturbed (%.1f %% steal,"
+                    + " %d ms of GC pauses in the test JVM)%s", name, attempt, stealPct, gcMs, attempt < 5 ? ", repeated"
+                    : ": the least disturbed of 5 is kept"));
         }
-        SharedData.requireService(false, "a run of '" + name + "' undisturbed by the host or the test JVM in 5 attempts"
-                + " (last: " + why + ")");
-        throw new IllegalStateException("unreachable");
+        return best;
     }
 
     /** Steal and total jiffies of all CPUs, from /proc/stat's first line (guest time is inside user time). */
