@@ -40,8 +40,10 @@ final class FidelitySection {
      * @param round    the measured round, 0-based
      * @param schedule its schedule fidelity; null without an arrival schedule
      * @param client   its client's check of itself; null when not recorded
+     * @param replaced earlier attempts of the run measured again because their client was saturated
      */
-    record RunFidelity(String arm, int round, RunDetails.Schedule schedule, RunDetails.ClientCheck client) {
+    record RunFidelity(String arm, int round, RunDetails.Schedule schedule, RunDetails.ClientCheck client,
+                       int replaced) {
     }
 
     /** The rows' cells, in {@link #HEADER} order: by round, then in {@code armOrder} order. */
@@ -68,8 +70,10 @@ final class FidelitySection {
                     ? "none" : s.configuredMaxConcurrency().toString()));
             row.add(c == null ? "—" : (c.cpuBusyPct() == null || c.cpuBusyPct() < 0 ? "—" : String.format(Locale.ROOT, "%.0f %%",
                     c.cpuBusyPct())) + " / " + (c.loopLagMsP99() == null ? "—" : num(c.loopLagMsP99()) + " ms"));
-            row.add(c == null ? "not recorded" : c.saturated() ? SATURATED + (c.reasons().isEmpty() ? ""
-                    : ": " + String.join("; ", c.reasons())) : "ok");
+            String again = r.replaced() == 0 ? "" : String.format(Locale.ROOT, " (measured again: %d earlier attempt%s"
+                    + " saturated)", r.replaced(), r.replaced() == 1 ? "" : "s");
+            row.add((c == null ? "not recorded" : c.saturated() ? SATURATED + (c.reasons().isEmpty() ? ""
+                    : ": " + String.join("; ", c.reasons())) : "ok") + again);
             out.add(row);
         }
         return out;

@@ -204,7 +204,8 @@ record NativeTask(SessionRecord session, SessionAnalysis.TaskResult result, Task
             return;
         }
         if (Pipeline.NATIVE.equals(r.pipeline()) && (x.has(RunDetails.CLIENT_CHECK) || x.has(RunDetails.SCHEDULE))) {
-            e.fidelity.add(new FidelitySection.RunFidelity(r.arm().label(), r.round(), x.schedule(), x.clientCheck()));
+            e.fidelity.add(new FidelitySection.RunFidelity(r.arm().label(), r.round(), x.schedule(), x.clientCheck(),
+                    x.saturatedAttempts()));
         }
         if (r.failure() != null) {
             e.failures.add(new RunFailure(r.arm().label(), r.round(), r.failure().category(), r.failure().detail(),

@@ -87,6 +87,7 @@ final class JobRunner {
         TaskSpec task = suite.task(job.taskId()).orElseThrow();
         String commit = arms.humanSha().getOrDefault(job.taskId(), task.humanCommit());
         JobResult result;
+        List<RetryPolicy.Saturated> saturated = List.of();
         GpuTelemetryRun telemetry = null;
         if (env == null || !env.ready()) {
             result = JobRunner.notReady(env, job);
@@ -95,9 +96,11 @@ final class JobRunner {
             telemetry = GpuTelemetryRun.start(job, ctx.options().executor().kind(), System.getenv(),
                     ctx.listener()::note);
             try {
-                result = pieces.retry().run(job.jobId(), att -> ctx.options().executor().execute(runnable,
-                        new Executor.Hooks(pgid -> store.putRun(pieces.recorder().placeholder(rid, sessionId, job,
-                        commit, pgid, att)), () -> false, rid)), ctx.listener()::note);
+                RetryPolicy.Attempts attempts = pieces.retry().run(job.jobId(), att -> ctx.options().executor()
+                        .execute(runnable, new Executor.Hooks(pgid -> store.putRun(pieces.recorder().placeholder(rid,
+                        sessionId, job, commit, pgid, att)), () -> false, rid)), ctx.listener()::note);
+                result = attempts.last();
+                saturated = attempts.saturated();
             } catch (RuntimeException e) {
                 if (telemetry != null) {
                     telemetry.finish(JobResult.notStarted(null, "", job.argv()), new LinkedHashMap<>(), store);
@@ -140,6 +143,7 @@ final class JobRunner {
             pieces.arms().putReview(extra, review, job.kind() == Job.Kind.CHECK);
         }
         extra.put("timings_ms", result.timingsMs());
+        RetryPolicy.putSaturated(extra, saturated);
         if (telemetry != null) {
             result = telemetry.finish(result, extra, store);
         }

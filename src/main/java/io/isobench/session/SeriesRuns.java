@@ -11,6 +11,7 @@ import io.isobench.store.RunRecord;
 import io.isobench.store.Store;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -57,15 +58,19 @@ public final class SeriesRuns {
                          BooleanSupplier cancelled) {
         String rid = runId(sessionId, job);
         JobResult result;
+        List<RetryPolicy.Saturated> saturated = List.of();
         if (env == null || !env.ready()) {
             result = JobRunner.notReady(env, job);
         } else {
             Job runnable = ArmPreparation.withEnv(job, env.env());
-            result = RetryPolicy.DEFAULT.run(job.jobId(), att -> executor.execute(runnable, new Executor.Hooks(
-                    pgid -> store.putRun(recorder.placeholder(rid, sessionId, job, commit, pgid, att)), cancelled,
-                    rid)), say);
+            RetryPolicy.Attempts attempts = RetryPolicy.DEFAULT.run(job.jobId(), att -> executor.execute(runnable,
+                    new Executor.Hooks(pgid -> store.putRun(recorder.placeholder(rid, sessionId, job, commit, pgid,
+                    att)), cancelled, rid)), say);
+            result = attempts.last();
+            saturated = attempts.saturated();
         }
         Map<String, Object> extra = new LinkedHashMap<>();
+        RetryPolicy.putSaturated(extra, saturated);
         if (env != null && env.build() != null) {
             extra.put("build", env.build().toMap(buildLog));
         }

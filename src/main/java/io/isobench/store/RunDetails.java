@@ -29,6 +29,12 @@ public final class RunDetails {
     /** The key of a serving run's client self-check ({@link #clientCheck()}, {@link #clientCheckSection}). */
     public static final String CLIENT_CHECK = "client_check";
 
+    /**
+     * The key of a serving run's attempts that were measured again because their client was saturated (docs/statistics.md,
+     * "Which rounds count"): a list of {attempt, duration_ms, client_check, metrics}; absent when there were none.
+     */
+    public static final String SATURATED_ATTEMPTS = "client_saturated_attempts";
+
     /** The key of a serving run's schedule fidelity ({@link #schedule()}, {@link #scheduleSection}). */
     public static final String SCHEDULE = "schedule";
 
@@ -259,6 +265,11 @@ public final class RunDetails {
         c.path("reasons").forEach(n -> reasons.add(n.asText()));
         return new ClientCheck(c.path("saturated").asBoolean(false), reasons, number(c.path("cpu_busy_pct")),
                 number(c.path("loop_lag_ms_p99")), number(c.path("loop_lag_ms_max")), number(c.path("send_lag_ms_p99")));
+    }
+
+    /** How many earlier attempts of this run were replaced because their client was saturated ({@value #SATURATED_ATTEMPTS}). */
+    public int saturatedAttempts() {
+        return tree().path(SATURATED_ATTEMPTS).size();
     }
 
     /** The run's schedule fidelity ({@value #SCHEDULE}); null when the run has none (no arrival schedule, older). */

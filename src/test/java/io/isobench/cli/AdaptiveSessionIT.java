@@ -39,7 +39,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Isolated("its assertions come from measured times: nothing runs beside it (ItLocks)")
 class AdaptiveSessionIT {
 
-    /** A CPU-bound "engine": burns WORK × 0.05 s of CPU time. */
+    /**
+     * A CPU-bound "engine": burns WORK × 0.05 s of CPU time. command_cpu_s comes in 10 ms clock ticks, so the fast
+     * commit burns 0.2 s, not less: at 0.05 s a tick was 14 % of its value, and one tick's wobble between rounds kept a
+     * 2.4× effect from its first look (CI: 0.07, 0.07, 0.08 against 0.17).
+     */
     private static final String ENGINE = """
             # burns CPU%s
             import time
@@ -60,14 +64,14 @@ class AdaptiveSessionIT {
                 && Llama2cExampleIT.onPath("setsid"), "git, /usr/bin/python3 and setsid (util-linux)");
         Path repo = Files.createDirectories(dir.resolve("engine"));
         TestGit.git(repo, "init", "-q");
-        Files.writeString(repo.resolve("burn.py"), ENGINE.formatted("", 3));
-        TestGit.commit(repo, "burn.py", "three units of work");
+        Files.writeString(repo.resolve("burn.py"), ENGINE.formatted("", 12));
+        TestGit.commit(repo, "burn.py", "twelve units of work");
         TestGit.git(repo, "tag", "parent");
-        Files.writeString(repo.resolve("burn.py"), ENGINE.formatted("", 1));
+        Files.writeString(repo.resolve("burn.py"), ENGINE.formatted("", 4));
         TestGit.commit(repo, "burn.py", "a third of the work");
         TestGit.git(repo, "tag", "fast");
         TestGit.git(repo, "checkout", "-q", "parent");
-        Files.writeString(repo.resolve("burn.py"), ENGINE.formatted(" (a comment, nothing else)", 3));
+        Files.writeString(repo.resolve("burn.py"), ENGINE.formatted(" (a comment, nothing else)", 12));
         TestGit.commit(repo, "burn.py", "comments only");
         TestGit.git(repo, "tag", "same");
         Path suite = dir.resolve("suite.yaml");

@@ -1,5 +1,6 @@
 package io.isobench.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.isobench.SharedData;
 import io.isobench.ToyRepo;
 import io.isobench.analysis.Comparison;
@@ -34,7 +35,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Issue 31, a client that flags its own saturation, through a real {@code isobench run}: the toy engine
  * (examples/toy-engine) serving one task, baseline vs human, 2 rounds, prompts at 20 req/s. With the load generator's
  * fault-injection knob ({@code ISOBENCH_LOADGEN_LOOP_STALL_US}, here its system property: the CLI runs in this JVM)
- * every measured run's {@code client_check} says saturated with its reasons, every round is excluded as
+ * every measured run's {@code client_check} says saturated with its reasons in each of its 3 attempts (measured again
+ * twice, the replaced attempts kept in {@code client_saturated_attempts}), every round is excluded as
  * {@code client_saturated} and the verdict says client saturated; the report shows CLIENT_SATURATED per run. Without
  * the knob the same session excludes nothing. The task raises the loop-lag and schedule-lag limits to 100 ms (flags of
  * its client; the 10 ms defaults are the load generator's tests'): on a shared 2-core machine other processes delay
@@ -80,8 +82,9 @@ class ClientSaturatedRunIT {
 
         Path throttled = dir.resolve("throttled.duckdb");
         System.setProperty(STALL_PROPERTY, "200000"); // 200 ms busy-spin in every turn of the I/O loop
+        String said;
         try {
-            run(throttled, "work-throttled");
+            said = run(throttled, "work-throttled");
         } finally {
             System.clearProperty(STALL_PROPERTY);
         }
@@ -98,7 +101,15 @@ class ClientSaturatedRunIT {
                         .isNotNull();
                 assertThat(r.status()).isEqualTo(RunRecord.RunStatus.SUCCESS); // stored as it ran, numbers kept
                 assertThat(r.metrics()).anyMatch(m -> m.name().equals("client_saturated") && m.value() == 1.0);
+                // measured again twice (3 attempts in all, session.RetryPolicy), each replaced attempt kept
+                JsonNode replaced = r.details().section(RunDetails.SATURATED_ATTEMPTS);
+                assertThat(replaced).as(r.runId()).hasSize(2);
+                assertThat(replaced.get(0).path("attempt").asInt()).isEqualTo(1);
+                assertThat(replaced.get(1).path("client_check").path("saturated").asBoolean()).isTrue();
+                assertThat(replaced.get(1).path("metrics").has("tpot_ms_mean")).as(replaced.toString()).isTrue();
             }
+            assertThat(said.lines().filter(l -> l.startsWith("re-measuring tpot/") && l.contains(": its client was"
+                    + " saturated (") && l.contains("(attempt ")).count()).as(said).isEqualTo(8);
             TaskAnalysis a = analysis(store);
             assertThat(a.exclusions()).hasSize(4)
                     .allMatch(e -> e.cause() == RoundExclusion.Cause.CLIENT_SATURATED && e.detail().contains(">"));
@@ -107,7 +118,7 @@ class ClientSaturatedRunIT {
             assertThat(hb.verdictShown()).contains("client saturated");
             String report = report(throttled);
             assertThat(report).contains("Load fidelity per run").contains("CLIENT_SATURATED: ")
-                    .contains("client_saturated (");
+                    .contains("client_saturated (").contains("(measured again: 2 earlier attempts saturated)");
         }
 
         // unthrottled, 2 s of schedule per run (about 400 lag ticks): one scheduling hiccup of a busy machine is not
@@ -129,11 +140,13 @@ class ClientSaturatedRunIT {
         }
     }
 
-    private void run(Path db, String work) {
+    /** Runs the suite into {@code db}; returns what the session said on stderr. */
+    private String run(Path db, String work) {
         StringWriter err = new StringWriter();
         int code = Main.run(new PrintWriter(new StringWriter(), true), new PrintWriter(err, true), "--db",
                 db.toString(), "run", dir.resolve("suite.yaml").toString(), "--workdir", dir.resolve(work).toString());
         assertThat(code).as(err.toString()).isZero();
+        return err.toString();
     }
 
     private static List<RunRecord> measured(Store store) {

@@ -51,8 +51,13 @@ import static org.assertj.core.api.Assertions.tuple;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ChangeConfirmerIT {
 
-    /** About 0.05 s of CPU per run: a session of 3 to 8 rounds of 3 arms takes seconds. */
-    private static final int PASSES = 8_000;
+    /**
+     * About 0.2 s of CPU per run (SyntheticHistory's default): where no writable cgroup v2 exists (cgroup v1 hosts such
+     * as this project's CI machines) command_cpu_s comes in 10 ms clock ticks, and at 0.05 s a run was 5 ticks, one
+     * tick 19 % — the real change's paired CV reached 12 % and a docs-only commit's estimate 3.3 %; at 20 ticks one is
+     * 5 %. A session of 3 to 8 rounds of 3 arms still takes seconds.
+     */
+    private static final int PASSES = Spec.DEFAULT_PASSES;
     private static final String TASK = "kernel";
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -103,27 +108,39 @@ class ChangeConfirmerIT {
     @Test
     @Timeout(value = 10, unit = TimeUnit.MINUTES)
     void aRealChangeIsConfirmedAndADocsOnlyCandidateRejectedWithItsNumbers() {
-        // every commit measured: candidates at commit 8 (the real change, faster) and commit 5 (docs only, "slower")
-        TrackRecord track = track("t-every1", 1);
-        List<TrackCommit> commits = commits(track, 1);
-        try (Store store = Stores.open(template.db())) {
-            store.putTrack(track);
-            store.putTrackCommits(commits);
-            store.putTrackChange(candidate(track, 7, 8, "faster", -14.1));
-            store.putTrackChange(candidate(track, 4, 5, "slower", 3.2));
-            // the docs candidate's session was started by a killed attempt (stored, not complete): it is resumed
-            store.putSession(SessionRecord.builder(ConfirmSessions.sessionId(track.trackId(), sha(4), sha(5)))
-                    .status("running").build());
+        // every commit measured: candidates at commit 8 (the real change, faster) and commit 5 (docs only, "slower").
+        // The rule abstains on a machine too noisy to judge (its paired per-run CV over the limit: "inconclusive:
+        // noisy", stored as rejected; on a CI host with 10-30 % hypervisor steal the real change's CV reached 12 %):
+        // such a try is repeated under a new track, up to 3 tries, chosen by that measured label alone; the first try
+        // the rule did not call noisy is judged, and three noisy tries fail
+        TrackRecord track = null;
+        List<TrackCommit> commits = null;
+        ChangeConfirmer confirmer = null;
+        List<TrackChange> rows = null;
+        for (int attempt = 1; attempt <= 3; attempt++) {
+            track = track("t-every1-" + attempt, 1);
+            commits = commits(track, 1);
+            try (Store store = Stores.open(template.db())) {
+                store.putTrack(track);
+                store.putTrackCommits(commits);
+                store.putTrackChange(candidate(track, 7, 8, "faster", -14.1));
+                store.putTrackChange(candidate(track, 4, 5, "slower", 3.2));
+                // the docs candidate's session was started by a killed attempt (stored, not complete): it is resumed
+                store.putSession(SessionRecord.builder(ConfirmSessions.sessionId(track.trackId(), sha(4), sha(5)))
+                        .status("running").build());
+            }
+            confirmer = new ChangeConfirmer(template, TASK, true);
+            long t0 = System.nanoTime();
+            rows = confirmer.confirm(track, commits);
+            System.out.printf("ChangeConfirmerIT every 1, try %d: %d sessions in %.1f s%n", attempt,
+                    confirmer.sessionsStarted(), (System.nanoTime() - t0) / 1e9);
+            rows.forEach(r -> System.out.println("  " + r.status() + " " + r.direction() + " " + r.changePct() + " ["
+                    + r.ciLowPct() + ", " + r.ciHighPct() + "] " + r.evidence()));
+            assertThat(rows).hasSize(2);
+            if (!row(rows, 8).evidence().startsWith("inconclusive: noisy")) {
+                break;
+            }
         }
-        ChangeConfirmer confirmer = new ChangeConfirmer(template, TASK, true);
-        long t0 = System.nanoTime();
-        List<TrackChange> rows = confirmer.confirm(track, commits);
-        System.out.printf("ChangeConfirmerIT every 1: %d sessions in %.1f s%n", confirmer.sessionsStarted(),
-                (System.nanoTime() - t0) / 1e9);
-
-        rows.forEach(r -> System.out.println("  " + r.status() + " " + r.direction() + " " + r.changePct() + " ["
-                + r.ciLowPct() + ", " + r.ciHighPct() + "] " + r.evidence()));
-        assertThat(rows).hasSize(2);
         TrackChange real = row(rows, 8);
         assertThat(real.status()).as(real.evidence()).isEqualTo("confirmed");
         assertThat(real.direction()).isEqualTo("faster");
@@ -141,8 +158,10 @@ class ChangeConfirmerIT {
         TrackChange docs = row(rows, 5);
         assertThat(docs.status()).as(docs.evidence()).isEqualTo("rejected");
         assertThat(docs.direction()).as(docs.evidence()).isEqualTo("none");
+        // no change: its interval holds zero, and the estimate is near it
         assertThat(docs.changePct()).isNotNull().isBetween(-3.0, 3.0);
-        assertThat(docs.ciLowPct()).isLessThan(docs.ciHighPct());
+        assertThat(docs.ciLowPct()).as(docs.evidence()).isLessThan(0.0);
+        assertThat(docs.ciHighPct()).as(docs.evidence()).isGreaterThan(0.0);
         assertThat(docs.evidence()).matches("(equivalent|inconclusive).*").contains("A/A ±");
         assertThat(docs.firstCommit()).isNull();
         assertThat(confirmer.sessionsStarted()).isEqualTo(2);

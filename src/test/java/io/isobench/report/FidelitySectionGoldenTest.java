@@ -23,7 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A task's load fidelity per run, Markdown and HTML, from a real store of constructed runs whose details carry the
- * {@code client_check} and {@code schedule} sections (one run's client saturated), against golden files; a task
+ * {@code client_check} and {@code schedule} sections (one run's client saturated, one run measured again after a
+ * saturated attempt), against golden files; a task
  * whose runs carry neither shows no section. After an intended change:
  * {@code scripts/test-unit -Dtest=FidelitySectionGoldenTest -Disobench.golden.rewrite=true}, review the diff.
  */
@@ -66,6 +67,12 @@ class FidelitySectionGoldenTest {
             s.put("configured_max_concurrency", arm.equals("human") ? 4 : null);
             s.put("delivered_concurrency_mean", 2.5);
             x.put("schedule", s);
+            if (arm.equals("baseline") && round == 2) {
+                // its first attempt's client was saturated and the run measured again (session.RetryPolicy)
+                x.put("client_saturated_attempts", List.of(Map.of("attempt", 1, "duration_ms", 900.0, "client_check",
+                        Map.of("saturated", true, "reasons", List.of("event-loop lag p99 17.2 ms > 10 ms")),
+                        "metrics", Map.of("tpot_ms_mean", 102.5))));
+            }
         }
         return RunRecord.builder(S + "/" + x.get("job"))
                 .session(S).kind(RunRecord.RunKind.MEASURED).commit("c0ffee00", "c0ffee00")
@@ -103,7 +110,8 @@ class FidelitySectionGoldenTest {
         assertThat(md.toString()).contains("| 2 | agent:x | 12.3 / 31.5 / 33.0 | 87.5 % (&gt; 1.00 ms) | 13.4 / 20.0 |"
                 + " 2.50 / none | 98 % / 38.2 ms | CLIENT_SATURATED: event-loop lag p99 38.2 ms &gt; 10 ms; schedule lag"
                 + " p99 31.5 ms &gt; 10 ms |", "| 1 | human | 0.08 / 0.41 / 0.50 | 0.0 % (&gt; 1.00 ms) | 20.0 / 20.0 |"
-                + " 2.50 / 4 | 12 % / 0.35 ms | ok |");
+                + " 2.50 / 4 | 12 % / 0.35 ms | ok |", "| 3 | baseline | 0.08 / 0.41 / 0.50 | 0.0 % (&gt; 1.00 ms) |"
+                + " 20.0 / 20.0 | 2.50 / none | 14 % / 0.35 ms | ok (measured again: 1 earlier attempt saturated) |");
         assertThat(html.toString()).contains("<h2 id=\"load-fidelity\">", "<td><strong>CLIENT_SATURATED</strong>: "
                 + "event-loop lag p99 38.2 ms &gt; 10 ms");
         // and the analysis excluded that round
