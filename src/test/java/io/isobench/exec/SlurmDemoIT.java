@@ -38,8 +38,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The bundled demo ({@code isobench demo --executor slurm --rounds 2}, 54 jobs) on the real single-node cluster, with
  * the orchestrator SIGKILLed while a Slurm job runs and the session resumed ({@code demo --resume}): the running job
- * is adopted by name (not submitted again), every job ran exactly once (one Slurm submission per job), the runs
- * finished before the kill are untouched, and the results were ingested into the store.
+ * is adopted by name (not submitted again), every job ran exactly once (one Slurm submission per job and attempt: a run
+ * whose client was saturated is measured again), the runs finished before the kill are untouched, and the results were
+ * ingested into the store.
  */
 @ResourceLock(ItLocks.SLURM)
 class SlurmDemoIT {
@@ -98,19 +99,13 @@ class SlurmDemoIT {
         double wallS = (System.nanoTime() - t0) / 1e9;
         assertThat(out).contains("resuming session " + session + ": " + done + " run(s) already finished");
 
-        // one Slurm submission per job directory: nothing was submitted twice
         Path shared = work.resolve("slurm").resolve(SlurmExecutor.safe(session));
         List<Path> submitted;
         try (Stream<Path> s = Files.walk(shared)) {
             submitted = s.filter(p -> p.getFileName().toString().equals("submitted")).toList();
         }
-        int submissions = 0;
-        for (Path p : submitted) {
-            List<String> ids = Files.readAllLines(p).stream().filter(l -> !l.isBlank()).toList();
-            assertThat(ids).as(p.toString()).hasSize(1);
-            submissions++;
-        }
         List<Double> queueMs = new ArrayList<>();
+        int submissions = 0;
         try (Store store = Stores.open(db)) {
             List<RunRecord> after = new ArrayList<>();
             // with metrics: a served run carries the scraped summaries
@@ -126,7 +121,8 @@ class SlurmDemoIT {
             long executed = after.stream().filter(r -> r.failure() == null
                     || !List.of("PATCH_FAILED", "EMPTY_PATCH", "PATCH_REJECTED").contains(r.failure().category()))
                     .count();
-            assertThat(submissions).isEqualTo((int) executed + accuracy.size());
+            // one job directory per executed job
+            assertThat(submitted).hasSize((int) executed + accuracy.size());
             // a measured serving run on Slurm: the server's /metrics scraped from this host, the warm-up marked
             RunRecord served = after.stream().filter(r -> r.runId().startsWith(session + "/tpot/")
                     && r.status() == RunRecord.RunStatus.SUCCESS && !r.runId().endsWith("/check")).findFirst().orElseThrow();
@@ -159,6 +155,26 @@ class SlurmDemoIT {
             }
             assertThat(adopted).as("a run adopted from the killed orchestrator").isNotNull();
             assertThat(SlurmExecutor.jobName(session, adopted.substring(session.length() + 1))).isEqualTo(inFlight);
+            // one Slurm submission per attempt: nothing was submitted twice. A job has one attempt, plus one for each
+            // earlier attempt whose client was saturated (measured again, kept in client_saturated_attempts); the
+            // adopted job may have had such attempts before the kill that only the killed orchestrator knew of
+            Map<String, Integer> replaced = new HashMap<>();
+            for (RunRecord r : after) {
+                replaced.put(SlurmExecutor.safe(r.runId().substring(session.length() + 1)),
+                        r.details().saturatedAttempts());
+            }
+            String adoptedDir = SlurmExecutor.safe(adopted.substring(session.length() + 1));
+            for (Path p : submitted) {
+                List<String> ids = Files.readAllLines(p).stream().filter(l -> !l.isBlank()).toList();
+                String dir = p.getParent().getFileName().toString();
+                int attempts = 1 + replaced.getOrDefault(dir, 0);
+                if (dir.equals(adoptedDir)) {
+                    assertThat(ids.size()).as(p.toString()).isBetween(attempts, 3);
+                } else {
+                    assertThat(ids).as(p + ", " + (attempts - 1) + " saturated attempt(s) replaced").hasSize(attempts);
+                }
+                submissions += ids.size();
+            }
 
             SessionAnalysis a = SessionAnalysis.of(store, session, StatsConfig.defaults());
             assertThat(a.tasks()).extracting(SessionAnalysis.TaskResult::taskId)
