@@ -7,8 +7,8 @@ import io.isobench.store.RunDetails;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Locale;
+import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
 
