@@ -1,10 +1,7 @@
 package io.isobench.loadgen;
 
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.SocketChannel;
 
 /**
  * One HTTP/1.1 connection of the {@link EventLoop} and the state of the response being read on it: the read buffer,
@@ -17,8 +14,8 @@ final class Conn {
             UNTIL_EOF = 6;
 
     private final EventLoop loop;
-    final SocketChannel ch;
-    SelectionKey key;
+    /** The socket, from the loop's {@link Poller}; set right after construction. */
+    Poller.Sock sock;
     Exchange x;
     ByteBuffer out;
     byte[] buf = new byte[16 * 1024];
@@ -40,16 +37,13 @@ final class Conn {
     long readAt;
     boolean queued;
 
-    Conn(EventLoop loop, SocketChannel ch) {
+    Conn(EventLoop loop) {
         this.loop = loop;
-        this.ch = ch;
     }
 
     void close() {
-        try {
-            ch.close();
-        } catch (IOException ignored) {
-            // closing: nothing to recover
+        if (sock != null) {
+            sock.close();
         }
         loop.forget(this);
     }

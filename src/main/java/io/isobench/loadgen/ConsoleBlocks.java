@@ -132,6 +132,7 @@ final class ConsoleBlocks {
                 l.add(row("Client CPU per chunk (us):",
                         String.format(Locale.ROOT, "%.2f", result.clientCpu().processS() * 1e6 / s.chunks())));
             }
+            l.add(row("Client transport:", result.clientCpu().transport()));
         }
         if (result.multiTurn() != null) {
             l.addAll(result.multiTurn().detailLines(result.requests(), result.durationS(), result.config().percentiles()));

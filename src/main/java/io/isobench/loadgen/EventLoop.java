@@ -3,12 +3,8 @@ package io.isobench.loadgen;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.ConnectException;
-import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
-import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -26,15 +22,15 @@ import static io.isobench.loadgen.Conn.TRAILERS;
 import static io.isobench.loadgen.Conn.UNTIL_EOF;
 
 /**
- * The measuring transport: one thread, one selector, non-blocking HTTP/1.1 connections (kept alive and reused),
- * and a resumable parser for the response head, chunked/length/close framing and SSE lines. A readiness event costs
+ * The measuring transport: one thread, one {@link Poller} (libc's epoll through java.lang.foreign where the JDK has
+ * it, else NIO's selector), non-blocking HTTP/1.1 connections (kept alive and reused), and a resumable parser for the response head, chunked/length/close framing and SSE lines. A readiness event costs
  * one read; bytes are stamped with the time that read returned, and every ready connection is read before any is
  * parsed. Request-level problems end as recorded errors.
  */
 final class EventLoop implements AutoCloseable {
 
     private final RequestExecutor exec;
-    private final Selector selector;
+    private final Poller poller;
     private final Thread thread;
     private final ConcurrentLinkedQueue<Exchange> incoming = new ConcurrentLinkedQueue<>();
     private final ArrayDeque<Conn> idle = new ArrayDeque<>();
@@ -45,7 +41,7 @@ final class EventLoop implements AutoCloseable {
     private final int maxInFlight;
     private int inFlight;
     private volatile boolean running = true;
-    private final ByteBuffer readBuf = ByteBuffer.allocateDirect(64 * 1024);
+    private final ByteBuffer readBuf;
     private final ChunkParser parser = new ChunkParser();
     /** Told (without allocating) when the loop thread dies of anything, an OutOfMemoryError included. */
     private final Consumer<Throwable> onDeath;
@@ -62,17 +58,19 @@ final class EventLoop implements AutoCloseable {
         this.exec = exec;
         this.maxInFlight = maxInFlight;
         this.onDeath = onDeath;
-        try {
-            this.selector = Selector.open();
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot open a selector: " + e.getMessage(), e);
-        }
+        this.poller = Poller.open();
+        this.readBuf = poller.readBuffer();
         this.thread = Thread.ofPlatform().daemon().name("loadgen-io").start(this::loop);
     }
 
     void submit(Exchange x) {
         incoming.add(x);
-        selector.wakeup();
+        poller.wakeup();
+    }
+
+    /** The transport under this loop, as recorded with the run: {@code ffm} or {@code nio}. */
+    String transport() {
+        return poller.name();
     }
 
     // ------------------------------------------------------------------ connection state machine
@@ -82,7 +80,7 @@ final class EventLoop implements AutoCloseable {
     /** The loop's lag tick: due every 5 ms while requests are in flight or waiting, its lateness kept in {@link #loopLag}. */
     static final long TICK_NS = 5_000_000L;
 
-    private final Consumer<SelectionKey> onReady = this::ready;
+    private final Poller.Ready onReady = this::ready;
     /**
      * The connections read in this turn: every ready connection is read (and its bytes stamped) before any is parsed,
      * so parsing one does not delay the stamps of the others in a burst (a thousand streams on one ITL grid).
@@ -113,11 +111,8 @@ final class EventLoop implements AutoCloseable {
             onDeath.accept(t);
         } finally {
             try {
-                for (SelectionKey k : selector.keys()) {
-                    k.channel().close();
-                }
-                selector.close();
-            } catch (IOException | RuntimeException | Error ignored) { // closing
+                poller.close();
+            } catch (RuntimeException | Error ignored) { // closing
             }
             busy.clear();
             idle.clear();
@@ -139,7 +134,7 @@ final class EventLoop implements AutoCloseable {
                 : Math.min(SCAN_NS / 1_000_000L, Math.max(1, (tickDue - turnEnd + 999_999) / 1_000_000L));
         int ready;
         try {
-            ready = selector.select(onReady, waitMs);
+            ready = poller.select(onReady, waitMs);
         } catch (IOException e) {
             return;
         }
@@ -228,21 +223,19 @@ final class EventLoop implements AutoCloseable {
         deadlineKnown = true;
     }
 
-    /** One ready key (called by the selector, on the loop thread). */
-    private void ready(SelectionKey k) {
-        Conn c = (Conn) k.attachment();
-        if (!k.isValid()) {
+    /** One ready connection (called by the poller, on the loop thread). */
+    private void ready(Conn c, int ops) {
+        if (!c.sock.isOpen()) {
             return;
         }
         try {
-            int ops = k.readyOps(); // once: each isXxx() call re-reads it
-            if ((ops & SelectionKey.OP_CONNECT) != 0) {
+            if ((ops & Poller.OP_CONNECT) != 0) {
                 connected(c);
             } else {
-                if ((ops & SelectionKey.OP_WRITE) != 0) {
+                if ((ops & Poller.OP_WRITE) != 0) {
                     write(c);
                 }
-                if ((ops & SelectionKey.OP_READ) != 0 && k.isValid()) {
+                if ((ops & Poller.OP_READ) != 0 && c.sock.isOpen()) {
                     read(c);
                 }
             }
@@ -275,7 +268,7 @@ final class EventLoop implements AutoCloseable {
         x.deadline = x.send + exec.timeoutNs();
         deadline(x.deadline);
         Conn c = idle.pollFirst();
-        if (c != null && c.ch.isOpen()) {
+        if (c != null && c.sock.isOpen()) {
             c.reused = true;
             assign(c, x);
             return;
@@ -285,17 +278,12 @@ final class EventLoop implements AutoCloseable {
 
     private void open(Exchange x) {
         try {
-            SocketChannel ch = SocketChannel.open();
-            ch.configureBlocking(false);
-            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            Conn c = new Conn(this, ch);
+            Conn c = new Conn(this);
+            c.sock = poller.open(c, exec.address());
             c.x = x;
             busy(c);
-            if (ch.connect(exec.address())) {
-                c.key = ch.register(selector, 0, c);
+            if (c.sock.connected()) {
                 assign(c, x);
-            } else {
-                c.key = ch.register(selector, SelectionKey.OP_CONNECT, c);
             }
         } catch (IOException e) {
             x.o.fail("connect", "server not reachable at " + exec.hostHeader() + ": " + e.getMessage());
@@ -305,7 +293,7 @@ final class EventLoop implements AutoCloseable {
 
     private void connected(Conn c) throws IOException {
         try {
-            c.ch.finishConnect();
+            c.sock.finishConnect();
         } catch (IOException e) {
             Exchange x = c.x;
             c.close();
@@ -333,8 +321,8 @@ final class EventLoop implements AutoCloseable {
     }
 
     private void write(Conn c) throws IOException {
-        c.ch.write(c.out);
-        c.key.interestOps(c.out.hasRemaining() ? SelectionKey.OP_WRITE | SelectionKey.OP_READ : SelectionKey.OP_READ);
+        c.sock.write(c.out);
+        c.sock.interest(c.out.hasRemaining() ? Poller.OP_WRITE | Poller.OP_READ : Poller.OP_READ);
     }
 
     private void busy(Conn c) {
@@ -382,7 +370,7 @@ final class EventLoop implements AutoCloseable {
 
     private void read(Conn c) throws IOException {
         readBuf.clear();
-        int n = c.ch.read(readBuf);
+        int n = c.sock.read(readBuf);
         long now = System.nanoTime();
         if (n < 0) {
             eof(c, now);
@@ -550,7 +538,7 @@ final class EventLoop implements AutoCloseable {
         }
         c.x = null;
         unbusy(c);
-        if (reusable && c.ch.isOpen()) {
+        if (reusable && c.sock.isOpen()) {
             c.reused = true;
             c.pos = 0;
             c.lim = 0;
@@ -589,7 +577,7 @@ final class EventLoop implements AutoCloseable {
     @Override
     public void close() {
         running = false;
-        selector.wakeup();
+        poller.wakeup();
         try {
             thread.join(5000);
         } catch (InterruptedException e) {

@@ -220,7 +220,8 @@ public final class LoadGenerator {
             boolean ticks = ticks0 != null && ticks1 != null;
             return new LoadgenResult.ClientCpu(cpu0 < 0 || cpu1 < 0 ? -1 : (cpu1 - cpu0) / 1e9,
                     ticks ? (ticks1[0] - ticks0[0]) / 100.0 : -1, ticks ? (ticks1[1] - ticks0[1]) / 100.0 : -1,
-                    io0 < 0 || io1 < 0 ? -1 : (io1 - io0) / 1e9, iou0 < 0 || iou1 < 0 ? -1 : (iou1 - iou0) / 1e9);
+                    io0 < 0 || io1 < 0 ? -1 : (io1 - io0) / 1e9, iou0 < 0 || iou1 < 0 ? -1 : (iou1 - iou0) / 1e9,
+                    io.transport());
         }
     }
 

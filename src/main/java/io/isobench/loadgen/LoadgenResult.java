@@ -92,8 +92,10 @@ public record LoadgenResult(LoadgenConfig config, Run run, List<RequestResult> r
      * @param sysS      the system (kernel) part, likewise
      * @param ioThreadS CPU seconds of the I/O thread, -1 when the JVM cannot tell
      * @param ioThreadUserS the user part of it, -1 when the JVM cannot tell
+     * @param transport the I/O thread's socket layer: {@code ffm} (libc through java.lang.foreign) or {@code nio}
      */
-    public record ClientCpu(double processS, double userS, double sysS, double ioThreadS, double ioThreadUserS) {
+    public record ClientCpu(double processS, double userS, double sysS, double ioThreadS, double ioThreadUserS,
+                            String transport) {
     }
 
     /** Distribution of one per-request metric, in ms. */

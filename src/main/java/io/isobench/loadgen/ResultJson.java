@@ -105,6 +105,7 @@ final class ResultJson {
             o.put("isobench_client_cpu_sys_s", result.clientCpu().sysS());
             o.put("isobench_client_io_thread_cpu_s", result.clientCpu().ioThreadS());
             o.put("isobench_client_io_thread_user_s", result.clientCpu().ioThreadUserS());
+            o.put("isobench_client_transport", result.clientCpu().transport());
         }
         o.put("isobench_input_throughput", s.inputThroughput());
         if (s.promptDriftPct() != null) {

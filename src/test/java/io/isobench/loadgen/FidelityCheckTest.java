@@ -169,7 +169,7 @@ class FidelityCheckTest {
                 req(2, 30, 30, 30.1, 70));
         long[] ticks = {1 * MS, 2 * MS, 30 * MS, 25 * MS};
         LoadgenResult.Run run = new LoadgenResult.Run(Instant.parse("2026-11-29T03:00:00Z"), 0, 0.1, 0, null);
-        LoadgenResult.ClientCpu cpu = new LoadgenResult.ClientCpu(0.05, 0.04, 0.01, 0.03, 0.02);
+        LoadgenResult.ClientCpu cpu = new LoadgenResult.ClientCpu(0.05, 0.04, 0.01, 0.03, 0.02, "nio");
         LoadGenerator.Measured m = new LoadGenerator.Measured(run, rs, cpu, null,
                 new FidelityCheck.Observed(true, rs, ticks));
         LoadFidelity f = FidelityCheck.of(c.fidelityLimits(), c.maxConcurrency(), m);
