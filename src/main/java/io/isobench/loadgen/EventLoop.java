@@ -23,9 +23,10 @@ import static io.isobench.loadgen.Conn.UNTIL_EOF;
 
 /**
  * The measuring transport: one thread, one {@link Poller} (libc's epoll through java.lang.foreign where the JDK has
- * it, else NIO's selector), non-blocking HTTP/1.1 connections (kept alive and reused), and a resumable parser for the response head, chunked/length/close framing and SSE lines. A readiness event costs
- * one read; bytes are stamped with the time that read returned, and every ready connection is read before any is
- * parsed. Request-level problems end as recorded errors.
+ * it, else NIO's selector), non-blocking HTTP/1.1 connections (kept alive and reused), and a resumable parser for the
+ * response head, chunked/length/close framing and SSE lines. A readiness event costs one read; bytes are stamped
+ * with the time that read returned, and every ready connection is read before any is parsed. Request-level problems
+ * end as recorded errors.
  */
 final class EventLoop implements AutoCloseable {
 
