@@ -71,9 +71,14 @@ public final class AdaptiveSessions {
 
     /** The session with {@code tasks} instead of {@link #TASKS}. */
     public static void session(Store store, Instant started, List<Task> tasks) {
+        session(store, SESSION, started, tasks);
+    }
+
+    /** The session, of id {@code id}, with {@code tasks} instead of {@link #TASKS}. */
+    public static void session(Store store, String id, Instant started, List<Task> tasks) {
         Map<String, Object> settings = new LinkedHashMap<>();
         settings.put(SequentialDesign.KEY, DESIGN.toMap(0.95));
-        store.putSession(SessionRecord.builder(SESSION).time(started, started.plusSeconds(600))
+        store.putSession(SessionRecord.builder(id).time(started, started.plusSeconds(600))
                 .machine("host-b", "2 cpu", "none", "{}").statsConfigJson(json(settings)).seed(11L)
                 .status("complete").build());
         List<RunRecord> runs = new ArrayList<>();
@@ -93,8 +98,8 @@ public final class AdaptiveSessions {
                     if (arm.startsWith("agent:")) {
                         x.put("agent_model", "model-x");
                     }
-                    runs.add(RunRecord.builder(SESSION + "/" + t.id() + "/" + arm + "/r" + r)
-                            .session(SESSION)
+                    runs.add(RunRecord.builder(id + "/" + t.id() + "/" + arm + "/r" + r)
+                            .session(id)
                             .kind(RunRecord.RunKind.MEASURED)
                             .commit(t.commit(), t.commit().substring(0, 8))
                             .agent(arm.startsWith("agent:") ? arm.substring(6) : null)

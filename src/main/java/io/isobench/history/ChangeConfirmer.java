@@ -25,7 +25,8 @@ import java.util.function.Function;
  * <p>Guarantees, for the track's change rows in the store:
  * <ul>
  *   <li>Every {@code candidate} row becomes {@code confirmed} or {@code rejected}: the session of its commit against
- *       its earlier measured commit ({@code parentCommit}) decided by {@link Confirmation#decide} in the candidate's
+ *       its earlier measured commit ({@code parentCommit}) — the pair's second session when the first was
+ *       inconclusive ({@link ConfirmSessions#confirm}) — decided by {@link Confirmation#decide} in the candidate's
  *       direction. The row then holds the direction the session measured, {@code change_pct} and the interval
  *       (percent, later vs earlier commit), the evidence line ({@link ConfirmEvidence}) and the session id. A session
  *       that compared nothing (a build, a run, the correctness gate or the infrastructure failed) rejects the
@@ -33,7 +34,7 @@ import java.util.function.Function;
  *   <li>A {@code confirmed} row without a first commit gets one: its commit itself when the earlier commit is the
  *       previous commit of the range (adjacent on the first-parent line), no session asked; otherwise, with bisect
  *       on, the first commit {@link Bisect#first} finds among the commits after the earlier one up to the row's
- *       commit, asking commit m with a session of m against the earlier commit ({@link ConfirmResult#answer}: carries
+ *       commit, asking commit m with one session of m against the earlier commit ({@link ConfirmResult#answer}: carries
  *       when it confirms the change in the row's direction, skip when m could not be measured), recorded in
  *       {@code bisect_json} ({@link BisectSteps}); a commit the series recorded as {@code build_failed} is skipped
  *       without a session. With bisect off a non-adjacent row keeps no first commit.</li>
@@ -80,7 +81,8 @@ public final class ChangeConfirmer {
         try {
             for (TrackChange c : changes(track)) {
                 if (Confirmation.Status.CANDIDATE.label().equals(c.status())) {
-                    put(decided(c, c.parentCommit() == null ? null : sessions.run(c.parentCommit(), c.commitId())));
+                    put(decided(c, c.parentCommit() == null ? null : sessions.confirm(c.parentCommit(),
+                            c.commitId())));
                 }
             }
             List<TrackCommit> ordered = commits.stream().sorted(Comparator.comparingInt(TrackCommit::position))

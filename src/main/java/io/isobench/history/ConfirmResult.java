@@ -13,8 +13,10 @@ import io.isobench.track.Direction;
  * @param state     measured, later commit not built, or failed
  * @param analysis  the task's analysis when measured; null otherwise
  * @param failure   one line: why it did not measure (the failed run's arm, category and detail); null when measured
+ * @param first     when this is the pair's second session ({@link Confirmation#reopens}): the first session's id and
+ *                  evidence line, {@code ID: EVIDENCE}; null for a first session
  */
-record ConfirmResult(String sessionId, State state, TaskAnalysis analysis, String failure) {
+record ConfirmResult(String sessionId, State state, TaskAnalysis analysis, String failure, String first) {
 
     /** How a confirming session ended. */
     enum State {
@@ -31,6 +33,17 @@ record ConfirmResult(String sessionId, State state, TaskAnalysis analysis, Strin
             throw new IllegalArgumentException("an analysis comes with a measured session, and only with one: "
                     + state);
         }
+    }
+
+    /** A pair's first session. */
+    ConfirmResult(String sessionId, State state, TaskAnalysis analysis, String failure) {
+        this(sessionId, state, analysis, failure, null);
+    }
+
+    /** This result as the second session of the pair whose first session was {@code earlier}. */
+    ConfirmResult after(ConfirmResult earlier) {
+        return new ConfirmResult(sessionId, state, analysis, failure, earlier.sessionId() + ": "
+                + earlier.evidence());
     }
 
     /** The candidate decided by this session: its verdict in the candidate's direction, or rejected when it failed. */
@@ -51,8 +64,12 @@ record ConfirmResult(String sessionId, State state, TaskAnalysis analysis, Strin
         return status(changeDirection) == Confirmation.Status.CONFIRMED ? Bisect.Answer.CARRIES : Bisect.Answer.CLEAN;
     }
 
-    /** One line: the verdict and its numbers ({@link ConfirmEvidence#of}), or the failure. */
+    /**
+     * One line: the verdict and its numbers ({@link ConfirmEvidence#of}), or the failure; a second session's line
+     * ends with {@code ; second session (the first, ID: EVIDENCE)}.
+     */
     String evidence() {
-        return state == State.MEASURED ? ConfirmEvidence.of(analysis) : ConfirmEvidence.failed(state, failure);
+        String line = state == State.MEASURED ? ConfirmEvidence.of(analysis) : ConfirmEvidence.failed(state, failure);
+        return first == null ? line : ConfirmEvidence.oneLine(line + "; second session (the first, " + first + ")");
     }
 }

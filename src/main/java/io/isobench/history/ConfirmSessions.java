@@ -16,6 +16,7 @@ import io.isobench.store.Store;
 import io.isobench.store.Stores;
 import io.isobench.task.Suite;
 import io.isobench.task.TaskSpec;
+import io.isobench.track.Confirmation;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -38,6 +39,11 @@ import java.util.Objects;
  *       later commit (newline-separated): the same pair of the same track is the same session. A session of that id
  *       that is {@code complete} in the store is read, not run again; one that is there but not complete is resumed;
  *       otherwise it is started.</li>
+ *   <li>A candidate ({@link #confirm}): a first session that measured and is {@code inconclusive}
+ *       ({@link Confirmation#reopens}) is followed by the pair's second session, whose id hashes a fourth line
+ *       {@code 2}, under the same rules (read, resumed or started); the second decides when it measured
+ *       ({@link ConfirmResult#after}: its evidence names the first), and the first stands when the second compared
+ *       nothing. Any other first session decides alone. A bisect step ({@link #run}) is its first session alone.</li>
  *   <li>Read as every session is ({@link SessionAnalysis}, default statistics): the task's analysis. The later commit
  *       did not build when one of its (human arm's) runs failed as {@code BUILD_FAILED} and none succeeded; the
  *       session failed when there is no analysis, or its verdict is not about speed ({@code failed},
@@ -58,11 +64,16 @@ final class ConfirmSessions {
         this.taskId = Objects.requireNonNull(taskId, "taskId");
     }
 
-    /** The session id of the pair (earlier, later) of a track. */
+    /** The session id of the pair (earlier, later) of a track: its first session. */
     static String sessionId(String trackId, String earlier, String later) {
+        return sessionId(trackId, earlier, later, 1);
+    }
+
+    /** The id of the pair's {@code attempt}-th session (1: the first; its id has no fourth line). */
+    static String sessionId(String trackId, String earlier, String later, int attempt) {
+        String key = trackId + "\n" + earlier + "\n" + later + (attempt == 1 ? "" : "\n" + attempt);
         try {
-            byte[] h = MessageDigest.getInstance("SHA-256").digest((trackId + "\n" + earlier + "\n" + later)
-                    .getBytes(StandardCharsets.UTF_8));
+            byte[] h = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
             return "track-" + HexFormat.of().formatHex(h).substring(0, 16);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is part of every JDK", e);
@@ -81,9 +92,33 @@ final class ConfirmSessions {
         return started;
     }
 
-    /** The session of {@code later} against {@code earlier}: read when complete, else run (or resumed) first. */
+    /**
+     * A candidate's answer ({@code later} against {@code earlier}): the pair's first session, and its second when the
+     * first measured and was inconclusive (the rules above).
+     */
+    ConfirmResult confirm(String earlier, String later) {
+        ConfirmResult first = run(earlier, later);
+        if (first.state() != ConfirmResult.State.MEASURED || !Confirmation.reopens(first.analysis())) {
+            return first;
+        }
+        template.feedback().listener().note("track " + taskId + ": " + abbrev(later) + " against " + abbrev(earlier)
+                + " inconclusive (" + first.sessionId() + "): its second session decides");
+        ConfirmResult second = session(earlier, later, Confirmation.SESSIONS_PER_PAIR);
+        return second.state() == ConfirmResult.State.MEASURED ? second.after(first) : first;
+    }
+
+    /** The pair's first session alone (a bisect step's answer): read when complete, else run (or resumed) first. */
     ConfirmResult run(String earlier, String later) {
-        String id = sessionId(trackId, earlier, later);
+        return session(earlier, later, 1);
+    }
+
+    private static String abbrev(String commit) {
+        return commit.length() > 12 ? commit.substring(0, 12) : commit;
+    }
+
+    /** One session of the pair: read when complete, else run (or resumed) first. */
+    private ConfirmResult session(String earlier, String later, int attempt) {
+        String id = sessionId(trackId, earlier, later, attempt);
         String status;
         try (Store store = Stores.open(template.db())) {
             status = store.session(id).map(SessionRecord::status).orElse(null);

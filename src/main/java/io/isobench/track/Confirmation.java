@@ -19,6 +19,14 @@ import java.util.Locale;
  * that comparison's verdict is {@code better} for a faster candidate or {@code worse} for a slower one (its interval
  * excludes no change on the candidate's side and its estimate is beyond the margin); {@code rejected} otherwise
  * (equivalent, inconclusive — A/A unstable included —, the other direction, failed). No second statistic.
+ *
+ * <p>One more session, once, for a candidate: a confirming session whose verdict is {@code inconclusive} (of any
+ * reason) answered nothing, so the pair gets a second, independent session, and that one decides ({@link #reopens},
+ * {@link #SESSIONS_PER_PAIR}). It depends on the verdict alone, never on its direction; a session that decided
+ * (better, worse, equivalent) is final. The price is at most a doubled false rate in the candidate's direction (each
+ * session's is at most α/2); the gain is that a real change is lost far less often to one disturbed run. A bisect step
+ * is one session: most of its questions are about clean commits, where a second chance only doubles false "carries"
+ * (docs/statistics.md §21b, measured in §21d).
  */
 public final class Confirmation {
 
@@ -57,7 +65,18 @@ public final class Confirmation {
                           Comparison comparison) {
     }
 
+    /** Sessions a candidate's pair of commits gets at most: the first, and one more when the first was inconclusive. */
+    public static final int SESSIONS_PER_PAIR = 2;
+
     private Confirmation() {
+    }
+
+    /**
+     * Whether a session leaves its pair open, so that the pair gets one more session (at most
+     * {@link #SESSIONS_PER_PAIR} in all): its verdict on the commit against the parent is {@code inconclusive}.
+     */
+    public static boolean reopens(TaskAnalysis session) {
+        return session.humanVsBaseline().verdict() == Verdict.INCONCLUSIVE;
     }
 
     /** The session read by the verdicts' machinery: the parent as baseline (and A/A arm), the commit as human. */

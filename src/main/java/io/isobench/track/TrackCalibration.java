@@ -63,6 +63,9 @@ public final class TrackCalibration {
     /** The CV of the targets' rows. */
     public static final double DESIGN_CV_PCT = 2;
 
+    /** The share of disturbed runs, percent, in the disturbed cells. */
+    static final double DISTURBED_PCT = 5;
+
     private TrackCalibration() {
     }
 
@@ -93,8 +96,43 @@ public final class TrackCalibration {
                     List.of(info, info, info)));
             c.add(new Cell("--every 5  steps -15% and +10%  " + at, Scenario.of(cv, 0.85, 1.10).every(5),
                     stepMeasures, List.of(info, info, info)));
+            if (design) {
+                disturbed(c, at, nullMeasures, nullTargets, stepMeasures);
+            }
         }
         return c;
+    }
+
+    /**
+     * The disturbed cells at the design CV: 5 % of all runs slower by 5–20 % (TrackSimulation's model), each step cell
+     * with one session per pair (the rule before the second session) and with the rule, the null cells with the rule
+     * and their false-change target; last TrackAcceptanceIT's history (its steps at fixed commits, K = 5).
+     */
+    private static void disturbed(List<Cell> c, String at, List<Measure> nullMeasures, List<Target> nullTargets,
+                                  List<Measure> stepMeasures) {
+        double pct = DISTURBED_PCT;
+        String d = "  " + fmt(pct) + "% runs disturbed";
+        List<Target> info = List.of(Target.NONE, Target.NONE, Target.NONE);
+        c.add(new Cell("null range  " + at + d, Scenario.of(DESIGN_CV_PCT).disturbed(pct), nullMeasures,
+                nullTargets));
+        c.add(new Cell("--every 5  null range  " + at + d, Scenario.of(DESIGN_CV_PCT).disturbed(pct).every(5),
+                nullMeasures, nullTargets));
+        for (int every : new int[] {1, 5}) {
+            String e = every == 1 ? "" : "--every 5  ";
+            for (double[] f : new double[][] {{1.10}, {0.85, 1.10}}) {
+                String what = f.length == 1 ? "step 10% slower  " : "steps -15% and +10%  ";
+                Scenario sc = Scenario.of(DESIGN_CV_PCT, f).disturbed(pct).every(every);
+                c.add(new Cell(e + what + at + d + ", one session", sc.oneSession(), stepMeasures, info));
+                c.add(new Cell(e + what + at + d, sc, stepMeasures, info));
+            }
+        }
+        for (int every : new int[] {1, 5}) {
+            String e = every == 1 ? "" : "--every 5  ";
+            Scenario sc = Scenario.acceptance(DESIGN_CV_PCT).disturbed(pct).every(every);
+            String what = e + "TrackAcceptanceIT history  " + at + d;
+            c.add(new Cell(what + ", one session", sc.oneSession(), stepMeasures, info));
+            c.add(new Cell(what, sc, stepMeasures, info));
+        }
     }
 
     private static double[] cvs(double suiteCvPct) {
@@ -163,7 +201,7 @@ public final class TrackCalibration {
                 + "t test p <= %s, |change| >= %s%%) + real confirming sessions (parent, parent A/A, commit; design: "
                 + "%s) + real bisect%n", ranges, seed, fmt(EDivisive.Settings.DEFAULTS.maxPValue()),
                 fmt(EDivisive.Settings.DEFAULTS.minMagnitudePct()), SequentialDesign.defaultAdaptive().describe()));
-        b.append(String.format(Locale.ROOT, "%-62s %-20s %8s  %-17s %-14s %s%n", "cell", "measure", "rate",
+        b.append(String.format(Locale.ROOT, "%-72s %-20s %8s  %-17s %-14s %s%n", "cell", "measure", "rate",
                 "95% CI", "target", "ok"));
         for (Row r : rows) {
             boolean sessions = r.measure() == Measure.SESSIONS;
@@ -176,7 +214,7 @@ public final class TrackCalibration {
                 case AT_LEAST -> ">= " + fmt(r.target().value() * 100) + " %";
                 case NONE -> "(info)";
             };
-            b.append(String.format(Locale.ROOT, "%-62s %-20s %8s  %-17s %-14s %s%n", r.cell(), r.measure().label(),
+            b.append(String.format(Locale.ROOT, "%-72s %-20s %8s  %-17s %-14s %s%n", r.cell(), r.measure().label(),
                     rate, ci, target, r.target().kind() == Target.Kind.NONE ? "" : r.met() ? "ok" : "MISSED"));
         }
         long missed = rows.stream().filter(r -> !r.met()).count();

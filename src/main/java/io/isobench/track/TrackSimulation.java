@@ -20,37 +20,63 @@ import java.util.SplittableRandom;
  * <p>Model (a lower-is-better metric, 100 units at the first commit): commit i's true value is 100 × the product of
  * the factors of the planted steps at or before i. The series: K rounds, each holding every measured commit once (the
  * interleaved order), every run = true value × e^(drift of its round) × lognormal noise of the given CV; the round's
- * drift (normal in log space) is shared by the round's commits. Optionally one run of the series is 3× slower. A
- * confirming or bisecting session: the parent (baseline), the parent again (A/A arm) and the commit in rounds of their
- * own up to the design's maximum, with the same noise and drift model; there is no position effect in this model, so
- * the order within a round does not change any value's law and is not drawn.
+ * drift (normal in log space) is shared by the round's commits. Optionally one run of the series is 3× slower.
+ * Optionally every run, of the series and of the sessions alike, independently falls into a <b>disturbance</b> with
+ * a given probability and is then slower by a factor drawn uniformly from [1.05, 1.20] (a co-tenant on the host: the
+ * heavy right tail of CPU times on a shared machine, where a 0.21 s command once took 0.24 s). A confirming or
+ * bisecting session: the parent (baseline), the parent again (A/A arm) and the commit in rounds of their own up to the
+ * design's maximum, with the same noise, drift and disturbance model; a candidate's session whose verdict is
+ * inconclusive is followed by a second one of the same pair, which decides ({@link Confirmation#reopens}), unless the
+ * scenario turns that rule off (to measure what it buys); a bisect step is one session. There is no position effect in this model, so the order within a round does
+ * not change any value's law and is not drawn.
  */
 final class TrackSimulation {
 
     /**
      * A scenario.
      *
-     * @param commits  commits in the range
-     * @param runs     runs per measured commit (K)
-     * @param cvPct    per-run CV, percent
-     * @param driftPct sd of a round's drift, percent
-     * @param factors  planted steps' factors on the value (1.10: 10 % slower), in commit order; their positions are
-     *                 drawn per range, distinct, uniformly among commits 1 … commits − 1
-     * @param every    every N-th commit measured (and the last); 1: all
-     * @param outlier  one run of the series 3× slower
+     * @param commits       commits in the range
+     * @param runs          runs per measured commit (K)
+     * @param cvPct         per-run CV, percent
+     * @param driftPct      sd of a round's drift, percent
+     * @param factors       planted steps' factors on the value (1.10: 10 % slower), in commit order; their positions
+     *                      are drawn per range, distinct, uniformly among commits 1 … commits − 1
+     * @param every         every N-th commit measured (and the last); 1: all
+     * @param outlier       one run of the series 3× slower
+     * @param disturbedPct  the chance, percent, that a run is disturbed (slower by a factor uniform in [1.05, 1.20])
+     * @param secondSession the rule of a second session for an inconclusive one (the real rule: on)
+     * @param at            the steps' positions (0-based, one per factor), or null: drawn per range
      */
     record Scenario(int commits, int runs, double cvPct, double driftPct, double[] factors, int every,
-                    boolean outlier) {
+                    boolean outlier, double disturbedPct, boolean secondSession, int[] at) {
         static Scenario of(double cvPct, double... factors) {
-            return new Scenario(30, 3, cvPct, 3, factors, 1, false);
+            return new Scenario(30, 3, cvPct, 3, factors, 1, false, 0, true, null);
+        }
+
+        /**
+         * TrackAcceptanceIT's history: K = 5 runs (track's default), commit 9 (position 8) 15 % faster, commit 21
+         * (position 20) 10 % slower.
+         */
+        static Scenario acceptance(double cvPct) {
+            return new Scenario(30, 5, cvPct, 3, new double[] {0.85, 1.10}, 1, false, 0, true, new int[] {8, 20});
         }
 
         Scenario every(int n) {
-            return new Scenario(commits, runs, cvPct, driftPct, factors, n, outlier);
+            return new Scenario(commits, runs, cvPct, driftPct, factors, n, outlier, disturbedPct, secondSession, at);
         }
 
         Scenario withOutlier() {
-            return new Scenario(commits, runs, cvPct, driftPct, factors, every, true);
+            return new Scenario(commits, runs, cvPct, driftPct, factors, every, true, disturbedPct, secondSession, at);
+        }
+
+        /** Every run disturbed with probability {@code pct} percent. */
+        Scenario disturbed(double pct) {
+            return new Scenario(commits, runs, cvPct, driftPct, factors, every, outlier, pct, secondSession, at);
+        }
+
+        /** One session per pair: an inconclusive one rejects (the rule before the second session). */
+        Scenario oneSession() {
+            return new Scenario(commits, runs, cvPct, driftPct, factors, every, outlier, disturbedPct, false, at);
         }
     }
 
@@ -113,9 +139,8 @@ final class TrackSimulation {
         List<Found> confirmed = new ArrayList<>();
         int[] sessions = {0};
         for (ChangePoint c : candidates) {
-            sessions[0]++;
-            Confirmation.Outcome o = Confirmation.decide(c.direction(), session(s, level[c.previous()],
-                    level[c.commit()], design, config, rng));
+            Confirmation.Outcome o = Confirmation.decide(c.direction(), pair(s, level[c.previous()],
+                    level[c.commit()], design, config, rng, sessions));
             if (o.status() != Confirmation.Status.CONFIRMED) {
                 continue;
             }
@@ -136,7 +161,25 @@ final class TrackSimulation {
         return new Range(steps, dirs, candidates.size(), confirmed, sessions[0]);
     }
 
+    /**
+     * A candidate's answer: its session, and a second one when the first is inconclusive and the scenario has the rule
+     * ({@link Confirmation#reopens}); counts the sessions in {@code sessions[0]}.
+     */
+    static TaskAnalysis pair(Scenario s, double parent, double commit, SequentialDesign design, StatsConfig config,
+                             SplittableRandom rng, int[] sessions) {
+        TaskAnalysis a = session(s, parent, commit, design, config, rng);
+        sessions[0]++;
+        for (int k = 1; k < Confirmation.SESSIONS_PER_PAIR && s.secondSession() && Confirmation.reopens(a); k++) {
+            a = session(s, parent, commit, design, config, rng);
+            sessions[0]++;
+        }
+        return a;
+    }
+
     private static int[] positions(Scenario s, SplittableRandom rng) {
+        if (s.at() != null) {
+            return s.at().clone();
+        }
         int k = s.factors().length;
         int[] p = new int[k];
         for (int i = 0; i < k; i++) {
@@ -165,7 +208,7 @@ final class TrackSimulation {
             double d = s.driftPct() / 100 * rng.nextGaussian();
             for (int i = 0; i < n; i++) {
                 if (v[i].length > 0) {
-                    v[i][r] = 100 * level[i] * Math.exp(d + sigma * rng.nextGaussian());
+                    v[i][r] = run(s, 100 * level[i], d, sigma, rng);
                 }
             }
         }
@@ -189,12 +232,21 @@ final class TrackSimulation {
         double[] c = new double[rounds];
         for (int r = 0; r < rounds; r++) {
             double d = s.driftPct() / 100 * rng.nextGaussian();
-            p[r] = 100 * parent * Math.exp(d + sigma * rng.nextGaussian());
-            aa[r] = 100 * parent * Math.exp(d + sigma * rng.nextGaussian());
-            c[r] = 100 * commit * Math.exp(d + sigma * rng.nextGaussian());
+            p[r] = run(s, 100 * parent, d, sigma, rng);
+            aa[r] = run(s, 100 * parent, d, sigma, rng);
+            c[r] = run(s, 100 * commit, d, sigma, rng);
         }
         return Confirmation.analyse(new Confirmation.PairedSession(METRIC, Better.LOWER, ArmSamples.of(Arm.BASELINE,
                 p), ArmSamples.of(Arm.BASELINE_AA, aa), ArmSamples.of(Arm.HUMAN, c)), design, rounds, config);
+    }
+
+    /** One run: the true value, its round's drift, lognormal noise, and a disturbance with the scenario's chance. */
+    private static double run(Scenario s, double value, double drift, double sigma, SplittableRandom rng) {
+        double v = value * Math.exp(drift + sigma * rng.nextGaussian());
+        if (s.disturbedPct() > 0 && rng.nextDouble() * 100 < s.disturbedPct()) {
+            v *= 1.05 + 0.15 * rng.nextDouble();
+        }
+        return v;
     }
 
     private static double sigma(double cvPct) {

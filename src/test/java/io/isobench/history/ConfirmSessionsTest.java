@@ -7,16 +7,27 @@ import io.isobench.store.RunRecord;
 import io.isobench.store.SessionRecord;
 import io.isobench.store.Store;
 import io.isobench.store.Stores;
+import io.isobench.plan.Planner;
+import io.isobench.session.ProgressMode;
+import io.isobench.session.SessionRequest;
 import io.isobench.task.AgentSpec;
 import io.isobench.task.EngineSpec;
 import io.isobench.task.RunConfig;
 import io.isobench.task.Suite;
 import io.isobench.task.TaskSpec;
+import io.isobench.track.Bisect;
+import io.isobench.track.Direction;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 
@@ -93,6 +104,69 @@ class ConfirmSessionsTest {
             ConfirmResult none = ConfirmSessions.read(store, "s-none", "kernel");
             assertThat(none.state()).isEqualTo(ConfirmResult.State.FAILED);
             assertThat(none.failure()).isEqualTo("no measured runs of task kernel");
+        }
+    }
+
+    @Test
+    void aCandidatesInconclusiveFirstSessionIsFollowedByTheSecondWhichDecides() {
+        String db = dir.resolve("two.duckdb").toString();
+        String c = "cccc000011112222333344445555666677778888";
+        // the first session: the A/A arm 6 % slower than the parent in every round, so inconclusive (A/A unstable) at
+        // the first look although the later commit is 2x faster; the second: the same change, a stable A/A arm
+        AdaptiveSessions.Task open = new AdaptiveSessions.Task("kernel", c, 3, new double[] {10, 10.6, 5, 10},
+                new double[] {0.003, 0.003, 0.003, 0.003}, -5995756L);
+        AdaptiveSessions.Task clear = new AdaptiveSessions.Task("kernel", c, 3, new double[] {10, 10, 5, 10},
+                new double[] {0.003, 0.003, 0.003, 0.003}, 3135580L);
+        AdaptiveSessions.Task same = new AdaptiveSessions.Task("kernel", c, 3, new double[] {10, 10, 10, 10},
+                new double[] {0.002, 0.002, 0.002, 0.002}, 3522662L);
+        String first = ConfirmSessions.sessionId("t1", E, L);
+        String second = ConfirmSessions.sessionId("t1", E, L, 2);
+        // the second session's id hashes a fourth line: the first 16 hex digits of sha256("t1\n" + E + "\n" + L + "\n2")
+        assertThat(second).isEqualTo("track-" + sha16("t1\n" + E + "\n" + L + "\n2")).isNotEqualTo(first);
+        assertThat(first).isEqualTo("track-" + sha16("t1\n" + E + "\n" + L));
+        String decidedFirst = ConfirmSessions.sessionId("t1", E, E);
+        try (Store store = Stores.open(db)) {
+            AdaptiveSessions.session(store, first, Instant.parse("2026-11-29T00:00:00Z"), List.of(open));
+            AdaptiveSessions.session(store, second, Instant.parse("2026-11-29T01:00:00Z"), List.of(clear));
+            AdaptiveSessions.session(store, decidedFirst, Instant.parse("2026-11-29T02:00:00Z"), List.of(same));
+            // a second session stored for the decided pair too: never read
+            AdaptiveSessions.session(store, ConfirmSessions.sessionId("t1", E, E, 2), Instant.parse(
+                    "2026-11-29T03:00:00Z"), List.of(clear));
+            assertThat(ConfirmSessions.read(store, first, "kernel").analysis().humanVsBaseline().verdict().label())
+                    .isEqualTo("inconclusive");
+        }
+        Suite suite = new Suite(null, new EngineSpec("/repo/e", Path.of("/repo/e"), "generic"), List.of(TaskSpec.of(
+                "kernel", c, null, new TaskSpec.Workload("./engine", "m", null, null))), List.of(), RunConfig.DEFAULT);
+        ConfirmSessions sessions = new ConfirmSessions(new SessionRequest(suite, new Planner.Options(null, null,
+                dir.resolve("work"), null, null), db, null, false, new SessionRequest.ExecutorChoice("local", 1,
+                false), new SessionRequest.Feedback(ProgressMode.PLAIN.listener(new PrintWriter(new StringWriter(),
+                true)), id -> "resume")), "t1", "kernel");
+
+        ConfirmResult r = sessions.confirm(E, L);
+        assertThat(r.sessionId()).isEqualTo(second);
+        assertThat(r.analysis().humanVsBaseline().verdict().label()).isEqualTo("better");
+        assertThat(r.answer(Direction.FASTER)).isEqualTo(Bisect.Answer.CARRIES);
+        assertThat(r.evidence()).startsWith("better: -49.91 %").contains("; second session (the first, " + first
+                + ": inconclusive: A/A unstable: ").endsWith(")");
+
+        ConfirmResult decided = sessions.confirm(E, E);
+        assertThat(decided.sessionId()).isEqualTo(decidedFirst);
+        assertThat(decided.first()).isNull();
+        assertThat(decided.evidence()).startsWith("equivalent").doesNotContain("second session");
+        // a bisect step is the pair's first session alone, inconclusive or not
+        ConfirmResult step = sessions.run(E, L);
+        assertThat(step.sessionId()).isEqualTo(first);
+        assertThat(step.first()).isNull();
+        assertThat(step.answer(Direction.FASTER)).isEqualTo(Bisect.Answer.CLEAN);
+        assertThat(sessions.started()).as("every session was stored complete: read, none run").isZero();
+    }
+
+    private static String sha16(String s) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(
+                    s.getBytes(StandardCharsets.UTF_8))).substring(0, 16);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
         }
     }
 

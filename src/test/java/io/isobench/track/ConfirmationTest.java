@@ -5,6 +5,7 @@ import io.isobench.analysis.ArmSamples;
 import io.isobench.analysis.InconclusiveReason;
 import io.isobench.analysis.SequentialDesign;
 import io.isobench.analysis.StatsConfig;
+import io.isobench.analysis.TaskAnalysis;
 import io.isobench.analysis.Verdict;
 import io.isobench.parse.Better;
 import org.junit.jupiter.api.Test;
@@ -26,12 +27,29 @@ class ConfirmationTest {
     }
 
     private static Confirmation.Outcome decide(Direction candidate, double commitFactor, double aaFactor) {
+        return Confirmation.decide(candidate, analyse(commitFactor, aaFactor));
+    }
+
+    private static TaskAnalysis analyse(double commitFactor, double aaFactor) {
         Confirmation.PairedSession s = new Confirmation.PairedSession("command_cpu_s", Better.LOWER,
                 ArmSamples.of(Arm.BASELINE, PARENT), ArmSamples.of(Arm.BASELINE_AA, times(PARENT, aaFactor,
                 JITTER)), ArmSamples.of(Arm.HUMAN, times(PARENT, commitFactor, new double[] {0.997, 1.003, 0.999,
                 1.002, 0.998, 1.004, 0.996, 1.001})));
-        return Confirmation.decide(candidate, Confirmation.analyse(s, SequentialDesign.defaultAdaptive(), 8,
-                StatsConfig.defaults()));
+        return Confirmation.analyse(s, SequentialDesign.defaultAdaptive(), 8, StatsConfig.defaults());
+    }
+
+    @Test
+    void onlyAnInconclusiveSessionReopensItsPairForOneMoreSession() {
+        assertThat(Confirmation.SESSIONS_PER_PAIR).isEqualTo(2);
+        // decided: worse, better, equivalent — final, whatever the candidate's direction
+        assertThat(Confirmation.reopens(analyse(1.10, 1.0))).isFalse();
+        assertThat(Confirmation.reopens(analyse(0.90, 1.0))).isFalse();
+        assertThat(Confirmation.reopens(analyse(1.0, 1.0))).isFalse();
+        // inconclusive: the A/A arm did not repeat the parent; and an effect between no change and the margin
+        assertThat(analyse(1.10, 1.08).humanVsBaseline().verdict()).isEqualTo(Verdict.INCONCLUSIVE);
+        assertThat(Confirmation.reopens(analyse(1.10, 1.08))).isTrue();
+        assertThat(analyse(1.018, 1.0).humanVsBaseline().verdict()).isEqualTo(Verdict.INCONCLUSIVE);
+        assertThat(Confirmation.reopens(analyse(1.018, 1.0))).isTrue();
     }
 
     @Test
