@@ -104,9 +104,9 @@ public final class TrackCalibration {
     }
 
     /**
-     * The disturbed cells at the design CV: 5 % of all runs slower by 5–20 % (TrackSimulation's model), each step cell
-     * with one session per pair (the rule before the second session) and with the rule, the null cells with the rule
-     * and their false-change target; last TrackAcceptanceIT's history (its steps at fixed commits, K = 5).
+     * The disturbed cells at the design CV: 5 % of all runs slower by 5–20 % (TrackSimulation's model); each step
+     * cell with one session per candidate (the rule before the second session) and with the rule; the null cells with
+     * the rule and their false-change target; last TrackAcceptanceIT's history (its steps at fixed commits, K = 5).
      */
     private static void disturbed(List<Cell> c, String at, List<Measure> nullMeasures, List<Target> nullTargets,
                                   List<Measure> stepMeasures) {

@@ -27,8 +27,8 @@ import java.util.SplittableRandom;
  * bisecting session: the parent (baseline), the parent again (A/A arm) and the commit in rounds of their own up to the
  * design's maximum, with the same noise, drift and disturbance model; a candidate's session whose verdict is
  * inconclusive is followed by a second one of the same pair, which decides ({@link Confirmation#reopens}), unless the
- * scenario turns that rule off (to measure what it buys); a bisect step is one session. There is no position effect in this model, so the order within a round does
- * not change any value's law and is not drawn.
+ * scenario turns that rule off (to measure what it buys); a bisect step is one session. There is no position effect
+ * in this model, so the order within a round does not change any value's law and is not drawn.
  */
 final class TrackSimulation {
 
@@ -44,7 +44,7 @@ final class TrackSimulation {
      * @param every         every N-th commit measured (and the last); 1: all
      * @param outlier       one run of the series 3× slower
      * @param disturbedPct  the chance, percent, that a run is disturbed (slower by a factor uniform in [1.05, 1.20])
-     * @param secondSession the rule of a second session for an inconclusive one (the real rule: on)
+     * @param secondSession a candidate's second session when its first is inconclusive (the real rule: on)
      * @param at            the steps' positions (0-based, one per factor), or null: drawn per range
      */
     record Scenario(int commits, int runs, double cvPct, double driftPct, double[] factors, int every,
@@ -74,7 +74,7 @@ final class TrackSimulation {
             return new Scenario(commits, runs, cvPct, driftPct, factors, every, outlier, pct, secondSession, at);
         }
 
-        /** One session per pair: an inconclusive one rejects (the rule before the second session). */
+        /** One session per candidate: an inconclusive one rejects (the rule before the second session). */
         Scenario oneSession() {
             return new Scenario(commits, runs, cvPct, driftPct, factors, every, outlier, disturbedPct, false, at);
         }
@@ -169,7 +169,7 @@ final class TrackSimulation {
                              SplittableRandom rng, int[] sessions) {
         TaskAnalysis a = session(s, parent, commit, design, config, rng);
         sessions[0]++;
-        for (int k = 1; k < Confirmation.SESSIONS_PER_PAIR && s.secondSession() && Confirmation.reopens(a); k++) {
+        if (s.secondSession() && Confirmation.reopens(a)) {
             a = session(s, parent, commit, design, config, rng);
             sessions[0]++;
         }

@@ -22,11 +22,15 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.parallel.Isolated;
@@ -37,7 +41,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The llama2.c example end to end, as a user runs it ({@code isobench run examples/llama2c/suite.yaml}): the real
  * engine cloned from {@code ../shared/engines/llama2.c.bundle}, a checkpoint generated at run time, every arm built
  * from its worktree with {@code make run}, adaptive interleaved rounds with the A/A arm. Asserted from the store: the
- * human of d421a95 (PR #276) is {@code better} and its replay {@code valid}; the null commit is not better; the
+ * human of d421a95 (PR #276) is {@code better} and its replay {@code valid}; the README-only commit, whose binary
+ * is byte-identical to its parent's (asserted from the two worktrees' builds), is neither better nor worse; the
  * correct alternative patch passes the gate, the fast-but-wrong one is {@code incorrect}, the stale one
  * {@code PATCH_FAILED}; the prompt-encoder commit is better on CPU time; builds and declared metrics are recorded.
  * The Markdown report is left in {@code target/llama2c-report.md}.
@@ -70,7 +75,7 @@ class Llama2cExampleIT {
             String session = store.sessions().get(0).sessionId();
             SessionAnalysis a = SessionAnalysis.of(store, session, StatsConfig.defaults());
             assertThat(a.tasks()).extracting(SessionAnalysis.TaskResult::taskId)
-                    .containsExactly("topp-filter", "topp-default", "vocab-bsearch");
+                    .containsExactly("topp-filter", "readme-null", "vocab-bsearch");
 
             SessionAnalysis.TaskResult topp = task(a, "topp-filter");
             assertThat(topp.analysis().metric()).isEqualTo("command_cpu_s");
@@ -96,7 +101,11 @@ class Llama2cExampleIT {
             assertThat(topp.outcomes().get(Arm.ofStored("agent:stale_base"))).containsOnlyKeys("PATCH_FAILED");
             assertThat(topp.findings()).as("a generic engine has no default source tree to stay in").isEmpty();
 
-            SessionAnalysis.TaskResult nul = task(a, "topp-default");
+            // the null's premise: the two arms built the same binary, so better or worse would be a false verdict
+            Path envs = dir.resolve("work").resolve("envs").resolve("readme-null");
+            assertThat(sha256(envs.resolve("human").resolve("run"))).as("the README-only commit's binary")
+                    .isEqualTo(sha256(envs.resolve("baseline").resolve("run")));
+            SessionAnalysis.TaskResult nul = task(a, "readme-null");
             assertThat(nul.analysis().humanVsBaseline().verdict()).as(nul.analysis().humanVsBaseline().reason())
                     .isIn(Verdict.EQUIVALENT, Verdict.INCONCLUSIVE);
             assertThat(nul.analysis().replayValidity()).isEqualTo(ReplayValidity.LOW_SIGNAL);
@@ -122,6 +131,10 @@ class Llama2cExampleIT {
             assertThat(lint.path("correctness").path("thresholds").path("probe").asText()).isEqualTo("command");
             assertThat(run(runs, "topp-filter/agent:stale_base/check").failure().category()).isEqualTo("PATCH_FAILED");
         }
+    }
+
+    private static String sha256(Path file) throws IOException, NoSuchAlgorithmException {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file)));
     }
 
     private static SessionAnalysis.TaskResult task(SessionAnalysis a, String id) {
