@@ -10,6 +10,11 @@
  * USAGE 1 asks for stream_options.include_usage, as isobench loadgen does by default: the server then sends one more
  * event per response (the usage chunk, no text: not a chunk here either), so both clients read the same stream.
  *
+ * COALESCE_US=W in the environment (default 0: off) makes it a coalescing client, for bench/floor-coalesce: after
+ * each wake-up it sleeps W microseconds before it waits again, so one wake-up takes every event that arrived in the
+ * meantime. Its latency figures then include that sleep (stamps are taken when the read returns); only its CPU per
+ * chunk is the point (docs/loadgen.md, "Where the distance is, and coalesced wake-ups measured on the C floor").
+ *
  * Prints one JSON line like bench/vllm_style_client.py: chunks, cpu_s / cpu_user_s / cpu_sys_s over the measured
  * phase (after WARMUPS requests have completed), cpu_total_s (the whole process), wall_s, failed, client-added latency
  * p50/p99/max (ms) and the ITL error p99 (ms).
@@ -83,6 +88,14 @@ int main(int argc, char **argv) {
     }
     int port = atoi(argv[1]), conc = atoi(argv[2]), total = atoi(argv[3]), warm = atoi(argv[4]), tokens = atoi(argv[5]);
     int usage = argc == 7 && atoi(argv[6]) == 1;
+    const char *co_env = getenv("COALESCE_US");
+    char *co_end = NULL;
+    long coalesce_us = co_env && *co_env ? strtol(co_env, &co_end, 10) : 0;
+    if (co_env && *co_env && (*co_end != '\0' || coalesce_us < 0)) {
+        fprintf(stderr, "floor_client: COALESCE_US=%s is not a whole number of microseconds >= 0 (fix: e.g. COALESCE_US=1000)\n", co_env);
+        return 2;
+    }
+    struct timespec coalesce = {coalesce_us / 1000000, (coalesce_us % 1000000) * 1000};
     char body[256];
     int body_len = snprintf(body, sizeof body,
             "{\"model\":\"test\",\"prompt\":\"hello world\",\"max_tokens\":%d,\"ignore_eos\":true,\"stream\":true%s}", tokens,
@@ -116,6 +129,9 @@ int main(int argc, char **argv) {
     static char buf[65536 + 16];
     struct epoll_event evs[256];
     while (done < total) {
+        if (coalesce_us > 0) {
+            nanosleep(&coalesce, NULL);
+        }
         int n = epoll_wait(ep, evs, 256, -1);
         for (int k = 0; k < n; k++) {
             conn_t *c = evs[k].data.ptr;
