@@ -29,11 +29,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Issue 26, item 7: a real session ({@code isobench run}) of a generic offline task judged on {@code command_cpu_s}
- * of a ~0.15 s CPU-bound command, 5 rounds with the A/A arm, whose human commit changes only a comment. With the
- * per-run cgroup's µs clock the A/A noise band is under 2 %, the verdicts' margin (measured 0.15–1.4 % over runs on the
- * 2-core build machine: a 5-round band is itself noisy; with {@code times}'s 10 ms ticks it was 4.9 % for such a
- * command), every measured run records its primary metric's resolution (1e-6 s, {@code cgroup_v2_cpu_stat}), and the
- * comments-only commit is not called {@code worse}. The band is printed so that it can be quoted.
+ * of a ~0.15 s CPU-bound command, 10 rounds with the A/A arm, whose human commit changes only a comment. With the
+ * per-run cgroup's µs clock the A/A noise band is under 2 %, the verdicts' margin (with {@code times}'s 10 ms ticks it
+ * was 4.9 % for such a command), every measured run records its primary metric's resolution (1e-6 s,
+ * {@code cgroup_v2_cpu_stat}), and the comments-only commit is not called {@code worse}. The band is printed so that
+ * it can be quoted.
+ *
+ * <p>Why 10 rounds: the band is the A/A arm's point estimate |speedup − 1|, whose spread falls as 1/√rounds. With 5
+ * rounds it measured 0.15–1.4 % over runs on the 2-core build machine, and once 2.13 % in CI (2026-11-29: the A/A
+ * arm's five runs 2 % slower than the baseline's during a host disturbance, the same session's human comparison
+ * spanning 0.82–1.04): the host's noise, not the clock's, at a sample size where one disturbed stretch moves the
+ * estimate past the margin. 10 rounds shrink that spread by about 1/√2 and add ~5 s; the clock's own contribution
+ * (1 µs in 0.15 s) is unchanged.
  */
 @Isolated("its assertions come from measured times: nothing runs beside it (ItLocks)")
 class CpuClockIT {
@@ -79,7 +86,7 @@ class CpuClockIT {
                       command: [/usr/bin/python3, burn.py]
                       metrics:
                         - {name: command_cpu_s, primary: true}
-                run: {rounds: 5, aa: true, seed: 7}
+                run: {rounds: 10, aa: true, seed: 7}
                 """);
         Path db = dir.resolve("cpu.duckdb");
         StringWriter err = new StringWriter();
@@ -92,11 +99,11 @@ class CpuClockIT {
             SessionAnalysis.TaskResult burn = SessionAnalysis.of(store, session, StatsConfig.defaults()).tasks()
                     .get(0);
             assertThat(burn.analysis().metric()).isEqualTo("command_cpu_s");
-            assertThat(burn.analysis().summaries().get(Arm.BASELINE).n()).isEqualTo(5);
-            assertThat(burn.analysis().summaries().get(Arm.BASELINE_AA).n()).isEqualTo(5);
+            assertThat(burn.analysis().summaries().get(Arm.BASELINE).n()).isEqualTo(10);
+            assertThat(burn.analysis().summaries().get(Arm.BASELINE_AA).n()).isEqualTo(10);
             Double band = burn.analysis().noiseBand().bandPct();
             Verdict human = burn.analysis().humanVsBaseline().verdict();
-            System.out.printf(Locale.ROOT, "CpuClockIT: A/A noise band of command_cpu_s (0.15 s busy loop, 5 rounds):"
+            System.out.printf(Locale.ROOT, "CpuClockIT: A/A noise band of command_cpu_s (0.15 s busy loop, 10 rounds):"
                     + " %.3f %%; baseline median %.6f s; comments-only commit: %s (%s)%n", band,
                     burn.analysis().summaries().get(Arm.BASELINE).median(), human,
                     burn.analysis().humanVsBaseline().reason());
@@ -111,7 +118,7 @@ class CpuClockIT {
             store.forEachRun(new RunFilter(null, null, session, true), runs::add);
             List<RunRecord> measured = runs.stream().filter(r -> r.kind() == RunRecord.RunKind.MEASURED
                     && r.details().job() != null && r.details().job().matches(".*/r\\d+")).toList();
-            assertThat(measured).hasSize(15);
+            assertThat(measured).hasSize(30);
             for (RunRecord r : measured) {
                 assertThat(r.primaryResolution()).as(r.runId()).isEqualTo(MetricResolution.CGROUP_CPU_STAT);
                 assertThat(r.details().metricResolution("command_wall_s")).isEqualTo(MetricResolution.MONOTONIC_CLOCK);
