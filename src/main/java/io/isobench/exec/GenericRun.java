@@ -45,26 +45,56 @@ final class GenericRun {
 
     /**
      * Moves itself into the cgroup {@code $2} when one is given (a builtin, no fork: the command and every child it
-     * starts are born inside; a failed move leaves it empty), runs {@code "$@"} with stdout and stderr to files,
+     * starts are born inside; a failed move leaves it empty), runs {@code "$@"} with stdout and stderr to files and
+     * file descriptor 3 open on {@code $3} (where {@link #EXEC_STEP} writes the cgroup's usage at the command's exec),
      * then writes the children's CPU times (the fallback clock); exits with the command's code.
      */
-    static final String WRAPPER = "p=$1; cg=$2; shift 2; [ -z \"$cg\" ] || { echo $$ >\"$cg/cgroup.procs\"; }"
-            + " 2>/dev/null; \"$@\" >\"$p.out\" 2>\"$p.err\"; rc=$?; times >\"$p.times\"; exit $rc";
+    static final String WRAPPER = "p=$1; cg=$2; s=$3; shift 3; [ -z \"$cg\" ] || { echo $$ >\"$cg/cgroup.procs\"; }"
+            + " 2>/dev/null; \"$@\" 3>\"$s\" >\"$p.out\" 2>\"$p.err\"; rc=$?; times >\"$p.times\"; exit $rc";
+
+    /**
+     * The last step before the command, inside the arm's walls: writes the cgroup's {@code usage_usec} (read from
+     * {@code $1}, its {@code cpu.stat}) to file descriptor 3, closes it, and becomes the command ({@code exec}, the
+     * same process). What ran before it (the sandbox's namespaces and mounts, {@code setpriv}, this shell's start) is
+     * then subtracted from the command's CPU time. The command never holds descriptor 3, and the file it points to
+     * lies in isobench's temporary folder, which the sandbox replaces by a private {@code /tmp}.
+     */
+    static final String EXEC_STEP = "[ -r \"$1\" ] && while read -r k v; do [ \"$k\" = usage_usec ]"
+            + " && { echo \"$v\" >&3; break; }; done <\"$1\" 2>/dev/null; exec 3>&-; shift; exec \"$@\"";
     private static final Pattern TIMES = Pattern.compile("(\\d+)m([0-9.]+)s\\s+(\\d+)m([0-9.]+)s");
+    private static final Pattern USAGE = Pattern.compile("\\d{1,18}");
 
     private GenericRun() {
     }
 
-    /** The argv that runs {@code argv} through the wrapper, its files next to {@code prefix}, in {@code cgroup}. */
-    static List<String> wrapped(List<String> argv, Path prefix, Path cgroup) {
-        List<String> out = new ArrayList<>(wrapper(prefix, cgroup));
-        out.addAll(argv);
+    /**
+     * The argv that runs {@code argv} through the wrapper, its files next to {@code prefix}, in {@code cgroup}, the
+     * usage at the exec written to {@code execUsage} (tests: the whole chain without walls).
+     */
+    static List<String> wrapped(List<String> argv, Path prefix, Path cgroup, Path execUsage) {
+        List<String> out = new ArrayList<>(wrapper(prefix, cgroup, execUsage));
+        out.addAll(inside(argv, cgroup));
         return out;
     }
 
-    /** The wrapper alone: isobench's own prefix, run outside the sandbox (it writes the cgroup, the command not). */
-    static List<String> wrapper(Path prefix, Path cgroup) {
-        return List.of("sh", "-c", WRAPPER, "isobench-run", prefix.toString(), cgroup == null ? "" : cgroup.toString());
+    /**
+     * The wrapper alone: isobench's own prefix, run outside the sandbox (it writes the cgroup, the command not);
+     * without a cgroup descriptor 3 goes to {@code /dev/null}.
+     */
+    static List<String> wrapper(Path prefix, Path cgroup, Path execUsage) {
+        return List.of("sh", "-c", WRAPPER, "isobench-run", prefix.toString(), cgroup == null ? "" : cgroup.toString(),
+                cgroup == null || execUsage == null ? "/dev/null" : execUsage.toString());
+    }
+
+    /** What runs inside the walls: {@link #EXEC_STEP} before the command when there is a cgroup, else the command. */
+    static List<String> inside(List<String> argv, Path cgroup) {
+        if (cgroup == null) {
+            return argv;
+        }
+        List<String> out = new ArrayList<>(List.of("sh", "-c", EXEC_STEP, "isobench-exec",
+                cgroup.resolve("cpu.stat").toString()));
+        out.addAll(argv);
+        return out;
     }
 
     /**
@@ -75,8 +105,14 @@ final class GenericRun {
                JobResult failure) {
     }
 
-    /** The command's CPU seconds and the clock that measured them. */
-    record CpuTime(double seconds, MetricResolution resolution) {
+    /**
+     * The command's CPU seconds and the clock that measured them.
+     *
+     * @param startUsec the cgroup's usage before the command's exec (sandbox, {@code setpriv}, the exec step), not in
+     *                  {@code seconds}; null when it was not known (no cgroup, or the exec step could not say) and
+     *                  {@code seconds} holds everything
+     */
+    record CpuTime(double seconds, MetricResolution resolution, Long startUsec) {
     }
 
     /** The run's cgroup, or why there is none ({@code run} null). */
@@ -148,11 +184,14 @@ final class GenericRun {
         Integer exit;
         double wallS;
         CpuTime cpu;
+        Path execUsage = null;
         try {
             ProcessGroup pg;
             long start = System.nanoTime();
             try {
-                pg = launch.start(job, wrapper(prefix, cgroup.dir()), job.argv(), log);
+                execUsage = cgroup.dir() == null ? null : Files.createTempFile("isobench-exec-", ".usage");
+                pg = launch.start(job, wrapper(prefix, cgroup.dir(), execUsage), inside(job.argv(), cgroup.dir()),
+                        log);
             } catch (IOException e) {
                 return failed(JobResult.failed(t0, new Failure(FailureCategory.ENV_MISSING, "cannot start sh for "
                         + job.argv().get(0)
@@ -168,9 +207,11 @@ final class GenericRun {
             }
             wallS = (System.nanoTime() - start) / 1e9;
             // read once the whole group is gone: what its members used to the end is in the cgroup
-            cpu = cpuTime(cgroup.usageUsec(), read(file(prefix, ".times")));
+            cpu = cpuTime(cgroup.usageUsec(), execUsage == null ? "" : read(execUsage),
+                    read(file(prefix, ".times")));
         } finally {
             cgroup.close();
+            deleteQuietly(execUsage);
         }
         RuleReader.Streams streams = streams(job, prefix);
         try {
@@ -287,24 +328,37 @@ final class GenericRun {
 
     /**
      * The command's CPU time: the cgroup's usage when the wrapper joined it (any usage at all: nothing but the wrapper
-     * and its descendants can have run there, and a move that failed leaves it at 0), else {@code times}'s; null when
-     * neither is known.
+     * and its descendants can have run there, and a move that failed leaves it at 0) less its usage at the command's
+     * exec ({@code execUsage}'s first line, when it is a number no larger than the total: otherwise the whole usage
+     * counts), else {@code times}'s; null when neither is known.
      */
-    static CpuTime cpuTime(OptionalLong cgroupUsageUsec, String times) {
+    static CpuTime cpuTime(OptionalLong cgroupUsageUsec, String execUsage, String times) {
         if (cgroupUsageUsec.isPresent() && cgroupUsageUsec.getAsLong() > 0) {
-            return new CpuTime(cgroupUsageUsec.getAsLong() / 1e6, MetricResolution.CGROUP_CPU_STAT);
+            long total = cgroupUsageUsec.getAsLong();
+            String first = execUsage.lines().findFirst().orElse("").strip();
+            Long before = USAGE.matcher(first).matches() && Long.parseLong(first) <= total ? Long.parseLong(first)
+                    : null;
+            return new CpuTime((total - (before == null ? 0 : before)) / 1e6, MetricResolution.CGROUP_CPU_STAT,
+                    before);
         }
         Double s = cpuSeconds(times);
-        return s == null ? null : new CpuTime(s, MetricResolution.SH_TIMES);
+        return s == null ? null : new CpuTime(s, MetricResolution.SH_TIMES, null);
     }
 
-    /** The log's CPU figure: seconds to the µs, the clock, and why not the cgroup when it fell back. */
+    /** The log's CPU figure: seconds to the µs, the clock, what it left out, and why not the cgroup if it fell back. */
     private static String describe(CpuTime cpu, Cgroup cgroup) {
         if (cpu == null) {
             return "unknown";
         }
-        String why = cpu.resolution().equals(MetricResolution.CGROUP_CPU_STAT) ? ""
-                : "; " + (cgroup.run() == null ? cgroup.why() : "the wrapper could not join " + cgroup.dir());
+        String why;
+        if (!cpu.resolution().equals(MetricResolution.CGROUP_CPU_STAT)) {
+            why = "; " + (cgroup.run() == null ? cgroup.why() : "the wrapper could not join " + cgroup.dir());
+        } else if (cpu.startUsec() == null) {
+            why = "; from the wrapper's start: the usage at the command's exec was not reported";
+        } else {
+            why = String.format(Locale.ROOT, "; from the command's exec, %.3f ms of start-up before it not counted",
+                    cpu.startUsec() / 1e3);
+        }
         return String.format(Locale.ROOT, "%.6f (%s%s)", cpu.seconds(), cpu.resolution().source(), why);
     }
 
@@ -371,5 +425,15 @@ final class GenericRun {
 
     private static String read(Path p) {
         return Files.isRegularFile(p) ? ProcessGroup.readLog(p) : "";
+    }
+
+    private static void deleteQuietly(Path p) {
+        try {
+            if (p != null) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException e) {
+            // isobench's own temporary file: the system's clean-up takes what is left
+        }
     }
 }

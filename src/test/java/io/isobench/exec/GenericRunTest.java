@@ -167,30 +167,40 @@ class GenericRunTest {
         assertThat(GenericRun.cpuSeconds("0m0.001s 0m0.000s\n0m2.500s 0m0.250s")).isEqualTo(2.75,
                 org.assertj.core.data.Offset.offset(1e-9));
         assertThat(GenericRun.cpuSeconds("")).isNull();
-        assertThat(GenericRun.wrapped(List.of("./run", "a b"), Path.of("/w/.isobench-run-1"), null))
-                .containsExactly("sh", "-c", GenericRun.WRAPPER, "isobench-run", "/w/.isobench-run-1", "", "./run",
-                        "a b");
-        assertThat(GenericRun.wrapped(List.of("./run"), Path.of("/w/.isobench-run-1"), Path.of("/cg/isobench-7-1")))
+        assertThat(GenericRun.wrapped(List.of("./run", "a b"), Path.of("/w/.isobench-run-1"), null, null))
+                .containsExactly("sh", "-c", GenericRun.WRAPPER, "isobench-run", "/w/.isobench-run-1", "", "/dev/null",
+                        "./run", "a b");
+        assertThat(GenericRun.wrapped(List.of("./run"), Path.of("/w/.isobench-run-1"), Path.of("/cg/isobench-7-1"),
+                Path.of("/tmp/isobench-exec-1.usage")))
                 .containsExactly("sh", "-c", GenericRun.WRAPPER, "isobench-run", "/w/.isobench-run-1",
-                        "/cg/isobench-7-1", "./run");
+                        "/cg/isobench-7-1", "/tmp/isobench-exec-1.usage", "sh", "-c", GenericRun.EXEC_STEP,
+                        "isobench-exec", "/cg/isobench-7-1/cpu.stat", "./run");
     }
 
     /**
-     * The cgroup's µs when the wrapper joined it (any usage at all); a cgroup left at 0 (the move failed) or none falls
+     * The cgroup's µs when the wrapper joined it (any usage at all) less its usage at the command's exec when that is
+     * a number no larger than the total (else the whole usage); a cgroup left at 0 (the move failed) or none falls
      * back to {@code times}'s 10 ms ticks; neither: unknown.
      */
     @Test
-    void cpuTimeIsTheCgroupsUsageElseTimes() {
+    void cpuTimeIsTheCgroupsUsageSinceTheExecElseTimes() {
         String times = "0m0.000000s 0m0.000000s\n0m0.140000s 0m0.020000s\n";
-        GenericRun.CpuTime cg = GenericRun.cpuTime(OptionalLong.of(153_217), times);
-        assertThat(cg.seconds()).isEqualTo(0.153217, org.assertj.core.data.Offset.offset(1e-12));
+        GenericRun.CpuTime cg = GenericRun.cpuTime(OptionalLong.of(153_217), "6104\n", times);
+        assertThat(cg.seconds()).isEqualTo(0.147113, org.assertj.core.data.Offset.offset(1e-12));
+        assertThat(cg.startUsec()).isEqualTo(6104L);
         assertThat(cg.resolution()).isEqualTo(new MetricResolution(1e-6, "cgroup_v2_cpu_stat"));
-        GenericRun.CpuTime never = GenericRun.cpuTime(OptionalLong.of(0), times);
+        for (String unusable : List.of("", "x\n", "-5\n", "153218\n", "99999999999999999999\n", "6104 7\n")) {
+            GenericRun.CpuTime whole = GenericRun.cpuTime(OptionalLong.of(153_217), unusable, times);
+            assertThat(whole.seconds()).as(unusable).isEqualTo(0.153217, org.assertj.core.data.Offset.offset(1e-12));
+            assertThat(whole.startUsec()).as(unusable).isNull();
+        }
+        assertThat(GenericRun.cpuTime(OptionalLong.of(153_217), "153217\n", times).seconds()).isZero();
+        GenericRun.CpuTime never = GenericRun.cpuTime(OptionalLong.of(0), "0\n", times);
         assertThat(never.seconds()).isEqualTo(0.16, org.assertj.core.data.Offset.offset(1e-12));
         assertThat(never.resolution()).isEqualTo(new MetricResolution(0.01, "sh_times_clock_ticks"));
-        assertThat(GenericRun.cpuTime(OptionalLong.empty(), times).resolution())
+        assertThat(GenericRun.cpuTime(OptionalLong.empty(), "", times).resolution())
                 .isEqualTo(MetricResolution.SH_TIMES);
-        assertThat(GenericRun.cpuTime(OptionalLong.empty(), "")).isNull();
+        assertThat(GenericRun.cpuTime(OptionalLong.empty(), "", "")).isNull();
     }
 
     /** A 0.15 s {@code time.process_time()} loop: what the CPU clock must see, whichever clock this machine has. */
@@ -221,41 +231,41 @@ class GenericRunTest {
                 .isBetween(0.15, 0.6);
         double us = ran.cpu().seconds() * 1e6;
         assertThat(Math.abs(us - Math.rint(us))).as("a whole number of µs").isLessThan(1e-3);
-        assertThat(ran.text()).containsPattern("command_cpu_s=0\\.\\d{6} \\(cgroup_v2_cpu_stat\\)\n");
+        assertThat(ran.text()).containsPattern("command_cpu_s=0\\.\\d{6} \\(cgroup_v2_cpu_stat; from the command's"
+                + " exec, \\d+\\.\\d{3} ms of start-up before it not counted\\)\n");
         assertThat(launcher.cgroup).as("the run had a cgroup of its own").isNotNull();
         assertThat(launcher.cgroup).as("removed after the run").doesNotExist();
     }
 
     /**
-     * What the clock adds to every command: the wrapper shell's work once it is inside the cgroup (a builtin {@code :}
-     * as the command: no fork) and its fork + exec of a trivial program ({@code /usr/bin/true}). A constant that cancels
-     * in paired comparisons; its spread is what the A/A band sees. Printed so that docs/suite-format.md can quote it.
+     * What the clock adds to every command, with {@code /usr/bin/true} as the command (unconfined): counted, the exec
+     * of the program, its exit and the wrapper's own end ({@code times}, its exit); not counted, what ran before the
+     * exec (the wrapper's fork, the exec step's shell). A constant that cancels in paired comparisons; its spread is
+     * what the A/A band sees. Printed so that docs/suite-format.md can quote it.
      */
     @Test
     void theWrappersOwnCostIsFarBelowATick() {
         SharedData.requireService(CpuCgroups.host().available(), "a writable cgroup v2 for the µs CPU clock: "
                 + CpuCgroups.host().unavailableReason());
-        double[] builtin = floor(List.of(":"), 30);
-        double[] forked = floor(List.of("/usr/bin/true"), 30);
-        System.out.printf(Locale.ROOT, "wrapper inside the cgroup, builtin ':' : median %.0f µs (min %.0f, max %.0f);"
-                + " fork + exec of /usr/bin/true: median %.0f µs (min %.0f, max %.0f); 30 runs each%n", builtin[0],
-                builtin[1], builtin[2], forked[0], forked[1], forked[2]);
-        assertThat(builtin[0]).as("the wrapper's builtins: no process started, µs").isLessThan(forked[0]);
-        assertThat(forked[0]).as("fork + exec of a trivial program, µs: far below a 10 ms tick").isLessThan(5_000);
-    }
-
-    /** Median, min and max of {@code command_cpu_s} in µs over {@code n} runs of {@code argv}. */
-    private double[] floor(List<String> argv, int n) {
-        double[] us = new double[n];
+        int n = 30;
+        double[] counted = new double[n];
+        double[] before = new double[n];
         for (int i = 0; i < n; i++) {
-            GenericRun.Ran ran = GenericRun.execute(job(Job.Kind.MEASURE, argv, new Readout(List.of(), MetricRule.CPU,
-                    null), 60), Executor.Hooks.NONE, log(), System.nanoTime(), new HashMap<>(),
-                    new Launch(Placement.LOCAL, Duration.ofSeconds(5)));
+            GenericRun.Ran ran = GenericRun.execute(job(Job.Kind.MEASURE, List.of("/usr/bin/true"), new Readout(
+                    List.of(), MetricRule.CPU, null), 60), Executor.Hooks.NONE, log(), System.nanoTime(),
+                    new HashMap<>(), new Launch(Placement.LOCAL, Duration.ofSeconds(5)));
             assertThat(ran.cpu().resolution()).as(ran.text().toString()).isEqualTo(MetricResolution.CGROUP_CPU_STAT);
-            us[i] = ran.cpu().seconds() * 1e6;
+            assertThat(ran.cpu().startUsec()).as(ran.text().toString()).isNotNull();
+            counted[i] = ran.cpu().seconds() * 1e6;
+            before[i] = ran.cpu().startUsec();
         }
-        Arrays.sort(us);
-        return new double[] {us[n / 2], us[0], us[n - 1]};
+        Arrays.sort(counted);
+        Arrays.sort(before);
+        System.out.printf(Locale.ROOT, "exec + exit of /usr/bin/true and the wrapper's end: median %.0f µs (min %.0f,"
+                + " max %.0f); not counted, before the exec: median %.0f µs (min %.0f, max %.0f); %d runs%n",
+                counted[n / 2], counted[0], counted[n - 1], before[n / 2], before[0], before[n - 1], n);
+        assertThat(before[0]).as("the wrapper's fork and the exec step ran before the exec, µs").isPositive();
+        assertThat(counted[n / 2]).as("exec + exit of a trivial program, µs: far below a 10 ms tick").isLessThan(5_000);
     }
 
     /** The run's cgroup is removed on every path: a command that fails, one killed at its timeout. */
@@ -309,6 +319,57 @@ class GenericRunTest {
         assertThat(r.metricResolutions().get("command_wall_s")).isEqualTo(MetricResolution.MONOTONIC_CLOCK);
         assertThat(r.metricResolutions().get("command_cpu_s")).isEqualTo(CpuCgroups.host().available()
                 ? MetricResolution.CGROUP_CPU_STAT : MetricResolution.SH_TIMES);
+    }
+
+    /**
+     * A confined command is measured from its exec: the sandbox's start (namespaces, mounts; {@code setpriv} when
+     * root), reported apart in the log, is not in {@code command_cpu_s}. The command here burns 0.1 s of CPU, then
+     * reads the cgroup's usage and tries to report it as the usage at its exec (that would take its whole run off its
+     * CPU time): through every descriptor it can see that names an {@code isobench-exec-*.usage} file, and every such
+     * file. It finds none it can write, so its CPU time still holds the 0.1 s. (It writes nothing else: run unconfined
+     * by mistake, a blind write through every {@code /proc/PID/fd/3} would truncate what other processes hold open.)
+     */
+    @Test
+    void aConfinedCommandIsMeasuredFromItsExecAndCannotRewriteWhatWasReported() {
+        io.isobench.SharedData.requireSandbox();
+        SharedData.requireService(CpuCgroups.host().available(), "a writable cgroup v2 for the µs CPU clock: "
+                + CpuCgroups.host().unavailableReason());
+        String attack = String.join("\n",
+                "import glob, os, tempfile, time",
+                "t = time.process_time()",
+                "while time.process_time() - t < 0.1: pass",
+                "usage = [l.split()[1] for f in glob.glob('/sys/fs/cgroup/**/isobench-*/cpu.stat', recursive=True)",
+                "         for l in open(f) if l.startswith('usage_usec')]",
+                "value = usage[0] if usage else '100000'",
+                // only what names an isobench-exec file: never another process's descriptor (a JDK's open image)
+                "def names(f):",
+                "    try:",
+                "        return 'isobench-exec-' in os.readlink(f)",
+                "    except OSError:",
+                "        return False",
+                "targets = [f for f in glob.glob('/proc/*/fd/*') if names(f)] + glob.glob('/tmp/isobench-exec-*')"
+                        + " + glob.glob(os.path.join(tempfile.gettempdir(), 'isobench-exec-*'))"
+                        + " + glob.glob('" + System.getProperty("java.io.tmpdir") + "/isobench-exec-*')",
+                "written = 0",
+                "for f in targets:",
+                "    try:",
+                "        open(f, 'w').write(value + '\\n'); written += 1",
+                "    except OSError:",
+                "        pass",
+                "print('usage', value, 'targets', len(targets), 'written', written)");
+        JobResult r = Executors.create("local").execute(job(Job.Kind.MEASURE, List.of("python3", "-c", attack),
+                new Readout(List.of(), MetricRule.CPU, null), 60), Executor.Hooks.NONE);
+        assertThat(r.failure()).as(r.log()).isNull();
+        Matcher m = Pattern.compile("command_cpu_s=(\\d+\\.\\d{6}) \\(cgroup_v2_cpu_stat; from the command's exec,"
+                + " (\\d+\\.\\d{3}) ms of start-up before it not counted\\)").matcher(r.log());
+        assertThat(m.find()).as(r.log()).isTrue();
+        double cpuS = r.metrics().stream().filter(x -> x.name().equals(MetricRule.CPU)).findFirst().orElseThrow()
+                .value();
+        System.out.printf(Locale.ROOT, "confined: command_cpu_s=%.6f, start-up before the exec %s ms%n", cpuS,
+                m.group(2));
+        assertThat(cpuS).as(r.log()).isEqualTo(Double.parseDouble(m.group(1))).isGreaterThanOrEqualTo(0.1);
+        assertThat(Double.parseDouble(m.group(2))).as("the sandbox's start, counted apart").isPositive();
+        assertThat(r.log()).contains("written 0");
     }
 
     private Path log() {
