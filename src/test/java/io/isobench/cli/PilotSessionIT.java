@@ -102,8 +102,11 @@ class PilotSessionIT {
             SweepAnalysis s = t.sweep();
             assertThat(s.axis().points()).isEqualTo(points);
             assertThat(s.pilots().points()).isEqualTo(points);
-            assertThat(s.capacity().get("baseline").value()).isNotNull();
-            assertThat(s.capacity().get("human").value()).isNotNull();
+            // a round without a capacity is one whose curve lost a point (a run failed, or was excluded: its client
+            // saturated on every attempt): say which, with the session's progress lines, when it fails
+            String why = s.capacity() + "\n" + s.curves() + "\n" + err;
+            assertThat(s.capacity().get("baseline").value()).as(why).isNotNull();
+            assertThat(s.capacity().get("human").value()).as(why).isNotNull();
             assertThat(t.analysis().metric()).isEqualTo("capacity_request_rate_rps");
             assertThat(t.analysis().humanVsBaseline().verdict()).isNotNull();
         }
