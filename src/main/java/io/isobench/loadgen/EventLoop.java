@@ -32,6 +32,8 @@ final class EventLoop implements AutoCloseable {
 
     private final RequestExecutor exec;
     private final Poller poller;
+    /** The poller wakes the loop every {@link #SCAN_NS} by itself ({@link Poller#periodic}). */
+    private final boolean periodic;
     private final Thread thread;
     private final ConcurrentLinkedQueue<Exchange> incoming = new ConcurrentLinkedQueue<>();
     private final ArrayDeque<Conn> idle = new ArrayDeque<>();
@@ -46,7 +48,7 @@ final class EventLoop implements AutoCloseable {
     private final ChunkParser parser = new ChunkParser();
     /** Told (without allocating) when the loop thread dies of anything, an OutOfMemoryError included. */
     private final Consumer<Throwable> onDeath;
-    /** The loop's own lateness, one sample per {@link #TICK_NS} tick (docs/loadgen.md, "Client self-check"). */
+    /** The loop's own lateness, one sample per {@link LoopLag#TICK_NS} tick (docs/loadgen.md, "Client self-check"). */
     final LoopLag loopLag = new LoopLag();
     /** Fault injection: each turn busy-spins this long ({@link LoopLag#STALL_ENV}); 0 in real runs. */
     private final long stallNs = LoopLag.stallNs();
@@ -60,6 +62,7 @@ final class EventLoop implements AutoCloseable {
         this.maxInFlight = maxInFlight;
         this.onDeath = onDeath;
         this.poller = Poller.open();
+        this.periodic = poller.periodic(SCAN_NS);
         this.readBuf = poller.readBuffer();
         this.thread = Thread.ofPlatform().daemon().name("loadgen-io").start(this::loop);
     }
@@ -78,9 +81,6 @@ final class EventLoop implements AutoCloseable {
 
     /** How often request deadlines are checked (and the longest a select waits). */
     private static final long SCAN_NS = 50_000_000L;
-    /** The loop's lag tick: due every 5 ms while requests are in flight or waiting, its lateness kept in {@link #loopLag}. */
-    static final long TICK_NS = 5_000_000L;
-
     private final Poller.Ready onReady = this::ready;
     /**
      * The connections read in this turn: every ready connection is read (and its bytes stamped) before any is parsed,
@@ -88,8 +88,7 @@ final class EventLoop implements AutoCloseable {
      */
     private final ArrayList<Conn> readNow = new ArrayList<>();
     private long lastScan = System.nanoTime();
-    /** When the next lag tick is due, and when the last turn ended (about when the next select began). */
-    private long tickDue = lastScan + TICK_NS;
+    /** When the last turn ended (about when the next select began). */
     private long turnEnd = lastScan;
     /**
      * Schedule-lag bookkeeping (loop thread only): when each slot that freed since the last start pass was freed, in
@@ -103,6 +102,7 @@ final class EventLoop implements AutoCloseable {
     private boolean deadlineKnown;
 
     private void loop() {
+        loopLag.start(System.nanoTime());
         try {
             while (running) {
                 turn();
@@ -111,6 +111,7 @@ final class EventLoop implements AutoCloseable {
             // an OutOfMemoryError, a bug: wake the waiting dispatcher with it (nothing is allocated on the way)
             onDeath.accept(t);
         } finally {
+            loopLag.stop();
             try {
                 poller.close();
             } catch (RuntimeException | Error ignored) { // closing
@@ -128,17 +129,16 @@ final class EventLoop implements AutoCloseable {
      * compiles it after a few hundred turns (a body inside the once-called {@link #loop()} would stay interpreted).
      */
     private void turn() {
-        // with requests in flight or waiting, the select waits at most until the lag tick is due (whole ms, rounded
-        // up: its timeout's unit); an idle loop stamps nothing, so it has no tick and no extra wake-ups
+        // the select's timeout is the lag tick's (LoopLag#waitMs): none where the poller wakes the loop every SCAN_NS
         boolean working = inFlight > 0 || !pending.isEmpty();
-        long waitMs = !working ? SCAN_NS / 1_000_000L
-                : Math.min(SCAN_NS / 1_000_000L, Math.max(1, (tickDue - turnEnd + 999_999) / 1_000_000L));
+        long waitMs = loopLag.waitMs(working, periodic, turnEnd, SCAN_NS);
         int ready;
         try {
             ready = poller.select(onReady, waitMs);
         } catch (IOException e) {
             return;
         }
+        long woke = System.nanoTime();
         if (stallNs > 0) {
             LoopLag.spin(stallNs);
         }
@@ -158,14 +158,7 @@ final class EventLoop implements AutoCloseable {
         }
         startPending();
         long now = System.nanoTime();
-        if (!working) {
-            tickDue = now + TICK_NS;
-        } else if (now - tickDue >= 0) {
-            // a select that timed out cannot have returned before its whole-ms timeout: that is not lag
-            long due = ready == 0 ? Math.max(tickDue, turnEnd + waitMs * 1_000_000L) : tickDue;
-            loopLag.record(Math.max(0, now - due));
-            tickDue = now + TICK_NS;
-        }
+        loopLag.turnEnded(working, ready > 0, waitMs, turnEnd, woke, now);
         if (now - lastScan > SCAN_NS) {
             lastScan = now;
             expire(now);

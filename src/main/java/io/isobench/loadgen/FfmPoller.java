@@ -2,21 +2,14 @@ package io.isobench.loadgen;
 
 import java.io.IOException;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
-import java.lang.reflect.Array;
-import java.lang.reflect.Method;
 import java.net.ConnectException;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
-import java.util.Locale;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -40,6 +33,7 @@ final class FfmPoller extends Poller {
     private static final int EPOLL_CTL_ADD = 1, EPOLL_CTL_MOD = 3;
     private static final int EPOLLIN = 0x1, EPOLLOUT = 0x4, EPOLLERR = 0x8, EPOLLHUP = 0x10;
     private static final int EFD_NONBLOCK = 0x800, EFD_CLOEXEC = 0x80000;
+    private static final int CLOCK_MONOTONIC = 1;
     private static final int MSG_NOSIGNAL = 0x4000;
     private static final int EINTR = 4, EAGAIN = 11, EINPROGRESS = 115;
     /** struct epoll_event {u32 events; u64 data}: packed on x86-64 (12 bytes, data at 4), aligned on AArch64. */
@@ -50,6 +44,8 @@ final class FfmPoller extends Poller {
 
     private final int epfd;
     private final int eventFd;
+    /** The periodic timer's fd ({@link #periodic}), -1 without one. */
+    private int timerFd = -1;
     /** The errno capture of the loop thread's calls, and its address as the handles take it. */
     private final ByteBuffer errnoBuf = direct(16);
     private final Object errnoSeg;
@@ -186,6 +182,10 @@ final class FfmPoller extends Poller {
                 drainWakeup();
                 continue;
             }
+            if (fd == timerFd) {
+                drain(timerFd);
+                continue;
+            }
             FfmSock s = fd < byFd.length ? byFd[fd] : null;
             if (s == null || s.fd != fd) {
                 continue; // closed earlier in this batch
@@ -213,11 +213,52 @@ final class FfmPoller extends Poller {
 
     private void drainWakeup() {
         woken.set(false);
+        drain(eventFd);
+    }
+
+    /** Reads an eventfd's or timerfd's 8-byte counter (EAGAIN when already drained). */
+    private void drain(int fd) {
         try {
-            long ignored = (long) Libc.READ.invokeExact(errnoSeg, eventFd, readAt, 8L); // EAGAIN when already drained
+            long ignored = (long) Libc.READ.invokeExact(errnoSeg, fd, readAt, 8L);
         } catch (Throwable t) {
-            throw new IllegalStateException("eventfd read: " + t, t);
+            throw new IllegalStateException("eventfd/timerfd read: " + t, t);
         }
+    }
+
+    /**
+     * A timerfd in the epoll set that expires every {@code periodNs} on its own: the kernel re-arms it at each expiry,
+     * so a select can wait without a timeout of its own and no timer is set and cancelled per call.
+     */
+    @Override
+    boolean periodic(long periodNs) {
+        if (timerFd >= 0) {
+            return true;
+        }
+        int fd;
+        try {
+            fd = (int) Libc.TIMERFD_CREATE.invokeExact(CLOCK_MONOTONIC, EFD_NONBLOCK | EFD_CLOEXEC);
+        } catch (Throwable t) {
+            return false;
+        }
+        if (fd < 0) {
+            return false;
+        }
+        // struct itimerspec {it_interval; it_value}, each {tv_sec; tv_nsec} of 8 bytes
+        long sec = periodNs / 1_000_000_000L;
+        long nsec = periodNs % 1_000_000_000L;
+        scratch.putLong(0, sec).putLong(8, nsec).putLong(16, sec).putLong(24, nsec);
+        int rc;
+        try {
+            rc = (int) Libc.TIMERFD_SETTIME.invokeExact(fd, 0, scratchAt, 0L);
+        } catch (Throwable t) {
+            rc = -1;
+        }
+        if (rc != 0 || ctl(EPOLL_CTL_ADD, fd, EPOLLIN) != 0) {
+            closeFd(fd);
+            return false;
+        }
+        timerFd = fd;
+        return true;
     }
 
     @Override
@@ -252,6 +293,9 @@ final class FfmPoller extends Poller {
             if (!closed) {
                 closed = true;
                 closeFd(eventFd);
+                if (timerFd >= 0) {
+                    closeFd(timerFd);
+                }
                 closeFd(epfd);
             }
         }
@@ -445,137 +489,6 @@ final class FfmPoller extends Poller {
             }
             closeFd(fd); // also leaves the epoll set
             fd = -1;
-        }
-    }
-
-    /**
-     * libc's functions as method handles of primitive types, looked up once by reflection (the source stays Java 21).
-     * {@link #UNAVAILABLE} says why there are none (a JDK before 22, another OS or architecture, native access denied).
-     */
-    static final class Libc {
-        static final MethodHandle SOCKET, CONNECT, SETSOCKOPT, GETSOCKOPT, EPOLL_CREATE1, EPOLL_CTL, EPOLL_WAIT,
-                READ, SEND, WRITE_PLAIN, CLOSE, EVENTFD, OF_BUFFER, ADDRESS;
-        static final String UNAVAILABLE;
-
-        static {
-            MethodHandle[] h = new MethodHandle[14];
-            String why = null;
-            String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
-            String arch = System.getProperty("os.arch", "");
-            if (Runtime.version().feature() < 22) {
-                why = "the JDK is " + Runtime.version().feature() + " (java.lang.foreign needs 22 or later)";
-            } else if (!os.startsWith("linux") || !(arch.equals("amd64") || arch.equals("aarch64"))) {
-                why = "not Linux on x86-64 or AArch64 (" + os + ", " + arch + ")";
-            } else {
-                try {
-                    link(h);
-                } catch (Throwable t) {
-                    why = "java.lang.foreign could not link libc (" + t + ")";
-                }
-            }
-            SOCKET = h[0];
-            CONNECT = h[1];
-            SETSOCKOPT = h[2];
-            GETSOCKOPT = h[3];
-            EPOLL_CREATE1 = h[4];
-            EPOLL_CTL = h[5];
-            EPOLL_WAIT = h[6];
-            READ = h[7];
-            SEND = h[8];
-            WRITE_PLAIN = h[9];
-            CLOSE = h[10];
-            EVENTFD = h[11];
-            OF_BUFFER = h[12];
-            ADDRESS = h[13];
-            UNAVAILABLE = why;
-        }
-
-        private Libc() {
-        }
-
-        private static void link(MethodHandle[] h) throws ReflectiveOperationException {
-            Class<?> layoutC = Class.forName("java.lang.foreign.MemoryLayout");
-            Class<?> valueC = Class.forName("java.lang.foreign.ValueLayout");
-            Class<?> segC = Class.forName("java.lang.foreign.MemorySegment");
-            Class<?> fdC = Class.forName("java.lang.foreign.FunctionDescriptor");
-            Class<?> linkerC = Class.forName("java.lang.foreign.Linker");
-            Class<?> optionC = Class.forName("java.lang.foreign.Linker$Option");
-            Class<?> lookupC = Class.forName("java.lang.foreign.SymbolLookup");
-            Object i32 = valueC.getField("JAVA_INT").get(null);
-            Object i64 = valueC.getField("JAVA_LONG").get(null);
-            Object linker = linkerC.getMethod("nativeLinker").invoke(null);
-            Object lookup = linkerC.getMethod("defaultLookup").invoke(linker);
-            Method find = lookupC.getMethod("find", String.class);
-            Method of = fdC.getMethod("of", layoutC, Array.newInstance(layoutC, 0).getClass());
-            Method downcall = linkerC.getMethod("downcallHandle", segC, fdC, Array.newInstance(optionC, 0).getClass());
-            Object errno = optionC.getMethod("captureCallState", String[].class).invoke(null, (Object) new String[] {"errno"});
-            Object critical = optionC.getMethod("critical", boolean.class).invoke(null, false);
-            // (result, args...) with the errno capture (a leading segment, passed as an Object) or without
-            record Fn(String name, boolean capture, boolean crit, Object ret, Object... args) { }
-            Fn[] fns = {
-                new Fn("socket", true, false, i32, i32, i32, i32),
-                new Fn("connect", true, false, i32, i32, i64, i32),
-                new Fn("setsockopt", true, false, i32, i32, i32, i32, i64, i32),
-                new Fn("getsockopt", true, false, i32, i32, i32, i32, i64, i64),
-                new Fn("epoll_create1", false, false, i32, i32),
-                new Fn("epoll_ctl", true, false, i32, i32, i32, i32, i64),
-                new Fn("epoll_wait", true, false, i32, i32, i64, i32, i32),
-                // non-blocking sockets: read and send never block, so they skip the thread-state transition
-                new Fn("read", true, true, i64, i32, i64, i64),
-                new Fn("send", true, true, i64, i32, i64, i64, i32),
-                new Fn("write", false, false, i64, i32, i64, i64),
-                new Fn("close", false, false, i32, i32),
-                new Fn("eventfd", false, false, i32, i32, i32),
-            };
-            for (int i = 0; i < fns.length; i++) {
-                Fn f = fns[i];
-                Object args = Array.newInstance(layoutC, f.args().length);
-                for (int k = 0; k < f.args().length; k++) {
-                    Array.set(args, k, f.args()[k]);
-                }
-                Object desc = of.invoke(null, f.ret(), args);
-                Object opts = Array.newInstance(optionC, (f.capture() ? 1 : 0) + (f.crit() ? 1 : 0));
-                int o = 0;
-                if (f.capture()) {
-                    Array.set(opts, o++, errno);
-                }
-                if (f.crit()) {
-                    Array.set(opts, o, critical);
-                }
-                Object sym = ((Optional<?>) find.invoke(lookup, f.name()))
-                        .orElseThrow(() -> new NoSuchMethodException("libc has no " + f.name()));
-                MethodHandle m = (MethodHandle) downcall.invoke(linker, sym, desc, opts);
-                if (f.capture()) {
-                    // the leading MemorySegment parameter as an Object: callers compiled for Java 21 cannot name it
-                    m = m.asType(m.type().changeParameterType(0, Object.class));
-                }
-                h[i] = m;
-            }
-            MethodHandle ofBuffer = MethodHandles.publicLookup()
-                    .findStatic(segC, "ofBuffer", MethodType.methodType(segC, Buffer.class));
-            h[12] = ofBuffer.asType(MethodType.methodType(Object.class, ByteBuffer.class));
-            MethodHandle address = MethodHandles.publicLookup()
-                    .findVirtual(segC, "address", MethodType.methodType(long.class));
-            h[13] = MethodHandles.filterReturnValue(ofBuffer, address)
-                    .asType(MethodType.methodType(long.class, ByteBuffer.class));
-        }
-
-        /** The direct buffer {@code b} as a memory segment (an Object: Java 21 cannot name the type). */
-        static Object segment(ByteBuffer b) {
-            try {
-                return (Object) OF_BUFFER.invokeExact(b);
-            } catch (Throwable t) {
-                throw new IllegalStateException(t.toString(), t);
-            }
-        }
-
-        /** The native address of the direct buffer {@code b}. */
-        static long address(ByteBuffer b) {
-            try {
-                return (long) ADDRESS.invokeExact(b);
-            } catch (Throwable t) {
-                throw new IllegalStateException(t.toString(), t);
-            }
         }
     }
 }

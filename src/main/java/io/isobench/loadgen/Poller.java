@@ -57,13 +57,23 @@ abstract class Poller implements AutoCloseable {
     abstract Sock open(Conn c, InetSocketAddress to) throws IOException;
 
     /**
-     * Waits up to {@code timeoutMs} (0: not at all) for readiness and tells {@code r} of every ready connection;
-     * returns how many were ready (0 after a time-out or a {@link #wakeup()}).
+     * Waits up to {@code timeoutMs} (0: not at all; -1: until readiness, a wake-up or the {@link #periodic} timer, only
+     * where that is set) for readiness and tells {@code r} of every ready connection; returns how many were ready (0
+     * after a time-out, a {@link #wakeup()} or the periodic timer).
      */
     abstract int select(Ready r, long timeoutMs) throws IOException;
 
     /** Any thread: the current or next {@link #select} returns at once. */
     abstract void wakeup();
+
+    /**
+     * Before the loop starts: makes {@link #select} also return every {@code periodNs} (a timer the kernel re-arms on
+     * its own), so the loop may wait with no timeout (-1) and still wake for its deadlines. False where this poller
+     * cannot (NIO's selector): its selects keep their timeouts.
+     */
+    boolean periodic(long periodNs) {
+        return false;
+    }
 
     /** The direct buffer reads go into (loop thread only). */
     abstract ByteBuffer readBuffer();

@@ -1,0 +1,146 @@
+package io.isobench.loadgen;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.Array;
+import java.lang.reflect.Method;
+import java.nio.Buffer;
+import java.nio.ByteBuffer;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * libc's functions as method handles of primitive types, looked up once by reflection (the source stays Java 21).
+ * {@link #UNAVAILABLE} says why there are none (a JDK before 22, another OS or architecture, native access denied).
+ */
+final class Libc {
+    static final MethodHandle SOCKET, CONNECT, SETSOCKOPT, GETSOCKOPT, EPOLL_CREATE1, EPOLL_CTL, EPOLL_WAIT,
+            READ, SEND, WRITE_PLAIN, CLOSE, EVENTFD, TIMERFD_CREATE, TIMERFD_SETTIME, OF_BUFFER, ADDRESS;
+    static final String UNAVAILABLE;
+
+    static {
+        MethodHandle[] h = new MethodHandle[16];
+        String why = null;
+        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
+        String arch = System.getProperty("os.arch", "");
+        if (Runtime.version().feature() < 22) {
+            why = "the JDK is " + Runtime.version().feature() + " (java.lang.foreign needs 22 or later)";
+        } else if (!os.startsWith("linux") || !(arch.equals("amd64") || arch.equals("aarch64"))) {
+            why = "not Linux on x86-64 or AArch64 (" + os + ", " + arch + ")";
+        } else {
+            try {
+                link(h);
+            } catch (Throwable t) {
+                why = "java.lang.foreign could not link libc (" + t + ")";
+            }
+        }
+        SOCKET = h[0];
+        CONNECT = h[1];
+        SETSOCKOPT = h[2];
+        GETSOCKOPT = h[3];
+        EPOLL_CREATE1 = h[4];
+        EPOLL_CTL = h[5];
+        EPOLL_WAIT = h[6];
+        READ = h[7];
+        SEND = h[8];
+        WRITE_PLAIN = h[9];
+        CLOSE = h[10];
+        EVENTFD = h[11];
+        TIMERFD_CREATE = h[12];
+        TIMERFD_SETTIME = h[13];
+        OF_BUFFER = h[14];
+        ADDRESS = h[15];
+        UNAVAILABLE = why;
+    }
+
+    private Libc() {
+    }
+
+    private static void link(MethodHandle[] h) throws ReflectiveOperationException {
+        Class<?> layoutC = Class.forName("java.lang.foreign.MemoryLayout");
+        Class<?> valueC = Class.forName("java.lang.foreign.ValueLayout");
+        Class<?> segC = Class.forName("java.lang.foreign.MemorySegment");
+        Class<?> fdC = Class.forName("java.lang.foreign.FunctionDescriptor");
+        Class<?> linkerC = Class.forName("java.lang.foreign.Linker");
+        Class<?> optionC = Class.forName("java.lang.foreign.Linker$Option");
+        Class<?> lookupC = Class.forName("java.lang.foreign.SymbolLookup");
+        Object i32 = valueC.getField("JAVA_INT").get(null);
+        Object i64 = valueC.getField("JAVA_LONG").get(null);
+        Object linker = linkerC.getMethod("nativeLinker").invoke(null);
+        Object lookup = linkerC.getMethod("defaultLookup").invoke(linker);
+        Method find = lookupC.getMethod("find", String.class);
+        Method of = fdC.getMethod("of", layoutC, Array.newInstance(layoutC, 0).getClass());
+        Method downcall = linkerC.getMethod("downcallHandle", segC, fdC, Array.newInstance(optionC, 0).getClass());
+        Object errno = optionC.getMethod("captureCallState", String[].class).invoke(null, (Object) new String[] {"errno"});
+        Object critical = optionC.getMethod("critical", boolean.class).invoke(null, false);
+        // (result, args...) with the errno capture (a leading segment, passed as an Object) or without
+        record Fn(String name, boolean capture, boolean crit, Object ret, Object... args) { }
+        Fn[] fns = {
+            new Fn("socket", true, false, i32, i32, i32, i32),
+            new Fn("connect", true, false, i32, i32, i64, i32),
+            new Fn("setsockopt", true, false, i32, i32, i32, i32, i64, i32),
+            new Fn("getsockopt", true, false, i32, i32, i32, i32, i64, i64),
+            new Fn("epoll_create1", false, false, i32, i32),
+            new Fn("epoll_ctl", true, false, i32, i32, i32, i32, i64),
+            new Fn("epoll_wait", true, false, i32, i32, i64, i32, i32),
+            // non-blocking sockets: read and send never block, so they skip the thread-state transition
+            new Fn("read", true, true, i64, i32, i64, i64),
+            new Fn("send", true, true, i64, i32, i64, i64, i32),
+            new Fn("write", false, false, i64, i32, i64, i64),
+            new Fn("close", false, false, i32, i32),
+            new Fn("eventfd", false, false, i32, i32, i32),
+            new Fn("timerfd_create", false, false, i32, i32, i32),
+            new Fn("timerfd_settime", false, false, i32, i32, i32, i64, i64),
+        };
+        for (int i = 0; i < fns.length; i++) {
+            Fn f = fns[i];
+            Object args = Array.newInstance(layoutC, f.args().length);
+            for (int k = 0; k < f.args().length; k++) {
+                Array.set(args, k, f.args()[k]);
+            }
+            Object desc = of.invoke(null, f.ret(), args);
+            Object opts = Array.newInstance(optionC, (f.capture() ? 1 : 0) + (f.crit() ? 1 : 0));
+            int o = 0;
+            if (f.capture()) {
+                Array.set(opts, o++, errno);
+            }
+            if (f.crit()) {
+                Array.set(opts, o, critical);
+            }
+            Object sym = ((Optional<?>) find.invoke(lookup, f.name()))
+                    .orElseThrow(() -> new NoSuchMethodException("libc has no " + f.name()));
+            MethodHandle m = (MethodHandle) downcall.invoke(linker, sym, desc, opts);
+            if (f.capture()) {
+                // the leading MemorySegment parameter as an Object: callers compiled for Java 21 cannot name it
+                m = m.asType(m.type().changeParameterType(0, Object.class));
+            }
+            h[i] = m;
+        }
+        MethodHandle ofBuffer = MethodHandles.publicLookup()
+                .findStatic(segC, "ofBuffer", MethodType.methodType(segC, Buffer.class));
+        h[14] = ofBuffer.asType(MethodType.methodType(Object.class, ByteBuffer.class));
+        MethodHandle address = MethodHandles.publicLookup()
+                .findVirtual(segC, "address", MethodType.methodType(long.class));
+        h[15] = MethodHandles.filterReturnValue(ofBuffer, address)
+                .asType(MethodType.methodType(long.class, ByteBuffer.class));
+    }
+
+    /** The direct buffer {@code b} as a memory segment (an Object: Java 21 cannot name the type). */
+    static Object segment(ByteBuffer b) {
+        try {
+            return (Object) OF_BUFFER.invokeExact(b);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t.toString(), t);
+        }
+    }
+
+    /** The native address of the direct buffer {@code b}. */
+    static long address(ByteBuffer b) {
+        try {
+            return (long) ADDRESS.invokeExact(b);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t.toString(), t);
+        }
+    }
+}
