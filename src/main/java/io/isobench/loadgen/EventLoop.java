@@ -375,7 +375,6 @@ final class EventLoop implements AutoCloseable {
             return;
         }
         c.gotBytes = true;
-        readBuf.flip();
         if (c.lim + n > c.buf.length) {
             if (c.pos > 0) {
                 System.arraycopy(c.buf, c.pos, c.buf, 0, c.lim - c.pos);
@@ -386,7 +385,7 @@ final class EventLoop implements AutoCloseable {
                 c.buf = Arrays.copyOf(c.buf, Math.max(c.buf.length * 2, c.lim + n));
             }
         }
-        readBuf.get(c.buf, c.lim, n);
+        readBuf.get(0, c.buf, c.lim, n); // the read's bytes start at 0 (cleared before it)
         c.lim += n;
         c.readAt = now; // processed after this turn's reads (readNow)
         if (!c.queued) {

@@ -163,8 +163,12 @@ final class FfmPoller extends Poller {
     int select(Ready r, long timeoutMs) throws IOException {
         int n;
         try {
-            n = (int) Libc.EPOLL_WAIT.invokeExact(errnoSeg, epfd, eventsAt, MAX_EVENTS,
+            n = (int) Libc.EPOLL_WAIT_PLAIN.invokeExact(epfd, eventsAt, MAX_EVENTS,
                     (int) Math.min(Integer.MAX_VALUE, timeoutMs));
+            if (n < 0) {
+                // why, asked again without waiting: a signal's EINTR is gone by now (events, or none), an error stays
+                n = (int) Libc.EPOLL_WAIT.invokeExact(errnoSeg, epfd, eventsAt, MAX_EVENTS, 0);
+            }
         } catch (Throwable t) {
             throw new IOException("epoll_wait: " + t, t);
         }
@@ -363,6 +367,8 @@ final class FfmPoller extends Poller {
             case 32 -> "Broken pipe";
             case 24 -> "Too many open files";
             case 99 -> "Cannot assign requested address";
+            case 9 -> "Bad file descriptor";
+            case 22 -> "Invalid argument";
             default -> "errno " + errno;
         };
     }

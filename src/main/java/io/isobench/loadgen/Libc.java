@@ -3,10 +3,12 @@ package io.isobench.loadgen;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.lang.ref.Reference;
 import java.lang.reflect.Array;
 import java.lang.reflect.Method;
 import java.nio.Buffer;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -16,11 +18,12 @@ import java.util.Optional;
  */
 final class Libc {
     static final MethodHandle SOCKET, CONNECT, SETSOCKOPT, GETSOCKOPT, EPOLL_CREATE1, EPOLL_CTL, EPOLL_WAIT,
-            READ, SEND, WRITE_PLAIN, CLOSE, EVENTFD, TIMERFD_CREATE, TIMERFD_SETTIME, OF_BUFFER, ADDRESS;
+            READ, SEND, WRITE_PLAIN, CLOSE, EVENTFD, TIMERFD_CREATE, TIMERFD_SETTIME, FOPEN, FILENO, FCLOSE,
+            PREAD, CLOCK_GETTIME, EPOLL_WAIT_PLAIN, OF_BUFFER, ADDRESS;
     static final String UNAVAILABLE;
 
     static {
-        MethodHandle[] h = new MethodHandle[16];
+        MethodHandle[] h = new MethodHandle[22];
         String why = null;
         String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
         String arch = System.getProperty("os.arch", "");
@@ -49,8 +52,14 @@ final class Libc {
         EVENTFD = h[11];
         TIMERFD_CREATE = h[12];
         TIMERFD_SETTIME = h[13];
-        OF_BUFFER = h[14];
-        ADDRESS = h[15];
+        FOPEN = h[14];
+        FILENO = h[15];
+        FCLOSE = h[16];
+        PREAD = h[17];
+        CLOCK_GETTIME = h[18];
+        EPOLL_WAIT_PLAIN = h[19];
+        OF_BUFFER = h[20];
+        ADDRESS = h[21];
         UNAVAILABLE = why;
     }
 
@@ -92,6 +101,15 @@ final class Libc {
             new Fn("eventfd", false, false, i32, i32, i32),
             new Fn("timerfd_create", false, false, i32, i32, i32),
             new Fn("timerfd_settime", false, false, i32, i32, i32, i64, i64),
+            new Fn("fopen", false, false, i64, i64, i64),
+            new Fn("fileno", false, false, i32, i64),
+            new Fn("fclose", false, false, i32, i64),
+            // a procfs file: pread never blocks, and a failure needs no errno (the caller gives up on the figures)
+            new Fn("pread", false, true, i64, i32, i64, i64, i64),
+            new Fn("clock_gettime", false, false, i32, i32, i64),
+            // without the errno capture, whose checks showed in perf at every wake-up: a failed wait is asked again
+            // through EPOLL_WAIT, which says why (FfmPoller#select)
+            new Fn("epoll_wait", false, false, i32, i32, i64, i32, i32),
         };
         for (int i = 0; i < fns.length; i++) {
             Fn f = fns[i];
@@ -119,11 +137,30 @@ final class Libc {
         }
         MethodHandle ofBuffer = MethodHandles.publicLookup()
                 .findStatic(segC, "ofBuffer", MethodType.methodType(segC, Buffer.class));
-        h[14] = ofBuffer.asType(MethodType.methodType(Object.class, ByteBuffer.class));
+        h[20] = ofBuffer.asType(MethodType.methodType(Object.class, ByteBuffer.class));
         MethodHandle address = MethodHandles.publicLookup()
                 .findVirtual(segC, "address", MethodType.methodType(long.class));
-        h[15] = MethodHandles.filterReturnValue(ofBuffer, address)
+        h[21] = MethodHandles.filterReturnValue(ofBuffer, address)
                 .asType(MethodType.methodType(long.class, ByteBuffer.class));
+    }
+
+    /**
+     * CPU time of this whole process (all its threads, those that ended included) in ns, to the nanosecond
+     * ({@code CLOCK_PROCESS_CPUTIME_ID}); -1 without the bindings. The JDK's own figure counts clock ticks (10 ms).
+     */
+    static long processCpuNs() {
+        if (UNAVAILABLE != null) {
+            return -1;
+        }
+        ByteBuffer ts = ByteBuffer.allocateDirect(16).order(ByteOrder.nativeOrder());
+        try {
+            int rc = (int) CLOCK_GETTIME.invokeExact(2 /* CLOCK_PROCESS_CPUTIME_ID */, address(ts));
+            return rc != 0 ? -1 : ts.getLong(0) * 1_000_000_000L + ts.getLong(8);
+        } catch (Throwable t) {
+            return -1;
+        } finally {
+            Reference.reachabilityFence(ts); // only its address went to libc
+        }
     }
 
     /** The direct buffer {@code b} as a memory segment (an Object: Java 21 cannot name the type). */

@@ -1,8 +1,10 @@
 package io.isobench.loadgen;
 
 import java.io.IOException;
+import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -146,18 +148,29 @@ final class LoopLag {
     /**
      * The calling thread's run-queue wait and its count of times on a CPU ({@code /proc/thread-self/schedstat}: ns
      * spent runnable but not running, then the number of times it got a CPU), read without allocating. Open it on
-     * the thread it is about: {@code thread-self} names the opener.
+     * the thread it is about: {@code thread-self} names the opener. Read with libc's {@code pread} where the
+     * {@code ffm} transport's bindings exist ({@link Libc}): a channel's read costs the loop several times more in
+     * Java (its interruptible begin and end, the thread set, a JNI call), at every tick.
      */
     static final class RunDelay implements AutoCloseable {
+        private static final String FILE = "/proc/thread-self/schedstat";
+        /** The file as a channel, or null when libc reads it. */
         private final FileChannel ch;
-        private final ByteBuffer buf = ByteBuffer.allocate(96);
+        /** libc's {@code FILE *} and its descriptor (0 and -1 with a channel). */
+        private final long stream;
+        private final int fd;
+        private final ByteBuffer buf = ByteBuffer.allocateDirect(96);
+        private final long bufAt;
         private final byte[] bytes = new byte[96];
         /** The last {@link #sample()}: run-queue wait (ns) and times on a CPU. */
         long waitNs;
         long slices;
 
-        private RunDelay(FileChannel ch) {
+        private RunDelay(FileChannel ch, long stream, int fd) {
             this.ch = ch;
+            this.stream = stream;
+            this.fd = fd;
+            this.bufAt = ch == null ? Libc.address(buf) : 0;
         }
 
         /**
@@ -165,11 +178,19 @@ final class LoopLag {
          * (the process's main thread, which has run, shows 0 time on a CPU).
          */
         static RunDelay open() {
+            return open(Libc.UNAVAILABLE == null);
+        }
+
+        /** {@link #open()} with libc's reader ({@code libc}, where its bindings exist) or a channel's. */
+        static RunDelay open(boolean libc) {
             try {
                 if (fields(Files.readAllBytes(Path.of("/proc/self/schedstat")), 0) <= 0) {
                     return null;
                 }
-                RunDelay r = new RunDelay(FileChannel.open(Path.of("/proc/thread-self/schedstat")));
+                RunDelay r = libc ? openWithLibc() : null;
+                if (r == null) {
+                    r = new RunDelay(FileChannel.open(Path.of(FILE)), 0, -1);
+                }
                 if (!r.sample()) {
                     r.close();
                     return null;
@@ -180,27 +201,55 @@ final class LoopLag {
             }
         }
 
+        /** {@code fopen} and {@code fileno} (open(2) is variadic); null when either fails. */
+        private static RunDelay openWithLibc() {
+            ByteBuffer text = ByteBuffer.allocateDirect(64);
+            text.put(0, (FILE + "\0r\0").getBytes(StandardCharsets.US_ASCII));
+            long at = Libc.address(text);
+            try {
+                long stream = (long) Libc.FOPEN.invokeExact(at, at + FILE.length() + 1);
+                if (stream == 0) {
+                    return null;
+                }
+                int fd = (int) Libc.FILENO.invokeExact(stream);
+                RunDelay r = new RunDelay(null, stream, fd);
+                if (fd < 0) {
+                    r.close();
+                    return null;
+                }
+                return r;
+            } catch (Throwable t) {
+                return null;
+            } finally {
+                Reference.reachabilityFence(text); // only its address went to libc
+            }
+        }
+
         /** Reads the figures into {@link #waitNs} and {@link #slices}; false when they cannot be read. */
         boolean sample() {
+            int n;
             try {
-                buf.clear();
-                int n = ch.read(buf, 0);
-                if (n <= 0) {
-                    return false;
-                }
-                buf.flip();
-                buf.get(bytes, 0, n);
-                long w = fields(bytes, n, 1);
-                long c = fields(bytes, n, 2);
-                if (w < 0 || c < 0) {
-                    return false;
-                }
-                waitNs = w;
-                slices = c;
-                return true;
-            } catch (IOException e) {
+                n = ch != null ? ch.read(buf.clear(), 0) : (int) (long) Libc.PREAD.invokeExact(fd, bufAt, 96L, 0L);
+            } catch (Throwable t) {
                 return false;
             }
+            if (n <= 0) {
+                return false;
+            }
+            buf.get(0, bytes, 0, n);
+            long w = fields(bytes, n, 1);
+            long c = fields(bytes, n, 2);
+            if (w < 0 || c < 0) {
+                return false;
+            }
+            waitNs = w;
+            slices = c;
+            return true;
+        }
+
+        /** Which way the figures are read: {@code libc} or {@code channel} (for the tests). */
+        String reader() {
+            return ch == null ? "libc" : "channel";
         }
 
         /**
@@ -214,8 +263,12 @@ final class LoopLag {
         @Override
         public void close() {
             try {
-                ch.close();
-            } catch (IOException ignored) { // a read-only procfs file
+                if (ch != null) {
+                    ch.close();
+                } else {
+                    int ignored = (int) Libc.FCLOSE.invokeExact(stream);
+                }
+            } catch (Throwable ignored) { // a read-only procfs file
             }
         }
     }

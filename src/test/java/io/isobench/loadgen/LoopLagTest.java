@@ -59,6 +59,7 @@ class LoopLagTest {
         assumeThat(Files.isReadable(Path.of("/proc/thread-self/schedstat")))
                 .as("Linux /proc/thread-self/schedstat").isTrue();
         AtomicReference<long[]> seen = new AtomicReference<>();
+        AtomicReference<String> reader = new AtomicReference<>();
         AtomicLong sink = new AtomicLong();
         int cores = Runtime.getRuntime().availableProcessors();
         // more busy threads than cores: the measured one must wait for a core, and its reading shows it
@@ -83,6 +84,7 @@ class LoopLagTest {
                 }
                 sink.addAndGet(x);
                 assertThat(rd.sample()).isTrue();
+                reader.set(rd.reader());
                 seen.set(new long[] {before, rd.waitNs});
             }
         });
@@ -95,6 +97,43 @@ class LoopLagTest {
         System.out.printf("LoopLagTest: run-queue wait %d -> %d ns over 0.4 s with %d busy threads on %d cores%n",
                 v[0], v[1], hogs.length + 1, cores);
         assertThat(v[0]).isGreaterThanOrEqualTo(0);
+        // libc's pread where the ffm bindings exist (a JDK >= 22 on Linux), else the channel; both must see the wait
+        assertThat(reader.get()).isEqualTo(Libc.UNAVAILABLE == null ? "libc" : "channel");
         assertThat(v[1] - v[0]).as("waited for a core among %d busy threads", hogs.length).isGreaterThan(10 * MS);
+    }
+
+    @Test
+    void libcsReaderAndTheChannelsReadTheSameFigures() throws Exception {
+        assumeThat(Libc.UNAVAILABLE).as("libc bindings (a JDK >= 22 on Linux)").isNull();
+        AtomicReference<long[]> seen = new AtomicReference<>();
+        Thread t = Thread.ofPlatform().start(() -> {
+            try (LoopLag.RunDelay viaLibc = LoopLag.RunDelay.open(true);
+                    LoopLag.RunDelay viaChannel = LoopLag.RunDelay.open(false)) {
+                assertThat(viaLibc.reader()).isEqualTo("libc");
+                assertThat(viaChannel.reader()).isEqualTo("channel");
+                long[] v = new long[6];
+                for (int i = 0; i < 3; i++) {
+                    Thread.sleep(5); // a time off the CPU and back: the count of times on a CPU moves
+                    assertThat(viaLibc.sample()).isTrue();
+                    long s1 = viaLibc.slices;
+                    assertThat(viaChannel.sample()).isTrue();
+                    v[2 * i] = s1;
+                    v[2 * i + 1] = viaChannel.slices;
+                }
+                seen.set(v);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        t.join();
+        long[] v = seen.get();
+        assertThat(v).as("the reading thread finished").isNotNull();
+        for (int i = 0; i < 3; i++) {
+            // the same thread's counter, read by one then the other: never behind, and at most a few wake-ups ahead
+            assertThat(v[2 * i + 1] - v[2 * i]).isBetween(0L, 5L);
+            if (i > 0) {
+                assertThat(v[2 * i]).as("slept in between").isGreaterThan(v[2 * i - 2]);
+            }
+        }
     }
 }

@@ -144,6 +144,16 @@ class PollerTest {
         }
     }
 
+    @Test
+    void theForeignFunctionPollersFailedWaitSaysWhyThoughTheWaitItselfCapturesNoErrno() {
+        Poller p = poller("ffm");
+        p.close(); // its epoll fd is closed: the wait fails, not with EINTR, every time
+        IOException e = assertThrows(IOException.class, () -> p.select((c, o) -> { }, 0));
+        // EBADF; EINVAL should another test's file have taken the number meanwhile
+        assertTrue(e.getMessage().equals("epoll_wait: Bad file descriptor")
+                || e.getMessage().equals("epoll_wait: Invalid argument"), e.getMessage());
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"ffm", "nio"})
     void aWakeupFromAnotherThreadEndsTheWait(String transport) throws Exception {
