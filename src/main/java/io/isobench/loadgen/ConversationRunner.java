@@ -65,6 +65,7 @@ final class ConversationRunner {
                 + " (conversation rate " + (Double.isInfinite(config.requestRate()) ? "inf" : config.requestRate())
                 + ", burstiness " + config.burstiness() + ", max concurrency "
                 + (config.maxConcurrency() == null ? "none" : config.maxConcurrency()) + ")");
+        LoadGenerator.CpuMeter.settle(io);
         Instant startedAt = Instant.now();
         LoadGenerator.CpuMeter meter = new LoadGenerator.CpuMeter(io);
         long t0 = System.nanoTime();

@@ -16,6 +16,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 /**
  * Runs one load-generator benchmark in-process: prepares every request, sends them on the arrival schedule
@@ -81,10 +82,10 @@ public final class LoadGenerator {
             }
             if (config.numWarmups() > 0) {
                 log.accept("loadgen: " + config.numWarmups() + " warm-up requests (discarded)");
-                long w0 = System.nanoTime();
+                // through the measured phase's own dispatch, so that its code is compiled before the phase starts
+                Sender warm = new Sender(io, flow, System.nanoTime(), Long.MAX_VALUE, new ArrayList<>());
                 for (int i = 0; i < config.numWarmups(); i++) {
-                    flow.beforeSubmit();
-                    io.submit(new Exchange(-1, prepared.get(pool + i), w0, 0, r -> flow.completed()));
+                    dispatch(warm, prepared.get(pool + i), -1, 0);
                 }
                 flow.awaitAll();
             }
@@ -104,6 +105,7 @@ public final class LoadGenerator {
                     + ", burstiness " + config.burstiness() + ", max concurrency "
                     + (config.maxConcurrency() == null ? "none" : config.maxConcurrency()) + ")");
 
+            CpuMeter.settle(io);
             measuredStart.run();
             List<RequestResult> results = new ArrayList<>();
             List<RequestResult[]> slotsOut = new ArrayList<>();
@@ -193,18 +195,60 @@ public final class LoadGenerator {
      * and the event loop's lag ticks since its construction ({@link #loopLagNs}).
      */
     static final class CpuMeter {
+        /** The longest {@link #settle} waits for the JIT's compiles to end. */
+        static final long SETTLE_MAX_MS = 1_000;
         private final EventLoop io;
         private final int lagMark;
-        private final long cpu0 = processCpuNs();
-        private final long[] ticks0 = procSelfTicks();
+        private final long[] ticks0;
         private final long io0;
         private final long iou0;
+        private final long cpu0;
 
+        /** The meter starts: the process's CPU is read last, so the other reads are not counted in it. */
         CpuMeter(EventLoop io) {
             this.io = io;
             this.lagMark = io.loopLag.mark();
+            this.ticks0 = procSelfTicks();
             this.io0 = io.threadCpuNs();
             this.iou0 = io.threadUserNs();
+            this.cpu0 = processCpuNs();
+        }
+
+        /**
+         * Just before a measured phase's meter starts: every read the meter makes, once (the first read of the
+         * platform's thread MXBean loads and links its management classes: ~20 ms of the dispatcher's CPU), then a wait
+         * of at most {@link #SETTLE_MAX_MS} until the process is quiet: under a tenth of a core over each of three
+         * 10 ms polls. No request is in flight then, so what still runs is the JIT compiling what the warm-up and the
+         * phase's set-up gave it (and a GC). Both were counted as the phase's CPU, a tenth of it in a 10 s phase at
+         * 1,000 chunks/s, and the compiler ran on the client's core as the phase's first requests went out
+         * (docs/loadgen.md, "Cost: the measured phase's start"). Returns the ms waited.
+         */
+        static long settle(EventLoop io) {
+            procSelfTicks();
+            io.threadCpuNs();
+            io.threadUserNs();
+            return awaitQuiet(LoadGenerator::processCpuNs, SETTLE_MAX_MS);
+        }
+
+        /**
+         * Parks in 10 ms polls until the process CPU clock {@code cpuNs} (-1: none, no wait) grew by at most a tenth
+         * of the poll's own time in three polls in a row, or {@code maxMs} passed. Returns the ms waited.
+         */
+        static long awaitQuiet(LongSupplier cpuNs, long maxMs) {
+            long start = System.nanoTime();
+            long last = cpuNs.getAsLong();
+            if (last < 0) {
+                return 0;
+            }
+            int still = 0;
+            while (still < 3 && System.nanoTime() - start < maxMs * 1_000_000L) {
+                long t = System.nanoTime();
+                LockSupport.parkNanos(10_000_000L);
+                long now = cpuNs.getAsLong();
+                still = now - last <= (System.nanoTime() - t) / 10 ? still + 1 : 0;
+                last = now;
+            }
+            return (System.nanoTime() - start) / 1_000_000L;
         }
 
         /** The loop's tick lags (ns) recorded since the meter started. */
@@ -279,12 +323,21 @@ public final class LoadGenerator {
         }
         RequestResult[] box = new RequestResult[1];
         out.add(box);
-        Exchange x = new Exchange(i, p, t0, at, r -> {
-            box[0] = r; // published to the dispatcher by flow.completed() (a volatile write)
-            flow.completed();
-        });
+        Exchange x = new Exchange(i, p, t0, at, new Slot(box, flow));
         io.submit(durationNs == Long.MAX_VALUE ? x : x.startBy(t0 + durationNs));
         return true;
+    }
+
+    /**
+     * Where a measured request's result goes: its slot, published to the dispatcher by {@link Flow#completed} (a
+     * volatile write). A class, not a lambda: a lambda's first capture spins a class at the measured phase's start.
+     */
+    private record Slot(RequestResult[] box, Flow flow) implements Consumer<RequestResult> {
+        @Override
+        public void accept(RequestResult r) {
+            box[0] = r;
+            flow.completed();
+        }
     }
 
     /**
