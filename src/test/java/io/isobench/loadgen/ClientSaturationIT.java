@@ -270,7 +270,7 @@ class ClientSaturationIT {
             cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.isobench.cli.Main"));
         }
         cmd.addAll(List.of("loadgen", "--base-url", server.baseUrl(), "--model", "m", "--dataset-name", "random",
-                "--random-input-len", "16", "--random-output-len", "8", "--ignore-eos", "--num-prompts", "40",
+                "--random-input-len", "16", "--random-output-len", "8", "--ignore-eos", "--num-prompts", "100",
                 "--request-rate", "20", "--num-warmups", "10"));
         Process p = new ProcessBuilder(cmd).start();
         p.getOutputStream().close();
