@@ -246,10 +246,20 @@ public final class ProcessGroup implements AutoCloseable {
             return Owner.GONE;
         }
         if (members.contains(id.pgid())) {
-            boolean sameStart = id.startTicks() >= 0 && startTicks(id.pgid()) == id.startTicks();
-            return sameStart && (hasMarker(id.pgid(), id.marker()) || cmdline(id.pgid()).equals(id.argv())
-                    || cmdline(id.pgid()).equals(id.argv().subList(Math.min(1, id.argv().size()), id.argv().size())))
-                    ? Owner.OURS : Owner.FOREIGN;
+            // a leader in the middle of an exec (setsid(1) replacing itself with the command, just after start) shows
+            // an empty command line and environment for a moment: asked again, up to ~100 ms, before it is a stranger
+            for (int i = 0; ; i++) {
+                boolean ours = leaderMatches(id);
+                if (ours || i >= 100 || !cmdline(id.pgid()).isEmpty()) {
+                    return ours ? Owner.OURS : Owner.FOREIGN;
+                }
+                try {
+                    Thread.sleep(1);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return Owner.FOREIGN;
+                }
+            }
         }
         for (long pid : members) {
             if (hasMarker(pid, id.marker())) {
@@ -257,6 +267,13 @@ public final class ProcessGroup implements AutoCloseable {
             }
         }
         return Owner.FOREIGN;
+    }
+
+    /** The group's leader is the one {@code id} recorded: its start time, and its marker or its command line. */
+    private static boolean leaderMatches(Identity id) {
+        boolean sameStart = id.startTicks() >= 0 && startTicks(id.pgid()) == id.startTicks();
+        return sameStart && (hasMarker(id.pgid(), id.marker()) || cmdline(id.pgid()).equals(id.argv())
+                || cmdline(id.pgid()).equals(id.argv().subList(Math.min(1, id.argv().size()), id.argv().size())));
     }
 
     /**
