@@ -44,7 +44,7 @@ final class EventLoop implements AutoCloseable {
     private final int maxInFlight;
     private int inFlight;
     private volatile boolean running = true;
-    private final ByteBuffer readBuf;
+    private final byte[] readArr;
     private final ChunkParser parser = new ChunkParser();
     /** Told (without allocating) when the loop thread dies of anything, an OutOfMemoryError included. */
     private final Consumer<Throwable> onDeath;
@@ -63,7 +63,7 @@ final class EventLoop implements AutoCloseable {
         this.onDeath = onDeath;
         this.poller = Poller.open();
         this.periodic = poller.periodic(SCAN_NS);
-        this.readBuf = poller.readBuffer();
+        this.readArr = poller.readArray();
         this.thread = Thread.ofPlatform().daemon().name("loadgen-io").start(this::loop);
     }
 
@@ -363,8 +363,7 @@ final class EventLoop implements AutoCloseable {
     }
 
     private void read(Conn c) throws IOException {
-        readBuf.clear();
-        int n = c.sock.read(readBuf);
+        int n = c.sock.read();
         long now = System.nanoTime();
         if (n < 0) {
             eof(c, now);
@@ -385,7 +384,7 @@ final class EventLoop implements AutoCloseable {
                 c.buf = Arrays.copyOf(c.buf, Math.max(c.buf.length * 2, c.lim + n));
             }
         }
-        readBuf.get(0, c.buf, c.lim, n); // the read's bytes start at 0 (cleared before it)
+        System.arraycopy(readArr, 0, c.buf, c.lim, n);
         c.lim += n;
         c.readAt = now; // processed after this turn's reads (readNow)
         if (!c.queued) {

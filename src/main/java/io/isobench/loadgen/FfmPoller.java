@@ -51,6 +51,10 @@ final class FfmPoller extends Poller {
     private final Object errnoSeg;
     private final ByteBuffer events = direct(EVENT_BYTES * MAX_EVENTS);
     private final long eventsAt;
+    /** Where reads go: a Java array, filled by a critical call (no copy out of native memory), and its segment. */
+    private final byte[] readArr = new byte[64 * 1024];
+    private final Object readSeg;
+    /** A read that failed is asked again into this native buffer, through the call that captures errno. */
     private final ByteBuffer readBuf = direct(64 * 1024);
     private final long readAt;
     private final ByteBuffer writeBuf = direct(64 * 1024);
@@ -69,6 +73,7 @@ final class FfmPoller extends Poller {
         errnoSeg = Libc.segment(errnoBuf);
         eventsAt = Libc.address(events);
         readAt = Libc.address(readBuf);
+        readSeg = Libc.segment(readArr);
         writeAt = Libc.address(writeBuf);
         scratchAt = Libc.address(scratch);
         one.putLong(0, 1L);
@@ -282,8 +287,8 @@ final class FfmPoller extends Poller {
     }
 
     @Override
-    ByteBuffer readBuffer() {
-        return readBuf;
+    byte[] readArray() {
+        return readArr;
     }
 
     @Override
@@ -424,18 +429,33 @@ final class FfmPoller extends Poller {
         }
 
         @Override
-        int read(ByteBuffer dst) throws IOException {
+        int read() throws IOException {
             if (fd < 0) {
                 throw new IOException("connection closed");
             }
             long n;
             try {
-                n = (long) Libc.READ.invokeExact(errnoSeg, fd, readAt, (long) Math.min(dst.remaining(), readBuf.capacity()));
+                n = (long) Libc.READ_HEAP.invokeExact(fd, readSeg, (long) readArr.length);
+                if (n < 0) {
+                    // why, asked again through the read that captures errno (its checks showed in perf on every
+                    // read). The loop reads only a socket epoll reported readable (data or its end), so the first
+                    // call failed with a socket error (ECONNRESET, ETIMEDOUT), not EAGAIN; taking it cleared it, and
+                    // the socket now reads as at its end: that end, right after a failed read, is the error's
+                    n = (long) Libc.READ.invokeExact(errnoSeg, fd, readAt, (long) readBuf.capacity());
+                    if (n == 0) {
+                        throw new IOException("read failed, and the connection is at its end (reset by the peer or"
+                                + " another socket error)");
+                    }
+                    if (n > 0) {
+                        readBuf.get(0, readArr, 0, (int) n);
+                    }
+                }
+            } catch (IOException e) {
+                throw e;
             } catch (Throwable t) {
                 throw new IOException("read: " + t, t);
             }
             if (n > 0) {
-                dst.position(dst.position() + (int) n);
                 return (int) n;
             }
             if (n == 0) {

@@ -19,11 +19,11 @@ import java.util.Optional;
 final class Libc {
     static final MethodHandle SOCKET, CONNECT, SETSOCKOPT, GETSOCKOPT, EPOLL_CREATE1, EPOLL_CTL, EPOLL_WAIT,
             READ, SEND, WRITE_PLAIN, CLOSE, EVENTFD, TIMERFD_CREATE, TIMERFD_SETTIME, FOPEN, FILENO, FCLOSE,
-            PREAD, CLOCK_GETTIME, EPOLL_WAIT_PLAIN, OF_BUFFER, ADDRESS;
+            PREAD, CLOCK_GETTIME, EPOLL_WAIT_PLAIN, OF_BUFFER, ADDRESS, READ_HEAP, OF_ARRAY;
     static final String UNAVAILABLE;
 
     static {
-        MethodHandle[] h = new MethodHandle[22];
+        MethodHandle[] h = new MethodHandle[24];
         String why = null;
         String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
         String arch = System.getProperty("os.arch", "");
@@ -60,6 +60,8 @@ final class Libc {
         EPOLL_WAIT_PLAIN = h[19];
         OF_BUFFER = h[20];
         ADDRESS = h[21];
+        READ_HEAP = h[22];
+        OF_ARRAY = h[23];
         UNAVAILABLE = why;
     }
 
@@ -135,6 +137,20 @@ final class Libc {
             }
             h[i] = m;
         }
+        // read(2) straight into a Java array (a heap segment, allowed in a critical call), without the errno capture:
+        // (int fd, Object buf, long count) -> long, buf a segment of the array (#segment(byte[]))
+        Object heapCritical = optionC.getMethod("critical", boolean.class).invoke(null, true);
+        Object heapOpts = Array.newInstance(optionC, 1);
+        Array.set(heapOpts, 0, heapCritical);
+        Object readArgs = Array.newInstance(layoutC, 3);
+        Array.set(readArgs, 0, i32);
+        Array.set(readArgs, 1, valueC.getField("ADDRESS").get(null));
+        Array.set(readArgs, 2, i64);
+        Object readSym = ((Optional<?>) find.invoke(lookup, "read"))
+                .orElseThrow(() -> new NoSuchMethodException("libc has no read"));
+        MethodHandle readHeap = (MethodHandle) downcall.invoke(linker, readSym, of.invoke(null, i64, readArgs), heapOpts);
+        h[22] = readHeap.asType(readHeap.type().changeParameterType(1, Object.class));
+        h[23] = MethodHandles.publicLookup().findStatic(segC, "ofArray", MethodType.methodType(segC, byte[].class));
         MethodHandle ofBuffer = MethodHandles.publicLookup()
                 .findStatic(segC, "ofBuffer", MethodType.methodType(segC, Buffer.class));
         h[20] = ofBuffer.asType(MethodType.methodType(Object.class, ByteBuffer.class));
@@ -160,6 +176,15 @@ final class Libc {
             return -1;
         } finally {
             Reference.reachabilityFence(ts); // only its address went to libc
+        }
+    }
+
+    /** The Java array {@code a} as a memory segment, for {@link #READ_HEAP} (an Object: Java 21 cannot name the type). */
+    static Object segment(byte[] a) {
+        try {
+            return (Object) OF_ARRAY.invoke(a);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t.toString(), t);
         }
     }
 

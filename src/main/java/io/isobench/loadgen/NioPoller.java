@@ -13,7 +13,9 @@ import java.util.function.Consumer;
 final class NioPoller extends Poller {
 
     private final Selector selector;
-    private final ByteBuffer readBuf = ByteBuffer.allocateDirect(64 * 1024);
+    private final byte[] readArr = new byte[64 * 1024];
+    /** readArr as the channels take it (they read into a direct buffer of their own and copy). */
+    private final ByteBuffer readBuf = ByteBuffer.wrap(readArr);
     private Ready target;
     private final Consumer<SelectionKey> onKey = this::key;
 
@@ -68,8 +70,8 @@ final class NioPoller extends Poller {
     }
 
     @Override
-    ByteBuffer readBuffer() {
-        return readBuf;
+    byte[] readArray() {
+        return readArr;
     }
 
     @Override
@@ -83,7 +85,7 @@ final class NioPoller extends Poller {
         }
     }
 
-    private static final class NioSock extends Sock {
+    private final class NioSock extends Sock {
         private final SocketChannel ch;
         private final SelectionKey key;
         private final boolean connected;
@@ -112,8 +114,9 @@ final class NioPoller extends Poller {
         }
 
         @Override
-        int read(ByteBuffer dst) throws IOException {
-            return ch.read(dst);
+        int read() throws IOException {
+            readBuf.clear();
+            return ch.read(readBuf);
         }
 
         @Override

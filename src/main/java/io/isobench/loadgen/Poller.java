@@ -38,8 +38,8 @@ abstract class Poller implements AutoCloseable {
         /** The operations to be told about ({@code OP_*}, 0 for none). */
         abstract void interest(int ops) throws IOException;
 
-        /** Reads into {@code dst} (the poller's {@link #readBuffer()}, cleared): bytes read, 0 for none, -1 at EOF. */
-        abstract int read(ByteBuffer dst) throws IOException;
+        /** Reads into the poller's {@link #readArray()}, from index 0: bytes read, 0 for none, -1 at EOF. */
+        abstract int read() throws IOException;
 
         /** Writes what {@code src} has left, as far as the socket takes it; advances its position. */
         abstract int write(ByteBuffer src) throws IOException;
@@ -75,8 +75,8 @@ abstract class Poller implements AutoCloseable {
         return false;
     }
 
-    /** The direct buffer reads go into (loop thread only). */
-    abstract ByteBuffer readBuffer();
+    /** The array every {@link Sock#read} fills from index 0 (loop thread only; 64 KiB). */
+    abstract byte[] readArray();
 
     /** Closes every connection still open and the poller. */
     @Override
