@@ -434,24 +434,20 @@ final class FfmPoller extends Poller {
                 throw new IOException("connection closed");
             }
             long n;
+            boolean askedAgain = false;
             try {
                 n = (long) Libc.READ_HEAP.invokeExact(fd, readSeg, (long) readArr.length);
                 if (n < 0) {
+                    askedAgain = true;
                     // why, asked again through the read that captures errno (its checks showed in perf on every
                     // read). The loop reads only a socket epoll reported readable (data or its end), so the first
                     // call failed with a socket error (ECONNRESET, ETIMEDOUT), not EAGAIN; taking it cleared it, and
                     // the socket now reads as at its end: that end, right after a failed read, is the error's
                     n = (long) Libc.READ.invokeExact(errnoSeg, fd, readAt, (long) readBuf.capacity());
-                    if (n == 0) {
-                        throw new IOException("read failed, and the connection is at its end (reset by the peer or"
-                                + " another socket error)");
-                    }
                     if (n > 0) {
                         readBuf.get(0, readArr, 0, (int) n);
                     }
                 }
-            } catch (IOException e) {
-                throw e;
             } catch (Throwable t) {
                 throw new IOException("read: " + t, t);
             }
@@ -459,6 +455,10 @@ final class FfmPoller extends Poller {
                 return (int) n;
             }
             if (n == 0) {
+                if (askedAgain) {
+                    throw new IOException("read failed, and the connection is at its end (reset by the peer or"
+                            + " another socket error)");
+                }
                 return -1;
             }
             int e = errno();

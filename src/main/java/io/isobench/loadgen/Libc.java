@@ -19,7 +19,7 @@ import java.util.Optional;
 final class Libc {
     static final MethodHandle SOCKET, CONNECT, SETSOCKOPT, GETSOCKOPT, EPOLL_CREATE1, EPOLL_CTL, EPOLL_WAIT,
             READ, SEND, WRITE_PLAIN, CLOSE, EVENTFD, TIMERFD_CREATE, TIMERFD_SETTIME, FOPEN, FILENO, FCLOSE,
-            PREAD, CLOCK_GETTIME, EPOLL_WAIT_PLAIN, OF_BUFFER, ADDRESS, READ_HEAP, OF_ARRAY;
+            PREAD, CLOCK_GETTIME, EPOLL_WAIT_PLAIN, READ_HEAP, OF_BUFFER, ADDRESS, OF_ARRAY;
     static final String UNAVAILABLE;
 
     static {
@@ -58,9 +58,9 @@ final class Libc {
         PREAD = h[17];
         CLOCK_GETTIME = h[18];
         EPOLL_WAIT_PLAIN = h[19];
-        OF_BUFFER = h[20];
-        ADDRESS = h[21];
-        READ_HEAP = h[22];
+        READ_HEAP = h[20];
+        OF_BUFFER = h[21];
+        ADDRESS = h[22];
         OF_ARRAY = h[23];
         UNAVAILABLE = why;
     }
@@ -85,33 +85,40 @@ final class Libc {
         Method downcall = linkerC.getMethod("downcallHandle", segC, fdC, Array.newInstance(optionC, 0).getClass());
         Object errno = optionC.getMethod("captureCallState", String[].class).invoke(null, (Object) new String[] {"errno"});
         Object critical = optionC.getMethod("critical", boolean.class).invoke(null, false);
-        // (result, args...) with the errno capture (a leading segment, passed as an Object) or without
-        record Fn(String name, boolean capture, boolean crit, Object ret, Object... args) { }
+        // critical and allowed a Java array (a heap segment) as a pointer argument
+        Object heap = optionC.getMethod("critical", boolean.class).invoke(null, true);
+        Object ptr = valueC.getField("ADDRESS").get(null);
+        // (result, args...) with the errno capture (a leading segment, passed as an Object) or without; crit: null, or
+        // the critical option (non-blocking calls: no thread-state transition); a pointer argument is passed as Object
+        record Fn(String name, boolean capture, Object crit, Object ret, Object... args) { }
         Fn[] fns = {
-            new Fn("socket", true, false, i32, i32, i32, i32),
-            new Fn("connect", true, false, i32, i32, i64, i32),
-            new Fn("setsockopt", true, false, i32, i32, i32, i32, i64, i32),
-            new Fn("getsockopt", true, false, i32, i32, i32, i32, i64, i64),
-            new Fn("epoll_create1", false, false, i32, i32),
-            new Fn("epoll_ctl", true, false, i32, i32, i32, i32, i64),
-            new Fn("epoll_wait", true, false, i32, i32, i64, i32, i32),
+            new Fn("socket", true, null, i32, i32, i32, i32),
+            new Fn("connect", true, null, i32, i32, i64, i32),
+            new Fn("setsockopt", true, null, i32, i32, i32, i32, i64, i32),
+            new Fn("getsockopt", true, null, i32, i32, i32, i32, i64, i64),
+            new Fn("epoll_create1", false, null, i32, i32),
+            new Fn("epoll_ctl", true, null, i32, i32, i32, i32, i64),
+            new Fn("epoll_wait", true, null, i32, i32, i64, i32, i32),
             // non-blocking sockets: read and send never block, so they skip the thread-state transition
-            new Fn("read", true, true, i64, i32, i64, i64),
-            new Fn("send", true, true, i64, i32, i64, i64, i32),
-            new Fn("write", false, false, i64, i32, i64, i64),
-            new Fn("close", false, false, i32, i32),
-            new Fn("eventfd", false, false, i32, i32, i32),
-            new Fn("timerfd_create", false, false, i32, i32, i32),
-            new Fn("timerfd_settime", false, false, i32, i32, i32, i64, i64),
-            new Fn("fopen", false, false, i64, i64, i64),
-            new Fn("fileno", false, false, i32, i64),
-            new Fn("fclose", false, false, i32, i64),
+            new Fn("read", true, critical, i64, i32, i64, i64),
+            new Fn("send", true, critical, i64, i32, i64, i64, i32),
+            new Fn("write", false, null, i64, i32, i64, i64),
+            new Fn("close", false, null, i32, i32),
+            new Fn("eventfd", false, null, i32, i32, i32),
+            new Fn("timerfd_create", false, null, i32, i32, i32),
+            new Fn("timerfd_settime", false, null, i32, i32, i32, i64, i64),
+            new Fn("fopen", false, null, i64, i64, i64),
+            new Fn("fileno", false, null, i32, i64),
+            new Fn("fclose", false, null, i32, i64),
             // a procfs file: pread never blocks, and a failure needs no errno (the caller gives up on the figures)
-            new Fn("pread", false, true, i64, i32, i64, i64, i64),
-            new Fn("clock_gettime", false, false, i32, i32, i64),
+            new Fn("pread", false, critical, i64, i32, i64, i64, i64),
+            new Fn("clock_gettime", false, null, i32, i32, i64),
             // without the errno capture, whose checks showed in perf at every wake-up: a failed wait is asked again
             // through EPOLL_WAIT, which says why (FfmPoller#select)
-            new Fn("epoll_wait", false, false, i32, i32, i64, i32, i32),
+            new Fn("epoll_wait", false, null, i32, i32, i64, i32, i32),
+            // read straight into a Java array (#segment(byte[])), without the errno capture: a failed read is asked
+            // again through READ, which says why (FfmPoller.FfmSock#read)
+            new Fn("read", false, heap, i64, i32, ptr, i64),
         };
         for (int i = 0; i < fns.length; i++) {
             Fn f = fns[i];
@@ -120,43 +127,37 @@ final class Libc {
                 Array.set(args, k, f.args()[k]);
             }
             Object desc = of.invoke(null, f.ret(), args);
-            Object opts = Array.newInstance(optionC, (f.capture() ? 1 : 0) + (f.crit() ? 1 : 0));
+            Object opts = Array.newInstance(optionC, (f.capture() ? 1 : 0) + (f.crit() != null ? 1 : 0));
             int o = 0;
             if (f.capture()) {
                 Array.set(opts, o++, errno);
             }
-            if (f.crit()) {
-                Array.set(opts, o, critical);
+            if (f.crit() != null) {
+                Array.set(opts, o, f.crit());
             }
             Object sym = ((Optional<?>) find.invoke(lookup, f.name()))
                     .orElseThrow(() -> new NoSuchMethodException("libc has no " + f.name()));
             MethodHandle m = (MethodHandle) downcall.invoke(linker, sym, desc, opts);
+            // MemorySegment parameters (the errno capture, a pointer) as Objects: callers compiled for Java 21 cannot
+            // name the type
+            int lead = f.capture() ? 1 : 0;
             if (f.capture()) {
-                // the leading MemorySegment parameter as an Object: callers compiled for Java 21 cannot name it
                 m = m.asType(m.type().changeParameterType(0, Object.class));
+            }
+            for (int k = 0; k < f.args().length; k++) {
+                if (f.args()[k] == ptr) {
+                    m = m.asType(m.type().changeParameterType(lead + k, Object.class));
+                }
             }
             h[i] = m;
         }
-        // read(2) straight into a Java array (a heap segment, allowed in a critical call), without the errno capture:
-        // (int fd, Object buf, long count) -> long, buf a segment of the array (#segment(byte[]))
-        Object heapCritical = optionC.getMethod("critical", boolean.class).invoke(null, true);
-        Object heapOpts = Array.newInstance(optionC, 1);
-        Array.set(heapOpts, 0, heapCritical);
-        Object readArgs = Array.newInstance(layoutC, 3);
-        Array.set(readArgs, 0, i32);
-        Array.set(readArgs, 1, valueC.getField("ADDRESS").get(null));
-        Array.set(readArgs, 2, i64);
-        Object readSym = ((Optional<?>) find.invoke(lookup, "read"))
-                .orElseThrow(() -> new NoSuchMethodException("libc has no read"));
-        MethodHandle readHeap = (MethodHandle) downcall.invoke(linker, readSym, of.invoke(null, i64, readArgs), heapOpts);
-        h[22] = readHeap.asType(readHeap.type().changeParameterType(1, Object.class));
-        h[23] = MethodHandles.publicLookup().findStatic(segC, "ofArray", MethodType.methodType(segC, byte[].class));
         MethodHandle ofBuffer = MethodHandles.publicLookup()
                 .findStatic(segC, "ofBuffer", MethodType.methodType(segC, Buffer.class));
-        h[20] = ofBuffer.asType(MethodType.methodType(Object.class, ByteBuffer.class));
+        h[21] = ofBuffer.asType(MethodType.methodType(Object.class, ByteBuffer.class));
+        h[23] = MethodHandles.publicLookup().findStatic(segC, "ofArray", MethodType.methodType(segC, byte[].class));
         MethodHandle address = MethodHandles.publicLookup()
                 .findVirtual(segC, "address", MethodType.methodType(long.class));
-        h[21] = MethodHandles.filterReturnValue(ofBuffer, address)
+        h[22] = MethodHandles.filterReturnValue(ofBuffer, address)
                 .asType(MethodType.methodType(long.class, ByteBuffer.class));
     }
 
