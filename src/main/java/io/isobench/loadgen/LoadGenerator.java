@@ -192,13 +192,14 @@ public final class LoadGenerator {
 
     /**
      * The client's own CPU from its construction to {@link #stop}: the process, its user/system split, the I/O thread;
-     * and the event loop's lag ticks since its construction ({@link #loopLagNs}).
+     * and the event loop's lag ticks, with the JVM's GC pauses, since its construction ({@link #loopLagNs}).
      */
     static final class CpuMeter {
         /** The longest {@link #settle} waits for the JIT's compiles to end. */
         static final long SETTLE_MAX_MS = 1_000;
         private final EventLoop io;
         private final int lagMark;
+        private final int pauseMark;
         private final long[] ticks0;
         private final long io0;
         private final long iou0;
@@ -208,6 +209,7 @@ public final class LoadGenerator {
         CpuMeter(EventLoop io) {
             this.io = io;
             this.lagMark = io.loopLag.mark();
+            this.pauseMark = JvmPauses.get().mark();
             this.ticks0 = procSelfTicks();
             this.io0 = io.threadCpuNs();
             this.iou0 = io.threadUserNs();
@@ -215,8 +217,9 @@ public final class LoadGenerator {
         }
 
         /**
-         * Just before a measured phase's meter starts: every read the meter makes, once (the first read of the
-         * platform's thread MXBean loads and links its management classes: ~20 ms of the dispatcher's CPU), then a wait
+         * Just before a measured phase's meter starts: every read the meter makes, once, and the GC pause listeners
+         * registered ({@link JvmPauses}; the first read of the platform's thread MXBean loads and links its management
+         * classes: ~20 ms of the dispatcher's CPU), then a wait
          * of at most {@link #SETTLE_MAX_MS} until the process is quiet: under a tenth of a core over each of three
          * 10 ms polls. No request is in flight then, so what still runs is the JIT compiling what the warm-up and the
          * phase's set-up gave it (and a GC). Both were counted as the phase's CPU, a tenth of it in a 10 s phase at
@@ -224,6 +227,7 @@ public final class LoadGenerator {
          * (docs/loadgen.md, "Cost: the measured phase's start"). Returns the ms waited.
          */
         static long settle(EventLoop io) {
+            JvmPauses.get();
             procSelfTicks();
             io.threadCpuNs();
             io.threadUserNs();
@@ -251,9 +255,9 @@ public final class LoadGenerator {
             return (System.nanoTime() - start) / 1_000_000L;
         }
 
-        /** The loop's tick lags (ns) recorded since the meter started. */
+        /** The loop's tick lags (ns) recorded since the meter started, with the JVM's pauses since then. */
         long[] loopLagNs() {
-            return io.loopLag.since(lagMark);
+            return LoopLag.withPauses(io.loopLag.since(lagMark), JvmPauses.get().since(pauseMark));
         }
 
         LoadgenResult.ClientCpu stop() {

@@ -12,7 +12,8 @@ import java.util.Arrays;
 /**
  * The I/O loop's lateness: a tick falls due every {@link #TICK_NS} while requests are in flight or waiting, and the
  * turn that reaches it records how late the loop was ({@link #tickLagNs}: a turn that runs long, a thread starved of
- * CPU, a GC pause all show). The tick's state and the select timeout it asks for ({@link #waitMs}) are the loop
+ * CPU show; so does a GC pause that falls in a turn, and one that falls while the loop waits in its select is added
+ * from the JVM's own report, {@link #withPauses}). The tick's state and the select timeout it asks for ({@link #waitMs}) are the loop
  * thread's; the samples are written by the loop thread and read by the dispatcher: a phase takes a {@link #mark()} at
  * its start and the samples {@link #since(int)} it at its end. One sample per tick (200 a second, 4 bytes each).
  *
@@ -127,6 +128,28 @@ final class LoopLag {
         long[] out = new long[Math.max(0, n - mark)];
         for (int i = 0; i < out.length; i++) {
             out[i] = lagUs[mark + i] * 1000L;
+        }
+        return out;
+    }
+
+    /**
+     * The phase's tick lags ({@code lagsNs}) with the ticks its JVM pauses ({@code pausesNs}, {@link JvmPauses})
+     * covered: a pause of d ns counts as the ticks that fell due in it, one every {@link #TICK_NS}, late by d, d − 5 ms,
+     * … (those > 0). The loop cannot see a pause that falls while it waits in its select: it stamps its wake-up once the
+     * pause has ended, so the turn records only its own part. A pause inside a turn is in that turn's sample as well:
+     * counted twice, it errs towards a late loop.
+     */
+    static long[] withPauses(long[] lagsNs, long[] pausesNs) {
+        int extra = 0;
+        for (long d : pausesNs) {
+            extra += (int) Math.max(0, (d + TICK_NS - 1) / TICK_NS);
+        }
+        long[] out = Arrays.copyOf(lagsNs, lagsNs.length + extra);
+        int k = lagsNs.length;
+        for (long d : pausesNs) {
+            for (long late = d; late > 0 && k < out.length; late -= TICK_NS) {
+                out[k++] = late;
+            }
         }
         return out;
     }

@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -30,9 +31,9 @@ import static org.assertj.core.data.Percentage.withPercentage;
  * ({@code isobench.loadgen.loopStallUs}) saturates it; and a real {@code isobench loadgen} process pinned with
  * {@code taskset} to one core, at nice 19, with a CPU hog at nice 0 on the same core while it measures, is saturated
  * with its reasons printed, while the same process without the hog is not. Its assertions come from measured times:
- * isolated (ItLocks); a "not saturated" run the host or the test JVM disturbed (steal, GC pauses) is repeated, up to 5
- * times, each repeat after a wait of up to 30 s for a quiet second, and the least disturbed run is judged
- * ({@link #quietRun}).
+ * isolated (ItLocks); a "not saturated" run the host or the test JVM disturbed (steal, GC pauses, a CPU held from a
+ * waking thread longer than the lag bound) is repeated, up to 5 times, each repeat after a wait of up to 30 s for a
+ * quiet second, and the least disturbed run is judged ({@link #quietRun}).
  */
 @Isolated("its assertions come from measured times: nothing runs beside it (ItLocks)")
 class ClientSaturationIT {
@@ -47,7 +48,8 @@ class ClientSaturationIT {
     void anUnthrottledRunAtAModestRateKeepsItsScheduleAndIsNotSaturated() throws Exception {
         try (StreamingTestServer server = new StreamingTestServer(0, 5, 2, 0)) {
             double idle = idleCores();
-            LoadgenResult r = quietRun("unthrottled", true, () -> LoadGenerator.run(config(server, 200, 100).build(), null));
+            LoadgenResult r = quietRun("unthrottled", true, LAG_BOUND_MS,
+                    () -> LoadGenerator.run(config(server, 200, 100).build(), null));
             LoadFidelity f = r.fidelity();
             System.out.println("ClientSaturationIT unthrottled: " + f);
             assertThat(r.summary().completed()).isEqualTo(200);
@@ -57,7 +59,7 @@ class ClientSaturationIT {
             assertThat(f.schedule().deliveredRateRps()).isCloseTo(100.0, withPercentage(5));
             assumeCoresToSpare(idle);
             assertThat(f.client().saturated()).as(f.client().reasons().toString()).isFalse();
-            assertThat(f.schedule().lagMsP99()).isLessThan(5.0);
+            assertThat(f.schedule().lagMsP99()).isLessThan(LAG_BOUND_MS);
             assertThat(f.client().loopLagMsP99()).isLessThan(10.0);
             assertThat(f.client().cpuBusyPct()).isBetween(0.0, 90.0);
         }
@@ -69,7 +71,7 @@ class ClientSaturationIT {
         // 20 requests due within 0.1 s, one at a time, each 30+ ms: the last waits about half a second for its slot
         try (StreamingTestServer server = new StreamingTestServer(0, 30, 1, 0)) {
             double idle = idleCores();
-            LoadgenResult r = quietRun("capped", true,
+            LoadgenResult r = quietRun("capped", true, LAG_BOUND_MS,
                     () -> LoadGenerator.run(config(server, 20, 200).maxConcurrency(1).build(), null));
             LoadFidelity.Schedule s = r.fidelity().schedule();
             System.out.println("ClientSaturationIT capped: " + s + " queue max "
@@ -81,7 +83,7 @@ class ClientSaturationIT {
             assertThat(s.configuredMaxConcurrency()).isEqualTo(1);
             assertThat(s.deliveredConcurrencyMean()).isBetween(0.9, 1.0);
             assumeCoresToSpare(idle);
-            assertThat(s.lagMsP99()).isLessThan(5.0);
+            assertThat(s.lagMsP99()).isLessThan(LAG_BOUND_MS);
             assertThat(r.fidelity().client().saturated()).as(r.fidelity().client().reasons().toString()).isFalse();
         }
     }
@@ -109,6 +111,35 @@ class ClientSaturationIT {
     }
 
     @Test
+    @Timeout(120)
+    void aGcPauseWhileTheLoopWaitsForEventsIsEventLoopLag() throws Exception {
+        // one request every 100 ms, each ~20 ms long: the loop waits in its select most of the time, where its own
+        // ticks cannot see a pause (it stamps its wake-up once the pause is over); a full collection of a heap holding
+        // 400 MB of live arrays (System.gc(): stop-the-world with G1, this JVM's collector) pauses it there
+        try (StreamingTestServer server = new StreamingTestServer(0, 5, 2, 0)) {
+            CountDownLatch measuring = new CountDownLatch(1);
+            CompletableFuture<LoadgenResult> run = CompletableFuture.supplyAsync(
+                    () -> LoadGenerator.run(config(server, 30, 10).build(), null, measuring::countDown));
+            assertThat(measuring.await(60, TimeUnit.SECONDS)).isTrue();
+            Thread.sleep(500);
+            List<byte[]> live = new ArrayList<>();
+            for (int i = 0; i < 400; i++) {
+                live.add(new byte[1 << 20]);
+            }
+            long gc0 = gcPauseMs();
+            System.gc();
+            long pauseMs = gcPauseMs() - gc0;
+            live.clear();
+            LoadgenResult r = run.get(60, TimeUnit.SECONDS);
+            LoadFidelity f = r.fidelity();
+            System.out.println("ClientSaturationIT GC pause of " + pauseMs + " ms: " + f);
+            assertThat(pauseMs).as("the full collection's pause (ms)").isGreaterThanOrEqualTo(20);
+            // the pause's first tick is late by the whole pause (the collector reports whole ms)
+            assertThat(f.client().loopLagMsMax()).isGreaterThanOrEqualTo(pauseMs - 1.0);
+        }
+    }
+
+    @Test
     @Timeout(300)
     void aClientPinnedToACoreWithACpuHogIsSaturatedAndWithoutItIsNot() throws Exception {
         assumeThat(Files.isExecutable(Path.of("/usr/bin/taskset"))).as("taskset").isTrue();
@@ -122,7 +153,7 @@ class ClientSaturationIT {
                     .containsPattern("event-loop lag p99 \\d+\\.\\d\\d ms > 10 ms");
 
             assumeCoresToSpare(idleCores());
-            Run alone = quietRun("alone", false, () -> loadgen(server, core, false));
+            Run alone = quietRun("alone", false, PRODUCT_BOUND_MS, () -> loadgen(server, core, false));
             System.out.println("ClientSaturationIT alone:\n" + alone.out + alone.err);
             assertThat(alone.exit).isZero();
             assertThat(alone.out).contains("Client saturated (0/1):                  0");
@@ -133,17 +164,38 @@ class ClientSaturationIT {
     private record Run(int exit, String out, String err) {
     }
 
+    /** The schedule-lag p99 the in-JVM "not saturated" halves must keep (ms). */
+    private static final double LAG_BOUND_MS = 5.0;
+    /** The subprocess half is judged by the client's own check: its loop- and schedule-lag limits (ms). */
+    private static final double PRODUCT_BOUND_MS = Math.min(LoadFidelity.Limits.DEFAULT.loopLagMs(),
+            LoadFidelity.Limits.DEFAULT.scheduleLagMs());
+
     /**
      * Runs a "not saturated" half until one run was undisturbed, at most 5 times, and returns the least disturbed run.
-     * Disturbed means what the client cannot control and its check rightly reports: more than 2 % of the machine's time
-     * stolen by the hypervisor during the run (/proc/stat's steal: on this project's virtual machines it came in
-     * episodes of 3-34 %, and a stolen vCPU is a late loop), or, for a run inside this JVM ({@code ownGc}), more than
-     * 5 ms of garbage-collection pauses (the shared test JVM, with the heap of every test before it; a real loadgen has
-     * its own). Runs are chosen by that measure alone, never by their outcome: the assertions then apply to the chosen
-     * run, which on a machine stolen from all along is the least stolen one. Each disturbed attempt is printed with its
-     * figures. The saturated halves never repeat.
+     * Disturbed means what the client cannot control and its check rightly reports, each measured over the run:
+     * <ul>
+     * <li>more than 2 % of the machine's time stolen by the hypervisor (/proc/stat's steal: on this project's virtual
+     * machines it came in episodes of 3-34 %, and a stolen vCPU is a late loop);
+     * <li>for a run inside this JVM ({@code inJvm}), more than 5 ms of garbage-collection pauses (the shared test JVM,
+     * with the heap of every test before it; a real loadgen has its own);
+     * <li>a CPU held from a thread that wanted it for longer than the bound the half is judged by ({@code boundMs}: the
+     * test's {@link #LAG_BOUND_MS}, or the client's own limits for the subprocess half), as
+     * {@link CpuCanaries} pinned to each CPU see it. User-space work cannot hold a waking thread off a CPU that
+     * long, so this is the kernel's or the host's: on this project's virtual machines DAMON's reclaim
+     * ({@code kdamond}, not preemptible) held a vCPU 3-6 ms about every half second and 12-27 ms now and then, and
+     * a dispatcher thread held off that long sends its requests that much late (perf sched, 2026-11-30).
+     * </ul>
+     * Runs are chosen by these measures alone, never by their outcome: the assertions then apply to the chosen run,
+     * which on a machine disturbed all along is the least disturbed one. Each disturbed attempt is printed with its
+     * figures. The saturated halves never repeat. A run inside this JVM is preceded by one run that is not judged:
+     * the test JVM compiles the client during its first run (measured: schedule-lag p99 34-46 ms in a fresh test JVM
+     * with no GC at all, 0.3-2.4 ms in the runs after it), while a real {@code isobench loadgen} has a JVM of its own
+     * and its warm-up requests, and the subprocess half covers that start.
      */
-    private static <T> T quietRun(String name, boolean ownGc, ThrowingSupplier<T> run) throws Exception {
+    private static <T> T quietRun(String name, boolean inJvm, double boundMs, ThrowingSupplier<T> run) throws Exception {
+        if (inJvm) {
+            attempt(run);
+        }
         T best = null;
         double bestScore = Double.MAX_VALUE;
         for (int attempt = 1; attempt <= 5; attempt++) {
@@ -153,18 +205,18 @@ class ClientSaturationIT {
             long[] stat0 = stealAndTotal();
             long gc0 = gcPauseMs();
             T result;
-            try {
-                result = run.get();
-            } catch (Exception | Error e) {
-                throw e;
-            } catch (Throwable t) {
-                throw new IllegalStateException(t);
+            double heldMs;
+            try (CpuCanaries canaries = CpuCanaries.start()) {
+                result = attempt(run);
+                heldMs = canaries.maxLateMs();
             }
             long[] stat1 = stealAndTotal();
             double stealPct = stat1[1] == stat0[1] ? 0 : 100.0 * (stat1[0] - stat0[0]) / (stat1[1] - stat0[1]);
-            long gcMs = ownGc ? gcPauseMs() - gc0 : 0;
-            // steal over 2 % and GC pauses over 5 ms are each one unit of disturbance; at or under both, none
-            double score = Math.max(0, stealPct - 2.0) / 2.0 + Math.max(0, gcMs - 5) / 5.0;
+            long gcMs = inJvm ? gcPauseMs() - gc0 : 0;
+            // steal over 2 %, GC pauses over 5 ms and a CPU held beyond the bound are each one unit of disturbance
+            // per 2 %, 5 ms and one bound over; at or under all three, none
+            double score = Math.max(0, stealPct - 2.0) / 2.0 + Math.max(0, gcMs - 5) / 5.0
+                    + Math.max(0, heldMs - boundMs) / boundMs;
             if (score < bestScore) {
                 best = result;
                 bestScore = score;
@@ -173,10 +225,20 @@ class ClientSaturationIT {
                 return result;
             }
             System.out.println(String.format(Locale.ROOT, "ClientSaturationIT %s: attempt %d disturbed (%.1f %% steal,"
-                    + " %d ms of GC pauses in the test JVM)%s", name, attempt, stealPct, gcMs, attempt < 5 ? ", repeated"
-                    : ": the least disturbed of 5 is kept"));
+                    + " %d ms of GC pauses in the test JVM, a CPU held %.1f ms from a waking thread)%s", name, attempt,
+                    stealPct, gcMs, heldMs, attempt < 5 ? ", repeated" : ": the least disturbed of 5 is kept"));
         }
         return best;
+    }
+
+    private static <T> T attempt(ThrowingSupplier<T> run) throws Exception {
+        try {
+            return run.get();
+        } catch (Exception | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
     }
 
     /**

@@ -37,6 +37,17 @@ class LoopLagTest {
     }
 
     @Test
+    void aJvmPauseCountsAsTheTicksThatFellDueInIt() {
+        long[] lags = {100_000, 200_000};
+        // 12 ms: three ticks, late by 12, 7 and 2 ms; exactly 10 ms: two, late by 10 and 5; under a ms: one
+        assertThat(LoopLag.withPauses(lags, new long[] {12 * MS, 10 * MS, 400_000}))
+                .containsExactly(100_000, 200_000, 12 * MS, 7 * MS, 2 * MS, 10 * MS, 5 * MS, 400_000);
+        // a collector's 0 ms (a sub-millisecond pause it rounds down) adds nothing; no pauses, the lags as they were
+        assertThat(LoopLag.withPauses(lags, new long[] {0})).containsExactly(100_000, 200_000);
+        assertThat(LoopLag.withPauses(lags, new long[0])).containsExactly(100_000, 200_000);
+    }
+
+    @Test
     void theWaitForACoreIsTheMeanPerTimeOnACoreBetweenTwoSamples() {
         assertThat(LoopLag.RunDelay.meanWaitNs(1_000, 10, 9_000, 14)).isEqualTo(2_000);
         assertThat(LoopLag.RunDelay.meanWaitNs(1_000, 10, 1_000, 10)).isZero(); // never on a CPU in between
