@@ -13,9 +13,10 @@ import java.util.Arrays;
  * The I/O loop's lateness: a tick falls due every {@link #TICK_NS} while requests are in flight or waiting, and the
  * turn that reaches it records how late the loop was ({@link #tickLagNs}: a turn that runs long, a thread starved of
  * CPU show; so does a GC pause that falls in a turn, and one that falls while the loop waits in its select is added
- * from the JVM's own report, {@link #withPauses}). The tick's state and the select timeout it asks for ({@link #waitMs}) are the loop
- * thread's; the samples are written by the loop thread and read by the dispatcher: a phase takes a {@link #mark()} at
- * its start and the samples {@link #since(int)} it at its end. One sample per tick (200 a second, 4 bytes each).
+ * from the JVM's own report, {@link #withPauses}). The tick's state and the select timeout it asks for
+ * ({@link #waitMs}) are the loop thread's; the samples are written by the loop thread and read by the dispatcher: a
+ * phase takes a {@link #mark()} at its start and the samples {@link #since(int)} it at its end. One sample per tick
+ * (200 a second, 4 bytes each).
  *
  * <p>Also holds the fault-injection knob {@value #STALL_ENV}: a number of microseconds the loop thread busy-spins in
  * every turn, so a test can make the client really slow (docs/loadgen.md, "Client self-check").

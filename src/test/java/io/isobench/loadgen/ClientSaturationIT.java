@@ -200,7 +200,8 @@ class ClientSaturationIT {
      * with no GC at all, 0.3-2.4 ms in the runs after it), while a real {@code isobench loadgen} has a JVM of its own
      * and its warm-up requests, and the subprocess half covers that start.
      */
-    private static <T> T quietRun(String name, boolean inJvm, double boundMs, ThrowingSupplier<T> run) throws Exception {
+    private static <T> T quietRun(String name, boolean inJvm, double boundMs, ThrowingSupplier<T> run)
+            throws Exception {
         if (inJvm) {
             attempt(run);
         }
