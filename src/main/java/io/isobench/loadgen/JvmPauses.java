@@ -13,7 +13,9 @@ import java.util.Arrays;
  * collection, delivered on the JVM's notification thread): the event loop's own ticks cannot see a pause that falls
  * while the loop waits in its select, since the loop stamps its wake-up only once the pause has ended
  * ({@link LoopLag#withPauses}). Every collector's collections are pauses except those of a collector whose name ends
- * in {@code Cycles} (ZGC's and Shenandoah's concurrent cycles; their pauses have collectors of their own). Durations
+ * in {@code Cycles} (ZGC's and Shenandoah's concurrent cycles; their pauses have collectors of their own; G1's
+ * {@code G1 Concurrent GC} reports its Remark and Cleanup pauses, not the concurrent cycle: checked with
+ * {@code -Xlog:gc} on JDK 25, a 1 ms Remark reported as 1 ms beside a 47 ms cycle). Durations
  * are the collectors' whole milliseconds. Registered once per JVM, on first use; where the JVM has no such
  * notifications, nothing is recorded. Other safepoints (deoptimization, a thread dump) are not reported by any
  * supported interface and are not counted.
