@@ -20,7 +20,8 @@ import java.util.Map;
  * commit is found, {@code first_commit} is it; when only skipped commits are left, {@code first_commit} is the earliest
  * commit that can be the first ({@code first_low}) and the JSON holds the range ({@code first_low} … {@code
  * first_high}, {@code found: false}). The JSON: {@code good}, {@code bad}, {@code found}, {@code first_commit},
- * {@code first_low}, {@code first_high}, {@code sessions} (paired sessions that answered), {@code asked} (in the order
+ * {@code first_low}, {@code first_high}, {@code sessions} (paired sessions of the steps that answered: one or two
+ * each), {@code asked} (in the order
  * asked: {@code position}, {@code commit}, {@code answer} carries|clean|skip, {@code session}, {@code evidence}) and
  * {@code skipped} (ascending: {@code position}, {@code commit}, {@code reason}).
  */
@@ -28,8 +29,11 @@ final class BisectSteps {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    /** One commit asked: its position in the track, the answer, the session that gave it and its evidence line. */
-    record Step(int position, String commit, Bisect.Answer answer, String sessionId, String evidence) {
+    /**
+     * One commit asked: its position in the track, the answer, the session that gave it (the second when there were
+     * two), the paired sessions it took (0 without one, else 1 or 2) and its evidence line.
+     */
+    record Step(int position, String commit, Bisect.Answer answer, String sessionId, int sessions, String evidence) {
     }
 
     /** What the change row keeps: the first commit (or the earliest possible one) and the bisect's JSON. */
@@ -56,7 +60,8 @@ final class BisectSteps {
         m.put("first_commit", low);
         m.put("first_low", low);
         m.put("first_high", range.get(result.firstHigh()).commitId());
-        m.put("sessions", result.sessions());
+        m.put("sessions", steps.stream().filter(s -> s.answer() != Bisect.Answer.SKIP).mapToInt(Step::sessions)
+                .sum());
         List<Map<String, Object>> asked = new ArrayList<>();
         for (Step s : steps) {
             Map<String, Object> a = new LinkedHashMap<>();

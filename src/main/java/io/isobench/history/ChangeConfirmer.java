@@ -34,8 +34,9 @@ import java.util.function.Function;
  *   <li>A {@code confirmed} row without a first commit gets one: its commit itself when the earlier commit is the
  *       previous commit of the range (adjacent on the first-parent line), no session asked; otherwise, with bisect
  *       on, the first commit {@link Bisect#first} finds among the commits after the earlier one up to the row's
- *       commit, asking commit m with one session of m against the earlier commit ({@link ConfirmResult#answer}: carries
- *       when it confirms the change in the row's direction, skip when m could not be measured), recorded in
+ *       commit, asking commit m with a session of m against the earlier commit, and a second when the first does not
+ *       settle m's side ({@link ConfirmSessions#step}; {@link ConfirmResult#answer}: carries when the estimate lies
+ *       beyond the midpoint of the row's change, skip when m could not be measured), recorded in
  *       {@code bisect_json} ({@link BisectSteps}); a commit the series recorded as {@code build_failed} is skipped
  *       without a session. With bisect off a non-adjacent row keeps no first commit.</li>
  *   <li>Rows already decided are left as they are; calling {@link #confirm} again after it finished runs no session
@@ -137,11 +138,14 @@ public final class ChangeConfirmer {
         if (!bisect) {
             return c;
         }
+        if (c.changePct() == null || !Double.isFinite(c.changePct()) || c.changePct() == 0) {
+            return c; // a confirmed row always has its session's change; one written otherwise is not bisected
+        }
+        double change = c.changePct();
         List<TrackCommit> range = ordered.subList(good + 1, bad + 1);
-        Direction dir = direction(c);
         List<BisectSteps.Step> steps = new ArrayList<>();
         Bisect.Result result = Bisect.first(range.size(), i -> {
-            BisectSteps.Step step = ask(range.get(i), dir, m -> sessions.run(c.parentCommit(), m));
+            BisectSteps.Step step = ask(range.get(i), change, m -> sessions.step(c.parentCommit(), m, change));
             steps.add(step);
             return step.answer();
         });
@@ -151,17 +155,21 @@ public final class ChangeConfirmer {
 
     /**
      * One bisect step: a commit the track's series already found not to build ({@code build_failed}) is skipped
-     * without a session; any other is answered by its session against the good commit ({@code session}: commit id →
-     * result).
+     * without a session; any other is answered by its sessions against the good commit ({@code session}: commit id →
+     * result), read against the confirmed change ({@code changePct}, percent: {@link ConfirmResult#answer}); the
+     * evidence is the session's line and the reading ({@link ConfirmEvidence#step}).
      */
-    static BisectSteps.Step ask(TrackCommit m, Direction dir, Function<String, ConfirmResult> session) {
+    static BisectSteps.Step ask(TrackCommit m, double changePct, Function<String, ConfirmResult> session) {
         if (BUILD_FAILED.equals(m.state())) {
-            return new BisectSteps.Step(m.position(), m.commitId(), Bisect.Answer.SKIP, null, ConfirmEvidence.failed(
+            return new BisectSteps.Step(m.position(), m.commitId(), Bisect.Answer.SKIP, null, 0, ConfirmEvidence.failed(
                     ConfirmResult.State.LATER_NOT_BUILT, "the track's build of it failed" + (m.detail() == null ? ""
                     : ": " + m.detail())));
         }
         ConfirmResult r = session.apply(m.commitId());
-        return new BisectSteps.Step(m.position(), m.commitId(), r.answer(dir), r.sessionId(), r.evidence());
+        Bisect.Answer answer = r.answer(changePct);
+        int sessions = r.first() == null ? 1 : 2;
+        return new BisectSteps.Step(m.position(), m.commitId(), answer, r.sessionId(), sessions,
+                ConfirmEvidence.step(r, changePct, answer));
     }
 
     private static int indexOf(List<TrackCommit> ordered, String commit) {

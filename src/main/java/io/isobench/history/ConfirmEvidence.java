@@ -3,6 +3,7 @@ package io.isobench.history;
 import io.isobench.analysis.Comparison;
 import io.isobench.analysis.Stopping;
 import io.isobench.analysis.TaskAnalysis;
+import io.isobench.track.Bisect;
 import io.isobench.track.Confirmation;
 import io.isobench.track.Direction;
 
@@ -41,6 +42,23 @@ final class ConfirmEvidence {
             b.append("; ").append(c.reason());
         }
         return oneLine(b.toString());
+    }
+
+    /**
+     * A bisect step's line: its session's line ({@link ConfirmResult#evidence}: the first session's within it when
+     * there were two), then how it was read against the confirmed change — e.g. {@code ...; clean: estimate +0.41 %
+     * (1 session) short of the midpoint +4.88 % of the change +10.00 %}. A skipped step's line is the failure alone.
+     */
+    static String step(ConfirmResult r, double changePct, Bisect.Answer answer) {
+        if (answer == Bisect.Answer.SKIP || r.state() != ConfirmResult.State.MEASURED) {
+            return r.evidence();
+        }
+        int n = r.analyses().size();
+        return oneLine(r.evidence() + String.format(Locale.ROOT, "; %s: estimate %s (%d session%s) %s the midpoint %s"
+                + " of the change %s", answer == Bisect.Answer.CARRIES ? "carries" : "clean",
+                pct(Confirmation.pooledChangePct(r.analyses())), n, n == 1 ? "" : "s",
+                answer == Bisect.Answer.CARRIES ? "beyond" : "short of", pct(Confirmation.midpointPct(changePct)),
+                pct(changePct)));
     }
 
     /** The line of a session that compared nothing. */

@@ -5,6 +5,8 @@ import io.isobench.track.Bisect;
 import io.isobench.track.Confirmation;
 import io.isobench.track.Direction;
 
+import java.util.List;
+
 /**
  * What one confirming session of a later commit against an earlier one gave (docs/statistics.md §21b): measured (its
  * task's analysis), or the later commit did not build, or the session failed otherwise.
@@ -13,10 +15,11 @@ import io.isobench.track.Direction;
  * @param state     measured, later commit not built, or failed
  * @param analysis  the task's analysis when measured; null otherwise
  * @param failure   one line: why it did not measure (the failed run's arm, category and detail); null when measured
- * @param first     when this is the pair's second session ({@link Confirmation#reopens}): the first session's id and
- *                  evidence line, {@code ID: EVIDENCE}; null for a first session
+ * @param first     when this is the pair's second session (a candidate's after an inconclusive first,
+ *                  {@link Confirmation#reopens}; a bisect step's after a first that did not settle,
+ *                  {@link Confirmation#settles}): the first session, measured; null for a first session
  */
-record ConfirmResult(String sessionId, State state, TaskAnalysis analysis, String failure, String first) {
+record ConfirmResult(String sessionId, State state, TaskAnalysis analysis, String failure, ConfirmResult first) {
 
     /** How a confirming session ended. */
     enum State {
@@ -33,6 +36,9 @@ record ConfirmResult(String sessionId, State state, TaskAnalysis analysis, Strin
             throw new IllegalArgumentException("an analysis comes with a measured session, and only with one: "
                     + state);
         }
+        if (first != null && (first.state() != State.MEASURED || first.first() != null)) {
+            throw new IllegalArgumentException("a second session follows a measured first session");
+        }
     }
 
     /** A pair's first session. */
@@ -42,8 +48,7 @@ record ConfirmResult(String sessionId, State state, TaskAnalysis analysis, Strin
 
     /** This result as the second session of the pair whose first session was {@code earlier}. */
     ConfirmResult after(ConfirmResult earlier) {
-        return new ConfirmResult(sessionId, state, analysis, failure, earlier.sessionId() + ": "
-                + earlier.evidence());
+        return new ConfirmResult(sessionId, state, analysis, failure, earlier);
     }
 
     /** The candidate decided by this session: its verdict in the candidate's direction, or rejected when it failed. */
@@ -53,15 +58,21 @@ record ConfirmResult(String sessionId, State state, TaskAnalysis analysis, Strin
     }
 
     /**
-     * A bisect step's answer: CARRIES when the session confirms the change in its direction, CLEAN when it measured
-     * and does not, SKIP when the commit could not be measured against the good commit (its build failed, or the
+     * A bisect step's answer against the confirmed change ({@code changePct}, later vs earlier commit, percent):
+     * {@link Confirmation#carries} over this session and the first one before it (when this is a second session),
+     * CARRIES or CLEAN; SKIP when the commit could not be measured against the good commit (its build failed, or the
      * session failed: the commit is not asked again, as {@code git bisect skip}).
      */
-    Bisect.Answer answer(Direction changeDirection) {
+    Bisect.Answer answer(double changePct) {
         if (state != State.MEASURED) {
             return Bisect.Answer.SKIP;
         }
-        return status(changeDirection) == Confirmation.Status.CONFIRMED ? Bisect.Answer.CARRIES : Bisect.Answer.CLEAN;
+        return Confirmation.carries(changePct, analyses());
+    }
+
+    /** The measured sessions behind this answer: the first one (when this is the second), then this one. */
+    List<TaskAnalysis> analyses() {
+        return first == null ? List.of(analysis) : List.of(first.analysis(), analysis);
     }
 
     /**
@@ -70,6 +81,7 @@ record ConfirmResult(String sessionId, State state, TaskAnalysis analysis, Strin
      */
     String evidence() {
         String line = state == State.MEASURED ? ConfirmEvidence.of(analysis) : ConfirmEvidence.failed(state, failure);
-        return first == null ? line : ConfirmEvidence.oneLine(line + "; second session (the first, " + first + ")");
+        return first == null ? line : ConfirmEvidence.oneLine(line + "; second session (the first, " + first.sessionId()
+                + ": " + first.evidence() + ")");
     }
 }

@@ -43,7 +43,11 @@ import java.util.Objects;
  *       ({@link Confirmation#reopens}) is followed by the pair's second session, whose id hashes a fourth line
  *       {@code 2}, under the same rules (read, resumed or started); the second decides when it measured
  *       ({@link ConfirmResult#after}: its evidence names the first), and the first stands when the second compared
- *       nothing. Any other first session decides alone. A bisect step ({@link #run}) is its first session alone.</li>
+ *       nothing. Any other first session decides alone.</li>
+ *   <li>A bisect step ({@link #step}): a first session that measured and does not settle the commit's side of the
+ *       confirmed change ({@link Confirmation#settles}: its interval holds the change's midpoint) is followed by the
+ *       pair's second session (the same id rule); the answer reads both ({@link ConfirmResult#answer}), or the first
+ *       alone when the second compared nothing.</li>
  *   <li>Read as every session is ({@link SessionAnalysis}, default statistics): the task's analysis. The later commit
  *       did not build when one of its (human arm's) runs failed as {@code BUILD_FAILED} and none succeeded; the
  *       session failed when there is no analysis, or its verdict is not about speed ({@code failed},
@@ -97,7 +101,7 @@ final class ConfirmSessions {
      * first measured and was inconclusive (the rules above).
      */
     ConfirmResult confirm(String earlier, String later) {
-        ConfirmResult first = run(earlier, later);
+        ConfirmResult first = session(earlier, later, 1);
         if (first.state() != ConfirmResult.State.MEASURED || !Confirmation.reopens(first.analysis())) {
             return first;
         }
@@ -107,9 +111,21 @@ final class ConfirmSessions {
         return second.state() == ConfirmResult.State.MEASURED ? second.after(first) : first;
     }
 
-    /** The pair's first session alone (a bisect step's answer): read when complete, else run (or resumed) first. */
-    ConfirmResult run(String earlier, String later) {
-        return session(earlier, later, 1);
+    /**
+     * A bisect step's sessions ({@code later} against {@code earlier}, the good end of a confirmed change of
+     * {@code changePct} percent): the pair's first session, and its second when the first measured and did not settle
+     * the commit's side ({@link Confirmation#settles}); {@link ConfirmResult#answer} then reads both.
+     */
+    ConfirmResult step(String earlier, String later, double changePct) {
+        ConfirmResult first = session(earlier, later, 1);
+        if (first.state() != ConfirmResult.State.MEASURED || Confirmation.settles(changePct, first.analysis())) {
+            return first;
+        }
+        template.feedback().listener().note("track " + taskId + ": bisect step " + abbrev(later) + " against "
+                + abbrev(earlier) + " (" + first.sessionId() + ") does not settle its side of the change: a second"
+                + " session");
+        ConfirmResult second = session(earlier, later, Confirmation.SESSIONS_PER_PAIR);
+        return second.state() == ConfirmResult.State.MEASURED ? second.after(first) : first;
     }
 
     private static String abbrev(String commit) {

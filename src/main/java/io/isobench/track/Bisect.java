@@ -6,7 +6,8 @@ import java.util.function.IntFunction;
 
 /**
  * The bisect rule (docs/statistics.md §21): the first commit that carries a confirmed change between two measured
- * commits, by binary search with one paired session per commit asked, skipping commits that do not build as
+ * commits, by binary search with one answer per commit asked (carries or clean: its one or two paired sessions read
+ * against the change's midpoint, {@link Confirmation#carries}), skipping commits that do not build as
  * {@code git bisect skip} does (the nearest untested commit to the midpoint is asked instead; when only skipped
  * commits are left the answer is the range that must hold the first one).
  */
@@ -28,10 +29,10 @@ public final class Bisect {
      * @param firstLow  the earliest commit (index in the range) that can be the first to carry it
      * @param firstHigh the latest; equal to {@code firstLow} when the first commit is found, wider only when the commits
      *                  between are skipped ones
-     * @param sessions  paired sessions used (answers CARRIES or CLEAN)
+     * @param answered  commits that answered CARRIES or CLEAN (each a step of one or two paired sessions, §21c)
      * @param skipped   the commits that answered SKIP, ascending
      */
-    public record Result(int firstLow, int firstHigh, int sessions, List<Integer> skipped) {
+    public record Result(int firstLow, int firstHigh, int answered, List<Integer> skipped) {
         public Result {
             skipped = List.copyOf(skipped);
         }
@@ -50,7 +51,7 @@ public final class Bisect {
      * commit (which does not carry it) up to and including the later one (index {@code count − 1}, known to carry it,
      * never asked).
      *
-     * @param carries asked for an index in [0, count − 1): one paired session, or SKIP
+     * @param carries asked for an index in [0, count − 1): the step's answer from its sessions, or SKIP
      */
     public static Result first(int count, IntFunction<Answer> carries) {
         if (count < 1) {
@@ -60,7 +61,7 @@ public final class Bisect {
         List<Integer> skipped = new ArrayList<>();
         int lo = 0;
         int hi = count - 1;
-        int sessions = 0;
+        int answered = 0;
         while (lo < hi) {
             int mid = pick(lo, hi, skip);
             if (mid < 0) {
@@ -73,17 +74,17 @@ public final class Bisect {
                     skipped.add(mid);
                 }
                 case CARRIES -> {
-                    sessions++;
+                    answered++;
                     hi = mid;
                 }
                 case CLEAN -> {
-                    sessions++;
+                    answered++;
                     lo = mid + 1;
                 }
             }
         }
         skipped.sort(null);
-        return new Result(lo, hi, sessions, skipped);
+        return new Result(lo, hi, answered, skipped);
     }
 
     /** The midpoint of [lo, hi) or, when it is skipped, the nearest unskipped commit to it (the lower first); −1: none. */

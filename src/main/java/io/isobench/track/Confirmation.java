@@ -24,9 +24,11 @@ import java.util.Locale;
  * reason) answered nothing, so the pair gets a second, independent session, and that one decides ({@link #reopens},
  * {@link #SESSIONS_PER_PAIR}). It depends on the verdict alone, never on its direction; a session that decided
  * (better, worse, equivalent) is final. The price is at most a doubled false rate in the candidate's direction (each
- * session's is at most α/2); the gain is that a real change is lost far less often to one disturbed run. A bisect step
- * is one session: most of its questions are about clean commits, where a second chance only doubles false "carries"
- * (docs/statistics.md §21b, measured in §21d).
+ * session's is at most α/2); the gain is that a real change is lost far less often to one disturbed run.
+ *
+ * <p>A bisect step asks another question — on which side of a confirmed change is this commit — and is read against
+ * the change's midpoint, not by a verdict ({@link #settles}, {@link #carries}; docs/statistics.md §21c, measured in
+ * §21d).
  */
 public final class Confirmation {
 
@@ -68,6 +70,9 @@ public final class Confirmation {
     /** Sessions a candidate's pair of commits gets at most: the first, and one more when the first was inconclusive. */
     public static final int SESSIONS_PER_PAIR = 2;
 
+    /** Where a bisect step's estimate turns from clean to carries: this share of the change, in log space. */
+    private static final double MIDPOINT = 0.5;
+
     private Confirmation() {
     }
 
@@ -94,6 +99,74 @@ public final class Confirmation {
         boolean confirmed = candidate != Direction.NONE && measured == candidate;
         return new Outcome(confirmed ? Status.CONFIRMED : Status.REJECTED, measured, pct(c, c.speedup()),
                 bound(c, true), bound(c, false), c);
+    }
+
+    /**
+     * Whether one bisect step session settles which side of the confirmed change its commit is on (docs/statistics.md
+     * §21c): its look's interval lies wholly beyond the change's midpoint (half of it in log space, on its side) or
+     * wholly short of it. A session whose interval holds the midpoint, or that has none, leaves the step open: the
+     * commit gets one more session ({@link #carries} then reads both).
+     *
+     * @param changePct the confirmed change, the metric's change later vs earlier commit, percent (not 0)
+     * @param step      the step session's analysis (the asked commit as human, the clean end as baseline and A/A)
+     */
+    public static boolean settles(double changePct, TaskAnalysis step) {
+        double change = changeLog(changePct);
+        Outcome o = decide(Direction.NONE, step);
+        double low = Math.log1p(o.ciLowPct() / 100) / change;
+        double high = Math.log1p(o.ciHighPct() / 100) / change;
+        return Double.isFinite(low) && Double.isFinite(high)
+                && (Math.min(low, high) > MIDPOINT || Math.max(low, high) < MIDPOINT);
+    }
+
+    /**
+     * A bisect step's answer (docs/statistics.md §21c) from its sessions that measured (one, or two when the first did
+     * not {@link #settles settle}): the commit carries the change when the sessions' pooled estimate
+     * ({@link #pooledChangePct}) lies beyond the change's midpoint, nearer the change than no change; it is clean when
+     * it lies short of it; SKIP when no session has an estimate. The estimate decides, not a verdict against no change:
+     * a bisect must put every commit it asks on one side, and the midpoint errs equally both ways, where a verdict
+     * calls an open session clean and a clean commit's one disturbed run a carrier.
+     *
+     * @param changePct the confirmed change, percent (not 0)
+     */
+    public static Bisect.Answer carries(double changePct, List<TaskAnalysis> sessions) {
+        double change = changeLog(changePct);
+        double pooled = Math.log1p(pooledChangePct(sessions) / 100);
+        if (!Double.isFinite(pooled)) {
+            return Bisect.Answer.SKIP;
+        }
+        return pooled / change > MIDPOINT ? Bisect.Answer.CARRIES : Bisect.Answer.CLEAN;
+    }
+
+    /**
+     * The sessions' pooled change of the metric, commit vs parent, percent: the mean paired log ratio over all their
+     * pairs (each session's mean weighted by its pairs), as a change; NaN when none has an estimate.
+     */
+    public static double pooledChangePct(List<TaskAnalysis> sessions) {
+        double sum = 0;
+        int pairs = 0;
+        for (TaskAnalysis t : sessions) {
+            Comparison c = t.humanVsBaseline();
+            double log = Math.log1p(decide(Direction.NONE, t).changePct() / 100);
+            if (Double.isFinite(log) && c.pairs() > 0) {
+                sum += c.pairs() * log;
+                pairs += c.pairs();
+            }
+        }
+        return pairs == 0 ? Double.NaN : Math.expm1(sum / pairs) * 100;
+    }
+
+    /** The midpoint of a change, percent: half of it in log space ({@code +10 %} → {@code +4.88 %}). */
+    public static double midpointPct(double changePct) {
+        return Math.expm1(MIDPOINT * changeLog(changePct)) * 100;
+    }
+
+    private static double changeLog(double changePct) {
+        double change = Math.log1p(changePct / 100);
+        if (!Double.isFinite(change) || change == 0) {
+            throw new IllegalArgumentException("a confirmed change is a finite change, not " + changePct + " %");
+        }
+        return change;
     }
 
     /** A speedup (> 1 better) as the metric's change commit vs parent, percent. */

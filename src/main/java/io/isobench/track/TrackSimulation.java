@@ -27,7 +27,9 @@ import java.util.SplittableRandom;
  * bisecting session: the parent (baseline), the parent again (A/A arm) and the commit in rounds of their own up to the
  * design's maximum, with the same noise, drift and disturbance model; a candidate's session whose verdict is
  * inconclusive is followed by a second one of the same pair, which decides ({@link Confirmation#reopens}), unless the
- * scenario turns that rule off (to measure what it buys); a bisect step is one session. There is no position effect
+ * scenario turns that rule off (to measure what it buys); a bisect step is one session read against the confirmed
+ * change's midpoint, and a second one of the same commit when the first does not settle its side
+ * ({@link Confirmation#settles}, {@link Confirmation#carries}). There is no position effect
  * in this model, so the order within a round does not change any value's law and is not drawn.
  */
 final class TrackSimulation {
@@ -149,10 +151,13 @@ final class TrackSimulation {
                 int from = c.previous();
                 Bisect.Result b = Bisect.first(c.commit() - from, j -> {
                     sessions[0]++;
-                    Confirmation.Outcome step = Confirmation.decide(c.direction(), session(s, level[from],
-                            level[from + 1 + j], design, config, rng));
-                    return step.status() == Confirmation.Status.CONFIRMED ? Bisect.Answer.CARRIES
-                            : Bisect.Answer.CLEAN;
+                    TaskAnalysis step = session(s, level[from], level[from + 1 + j], design, config, rng);
+                    if (Confirmation.settles(o.changePct(), step)) {
+                        return Confirmation.carries(o.changePct(), List.of(step));
+                    }
+                    sessions[0]++;
+                    TaskAnalysis again = session(s, level[from], level[from + 1 + j], design, config, rng);
+                    return Confirmation.carries(o.changePct(), List.of(step, again));
                 });
                 first = from + 1 + b.firstLow();
             }

@@ -1,6 +1,9 @@
 package io.isobench.cli;
 
 import io.isobench.SharedData;
+import io.isobench.store.Store;
+import io.isobench.store.Stores;
+import io.isobench.store.TrackChange;
 import io.isobench.track.SyntheticHistory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -76,10 +79,11 @@ class TrackAcceptanceIT {
             assertThat(confirmed).as("--every %d: %s", every, csv(db)).hasSize(2);
             String[] first = confirmed.get(0);
             String[] second = confirmed.get(1);
+            String why = csv(db) + bisects(db);
             assertThat(first[4]).isEqualTo("faster");
-            assertThat(first[9]).as("first_commit of the faster change").isEqualTo(less.sha());
+            assertThat(first[9]).as("first_commit of the faster change; %s", why).isEqualTo(less.sha());
             assertThat(second[4]).isEqualTo("slower");
-            assertThat(second[9]).as("first_commit of the slower change").isEqualTo(more.sha());
+            assertThat(second[9]).as("first_commit of the slower change; %s", why).isEqualTo(more.sha());
             assertThat(Double.parseDouble(first[5])).isBetween(-25.0, -5.0);
             assertThat(Double.parseDouble(second[5])).isBetween(4.0, 20.0);
             if (every == 1) {
@@ -103,6 +107,17 @@ class TrackAcceptanceIT {
 
     static String csv(Path db) {
         return run("--db", db.toString(), "changes", "--format", "csv");
+    }
+
+    /** Every change row's bisect as stored ({@code bisect_json}: each commit asked, its answer and evidence). */
+    static String bisects(Path db) {
+        StringBuilder b = new StringBuilder();
+        try (Store store = Stores.open(db.toString())) {
+            for (TrackChange c : store.trackChanges("engine")) {
+                b.append("\nbisect of ").append(c.commitId()).append(": ").append(c.bisectJson());
+            }
+        }
+        return b.toString();
     }
 
     private static String run(String... args) {

@@ -31,7 +31,7 @@ class BisectStepsTest {
         Bisect.Result r = Bisect.first(range.size(), i -> {
             Bisect.Answer a = answers.get(i);
             steps.add(new BisectSteps.Step(range.get(i).position(), range.get(i).commitId(), a, "s" + i,
-                    "evidence " + i));
+                    a == Bisect.Answer.SKIP ? 0 : 1, "evidence " + i));
             return a;
         });
         return BisectSteps.outcome(commit(5), range, r, steps);

@@ -214,14 +214,26 @@ class ChangeConfirmerIT {
         List<String> asked = new ArrayList<>();
         b.path("asked").forEach(s -> asked.add(s.path("commit").asText() + " " + s.path("answer").asText()));
         assertThat(asked).containsExactly(sha(9) + " skip", sha(8) + " carries", sha(7) + " clean");
-        assertThat(b.path("sessions").asInt()).isEqualTo(2);
+        // a step whose first session's interval holds the change's midpoint gets a second (docs/statistics.md §21c):
+        // its evidence names the first
+        int stepSeconds = count(c.bisectJson());
+        assertThat(b.path("sessions").asInt()).isEqualTo(2 + stepSeconds);
+        String ofTheChange = " of the change " + ConfirmEvidence.pct(c.changePct());
+        b.path("asked").forEach(s -> {
+            String evidence = s.path("evidence").asText();
+            String answer = s.path("answer").asText();
+            if (answer.equals("skip")) {
+                assertThat(evidence).startsWith("not built: ");
+            } else {
+                assertThat(evidence).as(s.toString()).contains("; " + answer + ": estimate ").endsWith(ofTheChange);
+            }
+        });
         assertThat(b.path("skipped")).hasSize(1);
         assertThat(b.path("skipped").get(0).path("commit").asText()).isEqualTo(sha(9));
         assertThat(b.path("skipped").get(0).path("reason").asText()).startsWith("not built: later commit BUILD_FAILED");
-        // the confirming session and three asked, plus the candidate's second session when its first was inconclusive
-        // (docs/statistics.md §21b: its evidence names the first); a bisect step is one session
-        assertThat(c.bisectJson()).doesNotContain("second session");
-        int seconds = count(c.evidence());
+        // the confirming session and three asked (one skipped after its session), plus the candidate's second session
+        // when its first was inconclusive (docs/statistics.md §21b: its evidence names the first) and the steps' second
+        int seconds = count(c.evidence()) + stepSeconds;
         assertThat(confirmer.sessionsStarted()).as("the confirming session and three asked, %d second", seconds)
                 .isEqualTo(4 + seconds);
 

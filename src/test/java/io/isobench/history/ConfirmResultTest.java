@@ -10,12 +10,12 @@ import io.isobench.store.TrackChange;
 import io.isobench.store.TrackCommit;
 import io.isobench.track.Bisect;
 import io.isobench.track.Confirmation;
-import io.isobench.track.Direction;
 import org.junit.jupiter.api.Test;
 
 import java.time.Instant;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 /** A confirming session's result read into a change row, a bisect answer and an evidence line. */
@@ -58,7 +58,7 @@ class ConfirmResultTest {
         assertThat(row).extracting(TrackChange::trackId, TrackChange::position, TrackChange::commitId,
                 TrackChange::parentCommit, TrackChange::metric, TrackChange::candidatePValue)
                 .containsExactly("t1", 8, "c8", "c7", "command_cpu_s", 0.002);
-        assertThat(r.answer(Direction.FASTER)).isEqualTo(Bisect.Answer.CARRIES);
+        assertThat(r.answer(-15.0)).isEqualTo(Bisect.Answer.CARRIES);
     }
 
     @Test
@@ -67,7 +67,7 @@ class ConfirmResultTest {
         TrackChange wrongWay = ChangeConfirmer.decided(candidate("slower"), faster);
         assertThat(wrongWay.status()).isEqualTo("rejected");
         assertThat(wrongWay.direction()).isEqualTo("faster");
-        assertThat(faster.answer(Direction.SLOWER)).isEqualTo(Bisect.Answer.CLEAN);
+        assertThat(faster.answer(10.0)).isEqualTo(Bisect.Answer.CLEAN);
 
         ConfirmResult same = new ConfirmResult("track-y", ConfirmResult.State.MEASURED, session(1.0, 1.0), null);
         TrackChange docs = ChangeConfirmer.decided(candidate("slower"), same);
@@ -76,7 +76,7 @@ class ConfirmResultTest {
         assertThat(docs.changePct()).isCloseTo(0.0, within(0.5));
         assertThat(docs.ciLowPct()).isNegative();
         assertThat(docs.ciHighPct()).isPositive();
-        assertThat(same.answer(Direction.SLOWER)).isEqualTo(Bisect.Answer.CLEAN);
+        assertThat(same.answer(10.0)).isEqualTo(Bisect.Answer.CLEAN);
     }
 
     @Test
@@ -90,12 +90,12 @@ class ConfirmResultTest {
         assertThat(row.ciLowPct()).isNull();
         assertThat(row.evidence()).isEqualTo("not built: later commit BUILD_FAILED: build exited with 2: make");
         assertThat(row.sessionId()).isEqualTo("track-b");
-        assertThat(broken.answer(Direction.FASTER)).isEqualTo(Bisect.Answer.SKIP);
+        assertThat(broken.answer(-15.0)).isEqualTo(Bisect.Answer.SKIP);
 
         ConfirmResult failed = new ConfirmResult("track-f", ConfirmResult.State.FAILED, null,
                 "earlier commit ENV_MISSING:\nno gcc");
         assertThat(failed.evidence()).isEqualTo("failed: earlier commit ENV_MISSING: no gcc");
-        assertThat(failed.answer(Direction.FASTER)).isEqualTo(Bisect.Answer.SKIP);
+        assertThat(failed.answer(-15.0)).isEqualTo(Bisect.Answer.SKIP);
 
         TrackChange orphan = ChangeConfirmer.decided(candidate("faster"), null);
         assertThat(orphan.status()).isEqualTo("rejected");
@@ -118,17 +118,41 @@ class ConfirmResultTest {
     void aBisectStepSkipsACommitTheSeriesCouldNotBuildWithoutASession() {
         TrackCommit broken = new TrackCommit("t1", 9, "c9", "c8", "engine: break the build", true, "build_failed",
                 "make: *** [Makefile:3: engine] Error 1");
-        BisectSteps.Step skip = ChangeConfirmer.ask(broken, Direction.FASTER, m -> {
+        BisectSteps.Step skip = ChangeConfirmer.ask(broken, -15.0, m -> {
             throw new AssertionError("no session for " + m);
         });
-        assertThat(skip).isEqualTo(new BisectSteps.Step(9, "c9", Bisect.Answer.SKIP, null,
+        assertThat(skip).isEqualTo(new BisectSteps.Step(9, "c9", Bisect.Answer.SKIP, null, 0,
                 "not built: the track's build of it failed: make: *** [Makefile:3: engine] Error 1"));
 
         TrackCommit plain = new TrackCommit("t1", 8, "c8", "c7", "engine: less work", false, "not_selected", null);
-        BisectSteps.Step carries = ChangeConfirmer.ask(plain, Direction.FASTER, m -> new ConfirmResult("track-" + m,
+        BisectSteps.Step carries = ChangeConfirmer.ask(plain, -15.0, m -> new ConfirmResult("track-" + m,
                 ConfirmResult.State.MEASURED, session(0.85, 1.0), null));
         assertThat(carries.answer()).isEqualTo(Bisect.Answer.CARRIES);
         assertThat(carries.sessionId()).isEqualTo("track-c8");
-        assertThat(carries.evidence()).startsWith("better: -15.");
+        assertThat(carries.evidence()).startsWith("better: -15.").matches(".*; carries: estimate -15\\.\\d\\d % \\(1"
+                + " session\\) beyond the midpoint -7\\.80 % of the change -15\\.00 %");
+    }
+
+    @Test
+    void aBisectStepWithTwoSessionsIsReadFromBothAndSaysSo() {
+        // the first session 6 % slower (past the midpoint of a 10 % slowdown), the second one the same as its parent:
+        // pooled over their 16 pairs about +3 %, so clean, although the first alone would say carries
+        ConfirmResult first = new ConfirmResult("track-1", ConfirmResult.State.MEASURED, session(1.06, 1.0), null);
+        ConfirmResult second = new ConfirmResult("track-2", ConfirmResult.State.MEASURED, session(1.0, 1.0), null)
+                .after(first);
+        assertThat(first.answer(10.0)).isEqualTo(Bisect.Answer.CARRIES);
+        assertThat(second.analyses()).hasSize(2);
+        assertThat(second.answer(10.0)).isEqualTo(Bisect.Answer.CLEAN);
+        TrackCommit m = new TrackCommit("t1", 19, "c19", "c18", "docs: notes", false, "not_selected", null);
+        BisectSteps.Step step = ChangeConfirmer.ask(m, 10.0, id -> second);
+        assertThat(step.sessionId()).isEqualTo("track-2");
+        assertThat(step.sessions()).isEqualTo(2);
+        assertThat(step.evidence()).startsWith("equivalent within ±2 %: ").contains("; second session (the first, track-1: worse: +6.")
+                .matches(".*\\); clean: estimate \\+2\\.\\d\\d % \\(2 sessions\\) short of the midpoint \\+4\\.88 % of the"
+                + " change \\+10\\.00 %");
+        // a second session follows a measured first one only
+        ConfirmResult broken = new ConfirmResult("track-b", ConfirmResult.State.FAILED, null, "it failed");
+        assertThatThrownBy(() -> second.after(broken))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -16,7 +16,7 @@ import io.isobench.task.RunConfig;
 import io.isobench.task.Suite;
 import io.isobench.task.TaskSpec;
 import io.isobench.track.Bisect;
-import io.isobench.track.Direction;
+import io.isobench.track.Confirmation;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -113,12 +113,9 @@ class ConfirmSessionsTest {
         String c = "cccc000011112222333344445555666677778888";
         // the first session: the A/A arm 6 % slower than the parent in every round, so inconclusive (A/A unstable) at
         // the first look although the later commit is 2x faster; the second: the same change, a stable A/A arm
-        AdaptiveSessions.Task open = new AdaptiveSessions.Task("kernel", c, 3, new double[] {10, 10.6, 5, 10},
-                new double[] {0.003, 0.003, 0.003, 0.003}, -5995756L);
-        AdaptiveSessions.Task clear = new AdaptiveSessions.Task("kernel", c, 3, new double[] {10, 10, 5, 10},
-                new double[] {0.003, 0.003, 0.003, 0.003}, 3135580L);
-        AdaptiveSessions.Task same = new AdaptiveSessions.Task("kernel", c, 3, new double[] {10, 10, 10, 10},
-                new double[] {0.002, 0.002, 0.002, 0.002}, 3522662L);
+        AdaptiveSessions.Task open = task(c, 10.6, 5, 0.003, -5995756L);
+        AdaptiveSessions.Task clear = task(c, 10, 5, 0.003, 3135580L);
+        AdaptiveSessions.Task same = task(c, 10, 10, 0.002, 3522662L);
         String first = ConfirmSessions.sessionId("t1", E, L);
         String second = ConfirmSessions.sessionId("t1", E, L, 2);
         // the second session's id hashes a fourth line: the first 16 hex digits of sha256("t1\n" + E + "\n" + L + "\n2")
@@ -135,17 +132,12 @@ class ConfirmSessionsTest {
             assertThat(ConfirmSessions.read(store, first, "kernel").analysis().humanVsBaseline().verdict().label())
                     .isEqualTo("inconclusive");
         }
-        Suite suite = new Suite(null, new EngineSpec("/repo/e", Path.of("/repo/e"), "generic"), List.of(TaskSpec.of(
-                "kernel", c, null, new TaskSpec.Workload("./engine", "m", null, null))), List.of(), RunConfig.DEFAULT);
-        ConfirmSessions sessions = new ConfirmSessions(new SessionRequest(suite, new Planner.Options(null, null,
-                dir.resolve("work"), null, null), db, null, false, new SessionRequest.ExecutorChoice("local", 1,
-                false), new SessionRequest.Feedback(ProgressMode.PLAIN.listener(new PrintWriter(new StringWriter(),
-                true)), id -> "resume")), "t1", "kernel");
+        ConfirmSessions sessions = sessions(db, c, new StringWriter());
 
         ConfirmResult r = sessions.confirm(E, L);
         assertThat(r.sessionId()).isEqualTo(second);
         assertThat(r.analysis().humanVsBaseline().verdict().label()).isEqualTo("better");
-        assertThat(r.answer(Direction.FASTER)).isEqualTo(Bisect.Answer.CARRIES);
+        assertThat(r.answer(-50.0)).isEqualTo(Bisect.Answer.CARRIES);
         assertThat(r.evidence()).startsWith("better: -49.91 %").contains("; second session (the first, " + first
                 + ": inconclusive: A/A unstable: ").endsWith(")");
 
@@ -153,12 +145,62 @@ class ConfirmSessionsTest {
         assertThat(decided.sessionId()).isEqualTo(decidedFirst);
         assertThat(decided.first()).isNull();
         assertThat(decided.evidence()).startsWith("equivalent").doesNotContain("second session");
-        // a bisect step is the pair's first session alone, inconclusive or not
-        ConfirmResult step = sessions.run(E, L);
+        // a bisect step reads the first session's interval against the change's midpoint, not its verdict: this
+        // inconclusive one (A/A unstable) lies wholly beyond the midpoint of a -50 % change, so it settles: carries
+        ConfirmResult step = sessions.step(E, L, -50.0);
         assertThat(step.sessionId()).isEqualTo(first);
         assertThat(step.first()).isNull();
-        assertThat(step.answer(Direction.FASTER)).isEqualTo(Bisect.Answer.CLEAN);
+        assertThat(step.answer(-50.0)).isEqualTo(Bisect.Answer.CARRIES);
+        // against a -90 % change the same interval holds no midpoint either (wholly short of -68 %): clean, settled
+        assertThat(sessions.step(E, L, -90.0).first()).isNull();
+        assertThat(sessions.step(E, L, -90.0).answer(-90.0)).isEqualTo(Bisect.Answer.CLEAN);
         assertThat(sessions.started()).as("every session was stored complete: read, none run").isZero();
+    }
+
+    @Test
+    void aBisectStepWhoseFirstSessionDoesNotSettleItsSideIsReadWithItsSecond() {
+        String db = dir.resolve("step.duckdb").toString();
+        String m = "3333333333333333333333333333333333333333";
+        // the first session: no change, but so noisy (5 % per run, 3 rounds) that its interval holds the midpoint of
+        // a -50 % change (-29.3 %); the second: no change, quiet. Read together: clean
+        AdaptiveSessions.Task noisy = task(m, 10, 10, 0.05, 8812L);
+        AdaptiveSessions.Task quiet = task(m, 10, 10, 0.002, 3522662L);
+        String first = ConfirmSessions.sessionId("t1", E, m);
+        String second = ConfirmSessions.sessionId("t1", E, m, 2);
+        try (Store store = Stores.open(db)) {
+            AdaptiveSessions.session(store, first, Instant.parse("2026-11-29T00:00:00Z"), List.of(noisy));
+            AdaptiveSessions.session(store, second, Instant.parse("2026-11-29T01:00:00Z"), List.of(quiet));
+            ConfirmResult alone = ConfirmSessions.read(store, first, "kernel");
+            assertThat(Confirmation.settles(-50.0, alone.analysis())).as(alone.evidence()).isFalse();
+        }
+        StringWriter notes = new StringWriter();
+        ConfirmSessions sessions = sessions(db, m, notes);
+
+        ConfirmResult step = sessions.step(E, m, -50.0);
+        assertThat(step.sessionId()).isEqualTo(second);
+        assertThat(step.first().sessionId()).isEqualTo(first);
+        assertThat(step.analyses()).hasSize(2);
+        assertThat(step.answer(-50.0)).isEqualTo(Bisect.Answer.CLEAN);
+        assertThat(step.evidence()).contains("; second session (the first, " + first + ": ");
+        assertThat(notes.toString()).contains("does not settle its side of the change: a second session");
+        assertThat(sessions.started()).as("both sessions were stored complete: read, none run").isZero();
+    }
+
+    /** A stored task of 3 rounds: the parent at 10, its A/A arm at {@code aa}, the later commit at {@code later}. */
+    private static AdaptiveSessions.Task task(String commit, double aa, double later, double noise, long seed) {
+        return new AdaptiveSessions.Task("kernel", commit, 3, new double[] {10, aa, later, 10},
+                new double[] {noise, noise, noise, noise}, seed);
+    }
+
+    /** Confirming sessions of track t1's task over the store {@code db}: every one it needs is stored complete. */
+    private ConfirmSessions sessions(String db, String commit, StringWriter notes) {
+        Suite suite = new Suite(null, new EngineSpec("/repo/e", Path.of("/repo/e"), "generic"), List.of(TaskSpec.of(
+                "kernel", commit, null, new TaskSpec.Workload("./engine", "m", null, null))), List.of(),
+                RunConfig.DEFAULT);
+        return new ConfirmSessions(new SessionRequest(suite, new Planner.Options(null, null, dir.resolve("work"), null,
+                null), db, null, false, new SessionRequest.ExecutorChoice("local", 1, false),
+                new SessionRequest.Feedback(ProgressMode.PLAIN.listener(new PrintWriter(notes, true)),
+                id -> "resume")), "t1", "kernel");
     }
 
     private static String sha16(String s) {

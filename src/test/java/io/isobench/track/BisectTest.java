@@ -25,7 +25,7 @@ class BisectTest {
             Bisect.Result r = bisect(10, first, Set.of(), asked);
             assertThat(r.found()).isTrue();
             assertThat(r.firstLow()).isEqualTo(first);
-            assertThat(r.sessions()).isLessThanOrEqualTo(4).isEqualTo(asked.size());
+            assertThat(r.answered()).isLessThanOrEqualTo(4).isEqualTo(asked.size());
             assertThat(asked).doesNotContain(9).doesNotHaveDuplicates();
         }
     }
@@ -38,7 +38,7 @@ class BisectTest {
         assertThat(r.firstLow()).isEqualTo(7);
         assertThat(r.skipped()).containsExactly(4, 8);
         assertThat(asked).doesNotHaveDuplicates();
-        assertThat(r.sessions()).isEqualTo(asked.size() - r.skipped().size());
+        assertThat(r.answered()).isEqualTo(asked.size() - r.skipped().size());
     }
 
     @Test
@@ -65,6 +65,6 @@ class BisectTest {
         });
         assertThat(r.found()).isTrue();
         assertThat(r.firstLow()).isZero();
-        assertThat(r.sessions()).isZero();
+        assertThat(r.answered()).isZero();
     }
 }

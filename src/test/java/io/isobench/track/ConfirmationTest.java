@@ -10,7 +10,10 @@ import io.isobench.analysis.Verdict;
 import io.isobench.parse.Better;
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
+
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 class ConfirmationTest {
@@ -95,5 +98,42 @@ class ConfirmationTest {
                 SequentialDesign.fixed(8), 8, StatsConfig.defaults()));
         assertThat(o.status()).isEqualTo(Confirmation.Status.CONFIRMED);
         assertThat(o.changePct()).isCloseTo(20, within(0.5));
+    }
+
+    @Test
+    void aBisectStepIsReadAgainstTheChangesMidpointNotByItsVerdict() {
+        assertThat(Confirmation.midpointPct(10)).isCloseTo(4.881, within(0.001));
+        assertThat(Confirmation.midpointPct(-15)).isCloseTo(-7.805, within(0.001));
+        // a commit that carries a 10 % slowdown, in a session whose A/A arm did not repeat its parent: inconclusive,
+        // so the verdict rule called it clean; its estimate lies wholly beyond the midpoint: carries, settled
+        TaskAnalysis unstable = analyse(1.10, 1.08);
+        assertThat(unstable.humanVsBaseline().verdict()).isEqualTo(Verdict.INCONCLUSIVE);
+        assertThat(Confirmation.settles(10, unstable)).isTrue();
+        assertThat(Confirmation.carries(10, List.of(unstable))).isEqualTo(Bisect.Answer.CARRIES);
+        // a clean commit: equivalent, settled clean; for a faster change too (the sign is the change's)
+        TaskAnalysis same = analyse(1.0, 1.0);
+        assertThat(Confirmation.settles(10, same)).isTrue();
+        assertThat(Confirmation.carries(10, List.of(same))).isEqualTo(Bisect.Answer.CLEAN);
+        assertThat(Confirmation.carries(-15, List.of(same))).isEqualTo(Bisect.Answer.CLEAN);
+        assertThat(Confirmation.carries(-15, List.of(analyse(0.85, 1.0)))).isEqualTo(Bisect.Answer.CARRIES);
+        // 3 % slower against a 6 % change: its interval holds the midpoint (+2.96 %), so the step stays open
+        TaskAnalysis between = analyse(1.03, 1.0);
+        assertThat(Confirmation.settles(6, between)).isFalse();
+        // two sessions pool their pairs: each session's mean log ratio weighted by its pairs (these stopped at
+        // different looks)
+        TaskAnalysis slower = analyse(1.06, 1.0);
+        int n1 = slower.humanVsBaseline().pairs();
+        int n2 = same.humanVsBaseline().pairs();
+        assertThat(n1).isNotEqualTo(n2);
+        double l1 = Math.log1p(Confirmation.decide(Direction.NONE, slower).changePct() / 100);
+        double l2 = Math.log1p(Confirmation.decide(Direction.NONE, same).changePct() / 100);
+        assertThat(Confirmation.pooledChangePct(List.of(slower, same))).isCloseTo(
+                Math.expm1((n1 * l1 + n2 * l2) / (n1 + n2)) * 100, within(1e-9)).isBetween(1.0, 5.0);
+        assertThat(Confirmation.carries(10, List.of(analyse(1.06, 1.0)))).isEqualTo(Bisect.Answer.CARRIES);
+        assertThat(Confirmation.carries(10, List.of(analyse(1.06, 1.0), same)))
+                .isEqualTo(Bisect.Answer.CLEAN);
+        assertThat(Confirmation.carries(10, List.of())).isEqualTo(Bisect.Answer.SKIP);
+        assertThatThrownBy(() -> Confirmation.carries(0, List.of(same)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("0.0 %");
     }
 }
