@@ -30,6 +30,21 @@ package io.isobench;
  * A new integration test that shares something else with another one takes a lock here (one constant and its reason).
  * ItLocksTest holds every {@code *IT} to the locks of what its source names (Slurm, the agents' docker sandbox, the
  * docker executor, the shared demo session).
+ * <p>
+ * The unit tests (surefire, pom.xml {@code unitThreads}) run two classes at a time in one JVM as well. There a class is
+ * {@code @Isolated} when it
+ * <ul>
+ *   <li>sets JVM-wide state that others read: a system property (user.home: KubernetesConfigTest, HfCacheTest; the
+ *       load generator's transport: PollerTest);</li>
+ *   <li>reads what the whole JVM or machine holds: this JVM's open descriptors (EgressProxyCapsTest), every process of
+ *       the machine or the temporary folder's leftovers (SandboxTest, AttemptRunnerTest, GenericRunTest);</li>
+ *   <li>asserts measured times, CPU or lags (LoadgenAccuracyTest, TimedTraceRunTest under {@code
+ *       -Disobench.timing=true}, LibcTest, LoopLagTest, GenericRunTest, ParserRobustnessTest, ReadinessHostileTest,
+ *       LeaderboardTest, RecipesBuildTest). Bounds far from what the work takes (a job that must end within 30 s of
+ *       its 3 s limit) are not measurements and run beside others.</li>
+ * </ul>
+ * ItLocksTest finds a unit test that sets a property, lists every process or this JVM's descriptors, reads its thread or
+ * memory beans, or asserts under {@code -Disobench.timing=true} without running alone; the rest is kept by review.
  */
 public final class ItLocks {
 

@@ -7,14 +7,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The integration tests run two classes at a time (ItLocks); this keeps a class that uses a shared resource from
- * running beside another that uses it: by what its source names, it must hold that resource's lock or be
+ * The integration tests and the unit tests run two classes at a time (ItLocks); this keeps a class that uses a shared
+ * resource from running beside another that uses it: by what its source names, it must hold that resource's lock or be
  * {@code @Isolated} (which runs it alone).
  */
 class ItLocksTest {
@@ -31,10 +32,20 @@ class ItLocksTest {
             // the shared demo session: whoever runs it first must run alone (DemoIT checks its verdicts)
             new Rule(Pattern.compile("DemoRun\\."), "@Isolated"));
 
+    /**
+     * What a unit test's source names that makes it {@code @Isolated}: JVM-wide state it sets (a system property, and
+     * through it user.home or the load generator's transport) or reads as a whole (this JVM's open descriptors, every
+     * process of the machine, this JVM's thread or memory figures), or timing it asserts under {@code
+     * -Disobench.timing=true}.
+     */
+    private static final Pattern UNIT_ALONE = Pattern.compile("System\\.setProperty|System\\.clearProperty"
+            + "|ProcessHandle\\.allProcesses|/proc/self/fd|getThreadMXBean|getMemoryMXBean"
+            + "|isobench\\.timing|\\.TIMING\\b");
+
     /** The rules this class's source breaks, one line each; empty when it keeps them. */
     static List<String> broken(String name, String source) {
         List<String> out = new ArrayList<>();
-        boolean isolated = Pattern.compile("(?m)^@Isolated\\b").matcher(source).find();
+        boolean isolated = isolated(source);
         for (Rule r : RULES) {
             if (!r.uses().matcher(source).find() || isolated) {
                 continue;
@@ -44,6 +55,45 @@ class ItLocksTest {
             }
         }
         return out;
+    }
+
+    /** The rule this unit test's source breaks (one line), or none. */
+    static List<String> brokenUnit(String name, String source) {
+        Matcher m = UNIT_ALONE.matcher(source);
+        if (!m.find() || isolated(source)) {
+            return List.of();
+        }
+        return List.of(name + " uses " + m.group() + " (JVM-wide state, or timing) without @Isolated");
+    }
+
+    private static boolean isolated(String source) {
+        return Pattern.compile("(?m)^@Isolated\\b").matcher(source).find();
+    }
+
+    @Test
+    void everyUnitTestThatTouchesJvmWideStateRunsAlone() throws IOException {
+        List<String> broken = new ArrayList<>();
+        int units = 0;
+        try (Stream<Path> files = Files.walk(Path.of("src/test/java"))) {
+            for (Path f : files.filter(p -> p.getFileName().toString().endsWith("Test.java")).toList()) {
+                if (f.getFileName().toString().equals("ItLocksTest.java")) {
+                    continue; // its patterns name what they look for
+                }
+                units++;
+                broken.addAll(brokenUnit(f.getFileName().toString(), Files.readString(f)));
+            }
+        }
+        assertThat(units).isGreaterThan(200);
+        assertThat(broken).isEmpty();
+    }
+
+    @Test
+    void aUnitTestThatSetsAPropertyWithoutRunningAloneIsFound() {
+        String home = "class HomeTest {\n  void t() { System.setProperty(\"user.home\", \"/tmp/x\"); }\n}\n";
+        assertThat(brokenUnit("HomeTest.java", home)).singleElement().asString()
+                .contains("System.setProperty").contains("@Isolated");
+        assertThat(brokenUnit("HomeTest.java", "@Isolated(\"user.home\")\n" + home)).isEmpty();
+        assertThat(brokenUnit("PlainTest.java", "class PlainTest {\n  void t() { }\n}\n")).isEmpty();
     }
 
     @Test

@@ -5,6 +5,7 @@ import io.isobench.ToyRepo;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,6 +19,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * One attempt with the {@code command} adapter in the local sandbox: real processes (python3 "agents" written by the
  * test) on the toy engine's sealed tree — outcomes, budget kills, redaction, the environment allowlist.
  */
+@Isolated("it looks for leftover processes machine-wide and bounds a wall time: nothing runs beside it (ItLocks)")
 class AttemptRunnerTest {
 
     @TempDir

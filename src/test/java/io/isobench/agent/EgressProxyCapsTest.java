@@ -7,6 +7,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import java.io.BufferedInputStream;
 import java.io.IOException;
@@ -33,6 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code TRACE}, {@code X-Forwarded-Host}), the caps that keep the control path alive (connections, request line and
  * head bytes, log memory) and the meter that counts model usage from the responses it relays.
  */
+@Isolated("it counts this JVM's open file descriptors: nothing runs beside it (ItLocks)")
 class EgressProxyCapsTest {
 
     @TempDir

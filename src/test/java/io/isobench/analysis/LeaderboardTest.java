@@ -2,6 +2,7 @@ package io.isobench.analysis;
 
 import io.isobench.Arm;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -15,6 +16,7 @@ import static org.assertj.core.api.Assertions.within;
  * The leaderboard's counts and its false wins expected by chance (docs/statistics.md §10): the sum over counted tests
  * of each test's own chance ({@link FalseWins}), not tests × 2.5 %; only counted tests contribute; deterministic.
  */
+@Isolated("it bounds a measured wall time: nothing runs beside it (ItLocks)")
 class LeaderboardTest {
 
     private static final StatsConfig CFG = StatsConfig.defaults();

@@ -5,6 +5,7 @@ import io.isobench.task.Recipe;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -19,6 +20,7 @@ import java.util.zip.ZipOutputStream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Fix recipes and the build step on real git worktrees of the toy engine (DESIGN §3). */
+@Isolated("it bounds a measured build time: nothing runs beside it (ItLocks)")
 class RecipesBuildTest {
 
     @TempDir

@@ -19,6 +19,7 @@ import io.isobench.proc.ProcessGroup;
 import io.isobench.task.ClientConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -41,6 +42,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * value on a last line without a newline, a file the command writes, the command's own CPU time (a busy loop), the
  * lint run of the baseline's check, the generated text of a check, and the failures (not found, non-zero, timeout).
  */
+@Isolated("it asserts measured CPU times and looks for leftovers in java.io.tmpdir: nothing runs beside it (ItLocks)")
 class GenericRunTest {
 
     @TempDir

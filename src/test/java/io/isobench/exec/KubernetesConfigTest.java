@@ -7,6 +7,7 @@ import io.isobench.plan.Planner;
 import io.isobench.task.SuiteLoader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.yaml.snakeyaml.Yaml;
 
 import java.nio.file.Files;
@@ -18,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** Profile loading and the one-line errors of a machine that cannot reach a cluster. */
+@Isolated("it sets the JVM's user.home, which other tests read: nothing runs beside it (ItLocks)")
 class KubernetesConfigTest {
 
     @Test

@@ -2,6 +2,7 @@ package io.isobench.exec;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -18,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * fill memory; the server start limit holds whatever the server sends.
  */
 @Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+@Isolated("it bounds measured probe times: nothing runs beside it (ItLocks)")
 class ReadinessHostileTest {
 
     /** Accepts every connection and answers with {@code head}, then {@code body} bytes every {@code everyMs}. */

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -24,6 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code --tokenizer ORG/NAME} (and {@code --model ORG/NAME}, vLLM's default tokenizer) from a local HuggingFace hub
  * cache laid out in a temp dir as huggingface_hub writes it (snapshots holding links into blobs, refs/main).
  */
+@Isolated("it sets the JVM's user.home, which other tests read: nothing runs beside it (ItLocks)")
 class HfCacheTest {
 
     private String savedHome;

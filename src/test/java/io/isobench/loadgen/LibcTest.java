@@ -3,11 +3,13 @@ package io.isobench.loadgen;
 import java.lang.management.ManagementFactory;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 /** libc through java.lang.foreign: the process's CPU clock the client's cost is measured with. */
+@Isolated("it compares this process's CPU clocks over a measured spin: nothing runs beside it (ItLocks)")
 class LibcTest {
 
     private static final long MS = 1_000_000L;

@@ -1,7 +1,6 @@
 package io.isobench.loadgen;
 
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -17,9 +16,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Accuracy against a server that stamps its send time into every chunk (same JVM, same monotonic clock):
  * client-measured TTFT and ITL must match the server's own send times within ±1 ms at p99, at concurrency 1, 64
  * and 512 (asserted with {@code -Disobench.timing=true}, see {@link #TIMING}); counts and token totals must be exact.
- * Runs sequentially (timing-sensitive).
+ * Runs alone (timing-sensitive).
  */
-@Execution(ExecutionMode.SAME_THREAD)
+@Isolated("its assertions come from measured stamps: nothing runs beside it (ItLocks)")
 class LoadgenAccuracyTest {
 
     static final int CHUNKS = 20;

@@ -7,11 +7,13 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 /** The loop's tick lag rule and the run-queue wait it reads (docs/loadgen.md, "Client self-check"). */
+@Isolated("it measures threads' waits for a core: nothing runs beside it (ItLocks)")
 class LoopLagTest {
 
     private static final long MS = 1_000_000L;

@@ -26,6 +26,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -35,6 +36,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * JDK 22+ on Linux x86-64/AArch64 gets (else the loop silently fell back to NIO and bench/loadgen measures the wrong
  * thing).
  */
+@Isolated("it sets the JVM-wide transport property every load generator reads: nothing runs beside it (ItLocks)")
 class PollerTest {
 
     private static boolean ffmHere() {

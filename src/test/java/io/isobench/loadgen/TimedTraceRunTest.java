@@ -5,6 +5,7 @@ import io.isobench.cli.Main;
 import io.isobench.task.ClientConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * when the offsets or the prompts do. How late a request went out is printed (and bounded only under
  * {@code -Disobench.timing=true}, as LoadgenAccuracyTest: no timed assertions in the shared build).
  */
+@Isolated("with -Disobench.timing=true its assertions come from measured send times: nothing runs beside it (ItLocks)")
 class TimedTraceRunTest {
 
     static final String SMALL = Path.of("src/test/resources/timed-trace/small.jsonl").toAbsolutePath().toString();

@@ -1,5 +1,6 @@
 package io.isobench.parse;
 
+import org.junit.jupiter.api.parallel.Isolated;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
@@ -19,6 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * No parser throws or hangs, whatever the input: random bytes, random strings, strings built from real block
  * fragments. Each parse must finish well under a second (the regexes are linear by construction).
  */
+@Isolated("it bounds measured parse times: nothing runs beside it (ItLocks)")
 class ParserRobustnessTest {
 
     /**

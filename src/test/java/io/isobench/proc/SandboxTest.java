@@ -4,6 +4,7 @@ import io.isobench.SharedData;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -31,6 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * arm's folders, cannot reach the host's loopback (a listener of this test's own), is not root, has no capabilities
  * and sees none of isobench's secrets; a confined server is reached through its door and nothing else.
  */
+@Isolated("it looks for leftover processes machine-wide and doors in java.io.tmpdir: nothing runs beside it (ItLocks)")
 class SandboxTest {
 
     @TempDir
