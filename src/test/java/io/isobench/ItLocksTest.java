@@ -7,6 +7,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -72,19 +74,10 @@ class ItLocksTest {
 
     @Test
     void everyUnitTestThatTouchesJvmWideStateRunsAlone() throws IOException {
-        List<String> broken = new ArrayList<>();
-        int units = 0;
-        try (Stream<Path> files = Files.walk(Path.of("src/test/java"))) {
-            for (Path f : files.filter(p -> p.getFileName().toString().endsWith("Test.java")).toList()) {
-                if (f.getFileName().toString().equals("ItLocksTest.java")) {
-                    continue; // its patterns name what they look for
-                }
-                units++;
-                broken.addAll(brokenUnit(f.getFileName().toString(), Files.readString(f)));
-            }
-        }
-        assertThat(units).isGreaterThan(200);
-        assertThat(broken).isEmpty();
+        Map<String, String> units = sources("Test.java");
+        units.remove("ItLocksTest.java"); // its patterns name what they look for
+        assertThat(units).hasSizeGreaterThan(200);
+        assertThat(units.entrySet()).flatExtracting(e -> brokenUnit(e.getKey(), e.getValue())).isEmpty();
     }
 
     @Test
@@ -98,16 +91,20 @@ class ItLocksTest {
 
     @Test
     void everyIntegrationTestHoldsTheLocksOfWhatItUses() throws IOException {
-        List<String> broken = new ArrayList<>();
-        int its = 0;
+        Map<String, String> its = sources("IT.java");
+        assertThat(its).hasSizeGreaterThan(30);
+        assertThat(its.entrySet()).flatExtracting(e -> broken(e.getKey(), e.getValue())).isEmpty();
+    }
+
+    /** Every test source under src/test/java whose file name ends with {@code suffix}: file name → text. */
+    private static Map<String, String> sources(String suffix) throws IOException {
+        Map<String, String> out = new TreeMap<>();
         try (Stream<Path> files = Files.walk(Path.of("src/test/java"))) {
-            for (Path f : files.filter(p -> p.getFileName().toString().endsWith("IT.java")).toList()) {
-                its++;
-                broken.addAll(broken(f.getFileName().toString(), Files.readString(f)));
+            for (Path f : files.filter(p -> p.getFileName().toString().endsWith(suffix)).toList()) {
+                out.put(f.getFileName().toString(), Files.readString(f));
             }
         }
-        assertThat(its).isGreaterThan(30);
-        assertThat(broken).isEmpty();
+        return out;
     }
 
     @Test
