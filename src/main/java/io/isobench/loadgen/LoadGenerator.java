@@ -99,11 +99,16 @@ public final class LoadGenerator {
                             config.duration().toSeconds() * (Double.isInfinite(config.requestRate()) ? 1
                                     : config.requestRate()))));
             long durationNs = config.duration() == null ? Long.MAX_VALUE : config.duration().toNanos();
-            log.accept("loadgen: sending " + (config.duration() == null ? n + " requests" : "requests for "
+            String capText = "max concurrency " + (config.maxConcurrency() == null ? "none" : config.maxConcurrency());
+            // a timed trace says how long its schedule is: a unit mistake shows before the run, not hours into it
+            log.accept(trace != null ? "loadgen: sending " + n + " requests of the timed trace "
+                    + config.dataset().path() + " to " + config.requestUri() + " over "
+                    + String.format(Locale.ROOT, "%.3f", schedule[n - 1] / 1e9) + " s (speed-up "
+                    + config.dataset().trace().speedup() + ", " + capText + ")"
+                    : "loadgen: sending " + (config.duration() == null ? n + " requests" : "requests for "
                     + config.duration().toSeconds() + " s") + " to " + config.requestUri()
                     + " (rate " + (Double.isInfinite(config.requestRate()) ? "inf" : config.requestRate())
-                    + ", burstiness " + config.burstiness() + ", max concurrency "
-                    + (config.maxConcurrency() == null ? "none" : config.maxConcurrency()) + ")");
+                    + ", burstiness " + config.burstiness() + ", " + capText + ")");
 
             CpuMeter.settle(io);
             measuredStart.run();

@@ -1,5 +1,6 @@
 package io.isobench.loadgen;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
@@ -27,11 +28,19 @@ import java.util.SplittableRandom;
  */
 final class TimedTrace {
 
-    static final ObjectMapper JSON = new ObjectMapper();
+    /** Decimals as {@link BigDecimal}: a stamp keeps every digit, and one past a double's range is a number, not ∞. */
+    static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
     /** Domains of the generator seeds: a hash id's block and a line's own tokens never share a stream. */
     private static final long BLOCK_DOMAIN = 0x9E3779B97F4A7C15L;
     private static final long OWN_DOMAIN = 0xC2B2AE3D27D4EB4FL;
+
+    /**
+     * The latest send offset a replay schedules: 2^62 ns, about 146 years (an offset is added to a {@code nanoTime},
+     * so it stays well inside a {@code long}); anything later is a unit mistake, refused before anything is sent.
+     */
+    static final double MAX_OFFSET_NS = 0x1p62;
+    private static final long MAX_OFFSET_YEARS = (long) (MAX_OFFSET_NS / 1e9 / 86_400 / 365.25);
 
     private TimedTrace() {
     }
@@ -71,6 +80,17 @@ final class TimedTrace {
                     + " s" + (Double.isInfinite(t.durationS()) ? "" : " --trace-duration " + t.durationS() + " s")
                     + " (its " + all.size() + " records span " + all.get(all.size() - 1).traceS()
                     + " s; fix: a window inside that)");
+        }
+        // timestamps never decrease, so the window's last request has its largest offset
+        Request last = out.get(out.size() - 1);
+        double lastNs = (last.traceS() - out.get(0).traceS()) / t.speedup() * 1e9;
+        if (!(lastNs < MAX_OFFSET_NS)) {
+            throw new IllegalArgumentException("trace " + file + " line " + last.line() + ": its send offset is "
+                    + lastNs / 1e9 + " s (its trace time less the window's first record's"
+                    + (t.speedup() == 1 ? "" : ", / --trace-speedup " + t.speedup()) + "), beyond the "
+                    + MAX_OFFSET_YEARS + " years a replay can schedule (fix: the timestamps' unit:"
+                    + " --timed-trace-sec-multiplier turns them into seconds; or a window with --trace-start and"
+                    + " --trace-duration)");
         }
         return out;
     }

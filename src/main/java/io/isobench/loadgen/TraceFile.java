@@ -47,6 +47,9 @@ final class TraceFile {
         } catch (IOException e) {
             throw new IllegalArgumentException("trace file " + file + " cannot be read as UTF-8 text: " + e.getMessage());
         }
+        if (!lines.isEmpty() && lines.get(0).startsWith("\uFEFF")) {
+            lines.set(0, lines.get(0).substring(1)); // a UTF-8 byte-order mark (Windows tools write one) is not data
+        }
         int first = 0;
         while (first < lines.size() && lines.get(first).isBlank()) {
             first++;
@@ -54,7 +57,7 @@ final class TraceFile {
         if (first == lines.size()) {
             throw new IllegalArgumentException("trace file " + file + " has no records");
         }
-        String head = lines.get(first).strip().replace("\uFEFF", "");
+        String head = lines.get(first).strip();
         List<TimedTrace.Request> out = head.startsWith("{") ? mooncake(file, lines, t.labels(), t.secMultiplier())
                 : azure(file, lines, first, head);
         if (out.isEmpty()) {
@@ -102,7 +105,12 @@ final class TraceFile {
             prevLine = line;
             int in = length(file, line, n, labels.inputLength(), "--timed-trace-label-input-length");
             int outLen = length(file, line, n, labels.outputLength(), "--timed-trace-label-output-length");
-            out.add(new TimedTrace.Request(line, ts.subtract(first).doubleValue() * secMultiplier, in, outLen,
+            double traceS = ts.subtract(first).doubleValue() * secMultiplier;
+            if (!Double.isFinite(traceS)) {
+                throw bad(file, line, "has \"" + labels.timestamp() + "\" " + ts + ", past any time a replay can reach",
+                        "the timestamps' unit: --timed-trace-sec-multiplier turns them into seconds");
+            }
+            out.add(new TimedTrace.Request(line, traceS, in, outLen,
                     hashIds(file, line, n.get(labels.hashIds()), labels.hashIds())));
         }
         return out;
@@ -180,7 +188,12 @@ final class TraceFile {
             }
             prevNs = ns;
             prevLine = line;
-            out.add(new TimedTrace.Request(line, (ns - firstNs) / 1e9, count(file, line, f[ctx], "ContextTokens"),
+            if (ns - firstNs < 0) { // wrapped: from before 1970 to centuries later, past any time a replay reaches
+                throw bad(file, line, "has TIMESTAMP " + f[ts].strip() + ", more than 292 years after the first row's",
+                        "one trace's rows, sorted by TIMESTAMP");
+            }
+            double traceS = (ns - firstNs) / 1e9;
+            out.add(new TimedTrace.Request(line, traceS, count(file, line, f[ctx], "ContextTokens"),
                     count(file, line, f[gen], "GeneratedTokens"), new long[0]));
         }
         return out;

@@ -166,6 +166,59 @@ class TimedTraceTest {
         assertThat(r.get(0).hashIds()).containsExactly(3L);
     }
 
+    @Test
+    void anOffsetNoReplayCanWaitForIsRefusedBeforeAnythingIsSent(@TempDir Path dir) throws IOException {
+        // a trace in microseconds read as milliseconds is 1,000 times longer; one stamped past 2^62 ns would hang
+        // the replay for centuries (the scheduler's sum with nanoTime wraps soon after): refused, naming the line
+        for (String ts : List.of("1e16", "4611686018427387904")) {
+            Path f = dir.resolve("far-" + ts + ".jsonl");
+            Files.writeString(f, "{\"timestamp\": 0, \"input_length\": 4, \"output_length\": 1}\n"
+                    + "{\"timestamp\": 1, \"input_length\": 4, \"output_length\": 1}\n"
+                    + "{\"timestamp\": " + ts + ", \"input_length\": 4, \"output_length\": 1}\n");
+            List<TimedTrace.Request> all = TraceFile.read(f, BLOCK4);
+            assertThatThrownBy(() -> TimedTrace.window(all, BLOCK4, 1000, f))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("trace " + f + " line 3: its send offset is ")
+                    .hasMessageContainingAll("beyond the 146 years a replay can schedule", "--timed-trace-sec-multiplier")
+                    .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+            // the records before it replay: a window that ends before it is fine
+            assertThat(TimedTrace.window(all, BLOCK4, 2, f)).hasSize(2);
+        }
+        // past a double's range: no trace time at all, refused as a bad record (not dropped from the window)
+        assertBad(dir, "{\"timestamp\": 0, \"input_length\": 4, \"output_length\": 1}\n"
+                + "{\"timestamp\": 1e400, \"input_length\": 4, \"output_length\": 1}\n",
+                "line 2 has \"timestamp\" 1E+400, past any time a replay can reach", "--timed-trace-sec-multiplier");
+        assertBad(dir, "TIMESTAMP,ContextTokens,GeneratedTokens\n1700-01-01 00:00:00,3,4\n2260-01-01 00:00:00,3,4\n",
+                "line 3 has TIMESTAMP 2260-01-01 00:00:00, more than 292 years after the first row's");
+        // the bound holds after the speed-up: 100 years replays at speed 1 and is refused slowed down 2x
+        Path f = dir.resolve("century.jsonl");
+        Files.writeString(f, "{\"timestamp\": 0, \"input_length\": 4, \"output_length\": 1}\n"
+                + "{\"timestamp\": 3155760000000, \"input_length\": 4, \"output_length\": 1}\n");
+        List<TimedTrace.Request> all = TraceFile.read(f, BLOCK4);
+        assertThat(TimedTrace.offsetsNs(TimedTrace.window(all, BLOCK4, 1000, f), 1.0))
+                .containsExactly(0L, 3_155_760_000_000_000_000L);
+        DatasetSpec.Trace slow = new DatasetSpec.Trace(4, 0.001, 0.5, 0, Double.POSITIVE_INFINITY,
+                DatasetSpec.Labels.DEFAULT);
+        assertThatThrownBy(() -> TimedTrace.window(all, slow, 1000, f)).hasMessageContaining("/ --trace-speedup 0.5");
+    }
+
+    @Test
+    void aByteOrderMarkBeforeTheFirstRecordIsNotData(@TempDir Path dir) throws IOException {
+        String body = "{\"timestamp\": 0, \"input_length\": 4, \"output_length\": 1}\r\n"
+                + "{\"timestamp\": 2, \"input_length\": 4, \"output_length\": 1, \"hash_ids\": [7]}\r\n";
+        Path plain = dir.resolve("plain.jsonl");
+        Path marked = dir.resolve("marked.jsonl");
+        Files.writeString(plain, body);
+        Files.writeString(marked, "\uFEFF" + body);
+        List<TimedTrace.Request> a = TraceFile.read(plain, BLOCK4);
+        List<TimedTrace.Request> b = TraceFile.read(marked, BLOCK4);
+        assertThat(b).hasSize(2);
+        assertThat(b).extracting(TimedTraceTest::line).isEqualTo(a.stream().map(TimedTraceTest::line).toList());
+        Path csv = dir.resolve("marked.csv");
+        Files.writeString(csv, "\uFEFFTIMESTAMP,ContextTokens,GeneratedTokens\r\n2023-11-16 18:15:46.6805900,3,4\r\n");
+        assertThat(TraceFile.read(csv, BLOCK4)).extracting(TimedTrace.Request::inputLen).containsExactly(3);
+    }
+
     private static void assertBad(Path dir, String content, String... expected) throws IOException {
         Path f = Files.createTempFile(dir, "trace", ".jsonl");
         Files.writeString(f, content);
