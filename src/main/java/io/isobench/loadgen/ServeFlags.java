@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -63,16 +64,21 @@ public final class ServeFlags {
      */
     public static LoadgenConfig.Builder workload(LoadgenConfig.Builder b, Map<String, String> taskFlags,
                                                  Consumer<String> warn) {
-        return workload(b, taskFlags, null, warn);
+        return workload(b, taskFlags, null, null, warn);
     }
 
     /**
      * As {@link #workload(LoadgenConfig.Builder, Map, Consumer)}, with a relative {@code dataset-path} read from
-     * {@code baseDir} (the arm's worktree, where vLLM's {@code benchmarks/sonnet.txt} lives), and a relative
+     * {@code baseDir} (the arm's worktree, where vLLM's {@code benchmarks/sonnet.txt} lives) through a private copy
+     * in {@code scratch} ({@link TreeFile}: the tree's own file, never a link out of it), and a relative
      * {@code tokenizer} path too where the worktree holds it; null = the current folder.
      */
     public static LoadgenConfig.Builder workload(LoadgenConfig.Builder b, Map<String, String> taskFlags, Path baseDir,
-                                                 Consumer<String> warn) {
+                                                 Path scratch, Consumer<String> warn) {
+        if (baseDir != null && scratch == null) {
+            throw new IllegalArgumentException("a worktree's workload files are read through private copies: scratch"
+                    + " folder missing");
+        }
         Map<String, List<String>> m = new LinkedHashMap<>();
         for (String name : WORKLOAD) {
             if (taskFlags.containsKey(name)) {
@@ -89,8 +95,11 @@ public final class ServeFlags {
             // a relative tokenizer path is the arm's, as vLLM opens it from the repo it runs in; a hub id stays one
             String written = m.get("tokenizer").get(0).strip();
             Path inTree = written.startsWith("~") || Path.of(written).isAbsolute() ? null : baseDir.resolve(written);
-            if (inTree != null && Files.exists(inTree)) {
-                m.put("tokenizer", List.of(inTree.toString()));
+            if (inTree != null && Files.exists(inTree, LinkOption.NOFOLLOW_LINKS)) {
+                // read through a private copy, as the dataset file below
+                String file = Files.isDirectory(inTree, LinkOption.NOFOLLOW_LINKS) ? written + "/tokenizer.json" : written;
+                Path copy = TreeFile.copyIn("--tokenizer", baseDir, file, scratch.resolve("tokenizer"));
+                m.put("tokenizer", List.of((copy != null ? copy : inTree).toString()));
             }
         }
         if (m.containsKey("dataset-path") && baseDir != null) {
@@ -101,7 +110,8 @@ public final class ServeFlags {
                         + " on the machine that wrote the command; read from the arm's worktree instead");
                 written = inRepo;
             }
-            m.put("dataset-path", List.of(baseDir.resolve(written).toString()));
+            Path copy = TreeFile.copyIn("--dataset-path", baseDir, written, scratch);
+            m.put("dataset-path", List.of((copy != null ? copy : baseDir.resolve(written)).toString()));
         }
         String ds = m.containsKey("dataset-name") ? m.get("dataset-name").get(0).strip().toLowerCase(Locale.ROOT) : null;
         boolean fileNeeded = ds != null && (ds.equals("sonnet") || TIMED_TRACE.contains(ds));

@@ -6,10 +6,14 @@ import io.isobench.loadgen.LoadgenConfig;
 import io.isobench.loadgen.LoadgenResult;
 import io.isobench.loadgen.ServeFlags;
 
+import java.io.IOException;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * The serving client of every arm: isobench's own load generator, in-process, configured from the task's
@@ -23,20 +27,31 @@ final class LoadgenServingClient implements ServingClient {
     @Override
     public Result run(URI baseUrl, Workload workload, Runnable measuredStart) {
         List<String> warnings = new ArrayList<>();
-        LoadgenConfig config;
+        // the workload files the arm's worktree holds are read through private copies (ServeFlags, TreeFile)
+        Path scratch;
         try {
-            LoadgenConfig.Builder b = LoadgenConfig.builder().baseUrl(baseUrl).model(workload.model())
-                    .numWarmups(workload.warmupRequests()).seed(workload.seed()).requestTimeout(Duration.ofMinutes(10))
-                    .label("isobench-run");
-            config = ServeFlags.workload(b, workload.flags(), workload.workdir(), warnings::add).build();
-        } catch (IllegalArgumentException e) {
-            throw new ClientFailure("loadgen: " + e.getMessage());
+            scratch = Files.createTempDirectory("isobench-client-");
+        } catch (IOException e) {
+            throw new ClientFailure("loadgen: no private folder for the workload's files: " + e.getMessage());
         }
         LoadgenResult r;
         try {
-            r = LoadGenerator.run(config, null, measuredStart);
-        } catch (RuntimeException e) {
-            throw new ClientFailure("loadgen: " + e.getMessage());
+            LoadgenConfig config;
+            try {
+                LoadgenConfig.Builder b = LoadgenConfig.builder().baseUrl(baseUrl).model(workload.model())
+                        .numWarmups(workload.warmupRequests()).seed(workload.seed())
+                        .requestTimeout(Duration.ofMinutes(10)).label("isobench-run");
+                config = ServeFlags.workload(b, workload.flags(), workload.workdir(), scratch, warnings::add).build();
+            } catch (IllegalArgumentException e) {
+                throw new ClientFailure("loadgen: " + e.getMessage());
+            }
+            try {
+                r = LoadGenerator.run(config, null, measuredStart);
+            } catch (RuntimeException e) {
+                throw new ClientFailure("loadgen: " + e.getMessage());
+            }
+        } finally {
+            discard(scratch);
         }
         if (r.summary().completed() == 0) {
             throw new ClientFailure("loadgen: no request completed (" + r.summary().failed() + " failed)");
@@ -50,5 +65,17 @@ final class LoadgenServingClient implements ServingClient {
         warnings.forEach(x -> console.append("loadgen: warning: ").append(x).append('\n'));
         return new Result(r.metrics(), w.toString(), lost, console.append(r.consoleBlock()).toString(),
                 r.fidelity());
+    }
+
+    /** The private copies and their folder (flat: one file per workload file). */
+    private static void discard(Path scratch) {
+        try (Stream<Path> files = Files.list(scratch)) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                Files.deleteIfExists(f);
+            }
+            Files.deleteIfExists(scratch);
+        } catch (IOException e) {
+            // left in the temp folder: copies of the tree's own files, nothing else
+        }
     }
 }

@@ -132,7 +132,7 @@ class HfCacheTest {
             assertThat(p.findings()).as(cmd).isEmpty();
             Map<String, String> flags = p.client().loadgenFlags();
             List<String> warnings = new ArrayList<>();
-            LoadgenConfig c = ServeFlags.workload(LoadgenConfig.builder().model(flags.get("model")), flags, dir,
+            LoadgenConfig c = ServeFlags.workload(LoadgenConfig.builder().model(flags.get("model")), flags, dir, dir,
                     warnings::add).build();
             assertThat(warnings).isEmpty();
             assertThat(c.tokenizer()).isEqualTo(cmd.contains("Mistral") ? mistral : llama);

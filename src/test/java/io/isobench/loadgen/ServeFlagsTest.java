@@ -137,12 +137,14 @@ class ServeFlagsTest {
         Files.copy(tk, worktree.resolve("tok/tokenizer.json"));
         List<String> warnings = new ArrayList<>();
         LoadgenConfig c = ServeFlags.workload(LoadgenConfig.builder().model("m"), Map.of("tokenizer", "tok"), worktree,
-                warnings::add).build();
+                worktree, warnings::add).build();
         assertThat(warnings).isEmpty();
-        assertThat(c.tokenizer()).isEqualTo(worktree.resolve("tok/tokenizer.json"));
+        // read through a private copy (TreeFile), byte for byte
+        assertThat(c.tokenizer()).isEqualTo(worktree.resolve("tokenizer/tokenizer.json"));
+        assertThat(Files.mismatch(c.tokenizer(), tk)).isEqualTo(-1L);
         // not in the worktree: taken as written (a hub id here: not cached, so a warning and no tokenizer)
         LoadgenConfig hub = ServeFlags.workload(LoadgenConfig.builder().model("m"),
-                Map.of("tokenizer", "no-such-org/no-such-model"), worktree, warnings::add).build();
+                Map.of("tokenizer", "no-such-org/no-such-model"), worktree, worktree, warnings::add).build();
         assertThat(hub.tokenizer()).isNull();
         assertThat(warnings).singleElement().asString().startsWith("--tokenizer no-such-org/no-such-model is not");
     }
@@ -155,12 +157,16 @@ class ServeFlagsTest {
         Map<String, String> flags = Map.of("dataset-name", "sonnet", "dataset-path", "benchmarks/sonnet.txt",
                 "sonnet-input-len", "256", "sonnet-output-len", "64", "num-prompts", "5");
         List<String> warnings = new ArrayList<>();
-        LoadgenConfig c = ServeFlags.workload(LoadgenConfig.builder().model("m"), flags, worktree, warnings::add).build();
+        Path scratch = Files.createDirectories(worktree.resolve("scratch"));
+        LoadgenConfig c = ServeFlags.workload(LoadgenConfig.builder().model("m"), flags, worktree, scratch,
+                warnings::add).build();
         assertThat(warnings).isEmpty();
-        assertThat(c.dataset()).isEqualTo(DatasetSpec.sonnet(worktree.resolve("benchmarks/sonnet.txt"), 256, 64, 200));
+        assertThat(c.dataset()).isEqualTo(DatasetSpec.sonnet(scratch.resolve("sonnet.txt"), 256, 64, 200));
+        assertThat(Files.mismatch(scratch.resolve("sonnet.txt"), ReplayDatasetsTest.SONNET)).isEqualTo(-1L);
         Path other = worktree.resolve("other");
         Files.createDirectories(other);
-        LoadgenConfig none = ServeFlags.workload(LoadgenConfig.builder().model("m"), flags, other, warnings::add).build();
+        LoadgenConfig none = ServeFlags.workload(LoadgenConfig.builder().model("m"), flags, other, scratch,
+                warnings::add).build();
         assertThat(none.dataset()).isEqualTo(DatasetSpec.random(1024, 128, 0.0, 0));
         assertThat(warnings).singleElement().asString()
                 .isEqualTo("--dataset-name sonnet file " + other.resolve("benchmarks/sonnet.txt")

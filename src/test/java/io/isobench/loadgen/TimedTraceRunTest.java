@@ -85,15 +85,19 @@ class TimedTraceRunTest {
         Map<String, String> flags = ClientConfig.ofArgv(List.of("--dataset-name", "timed-trace", "--dataset-path",
                 "t.jsonl", "--timed-trace-chunk-hash-size", "4", "--trace-speedup", "3", "--self-timed")).loadgenFlags();
         List<String> warnings = new ArrayList<>();
-        LoadgenConfig c = ServeFlags.workload(LoadgenConfig.builder().model("m"), flags, worktree, warnings::add).build();
-        assertThat(c.dataset().path()).isEqualTo(worktree.resolve("t.jsonl"));
+        Path scratch = Files.createDirectories(worktree.resolve("scratch"));
+        LoadgenConfig c = ServeFlags.workload(LoadgenConfig.builder().model("m"), flags, worktree, scratch,
+                warnings::add).build();
+        // read through a private copy of the tree's file (TreeFile), byte for byte
+        assertThat(c.dataset().path()).isEqualTo(scratch.resolve("t.jsonl"));
+        assertThat(Files.mismatch(c.dataset().path(), Path.of(SMALL))).isEqualTo(-1L);
         assertThat(c.dataset().trace().blockTokens()).isEqualTo(4);
         assertThat(c.dataset().trace().speedup()).isEqualTo(3.0);
         assertThat(warnings).containsExactly("--timed-trace-sec-multiplier not given: isobench's default is 0.001"
                 + " (millisecond timestamps), vLLM's 1 (seconds); write it in the command to be read alike by both");
         warnings.clear();
         LoadgenConfig none = ServeFlags.workload(LoadgenConfig.builder().model("m"), flags,
-                worktree.resolve("elsewhere"), warnings::add).build();
+                worktree.resolve("elsewhere"), scratch, warnings::add).build();
         assertThat(none.dataset().kind()).isEqualTo(DatasetSpec.Kind.RANDOM);
         assertThat(warnings).singleElement().asString().contains("--dataset-name timed-trace file")
                 .contains("does not exist; random prompts instead");
