@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The serving client of every arm reads a task's relative sonnet file from the arm's worktree (docs/loadgen.md). */
 class LoadgenServingClientTest {
@@ -47,6 +48,28 @@ class LoadgenServingClientTest {
             assertThat(none.workloadJson()).contains("\"dataset\":\"random:");
             assertThat(none.console()).contains("warning: --dataset-name sonnet file ")
                     .contains("does not exist; random prompts instead");
+        }
+    }
+
+    /**
+     * The arm's build or server swapped the task's sonnet file for a link to a file of the machine: the client fails
+     * the run without reading it, and the server never sees a request (docs/security.md, "Files").
+     */
+    @Test
+    void aSonnetFileSwappedForALinkFailsTheClientAndNothingIsSent(@TempDir Path dir) throws Exception {
+        Path worktree = Files.createDirectories(dir.resolve("tree/benchmarks")).getParent();
+        Path secret = Files.copy(Path.of("src/test/resources/sonnet/sonnet.txt"), dir.resolve("machine-file.txt"));
+        Files.createSymbolicLink(worktree.resolve("benchmarks/sonnet.txt"), secret);
+        Map<String, String> flags = Map.of("dataset-name", "sonnet", "dataset-path", "benchmarks/sonnet.txt",
+                "sonnet-input-len", "256", "sonnet-output-len", "4", "num-prompts", "4");
+        try (StreamingTestServer server = new StreamingTestServer(0, 1, 1, 0)) {
+            URI base = URI.create(server.baseUrl());
+            assertThatThrownBy(() -> Clients.serving().run(base, new ServingClient.Workload("m", flags, 0, 3L,
+                    worktree))).isInstanceOf(ServingClient.ClientFailure.class)
+                    .hasMessageStartingWith("loadgen: --dataset-path benchmarks/sonnet.txt in the arm's worktree "
+                            + worktree + " is a symbolic link: not read");
+            assertThat(server.requests.get()).isZero();
+            assertThat(server.connections.get()).isZero();
         }
     }
 }
