@@ -144,6 +144,7 @@ final class ServePipeline {
                             : LocalExecutor.serverFailure(server.log(), server.argv(), FailureCategory.SERVER_CRASHED,
                             "the server died during the probes");
                 } catch (IOException | RuntimeException e) {
+                    clientLog.append("isobench: the client failed: ").append(e.getMessage()).append('\n');
                     failure = server.alive()
                             ? new Failure(FailureCategory.NO_METRICS, "the client failed: " + e.getMessage(),
                             List.of(String.valueOf(e.getMessage())))

@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -26,32 +27,37 @@ final class LoadgenServingClient implements ServingClient {
 
     @Override
     public Result run(URI baseUrl, Workload workload, Runnable measuredStart) {
-        List<String> warnings = new ArrayList<>();
-        // the workload files the arm's worktree holds are read through private copies (ServeFlags, TreeFile)
+        // the workload files the arm's worktree holds are read through private copies (ServeFlags, TreeFile), kept
+        // until the result is made (its fingerprint reads them)
         Path scratch;
         try {
             scratch = Files.createTempDirectory("isobench-client-");
         } catch (IOException e) {
             throw new ClientFailure("loadgen: no private folder for the workload's files: " + e.getMessage());
         }
-        LoadgenResult r;
         try {
-            LoadgenConfig config;
-            try {
-                LoadgenConfig.Builder b = LoadgenConfig.builder().baseUrl(baseUrl).model(workload.model())
-                        .numWarmups(workload.warmupRequests()).seed(workload.seed())
-                        .requestTimeout(Duration.ofMinutes(10)).label("isobench-run");
-                config = ServeFlags.workload(b, workload.flags(), workload.workdir(), scratch, warnings::add).build();
-            } catch (IllegalArgumentException e) {
-                throw new ClientFailure("loadgen: " + e.getMessage());
-            }
-            try {
-                r = LoadGenerator.run(config, null, measuredStart);
-            } catch (RuntimeException e) {
-                throw new ClientFailure("loadgen: " + e.getMessage());
-            }
+            return measure(baseUrl, workload, measuredStart, scratch);
         } finally {
             discard(scratch);
+        }
+    }
+
+    private static Result measure(URI baseUrl, Workload workload, Runnable measuredStart, Path scratch) {
+        List<String> warnings = new ArrayList<>();
+        LoadgenConfig config;
+        try {
+            LoadgenConfig.Builder b = LoadgenConfig.builder().baseUrl(baseUrl).model(workload.model())
+                    .numWarmups(workload.warmupRequests()).seed(workload.seed()).requestTimeout(Duration.ofMinutes(10))
+                    .label("isobench-run");
+            config = ServeFlags.workload(b, workload.flags(), workload.workdir(), scratch, warnings::add).build();
+        } catch (IllegalArgumentException e) {
+            throw new ClientFailure("loadgen: " + e.getMessage());
+        }
+        LoadgenResult r;
+        try {
+            r = LoadGenerator.run(config, null, measuredStart);
+        } catch (RuntimeException e) {
+            throw new ClientFailure("loadgen: " + e.getMessage());
         }
         if (r.summary().completed() == 0) {
             throw new ClientFailure("loadgen: no request completed (" + r.summary().failed() + " failed)");
@@ -67,13 +73,12 @@ final class LoadgenServingClient implements ServingClient {
                 r.fidelity());
     }
 
-    /** The private copies and their folder (flat: one file per workload file). */
+    /** The private copies and their folder (the copies, and a folder of them for a tokenizer). */
     private static void discard(Path scratch) {
-        try (Stream<Path> files = Files.list(scratch)) {
-            for (Path f : (Iterable<Path>) files::iterator) {
+        try (Stream<Path> all = Files.walk(scratch)) {
+            for (Path f : (Iterable<Path>) all.sorted(Comparator.reverseOrder())::iterator) {
                 Files.deleteIfExists(f);
             }
-            Files.deleteIfExists(scratch);
         } catch (IOException e) {
             // left in the temp folder: copies of the tree's own files, nothing else
         }

@@ -7,7 +7,9 @@ import org.junit.jupiter.api.io.TempDir;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -48,6 +50,23 @@ class LoadgenServingClientTest {
             assertThat(none.workloadJson()).contains("\"dataset\":\"random:");
             assertThat(none.console()).contains("warning: --dataset-name sonnet file ")
                     .contains("does not exist; random prompts instead");
+        }
+    }
+
+    /** A trace in the worktree: replayed from the private copy, whose bytes the fingerprint's trace_sha256 names. */
+    @Test
+    void aTasksTraceInTheWorktreeIsReplayedAndFingerprintedFromItsCopy(@TempDir Path worktree) throws Exception {
+        Path trace = Files.copy(Path.of("src/test/resources/timed-trace/small.jsonl"), worktree.resolve("t.jsonl"));
+        Map<String, String> flags = Map.of("dataset-name", "timed-trace", "dataset-path", "t.jsonl",
+                "timed-trace-chunk-hash-size", "4", "timed-trace-sec-multiplier", "0.001", "trace-speedup", "10",
+                "ignore-eos", "true");
+        try (StreamingTestServer server = new StreamingTestServer(0, 1, 1, 0)) {
+            ServingClient.Result r = Clients.serving().run(URI.create(server.baseUrl()),
+                    new ServingClient.Workload("m", flags, 0, 3L, worktree));
+            String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(trace)));
+            assertThat(r.workloadJson()).contains("\"trace_sha256\":\"" + sha + "\"")
+                    .contains("\"dataset\":\"timed_trace:t.jsonl,");
+            assertThat(server.requests.get()).isPositive();
         }
     }
 
