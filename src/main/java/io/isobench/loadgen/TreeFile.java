@@ -24,7 +24,7 @@ import java.util.Set;
  * walked from the worktree one name at a time without following a link ({@link SecureDirectoryStream}, openat with
  * O_NOFOLLOW: no check-then-open race), it must end at a regular file of at most {@link #MAX_BYTES}, and the client
  * reads the copy. A link anywhere on the way, a folder, a device or a larger file is a one-line error; an absent file
- * is {@code null} (the caller's warning and fall-back). docs/security.md, "Measured arms".
+ * is {@code null} (the caller's warning and fall-back). docs/security.md, "Files".
  */
 final class TreeFile {
 
